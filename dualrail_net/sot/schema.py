@@ -1,0 +1,332 @@
+"""The inventory schema: what a person may write in ``inventory/*.yaml``.
+
+Every model forbids unknown keys so that a typo (``spines_per_pood``) is an error, not a silently
+ignored setting. Cross-field rules that need the whole inventory live in ``validate.py``.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from typing import Annotated, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+
+PLANE_RE = re.compile(r"^[A-Z][A-Z0-9]{0,3}$")
+NAME_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,62}$")
+SPEEDS_GBPS = {"10G": 10, "25G": 25, "40G": 40, "50G": 50, "100G": 100, "200G": 200, "400G": 400, "800G": 800}
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+def _plane_name(value: str) -> str:
+    if not PLANE_RE.match(value):
+        raise ValueError(f"plane name {value!r} must be 1-4 upper-case letters/digits starting with a letter, e.g. A")
+    return value
+
+
+def _host_name(value: str) -> str:
+    if not NAME_RE.match(value):
+        raise ValueError(f"name {value!r} must be lower-case letters, digits and '-', at most 63 characters")
+    return value
+
+
+def _ipv4_network(value: str) -> str:
+    try:
+        net = ipaddress.IPv4Network(value, strict=True)
+    except ValueError as exc:
+        raise ValueError(f"{value!r} is not an IPv4 prefix with host bits zero ({exc})") from exc
+    return str(net)
+
+
+def _speed(value: str) -> str:
+    if value not in SPEEDS_GBPS:
+        raise ValueError(f"speed {value!r} is not one of {', '.join(SPEEDS_GBPS)}")
+    return value
+
+
+def _port_range(value: str | int) -> str:
+    text = str(value)
+    for part in text.split(","):
+        bounds = part.strip().split("-")
+        if len(bounds) > 2 or not all(b.strip().isdigit() for b in bounds):
+            raise ValueError(f"port range {text!r} must look like '1-32' or '1-28,31'")
+        if len(bounds) == 2 and int(bounds[0]) > int(bounds[1]):
+            raise ValueError(f"port range {part!r} runs backwards")
+    return text
+
+
+def _guid(value: str | int) -> str:
+    text = value if isinstance(value, str) else hex(value)
+    if not re.fullmatch(r"0x[0-9a-fA-F]{1,16}", text):
+        raise ValueError(f"GUID {text!r} must be a 64-bit hex number such as 0x0c42a10300a1b001 (quote it)")
+    return "0x" + text[2:].lower().zfill(16)
+
+
+PlaneName = Annotated[str, AfterValidator(_plane_name)]
+HostName = Annotated[str, AfterValidator(_host_name)]
+Prefix = Annotated[str, AfterValidator(_ipv4_network)]
+Speed = Annotated[str, AfterValidator(_speed)]
+PortRange = Annotated[str, AfterValidator(_port_range)]
+Guid = Annotated[str, AfterValidator(_guid)]
+Asn = Annotated[int, Field(ge=1, le=4294967294)]
+Platform = Literal["cumulus", "eos"]
+
+
+def expand_ports(spec: str) -> list[int]:
+    """'1-4,7' -> [1, 2, 3, 4, 7] (in the order written; the order is the allocation order)."""
+    ports: list[int] = []
+    for part in spec.split(","):
+        bounds = [int(b) for b in part.strip().split("-")]
+        ports.extend(range(bounds[0], bounds[-1] + 1))
+    return ports
+
+
+# ---------------------------------------------------------------------------------------------
+# fabric.yaml
+
+
+class Topology(Strict):
+    """Shared structure of every plane. Counts that may differ per plane live in PlaneSpec."""
+
+    tiers: Literal[2, 3] = 2
+    rails: int = Field(ge=1, le=16, description="rail-optimized: one leaf per rail per scalable unit")
+    scalable_units_per_pod: int = Field(ge=1, description="leaves per pod = scalable_units_per_pod x rails")
+    pods: int = Field(default=1, ge=1, description="pods per plane; must be 1 for tiers: 2")
+    max_oversubscription: float = Field(default=1.0, ge=1.0, description="leaf server bandwidth / uplink bandwidth")
+
+
+class LeafHardware(Strict):
+    model: str
+    server_ports: PortRange
+    uplink_ports: PortRange
+
+
+class SpineHardware(Strict):
+    model: str
+    downlink_ports: PortRange
+    uplink_ports: PortRange | None = None
+    border_ports: PortRange | None = None
+
+
+class SuperSpineHardware(Strict):
+    model: str
+    downlink_ports: PortRange
+    border_ports: PortRange | None = None
+
+
+class GatewayHardware(Strict):
+    model: str
+    ports: PortRange
+
+
+class Hardware(Strict):
+    leaf: LeafHardware
+    spine: SpineHardware
+    super_spine: SuperSpineHardware | None = None
+    gateway: GatewayHardware | None = None
+
+
+class Platforms(Strict):
+    leaf: Platform = "cumulus"
+    spine: Platform = "cumulus"
+    super_spine: Platform = "cumulus"
+    gateway: Platform = "cumulus"
+
+
+class Ecmp(Strict):
+    maximum_paths: int = Field(default=64, ge=1, le=256)
+    hash_policy: Literal["l3", "l4"] = "l4"
+
+
+class Pools(Strict):
+    loopbacks: Prefix
+    fabric_links: Prefix = Field(description="/31 leaf-spine links")
+    server_links: Prefix = Field(description="/31 server-leaf links, a block per leaf")
+    super_spine_links: Prefix | None = None
+    border_links: Prefix | None = None
+
+
+class AsnPlan(Strict):
+    """RFC 7938 style: the spines of a pod share an ASN, the super-spines of a plane share one,
+    every leaf has its own (``leaf_base`` + leaf slot)."""
+
+    super_spine: Asn | None = None
+    spine_base: Asn = Field(description="spines of pod N use spine_base + N - 1")
+    leaf_base: Asn = Field(description="leaf ASNs are leaf_base + the leaf's slot")
+
+
+class LinkSpeeds(Strict):
+    server: Speed
+    leaf_spine: Speed
+    spine_super_spine: Speed | None = None
+    border: Speed | None = None
+
+
+class Firmware(Strict):
+    cumulus: str | None = None
+    eos: str | None = None
+
+
+class PlaneSpec(Strict):
+    """Everything that is per plane. The symmetry rule says counts, speeds, MTU, QoS and firmware
+    must be equal across planes; they are written per plane so a reviewer can see that they are."""
+
+    spines_per_pod: int = Field(ge=1)
+    super_spines_per_group: int | None = Field(default=None, ge=1)
+    link_speeds: LinkSpeeds
+    mtu: int = Field(ge=1500, le=9216)
+    qos_profile: str
+    firmware: Firmware
+    pools: Pools
+    asn: AsnPlan
+
+
+class GatewaySpec(Strict):
+    """A device that touches several planes (border or storage gateway). Each plane lives in its own
+    VRF on it; nothing leaks between the VRFs."""
+
+    name: HostName
+    asn: Asn
+    planes: list[PlaneName] = Field(min_length=1)
+
+
+class Fabric(Strict):
+    name: HostName
+    topology: Topology
+    hardware: Hardware
+    platforms: Platforms = Platforms()
+    ecmp: Ecmp = Ecmp()
+    planes: dict[PlaneName, PlaneSpec] = Field(min_length=2)
+    gateways: list[GatewaySpec] = []
+    management_network: Prefix | None = Field(
+        default=None, description="out-of-band management addresses, one per switch")
+
+
+# ---------------------------------------------------------------------------------------------
+# qos.yaml
+
+
+class TrafficClassMark(Strict):
+    dscp: int = Field(ge=0, le=63)
+    priority: int = Field(ge=0, le=7, description="802.1p / switch priority")
+    traffic_class: int = Field(ge=0, le=7)
+
+
+class Ecn(Strict):
+    traffic_classes: list[int] = Field(min_length=1)
+    min_threshold_bytes: int = Field(gt=0)
+    max_threshold_bytes: int = Field(gt=0)
+    probability: int = Field(ge=1, le=100)
+
+
+class Pfc(Strict):
+    priorities: list[int] = Field(min_length=1)
+    xoff_bytes: int = Field(default=18000, gt=0)
+    xon_delta_bytes: int = Field(default=18000, gt=0)
+    cable_length_m: int = Field(default=10, gt=0)
+
+
+class QosProfile(Strict):
+    trust: Literal["dscp", "pcp,dscp"] = "dscp"
+    roce: TrafficClassMark
+    cnp: TrafficClassMark
+    pfc: Pfc
+    ecn: Ecn
+    roce_bandwidth_percent: int = Field(default=50, ge=1, le=99)
+
+
+class QosFile(Strict):
+    qos_profiles: dict[str, QosProfile] = Field(min_length=1)
+
+
+# ---------------------------------------------------------------------------------------------
+# servers.yaml
+
+
+class NicPort(Strict):
+    port: int = Field(ge=1, le=4)
+    plane: PlaneName
+    rail: int = Field(ge=0)
+    ifname: str = Field(pattern=r"^[a-zA-Z][a-zA-Z0-9_.-]{0,14}$", description="Linux netdev name")
+    rdma_device: str = Field(pattern=r"^[a-z][a-z0-9_]*$", description="RDMA device, as NCCL_IB_HCA wants")
+
+
+class Nic(Strict):
+    name: str
+    pcie_root: str | None = None
+    numa: int | None = Field(default=None, ge=0)
+    ports: list[NicPort] = Field(min_length=1)
+
+
+class ServerModel(Strict):
+    description: str = ""
+    gpus: int = Field(default=8, ge=1)
+    nics: list[Nic] = Field(min_length=1)
+
+
+class Server(Strict):
+    name: HostName
+    model: str
+    pod: int = Field(default=1, ge=1)
+    su: int = Field(ge=1, description="scalable unit within the pod")
+    slot: int = Field(ge=1, description="position in the scalable unit = leaf server port index")
+
+
+class ServersFile(Strict):
+    server_models: dict[str, ServerModel] = Field(min_length=1)
+    servers: list[Server] = []
+
+
+# ---------------------------------------------------------------------------------------------
+# infiniband.yaml
+
+
+class IbPlane(Strict):
+    subnet_prefix: str = Field(pattern=r"^0x[0-9a-fA-F]{16}$")
+    routing_engine: Literal["ftree", "updn", "minhop", "dor", "lash", "dfsssp"] = "ftree"
+    leaves: int = Field(ge=1)
+    spines: int = Field(ge=1)
+    hosts_per_leaf: int = Field(ge=1)
+    sm_host: HostName = Field(description="server whose HCA port runs this plane's subnet manager")
+
+
+class PartitionMember(Strict):
+    server: HostName
+    membership: Literal["full", "limited", "both"] = "full"
+
+
+class Partition(Strict):
+    name: str = Field(pattern=r"^[A-Za-z][A-Za-z0-9_]{0,31}$")
+    pkey: int = Field(description="partition key, 0x0001-0x7ffe (the membership bit is added by OpenSM)")
+    ipoib: bool = False
+    mtu: Literal[256, 512, 1024, 2048, 4096] | None = None
+    rate: int | None = None
+    sl: int | None = Field(default=None, ge=0, le=15)
+    members: list[PartitionMember] = []
+
+
+class IbHost(Strict):
+    server: HostName
+    guids: dict[PlaneName, Guid]
+
+
+class InfinibandFile(Strict):
+    ib_planes: dict[PlaneName, IbPlane] = Field(min_length=2)
+    default_partition: Literal["limited", "full", "none"] = "limited"
+    partitions: list[Partition] = []
+    hosts: list[IbHost] = []
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+class Inventory(Strict):
+    """The whole source of truth, as loaded from the inventory directory."""
+
+    fabric: Fabric
+    qos: QosFile
+    servers: ServersFile
+    infiniband: InfinibandFile | None = None

@@ -1,0 +1,496 @@
+"""Semantic validation of a schema-valid inventory: the rules that need the whole picture.
+
+Each rule returns Diagnostics that name the file and line to change and what to change it to.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from collections import defaultdict
+from collections.abc import Callable, Iterator
+
+from dualrail_net.sot.capacity import PlaneCapacity, plane_capacity
+from dualrail_net.sot.diagnostics import Diagnostic, Severity
+from dualrail_net.sot.load import LoadedInventory
+from dualrail_net.sot.schema import SPEEDS_GBPS, expand_ports
+
+PLATFORM_MAX_MTU = {"cumulus": 9216, "eos": 9214}
+
+Rule = Callable[[LoadedInventory], Iterator[Diagnostic]]
+
+
+def _diag(inv: LoadedInventory, path: tuple[str | int, ...], message: str, fix: str = "",
+          severity: Severity = Severity.ERROR, code: str = "SOT") -> Diagnostic:
+    file, line = inv.where(*path)
+    return Diagnostic(file, line, message, fix, severity, code)
+
+
+def _prefix_len_for(addresses: int) -> int:
+    bits = max(0, (addresses - 1).bit_length())
+    return 32 - bits
+
+
+def check_topology(inv: LoadedInventory) -> Iterator[Diagnostic]:
+    fab = inv.inventory.fabric
+    topo = fab.topology
+    hw = fab.hardware
+    if topo.tiers == 2 and topo.pods != 1:
+        yield _diag(inv, ("fabric", "topology", "pods"), f"pods = {topo.pods} needs tiers: 3",
+                    "set pods: 1 or tiers: 3")
+    if topo.tiers == 3:
+        if hw.super_spine is None:
+            yield _diag(inv, ("fabric", "hardware"), "tiers: 3 needs hardware.super_spine",
+                        "describe the super-spine port layout")
+        if hw.spine.uplink_ports is None:
+            yield _diag(inv, ("fabric", "hardware", "spine"), "tiers: 3 needs hardware.spine.uplink_ports",
+                        "list the spine ports that go to super-spines")
+    roles: list[tuple[str, dict[str, str | None]]] = [
+        ("leaf", {"server_ports": hw.leaf.server_ports, "uplink_ports": hw.leaf.uplink_ports}),
+        ("spine", {"downlink_ports": hw.spine.downlink_ports, "uplink_ports": hw.spine.uplink_ports,
+                   "border_ports": hw.spine.border_ports}),
+    ]
+    if hw.super_spine:
+        roles.append(("super_spine", {"downlink_ports": hw.super_spine.downlink_ports,
+                                      "border_ports": hw.super_spine.border_ports}))
+    for role, groups in roles:
+        seen: dict[int, str] = {}
+        for group, spec in groups.items():
+            for port in expand_ports(spec) if spec else []:
+                if port in seen:
+                    yield _diag(inv, ("fabric", "hardware", role, group),
+                                f"{role} port {port} is in both {seen[port]} and {group}",
+                                "give every port one job")
+                seen[port] = group
+    if fab.gateways:
+        border = hw.super_spine.border_ports if (topo.tiers == 3 and hw.super_spine) else hw.spine.border_ports
+        if not border:
+            yield _diag(inv, ("fabric", "gateways"), "gateways need border_ports on the top tier",
+                        "add border_ports to hardware." + ("super_spine" if topo.tiers == 3 else "spine"))
+        if hw.gateway is None:
+            yield _diag(inv, ("fabric", "hardware"), "gateways need hardware.gateway", "describe its ports")
+
+
+def check_capacity(inv: LoadedInventory) -> Iterator[Diagnostic]:
+    fab = inv.inventory.fabric
+    if fab.topology.tiers == 3 and (fab.hardware.super_spine is None or fab.hardware.spine.uplink_ports is None):
+        return
+    cap = plane_capacity(fab)
+    topo = fab.topology
+    leaves = topo.scalable_units_per_pod * topo.rails
+    if leaves > cap.leaves_per_pod:
+        yield _diag(inv, ("fabric", "topology", "scalable_units_per_pod"),
+                    f"{leaves} leaves per pod ({topo.scalable_units_per_pod} SUs x {topo.rails} rails) but a spine "
+                    f"has only {cap.leaves_per_pod} downlink ports",
+                    "use fewer scalable units per pod, or a spine with more downlinks")
+    if topo.tiers == 3 and topo.pods > cap.pods:
+        yield _diag(inv, ("fabric", "topology", "pods"),
+                    f"{topo.pods} pods but a super-spine has only {cap.pods} downlink ports", "use fewer pods")
+    if len(fab.gateways) > cap.gateways and cap.gateways:
+        yield _diag(inv, ("fabric", "gateways"),
+                    f"{len(fab.gateways)} gateways but the top tier has {cap.gateways} border ports",
+                    "add border ports or remove a gateway")
+    if fab.hardware.gateway is not None:
+        gw_ports = len(expand_ports(fab.hardware.gateway.ports))
+        for gi, gw in enumerate(fab.gateways):
+            need = len(gw.planes) * cap.top_tier
+            if need > gw_ports:
+                yield _diag(inv, ("fabric", "gateways", gi),
+                            f"gateway {gw.name} needs {need} ports ({len(gw.planes)} planes x {cap.top_tier} top-tier "
+                            f"slots) but hardware.gateway has {gw_ports}", "use a larger gateway port range")
+    for plane, spec in fab.planes.items():
+        base = ("fabric", "planes", plane)
+        if spec.spines_per_pod > cap.spines_per_pod:
+            yield _diag(inv, (*base, "spines_per_pod"),
+                        f"plane {plane}: {spec.spines_per_pod} spines per pod but a leaf has only "
+                        f"{cap.spines_per_pod} uplink ports", f"use at most {cap.spines_per_pod} spines")
+        if topo.tiers == 3:
+            if spec.super_spines_per_group is None:
+                yield _diag(inv, base, f"plane {plane}: tiers: 3 needs super_spines_per_group", "add it")
+            elif spec.super_spines_per_group > cap.super_spines_per_group:
+                yield _diag(inv, (*base, "super_spines_per_group"),
+                            f"plane {plane}: {spec.super_spines_per_group} super-spines per group but a spine has "
+                            f"{cap.super_spines_per_group} uplink ports", "use fewer super-spines per group")
+            if spec.asn.super_spine is None:
+                yield _diag(inv, (*base, "asn"), f"plane {plane}: tiers: 3 needs asn.super_spine", "add it")
+            if spec.link_speeds.spine_super_spine is None:
+                yield _diag(inv, (*base, "link_speeds"), f"plane {plane}: tiers: 3 needs link_speeds.spine_super_spine",
+                            "add it")
+        elif spec.super_spines_per_group is not None:
+            yield _diag(inv, (*base, "super_spines_per_group"),
+                        f"plane {plane}: super_spines_per_group is set but tiers is 2", "remove it or set tiers: 3")
+        if fab.gateways and spec.link_speeds.border is None and any(plane in g.planes for g in fab.gateways):
+            yield _diag(inv, (*base, "link_speeds"), f"plane {plane}: gateways attach here but link_speeds.border "
+                        "is not set", "add link_speeds.border")
+        # Oversubscription is judged on the populated server ports, so adding servers past the
+        # uplink bandwidth is caught when it is proposed.
+        used = max((s.slot for s in inv.inventory.servers.servers), default=0)
+        down = used * SPEEDS_GBPS[spec.link_speeds.server]
+        up = spec.spines_per_pod * SPEEDS_GBPS[spec.link_speeds.leaf_spine]
+        if up and down / up > topo.max_oversubscription + 1e-9:
+            yield _diag(inv, (*base, "spines_per_pod"),
+                        f"plane {plane}: leaf oversubscription {down / up:.2f}:1 ({used} x {spec.link_speeds.server} down, "
+                        f"{spec.spines_per_pod} x {spec.link_speeds.leaf_spine} up) exceeds max_oversubscription "
+                        f"{topo.max_oversubscription}", "add spines, use faster uplinks or raise max_oversubscription")
+        need_paths = spec.spines_per_pod
+        if topo.tiers == 3 and spec.super_spines_per_group:
+            need_paths = max(need_paths, spec.super_spines_per_group)
+        if fab.ecmp.maximum_paths < need_paths:
+            yield _diag(inv, ("fabric", "ecmp", "maximum_paths"),
+                        f"maximum_paths {fab.ecmp.maximum_paths} is below the {need_paths} equal-cost uplinks of plane "
+                        f"{plane}", f"set maximum_paths >= {need_paths}")
+
+
+def _pool_needs(cap: PlaneCapacity, three_tier: bool, has_gateways: bool) -> dict[str, int]:
+    needs = {
+        "loopbacks": cap.loopbacks,
+        "fabric_links": cap.leaves * cap.spines_per_pod * 2,
+        "server_links": cap.leaves * cap.server_block_size,
+    }
+    if three_tier:
+        needs["super_spine_links"] = cap.spines * cap.super_spines_per_group * 2
+    if has_gateways:
+        needs["border_links"] = cap.top_tier * max(cap.gateways, 1) * 2
+    return needs
+
+
+def check_pools(inv: LoadedInventory) -> Iterator[Diagnostic]:
+    fab = inv.inventory.fabric
+    if fab.topology.tiers == 3 and (fab.hardware.super_spine is None or fab.hardware.spine.uplink_ports is None):
+        return
+    cap = plane_capacity(fab)
+    three = fab.topology.tiers == 3
+    owners: list[tuple[ipaddress.IPv4Network, str, str]] = []
+    for plane, spec in fab.planes.items():
+        has_gw = any(plane in g.planes for g in fab.gateways)
+        for pool_name, need in _pool_needs(cap, three, has_gw).items():
+            path = ("fabric", "planes", plane, "pools", pool_name)
+            value = getattr(spec.pools, pool_name)
+            if value is None:
+                yield _diag(inv, ("fabric", "planes", plane, "pools"),
+                            f"plane {plane}: pool {pool_name} is required by this topology",
+                            f"add a /{_prefix_len_for(need)} or larger")
+                continue
+            net = ipaddress.IPv4Network(value)
+            if net.num_addresses < need:
+                yield _diag(inv, path,
+                            f"plane {plane}: pool {pool_name} {value} holds {net.num_addresses} addresses but the "
+                            f"hardware port layout can grow to {need}",
+                            f"use a /{_prefix_len_for(need)} or larger, so growth never renumbers")
+        for pool_name in ("loopbacks", "fabric_links", "server_links", "super_spine_links", "border_links"):
+            value = getattr(spec.pools, pool_name)
+            if value:
+                owners.append((ipaddress.IPv4Network(value), plane, pool_name))
+    if fab.management_network:
+        mgmt = ipaddress.IPv4Network(fab.management_network)
+        owners.append((mgmt, "-", "management_network"))
+        need = len(fab.planes) * cap.loopbacks
+        if mgmt.num_addresses - 2 < need:
+            yield _diag(inv, ("fabric", "management_network"),
+                        f"management_network {mgmt} holds {mgmt.num_addresses - 2} hosts, the planes can grow to {need} switches",
+                        f"use a /{_prefix_len_for(need + 2)} or larger")
+    for i, (net_a, plane_a, name_a) in enumerate(owners):
+        for net_b, plane_b, name_b in owners[i + 1:]:
+            if net_a.overlaps(net_b):
+                where = ("fabric", "planes", plane_b, "pools", name_b) if plane_b != "-" else ("fabric", name_b)
+                across = plane_a != plane_b and "-" not in (plane_a, plane_b)
+                yield _diag(inv, where,
+                            f"pool {name_b} {net_b} of plane {plane_b} overlaps {name_a} {net_a} of plane {plane_a}"
+                            + (": planes must not share address space" if across else ""),
+                            "give every pool its own range", code="SOT-POOL-OVERLAP")
+
+
+def check_asns(inv: LoadedInventory) -> Iterator[Diagnostic]:
+    fab = inv.inventory.fabric
+    if fab.topology.tiers == 3 and (fab.hardware.super_spine is None or fab.hardware.spine.uplink_ports is None):
+        return
+    cap = plane_capacity(fab)
+    ranges: list[tuple[int, int, str, tuple[str | int, ...]]] = []
+    for plane, spec in fab.planes.items():
+        base = ("fabric", "planes", plane, "asn")
+        ranges.append((spec.asn.spine_base, spec.asn.spine_base + cap.pods - 1, f"plane {plane} spines",
+                       (*base, "spine_base")))
+        ranges.append((spec.asn.leaf_base, spec.asn.leaf_base + cap.leaves - 1, f"plane {plane} leaves",
+                       (*base, "leaf_base")))
+        if spec.asn.super_spine is not None:
+            ranges.append((spec.asn.super_spine, spec.asn.super_spine, f"plane {plane} super-spines",
+                           (*base, "super_spine")))
+    for gi, gw in enumerate(fab.gateways):
+        ranges.append((gw.asn, gw.asn, f"gateway {gw.name}", ("fabric", "gateways", gi, "asn")))
+    for lo, hi, what, path in ranges:
+        if hi > 4294967294:
+            yield _diag(inv, path, f"{what}: ASN range {lo}-{hi} runs past 4294967294", "lower the base")
+    for i, (lo_a, hi_a, what_a, _path_a) in enumerate(ranges):
+        for lo_b, hi_b, what_b, path_b in ranges[i + 1:]:
+            if lo_a <= hi_b and lo_b <= hi_a:
+                yield _diag(inv, path_b, f"{what_b}: ASN range {lo_b}-{hi_b} overlaps {what_a} {lo_a}-{hi_a}",
+                            "every leaf, pod and plane needs its own ASNs", code="SOT-ASN-DUP")
+
+
+def check_symmetry(inv: LoadedInventory) -> Iterator[Diagnostic]:
+    fab = inv.inventory.fabric
+    planes = list(fab.planes.items())
+    ref_name, ref = planes[0]
+    profiles = inv.inventory.qos.qos_profiles
+    for plane, spec in planes[1:]:
+        base = ("fabric", "planes", plane)
+        for attr in ("spines_per_pod", "super_spines_per_group", "mtu"):
+            if getattr(spec, attr) != getattr(ref, attr):
+                yield _diag(inv, (*base, attr),
+                            f"plane {plane} {attr} = {getattr(spec, attr)} but plane {ref_name} has {getattr(ref, attr)}",
+                            "planes must be symmetric so either can carry the load alone", code="SOT-SYMMETRY")
+        for attr in ("server", "leaf_spine", "spine_super_spine", "border"):
+            a, b = getattr(spec.link_speeds, attr), getattr(ref.link_speeds, attr)
+            if a != b:
+                yield _diag(inv, (*base, "link_speeds"),
+                            f"plane {plane} link_speeds.{attr} = {a} but plane {ref_name} has {b}",
+                            "planes must be symmetric", code="SOT-SYMMETRY")
+        for attr in ("cumulus", "eos"):
+            a, b = getattr(spec.firmware, attr), getattr(ref.firmware, attr)
+            if a != b:
+                yield _diag(inv, (*base, "firmware", attr),
+                            f"plane {plane} firmware {attr} = {a} but plane {ref_name} runs {b}",
+                            "finish the rolling upgrade on both planes, then record one version", code="SOT-SYMMETRY")
+        if spec.qos_profile != ref.qos_profile:
+            same = (spec.qos_profile in profiles and ref.qos_profile in profiles
+                    and profiles[spec.qos_profile] == profiles[ref.qos_profile])
+            if not same:
+                yield _diag(inv, (*base, "qos_profile"),
+                            f"plane {plane} uses QoS profile {spec.qos_profile!r}, plane {ref_name} uses "
+                            f"{ref.qos_profile!r}, and they differ", "use one RoCE profile on every plane",
+                            code="SOT-SYMMETRY")
+
+
+def check_platforms(inv: LoadedInventory) -> Iterator[Diagnostic]:
+    fab = inv.inventory.fabric
+    roles = ["leaf", "spine", "gateway"] + (["super_spine"] if fab.topology.tiers == 3 else [])
+    for plane, spec in fab.planes.items():
+        for role in roles:
+            platform = getattr(fab.platforms, role)
+            if spec.mtu > PLATFORM_MAX_MTU[platform]:
+                yield _diag(inv, ("fabric", "planes", plane, "mtu"),
+                            f"plane {plane} mtu {spec.mtu} exceeds the {platform} maximum {PLATFORM_MAX_MTU[platform]}"
+                            f" ({role}s run {platform})", f"use mtu <= {PLATFORM_MAX_MTU[platform]}")
+                break
+            if getattr(spec.firmware, platform) is None:
+                yield _diag(inv, ("fabric", "planes", plane, "firmware"),
+                            f"plane {plane}: {role}s run {platform} but firmware.{platform} is not set",
+                            "record the version the plane runs")
+                break
+
+
+def check_qos(inv: LoadedInventory) -> Iterator[Diagnostic]:
+    profiles = inv.inventory.qos.qos_profiles
+    for plane, spec in inv.inventory.fabric.planes.items():
+        if spec.qos_profile not in profiles:
+            yield _diag(inv, ("fabric", "planes", plane, "qos_profile"),
+                        f"plane {plane}: QoS profile {spec.qos_profile!r} is not defined in qos.yaml",
+                        "one of: " + ", ".join(profiles))
+    for name, prof in profiles.items():
+        base = ("qos", "qos_profiles", name)
+        if prof.ecn.min_threshold_bytes >= prof.ecn.max_threshold_bytes:
+            yield _diag(inv, (*base, "ecn", "min_threshold_bytes"),
+                        f"profile {name}: ECN min threshold {prof.ecn.min_threshold_bytes} is not below max "
+                        f"{prof.ecn.max_threshold_bytes}", "min must be lower than max or ECN marks nothing sensibly")
+        if prof.roce.priority not in prof.pfc.priorities:
+            yield _diag(inv, (*base, "pfc", "priorities"),
+                        f"profile {name}: RoCE priority {prof.roce.priority} is not PFC-enabled {prof.pfc.priorities}",
+                        f"add {prof.roce.priority}: RoCE needs a lossless priority")
+        if prof.cnp.priority in prof.pfc.priorities or prof.cnp.traffic_class == prof.roce.traffic_class:
+            yield _diag(inv, (*base, "cnp"),
+                        f"profile {name}: CNP shares the lossless priority/class of RoCE data",
+                        "give CNPs their own strict-priority class (DSCP 48 -> TC6) so they are never paused")
+        if prof.roce.traffic_class not in prof.ecn.traffic_classes:
+            yield _diag(inv, (*base, "ecn", "traffic_classes"),
+                        f"profile {name}: ECN is not enabled on the RoCE traffic class {prof.roce.traffic_class}",
+                        "add it: DCQCN needs ECN marks on RoCE traffic")
+        if prof.roce.dscp == prof.cnp.dscp:
+            yield _diag(inv, (*base, "cnp", "dscp"), f"profile {name}: CNP and RoCE share DSCP {prof.cnp.dscp}",
+                        "use DSCP 48 for CNP")
+        for tc in [*prof.ecn.traffic_classes, *prof.pfc.priorities]:
+            if not 0 <= tc <= 7:
+                yield _diag(inv, base, f"profile {name}: class/priority {tc} is outside 0-7", "use 0-7")
+
+
+def check_servers(inv: LoadedInventory) -> Iterator[Diagnostic]:
+    fab = inv.inventory.fabric
+    sf = inv.inventory.servers
+    planes = set(fab.planes)
+    topo = fab.topology
+    leaf_ports = len(expand_ports(fab.hardware.leaf.server_ports))
+    for mname, model in sf.server_models.items():
+        base = ("servers", "server_models", mname)
+        seen_if: dict[str, str] = {}
+        seen_rdma: dict[str, str] = {}
+        lanes: dict[tuple[str, int], str] = {}
+        plane_roots: dict[str, set[str]] = defaultdict(set)
+        for ni, nic in enumerate(model.nics):
+            nic_planes = {p.plane for p in nic.ports}
+            for pi, port in enumerate(nic.ports):
+                ppath = (*base, "nics", ni, "ports", pi)
+                label = f"{mname} {nic.name} port {port.port}"
+                if port.plane not in planes:
+                    yield _diag(inv, (*ppath, "plane"), f"{label} is on plane {port.plane}, which the fabric does not have",
+                                "one of: " + ", ".join(sorted(planes)))
+                if port.rail >= topo.rails:
+                    yield _diag(inv, (*ppath, "rail"), f"{label} is on rail {port.rail} but the fabric has rails "
+                                f"0-{topo.rails - 1}", "fix the rail or raise topology.rails")
+                key = (port.plane, port.rail)
+                if key in lanes:
+                    yield _diag(inv, ppath, f"{label} and {lanes[key]} both land on the rail-{port.rail} leaf of plane "
+                                f"{port.plane}", "a server has one port per rail per plane")
+                lanes[key] = label
+                for seen, value, what in ((seen_if, port.ifname, "ifname"), (seen_rdma, port.rdma_device, "rdma_device")):
+                    if value in seen:
+                        yield _diag(inv, (*ppath, what), f"{label}: {what} {value} is also used by {seen[value]}",
+                                    "names must be unique on a server")
+                    seen[value] = label
+            if nic.pcie_root:
+                for p in nic_planes:
+                    plane_roots[p].add(nic.pcie_root)
+        model_planes = {p.plane for nic in model.nics for p in nic.ports}
+        if len(model_planes) < 2:
+            yield _diag(inv, (*base, "nics"),
+                        f"server model {mname}: every NIC port lands on plane {', '.join(sorted(model_planes))} only",
+                        "give it ports on at least two planes; a one-plane server dies with its plane")
+        # Separate NICs of different planes behind one PCIe root share a failure domain.
+        for ni, nic in enumerate(model.nics):
+            for nj, other in enumerate(model.nics[ni + 1:], start=ni + 1):
+                a = {p.plane for p in nic.ports}
+                b = {p.plane for p in other.ports}
+                if nic.pcie_root and nic.pcie_root == other.pcie_root and a != b:
+                    yield _diag(inv, (*base, "nics", nj, "pcie_root"),
+                                f"{mname}: {nic.name} (plane {','.join(sorted(a))}) and {other.name} (plane "
+                                f"{','.join(sorted(b))}) share PCIe root {nic.pcie_root}",
+                                "one PCIe failure would take both planes down; spread them if the board allows",
+                                Severity.WARNING, "SOT-PCIE-SHARED")
+                elif nic.numa is not None and nic.numa == other.numa and a != b and a.isdisjoint(b) and \
+                        {p.rail for p in nic.ports} & {p.rail for p in other.ports}:
+                    yield _diag(inv, (*base, "nics", nj, "numa"),
+                                f"{mname}: {nic.name} (plane {','.join(sorted(a))}) and {other.name} (plane "
+                                f"{','.join(sorted(b))}) serve the same rail from NUMA node {nic.numa}",
+                                "check GPU/NIC affinity: each rail's GPU should be near both of its NICs",
+                                Severity.WARNING, "SOT-NUMA-SHARED")
+    names: dict[str, int] = {}
+    places: dict[tuple[int, int, int], str] = {}
+    for si, srv in enumerate(sf.servers):
+        base = ("servers", "servers", si)
+        if srv.name in names:
+            yield _diag(inv, (*base, "name"), f"duplicate server name {srv.name} (also entry {names[srv.name] + 1})",
+                        "names must be unique", code="SOT-DUP-NAME")
+        names[srv.name] = si
+        if srv.model not in sf.server_models:
+            yield _diag(inv, (*base, "model"), f"{srv.name}: unknown server model {srv.model!r}",
+                        "one of: " + ", ".join(sf.server_models))
+        if srv.pod > topo.pods:
+            yield _diag(inv, (*base, "pod"), f"{srv.name}: pod {srv.pod} but the fabric has {topo.pods}",
+                        "fix the pod or add pods")
+        if srv.su > topo.scalable_units_per_pod:
+            yield _diag(inv, (*base, "su"), f"{srv.name}: scalable unit {srv.su} but a pod has "
+                        f"{topo.scalable_units_per_pod}", "fix su or raise topology.scalable_units_per_pod")
+        if srv.slot > leaf_ports:
+            yield _diag(inv, (*base, "slot"), f"{srv.name}: slot {srv.slot} but a leaf has {leaf_ports} server ports",
+                        f"use a slot in 1-{leaf_ports}")
+        place = (srv.pod, srv.su, srv.slot)
+        if place in places:
+            yield _diag(inv, (*base, "slot"), f"{srv.name}: pod {srv.pod} su {srv.su} slot {srv.slot} is already "
+                        f"taken by {places[place]}", "each slot is one leaf port; pick a free slot")
+        places[place] = srv.name
+
+
+def check_names(inv: LoadedInventory) -> Iterator[Diagnostic]:
+    fab = inv.inventory.fabric
+    servers = {s.name for s in inv.inventory.servers.servers}
+    seen: set[str] = set()
+    for gi, gw in enumerate(fab.gateways):
+        if gw.name in servers or gw.name in seen:
+            yield _diag(inv, ("fabric", "gateways", gi, "name"), f"duplicate name {gw.name}", "names must be unique",
+                        code="SOT-DUP-NAME")
+        seen.add(gw.name)
+        for plane in gw.planes:
+            if plane not in fab.planes:
+                yield _diag(inv, ("fabric", "gateways", gi, "planes"), f"gateway {gw.name}: unknown plane {plane}",
+                            "one of: " + ", ".join(fab.planes))
+        if len(set(gw.planes)) != len(gw.planes):
+            yield _diag(inv, ("fabric", "gateways", gi, "planes"), f"gateway {gw.name}: a plane is listed twice",
+                        "list each plane once")
+
+
+def check_infiniband(inv: LoadedInventory) -> Iterator[Diagnostic]:
+    ib = inv.inventory.infiniband
+    if ib is None:
+        return
+    servers = {s.name for s in inv.inventory.servers.servers}
+    prefixes: dict[str, str] = {}
+    for plane, spec in ib.ib_planes.items():
+        if plane in inv.inventory.fabric.planes:
+            yield _diag(inv, ("infiniband", "ib_planes", plane), f"IB plane {plane} has the name of an Ethernet plane",
+                        "name IB planes apart (e.g. IBA, IBB)")
+        sp = spec.subnet_prefix.lower()
+        if sp in prefixes:
+            yield _diag(inv, ("infiniband", "ib_planes", plane, "subnet_prefix"),
+                        f"IB plane {plane} subnet_prefix {spec.subnet_prefix} equals plane {prefixes[sp]}'s",
+                        "each IB plane is its own subnet and needs its own subnet_prefix", code="SOT-IB-PREFIX")
+        prefixes[sp] = plane
+        if spec.leaves * spec.hosts_per_leaf < len(ib.hosts):
+            yield _diag(inv, ("infiniband", "ib_planes", plane, "leaves"),
+                        f"IB plane {plane}: {spec.leaves} leaves x {spec.hosts_per_leaf} hosts < {len(ib.hosts)} hosts",
+                        "add leaves")
+        if spec.sm_host not in {h.server for h in ib.hosts}:
+            yield _diag(inv, ("infiniband", "ib_planes", plane, "sm_host"),
+                        f"IB plane {plane}: sm_host {spec.sm_host} has no HCA in hosts", "pick a listed host")
+    guids: dict[str, str] = {}
+    ib_hosts: set[str] = set()
+    for hi, host in enumerate(ib.hosts):
+        base = ("infiniband", "hosts", hi)
+        if host.server not in servers:
+            yield _diag(inv, (*base, "server"), f"IB host {host.server} is not a server in servers.yaml",
+                        "add the server or fix the name")
+        if host.server in ib_hosts:
+            yield _diag(inv, (*base, "server"), f"IB host {host.server} is listed twice", "merge the entries",
+                        code="SOT-DUP-NAME")
+        ib_hosts.add(host.server)
+        for plane, guid in host.guids.items():
+            if plane not in ib.ib_planes:
+                yield _diag(inv, (*base, "guids", plane), f"{host.server}: GUID for unknown IB plane {plane}",
+                            "one of: " + ", ".join(ib.ib_planes))
+            if guid in guids:
+                yield _diag(inv, (*base, "guids", plane), f"{host.server}: GUID {guid} is also {guids[guid]}'s",
+                            "GUIDs are unique per port; re-read it from the HCA", code="SOT-DUP-GUID")
+            guids[guid] = f"{host.server}/{plane}"
+        missing = set(ib.ib_planes) - set(host.guids)
+        if missing:
+            yield _diag(inv, (*base, "guids"), f"{host.server} has no HCA port in IB plane(s) {', '.join(sorted(missing))}",
+                        "a dual-plane host needs a port in every plane")
+    pkeys: dict[int, str] = {}
+    pnames: set[str] = set()
+    for pi, part in enumerate(ib.partitions):
+        base = ("infiniband", "partitions", pi)
+        if not 0x0001 <= part.pkey <= 0x7FFE:
+            yield _diag(inv, (*base, "pkey"), f"partition {part.name}: P_Key {part.pkey:#06x} is outside 0x0001-0x7ffe",
+                        "OpenSM uses only the low 15 bits; 0x7fff is the default partition")
+        low = part.pkey & 0x7FFF
+        if low in pkeys:
+            yield _diag(inv, (*base, "pkey"), f"partition {part.name}: P_Key {part.pkey:#06x} is already used by "
+                        f"{pkeys[low]}", "OpenSM would merge the two partitions; use a distinct P_Key")
+        pkeys[low] = part.name
+        if part.name in pnames:
+            yield _diag(inv, (*base, "name"), f"duplicate partition name {part.name}", "rename one")
+        pnames.add(part.name)
+        for mi, member in enumerate(part.members):
+            if member.server not in ib_hosts:
+                yield _diag(inv, (*base, "members", mi), f"partition {part.name}: member {member.server} has no HCA "
+                            "in infiniband.yaml hosts", "add its GUIDs to hosts or remove the member")
+
+
+RULES: tuple[Rule, ...] = (
+    check_topology, check_capacity, check_pools, check_asns, check_symmetry, check_platforms, check_qos,
+    check_servers, check_names, check_infiniband,
+)
+
+
+def validate(inv: LoadedInventory) -> list[Diagnostic]:
+    """Every semantic finding, errors first, in inventory order within each severity."""
+    found: list[Diagnostic] = []
+    for rule in RULES:
+        found.extend(rule(inv))
+    return sorted(found, key=lambda d: (d.severity != Severity.ERROR, d.file, d.line))

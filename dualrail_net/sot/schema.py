@@ -150,11 +150,13 @@ class Pools(Strict):
 
 
 class AsnPlan(Strict):
-    """RFC 7938 style: the spines of a pod share an ASN, the super-spines of a plane share one,
-    every leaf has its own (``leaf_base`` + leaf slot)."""
+    """``rfc7938``: the spines of a pod share an ASN, the super-spines of a plane share one, every
+    leaf has its own (``leaf_base`` + leaf slot). ``per-switch``: every switch has its own ASN
+    (spines and super-spines count up from their base too), which needs multipath-relax."""
 
+    scheme: Literal["rfc7938", "per-switch"] = "rfc7938"
     super_spine: Asn | None = None
-    spine_base: Asn = Field(description="spines of pod N use spine_base + N - 1")
+    spine_base: Asn = Field(description="rfc7938: spines of pod N use spine_base + N - 1")
     leaf_base: Asn = Field(description="leaf ASNs are leaf_base + the leaf's slot")
 
 

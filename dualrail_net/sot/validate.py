@@ -207,12 +207,15 @@ def check_asns(inv: LoadedInventory) -> Iterator[Diagnostic]:
     ranges: list[tuple[int, int, str, tuple[str | int, ...]]] = []
     for plane, spec in fab.planes.items():
         base = ("fabric", "planes", plane, "asn")
-        ranges.append((spec.asn.spine_base, spec.asn.spine_base + cap.pods - 1, f"plane {plane} spines",
+        per_switch = spec.asn.scheme == "per-switch"
+        spine_count = cap.spines if per_switch else cap.pods
+        ranges.append((spec.asn.spine_base, spec.asn.spine_base + spine_count - 1, f"plane {plane} spines",
                        (*base, "spine_base")))
         ranges.append((spec.asn.leaf_base, spec.asn.leaf_base + cap.leaves - 1, f"plane {plane} leaves",
                        (*base, "leaf_base")))
         if spec.asn.super_spine is not None:
-            ranges.append((spec.asn.super_spine, spec.asn.super_spine, f"plane {plane} super-spines",
+            ss_count = cap.super_spines if per_switch else 1
+            ranges.append((spec.asn.super_spine, spec.asn.super_spine + ss_count - 1, f"plane {plane} super-spines",
                            (*base, "super_spine")))
     for gi, gw in enumerate(fab.gateways):
         ranges.append((gw.asn, gw.asn, f"gateway {gw.name}", ("fabric", "gateways", gi, "asn")))

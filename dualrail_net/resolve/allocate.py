@@ -1,0 +1,54 @@
+"""Slot -> address arithmetic. Pure functions of (pool, slot): nothing here depends on how many
+devices exist, which is exactly why growth cannot renumber anything."""
+
+from __future__ import annotations
+
+import ipaddress
+
+
+class PoolExhausted(ValueError):
+    pass
+
+
+def _base(pool: str) -> tuple[int, int]:
+    net = ipaddress.IPv4Network(pool)
+    return int(net.network_address), net.num_addresses
+
+
+def host_address(pool: str, slot: int) -> str:
+    """The slot-th address of ``pool`` as a /32."""
+    base, size = _base(pool)
+    if slot >= size:
+        raise PoolExhausted(f"slot {slot} does not fit in {pool}")
+    return f"{ipaddress.IPv4Address(base + slot)}/32"
+
+
+def p2p_pair(pool: str, slot: int) -> tuple[str, str]:
+    """The slot-th /31 of ``pool``: (lower end, upper end) with prefix length."""
+    base, size = _base(pool)
+    if 2 * slot + 1 >= size:
+        raise PoolExhausted(f"/31 number {slot} does not fit in {pool}")
+    low = ipaddress.IPv4Address(base + 2 * slot)
+    return f"{low}/31", f"{low + 1}/31"
+
+
+def block(pool: str, slot: int, size: int) -> str:
+    """The slot-th aligned block of ``size`` addresses (a power of two) in ``pool``."""
+    base, total = _base(pool)
+    if (slot + 1) * size > total:
+        raise PoolExhausted(f"block {slot} of {size} addresses does not fit in {pool}")
+    prefixlen = 32 - (size.bit_length() - 1)
+    return f"{ipaddress.IPv4Address(base + slot * size)}/{prefixlen}"
+
+
+def mgmt_address(network: str, slot: int) -> str:
+    """Management hosts start after the network address; the prefix length is the network's."""
+    net = ipaddress.IPv4Network(network)
+    if slot + 1 >= net.num_addresses - 1:
+        raise PoolExhausted(f"management slot {slot} does not fit in {network}")
+    return f"{net.network_address + slot + 1}/{net.prefixlen}"
+
+
+def bare(address: str) -> str:
+    """'10.0.0.1/31' -> '10.0.0.1'."""
+    return address.split("/", 1)[0]

@@ -1,0 +1,242 @@
+"""``dualrail``: the command line. Thin: parses arguments, calls the stages, prints, sets exit codes.
+
+Exit codes: 0 ok, 1 the inventory or a verification failed, 2 usage error (argparse's own code).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from dualrail_net import __version__
+from dualrail_net.render import render_fabric
+from dualrail_net.render.artifacts import RenderResult, drift, write_artifacts
+from dualrail_net.resolve import resolve_fabric
+from dualrail_net.resolve.model import Fabric
+from dualrail_net.sot import Diagnostic, InventoryError, Severity, load_inventory
+from dualrail_net.sot.validate import validate
+from dualrail_net.verify.consumers import run_consumers
+from dualrail_net.verify.findings import CheckResult
+from dualrail_net.verify.report import print_results, results_to_dict, write_junit
+
+EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+
+EPILOG = """\
+The pipeline: inventory/ (YAML source of truth) -> validate -> resolve -> render -> verify.
+Typical use:
+  dualrail validate                 check the inventory; errors are file:line with the fix
+  dualrail render                   write build/: one folder per plane and device
+  dualrail render --check           exit 1 if build/ differs from a fresh render (GitOps drift)
+  dualrail build                    validate + render + every offline verification
+  dualrail build --json             the same, one JSON document on stdout for machines
+Exit codes: 0 ok, 1 inventory or verification failed, 2 usage error.
+"""
+
+
+class Ui:
+    def __init__(self, as_json: bool) -> None:
+        self.as_json = as_json
+        self.out = Console(stderr=as_json, highlight=False)
+
+    def print(self, *args: Any) -> None:
+        self.out.print(*args)
+
+
+def _common(p: argparse.ArgumentParser, output: bool = True) -> None:
+    p.add_argument("-i", "--inventory", type=Path, default=Path("inventory"), metavar="DIR",
+                   help="inventory directory (default: inventory/)")
+    if output:
+        p.add_argument("-o", "--output", type=Path, default=Path("build"), metavar="DIR",
+                       help="output directory for rendered artifacts (default: build/)")
+    p.add_argument("--json", action="store_true", help="print one JSON document on stdout (human output goes away)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="dualrail", description="Provision and verify dual-plane (dual-rail) AI-cluster fabrics.",
+        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"dualrail-net {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = sub.add_parser("validate", help="check the inventory (schema and cross-file rules)",
+                       description="Load inventory/*.yaml, check the schema (unknown keys are errors) and every "
+                       "cross-file rule: pools, ASNs, plane symmetry, NIC placement, IB GUIDs and P_Keys. "
+                       "Each problem is reported as FILE:LINE: what is wrong (what to do).",
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    _common(p, output=False)
+    p.add_argument("--strict", action="store_true", help="treat warnings as errors")
+
+    p = sub.add_parser("render", help="render configs for every plane, device and server",
+                       description="Resolve the inventory and render: build/plane-<P>/<device>/ per switch, "
+                       "build/multi-plane/<device>/ for devices in several planes (one VRF per plane), "
+                       "build/servers/<server>/ (per-NIC routing, NCCL env), build/resolved/ (the resolved model "
+                       "as JSON and the cabling plan as CSV) and build/manifest.json.",
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    _common(p)
+    p.add_argument("--check", action="store_true",
+                   help="write nothing; exit 1 if the output folder differs from a fresh render (drift)")
+    p.add_argument("--templates", type=Path, default=None, metavar="DIR", help="templates directory")
+
+    p = sub.add_parser("verify", help="verify already rendered artifacts (the files that will be deployed)",
+                       description="Check the files in the output folder, as they are now (hand edits included): "
+                       "FRR's parser on every frr.conf, ifupdown2 on every interfaces file.",
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("-o", "--output", type=Path, default=Path("build"), metavar="DIR",
+                   help="rendered output directory (default: build/)")
+    p.add_argument("--json", action="store_true", help="print one JSON document on stdout")
+    p.add_argument("--junit", type=Path, default=None, metavar="FILE", help="also write JUnit XML for CI")
+
+    p = sub.add_parser("build", help="validate + render + every offline verification",
+                       description="The main job: validate the inventory, render every artifact into the output "
+                       "folder, then verify the rendered files with every offline check available on this machine. "
+                       "Exit 1 when any step finds an error.",
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    _common(p)
+    p.add_argument("--junit", type=Path, default=None, metavar="FILE", help="also write JUnit XML for CI")
+    p.add_argument("--templates", type=Path, default=None, metavar="DIR", help="templates directory")
+    return parser
+
+
+# -- steps ---------------------------------------------------------------------------------------
+
+def _load_and_validate(inventory: Path) -> tuple[Any, list[Diagnostic]]:
+    try:
+        loaded = load_inventory(inventory)
+    except InventoryError as exc:
+        return None, exc.diagnostics
+    return loaded, validate(loaded)
+
+
+def _print_diagnostics(ui: Ui, diags: list[Diagnostic]) -> None:
+    for d in diags:
+        style = "red" if d.severity == Severity.ERROR else "yellow"
+        ui.print(f"[{style}]{d.format()}[/]")
+
+
+def _render(fabric: Fabric, templates: Path | None, ui: Ui) -> RenderResult:
+    total = len(fabric.switches) + len(fabric.servers)
+    if total < 500 or ui.as_json or not ui.out.is_terminal:
+        return render_fabric(fabric, templates)
+    columns = (TextColumn("rendering"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=ui.out, transient=True) as progress:
+        task = progress.add_task("render", total=total)
+        return render_fabric(fabric, templates, progress=lambda n: progress.advance(task, n))
+
+
+def _emit(ui: Ui, doc: dict[str, Any]) -> None:
+    if ui.as_json:
+        sys.stdout.write(json.dumps(doc, indent=1) + "\n")
+
+
+def cmd_validate(args: argparse.Namespace, ui: Ui) -> int:
+    loaded, diags = _load_and_validate(args.inventory)
+    errors = [d for d in diags if d.severity == Severity.ERROR or args.strict]
+    _print_diagnostics(ui, diags)
+    ok = not errors
+    if ok and loaded is not None:
+        inv = loaded.inventory
+        ui.print(f"[green]inventory ok[/]: {inv.fabric.name}, planes {', '.join(inv.fabric.planes)}, "
+                 f"{len(inv.servers.servers)} servers, {len(diags)} warning(s)")
+    _emit(ui, {"ok": ok, "diagnostics": [d.to_dict() for d in diags]})
+    return EXIT_OK if ok else EXIT_FAIL
+
+
+def cmd_render(args: argparse.Namespace, ui: Ui) -> int:
+    loaded, diags = _load_and_validate(args.inventory)
+    errors = [d for d in diags if d.severity == Severity.ERROR]
+    _print_diagnostics(ui, diags)
+    if loaded is None or errors:
+        _emit(ui, {"ok": False, "diagnostics": [d.to_dict() for d in diags]})
+        return EXIT_FAIL
+    started = time.monotonic()
+    fabric = resolve_fabric(loaded.inventory)
+    result = _render(fabric, args.templates, ui)
+    if args.check:
+        d = drift(result, args.output)
+        for label, paths in (("changed", d.changed), ("missing", d.missing), ("extra", d.extra)):
+            for path in paths:
+                ui.print(f"[red]drift[/] {label}: {args.output / path}")
+        if d.clean:
+            ui.print(f"[green]no drift[/]: {args.output} matches the inventory ({len(result.artifacts)} files)")
+        else:
+            ui.print(f"[red]{args.output} differs from a fresh render[/]: run `dualrail render` and commit, "
+                     "or find out who edited the rendered files")
+        _emit(ui, {"ok": d.clean, "changed": d.changed, "missing": d.missing, "extra": d.extra})
+        return EXIT_OK if d.clean else EXIT_FAIL
+    written = write_artifacts(result, args.output)
+    ui.print(f"rendered {len(fabric.switches)} switches and {len(fabric.servers)} servers into {args.output}/ "
+             f"({len(result.artifacts)} files, {written} changed) in {time.monotonic() - started:.2f}s")
+    _emit(ui, {"ok": True, "output": str(args.output), "files": len(result.artifacts), "changed": written,
+               "switches": len(fabric.switches), "servers": len(fabric.servers)})
+    return EXIT_OK
+
+
+def run_verifications(out: Path) -> list[CheckResult]:
+    """Every offline verification of rendered artifacts available so far."""
+    return run_consumers(out)
+
+
+def _finish_verify(args: argparse.Namespace, ui: Ui, results: list[CheckResult], extra: dict[str, Any]) -> int:
+    doc = results_to_dict(results)
+    if not ui.as_json:
+        print_results(results, ui.out)
+    if getattr(args, "junit", None):
+        write_junit(results, args.junit)
+    doc.update(extra)
+    _emit(ui, doc)
+    ok = bool(doc["ok"])
+    ui.print("[green]verification passed[/]" if ok else f"[red]verification failed[/]: {doc['errors']} error(s)")
+    return EXIT_OK if ok else EXIT_FAIL
+
+
+def cmd_verify(args: argparse.Namespace, ui: Ui) -> int:
+    if not (args.output / "manifest.json").exists():
+        ui.print(f"[red]{args.output}/manifest.json not found[/]: run `dualrail render` first")
+        return EXIT_FAIL
+    return _finish_verify(args, ui, run_verifications(args.output), {})
+
+
+def cmd_build(args: argparse.Namespace, ui: Ui) -> int:
+    loaded, diags = _load_and_validate(args.inventory)
+    errors = [d for d in diags if d.severity == Severity.ERROR]
+    _print_diagnostics(ui, diags)
+    if loaded is None or errors:
+        ui.print(f"[red]inventory has {len(errors)} error(s)[/]; nothing rendered")
+        _emit(ui, {"ok": False, "diagnostics": [d.to_dict() for d in diags], "checks": []})
+        return EXIT_FAIL
+    started = time.monotonic()
+    fabric = resolve_fabric(loaded.inventory)
+    result = _render(fabric, args.templates, ui)
+    written = write_artifacts(result, args.output)
+    ui.print(f"rendered {len(fabric.switches)} switches ({', '.join(fabric.planes)}) and {len(fabric.servers)} "
+             f"servers into {args.output}/ ({written} files changed) in {time.monotonic() - started:.2f}s")
+    results = run_verifications(args.output)
+    return _finish_verify(args, ui, results, {"diagnostics": [d.to_dict() for d in diags],
+                                              "output": str(args.output), "files": len(result.artifacts)})
+
+
+COMMANDS: dict[str, Callable[[argparse.Namespace, Ui], int]] = {
+    "validate": cmd_validate, "render": cmd_render, "verify": cmd_verify, "build": cmd_build,
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    ui = Ui(args.json)
+    try:
+        return COMMANDS[args.command](args, ui)
+    except KeyboardInterrupt:
+        ui.print("[red]interrupted[/]")
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,78 @@
+"""Render a whole fabric into artifacts: one folder per plane and device, plus servers,
+the resolved model, the cabling plan and a manifest that later stages read."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from dualrail_net import __version__
+from dualrail_net.render.artifacts import Artifact, RenderResult
+from dualrail_net.render.engine import template, templates_dir
+from dualrail_net.render.platforms import get_platform
+from dualrail_net.render.servers import SERVER_FILES, server_structured
+from dualrail_net.render.structured import switch_structured
+from dualrail_net.resolve.export import cabling_csv, fabric_json
+from dualrail_net.resolve.model import Fabric, Switch
+
+MANIFEST = "manifest.json"
+CABLING = "resolved/cabling.csv"
+RESOLVED = "resolved/fabric.json"
+
+Progress = Callable[[int], None]
+
+
+def device_dir(sw: Switch) -> str:
+    """Single-plane devices live under their plane, so a git diff shows which plane a change touches."""
+    return f"plane-{sw.plane}/{sw.name}" if sw.plane else f"multi-plane/{sw.name}"
+
+
+def render_switch(fabric: Fabric, sw: Switch, root: str) -> list[Artifact]:
+    platform = get_platform(sw.platform)
+    s = switch_structured(fabric, sw)
+    p = platform.presentation(s)
+    folder = device_dir(sw)
+    return [Artifact(f"{folder}/{f.filename}", template(root, f.template).render(s=s, p=p)) for f in platform.files]
+
+
+def render_fabric(fabric: Fabric, templates: Path | None = None, progress: Progress | None = None,
+                  include_resolved: bool = True) -> RenderResult:
+    root = str(templates or templates_dir())
+    result = RenderResult()
+    devices: dict[str, Any] = {}
+    for sw in fabric.switches.values():
+        arts = render_switch(fabric, sw, root)
+        result.artifacts.extend(arts)
+        devices[sw.name] = {
+            "role": sw.role, "plane": sw.plane, "planes": sw.planes, "platform": sw.platform,
+            "firmware": sw.firmware, "model": sw.model, "mgmt_address": sw.mgmt_address,
+            "dir": device_dir(sw), "files": [a.path.rsplit("/", 1)[1] for a in arts],
+        }
+        if progress:
+            progress(1)
+    servers: dict[str, Any] = {}
+    for srv in fabric.servers:
+        s = server_structured(fabric, srv)
+        folder = f"servers/{srv.name}"
+        for tpl, filename in SERVER_FILES:
+            result.artifacts.append(Artifact(f"{folder}/{filename}", template(root, tpl).render(s=s)))
+        servers[srv.name] = {"dir": folder, "planes": s["planes"], "files": [f for _, f in SERVER_FILES]}
+        if progress:
+            progress(1)
+    if include_resolved:
+        result.artifacts.append(Artifact(RESOLVED, fabric_json(fabric)))
+    result.artifacts.append(Artifact(CABLING, cabling_csv(fabric)))
+    manifest = {
+        "generator": f"dualrail-net {__version__}",
+        "fabric": fabric.name,
+        "planes": list(fabric.planes),
+        "routed_prefixes": {name: p.routed_prefixes for name, p in fabric.planes.items()},
+        "pools": {name: p.pools for name, p in fabric.planes.items()},
+        "devices": devices,
+        "servers": servers,
+        "cabling": CABLING,
+    }
+    result.artifacts.append(Artifact(MANIFEST, json.dumps(manifest, indent=1) + "\n"))
+    return result

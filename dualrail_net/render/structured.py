@@ -1,0 +1,134 @@
+"""Resolved model -> structured config: one plain dict per device holding every value a template
+prints. All decisions (policy names, which ports get QoS, what is advertised) are made here."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dualrail_net.resolve.model import Fabric, PlaneVrf, Qos, Switch
+
+Structured = dict[str, Any]
+
+# Roles whose outbound advertisements are limited to their own prefixes: they must never become
+# transit between two upstream switches.
+NON_TRANSIT_ROLES = {"leaf", "gateway"}
+
+
+def policy_names(plane: str) -> dict[str, str]:
+    return {
+        "plane_list": f"PLANE-{plane}",
+        "local_list": f"LOCAL-{plane}",
+        "in": f"PLANE-{plane}-IN",
+        "out": f"PLANE-{plane}-OUT",
+        "local_out": f"LOCAL-{plane}-OUT",
+    }
+
+
+def _prefix_entries(prefixes: list[str], le: bool) -> list[dict[str, Any]]:
+    return [{"seq": 10 * (i + 1), "action": "permit", "prefix": p, "le": 32 if le else None}
+            for i, p in enumerate(prefixes)]
+
+
+def _policies(fabric: Fabric, plane: str, local: list[str], non_transit: bool) -> tuple[list[Structured], list[Structured]]:
+    names = policy_names(plane)
+    prefix_lists = [{"name": names["plane_list"], "entries": _prefix_entries(fabric.planes[plane].routed_prefixes, True)}]
+    route_maps = [{"name": names["in"], "seq": 10, "action": "permit", "match": names["plane_list"]}]
+    if non_transit:
+        prefix_lists.append({"name": names["local_list"], "entries": _prefix_entries(local, False)})
+        route_maps.append({"name": names["local_out"], "seq": 10, "action": "permit", "match": names["local_list"]})
+    else:
+        route_maps.append({"name": names["out"], "seq": 10, "action": "permit", "match": names["plane_list"]})
+    return prefix_lists, route_maps
+
+
+def _instance(sw: Switch, plane: str, vrf: PlaneVrf | None) -> Structured:
+    names = policy_names(plane)
+    out_policy = names["local_out"] if sw.role in NON_TRANSIT_ROLES else names["out"]
+    vrf_name = vrf.name if vrf else None
+    neighbors = [
+        {
+            "address": p.address, "remote_asn": p.remote_asn, "description": f"{p.peer}:{_peer_port(sw, p.port)}",
+            "policy_in": names["in"], "policy_out": out_policy, "port": p.port,
+        }
+        for p in sw.bgp_peers if p.vrf == vrf_name and p.plane == plane
+    ]
+    return {
+        "vrf": vrf_name,
+        "plane": plane,
+        "asn": sw.asn,
+        "router_id": vrf.router_id if vrf else sw.router_id,
+        "networks": list(vrf.networks if vrf else sw.networks),
+        "neighbors": neighbors,
+        "maximum_paths": sw.maximum_paths,
+        "multipath_relax": sw.multipath_relax,
+    }
+
+
+def _peer_port(sw: Switch, local_port: str) -> str:
+    for port in sw.ports:
+        if port.name == local_port:
+            return port.peer_port
+    return ""
+
+
+def qos_structured(qos: Qos) -> Structured:
+    return {
+        "trust": qos.trust,
+        "roce": {"dscp": qos.roce_dscp, "priority": qos.roce_priority, "tc": qos.roce_tc},
+        "cnp": {"dscp": qos.cnp_dscp, "priority": qos.cnp_priority, "tc": qos.cnp_tc},
+        "pfc": {"priorities": qos.pfc_priorities, "xoff_bytes": qos.pfc_xoff_bytes,
+                "xon_delta_bytes": qos.pfc_xon_delta_bytes, "cable_length_m": qos.pfc_cable_length_m},
+        "ecn": {"tcs": qos.ecn_tcs, "min_bytes": qos.ecn_min_bytes, "max_bytes": qos.ecn_max_bytes,
+                "probability": qos.ecn_probability},
+        "roce_bandwidth_percent": qos.roce_bandwidth_percent,
+        "other_bandwidth_percent": 100 - qos.roce_bandwidth_percent,
+        # The DSCP->TC map: RoCE data and CNP explicitly, everything else stays best effort (TC0).
+        "dscp_map": [{"dscp": qos.roce_dscp, "tc": qos.roce_tc, "priority": qos.roce_priority},
+                     {"dscp": qos.cnp_dscp, "tc": qos.cnp_tc, "priority": qos.cnp_priority}],
+    }
+
+
+def switch_structured(fabric: Fabric, sw: Switch) -> Structured:
+    qos = fabric.qos[sw.qos_profile]
+    interfaces = [
+        {
+            "name": p.name, "number": p.number, "kind": p.kind, "description": f"{p.peer}:{p.peer_port}",
+            "address": p.address, "mtu": sw.mtu, "vrf": p.vrf, "plane": p.plane, "speed": p.speed,
+        }
+        for p in sw.ports
+    ]
+    prefix_lists: list[Structured] = []
+    route_maps: list[Structured] = []
+    instances: list[Structured] = []
+    if sw.plane is not None:
+        pl, rm = _policies(fabric, sw.plane, sw.networks, sw.role in NON_TRANSIT_ROLES)
+        prefix_lists += pl
+        route_maps += rm
+        instances.append(_instance(sw, sw.plane, None))
+    for vrf in sw.vrfs:
+        pl, rm = _policies(fabric, vrf.plane, vrf.networks, sw.role in NON_TRANSIT_ROLES)
+        prefix_lists += pl
+        route_maps += rm
+        instances.append(_instance(sw, vrf.plane, vrf))
+    return {
+        "hostname": sw.name,
+        "role": sw.role,
+        "plane": sw.plane,
+        "planes": sw.planes,
+        "platform": sw.platform,
+        "model": sw.model,
+        "firmware": sw.firmware,
+        "asn": sw.asn,
+        "router_id": sw.router_id,
+        "loopback": sw.loopback if sw.plane is not None else None,
+        "mgmt_address": sw.mgmt_address,
+        "mtu": sw.mtu,
+        "vrfs": [{"name": v.name, "plane": v.plane, "table": v.table, "loopback": v.loopback} for v in sw.vrfs],
+        "interfaces": interfaces,
+        "static_blackholes": list(sw.static_blackholes),
+        "prefix_lists": prefix_lists,
+        "route_maps": route_maps,
+        "bgp": instances,
+        "qos_profile": sw.qos_profile,
+        "qos": qos_structured(qos),
+    }

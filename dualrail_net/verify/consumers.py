@@ -1,0 +1,129 @@
+"""Hand the rendered files to the programs that will really consume them.
+
+* ``frr.conf``: FRR's own parser, ``vtysh --dryrun -f FILE`` (exit 2 and "line N: % Unknown command").
+* ``interfaces``: ifupdown2's syntax check ``ifup -a -s -i FILE``. It exits 0 even for an unknown
+  attribute (``adress``) and silently skips it, so every attribute is also checked against the
+  list ifupdown2 itself publishes (``ifquery --syntax-help``).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import time
+from concurrent.futures import ThreadPoolExecutor
+from functools import lru_cache
+from pathlib import Path
+
+from dualrail_net.verify.findings import CheckResult, Finding, Severity
+
+FRR_CHECK = "CONSUMER-FRR-PARSE"
+IFUPDOWN_CHECK = "CONSUMER-IFUPDOWN2"
+# ifupdown's own stanza keywords: valid everywhere, not listed by --syntax-help.
+IFUPDOWN_CORE = {"pre-up", "up", "post-up", "down", "pre-down", "post-down", "source", "source-directory",
+                 "auto", "allow-hotplug", "iface"}
+
+
+def _workers() -> int:
+    return max(2, min(8, (os.cpu_count() or 2) * 2))
+
+
+def _device_of(path: Path, out: Path) -> str:
+    return path.parent.name
+
+
+def check_frr(out: Path, files: list[Path]) -> CheckResult:
+    result = CheckResult(FRR_CHECK, "every frr.conf is accepted by FRR's parser (vtysh --dryrun)")
+    vtysh = shutil.which("vtysh")
+    if vtysh is None:
+        result.skipped = "vtysh not found: apt-get install frr"
+        return result
+    started = time.monotonic()
+
+    def one(path: Path) -> Finding | None:
+        proc = subprocess.run([vtysh, "--dryrun", "-f", str(path)], capture_output=True, text=True, timeout=60)
+        if proc.returncode == 0:
+            return None
+        text = (proc.stdout + proc.stderr).strip()
+        m = re.search(r"line (\d+): (.*)", text)
+        detail = f"line {m.group(1)}: {m.group(2).strip()}" if m else (text.splitlines() or ["exit %d" % proc.returncode])[0]
+        return Finding(FRR_CHECK, Severity.ERROR, (_device_of(path, out),), "",
+                       f"{path.relative_to(out)}: FRR rejects it: {detail}",
+                       "FRR would refuse or half-apply this config on the switch")
+
+    with ThreadPoolExecutor(_workers()) as pool:
+        result.findings = [f for f in pool.map(one, files) if f]
+    result.seconds = time.monotonic() - started
+    return result
+
+
+@lru_cache(maxsize=1)
+def ifupdown_attributes() -> frozenset[str]:
+    """Attribute names ifupdown2 knows, read from ifupdown2 itself."""
+    proc = subprocess.run(["ifquery", "--syntax-help"], capture_output=True, text=True, timeout=60)
+    names = set(re.findall(r"^  ([a-z0-9][a-z0-9_-]*)\s*$", proc.stdout, re.MULTILINE))
+    return frozenset(names | IFUPDOWN_CORE)
+
+
+def unknown_attributes(text: str, known: frozenset[str]) -> list[tuple[int, str]]:
+    bad = []
+    in_iface = False
+    for lineno, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        keyword = line.split()[0]
+        if keyword in ("auto", "allow-hotplug", "source", "source-directory"):
+            in_iface = False
+            continue
+        if keyword == "iface":
+            in_iface = True
+            continue
+        if in_iface and raw[:1].isspace() and keyword not in known:
+            bad.append((lineno, keyword))
+    return bad
+
+
+def check_ifupdown(out: Path, files: list[Path]) -> CheckResult:
+    result = CheckResult(IFUPDOWN_CHECK, "every interfaces file is accepted by ifupdown2 (ifup -s, known attributes)")
+    ifup = shutil.which("ifup")
+    if ifup is None or shutil.which("ifquery") is None:
+        result.skipped = "ifupdown2 not found: apt-get install ifupdown2"
+        return result
+    started = time.monotonic()
+    known = ifupdown_attributes()
+    # ifupdown2 takes a global lock in /run/network, so parallel checks need a private /run/network
+    # each (a mount namespace, root only); otherwise they run one at a time.
+    private = os.geteuid() == 0 and shutil.which("unshare") is not None
+    prefix = ["unshare", "-m", "sh", "-c", 'mkdir -p /run/network && mount -t tmpfs none /run/network && exec "$0" "$@"'] if private else []
+
+    def one(path: Path) -> list[Finding]:
+        found = []
+        rel = path.relative_to(out)
+        dev = _device_of(path, out)
+        proc = subprocess.run([*prefix, ifup, "-a", "-s", "-i", str(path)], capture_output=True, text=True,
+                              timeout=60)
+        if proc.returncode != 0:
+            msg = (proc.stderr or proc.stdout).strip().splitlines()
+            found.append(Finding(IFUPDOWN_CHECK, Severity.ERROR, (dev,), "",
+                                 f"{rel}: ifupdown2 rejects it: {msg[-1] if msg else proc.returncode}",
+                                 "ifreload would fail on the switch"))
+        for lineno, word in unknown_attributes(path.read_text(), known):
+            found.append(Finding(IFUPDOWN_CHECK, Severity.ERROR, (dev,), "",
+                                 f"{rel}:{lineno}: unknown attribute {word!r}",
+                                 "ifupdown2 skips unknown attributes silently: the setting would never be applied"))
+        return found
+
+    with ThreadPoolExecutor(_workers() if private else 1) as pool:
+        for fs in pool.map(one, files):
+            result.findings.extend(fs)
+    result.seconds = time.monotonic() - started
+    return result
+
+
+def run_consumers(out: Path) -> list[CheckResult]:
+    frr = sorted(out.rglob("frr.conf"))
+    ifaces = sorted(out.rglob("interfaces"))
+    return [check_frr(out, frr), check_ifupdown(out, ifaces)]

@@ -1,0 +1,61 @@
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from dualrail_net.resolve import resolve_fabric
+from dualrail_net.resolve.model import Fabric
+from dualrail_net.sot.load import LoadedInventory, load_inventory
+
+REPO = Path(__file__).resolve().parents[1]
+EXAMPLE = REPO / "inventory"
+
+InventoryFactory = Callable[..., Path]
+
+
+@pytest.fixture
+def make_inventory(tmp_path: Path) -> InventoryFactory:
+    """Copy the example inventory and apply text edits: make_inventory(**{"fabric.yaml": [(old, new)]}).
+    Each ``old`` must occur exactly as written (and is replaced once) so a test cannot silently
+    edit nothing."""
+
+    def factory(edits: dict[str, list[tuple[str, str]]] | None = None, remove: tuple[str, ...] = ()) -> Path:
+        root = tmp_path / "inventory"
+        if root.exists():
+            shutil.rmtree(root)
+        shutil.copytree(EXAMPLE, root)
+        for name in remove:
+            (root / name).unlink()
+        for name, pairs in (edits or {}).items():
+            path = root / name
+            text = path.read_text()
+            for old, new in pairs:
+                assert old in text, f"test edit target not found in {name}: {old!r}"
+                text = text.replace(old, new, 1)
+            path.write_text(text)
+        return root
+
+    return factory
+
+
+@pytest.fixture(scope="session")
+def example_loaded() -> LoadedInventory:
+    return load_inventory(EXAMPLE)
+
+
+@pytest.fixture(scope="session")
+def example_fabric(example_loaded: LoadedInventory) -> Fabric:
+    return resolve_fabric(example_loaded.inventory)
+
+
+def line_of(path: Path, needle: str, occurrence: int = 1) -> int:
+    seen = 0
+    for i, line in enumerate(path.read_text().splitlines(), 1):
+        if needle in line:
+            seen += 1
+            if seen == occurrence:
+                return i
+    raise AssertionError(f"{needle!r} not in {path}")

@@ -1,0 +1,111 @@
+"""Semantic validation: each rule fires on a broken inventory, with the file and line to fix."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conftest import InventoryFactory, line_of
+from dualrail_net.sot.diagnostics import Severity
+from dualrail_net.sot.load import load_inventory
+from dualrail_net.sot.validate import validate
+
+PLANE_B_MTU = "    mtu: 9214\n    qos_profile: roce-lossless\n    firmware: {cumulus: \"5.9.2\", eos: \"4.32.2F\"}\n    pools:\n      loopbacks: 10.20.0.0/24"
+
+
+def diags(root: Path):
+    return validate(load_inventory(root))
+
+
+def test_example_is_clean(example_loaded) -> None:
+    assert validate(example_loaded) == []
+
+
+# (description, edits, expected message part, (file, line needle, occurrence) or None, severity)
+CASES = [
+    ("pool too small for the hardware", {"fabric.yaml": [("fabric_links: 10.21.0.0/20", "fabric_links: 10.21.0.0/24")]},
+     "pool fabric_links 10.21.0.0/24 holds 256", ("fabric.yaml", "fabric_links: 10.21.0.0/24", 1), Severity.ERROR),
+    ("overlapping pools between planes", {"fabric.yaml": [("server_links: 10.22.0.0/20", "server_links: 10.12.0.0/20")]},
+     "planes must not share address space", ("fabric.yaml", "server_links: 10.12.0.0/20", 2), Severity.ERROR),
+    ("duplicate ASN ranges", {"fabric.yaml": [("leaf_base: 4200002100", "leaf_base: 4200001100")]},
+     "overlaps plane A leaves", ("fabric.yaml", "leaf_base: 4200001100", 2), Severity.ERROR),
+    ("asymmetric MTU", {"fabric.yaml": [(PLANE_B_MTU, PLANE_B_MTU.replace("9214", "9000"))]},
+     "plane B mtu = 9000 but plane A has 9214", ("fabric.yaml", "mtu: 9000", 1), Severity.ERROR),
+    ("asymmetric firmware", {"fabric.yaml": [("firmware: {cumulus: \"5.9.2\", eos: \"4.32.2F\"}\n    pools:\n      loopbacks: 10.20",
+                                              "firmware: {cumulus: \"5.10.0\", eos: \"4.32.2F\"}\n    pools:\n      loopbacks: 10.20")]},
+     "plane B firmware cumulus = 5.10.0", ("fabric.yaml", "5.10.0", 1), Severity.ERROR),
+    ("asymmetric spine count", {"fabric.yaml": [("  B:\n    spines_per_pod: 4", "  B:\n    spines_per_pod: 3")]},
+     "plane B spines_per_pod = 3", ("fabric.yaml", "spines_per_pod: 3", 1), Severity.ERROR),
+    ("asymmetric speeds", {"fabric.yaml": [("  B:\n    spines_per_pod: 4\n    link_speeds: {server: 200G",
+                                            "  B:\n    spines_per_pod: 4\n    link_speeds: {server: 100G")]},
+     "link_speeds.server = 100G", ("fabric.yaml", "server: 100G", 1), Severity.ERROR),
+    ("too few ECMP paths", {"fabric.yaml": [("maximum_paths: 64", "maximum_paths: 2")]},
+     "maximum_paths 2 is below the 4 equal-cost uplinks", ("fabric.yaml", "maximum_paths: 2", 1), Severity.ERROR),
+    ("oversubscription", {"fabric.yaml": [("max_oversubscription: 1.0", "max_oversubscription: 1.0"),
+                                          ("  B:\n    spines_per_pod: 4", "  B:\n    spines_per_pod: 4")],
+                          "servers.yaml": [("{name: gpu016, model: hgx-hpn-4x2, su: 1, slot: 16}",
+                                            "{name: gpu016, model: hgx-hpn-4x2, su: 1, slot: 20}")]},
+     "leaf oversubscription 1.25:1", None, Severity.ERROR),
+    ("ECN min above max", {"qos.yaml": [("min_threshold_bytes: 150000", "min_threshold_bytes: 2000000")]},
+     "ECN min threshold 2000000 is not below max", ("qos.yaml", "min_threshold_bytes", 1), Severity.ERROR),
+    ("CNP on the lossless class", {"qos.yaml": [("cnp: {dscp: 48, priority: 6, traffic_class: 6}",
+                                                 "cnp: {dscp: 48, priority: 3, traffic_class: 3}")]},
+     "CNP shares the lossless priority", ("qos.yaml", "cnp:", 1), Severity.ERROR),
+    ("PFC not on the RoCE priority", {"qos.yaml": [("priorities: [3]", "priorities: [4]")]},
+     "RoCE priority 3 is not PFC-enabled", ("qos.yaml", "priorities: [4]", 1), Severity.ERROR),
+    ("server ports on one plane only", {"servers.yaml": [("{port: 1, plane: B, rail: 0, ifname: ibp4s0",
+                                                          "{port: 1, plane: A, rail: 0, ifname: ibp4s0")]},
+     "both land on the rail-0 leaf of plane A", ("servers.yaml", "plane: A, rail: 0, ifname: ibp4s0", 1), Severity.ERROR),
+    ("server model on one plane only", {"servers.yaml": [("server_models:\n", "server_models:\n  one-plane:\n    nics:\n      - name: nic0\n        ports:\n          - {port: 1, plane: A, rail: 0, ifname: eth1, rdma_device: mlx5_0}\n")]},
+     "every NIC port lands on plane A only", ("servers.yaml", "    nics:", 1), Severity.ERROR),
+    ("port on an unknown plane", {"servers.yaml": [("{port: 2, plane: B, rail: 3, ifname: ens4f1np1",
+                                                    "{port: 2, plane: C, rail: 3, ifname: ens4f1np1")]},
+     "is on plane C, which the fabric does not have", ("servers.yaml", "plane: C", 1), Severity.ERROR),
+    ("rail out of range", {"servers.yaml": [("{port: 2, plane: B, rail: 3, ifname: ens4f1np1",
+                                             "{port: 2, plane: B, rail: 7, ifname: ens4f1np1")]},
+     "is on rail 7 but the fabric has rails 0-3", ("servers.yaml", "rail: 7", 1), Severity.ERROR),
+    ("two planes' NICs on one PCIe root", {"servers.yaml": [("pcie_root: \"0000:4c\"", "pcie_root: \"0000:0c\"")]},
+     "share PCIe root 0000:0c", ("servers.yaml", "pcie_root: \"0000:0c\"", 2), Severity.WARNING),
+    ("duplicate server name", {"servers.yaml": [("{name: gpu017,", "{name: gpu016,")]},
+     "duplicate server name gpu016", ("servers.yaml", "name: gpu016", 2), Severity.ERROR),
+    ("slot taken twice", {"servers.yaml": [("{name: gpu017, model: dgx-split-8x1, su: 2, slot: 1}",
+                                            "{name: gpu017, model: dgx-split-8x1, su: 1, slot: 1}")]},
+     "slot 1 is already taken by gpu001", ("servers.yaml", "gpu017", 1), Severity.ERROR),
+    ("unknown server model", {"servers.yaml": [("{name: gpu003, model: hgx-hpn-4x2", "{name: gpu003, model: hgx-hpn")]},
+     "unknown server model 'hgx-hpn'", ("servers.yaml", "gpu003", 1), Severity.ERROR),
+    ("duplicate GUID", {"infiniband.yaml": [("IBA: \"0x0c42a10300a10002\"", "IBA: \"0x0c42a10300a10001\"")]},
+     "GUID 0x0c42a10300a10001 is also gpu001/IBA's", ("infiniband.yaml", "server: gpu002, guids", 1), Severity.ERROR),
+    ("same IB subnet prefix", {"infiniband.yaml": [("0xfe80000000000b01", "0xfe80000000000a01")]},
+     "subnet_prefix 0xfe80000000000a01 equals plane IBA", ("infiniband.yaml", "0xfe80000000000a01", 2), Severity.ERROR),
+    ("P_Key out of range", {"infiniband.yaml": [("pkey: 0x0102", "pkey: 0x8102")]},
+     "outside 0x0001-0x7ffe", ("infiniband.yaml", "pkey: 0x8102", 1), Severity.ERROR),
+    ("duplicate P_Key", {"infiniband.yaml": [("pkey: 0x0102", "pkey: 0x0101")]},
+     "already used by tenant_a", ("infiniband.yaml", "pkey: 0x0101", 2), Severity.ERROR),
+    ("IB member without HCA", {"infiniband.yaml": [("      - {server: gpu017, membership: full}",
+                                                    "      - {server: gpu099, membership: full}")]},
+     "member gpu099 has no HCA", ("infiniband.yaml", "gpu099", 1), Severity.ERROR),
+    ("MTU above the EOS maximum", {"fabric.yaml": [("    mtu: 9214", "    mtu: 9216"), (PLANE_B_MTU, PLANE_B_MTU.replace("9214", "9216"))]},
+     "exceeds the eos maximum 9214", ("fabric.yaml", "mtu: 9216", 1), Severity.ERROR),
+    ("spines beyond leaf uplinks", {"fabric.yaml": [("uplink_ports: 33-64", "uplink_ports: 33-35")]},
+     "4 spines per pod but a leaf has only 3 uplink ports", ("fabric.yaml", "spines_per_pod: 4", 1), Severity.ERROR),
+    ("overlapping hardware port groups", {"fabric.yaml": [("uplink_ports: 33-64", "uplink_ports: 32-63")]},
+     "leaf port 32 is in both server_ports and uplink_ports", ("fabric.yaml", "uplink_ports: 32-63", 1), Severity.ERROR),
+    ("pods on a two-tier fabric", {"fabric.yaml": [("  pods: 1", "  pods: 2")]},
+     "pods = 2 needs tiers: 3", ("fabric.yaml", "pods: 2", 1), Severity.ERROR),
+]
+
+
+@pytest.mark.parametrize("desc,edits,expected,where,severity", CASES, ids=[c[0] for c in CASES])
+def test_rule_fires(make_inventory: InventoryFactory, desc, edits, expected, where, severity) -> None:
+    root = make_inventory(edits)
+    found = diags(root)
+    hits = [d for d in found if expected in d.message]
+    assert hits, f"{desc}: expected {expected!r} in {[d.format() for d in found]}"
+    hit = hits[0]
+    assert hit.severity == severity
+    assert hit.fix, "every diagnostic says what to do"
+    if where:
+        file, needle, occurrence = where
+        assert hit.file.endswith(file)
+        assert hit.line == line_of(root / file, needle, occurrence), hit.format()

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from dualrail_net import __version__
+from dualrail_net.gcpause import gc_paused
 from dualrail_net.render.artifacts import Artifact, RenderResult
 from dualrail_net.render.engine import template, templates_dir
 from dualrail_net.render.platforms import get_platform
@@ -39,6 +40,12 @@ def render_switch(fabric: Fabric, sw: Switch, root: str) -> list[Artifact]:
 
 def render_fabric(fabric: Fabric, templates: Path | None = None, progress: Progress | None = None,
                   include_resolved: bool = True) -> RenderResult:
+    with gc_paused():
+        return _render(fabric, templates, progress, include_resolved)
+
+
+def _render(fabric: Fabric, templates: Path | None, progress: Progress | None,
+            include_resolved: bool) -> RenderResult:
     root = str(templates or templates_dir())
     result = RenderResult()
     devices: dict[str, Any] = {}

@@ -4,15 +4,22 @@ devices exist, which is exactly why growth cannot renumber anything."""
 from __future__ import annotations
 
 import ipaddress
+from functools import lru_cache
 
 
 class PoolExhausted(ValueError):
     pass
 
 
+@lru_cache(maxsize=256)
 def _base(pool: str) -> tuple[int, int]:
     net = ipaddress.IPv4Network(pool)
     return int(net.network_address), net.num_addresses
+
+
+def dotted(value: int) -> str:
+    """Integer -> dotted quad, without ipaddress objects (this runs millions of times at 100k GPUs)."""
+    return f"{value >> 24 & 255}.{value >> 16 & 255}.{value >> 8 & 255}.{value & 255}"
 
 
 def host_address(pool: str, slot: int) -> str:
@@ -20,7 +27,7 @@ def host_address(pool: str, slot: int) -> str:
     base, size = _base(pool)
     if slot >= size:
         raise PoolExhausted(f"slot {slot} does not fit in {pool}")
-    return f"{ipaddress.IPv4Address(base + slot)}/32"
+    return f"{dotted(base + slot)}/32"
 
 
 def p2p_pair(pool: str, slot: int) -> tuple[str, str]:
@@ -28,8 +35,8 @@ def p2p_pair(pool: str, slot: int) -> tuple[str, str]:
     base, size = _base(pool)
     if 2 * slot + 1 >= size:
         raise PoolExhausted(f"/31 number {slot} does not fit in {pool}")
-    low = ipaddress.IPv4Address(base + 2 * slot)
-    return f"{low}/31", f"{low + 1}/31"
+    low = base + 2 * slot
+    return f"{dotted(low)}/31", f"{dotted(low + 1)}/31"
 
 
 def block(pool: str, slot: int, size: int) -> str:
@@ -38,7 +45,7 @@ def block(pool: str, slot: int, size: int) -> str:
     if (slot + 1) * size > total:
         raise PoolExhausted(f"block {slot} of {size} addresses does not fit in {pool}")
     prefixlen = 32 - (size.bit_length() - 1)
-    return f"{ipaddress.IPv4Address(base + slot * size)}/{prefixlen}"
+    return f"{dotted(base + slot * size)}/{prefixlen}"
 
 
 def mgmt_address(network: str, slot: int) -> str:

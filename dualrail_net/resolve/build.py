@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from dualrail_net.gcpause import gc_paused
 from dualrail_net.resolve import allocate as alloc
 from dualrail_net.resolve import naming
 from dualrail_net.resolve.infiniband import resolve_infiniband
@@ -267,6 +268,11 @@ def _routed(b: _PlaneBuilder) -> list[str]:
 
 def resolve_fabric(inv: Inventory) -> Fabric:
     """Intent -> Fabric. Deterministic: the same inventory always gives the same model."""
+    with gc_paused():
+        return _resolve(inv)
+
+
+def _resolve(inv: Inventory) -> Fabric:
     cap = plane_capacity(inv.fabric)
     pm = _port_maps(inv)
     builders: dict[str, _PlaneBuilder] = {}

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from dualrail_net import __version__
@@ -44,7 +45,8 @@ Exit codes: 0 ok, 1 inventory or verification failed, 2 usage error.
 class Ui:
     def __init__(self, as_json: bool) -> None:
         self.as_json = as_json
-        self.out = Console(stderr=as_json, highlight=False)
+        # soft_wrap: a diagnostic stays on one line however narrow the terminal (grep- and CI-friendly).
+        self.out = Console(stderr=as_json, highlight=False, soft_wrap=True)
 
     def print(self, *args: Any) -> None:
         self.out.print(*args)
@@ -118,7 +120,7 @@ def _load_and_validate(inventory: Path) -> tuple[Any, list[Diagnostic]]:
 def _print_diagnostics(ui: Ui, diags: list[Diagnostic]) -> None:
     for d in diags:
         style = "red" if d.severity == Severity.ERROR else "yellow"
-        ui.print(f"[{style}]{d.format()}[/]")
+        ui.print(f"[{style}]{escape(d.format())}[/]")
 
 
 def _render(fabric: Fabric, templates: Path | None, ui: Ui) -> RenderResult:
@@ -163,7 +165,7 @@ def cmd_render(args: argparse.Namespace, ui: Ui) -> int:
         d = drift(result, args.output)
         for label, paths in (("changed", d.changed), ("missing", d.missing), ("extra", d.extra)):
             for path in paths:
-                ui.print(f"[red]drift[/] {label}: {args.output / path}")
+                ui.print(f"[red]drift[/] {label}: {escape(str(args.output / path))}")
         if d.clean:
             ui.print(f"[green]no drift[/]: {args.output} matches the inventory ({len(result.artifacts)} files)")
         else:

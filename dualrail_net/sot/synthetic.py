@@ -143,11 +143,10 @@ def synthetic_inventory(shape: Shape) -> Inventory:
             for pi, plane in enumerate(names)
         ]) for r in range(shape.rails)
     ])
+    # Names follow the position so that growing a shape never renames an existing server.
     servers = [
-        Server(name=f"gpu{n:06d}", model="hpn", pod=pod + 1, su=su + 1, slot=slot + 1)
-        for n, (pod, su, slot) in enumerate(
-            (pod, su, slot) for pod in range(shape.pods) for su in range(shape.sus_per_pod)
-            for slot in range(shape.servers_per_su))
+        Server(name=f"gpu-p{pod + 1}-su{su + 1}-{slot + 1}", model="hpn", pod=pod + 1, su=su + 1, slot=slot + 1)
+        for pod in range(shape.pods) for su in range(shape.sus_per_pod) for slot in range(shape.servers_per_su)
     ]
     return Inventory(fabric=fabric, qos=QosFile(qos_profiles={"roce": QOS}),
                      servers=ServersFile(server_models={"hpn": model}, servers=servers))

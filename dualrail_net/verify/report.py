@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from dualrail_net.verify.findings import CheckResult
@@ -30,7 +31,7 @@ def print_results(results: list[CheckResult], console: Console) -> None:
     summary.add_column("what it proves")
     for r in results:
         status = "[yellow]skipped[/]" if r.skipped else ("[green]pass[/]" if r.passed else "[red]FAIL[/]")
-        summary.add_row(r.check, status, str(len(r.findings)), r.skipped or r.title)
+        summary.add_row(r.check, status, str(len(r.findings)), escape(r.skipped or r.title))
     console.print(summary)
     by_plane: dict[str, list[Any]] = defaultdict(list)
     for r in results:
@@ -45,7 +46,8 @@ def print_results(results: list[CheckResult], console: Console) -> None:
         for f in by_plane[plane]:
             sev = "[red]error[/]" if f.severity.value == "error" else "[yellow]warning[/]"
             devices = ", ".join(f.devices[:4]) + (f" (+{len(f.devices) - 4})" if len(f.devices) > 4 else "")
-            table.add_row(sev, f.check, devices, f.message + (f"\n[dim]{f.why}[/]" if f.why else ""))
+            table.add_row(sev, f.check, escape(devices),
+                          escape(f.message) + (f"\n[dim]{escape(f.why)}[/]" if f.why else ""))
         console.print(table)
 
 

@@ -1,0 +1,94 @@
+"""The command line: exit codes, --json, one-line file:line errors, no tracebacks, drift check."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import EXAMPLE, InventoryFactory, line_of
+from dualrail_net.cli import main
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
+    code = main(list(argv))
+    return code, capsys.readouterr().out
+
+
+def test_validate_ok_json(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = run(capsys, "validate", "-i", str(EXAMPLE), "--json")
+    assert code == 0
+    assert json.loads(out) == {"ok": True, "diagnostics": []}
+
+
+def test_validate_bad_inventory_exit_1_with_file_line(capsys: pytest.CaptureFixture[str],
+                                                      make_inventory: InventoryFactory) -> None:
+    root = make_inventory({"fabric.yaml": [("maximum_paths: 64", "maximum_paths: 2")]})
+    code, out = run(capsys, "validate", "-i", str(root), "--json")
+    assert code == 1
+    doc = json.loads(out)
+    assert doc["ok"] is False
+    diag = doc["diagnostics"][0]
+    assert diag["line"] == line_of(root / "fabric.yaml", "maximum_paths: 2")
+    assert diag["file"].endswith("fabric.yaml") and diag["fix"]
+
+
+def test_usage_error_is_exit_2() -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["render", "--no-such-flag"])
+    assert info.value.code == 2
+
+
+def test_console_script_never_prints_a_traceback(make_inventory: InventoryFactory) -> None:
+    root = make_inventory({"servers.yaml": [("slot: 3}", "slot: [3}")]})
+    exe = shutil.which("dualrail") or ""
+    cmd = [exe] if exe else [sys.executable, "-m", "dualrail_net.cli"]
+    proc = subprocess.run([*cmd, "validate", "-i", str(root)], capture_output=True, text=True)
+    assert proc.returncode == 1
+    assert "Traceback" not in proc.stdout + proc.stderr
+    assert "servers.yaml:" in proc.stdout
+
+
+def test_help_teaches() -> None:
+    proc = subprocess.run([sys.executable, "-m", "dualrail_net.cli", "--help"], capture_output=True, text=True)
+    assert proc.returncode == 0
+    for word in ("validate", "render", "build", "Exit codes", "--check"):
+        assert word in proc.stdout
+
+
+def test_render_then_check_detects_drift(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    out = tmp_path / "build"
+    code, _ = run(capsys, "render", "-i", str(EXAMPLE), "-o", str(out))
+    assert code == 0
+    code, text = run(capsys, "render", "-i", str(EXAMPLE), "-o", str(out), "--check", "--json")
+    assert code == 0 and json.loads(text)["ok"] is True
+    cfg = out / "plane-B/b-spine-2/running-config"
+    cfg.write_text(cfg.read_text() + "! hand edit\n")
+    code, text = run(capsys, "render", "-i", str(EXAMPLE), "-o", str(out), "--check", "--json")
+    assert code == 1
+    assert json.loads(text)["changed"] == ["plane-B/b-spine-2/running-config"]
+
+
+def test_render_refuses_invalid_inventory(capsys: pytest.CaptureFixture[str], make_inventory: InventoryFactory,
+                                          tmp_path: Path) -> None:
+    root = make_inventory({"qos.yaml": [("max_threshold_bytes: 1500000", "max_threshold_bytes: 1000")]})
+    code, _ = run(capsys, "render", "-i", str(root), "-o", str(tmp_path / "out"))
+    assert code == 1
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.consumers
+@pytest.mark.skipif(shutil.which("vtysh") is None or shutil.which("ifquery") is None, reason="needs frr, ifupdown2")
+def test_build_example_end_to_end(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    junit = tmp_path / "junit.xml"
+    code, out = run(capsys, "build", "-i", str(EXAMPLE), "-o", str(tmp_path / "build"), "--json", "--junit", str(junit))
+    doc = json.loads(out)
+    assert code == 0, doc
+    statuses = {c["check"]: c["status"] for c in doc["checks"]}
+    assert statuses["CONSUMER-FRR-PARSE"] == "passed"
+    assert statuses["CONSUMER-IFUPDOWN2"] == "passed"
+    assert "<testcase" in junit.read_text()

@@ -1,0 +1,102 @@
+"""Rendering: golden files per platform, logic-free templates, output layout, drift check."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from dualrail_net.render import render_fabric
+from dualrail_net.render.artifacts import drift, write_artifacts
+from dualrail_net.render.engine import templates_dir
+from dualrail_net.resolve.model import Fabric
+
+GOLDEN = Path(__file__).parent / "golden"
+GOLDEN_FILES = [
+    "plane-A/a-leaf-su1-r0/interfaces",
+    "plane-A/a-leaf-su1-r0/frr.conf",
+    "plane-A/a-leaf-su1-r0/qos_features.conf",
+    "plane-B/b-leaf-su2-r3/frr.conf",
+    "plane-A/a-spine-1/running-config",
+    "plane-B/b-spine-4/running-config",
+    "multi-plane/gw-storage-1/interfaces",
+    "multi-plane/gw-storage-1/frr.conf",
+    "servers/gpu001/interfaces",
+    "servers/gpu001/nccl.env",
+    "servers/gpu001/sysctl.conf",
+    "servers/gpu017/nccl.env",
+]
+
+
+@pytest.fixture(scope="module")
+def rendered(example_fabric: Fabric) -> dict[str, str]:
+    return render_fabric(example_fabric).by_path()
+
+
+@pytest.mark.parametrize("path", GOLDEN_FILES)
+def test_golden(rendered: dict[str, str], path: str) -> None:
+    golden = GOLDEN / path
+    if os.environ.get("UPDATE_GOLDEN"):
+        golden.parent.mkdir(parents=True, exist_ok=True)
+        golden.write_text(rendered[path])
+    assert rendered[path] == golden.read_text(), f"{path} differs from tests/golden (UPDATE_GOLDEN=1 to accept)"
+
+
+def test_one_folder_per_plane_and_device(rendered: dict[str, str], example_fabric: Fabric) -> None:
+    for sw in example_fabric.switches.values():
+        folder = f"plane-{sw.plane}/{sw.name}" if sw.plane else f"multi-plane/{sw.name}"
+        files = [p for p in rendered if p.startswith(folder + "/")]
+        expected = {"cumulus": {"interfaces", "frr.conf", "qos_features.conf"}, "eos": {"running-config"}}
+        assert {f.rsplit("/", 1)[1] for f in files} == expected[sw.platform]
+    # plane-A folders hold only plane-A devices: a diff there touches plane A only
+    for path in rendered:
+        if path.startswith("plane-A/"):
+            assert path.split("/")[1].startswith("a-")
+    assert "resolved/cabling.csv" in rendered and "resolved/fabric.json" in rendered
+    assert "manifest.json" in rendered
+
+
+def test_both_platforms_and_planes_rendered(rendered: dict[str, str]) -> None:
+    assert any(p.startswith("plane-A/") and p.endswith("frr.conf") for p in rendered)
+    assert any(p.startswith("plane-B/") and p.endswith("running-config") for p in rendered)
+
+
+def test_plane_configs_mention_only_their_plane(rendered: dict[str, str], example_fabric: Fabric) -> None:
+    def nets(plane: str) -> list[str]:
+        return [p.rsplit(".", 2)[0] + "." for p in example_fabric.planes[plane].pools.values()]
+
+    for path, text in rendered.items():
+        for mine, other in (("A", "B"), ("B", "A")):
+            if path.startswith(f"plane-{mine}/"):
+                assert f"PLANE-{other}" not in text, path
+                assert not [n for n in nets(other) if n in text], path
+
+
+def test_templates_hold_no_arithmetic() -> None:
+    """Templates lay values out; numbers are computed in render/structured.py."""
+    arithmetic = re.compile(r"\{\{[^}]*?(\s[-+*/%]\s|\|\s*(int|float|sum)\b|ipaddr|ipmath)[^}]*\}\}")
+    for path in Path(templates_dir()).rglob("*.j2"):
+        text = path.read_text()
+        assert not arithmetic.search(text), f"{path}: arithmetic in a template"
+        assert "{% set" not in text, f"{path}: computed variables in a template"
+
+
+def test_drift_check(tmp_path: Path, example_fabric: Fabric) -> None:
+    result = render_fabric(example_fabric)
+    out = tmp_path / "build"
+    assert write_artifacts(result, out) == len(result.artifacts)
+    assert drift(result, out).clean
+    assert write_artifacts(result, out) == 0  # unchanged files are not rewritten
+    leaf = out / "plane-A/a-leaf-su1-r0/frr.conf"
+    leaf.write_text(leaf.read_text().replace("maximum-paths 64", "maximum-paths 1"))
+    (out / "plane-B/stray.conf").write_text("x")
+    (out / "servers/gpu001/nccl.env").unlink()
+    d = drift(result, out)
+    assert d.changed == ["plane-A/a-leaf-su1-r0/frr.conf"]
+    assert d.extra == ["plane-B/stray.conf"]
+    assert d.missing == ["servers/gpu001/nccl.env"]
+    write_artifacts(result, out)
+    assert drift(result, out).clean
+    assert not (out / "plane-B/stray.conf").exists()

@@ -67,6 +67,8 @@ CASES = [
      "is on rail 7 but the fabric has rails 0-3", ("servers.yaml", "rail: 7", 1), Severity.ERROR),
     ("two planes' NICs on one PCIe root", {"servers.yaml": [("pcie_root: \"0000:4c\"", "pcie_root: \"0000:0c\"")]},
      "share PCIe root 0000:0c", ("servers.yaml", "pcie_root: \"0000:0c\"", 2), Severity.WARNING),
+    ("two planes' NICs on one NUMA node", {"servers.yaml": [("pcie_root: \"0000:4c\"\n        numa: 1", "pcie_root: \"0000:4c\"\n        numa: 0")]},
+     "share NUMA node 0", ("servers.yaml", "pcie_root: \"0000:4c\"", 1, +1), Severity.WARNING),
     ("duplicate server name", {"servers.yaml": [("{name: gpu017,", "{name: gpu016,")]},
      "duplicate server name gpu016", ("servers.yaml", "name: gpu016", 2), Severity.ERROR),
     ("slot taken twice", {"servers.yaml": [("{name: gpu017, model: dgx-split-8x1, su: 2, slot: 1}",
@@ -106,6 +108,6 @@ def test_rule_fires(make_inventory: InventoryFactory, desc, edits, expected, whe
     assert hit.severity == severity
     assert hit.fix, "every diagnostic says what to do"
     if where:
-        file, needle, occurrence = where
+        file, needle, occurrence, *offset = where
         assert hit.file.endswith(file)
-        assert hit.line == line_of(root / file, needle, occurrence), hit.format()
+        assert hit.line == line_of(root / file, needle, occurrence) + sum(offset), hit.format()

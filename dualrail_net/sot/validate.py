@@ -366,36 +366,35 @@ def check_servers(inv: LoadedInventory) -> Iterator[Diagnostic]:
                                 f"{','.join(sorted(b))}) share PCIe root {nic.pcie_root}",
                                 "one PCIe failure would take both planes down; spread them if the board allows",
                                 Severity.WARNING, "SOT-PCIE-SHARED")
-                elif nic.numa is not None and nic.numa == other.numa and a != b and a.isdisjoint(b) and \
-                        {p.rail for p in nic.ports} & {p.rail for p in other.ports}:
+                elif nic.numa is not None and nic.numa == other.numa and a.isdisjoint(b):
                     yield _diag(inv, (*base, "nics", nj, "numa"),
                                 f"{mname}: {nic.name} (plane {','.join(sorted(a))}) and {other.name} (plane "
-                                f"{','.join(sorted(b))}) serve the same rail from NUMA node {nic.numa}",
-                                "check GPU/NIC affinity: each rail's GPU should be near both of its NICs",
-                                Severity.WARNING, "SOT-NUMA-SHARED")
+                                f"{','.join(sorted(b))}) share NUMA node {nic.numa}",
+                                "a socket or PCIe-switch fault would reach both planes; check the board allows "
+                                "spreading them", Severity.WARNING, "SOT-NUMA-SHARED")
     names: dict[str, int] = {}
     places: dict[tuple[int, int, int], str] = {}
     for si, srv in enumerate(sf.servers):
-        base = ("servers", "servers", si)
+        sbase: tuple[str | int, ...] = ("servers", "servers", si)
         if srv.name in names:
-            yield _diag(inv, (*base, "name"), f"duplicate server name {srv.name} (also entry {names[srv.name] + 1})",
+            yield _diag(inv, (*sbase, "name"), f"duplicate server name {srv.name} (also entry {names[srv.name] + 1})",
                         "names must be unique", code="SOT-DUP-NAME")
         names[srv.name] = si
         if srv.model not in sf.server_models:
-            yield _diag(inv, (*base, "model"), f"{srv.name}: unknown server model {srv.model!r}",
+            yield _diag(inv, (*sbase, "model"), f"{srv.name}: unknown server model {srv.model!r}",
                         "one of: " + ", ".join(sf.server_models))
         if srv.pod > topo.pods:
-            yield _diag(inv, (*base, "pod"), f"{srv.name}: pod {srv.pod} but the fabric has {topo.pods}",
+            yield _diag(inv, (*sbase, "pod"), f"{srv.name}: pod {srv.pod} but the fabric has {topo.pods}",
                         "fix the pod or add pods")
         if srv.su > topo.scalable_units_per_pod:
-            yield _diag(inv, (*base, "su"), f"{srv.name}: scalable unit {srv.su} but a pod has "
+            yield _diag(inv, (*sbase, "su"), f"{srv.name}: scalable unit {srv.su} but a pod has "
                         f"{topo.scalable_units_per_pod}", "fix su or raise topology.scalable_units_per_pod")
         if srv.slot > leaf_ports:
-            yield _diag(inv, (*base, "slot"), f"{srv.name}: slot {srv.slot} but a leaf has {leaf_ports} server ports",
+            yield _diag(inv, (*sbase, "slot"), f"{srv.name}: slot {srv.slot} but a leaf has {leaf_ports} server ports",
                         f"use a slot in 1-{leaf_ports}")
         place = (srv.pod, srv.su, srv.slot)
         if place in places:
-            yield _diag(inv, (*base, "slot"), f"{srv.name}: pod {srv.pod} su {srv.su} slot {srv.slot} is already "
+            yield _diag(inv, (*sbase, "slot"), f"{srv.name}: pod {srv.pod} su {srv.su} slot {srv.slot} is already "
                         f"taken by {places[place]}", "each slot is one leaf port; pick a free slot")
         places[place] = srv.name
 

@@ -9,7 +9,7 @@ from dualrail_net.render.platforms import OutputFile, compress_ports, register
 
 class Cumulus:
     name = "cumulus"
-    files = (
+    files: tuple[OutputFile, ...] = (
         OutputFile("cumulus/interfaces.j2", "interfaces"),
         OutputFile("cumulus/frr.conf.j2", "frr.conf"),
         OutputFile("cumulus/qos_features.conf.j2", "qos_features.conf"),

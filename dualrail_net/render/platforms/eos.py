@@ -9,7 +9,7 @@ from dualrail_net.render.platforms import OutputFile, register
 
 class Eos:
     name = "eos"
-    files = (OutputFile("eos/running-config.j2", "running-config"),)
+    files: tuple[OutputFile, ...] = (OutputFile("eos/running-config.j2", "running-config"),)
 
     def presentation(self, structured: dict[str, Any]) -> dict[str, Any]:
         return {}

@@ -77,6 +77,10 @@ def _render(fabric: Fabric, templates: Path | None, progress: Progress | None,
         "planes": list(fabric.planes),
         "routed_prefixes": {name: p.routed_prefixes for name, p in fabric.planes.items()},
         "pools": {name: p.pools for name, p in fabric.planes.items()},
+        # The markers verification needs to tell RoCE data from CNPs in rendered QoS maps.
+        "qos_markers": {name: {"roce_dscp": fabric.qos[p.qos_profile].roce_dscp,
+                               "cnp_dscp": fabric.qos[p.qos_profile].cnp_dscp}
+                        for name, p in fabric.planes.items()},
         "devices": devices,
         "servers": servers,
         "cabling": CABLING,

@@ -24,7 +24,9 @@ from dualrail_net.resolve import resolve_fabric
 from dualrail_net.resolve.model import Fabric
 from dualrail_net.sot import Diagnostic, InventoryError, Severity, load_inventory
 from dualrail_net.sot.validate import validate
+from dualrail_net.verify.checks import run_checks
 from dualrail_net.verify.consumers import run_consumers
+from dualrail_net.verify.snapshot import SnapshotError, load_snapshot
 from dualrail_net.verify.findings import CheckResult
 from dualrail_net.verify.report import print_results, results_to_dict, write_junit
 
@@ -88,13 +90,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--templates", type=Path, default=None, metavar="DIR", help="templates directory")
 
     p = sub.add_parser("verify", help="verify already rendered artifacts (the files that will be deployed)",
-                       description="Check the files in the output folder, as they are now (hand edits included): "
-                       "FRR's parser on every frr.conf, ifupdown2 on every interfaces file.",
+                       description="Check the files in the output folder, as they are now (hand edits included). "
+                       "Each platform's files are parsed back into one vendor-neutral model, then: plane isolation "
+                       "(ISO-*: cables, subnets, bridges, BGP sessions, VRF leaks and computed route propagation "
+                       "between planes, server NIC routing), addressing (ADDR-*), BGP (BGP-*), ECMP (ECMP-*), RoCE "
+                       "QoS (QOS-*) and plane symmetry (SYM-*); then the real consumers: FRR's parser on every "
+                       "frr.conf and ifupdown2 on every interfaces file (CONSUMER-*). Exit 1 on any error.",
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("-o", "--output", type=Path, default=Path("build"), metavar="DIR",
                    help="rendered output directory (default: build/)")
     p.add_argument("--json", action="store_true", help="print one JSON document on stdout")
     p.add_argument("--junit", type=Path, default=None, metavar="FILE", help="also write JUnit XML for CI")
+    p.add_argument("--no-consumers", action="store_true",
+                   help="skip the real-program checks (vtysh, ifupdown2); run only the model checks")
 
     p = sub.add_parser("build", help="validate + render + every offline verification",
                        description="The main job: validate the inventory, render every artifact into the output "
@@ -181,9 +189,14 @@ def cmd_render(args: argparse.Namespace, ui: Ui) -> int:
     return EXIT_OK
 
 
-def run_verifications(out: Path) -> list[CheckResult]:
-    """Every offline verification of rendered artifacts available so far."""
-    return run_consumers(out)
+def run_verifications(out: Path, consumers: bool = True) -> list[CheckResult]:
+    """Every offline verification of rendered artifacts: our checks on the parsed configs, then the
+    real consumers (FRR, ifupdown2)."""
+    snapshot = load_snapshot(out)
+    results = run_checks(snapshot)
+    if consumers:
+        results += run_consumers(out)
+    return results
 
 
 def _finish_verify(args: argparse.Namespace, ui: Ui, results: list[CheckResult], extra: dict[str, Any]) -> int:
@@ -200,10 +213,13 @@ def _finish_verify(args: argparse.Namespace, ui: Ui, results: list[CheckResult],
 
 
 def cmd_verify(args: argparse.Namespace, ui: Ui) -> int:
-    if not (args.output / "manifest.json").exists():
-        ui.print(f"[red]{args.output}/manifest.json not found[/]: run `dualrail render` first")
+    try:
+        results = run_verifications(args.output, consumers=not args.no_consumers)
+    except SnapshotError as exc:
+        ui.print(f"[red]{escape(str(exc))}[/]")
+        _emit(ui, {"ok": False, "error": str(exc), "checks": []})
         return EXIT_FAIL
-    return _finish_verify(args, ui, run_verifications(args.output), {})
+    return _finish_verify(args, ui, results, {})
 
 
 def cmd_build(args: argparse.Namespace, ui: Ui) -> int:

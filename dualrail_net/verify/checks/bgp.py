@@ -1,0 +1,63 @@
+"""BGP: both ends agree on addresses and ASNs, and every cabled switch pair has its session."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from dualrail_net.verify.checks import Context, check, finding
+from dualrail_net.verify.findings import Finding
+
+
+@check("BGP-PEER-MISMATCH", "both ends of every session agree on each other's ASN")
+def peer_mismatch(ctx: Context) -> list[Finding]:
+    out = []
+    why = "a remote-as that does not match the peer's ASN keeps the session down"
+    for s in ctx.topo.sessions:
+        for me, peer, said, actual, nbr in ((s.a, s.b, s.a_remote_as, s.b_asn, s.a_neighbor),
+                                            (s.b, s.a, s.b_remote_as, s.a_asn, s.b_neighbor)):
+            if said != actual:
+                out.append(finding("BGP-PEER-MISMATCH", [me[0], peer[0]], ctx.topo.node_plane.get(me),
+                                   f"{me[0]} neighbor {nbr} remote-as {said} but {peer[0]} is AS {actual}", why))
+    return out
+
+
+@check("BGP-ONE-SIDED", "every configured neighbor is configured back by a device on a shared subnet")
+def one_sided(ctx: Context) -> list[Finding]:
+    return [finding("BGP-ONE-SIDED", [node[0]], ctx.topo.node_plane.get(node),
+                    f"{node[0]}{' VRF ' + node[1] if node[1] else ''} neighbor {addr}: {reason}",
+                    "a half-configured session never establishes")
+            for node, addr, reason in ctx.topo.one_sided]
+
+
+@check("BGP-SESSION-MISSING", "every switch-to-switch cable in the cabling plan carries a BGP session")
+def session_missing(ctx: Context) -> list[Finding]:
+    established = set()
+    for s in ctx.topo.sessions:
+        established.add(frozenset((s.a_neighbor, s.b_neighbor)))
+    out = []
+    for row in ctx.snap.cabling:
+        a_dev, b_dev = ctx.snap.devices.get(row["a_device"]), ctx.snap.devices.get(row["b_device"])
+        if a_dev is None or b_dev is None:
+            continue
+        a_if, b_if = a_dev.interfaces.get(row["a_port"]), b_dev.interfaces.get(row["b_port"])
+        if not (a_if and b_if and a_if.addresses and b_if.addresses):
+            continue  # ADDR-P2P-MISMATCH reports missing addresses
+        pair = frozenset((a_if.addresses[0].split("/")[0], b_if.addresses[0].split("/")[0]))
+        if pair not in established:
+            out.append(finding("BGP-SESSION-MISSING", [a_dev.name, b_dev.name], row["plane"],
+                               f"no BGP session on {a_dev.name}:{row['a_port']} - {b_dev.name}:{row['b_port']}",
+                               "a cabled uplink without a session is capacity the fabric never uses"))
+    return out
+
+
+@check("BGP-ROUTER-ID-DUP", "router IDs are unique within a plane")
+def router_id_dup(ctx: Context) -> list[Finding]:
+    seen: dict[tuple[str | None, str], list[str]] = defaultdict(list)
+    for dev in ctx.snap.devices.values():
+        for vrf, inst in dev.bgp.items():
+            if inst.router_id:
+                seen[(ctx.topo.node_plane.get((dev.name, vrf)), inst.router_id)].append(
+                    f"{dev.name}{'/' + vrf if vrf else ''}")
+    return [finding("BGP-ROUTER-ID-DUP", [n.split("/")[0] for n in names], plane,
+                    f"router-id {rid} is used by {', '.join(names)}", "duplicate router IDs break best-path selection")
+            for (plane, rid), names in seen.items() if len(names) > 1]

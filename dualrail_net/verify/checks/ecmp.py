@@ -1,0 +1,52 @@
+"""ECMP: enough paths for every equal-cost uplink, and multipath-relax where uplink ASNs differ."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from dualrail_net.verify.checks import Context, check, finding
+from dualrail_net.verify.findings import Finding
+from dualrail_net.verify.topology import NodeId
+
+TIER = {"leaf": 0, "spine": 1, "super_spine": 2, "gateway": -1}
+
+
+def _uplinks(ctx: Context) -> dict[NodeId, list[tuple[NodeId, int]]]:
+    """Per routing instance, its sessions toward the tier above (for a gateway: all of them)."""
+    ups: dict[NodeId, list[tuple[NodeId, int]]] = defaultdict(list)
+    for s in ctx.topo.sessions:
+        for me, peer, peer_asn in ((s.a, s.b, s.b_asn), (s.b, s.a, s.a_asn)):
+            my_tier = TIER.get(ctx.snap.meta(me[0]).get("role", ""), 0)
+            peer_tier = TIER.get(ctx.snap.meta(peer[0]).get("role", ""), 0)
+            if peer_tier > my_tier or my_tier == -1:
+                ups[me].append((peer, peer_asn))
+    return ups
+
+
+@check("ECMP-MAX-PATHS", "maximum-paths covers every equal-cost uplink")
+def max_paths(ctx: Context) -> list[Finding]:
+    out = []
+    for node, ups in _uplinks(ctx).items():
+        inst = ctx.snap.devices[node[0]].bgp.get(node[1])
+        if inst is None or len(ups) < 2:
+            continue
+        paths = inst.maximum_paths or 1
+        if paths < len(ups):
+            out.append(finding("ECMP-MAX-PATHS", [node[0]], ctx.topo.node_plane.get(node),
+                               f"{node[0]}{' VRF ' + node[1] if node[1] else ''} maximum-paths {paths} with "
+                               f"{len(ups)} equal-cost uplinks",
+                               "only part of the uplinks carry traffic; the rest of the bandwidth sits idle"))
+    return out
+
+
+@check("ECMP-MULTIPATH-RELAX", "multipath-relax is on wherever equal-cost uplinks have different ASNs")
+def multipath_relax(ctx: Context) -> list[Finding]:
+    out = []
+    for node, ups in _uplinks(ctx).items():
+        inst = ctx.snap.devices[node[0]].bgp.get(node[1])
+        asns = {asn for _, asn in ups}
+        if inst is not None and len(asns) > 1 and not inst.multipath_relax:
+            out.append(finding("ECMP-MULTIPATH-RELAX", [node[0]], ctx.topo.node_plane.get(node),
+                               f"{node[0]} uplinks are in {len(asns)} different ASNs but multipath-relax is off",
+                               "without it BGP installs one path: no ECMP across the uplinks"))
+    return out

@@ -1,0 +1,206 @@
+"""Plane isolation: nothing connects, shares, peers, leaks or routes between planes."""
+
+from __future__ import annotations
+
+import ipaddress
+from collections import defaultdict
+
+from dualrail_net.verify.checks import Context, check, finding
+from dualrail_net.verify.findings import Finding
+from dualrail_net.verify.routes import bits
+
+MAX_LEAK_FINDINGS = 50
+
+
+def _port_plane(ctx: Context, device: str, port: str) -> str | None:
+    """Plane of one end of a cable: the device's plane, or for a multi-plane device the plane of
+    the VRF the port is in, or for a server the plane its address comes from."""
+    snap = ctx.snap
+    if device in snap.devices:
+        plane = snap.plane_of_device(device)
+        if plane:
+            return plane
+        iface = snap.devices[device].interfaces.get(port)
+        return ctx.topo.node_plane.get((device, iface.vrf if iface else None))
+    srv = snap.servers.get(device)
+    if srv and port in srv.interfaces and srv.interfaces[port].addresses:
+        return snap.plane_of_address(srv.interfaces[port].addresses[0])
+    return None
+
+
+@check("ISO-CROSS-PLANE-LINK", "no cable or shared subnet joins two planes")
+def cross_plane_links(ctx: Context) -> list[Finding]:
+    out = []
+    why = "a cable or subnet between planes merges their failure domains: one plane's fault reaches the other"
+    for row in ctx.snap.cabling:
+        a = _port_plane(ctx, row["a_device"], row["a_port"])
+        b = _port_plane(ctx, row["b_device"], row["b_port"])
+        planes = {p for p in (a, b, row["plane"]) if p}
+        if len(planes) > 1:
+            out.append(finding("ISO-CROSS-PLANE-LINK", [row["a_device"], row["b_device"]], row["plane"],
+                               f"cable {row['a_device']}:{row['a_port']} (plane {a}) - {row['b_device']}:"
+                               f"{row['b_port']} (plane {b}) is listed in plane {row['plane']}", why))
+    subnets: dict[str, set[tuple[str, str | None]]] = defaultdict(set)
+    for ep in ctx.topo.endpoints:
+        if ep.is_loopback or ep.address.endswith("/32"):
+            continue
+        net = str(ipaddress.IPv4Interface(ep.address).network)
+        plane = (ctx.snap.plane_of_address(ep.address) if ep.is_server else ctx.topo.node_plane.get(ep.node))
+        subnets[net].add((ep.device, plane))
+    for net, members in subnets.items():
+        planes = {p for _, p in members if p}
+        if len(planes) > 1:
+            out.append(finding("ISO-CROSS-PLANE-LINK", sorted(d for d, _ in members), "",
+                               f"subnet {net} is shared by planes {', '.join(sorted(planes))} "
+                               f"({', '.join(sorted(f'{d} ({p})' for d, p in members))})", why))
+    return out
+
+
+@check("ISO-FOREIGN-SUBNET", "every address on a plane's device comes from that plane's pools")
+def foreign_subnets(ctx: Context) -> list[Finding]:
+    out = []
+    for ep in ctx.topo.endpoints:
+        if ep.is_server:
+            continue
+        owner_plane = ctx.topo.node_plane.get(ep.node)
+        addr_plane = ctx.snap.plane_of_address(ep.address)
+        if owner_plane and addr_plane and addr_plane != owner_plane:
+            out.append(finding("ISO-FOREIGN-SUBNET", [ep.device], owner_plane,
+                               f"{ep.device} {ep.interface} has {ep.address} from plane {addr_plane}'s pools "
+                               f"on a plane-{owner_plane} {'VRF ' + ep.vrf if ep.vrf else 'device'}",
+                               "an address of another plane on this port makes that plane's prefix live here"))
+        seen = ctx.topo.node_planes_seen.get(ep.node, set())
+        if len(seen) > 1 and not ctx.snap.plane_of_device(ep.device):
+            out.append(finding("ISO-FOREIGN-SUBNET", [ep.device], "",
+                               f"{ep.device} VRF {ep.vrf or 'default'} mixes addresses of planes "
+                               f"{', '.join(sorted(seen))}", "each plane needs its own VRF on a multi-plane device"))
+    return _dedupe(out)
+
+
+@check("ISO-L2-DOMAIN", "no bridge (L2 domain) spans ports of different planes")
+def l2_domains(ctx: Context) -> list[Finding]:
+    out = []
+    peers = {(r["a_device"], r["a_port"]): (r["b_device"], r["b_port"]) for r in ctx.snap.cabling}
+    peers.update({(r["b_device"], r["b_port"]): (r["a_device"], r["a_port"]) for r in ctx.snap.cabling})
+    for dev in ctx.snap.devices.values():
+        for iface in dev.interfaces.values():
+            if not iface.bridge_ports:
+                continue
+            planes = set()
+            for port in iface.bridge_ports:
+                peer = peers.get((dev.name, port))
+                p = _port_plane(ctx, *peer) if peer else None
+                own = dev.interfaces.get(port)
+                if own and own.vrf:
+                    p2 = ctx.topo.node_plane.get((dev.name, own.vrf))
+                    if p2:
+                        planes.add(p2)
+                if p:
+                    planes.add(p)
+            if len(planes) > 1:
+                out.append(finding("ISO-L2-DOMAIN", [dev.name], "",
+                                   f"{dev.name} bridge {iface.name} joins ports of planes {', '.join(sorted(planes))}",
+                                   "a shared L2 domain carries broadcasts, loops and storms across planes"))
+    return out
+
+
+@check("ISO-CROSS-PLANE-BGP", "no BGP session (configured or established) between planes")
+def cross_plane_bgp(ctx: Context) -> list[Finding]:
+    out = []
+    for dev in ctx.snap.devices.values():
+        for vrf, inst in dev.bgp.items():
+            mine = ctx.topo.node_plane.get((dev.name, vrf))
+            for addr in inst.neighbors:
+                peer = ctx.topo.owner(addr)
+                their = (ctx.topo.node_plane.get(peer.node) if peer and not peer.is_server
+                         else ctx.snap.plane_of_address(addr))
+                if mine and their and mine != their:
+                    out.append(finding("ISO-CROSS-PLANE-BGP", [dev.name] + ([peer.device] if peer else []), mine,
+                                       f"{dev.name}{' VRF ' + vrf if vrf else ''} (plane {mine}) has BGP neighbor "
+                                       f"{addr}" + (f" on {peer.device}" if peer else "") + f" in plane {their}",
+                                       "a session between planes exchanges their routes"))
+    return out
+
+
+@check("ISO-VRF-LEAK", "no route leaking between the plane VRFs of a multi-plane device")
+def vrf_leaks(ctx: Context) -> list[Finding]:
+    out = []
+    for dev in ctx.snap.devices.values():
+        for source, target in dev.vrf_route_leaks:
+            a = ctx.topo.node_plane.get((dev.name, None if source == "default" else source))
+            b = ctx.topo.node_plane.get((dev.name, None if target == "default" else target))
+            if a != b or a is None:
+                out.append(finding("ISO-VRF-LEAK", [dev.name], "",
+                                   f"{dev.name} imports VRF {source} (plane {a}) into VRF {target} (plane {b})",
+                                   "an import between plane VRFs joins the planes' routing tables"))
+        for route in dev.static_routes:
+            if route.nexthop_vrf and route.nexthop_vrf != route.vrf:
+                a = ctx.topo.node_plane.get((dev.name, route.vrf))
+                b = ctx.topo.node_plane.get((dev.name, route.nexthop_vrf))
+                if a != b or a is None:
+                    out.append(finding("ISO-VRF-LEAK", [dev.name], "",
+                                       f"{dev.name} static route {route.prefix} in VRF {route.vrf or 'default'} "
+                                       f"(plane {a}) points into VRF {route.nexthop_vrf} (plane {b})",
+                                       "a cross-VRF static route forwards traffic between planes"))
+    return out
+
+
+@check("ISO-ROUTE-LEAK", "no plane's prefix is advertised to or learned by another plane (computed propagation)")
+def route_leaks(ctx: Context) -> list[Finding]:
+    routes = ctx.routes
+    idx = routes.index
+    foreign: dict[str, int] = {}
+    for bit, plane in enumerate(idx.plane):
+        if plane:
+            for other in ctx.snap.planes:
+                if other != plane:
+                    foreign[other] = foreign.get(other, 0) | (1 << bit)
+    out: list[Finding] = []
+    hits = 0
+    for node, rib in routes.rib.items():
+        plane = ctx.topo.node_plane.get(node)
+        if not plane:
+            continue
+        leaked = rib & foreign.get(plane, 0)
+        if not leaked:
+            continue
+        hits += 1
+        if len(out) >= MAX_LEAK_FINDINGS:
+            continue
+        leaked_bits = bits(leaked)
+        first = leaked_bits[0]
+        origin = idx.origin[first]
+        out.append(finding("ISO-ROUTE-LEAK", [node[0], origin[0]], plane,
+                           f"{node[0]}{' VRF ' + node[1] if node[1] else ''} (plane {plane}) learns "
+                           f"{len(leaked_bits)} prefix(es) of other planes, e.g. {idx.prefixes[first]} "
+                           f"(plane {idx.plane[first]}, originated by {origin[0]})",
+                           "a route from another plane draws traffic across the plane boundary"))
+    if hits > MAX_LEAK_FINDINGS:
+        out.append(finding("ISO-ROUTE-LEAK", [], "", f"... and {hits - MAX_LEAK_FINDINGS} more routing instances "
+                           "learn other planes' prefixes", "see the first findings for the source"))
+    for dev in ctx.snap.devices.values():
+        for route in dev.static_routes:
+            if not route.nexthop:
+                continue
+            mine = ctx.topo.node_plane.get((dev.name, route.vrf))
+            dest = ctx.snap.plane_of_address(route.prefix)
+            via = ctx.snap.plane_of_address(route.nexthop) if route.nexthop[0].isdigit() else None
+            for other in (dest, via):
+                if mine and other and other != mine:
+                    out.append(finding("ISO-ROUTE-LEAK", [dev.name], mine,
+                                       f"{dev.name} (plane {mine}) has a static route {route.prefix} via "
+                                       f"{route.nexthop} into plane {other}",
+                                       "a static route toward another plane forwards traffic across planes"))
+                    break
+    return out
+
+
+def _dedupe(found: list[Finding]) -> list[Finding]:
+    seen = set()
+    out = []
+    for f in found:
+        key = (f.check, f.message)
+        if key not in seen:
+            seen.add(key)
+            out.append(f)
+    return out

@@ -1,0 +1,181 @@
+"""RoCE QoS on the rendered configs (Batfish does not model QoS: this check is ours alone).
+
+Within a plane every switch must map DSCP the same way and every port must have the same PFC
+priorities, ECN thresholds and MTU; both planes must be identical; CNPs must not ride the lossless
+class. The plane's reference is what most of its ports say; the odd ones out are reported."""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from typing import Any
+
+from dualrail_net.verify.checks import Context, check, finding
+from dualrail_net.verify.findings import Finding
+from dualrail_net.verify.model import Interface
+
+
+def _ports(ctx: Context) -> list[tuple[str, str, Interface]]:
+    """(plane, device, interface) for every addressed, non-loopback switch port."""
+    out = []
+    for dev in ctx.snap.devices.values():
+        for iface in dev.interfaces.values():
+            if iface.is_loopback or not iface.addresses:
+                continue
+            plane = ctx.topo.node_plane.get((dev.name, iface.vrf))
+            if plane:
+                out.append((plane, dev.name, iface))
+    return out
+
+
+def _majority(values: list[Any]) -> Any:
+    return Counter(values).most_common(1)[0][0] if values else None
+
+
+def _roce_tc(ctx: Context, plane: str, device: str) -> tuple[int | None, int | None]:
+    dscp = ctx.snap.manifest.get("qos_markers", {}).get(plane, {}).get("roce_dscp")
+    dev = ctx.snap.devices[device]
+    if dscp is None:
+        return None, None
+    return dev.qos.dscp_to_tc.get(dscp), dev.qos.dscp_to_priority.get(dscp)
+
+
+def _ecn_sig(iface: Interface) -> tuple[Any, ...] | None:
+    if iface.ecn is None:
+        return None
+    return tuple(sorted((tc, e.min_bytes, e.max_bytes, e.probability) for tc, e in iface.ecn.items()))
+
+
+@check("QOS-DSCP-MAP", "every switch of a plane maps DSCP to the same traffic classes and priorities")
+def dscp_map(ctx: Context) -> list[Finding]:
+    out = []
+    by_plane: dict[str, list[tuple[str, tuple[Any, ...]]]] = defaultdict(list)
+    for dev in ctx.snap.devices.values():
+        planes = {ctx.topo.node_plane.get((dev.name, v)) for v in [None, *dev.vrfs]} - {None}
+        sig = (tuple(sorted(dev.qos.dscp_to_tc.items())), tuple(sorted(dev.qos.dscp_to_priority.items())))
+        for plane in planes:
+            by_plane[str(plane)].append((dev.name, sig))
+    for plane, rows in by_plane.items():
+        ref = _majority([sig for _, sig in rows])
+        for name, sig in rows:
+            if sig != ref:
+                out.append(finding("QOS-DSCP-MAP", [name], plane, f"{name} maps DSCP {dict(sig[0])} but plane {plane} "
+                                   f"maps {dict(ref[0])}", "RoCE would land in a different queue on this switch"))
+        markers = ctx.snap.manifest.get("qos_markers", {}).get(plane, {})
+        roce = markers.get("roce_dscp")
+        if roce is not None:
+            for name, sig in rows:
+                if roce not in dict(sig[0]):
+                    out.append(finding("QOS-DSCP-MAP", [name], plane, f"{name} has no mapping for RoCE DSCP {roce}",
+                                       "RoCE traffic falls into the best-effort class, lossy and unmarked"))
+    return out
+
+
+@check("QOS-PFC", "PFC is on the RoCE priority, and only there, on every port of a plane")
+def pfc(ctx: Context) -> list[Finding]:
+    out = []
+    ports = _ports(ctx)
+    ref: dict[str, Any] = {}
+    for plane in {p for p, _, _ in ports}:
+        ref[plane] = _majority([tuple(i.pfc_priorities or ()) for p, _, i in ports if p == plane])
+    for plane, device, iface in ports:
+        mine = tuple(iface.pfc_priorities or ())
+        _, roce_prio = _roce_tc(ctx, plane, device)
+        label = f"{device} {iface.name}"
+        if not mine:
+            out.append(finding("QOS-PFC", [device], plane, f"{label} has no PFC",
+                               "RoCE frames are dropped under congestion on this port instead of paused"))
+        elif roce_prio is not None and roce_prio not in mine:
+            out.append(finding("QOS-PFC", [device], plane, f"{label} has PFC on priority {list(mine)}, but RoCE uses "
+                               f"priority {roce_prio}", "RoCE is lossy on this port and another class gets paused"))
+        elif mine != ref[plane]:
+            out.append(finding("QOS-PFC", [device], plane, f"{label} has PFC on {list(mine)}; the plane uses "
+                               f"{list(ref[plane])}", "mismatched PFC between link ends causes drops or head-of-line blocking"))
+    return out
+
+
+@check("QOS-ECN", "ECN thresholds are valid (min < max) and identical on every port of a plane")
+def ecn(ctx: Context) -> list[Finding]:
+    out = []
+    ports = _ports(ctx)
+    ref = {plane: _majority([_ecn_sig(i) for p, _, i in ports if p == plane]) for plane in {p for p, _, _ in ports}}
+    for plane, device, iface in ports:
+        label = f"{device} {iface.name}"
+        roce_tc, _ = _roce_tc(ctx, plane, device)
+        if iface.ecn is None or (roce_tc is not None and roce_tc not in iface.ecn):
+            out.append(finding("QOS-ECN", [device], plane, f"{label} does not ECN-mark the RoCE traffic class {roce_tc}",
+                               "DCQCN never slows senders down: queues fill until PFC storms"))
+            continue
+        bad = [(tc, e) for tc, e in iface.ecn.items() if e.min_bytes >= e.max_bytes]
+        for tc, e in bad:
+            out.append(finding("QOS-ECN", [device], plane, f"{label} TC{tc} ECN min {e.min_bytes} >= max {e.max_bytes}",
+                               "the marking ramp is inverted: ECN marks everything or nothing"))
+        if not bad and _ecn_sig(iface) != ref[plane]:
+            out.append(finding("QOS-ECN", [device], plane, f"{label} ECN {_ecn_sig(iface)} differs from the plane's "
+                               f"{ref[plane]}", "uneven marking makes congestion control unfair across paths"))
+    return out
+
+
+@check("QOS-MTU", "every port of a plane, and both ends of every link, have the same MTU")
+def mtu(ctx: Context) -> list[Finding]:
+    out = []
+    ports = _ports(ctx)
+    ref = {plane: _majority([i.mtu for p, _, i in ports if p == plane]) for plane in {p for p, _, _ in ports}}
+    for plane, device, iface in ports:
+        if iface.mtu != ref[plane]:
+            out.append(finding("QOS-MTU", [device], plane, f"{device} {iface.name} MTU {iface.mtu}; the plane uses "
+                               f"{ref[plane]}", "a smaller MTU on the path drops RoCE frames (no fragmentation)"))
+    for row in ctx.snap.cabling:
+        ends = []
+        for dev_name, port in ((row["a_device"], row["a_port"]), (row["b_device"], row["b_port"])):
+            holder = ctx.snap.devices.get(dev_name) or ctx.snap.servers.get(dev_name)
+            iface = holder.interfaces.get(port) if holder else None
+            ends.append(iface.mtu if iface else None)
+        if None not in ends and ends[0] != ends[1]:
+            out.append(finding("QOS-MTU", [row["a_device"], row["b_device"]], row["plane"],
+                               f"{row['a_device']}:{row['a_port']} MTU {ends[0]} vs {row['b_device']}:{row['b_port']} "
+                               f"MTU {ends[1]}", "frames larger than the smaller end are dropped"))
+    return out
+
+
+@check("QOS-CNP", "CNPs have their own class: not paused by PFC and not shared with RoCE data")
+def cnp(ctx: Context) -> list[Finding]:
+    out = []
+    for plane, device, iface in _ports(ctx):
+        dscp = ctx.snap.manifest.get("qos_markers", {}).get(plane, {}).get("cnp_dscp")
+        if dscp is None:
+            continue
+        dev = ctx.snap.devices[device]
+        tc, prio = dev.qos.dscp_to_tc.get(dscp), dev.qos.dscp_to_priority.get(dscp)
+        roce_tc, _ = _roce_tc(ctx, plane, device)
+        if tc is None:
+            out.append(finding("QOS-CNP", [device], plane, f"{device} has no class for CNP DSCP {dscp}",
+                               "CNPs queue behind data: congestion feedback arrives late"))
+            break
+        if (prio is not None and prio in (iface.pfc_priorities or [])) or tc == roce_tc:
+            out.append(finding("QOS-CNP", [device], plane, f"{device} {iface.name}: CNP (DSCP {dscp}) is on the "
+                               f"lossless class (TC{tc}, priority {prio})",
+                               "CNPs get paused with the data they are meant to slow down"))
+    return out
+
+
+@check("QOS-PLANE-SYMMETRY", "both planes run the same RoCE QoS (DSCP map, PFC, ECN, MTU)")
+def plane_symmetry(ctx: Context) -> list[Finding]:
+    ports = _ports(ctx)
+    sig: dict[str, Any] = {}
+    for plane in sorted({p for p, _, _ in ports}):
+        mine = [(d, i) for p, d, i in ports if p == plane]
+        sig[plane] = (
+            _majority([tuple(sorted(ctx.snap.devices[d].qos.dscp_to_tc.items())) for d, _ in mine]),
+            _majority([tuple(i.pfc_priorities or ()) for _, i in mine]),
+            _majority([_ecn_sig(i) for _, i in mine]),
+            _majority([i.mtu for _, i in mine]),
+        )
+    out = []
+    planes = sorted(sig)
+    names = ("DSCP map", "PFC priorities", "ECN", "MTU")
+    for other in planes[1:]:
+        for label, a, b in zip(names, sig[planes[0]], sig[other]):
+            if a != b:
+                out.append(finding("QOS-PLANE-SYMMETRY", [], "", f"{label}: plane {planes[0]} {a} vs plane {other} {b}",
+                                   "a plane that behaves differently cannot take the other's load like for like"))
+    return out

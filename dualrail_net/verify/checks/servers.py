@@ -1,0 +1,59 @@
+"""Servers: each NIC port is addressed, routed and policy-routed inside its own plane only."""
+
+from __future__ import annotations
+
+import ipaddress
+
+from dualrail_net.verify.checks import Context, check, finding
+from dualrail_net.verify.findings import Finding
+
+
+@check("ISO-SERVER-PLANE", "each server NIC port reaches its own plane only")
+def server_planes(ctx: Context) -> list[Finding]:
+    out = []
+    why = "traffic of one plane would leave through another plane's NIC"
+    leaf_of = {(r["a_device"], r["a_port"]): (r["b_device"], r["b_port"]) for r in ctx.snap.cabling
+               if r["kind"] == "server-leaf"}
+    for srv in ctx.snap.servers.values():
+        port_plane: dict[str, str | None] = {}
+        port_net: dict[str, ipaddress.IPv4Network] = {}
+        for name, iface in srv.interfaces.items():
+            if not iface.addresses:
+                continue
+            plane = ctx.snap.plane_of_address(iface.addresses[0])
+            port_plane[name] = plane
+            port_net[name] = ipaddress.IPv4Interface(iface.addresses[0]).network
+            leaf = leaf_of.get((srv.name, name))
+            leaf_plane = ctx.snap.plane_of_device(leaf[0]) if leaf else None
+            if leaf_plane and plane != leaf_plane:
+                out.append(finding("ISO-SERVER-PLANE", [srv.name, leaf[0] if leaf else ""], leaf_plane,
+                                   f"{srv.name} {name} has {iface.addresses[0]} (plane {plane}) but is cabled to "
+                                   f"{leaf[0] if leaf else '?'} in plane {leaf_plane}", why))
+        table_dev: dict[int, str | None] = {}
+        for route in srv.routes:
+            dev_plane = port_plane.get(route.dev or "")
+            if route.table is not None and route.prefix == "default":
+                table_dev[route.table] = route.dev
+            if route.prefix != "default":
+                dest = ctx.snap.plane_of_address(route.prefix)
+                if dest and dev_plane and dest != dev_plane:
+                    out.append(finding("ISO-SERVER-PLANE", [srv.name], dev_plane,
+                                       f"{srv.name} routes {route.prefix} (plane {dest}) via {route.dev} (plane "
+                                       f"{dev_plane})", why))
+            if route.via and route.dev in port_net and ipaddress.IPv4Address(route.via) not in port_net[route.dev]:
+                out.append(finding("ISO-SERVER-PLANE", [srv.name], dev_plane,
+                                   f"{srv.name} route {route.prefix} via {route.via} is not on {route.dev}'s subnet "
+                                   f"{port_net[route.dev]}", why))
+        for rule in srv.rules:
+            owner = next((n for n, i in srv.interfaces.items()
+                          if any(a.split("/")[0] == rule.source for a in i.addresses)), None)
+            dev = table_dev.get(rule.table)
+            if owner and dev and owner != dev:
+                out.append(finding("ISO-SERVER-PLANE", [srv.name], port_plane.get(owner),
+                                   f"{srv.name}: traffic from {rule.source} ({owner}) uses table {rule.table}, whose "
+                                   f"default route leaves via {dev}", why))
+            elif owner and dev is None:
+                out.append(finding("ISO-SERVER-PLANE", [srv.name], port_plane.get(owner),
+                                   f"{srv.name}: table {rule.table} for {rule.source} has no default route",
+                                   "the port's traffic falls back to the main table and may leave on another plane"))
+    return out

@@ -1,0 +1,139 @@
+"""The L3 view computed from the parsed configs: which address lives where, which routing
+instance (device + VRF) belongs to which plane, and the BGP sessions that would come up."""
+
+from __future__ import annotations
+
+import ipaddress
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from dualrail_net.verify.snapshot import Snapshot
+
+NodeId = tuple[str, str | None]  # (device, vrf); servers use (server, None)
+
+
+@dataclass(frozen=True, slots=True)
+class Endpoint:
+    device: str
+    interface: str
+    vrf: str | None
+    address: str  # "10.0.0.1/31"
+    is_server: bool = False
+    is_loopback: bool = False
+
+    @property
+    def ip(self) -> str:
+        return self.address.split("/")[0]
+
+    @property
+    def node(self) -> NodeId:
+        return (self.device, self.vrf)
+
+
+@dataclass(slots=True)
+class Session:
+    """A BGP session both ends configure toward each other's address."""
+
+    a: NodeId
+    b: NodeId
+    a_neighbor: str  # the address a configures (b's interface address)
+    b_neighbor: str
+    a_asn: int  # a's own ASN
+    b_asn: int
+    a_remote_as: int | None  # what a says b's ASN is
+    b_remote_as: int | None
+
+
+@dataclass
+class Topology:
+    endpoints: list[Endpoint] = field(default_factory=list)
+    by_ip: dict[str, list[Endpoint]] = field(default_factory=lambda: defaultdict(list))
+    node_plane: dict[NodeId, str | None] = field(default_factory=dict)
+    node_planes_seen: dict[NodeId, set[str]] = field(default_factory=dict)
+    sessions: list[Session] = field(default_factory=list)
+    one_sided: list[tuple[NodeId, str, str]] = field(default_factory=list)  # (node, neighbor ip, reason)
+    node_endpoints: dict[NodeId, list[Endpoint]] = field(default_factory=lambda: defaultdict(list))
+
+    def owner(self, ip: str) -> Endpoint | None:
+        found = self.by_ip.get(ip)
+        return found[0] if found else None
+
+
+def build_topology(snap: Snapshot) -> Topology:
+    topo = Topology()
+    for dev in snap.devices.values():
+        for iface in dev.interfaces.values():
+            for addr in iface.addresses:
+                ep = Endpoint(dev.name, iface.name, iface.vrf, addr, is_loopback=iface.is_loopback)
+                topo.endpoints.append(ep)
+                topo.by_ip[ep.ip].append(ep)
+                topo.node_endpoints[ep.node].append(ep)
+    for srv in snap.servers.values():
+        for iface in srv.interfaces.values():
+            for addr in iface.addresses:
+                ep = Endpoint(srv.name, iface.name, None, addr, is_server=True)
+                topo.endpoints.append(ep)
+                topo.by_ip[ep.ip].append(ep)
+    # Plane of each routing instance: a single-plane device is in its plane; an instance of a
+    # multi-plane device is in the plane its addresses come from (checked for mixing elsewhere).
+    seen: dict[NodeId, set[str]] = defaultdict(set)
+    for ep in topo.endpoints:
+        if ep.is_server:
+            continue
+        plane = snap.plane_of_address(ep.address)
+        if plane:
+            seen[ep.node].add(plane)
+    for dev in snap.devices.values():
+        instances = {None} | set(dev.vrfs) | set(dev.bgp)
+        for vrf in instances:
+            node = (dev.name, vrf)
+            declared = snap.plane_of_device(dev.name)
+            if declared:
+                topo.node_plane[node] = declared
+            else:
+                planes = seen.get(node, set())
+                topo.node_plane[node] = next(iter(planes)) if len(planes) == 1 else None
+    topo.node_planes_seen = dict(seen)
+    _sessions(snap, topo)
+    return topo
+
+
+def _connected(a: str, b: str) -> bool:
+    net_a = ipaddress.IPv4Interface(a).network
+    return ipaddress.IPv4Address(b.split("/")[0]) in net_a
+
+
+def _sessions(snap: Snapshot, topo: Topology) -> None:
+    """Pair up neighbor statements: a session exists when both ends name each other's interface
+    address on a subnet they share. Whether the ASNs agree is the BGP check's business."""
+    index: dict[tuple[NodeId, str], tuple[int, int | None]] = {}
+    for dev in snap.devices.values():
+        for vrf, inst in dev.bgp.items():
+            for addr, n in inst.neighbors.items():
+                index[((dev.name, vrf), addr)] = (inst.asn, n.remote_asn)
+    done: set[tuple[NodeId, NodeId]] = set()
+    for (node, addr), (asn, remote) in index.items():
+        peer_ep = topo.owner(addr)
+        if peer_ep is None:
+            topo.one_sided.append((node, addr, "no interface in the fabric has this address"))
+            continue
+        peer_node = peer_ep.node
+        local_eps = [ep for ep in topo.node_endpoints.get(node, [])
+                     if not ep.address.endswith("/32") and _connected(ep.address, addr)]
+        if not local_eps:
+            where = f"VRF {node[1]}" if node[1] else "the default VRF"
+            topo.one_sided.append((node, addr, f"no interface of {where} is on a subnet with {addr} "
+                                   f"(it belongs to {peer_ep.device} {peer_ep.interface})"))
+            continue
+        local_ip = local_eps[0].ip
+        back = index.get((peer_node, local_ip))
+        if back is None:
+            topo.one_sided.append((node, addr, f"{peer_node[0]} has no neighbor {local_ip}"
+                                   + (f" in VRF {peer_node[1]}" if peer_node[1] else "")))
+            continue
+        key = (node, peer_node) if str(node) <= str(peer_node) else (peer_node, node)
+        if key in done:
+            continue
+        done.add(key)
+        peer_asn, peer_remote = back
+        topo.sessions.append(Session(node, peer_node, addr, local_ip, asn, peer_asn, remote, peer_remote))

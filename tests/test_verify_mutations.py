@@ -1,0 +1,230 @@
+"""Proof that every verification check fires: break the rendered output (or the inventory) in each
+way the checks cover and assert the right check id fires; the clean example has zero findings."""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from dualrail_net.render import render_fabric
+from dualrail_net.render.artifacts import write_artifacts
+from dualrail_net.resolve import resolve_fabric
+from dualrail_net.resolve.model import Fabric
+from dualrail_net.sot.synthetic import Shape, synthetic_inventory
+from dualrail_net.verify.checks import REGISTRY, run_checks
+from dualrail_net.verify.snapshot import load_snapshot
+
+
+@pytest.fixture(scope="module")
+def clean(tmp_path_factory: pytest.TempPathFactory, example_fabric: Fabric) -> Path:
+    out = tmp_path_factory.mktemp("clean") / "build"
+    write_artifacts(render_fabric(example_fabric), out)
+    return out
+
+
+def edit(path: Path, old: str, new: str, count: int = 1) -> None:
+    text = path.read_text()
+    assert old in text, f"mutation target {old!r} not in {path}"
+    path.write_text(text.replace(old, new, count))
+
+
+def edit_all(root: Path, pattern: str, old: str, new: str) -> None:
+    hit = False
+    for path in root.glob(pattern):
+        text = path.read_text()
+        if old in text:
+            path.write_text(text.replace(old, new))
+            hit = True
+    assert hit, f"no file under {pattern} contains {old!r}"
+
+
+def edit_cabling(root: Path, match: Callable[[dict[str, str]], bool], **changes: str) -> None:
+    path = root / "resolved/cabling.csv"
+    rows = list(csv.DictReader(path.open()))
+    hits = [r for r in rows if match(r)]
+    assert hits, "no cabling row matched"
+    hits[0].update(changes)
+    with path.open("w", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(rows[0]), lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def edit_manifest(root: Path, change: Callable[[dict], None]) -> None:
+    path = root / "manifest.json"
+    data = json.loads(path.read_text())
+    change(data)
+    path.write_text(json.dumps(data))
+
+
+LEAF_A = "plane-A/a-leaf-su1-r0"
+SPINE_A = "plane-A/a-spine-1"
+GW = "multi-plane/gw-storage-1"
+
+
+def _cable_to_wrong_plane(r: Path) -> None:
+    edit_cabling(r, lambda row: row["a_device"] == "a-leaf-su1-r0" and row["b_device"] == "a-spine-1",
+                 b_device="b-spine-1")
+
+
+def _bridge_across_planes(r: Path) -> None:
+    with (r / GW / "interfaces").open("a") as fh:
+        fh.write("\nauto br0\niface br0\n    bridge-ports swp1 swp33\n")
+
+
+def _remove_spine_side_of_session(r: Path) -> None:
+    path = r / SPINE_A / "running-config"
+    lines = [line for line in path.read_text().splitlines() if "neighbor 10.11.0.1 " not in line]
+    path.write_text("\n".join(lines) + "\n")
+
+
+def _drop_relax(r: Path) -> None:
+    for path in r.rglob("frr.conf"):
+        path.write_text(path.read_text().replace(" bgp bestpath as-path multipath-relax\n", ""))
+
+
+def _remove_plane_b_spine(r: Path) -> None:
+    def change(m: dict) -> None:
+        del m["devices"]["b-spine-4"]
+    edit_manifest(r, change)
+
+
+def _firmware_b(r: Path) -> None:
+    def change(m: dict) -> None:
+        for meta in m["devices"].values():
+            if meta["plane"] == "B" and meta["role"] == "leaf":
+                meta["firmware"] = "5.10.0"
+    edit_manifest(r, change)
+
+
+def _ecn_plane_b(r: Path) -> None:
+    edit_all(r, "plane-B/*/qos_features.conf", "min_threshold_bytes = 150000", "min_threshold_bytes = 160000")
+    edit_all(r, "plane-B/*/running-config", "minimum-threshold 150000 bytes", "minimum-threshold 160000 bytes")
+
+
+MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
+    ("cable to the wrong plane", "ISO-CROSS-PLANE-LINK", _cable_to_wrong_plane),
+    ("plane-B subnet on a plane-A port", "ISO-FOREIGN-SUBNET",
+     lambda r: edit(r / LEAF_A / "interfaces", "address 10.11.0.1/31", "address 10.21.0.1/31")),
+    ("shared subnet between planes", "ISO-CROSS-PLANE-LINK",
+     lambda r: edit(r / "plane-B/b-leaf-su1-r0/interfaces", "address 10.21.0.1/31", "address 10.11.0.3/31")),
+    ("bridge across planes on the gateway", "ISO-L2-DOMAIN", _bridge_across_planes),
+    ("BGP session toward the other plane", "ISO-CROSS-PLANE-BGP",
+     lambda r: edit(r / LEAF_A / "frr.conf", "neighbor 10.11.0.0 remote-as", "neighbor 10.21.0.0 remote-as")),
+    ("VRF import between planes", "ISO-VRF-LEAK",
+     lambda r: edit(r / GW / "frr.conf", "  network 10.20.0.92/32\n", "  network 10.20.0.92/32\n  import vrf plane-a\n")),
+    ("leaked route: plane-B leaf originates a plane-A prefix", "ISO-ROUTE-LEAK",
+     lambda r: edit(r / "plane-B/b-leaf-su1-r0/frr.conf", "  network 10.22.0.0/26\n",
+                    "  network 10.22.0.0/26\n  network 10.12.0.0/26\n")),
+    ("leaked route through a VRF import", "ISO-ROUTE-LEAK",
+     lambda r: edit(r / GW / "frr.conf", "  network 10.20.0.92/32\n", "  network 10.20.0.92/32\n  import vrf plane-a\n")),
+    ("static route into the other plane", "ISO-ROUTE-LEAK",
+     lambda r: edit(r / LEAF_A / "frr.conf", "ip route 10.12.0.0/26 blackhole\n",
+                    "ip route 10.12.0.0/26 blackhole\nip route 10.22.0.0/20 10.11.0.0\n")),
+    ("server routes a plane-B prefix via its plane-A NIC", "ISO-SERVER-PLANE",
+     lambda r: edit(r / "servers/gpu001/interfaces", "post-up ip route replace 10.10.0.0/24 via 10.12.0.0",
+                    "post-up ip route replace 10.20.0.0/24 via 10.12.0.0")),
+    ("server port policy-routed out of another NIC", "ISO-SERVER-PLANE",
+     lambda r: edit(r / "servers/gpu001/interfaces", "ip rule add from 10.12.0.1 lookup 101",
+                    "ip rule add from 10.12.0.1 lookup 102")),
+    ("duplicate IP", "ADDR-DUPLICATE-IP",
+     lambda r: edit(r / "plane-A/a-leaf-su1-r1/interfaces", "address 10.10.0.33/32", "address 10.10.0.32/32")),
+    ("overlapping subnets", "ADDR-OVERLAP",
+     lambda r: edit(r / LEAF_A / "interfaces", "address 10.11.0.1/31", "address 10.11.0.1/30")),
+    ("/31 ends that do not pair", "ADDR-P2P-MISMATCH",
+     lambda r: edit(r / LEAF_A / "interfaces", "address 10.11.0.3/31", "address 10.11.0.5/31")),
+    ("loopback not advertised", "ADDR-LOOPBACK-NOT-ADVERTISED",
+     lambda r: edit(r / LEAF_A / "frr.conf", "  network 10.10.0.32/32\n", "")),
+    ("ASN typo on one end", "BGP-PEER-MISMATCH",
+     lambda r: edit(r / LEAF_A / "frr.conf", "neighbor 10.11.0.0 remote-as 4200001000",
+                    "neighbor 10.11.0.0 remote-as 4200001001")),
+    ("session configured on one end only", "BGP-ONE-SIDED", _remove_spine_side_of_session),
+    ("cabled uplink without a session", "BGP-SESSION-MISSING", _remove_spine_side_of_session),
+    ("duplicate router-id", "BGP-ROUTER-ID-DUP",
+     lambda r: edit(r / "plane-A/a-leaf-su1-r1/frr.conf", "bgp router-id 10.10.0.33", "bgp router-id 10.10.0.32")),
+    ("maximum-paths 1 with 4 spines", "ECMP-MAX-PATHS",
+     lambda r: edit(r / LEAF_A / "frr.conf", "maximum-paths 64", "maximum-paths 1")),
+    ("DSCP map differs on one switch", "QOS-DSCP-MAP",
+     lambda r: edit(r / SPINE_A / "running-config", "qos map dscp 26 to traffic-class 3",
+                    "qos map dscp 26 to traffic-class 4")),
+    ("PFC on priority 4 on one port", "QOS-PFC",
+     lambda r: edit(r / SPINE_A / "running-config", "priority-flow-control priority 3 no-drop",
+                    "priority-flow-control priority 4 no-drop")),
+    ("ECN min > max", "QOS-ECN",
+     lambda r: edit(r / LEAF_A / "qos_features.conf", "min_threshold_bytes = 150000", "min_threshold_bytes = 2000000")),
+    ("MTU differs on one port", "QOS-MTU",
+     lambda r: edit(r / LEAF_A / "interfaces", "    mtu 9214\n", "    mtu 9000\n")),
+    ("CNP on the lossless class", "QOS-CNP",
+     lambda r: edit(r / SPINE_A / "running-config", "qos map dscp 48 to traffic-class 6",
+                    "qos map dscp 48 to traffic-class 3")),
+    ("planes with different ECN", "QOS-PLANE-SYMMETRY", _ecn_plane_b),
+    ("a plane with one spine fewer", "SYM-COUNTS", _remove_plane_b_spine),
+    ("a plane-B link at another speed", "SYM-SPEED",
+     lambda r: edit_cabling(r, lambda row: row["plane"] == "B" and row["kind"] == "leaf-spine", speed="400G")),
+    ("planes on different firmware", "SYM-FIRMWARE", _firmware_b),
+]
+
+
+def test_clean_example_has_zero_findings(clean: Path) -> None:
+    results = run_checks(load_snapshot(clean))
+    assert {r.check for r in results} == {spec.id for spec in REGISTRY}
+    findings = [f.to_dict() for r in results for f in r.findings]
+    assert findings == []
+
+
+@pytest.mark.parametrize("desc,check_id,mutate", MUTATIONS, ids=[m[0] for m in MUTATIONS])
+def test_mutation_is_caught(clean: Path, tmp_path: Path, desc: str, check_id: str,
+                            mutate: Callable[[Path], None]) -> None:
+    broken = tmp_path / "build"
+    shutil.copytree(clean, broken)
+    mutate(broken)
+    results = {r.check: r for r in run_checks(load_snapshot(broken))}
+    fired = [f for f in results[check_id].findings if f.severity.value == "error"]
+    assert fired, f"{desc}: {check_id} did not fire; fired instead: " + \
+        str({c: [f.message for f in r.findings] for c, r in results.items() if r.findings})
+    assert all(f.message and f.why for f in fired)
+
+
+def test_multipath_relax_missing_is_caught(tmp_path: Path) -> None:
+    """Per-switch ASNs (every spine its own ASN) need multipath-relax; drop it from the render."""
+    inv = synthetic_inventory(Shape(spines_per_pod=2, sus_per_pod=1, rails=1, servers_per_su=2))
+    fabric_json = inv.model_dump()
+    for plane in fabric_json["fabric"]["planes"].values():
+        plane["asn"]["scheme"] = "per-switch"
+    from dualrail_net.sot.schema import Inventory
+    fabric = resolve_fabric(Inventory.model_validate(fabric_json))
+    out = tmp_path / "build"
+    write_artifacts(render_fabric(fabric), out)
+    clean_results = {r.check: r for r in run_checks(load_snapshot(out))}
+    assert clean_results["ECMP-MULTIPATH-RELAX"].findings == []
+    assert any("multipath-relax" in p.read_text() for p in out.rglob("frr.conf"))
+    _drop_relax(out)
+    results = {r.check: r for r in run_checks(load_snapshot(out))}
+    assert results["ECMP-MULTIPATH-RELAX"].findings
+
+
+def test_every_check_has_a_mutation() -> None:
+    covered = {m[1] for m in MUTATIONS} | {"ECMP-MULTIPATH-RELAX"}
+    missing = {spec.id for spec in REGISTRY} - covered
+    assert not missing, f"checks without a mutation proving they fire: {missing}"
+
+
+def test_undefined_route_map_denies(clean: Path, tmp_path: Path) -> None:
+    """A route-map that is referenced but not defined denies everything (FRR semantics), so the
+    leaf's prefixes stop propagating: the spine no longer learns them."""
+    broken = tmp_path / "build"
+    shutil.copytree(clean, broken)
+    edit(broken / LEAF_A / "frr.conf", "route-map LOCAL-A-OUT permit 10", "route-map LOCAL-A-OUTX permit 10")
+    from dualrail_net.verify.checks import Context
+    ctx = Context(load_snapshot(broken))
+    idx = ctx.routes.index
+    leaf_block = idx.prefixes.index("10.12.0.0/26")
+    assert not ctx.routes.rib[("a-spine-1", None)] >> leaf_block & 1
+    assert ("a-leaf-su1-r0", "route-map LOCAL-A-OUT") in ctx.routes.undefined_refs
+    assert re.search("LOCAL-A-OUT", str(ctx.routes.undefined_refs))

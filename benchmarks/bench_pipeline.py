@@ -20,6 +20,8 @@ from dualrail_net.render import render_fabric
 from dualrail_net.render.artifacts import write_artifacts
 from dualrail_net.resolve import resolve_fabric
 from dualrail_net.sot.synthetic import Shape, hundred_k_shape, synthetic_inventory
+from dualrail_net.verify.checks import run_checks
+from dualrail_net.verify.snapshot import load_snapshot
 
 SHAPES = {
     # comparable to the pyavd reference (10-130 devices, two-tier leaf-spine)
@@ -44,12 +46,20 @@ def measure(name: str, shape: Shape, write: bool) -> dict[str, float | int | str
     t2 = time.perf_counter()
     result = render_fabric(fabric, include_resolved=False)
     t3 = time.perf_counter()
-    written_s = 0.0
+    written_s = verify_s = parse_s = iso_s = 0.0
     if write:
         with tempfile.TemporaryDirectory() as tmp:
             t4 = time.perf_counter()
             write_artifacts(result, Path(tmp))
             written_s = time.perf_counter() - t4
+            t5 = time.perf_counter()
+            snap = load_snapshot(Path(tmp), workers=2)
+            parse_s = time.perf_counter() - t5
+            results = run_checks(snap)
+            verify_s = time.perf_counter() - t5
+            iso_s = sum(r.seconds for r in results if r.check.startswith("ISO-"))
+            errors = sum(len(r.errors) for r in results)
+            assert errors == 0, f"synthetic fabric {name} has {errors} verification errors"
     switches = len(fabric.switches)
     devices = switches + len(fabric.servers)
     return {
@@ -60,6 +70,8 @@ def measure(name: str, shape: Shape, write: bool) -> dict[str, float | int | str
         "render_ms_per_device": round(1000 * (t3 - t2) / devices, 3),
         "render_ms_per_switch_file_set": round(1000 * (t3 - t2) / switches, 3),
         "resolve_plus_render_s": round(t3 - t1, 2), "max_rss_mb": round(rss_mb()),
+        "links": len(fabric.links), "verify_s": round(verify_s, 2), "verify_parse_s": round(parse_s, 2),
+        "isolation_s": round(iso_s, 2),
     }
 
 
@@ -72,8 +84,8 @@ def main() -> int:
     shapes = dict(SHAPES)
     if not args.quick:
         shapes["100k GPUs, 3-tier"] = hundred_k_shape()
-    header = f"{'fabric':<20}{'GPUs':>8}{'switches':>9}{'resolve s':>10}{'render s':>9}{'write s':>8}" \
-             f"{'ms/switch resolve':>18}{'ms/device render':>17}{'RSS MB':>8}"
+    header = f"{'fabric':<20}{'GPUs':>8}{'switches':>9}{'links':>8}{'resolve s':>10}{'render s':>9}{'write s':>8}" \
+             f"{'verify s':>9}{'(parse)':>8}{'iso s':>7}{'ms/sw resolve':>14}{'ms/dev render':>14}{'RSS MB':>8}"
     if not args.json:
         print(header)
     for name, shape in shapes.items():
@@ -81,8 +93,9 @@ def main() -> int:
         if args.json:
             print(json.dumps(row))
         else:
-            print(f"{name:<20}{row['gpus']:>8}{row['switches']:>9}{row['resolve_s']:>10}{row['render_s']:>9}"
-                  f"{row['write_s']:>8}{row['resolve_ms_per_switch']:>18}{row['render_ms_per_device']:>17}"
+            print(f"{name:<20}{row['gpus']:>8}{row['switches']:>9}{row['links']:>8}{row['resolve_s']:>10}"
+                  f"{row['render_s']:>9}{row['write_s']:>8}{row['verify_s']:>9}{row['verify_parse_s']:>8}"
+                  f"{row['isolation_s']:>7}{row['resolve_ms_per_switch']:>14}{row['render_ms_per_device']:>14}"
                   f"{row['max_rss_mb']:>8}")
         sys.stdout.flush()
     return 0

@@ -26,7 +26,7 @@ from dualrail_net.sot import Diagnostic, InventoryError, Severity, load_inventor
 from dualrail_net.sot.validate import validate
 from dualrail_net.verify.checks import run_checks
 from dualrail_net.verify.consumers import run_consumers
-from dualrail_net.verify.snapshot import SnapshotError, load_snapshot
+from dualrail_net.verify.snapshot import SnapshotError, default_workers, load_snapshot
 from dualrail_net.verify.findings import CheckResult
 from dualrail_net.verify.report import print_results, results_to_dict, write_junit
 
@@ -192,7 +192,7 @@ def cmd_render(args: argparse.Namespace, ui: Ui) -> int:
 def run_verifications(out: Path, consumers: bool = True) -> list[CheckResult]:
     """Every offline verification of rendered artifacts: our checks on the parsed configs, then the
     real consumers (FRR, ifupdown2)."""
-    snapshot = load_snapshot(out)
+    snapshot = load_snapshot(out, workers=default_workers())
     results = run_checks(snapshot)
     if consumers:
         results += run_consumers(out)

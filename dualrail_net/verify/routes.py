@@ -10,10 +10,10 @@ reporting. Sets of prefixes are Python integers used as bitsets, so a 100k-GPU f
 from __future__ import annotations
 
 import bisect
-import ipaddress
 from collections import defaultdict, deque
 from dataclasses import dataclass, field
 
+from dualrail_net.verify.ipfast import net_str, network_of
 from dualrail_net.verify.model import DeviceConfig, PrefixListEntry, RouteMapEntry
 from dualrail_net.verify.snapshot import Snapshot
 from dualrail_net.verify.topology import NodeId, Topology
@@ -29,7 +29,7 @@ class PrefixIndex:
     _keys: list[int] = field(default_factory=list)
 
     def add(self, prefix: str, origin: NodeId, plane: str | None) -> int:
-        net = str(ipaddress.IPv4Network(prefix, strict=False))
+        net = net_str(network_of(prefix))
         if net in self._pos:
             return self._pos[net]
         self._pos[net] = len(self.prefixes)
@@ -41,27 +41,26 @@ class PrefixIndex:
     def freeze(self) -> None:
         rows = []
         for bit, p in enumerate(self.prefixes):
-            n = ipaddress.IPv4Network(p)
-            rows.append((int(n.network_address), n.prefixlen, bit))
+            net, length = network_of(p)
+            rows.append((net, length, bit))
         rows.sort()
         self._sorted = rows
         self._keys = [r[0] for r in rows]
 
     def matching(self, entry: PrefixListEntry) -> int:
         """Bitset of indexed prefixes an ip prefix-list entry matches."""
-        net = ipaddress.IPv4Network(entry.prefix, strict=False)
-        lo = int(net.network_address)
-        hi = lo + net.num_addresses - 1
+        lo, entry_len = network_of(entry.prefix)
+        hi = lo + (1 << (32 - entry_len)) - 1
         if entry.ge is None and entry.le is None:
-            min_len = max_len = net.prefixlen
+            min_len = max_len = entry_len
         else:
-            min_len = entry.ge if entry.ge is not None else net.prefixlen
+            min_len = entry.ge if entry.ge is not None else entry_len
             max_len = entry.le if entry.le is not None else 32
         mask = 0
         start = bisect.bisect_left(self._keys, lo)
         end = bisect.bisect_right(self._keys, hi)
         for addr, plen, bit in self._sorted[start:end]:
-            if min_len <= plen <= max_len and plen >= net.prefixlen and addr + (1 << (32 - plen)) - 1 <= hi:
+            if min_len <= plen <= max_len and plen >= entry_len and addr + (1 << (32 - plen)) - 1 <= hi:
                 mask |= 1 << bit
         return mask
 
@@ -132,7 +131,7 @@ def compute_routes(snap: Snapshot, topo: Topology) -> RouteResult:
                 origins[node].append(idx.add(net, node, snap.plane_of_address(net) or plane))
             if "connected" in inst.redistribute:
                 for ep in topo.node_endpoints.get(node, []):
-                    net = str(ipaddress.IPv4Interface(ep.address).network)
+                    net = net_str(ep.net)
                     origins[node].append(idx.add(net, node, snap.plane_of_address(net) or plane))
             if "static" in inst.redistribute:
                 for route in dev.static_routes:

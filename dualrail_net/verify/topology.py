@@ -3,10 +3,10 @@ instance (device + VRF) belongs to which plane, and the BGP sessions that would 
 
 from __future__ import annotations
 
-import ipaddress
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from dualrail_net.verify.ipfast import network_of
 from dualrail_net.verify.snapshot import Snapshot
 
 NodeId = tuple[str, str | None]  # (device, vrf); servers use (server, None)
@@ -18,16 +18,20 @@ class Endpoint:
     interface: str
     vrf: str | None
     address: str  # "10.0.0.1/31"
+    ip: str
+    net: tuple[int, int]  # (network as int, prefix length)
     is_server: bool = False
     is_loopback: bool = False
 
     @property
-    def ip(self) -> str:
-        return self.address.split("/")[0]
-
-    @property
     def node(self) -> NodeId:
         return (self.device, self.vrf)
+
+
+def _endpoint(device: str, interface: str, vrf: str | None, address: str, is_server: bool = False,
+              is_loopback: bool = False) -> Endpoint:
+    return Endpoint(device, interface, vrf, address, address.split("/", 1)[0], network_of(address), is_server,
+                    is_loopback)
 
 
 @dataclass(slots=True)
@@ -53,6 +57,8 @@ class Topology:
     sessions: list[Session] = field(default_factory=list)
     one_sided: list[tuple[NodeId, str, str]] = field(default_factory=list)  # (node, neighbor ip, reason)
     node_endpoints: dict[NodeId, list[Endpoint]] = field(default_factory=lambda: defaultdict(list))
+    # per node, its non-/32 endpoints (where a BGP neighbor can be directly connected)
+    node_subnets: dict[NodeId, dict[tuple[int, int], Endpoint]] = field(default_factory=lambda: defaultdict(dict))
 
     def owner(self, ip: str) -> Endpoint | None:
         found = self.by_ip.get(ip)
@@ -64,14 +70,16 @@ def build_topology(snap: Snapshot) -> Topology:
     for dev in snap.devices.values():
         for iface in dev.interfaces.values():
             for addr in iface.addresses:
-                ep = Endpoint(dev.name, iface.name, iface.vrf, addr, is_loopback=iface.is_loopback)
+                ep = _endpoint(dev.name, iface.name, iface.vrf, addr, is_loopback=iface.is_loopback)
                 topo.endpoints.append(ep)
                 topo.by_ip[ep.ip].append(ep)
                 topo.node_endpoints[ep.node].append(ep)
+                if not addr.endswith("/32"):
+                    topo.node_subnets[ep.node].setdefault(ep.net, ep)
     for srv in snap.servers.values():
         for iface in srv.interfaces.values():
             for addr in iface.addresses:
-                ep = Endpoint(srv.name, iface.name, None, addr, is_server=True)
+                ep = _endpoint(srv.name, iface.name, None, addr, is_server=True)
                 topo.endpoints.append(ep)
                 topo.by_ip[ep.ip].append(ep)
     # Plane of each routing instance: a single-plane device is in its plane; an instance of a
@@ -98,9 +106,6 @@ def build_topology(snap: Snapshot) -> Topology:
     return topo
 
 
-def _connected(a: str, b: str) -> bool:
-    net_a = ipaddress.IPv4Interface(a).network
-    return ipaddress.IPv4Address(b.split("/")[0]) in net_a
 
 
 def _sessions(snap: Snapshot, topo: Topology) -> None:
@@ -118,14 +123,13 @@ def _sessions(snap: Snapshot, topo: Topology) -> None:
             topo.one_sided.append((node, addr, "no interface in the fabric has this address"))
             continue
         peer_node = peer_ep.node
-        local_eps = [ep for ep in topo.node_endpoints.get(node, [])
-                     if not ep.address.endswith("/32") and _connected(ep.address, addr)]
-        if not local_eps:
+        local = topo.node_subnets.get(node, {}).get(peer_ep.net)
+        if local is None:
             where = f"VRF {node[1]}" if node[1] else "the default VRF"
             topo.one_sided.append((node, addr, f"no interface of {where} is on a subnet with {addr} "
                                    f"(it belongs to {peer_ep.device} {peer_ep.interface})"))
             continue
-        local_ip = local_eps[0].ip
+        local_ip = local.ip
         back = index.get((peer_node, local_ip))
         if back is None:
             topo.one_sided.append((node, addr, f"{peer_node[0]} has no neighbor {local_ip}"

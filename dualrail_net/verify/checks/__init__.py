@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from dualrail_net.verify.findings import CheckResult, Finding, Severity
+from dualrail_net.verify.model import Interface
 from dualrail_net.verify.routes import RouteResult, compute_routes
 from dualrail_net.verify.snapshot import Snapshot
 from dualrail_net.verify.topology import Topology, build_topology
@@ -25,6 +26,19 @@ class Context:
     @cached_property
     def routes(self) -> RouteResult:
         return compute_routes(self.snap, self.topo)
+
+    @cached_property
+    def switch_ports(self) -> list[tuple[str, str, Interface]]:
+        """(plane, device, interface) for every addressed, non-loopback switch port."""
+        out = []
+        for dev in self.snap.devices.values():
+            for iface in dev.interfaces.values():
+                if iface.is_loopback or not iface.addresses:
+                    continue
+                plane = self.topo.node_plane.get((dev.name, iface.vrf))
+                if plane:
+                    out.append((plane, dev.name, iface))
+        return out
 
 
 CheckFn = Callable[[Context], list[Finding]]

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import ipaddress
 
 from dualrail_net.verify.checks import Context, check, finding
 from dualrail_net.verify.findings import Finding
+from dualrail_net.verify.ipfast import net_str, network_of
 
 
 @check("ADDR-DUPLICATE-IP", "no IP address is configured twice")
@@ -24,8 +24,7 @@ def duplicate_ips(ctx: Context) -> list[Finding]:
 def overlapping_subnets(ctx: Context) -> list[Finding]:
     nets: dict[tuple[int, int], list[str]] = {}
     for ep in ctx.topo.endpoints:
-        n = ipaddress.IPv4Interface(ep.address).network
-        nets.setdefault((int(n.network_address), n.prefixlen), []).append(f"{ep.device} {ep.interface}")
+        nets.setdefault(ep.net, []).append(f"{ep.device} {ep.interface}")
     ordered = sorted(nets.items())
     out = []
     open_net: tuple[int, int, tuple[int, int]] | None = None  # (start, end, key)
@@ -33,8 +32,8 @@ def overlapping_subnets(ctx: Context) -> list[Finding]:
         end = start + (1 << (32 - plen)) - 1
         if open_net and start <= open_net[1]:
             other = open_net[2]
-            a = f"{ipaddress.IPv4Address(other[0])}/{other[1]}"
-            b = f"{ipaddress.IPv4Address(start)}/{plen}"
+            a = net_str(other)
+            b = net_str((start, plen))
             out.append(finding("ADDR-OVERLAP", sorted({o.split()[0] for o in nets[other] + owners}),
                                ctx.snap.plane_of_address(b), f"{b} ({', '.join(owners)}) overlaps {a} "
                                f"({', '.join(nets[other])})", "overlapping subnets make routing ambiguous"))
@@ -65,8 +64,7 @@ def p2p_mismatch(ctx: Context) -> list[Finding]:
                                f"{label}: {'both ends have' if a is None and b is None else 'one end has'} "
                                "no address in the rendered config", why))
             continue
-        ia, ib = ipaddress.IPv4Interface(a), ipaddress.IPv4Interface(b)
-        if ia.network != ib.network or ia.ip == ib.ip:
+        if network_of(a) != network_of(b) or a.split("/")[0] == b.split("/")[0]:
             out.append(finding("ADDR-P2P-MISMATCH", devices, row["plane"], f"{label}: {a} and {b} do not pair", why))
         elif (row.get("a_address"), row.get("b_address")) != (a, b):
             out.append(finding("ADDR-P2P-MISMATCH", devices, row["plane"],
@@ -88,7 +86,7 @@ def loopbacks_advertised(ctx: Context) -> list[Finding]:
         dev = ctx.snap.devices[ep.device]
         if ep.vrf not in dev.bgp and None not in dev.bgp and not dev.bgp:
             continue
-        if str(ipaddress.IPv4Interface(ep.address).network) not in originated.get(ep.node, set()):
+        if net_str(ep.net) not in originated.get(ep.node, set()):
             out.append(finding("ADDR-LOOPBACK-NOT-ADVERTISED", [ep.device], ctx.topo.node_plane.get(ep.node),
                                f"{ep.device} loopback {ep.address}{' (VRF ' + ep.vrf + ')' if ep.vrf else ''} "
                                "is not advertised", "the device is unreachable for management and probes"))

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import ipaddress
 from collections import defaultdict
 
 from dualrail_net.verify.checks import Context, check, finding
 from dualrail_net.verify.findings import Finding
+from dualrail_net.verify.ipfast import net_str, network_of
 from dualrail_net.verify.routes import bits
 
 MAX_LEAK_FINDINGS = 50
@@ -44,7 +44,7 @@ def cross_plane_links(ctx: Context) -> list[Finding]:
     for ep in ctx.topo.endpoints:
         if ep.is_loopback or ep.address.endswith("/32"):
             continue
-        net = str(ipaddress.IPv4Interface(ep.address).network)
+        net = net_str(ep.net)
         plane = (ctx.snap.plane_of_address(ep.address) if ep.is_server else ctx.topo.node_plane.get(ep.node))
         subnets[net].add((ep.device, plane))
     for net, members in subnets.items():

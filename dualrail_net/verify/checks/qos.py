@@ -15,16 +15,7 @@ from dualrail_net.verify.model import Interface
 
 
 def _ports(ctx: Context) -> list[tuple[str, str, Interface]]:
-    """(plane, device, interface) for every addressed, non-loopback switch port."""
-    out = []
-    for dev in ctx.snap.devices.values():
-        for iface in dev.interfaces.values():
-            if iface.is_loopback or not iface.addresses:
-                continue
-            plane = ctx.topo.node_plane.get((dev.name, iface.vrf))
-            if plane:
-                out.append((plane, dev.name, iface))
-    return out
+    return ctx.switch_ports
 
 
 def _majority(values: list[Any]) -> Any:

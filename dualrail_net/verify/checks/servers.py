@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import ipaddress
 
 from dualrail_net.verify.checks import Context, check, finding
 from dualrail_net.verify.findings import Finding
+from dualrail_net.verify.ipfast import contains, ip_int, net_str, network_of
 
 
 @check("ISO-SERVER-PLANE", "each server NIC port reaches its own plane only")
@@ -16,13 +16,13 @@ def server_planes(ctx: Context) -> list[Finding]:
                if r["kind"] == "server-leaf"}
     for srv in ctx.snap.servers.values():
         port_plane: dict[str, str | None] = {}
-        port_net: dict[str, ipaddress.IPv4Network] = {}
+        port_net: dict[str, tuple[int, int]] = {}
         for name, iface in srv.interfaces.items():
             if not iface.addresses:
                 continue
             plane = ctx.snap.plane_of_address(iface.addresses[0])
             port_plane[name] = plane
-            port_net[name] = ipaddress.IPv4Interface(iface.addresses[0]).network
+            port_net[name] = network_of(iface.addresses[0])
             leaf = leaf_of.get((srv.name, name))
             leaf_plane = ctx.snap.plane_of_device(leaf[0]) if leaf else None
             if leaf_plane and plane != leaf_plane:
@@ -40,10 +40,10 @@ def server_planes(ctx: Context) -> list[Finding]:
                     out.append(finding("ISO-SERVER-PLANE", [srv.name], dev_plane,
                                        f"{srv.name} routes {route.prefix} (plane {dest}) via {route.dev} (plane "
                                        f"{dev_plane})", why))
-            if route.via and route.dev in port_net and ipaddress.IPv4Address(route.via) not in port_net[route.dev]:
+            if route.via and route.dev in port_net and not contains(port_net[route.dev], ip_int(route.via)):
                 out.append(finding("ISO-SERVER-PLANE", [srv.name], dev_plane,
                                    f"{srv.name} route {route.prefix} via {route.via} is not on {route.dev}'s subnet "
-                                   f"{port_net[route.dev]}", why))
+                                   f"{net_str(port_net[route.dev])}", why))
         for rule in srv.rules:
             owner = next((n for n, i in srv.interfaces.items()
                           if any(a.split("/")[0] == rule.source for a in i.addresses)), None)

@@ -92,3 +92,26 @@ def test_build_example_end_to_end(capsys: pytest.CaptureFixture[str], tmp_path: 
     assert statuses["CONSUMER-FRR-PARSE"] == "passed"
     assert statuses["CONSUMER-IFUPDOWN2"] == "passed"
     assert "<testcase" in junit.read_text()
+
+
+def test_verify_catches_a_hand_edit_and_writes_junit(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    out = tmp_path / "build"
+    assert main(["render", "-i", str(EXAMPLE), "-o", str(out)]) == 0
+    capsys.readouterr()
+    frr = out / "plane-A/a-leaf-su1-r2/frr.conf"
+    frr.write_text(frr.read_text().replace("maximum-paths 64", "maximum-paths 1"))
+    junit = tmp_path / "verify.xml"
+    code, text = run(capsys, "verify", "-o", str(out), "--json", "--no-consumers", "--junit", str(junit))
+    assert code == 1
+    doc = json.loads(text)
+    failed = [c for c in doc["checks"] if c["status"] == "failed"]
+    assert [c["check"] for c in failed] == ["ECMP-MAX-PATHS"]
+    assert failed[0]["findings"][0]["devices"] == ["a-leaf-su1-r2"]
+    xml = junit.read_text()
+    assert 'name="ECMP-MAX-PATHS"' in xml and "<failure" in xml and 'name="ISO-ROUTE-LEAK"' in xml
+
+
+def test_verify_without_render_is_a_clear_error(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, text = run(capsys, "verify", "-o", str(tmp_path / "nothing"), "--json")
+    assert code == 1
+    assert "run `dualrail render` first" in json.loads(text)["error"]

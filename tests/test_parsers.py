@@ -1,0 +1,96 @@
+"""Round trip for every platform parser: render -> parse == the resolved model."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from dualrail_net.render import render_fabric
+from dualrail_net.render.artifacts import write_artifacts
+from dualrail_net.render.pipeline import device_dir
+from dualrail_net.resolve.model import Fabric, Switch
+from dualrail_net.verify.parsers import parse_device, parse_server
+from dualrail_net.verify.parsers.cumulus_qos import expand_port_set
+from dualrail_net.verify.parsers.tree import parse_tree
+
+
+@pytest.fixture(scope="module")
+def out(tmp_path_factory: pytest.TempPathFactory, example_fabric: Fabric) -> Path:
+    path = tmp_path_factory.mktemp("parsers") / "build"
+    write_artifacts(render_fabric(example_fabric), path)
+    return path
+
+
+def expected(sw: Switch) -> dict[str, object]:
+    ports = {p.name: (p.address, p.vrf) for p in sw.ports}
+    bgp: dict[str | None, dict[str, int]] = {}
+    for peer in sw.bgp_peers:
+        bgp.setdefault(peer.vrf, {})[peer.address] = peer.remote_asn
+    networks = {None: sorted(sw.networks)} if sw.plane else {v.name: sorted(v.networks) for v in sw.vrfs}
+    return {"ports": ports, "bgp": bgp, "networks": networks}
+
+
+@pytest.mark.parametrize("platform", ["cumulus", "eos"])
+def test_round_trip(out: Path, example_fabric: Fabric, platform: str) -> None:
+    qos = next(iter(example_fabric.qos.values()))
+    switches = [s for s in example_fabric.switches.values() if s.platform == platform]
+    assert switches
+    for sw in switches:
+        dev = parse_device(sw.name, sw.platform, out / device_dir(sw))
+        want = expected(sw)
+        assert dev.hostname == sw.name
+        got_ports = {n: (i.addresses[0], i.vrf) for n, i in dev.interfaces.items() if i.addresses and not i.is_loopback}
+        assert got_ports == want["ports"]
+        assert {v: {a: n.remote_asn for a, n in inst.neighbors.items()} for v, inst in dev.bgp.items()} == want["bgp"]
+        assert {v: sorted(inst.networks) for v, inst in dev.bgp.items()} == want["networks"]
+        for inst in dev.bgp.values():
+            assert inst.asn == sw.asn
+            assert inst.maximum_paths == sw.maximum_paths
+            assert inst.multipath_relax == sw.multipath_relax
+        if sw.plane:
+            assert dev.bgp[None].router_id == sw.router_id
+            loops = [a for i in dev.interfaces.values() if i.is_loopback for a in i.addresses]
+            assert loops == [sw.loopback]
+        else:
+            assert {v: dev.vrfs.get(v) for v in dev.vrfs} == ({v.name: v.table for v in sw.vrfs} if platform == "cumulus"
+                                                            else {v.name: None for v in sw.vrfs})
+        assert dev.qos.dscp_to_tc == {qos.roce_dscp: qos.roce_tc, qos.cnp_dscp: qos.cnp_tc}
+        for port in sw.ports:
+            iface = dev.interfaces[port.name]
+            assert iface.mtu == sw.mtu
+            assert iface.pfc_priorities == qos.pfc_priorities
+            assert iface.ecn is not None and sorted(iface.ecn) == qos.ecn_tcs
+            assert all((e.min_bytes, e.max_bytes, e.probability) ==
+                       (qos.ecn_min_bytes, qos.ecn_max_bytes, qos.ecn_probability) for e in iface.ecn.values())
+            assert qos.cnp_tc in iface.strict_tcs
+        # policy: every neighbor's route-maps exist and reference defined prefix lists
+        for inst in dev.bgp.values():
+            for n in inst.neighbors.values():
+                for rm in (n.route_map_in, n.route_map_out):
+                    assert rm in dev.route_maps
+                    for entry in dev.route_maps[rm]:
+                        assert all(pl in dev.prefix_lists for pl in entry.match_prefix_lists)
+
+
+def test_server_round_trip(out: Path, example_fabric: Fabric) -> None:
+    for srv in example_fabric.servers:
+        parsed = parse_server(srv.name, out / "servers" / srv.name)
+        assert {n: i.addresses for n, i in parsed.interfaces.items()} == {p.ifname: [p.address] for p in srv.ports}
+        assert {(r.source, r.table) for r in parsed.rules} == {(p.address.split("/")[0], p.table) for p in srv.ports}
+        defaults = {(r.table, r.via, r.dev) for r in parsed.routes if r.prefix == "default"}
+        assert defaults == {(p.table, p.gateway, p.ifname) for p in srv.ports}
+        plane_routes = {(r.prefix, r.via, r.dev) for r in parsed.routes if r.prefix != "default"}
+        assert plane_routes == {(r.prefix, r.via, r.dev) for r in srv.plane_routes}
+
+
+def test_tree_parser_nesting() -> None:
+    nodes = parse_tree("router bgp 1\n neighbor x remote-as 2\n !\n address-family ipv4 unicast\n  network 1.0.0.0/8\n"
+                       " exit-address-family\nexit\n!\nhostname h\n")
+    assert [n.text for n in nodes] == ["router bgp 1", "hostname h"]
+    assert [c.text for c in nodes[0].children] == ["neighbor x remote-as 2", "address-family ipv4 unicast"]
+    assert nodes[0].children[1].children[0].text == "network 1.0.0.0/8"
+
+
+def test_port_set_expansion() -> None:
+    assert expand_port_set("swp1-swp3,swp7") == ["swp1", "swp2", "swp3", "swp7"]

@@ -16,6 +16,7 @@ from typing import Any
 from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
 
 from dualrail_net import __version__
 from dualrail_net.render import render_fabric
@@ -103,6 +104,28 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--junit", type=Path, default=None, metavar="FILE", help="also write JUnit XML for CI")
     p.add_argument("--no-consumers", action="store_true",
                    help="skip the real-program checks (vtysh, ifupdown2); run only the model checks")
+
+    p = sub.add_parser("twin", help="run the rendered fabric in network namespaces with real FRR (root)",
+                       description="The emulated twin: one network namespace per switch (one per VRF for a "
+                       "multi-plane device, since kernel VRF is unavailable here) and per GPU server, a veth pair "
+                       "per cable named after the real ports, real FRR (zebra, bgpd, staticd) applying the rendered "
+                       "frr.conf unchanged, ifupdown2 applying the rendered interfaces files unchanged, and sshd "
+                       "on a management bridge. EOS devices run the FRR rendering of the same structured config "
+                       "(build/twin-substitutes/). Needs root.\n\n"
+                       "  up      build it from the output folder (cleans up a previous twin first)\n"
+                       "  status  what is running\n"
+                       "  check   sessions Established, ECMP width, server-pair reachability per plane, and no "
+                       "reachability or routes between planes (real packets, kernel RIB)\n"
+                       "  chaos   kill one spine, all spines of a plane, a leaf, while probes run on both planes; "
+                       "report loss per plane and recovery time\n"
+                       "  down    remove every namespace, daemon and bridge the twin made",
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("action", choices=["up", "status", "check", "chaos", "down"])
+    p.add_argument("-o", "--output", type=Path, default=Path("build"), metavar="DIR",
+                   help="rendered output directory (default: build/)")
+    p.add_argument("--json", action="store_true", help="print one JSON document on stdout")
+    p.add_argument("--junit", type=Path, default=None, metavar="FILE", help="check: also write JUnit XML")
+    p.add_argument("--no-servers", action="store_true", help="up: switches only (no server namespaces)")
 
     p = sub.add_parser("build", help="validate + render + every offline verification",
                        description="The main job: validate the inventory, render every artifact into the output "
@@ -241,8 +264,71 @@ def cmd_build(args: argparse.Namespace, ui: Ui) -> int:
                                               "output": str(args.output), "files": len(result.artifacts)})
 
 
+def cmd_twin(args: argparse.Namespace, ui: Ui) -> int:
+    from dualrail_net.twin import lifecycle
+    from dualrail_net.twin.shell import TwinError
+
+    def say(message: str) -> None:
+        ui.print(f"[dim]twin:[/] {escape(message)}")
+
+    try:
+        if args.action == "up":
+            result = lifecycle.up(args.output, progress=say, servers=not args.no_servers)
+            from dualrail_net.twin.checks import wait_converged
+            result["converged_seconds"] = round(wait_converged(), 2)
+            ui.print(f"[green]twin up[/]: {result['switch_namespaces']} switch and {result['server_namespaces']} "
+                     f"server namespaces, {result['cables']} cables in {result['seconds']}s, converged "
+                     f"{result['converged_seconds']}s later")
+            if result.get("management"):
+                m = result["management"]
+                ui.print(f"ssh: ssh -i {m['identity']} -o UserKnownHostsFile={m['known_hosts']} root@<mgmt address>")
+            _emit(ui, {"ok": True, **result})
+            return EXIT_OK
+        if args.action == "down":
+            result = lifecycle.down(progress=say)
+            ui.print(f"twin down: {result['namespaces_removed']} namespaces removed")
+            _emit(ui, {"ok": True, **result})
+            return EXIT_OK
+        if args.action == "status":
+            result = lifecycle.status()
+            if not result["up"]:
+                ui.print("no twin is running" + (f" (leftover namespaces: {len(result['namespaces'])})"
+                                                  if result["namespaces"] else ""))
+            else:
+                dead = [ns for ns, d in result["daemons"].items() if not all(d.values()) or not d]
+                ui.print(f"twin up from {result['output']}: {result['namespaces']} namespaces, "
+                         f"{len(result['daemons']) - len(dead)}/{len(result['daemons'])} FRR instances alive")
+                if result["substitutes"]:
+                    ui.print(f"FRR substitutes for non-Linux platforms: {', '.join(result['substitutes'])}")
+                if result["vrf_namespaces"]:
+                    ui.print(f"VRFs emulated as namespaces: {', '.join(result['vrf_namespaces'])}")
+            _emit(ui, {"ok": True, **result})
+            return EXIT_OK
+        if args.action == "check":
+            from dualrail_net.twin.checks import run_twin_checks
+            return _finish_verify(args, ui, run_twin_checks(), {})
+        if args.action == "chaos":
+            from dualrail_net.twin.chaos import run_chaos
+            result = run_chaos(say=say)
+            table = Table(title="Chaos: loss per plane")
+            for col in ("phase", "recovery s", *[f"plane {p} loss %" for p in sorted(result["phases"][0]["loss"])]):
+                table.add_column(col)
+            for ph in result["phases"]:
+                rec = "-" if ph["recovery_seconds"] is None else str(ph["recovery_seconds"])
+                table.add_row(ph["phase"], rec, *[str(ph["loss"][p]["loss_pct"]) for p in sorted(ph["loss"])])
+            if not ui.as_json:
+                ui.out.print(table)
+            _emit(ui, {"ok": True, **result})
+            return EXIT_OK
+    except TwinError as exc:
+        ui.print(f"[red]twin: {escape(str(exc))}[/]")
+        _emit(ui, {"ok": False, "error": str(exc)})
+        return EXIT_FAIL
+    return EXIT_USAGE
+
+
 COMMANDS: dict[str, Callable[[argparse.Namespace, Ui], int]] = {
-    "validate": cmd_validate, "render": cmd_render, "verify": cmd_verify, "build": cmd_build,
+    "validate": cmd_validate, "render": cmd_render, "verify": cmd_verify, "build": cmd_build, "twin": cmd_twin,
 }
 
 

@@ -27,7 +27,7 @@ def out(tmp_path_factory: pytest.TempPathFactory, example_fabric: Fabric) -> Pat
 @needs_frr
 def test_every_rendered_frr_conf_parses(out: Path) -> None:
     files = sorted(out.rglob("frr.conf"))
-    assert len(files) == 17  # 16 cumulus leaves + the gateway
+    assert len(files) == 17 + 8  # 16 cumulus leaves + the gateway, and the twin substitutes of 8 EOS spines
     result = check_frr(out, files)
     assert not result.skipped and result.findings == []
 
@@ -48,7 +48,7 @@ def test_frr_parser_rejects_a_typo(out: Path, tmp_path: Path) -> None:
 @needs_ifupdown2
 def test_every_rendered_interfaces_file_is_accepted(out: Path) -> None:
     files = sorted(out.rglob("interfaces"))
-    assert len(files) == 17 + 32
+    assert len(files) == 17 + 8 + 32
     result = check_ifupdown(out, files)
     assert not result.skipped and result.findings == [], [f.message for f in result.findings]
 

@@ -30,12 +30,27 @@ def device_dir(sw: Switch) -> str:
     return f"plane-{sw.plane}/{sw.name}" if sw.plane else f"multi-plane/{sw.name}"
 
 
+TWIN_PLATFORM = "cumulus"
+
+
+def twin_dir(sw: Switch) -> str:
+    """Where the emulated twin finds an FRR/ifupdown2 rendering of a device whose real platform
+    cannot run here (EOS): the same structured config, laid out by the cumulus templates."""
+    return f"twin-substitutes/{sw.name}"
+
+
 def render_switch(fabric: Fabric, sw: Switch, root: str) -> list[Artifact]:
     platform = get_platform(sw.platform)
     s = switch_structured(fabric, sw)
     p = platform.presentation(s)
     folder = device_dir(sw)
-    return [Artifact(f"{folder}/{f.filename}", template(root, f.template).render(s=s, p=p)) for f in platform.files]
+    arts = [Artifact(f"{folder}/{f.filename}", template(root, f.template).render(s=s, p=p)) for f in platform.files]
+    if sw.platform != TWIN_PLATFORM:
+        twin = get_platform(TWIN_PLATFORM)
+        tp = twin.presentation(s)
+        arts += [Artifact(f"{twin_dir(sw)}/{f.filename}", template(root, f.template).render(s=s, p=tp))
+                 for f in twin.files if f.filename != "qos_features.conf"]
+    return arts
 
 
 def render_fabric(fabric: Fabric, templates: Path | None = None, progress: Progress | None = None,
@@ -55,7 +70,8 @@ def _render(fabric: Fabric, templates: Path | None, progress: Progress | None,
         devices[sw.name] = {
             "role": sw.role, "plane": sw.plane, "planes": sw.planes, "platform": sw.platform,
             "firmware": sw.firmware, "model": sw.model, "mgmt_address": sw.mgmt_address,
-            "dir": device_dir(sw), "files": [a.path.rsplit("/", 1)[1] for a in arts],
+            "dir": device_dir(sw), "files": [a.path.rsplit("/", 1)[1] for a in arts if a.path.startswith(device_dir(sw))],
+            "twin_dir": device_dir(sw) if sw.platform == TWIN_PLATFORM else twin_dir(sw),
         }
         if progress:
             progress(1)

@@ -1,0 +1,140 @@
+"""``twin chaos``: faults while traffic runs on both planes, with loss per plane and recovery time.
+
+A killed switch is emulated as a dead box: its ports go down (its neighbours see carrier loss, as
+with a real power-off) and its FRR daemons are killed. Restore brings the ports up and starts FRR
+again with the same rendered config; recovery is the time until every session is Established and
+every leaf has full ECMP width again."""
+
+from __future__ import annotations
+
+import signal
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from dualrail_net.twin import frr
+from dualrail_net.twin.checks import TwinView, wait_converged
+from dualrail_net.twin.lifecycle import STATE_DIR, load_state, rundir
+from dualrail_net.twin.shell import TwinError, in_ns
+from dualrail_net.twin.traffic import Background, Pairs, probe_once
+
+Say = Callable[[str], None]
+
+
+@dataclass
+class Phase:
+    name: str
+    targets: list[str]
+    start: float = 0.0
+    end: float = 0.0
+    recovery_seconds: float | None = None
+    loss: dict[str, dict[str, int]] = field(default_factory=dict)  # plane -> {sent, lost}
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"phase": self.name, "targets": self.targets, "window": [round(self.start, 2), round(self.end, 2)],
+                "recovery_seconds": None if self.recovery_seconds is None else round(self.recovery_seconds, 2),
+                "loss": {p: {**v, "loss_pct": round(100 * v["lost"] / v["sent"], 2) if v["sent"] else 0.0}
+                         for p, v in self.loss.items()}}
+
+
+def kill_switch(ns: str) -> None:
+    for link in _ports(ns):
+        in_ns(ns, ["ip", "link", "set", link, "down"], check=False)
+    frr.stop(rundir(ns), sig=signal.SIGKILL, wait=2)
+
+
+def restore_switch(ns: str, device: str) -> None:
+    for link in _ports(ns):
+        in_ns(ns, ["ip", "link", "set", link, "up"], check=False)
+    d = rundir(ns)
+    frr.start(ns, device, d, (d / "frr.conf").read_text())
+
+
+def _ports(ns: str) -> list[str]:
+    out = in_ns(ns, ["ip", "-o", "link", "show"], check=False)
+    names = []
+    for line in out.splitlines():
+        name = line.split(":")[1].strip().split("@")[0]
+        if name not in ("lo", "mgmt0"):
+            names.append(name)
+    return names
+
+
+def probe_jobs(view: TwinView) -> dict[str, Pairs]:
+    """Every NIC port of every server probes a peer server over its own plane and rail position,
+    so a dead leaf of any rail shows up, and every plane carries probes all the time."""
+    jobs: dict[str, Pairs] = {}
+    names = sorted(view.servers)
+    for i, s in enumerate(names):
+        pairs: Pairs = []
+        for plane in view.plan.planes:
+            mine = [p for p in view.server_ports(s) if p[2] == plane]
+            for j, (_, src, _) in enumerate(mine):
+                peer = names[(i + 1 + j) % len(names)]
+                theirs = [p for p in view.server_ports(peer) if p[2] == plane]
+                if theirs:
+                    pairs.append((src, theirs[j % len(theirs)][1]))
+        jobs[view.server_ns[s]] = pairs
+    return jobs
+
+
+def run_chaos(say: Say | None = None, settle: float = 2.0, outage: float = 3.0, leaf: bool = True) -> dict[str, Any]:
+    log = say or (lambda _m: None)
+    state = load_state()
+    if not state:
+        raise TwinError("no twin is running: `dualrail twin up` first")
+    view = TwinView(state)
+    wait_converged()
+    switches = view.plan.switches
+    first_plane = view.plan.planes[0]
+    spines = [s for s in switches if s.plane == first_plane and s.role == "spine"]
+    leaves = [s for s in switches if s.plane == first_plane and s.role == "leaf"]
+    scenarios: list[tuple[str, list[Any]]] = [(f"one spine of plane {first_plane}", spines[:1]),
+                                               (f"all spines of plane {first_plane}", spines)]
+    if leaf and leaves:
+        scenarios.append((f"one leaf of plane {first_plane}", leaves[:1]))
+    # Upper bound of the probe run; probes stop early through the stop file.
+    budget = (len(scenarios) + 1) * (settle + outage + 60)
+    stop_file = STATE_DIR / "chaos-stop"
+    stop_file.parent.mkdir(parents=True, exist_ok=True)
+    stop_file.unlink(missing_ok=True)
+    jobs = probe_jobs(view)
+    probe_once(jobs, count=2)  # warm up ARP so the baseline measures the fabric, not first packets
+    bg = Background(jobs, duration=budget, interval=0.05, stop_file=str(stop_file))
+    t0 = time.monotonic()
+    phases: list[Phase] = []
+    time.sleep(settle)
+    baseline = Phase("baseline", [], 0.0, time.monotonic() - t0)
+    phases.append(baseline)
+    try:
+        for name, targets in scenarios:
+            phase = Phase(name, [t.device for t in targets])
+            log(f"chaos: killing {name} ({', '.join(phase.targets)})")
+            phase.start = time.monotonic() - t0
+            for t in targets:
+                kill_switch(t.ns)
+            time.sleep(outage)
+            log(f"chaos: restoring {name}")
+            restored = time.monotonic()
+            for t in targets:
+                restore_switch(t.ns, t.device)
+            wait_converged()
+            phase.recovery_seconds = time.monotonic() - restored
+            phase.end = time.monotonic() - t0
+            phases.append(phase)
+            time.sleep(settle)
+    finally:
+        stop_file.write_text("stop")
+        results = bg.collect()
+        stop_file.unlink(missing_ok=True)
+    for phase in phases:
+        for rows in results.values():
+            for r in rows:
+                plane = view.plane_of(r["dst"]) or "?"
+                lost_here = sum(1 for t in r["lost_at"] if phase.start <= t < phase.end)
+                sent_here = int(round((phase.end - phase.start) / 0.05))
+                agg = phase.loss.setdefault(plane, {"sent": 0, "lost": 0})
+                agg["sent"] += sent_here
+                agg["lost"] += lost_here
+    return {"phases": [p.to_dict() for p in phases], "pairs": sum(len(v) for v in jobs.values())}

@@ -1,0 +1,113 @@
+"""One FRR instance per namespace, with private paths (nothing under /etc/frr or /var/run/frr)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import time
+from pathlib import Path
+from typing import Any
+
+from dualrail_net.twin.shell import TwinError, in_ns, run
+
+FRR_DIR = Path("/usr/lib/frr")
+DAEMONS = ("zebra", "bgpd", "staticd")
+
+
+def _owned_by_frr(path: Path) -> None:
+    shutil.chown(path, "frr", "frr")
+    for child in path.iterdir():
+        shutil.chown(child, "frr", "frr")
+
+
+def start(ns: str, hostname: str, rundir: Path, config: str) -> None:
+    """Start zebra, bgpd and staticd in ``ns`` and apply ``config`` (the integrated frr.conf)."""
+    rundir.mkdir(parents=True, exist_ok=True)
+    (rundir / "frr.conf").write_text(config)
+    (rundir / "vtysh.conf").write_text("")
+    _owned_by_frr(rundir)
+    for daemon in DAEMONS:
+        extra = ["-s", "90000000"] if daemon == "zebra" else []
+        cmd = (f"hostname {hostname}; exec {FRR_DIR / daemon} -d -P 0 -f /dev/null -i {rundir}/{daemon}.pid "
+               f"-z {rundir}/zserv.api --vty_socket {rundir} --log file:{rundir}/{daemon}.log "
+               + " ".join(extra))
+        # unshare --uts: each switch has its own hostname (BGP's hostname capability shows it)
+        in_ns(ns, ["unshare", "--uts", "sh", "-c", cmd])
+        if daemon == "zebra":
+            _wait_for(rundir / "zebra.vty", 10)
+            # Twin-only runtime setting, not part of the rendered config: with kernel nexthop
+            # objects, a veth carrier loss removes the next hop from the shared group and zebra 8.4
+            # never puts it back when the link returns. Plain multipath routes recover by themselves.
+            run(["vtysh", "--vty_socket", str(rundir), "-c", "configure terminal",
+                 "-c", "no zebra nexthop kernel enable"], timeout=30)
+    for daemon in DAEMONS[1:]:
+        _wait_for(rundir / f"{daemon}.vty", 10)
+    apply(rundir)
+
+
+def apply(rundir: Path) -> None:
+    out = run(["vtysh", "--vty_socket", str(rundir), "--config_dir", str(rundir), "-b"], check=False, timeout=120)
+    if "Error" in out or "Unknown command" in out:
+        raise TwinError(f"FRR rejected {rundir}/frr.conf: {out.strip()[:300]}")
+
+
+def _wait_for(path: Path, seconds: float) -> None:
+    deadline = time.monotonic() + seconds
+    while not path.exists():
+        if time.monotonic() > deadline:
+            raise TwinError(f"{path} did not appear within {seconds}s (see the daemon log next to it)")
+        time.sleep(0.05)
+
+
+def pids(rundir: Path) -> dict[str, int]:
+    out = {}
+    for daemon in DAEMONS:
+        pidfile = rundir / f"{daemon}.pid"
+        try:
+            out[daemon] = int(pidfile.read_text().strip())
+        except (OSError, ValueError):
+            continue
+    return out
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def stop(rundir: Path, sig: int = signal.SIGTERM, wait: float = 5) -> None:
+    """Stop this instance's daemons only (by their own pid files)."""
+    procs = pids(rundir)
+    for pid in procs.values():
+        try:
+            os.kill(pid, sig)
+        except ProcessLookupError:
+            pass
+    deadline = time.monotonic() + wait
+    while any(alive(p) for p in procs.values()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    for pid in procs.values():
+        if alive(pid):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+    for daemon in DAEMONS:
+        for suffix in (".pid", ".vty"):
+            (rundir / f"{daemon}{suffix}").unlink(missing_ok=True)
+    (rundir / "zserv.api").unlink(missing_ok=True)
+
+
+def vtysh_json(rundir: Path, command: str) -> Any:
+    out = run(["vtysh", "--vty_socket", str(rundir), "-c", command], check=False, timeout=30)
+    try:
+        return json.loads(out)
+    except json.JSONDecodeError:
+        return {}

@@ -1,0 +1,233 @@
+"""``twin up`` / ``down`` / ``status``: build the namespaces, cables, FRR instances, server stacks
+and the management network from the rendered output; remove exactly what was made."""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import os
+import shutil
+import subprocess
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from dualrail_net.twin import frr, sshd
+from dualrail_net.twin.plan import NS_PREFIX, SwitchNs, TwinPlan, build_plan
+from dualrail_net.twin.shell import TwinError, in_ns, ip_batch, run
+from dualrail_net.twin.translate import frr_for_vrf, interfaces_for_vrf
+
+STATE_DIR = Path(os.environ.get("DUALRAIL_TWIN_STATE", "/run/dualrail-twin"))
+MGMT_BRIDGE = "drt-mgmt"
+SWITCH_SYSCTLS = {
+    "net.ipv4.ip_forward": "1",
+    "net.ipv4.conf.all.rp_filter": "0",
+    "net.ipv4.conf.default.rp_filter": "0",
+    "net.ipv4.fib_multipath_hash_policy": "1",
+    "net.ipv4.conf.all.ignore_routes_with_linkdown": "1",
+    "net.ipv6.conf.all.disable_ipv6": "1",
+}
+# The host's neighbour table is shared by every namespace (NOTES: ~1024 entries overflow).
+NEIGH_SYSCTLS = ("net.ipv4.neigh.default.gc_thresh1", "net.ipv4.neigh.default.gc_thresh2",
+                 "net.ipv4.neigh.default.gc_thresh3")
+
+Progress = Callable[[str], None]
+
+
+def require_root() -> None:
+    if os.geteuid() != 0:
+        raise TwinError("the twin needs root (network namespaces, veth pairs, FRR): run it with sudo")
+    for tool in ("ip", "ifup", "vtysh"):
+        if shutil.which(tool) is None:
+            raise TwinError(f"{tool} not found: run .ci/setup (apt-get install frr ifupdown2 iproute2)")
+    if not (frr.FRR_DIR / "zebra").exists():
+        raise TwinError("FRR daemons not found in /usr/lib/frr: apt-get install frr")
+
+
+def rundir(ns: str) -> Path:
+    return STATE_DIR / "ns" / ns
+
+
+def _state_path() -> Path:
+    return STATE_DIR / "state.json"
+
+
+def load_state() -> dict[str, Any] | None:
+    try:
+        state: dict[str, Any] = json.loads(_state_path().read_text())
+        return state
+    except (OSError, json.JSONDecodeError):
+        return None
+
+
+def _sysctl_get(name: str) -> str:
+    return Path("/proc/sys", *name.split(".")).read_text().strip()
+
+
+def _sysctl_set(name: str, value: str) -> None:
+    Path("/proc/sys", *name.split(".")).write_text(value)
+
+
+def our_namespaces() -> list[str]:
+    out = run(["ip", "netns", "list"], check=False)
+    return [line.split()[0] for line in out.splitlines() if line.startswith(NS_PREFIX)]
+
+
+def down(progress: Progress | None = None) -> dict[str, Any]:
+    """Remove everything a twin made: its daemons (by their pid files), namespaces, bridge, sysctls."""
+    say = progress or (lambda _m: None)
+    state = load_state() or {}
+    stopped = 0
+    ns_root = STATE_DIR / "ns"
+    if ns_root.exists():
+        for d in ns_root.iterdir():
+            if not d.is_dir():
+                continue
+            frr.stop(d)
+            sshd.stop(d)
+            stopped += 1
+    namespaces = our_namespaces()
+    say(f"removing {len(namespaces)} namespaces")
+    ip_batch([f"netns del {ns}" for ns in namespaces])
+    run(["ip", "link", "del", MGMT_BRIDGE], check=False)
+    for name, value in state.get("sysctls", {}).items():
+        try:
+            _sysctl_set(name, value)
+        except OSError:
+            pass
+    if STATE_DIR.exists():
+        shutil.rmtree(STATE_DIR)
+    return {"namespaces_removed": len(namespaces), "instances_stopped": stopped}
+
+
+def _switch_configs(sw: SwitchNs) -> tuple[str, str]:
+    folder = Path(sw.config_dir)
+    frr_text = (folder / "frr.conf").read_text()
+    ifaces = (folder / "interfaces").read_text()
+    if sw.vrf:
+        return frr_for_vrf(frr_text, sw.vrf), interfaces_for_vrf(ifaces, sw.vrf)
+    return frr_text, ifaces
+
+
+def _ifup(ns: str, path: Path) -> None:
+    # ifupdown2 keeps its lock and state in /run/network: give each namespace a private one.
+    cmd = f"mkdir -p /run/network && mount -t tmpfs none /run/network && exec ifup -a -i {path}"
+    out = in_ns(ns, ["unshare", "-m", "sh", "-c", cmd], check=False, timeout=120)
+    del out
+
+
+def _bring_up_switch(sw: SwitchNs) -> None:
+    d = rundir(sw.ns)
+    d.mkdir(parents=True, exist_ok=True)
+    frr_text, ifaces = _switch_configs(sw)
+    (d / "interfaces").write_text(ifaces)
+    in_ns(sw.ns, ["sysctl", "-q", "-w", *[f"{k}={v}" for k, v in SWITCH_SYSCTLS.items()]])
+    _ifup(sw.ns, d / "interfaces")
+    frr.start(sw.ns, sw.device, d, frr_text)
+
+
+def _bring_up_server(ns: str, folder: Path) -> None:
+    d = rundir(ns)
+    d.mkdir(parents=True, exist_ok=True)
+    shutil.copy(folder / "interfaces", d / "interfaces")
+    in_ns(ns, ["sysctl", "-q", "-p", str(folder / "sysctl.conf")], check=False)
+    in_ns(ns, ["ip", "link", "set", "lo", "up"])
+    _ifup(ns, d / "interfaces")
+
+
+def up(output: Path, progress: Progress | None = None, workers: int = 6, servers: bool = True,
+       management: bool = True) -> dict[str, Any]:
+    require_root()
+    say = progress or (lambda _m: None)
+    if not (output / "manifest.json").exists():
+        raise TwinError(f"{output}/manifest.json not found: run `dualrail render` first")
+    if load_state() or our_namespaces():
+        say("cleaning up a previous twin")
+        down()
+    started = time.monotonic()
+    plan = build_plan(output)
+    STATE_DIR.mkdir(parents=True, exist_ok=True)
+    state: dict[str, Any] = {"output": plan.output, "plan": asdict(plan), "started": time.time(),
+                             "sysctls": {n: _sysctl_get(n) for n in NEIGH_SYSCTLS}}
+    _state_path().write_text(json.dumps(state))
+    links = len(plan.cables)
+    _sysctl_set(NEIGH_SYSCTLS[0], str(max(1024, links * 2)))
+    _sysctl_set(NEIGH_SYSCTLS[1], str(max(2048, links * 4)))
+    _sysctl_set(NEIGH_SYSCTLS[2], str(max(4096, links * 8)))
+    namespaces = [s.ns for s in plan.switches] + ([s.ns for s in plan.servers] if servers else [])
+    say(f"creating {len(namespaces)} namespaces and {links} cables")
+    ip_batch([f"netns add {ns}" for ns in namespaces])
+    cables = [c for c in plan.cables if servers or c.kind != "server-leaf"]
+    ip_batch([f"link add name {c.a_port} netns {c.a_ns} type veth peer name {c.b_port} netns {c.b_ns}"
+              for c in cables])
+    say(f"starting FRR on {len(plan.switches)} switches")
+    with ThreadPoolExecutor(workers) as pool:
+        list(pool.map(_bring_up_switch, plan.switches))
+        if servers:
+            say(f"configuring {len(plan.servers)} servers")
+            list(pool.map(lambda s: _bring_up_server(s.ns, Path(s.config_dir)), plan.servers))
+    mgmt: dict[str, Any] = {}
+    if management and plan.mgmt_network:
+        say("starting the management network and sshd")
+        mgmt = _management(plan)
+        state["management"] = mgmt
+    state["bringup_seconds"] = round(time.monotonic() - started, 2)
+    _state_path().write_text(json.dumps(state))
+    return {"switch_namespaces": len(plan.switches), "server_namespaces": len(plan.servers) if servers else 0,
+            "cables": len(cables), "seconds": state["bringup_seconds"], "management": mgmt}
+
+
+def _management(plan: TwinPlan) -> dict[str, Any]:
+    net = ipaddress.IPv4Network(plan.mgmt_network or "")
+    host_ip = f"{net.broadcast_address - 1}/{net.prefixlen}"
+    run(["ip", "link", "add", MGMT_BRIDGE, "type", "bridge"])
+    run(["ip", "addr", "add", host_ip, "dev", MGMT_BRIDGE])
+    run(["ip", "link", "set", MGMT_BRIDGE, "up"])
+    keys = sshd.make_keys(STATE_DIR / "ssh")
+    commands = []
+    members = [s for s in plan.switches if s.mgmt_address]
+    for i, sw in enumerate(members):
+        commands += [f"link add name drm{i} type veth peer name mgmt0 netns {sw.ns}",
+                     f"link set drm{i} master {MGMT_BRIDGE}", f"link set drm{i} up"]
+    ip_batch(commands)
+    hosts: dict[str, Any] = {}
+    for sw in members:
+        in_ns(sw.ns, ["ip", "addr", "add", sw.mgmt_address or "", "dev", "mgmt0"])
+        in_ns(sw.ns, ["ip", "link", "set", "mgmt0", "up"])
+        ip = (sw.mgmt_address or "").split("/")[0]
+        sshd.start(sw.ns, sw.device, rundir(sw.ns), ip, keys)
+        hosts[sw.device] = {"ns": sw.ns, "address": ip, "rundir": str(rundir(sw.ns))}
+    sshd.write_known_hosts(keys, [h["address"] for h in hosts.values()])
+    return {"bridge": MGMT_BRIDGE, "host_address": host_ip, "hosts": hosts, "identity": str(keys.client_key),
+            "known_hosts": str(keys.known_hosts)}
+
+
+def status() -> dict[str, Any]:
+    state = load_state()
+    if not state:
+        return {"up": False, "namespaces": our_namespaces()}
+    switches = state["plan"]["switches"]
+    alive = {}
+    for sw in switches:
+        procs = frr.pids(rundir(sw["ns"]))
+        alive[sw["ns"]] = {d: frr.alive(p) for d, p in procs.items()}
+    return {"up": True, "output": state["output"], "bringup_seconds": state.get("bringup_seconds"),
+            "namespaces": len(our_namespaces()), "daemons": alive,
+            "substitutes": sorted(s["device"] for s in switches if s.get("substitute")),
+            "vrf_namespaces": sorted(s["ns"] for s in switches if s.get("vrf"))}
+
+
+def plan_from_state(state: dict[str, Any]) -> TwinPlan:
+    from dualrail_net.twin.plan import Cable, ServerNs
+    p = state["plan"]
+    return TwinPlan(output=p["output"], switches=[SwitchNs(**s) for s in p["switches"]],
+                    servers=[ServerNs(**s) for s in p["servers"]], cables=[Cable(**c) for c in p["cables"]],
+                    mgmt_network=p.get("mgmt_network"), planes=p.get("planes", []))
+
+
+def processes_of(ns: str) -> list[int]:
+    out = subprocess.run(["ip", "netns", "pids", ns], capture_output=True, text=True).stdout
+    return [int(x) for x in out.split()]

@@ -1,0 +1,97 @@
+"""What the twin builds, derived from the rendered output folder only: one namespace per switch
+(one per VRF for devices that touch several planes: kernel VRF is not available here), one per
+server, a veth pair per cable named after the real ports, and a management address per switch."""
+
+from __future__ import annotations
+
+import csv
+import ipaddress
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from dualrail_net.verify.parsers.ifupdown import interfaces_from, parse_stanzas
+
+NS_PREFIX = "drt-"
+
+
+@dataclass
+class SwitchNs:
+    ns: str
+    device: str
+    plane: str
+    role: str
+    config_dir: str  # folder holding the frr.conf / interfaces this namespace runs
+    vrf: str | None = None  # set for one VRF of a multi-plane device
+    mgmt_address: str | None = None
+    substitute: bool = False  # FRR rendering of a platform that cannot run here (EOS)
+
+
+@dataclass
+class ServerNs:
+    ns: str
+    server: str
+    config_dir: str
+
+
+@dataclass
+class Cable:
+    a_ns: str
+    a_port: str
+    b_ns: str
+    b_port: str
+    plane: str
+    kind: str
+
+
+@dataclass
+class TwinPlan:
+    output: str
+    switches: list[SwitchNs] = field(default_factory=list)
+    servers: list[ServerNs] = field(default_factory=list)
+    cables: list[Cable] = field(default_factory=list)
+    mgmt_network: str | None = None
+    planes: list[str] = field(default_factory=list)
+
+    def switch(self, ns: str) -> SwitchNs:
+        return next(s for s in self.switches if s.ns == ns)
+
+
+def ns_name(device: str, vrf: str | None = None) -> str:
+    return f"{NS_PREFIX}{device}" + (f".{vrf}" if vrf else "")
+
+
+def build_plan(output: Path) -> TwinPlan:
+    manifest = json.loads((output / "manifest.json").read_text())
+    rows = list(csv.DictReader((output / manifest.get("cabling", "resolved/cabling.csv")).open()))
+    output = output.resolve()
+    plan = TwinPlan(output=str(output), planes=list(manifest["planes"]))
+    port_ns: dict[tuple[str, str], str] = {}
+    for name, meta in manifest["devices"].items():
+        twin_dir = meta.get("twin_dir", meta["dir"])
+        folder = output / twin_dir
+        if meta.get("plane"):
+            sw = SwitchNs(ns_name(name), name, meta["plane"], meta["role"], str(folder),
+                          mgmt_address=meta.get("mgmt_address"), substitute=twin_dir != meta["dir"])
+            plan.switches.append(sw)
+            continue
+        ifaces, _ = interfaces_from(parse_stanzas((folder / "interfaces").read_text()))
+        vrf_plane: dict[str, str] = {}
+        for row in rows:
+            for dev, port in ((row["a_device"], row["a_port"]), (row["b_device"], row["b_port"])):
+                if dev == name and port in ifaces and ifaces[port].vrf:
+                    vrf_plane[ifaces[port].vrf or ""] = row["plane"]
+                    port_ns[(dev, port)] = ns_name(name, ifaces[port].vrf)
+        for i, (vrf, plane) in enumerate(sorted(vrf_plane.items())):
+            plan.switches.append(SwitchNs(ns_name(name, vrf), name, plane, meta["role"], str(folder), vrf=vrf,
+                                          mgmt_address=meta.get("mgmt_address") if i == 0 else None))
+    for name, meta in manifest.get("servers", {}).items():
+        plan.servers.append(ServerNs(ns_name(name), name, str(output / meta["dir"])))
+    for row in rows:
+        a_ns = port_ns.get((row["a_device"], row["a_port"]), ns_name(row["a_device"]))
+        b_ns = port_ns.get((row["b_device"], row["b_port"]), ns_name(row["b_device"]))
+        plan.cables.append(Cable(a_ns, row["a_port"], b_ns, row["b_port"], row["plane"], row["kind"]))
+    mgmt = [m.get("mgmt_address") for m in manifest["devices"].values() if m.get("mgmt_address")]
+    if mgmt:
+        plan.mgmt_network = str(ipaddress.IPv4Interface(mgmt[0]).network)
+    return plan

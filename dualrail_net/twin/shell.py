@@ -1,0 +1,29 @@
+"""Running commands, in the root namespace or inside a twin namespace."""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Sequence
+
+
+class TwinError(Exception):
+    pass
+
+
+def run(cmd: Sequence[str], check: bool = True, timeout: float = 60, input_text: str | None = None) -> str:
+    proc = subprocess.run(list(cmd), capture_output=True, text=True, timeout=timeout, input=input_text)
+    if check and proc.returncode != 0:
+        raise TwinError(f"{' '.join(cmd)} failed ({proc.returncode}): {(proc.stderr or proc.stdout).strip()[:500]}")
+    return proc.stdout
+
+
+def in_ns(ns: str, cmd: Sequence[str], check: bool = True, timeout: float = 60) -> str:
+    return run(["ip", "netns", "exec", ns, *cmd], check=check, timeout=timeout)
+
+
+def ip_batch(commands: list[str], namespace: str | None = None) -> None:
+    """Many ip commands in one process (creating hundreds of veths one process each is slow)."""
+    if not commands:
+        return
+    base = ["ip"] + (["-n", namespace] if namespace else []) + ["-batch", "-"]
+    run(base, input_text="\n".join(commands) + "\n", timeout=300)

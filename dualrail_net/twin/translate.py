@@ -1,0 +1,57 @@
+"""Emulating one VRF of a multi-plane device as its own namespace (kernel VRF is unavailable here).
+
+The translation is mechanical and documented: from the device's rendered files keep what belongs
+to the VRF and drop the VRF wrapper; nothing is added.
+* frr.conf: `vrf X` / `exit-vrf` blocks are dropped; `router bgp N vrf X` becomes `router bgp N`;
+  other VRFs' `router bgp` blocks are dropped; everything global (prefix lists, route maps) is kept.
+* interfaces: the VRF device's address becomes the namespace's loopback address; ports of the VRF
+  are kept without their `vrf` line; ports of other VRFs are dropped.
+"""
+
+from __future__ import annotations
+
+from dualrail_net.verify.parsers.ifupdown import parse_stanzas
+
+
+def frr_for_vrf(text: str, vrf: str) -> str:
+    out: list[str] = []
+    skipping = False
+    for line in text.splitlines():
+        if line and not line[0].isspace():
+            words = line.split()
+            if skipping and words[0] in ("exit", "exit-vrf"):
+                skipping = False
+                continue
+            if words[0] == "vrf":
+                skipping = True
+                continue
+            if words[:2] == ["router", "bgp"] and len(words) >= 5 and words[3] == "vrf":
+                skipping = words[4] != vrf
+                if not skipping:
+                    out.append(" ".join(words[:3]))
+                continue
+            skipping = False
+        if not skipping:
+            out.append(line)
+    return "\n".join(out) + "\n"
+
+
+def interfaces_for_vrf(text: str, vrf: str) -> str:
+    stanzas = parse_stanzas(text)
+    out = [f"# twin: VRF {vrf} of this device, emulated as its own namespace", ""]
+    loopbacks: list[str] = []
+    for st in stanzas:
+        attrs = dict(st.attrs)
+        if "vrf-table" in attrs:
+            if st.name == vrf:
+                loopbacks += [v for k, v in st.attrs if k == "address"]
+            continue
+        if st.name == "lo":
+            continue
+        if attrs.get("vrf") != vrf:
+            continue
+        out += [f"auto {st.name}", f"iface {st.name}"]
+        out += [f"    {k} {v}" for k, v in st.attrs if k != "vrf"]
+        out.append("")
+    head = ["auto lo", "iface lo inet loopback"] + [f"    address {a}" for a in loopbacks] + [""]
+    return "\n".join(out[:2] + head + out[2:]) + "\n"

@@ -28,14 +28,19 @@ class Phase:
     targets: list[str]
     start: float = 0.0
     end: float = 0.0
+    restored: float = 0.0
     recovery_seconds: float | None = None
-    loss: dict[str, dict[str, int]] = field(default_factory=dict)  # plane -> {sent, lost}
+    loss: dict[str, dict[str, int]] = field(default_factory=dict)  # plane -> {sent, lost}, whole phase
+    outage_loss: dict[str, dict[str, int]] = field(default_factory=dict)  # while the targets were down
 
     def to_dict(self) -> dict[str, Any]:
         return {"phase": self.name, "targets": self.targets, "window": [round(self.start, 2), round(self.end, 2)],
                 "recovery_seconds": None if self.recovery_seconds is None else round(self.recovery_seconds, 2),
-                "loss": {p: {**v, "loss_pct": round(100 * v["lost"] / v["sent"], 2) if v["sent"] else 0.0}
-                         for p, v in self.loss.items()}}
+                "loss": _pct(self.loss), "outage_loss": _pct(self.outage_loss)}
+
+
+def _pct(loss: dict[str, dict[str, int]]) -> dict[str, dict[str, float]]:
+    return {p: {**v, "loss_pct": round(100 * v["lost"] / v["sent"], 2) if v["sent"] else 0.0} for p, v in loss.items()}
 
 
 def kill_switch(ns: str) -> None:
@@ -71,7 +76,8 @@ def probe_jobs(view: TwinView) -> dict[str, Pairs]:
         for plane in view.plan.planes:
             mine = [p for p in view.server_ports(s) if p[2] == plane]
             for j, (_, src, _) in enumerate(mine):
-                peer = names[(i + 1 + j) % len(names)]
+                # half the fleet away: in another scalable unit, so the path crosses the spines
+                peer = names[(i + len(names) // 2 + j) % len(names)]
                 theirs = [p for p in view.server_ports(peer) if p[2] == plane]
                 if theirs:
                     pairs.append((src, theirs[j % len(theirs)][1]))
@@ -117,6 +123,7 @@ def run_chaos(say: Say | None = None, settle: float = 2.0, outage: float = 3.0, 
             time.sleep(outage)
             log(f"chaos: restoring {name}")
             restored = time.monotonic()
+            phase.restored = restored - t0
             for t in targets:
                 restore_switch(t.ns, t.device)
             wait_converged()
@@ -129,12 +136,14 @@ def run_chaos(say: Say | None = None, settle: float = 2.0, outage: float = 3.0, 
         results = bg.collect()
         stop_file.unlink(missing_ok=True)
     for phase in phases:
-        for rows in results.values():
-            for r in rows:
-                plane = view.plane_of(r["dst"]) or "?"
-                lost_here = sum(1 for t in r["lost_at"] if phase.start <= t < phase.end)
-                sent_here = int(round((phase.end - phase.start) / 0.05))
-                agg = phase.loss.setdefault(plane, {"sent": 0, "lost": 0})
-                agg["sent"] += sent_here
-                agg["lost"] += lost_here
+        windows = [(phase.loss, phase.start, phase.end)]
+        if phase.restored:
+            windows.append((phase.outage_loss, phase.start, phase.restored))
+        for bucket, lo, hi in windows:
+            for rows in results.values():
+                for r in rows:
+                    plane = view.plane_of(r["dst"]) or "?"
+                    agg = bucket.setdefault(plane, {"sent": 0, "lost": 0})
+                    agg["sent"] += int(round((hi - lo) / 0.05))
+                    agg["lost"] += sum(1 for t in r["lost_at"] if lo <= t < hi)
     return {"phases": [p.to_dict() for p in phases], "pairs": sum(len(v) for v in jobs.values())}

@@ -1,0 +1,123 @@
+"""End-to-end against the emulated twin: real FRR in namespaces, real packets. Needs root."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from dualrail_net.render import render_fabric
+from dualrail_net.render.artifacts import write_artifacts
+from dualrail_net.resolve.model import Fabric
+from dualrail_net.twin import lifecycle
+from dualrail_net.twin.chaos import run_chaos
+from dualrail_net.twin.checks import run_twin_checks, wait_converged
+from dualrail_net.twin.shell import in_ns, run
+
+pytestmark = [
+    pytest.mark.root,
+    pytest.mark.skipif(os.geteuid() != 0, reason="the twin needs root"),
+    pytest.mark.skipif(shutil.which("vtysh") is None or shutil.which("ifup") is None, reason="needs frr, ifupdown2"),
+]
+
+
+@pytest.fixture(scope="module")
+def twin(tmp_path_factory: pytest.TempPathFactory, example_fabric: Fabric) -> Iterator[Path]:
+    out = tmp_path_factory.mktemp("twin") / "build"
+    write_artifacts(render_fabric(example_fabric), out)
+    lifecycle.up(out)
+    wait_converged()
+    yield out
+    lifecycle.down()
+    assert not lifecycle.our_namespaces()
+
+
+def by_id(results):  # type: ignore[no-untyped-def]
+    return {r.check: r for r in results}
+
+
+def test_clean_example_passes_every_twin_check(twin: Path) -> None:
+    results = by_id(run_twin_checks())
+    assert set(results) == {"TWIN-BGP-ESTABLISHED", "TWIN-ECMP", "TWIN-REACH", "TWIN-ISOLATION"}
+    for r in results.values():
+        assert r.findings == [], (r.check, [f.message for f in r.findings[:5]])
+
+
+def test_status_says_what_is_emulated(twin: Path) -> None:
+    st = lifecycle.status()
+    assert st["up"] and all(all(d.values()) and d for d in st["daemons"].values())
+    assert st["substitutes"] == [f"{p}-spine-{i}" for p in "ab" for i in range(1, 5)]
+    assert st["vrf_namespaces"] == ["drt-gw-storage-1.plane-a", "drt-gw-storage-1.plane-b"]
+
+
+def test_ssh_management_verifies_host_keys(twin: Path, tmp_path: Path) -> None:
+    mgmt = lifecycle.load_state()["management"]  # type: ignore[index]
+    host = mgmt["hosts"]["a-leaf-su1-r0"]["address"]
+    base = ["ssh", "-i", mgmt["identity"], "-o", "BatchMode=yes", "-o", "StrictHostKeyChecking=yes"]
+    ok = subprocess.run([*base, "-o", f"UserKnownHostsFile={mgmt['known_hosts']}", f"root@{host}", "hostname"],
+                        capture_output=True, text=True, timeout=30)
+    assert ok.returncode == 0 and ok.stdout.strip() == "a-leaf-su1-r0"
+    empty = tmp_path / "known_hosts"
+    empty.write_text("")
+    refused = subprocess.run([*base, "-o", f"UserKnownHostsFile={empty}", f"root@{host}", "true"],
+                             capture_output=True, text=True, timeout=30)
+    assert refused.returncode != 0 and "Host key verification failed" in refused.stderr
+
+
+def test_chaos_losing_spines_never_touches_the_other_plane(twin: Path) -> None:
+    result = run_chaos(settle=1.5, outage=2.5, leaf=True)
+    phases = {p["phase"]: p for p in result["phases"]}
+    one = phases["one spine of plane A"]
+    every = phases["all spines of plane A"]
+    leaf = phases["one leaf of plane A"]
+    for phase in phases.values():
+        assert phase["loss"]["B"]["lost"] == 0, phase
+        assert phase["loss"]["B"]["sent"] > 0
+    assert one["loss"]["A"]["loss_pct"] < 1.0, one
+    # the whole plane was down: every plane-A probe crosses the spines, so the outage must show
+    assert every["outage_loss"]["A"]["loss_pct"] > 75.0, every
+    assert every["outage_loss"]["B"]["lost"] == 0
+    assert leaf["outage_loss"]["A"]["lost"] > 0, leaf  # servers on that leaf lose plane A on its rail
+    for phase in (one, every, leaf):
+        assert phase["recovery_seconds"] is not None and phase["recovery_seconds"] < 60
+    assert not [f for r in run_twin_checks() for f in r.findings]
+
+
+def test_a_wrong_remote_as_is_caught(twin: Path) -> None:
+    rundir = lifecycle.rundir("drt-b-leaf-su1-r1")
+    vty = ["vtysh", "--vty_socket", str(rundir), "-c", "configure terminal", "-c", "router bgp 4200002101"]
+    run([*vty, "-c", "neighbor 10.21.0.64 remote-as 4200002999"])
+    try:
+        run(["vtysh", "--vty_socket", str(rundir), "-c", "clear bgp *"])
+        import time
+        time.sleep(2)
+        results = by_id(run_twin_checks())
+        assert any("10.21.0.64" in f.message for f in results["TWIN-BGP-ESTABLISHED"].findings)
+        assert results["TWIN-ECMP"].findings
+    finally:
+        run([*vty, "-c", "neighbor 10.21.0.64 remote-as 4200002000"])
+    wait_converged()
+
+
+def test_a_cable_between_planes_is_caught_by_packets_and_rib(twin: Path) -> None:
+    """Splice the planes together behind the configs' back: a cable between two leaves of different
+    planes and static routes across it. The twin must see traffic and routes cross."""
+    a, b = "drt-a-leaf-su1-r0", "drt-b-leaf-su1-r0"
+    run(["ip", "link", "add", "name", "leak0", "netns", a, "type", "veth", "peer", "name", "leak0", "netns", b])
+    try:
+        in_ns(a, ["ip", "addr", "add", "192.0.0.0/31", "dev", "leak0"])
+        in_ns(b, ["ip", "addr", "add", "192.0.0.1/31", "dev", "leak0"])
+        in_ns(a, ["ip", "link", "set", "leak0", "up"])
+        in_ns(b, ["ip", "link", "set", "leak0", "up"])
+        in_ns(a, ["ip", "route", "add", "10.22.0.0/26", "via", "192.0.0.1"])
+        in_ns(b, ["ip", "route", "add", "10.12.0.0/26", "via", "192.0.0.0"])
+        results = by_id(run_twin_checks())
+        iso = [f.message for f in results["TWIN-ISOLATION"].findings]
+        assert any("reached 10.22.0." in m for m in iso), iso
+        assert any("has a route to 10.22.0.0/26 of plane B" in m for m in iso), iso
+    finally:
+        in_ns(a, ["ip", "link", "del", "leak0"], check=False)

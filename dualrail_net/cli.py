@@ -95,7 +95,8 @@ def build_parser() -> argparse.ArgumentParser:
                        "Each platform's files are parsed back into one vendor-neutral model, then: plane isolation "
                        "(ISO-*: cables, subnets, bridges, BGP sessions, VRF leaks and computed route propagation "
                        "between planes, server NIC routing), addressing (ADDR-*), BGP (BGP-*), ECMP (ECMP-*), RoCE "
-                       "QoS (QOS-*) and plane symmetry (SYM-*); then the real consumers: FRR's parser on every "
+                       "QoS (QOS-*) and plane symmetry (SYM-*); InfiniBand partitions.conf/opensm.conf statically (IB-*) and, with --ib or "
+                       "when ibsim/opensm are installed, on a simulated fabric (IB-SIM-*); then the real consumers: FRR's parser on every "
                        "frr.conf and ifupdown2 on every interfaces file (CONSUMER-*). Exit 1 on any error.",
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("-o", "--output", type=Path, default=Path("build"), metavar="DIR",
@@ -104,6 +105,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--junit", type=Path, default=None, metavar="FILE", help="also write JUnit XML for CI")
     p.add_argument("--no-consumers", action="store_true",
                    help="skip the real-program checks (vtysh, ifupdown2); run only the model checks")
+    p.add_argument("--ib", action="store_true",
+                   help="also run opensm once per IB plane on an ibsim fabric built from the cabling plan and "
+                   "check the SM log, the subnet, every port's P_Key table and routing (default: when installed)")
 
     p = sub.add_parser("twin", help="run the rendered fabric in network namespaces with real FRR (root)",
                        description="The emulated twin: one network namespace per switch (one per VRF for a "
@@ -212,11 +216,19 @@ def cmd_render(args: argparse.Namespace, ui: Ui) -> int:
     return EXIT_OK
 
 
-def run_verifications(out: Path, consumers: bool = True) -> list[CheckResult]:
-    """Every offline verification of rendered artifacts: our checks on the parsed configs, then the
-    real consumers (FRR, ifupdown2)."""
+def run_verifications(out: Path, consumers: bool = True, ib_sim: bool | None = None) -> list[CheckResult]:
+    """Every offline verification of rendered artifacts: our checks on the parsed configs, the IB
+    static checks, the real consumers (FRR, ifupdown2) and, when ``ib_sim`` (None: when the tools
+    are installed), opensm on an ibsim fabric per IB plane."""
     snapshot = load_snapshot(out, workers=default_workers())
     results = run_checks(snapshot)
+    if snapshot.manifest.get("ib_planes"):
+        from dualrail_net.verify.ib.sim import run_simulation, tools_missing
+        from dualrail_net.verify.ib.static import run_static
+        results += run_static(out)
+        if ib_sim or (ib_sim is None and not tools_missing()):
+            sim_results, _stats = run_simulation(out)
+            results += sim_results
     if consumers:
         results += run_consumers(out)
     return results
@@ -237,7 +249,7 @@ def _finish_verify(args: argparse.Namespace, ui: Ui, results: list[CheckResult],
 
 def cmd_verify(args: argparse.Namespace, ui: Ui) -> int:
     try:
-        results = run_verifications(args.output, consumers=not args.no_consumers)
+        results = run_verifications(args.output, consumers=not args.no_consumers, ib_sim=args.ib or None)
     except SnapshotError as exc:
         ui.print(f"[red]{escape(str(exc))}[/]")
         _emit(ui, {"ok": False, "error": str(exc), "checks": []})

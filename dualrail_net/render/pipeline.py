@@ -12,11 +12,12 @@ from dualrail_net import __version__
 from dualrail_net.gcpause import gc_paused
 from dualrail_net.render.artifacts import Artifact, RenderResult
 from dualrail_net.render.engine import template, templates_dir
+from dualrail_net.render.infiniband import DEFAULT_PKEY, IB_FILES, ib_cabling_csv, ib_dir, ib_structured
 from dualrail_net.render.platforms import get_platform
 from dualrail_net.render.servers import SERVER_FILES, server_structured
 from dualrail_net.render.structured import switch_structured
 from dualrail_net.resolve.export import cabling_csv, fabric_json
-from dualrail_net.resolve.model import Fabric, Switch
+from dualrail_net.resolve.model import Fabric, IbPlane, Switch
 
 MANIFEST = "manifest.json"
 CABLING = "resolved/cabling.csv"
@@ -84,6 +85,21 @@ def _render(fabric: Fabric, templates: Path | None, progress: Progress | None,
         servers[srv.name] = {"dir": folder, "planes": s["planes"], "files": [f for _, f in SERVER_FILES]}
         if progress:
             progress(1)
+    ib_planes: dict[str, Any] = {}
+    for plane in fabric.ib_planes.values():
+        s = ib_structured(plane)
+        folder = ib_dir(plane.name)
+        for tpl, filename in IB_FILES:
+            result.artifacts.append(Artifact(f"{folder}/{filename}", template(root, tpl).render(s=s)))
+        result.artifacts.append(Artifact(f"{folder}/cabling.csv", ib_cabling_csv(plane)))
+        ib_planes[plane.name] = {
+            "dir": folder, "subnet_prefix": plane.subnet_prefix, "sm_host": plane.sm_host, "sm_guid": plane.sm_guid,
+            "config_dir": s["config_dir"], "switches": {sw.name: {"role": sw.role, "guid": sw.guid}
+                                                        for sw in plane.switches},
+            "hosts": {h.server: h.guid for h in plane.hosts},
+            # what the inventory says each port's partitions are: the simulated run must find exactly this
+            "expected_pkeys": _expected_pkeys(plane),
+        }
     if include_resolved:
         result.artifacts.append(Artifact(RESOLVED, fabric_json(fabric)))
     result.artifacts.append(Artifact(CABLING, cabling_csv(fabric)))
@@ -99,7 +115,24 @@ def _render(fabric: Fabric, templates: Path | None, progress: Progress | None,
                         for name, p in fabric.planes.items()},
         "devices": devices,
         "servers": servers,
+        "ib_planes": ib_planes,
         "cabling": CABLING,
     }
     result.artifacts.append(Artifact(MANIFEST, json.dumps(manifest, indent=1) + "\n"))
     return result
+
+
+def _expected_pkeys(plane: IbPlane) -> dict[str, dict[str, str]]:
+    """port GUID -> {P_Key (15 bits, hex): membership} the SM should program, default partition included."""
+    out: dict[str, dict[str, str]] = {}
+    for host in plane.hosts:
+        entry: dict[str, str] = {}
+        if plane.default_partition != "none":
+            entry[f"0x{DEFAULT_PKEY:04x}"] = plane.default_partition
+        if host.guid == plane.sm_guid:
+            entry[f"0x{DEFAULT_PKEY:04x}"] = "full"
+        out[host.guid] = entry
+    for part in plane.partitions:
+        for m in part.members:
+            out.setdefault(m.guid, {})[f"0x{part.pkey & 0x7FFF:04x}"] = m.membership
+    return out

@@ -3,8 +3,16 @@ each partition's members by port GUID."""
 
 from __future__ import annotations
 
-from dualrail_net.resolve.model import IbHostPort, IbMember, IbPartition, IbPlane
+from dualrail_net.resolve.model import IbHostPort, IbLink, IbMember, IbPartition, IbPlane, IbSwitch
 from dualrail_net.sot.schema import Inventory
+
+# Switch node GUIDs when the inventory gives no base: NVIDIA OUI, then the plane's subnet prefix low
+# 16 bits, then the switch index. Deterministic, unique per plane.
+DEFAULT_SWITCH_OUI = 0x0002C9 << 40
+
+
+def _guid(value: int) -> str:
+    return f"0x{value:016x}"
 
 
 def resolve_infiniband(inv: Inventory) -> dict[str, IbPlane]:
@@ -29,9 +37,21 @@ def resolve_infiniband(inv: Inventory) -> dict[str, IbPlane]:
             )
             for p in ib.partitions
         ]
+        base = (int(spec.switch_guid_base, 16) if spec.switch_guid_base
+                else DEFAULT_SWITCH_OUI | (int(spec.subnet_prefix, 16) & 0xFFFF) << 16)
+        switches = [IbSwitch(n, "spine", _guid(base + i)) for i, n in enumerate(spines)]
+        switches += [IbSwitch(n, "leaf", _guid(base + len(spines) + i)) for i, n in enumerate(leaves)]
+        sw_guid = {s.name: s.guid for s in switches}
+        # Leaf ports 1..hosts_per_leaf face hosts; the next ports go to spine 1, 2, ...; spine port
+        # N goes to leaf N. Fixed positions, so adding a host or a leaf moves nothing.
+        links = [IbLink(h.server, 1, h.guid, h.leaf, h.leaf_port, sw_guid[h.leaf]) for h in hosts]
+        for li, leaf in enumerate(leaves):
+            for si, spine in enumerate(spines):
+                links.append(IbLink(leaf, spec.hosts_per_leaf + 1 + si, sw_guid[leaf], spine, li + 1, sw_guid[spine]))
         out[plane] = IbPlane(
             name=plane, subnet_prefix=spec.subnet_prefix.lower(), routing_engine=spec.routing_engine,
             sm_host=spec.sm_host, sm_guid=guid_of.get(spec.sm_host, ""), leaves=leaves, spines=spines,
             hosts=hosts, partitions=partitions, default_partition=ib.default_partition,
+            switches=switches, links=links,
         )
     return out

@@ -192,6 +192,23 @@ class IbHostPort:
 
 
 @dataclass(slots=True)
+class IbSwitch:
+    name: str
+    role: str  # leaf or spine
+    guid: str  # node GUID
+
+
+@dataclass(slots=True)
+class IbLink:
+    a: str  # host or switch name
+    a_port: int
+    a_guid: str  # port GUID of a host end; node GUID of a switch end
+    b: str
+    b_port: int
+    b_guid: str
+
+
+@dataclass(slots=True)
 class IbPlane:
     name: str
     subnet_prefix: str
@@ -203,6 +220,8 @@ class IbPlane:
     hosts: list[IbHostPort]
     partitions: list[IbPartition]
     default_partition: str
+    switches: list[IbSwitch] = field(default_factory=list)
+    links: list[IbLink] = field(default_factory=list)
 
 
 @dataclass(slots=True)

@@ -293,6 +293,8 @@ class IbPlane(Strict):
     spines: int = Field(ge=1)
     hosts_per_leaf: int = Field(ge=1)
     sm_host: HostName = Field(description="server whose HCA port runs this plane's subnet manager")
+    switch_guid_base: Guid | None = Field(
+        default=None, description="node GUID of this plane's first switch; the others count up from it")
 
 
 class PartitionMember(Strict):

@@ -1,0 +1,66 @@
+#!/usr/bin/env python3
+"""Benchmark the emulated twin: bring-up time, time to full convergence (every session Established,
+full ECMP width on every leaf) and memory per switch (RSS of zebra + bgpd + staticd), for 24, 72
+and 144 switches. Needs root. Prints figures; asserts nothing.
+
+    sudo python3 benchmarks/bench_twin.py [--sizes 24,72,144] [--servers]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from dualrail_net.render import render_fabric
+from dualrail_net.render.artifacts import write_artifacts
+from dualrail_net.resolve import resolve_fabric
+from dualrail_net.sot.synthetic import Shape, synthetic_inventory
+from dualrail_net.twin import frr, lifecycle
+from dualrail_net.twin.checks import wait_converged
+
+SHAPES = {
+    24: Shape(spines_per_pod=4, sus_per_pod=2, rails=4, servers_per_su=4),
+    72: Shape(spines_per_pod=4, sus_per_pod=4, rails=8, servers_per_su=2, spine_downlinks=64),
+    144: Shape(spines_per_pod=8, sus_per_pod=8, rails=8, servers_per_su=1, spine_downlinks=64),
+}
+
+
+def rss_kb(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", default="24,72,144")
+    parser.add_argument("--servers", action="store_true", help="also bring up the server namespaces")
+    args = parser.parse_args()
+    print(f"{'switches':>8}{'sessions':>10}{'bring-up s':>12}{'converge s':>12}{'total s':>9}{'MB/switch':>11}")
+    for size in (int(s) for s in args.sizes.split(",")):
+        fabric = resolve_fabric(synthetic_inventory(SHAPES[size]))
+        with tempfile.TemporaryDirectory() as tmp:
+            out = Path(tmp) / "build"
+            write_artifacts(render_fabric(fabric), out)
+            t0 = time.monotonic()
+            result = lifecycle.up(out, servers=args.servers)
+            up_s = time.monotonic() - t0
+            conv = wait_converged(timeout=300)
+            state = lifecycle.load_state() or {}
+            switches = state["plan"]["switches"]
+            total_kb = sum(rss_kb(pid) for sw in switches for pid in frr.pids(lifecycle.rundir(sw["ns"])).values())
+            sessions = sum(len(p.bgp_peers) for p in fabric.switches.values()) // 2
+            print(f"{len(switches):>8}{sessions:>10}{up_s:>12.1f}{conv:>12.1f}{up_s + conv:>9.1f}"
+                  f"{total_kb / 1024 / len(switches):>11.1f}")
+            sys.stdout.flush()
+            del result
+            lifecycle.down()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,205 @@
+"""Run the real opensm once per IB plane against an ibsim fabric built from the rendered cabling
+plan, with the rendered opensm.conf/partitions.conf/GUID files, and check what it did.
+
+The rendered files name their deployment paths (/etc/opensm/<plane>/...); they are copied into a
+private directory and those paths are relocated there, nothing else changes. P_Key tables are read
+back from every HCA port with smpquery, in parallel (one query per port is the slow part)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from dualrail_net.verify.findings import CheckResult, Finding, Severity
+from dualrail_net.verify.ib.netfile import build_netfile
+
+UMAD2SIM = "/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so"
+TOOLS = ("ibsim", "opensm", "smpquery")
+
+
+def tools_missing() -> str:
+    missing = [t for t in TOOLS if shutil.which(t) is None]
+    if not Path(UMAD2SIM).exists():
+        missing.append("libumad2sim0")
+    return ", ".join(missing)
+
+
+def _f(check: str, plane: str, message: str, why: str) -> Finding:
+    return Finding(check, Severity.ERROR, (), plane, message, why)
+
+
+def parse_pkey_table(text: str) -> dict[int, str]:
+    """smpquery pkeys output -> {15-bit P_Key: 'full'|'limited'}."""
+    out: dict[int, str] = {}
+    for value in re.findall(r"0x[0-9a-fA-F]{4}", text):
+        raw = int(value, 16)
+        if raw & 0x7FFF == 0:
+            continue
+        key = raw & 0x7FFF
+        out[key] = "full" if raw & 0x8000 or out.get(key) == "full" else "limited"
+    return out
+
+
+class SimulatedPlane:
+    def __init__(self, out: Path, plane: str, meta: dict[str, Any], workdir: Path) -> None:
+        self.out, self.plane, self.meta = out, plane, meta
+        self.dir = workdir / plane
+        self.dir.mkdir(parents=True)
+        for sub in ("cache", "tmp"):
+            (self.dir / sub).mkdir()
+        self.env = dict(os.environ, IBSIM_SOCKNAME=str(self.dir / "ibsim.sock"), LD_PRELOAD=UMAD2SIM,
+                        OSM_CACHE_DIR=str(self.dir / "cache"), OSM_TMP_DIR=str(self.dir / "tmp"))
+        self.ibsim: subprocess.Popen[bytes] | None = None
+        self.timings: dict[str, float] = {}
+
+    def __enter__(self) -> SimulatedPlane:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.ibsim and self.ibsim.poll() is None:
+            self.ibsim.send_signal(signal.SIGTERM)
+            try:
+                self.ibsim.wait(5)
+            except subprocess.TimeoutExpired:
+                self.ibsim.kill()
+
+    def prepare(self) -> None:
+        src = self.out / self.meta["dir"]
+        for name in ("opensm.conf", "partitions.conf", "root_guids.conf", "cn_guids.conf"):
+            text = (src / name).read_text()
+            text = text.replace(self.meta["config_dir"], str(self.dir))
+            text = re.sub(r"^log_file .*$", f"log_file {self.dir / 'opensm.log'}", text, flags=re.MULTILINE)
+            (self.dir / name).write_text(text)
+        netfile, _ = build_netfile(src / "cabling.csv", self.meta["switches"])
+        (self.dir / "fabric.net").write_text(netfile)
+
+    def start_ibsim(self) -> None:
+        size = len(self.meta["hosts"]) + len(self.meta["switches"])
+        args = ["ibsim", "-s", "-n", str(self.dir / "fabric.net")]
+        if size > 1000:
+            args[1:1] = ["-N", str(size * 2), "-S", str(max(1024, len(self.meta["switches"]) * 2)),
+                         "-P", str(size * 40)]
+        self.ibsim = subprocess.Popen(args, env={k: v for k, v in self.env.items() if k != "LD_PRELOAD"},
+                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        assert self.ibsim.stdout is not None
+        deadline = time.monotonic() + 120
+        for line in iter(self.ibsim.stdout.readline, b""):
+            if b"Network simulator ready" in line:
+                return
+            if time.monotonic() > deadline:
+                break
+        raise RuntimeError(f"ibsim did not start for plane {self.plane}")
+
+    def run_opensm(self) -> subprocess.CompletedProcess[str]:
+        started = time.monotonic()
+        proc = subprocess.run(
+            ["opensm", "-o", "-e", "-D", "0x43", "-f", str(self.dir / "opensm.log"),
+             "--dump_files_dir", str(self.dir), "-F", str(self.dir / "opensm.conf")],
+            env=dict(self.env, SIM_HOST=self.meta["sm_host"]), capture_output=True, text=True, timeout=600)
+        self.timings["opensm_s"] = time.monotonic() - started
+        return proc
+
+    def guid2lid(self) -> dict[str, int]:
+        out = {}
+        path = self.dir / "cache" / "guid2lid"
+        for line in path.read_text().splitlines() if path.exists() else []:
+            parts = line.split()
+            if len(parts) >= 2:
+                out["0x" + parts[0][2:].lower().zfill(16)] = int(parts[1], 16)
+        return out
+
+    def read_pkeys(self, lids: dict[str, int], workers: int = 8) -> dict[str, dict[int, str]]:
+        started = time.monotonic()
+        env = dict(self.env, SIM_HOST=self.meta["sm_host"])
+
+        def one(guid: str) -> tuple[str, dict[int, str]]:
+            # ibsim serves a bounded number of simulated clients at once: a refused attach is retried.
+            for attempt in range(20):
+                proc = subprocess.run(["smpquery", "pkeys", str(lids[guid]), "1"], env=env, capture_output=True,
+                                      text=True, timeout=60)
+                if proc.returncode == 0:
+                    return guid, parse_pkey_table(proc.stdout)
+                if "connect failed" not in proc.stderr and "ctl error" not in proc.stderr:
+                    break
+                time.sleep(0.05 * (attempt + 1))
+            return guid, {-1: proc.stderr.strip().splitlines()[-1][:100] if proc.stderr.strip() else "failed"}
+
+        hosts = [g for g in self.meta["hosts"].values() if g in lids]
+        with ThreadPoolExecutor(workers) as pool:
+            result = dict(pool.map(one, hosts))
+        self.timings["pkeys_s"] = time.monotonic() - started
+        return result
+
+
+def run_simulation(out: Path, workers: int = 8) -> tuple[list[CheckResult], dict[str, Any]]:
+    manifest = json.loads((out / "manifest.json").read_text())
+    sm = CheckResult("IB-SIM-SM", "opensm parses every file (no PARSE ERROR, no fallback to the default config) "
+                     "and brings the subnet up")
+    pk = CheckResult("IB-SIM-PKEYS", "every HCA port's P_Key table holds exactly the partitions and membership "
+                     "the inventory says")
+    rt = CheckResult("IB-SIM-ROUTES", "routing is complete: every leaf switch has a route to every HCA")
+    results = [sm, pk, rt]
+    missing = tools_missing()
+    stats: dict[str, Any] = {}
+    if missing:
+        for r in results:
+            r.skipped = f"not installed: {missing} (apt-get install ibsim-utils opensm infiniband-diags libumad2sim0)"
+        return results, stats
+    with tempfile.TemporaryDirectory(prefix="dualrail-ib-") as tmp:
+        for plane, meta in manifest.get("ib_planes", {}).items():
+            started = time.monotonic()
+            with SimulatedPlane(out, plane, meta, Path(tmp)) as sim:
+                sim.prepare()
+                sim.start_ibsim()
+                sim.run_opensm()
+                log = (sim.dir / "opensm.log").read_text(errors="replace")
+                for line in log.splitlines():
+                    if "PARSE ERROR" in line or "retrying with default" in line or "Partition configuration in error" in line:
+                        sm.findings.append(_f(sm.check, plane, f"opensm: {line.split('-> ', 1)[-1].strip()}",
+                                              "opensm fell back to the default partition: the fabric is open"))
+                if "SUBNET UP" not in log:
+                    sm.findings.append(_f(sm.check, plane, "opensm never reported SUBNET UP",
+                                          "the plane would carry no traffic"))
+                    continue
+                lids = sim.guid2lid()
+                actual = sim.read_pkeys(lids, workers)
+                expected: dict[str, dict[str, str]] = meta["expected_pkeys"]
+                host_of = {g: h for h, g in meta["hosts"].items()}
+                for guid, want in expected.items():
+                    got = actual.get(guid)
+                    if got is None:
+                        pk.findings.append(_f(pk.check, plane, f"{host_of.get(guid, guid)} ({guid}) got no LID",
+                                              "the port is not in the subnet"))
+                        continue
+                    want_int = {int(k, 16): ("full" if v == "both" else v) for k, v in want.items()}
+                    if got != want_int:
+                        fmt = lambda d: ", ".join(f"{k:#06x}={v}" for k, v in sorted(d.items())) or "none"  # noqa: E731
+                        pk.findings.append(_f(pk.check, plane, f"{host_of.get(guid, guid)} ({guid}): P_Keys {fmt(got)}"
+                                              f", inventory says {fmt(want_int)}",
+                                              "the port is in partitions it should not see, or cut off from its own"))
+                lfts = (sim.dir / "opensm-lfts.dump").read_text() if (sim.dir / "opensm-lfts.dump").exists() else ""
+                hca_lids = {lids[g] for g in meta["hosts"].values() if g in lids}
+                for block in lfts.split("Unicast lids")[1:]:
+                    name_m = re.search(r"\('([^']+)'\)", block)
+                    name = name_m.group(1) if name_m else "?"
+                    if meta["switches"].get(name, {}).get("role") != "leaf":
+                        continue
+                    routed = {int(m, 16) for m in re.findall(r"^(0x[0-9a-fA-F]+) \d+ # Channel Adapter", block,
+                                                            re.MULTILINE)}
+                    if hca_lids - routed:
+                        rt.findings.append(_f(rt.check, plane, f"{name} has no route to {len(hca_lids - routed)} "
+                                              "HCA LID(s)", "those hosts are unreachable from this leaf"))
+                if not lfts:
+                    rt.findings.append(_f(rt.check, plane, "opensm wrote no LFT dump", "routing could not be checked"))
+                stats[plane] = {"hosts": len(meta["hosts"]), "seconds": round(time.monotonic() - started, 2),
+                                **{k: round(v, 2) for k, v in sim.timings.items()}}
+    return results, stats

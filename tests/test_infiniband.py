@@ -1,0 +1,121 @@
+"""InfiniBand: rendered OpenSM files, the static partitions checks and the simulated opensm run."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from dualrail_net.render import render_fabric
+from dualrail_net.render.artifacts import write_artifacts
+from dualrail_net.resolve.model import Fabric
+from dualrail_net.verify.ib.partitions import parse_partitions
+from dualrail_net.verify.ib.sim import parse_pkey_table, run_simulation, tools_missing
+from dualrail_net.verify.ib.static import run_static
+
+needs_sim = pytest.mark.skipif(bool(tools_missing()), reason="needs ibsim-utils, opensm, infiniband-diags")
+PA = "ib-plane-IBA/partitions.conf"
+PB = "ib-plane-IBB/partitions.conf"
+
+
+@pytest.fixture(scope="module")
+def clean(tmp_path_factory: pytest.TempPathFactory, example_fabric: Fabric) -> Path:
+    out = tmp_path_factory.mktemp("ib") / "build"
+    write_artifacts(render_fabric(example_fabric), out)
+    return out
+
+
+def broken_copy(clean: Path, tmp_path: Path, path: str, old: str, new: str) -> Path:
+    out = tmp_path / "build"
+    shutil.copytree(clean, out)
+    target = out / path
+    text = target.read_text()
+    assert old in text, f"{old!r} not in {path}"
+    target.write_text(text.replace(old, new, 1))
+    return out
+
+
+def fired(results, check: str) -> list[str]:  # type: ignore[no-untyped-def]
+    return [f.message for r in results if r.check == check for f in r.findings]
+
+
+def test_rendered_files_per_plane(clean: Path) -> None:
+    for plane, prefix in (("IBA", "0xfe80000000000a01"), ("IBB", "0xfe80000000000b01")):
+        conf = (clean / f"ib-plane-{plane}/opensm.conf").read_text()
+        assert f"subnet_prefix {prefix}" in conf and "routing_engine ftree" in conf
+        assert f"partition_config_file /etc/opensm/{plane}/partitions.conf" in conf
+        assert len((clean / f"ib-plane-{plane}/root_guids.conf").read_text().split()) == 2
+        assert len((clean / f"ib-plane-{plane}/cn_guids.conf").read_text().split()) == 32
+    text = (clean / PA).read_text()
+    assert max(len(line) for line in text.splitlines()) < 100  # one member per line
+    parsed = parse_partitions(text)
+    assert parsed.errors == []
+    assert [p.name for p in parsed.partitions] == ["Default", "tenant_a", "tenant_b", "storage"]
+    assert len(parsed.partitions[1].members) == 16 and parsed.partitions[1].pkey == 0x0101
+
+
+def test_clean_example_passes_static_checks(clean: Path) -> None:
+    assert all(r.findings == [] for r in run_static(clean))
+
+
+@needs_sim
+def test_clean_example_passes_on_the_simulated_fabric(clean: Path) -> None:
+    results, stats = run_simulation(clean)
+    assert [r.check for r in results] == ["IB-SIM-SM", "IB-SIM-PKEYS", "IB-SIM-ROUTES"]
+    for r in results:
+        assert not r.skipped and r.findings == [], (r.check, [f.message for f in r.findings[:3]])
+    assert set(stats) == {"IBA", "IBB"} and stats["IBA"]["hosts"] == 32
+
+
+LONG = "    0x0c42a10300a10001=full," + " " * 4100 + "\n"
+
+STATIC_CASES: list[tuple[str, str, str, str, str]] = [
+    ("bad P_Key", PA, "tenant_b=0x0102", "tenant_b=0x8102", "IB-PKEY"),
+    ("duplicate P_Key", PA, "tenant_b=0x0102", "tenant_b=0x0101", "IB-PKEY"),
+    ("missing ';'", PA, "0x0c42a10300a10010=full ;", "0x0c42a10300a10010=full", "IB-PARTITION-SYNTAX"),
+    ("missing ';' at the end", PA, "0x0c42a10300a10020=limited ;", "0x0c42a10300a10020=limited", "IB-PARTITION-SYNTAX"),
+    ("unknown GUID", PA, "0x0c42a10300a10005=full,", "0x0c42a10300a1ffff=full,", "IB-MEMBERS"),
+    ("member cabled to the other plane", PA, "0x0c42a10300a10005=full,", "0x0c42a10300b10005=full,", "IB-MEMBERS"),
+    ("tenant member missing on one plane", PB, "    0x0c42a10300b10003=full,\n", "", "IB-MEMBERS"),
+    ("membership typo", PA, "0x0c42a10300a10002=full,", "0x0c42a10300a10002=fulll,", "IB-PARTITION-SYNTAX"),
+    ("unknown flag", PA, "tenant_a=0x0101, ipoib", "tenant_a=0x0101, ipob", "IB-PARTITION-SYNTAX"),
+    ("line over 4094 characters", PA, "    # gpu001\n", "    # gpu001\n" + LONG, "IB-PARTITION-SYNTAX"),
+    ("two planes with the same subnet prefix", "ib-plane-IBB/opensm.conf", "subnet_prefix 0xfe80000000000b01",
+     "subnet_prefix 0xfe80000000000a01", "IB-SUBNET-PREFIX"),
+]
+
+
+@pytest.mark.parametrize("desc,path,old,new,check", STATIC_CASES, ids=[c[0] for c in STATIC_CASES])
+def test_static_check_fires(clean: Path, tmp_path: Path, desc: str, path: str, old: str, new: str,
+                            check: str) -> None:
+    out = broken_copy(clean, tmp_path, path, old, new)
+    assert fired(run_static(out), check), f"{desc}: {check} did not fire"
+
+
+SIM_CASES: list[tuple[str, str, str, str, str, Callable[[list[str]], bool]]] = [
+    ("missing ';' opens the fabric", PA, "0x0c42a10300a10010=full ;", "0x0c42a10300a10010=full", "IB-SIM-SM",
+     lambda msgs: any("PARSE ERROR" in m or "default" in m for m in msgs)),
+    ("membership typo becomes limited", PA, "0x0c42a10300a10002=full,", "0x0c42a10300a10002=fulll,",
+     "IB-SIM-PKEYS", lambda msgs: any("gpu002" in m for m in msgs)),
+    ("tenant member missing on one plane", PB, "    0x0c42a10300b10003=full,\n", "", "IB-SIM-PKEYS",
+     lambda msgs: any("gpu003" in m for m in msgs)),
+    ("bad P_Key is truncated to 15 bits", PA, "tenant_b=0x0102", "tenant_b=0x8101", "IB-SIM-PKEYS",
+     lambda msgs: bool(msgs)),
+]
+
+
+@needs_sim
+@pytest.mark.parametrize("desc,path,old,new,check,expect", SIM_CASES, ids=[c[0] for c in SIM_CASES])
+def test_simulated_run_catches(clean: Path, tmp_path: Path, desc: str, path: str, old: str, new: str, check: str,
+                               expect: Callable[[list[str]], bool]) -> None:
+    out = broken_copy(clean, tmp_path, path, old, new)
+    results, _ = run_simulation(out)
+    msgs = fired(results, check)
+    assert msgs and expect(msgs), f"{desc}: {check} -> {msgs[:3]}"
+
+
+def test_pkey_table_parsing() -> None:
+    text = "   0: 0xffff 0x8101 0x0103 0x0000\n   8: 0x0000\n"
+    assert parse_pkey_table(text) == {0x7FFF: "full", 0x0101: "full", 0x0103: "limited"}

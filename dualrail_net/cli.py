@@ -25,6 +25,7 @@ from dualrail_net.resolve import resolve_fabric
 from dualrail_net.resolve.model import Fabric
 from dualrail_net.sot import Diagnostic, InventoryError, Severity, load_inventory
 from dualrail_net.sot.validate import validate
+from dualrail_net.verify.batfish.client import BatfishUnavailable, batfish_host, connect
 from dualrail_net.verify.checks import run_checks
 from dualrail_net.verify.consumers import run_consumers
 from dualrail_net.verify.snapshot import SnapshotError, default_workers, load_snapshot
@@ -105,9 +106,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--junit", type=Path, default=None, metavar="FILE", help="also write JUnit XML for CI")
     p.add_argument("--no-consumers", action="store_true",
                    help="skip the real-program checks (vtysh, ifupdown2); run only the model checks")
+    p.add_argument("--batfish", metavar="HOST", default=None,
+                   help="also ask a Batfish service the plane-isolation question suite (default: $BATFISH_HOST)")
     p.add_argument("--ib", action="store_true",
                    help="also run opensm once per IB plane on an ibsim fabric built from the cabling plan and "
                    "check the SM log, the subnet, every port's P_Key table and routing (default: when installed)")
+
+    p = sub.add_parser("batfish-snapshot", help="export a Batfish snapshot of the rendered fabric",
+                       description="Write the layout Batfish expects: configs/ (EOS as rendered, Cumulus as one "
+                       "concatenated file per device), batfish/layer1_topology.json from the cabling plan, hosts/ "
+                       "with one interface per GPU NIC port. One snapshot for the whole fabric, so paths between "
+                       "planes are visible.", formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("-o", "--output", type=Path, default=Path("build-batfish"), metavar="DIR",
+                   help="snapshot directory to write (default: build-batfish/)")
+    p.add_argument("--rendered", type=Path, default=Path("build"), metavar="DIR",
+                   help="rendered output directory (default: build/)")
+    p.add_argument("--json", action="store_true", help="print one JSON document on stdout")
 
     p = sub.add_parser("twin", help="run the rendered fabric in network namespaces with real FRR (root)",
                        description="The emulated twin: one network namespace per switch (one per VRF for a "
@@ -234,6 +248,29 @@ def run_verifications(out: Path, consumers: bool = True, ib_sim: bool | None = N
     return results
 
 
+def run_batfish(out: Path, session: Any) -> list[CheckResult]:
+    import tempfile
+
+    from dualrail_net.verify.batfish.questions import run_suite
+    from dualrail_net.verify.batfish.snapshot import export_snapshot
+    with tempfile.TemporaryDirectory(prefix="dualrail-batfish-") as tmp:
+        export_snapshot(out, Path(tmp) / "snapshot")
+        return run_suite(session, Path(tmp) / "snapshot", load_snapshot(out))
+
+
+def cmd_batfish_snapshot(args: argparse.Namespace, ui: Ui) -> int:
+    from dualrail_net.verify.batfish.snapshot import export_snapshot
+    if not (args.rendered / "manifest.json").exists():
+        ui.print(f"[red]{args.rendered}/manifest.json not found[/]: run `dualrail render` first")
+        _emit(ui, {"ok": False, "error": "not rendered"})
+        return EXIT_FAIL
+    counts = export_snapshot(args.rendered, args.output)
+    ui.print(f"Batfish snapshot in {args.output}/: {counts['eos']} EOS and {counts['cumulus']} Cumulus configs, "
+             f"{counts['hosts']} hosts, {counts['edges']} layer-1 edges")
+    _emit(ui, {"ok": True, "output": str(args.output), **counts})
+    return EXIT_OK
+
+
 def _finish_verify(args: argparse.Namespace, ui: Ui, results: list[CheckResult], extra: dict[str, Any]) -> int:
     doc = results_to_dict(results)
     if not ui.as_json:
@@ -249,7 +286,15 @@ def _finish_verify(args: argparse.Namespace, ui: Ui, results: list[CheckResult],
 
 def cmd_verify(args: argparse.Namespace, ui: Ui) -> int:
     try:
+        host = batfish_host(args.batfish)
+        session = connect(host) if host else None  # fail fast, before the long local checks
         results = run_verifications(args.output, consumers=not args.no_consumers, ib_sim=args.ib or None)
+        if session is not None:
+            results += run_batfish(args.output, session)
+    except BatfishUnavailable as exc:
+        ui.print(f"[red]{escape(str(exc))}[/]")
+        _emit(ui, {"ok": False, "error": str(exc), "checks": []})
+        return EXIT_FAIL
     except SnapshotError as exc:
         ui.print(f"[red]{escape(str(exc))}[/]")
         _emit(ui, {"ok": False, "error": str(exc), "checks": []})
@@ -341,6 +386,7 @@ def cmd_twin(args: argparse.Namespace, ui: Ui) -> int:
 
 COMMANDS: dict[str, Callable[[argparse.Namespace, Ui], int]] = {
     "validate": cmd_validate, "render": cmd_render, "verify": cmd_verify, "build": cmd_build, "twin": cmd_twin,
+    "batfish-snapshot": cmd_batfish_snapshot,
 }
 
 

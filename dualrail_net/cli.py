@@ -145,6 +145,37 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--junit", type=Path, default=None, metavar="FILE", help="check: also write JUnit XML")
     p.add_argument("--no-servers", action="store_true", help="up: switches only (no server namespaces)")
 
+    for name, helptext in (("plan", "show, per device and plane, what a deploy would change (changes nothing)"),
+                           ("deploy", "roll the rendered configs out, one plane at a time, with rollback")):
+        p = sub.add_parser(name, help=helptext, description=helptext + ". Devices come from the rendered "
+                           "manifest through the DualrailInventory nornir plugin; credentials from "
+                           "DUALRAIL_SSH_USER/DUALRAIL_SSH_KEY/DUALRAIL_SSH_PASSWORD or DUALRAIL_SECRETS (a file "
+                           "outside the repo); SSH host keys are verified (DUALRAIL_KNOWN_HOSTS or ~/.ssh/known_hosts)."
+                           + (" The playbook sets plane order, canary, batches, concurrency, spine drains and "
+                              "health gates; the journal (SQLite) records every step and backup, and "
+                              "--resume RUN continues an interrupted run safely." if name == "deploy" else ""),
+                           formatter_class=argparse.RawDescriptionHelpFormatter)
+        p.add_argument("-o", "--output", type=Path, default=Path("build"), metavar="DIR",
+                       help="rendered output directory (default: build/)")
+        p.add_argument("--twin", action="store_true", help="target the running emulated twin (its keys and addresses)")
+        p.add_argument("--insecure-no-host-key-check", action="store_true",
+                       help="do not verify SSH host keys (explicit opt-out; never the default)")
+        p.add_argument("--json", action="store_true", help="print one JSON document on stdout")
+        if name == "deploy":
+            p.add_argument("--playbook", type=Path, default=Path("playbooks/rolling-config.yaml"), metavar="FILE")
+            p.add_argument("--journal", type=Path, default=Path(".dualrail/journal.sqlite"), metavar="FILE",
+                           help="run journal (default: .dualrail/journal.sqlite)")
+            p.add_argument("--backups", type=Path, default=Path(".dualrail/backups"), metavar="DIR",
+                           help="backup folder (never overwritten; default: .dualrail/backups)")
+            p.add_argument("--resume", type=int, default=None, metavar="RUN", help="continue an interrupted run")
+        else:
+            p.add_argument("--plane", default=None, help="only this plane")
+
+    p = sub.add_parser("runs", help="list deploy runs, or show one", description="Read the run journal.")
+    p.add_argument("run", nargs="?", type=int, help="run id to show in full")
+    p.add_argument("--journal", type=Path, default=Path(".dualrail/journal.sqlite"), metavar="FILE")
+    p.add_argument("--json", action="store_true", help="print one JSON document on stdout")
+
     p = sub.add_parser("build", help="validate + render + every offline verification",
                        description="The main job: validate the inventory, render every artifact into the output "
                        "folder, then verify the rendered files with every offline check available on this machine. "
@@ -384,9 +415,88 @@ def cmd_twin(args: argparse.Namespace, ui: Ui) -> int:
     return EXIT_USAGE
 
 
+def _nornir(args: argparse.Namespace) -> Any:
+    from dualrail_net.deploy.session import init_nornir
+    from dualrail_net.twin.lifecycle import STATE_DIR
+    twin_state = STATE_DIR / "state.json" if args.twin else None
+    if twin_state is not None and not twin_state.exists():
+        raise SystemExit("no twin is running: `dualrail twin up` first")
+    return init_nornir(args.output, twin_state, args.insecure_no_host_key_check)
+
+
+def cmd_plan(args: argparse.Namespace, ui: Ui) -> int:
+    from dualrail_net.deploy.drivers import driver_for
+    from dualrail_net.deploy.drivers.base import unified_diff
+    from dualrail_net.deploy.session import connector
+    nr = _nornir(args)
+    connect = connector(nr)
+    doc: dict[str, Any] = {"ok": True, "planes": {}}
+    for name, host in sorted(nr.inventory.hosts.items(), key=lambda kv: (kv[1].data["plane"], kv[0])):
+        if args.plane and host.data["plane"] != args.plane:
+            continue
+        drv = driver_for(host, connect(host))
+        diff = unified_diff(drv.fetch(), drv.intended())
+        doc["planes"].setdefault(host.data["plane"], {})[name] = diff
+        ui.print(f"[bold]plane {host.data['plane']} {name}[/]: " + ("no change" if not diff else f"{diff.count(chr(10))} diff lines"))
+        if diff and not ui.as_json:
+            ui.out.print(escape(diff), highlight=False)
+    nr.close_connections()
+    _emit(ui, doc)
+    return EXIT_OK
+
+
+def cmd_deploy(args: argparse.Namespace, ui: Ui) -> int:
+    from dualrail_net.deploy.journal import Journal
+    from dualrail_net.deploy.playbook import load_playbook
+    from dualrail_net.deploy.runner import Runner
+    from dualrail_net.deploy.session import connector
+    book = load_playbook(args.playbook)
+    nr = _nornir(args)
+    runner = Runner(dict(nr.inventory.hosts), connector(nr), Journal(args.journal), book, args.backups,
+                    say=lambda m: ui.print(f"[dim]deploy:[/] {escape(m)}"))
+    report = runner.run(str(args.output), resume=args.resume)
+    nr.close_connections()
+    ok = report.status == "ok"
+    ui.print(("[green]run %d ok[/]" if ok else "[red]run %d failed[/]") % report.run_id
+             + f": planes done {report.planes_done or '-'} in {report.seconds:.1f}s" + (f"; {escape(report.detail)}"
+                                                                                      if report.detail else ""))
+    _emit(ui, {"ok": ok, "run": report.run_id, "status": report.status, "planes_done": report.planes_done,
+               "failed_batch": report.failed_batch, "detail": report.detail, "seconds": round(report.seconds, 2),
+               "device_seconds": {k: round(v, 2) for k, v in report.device_seconds.items()}})
+    return EXIT_OK if ok else EXIT_FAIL
+
+
+def cmd_runs(args: argparse.Namespace, ui: Ui) -> int:
+    from dualrail_net.deploy.journal import Journal
+    journal = Journal(args.journal)
+    if args.run is None:
+        runs = journal.runs()
+        table = Table(title=f"Runs in {args.journal}")
+        for col in ("run", "kind", "playbook", "status", "started", "detail"):
+            table.add_column(col)
+        for r in runs:
+            table.add_row(str(r["id"]), r["kind"], r["playbook"], r["status"], time.strftime(
+                "%Y-%m-%d %H:%M:%S", time.localtime(r["started"])), escape(r["detail"] or ""))
+        if not ui.as_json:
+            ui.out.print(table)
+        _emit(ui, {"ok": True, "runs": runs})
+        return EXIT_OK
+    run = journal.run(args.run)
+    if not ui.as_json:
+        table = Table(title=f"Run {args.run}: {run['status']}")
+        for col in ("plane", "batch", "device", "step", "status", "seconds", "backup"):
+            table.add_column(col)
+        for s in run["steps"]:
+            secs = f"{s['ended'] - s['started']:.1f}" if s["ended"] else "-"
+            table.add_row(s["plane"], str(s["batch"]), s["device"], s["step"], s["status"], secs, s["backup"] or "")
+        ui.out.print(table)
+    _emit(ui, {"ok": True, **run})
+    return EXIT_OK
+
+
 COMMANDS: dict[str, Callable[[argparse.Namespace, Ui], int]] = {
     "validate": cmd_validate, "render": cmd_render, "verify": cmd_verify, "build": cmd_build, "twin": cmd_twin,
-    "batfish-snapshot": cmd_batfish_snapshot,
+    "batfish-snapshot": cmd_batfish_snapshot, "plan": cmd_plan, "deploy": cmd_deploy, "runs": cmd_runs,
 }
 
 

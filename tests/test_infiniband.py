@@ -119,3 +119,15 @@ def test_simulated_run_catches(clean: Path, tmp_path: Path, desc: str, path: str
 def test_pkey_table_parsing() -> None:
     text = "   0: 0xffff 0x8101 0x0103 0x0000\n   8: 0x0000\n"
     assert parse_pkey_table(text) == {0x7FFF: "full", 0x0101: "full", 0x0103: "limited"}
+
+
+def test_a_partition_without_members_in_a_plane_still_parses(tmp_path: Path, example_fabric: Fabric) -> None:
+    """A tenant with no port in one plane renders as an empty statement that still ends with ';'."""
+    import copy
+    fabric = copy.deepcopy(example_fabric)
+    fabric.ib_planes["IBB"].partitions[0].members = []
+    out = tmp_path / "build"
+    write_artifacts(render_fabric(fabric), out)
+    parsed = parse_partitions((out / PB).read_text())
+    assert parsed.errors == []
+    assert [len(p.members) for p in parsed.partitions][1] == 0

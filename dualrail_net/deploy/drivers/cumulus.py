@@ -1,0 +1,136 @@
+"""Cumulus Linux (and every FRR switch of the twin) over SSH with netmiko's ``linux`` driver.
+
+Push: upload the rendered files, apply frr.conf with frr-reload.py (it fails, changing nothing, when
+FRR rejects a line) and the interfaces file with ifreload (ifup in the twin's namespace), keep
+the previous files (the caller backs them up first) so rollback is a push of the backup."""
+
+from __future__ import annotations
+
+import base64
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from dualrail_net.deploy.drivers.base import PushRejected
+from dualrail_net.verify.model import DeviceConfig
+from dualrail_net.verify.parsers.frr import parse_frr
+
+FRR_RELOAD = "/usr/lib/frr/frr-reload.py"
+CHUNK = 3000
+
+
+class CumulusDriver:
+    def __init__(self, host: Any, connection: Any) -> None:
+        self.host = host
+        self.name: str = host.name
+        self.conn = connection
+        self.paths: dict[str, str | None] = host.data["paths"]
+        self.twin = self.paths.get("vty_socket") is not None
+
+    # -- helpers ---------------------------------------------------------------------------------
+    def _run(self, command: str, timeout: float = 120) -> tuple[int, str]:
+        out: str = self.conn.send_command(f"{command}; echo __RC=$?", read_timeout=timeout)
+        body, _, rc = out.rpartition("__RC=")
+        try:
+            return int(rc.strip().split()[0]), body
+        except (ValueError, IndexError):
+            return 255, out
+
+    def _vtysh(self) -> str:
+        sock = self.paths.get("vty_socket")
+        return f"vtysh --vty_socket {sock}" if sock else "vtysh"
+
+    def _upload(self, text: str, dest: str) -> None:
+        data = base64.b64encode(text.encode()).decode()
+        self._run(f": > {dest}.b64")
+        for i in range(0, len(data), CHUNK):
+            self._run(f"printf '%s' '{data[i:i + CHUNK]}' >> {dest}.b64")
+        rc, out = self._run(f"base64 -d {dest}.b64 > {dest} && rm -f {dest}.b64")
+        if rc != 0:
+            raise PushRejected(f"{self.name}: upload of {dest} failed: {out.strip()[:200]}")
+
+    # -- driver API ------------------------------------------------------------------------------
+    def intended(self) -> dict[str, str]:
+        folder = Path(self.host.data["twin_dir"] if self.twin else self.host.data["device_dir"])
+        return {name: (folder / name).read_text() for name in ("frr.conf", "interfaces")}
+
+    def fetch(self) -> dict[str, str]:
+        out = {}
+        for name, key in (("frr.conf", "frr_conf"), ("interfaces", "interfaces")):
+            rc, text = self._run(f"cat {self.paths[key]}")
+            out[name] = text.lstrip("\n") if rc == 0 else ""
+        return out
+
+    def push(self, files: dict[str, str]) -> None:
+        frr_path = str(self.paths["frr_conf"])
+        running = self.fetch()
+        if "frr.conf" in files and files["frr.conf"] != running.get("frr.conf"):
+            staged = frr_path + ".dualrail-new"
+            self._upload(files["frr.conf"], staged)
+            opts = ""
+            if self.twin:
+                d = self.paths["frr_dir"]
+                opts = f"--bindir /usr/bin --confdir {d} --rundir {d} --vty_socket {self.paths['vty_socket']}"
+            rc, out = self._run(f"python3 {FRR_RELOAD} --reload --stdout {opts} {staged}", timeout=300)
+            if rc != 0 or "Failed" in out or "% Unknown command" in out:
+                # frr-reload applies nothing it could not parse; put the running file back to be sure
+                self._run(f"rm -f {staged}")
+                raise PushRejected(f"{self.name}: FRR rejected the config: {out.strip()[-300:]}")
+            self._run(f"mv {staged} {frr_path}")
+            if self.twin:
+                # the twin's runtime setting (see twin/frr.py) is not part of the rendered config
+                self._run(f"{self._vtysh()} -c 'configure terminal' -c 'no zebra nexthop kernel enable'")
+        if "interfaces" in files and files["interfaces"] != running.get("interfaces"):
+            path = str(self.paths["interfaces"])
+            self._upload(files["interfaces"], path)
+            if self.twin:
+                cmd = (f"unshare -m sh -c 'mkdir -p /run/network && mount -t tmpfs none /run/network && "
+                       f"ifup -a -i {path}'")
+            else:
+                cmd = "ifreload -a"
+            rc, out = self._run(cmd, timeout=300)
+            if rc != 0:
+                raise PushRejected(f"{self.name}: interfaces reload failed: {out.strip()[-300:]}")
+
+    def health(self) -> list[str]:
+        rc, out = self._run(f"{self._vtysh()} -c 'show bgp summary json'")
+        try:
+            peers = json.loads(out).get("ipv4Unicast", {}).get("peers", {})
+        except json.JSONDecodeError:
+            return [f"{self.name}: cannot read BGP state ({out.strip()[:100]})"]
+        expected = self._expected_neighbors()
+        problems = [f"{self.name}: {addr} is {peers.get(addr, {}).get('state', 'not configured')}"
+                    for addr in sorted(expected) if peers.get(addr, {}).get("state") != "Established"]
+        return problems
+
+    def wait_healthy(self, timeout: float = 60) -> list[str]:
+        deadline = time.monotonic() + timeout
+        while True:
+            problems = self.health()
+            if not problems or time.monotonic() > deadline:
+                return problems
+            time.sleep(1)
+
+    def _expected_neighbors(self) -> set[str]:
+        dev = DeviceConfig(self.name, "cumulus")
+        parse_frr(self.intended()["frr.conf"], dev)
+        return {a for inst in dev.bgp.values() for a in inst.neighbors}
+
+    def drain(self) -> None:
+        """Make the fabric route around this switch before it changes: prepend our ASN three times
+        on everything we advertise (the rendered out-policy still filters first). Pushing the rendered
+        config afterwards removes the drain (undrain = converge to the rendered config)."""
+        dev = DeviceConfig(self.name, "cumulus")
+        parse_frr(self.intended()["frr.conf"], dev)
+        cmds = ["configure terminal"]
+        for inst in dev.bgp.values():
+            for name in {n.route_map_out for n in inst.neighbors.values() if n.route_map_out}:
+                for entry in dev.route_maps.get(name, []):
+                    cmds += [f"route-map {name} {entry.action} {entry.seq}",
+                             f"set as-path prepend {inst.asn} {inst.asn} {inst.asn}", "exit"]
+        args = " ".join(f"-c '{c}'" for c in cmds)
+        rc, out = self._run(f"{self._vtysh()} {args}")
+        if rc != 0:
+            raise PushRejected(f"{self.name}: drain failed: {out.strip()[:200]}")
+        self._run(f"{self._vtysh()} -c 'clear bgp * soft out'")

@@ -1,0 +1,186 @@
+"""The rolling runner: one plane at a time, canary first, then batches, spines one at a time with a
+drain; health gates before a plane and after every batch; on any failure the batch is rolled back
+and the run stops without starting the next plane. Every step goes to the journal first."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from dualrail_net.deploy.drivers import PushRejected, driver_for
+from dualrail_net.deploy.drivers.base import read_backup, unified_diff, write_backup
+from dualrail_net.deploy.journal import InvariantViolation, Journal
+from dualrail_net.deploy.playbook import Playbook
+
+Say = Callable[[str], None]
+Connect = Callable[[Any], Any]  # host -> netmiko connection
+
+
+class RunFailed(Exception):
+    pass
+
+
+@dataclass
+class RunReport:
+    run_id: int
+    status: str = "running"
+    planes_done: list[str] = field(default_factory=list)
+    failed_batch: list[str] = field(default_factory=list)
+    detail: str = ""
+    seconds: float = 0.0
+    device_seconds: dict[str, float] = field(default_factory=dict)
+
+
+def batches(hosts: list[Any], book: Playbook) -> list[list[Any]]:
+    """Canary leaves alone, then leaves in batches, then spines (and super-spines) one at a time."""
+    leaves = [h for h in hosts if h.data["role"] == "leaf"]
+    upper = [h for h in hosts if h.data["role"] != "leaf"]
+    out: list[list[Any]] = [[h] for h in leaves[:book.canary]]
+    rest = leaves[book.canary:]
+    out += [rest[i:i + book.batch_size] for i in range(0, len(rest), book.batch_size)]
+    if book.spines_one_at_a_time:
+        out += [[h] for h in upper]
+    elif upper:
+        out += [upper[i:i + book.batch_size] for i in range(0, len(upper), book.batch_size)]
+    return out
+
+
+class Runner:
+    def __init__(self, hosts: dict[str, Any], connect: Connect, journal: Journal, book: Playbook,
+                 backups: Path, say: Say | None = None) -> None:
+        self.hosts = hosts
+        self.connect = connect
+        self.journal = journal
+        self.book = book
+        self.backups = backups
+        self.say = say or (lambda _m: None)
+        self._drivers: dict[str, Any] = {}
+
+    def driver(self, name: str) -> Any:
+        if name not in self._drivers:
+            host = self.hosts[name]
+            self._drivers[name] = driver_for(host, self.connect(host))
+        return self._drivers[name]
+
+    def plane_hosts(self, plane: str) -> list[Any]:
+        return [h for h in self.hosts.values() if h.data["plane"] == plane and h.data["role"] in self.book.roles]
+
+    def plane_health(self, plane: str) -> list[str]:
+        problems: list[str] = []
+        for h in (h for h in self.hosts.values() if h.data["plane"] == plane):
+            problems += self.driver(h.name).health()
+        return problems
+
+    # -- one device ------------------------------------------------------------------------------
+    def _change(self, run_id: int, plane: str, batch: int, host: Any, files: dict[str, str] | None = None) -> None:
+        started = time.monotonic()
+        drv = self.driver(host.name)
+        backup_dir = self.backups / f"run-{run_id}" / host.name
+        if not backup_dir.exists():
+            sid = self.journal.step(run_id, plane, batch, host.name, "backup", str(backup_dir))
+            write_backup(backup_dir, drv.fetch())
+            self.journal.finish(sid, "ok")
+        if host.data["role"] != "leaf" and self.book.drain_spines:
+            sid = self.journal.step(run_id, plane, batch, host.name, "drain")
+            drv.drain()
+            time.sleep(self.book.drain_settle_seconds)
+            self.journal.finish(sid, "ok")
+        intended = files or drv.intended()
+        sid = self.journal.step(run_id, plane, batch, host.name, "push", str(backup_dir))
+        try:
+            drv.push(intended)
+        except PushRejected as exc:
+            self.journal.finish(sid, "failed", str(exc))
+            raise
+        self.journal.finish(sid, "ok", unified_diff(read_backup(backup_dir), intended)[:20000])
+        self.timings[host.name] = time.monotonic() - started
+
+    def _rollback(self, run_id: int, plane: str, batch: int, names: list[str]) -> None:
+        for name in names:
+            backup_dir = self.backups / f"run-{run_id}" / name
+            sid = self.journal.step(run_id, plane, batch, name, "rollback", str(backup_dir))
+            try:
+                if backup_dir.exists():
+                    self.driver(name).push(read_backup(backup_dir))
+                self.journal.finish(sid, "ok")
+            except Exception as exc:  # keep rolling back the others; the journal says what failed
+                self.journal.finish(sid, "failed", str(exc))
+
+    # -- the run ---------------------------------------------------------------------------------
+    def run(self, output: str, resume: int | None = None) -> RunReport:
+        started = time.monotonic()
+        self.timings: dict[str, float] = {}
+        run_id = resume or self.journal.start_run(self.book.kind, self.book.name, output)
+        report = RunReport(run_id)
+        done: set[str] = set()
+        if resume:
+            state = self.journal.device_state(resume)
+            done = {d for d, s in state.items() if s["last_step"] == "post-check" and s["status"] == "ok"}
+            half = [d for d, s in state.items() if d not in done and s["last_step"] in ("push", "drain", "backup")]
+            for name in half:
+                # never re-enter a half-finished device blindly: put it back to its backup first
+                self.say(f"resume: restoring {name} from its backup before continuing")
+                self._rollback(run_id, state[name]["plane"], -1, [name])
+        try:
+            for plane in self.book.planes:
+                hosts = [h for h in self.plane_hosts(plane) if h.name not in done]
+                if not hosts:
+                    report.planes_done.append(plane)
+                    continue
+                for other in (p for p in self.book.planes if p != plane):
+                    problems = self.plane_health(other)
+                    if problems:
+                        raise RunFailed(f"plane {other} is not healthy, plane {plane} is not touched: "
+                                        f"{'; '.join(problems[:3])}")
+                self.journal.enter_maintenance(plane, run_id)
+                self.say(f"plane {plane}: in maintenance, {len(hosts)} devices")
+                for number, batch in enumerate(batches(hosts, self.book)):
+                    names = [h.name for h in batch]
+                    self.say(f"plane {plane} batch {number}: {', '.join(names)}")
+                    try:
+                        with ThreadPoolExecutor(min(self.book.concurrency, len(batch))) as pool:
+                            list(pool.map(lambda h: self._change(run_id, plane, number, h), batch))
+                        problems = self._post_check(run_id, plane, number, names)
+                    except Exception as exc:
+                        problems = [str(exc)]
+                    if problems:
+                        self.say(f"plane {plane} batch {number} failed: rolling it back")
+                        report.failed_batch = names
+                        self._rollback(run_id, plane, number, names)
+                        self._post_check(run_id, plane, number, names, label="post-rollback")
+                        raise RunFailed(f"plane {plane} batch {number} ({', '.join(names)}): {'; '.join(problems[:3])}")
+                remaining = self.plane_health(plane)
+                if remaining:
+                    raise RunFailed(f"plane {plane} not healthy after its last batch: {'; '.join(remaining[:3])}")
+                self.journal.leave_maintenance(plane)
+                report.planes_done.append(plane)
+                self.say(f"plane {plane}: done and healthy")
+            report.status = "ok"
+        except (RunFailed, InvariantViolation) as exc:
+            report.status = "failed"
+            report.detail = str(exc)
+        finally:
+            self.journal.end_run(run_id, report.status, report.detail)
+            maint = self.journal.in_maintenance()
+            for plane, owner in maint.items():
+                if owner == run_id and report.status == "failed" and not self.plane_health(plane):
+                    self.journal.leave_maintenance(plane)  # rolled back and healthy: the plane is released
+        report.seconds = time.monotonic() - started
+        report.device_seconds = dict(self.timings)
+        return report
+
+    def _post_check(self, run_id: int, plane: str, batch: int, names: list[str], label: str = "post-check") -> list[str]:
+        problems: list[str] = []
+        for name in names:
+            sid = self.journal.step(run_id, plane, batch, name, label)
+            found = self.driver(name).wait_healthy(self.book.post_check_timeout_seconds) \
+                if hasattr(self.driver(name), "wait_healthy") else self.driver(name).health()
+            self.journal.finish(sid, "failed" if found else "ok", "; ".join(found))
+            problems += found
+        if not problems:
+            problems += self.plane_health(plane)
+        return problems

@@ -69,10 +69,22 @@ class Runner:
     def plane_hosts(self, plane: str) -> list[Any]:
         return [h for h in self.hosts.values() if h.data["plane"] == plane and h.data["role"] in self.book.roles]
 
+    def device_health(self, name: str, wait: bool = False) -> list[str]:
+        """Health problems of one device; an unreachable device is a problem, not a crash."""
+        try:
+            drv = self.driver(name)
+            if wait and hasattr(drv, "wait_healthy"):
+                problems: list[str] = drv.wait_healthy(self.book.post_check_timeout_seconds)
+                return problems
+            return list(drv.health())
+        except Exception as exc:
+            self._drivers.pop(name, None)  # reconnect next time
+            return [f"{name}: unreachable ({type(exc).__name__})"]
+
     def plane_health(self, plane: str) -> list[str]:
         problems: list[str] = []
         for h in (h for h in self.hosts.values() if h.data["plane"] == plane):
-            problems += self.driver(h.name).health()
+            problems += self.device_health(h.name)
         return problems
 
     # -- one device ------------------------------------------------------------------------------
@@ -177,8 +189,7 @@ class Runner:
         problems: list[str] = []
         for name in names:
             sid = self.journal.step(run_id, plane, batch, name, label)
-            found = self.driver(name).wait_healthy(self.book.post_check_timeout_seconds) \
-                if hasattr(self.driver(name), "wait_healthy") else self.driver(name).health()
+            found = self.device_health(name, wait=True)
             self.journal.finish(sid, "failed" if found else "ok", "; ".join(found))
             problems += found
         if not problems:

@@ -91,8 +91,11 @@ def down(progress: Progress | None = None) -> dict[str, Any]:
             stopped += 1
     namespaces = our_namespaces()
     say(f"removing {len(namespaces)} namespaces")
-    ip_batch([f"netns del {ns}" for ns in namespaces])
+    ip_batch([f"netns del {ns}" for ns in namespaces], force=True)
     run(["ip", "link", "del", MGMT_BRIDGE], check=False)
+    stale = [line.split(":")[1].strip().split("@")[0] for line in run(["ip", "-o", "link", "show"], check=False).splitlines()
+             if line.split(":")[1].strip().startswith("drm")]
+    ip_batch([f"link del {name}" for name in stale], force=True)
     for name, value in state.get("sysctls", {}).items():
         try:
             _sysctl_set(name, value)
@@ -144,7 +147,7 @@ def up(output: Path, progress: Progress | None = None, workers: int = 6, servers
     say = progress or (lambda _m: None)
     if not (output / "manifest.json").exists():
         raise TwinError(f"{output}/manifest.json not found: run `dualrail render` first")
-    if load_state() or our_namespaces():
+    if load_state() or our_namespaces() or "drm0" in run(["ip", "-o", "link", "show"], check=False):
         say("cleaning up a previous twin")
         down()
     started = time.monotonic()

@@ -21,9 +21,10 @@ def in_ns(ns: str, cmd: Sequence[str], check: bool = True, timeout: float = 60) 
     return run(["ip", "netns", "exec", ns, *cmd], check=check, timeout=timeout)
 
 
-def ip_batch(commands: list[str], namespace: str | None = None) -> None:
-    """Many ip commands in one process (creating hundreds of veths one process each is slow)."""
+def ip_batch(commands: list[str], namespace: str | None = None, force: bool = False) -> None:
+    """Many ip commands in one process (creating hundreds of veths one process each is slow).
+    ``force``: keep going past errors (for clean-up, where some links may already be gone)."""
     if not commands:
         return
-    base = ["ip"] + (["-n", namespace] if namespace else []) + ["-batch", "-"]
-    run(base, input_text="\n".join(commands) + "\n", timeout=300)
+    base = ["ip"] + (["-n", namespace] if namespace else []) + (["-force"] if force else []) + ["-batch", "-"]
+    run(base, input_text="\n".join(commands) + "\n", timeout=300, check=not force)

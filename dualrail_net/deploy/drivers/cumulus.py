@@ -6,7 +6,6 @@ the previous files (the caller backs them up first) so rollback is a push of the
 
 from __future__ import annotations
 
-import base64
 import json
 import time
 from pathlib import Path
@@ -17,7 +16,6 @@ from dualrail_net.verify.model import DeviceConfig
 from dualrail_net.verify.parsers.frr import parse_frr
 
 FRR_RELOAD = "/usr/lib/frr/frr-reload.py"
-CHUNK = 3000
 
 
 class CumulusDriver:
@@ -29,7 +27,7 @@ class CumulusDriver:
         self.twin = self.paths.get("vty_socket") is not None
 
     # -- helpers ---------------------------------------------------------------------------------
-    def _run(self, command: str, timeout: float = 120) -> tuple[int, str]:
+    def _run(self, command: str, timeout: float = 30) -> tuple[int, str]:
         out: str = self.conn.send_command(f"{command}; echo __RC=$?", read_timeout=timeout)
         body, _, rc = out.rpartition("__RC=")
         try:
@@ -42,13 +40,17 @@ class CumulusDriver:
         return f"vtysh --vty_socket {sock}" if sock else "vtysh"
 
     def _upload(self, text: str, dest: str) -> None:
-        data = base64.b64encode(text.encode()).decode()
-        self._run(f": > {dest}.b64")
-        for i in range(0, len(data), CHUNK):
-            self._run(f"printf '%s' '{data[i:i + CHUNK]}' >> {dest}.b64")
-        rc, out = self._run(f"base64 -d {dest}.b64 > {dest} && rm -f {dest}.b64")
-        if rc != 0:
-            raise PushRejected(f"{self.name}: upload of {dest} failed: {out.strip()[:200]}")
+        """SFTP over the same SSH session netmiko opened (host key already verified)."""
+        try:
+            sftp = self.conn.remote_conn_pre.open_sftp()
+            try:
+                with sftp.file(dest + ".part", "w") as fh:
+                    fh.write(text)
+                sftp.posix_rename(dest + ".part", dest)
+            finally:
+                sftp.close()
+        except OSError as exc:
+            raise PushRejected(f"{self.name}: upload of {dest} failed: {exc}") from exc
 
     # -- driver API ------------------------------------------------------------------------------
     def intended(self) -> dict[str, str]:
@@ -73,7 +75,9 @@ class CumulusDriver:
                 d = self.paths["frr_dir"]
                 opts = f"--bindir /usr/bin --confdir {d} --rundir {d} --vty_socket {self.paths['vty_socket']}"
             rc, out = self._run(f"python3 {FRR_RELOAD} --reload --stdout {opts} {staged}", timeout=300)
-            if rc != 0 or "Failed" in out or "% Unknown command" in out:
+            # "Failed to execute" lines are frr-reload retrying shorter "no" forms; the exit code and
+            # its own validation message are what say the new file was refused.
+            if rc != 0 or "vtysh failed to process new configuration" in out:
                 # frr-reload applies nothing it could not parse; put the running file back to be sure
                 self._run(f"rm -f {staged}")
                 raise PushRejected(f"{self.name}: FRR rejected the config: {out.strip()[-300:]}")

@@ -1,0 +1,273 @@
+"""Rolling deployment against the emulated twin (real SSH, real FRR, real packets), plus the EOS
+driver against a recorded session transcript (no EOS can run here: RecordedEosConnection is the
+test double, named as such)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from dualrail_net.deploy.drivers.eos import EosDriver
+from dualrail_net.deploy.drivers.base import PushRejected
+from dualrail_net.deploy.journal import InvariantViolation, Journal
+from dualrail_net.deploy.playbook import Playbook
+from dualrail_net.deploy.runner import Runner, batches
+from dualrail_net.deploy.session import connector, init_nornir
+from dualrail_net.render import render_fabric
+from dualrail_net.render.artifacts import write_artifacts
+from dualrail_net.resolve.model import Fabric
+from dualrail_net.twin import lifecycle
+from dualrail_net.twin.chaos import probe_jobs
+from dualrail_net.twin.checks import TwinView, wait_converged
+from dualrail_net.twin.traffic import Background
+
+STATE = lifecycle.STATE_DIR / "state.json"
+
+
+def render_variant(fabric: Fabric, dest: Path, max_paths: int) -> Path:
+    import copy
+    f = copy.deepcopy(fabric)
+    for sw in f.switches.values():
+        sw.maximum_paths = max_paths
+    write_artifacts(render_fabric(f), dest)
+    return dest
+
+
+@pytest.fixture(scope="module")
+def twin(tmp_path_factory: pytest.TempPathFactory, example_fabric: Fabric) -> Iterator[Path]:
+    if os.geteuid() != 0 or shutil.which("vtysh") is None or not Path("/usr/sbin/sshd").exists():
+        pytest.skip("the twin needs root, frr and openssh-server")
+    out = tmp_path_factory.mktemp("deploy") / "build"
+    write_artifacts(render_fabric(example_fabric), out)
+    lifecycle.up(out)
+    wait_converged()
+    yield out
+    lifecycle.down()
+
+
+def make_runner(output: Path, tmp: Path, book: Playbook) -> tuple[Runner, Journal, Any]:
+    nr = init_nornir(output, STATE)
+    journal = Journal(tmp / "journal.sqlite")
+    return Runner(dict(nr.inventory.hosts), connector(nr), journal, book, tmp / "backups"), journal, nr
+
+
+BOOK = Playbook(name="test-rollout", planes=["A", "B"], canary=1, batch_size=4, concurrency=4,
+                drain_settle_seconds=2, post_check_timeout_seconds=30)
+
+
+def test_config_rollout_through_both_planes_without_loss(twin: Path, tmp_path: Path, example_fabric: Fabric) -> None:
+    new = render_variant(example_fabric, tmp_path / "new", 32)
+    view = TwinView(lifecycle.load_state() or {})
+    stop = lifecycle.STATE_DIR / "deploy-stop"
+    stop.unlink(missing_ok=True)
+    bg = Background(probe_jobs(view), duration=600, interval=0.05, stop_file=str(stop))
+    time.sleep(1)
+    runner, journal, nr = make_runner(new, tmp_path, BOOK)
+    t0 = time.monotonic()
+    windows: dict[str, list[float]] = {}
+    original = runner.journal.enter_maintenance
+
+    def track(plane: str, run_id: int) -> None:
+        windows[plane] = [time.monotonic() - t0]
+        original(plane, run_id)
+    runner.journal.enter_maintenance = track  # type: ignore[method-assign]
+    report = runner.run(str(new))
+    stop.write_text("stop")
+    results = bg.collect()
+    nr.close_connections()
+    assert report.status == "ok", report.detail
+    assert report.planes_done == ["A", "B"]
+    # the journal tells the truth: every device pushed and post-checked once, backups kept
+    run = journal.run(report.run_id)
+    pushed = [s["device"] for s in run["steps"] if s["step"] == "push" and s["status"] == "ok"]
+    assert sorted(pushed) == sorted(n for n, s in example_fabric.switches.items() if s.plane)
+    assert all(Path(s["backup"]).exists() for s in run["steps"] if s["step"] == "backup")
+    assert "maximum-paths 64" in (Path(run["steps"][0]["backup"]) / "frr.conf").read_text()
+    # the running configs now match the new render
+    for sw in ("a-leaf-su1-r0", "b-spine-2"):
+        assert "maximum-paths 32" in (lifecycle.rundir(f"drt-{sw}") / "frr.conf").read_text()
+    lost = {"A": 0, "B": 0}
+    for rows in results.values():
+        for r in rows:
+            lost[view.plane_of(r["dst"]) or "?"] += len(r["lost_at"])
+    assert lost == {"A": 0, "B": 0}, f"probe loss during the rollout: {lost}"
+
+
+def _run_with(twin: Path, tmp_path: Path, fabric: Fabric, edit: Any, book: Playbook = BOOK,
+              on_say: Any = None) -> tuple[Any, Journal]:
+    new = render_variant(fabric, tmp_path / "new", 64)
+    edit(new)
+    runner, journal, nr = make_runner(new, tmp_path, book)
+    if on_say:
+        runner.say = on_say
+    report = runner.run(str(new))
+    nr.close_connections()
+    return report, journal
+
+
+def _assert_rolled_back_and_b_untouched(report: Any, journal: Journal, devices: list[str],
+                                        released: bool = True) -> None:
+    assert report.status == "failed" and report.failed_batch == devices
+    run = journal.run(report.run_id)
+    assert run["status"] == "failed" and run["detail"]
+    assert not [s for s in run["steps"] if s["plane"] == "B"], "plane B must never be started"
+    rolled = {s["device"] for s in run["steps"] if s["step"] == "rollback" and s["status"] == "ok"}
+    assert rolled == set(devices)
+    # a plane healthy again after the rollback leaves maintenance; one that is not stays locked
+    assert journal.in_maintenance() == ({} if released else {"A": report.run_id})
+    wait_converged()
+
+
+def test_a_device_that_rejects_its_config(twin: Path, tmp_path: Path, example_fabric: Fabric) -> None:
+    def edit(new: Path) -> None:
+        frr = new / "plane-A/a-leaf-su1-r0/frr.conf"
+        frr.write_text(frr.read_text().replace(" bgp router-id", " bgp bogus-knob 1\n bgp router-id"))
+    report, journal = _run_with(twin, tmp_path, example_fabric, edit)
+    _assert_rolled_back_and_b_untouched(report, journal, ["a-leaf-su1-r0"])
+    assert "FRR rejected" in journal.run(report.run_id)["detail"]
+
+
+def test_a_failed_post_check(twin: Path, tmp_path: Path, example_fabric: Fabric) -> None:
+    def edit(new: Path) -> None:
+        frr = new / "plane-A/a-leaf-su1-r0/frr.conf"
+        frr.write_text(frr.read_text().replace("neighbor 10.11.0.0 remote-as 4200001000",
+                                               "neighbor 10.11.0.0 remote-as 4200001999"))
+    book = BOOK.model_copy(update={"post_check_timeout_seconds": 8})
+    report, journal = _run_with(twin, tmp_path, example_fabric, edit, book)
+    _assert_rolled_back_and_b_untouched(report, journal, ["a-leaf-su1-r0"])
+    assert "10.11.0.0" in journal.run(report.run_id)["detail"]
+
+
+def test_a_device_unreachable_mid_batch(twin: Path, tmp_path: Path, example_fabric: Fabric) -> None:
+    rundir = lifecycle.rundir("drt-a-leaf-su1-r2")
+
+    def cut_ssh(message: str) -> None:
+        if message.startswith("plane A batch 1"):  # the canary went fine; now a batch member vanishes
+            for pid in lifecycle.processes_of("drt-a-leaf-su1-r2"):  # the listener and open sessions
+                try:
+                    if Path(f"/proc/{pid}/comm").read_text().strip() == "sshd":
+                        os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+            time.sleep(0.5)
+
+    try:
+        report, journal = _run_with(twin, tmp_path, example_fabric, lambda new: None, on_say=cut_ssh)
+        _assert_rolled_back_and_b_untouched(report, journal, ["a-leaf-su1-r1", "a-leaf-su1-r2", "a-leaf-su1-r3",
+                                                              "a-leaf-su2-r0"], released=False)
+        run = journal.run(report.run_id)
+        assert any(s["device"] == "a-leaf-su1-r2" and s["status"] == "failed" for s in run["steps"])
+    finally:
+        state = lifecycle.load_state() or {}
+        from dualrail_net.twin import sshd
+        keys = sshd.Keys(lifecycle.STATE_DIR / "ssh", lifecycle.STATE_DIR / "ssh/ssh_host_ed25519_key",
+                         lifecycle.STATE_DIR / "ssh/id_ed25519", lifecycle.STATE_DIR / "ssh/known_hosts")
+        sshd.start("drt-a-leaf-su1-r2", "a-leaf-su1-r2", rundir, state["management"]["hosts"]["a-leaf-su1-r2"]["address"],
+                   keys)
+
+
+def test_two_planes_are_never_in_maintenance_together(twin: Path, tmp_path: Path, example_fabric: Fabric) -> None:
+    runner, journal, nr = make_runner(twin, tmp_path, BOOK)
+    journal.enter_maintenance("B", 999)  # another runner holds plane B
+    with pytest.raises(InvariantViolation):
+        journal.enter_maintenance("A", 1000)
+    report = runner.run(str(twin))
+    nr.close_connections()
+    assert report.status == "failed" and "plane B is in maintenance" in report.detail
+    assert not [s for s in journal.run(report.run_id)["steps"] if s["step"] == "push"]
+
+
+def test_killed_mid_batch_then_resumed(twin: Path, tmp_path: Path, example_fabric: Fabric) -> None:
+    new = render_variant(example_fabric, tmp_path / "new", 48)
+    journal_path = tmp_path / "journal.sqlite"
+    cmd = [sys.executable, "-m", "dualrail_net.cli", "deploy", "--twin", "-o", str(new), "--journal",
+           str(journal_path), "--backups", str(tmp_path / "backups"), "--playbook", str(tmp_path / "book.yaml")]
+    (tmp_path / "book.yaml").write_text("name: resume-test\nplanes: [A]\nroles: [leaf]\ncanary: 1\nbatch_size: 4\n"
+                                        "concurrency: 4\npost_check_timeout_seconds: 30\n")
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    journal = Journal(journal_path)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        steps = journal.run(1)["steps"] if journal.runs() else []
+        if any(s["step"] == "push" and s["batch"] == 1 for s in steps):
+            break
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    half = [d for d, s in journal.device_state(1).items() if s["last_step"] in ("push", "backup")]
+    assert half, "the kill should land mid-batch"
+    resumed = subprocess.run([*cmd, "--resume", "1", "--json"], capture_output=True, text=True, timeout=600)
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    steps = journal.run(1)["steps"]
+    for device in half:
+        mine = [s["step"] for s in steps if s["device"] == device]
+        # restored from its backup before it was pushed again
+        assert "rollback" in mine and mine.index("rollback") < len(mine) - 1 - mine[::-1].index("push")
+    assert journal.run(1)["status"] == "ok"
+    wait_converged()
+
+
+def test_batches_canary_then_leaves_then_spines_one_at_a_time() -> None:
+    def host(name: str, role: str) -> Any:
+        return SimpleNamespace(name=name, data={"role": role})
+    hosts = [host(f"l{i}", "leaf") for i in range(6)] + [host("s1", "spine"), host("s2", "spine")]
+    got = [[h.name for h in b] for b in batches(hosts, BOOK)]
+    assert got == [["l0"], ["l1", "l2", "l3", "l4"], ["l5"], ["s1"], ["s2"]]
+
+
+class RecordedEosConnection:
+    """TEST DOUBLE: replays a recorded EOS CLI session (no EOS runs on this machine). It answers
+    each command with the transcript's recorded output and records what the driver sent."""
+
+    TRANSCRIPT = {
+        "show session-config diffs": "--- system:/running-config\n+++ session:/dualrail-1-session-config\n"
+                                     "@@ -10,7 +10,7 @@\n-   maximum-paths 64 ecmp 64\n+   maximum-paths 32 ecmp 32\n",
+        "commit timer 00:05:00": "",
+        "configure session dualrail-1 commit": "",
+        "configure session dualrail-1 abort": "",
+        "show running-config": "hostname a-spine-1\n",
+        "show ip bgp summary": "  10.11.0.1   4 4200001100   23   24    0    0 00:10:01 Estab   2   2\n"
+                               "  10.11.0.65  4 4200001101   3    4    0    0 00:00:09 Active\n",
+    }
+
+    def __init__(self, reject: bool = False) -> None:
+        self.sent: list[str] = []
+        self.reject = reject
+
+    def send_command(self, command: str, **_: Any) -> str:
+        self.sent.append(command)
+        return self.TRANSCRIPT[command]
+
+    def send_config_set(self, commands: list[str], **_: Any) -> str:
+        self.sent.extend(commands)
+        return "% Invalid input at line 3" if self.reject else ""
+
+
+def test_eos_driver_command_sequence_against_a_recorded_session(tmp_path: Path) -> None:
+    (tmp_path / "running-config").write_text("! comment\nhostname a-spine-1\n!\nrouter bgp 4200001000\n"
+                                             "   maximum-paths 32 ecmp 32\n!\nend\n")
+    host = SimpleNamespace(name="a-spine-1", data={"device_dir": str(tmp_path)})
+    conn = RecordedEosConnection()
+    drv = EosDriver(host, conn, session_name="dualrail-1")
+    drv.push(drv.intended())
+    drv.confirm()
+    assert conn.sent == ["configure session dualrail-1", "rollback clean-config", "hostname a-spine-1",
+                         "router bgp 4200001000", "   maximum-paths 32 ecmp 32", "show session-config diffs",
+                         "commit timer 00:05:00", "configure session dualrail-1 commit"]
+    assert "+   maximum-paths 32" in drv.last_diff
+    assert drv.health() == ["a-spine-1: 10.11.0.65 is Active"]
+    rejecting = RecordedEosConnection(reject=True)
+    with pytest.raises(PushRejected):
+        EosDriver(host, rejecting, session_name="dualrail-1").push(drv.intended())
+    assert rejecting.sent[-1] == "configure session dualrail-1 abort"
+    assert "commit timer 00:05:00" not in rejecting.sent

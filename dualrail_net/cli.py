@@ -146,7 +146,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-servers", action="store_true", help="up: switches only (no server namespaces)")
 
     for name, helptext in (("plan", "show, per device and plane, what a deploy would change (changes nothing)"),
-                           ("deploy", "roll the rendered configs out, one plane at a time, with rollback")):
+                           ("deploy", "roll the rendered configs out, one plane at a time, with rollback"),
+                           ("upgrade", "roll a firmware image out, one plane at a time: drain, install, reboot, "
+                            "verify the version, health gate")):
         p = sub.add_parser(name, help=helptext, description=helptext + ". Devices come from the rendered "
                            "manifest through the DualrailInventory nornir plugin; credentials from "
                            "DUALRAIL_SSH_USER/DUALRAIL_SSH_KEY/DUALRAIL_SSH_PASSWORD or DUALRAIL_SECRETS (a file "
@@ -161,13 +163,18 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--insecure-no-host-key-check", action="store_true",
                        help="do not verify SSH host keys (explicit opt-out; never the default)")
         p.add_argument("--json", action="store_true", help="print one JSON document on stdout")
-        if name == "deploy":
-            p.add_argument("--playbook", type=Path, default=Path("playbooks/rolling-config.yaml"), metavar="FILE")
+        if name in ("deploy", "upgrade"):
+            default_book = "playbooks/rolling-config.yaml" if name == "deploy" else "playbooks/firmware-upgrade.yaml"
+            p.add_argument("--playbook", type=Path, default=Path(default_book), metavar="FILE")
+            if name == "upgrade":
+                p.add_argument("--image", default=None, help="image/version to install (overrides the playbook)")
             p.add_argument("--journal", type=Path, default=Path(".dualrail/journal.sqlite"), metavar="FILE",
                            help="run journal (default: .dualrail/journal.sqlite)")
             p.add_argument("--backups", type=Path, default=Path(".dualrail/backups"), metavar="DIR",
                            help="backup folder (never overwritten; default: .dualrail/backups)")
             p.add_argument("--resume", type=int, default=None, metavar="RUN", help="continue an interrupted run")
+            p.add_argument("--junit", type=Path, default=None, metavar="FILE",
+                           help="also write JUnit XML: one test case per device (its steps in the output)")
         else:
             p.add_argument("--plane", default=None, help="only this plane")
 
@@ -451,11 +458,18 @@ def cmd_deploy(args: argparse.Namespace, ui: Ui) -> int:
     from dualrail_net.deploy.runner import Runner
     from dualrail_net.deploy.session import connector
     book = load_playbook(args.playbook)
+    if getattr(args, "image", None):
+        book = book.model_copy(update={"image": args.image})
+    if args.command == "upgrade" and (book.kind != "firmware" or not book.image):
+        ui.print("[red]upgrade needs a firmware playbook (kind: firmware) and an image (--image)[/]")
+        return EXIT_USAGE
     nr = _nornir(args)
     runner = Runner(dict(nr.inventory.hosts), connector(nr), Journal(args.journal), book, args.backups,
                     say=lambda m: ui.print(f"[dim]deploy:[/] {escape(m)}"))
     report = runner.run(str(args.output), resume=args.resume)
     nr.close_connections()
+    if args.junit:
+        _deploy_junit(Journal(args.journal).run(report.run_id), args.junit)
     ok = report.status == "ok"
     ui.print(("[green]run %d ok[/]" if ok else "[red]run %d failed[/]") % report.run_id
              + f": planes done {report.planes_done or '-'} in {report.seconds:.1f}s" + (f"; {escape(report.detail)}"
@@ -464,6 +478,24 @@ def cmd_deploy(args: argparse.Namespace, ui: Ui) -> int:
                "failed_batch": report.failed_batch, "detail": report.detail, "seconds": round(report.seconds, 2),
                "device_seconds": {k: round(v, 2) for k, v in report.device_seconds.items()}})
     return EXIT_OK if ok else EXIT_FAIL
+
+
+def _deploy_junit(run: dict[str, Any], path: Path) -> None:
+    import xml.etree.ElementTree as ET
+    by_device: dict[str, list[dict[str, Any]]] = {}
+    for step in run["steps"]:
+        by_device.setdefault(step["device"], []).append(step)
+    suite = ET.Element("testsuite", name=f"dualrail-deploy-run-{run['id']}", tests=str(len(by_device)),
+                      failures=str(sum(1 for s in by_device.values() if any(x["status"] == "failed" for x in s))))
+    for device, steps in by_device.items():
+        case = ET.SubElement(suite, "testcase", classname=f"plane_{steps[0]['plane']}", name=device)
+        failed = [x for x in steps if x["status"] == "failed"]
+        if failed:
+            ET.SubElement(case, "failure", message=f"{failed[0]['step']}: {failed[0]['detail'][:300]}")
+        out = ET.SubElement(case, "system-out")
+        out.text = "\n".join(f"{x['step']}: {x['status']}" for x in steps)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    ET.ElementTree(suite).write(path, encoding="unicode", xml_declaration=True)
 
 
 def cmd_runs(args: argparse.Namespace, ui: Ui) -> int:
@@ -496,7 +528,7 @@ def cmd_runs(args: argparse.Namespace, ui: Ui) -> int:
 
 COMMANDS: dict[str, Callable[[argparse.Namespace, Ui], int]] = {
     "validate": cmd_validate, "render": cmd_render, "verify": cmd_verify, "build": cmd_build, "twin": cmd_twin,
-    "batfish-snapshot": cmd_batfish_snapshot, "plan": cmd_plan, "deploy": cmd_deploy, "runs": cmd_runs,
+    "batfish-snapshot": cmd_batfish_snapshot, "plan": cmd_plan, "deploy": cmd_deploy, "upgrade": cmd_deploy, "runs": cmd_runs,
 }
 
 

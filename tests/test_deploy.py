@@ -271,3 +271,23 @@ def test_eos_driver_command_sequence_against_a_recorded_session(tmp_path: Path) 
         EosDriver(host, rejecting, session_name="dualrail-1").push(drv.intended())
     assert rejecting.sent[-1] == "configure session dualrail-1 abort"
     assert "commit timer 00:05:00" not in rejecting.sent
+
+
+def test_firmware_upgrade_of_one_plane(twin: Path, tmp_path: Path) -> None:
+    """In the twin an image is a version marker and a reboot restarts the routing daemons (the
+    sessions really drop); the runner must verify the version and the health after each batch."""
+    book = Playbook(name="fw", kind="firmware", image="9.9.9", planes=["A"], roles=["leaf"], canary=1,
+                    batch_size=4, concurrency=4, post_check_timeout_seconds=60)
+    runner, journal, nr = make_runner(twin, tmp_path, book)
+    report = runner.run(str(twin))
+    nr.close_connections()
+    assert report.status == "ok", report.detail
+    run = journal.run(report.run_id)
+    leaves = sorted({s["device"] for s in run["steps"]})
+    assert leaves == [f"a-leaf-su{su}-r{r}" for su in (1, 2) for r in range(4)]
+    for leaf in leaves:
+        steps = [s["step"] for s in run["steps"] if s["device"] == leaf]
+        assert steps == ["backup", "install", "reboot", "post-check"]
+        assert (lifecycle.rundir(f"drt-{leaf}") / "firmware-version").read_text().strip() == "9.9.9"
+    assert not (lifecycle.rundir("drt-b-leaf-su1-r0") / "firmware-version").exists()
+    wait_converged()

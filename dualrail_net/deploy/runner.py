@@ -101,6 +101,10 @@ class Runner:
             drv.drain()
             time.sleep(self.book.drain_settle_seconds)
             self.journal.finish(sid, "ok")
+        if self.book.kind == "firmware":
+            self._upgrade(run_id, plane, batch, host, drv)
+            self.timings[host.name] = time.monotonic() - started
+            return
         intended = files or drv.intended()
         sid = self.journal.step(run_id, plane, batch, host.name, "push", str(backup_dir))
         try:
@@ -111,7 +115,31 @@ class Runner:
         self.journal.finish(sid, "ok", unified_diff(read_backup(backup_dir), intended)[:20000])
         self.timings[host.name] = time.monotonic() - started
 
+    def _upgrade(self, run_id: int, plane: str, batch: int, host: Any, drv: Any) -> None:
+        image = self.book.image or ""
+        previous = drv.running_version()
+        (self.backups / f"run-{run_id}" / host.name / "firmware-version").write_text(previous + "\n")
+        sid = self.journal.step(run_id, plane, batch, host.name, "install")
+        drv.install_image(image)
+        self.journal.finish(sid, "ok", f"{previous or 'unknown'} -> {image}")
+        sid = self.journal.step(run_id, plane, batch, host.name, "reboot")
+        drv.reboot()
+        self.journal.finish(sid, "ok")
+
     def _rollback(self, run_id: int, plane: str, batch: int, names: list[str]) -> None:
+        if self.book.kind == "firmware":
+            for name in names:
+                marker = self.backups / f"run-{run_id}" / name / "firmware-version"
+                sid = self.journal.step(run_id, plane, batch, name, "rollback", str(marker))
+                try:
+                    if marker.exists():
+                        drv = self.driver(name)
+                        drv.install_image(marker.read_text().strip() or "unknown")
+                        drv.reboot()
+                    self.journal.finish(sid, "ok")
+                except Exception as exc:
+                    self.journal.finish(sid, "failed", str(exc))
+            return
         for name in names:
             backup_dir = self.backups / f"run-{run_id}" / name
             sid = self.journal.step(run_id, plane, batch, name, "rollback", str(backup_dir))
@@ -190,6 +218,10 @@ class Runner:
         for name in names:
             sid = self.journal.step(run_id, plane, batch, name, label)
             found = self.device_health(name, wait=True)
+            if not found and self.book.kind == "firmware" and label == "post-check":
+                version = self.driver(name).running_version()
+                if version != self.book.image:
+                    found = [f"{name}: runs {version or 'unknown'}, expected {self.book.image}"]
             self.journal.finish(sid, "failed" if found else "ok", "; ".join(found))
             problems += found
         if not problems:

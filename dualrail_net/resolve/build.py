@@ -302,7 +302,7 @@ def _resolve(inv: Inventory) -> Fabric:
     }
     used_profiles = {spec.qos_profile for spec in inv.fabric.planes.values()}
     qos = {name: _qos(p) for name, p in inv.qos.qos_profiles.items() if name in used_profiles}
-    ordered_links = sorted(links, key=lambda l: (l.plane, l.kind)) + server_links
+    ordered_links = sorted(links, key=lambda link: (link.plane, link.kind)) + server_links
     return Fabric(
         name=inv.fabric.name, tiers=inv.fabric.topology.tiers, rails=inv.fabric.topology.rails, planes=planes,
         switches=switches, links=ordered_links, servers=servers, qos=qos,

@@ -50,7 +50,7 @@ class TwinView:
         ip = ipaddress.IPv4Network(address, strict=False)
         for plane, nets in self.pools.items():
             if any(ip.subnet_of(n) for n in nets):
-                return plane
+                return str(plane)
         return None
 
     def server_ports(self, server: str) -> list[tuple[str, str, str]]:
@@ -186,10 +186,10 @@ def check_isolation(view: TwinView) -> CheckResult:
             dst = route.get("dst", "")
             if dst in ("default", "") or route.get("protocol") == "kernel":
                 continue
-            plane = view.plane_of(dst if "/" in dst else dst + "/32")
-            if plane and plane != sw.plane:
+            route_plane = view.plane_of(dst if "/" in dst else dst + "/32")
+            if route_plane and route_plane != sw.plane:
                 result.findings.append(_finding(result.check, [sw.device], sw.plane,
-                                                f"{sw.ns} has a route to {dst} of plane {plane}",
+                                                f"{sw.ns} has a route to {dst} of plane {route_plane}",
                                                 "a route into another plane draws traffic across the boundary"))
     return result
 

@@ -45,6 +45,27 @@ def start(ns: str, hostname: str, rundir: Path, config: str) -> None:
     for daemon in DAEMONS[1:]:
         _wait_for(rundir / f"{daemon}.vty", 10)
     apply(rundir)
+    script = rundir / "restart-routing.sh"
+    script.write_text(restart_script(rundir))
+    script.chmod(0o755)
+
+
+def restart_script(rundir: Path) -> str:
+    """A shell script that restarts this instance's routing daemons from inside its namespace: what
+    a "reboot" is in the twin (run over SSH by the upgrade runner; it really drops the sessions)."""
+    lines = ["#!/bin/sh", "# restart the routing daemons of this twin switch (written by dualrail twin up)", "set -e",
+             f"D={rundir}"]
+    lines += [f'[ -f $D/{d}.pid ] && kill $(cat $D/{d}.pid) 2>/dev/null || true' for d in DAEMONS]
+    lines += ["sleep 1", "rm -f $D/*.vty $D/zserv.api"]
+    for daemon in DAEMONS:
+        extra = " -s 90000000" if daemon == "zebra" else ""
+        lines.append(f"{FRR_DIR / daemon} -d -P 0 -f /dev/null -i $D/{daemon}.pid -z $D/zserv.api --vty_socket $D "
+                     f"--log file:$D/{daemon}.log{extra}")
+        lines.append(f"for i in $(seq 100); do [ -S $D/{daemon}.vty ] && break; sleep 0.1; done")
+        if daemon == "zebra":
+            lines.append("vtysh --vty_socket $D -c 'configure terminal' -c 'no zebra nexthop kernel enable'")
+    lines.append("vtysh --vty_socket $D --config_dir $D -b")
+    return "\n".join(lines) + "\n"
 
 
 def apply(rundir: Path) -> None:

@@ -23,7 +23,7 @@ def _checksum(data: bytes) -> int:
     total = sum(struct.unpack(f"!{len(data) // 2}H", data))
     total = (total >> 16) + (total & 0xFFFF)
     total += total >> 16
-    return ~total & 0xFFFF
+    return int(~total & 0xFFFF)
 
 
 def _echo(ident: int, seq: int) -> bytes:

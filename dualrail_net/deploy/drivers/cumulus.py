@@ -121,6 +121,31 @@ class CumulusDriver:
         parse_frr(self.intended()["frr.conf"], dev)
         return {a for inst in dev.bgp.values() for a in inst.neighbors}
 
+    # -- firmware ----------------------------------------------------------------------------------
+    def firmware_marker(self) -> str:
+        return f"{self.paths['frr_dir']}/firmware-version" if self.twin else "/etc/dualrail-firmware-version"
+
+    def running_version(self) -> str:
+        rc, out = self._run(f"cat {self.firmware_marker()}")
+        return out.strip() if rc == 0 else ""
+
+    def install_image(self, image: str) -> None:
+        """Twin: an image is a version marker. Real switches: onie/`nv action install` goes here."""
+        if not self.twin:
+            raise PushRejected(f"{self.name}: image installation on real Cumulus switches is not implemented")
+        rc, out = self._run(f"printf '%s\\n' '{image}' > {self.firmware_marker()}.new")
+        if rc != 0:
+            raise PushRejected(f"{self.name}: cannot stage image {image}: {out.strip()[:200]}")
+
+    def reboot(self) -> None:
+        """Twin: restart the routing daemons (the sessions really drop); the staged image becomes
+        the running version when the box comes back."""
+        marker = self.firmware_marker()
+        self._run(f"[ -f {marker}.new ] && mv {marker}.new {marker} || true")
+        rc, out = self._run(f"sh {self.paths['frr_dir']}/restart-routing.sh", timeout=120)
+        if rc != 0:
+            raise PushRejected(f"{self.name}: restart failed: {out.strip()[-200:]}")
+
     def drain(self) -> None:
         """Make the fabric route around this switch before it changes: prepend our ASN three times
         on everything we advertise (the rendered out-policy still filters first). Pushing the rendered

@@ -6,7 +6,7 @@ from collections import defaultdict
 
 from dualrail_net.verify.checks import Context, check, finding
 from dualrail_net.verify.findings import Finding
-from dualrail_net.verify.ipfast import net_str, network_of
+from dualrail_net.verify.ipfast import net_str
 from dualrail_net.verify.routes import bits
 
 MAX_LEAK_FINDINGS = 50
@@ -185,11 +185,11 @@ def route_leaks(ctx: Context) -> list[Finding]:
             mine = ctx.topo.node_plane.get((dev.name, route.vrf))
             dest = ctx.snap.plane_of_address(route.prefix)
             via = ctx.snap.plane_of_address(route.nexthop) if route.nexthop[0].isdigit() else None
-            for other in (dest, via):
-                if mine and other and other != mine:
+            for elsewhere in (dest, via):
+                if mine and elsewhere and elsewhere != mine:
                     out.append(finding("ISO-ROUTE-LEAK", [dev.name], mine,
                                        f"{dev.name} (plane {mine}) has a static route {route.prefix} via "
-                                       f"{route.nexthop} into plane {other}",
+                                       f"{route.nexthop} into plane {elsewhere}",
                                        "a static route toward another plane forwards traffic across planes"))
                     break
     return out

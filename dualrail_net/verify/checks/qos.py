@@ -119,8 +119,8 @@ def mtu(ctx: Context) -> list[Finding]:
         ends = []
         for dev_name, port in ((row["a_device"], row["a_port"]), (row["b_device"], row["b_port"])):
             holder = ctx.snap.devices.get(dev_name) or ctx.snap.servers.get(dev_name)
-            iface = holder.interfaces.get(port) if holder else None
-            ends.append(iface.mtu if iface else None)
+            end = holder.interfaces.get(port) if holder else None
+            ends.append(end.mtu if end else None)
         if None not in ends and ends[0] != ends[1]:
             out.append(finding("QOS-MTU", [row["a_device"], row["b_device"]], row["plane"],
                                f"{row['a_device']}:{row['a_port']} MTU {ends[0]} vs {row['b_device']}:{row['b_port']} "

@@ -69,8 +69,8 @@ def parse_partitions(text: str) -> ParseResult:
         _statement(stmt, start_line, stmt_match.start(), lines_at, result)
     rest = body[pos:]
     if rest.strip():
-        line = lines_at[pos + len(rest) - len(rest.lstrip())]
-        result.errors.append((line, "the last statement does not end with ';'"))
+        last_line = lines_at[pos + len(rest) - len(rest.lstrip())]
+        result.errors.append((last_line, "the last statement does not end with ';'"))
     return result
 
 

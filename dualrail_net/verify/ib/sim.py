@@ -140,6 +140,10 @@ class SimulatedPlane:
         return result
 
 
+def fmt(table: dict[int, str]) -> str:
+    return ", ".join(f"{k:#06x}={v}" for k, v in sorted(table.items())) or "none"
+
+
 def run_simulation(out: Path, workers: int = 8) -> tuple[list[CheckResult], dict[str, Any]]:
     manifest = json.loads((out / "manifest.json").read_text())
     sm = CheckResult("IB-SIM-SM", "opensm parses every file (no PARSE ERROR, no fallback to the default config) "
@@ -182,7 +186,6 @@ def run_simulation(out: Path, workers: int = 8) -> tuple[list[CheckResult], dict
                         continue
                     want_int = {int(k, 16): ("full" if v == "both" else v) for k, v in want.items()}
                     if got != want_int:
-                        fmt = lambda d: ", ".join(f"{k:#06x}={v}" for k, v in sorted(d.items())) or "none"  # noqa: E731
                         pk.findings.append(_f(pk.check, plane, f"{host_of.get(guid, guid)} ({guid}): P_Keys {fmt(got)}"
                                               f", inventory says {fmt(want_int)}",
                                               "the port is in partitions it should not see, or cut off from its own"))

@@ -40,8 +40,8 @@ def parse_qos_features(text: str, dev: DeviceConfig) -> None:
         m = re.fullmatch(r"traffic\.cos_(\d+)\.egress_queue", key)
         if m:
             prio_to_tc[int(m.group(1))] = int(value)
-    for dscp, prio in dev.qos.dscp_to_priority.items():
-        dev.qos.dscp_to_tc[dscp] = prio_to_tc.get(prio, prio)
+    for code, prio in dev.qos.dscp_to_priority.items():
+        dev.qos.dscp_to_tc[code] = prio_to_tc.get(prio, prio)
 
     def ports(group_key: str) -> list[Interface]:
         return [dev.interfaces.setdefault(name, Interface(name)) for name in expand_port_set(kv.get(group_key, ""))]

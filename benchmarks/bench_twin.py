@@ -39,7 +39,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", default="24,72,144")
     parser.add_argument("--servers", action="store_true", help="also bring up the server namespaces")
+    parser.add_argument("--ifupdown2", action="store_true",
+                        help="apply interfaces with ifupdown2 (default here: the strict ip-batch translation)")
     args = parser.parse_args()
+    print(f"interfaces applied with {'ifupdown2' if args.ifupdown2 else 'the ip-batch translation'}")
     print(f"{'switches':>8}{'sessions':>10}{'bring-up s':>12}{'converge s':>12}{'total s':>9}{'MB/switch':>11}")
     for size in (int(s) for s in args.sizes.split(",")):
         fabric = resolve_fabric(synthetic_inventory(SHAPES[size]))
@@ -47,7 +50,8 @@ def main() -> int:
             out = Path(tmp) / "build"
             write_artifacts(render_fabric(fabric), out)
             t0 = time.monotonic()
-            result = lifecycle.up(out, servers=args.servers)
+            result = lifecycle.up(out, servers=args.servers, workers=8,
+                                  interfaces_mode="ifupdown2" if args.ifupdown2 else "translate")
             up_s = time.monotonic() - t0
             conv = wait_converged(timeout=300)
             state = lifecycle.load_state() or {}

@@ -144,6 +144,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print one JSON document on stdout")
     p.add_argument("--junit", type=Path, default=None, metavar="FILE", help="check: also write JUnit XML")
     p.add_argument("--no-servers", action="store_true", help="up: switches only (no server namespaces)")
+    p.add_argument("--fast-interfaces", action="store_true",
+                   help="up: apply switch interfaces files through a strict translation to `ip -batch` instead of "
+                   "ifupdown2 (for large twins; refuses attributes it does not know)")
 
     for name, helptext in (("plan", "show, per device and plane, what a deploy would change (changes nothing)"),
                            ("deploy", "roll the rendered configs out, one plane at a time, with rollback"),
@@ -368,7 +371,8 @@ def cmd_twin(args: argparse.Namespace, ui: Ui) -> int:
 
     try:
         if args.action == "up":
-            result = lifecycle.up(args.output, progress=say, servers=not args.no_servers)
+            result = lifecycle.up(args.output, progress=say, servers=not args.no_servers,
+                                  interfaces_mode="translate" if args.fast_interfaces else "ifupdown2")
             from dualrail_net.twin.checks import wait_converged
             result["converged_seconds"] = round(wait_converged(), 2)
             ui.print(f"[green]twin up[/]: {result['switch_namespaces']} switch and {result['server_namespaces']} "

@@ -18,7 +18,7 @@ from typing import Any
 from dualrail_net.twin import frr, sshd
 from dualrail_net.twin.plan import NS_PREFIX, SwitchNs, TwinPlan, build_plan
 from dualrail_net.twin.shell import TwinError, in_ns, ip_batch, run
-from dualrail_net.twin.translate import frr_for_vrf, interfaces_for_vrf
+from dualrail_net.twin.translate import frr_for_vrf, interfaces_for_vrf, interfaces_to_ip_batch
 
 STATE_DIR = Path(os.environ.get("DUALRAIL_TWIN_STATE", "/run/dualrail-twin"))
 MGMT_BRIDGE = "drt-mgmt"
@@ -122,13 +122,18 @@ def _ifup(ns: str, path: Path) -> None:
     del out
 
 
-def _bring_up_switch(sw: SwitchNs) -> None:
+def _bring_up_switch(sw: SwitchNs, interfaces_mode: str = "ifupdown2") -> None:
     d = rundir(sw.ns)
     d.mkdir(parents=True, exist_ok=True)
     frr_text, ifaces = _switch_configs(sw)
     (d / "interfaces").write_text(ifaces)
     in_ns(sw.ns, ["sysctl", "-q", "-w", *[f"{k}={v}" for k, v in SWITCH_SYSCTLS.items()]])
-    _ifup(sw.ns, d / "interfaces")
+    if interfaces_mode == "translate":
+        present = {line.split(":")[1].strip().split("@")[0]
+                   for line in in_ns(sw.ns, ["ip", "-o", "link", "show"]).splitlines()}
+        ip_batch(interfaces_to_ip_batch(ifaces, present), namespace=sw.ns)
+    else:
+        _ifup(sw.ns, d / "interfaces")
     frr.start(sw.ns, sw.device, d, frr_text)
 
 
@@ -142,7 +147,10 @@ def _bring_up_server(ns: str, folder: Path) -> None:
 
 
 def up(output: Path, progress: Progress | None = None, workers: int = 6, servers: bool = True,
-       management: bool = True) -> dict[str, Any]:
+       management: bool = True, interfaces_mode: str = "ifupdown2") -> dict[str, Any]:
+    """``interfaces_mode``: "ifupdown2" applies the rendered interfaces files with ifupdown2 itself
+    (the default: the real consumer); "translate" applies them through a strict translation to
+    `ip -batch` (for large twins; refuses any attribute it does not know)."""
     require_root()
     say = progress or (lambda _m: None)
     if not (output / "manifest.json").exists():
@@ -168,7 +176,7 @@ def up(output: Path, progress: Progress | None = None, workers: int = 6, servers
               for c in cables])
     say(f"starting FRR on {len(plan.switches)} switches")
     with ThreadPoolExecutor(workers) as pool:
-        list(pool.map(_bring_up_switch, plan.switches))
+        list(pool.map(lambda sw: _bring_up_switch(sw, interfaces_mode), plan.switches))
         if servers:
             say(f"configuring {len(plan.servers)} servers")
             list(pool.map(lambda s: _bring_up_server(s.ns, Path(s.config_dir)), plan.servers))
@@ -178,6 +186,7 @@ def up(output: Path, progress: Progress | None = None, workers: int = 6, servers
         mgmt = _management(plan)
         state["management"] = mgmt
     state["bringup_seconds"] = round(time.monotonic() - started, 2)
+    state["interfaces_mode"] = interfaces_mode
     _state_path().write_text(json.dumps(state))
     return {"switch_namespaces": len(plan.switches), "server_namespaces": len(plan.servers) if servers else 0,
             "cables": len(cables), "seconds": state["bringup_seconds"], "management": mgmt}

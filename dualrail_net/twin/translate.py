@@ -55,3 +55,32 @@ def interfaces_for_vrf(text: str, vrf: str) -> str:
         out.append("")
     head = ["auto lo", "iface lo inet loopback"] + [f"    address {a}" for a in loopbacks] + [""]
     return "\n".join(out[:2] + head + out[2:]) + "\n"
+
+
+SUPPORTED_ATTRIBUTES = {"address", "mtu", "alias", "vrf", "vrf-table", "link-down"}
+
+
+def interfaces_to_ip_batch(text: str, present: set[str] | None = None) -> list[str]:
+    """A faithful, refuse-what-you-do-not-know translation of an ifupdown2 interfaces file into
+    `ip -batch` lines, for large twins where ifupdown2's ~0.4 s per namespace dominates bring-up.
+    Unlike ifupdown2 (which skips unknown attributes silently) an unknown attribute is an error."""
+    commands: list[str] = []
+    for st in parse_stanzas(text):
+        unknown = {k for k, _ in st.attrs} - SUPPORTED_ATTRIBUTES
+        if unknown:
+            raise ValueError(f"iface {st.name}: cannot translate {', '.join(sorted(unknown))}; use ifupdown2 mode")
+        attrs = dict(st.attrs)
+        if "vrf-table" in attrs:
+            raise ValueError(f"iface {st.name}: a VRF device; the twin emulates VRFs as namespaces")
+        if present is not None and st.name not in present:
+            continue  # not cabled in this twin (ifupdown2 would warn "interface not recognized" and go on)
+        for key, value in st.attrs:
+            if key == "address":
+                commands.append(f"address add {value} dev {st.name}")
+        if "mtu" in attrs:
+            commands.append(f"link set dev {st.name} mtu {attrs['mtu']}")
+        if "alias" in attrs:
+            commands.append(f'link set dev {st.name} alias "{attrs["alias"]}"')
+        if attrs.get("link-down") != "yes":
+            commands.append(f"link set dev {st.name} up")
+    return commands

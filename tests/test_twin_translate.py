@@ -1,0 +1,35 @@
+"""The twin's documented translations (no root needed): VRF-as-namespace and the strict
+interfaces -> ip-batch translation used for large twins."""
+
+from __future__ import annotations
+
+import pytest
+
+from dualrail_net.render import render_fabric
+from dualrail_net.resolve.model import Fabric
+from dualrail_net.twin.translate import frr_for_vrf, interfaces_for_vrf, interfaces_to_ip_batch
+
+
+@pytest.fixture(scope="module")
+def rendered(example_fabric: Fabric) -> dict[str, str]:
+    return render_fabric(example_fabric).by_path()
+
+
+def test_vrf_becomes_a_namespace(rendered: dict[str, str]) -> None:
+    frr = frr_for_vrf(rendered["multi-plane/gw-storage-1/frr.conf"], "plane-b")
+    assert "router bgp 4200000100\n" in frr and "vrf plane-" not in frr
+    assert "10.23.0.0 remote-as" in frr and "10.13.0.0" not in frr  # only plane B's sessions
+    ifaces = interfaces_for_vrf(rendered["multi-plane/gw-storage-1/interfaces"], "plane-b")
+    assert "address 10.20.0.92/32" in ifaces and "vrf " not in ifaces.replace("VRF ", "")
+    assert "swp33" in ifaces and "iface swp1\n" not in ifaces
+
+
+def test_interfaces_translation_is_faithful_and_strict(rendered: dict[str, str]) -> None:
+    text = rendered["plane-A/a-leaf-su1-r0/interfaces"]
+    cmds = interfaces_to_ip_batch(text, present={"lo", "swp1", "swp33"})
+    assert "address add 10.10.0.32/32 dev lo" in cmds
+    assert "address add 10.11.0.1/31 dev swp33" in cmds and "link set dev swp33 mtu 9214" in cmds
+    assert 'link set dev swp33 alias "a-spine-1:Ethernet1"' in cmds and "link set dev swp33 up" in cmds
+    assert not [c for c in cmds if "swp34" in c]  # not cabled in this twin
+    with pytest.raises(ValueError, match="adress"):
+        interfaces_to_ip_batch(text.replace("    address 10.11.0.1/31", "    adress 10.11.0.1/31"))

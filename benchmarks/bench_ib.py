@@ -59,16 +59,19 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "example"
         write_artifacts(render_fabric(resolve_fabric(load_inventory(REPO / "inventory").inventory)), out)
-        total, stats = timed(out, 8)
+        total, stats = timed(out, 0)
         print(f"example (2 IB planes x 32 hosts): {total:.1f}s  {stats}")
         out = Path(tmp) / "big"
         write_artifacts(render_fabric(resolve_fabric(big_ib_inventory(args.hosts))), out)
-        total, stats = timed(out, 8)
-        print(f"{args.hosts}-host plane, parallel P_Key reads (8): total {total:.1f}s  {stats['IBA']}")
+        total, stats = timed(out, 0)
+        print(f"{args.hosts}-host plane, P_Keys from one process (libibmad SMPs): total {total:.1f}s  {stats['IBA']}")
         if not args.skip_sequential:
+            total8, stats8 = timed(out, 8)
+            print(f"{args.hosts}-host plane, 8 parallel smpquery processes: total {total8:.1f}s  {stats8['IBA']}")
             total1, stats1 = timed(out, 1)
-            print(f"{args.hosts}-host plane, one query at a time: total {total1:.1f}s  {stats1['IBA']}")
-            print(f"P_Key read-back speed-up: {stats1['IBA']['pkeys_s'] / stats['IBA']['pkeys_s']:.1f}x")
+            print(f"{args.hosts}-host plane, one smpquery per port: total {total1:.1f}s  {stats1['IBA']}")
+            print(f"P_Key read-back speed-up vs one smpquery per port: "
+                  f"{stats1['IBA']['pkeys_s'] / stats['IBA']['pkeys_s']:.0f}x")
     return 0
 
 

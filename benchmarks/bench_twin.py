@@ -35,6 +35,14 @@ def rss_kb(pid: int) -> int:
     return 0
 
 
+def pss_kb(pid: int) -> int:
+    """Proportional set size: shared pages (libfrr, libc) divided among the processes sharing them."""
+    for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+        if line.startswith("Pss:"):
+            return int(line.split()[1])
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", default="24,72,144")
@@ -43,7 +51,7 @@ def main() -> int:
                         help="apply interfaces with ifupdown2 (default here: the strict ip-batch translation)")
     args = parser.parse_args()
     print(f"interfaces applied with {'ifupdown2' if args.ifupdown2 else 'the ip-batch translation'}")
-    print(f"{'switches':>8}{'sessions':>10}{'bring-up s':>12}{'converge s':>12}{'total s':>9}{'MB/switch':>11}")
+    print(f"{'switches':>8}{'sessions':>10}{'bring-up s':>12}{'converge s':>12}{'total s':>9}{'RSS MB/sw':>11}{'PSS MB/sw':>11}")
     for size in (int(s) for s in args.sizes.split(",")):
         fabric = resolve_fabric(synthetic_inventory(SHAPES[size]))
         with tempfile.TemporaryDirectory() as tmp:
@@ -56,10 +64,12 @@ def main() -> int:
             conv = wait_converged(timeout=300)
             state = lifecycle.load_state() or {}
             switches = state["plan"]["switches"]
-            total_kb = sum(rss_kb(pid) for sw in switches for pid in frr.pids(lifecycle.rundir(sw["ns"])).values())
+            pids = [pid for sw in switches for pid in frr.pids(lifecycle.rundir(sw["ns"])).values()]
+            total_kb = sum(rss_kb(pid) for pid in pids)
+            total_pss = sum(pss_kb(pid) for pid in pids)
             sessions = sum(len(p.bgp_peers) for p in fabric.switches.values()) // 2
             print(f"{len(switches):>8}{sessions:>10}{up_s:>12.1f}{conv:>12.1f}{up_s + conv:>9.1f}"
-                  f"{total_kb / 1024 / len(switches):>11.1f}")
+                  f"{total_kb / 1024 / len(switches):>11.1f}{total_pss / 1024 / len(switches):>11.1f}")
             sys.stdout.flush()
             del result
             lifecycle.down()

@@ -131,3 +131,20 @@ def test_a_partition_without_members_in_a_plane_still_parses(tmp_path: Path, exa
     parsed = parse_partitions((out / PB).read_text())
     assert parsed.errors == []
     assert [len(p.members) for p in parsed.partitions][1] == 0
+
+
+@needs_sim
+def test_fast_pkey_reader_agrees_with_smpquery(clean: Path, tmp_path: Path) -> None:
+    """The one-process SMP reader and one smpquery per port read the same tables."""
+    import json
+    from dualrail_net.verify.ib.sim import SimulatedPlane
+    meta = json.loads((clean / "manifest.json").read_text())["ib_planes"]["IBA"]
+    with SimulatedPlane(clean, "IBA", meta, tmp_path) as sim:
+        sim.prepare()
+        sim.start_ibsim()
+        sim.run_opensm()
+        lids = sim.guid2lid()
+        fast = sim.read_pkeys(lids)
+        slow = sim.read_pkeys_one_port_at_a_time(lids, workers=4)
+    assert fast == slow and len(fast) == 32
+    assert fast["0x0c42a10300a10001"] == {0x7FFF: "full", 0x0101: "full", 0x0103: "limited"}

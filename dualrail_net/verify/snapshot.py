@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from dualrail_net.gcpause import gc_paused
 from dualrail_net.verify.ipfast import contains, network_of
 from dualrail_net.verify.model import DeviceConfig, ServerConfig
 from dualrail_net.verify.parsers import parse_device, parse_server
@@ -81,6 +82,11 @@ def default_workers() -> int:
 
 
 def load_snapshot(root: Path, workers: int = 1) -> Snapshot:
+    with gc_paused():
+        return _load_snapshot(root, workers)
+
+
+def _load_snapshot(root: Path, workers: int) -> Snapshot:
     manifest_path = root / "manifest.json"
     if not manifest_path.exists():
         raise SnapshotError(f"{manifest_path} not found: run `dualrail render` first")

@@ -53,7 +53,7 @@ def measure(name: str, shape: Shape, write: bool) -> dict[str, float | int | str
             write_artifacts(result, Path(tmp))
             written_s = time.perf_counter() - t4
             t5 = time.perf_counter()
-            snap = load_snapshot(Path(tmp), workers=1)
+            snap = load_snapshot(Path(tmp))
             parse_s = time.perf_counter() - t5
             results = run_checks(snap)
             verify_s = time.perf_counter() - t5

@@ -28,7 +28,7 @@ from dualrail_net.sot.validate import validate
 from dualrail_net.verify.batfish.client import BatfishUnavailable, batfish_host, connect
 from dualrail_net.verify.checks import run_checks
 from dualrail_net.verify.consumers import run_consumers
-from dualrail_net.verify.snapshot import SnapshotError, default_workers, load_snapshot
+from dualrail_net.verify.snapshot import SnapshotError, load_snapshot
 from dualrail_net.verify.findings import CheckResult
 from dualrail_net.verify.report import print_results, results_to_dict, write_junit
 
@@ -275,7 +275,7 @@ def run_verifications(out: Path, consumers: bool = True, ib_sim: bool | None = N
     """Every offline verification of rendered artifacts: our checks on the parsed configs, the IB
     static checks, the real consumers (FRR, ifupdown2) and, when ``ib_sim`` (None: when the tools
     are installed), opensm on an ibsim fabric per IB plane."""
-    snapshot = load_snapshot(out, workers=default_workers())
+    snapshot = load_snapshot(out)
     results = run_checks(snapshot)
     if snapshot.manifest.get("ib_planes"):
         from dualrail_net.verify.ib.sim import run_simulation, tools_missing

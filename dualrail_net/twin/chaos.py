@@ -16,7 +16,7 @@ from typing import Any
 from dualrail_net.twin import frr
 from dualrail_net.twin.checks import TwinView, wait_converged
 from dualrail_net.twin.lifecycle import STATE_DIR, load_state, rundir
-from dualrail_net.twin.shell import TwinError, in_ns
+from dualrail_net.twin.shell import TwinError, in_ns, link_names
 from dualrail_net.twin.traffic import Background, Pairs, probe_once
 
 Say = Callable[[str], None]
@@ -57,13 +57,7 @@ def restore_switch(ns: str, device: str) -> None:
 
 
 def _ports(ns: str) -> list[str]:
-    out = in_ns(ns, ["ip", "-o", "link", "show"], check=False)
-    names = []
-    for line in out.splitlines():
-        name = line.split(":")[1].strip().split("@")[0]
-        if name not in ("lo", "mgmt0"):
-            names.append(name)
-    return names
+    return [name for name in link_names(ns) if name not in ("lo", "mgmt0")]
 
 
 def probe_jobs(view: TwinView) -> dict[str, Pairs]:

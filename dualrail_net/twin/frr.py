@@ -22,6 +22,16 @@ def _owned_by_frr(path: Path) -> None:
         shutil.chown(child, "frr", "frr")
 
 
+NEXTHOP_GROUPS_OFF = ["-c", "configure terminal", "-c", "no zebra nexthop kernel enable"]
+
+
+def daemon_command(daemon: str, rundir: str | Path) -> str:
+    """The one command line of a twin daemon, shared by start() and the restart script."""
+    extra = " -s 90000000" if daemon == "zebra" else ""
+    return (f"{FRR_DIR / daemon} -d -P 0 -f /dev/null -i {rundir}/{daemon}.pid -z {rundir}/zserv.api "
+            f"--vty_socket {rundir} --log file:{rundir}/{daemon}.log{extra}")
+
+
 def start(ns: str, hostname: str, rundir: Path, config: str) -> None:
     """Start zebra, bgpd and staticd in ``ns`` and apply ``config`` (the integrated frr.conf)."""
     rundir.mkdir(parents=True, exist_ok=True)
@@ -29,10 +39,7 @@ def start(ns: str, hostname: str, rundir: Path, config: str) -> None:
     (rundir / "vtysh.conf").write_text("")
     _owned_by_frr(rundir)
     for daemon in DAEMONS:
-        extra = ["-s", "90000000"] if daemon == "zebra" else []
-        cmd = (f"hostname {hostname}; exec {FRR_DIR / daemon} -d -P 0 -f /dev/null -i {rundir}/{daemon}.pid "
-               f"-z {rundir}/zserv.api --vty_socket {rundir} --log file:{rundir}/{daemon}.log "
-               + " ".join(extra))
+        cmd = f"hostname {hostname}; exec {daemon_command(daemon, rundir)}"
         # unshare --uts: each switch has its own hostname (BGP's hostname capability shows it)
         in_ns(ns, ["unshare", "--uts", "sh", "-c", cmd])
         if daemon == "zebra":
@@ -40,8 +47,7 @@ def start(ns: str, hostname: str, rundir: Path, config: str) -> None:
             # Twin-only runtime setting, not part of the rendered config: with kernel nexthop
             # objects, a veth carrier loss removes the next hop from the shared group and zebra 8.4
             # never puts it back when the link returns. Plain multipath routes recover by themselves.
-            run(["vtysh", "--vty_socket", str(rundir), "-c", "configure terminal",
-                 "-c", "no zebra nexthop kernel enable"], timeout=30)
+            run(["vtysh", "--vty_socket", str(rundir), *NEXTHOP_GROUPS_OFF], timeout=30)
     for daemon in DAEMONS[1:]:
         _wait_for(rundir / f"{daemon}.vty", 10)
     apply(rundir)
@@ -58,12 +64,10 @@ def restart_script(rundir: Path) -> str:
     lines += [f'[ -f $D/{d}.pid ] && kill $(cat $D/{d}.pid) 2>/dev/null || true' for d in DAEMONS]
     lines += ["sleep 1", "rm -f $D/*.vty $D/zserv.api"]
     for daemon in DAEMONS:
-        extra = " -s 90000000" if daemon == "zebra" else ""
-        lines.append(f"{FRR_DIR / daemon} -d -P 0 -f /dev/null -i $D/{daemon}.pid -z $D/zserv.api --vty_socket $D "
-                     f"--log file:$D/{daemon}.log{extra}")
+        lines.append(daemon_command(daemon, "$D"))
         lines.append(f"for i in $(seq 100); do [ -S $D/{daemon}.vty ] && break; sleep 0.1; done")
         if daemon == "zebra":
-            lines.append("vtysh --vty_socket $D -c 'configure terminal' -c 'no zebra nexthop kernel enable'")
+            lines.append("vtysh --vty_socket $D " + " ".join(f"'{a}'" if " " in a else a for a in NEXTHOP_GROUPS_OFF))
     lines.append("vtysh --vty_socket $D --config_dir $D -b")
     return "\n".join(lines) + "\n"
 

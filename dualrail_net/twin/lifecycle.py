@@ -17,7 +17,7 @@ from typing import Any
 
 from dualrail_net.twin import frr, sshd
 from dualrail_net.twin.plan import NS_PREFIX, SwitchNs, TwinPlan, build_plan
-from dualrail_net.twin.shell import TwinError, in_ns, ip_batch, run
+from dualrail_net.twin.shell import TwinError, in_ns, ip_batch, link_names, run
 from dualrail_net.twin.translate import frr_for_vrf, interfaces_for_vrf, interfaces_to_ip_batch
 
 STATE_DIR = Path(os.environ.get("DUALRAIL_TWIN_STATE", "/run/dualrail-twin"))
@@ -93,8 +93,7 @@ def down(progress: Progress | None = None) -> dict[str, Any]:
     say(f"removing {len(namespaces)} namespaces")
     ip_batch([f"netns del {ns}" for ns in namespaces], force=True)
     run(["ip", "link", "del", MGMT_BRIDGE], check=False)
-    stale = [line.split(":")[1].strip().split("@")[0] for line in run(["ip", "-o", "link", "show"], check=False).splitlines()
-             if line.split(":")[1].strip().startswith("drm")]
+    stale = [name for name in link_names() if name.startswith("drm")]
     ip_batch([f"link del {name}" for name in stale], force=True)
     for name, value in state.get("sysctls", {}).items():
         try:
@@ -129,9 +128,7 @@ def _bring_up_switch(sw: SwitchNs, interfaces_mode: str = "ifupdown2") -> None:
     (d / "interfaces").write_text(ifaces)
     in_ns(sw.ns, ["sysctl", "-q", "-w", *[f"{k}={v}" for k, v in SWITCH_SYSCTLS.items()]])
     if interfaces_mode == "translate":
-        present = {line.split(":")[1].strip().split("@")[0]
-                   for line in in_ns(sw.ns, ["ip", "-o", "link", "show"]).splitlines()}
-        ip_batch(interfaces_to_ip_batch(ifaces, present), namespace=sw.ns)
+        ip_batch(interfaces_to_ip_batch(ifaces, set(link_names(sw.ns))), namespace=sw.ns)
     else:
         _ifup(sw.ns, d / "interfaces")
     frr.start(sw.ns, sw.device, d, frr_text)
@@ -155,7 +152,7 @@ def up(output: Path, progress: Progress | None = None, workers: int = 6, servers
     say = progress or (lambda _m: None)
     if not (output / "manifest.json").exists():
         raise TwinError(f"{output}/manifest.json not found: run `dualrail render` first")
-    if load_state() or our_namespaces() or "drm0" in run(["ip", "-o", "link", "show"], check=False):
+    if load_state() or our_namespaces() or "drm0" in link_names():
         say("cleaning up a previous twin")
         down()
     started = time.monotonic()

@@ -21,6 +21,12 @@ def in_ns(ns: str, cmd: Sequence[str], check: bool = True, timeout: float = 60) 
     return run(["ip", "netns", "exec", ns, *cmd], check=check, timeout=timeout)
 
 
+def link_names(namespace: str | None = None) -> list[str]:
+    """Names of the links in a namespace (the root one when None), from `ip -o link show`."""
+    cmd = ["ip"] + (["-n", namespace] if namespace else []) + ["-o", "link", "show"]
+    return [line.split(":")[1].strip().split("@")[0] for line in run(cmd, check=False).splitlines()]
+
+
 def ip_batch(commands: list[str], namespace: str | None = None, force: bool = False) -> None:
     """Many ip commands in one process (creating hundreds of veths one process each is slow).
     ``force``: keep going past errors (for clean-up, where some links may already be gone)."""

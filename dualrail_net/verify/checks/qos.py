@@ -14,8 +14,9 @@ from dualrail_net.verify.findings import Finding
 from dualrail_net.verify.model import Interface
 
 
-def _ports(ctx: Context) -> list[tuple[str, str, Interface]]:
-    return ctx.switch_ports
+def _plane_reference(ports: list[tuple[str, str, Interface]], value: Any) -> dict[str, Any]:
+    """Per plane, the value most of its ports have (``value`` maps an interface to what is compared)."""
+    return {plane: _majority([value(i) for p, _, i in ports if p == plane]) for plane in {p for p, _, _ in ports}}
 
 
 def _majority(values: list[Any]) -> Any:
@@ -64,10 +65,8 @@ def dscp_map(ctx: Context) -> list[Finding]:
 @check("QOS-PFC", "PFC is on the RoCE priority, and only there, on every port of a plane")
 def pfc(ctx: Context) -> list[Finding]:
     out = []
-    ports = _ports(ctx)
-    ref: dict[str, Any] = {}
-    for plane in {p for p, _, _ in ports}:
-        ref[plane] = _majority([tuple(i.pfc_priorities or ()) for p, _, i in ports if p == plane])
+    ports = ctx.switch_ports
+    ref = _plane_reference(ports, lambda i: tuple(i.pfc_priorities or ()))
     for plane, device, iface in ports:
         mine = tuple(iface.pfc_priorities or ())
         _, roce_prio = _roce_tc(ctx, plane, device)
@@ -87,8 +86,8 @@ def pfc(ctx: Context) -> list[Finding]:
 @check("QOS-ECN", "ECN thresholds are valid (min < max) and identical on every port of a plane")
 def ecn(ctx: Context) -> list[Finding]:
     out = []
-    ports = _ports(ctx)
-    ref = {plane: _majority([_ecn_sig(i) for p, _, i in ports if p == plane]) for plane in {p for p, _, _ in ports}}
+    ports = ctx.switch_ports
+    ref = _plane_reference(ports, _ecn_sig)
     for plane, device, iface in ports:
         label = f"{device} {iface.name}"
         roce_tc, _ = _roce_tc(ctx, plane, device)
@@ -109,8 +108,8 @@ def ecn(ctx: Context) -> list[Finding]:
 @check("QOS-MTU", "every port of a plane, and both ends of every link, have the same MTU")
 def mtu(ctx: Context) -> list[Finding]:
     out = []
-    ports = _ports(ctx)
-    ref = {plane: _majority([i.mtu for p, _, i in ports if p == plane]) for plane in {p for p, _, _ in ports}}
+    ports = ctx.switch_ports
+    ref = _plane_reference(ports, lambda i: i.mtu)
     for plane, device, iface in ports:
         if iface.mtu != ref[plane]:
             out.append(finding("QOS-MTU", [device], plane, f"{device} {iface.name} MTU {iface.mtu}; the plane uses "
@@ -131,7 +130,7 @@ def mtu(ctx: Context) -> list[Finding]:
 @check("QOS-CNP", "CNPs have their own class: not paused by PFC and not shared with RoCE data")
 def cnp(ctx: Context) -> list[Finding]:
     out = []
-    for plane, device, iface in _ports(ctx):
+    for plane, device, iface in ctx.switch_ports:
         dscp = ctx.snap.manifest.get("qos_markers", {}).get(plane, {}).get("cnp_dscp")
         if dscp is None:
             continue
@@ -151,7 +150,7 @@ def cnp(ctx: Context) -> list[Finding]:
 
 @check("QOS-PLANE-SYMMETRY", "both planes run the same RoCE QoS (DSCP map, PFC, ECN, MTU)")
 def plane_symmetry(ctx: Context) -> list[Finding]:
-    ports = _ports(ctx)
+    ports = ctx.switch_ports
     sig: dict[str, Any] = {}
     for plane in sorted({p for p, _, _ in ports}):
         mine = [(d, i) for p, d, i in ports if p == plane]

@@ -7,11 +7,9 @@ from dualrail_net.verify.model import (
     DeviceConfig,
     EcnProfile,
     Interface,
-    Neighbor,
-    RouteMapEntry,
     StaticRoute,
 )
-from dualrail_net.verify.parsers.frr import parse_prefix_list_line
+from dualrail_net.verify.parsers.frr import neighbor_statement, parse_prefix_list_line, route_map_entry
 from dualrail_net.verify.parsers.tree import Node, parse_tree
 
 UNITS = {"bytes": 1, "kbytes": 1000, "mbytes": 1000 * 1000}
@@ -61,16 +59,7 @@ def _bgp_statements(inst: BgpInstance, children: list[Node]) -> None:
         elif w[:4] == ["bgp", "bestpath", "as-path", "multipath-relax"]:
             inst.multipath_relax = True
         elif w[0] == "neighbor" and len(w) >= 4:
-            n = inst.neighbors.setdefault(w[1], Neighbor(w[1]))
-            if w[2] == "remote-as":
-                n.remote_asn = int(w[3]) if w[3].isdigit() else None
-            elif w[2] == "description":
-                n.description = " ".join(w[3:])
-            elif w[2] == "route-map" and len(w) >= 5:
-                if w[4] == "in":
-                    n.route_map_in = w[3]
-                else:
-                    n.route_map_out = w[3]
+            neighbor_statement(inst, w)
         elif w[0] == "network" and len(w) > 1:
             inst.networks.append(w[1])
         elif w[0] == "redistribute" and len(w) > 1:
@@ -116,12 +105,7 @@ def parse_eos(text: str, dev: DeviceConfig) -> None:
                 if entry:
                     dev.prefix_lists.setdefault(w[2], []).append(entry)
         elif w[0] == "route-map" and len(w) >= 4:
-            rm = RouteMapEntry(int(w[3]), w[2])
-            for child in node.children:
-                cw = child.words
-                if cw[:4] == ["match", "ip", "address", "prefix-list"] and len(cw) > 4:
-                    rm.match_prefix_lists.append(cw[4])
-            dev.route_maps.setdefault(w[1], []).append(rm)
+            route_map_entry(node, dev)
         elif w[:2] == ["router", "bgp"] and len(w) >= 3:
             asn = int(w[2])
             default = BgpInstance(None, asn)

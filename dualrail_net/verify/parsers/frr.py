@@ -34,6 +34,31 @@ def parse_prefix_list_line(words: list[str], start: int) -> PrefixListEntry | No
     return entry
 
 
+def neighbor_statement(inst: BgpInstance, w: list[str]) -> None:
+    """`neighbor ADDR remote-as|description|route-map ...`: the same words in FRR and EOS."""
+    n = inst.neighbors.setdefault(w[1], Neighbor(w[1]))
+    if w[2] == "remote-as":
+        n.remote_asn = _int(w[3])
+    elif w[2] == "description":
+        n.description = " ".join(w[3:])
+    elif w[2] == "route-map" and len(w) >= 5:
+        if w[4] == "in":
+            n.route_map_in = w[3]
+        elif w[4] == "out":
+            n.route_map_out = w[3]
+
+
+def route_map_entry(node: Node, dev: DeviceConfig) -> None:
+    """`route-map NAME permit|deny SEQ` with its `match ip address prefix-list` lines."""
+    w = node.words
+    entry = RouteMapEntry(int(w[3]), w[2])
+    for child in node.children:
+        cw = child.words
+        if cw[:4] == ["match", "ip", "address", "prefix-list"] and len(cw) > 4:
+            entry.match_prefix_lists.append(cw[4])
+    dev.route_maps.setdefault(w[1], []).append(entry)
+
+
 def _static(words: list[str], vrf: str | None) -> StaticRoute | None:
     # ip route PREFIX (blackhole|Null0|NEXTHOP|IFNAME) [nexthop-vrf X] [vrf X]
     if len(words) < 4:
@@ -55,25 +80,13 @@ def _bgp(node: Node, dev: DeviceConfig) -> None:
     vrf = words[4] if len(words) >= 5 and words[3] == "vrf" else None
     inst = BgpInstance(vrf=vrf, asn=int(words[2]))
 
-    def neighbor(addr: str) -> Neighbor:
-        return inst.neighbors.setdefault(addr, Neighbor(addr))
-
     def statement(w: list[str]) -> None:
         if w[:2] == ["bgp", "router-id"]:
             inst.router_id = w[2]
         elif w[:4] == ["bgp", "bestpath", "as-path", "multipath-relax"]:
             inst.multipath_relax = True
         elif w[0] == "neighbor" and len(w) >= 4:
-            n = neighbor(w[1])
-            if w[2] == "remote-as":
-                n.remote_asn = _int(w[3])
-            elif w[2] == "description":
-                n.description = " ".join(w[3:])
-            elif w[2] == "route-map" and len(w) >= 5:
-                if w[4] == "in":
-                    n.route_map_in = w[3]
-                elif w[4] == "out":
-                    n.route_map_out = w[3]
+            neighbor_statement(inst, w)
         elif w[0] == "network" and len(w) >= 2:
             inst.networks.append(w[1])
         elif w[0] == "redistribute" and len(w) >= 2:
@@ -121,12 +134,7 @@ def parse_frr(text: str, dev: DeviceConfig) -> None:
             if entry:
                 dev.prefix_lists.setdefault(w[2], []).append(entry)
         elif w[0] == "route-map" and len(w) >= 4:
-            entry_rm = RouteMapEntry(int(w[3]), w[2])
-            for child in node.children:
-                cw = child.words
-                if cw[:4] == ["match", "ip", "address", "prefix-list"] and len(cw) > 4:
-                    entry_rm.match_prefix_lists.append(cw[4])
-            dev.route_maps.setdefault(w[1], []).append(entry_rm)
+            route_map_entry(node, dev)
         elif w[:2] == ["router", "bgp"] and len(w) >= 3:
             _bgp(node, dev)
     for inst in dev.bgp.values():

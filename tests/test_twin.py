@@ -121,3 +121,38 @@ def test_a_cable_between_planes_is_caught_by_packets_and_rib(twin: Path) -> None
         assert any("has a route to 10.22.0.0/26 of plane B" in m for m in iso), iso
     finally:
         in_ns(a, ["ip", "link", "del", "leak0"], check=False)
+
+
+def test_kernel_routes_read_over_netlink_match_ip(twin: Path) -> None:
+    """The convergence poll reads kernel tables over rtnetlink: it must see what `ip route` sees."""
+    import json
+
+    from dualrail_net.twin import netlink
+
+    def shape(r: dict) -> tuple:  # type: ignore[type-arg]
+        return (r["dst"], r.get("protocol"), r.get("gateway"), r.get("type", "unicast"),
+                sorted(h.get("gateway", "") for h in r.get("nexthops", [])))
+
+    for ns in ("drt-a-leaf-su1-r0", "drt-b-spine-1", "drt-gw-storage-1.plane-a"):
+        ip = json.loads(run(["ip", "-n", ns, "-j", "route", "show"]))
+        mine = netlink.routes(ns)
+        assert sorted(map(shape, mine)) == sorted(map(shape, ip)), ns
+        if "leaf" in ns:
+            assert any(len(r.get("nexthops", [])) > 1 for r in mine)  # the ECMP routes are in the comparison
+
+
+def test_vty_socket_answers_what_vtysh_answers(twin: Path) -> None:
+    import json
+
+    from dualrail_net.twin import frr
+    from dualrail_net.twin.shell import TwinError
+
+    rundir = lifecycle.rundir("drt-a-leaf-su1-r0")
+    via_vtysh = json.loads(run(["vtysh", "--vty_socket", str(rundir), "-c", "show bgp summary json"]))
+    direct = frr.vtysh_json(rundir, "show bgp summary json")
+    assert direct["ipv4Unicast"]["peers"].keys() == via_vtysh["ipv4Unicast"]["peers"].keys()
+    assert {p["state"] for p in direct["ipv4Unicast"]["peers"].values()} == {"Established"}
+    running = run(["vtysh", "--vty_socket", str(rundir), "-c", "show running-config"])
+    assert "no zebra nexthop kernel enable" in running and "bgp route-map delay-timer 0" in running
+    with pytest.raises(TwinError, match="refused"):
+        frr.vty_command(rundir, "bgpd", "show no-such-thing")

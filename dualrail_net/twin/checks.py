@@ -10,10 +10,10 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from dualrail_net.twin import frr
+from dualrail_net.twin import frr, netlink
 from dualrail_net.twin.lifecycle import load_state, plan_from_state, rundir
 from dualrail_net.twin.plan import TwinPlan
-from dualrail_net.twin.shell import TwinError, in_ns
+from dualrail_net.twin.shell import TwinError
 from dualrail_net.twin.traffic import Pairs, probe_once
 from dualrail_net.verify.findings import CheckResult, Finding, Severity
 from dualrail_net.verify.parsers import parse_server
@@ -92,9 +92,8 @@ def check_bgp(view: TwinView, first_only: bool = False) -> CheckResult:
 
 def _kernel_routes(ns: str) -> list[dict[str, Any]]:
     try:
-        routes: list[dict[str, Any]] = json.loads(in_ns(ns, ["ip", "-j", "route", "show"]) or "[]")
-        return routes
-    except (TwinError, json.JSONDecodeError):
+        return netlink.routes(ns)
+    except (TwinError, OSError):
         return []
 
 

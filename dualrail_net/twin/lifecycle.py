@@ -9,6 +9,7 @@ import os
 import shutil
 import subprocess
 import time
+from collections import defaultdict
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict
@@ -16,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from dualrail_net.twin import frr, sshd
-from dualrail_net.twin.plan import NS_PREFIX, SwitchNs, TwinPlan, build_plan
+from dualrail_net.twin.plan import NS_PREFIX, Cable, SwitchNs, TwinPlan, build_plan
 from dualrail_net.twin.shell import TwinError, in_ns, ip_batch, link_names, run
 from dualrail_net.twin.translate import frr_for_vrf, interfaces_for_vrf, interfaces_to_ip_batch
 
@@ -115,23 +116,29 @@ def _switch_configs(sw: SwitchNs) -> tuple[str, str]:
 
 
 def _ifup(ns: str, path: Path) -> None:
-    # ifupdown2 keeps its lock and state in /run/network: give each namespace a private one.
-    cmd = f"mkdir -p /run/network && mount -t tmpfs none /run/network && exec ifup -a -i {path}"
-    out = in_ns(ns, ["unshare", "-m", "sh", "-c", cmd], check=False, timeout=120)
-    del out
+    in_ns(ns, ["unshare", "-m", "sh", "-c", _IFUP.format(path=path)], check=False, timeout=120)
 
 
-def _bring_up_switch(sw: SwitchNs, interfaces_mode: str = "ifupdown2") -> None:
+# ifupdown2 keeps its lock and state in /run/network: each namespace gets a private one. Its exit
+# status is not trusted either way (it exits 0 past unknown attributes): `twin check` tests the result.
+_IFUP = "mkdir -p /run/network && mount -t tmpfs none /run/network && ifup -a -i {path} || true"
+
+
+def _bring_up_switch(sw: SwitchNs, cabled: set[str], interfaces_mode: str = "ifupdown2") -> None:
+    """Routing first, ports second: when a port comes up its BGP session starts against a peer
+    that is already configured. The other order lets sessions come up half-way through
+    `vtysh -b` (before the out-policy line is applied: a transient unfiltered advertisement and a
+    route refresh later) and makes every early connect attempt fail and back off."""
     d = rundir(sw.ns)
     d.mkdir(parents=True, exist_ok=True)
     frr_text, ifaces = _switch_configs(sw)
     (d / "interfaces").write_text(ifaces)
-    in_ns(sw.ns, ["sysctl", "-q", "-w", *[f"{k}={v}" for k, v in SWITCH_SYSCTLS.items()]])
+    sysctls = "sysctl -q -w " + " ".join(f"{k}={v}" for k, v in SWITCH_SYSCTLS.items())
+    frr.start(sw.ns, sw.device, d, frr_text, prelude=[sysctls])
     if interfaces_mode == "translate":
-        ip_batch(interfaces_to_ip_batch(ifaces, set(link_names(sw.ns))), namespace=sw.ns)
+        ip_batch(interfaces_to_ip_batch(ifaces, cabled | {"lo"}), namespace=sw.ns)
     else:
         _ifup(sw.ns, d / "interfaces")
-    frr.start(sw.ns, sw.device, d, frr_text)
 
 
 def _bring_up_server(ns: str, folder: Path) -> None:
@@ -173,7 +180,8 @@ def up(output: Path, progress: Progress | None = None, workers: int = 6, servers
               for c in cables])
     say(f"starting FRR on {len(plan.switches)} switches")
     with ThreadPoolExecutor(workers) as pool:
-        list(pool.map(lambda sw: _bring_up_switch(sw, interfaces_mode), plan.switches))
+        ports = _ports_by_namespace(cables)
+        list(pool.map(lambda sw: _bring_up_switch(sw, ports[sw.ns], interfaces_mode), _start_order(plan)))
         if servers:
             say(f"configuring {len(plan.servers)} servers")
             list(pool.map(lambda s: _bring_up_server(s.ns, Path(s.config_dir)), plan.servers))
@@ -187,6 +195,22 @@ def up(output: Path, progress: Progress | None = None, workers: int = 6, servers
     _state_path().write_text(json.dumps(state))
     return {"switch_namespaces": len(plan.switches), "server_namespaces": len(plan.servers) if servers else 0,
             "cables": len(cables), "seconds": state["bringup_seconds"], "management": mgmt}
+
+
+def _start_order(plan: TwinPlan) -> list[SwitchNs]:
+    """Upper tiers first: a leaf that starts after all its spines brings its sessions up together,
+    so each prefix arrives over every spine at once and is installed once at full ECMP width,
+    instead of being reinstalled with one more next hop as each spine appears."""
+    tier = {"super_spine": 0, "spine": 1}
+    return sorted(plan.switches, key=lambda s: tier.get(s.role, 2))
+
+
+def _ports_by_namespace(cables: list[Cable]) -> dict[str, set[str]]:
+    ports: dict[str, set[str]] = defaultdict(set)
+    for c in cables:
+        ports[c.a_ns].add(c.a_port)
+        ports[c.b_ns].add(c.b_port)
+    return ports
 
 
 def _management(plan: TwinPlan) -> dict[str, Any]:
@@ -230,7 +254,7 @@ def status() -> dict[str, Any]:
 
 
 def plan_from_state(state: dict[str, Any]) -> TwinPlan:
-    from dualrail_net.twin.plan import Cable, ServerNs
+    from dualrail_net.twin.plan import ServerNs
     p = state["plan"]
     return TwinPlan(output=p["output"], switches=[SwitchNs(**s) for s in p["switches"]],
                     servers=[ServerNs(**s) for s in p["servers"]], cables=[Cable(**c) for c in p["cables"]],

@@ -83,8 +83,7 @@ class CumulusDriver:
                 raise PushRejected(f"{self.name}: FRR rejected the config: {out.strip()[-300:]}")
             self._run(f"mv {staged} {frr_path}")
             if self.twin:
-                # the twin's runtime setting (see twin/frr.py) is not part of the rendered config
-                self._run(f"{self._vtysh()} -c 'configure terminal' -c 'no zebra nexthop kernel enable'")
+                self._restore_twin_settings()
         if "interfaces" in files and files["interfaces"] != running.get("interfaces"):
             path = str(self.paths["interfaces"])
             self._upload(files["interfaces"], path)
@@ -96,6 +95,15 @@ class CumulusDriver:
             rc, out = self._run(cmd, timeout=300)
             if rc != 0:
                 raise PushRejected(f"{self.name}: interfaces reload failed: {out.strip()[-300:]}")
+
+    def _restore_twin_settings(self) -> None:
+        """The twin's runtime settings (its <daemon>-twin.conf start-up files) are not part of the
+        rendered config, so frr-reload just removed them: put them back."""
+        rc, text = self._run(f"cat {self.paths['frr_dir']}/*-twin.conf")
+        lines = [line.strip() for line in text.splitlines() if line.strip()] if rc == 0 else []
+        if lines:
+            args = " ".join(f"-c '{line}'" for line in lines)
+            self._run(f"{self._vtysh()} -c 'configure terminal' {args}")
 
     def health(self) -> list[str]:
         rc, out = self._run(f"{self._vtysh()} -c 'show bgp summary json'")

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -11,6 +12,7 @@ from functools import cached_property
 from dualrail_net.gcpause import gc_paused
 from dualrail_net.verify.findings import CheckResult, Finding, Severity
 from dualrail_net.verify.model import Interface
+from dualrail_net.verify.parallel import balanced_groups, run_forked
 from dualrail_net.verify.routes import RouteResult, compute_routes
 from dualrail_net.verify.snapshot import Snapshot
 from dualrail_net.verify.topology import Topology, build_topology
@@ -67,7 +69,26 @@ def finding(check_id: str, devices: list[str] | tuple[str, ...], plane: str | No
     return Finding(check_id, severity, tuple(devices), plane or "", message, why)
 
 
-def run_checks(snap: Snapshot, only: set[str] | None = None) -> list[CheckResult]:
+# Relative cost of each check at 100k GPUs (seconds, bench_pipeline), used only to split the
+# checks evenly between processes; an unknown check counts as cheap.
+COST = {"ADDR-DUPLICATE-IP": 4.0, "ISO-CROSS-PLANE-LINK": 3.0, "ADDR-LOOPBACK-NOT-ADVERTISED": 3.0,
+        "ISO-ROUTE-LEAK": 2.0, "BGP-SESSION-MISSING": 0.8, "QOS-ECN": 0.7, "ISO-FOREIGN-SUBNET": 0.6,
+        "QOS-PLANE-SYMMETRY": 0.6, "ADDR-P2P-MISMATCH": 0.5, "BGP-PEER-MISMATCH": 0.4, "ISO-SERVER-PLANE": 0.4,
+        "ECMP-MAX-PATHS": 0.4, "ADDR-OVERLAP": 0.4}
+READ_ROUTES = {"ADDR-LOOPBACK-NOT-ADVERTISED", "ISO-ROUTE-LEAK"}
+# Below this many devices a fork costs more than it saves.
+PARALLEL_FROM_DEVICES = 2000
+
+
+def default_workers(snap: Snapshot) -> int:
+    if len(snap.devices) + len(snap.servers) < PARALLEL_FROM_DEVICES or not hasattr(os, "fork"):
+        return 1
+    return max(1, min(2, len(os.sched_getaffinity(0))))
+
+
+def run_checks(snap: Snapshot, only: set[str] | None = None, workers: int | None = None) -> list[CheckResult]:
+    """Run the registered checks (or ``only`` those ids). ``workers`` > 1 splits them between
+    forked processes (see verify/parallel.py); the results are the same, in registry order."""
     from dualrail_net.verify.checks import (  # noqa: F401  (registration on import)
         addressing,
         bgp,
@@ -77,14 +98,25 @@ def run_checks(snap: Snapshot, only: set[str] | None = None) -> list[CheckResult
         servers,
         symmetry,
     )
+    specs = [spec for spec in REGISTRY if not only or spec.id in only]
     ctx = Context(snap)
-    results = []
-    # millions of small acyclic objects (endpoints, sessions): the cyclic GC would rescan them all
-    with gc_paused():
-        for spec in REGISTRY:
-            if only and spec.id not in only:
-                continue
+    workers = default_workers(snap) if workers is None else workers
+
+    def run(group: list[CheckSpec]) -> list[CheckResult]:
+        results = []
+        for spec in group:
             started = time.monotonic()
             found = spec.fn(ctx)
             results.append(CheckResult(spec.id, spec.title, found, seconds=time.monotonic() - started))
-    return results
+        return results
+
+    # millions of small acyclic objects (endpoints, sessions): the cyclic GC would rescan them all
+    with gc_paused():
+        if workers <= 1 or len(specs) < 2:
+            return run(specs)
+        _ = ctx.topo  # nearly every check needs it: build it once, before the fork
+        # checks reading the computed routes go together: each process would compute them again
+        units = [[s for s in specs if s.id in READ_ROUTES]] + [[s] for s in specs if s.id not in READ_ROUTES]
+        groups = balanced_groups([u for u in units if u], lambda u: sum(COST.get(s.id, 0.1) for s in u), workers)
+        by_id = {r.check: r for rs in run_forked([[s for u in g for s in u] for g in groups], run) for r in rs}
+    return [by_id[spec.id] for spec in specs]

@@ -40,18 +40,18 @@ def cross_plane_links(ctx: Context) -> list[Finding]:
             out.append(finding("ISO-CROSS-PLANE-LINK", [row["a_device"], row["b_device"]], row["plane"],
                                f"cable {row['a_device']}:{row['a_port']} (plane {a}) - {row['b_device']}:"
                                f"{row['b_port']} (plane {b}) is listed in plane {row['plane']}", why))
-    subnets: dict[str, set[tuple[str, str | None]]] = defaultdict(set)
+    subnets: dict[tuple[int, int], set[tuple[str, str | None]]] = defaultdict(set)
+    node_plane = ctx.topo.node_plane
     for ep in ctx.topo.endpoints:
-        if ep.is_loopback or ep.address.endswith("/32"):
+        if ep.is_loopback or ep.net[1] == 32:
             continue
-        net = net_str(ep.net)
-        plane = (ctx.snap.plane_of_address(ep.address) if ep.is_server else ctx.topo.node_plane.get(ep.node))
-        subnets[net].add((ep.device, plane))
-    for net, members in subnets.items():
+        plane = ctx.snap.plane_of_address(ep.address) if ep.is_server else node_plane.get((ep.device, ep.vrf))
+        subnets[ep.net].add((ep.device, plane))
+    for key, members in subnets.items():
         planes = {p for _, p in members if p}
         if len(planes) > 1:
             out.append(finding("ISO-CROSS-PLANE-LINK", sorted(d for d, _ in members), "",
-                               f"subnet {net} is shared by planes {', '.join(sorted(planes))} "
+                               f"subnet {net_str(key)} is shared by planes {', '.join(sorted(planes))} "
                                f"({', '.join(sorted(f'{d} ({p})' for d, p in members))})", why))
     return out
 

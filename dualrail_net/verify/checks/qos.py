@@ -7,6 +7,7 @@ class. The plane's reference is what most of its ports say; the odd ones out are
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from typing import Any
 
 from dualrail_net.verify.checks import Context, check, finding
@@ -31,10 +32,34 @@ def _roce_tc(ctx: Context, plane: str, device: str) -> tuple[int | None, int | N
     return dev.qos.dscp_to_tc.get(dscp), dev.qos.dscp_to_priority.get(dscp)
 
 
+def _roce_tcs(ctx: Context) -> Callable[[str, str], tuple[int | None, int | None]]:
+    """_roce_tc memoized per (plane, device): the port loops ask once per port."""
+    memo: dict[tuple[str, str], tuple[int | None, int | None]] = {}
+
+    def get(plane: str, device: str) -> tuple[int | None, int | None]:
+        key = (plane, device)
+        if key not in memo:
+            memo[key] = _roce_tc(ctx, plane, device)
+        return memo[key]
+    return get
+
+
+_ECN_SIGS: dict[int, tuple[dict[int, Any], tuple[Any, ...]]] = {}
+
+
 def _ecn_sig(iface: Interface) -> tuple[Any, ...] | None:
     if iface.ecn is None:
         return None
-    return tuple(sorted((tc, e.min_bytes, e.max_bytes, e.probability) for tc, e in iface.ecn.items()))
+    # ports of one qos_features group share one dict (parsers/cumulus_qos.py): compute each once.
+    # The dict is kept in the memo too, so its id cannot be reused by another object.
+    hit = _ECN_SIGS.get(id(iface.ecn))
+    if hit is not None and hit[0] is iface.ecn:
+        return hit[1]
+    sig = tuple(sorted((tc, e.min_bytes, e.max_bytes, e.probability) for tc, e in iface.ecn.items()))
+    if len(_ECN_SIGS) > 100_000:
+        _ECN_SIGS.clear()
+    _ECN_SIGS[id(iface.ecn)] = (iface.ecn, sig)
+    return sig
 
 
 @check("QOS-DSCP-MAP", "every switch of a plane maps DSCP to the same traffic classes and priorities")
@@ -67,9 +92,10 @@ def pfc(ctx: Context) -> list[Finding]:
     out = []
     ports = ctx.switch_ports
     ref = _plane_reference(ports, lambda i: tuple(i.pfc_priorities or ()))
+    roce = _roce_tcs(ctx)
     for plane, device, iface in ports:
         mine = tuple(iface.pfc_priorities or ())
-        _, roce_prio = _roce_tc(ctx, plane, device)
+        _, roce_prio = roce(plane, device)
         label = f"{device} {iface.name}"
         if not mine:
             out.append(finding("QOS-PFC", [device], plane, f"{label} has no PFC",
@@ -88,9 +114,10 @@ def ecn(ctx: Context) -> list[Finding]:
     out = []
     ports = ctx.switch_ports
     ref = _plane_reference(ports, _ecn_sig)
+    roce = _roce_tcs(ctx)
     for plane, device, iface in ports:
         label = f"{device} {iface.name}"
-        roce_tc, _ = _roce_tc(ctx, plane, device)
+        roce_tc, _ = roce(plane, device)
         if iface.ecn is None or (roce_tc is not None and roce_tc not in iface.ecn):
             out.append(finding("QOS-ECN", [device], plane, f"{label} does not ECN-mark the RoCE traffic class {roce_tc}",
                                "DCQCN never slows senders down: queues fill until PFC storms"))
@@ -130,13 +157,14 @@ def mtu(ctx: Context) -> list[Finding]:
 @check("QOS-CNP", "CNPs have their own class: not paused by PFC and not shared with RoCE data")
 def cnp(ctx: Context) -> list[Finding]:
     out = []
+    roce = _roce_tcs(ctx)
     for plane, device, iface in ctx.switch_ports:
         dscp = ctx.snap.manifest.get("qos_markers", {}).get(plane, {}).get("cnp_dscp")
         if dscp is None:
             continue
         dev = ctx.snap.devices[device]
         tc, prio = dev.qos.dscp_to_tc.get(dscp), dev.qos.dscp_to_priority.get(dscp)
-        roce_tc, _ = _roce_tc(ctx, plane, device)
+        roce_tc, _ = roce(plane, device)
         if tc is None:
             out.append(finding("QOS-CNP", [device], plane, f"{device} has no class for CNP DSCP {dscp}",
                                "CNPs queue behind data: congestion feedback arrives late"))

@@ -1,0 +1,78 @@
+"""Run groups of checks in forked children that inherit the parsed snapshot.
+
+Verification is pure Python and CPU-bound; a 100k-GPU fabric has ~1M parsed objects. Sending
+them to worker processes costs more than the checks (measured: pickling the parsed models back
+from a parsing pool made loading 3x slower), so nothing big crosses a process boundary here: the
+parent parses and builds the shared topology, then forks; each child inherits it all
+copy-on-write, runs its share of the checks and sends back only their findings."""
+
+from __future__ import annotations
+
+import os
+import pickle
+import traceback
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+class WorkerFailed(Exception):
+    pass
+
+
+def balanced_groups(items: Sequence[T], cost: Callable[[T], float], groups: int) -> list[list[T]]:
+    """Longest job first onto the least loaded group; each group keeps the items' original order."""
+    order = {id(item): i for i, item in enumerate(items)}
+    loads = [0.0] * groups
+    out: list[list[T]] = [[] for _ in range(groups)]
+    for item in sorted(items, key=cost, reverse=True):
+        k = loads.index(min(loads))
+        out[k].append(item)
+        loads[k] += cost(item)
+    return [sorted(g, key=lambda it: order[id(it)]) for g in out if g]
+
+
+def _read_all(fd: int) -> bytes:
+    chunks: list[bytes] = []
+    while True:
+        chunk = os.read(fd, 1 << 20)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+
+
+def run_forked(groups: list[list[T]], run: Callable[[list[T]], R]) -> list[R]:
+    """``run`` each group: the first in this process, the others in forked children. Results come
+    back in group order; a child that fails raises WorkerFailed with its traceback."""
+    children: list[tuple[int, int]] = []
+    for group in groups[1:]:
+        read_fd, write_fd = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # child: never return into the caller's stack
+            os.close(read_fd)
+            status = 0
+            try:
+                payload = pickle.dumps(("ok", run(group)), protocol=pickle.HIGHEST_PROTOCOL)
+            except BaseException:  # noqa: BLE001  (everything must reach the parent)
+                payload = pickle.dumps(("error", traceback.format_exc()))
+                status = 1
+            with os.fdopen(write_fd, "wb") as pipe:
+                pipe.write(payload)
+            os._exit(status)
+        os.close(write_fd)
+        children.append((pid, read_fd))
+    results = [run(groups[0])] if groups else []
+    for pid, read_fd in children:
+        data = _read_all(read_fd)  # read before waiting: a full pipe would block the child
+        os.close(read_fd)
+        os.waitpid(pid, 0)
+        try:
+            kind, value = pickle.loads(data)
+        except Exception as exc:  # noqa: BLE001
+            raise WorkerFailed(f"a verification worker died without an answer ({exc})") from exc
+        if kind != "ok":
+            raise WorkerFailed(f"a verification worker failed:\n{value}")
+        results.append(value)
+    return results

@@ -209,7 +209,7 @@ def run_twin_checks() -> list[CheckResult]:
     return results
 
 
-def wait_converged(timeout: float = 120, poll: float = 0.5) -> float:
+def wait_converged(timeout: float = 120, poll: float = 0.25) -> float:
     """Seconds until every session is Established and every leaf has full ECMP width."""
     state = load_state()
     if not state:

@@ -11,7 +11,7 @@ import subprocess
 import time
 from collections import defaultdict
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -124,7 +124,7 @@ def _ifup(ns: str, path: Path) -> None:
 _IFUP = "mkdir -p /run/network && mount -t tmpfs none /run/network && ifup -a -i {path} || true"
 
 
-def _bring_up_switch(sw: SwitchNs, cabled: set[str], interfaces_mode: str = "ifupdown2") -> None:
+def _bring_up_switch(sw: SwitchNs, cabled: set[str], cabling: Future[None], interfaces_mode: str = "ifupdown2") -> None:
     """Routing first, ports second: when a port comes up its BGP session starts against a peer
     that is already configured. The other order lets sessions come up half-way through
     `vtysh -b` (before the out-policy line is applied: a transient unfiltered advertisement and a
@@ -135,6 +135,7 @@ def _bring_up_switch(sw: SwitchNs, cabled: set[str], interfaces_mode: str = "ifu
     (d / "interfaces").write_text(ifaces)
     sysctls = "sysctl -q -w " + " ".join(f"{k}={v}" for k, v in SWITCH_SYSCTLS.items())
     frr.start(sw.ns, sw.device, d, frr_text, prelude=[sysctls])
+    cabling.result()  # the ports exist from here on (raises if creating them failed)
     if interfaces_mode == "translate":
         ip_batch(interfaces_to_ip_batch(ifaces, cabled | {"lo"}), namespace=sw.ns)
     else:
@@ -176,12 +177,13 @@ def up(output: Path, progress: Progress | None = None, workers: int = 6, servers
     say(f"creating {len(namespaces)} namespaces and {links} cables")
     ip_batch([f"netns add {ns}" for ns in namespaces])
     cables = [c for c in plan.cables if servers or c.kind != "server-leaf"]
-    ip_batch([f"link add name {c.a_port} netns {c.a_ns} type veth peer name {c.b_port} netns {c.b_ns}"
-              for c in cables])
     say(f"starting FRR on {len(plan.switches)} switches")
+    ports = _ports_by_namespace(cables)
     with ThreadPoolExecutor(workers) as pool:
-        ports = _ports_by_namespace(cables)
-        list(pool.map(lambda sw: _bring_up_switch(sw, ports[sw.ns], interfaces_mode), _start_order(plan)))
+        # the daemons need no cables: start them while the kernel creates the veth pairs
+        cabling = pool.submit(ip_batch, [f"link add name {c.a_port} netns {c.a_ns} type veth peer name {c.b_port} "
+                                         f"netns {c.b_ns}" for c in cables])
+        list(pool.map(lambda sw: _bring_up_switch(sw, ports[sw.ns], cabling, interfaces_mode), _start_order(plan)))
         if servers:
             say(f"configuring {len(plan.servers)} servers")
             list(pool.map(lambda s: _bring_up_server(s.ns, Path(s.config_dir)), plan.servers))

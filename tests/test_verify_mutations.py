@@ -228,3 +228,48 @@ def test_undefined_route_map_denies(clean: Path, tmp_path: Path) -> None:
     assert not ctx.routes.rib[("a-spine-1", None)] >> leaf_block & 1
     assert ("a-leaf-su1-r0", "route-map LOCAL-A-OUT") in ctx.routes.undefined_refs
     assert re.search("LOCAL-A-OUT", str(ctx.routes.undefined_refs))
+
+
+@pytest.mark.parametrize("desc,check_id,mutate", MUTATIONS, ids=[m[0] for m in MUTATIONS])
+def test_restricted_propagation_finds_exactly_the_foreign_routes(clean: Path, tmp_path: Path, desc: str,
+                                                                  check_id: str, mutate: Callable[[Path], None]) -> None:
+    """ISO-ROUTE-LEAK propagates only the prefixes that can cross planes; per instance, the foreign
+    prefixes it finds must be those the full (quadratic) propagation finds."""
+    from dualrail_net.verify.checks import Context
+    from dualrail_net.verify.routes import bits
+    broken = tmp_path / "build"
+    shutil.copytree(clean, broken)
+    mutate(broken)
+    ctx = Context(load_snapshot(broken))
+    full, fast = ctx.routes, ctx.foreign_routes
+
+    def foreign(result, node):  # type: ignore[no-untyped-def]
+        plane = ctx.topo.node_plane.get(node)
+        prefixes = {result.index.prefixes[result.prefix_bit(b)] for b in bits(result.rib.get(node, 0))}
+        return {p for p in prefixes if result.index.plane[result.index.prefixes.index(p)] not in (plane, None)}
+
+    nodes = set(full.rib) | set(fast.rib)
+    assert {n: foreign(full, n) for n in nodes if ctx.topo.node_plane.get(n)} == \
+        {n: foreign(fast, n) for n in nodes if ctx.topo.node_plane.get(n)}, desc
+
+
+def test_forked_checks_give_the_sequential_results(clean: Path, tmp_path: Path) -> None:
+    broken = tmp_path / "build"
+    shutil.copytree(clean, broken)
+    for _, _, mutate in MUTATIONS[:6]:
+        mutate(broken)
+    snap = load_snapshot(broken)
+    one = [(r.check, [f.to_dict() for f in r.findings]) for r in run_checks(snap, workers=1)]
+    two = [(r.check, [f.to_dict() for f in r.findings]) for r in run_checks(snap, workers=2)]
+    assert one == two and any(findings for _, findings in one)
+
+
+def test_a_failing_worker_is_reported() -> None:
+    from dualrail_net.verify.parallel import WorkerFailed, run_forked
+
+    def run(group: list[int]) -> int:
+        return 10 // group[0]
+
+    assert run_forked([[1], [2]], run) == [10, 5]
+    with pytest.raises(WorkerFailed, match="ZeroDivisionError"):
+        run_forked([[1], [0]], run)

@@ -3,10 +3,23 @@ and a 100k-GPU fabric has millions of addresses)."""
 
 from __future__ import annotations
 
+import socket
+import struct
+
+
+_aton = socket.inet_aton
+_u32 = struct.Struct("!I").unpack
+
 
 def ip_int(text: str) -> int:
-    a, b, c, d = text.split(".")
-    return (int(a) << 24) | (int(b) << 16) | (int(c) << 8) | int(d)
+    # inet_aton is C (3x faster than splitting) but also takes shorthands like "10.1": demand 4 parts
+    if text.count(".") != 3:
+        raise ValueError(f"not a dotted IPv4 address: {text!r}")
+    try:
+        value: int = _u32(_aton(text))[0]
+    except OSError:
+        raise ValueError(f"not an IPv4 address: {text!r}") from None
+    return value
 
 
 def network_of(address: str) -> tuple[int, int]:

@@ -60,6 +60,14 @@ class Snapshot:
         self._plane_cache[address] = found
         return found
 
+    def plane_of_net(self, net: tuple[int, int]) -> str | None:
+        """plane_of_address for an already parsed (network, length): no string work, no cache."""
+        address, length = net
+        for plane, pool_net, pool_len in self._pool_ints:
+            if length >= pool_len and contains((pool_net, pool_len), address):
+                return plane
+        return None
+
     def index_pools(self) -> None:
         self._pool_ints = [(plane, *network_of(str(n))) for plane, nets in self.pools.items() for n in nets]
         self._plane_cache = {}

@@ -13,7 +13,7 @@ from dualrail_net.gcpause import gc_paused
 from dualrail_net.verify.findings import CheckResult, Finding, Severity
 from dualrail_net.verify.model import Interface
 from dualrail_net.verify.parallel import balanced_groups, run_forked
-from dualrail_net.verify.routes import RouteResult, compute_routes
+from dualrail_net.verify.routes import PrefixIndex, RouteResult, compute_foreign_routes, compute_routes, prefix_index
 from dualrail_net.verify.snapshot import Snapshot
 from dualrail_net.verify.topology import Topology, build_topology
 
@@ -28,7 +28,17 @@ class Context:
 
     @cached_property
     def routes(self) -> RouteResult:
+        """Every prefix to every instance it reaches (quadratic: for tests and small fabrics)."""
         return compute_routes(self.snap, self.topo)
+
+    @cached_property
+    def foreign_routes(self) -> RouteResult:
+        """The propagation of the prefixes that can cross planes (what the isolation check needs)."""
+        return compute_foreign_routes(self.snap, self.topo)
+
+    @cached_property
+    def prefix_index(self) -> PrefixIndex:
+        return prefix_index(self.snap, self.topo)[0]
 
     @cached_property
     def switch_ports(self) -> list[tuple[str, str, Interface]]:
@@ -75,7 +85,6 @@ COST = {"ADDR-DUPLICATE-IP": 4.0, "ISO-CROSS-PLANE-LINK": 3.0, "ADDR-LOOPBACK-NO
         "ISO-ROUTE-LEAK": 2.0, "BGP-SESSION-MISSING": 0.8, "QOS-ECN": 0.7, "ISO-FOREIGN-SUBNET": 0.6,
         "QOS-PLANE-SYMMETRY": 0.6, "ADDR-P2P-MISMATCH": 0.5, "BGP-PEER-MISMATCH": 0.4, "ISO-SERVER-PLANE": 0.4,
         "ECMP-MAX-PATHS": 0.4, "ADDR-OVERLAP": 0.4}
-READ_ROUTES = {"ADDR-LOOPBACK-NOT-ADVERTISED", "ISO-ROUTE-LEAK"}
 # Below this many devices a fork costs more than it saves.
 PARALLEL_FROM_DEVICES = 2000
 
@@ -86,9 +95,11 @@ def default_workers(snap: Snapshot) -> int:
     return max(1, min(2, len(os.sched_getaffinity(0))))
 
 
-def run_checks(snap: Snapshot, only: set[str] | None = None, workers: int | None = None) -> list[CheckResult]:
+def run_checks(snap: Snapshot, only: set[str] | None = None, workers: int | None = None,
+               timings: dict[str, float] | None = None) -> list[CheckResult]:
     """Run the registered checks (or ``only`` those ids). ``workers`` > 1 splits them between
-    forked processes (see verify/parallel.py); the results are the same, in registry order."""
+    forked processes (see verify/parallel.py); the results are the same, in registry order.
+    ``timings`` receives the seconds spent on shared work no single check owns ("topology")."""
     from dualrail_net.verify.checks import (  # noqa: F401  (registration on import)
         addressing,
         bgp,
@@ -112,11 +123,12 @@ def run_checks(snap: Snapshot, only: set[str] | None = None, workers: int | None
 
     # millions of small acyclic objects (endpoints, sessions): the cyclic GC would rescan them all
     with gc_paused():
+        started = time.monotonic()
+        _ = ctx.topo  # nearly every check needs it: build it once (and before any fork)
+        if timings is not None:
+            timings["topology"] = time.monotonic() - started
         if workers <= 1 or len(specs) < 2:
             return run(specs)
-        _ = ctx.topo  # nearly every check needs it: build it once, before the fork
-        # checks reading the computed routes go together: each process would compute them again
-        units = [[s for s in specs if s.id in READ_ROUTES]] + [[s] for s in specs if s.id not in READ_ROUTES]
-        groups = balanced_groups([u for u in units if u], lambda u: sum(COST.get(s.id, 0.1) for s in u), workers)
-        by_id = {r.check: r for rs in run_forked([[s for u in g for s in u] for g in groups], run) for r in rs}
+        groups = balanced_groups(specs, lambda s: COST.get(s.id, 0.1), workers)
+        by_id = {r.check: r for rs in run_forked(groups, run) for r in rs}
     return [by_id[spec.id] for spec in specs]

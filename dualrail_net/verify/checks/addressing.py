@@ -76,7 +76,7 @@ def p2p_mismatch(ctx: Context) -> list[Finding]:
 @check("ADDR-LOOPBACK-NOT-ADVERTISED", "every loopback is originated into BGP")
 def loopbacks_advertised(ctx: Context) -> list[Finding]:
     out = []
-    idx = ctx.routes.index
+    idx = ctx.prefix_index
     originated: dict[tuple[str, str | None], set[str]] = {}
     for bit, prefix in enumerate(idx.prefixes):
         originated.setdefault(idx.origin[bit], set()).add(prefix)

@@ -45,7 +45,7 @@ def cross_plane_links(ctx: Context) -> list[Finding]:
     for ep in ctx.topo.endpoints:
         if ep.is_loopback or ep.net[1] == 32:
             continue
-        plane = ctx.snap.plane_of_address(ep.address) if ep.is_server else node_plane.get((ep.device, ep.vrf))
+        plane = ctx.snap.plane_of_net(ep.net) if ep.is_server else node_plane.get((ep.device, ep.vrf))
         subnets[ep.net].add((ep.device, plane))
     for key, members in subnets.items():
         planes = {p for _, p in members if p}
@@ -63,7 +63,7 @@ def foreign_subnets(ctx: Context) -> list[Finding]:
         if ep.is_server:
             continue
         owner_plane = ctx.topo.node_plane.get(ep.node)
-        addr_plane = ctx.snap.plane_of_address(ep.address)
+        addr_plane = ctx.snap.plane_of_net(ep.net)
         if owner_plane and addr_plane and addr_plane != owner_plane:
             out.append(finding("ISO-FOREIGN-SUBNET", [ep.device], owner_plane,
                                f"{ep.device} {ep.interface} has {ep.address} from plane {addr_plane}'s pools "
@@ -147,14 +147,15 @@ def vrf_leaks(ctx: Context) -> list[Finding]:
 
 @check("ISO-ROUTE-LEAK", "no plane's prefix is advertised to or learned by another plane (computed propagation)")
 def route_leaks(ctx: Context) -> list[Finding]:
-    routes = ctx.routes
+    routes = ctx.foreign_routes
     idx = routes.index
     foreign: dict[str, int] = {}
-    for bit, plane in enumerate(idx.plane):
+    for column in range(len(routes.columns) if routes.columns is not None else len(idx.prefixes)):
+        plane = idx.plane[routes.prefix_bit(column)]
         if plane:
             for other in ctx.snap.planes:
                 if other != plane:
-                    foreign[other] = foreign.get(other, 0) | (1 << bit)
+                    foreign[other] = foreign.get(other, 0) | (1 << column)
     out: list[Finding] = []
     hits = 0
     for node, rib in routes.rib.items():
@@ -168,7 +169,7 @@ def route_leaks(ctx: Context) -> list[Finding]:
         if len(out) >= MAX_LEAK_FINDINGS:
             continue
         leaked_bits = bits(leaked)
-        first = leaked_bits[0]
+        first = routes.prefix_bit(leaked_bits[0])
         origin = idx.origin[first]
         out.append(finding("ISO-ROUTE-LEAK", [node[0], origin[0]], plane,
                            f"{node[0]}{' VRF ' + node[1] if node[1] else ''} (plane {plane}) learns "

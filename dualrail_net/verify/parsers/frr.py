@@ -81,35 +81,38 @@ def _bgp(node: Node, dev: DeviceConfig) -> None:
     inst = BgpInstance(vrf=vrf, asn=int(words[2]))
 
     def statement(w: list[str]) -> None:
-        if w[:2] == ["bgp", "router-id"]:
-            inst.router_id = w[2]
-        elif w[:4] == ["bgp", "bestpath", "as-path", "multipath-relax"]:
-            inst.multipath_relax = True
-        elif w[0] == "neighbor" and len(w) >= 4:
-            neighbor_statement(inst, w)
-        elif w[0] == "network" and len(w) >= 2:
-            inst.networks.append(w[1])
-        elif w[0] == "redistribute" and len(w) >= 2:
+        head = w[0]  # dispatch on the first word: neighbor lines are most of a big config
+        if head == "neighbor":
+            if len(w) >= 4:
+                neighbor_statement(inst, w)
+        elif head == "network":
+            if len(w) >= 2:
+                inst.networks.append(w[1])
+        elif head == "bgp":
+            if w[1:2] == ["router-id"] and len(w) > 2:
+                inst.router_id = w[2]
+            elif w[1:4] == ["bestpath", "as-path", "multipath-relax"]:
+                inst.multipath_relax = True
+        elif head == "redistribute" and len(w) >= 2:
             inst.redistribute.append(w[1])
-        elif w[0] == "maximum-paths" and len(w) >= 2 and w[1].isdigit():
+        elif head == "maximum-paths" and len(w) >= 2 and w[1].isdigit():
             inst.maximum_paths = int(w[1])
-        elif w[:2] == ["import", "vrf"] and len(w) >= 3 and w[2] != "route-map":
+        elif head == "import" and w[1:2] == ["vrf"] and len(w) >= 3 and w[2] != "route-map":
             inst.vrf_imports.append(w[2])
-        elif w[:3] in (["route-target", "vpn", "import"], ["rt", "vpn", "import"]):
-            inst.rt_import.extend(w[3:])
-        elif w[:3] in (["route-target", "vpn", "export"], ["rt", "vpn", "export"]):
-            inst.rt_export.extend(w[3:])
-        elif w[:3] in (["route-target", "vpn", "both"], ["rt", "vpn", "both"]):
-            inst.rt_import.extend(w[3:])
-            inst.rt_export.extend(w[3:])
+        elif head in ("route-target", "rt") and w[1:2] == ["vpn"] and len(w) >= 3:
+            if w[2] in ("import", "both"):
+                inst.rt_import.extend(w[3:])
+            if w[2] in ("export", "both"):
+                inst.rt_export.extend(w[3:])
 
     for child in node.children:
-        if child.words[:1] == ["address-family"]:
-            if child.words[1:3] == ["ipv4", "unicast"]:
+        cw = child.words
+        if cw[0] == "address-family":
+            if cw[1:3] == ["ipv4", "unicast"]:
                 for grandchild in child.children:
                     statement(grandchild.words)
         else:
-            statement(child.words)
+            statement(cw)
     dev.bgp[vrf] = inst
 
 

@@ -2,35 +2,36 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from dualrail_net.verify.model import Interface, ServerRoute, ServerRule
 
 
-@dataclass
+@dataclass(slots=True)
 class Stanza:
     name: str
     method: str
-    line: int
     attrs: list[tuple[str, str]] = field(default_factory=list)
+
+
+# (first word, rest of the line) of every line that is not blank or a comment
+_LINE = re.compile(r"^[ \t]*([^\s#]\S*)[ \t]*((?:[^\n]*[^\s])?)[ \t\r]*$", re.M)
+_ENDS_STANZA = {"auto", "allow-hotplug", "source", "source-directory"}
 
 
 def parse_stanzas(text: str) -> list[Stanza]:
     stanzas: list[Stanza] = []
     current: Stanza | None = None
-    for lineno, raw in enumerate(text.splitlines(), 1):
-        line = raw.strip()
-        if not line or line.startswith("#"):
-            continue
-        words = line.split(None, 1)
-        if words[0] == "iface":
-            parts = line.split()
-            current = Stanza(parts[1], parts[3] if len(parts) > 3 else "", lineno)
+    for key, rest in _LINE.findall(text):
+        if key == "iface":
+            parts = rest.split()
+            current = Stanza(parts[0] if parts else "", parts[2] if len(parts) > 2 else "")
             stanzas.append(current)
-        elif words[0] in ("auto", "allow-hotplug", "source", "source-directory"):
+        elif key in _ENDS_STANZA:
             current = None
         elif current is not None:
-            current.attrs.append((words[0], words[1] if len(words) > 1 else ""))
+            current.attrs.append((key, rest))
     return stanzas
 
 

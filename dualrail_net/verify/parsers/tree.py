@@ -8,35 +8,33 @@ by themselves: indentation alone decides nesting, as both FRR and EOS print it.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 
 @dataclass(slots=True)
 class Node:
     text: str
-    line: int
+    words: list[str]
     children: list[Node] = field(default_factory=list)
 
-    @property
-    def words(self) -> list[str]:
-        return self.text.split()
 
-
-SKIP_PREFIXES = ("!", "#")
 SECTION_ENDS = {"exit", "exit-address-family", "exit-vrf", "end", "exit-vni"}
+# one match per meaningful line: its leading spaces (the indentation) and its text, without
+# comment lines ('!', '#') and blank lines; found by the regex engine, not a Python loop per line
+_LINE = re.compile(r"^( *)[ \t]*([^\s!#](?:[^\n]*[^\s])?)[ \t\r]*$", re.M)
 
 
 def parse_tree(text: str) -> list[Node]:
-    root = Node("", 0)
+    root = Node("", [])
     stack: list[tuple[int, Node]] = [(-1, root)]
-    for lineno, raw in enumerate(text.splitlines(), 1):
-        stripped = raw.strip()
-        if not stripped or stripped.startswith(SKIP_PREFIXES) or stripped in SECTION_ENDS:
+    for spaces, stripped in _LINE.findall(text):
+        if stripped in SECTION_ENDS:
             continue
-        indent = len(raw) - len(raw.lstrip(" "))
+        indent = len(spaces)
         while stack[-1][0] >= indent:
             stack.pop()
-        node = Node(stripped, lineno)
+        node = Node(stripped, stripped.split())
         stack[-1][1].children.append(node)
         stack.append((indent, node))
     return root.children

@@ -156,3 +156,26 @@ def test_vty_socket_answers_what_vtysh_answers(twin: Path) -> None:
     assert "no zebra nexthop kernel enable" in running and "bgp route-map delay-timer 0" in running
     with pytest.raises(TwinError, match="refused"):
         frr.vty_command(rundir, "bgpd", "show no-such-thing")
+
+
+def test_a_twin_without_servers_says_what_it_cannot_check(twin: Path) -> None:
+    """`twin up --no-servers` has no NICs to probe from: TWIN-REACH is skipped with the reason and
+    chaos refuses, instead of failing on a missing namespace."""
+    import json as _json
+
+    from dualrail_net.twin.chaos import run_chaos
+    from dualrail_net.twin.checks import TwinView, check_reachability
+    from dualrail_net.twin.shell import TwinError
+
+    state = lifecycle.load_state()
+    assert state is not None
+    without = _json.loads(_json.dumps(state)) | {"servers_up": False}
+    result = check_reachability(TwinView(without))
+    assert result.skipped and "--no-servers" in result.skipped and not result.findings
+    real = lifecycle._state_path().read_text()
+    lifecycle._state_path().write_text(_json.dumps(without))
+    try:
+        with pytest.raises(TwinError, match="servers"):
+            run_chaos()
+    finally:
+        lifecycle._state_path().write_text(real)

@@ -85,6 +85,9 @@ def run_chaos(say: Say | None = None, settle: float = 2.0, outage: float = 3.0, 
     if not state:
         raise TwinError("no twin is running: `dualrail twin up` first")
     view = TwinView(state)
+    if not view.servers_up:
+        raise TwinError("chaos measures loss with probes between servers: bring the twin up with its servers "
+                        "(without --no-servers)")
     wait_converged()
     switches = view.plan.switches
     first_plane = view.plan.planes[0]

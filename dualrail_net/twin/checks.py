@@ -34,8 +34,11 @@ class TwinView:
         self.manifest = json.loads((self.output / "manifest.json").read_text())
         self.pools = {p: [ipaddress.IPv4Network(v) for v in pools.values()]
                       for p, pools in self.manifest["pools"].items()}
-        self.servers = {s.server: parse_server(s.server, Path(s.config_dir)) for s in self.plan.servers}
-        self.server_ns = {s.server: s.ns for s in self.plan.servers}
+        # a twin brought up with --no-servers has no server namespaces to probe from
+        self.servers_up = bool(state.get("servers_up", True))
+        running = self.plan.servers if self.servers_up else []
+        self.servers = {s.server: parse_server(s.server, Path(s.config_dir)) for s in running}
+        self.server_ns = {s.server: s.ns for s in running}
         self.uplinks: dict[str, int] = defaultdict(int)
         for c in self.plan.cables:
             if c.kind != "server-leaf":
@@ -149,6 +152,9 @@ def reachability_jobs(view: TwinView) -> dict[str, Pairs]:
 
 def check_reachability(view: TwinView) -> CheckResult:
     result = CheckResult("TWIN-REACH", "every server pair reaches each other over each plane's NICs")
+    if not view.servers_up:
+        result.skipped = "the twin runs without servers (twin up --no-servers)"
+        return result
     for ns, rows in probe_once(reachability_jobs(view)).items():
         for r in rows:
             if r["received"] == 0:

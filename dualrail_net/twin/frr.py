@@ -24,10 +24,15 @@ def _owned_by_frr(path: Path) -> None:
         shutil.chown(child, "frr", "frr")
 
 
-# Twin-only zebra setting, not part of the rendered config, read by zebra at start-up (before any
-# route exists): with kernel nexthop objects, a veth carrier loss removes the next hop from the shared
-# group and zebra 8.4 never puts it back when the link returns. Plain multipath routes recover.
-STARTUP = {"zebra": "no zebra nexthop kernel enable\n", "bgpd": "bgp route-map delay-timer 0\n"}
+# Twin-only settings, not part of the rendered config, read by each daemon at start-up (before any
+# route exists; README "The emulated twin" says why each is there):
+# - zebra, nexthop groups off: with kernel nexthop objects, a veth carrier loss removes the next hop
+#   from the shared group and zebra 8.4 never puts it back when the link returns;
+# - zebra work-queue 200 ms: a prefix is programmed once at its final ECMP width while 144 switches
+#   converge on two cores, not once per next hop as the sessions come up one by one;
+# - bgpd route-map delay 0: policies apply as vtysh -b sends them, so no session that came up in the
+#   meantime is route-refreshed 5 s later (which re-sends every table once more).
+STARTUP = {"zebra": "no zebra nexthop kernel enable\nzebra work-queue 200\n", "bgpd": "bgp route-map delay-timer 0\n"}
 
 
 def daemon_command(daemon: str, rundir: str | Path) -> str:

@@ -194,6 +194,7 @@ def up(output: Path, progress: Progress | None = None, workers: int = 6, servers
         state["management"] = mgmt
     state["bringup_seconds"] = round(time.monotonic() - started, 2)
     state["interfaces_mode"] = interfaces_mode
+    state["servers_up"] = servers
     _state_path().write_text(json.dumps(state))
     return {"switch_namespaces": len(plan.switches), "server_namespaces": len(plan.servers) if servers else 0,
             "cables": len(cables), "seconds": state["bringup_seconds"], "management": mgmt}

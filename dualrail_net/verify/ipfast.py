@@ -22,12 +22,14 @@ def ip_int(text: str) -> int:
     return value
 
 
+MASKS = [((1 << length) - 1) << (32 - length) for length in range(33)]
+
+
 def network_of(address: str) -> tuple[int, int]:
     """'10.0.0.3/31' -> (network as int, prefix length). A bare IP is a /32."""
     ip, _, plen = address.partition("/")
     length = int(plen) if plen else 32
-    mask = ((1 << length) - 1) << (32 - length) if length else 0
-    return ip_int(ip) & mask, length
+    return ip_int(ip) & MASKS[length], length
 
 
 def contains(network: tuple[int, int], ip: int) -> bool:

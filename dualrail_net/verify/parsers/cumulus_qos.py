@@ -46,7 +46,9 @@ def parse_qos_features(text: str, dev: DeviceConfig) -> None:
     dev.qos.dscp_to_priority.update(parsed.dscp_to_priority)
     dev.qos.dscp_to_tc.update(parsed.dscp_to_tc)
     for name in parsed.pfc.keys() | parsed.ecn.keys() | parsed.strict.keys():
-        iface = dev.interfaces.setdefault(name, Interface(name))
+        iface = dev.interfaces.get(name)
+        if iface is None:  # a QoS port the interfaces file does not list
+            iface = dev.interfaces[name] = Interface(name)
         if name in parsed.pfc:
             iface.pfc_priorities = parsed.pfc[name]
         if name in parsed.ecn:

@@ -36,7 +36,9 @@ def parse_prefix_list_line(words: list[str], start: int) -> PrefixListEntry | No
 
 def neighbor_statement(inst: BgpInstance, w: list[str]) -> None:
     """`neighbor ADDR remote-as|description|route-map ...`: the same words in FRR and EOS."""
-    n = inst.neighbors.setdefault(w[1], Neighbor(w[1]))
+    n = inst.neighbors.get(w[1])
+    if n is None:  # not setdefault: that would build a throwaway Neighbor for each of its lines
+        n = inst.neighbors[w[1]] = Neighbor(w[1])
     if w[2] == "remote-as":
         n.remote_asn = _int(w[3])
     elif w[2] == "description":

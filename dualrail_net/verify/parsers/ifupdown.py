@@ -41,7 +41,9 @@ def interfaces_from(stanzas: list[Stanza]) -> tuple[dict[str, Interface], dict[s
     ifaces: dict[str, Interface] = {}
     vrfs: dict[str, int | None] = {}
     for st in stanzas:
-        iface = ifaces.setdefault(st.name, Interface(st.name))
+        iface = ifaces.get(st.name)
+        if iface is None:
+            iface = ifaces[st.name] = Interface(st.name)
         iface.is_loopback = st.name == "lo" or st.method == "loopback"
         for key, value in st.attrs:
             if key == "address":

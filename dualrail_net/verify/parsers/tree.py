@@ -34,7 +34,7 @@ def parse_tree(text: str) -> list[Node]:
         indent = len(spaces)
         while stack[-1][0] >= indent:
             stack.pop()
-        node = Node(stripped, stripped.split())
+        node = Node(stripped, stripped.split(), [])
         stack[-1][1].children.append(node)
         stack.append((indent, node))
     return root.children

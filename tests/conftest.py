@@ -1,14 +1,18 @@
 from __future__ import annotations
 
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
+from dualrail_net.render import render_fabric
+from dualrail_net.render.artifacts import write_artifacts
 from dualrail_net.resolve import resolve_fabric
 from dualrail_net.resolve.model import Fabric
 from dualrail_net.sot.load import LoadedInventory, load_inventory
+from dualrail_net.twin import lifecycle
+from dualrail_net.twin.checks import wait_converged
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "inventory"
@@ -59,3 +63,15 @@ def line_of(path: Path, needle: str, occurrence: int = 1) -> int:
             if seen == occurrence:
                 return i
     raise AssertionError(f"{needle!r} not in {path}")
+
+
+def running_example_twin(tmp_path_factory: pytest.TempPathFactory, fabric: Fabric, label: str) -> Iterator[Path]:
+    """Body of a module-scoped twin fixture: render ``fabric``, bring the twin up, wait for full
+    convergence, yield the rendered folder, and take everything down again (no namespace left)."""
+    out = tmp_path_factory.mktemp(label) / "build"
+    write_artifacts(render_fabric(fabric), out)
+    lifecycle.up(out)
+    wait_converged()
+    yield out
+    lifecycle.down()
+    assert not lifecycle.our_namespaces()

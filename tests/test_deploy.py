@@ -16,6 +16,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from conftest import running_example_twin
 
 from dualrail_net.deploy.drivers.eos import EosDriver
 from dualrail_net.deploy.drivers.base import PushRejected
@@ -47,12 +48,7 @@ def render_variant(fabric: Fabric, dest: Path, max_paths: int) -> Path:
 def twin(tmp_path_factory: pytest.TempPathFactory, example_fabric: Fabric) -> Iterator[Path]:
     if os.geteuid() != 0 or shutil.which("vtysh") is None or not Path("/usr/sbin/sshd").exists():
         pytest.skip("the twin needs root, frr and openssh-server")
-    out = tmp_path_factory.mktemp("deploy") / "build"
-    write_artifacts(render_fabric(example_fabric), out)
-    lifecycle.up(out)
-    wait_converged()
-    yield out
-    lifecycle.down()
+    yield from running_example_twin(tmp_path_factory, example_fabric, "deploy")
 
 
 def make_runner(output: Path, tmp: Path, book: Playbook) -> tuple[Runner, Journal, Any]:

@@ -9,9 +9,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from conftest import running_example_twin
 
-from dualrail_net.render import render_fabric
-from dualrail_net.render.artifacts import write_artifacts
 from dualrail_net.resolve.model import Fabric
 from dualrail_net.twin import lifecycle
 from dualrail_net.twin.chaos import run_chaos
@@ -27,13 +26,7 @@ pytestmark = [
 
 @pytest.fixture(scope="module")
 def twin(tmp_path_factory: pytest.TempPathFactory, example_fabric: Fabric) -> Iterator[Path]:
-    out = tmp_path_factory.mktemp("twin") / "build"
-    write_artifacts(render_fabric(example_fabric), out)
-    lifecycle.up(out)
-    wait_converged()
-    yield out
-    lifecycle.down()
-    assert not lifecycle.our_namespaces()
+    yield from running_example_twin(tmp_path_factory, example_fabric, "twin")
 
 
 def by_id(results):  # type: ignore[no-untyped-def]

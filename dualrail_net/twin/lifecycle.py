@@ -116,12 +116,11 @@ def _switch_configs(sw: SwitchNs) -> tuple[str, str]:
 
 
 def _ifup(ns: str, path: Path) -> None:
-    in_ns(ns, ["unshare", "-m", "sh", "-c", _IFUP.format(path=path)], check=False, timeout=120)
-
-
-# ifupdown2 keeps its lock and state in /run/network: each namespace gets a private one. Its exit
-# status is not trusted either way (it exits 0 past unknown attributes): `twin check` tests the result.
-_IFUP = "mkdir -p /run/network && mount -t tmpfs none /run/network && ifup -a -i {path} || true"
+    # ifupdown2 keeps its lock and state in /run/network: each namespace gets a private one. Its
+    # exit status is not trusted either way (it exits 0 past unknown attributes): `twin check`
+    # tests the result.
+    cmd = f"mkdir -p /run/network && mount -t tmpfs none /run/network && exec ifup -a -i {path}"
+    in_ns(ns, ["unshare", "-m", "sh", "-c", cmd], check=False, timeout=120)
 
 
 def _bring_up_switch(sw: SwitchNs, cabled: set[str], cabling: Future[None], interfaces_mode: str = "ifupdown2") -> None:

@@ -81,10 +81,6 @@ def _route_map_mask(dev: DeviceConfig, name: str | None, idx: PrefixIndex, full:
                     cache: dict[tuple[object, ...], int], undefined: list[tuple[str, str]]) -> int:
     if name is None:
         return full
-    # every session of a device usually shares one policy: look it up by (device, name) first
-    own = cache.get((dev.name, name))
-    if own is not None:
-        return own
     entries = dev.route_maps.get(name)
     if entries is None:
         undefined.append((dev.name, f"route-map {name}"))
@@ -95,7 +91,6 @@ def _route_map_mask(dev: DeviceConfig, name: str | None, idx: PrefixIndex, full:
                                               for pl in e.match_prefix_lists))
                       for e in entries)
     if signature in cache:
-        cache[(dev.name, name)] = cache[signature]
         return cache[signature]
     remaining = full
     permitted = 0
@@ -105,7 +100,7 @@ def _route_map_mask(dev: DeviceConfig, name: str | None, idx: PrefixIndex, full:
         if entry.action == "permit":
             permitted |= hit
         remaining &= ~hit
-    cache[signature] = cache[(dev.name, name)] = permitted
+    cache[signature] = permitted
     return permitted
 
 
@@ -192,31 +187,24 @@ def _propagate(rib: dict[NodeId, int], edges: dict[NodeId, list[tuple[NodeId, in
                     queued.add(dst)
 
 
-def compute_routes(snap: Snapshot, topo: Topology) -> RouteResult:
-    """Every prefix to every instance it reaches (bitsets as wide as the fabric's prefix count)."""
-    idx, origins = prefix_index(snap, topo)
-    full = (1 << len(idx.prefixes)) - 1
-    rib = {node: sum(1 << b for b in set(bits_)) for node, bits_ in origins.items()}
-    cache: dict[tuple[object, ...], int] = {}
-    undefined: list[tuple[str, str]] = []
-    edges: dict[NodeId, list[tuple[NodeId, int]]] = defaultdict(list)
-    for src, dst, src_dev, out_rm, dst_dev, in_rm in _edges(snap, topo):
-        mask = (_route_map_mask(src_dev, out_rm, idx, full, cache, undefined)
-                & _route_map_mask(dst_dev, in_rm, idx, full, cache, undefined))
-        edges[src].append((dst, mask))
-    _propagate(rib, edges)
-    return RouteResult(idx, rib, sorted(set(undefined)))
+Origins = tuple[PrefixIndex, dict[NodeId, list[int]]]
 
 
-def compute_foreign_routes(snap: Snapshot, topo: Topology) -> RouteResult:
+def compute_routes(snap: Snapshot, topo: Topology, origins: Origins | None = None) -> RouteResult:
+    """Every prefix to every instance it reaches (bitsets as wide as the fabric's prefix count:
+    sessions x prefixes, quadratic in the fabric's size)."""
+    idx, originated = origins or prefix_index(snap, topo)
+    return _propagated(idx, originated, _edges(snap, topo), None)
+
+
+def compute_foreign_routes(snap: Snapshot, topo: Topology, origins: Origins | None = None) -> RouteResult:
     """The same propagation, restricted to the prefixes that can end up in another plane, which
     gives the same answer for them (bits propagate independently) at a fraction of the cost.
 
     A prefix of plane Q can reach an instance of another plane only if it is originated outside Q
     or if some session or VRF import leaves a Q instance (or an instance of no known plane) for an
-    instance of another plane. On a clean fabric neither holds and nothing is propagated: full
-    propagation would cost sessions x prefixes (quadratic in the fabric's size)."""
-    idx, origins = prefix_index(snap, topo)
+    instance of another plane. On a clean fabric neither holds and nothing is propagated."""
+    idx, originated = origins or prefix_index(snap, topo)
     plane_of = topo.node_plane
     all_edges = _edges(snap, topo)
     exposed: set[str | None] = set()
@@ -227,12 +215,18 @@ def compute_foreign_routes(snap: Snapshot, topo: Topology) -> RouteResult:
     if None in exposed:
         exposed = set(idx.plane)
     columns = [bit for bit, plane in enumerate(idx.plane) if plane in exposed]
-    columns += [bit for node, bits_ in origins.items() for bit in bits_
+    columns += [bit for node, bits_ in originated.items() for bit in bits_
                 if idx.plane[bit] not in exposed and idx.plane[bit] != plane_of.get(node)]
     columns = sorted(set(columns))
     if not columns:
         return RouteResult(idx, {}, [], columns=[])
-    blocks = _runs(columns)
+    return _propagated(idx, originated, all_edges, columns)
+
+
+def _propagated(idx: PrefixIndex, originated: dict[NodeId, list[int]], all_edges: list[tuple[
+        NodeId, NodeId, DeviceConfig, str | None, DeviceConfig, str | None]], columns: list[int] | None) -> RouteResult:
+    """Propagate the prefixes ``columns`` (all when None; bit i of the result = columns[i])."""
+    blocks = _runs(columns) if columns is not None else [(0, len(idx.prefixes))]
 
     def compact(mask: int) -> int:
         out, offset = 0, 0
@@ -241,10 +235,11 @@ def compute_foreign_routes(snap: Snapshot, topo: Topology) -> RouteResult:
             offset += length
         return out
 
-    position = {bit: i for i, bit in enumerate(columns)}
+    position = {bit: i for i, bit in enumerate(columns)} if columns is not None else None
     rib: dict[NodeId, int] = {}
-    for node, bits_ in origins.items():
-        mine = sum(1 << position[b] for b in set(bits_) if b in position)
+    for node, bits_ in originated.items():
+        mine = sum(1 << (b if position is None else position[b]) for b in set(bits_)
+                   if position is None or b in position)
         if mine:
             rib[node] = mine
     full = (1 << len(idx.prefixes)) - 1
@@ -253,6 +248,7 @@ def compute_foreign_routes(snap: Snapshot, topo: Topology) -> RouteResult:
     policy: dict[tuple[str, str | None], int] = {}  # (device, route-map) -> compact mask
 
     def allowed(dev: DeviceConfig, name: str | None) -> int:
+        # every session of a device usually shares one policy: evaluate it once per device
         key = (dev.name, name)
         hit = policy.get(key)
         if hit is None:

@@ -31,7 +31,6 @@ class Snapshot:
     cabling: list[dict[str, str]]
     pools: dict[str, list[Network]] = field(default_factory=dict)
     routed: dict[str, list[Network]] = field(default_factory=dict)
-    _pool_ints: list[tuple[str, int, int]] = field(default_factory=list)
     _plane_cache: dict[str, str | None] = field(default_factory=dict)
     _pool_tables: list[tuple[int, int, dict[int, str]]] = field(default_factory=list)
 
@@ -68,12 +67,12 @@ class Snapshot:
         return None
 
     def index_pools(self) -> None:
-        self._pool_ints = [(plane, *network_of(str(n))) for plane, nets in self.pools.items() for n in nets]
         self._plane_cache = {}
         # longest pool first: if pools ever overlapped (validation refuses that) the most specific wins
         tables: dict[int, dict[int, str]] = {}
-        for plane, pool_net, pool_len in self._pool_ints:
-            tables.setdefault(pool_len, {}).setdefault(pool_net >> (32 - pool_len), plane)
+        for plane, nets in self.pools.items():
+            for n in nets:
+                tables.setdefault(n.prefixlen, {}).setdefault(int(n.network_address) >> (32 - n.prefixlen), plane)
         self._pool_tables = [(length, 32 - length, table) for length, table in sorted(tables.items(), reverse=True)]
 
 

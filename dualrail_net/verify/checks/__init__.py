@@ -13,7 +13,14 @@ from dualrail_net.gcpause import gc_paused
 from dualrail_net.verify.findings import CheckResult, Finding, Severity
 from dualrail_net.verify.model import Interface
 from dualrail_net.verify.parallel import balanced_groups, run_forked
-from dualrail_net.verify.routes import PrefixIndex, RouteResult, compute_foreign_routes, compute_routes, prefix_index
+from dualrail_net.verify.routes import (
+    Origins,
+    PrefixIndex,
+    RouteResult,
+    compute_foreign_routes,
+    compute_routes,
+    prefix_index,
+)
 from dualrail_net.verify.snapshot import Snapshot
 from dualrail_net.verify.topology import Topology, build_topology
 
@@ -27,18 +34,23 @@ class Context:
         return build_topology(self.snap)
 
     @cached_property
+    def origins(self) -> Origins:
+        """Every originated prefix, and which instance originates which."""
+        return prefix_index(self.snap, self.topo)
+
+    @cached_property
     def routes(self) -> RouteResult:
         """Every prefix to every instance it reaches (quadratic: for tests and small fabrics)."""
-        return compute_routes(self.snap, self.topo)
+        return compute_routes(self.snap, self.topo, self.origins)
 
     @cached_property
     def foreign_routes(self) -> RouteResult:
         """The propagation of the prefixes that can cross planes (what the isolation check needs)."""
-        return compute_foreign_routes(self.snap, self.topo)
+        return compute_foreign_routes(self.snap, self.topo, self.origins)
 
-    @cached_property
+    @property
     def prefix_index(self) -> PrefixIndex:
-        return prefix_index(self.snap, self.topo)[0]
+        return self.origins[0]
 
     @cached_property
     def switch_ports(self) -> list[tuple[str, str, Interface]]:

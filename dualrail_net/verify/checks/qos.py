@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Callable
+from functools import cache, partial
 from typing import Any
 
 from dualrail_net.verify.checks import Context, check, finding
@@ -34,31 +35,26 @@ def _roce_tc(ctx: Context, plane: str, device: str) -> tuple[int | None, int | N
 
 def _roce_tcs(ctx: Context) -> Callable[[str, str], tuple[int | None, int | None]]:
     """_roce_tc memoized per (plane, device): the port loops ask once per port."""
-    memo: dict[tuple[str, str], tuple[int | None, int | None]] = {}
-
-    def get(plane: str, device: str) -> tuple[int | None, int | None]:
-        key = (plane, device)
-        if key not in memo:
-            memo[key] = _roce_tc(ctx, plane, device)
-        return memo[key]
-    return get
-
-
-_ECN_SIGS: dict[int, tuple[dict[int, Any], tuple[Any, ...]]] = {}
+    return cache(partial(_roce_tc, ctx))
 
 
 def _ecn_sig(iface: Interface) -> tuple[Any, ...] | None:
     if iface.ecn is None:
         return None
-    # ports of one qos_features group share one dict (parsers/cumulus_qos.py): compute each once.
-    # The dict is kept in the memo too, so its id cannot be reused by another object.
-    hit = _ECN_SIGS.get(id(iface.ecn))
-    if hit is not None and hit[0] is iface.ecn:
-        return hit[1]
-    sig = tuple(sorted((tc, e.min_bytes, e.max_bytes, e.probability) for tc, e in iface.ecn.items()))
-    if len(_ECN_SIGS) > 100_000:
-        _ECN_SIGS.clear()
-    _ECN_SIGS[id(iface.ecn)] = (iface.ecn, sig)
+    return tuple(sorted((tc, e.min_bytes, e.max_bytes, e.probability) for tc, e in iface.ecn.items()))
+
+
+def _ecn_sigs() -> Callable[[Interface], tuple[Any, ...] | None]:
+    """_ecn_sig computed once per ECN dict: the ports of one qos_features group share one
+    (parsers/cumulus_qos.py). Ids are safe keys within one check: every dict stays alive in the
+    snapshot meanwhile."""
+    memo: dict[int, tuple[Any, ...] | None] = {}
+
+    def sig(iface: Interface) -> tuple[Any, ...] | None:
+        key = id(iface.ecn)
+        if key not in memo:
+            memo[key] = _ecn_sig(iface)
+        return memo[key]
     return sig
 
 
@@ -113,7 +109,8 @@ def pfc(ctx: Context) -> list[Finding]:
 def ecn(ctx: Context) -> list[Finding]:
     out = []
     ports = ctx.switch_ports
-    ref = _plane_reference(ports, _ecn_sig)
+    sig = _ecn_sigs()
+    ref = _plane_reference(ports, sig)
     roce = _roce_tcs(ctx)
     for plane, device, iface in ports:
         label = f"{device} {iface.name}"
@@ -126,8 +123,8 @@ def ecn(ctx: Context) -> list[Finding]:
         for tc, e in bad:
             out.append(finding("QOS-ECN", [device], plane, f"{label} TC{tc} ECN min {e.min_bytes} >= max {e.max_bytes}",
                                "the marking ramp is inverted: ECN marks everything or nothing"))
-        if not bad and _ecn_sig(iface) != ref[plane]:
-            out.append(finding("QOS-ECN", [device], plane, f"{label} ECN {_ecn_sig(iface)} differs from the plane's "
+        if not bad and sig(iface) != ref[plane]:
+            out.append(finding("QOS-ECN", [device], plane, f"{label} ECN {sig(iface)} differs from the plane's "
                                f"{ref[plane]}", "uneven marking makes congestion control unfair across paths"))
     return out
 
@@ -179,13 +176,14 @@ def cnp(ctx: Context) -> list[Finding]:
 @check("QOS-PLANE-SYMMETRY", "both planes run the same RoCE QoS (DSCP map, PFC, ECN, MTU)")
 def plane_symmetry(ctx: Context) -> list[Finding]:
     ports = ctx.switch_ports
+    ecn_sig = _ecn_sigs()
     sig: dict[str, Any] = {}
     for plane in sorted({p for p, _, _ in ports}):
         mine = [(d, i) for p, d, i in ports if p == plane]
         sig[plane] = (
             _majority([tuple(sorted(ctx.snap.devices[d].qos.dscp_to_tc.items())) for d, _ in mine]),
             _majority([tuple(i.pfc_priorities or ()) for _, i in mine]),
-            _majority([_ecn_sig(i) for _, i in mine]),
+            _majority([ecn_sig(i) for _, i in mine]),
             _majority([i.mtu for _, i in mine]),
         )
     out = []

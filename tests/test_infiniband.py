@@ -148,3 +148,33 @@ def test_fast_pkey_reader_agrees_with_smpquery(clean: Path, tmp_path: Path) -> N
         slow = sim.read_pkeys_one_port_at_a_time(lids, workers=4)
     assert fast == slow and len(fast) == 32
     assert fast["0x0c42a10300a10001"] == {0x7FFF: "full", 0x0101: "full", 0x0103: "limited"}
+
+
+@needs_sim
+def test_a_leaf_missing_a_route_is_caught(clean: Path, tmp_path: Path) -> None:
+    """IB-SIM-ROUTES reads opensm's own LFT dump: drop one HCA route from a leaf's table in a real
+    dump and the check names that leaf; the untouched dump passes."""
+    import json
+    import re
+
+    from dualrail_net.verify.ib.sim import SimulatedPlane, route_findings
+
+    manifest = json.loads((clean / "manifest.json").read_text())
+    plane, meta = next(iter(manifest["ib_planes"].items()))
+    with SimulatedPlane(clean, plane, meta, tmp_path) as sim:
+        sim.prepare()
+        sim.start_ibsim()
+        sim.run_opensm()
+        lids = sim.guid2lid()
+        lfts = (sim.dir / "opensm-lfts.dump").read_text()
+    hca_lids = {lids[g] for g in meta["hosts"].values() if g in lids}
+    assert hca_lids and route_findings("IB-SIM-ROUTES", plane, lfts, meta["switches"], hca_lids) == []
+    leaf = next(name for name, sw in meta["switches"].items() if sw.get("role") == "leaf")
+    block_start = lfts.index(f"('{leaf}')")
+    route = re.compile(r"^0x[0-9a-fA-F]+ \d+ # Channel Adapter.*\n", re.MULTILINE).search(lfts, block_start)
+    assert route is not None
+    broken = lfts[:route.start()] + lfts[route.end():]
+    found = route_findings("IB-SIM-ROUTES", plane, broken, meta["switches"], hca_lids)
+    assert [f.message for f in found] == [f"{leaf} has no route to 1 HCA LID(s)"]
+    assert route_findings("IB-SIM-ROUTES", plane, "", meta["switches"], hca_lids)[0].message == \
+        "opensm wrote no LFT dump"

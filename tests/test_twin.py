@@ -172,3 +172,29 @@ def test_a_twin_without_servers_says_what_it_cannot_check(twin: Path) -> None:
             run_chaos()
     finally:
         lifecycle._state_path().write_text(real)
+
+
+def test_a_server_cut_off_from_its_leaf_is_caught(twin: Path) -> None:
+    """TWIN-REACH with real packets: take the leaf port of one server NIC down and the pairs over
+    that NIC fail; bring it back and the check passes again."""
+    from dualrail_net.twin.checks import TwinView, check_reachability
+
+    view = TwinView(lifecycle.load_state() or {})
+    server = sorted(view.servers)[0]
+    ifname, ip, _plane = view.server_ports(server)[0]
+    ns = view.server_ns[server]
+    cable = next(c for c in view.plan.cables if (c.a_ns, c.a_port) == (ns, ifname) or (c.b_ns, c.b_port) == (ns, ifname))
+    leaf_ns, leaf_port = (cable.b_ns, cable.b_port) if cable.a_ns == ns else (cable.a_ns, cable.a_port)
+    in_ns(leaf_ns, ["ip", "link", "set", leaf_port, "down"])
+    try:
+        found = check_reachability(view).findings
+        assert found and all(f.check == "TWIN-REACH" for f in found)
+        assert any(ip in f.message for f in found), [f.message for f in found[:5]]
+    finally:
+        in_ns(leaf_ns, ["ip", "link", "set", leaf_port, "up"])
+    wait_converged()
+    import time
+    deadline = time.monotonic() + 30
+    while check_reachability(view).findings and time.monotonic() < deadline:
+        time.sleep(1)
+    assert check_reachability(view).findings == []

@@ -170,6 +170,23 @@ def fmt(table: dict[int, str]) -> str:
     return ", ".join(f"{k:#06x}={v}" for k, v in sorted(table.items())) or "none"
 
 
+def route_findings(check: str, plane: str, lfts: str, switches: dict[str, Any], hca_lids: set[int]) -> list[Finding]:
+    """IB-SIM-ROUTES on opensm's LFT dump: every leaf switch forwards to every HCA LID."""
+    found = []
+    for block in lfts.split("Unicast lids")[1:]:
+        name_m = re.search(r"\('([^']+)'\)", block)
+        name = name_m.group(1) if name_m else "?"
+        if switches.get(name, {}).get("role") != "leaf":
+            continue
+        routed = {int(m, 16) for m in re.findall(r"^(0x[0-9a-fA-F]+) \d+ # Channel Adapter", block, re.MULTILINE)}
+        if hca_lids - routed:
+            found.append(_f(check, plane, f"{name} has no route to {len(hca_lids - routed)} HCA LID(s)",
+                            "those hosts are unreachable from this leaf"))
+    if not lfts:
+        found.append(_f(check, plane, "opensm wrote no LFT dump", "routing could not be checked"))
+    return found
+
+
 def run_simulation(out: Path, workers: int = 0) -> tuple[list[CheckResult], dict[str, Any]]:
     """``workers`` > 0 reads P_Keys with that many smpquery processes (the slow reference method);
     0 (the default) reads them all from one process."""
@@ -220,18 +237,7 @@ def run_simulation(out: Path, workers: int = 0) -> tuple[list[CheckResult], dict
                                               "the port is in partitions it should not see, or cut off from its own"))
                 lfts = (sim.dir / "opensm-lfts.dump").read_text() if (sim.dir / "opensm-lfts.dump").exists() else ""
                 hca_lids = {lids[g] for g in meta["hosts"].values() if g in lids}
-                for block in lfts.split("Unicast lids")[1:]:
-                    name_m = re.search(r"\('([^']+)'\)", block)
-                    name = name_m.group(1) if name_m else "?"
-                    if meta["switches"].get(name, {}).get("role") != "leaf":
-                        continue
-                    routed = {int(m, 16) for m in re.findall(r"^(0x[0-9a-fA-F]+) \d+ # Channel Adapter", block,
-                                                            re.MULTILINE)}
-                    if hca_lids - routed:
-                        rt.findings.append(_f(rt.check, plane, f"{name} has no route to {len(hca_lids - routed)} "
-                                              "HCA LID(s)", "those hosts are unreachable from this leaf"))
-                if not lfts:
-                    rt.findings.append(_f(rt.check, plane, "opensm wrote no LFT dump", "routing could not be checked"))
+                rt.findings += route_findings(rt.check, plane, lfts, meta["switches"], hca_lids)
                 stats[plane] = {"hosts": len(meta["hosts"]), "seconds": round(time.monotonic() - started, 2),
                                 **{k: round(v, 2) for k, v in sim.timings.items()}}
     return results, stats

@@ -1,0 +1,147 @@
+"""The twin's FRR start-up: each daemon reads its share of the rendered frr.conf at start-up instead
+of receiving it from `vtysh -b`. These tests run real FRR daemons both ways and compare what FRR
+ends up running, and feed it configs FRR must refuse. Needs root."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from dualrail_net.render import render_fabric
+from dualrail_net.resolve.model import Fabric
+from dualrail_net.twin import frr
+from dualrail_net.twin.shell import TwinError, in_ns, run
+from dualrail_net.twin.translate import frr_for_vrf
+
+pytestmark = [
+    pytest.mark.root,
+    pytest.mark.skipif(os.geteuid() != 0, reason="starts FRR daemons in a namespace"),
+    pytest.mark.skipif(shutil.which("vtysh") is None, reason="needs frr"),
+]
+
+NS = "drt-frr-start-test"
+
+
+@pytest.fixture(scope="module")
+def rendered(example_fabric: Fabric) -> dict[str, str]:
+    return render_fabric(example_fabric).by_path()
+
+
+@pytest.fixture
+def frr_dir() -> Iterator[Path]:
+    """A directory the daemons (user frr) can reach: pytest's tmp_path sits under a 0700 folder."""
+    path = Path(tempfile.mkdtemp(prefix="drt-frr-start-"))
+    path.chmod(0o755)
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.fixture
+def namespace() -> Iterator[str]:
+    subprocess.run(["ip", "netns", "del", NS], capture_output=True)
+    run(["ip", "netns", "add", NS])
+    yield NS
+    run(["ip", "netns", "del", NS], check=False)
+
+
+def running_config(rundir: Path) -> str:
+    out = run(["vtysh", "--vty_socket", str(rundir), "-c", "show running-config"])
+    # vtysh prints its own hostname line first (this host's name): the daemons' follow
+    return "\n".join(line for line in out.splitlines() if not line.startswith("hostname "))
+
+
+def started_by_vtysh(ns: str, rundir: Path, config: str) -> str:
+    """FRR's own way, as on a switch at boot: the daemons start with the twin-only settings and
+    `vtysh -b` splits the integrated config between them."""
+    rundir.mkdir(parents=True)
+    (rundir / "frr.conf").write_text(config)
+    (rundir / "vtysh.conf").write_text("")
+    for daemon, text in frr.STARTUP.items():
+        (rundir / f"{daemon}-twin.conf").write_text(text)
+    shutil.chown(rundir, "frr", "frr")
+    for child in rundir.iterdir():
+        shutil.chown(child, "frr", "frr")
+    in_ns(ns, ["sh", "-ec", "; ".join(frr.daemon_command(d, rundir) for d in frr.DAEMONS)])
+    for daemon in frr.DAEMONS:
+        frr.vty_command(rundir, daemon, "show version")
+    out = run(["vtysh", "--vty_socket", str(rundir), "--config_dir", str(rundir), "-b"], check=False)
+    assert "Error" not in out and "Unknown command" not in out, out
+    try:
+        return running_config(rundir)
+    finally:
+        frr.stop(rundir)
+
+
+def started_by_twin(ns: str, rundir: Path, config: str) -> str:
+    frr.start(ns, "twin-switch", rundir, config)
+    try:
+        return running_config(rundir)
+    finally:
+        frr.stop(rundir)
+
+
+@pytest.mark.parametrize("device", ["plane-A/a-leaf-su1-r0", "plane-B/b-leaf-su2-r3", "twin-substitutes/a-spine-1",
+                                    "multi-plane/gw-storage-1@plane-b"])
+def test_daemons_reading_their_share_run_what_vtysh_would_apply(
+        rendered: dict[str, str], namespace: str, frr_dir: Path, device: str) -> None:
+    path, _, vrf = device.partition("@")
+    config = rendered[f"{path}/frr.conf"]
+    if vrf:
+        config = frr_for_vrf(config, vrf)
+    reference = started_by_vtysh(namespace, frr_dir / "vtysh", config)
+    ours = started_by_twin(namespace, frr_dir / "twin", config)
+    assert "router bgp" in ours and "route-map" in ours and "ip prefix-list" in ours
+    assert ours == reference
+
+
+def test_split_gives_bgp_blocks_to_bgpd_only(rendered: dict[str, str]) -> None:
+    config = rendered["plane-A/a-leaf-su1-r0/frr.conf"]
+    shares = frr.split_config(config)
+    lines = config.splitlines()
+    assert all(len(share) == len(lines) for share in shares.values())  # line-aligned
+    bgp = [i for i, line in enumerate(lines) if line.startswith(" neighbor ")]
+    assert bgp and all(shares["bgpd"][i] == lines[i] and shares["zebra"][i] is None for i in bgp)
+    route = lines.index(next(line for line in lines if line.startswith("ip route ")))
+    assert all(shares[d][route] == lines[route] for d in frr.DAEMONS)
+    vtysh_only = lines.index("service integrated-vtysh-config")
+    assert all(shares[d][vtysh_only] is None for d in frr.DAEMONS)
+
+
+def test_lines_frr_refuses_stop_the_start(rendered: dict[str, str], namespace: str, frr_dir: Path) -> None:
+    config = rendered["plane-A/a-leaf-su1-r0/frr.conf"]
+    lines = config.splitlines()
+    # unknown to every daemon at top level, and unknown to bgpd inside its own block
+    top = lines.index(next(line for line in lines if line.startswith("ip route ")))
+    lines[top] = lines[top].replace("ip route ", "ip routee ")
+    inner = next(i for i, line in enumerate(lines) if line.startswith(" neighbor ") and "remote-as" in line)
+    lines[inner] = lines[inner].replace("remote-as", "remote-az")
+    with pytest.raises(TwinError) as refused:
+        frr.start(namespace, "twin-switch", frr_dir / "bad", "\n".join(lines) + "\n")
+    frr.stop(frr_dir / "bad")
+    assert f"line {top + 1}: ip routee 10.12.0.0/26 blackhole (refused by bgpd, staticd, zebra)" in str(refused.value)
+    assert f"line {inner + 1}: neighbor 10.11.0.0 remote-az 4200001000 (refused by bgpd)" in str(refused.value)
+    # the one known line before it is fine: zebra took "no ipv6 forwarding" that the others refused
+    assert "ipv6" not in str(refused.value)
+
+
+def test_a_line_one_daemon_knows_is_not_refused() -> None:
+    config = "hostname x\nno ipv6 forwarding\nrouter bgp 65000\n bgp router-id 1.1.1.1\nexit\n"
+    off = frr.PRELUDE_LINES
+    # zebra knows "no ipv6 forwarding"; bgpd and staticd do not: vtysh would accept it
+    logs = {d: f"x [AB-CD][EC 1] No such command on config line {off + 2}: no ipv6 forwarding\n"
+            for d in ("bgpd", "staticd")}
+    assert frr.config_rejections(config, logs, off) == []
+    logs["zebra"] = logs["bgpd"]
+    assert frr.config_rejections(config, logs, off) == [
+        "line 2: no ipv6 forwarding (refused by bgpd, staticd, zebra)"]
+    # a line of the bgp block is given to bgpd alone: its word is enough
+    warned = {"bgpd": f"x [AB-CD][EC 1] Command returned Warning on config line {off + 4}:  bgp router-id 1.1.1.1\n"}
+    assert frr.config_rejections(config, warned, off) == ["line 4: bgp router-id 1.1.1.1 (refused by bgpd)"]
+    assert frr.config_rejections(config, {"zebra": "x [A][EC 1] No such command on config line 1: zebra wq 9\n"}, off) \
+        == ["zebra refused a twin start-up setting: zebra wq 9"]

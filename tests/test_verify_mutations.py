@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import json
+import pickle
 import re
 import shutil
 from collections.abc import Callable
@@ -262,6 +263,19 @@ def test_forked_checks_give_the_sequential_results(clean: Path, tmp_path: Path) 
     one = [(r.check, [f.to_dict() for f in r.findings]) for r in run_checks(snap, workers=1)]
     two = [(r.check, [f.to_dict() for f in r.findings]) for r in run_checks(snap, workers=2)]
     assert one == two and any(findings for _, findings in one)
+
+
+def test_forked_parsing_gives_the_sequential_snapshot(clean: Path, tmp_path: Path) -> None:
+    broken = tmp_path / "build"
+    shutil.copytree(clean, broken)
+    for _, _, mutate in MUTATIONS[:6]:
+        mutate(broken)
+    one, two = load_snapshot(broken, workers=1), load_snapshot(broken, workers=2)
+    assert list(one.devices) == list(two.devices) and list(one.servers) == list(two.servers)
+    assert one.devices == two.devices and one.servers == two.servers and one.cabling == two.cabling
+    assert one.devices["a-leaf-su1-r0"].bgp[None].neighbors  # real content, not two empty snapshots
+    # what a child sends back (pickled by fields) unpickles equal
+    assert pickle.loads(pickle.dumps(one.devices)) == one.devices
 
 
 def test_a_failing_worker_is_reported() -> None:

@@ -3,7 +3,6 @@ instance (device + VRF) belongs to which plane, and the BGP sessions that would 
 
 from __future__ import annotations
 
-from collections import defaultdict
 from dataclasses import dataclass, field
 
 from dualrail_net.verify.ipfast import MASKS, ip_int
@@ -20,20 +19,9 @@ class Endpoint:
     address: str  # "10.0.0.1/31"
     ip: str
     net: tuple[int, int]  # (network as int, prefix length)
+    node: NodeId  # (device, vrf): one tuple per routing instance, shared by its endpoints
     is_server: bool = False
     is_loopback: bool = False
-
-    @property
-    def node(self) -> NodeId:
-        return (self.device, self.vrf)
-
-
-def _endpoint(device: str, interface: str, vrf: str | None, address: str, is_server: bool = False,
-              is_loopback: bool = False) -> Endpoint:
-    ip, _, plen = address.partition("/")  # network_of, inlined: 1.2M endpoints at 100k GPUs
-    length = int(plen) if plen else 32
-    return Endpoint(device, interface, vrf, address, ip, (ip_int(ip) & MASKS[length], length), is_server,
-                    is_loopback)
 
 
 @dataclass(slots=True)
@@ -53,61 +41,84 @@ class Session:
 @dataclass
 class Topology:
     endpoints: list[Endpoint] = field(default_factory=list)
-    by_ip: dict[str, list[Endpoint]] = field(default_factory=lambda: defaultdict(list))
+    by_ip: dict[str, Endpoint] = field(default_factory=dict)  # the first owner of each address
+    duplicates: dict[str, list[Endpoint]] = field(default_factory=dict)  # addresses with 2+ owners: all
     node_plane: dict[NodeId, str | None] = field(default_factory=dict)
     node_planes_seen: dict[NodeId, set[str]] = field(default_factory=dict)
     sessions: list[Session] = field(default_factory=list)
     one_sided: list[tuple[NodeId, str, str]] = field(default_factory=list)  # (node, neighbor ip, reason)
-    node_endpoints: dict[NodeId, list[Endpoint]] = field(default_factory=lambda: defaultdict(list))
+    node_endpoints: dict[NodeId, list[Endpoint]] = field(default_factory=dict)
     # per node, its non-/32 endpoints (where a BGP neighbor can be directly connected)
-    node_subnets: dict[NodeId, dict[tuple[int, int], Endpoint]] = field(default_factory=lambda: defaultdict(dict))
+    node_subnets: dict[NodeId, dict[tuple[int, int], Endpoint]] = field(default_factory=dict)
 
     def owner(self, ip: str) -> Endpoint | None:
-        found = self.by_ip.get(ip)
-        return found[0] if found else None
+        return self.by_ip.get(ip)
 
 
 def build_topology(snap: Snapshot) -> Topology:
     topo = Topology()
+    endpoints, by_ip, duplicates = topo.endpoints, topo.by_ip, topo.duplicates
+    node_endpoints, node_subnets = topo.node_endpoints, topo.node_subnets
+    plane_of_net = snap.plane_of_net
+    seen: dict[NodeId, set[str]] = {}
+
+    def add(ep: Endpoint) -> None:
+        endpoints.append(ep)
+        first = by_ip.setdefault(ep.ip, ep)
+        if first is not ep:
+            duplicates.setdefault(ep.ip, [first]).append(ep)
+
+    # 1.2M endpoints at 100k GPUs: the loops below are written for speed (no helper per address)
     for dev in snap.devices.values():
+        name = dev.name
+        nodes: dict[str | None, NodeId] = {}
         for iface in dev.interfaces.values():
+            if not iface.addresses:
+                continue
+            vrf = iface.vrf
+            node = nodes.get(vrf)
+            if node is None:
+                node = nodes[vrf] = (name, vrf)
+                node_endpoints[node] = []
+                node_subnets[node] = {}
+            own, subnets = node_endpoints[node], node_subnets[node]
             for addr in iface.addresses:
-                ep = _endpoint(dev.name, iface.name, iface.vrf, addr, is_loopback=iface.is_loopback)
-                topo.endpoints.append(ep)
-                topo.by_ip[ep.ip].append(ep)
-                topo.node_endpoints[ep.node].append(ep)
-                if not addr.endswith("/32"):
-                    topo.node_subnets[ep.node].setdefault(ep.net, ep)
+                ip, _, plen = addr.partition("/")
+                length = int(plen) if plen else 32
+                net = (ip_int(ip) & MASKS[length], length)
+                ep = Endpoint(name, iface.name, vrf, addr, ip, net, node, False, iface.is_loopback)
+                add(ep)
+                own.append(ep)
+                if length != 32:
+                    subnets.setdefault(net, ep)
+                plane = plane_of_net(net)
+                if plane:
+                    planes = seen.get(node)
+                    if planes is None:
+                        seen[node] = {plane}
+                    else:
+                        planes.add(plane)
     for srv in snap.servers.values():
+        node = (srv.name, None)
         for iface in srv.interfaces.values():
             for addr in iface.addresses:
-                ep = _endpoint(srv.name, iface.name, None, addr, is_server=True)
-                topo.endpoints.append(ep)
-                topo.by_ip[ep.ip].append(ep)
+                ip, _, plen = addr.partition("/")
+                length = int(plen) if plen else 32
+                add(Endpoint(srv.name, iface.name, None, addr, ip, (ip_int(ip) & MASKS[length], length), node, True))
     # Plane of each routing instance: a single-plane device is in its plane; an instance of a
     # multi-plane device is in the plane its addresses come from (checked for mixing elsewhere).
-    seen: dict[NodeId, set[str]] = defaultdict(set)
-    for ep in topo.endpoints:
-        if ep.is_server:
-            continue
-        plane = snap.plane_of_net(ep.net)
-        if plane:
-            seen[(ep.device, ep.vrf)].add(plane)
     for dev in snap.devices.values():
-        instances = {None} | set(dev.vrfs) | set(dev.bgp)
-        for vrf in instances:
+        declared = snap.plane_of_device(dev.name)
+        for vrf in {None} | set(dev.vrfs) | set(dev.bgp):
             node = (dev.name, vrf)
-            declared = snap.plane_of_device(dev.name)
             if declared:
                 topo.node_plane[node] = declared
             else:
                 planes = seen.get(node, set())
                 topo.node_plane[node] = next(iter(planes)) if len(planes) == 1 else None
-    topo.node_planes_seen = dict(seen)
+    topo.node_planes_seen = seen
     _sessions(snap, topo)
     return topo
-
-
 
 
 def _sessions(snap: Snapshot, topo: Topology) -> None:
@@ -137,9 +148,9 @@ def _sessions(snap: Snapshot, topo: Topology) -> None:
             topo.one_sided.append((node, addr, f"{peer_node[0]} has no neighbor {local_ip}"
                                    + (f" in VRF {peer_node[1]}" if peer_node[1] else "")))
             continue
-        key = (node, peer_node) if str(node) <= str(peer_node) else (peer_node, node)
-        if key in done:
+        # one session per pair of instances, whichever end is met first
+        if (node, peer_node) in done or (peer_node, node) in done:
             continue
-        done.add(key)
+        done.add((node, peer_node))
         peer_asn, peer_remote = back
         topo.sessions.append(Session(node, peer_node, addr, local_ip, asn, peer_asn, remote, peer_remote))

@@ -6,37 +6,45 @@ from __future__ import annotations
 from dualrail_net.verify.checks import Context, check, finding
 from dualrail_net.verify.findings import Finding
 from dualrail_net.verify.ipfast import net_str, network_of
+from dualrail_net.verify.topology import Endpoint
 
 
 @check("ADDR-DUPLICATE-IP", "no IP address is configured twice")
 def duplicate_ips(ctx: Context) -> list[Finding]:
     out = []
-    for ip, eps in ctx.topo.by_ip.items():
-        if len(eps) > 1:
-            where = ", ".join(f"{e.device} {e.interface}" for e in eps)
-            out.append(finding("ADDR-DUPLICATE-IP", sorted({e.device for e in eps}),
-                               ctx.snap.plane_of_address(ip), f"{ip} is configured on {where}",
-                               "two owners of one address black-hole or misdeliver traffic"))
+    for ip, eps in ctx.topo.duplicates.items():
+        where = ", ".join(f"{e.device} {e.interface}" for e in eps)
+        out.append(finding("ADDR-DUPLICATE-IP", sorted({e.device for e in eps}),
+                           ctx.snap.plane_of_address(ip), f"{ip} is configured on {where}",
+                           "two owners of one address black-hole or misdeliver traffic"))
     return out
 
 
 @check("ADDR-OVERLAP", "no two different subnets overlap")
 def overlapping_subnets(ctx: Context) -> list[Finding]:
-    nets: dict[tuple[int, int], list[str]] = {}
+    nets: dict[tuple[int, int], list[Endpoint]] = {}
     for ep in ctx.topo.endpoints:
-        nets.setdefault(ep.net, []).append(f"{ep.device} {ep.interface}")
-    ordered = sorted(nets.items())
+        owners = nets.get(ep.net)
+        if owners is None:
+            nets[ep.net] = [ep]
+        else:
+            owners.append(ep)
+
+    def names(eps: list[Endpoint]) -> list[str]:
+        return [f"{e.device} {e.interface}" for e in eps]
+
     out = []
     open_net: tuple[int, int, tuple[int, int]] | None = None  # (start, end, key)
-    for (start, plen), owners in ordered:
+    for start, plen in sorted(nets):
         end = start + (1 << (32 - plen)) - 1
         if open_net and start <= open_net[1]:
             other = open_net[2]
             a = net_str(other)
             b = net_str((start, plen))
-            out.append(finding("ADDR-OVERLAP", sorted({o.split()[0] for o in nets[other] + owners}),
-                               ctx.snap.plane_of_address(b), f"{b} ({', '.join(owners)}) overlaps {a} "
-                               f"({', '.join(nets[other])})", "overlapping subnets make routing ambiguous"))
+            owners = nets[(start, plen)]
+            out.append(finding("ADDR-OVERLAP", sorted({e.device for e in nets[other] + owners}),
+                               ctx.snap.plane_of_address(b), f"{b} ({', '.join(names(owners))}) overlaps {a} "
+                               f"({', '.join(names(nets[other]))})", "overlapping subnets make routing ambiguous"))
         if not open_net or end > open_net[1]:
             open_net = (start, end, (start, plen))
     return out
@@ -46,17 +54,10 @@ def overlapping_subnets(ctx: Context) -> list[Finding]:
 def p2p_mismatch(ctx: Context) -> list[Finding]:
     out = []
     why = "ends on different subnets never come up; the BGP session and the path are lost"
-
-    def addr_of(device: str, port: str) -> str | None:
-        holder = ctx.snap.devices.get(device) or ctx.snap.servers.get(device)
-        if holder is None:
-            return None
-        iface = holder.interfaces.get(port)
-        return iface.addresses[0] if iface and iface.addresses else None
-
-    for row in ctx.snap.cabling:
-        a = addr_of(row["a_device"], row["a_port"])
-        b = addr_of(row["b_device"], row["b_port"])
+    for cable in ctx.cables:
+        row = cable.row
+        a = cable.a.addresses[0] if cable.a is not None and cable.a.addresses else None
+        b = cable.b.addresses[0] if cable.b is not None and cable.b.addresses else None
         devices = [row["a_device"], row["b_device"]]
         label = f"{row['a_device']}:{row['a_port']} - {row['b_device']}:{row['b_port']}"
         if a is None or b is None:
@@ -64,7 +65,7 @@ def p2p_mismatch(ctx: Context) -> list[Finding]:
                                f"{label}: {'both ends have' if a is None and b is None else 'one end has'} "
                                "no address in the rendered config", why))
             continue
-        if network_of(a) != network_of(b) or a.split("/")[0] == b.split("/")[0]:
+        if network_of(a) != network_of(b) or a.partition("/")[0] == b.partition("/")[0]:
             out.append(finding("ADDR-P2P-MISMATCH", devices, row["plane"], f"{label}: {a} and {b} do not pair", why))
         elif (row.get("a_address"), row.get("b_address")) != (a, b):
             out.append(finding("ADDR-P2P-MISMATCH", devices, row["plane"],

@@ -11,22 +11,23 @@ from dualrail_net.verify.topology import NodeId
 TIER = {"leaf": 0, "spine": 1, "super_spine": 2, "gateway": -1}
 
 
-def _uplinks(ctx: Context) -> dict[NodeId, list[tuple[NodeId, int]]]:
+def uplinks(ctx: Context) -> dict[NodeId, list[tuple[NodeId, int]]]:
     """Per routing instance, its sessions toward the tier above (for a gateway: all of them)."""
+    tier = {name: TIER.get(meta.get("role", ""), 0) for name, meta in ctx.snap.manifest["devices"].items()}
     ups: dict[NodeId, list[tuple[NodeId, int]]] = defaultdict(list)
     for s in ctx.topo.sessions:
-        for me, peer, peer_asn in ((s.a, s.b, s.b_asn), (s.b, s.a, s.a_asn)):
-            my_tier = TIER.get(ctx.snap.meta(me[0]).get("role", ""), 0)
-            peer_tier = TIER.get(ctx.snap.meta(peer[0]).get("role", ""), 0)
-            if peer_tier > my_tier or my_tier == -1:
-                ups[me].append((peer, peer_asn))
+        a_tier, b_tier = tier.get(s.a[0], 0), tier.get(s.b[0], 0)
+        if b_tier > a_tier or a_tier == -1:
+            ups[s.a].append((s.b, s.b_asn))
+        if a_tier > b_tier or b_tier == -1:
+            ups[s.b].append((s.a, s.a_asn))
     return ups
 
 
 @check("ECMP-MAX-PATHS", "maximum-paths covers every equal-cost uplink")
 def max_paths(ctx: Context) -> list[Finding]:
     out = []
-    for node, ups in _uplinks(ctx).items():
+    for node, ups in ctx.memo(uplinks).items():
         inst = ctx.snap.devices[node[0]].bgp.get(node[1])
         if inst is None or len(ups) < 2:
             continue
@@ -42,7 +43,7 @@ def max_paths(ctx: Context) -> list[Finding]:
 @check("ECMP-MULTIPATH-RELAX", "multipath-relax is on wherever equal-cost uplinks have different ASNs")
 def multipath_relax(ctx: Context) -> list[Finding]:
     out = []
-    for node, ups in _uplinks(ctx).items():
+    for node, ups in ctx.memo(uplinks).items():
         inst = ctx.snap.devices[node[0]].bgp.get(node[1])
         asns = {asn for _, asn in ups}
         if inst is not None and len(asns) > 1 and not inst.multipath_relax:

@@ -32,22 +32,32 @@ def _port_plane(ctx: Context, device: str, port: str) -> str | None:
 def cross_plane_links(ctx: Context) -> list[Finding]:
     out = []
     why = "a cable or subnet between planes merges their failure domains: one plane's fault reaches the other"
-    for row in ctx.snap.cabling:
-        a = _port_plane(ctx, row["a_device"], row["a_port"])
-        b = _port_plane(ctx, row["b_device"], row["b_port"])
-        planes = {p for p in (a, b, row["plane"]) if p}
-        if len(planes) > 1:
+    for cable in ctx.cables:
+        row, a, b = cable.row, cable.a_plane, cable.b_plane
+        if a == b == row["plane"]:
+            continue
+        if len({p for p in (a, b, row["plane"]) if p}) > 1:
             out.append(finding("ISO-CROSS-PLANE-LINK", [row["a_device"], row["b_device"]], row["plane"],
                                f"cable {row['a_device']}:{row['a_port']} (plane {a}) - {row['b_device']}:"
                                f"{row['b_port']} (plane {b}) is listed in plane {row['plane']}", why))
-    subnets: dict[tuple[int, int], set[tuple[str, str | None]]] = defaultdict(set)
+    # a subnet's members, kept whole only for the subnets whose members disagree on the plane
+    first: dict[tuple[int, int], tuple[str, str | None]] = {}
+    mixed: dict[tuple[int, int], set[tuple[str, str | None]]] = {}
     node_plane = ctx.topo.node_plane
+    plane_of_net = ctx.snap.plane_of_net
     for ep in ctx.topo.endpoints:
-        if ep.is_loopback or ep.net[1] == 32:
+        net = ep.net
+        if ep.is_loopback or net[1] == 32:
             continue
-        plane = ctx.snap.plane_of_net(ep.net) if ep.is_server else node_plane.get((ep.device, ep.vrf))
-        subnets[ep.net].add((ep.device, plane))
-    for key, members in subnets.items():
+        member = (ep.device, plane_of_net(net) if ep.is_server else node_plane.get(ep.node))
+        seen = first.get(net)
+        if seen is None:
+            first[net] = member
+        elif net in mixed:
+            mixed[net].add(member)
+        elif seen[1] != member[1]:
+            mixed[net] = {seen, member}
+    for key, members in mixed.items():
         planes = {p for _, p in members if p}
         if len(planes) > 1:
             out.append(finding("ISO-CROSS-PLANE-LINK", sorted(d for d, _ in members), "",
@@ -79,28 +89,29 @@ def foreign_subnets(ctx: Context) -> list[Finding]:
 
 @check("ISO-L2-DOMAIN", "no bridge (L2 domain) spans ports of different planes")
 def l2_domains(ctx: Context) -> list[Finding]:
-    out = []
+    out: list[Finding] = []
+    bridges = [(dev, iface) for dev in ctx.snap.devices.values() for iface in dev.interfaces.values()
+               if iface.bridge_ports]
+    if not bridges:
+        return out
     peers = {(r["a_device"], r["a_port"]): (r["b_device"], r["b_port"]) for r in ctx.snap.cabling}
     peers.update({(r["b_device"], r["b_port"]): (r["a_device"], r["a_port"]) for r in ctx.snap.cabling})
-    for dev in ctx.snap.devices.values():
-        for iface in dev.interfaces.values():
-            if not iface.bridge_ports:
-                continue
-            planes = set()
-            for port in iface.bridge_ports:
-                peer = peers.get((dev.name, port))
-                p = _port_plane(ctx, *peer) if peer else None
-                own = dev.interfaces.get(port)
-                if own and own.vrf:
-                    p2 = ctx.topo.node_plane.get((dev.name, own.vrf))
-                    if p2:
-                        planes.add(p2)
-                if p:
-                    planes.add(p)
-            if len(planes) > 1:
-                out.append(finding("ISO-L2-DOMAIN", [dev.name], "",
-                                   f"{dev.name} bridge {iface.name} joins ports of planes {', '.join(sorted(planes))}",
-                                   "a shared L2 domain carries broadcasts, loops and storms across planes"))
+    for dev, iface in bridges:
+        planes = set()
+        for port in iface.bridge_ports:
+            peer = peers.get((dev.name, port))
+            p = _port_plane(ctx, *peer) if peer else None
+            own = dev.interfaces.get(port)
+            if own and own.vrf:
+                p2 = ctx.topo.node_plane.get((dev.name, own.vrf))
+                if p2:
+                    planes.add(p2)
+            if p:
+                planes.add(p)
+        if len(planes) > 1:
+            out.append(finding("ISO-L2-DOMAIN", [dev.name], "",
+                               f"{dev.name} bridge {iface.name} joins ports of planes {', '.join(sorted(planes))}",
+                               "a shared L2 domain carries broadcasts, loops and storms across planes"))
     return out
 
 

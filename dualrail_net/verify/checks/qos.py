@@ -18,7 +18,10 @@ from dualrail_net.verify.model import Interface
 
 def _plane_reference(ports: list[tuple[str, str, Interface]], value: Any) -> dict[str, Any]:
     """Per plane, the value most of its ports have (``value`` maps an interface to what is compared)."""
-    return {plane: _majority([value(i) for p, _, i in ports if p == plane]) for plane in {p for p, _, _ in ports}}
+    counts: dict[str, Counter[Any]] = defaultdict(Counter)
+    for plane, _, iface in ports:
+        counts[plane][value(iface)] += 1
+    return {plane: c.most_common(1)[0][0] for plane, c in counts.items()}
 
 
 def _majority(values: list[Any]) -> Any:
@@ -138,16 +141,14 @@ def mtu(ctx: Context) -> list[Finding]:
         if iface.mtu != ref[plane]:
             out.append(finding("QOS-MTU", [device], plane, f"{device} {iface.name} MTU {iface.mtu}; the plane uses "
                                f"{ref[plane]}", "a smaller MTU on the path drops RoCE frames (no fragmentation)"))
-    for row in ctx.snap.cabling:
-        ends = []
-        for dev_name, port in ((row["a_device"], row["a_port"]), (row["b_device"], row["b_port"])):
-            holder = ctx.snap.devices.get(dev_name) or ctx.snap.servers.get(dev_name)
-            end = holder.interfaces.get(port) if holder else None
-            ends.append(end.mtu if end else None)
-        if None not in ends and ends[0] != ends[1]:
+    for cable in ctx.cables:
+        a = cable.a.mtu if cable.a is not None else None
+        b = cable.b.mtu if cable.b is not None else None
+        if a is not None and b is not None and a != b:
+            row = cable.row
             out.append(finding("QOS-MTU", [row["a_device"], row["b_device"]], row["plane"],
-                               f"{row['a_device']}:{row['a_port']} MTU {ends[0]} vs {row['b_device']}:{row['b_port']} "
-                               f"MTU {ends[1]}", "frames larger than the smaller end are dropped"))
+                               f"{row['a_device']}:{row['a_port']} MTU {a} vs {row['b_device']}:{row['b_port']} "
+                               f"MTU {b}", "frames larger than the smaller end are dropped"))
     return out
 
 
@@ -177,15 +178,22 @@ def cnp(ctx: Context) -> list[Finding]:
 def plane_symmetry(ctx: Context) -> list[Finding]:
     ports = ctx.switch_ports
     ecn_sig = _ecn_sigs()
+    devices = ctx.snap.devices
+
+    @cache
+    def dscp_sig(device: str) -> tuple[tuple[int, int], ...]:
+        return tuple(sorted(devices[device].qos.dscp_to_tc.items()))
+
+    aspects: tuple[Callable[[str, Interface], Any], ...] = (
+        lambda d, i: dscp_sig(d), lambda d, i: tuple(i.pfc_priorities or ()), lambda d, i: ecn_sig(i),
+        lambda d, i: i.mtu)
     sig: dict[str, Any] = {}
-    for plane in sorted({p for p, _, _ in ports}):
-        mine = [(d, i) for p, d, i in ports if p == plane]
-        sig[plane] = (
-            _majority([tuple(sorted(ctx.snap.devices[d].qos.dscp_to_tc.items())) for d, _ in mine]),
-            _majority([tuple(i.pfc_priorities or ()) for _, i in mine]),
-            _majority([ecn_sig(i) for _, i in mine]),
-            _majority([i.mtu for _, i in mine]),
-        )
+    for index, value in enumerate(aspects):
+        counts: dict[str, Counter[Any]] = defaultdict(Counter)
+        for plane, device, iface in ports:
+            counts[plane][value(device, iface)] += 1
+        for plane, c in counts.items():
+            sig.setdefault(plane, [None] * 4)[index] = c.most_common(1)[0][0]
     out = []
     planes = sorted(sig)
     names = ("DSCP map", "PFC priorities", "ECN", "MTU")

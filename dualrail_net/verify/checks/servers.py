@@ -12,8 +12,9 @@ from dualrail_net.verify.ipfast import contains, ip_int, net_str, network_of
 def server_planes(ctx: Context) -> list[Finding]:
     out = []
     why = "traffic of one plane would leave through another plane's NIC"
-    leaf_of = {(r["a_device"], r["a_port"]): (r["b_device"], r["b_port"]) for r in ctx.snap.cabling
-               if r["kind"] == "server-leaf"}
+    device_plane = ctx.device_plane
+    leaf_of = {(r["a_device"], r["a_port"]): (r["b_device"], device_plane.get(r["b_device"]))
+               for r in ctx.snap.cabling if r["kind"] == "server-leaf"}
     for srv in ctx.snap.servers.values():
         port_plane: dict[str, str | None] = {}
         port_net: dict[str, tuple[int, int]] = {}
@@ -24,7 +25,7 @@ def server_planes(ctx: Context) -> list[Finding]:
             port_plane[name] = plane
             port_net[name] = network_of(iface.addresses[0])
             leaf = leaf_of.get((srv.name, name))
-            leaf_plane = ctx.snap.plane_of_device(leaf[0]) if leaf else None
+            leaf_plane = leaf[1] if leaf else None
             if leaf_plane and plane != leaf_plane:
                 out.append(finding("ISO-SERVER-PLANE", [srv.name, leaf[0] if leaf else ""], leaf_plane,
                                    f"{srv.name} {name} has {iface.addresses[0]} (plane {plane}) but is cabled to "
@@ -44,9 +45,12 @@ def server_planes(ctx: Context) -> list[Finding]:
                 out.append(finding("ISO-SERVER-PLANE", [srv.name], dev_plane,
                                    f"{srv.name} route {route.prefix} via {route.via} is not on {route.dev}'s subnet "
                                    f"{net_str(port_net[route.dev])}", why))
+        port_of_ip: dict[str, str] = {}
+        for name, iface in srv.interfaces.items():
+            for address in iface.addresses:
+                port_of_ip.setdefault(address.partition("/")[0], name)
         for rule in srv.rules:
-            owner = next((n for n, i in srv.interfaces.items()
-                          if any(a.split("/")[0] == rule.source for a in i.addresses)), None)
+            owner = port_of_ip.get(rule.source)
             dev = table_dev.get(rule.table)
             if owner and dev and owner != dev:
                 out.append(finding("ISO-SERVER-PLANE", [srv.name], port_plane.get(owner),

@@ -278,6 +278,16 @@ def test_forked_parsing_gives_the_sequential_snapshot(clean: Path, tmp_path: Pat
     assert pickle.loads(pickle.dumps(one.devices)) == one.devices
 
 
+def test_cabling_rows_read_as_dictreader_reads_them(tmp_path: Path) -> None:
+    from dualrail_net.verify.snapshot import _read_cabling
+    path = tmp_path / "cabling.csv"
+    for text in ("plane,kind,a_device\nA,leaf-spine,x\n\nB,leaf-spine,y\n",  # well-formed, a blank line
+                 "plane,kind,a_device\nA,leaf-spine\nB,leaf-spine,y,extra\n"):  # short and long rows
+        path.write_text(text)
+        assert _read_cabling(path) == list(csv.DictReader(text.splitlines()))
+    assert _read_cabling(tmp_path / "missing.csv") == []
+
+
 def test_a_failing_worker_is_reported() -> None:
     from dualrail_net.verify.parallel import WorkerFailed, run_forked
 

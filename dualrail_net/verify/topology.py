@@ -60,17 +60,14 @@ def build_topology(snap: Snapshot) -> Topology:
     endpoints, by_ip, duplicates = topo.endpoints, topo.by_ip, topo.duplicates
     node_endpoints, node_subnets = topo.node_endpoints, topo.node_subnets
     plane_of_net = snap.plane_of_net
+    # the planes an instance's addresses come from: what decides the plane of an instance of a
+    # multi-plane device (a device declared in a plane is in that plane whatever it holds)
     seen: dict[NodeId, set[str]] = {}
 
-    def add(ep: Endpoint) -> None:
-        endpoints.append(ep)
-        first = by_ip.setdefault(ep.ip, ep)
-        if first is not ep:
-            duplicates.setdefault(ep.ip, [first]).append(ep)
-
-    # 1.2M endpoints at 100k GPUs: the loops below are written for speed (no helper per address)
+    # 1.2M endpoints at 100k GPUs: the loop below is written for speed (no helper per address)
     for dev in snap.devices.values():
         name = dev.name
+        undeclared = not snap.plane_of_device(name)
         nodes: dict[str | None, NodeId] = {}
         for iface in dev.interfaces.values():
             if not iface.addresses:
@@ -87,24 +84,28 @@ def build_topology(snap: Snapshot) -> Topology:
                 length = int(plen) if plen else 32
                 net = (ip_int(ip) & MASKS[length], length)
                 ep = Endpoint(name, iface.name, vrf, addr, ip, net, node, False, iface.is_loopback)
-                add(ep)
+                endpoints.append(ep)
+                first = by_ip.setdefault(ip, ep)
+                if first is not ep:
+                    duplicates.setdefault(ip, [first]).append(ep)
                 own.append(ep)
                 if length != 32:
                     subnets.setdefault(net, ep)
-                plane = plane_of_net(net)
-                if plane:
-                    planes = seen.get(node)
-                    if planes is None:
-                        seen[node] = {plane}
-                    else:
-                        planes.add(plane)
+                if undeclared:
+                    plane = plane_of_net(net)
+                    if plane:
+                        seen.setdefault(node, set()).add(plane)
     for srv in snap.servers.values():
         node = (srv.name, None)
         for iface in srv.interfaces.values():
             for addr in iface.addresses:
                 ip, _, plen = addr.partition("/")
                 length = int(plen) if plen else 32
-                add(Endpoint(srv.name, iface.name, None, addr, ip, (ip_int(ip) & MASKS[length], length), node, True))
+                ep = Endpoint(srv.name, iface.name, None, addr, ip, (ip_int(ip) & MASKS[length], length), node, True)
+                endpoints.append(ep)
+                first = by_ip.setdefault(ip, ep)
+                if first is not ep:
+                    duplicates.setdefault(ip, [first]).append(ep)
     # Plane of each routing instance: a single-plane device is in its plane; an instance of a
     # multi-plane device is in the plane its addresses come from (checked for mixing elsewhere).
     for dev in snap.devices.values():
@@ -127,30 +128,34 @@ def _sessions(snap: Snapshot, topo: Topology) -> None:
     index: dict[tuple[NodeId, str], tuple[int, int | None]] = {}
     for dev in snap.devices.values():
         for vrf, inst in dev.bgp.items():
+            node, asn = (dev.name, vrf), inst.asn
             for addr, n in inst.neighbors.items():
-                index[((dev.name, vrf), addr)] = (inst.asn, n.remote_asn)
+                index[(node, addr)] = (asn, n.remote_asn)
+    by_ip, node_subnets, one_sided, sessions = topo.by_ip, topo.node_subnets, topo.one_sided, topo.sessions
+    no_subnets: dict[tuple[int, int], Endpoint] = {}
     done: set[tuple[NodeId, NodeId]] = set()
     for (node, addr), (asn, remote) in index.items():
-        peer_ep = topo.owner(addr)
+        peer_ep = by_ip.get(addr)
         if peer_ep is None:
-            topo.one_sided.append((node, addr, "no interface in the fabric has this address"))
+            one_sided.append((node, addr, "no interface in the fabric has this address"))
             continue
         peer_node = peer_ep.node
-        local = topo.node_subnets.get(node, {}).get(peer_ep.net)
+        local = node_subnets.get(node, no_subnets).get(peer_ep.net)
         if local is None:
             where = f"VRF {node[1]}" if node[1] else "the default VRF"
-            topo.one_sided.append((node, addr, f"no interface of {where} is on a subnet with {addr} "
-                                   f"(it belongs to {peer_ep.device} {peer_ep.interface})"))
+            one_sided.append((node, addr, f"no interface of {where} is on a subnet with {addr} "
+                              f"(it belongs to {peer_ep.device} {peer_ep.interface})"))
             continue
         local_ip = local.ip
         back = index.get((peer_node, local_ip))
         if back is None:
-            topo.one_sided.append((node, addr, f"{peer_node[0]} has no neighbor {local_ip}"
-                                   + (f" in VRF {peer_node[1]}" if peer_node[1] else "")))
+            one_sided.append((node, addr, f"{peer_node[0]} has no neighbor {local_ip}"
+                              + (f" in VRF {peer_node[1]}" if peer_node[1] else "")))
             continue
         # one session per pair of instances, whichever end is met first
-        if (node, peer_node) in done or (peer_node, node) in done:
+        pair = (node, peer_node)
+        if pair in done:
             continue
-        done.add((node, peer_node))
-        peer_asn, peer_remote = back
-        topo.sessions.append(Session(node, peer_node, addr, local_ip, asn, peer_asn, remote, peer_remote))
+        done.add(pair)
+        done.add((peer_node, node))
+        sessions.append(Session(node, peer_node, addr, local_ip, asn, back[0], remote, back[1]))

@@ -142,12 +142,41 @@ def finding(check_id: str, devices: list[str] | tuple[str, ...], plane: str | No
     return Finding(check_id, severity, tuple(devices), plane or "", message, why)
 
 
-# Relative cost of each check at 100k GPUs (seconds, bench_pipeline), used only to split the
-# checks evenly between processes; an unknown check counts as cheap.
-COST = {"ADDR-DUPLICATE-IP": 4.0, "ISO-CROSS-PLANE-LINK": 3.0, "ADDR-LOOPBACK-NOT-ADVERTISED": 3.0,
-        "ISO-ROUTE-LEAK": 2.0, "BGP-SESSION-MISSING": 0.8, "QOS-ECN": 0.7, "ISO-FOREIGN-SUBNET": 0.6,
-        "QOS-PLANE-SYMMETRY": 0.6, "ADDR-P2P-MISMATCH": 0.5, "BGP-PEER-MISMATCH": 0.4, "ISO-SERVER-PLANE": 0.4,
-        "ECMP-MAX-PATHS": 0.4, "ADDR-OVERLAP": 0.4}
+# Relative cost of each check at 100k GPUs (seconds, one process, bench_pipeline), used only to
+# split the checks evenly between processes; an unknown check counts as cheap.
+COST = {"ADDR-P2P-MISMATCH": 2.7, "QOS-ECN": 2.5, "QOS-PLANE-SYMMETRY": 3.6, "ISO-ROUTE-LEAK": 3.4,
+        "BGP-SESSION-MISSING": 3.3, "QOS-PFC": 2.7, "ISO-CROSS-PLANE-LINK": 2.5, "ADDR-OVERLAP": 2.2,
+        "ISO-CROSS-PLANE-BGP": 2.1, "ISO-SERVER-PLANE": 2.0, "ISO-FOREIGN-SUBNET": 1.6, "QOS-CNP": 1.6,
+        "QOS-MTU": 1.3, "ECMP-MAX-PATHS": 0.7, "BGP-PEER-MISMATCH": 0.6, "ADDR-LOOPBACK-NOT-ADVERTISED": 0.5,
+        "SYM-COUNTS": 0.5, "SYM-SPEED": 0.3, "ECMP-MULTIPATH-RELAX": 0.2, "QOS-DSCP-MAP": 0.2}
+# Checks that read one costly Context structure run in the same process, which builds it once:
+# (structure, its cost, the checks). A check in two families joins the first.
+FAMILIES = [("cables", 5.0, ("ISO-CROSS-PLANE-LINK", "ADDR-P2P-MISMATCH", "BGP-SESSION-MISSING", "QOS-MTU")),
+            ("switch_ports", 1.2, ("QOS-ECN", "QOS-PFC", "QOS-CNP", "QOS-PLANE-SYMMETRY", "QOS-DSCP-MAP"))]
+
+
+def check_groups(specs: list[CheckSpec], workers: int) -> list[list[CheckSpec]]:
+    """Split the checks between ``workers`` processes: each family as one unit, then longest first
+    onto the least loaded process; each group keeps the registry order."""
+    units: list[list[CheckSpec]] = []
+    placed: set[str] = set()
+    for _, _, members in FAMILIES:
+        unit = [spec for spec in specs if spec.id in members and spec.id not in placed]
+        placed.update(spec.id for spec in unit)
+        if unit:
+            units.append(unit)
+    units += [[spec] for spec in specs if spec.id not in placed]
+    shared = {members: cost for _, cost, members in FAMILIES}
+
+    def cost(unit: list[CheckSpec]) -> float:
+        family = next((cost for members, cost in shared.items() if unit[0].id in members and len(unit) > 1), 0.0)
+        return family + sum(COST.get(spec.id, 0.1) for spec in unit)
+
+    order = {spec.id: i for i, spec in enumerate(specs)}
+    groups = balanced_groups(units, cost, workers)
+    return [sorted((spec for unit in group for spec in unit), key=lambda spec: order[spec.id]) for group in groups]
+
+
 # Below this many devices a fork costs more than it saves.
 PARALLEL_FROM_DEVICES = 2000
 
@@ -192,6 +221,6 @@ def run_checks(snap: Snapshot, only: set[str] | None = None, workers: int | None
             timings["topology"] = time.monotonic() - started
         if workers <= 1 or len(specs) < 2:
             return run(specs)
-        groups = balanced_groups(specs, lambda s: COST.get(s.id, 0.1), workers)
+        groups = check_groups(specs, workers)
         by_id = {r.check: r for rs in run_forked(groups, run) for r in rs}
     return [by_id[spec.id] for spec in specs]

@@ -1,10 +1,10 @@
-"""Run groups of checks in forked children that inherit the parsed snapshot.
+"""Run groups of work in forked children that inherit this process's memory.
 
 Verification is pure Python and CPU-bound; a 100k-GPU fabric has ~1M parsed objects. Sending
-them to worker processes costs more than the checks (measured: pickling the parsed models back
-from a parsing pool made loading 3x slower), so nothing big crosses a process boundary here: the
-parent parses and builds the shared topology, then forks; each child inherits it all
-copy-on-write, runs its share of the checks and sends back only their findings."""
+objects between processes costs: pickling a switch's models takes about half as long as parsing
+its files. So little crosses a boundary: the check children inherit the parsed snapshot and the
+topology copy-on-write and send back only findings; the parsing child (verify/snapshot.py) parses
+a share small enough that parsing plus pickling it ends when this process's larger share does."""
 
 from __future__ import annotations
 

@@ -144,14 +144,14 @@ def finding(check_id: str, devices: list[str] | tuple[str, ...], plane: str | No
 
 # Relative cost of each check at 100k GPUs (seconds, one process, bench_pipeline), used only to
 # split the checks evenly between processes; an unknown check counts as cheap.
-COST = {"ADDR-P2P-MISMATCH": 2.7, "QOS-ECN": 2.5, "QOS-PLANE-SYMMETRY": 3.6, "ISO-ROUTE-LEAK": 3.4,
-        "BGP-SESSION-MISSING": 3.3, "QOS-PFC": 2.7, "ISO-CROSS-PLANE-LINK": 2.5, "ADDR-OVERLAP": 2.2,
-        "ISO-CROSS-PLANE-BGP": 2.1, "ISO-SERVER-PLANE": 2.0, "ISO-FOREIGN-SUBNET": 1.6, "QOS-CNP": 1.6,
-        "QOS-MTU": 1.3, "ECMP-MAX-PATHS": 0.7, "BGP-PEER-MISMATCH": 0.6, "ADDR-LOOPBACK-NOT-ADVERTISED": 0.5,
-        "SYM-COUNTS": 0.5, "SYM-SPEED": 0.3, "ECMP-MULTIPATH-RELAX": 0.2, "QOS-DSCP-MAP": 0.2}
+COST = {"BGP-SESSION-MISSING": 2.6, "ISO-ROUTE-LEAK": 2.6, "ISO-SERVER-PLANE": 2.2, "ISO-CROSS-PLANE-LINK": 2.2,
+        "ADDR-OVERLAP": 2.0, "ISO-CROSS-PLANE-BGP": 1.9, "ADDR-P2P-MISMATCH": 1.5, "ISO-FOREIGN-SUBNET": 1.5,
+        "QOS-CNP": 1.4, "QOS-ECN": 1.0, "QOS-PLANE-SYMMETRY": 0.9, "QOS-PFC": 0.9, "QOS-MTU": 0.9,
+        "ECMP-MAX-PATHS": 0.5, "BGP-PEER-MISMATCH": 0.4, "ADDR-LOOPBACK-NOT-ADVERTISED": 0.4, "SYM-COUNTS": 0.4,
+        "SYM-SPEED": 0.2, "QOS-DSCP-MAP": 0.2, "ECMP-MULTIPATH-RELAX": 0.1}
 # Checks that read one costly Context structure run in the same process, which builds it once:
 # (structure, its cost, the checks). A check in two families joins the first.
-FAMILIES = [("cables", 5.0, ("ISO-CROSS-PLANE-LINK", "ADDR-P2P-MISMATCH", "BGP-SESSION-MISSING", "QOS-MTU")),
+FAMILIES = [("cables", 4.5, ("ISO-CROSS-PLANE-LINK", "ADDR-P2P-MISMATCH", "BGP-SESSION-MISSING", "QOS-MTU")),
             ("switch_ports", 1.2, ("QOS-ECN", "QOS-PFC", "QOS-CNP", "QOS-PLANE-SYMMETRY", "QOS-DSCP-MAP"))]
 
 

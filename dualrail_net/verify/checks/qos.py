@@ -86,26 +86,40 @@ def dscp_map(ctx: Context) -> list[Finding]:
     return out
 
 
+# The port loops below run over every switch port (1.1M at 100k GPUs). A port's verdict depends on
+# its plane, its device's RoCE class and its PFC list / ECN dict, which the ports of one
+# qos_features.conf share (parsers/cumulus_qos.py): verdicts are memoized by those, and a finding's
+# text is only built for a port that has one.
+
+
 @check("QOS-PFC", "PFC is on the RoCE priority, and only there, on every port of a plane")
 def pfc(ctx: Context) -> list[Finding]:
     out = []
     ports = ctx.switch_ports
     ref = _plane_reference(ports, lambda i: tuple(i.pfc_priorities or ()))
     roce = _roce_tcs(ctx)
+    verdicts: dict[tuple[int, str, int | None], tuple[str, str] | None] = {}
     for plane, device, iface in ports:
-        mine = tuple(iface.pfc_priorities or ())
         _, roce_prio = roce(plane, device)
-        label = f"{device} {iface.name}"
-        if not mine:
-            out.append(finding("QOS-PFC", [device], plane, f"{label} has no PFC",
-                               "RoCE frames are dropped under congestion on this port instead of paused"))
-        elif roce_prio is not None and roce_prio not in mine:
-            out.append(finding("QOS-PFC", [device], plane, f"{label} has PFC on priority {list(mine)}, but RoCE uses "
-                               f"priority {roce_prio}", "RoCE is lossy on this port and another class gets paused"))
-        elif mine != ref[plane]:
-            out.append(finding("QOS-PFC", [device], plane, f"{label} has PFC on {list(mine)}; the plane uses "
-                               f"{list(ref[plane])}", "mismatched PFC between link ends causes drops or head-of-line blocking"))
+        key = (id(iface.pfc_priorities), plane, roce_prio)
+        if key not in verdicts:
+            verdicts[key] = _pfc_verdict(tuple(iface.pfc_priorities or ()), roce_prio, ref[plane])
+        verdict = verdicts[key]
+        if verdict is not None:
+            out.append(finding("QOS-PFC", [device], plane, f"{device} {iface.name} {verdict[0]}", verdict[1]))
     return out
+
+
+def _pfc_verdict(mine: tuple[int, ...], roce_prio: int | None, ref: tuple[int, ...]) -> tuple[str, str] | None:
+    if not mine:
+        return "has no PFC", "RoCE frames are dropped under congestion on this port instead of paused"
+    if roce_prio is not None and roce_prio not in mine:
+        return (f"has PFC on priority {list(mine)}, but RoCE uses priority {roce_prio}",
+                "RoCE is lossy on this port and another class gets paused")
+    if mine != ref:
+        return (f"has PFC on {list(mine)}; the plane uses {list(ref)}",
+                "mismatched PFC between link ends causes drops or head-of-line blocking")
+    return None
 
 
 @check("QOS-ECN", "ECN thresholds are valid (min < max) and identical on every port of a plane")
@@ -115,21 +129,27 @@ def ecn(ctx: Context) -> list[Finding]:
     sig = _ecn_sigs()
     ref = _plane_reference(ports, sig)
     roce = _roce_tcs(ctx)
+    verdicts: dict[tuple[int, str, int | None], list[tuple[str, str]]] = {}
     for plane, device, iface in ports:
-        label = f"{device} {iface.name}"
         roce_tc, _ = roce(plane, device)
-        if iface.ecn is None or (roce_tc is not None and roce_tc not in iface.ecn):
-            out.append(finding("QOS-ECN", [device], plane, f"{label} does not ECN-mark the RoCE traffic class {roce_tc}",
-                               "DCQCN never slows senders down: queues fill until PFC storms"))
-            continue
-        bad = [(tc, e) for tc, e in iface.ecn.items() if e.min_bytes >= e.max_bytes]
-        for tc, e in bad:
-            out.append(finding("QOS-ECN", [device], plane, f"{label} TC{tc} ECN min {e.min_bytes} >= max {e.max_bytes}",
-                               "the marking ramp is inverted: ECN marks everything or nothing"))
-        if not bad and sig(iface) != ref[plane]:
-            out.append(finding("QOS-ECN", [device], plane, f"{label} ECN {sig(iface)} differs from the plane's "
-                               f"{ref[plane]}", "uneven marking makes congestion control unfair across paths"))
+        key = (id(iface.ecn), plane, roce_tc)
+        if key not in verdicts:
+            verdicts[key] = _ecn_verdicts(iface, sig(iface), roce_tc, ref[plane])
+        for message, why in verdicts[key]:
+            out.append(finding("QOS-ECN", [device], plane, f"{device} {iface.name} {message}", why))
     return out
+
+
+def _ecn_verdicts(iface: Interface, mine: Any, roce_tc: int | None, ref: Any) -> list[tuple[str, str]]:
+    if iface.ecn is None or (roce_tc is not None and roce_tc not in iface.ecn):
+        return [(f"does not ECN-mark the RoCE traffic class {roce_tc}",
+                 "DCQCN never slows senders down: queues fill until PFC storms")]
+    bad = [(f"TC{tc} ECN min {e.min_bytes} >= max {e.max_bytes}",
+            "the marking ramp is inverted: ECN marks everything or nothing")
+           for tc, e in iface.ecn.items() if e.min_bytes >= e.max_bytes]
+    if not bad and mine != ref:
+        return [(f"ECN {mine} differs from the plane's {ref}", "uneven marking makes congestion control unfair across paths")]
+    return bad
 
 
 @check("QOS-MTU", "every port of a plane, and both ends of every link, have the same MTU")
@@ -179,21 +199,28 @@ def plane_symmetry(ctx: Context) -> list[Finding]:
     ports = ctx.switch_ports
     ecn_sig = _ecn_sigs()
     devices = ctx.snap.devices
+    # one pass counting ports per distinct (plane, device, PFC list, ECN dict, MTU); the aspects'
+    # majorities are then summed from those few keys, in first-seen order like Counter over ports
+    seen: Counter[tuple[str, str, int, int, int | None]] = Counter()
+    pfc_lists: dict[int, list[int] | None] = {}
+    ecn_ports: dict[int, Interface] = {}  # a port holding that ECN dict (what ecn_sig reads)
+    for plane, device, iface in ports:
+        seen[(plane, device, id(iface.pfc_priorities), id(iface.ecn), iface.mtu)] += 1
+        pfc_lists.setdefault(id(iface.pfc_priorities), iface.pfc_priorities)
+        ecn_ports.setdefault(id(iface.ecn), iface)
 
     @cache
     def dscp_sig(device: str) -> tuple[tuple[int, int], ...]:
         return tuple(sorted(devices[device].qos.dscp_to_tc.items()))
 
-    aspects: tuple[Callable[[str, Interface], Any], ...] = (
-        lambda d, i: dscp_sig(d), lambda d, i: tuple(i.pfc_priorities or ()), lambda d, i: ecn_sig(i),
-        lambda d, i: i.mtu)
-    sig: dict[str, Any] = {}
-    for index, value in enumerate(aspects):
-        counts: dict[str, Counter[Any]] = defaultdict(Counter)
-        for plane, device, iface in ports:
-            counts[plane][value(device, iface)] += 1
-        for plane, c in counts.items():
-            sig.setdefault(plane, [None] * 4)[index] = c.most_common(1)[0][0]
+    counts: dict[str, list[Counter[Any]]] = {}
+    for (plane, device, pfc_id, ecn_id, mtu), n in seen.items():
+        aspects = counts.setdefault(plane, [Counter(), Counter(), Counter(), Counter()])
+        aspects[0][dscp_sig(device)] += n
+        aspects[1][tuple(pfc_lists[pfc_id] or ())] += n
+        aspects[2][ecn_sig(ecn_ports[ecn_id])] += n
+        aspects[3][mtu] += n
+    sig = {plane: [c.most_common(1)[0][0] for c in aspects] for plane, aspects in counts.items()}
     out = []
     planes = sorted(sig)
     names = ("DSCP map", "PFC priorities", "ECN", "MTU")

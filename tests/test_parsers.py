@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,8 @@ from dualrail_net.render import render_fabric
 from dualrail_net.render.artifacts import write_artifacts
 from dualrail_net.render.pipeline import device_dir
 from dualrail_net.resolve.model import Fabric, Switch
+from dualrail_net.verify.model import BgpInstance, DeviceConfig
+from dualrail_net.verify.parsers import frr as frr_parser
 from dualrail_net.verify.parsers import parse_device, parse_server
 from dualrail_net.verify.parsers.cumulus_qos import expand_port_set
 from dualrail_net.verify.parsers.tree import parse_tree
@@ -94,3 +97,79 @@ def test_tree_parser_nesting() -> None:
 
 def test_port_set_expansion() -> None:
     assert expand_port_set("swp1-swp3,swp7") == ["swp1", "swp2", "swp3", "swp7"]
+
+
+def tree_parse_frr(text: str) -> DeviceConfig:
+    """The reference reading of frr.conf: build the indentation tree (tree.parse_tree), then read
+    each block from its nodes with the same statement helpers. parse_frr does it in one flat pass."""
+    dev = DeviceConfig("ref", "cumulus")
+    for node in parse_tree(text):
+        w = node.words
+        if w[0] == "hostname" and len(w) > 1:
+            dev.hostname = w[1]
+        elif w[0] == "vrf" and len(w) > 1:
+            dev.vrfs.setdefault(w[1], None)
+            for child in node.children:
+                if child.words[:2] == ["ip", "route"] and (route := frr_parser._static(child.words, w[1])):
+                    dev.static_routes.append(route)
+        elif w[:2] == ["ip", "route"]:
+            if route := frr_parser._static(w, None):
+                dev.static_routes.append(route)
+        elif w[:2] == ["ip", "prefix-list"] and len(w) > 2:
+            if entry := frr_parser.parse_prefix_list_line(w, 3):
+                dev.prefix_lists.setdefault(w[2], []).append(entry)
+        elif w[0] == "route-map" and len(w) >= 4:
+            frr_parser.route_map_entry(node, dev)
+        elif w[:2] == ["router", "bgp"] and len(w) >= 3:
+            vrf = w[4] if len(w) >= 5 and w[3] == "vrf" else None
+            inst = BgpInstance(vrf=vrf, asn=int(w[2]))
+            for child in node.children:
+                if child.words[0] != "address-family":
+                    frr_parser.bgp_statement(inst, child.words)
+                elif child.words[1:3] == ["ipv4", "unicast"]:
+                    for grandchild in child.children:
+                        frr_parser.bgp_statement(inst, grandchild.words)
+            dev.bgp[vrf] = inst
+    for inst in dev.bgp.values():
+        for source in inst.vrf_imports:
+            dev.vrf_route_leaks.append((source, inst.vrf or "default"))
+    return dev
+
+
+def flat_parse_frr(text: str) -> DeviceConfig:
+    dev = DeviceConfig("ref", "cumulus")
+    frr_parser.parse_frr(text, dev)
+    return dev
+
+
+ODD_FRR = [
+    # deeper lines under a plain bgp statement, another address family, a second block for one VRF
+    "router bgp 1\n neighbor 1.1.1.1 remote-as 2\n   neighbor 9.9.9.9 remote-as 9\n address-family ipv6 unicast\n"
+    "  network 2001::/64\n address-family ipv4 unicast\n  network 10.0.0.0/8\n    network 11.0.0.0/8\n"
+    " exit-address-family\nexit\nrouter bgp 3 vrf a\n import vrf b\nrouter bgp 1\n bgp router-id 1.2.3.4\n",
+    # indented top-level lines, a vrf with static routes at two depths, route-map children at two depths
+    "  hostname h\n vrf x\n  ip route 1.0.0.0/8 blackhole\n    ip route 2.0.0.0/8 10.0.0.1\n"
+    "route-map M permit 10\n match ip address prefix-list P\n  match ip address prefix-list Q\n"
+    "! comment\nip prefix-list P seq 5 permit 1.0.0.0/8 le 32\nip route 3.0.0.0/8 Null0 nexthop-vrf x\n",
+    # address-family as a top-level line, neighbor lines at the top level, an empty bgp block
+    "address-family ipv4 unicast\n network 1.0.0.0/8\nneighbor 1.1.1.1 remote-as 3\nrouter bgp 7\n",
+]
+
+
+def test_flat_frr_parser_reads_what_the_tree_reads(out: Path) -> None:
+    texts = [p.read_text() for p in sorted(out.rglob("frr.conf"))] + ODD_FRR
+    assert len(texts) > 20
+    for text in texts:
+        assert flat_parse_frr(text) == tree_parse_frr(text), text[:200]
+    # the same configs with the indentation of every line redrawn at random (0-3 spaces)
+    rng = random.Random(7)
+    for text in texts:
+        for _ in range(5):
+            shaken = "\n".join(" " * rng.randint(0, 3) + line.lstrip(" ") for line in text.splitlines())
+            try:
+                expected = tree_parse_frr(shaken)
+            except ValueError:
+                with pytest.raises(ValueError):
+                    flat_parse_frr(shaken)
+                continue
+            assert flat_parse_frr(shaken) == expected, shaken[:300]

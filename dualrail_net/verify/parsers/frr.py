@@ -10,7 +10,7 @@ from dualrail_net.verify.model import (
     RouteMapEntry,
     StaticRoute,
 )
-from dualrail_net.verify.parsers.tree import Node, parse_tree
+from dualrail_net.verify.parsers.tree import LINE, SECTION_ENDS, Node
 
 
 def _int(word: str) -> int | None:
@@ -77,71 +77,102 @@ def _static(words: list[str], vrf: str | None) -> StaticRoute | None:
     return StaticRoute(vrf, words[2], nexthop, nh_vrf)
 
 
-def _bgp(node: Node, dev: DeviceConfig) -> None:
-    words = node.words
-    vrf = words[4] if len(words) >= 5 and words[3] == "vrf" else None
-    inst = BgpInstance(vrf=vrf, asn=int(words[2]))
-
-    def statement(w: list[str]) -> None:
-        head = w[0]  # dispatch on the first word: neighbor lines are most of a big config
-        if head == "neighbor":
-            if len(w) >= 4:
-                neighbor_statement(inst, w)
-        elif head == "network":
-            if len(w) >= 2:
-                inst.networks.append(w[1])
-        elif head == "bgp":
-            if w[1:2] == ["router-id"] and len(w) > 2:
-                inst.router_id = w[2]
-            elif w[1:4] == ["bestpath", "as-path", "multipath-relax"]:
-                inst.multipath_relax = True
-        elif head == "redistribute" and len(w) >= 2:
-            inst.redistribute.append(w[1])
-        elif head == "maximum-paths" and len(w) >= 2 and w[1].isdigit():
-            inst.maximum_paths = int(w[1])
-        elif head == "import" and w[1:2] == ["vrf"] and len(w) >= 3 and w[2] != "route-map":
-            inst.vrf_imports.append(w[2])
-        elif head in ("route-target", "rt") and w[1:2] == ["vpn"] and len(w) >= 3:
-            if w[2] in ("import", "both"):
-                inst.rt_import.extend(w[3:])
-            if w[2] in ("export", "both"):
-                inst.rt_export.extend(w[3:])
-
-    for child in node.children:
-        cw = child.words
-        if cw[0] == "address-family":
-            if cw[1:3] == ["ipv4", "unicast"]:
-                for grandchild in child.children:
-                    statement(grandchild.words)
-        else:
-            statement(cw)
-    dev.bgp[vrf] = inst
+def bgp_statement(inst: BgpInstance, w: list[str]) -> None:
+    """One statement of a `router bgp` block or of its ipv4 unicast address family."""
+    head = w[0]  # dispatch on the first word: neighbor lines are most of a big config
+    if head == "neighbor":
+        if len(w) >= 4:
+            neighbor_statement(inst, w)
+    elif head == "network":
+        if len(w) >= 2:
+            inst.networks.append(w[1])
+    elif head == "bgp":
+        if w[1:2] == ["router-id"] and len(w) > 2:
+            inst.router_id = w[2]
+        elif w[1:4] == ["bestpath", "as-path", "multipath-relax"]:
+            inst.multipath_relax = True
+    elif head == "redistribute" and len(w) >= 2:
+        inst.redistribute.append(w[1])
+    elif head == "maximum-paths" and len(w) >= 2 and w[1].isdigit():
+        inst.maximum_paths = int(w[1])
+    elif head == "import" and w[1:2] == ["vrf"] and len(w) >= 3 and w[2] != "route-map":
+        inst.vrf_imports.append(w[2])
+    elif head in ("route-target", "rt") and w[1:2] == ["vpn"] and len(w) >= 3:
+        if w[2] in ("import", "both"):
+            inst.rt_import.extend(w[3:])
+        if w[2] in ("export", "both"):
+            inst.rt_export.extend(w[3:])
 
 
 def parse_frr(text: str, dev: DeviceConfig) -> None:
-    for node in parse_tree(text):
-        w = node.words
-        if w[0] == "hostname" and len(w) > 1:
-            dev.hostname = w[1]
-        elif w[0] == "vrf" and len(w) > 1:
-            dev.vrfs.setdefault(w[1], None)
-            for child in node.children:
-                if child.words[:2] == ["ip", "route"]:
-                    route = _static(child.words, w[1])
+    """One pass over the lines, without building a tree: a 100k-GPU fabric has ~5M FRR lines.
+    Nesting is decided by indentation exactly as tree.parse_tree decides it (tests compare both):
+    a line opens a new top-level block when it is indented no deeper than the current one, else it
+    is a child of that block when no deeper than the current child, else a grandchild."""
+    top_indent = child_indent = grand_indent = -1  # -1: none open
+    block = ""  # what the open top-level block is: "bgp", "route-map", "vrf" or "" (nothing to read)
+    inst: BgpInstance | None = None
+    entry: RouteMapEntry | None = None
+    vrf = ""
+    in_af = False  # the current child of a bgp block is its `address-family ipv4 unicast`
+    for spaces, stripped in LINE.findall(text):
+        if stripped in SECTION_ENDS:
+            continue
+        depth = len(spaces)
+        if top_indent < 0 or depth <= top_indent:
+            top_indent, child_indent, grand_indent = depth, -1, -1
+            block = ""
+            w = stripped.split()
+            head = w[0]
+            if head == "router" and w[1:2] == ["bgp"] and len(w) >= 3:
+                name = w[4] if len(w) >= 5 and w[3] == "vrf" else None
+                inst = dev.bgp[name] = BgpInstance(vrf=name, asn=int(w[2]))  # a later block replaces
+                block, in_af = "bgp", False
+            elif head == "ip" and len(w) > 1:
+                if w[1] == "route":
+                    route = _static(w, None)
                     if route:
                         dev.static_routes.append(route)
-        elif w[:2] == ["ip", "route"]:
-            route = _static(w, None)
-            if route:
-                dev.static_routes.append(route)
-        elif w[:2] == ["ip", "prefix-list"] and len(w) > 2:
-            entry = parse_prefix_list_line(w, 3)
-            if entry:
-                dev.prefix_lists.setdefault(w[2], []).append(entry)
-        elif w[0] == "route-map" and len(w) >= 4:
-            route_map_entry(node, dev)
-        elif w[:2] == ["router", "bgp"] and len(w) >= 3:
-            _bgp(node, dev)
+                elif w[1] == "prefix-list" and len(w) > 2:
+                    pl_entry = parse_prefix_list_line(w, 3)
+                    if pl_entry:
+                        dev.prefix_lists.setdefault(w[2], []).append(pl_entry)
+            elif head == "route-map" and len(w) >= 4:
+                entry = RouteMapEntry(int(w[3]), w[2])
+                dev.route_maps.setdefault(w[1], []).append(entry)
+                block = "route-map"
+            elif head == "hostname" and len(w) > 1:
+                dev.hostname = w[1]
+            elif head == "vrf" and len(w) > 1:
+                dev.vrfs.setdefault(w[1], None)
+                vrf, block = w[1], "vrf"
+            continue
+        if child_indent < 0 or depth <= child_indent:
+            child_indent, grand_indent = depth, -1
+            if not block:
+                continue
+            w = stripped.split()
+            if block == "bgp":
+                assert inst is not None
+                if w[0] == "address-family":
+                    in_af = w[1:3] == ["ipv4", "unicast"]
+                else:
+                    in_af = False
+                    bgp_statement(inst, w)
+            elif block == "route-map":
+                assert entry is not None
+                if w[:4] == ["match", "ip", "address", "prefix-list"] and len(w) > 4:
+                    entry.match_prefix_lists.append(w[4])
+            elif w[:2] == ["ip", "route"]:  # vrf block
+                route = _static(w, vrf)
+                if route:
+                    dev.static_routes.append(route)
+            continue
+        if grand_indent < 0 or depth <= grand_indent:
+            grand_indent = depth
+            if in_af and block == "bgp":
+                assert inst is not None
+                bgp_statement(inst, stripped.split())
     for inst in dev.bgp.values():
         for source in inst.vrf_imports:
             dev.vrf_route_leaks.append((source, inst.vrf or "default"))

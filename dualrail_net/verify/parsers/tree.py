@@ -22,13 +22,13 @@ class Node:
 SECTION_ENDS = {"exit", "exit-address-family", "exit-vrf", "end", "exit-vni"}
 # one match per meaningful line: its leading spaces (the indentation) and its text, without
 # comment lines ('!', '#') and blank lines; found by the regex engine, not a Python loop per line
-_LINE = re.compile(r"^( *)[ \t]*([^\s!#](?:[^\n]*[^\s])?)[ \t\r]*$", re.M)
+LINE = re.compile(r"^( *)[ \t]*([^\s!#](?:[^\n]*[^\s])?)[ \t\r]*$", re.M)
 
 
 def parse_tree(text: str) -> list[Node]:
     root = Node("", [])
     stack: list[tuple[int, Node]] = [(-1, root)]
-    for spaces, stripped in _LINE.findall(text):
+    for spaces, stripped in LINE.findall(text):
         if stripped in SECTION_ENDS:
             continue
         indent = len(spaces)

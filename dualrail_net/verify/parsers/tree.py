@@ -1,4 +1,4 @@
-"""Indentation trees for line-oriented configs (FRR, EOS).
+"""Indentation trees for line-oriented configs (EOS; FRR is read flat with the same nesting rule).
 
 A tiny parser on purpose: hier_config (the maintained choice) rejects FRR's repeated '!' and 'exit'
 lines (DuplicateChildError) and took 8.4 ms per 238-line EOS config here; at 16k devices the

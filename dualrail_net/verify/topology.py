@@ -3,6 +3,7 @@ instance (device + VRF) belongs to which plane, and the BGP sessions that would 
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 
 from dualrail_net.verify.ipfast import MASKS, ip_int
@@ -40,23 +41,43 @@ class Session:
 
 @dataclass
 class Topology:
+    snap: Snapshot
     endpoints: list[Endpoint] = field(default_factory=list)
     by_ip: dict[str, Endpoint] = field(default_factory=dict)  # the first owner of each address
     duplicates: dict[str, list[Endpoint]] = field(default_factory=dict)  # addresses with 2+ owners: all
     node_plane: dict[NodeId, str | None] = field(default_factory=dict)
     node_planes_seen: dict[NodeId, set[str]] = field(default_factory=dict)
-    sessions: list[Session] = field(default_factory=list)
-    one_sided: list[tuple[NodeId, str, str]] = field(default_factory=list)  # (node, neighbor ip, reason)
     node_endpoints: dict[NodeId, list[Endpoint]] = field(default_factory=dict)
     # per node, its non-/32 endpoints (where a BGP neighbor can be directly connected)
     node_subnets: dict[NodeId, dict[tuple[int, int], Endpoint]] = field(default_factory=dict)
+    _paired: tuple[list[Session], list[tuple[NodeId, str, str]]] | None = None
+    seconds: dict[str, float] = field(default_factory=dict)  # what building each part took
 
     def owner(self, ip: str) -> Endpoint | None:
         return self.by_ip.get(ip)
 
+    # The sessions are paired on first use: a process that runs no BGP, ECMP or routing check
+    # (verify runs the checks in two processes) never pays for 800k neighbor statements.
+    @property
+    def sessions(self) -> list[Session]:
+        return self._pair()[0]
+
+    @property
+    def one_sided(self) -> list[tuple[NodeId, str, str]]:
+        """(node, neighbor ip, reason) of every neighbor statement that makes no session."""
+        return self._pair()[1]
+
+    def _pair(self) -> tuple[list[Session], list[tuple[NodeId, str, str]]]:
+        if self._paired is None:
+            started = time.monotonic()
+            self._paired = _sessions(self.snap, self)
+            self.seconds["sessions"] = time.monotonic() - started
+        return self._paired
+
 
 def build_topology(snap: Snapshot) -> Topology:
-    topo = Topology()
+    started = time.monotonic()
+    topo = Topology(snap)
     endpoints, by_ip, duplicates = topo.endpoints, topo.by_ip, topo.duplicates
     node_endpoints, node_subnets = topo.node_endpoints, topo.node_subnets
     plane_of_net = snap.plane_of_net
@@ -118,15 +139,17 @@ def build_topology(snap: Snapshot) -> Topology:
                 planes = seen.get(node, set())
                 topo.node_plane[node] = next(iter(planes)) if len(planes) == 1 else None
     topo.node_planes_seen = seen
-    _sessions(snap, topo)
+    topo.seconds["endpoints"] = time.monotonic() - started
     return topo
 
 
-def _sessions(snap: Snapshot, topo: Topology) -> None:
+def _sessions(snap: Snapshot, topo: Topology) -> tuple[list[Session], list[tuple[NodeId, str, str]]]:
     """Pair up neighbor statements: a session exists when both ends name each other's interface
     address on a subnet they share. Whether the ASNs agree is the BGP check's business."""
     instances = {(dev.name, vrf): inst for dev in snap.devices.values() for vrf, inst in dev.bgp.items()}
-    by_ip, node_subnets, one_sided, sessions = topo.by_ip, topo.node_subnets, topo.one_sided, topo.sessions
+    by_ip, node_subnets = topo.by_ip, topo.node_subnets
+    sessions: list[Session] = []
+    one_sided: list[tuple[NodeId, str, str]] = []
     no_subnets: dict[tuple[int, int], Endpoint] = {}
     done: set[tuple[int, int]] = set()  # (id, id) of two instances already paired, both ways
     # 800k neighbor statements at 100k GPUs: the peer's statements are looked up in its own small
@@ -160,3 +183,4 @@ def _sessions(snap: Snapshot, topo: Topology) -> None:
             done.add((pair[1], pair[0]))
             sessions.append(Session(node, peer_node, addr, local_ip, inst.asn, peer_inst.asn, neighbor.remote_asn,
                                     back.remote_asn))
+    return sessions, one_sided

@@ -37,16 +37,19 @@ def session_missing(ctx: Context) -> list[Finding]:
         established.add((s.b_neighbor, s.a_neighbor))
     devices = ctx.snap.devices
     out = []
-    for cable in ctx.cables:
-        row, a_if, b_if = cable.row, cable.a, cable.b
-        if row["a_device"] not in devices or row["b_device"] not in devices:
+    # its own port lookups, not Context.cables: this check runs with the BGP checks, in a process
+    # that need not build the cable table at all
+    for row in ctx.snap.cabling:
+        a_dev, b_dev = devices.get(row["a_device"]), devices.get(row["b_device"])
+        if a_dev is None or b_dev is None:
             continue
+        a_if, b_if = a_dev.interfaces.get(row["a_port"]), b_dev.interfaces.get(row["b_port"])
         if not (a_if and b_if and a_if.addresses and b_if.addresses):
             continue  # ADDR-P2P-MISMATCH reports missing addresses
         if (a_if.addresses[0].partition("/")[0], b_if.addresses[0].partition("/")[0]) not in established:
-            out.append(finding("BGP-SESSION-MISSING", [row["a_device"], row["b_device"]], row["plane"],
-                               f"no BGP session on {row['a_device']}:{row['a_port']} - {row['b_device']}:"
-                               f"{row['b_port']}", "a cabled uplink without a session is capacity the fabric never uses"))
+            out.append(finding("BGP-SESSION-MISSING", [a_dev.name, b_dev.name], row["plane"],
+                               f"no BGP session on {a_dev.name}:{row['a_port']} - {b_dev.name}:{row['b_port']}",
+                               "a cabled uplink without a session is capacity the fabric never uses"))
     return out
 
 

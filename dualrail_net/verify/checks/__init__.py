@@ -155,7 +155,7 @@ SESSION_CHECKS = ("BGP-PEER-MISMATCH", "BGP-ONE-SIDED", "BGP-SESSION-MISSING", "
 # Checks that read one costly structure run in the same process, which builds it once:
 # (structure, its cost at 100k GPUs, the checks). A check in two families joins the first.
 FAMILIES = [("sessions", 8.0, SESSION_CHECKS),
-            ("cables", 4.5, ("ISO-CROSS-PLANE-LINK", "ADDR-P2P-MISMATCH", "QOS-MTU")),
+            ("cables", 6.5, ("ISO-CROSS-PLANE-LINK", "ADDR-P2P-MISMATCH", "QOS-MTU")),
             ("switch_ports", 1.2, ("QOS-ECN", "QOS-PFC", "QOS-CNP", "QOS-PLANE-SYMMETRY", "QOS-DSCP-MAP"))]
 
 

@@ -116,10 +116,10 @@ def _read_cabling(path: Path) -> list[dict[str, str]]:
     return [dict(zip(header, row)) for row in rows]
 
 
-def _split(work: Work) -> list[Work]:
-    """[this process's share, the child's share], interleaved: both get the same mix of roles."""
-    return [[item for i, item in enumerate(work) if i % 5 >= CHILD_OF_FIVE],
-            [item for i, item in enumerate(work) if i % 5 < CHILD_OF_FIVE]]
+def _in_child(position: int) -> bool:
+    """Whether the child parses the work item at ``position``: interleaved, so that both processes
+    get the same mix of roles and servers."""
+    return position % 5 < CHILD_OF_FIVE
 
 
 def _load_snapshot(root: Path, workers: int | None) -> Snapshot:
@@ -132,7 +132,8 @@ def _load_snapshot(root: Path, workers: int | None) -> Snapshot:
         workers = 2 if hasattr(os, "fork") and len(work) >= PARALLEL_PARSE_FROM else 1
     cabling_path = root / manifest.get("cabling", "resolved/cabling.csv")
     if workers > 1:
-        mine, child = _split(work)
+        mine = [item for i, item in enumerate(work) if not _in_child(i)]
+        child = [item for i, item in enumerate(work) if _in_child(i)]
         cabling: list[dict[str, str]] = []
 
         def parse(share: Work) -> list[DeviceConfig | ServerConfig]:
@@ -141,10 +142,8 @@ def _load_snapshot(root: Path, workers: int | None) -> Snapshot:
                 cabling.extend(_read_cabling(cabling_path))
             return models
 
-        parsed_mine, parsed_child = run_forked([mine, child], parse)
-        by_position = {id(item): model for item, model in zip(mine, parsed_mine)}
-        by_position.update({id(item): model for item, model in zip(child, parsed_child)})
-        parsed = [by_position[id(item)] for item in work]
+        parsed_mine, parsed_child = (iter(models) for models in run_forked([mine, child], parse))
+        parsed = [next(parsed_child if _in_child(i) else parsed_mine) for i in range(len(work))]
     else:
         parsed = _parse_share(root, work)
         cabling = _read_cabling(cabling_path)

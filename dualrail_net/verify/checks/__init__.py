@@ -162,23 +162,21 @@ FAMILIES = [("sessions", 8.0, SESSION_CHECKS),
 def check_groups(specs: list[CheckSpec], workers: int) -> list[list[CheckSpec]]:
     """Split the checks between ``workers`` processes: each family as one unit, then longest first
     onto the least loaded process; each group keeps the registry order."""
-    units: list[list[CheckSpec]] = []
+    units: list[tuple[list[CheckSpec], float]] = []  # (checks, cost of the structure they share)
     placed: set[str] = set()
-    for _, _, members in FAMILIES:
+    for _, shared, members in FAMILIES:
         unit = [spec for spec in specs if spec.id in members and spec.id not in placed]
         placed.update(spec.id for spec in unit)
         if unit:
-            units.append(unit)
-    units += [[spec] for spec in specs if spec.id not in placed]
-    shared = {members: cost for _, cost, members in FAMILIES}
+            units.append((unit, shared))
+    units += [([spec], 0.0) for spec in specs if spec.id not in placed]
 
-    def cost(unit: list[CheckSpec]) -> float:
-        family = next((cost for members, cost in shared.items() if unit[0].id in members and len(unit) > 1), 0.0)
-        return family + sum(COST.get(spec.id, 0.1) for spec in unit)
+    def cost(unit: tuple[list[CheckSpec], float]) -> float:
+        return unit[1] + sum(COST.get(spec.id, 0.1) for spec in unit[0])
 
     order = {spec.id: i for i, spec in enumerate(specs)}
     groups = balanced_groups(units, cost, workers)
-    return [sorted((spec for unit in group for spec in unit), key=lambda spec: order[spec.id]) for group in groups]
+    return [sorted((spec for unit, _ in group for spec in unit), key=lambda spec: order[spec.id]) for group in groups]
 
 
 # Below this many devices a fork costs more than it saves.

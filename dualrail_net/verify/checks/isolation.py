@@ -12,22 +12,6 @@ from dualrail_net.verify.routes import bits
 MAX_LEAK_FINDINGS = 50
 
 
-def _port_plane(ctx: Context, device: str, port: str) -> str | None:
-    """Plane of one end of a cable: the device's plane, or for a multi-plane device the plane of
-    the VRF the port is in, or for a server the plane its address comes from."""
-    snap = ctx.snap
-    if device in snap.devices:
-        plane = snap.plane_of_device(device)
-        if plane:
-            return plane
-        iface = snap.devices[device].interfaces.get(port)
-        return ctx.topo.node_plane.get((device, iface.vrf if iface else None))
-    srv = snap.servers.get(device)
-    if srv and port in srv.interfaces and srv.interfaces[port].addresses:
-        return snap.plane_of_address(srv.interfaces[port].addresses[0])
-    return None
-
-
 @check("ISO-CROSS-PLANE-LINK", "no cable or shared subnet joins two planes")
 def cross_plane_links(ctx: Context) -> list[Finding]:
     out = []
@@ -94,13 +78,13 @@ def l2_domains(ctx: Context) -> list[Finding]:
                if iface.bridge_ports]
     if not bridges:
         return out
-    peers = {(r["a_device"], r["a_port"]): (r["b_device"], r["b_port"]) for r in ctx.snap.cabling}
-    peers.update({(r["b_device"], r["b_port"]): (r["a_device"], r["a_port"]) for r in ctx.snap.cabling})
+    # the plane of the far end of each cabled port
+    far_plane = {(c.row["a_device"], c.row["a_port"]): c.b_plane for c in ctx.cables}
+    far_plane.update({(c.row["b_device"], c.row["b_port"]): c.a_plane for c in ctx.cables})
     for dev, iface in bridges:
         planes = set()
         for port in iface.bridge_ports:
-            peer = peers.get((dev.name, port))
-            p = _port_plane(ctx, *peer) if peer else None
+            p = far_plane.get((dev.name, port))
             own = dev.interfaces.get(port)
             if own and own.vrf:
                 p2 = ctx.topo.node_plane.get((dev.name, own.vrf))

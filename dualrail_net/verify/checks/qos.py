@@ -11,16 +11,17 @@ from collections.abc import Callable
 from functools import cache, partial
 from typing import Any
 
-from dualrail_net.verify.checks import Context, check, finding
+from dualrail_net.verify.checks import Context, PortGroup, check, finding
+from dualrail_net.verify.model import EcnProfile
 from dualrail_net.verify.findings import Finding
-from dualrail_net.verify.model import Interface
 
 
-def _plane_reference(ports: list[tuple[str, str, Interface]], value: Any) -> dict[str, Any]:
-    """Per plane, the value most of its ports have (``value`` maps an interface to what is compared)."""
+def _plane_reference(groups: list[PortGroup], value: Callable[[PortGroup], Any]) -> dict[str, Any]:
+    """Per plane, the value most of its ports have (``value`` maps a port group to what is compared;
+    ties go to the value met first, as in a count over the ports one by one)."""
     counts: dict[str, Counter[Any]] = defaultdict(Counter)
-    for plane, _, iface in ports:
-        counts[plane][value(iface)] += 1
+    for group in groups:
+        counts[group.plane][value(group)] += len(group.ports)
     return {plane: c.most_common(1)[0][0] for plane, c in counts.items()}
 
 
@@ -41,22 +42,22 @@ def _roce_tcs(ctx: Context) -> Callable[[str, str], tuple[int | None, int | None
     return cache(partial(_roce_tc, ctx))
 
 
-def _ecn_sig(iface: Interface) -> tuple[Any, ...] | None:
-    if iface.ecn is None:
+def _ecn_sig(group: PortGroup) -> tuple[Any, ...] | None:
+    if group.ecn is None:
         return None
-    return tuple(sorted((tc, e.min_bytes, e.max_bytes, e.probability) for tc, e in iface.ecn.items()))
+    return tuple(sorted((tc, e.min_bytes, e.max_bytes, e.probability) for tc, e in group.ecn.items()))
 
 
-def _ecn_sigs() -> Callable[[Interface], tuple[Any, ...] | None]:
-    """_ecn_sig computed once per ECN dict: the ports of one qos_features group share one
-    (parsers/cumulus_qos.py). Ids are safe keys within one check: every dict stays alive in the
-    snapshot meanwhile."""
+def _ecn_sigs() -> Callable[[PortGroup], tuple[Any, ...] | None]:
+    """_ecn_sig computed once per ECN dict: the groups of one plane's switches hold equal but
+    distinct dicts, and many groups share one. Ids are safe keys within one check: every dict stays
+    alive in the snapshot meanwhile."""
     memo: dict[int, tuple[Any, ...] | None] = {}
 
-    def sig(iface: Interface) -> tuple[Any, ...] | None:
-        key = id(iface.ecn)
+    def sig(group: PortGroup) -> tuple[Any, ...] | None:
+        key = id(group.ecn)
         if key not in memo:
-            memo[key] = _ecn_sig(iface)
+            memo[key] = _ecn_sig(group)
         return memo[key]
     return sig
 
@@ -86,27 +87,28 @@ def dscp_map(ctx: Context) -> list[Finding]:
     return out
 
 
-# The port loops below run over every switch port (1.1M at 100k GPUs). A port's verdict depends on
-# its plane, its device's RoCE class and its PFC list / ECN dict, which the ports of one
-# qos_features.conf share (parsers/cumulus_qos.py): verdicts are memoized by those, and a finding's
-# text is only built for a port that has one.
+# The checks below decide per port group (Context.port_groups: ~15k at 100k GPUs, for 1M ports):
+# a verdict depends on the plane, the device's RoCE class and the group's PFC list / ECN dict, and
+# is memoized by those; a finding is then reported for each port of the group.
 
 
 @check("QOS-PFC", "PFC is on the RoCE priority, and only there, on every port of a plane")
 def pfc(ctx: Context) -> list[Finding]:
     out = []
-    ports = ctx.switch_ports
-    ref = _plane_reference(ports, lambda i: tuple(i.pfc_priorities or ()))
+    groups = ctx.port_groups
+    ref = _plane_reference(groups, lambda g: tuple(g.pfc_priorities or ()))
     roce = _roce_tcs(ctx)
     verdicts: dict[tuple[int, str, int | None], tuple[str, str] | None] = {}
-    for plane, device, iface in ports:
+    for group in groups:
+        plane, device = group.plane, group.device
         _, roce_prio = roce(plane, device)
-        key = (id(iface.pfc_priorities), plane, roce_prio)
+        key = (id(group.pfc_priorities), plane, roce_prio)
         if key not in verdicts:
-            verdicts[key] = _pfc_verdict(tuple(iface.pfc_priorities or ()), roce_prio, ref[plane])
+            verdicts[key] = _pfc_verdict(tuple(group.pfc_priorities or ()), roce_prio, ref[plane])
         verdict = verdicts[key]
         if verdict is not None:
-            out.append(finding("QOS-PFC", [device], plane, f"{device} {iface.name} {verdict[0]}", verdict[1]))
+            out += [finding("QOS-PFC", [device], plane, f"{device} {iface.name} {verdict[0]}", verdict[1])
+                    for iface in group.ports]
     return out
 
 
@@ -125,28 +127,30 @@ def _pfc_verdict(mine: tuple[int, ...], roce_prio: int | None, ref: tuple[int, .
 @check("QOS-ECN", "ECN thresholds are valid (min < max) and identical on every port of a plane")
 def ecn(ctx: Context) -> list[Finding]:
     out = []
-    ports = ctx.switch_ports
+    groups = ctx.port_groups
     sig = _ecn_sigs()
-    ref = _plane_reference(ports, sig)
+    ref = _plane_reference(groups, sig)
     roce = _roce_tcs(ctx)
     verdicts: dict[tuple[int, str, int | None], list[tuple[str, str]]] = {}
-    for plane, device, iface in ports:
+    for group in groups:
+        plane, device = group.plane, group.device
         roce_tc, _ = roce(plane, device)
-        key = (id(iface.ecn), plane, roce_tc)
+        key = (id(group.ecn), plane, roce_tc)
         if key not in verdicts:
-            verdicts[key] = _ecn_verdicts(iface, sig(iface), roce_tc, ref[plane])
-        for message, why in verdicts[key]:
-            out.append(finding("QOS-ECN", [device], plane, f"{device} {iface.name} {message}", why))
+            verdicts[key] = _ecn_verdicts(group.ecn, sig(group), roce_tc, ref[plane])
+        out += [finding("QOS-ECN", [device], plane, f"{device} {iface.name} {message}", why)
+                for iface in group.ports for message, why in verdicts[key]]
     return out
 
 
-def _ecn_verdicts(iface: Interface, mine: Any, roce_tc: int | None, ref: Any) -> list[tuple[str, str]]:
-    if iface.ecn is None or (roce_tc is not None and roce_tc not in iface.ecn):
+def _ecn_verdicts(profiles: dict[int, EcnProfile] | None, mine: Any, roce_tc: int | None,
+                  ref: Any) -> list[tuple[str, str]]:
+    if profiles is None or (roce_tc is not None and roce_tc not in profiles):
         return [(f"does not ECN-mark the RoCE traffic class {roce_tc}",
                  "DCQCN never slows senders down: queues fill until PFC storms")]
     bad = [(f"TC{tc} ECN min {e.min_bytes} >= max {e.max_bytes}",
             "the marking ramp is inverted: ECN marks everything or nothing")
-           for tc, e in iface.ecn.items() if e.min_bytes >= e.max_bytes]
+           for tc, e in profiles.items() if e.min_bytes >= e.max_bytes]
     if not bad and mine != ref:
         return [(f"ECN {mine} differs from the plane's {ref}", "uneven marking makes congestion control unfair across paths")]
     return bad
@@ -155,12 +159,14 @@ def _ecn_verdicts(iface: Interface, mine: Any, roce_tc: int | None, ref: Any) ->
 @check("QOS-MTU", "every port of a plane, and both ends of every link, have the same MTU")
 def mtu(ctx: Context) -> list[Finding]:
     out = []
-    ports = ctx.switch_ports
-    ref = _plane_reference(ports, lambda i: i.mtu)
-    for plane, device, iface in ports:
-        if iface.mtu != ref[plane]:
-            out.append(finding("QOS-MTU", [device], plane, f"{device} {iface.name} MTU {iface.mtu}; the plane uses "
-                               f"{ref[plane]}", "a smaller MTU on the path drops RoCE frames (no fragmentation)"))
+    groups = ctx.port_groups
+    ref = _plane_reference(groups, lambda g: g.mtu)
+    for group in groups:
+        plane, device = group.plane, group.device
+        if group.mtu != ref[plane]:
+            out += [finding("QOS-MTU", [device], plane, f"{device} {iface.name} MTU {iface.mtu}; the plane uses "
+                            f"{ref[plane]}", "a smaller MTU on the path drops RoCE frames (no fragmentation)")
+                    for iface in group.ports]
     for cable in ctx.cables:
         a = cable.a.mtu if cable.a is not None else None
         b = cable.b.mtu if cable.b is not None else None
@@ -176,7 +182,8 @@ def mtu(ctx: Context) -> list[Finding]:
 def cnp(ctx: Context) -> list[Finding]:
     out = []
     roce = _roce_tcs(ctx)
-    for plane, device, iface in ctx.switch_ports:
+    for group in ctx.port_groups:
+        plane, device = group.plane, group.device
         dscp = ctx.snap.manifest.get("qos_markers", {}).get(plane, {}).get("cnp_dscp")
         if dscp is None:
             continue
@@ -187,27 +194,28 @@ def cnp(ctx: Context) -> list[Finding]:
             out.append(finding("QOS-CNP", [device], plane, f"{device} has no class for CNP DSCP {dscp}",
                                "CNPs queue behind data: congestion feedback arrives late"))
             break
-        if (prio is not None and prio in (iface.pfc_priorities or [])) or tc == roce_tc:
-            out.append(finding("QOS-CNP", [device], plane, f"{device} {iface.name}: CNP (DSCP {dscp}) is on the "
-                               f"lossless class (TC{tc}, priority {prio})",
-                               "CNPs get paused with the data they are meant to slow down"))
+        if (prio is not None and prio in (group.pfc_priorities or [])) or tc == roce_tc:
+            out += [finding("QOS-CNP", [device], plane, f"{device} {iface.name}: CNP (DSCP {dscp}) is on the "
+                            f"lossless class (TC{tc}, priority {prio})",
+                            "CNPs get paused with the data they are meant to slow down")
+                    for iface in group.ports]
     return out
 
 
 @check("QOS-PLANE-SYMMETRY", "both planes run the same RoCE QoS (DSCP map, PFC, ECN, MTU)")
 def plane_symmetry(ctx: Context) -> list[Finding]:
-    ports = ctx.switch_ports
+    groups = ctx.port_groups
     ecn_sig = _ecn_sigs()
     devices = ctx.snap.devices
-    # one pass counting ports per distinct (plane, device, PFC list, ECN dict, MTU); the aspects'
-    # majorities are then summed from those few keys, in first-seen order like Counter over ports
+    # ports counted per distinct (plane, device, PFC list, ECN dict, MTU); the aspects' majorities
+    # are then summed from those few keys, in first-seen order like a Counter over the ports
     seen: Counter[tuple[str, str, int, int, int | None]] = Counter()
     pfc_lists: dict[int, list[int] | None] = {}
-    ecn_ports: dict[int, Interface] = {}  # a port holding that ECN dict (what ecn_sig reads)
-    for plane, device, iface in ports:
-        seen[(plane, device, id(iface.pfc_priorities), id(iface.ecn), iface.mtu)] += 1
-        pfc_lists.setdefault(id(iface.pfc_priorities), iface.pfc_priorities)
-        ecn_ports.setdefault(id(iface.ecn), iface)
+    ecn_groups: dict[int, PortGroup] = {}  # a group holding that ECN dict (what ecn_sig reads)
+    for group in groups:
+        seen[(group.plane, group.device, id(group.pfc_priorities), id(group.ecn), group.mtu)] += len(group.ports)
+        pfc_lists.setdefault(id(group.pfc_priorities), group.pfc_priorities)
+        ecn_groups.setdefault(id(group.ecn), group)
 
     @cache
     def dscp_sig(device: str) -> tuple[tuple[int, int], ...]:
@@ -218,7 +226,7 @@ def plane_symmetry(ctx: Context) -> list[Finding]:
         aspects = counts.setdefault(plane, [Counter(), Counter(), Counter(), Counter()])
         aspects[0][dscp_sig(device)] += n
         aspects[1][tuple(pfc_lists[pfc_id] or ())] += n
-        aspects[2][ecn_sig(ecn_ports[ecn_id])] += n
+        aspects[2][ecn_sig(ecn_groups[ecn_id])] += n
         aspects[3][mtu] += n
     sig = {plane: [c.most_common(1)[0][0] for c in aspects] for plane, aspects in counts.items()}
     out = []

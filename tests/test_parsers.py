@@ -11,8 +11,9 @@ from dualrail_net.render import render_fabric
 from dualrail_net.render.artifacts import write_artifacts
 from dualrail_net.render.pipeline import device_dir
 from dualrail_net.resolve.model import Fabric, Switch
-from dualrail_net.verify.model import BgpInstance, DeviceConfig
+from dualrail_net.verify.model import BgpInstance, DeviceConfig, Interface
 from dualrail_net.verify.parsers import frr as frr_parser
+from dualrail_net.verify.parsers import ifupdown
 from dualrail_net.verify.parsers import parse_device, parse_server
 from dualrail_net.verify.parsers.cumulus_qos import expand_port_set
 from dualrail_net.verify.parsers.tree import parse_tree
@@ -173,3 +174,53 @@ def test_flat_frr_parser_reads_what_the_tree_reads(out: Path) -> None:
                     flat_parse_frr(shaken)
                 continue
             assert flat_parse_frr(shaken) == expected, shaken[:300]
+
+
+def stanza_read_interfaces(text: str) -> ifupdown.InterfacesFile:
+    """The reference reading of an interfaces file: stanzas first (parse_stanzas), then each
+    stanza's attributes. read_interfaces does it in one pass without Stanza objects."""
+    ifaces: dict[str, Interface] = {}
+    vrfs: dict[str, int | None] = {}
+    commands: list[str] = []
+    for st in ifupdown.parse_stanzas(text):
+        iface = ifaces.setdefault(st.name, Interface(st.name))
+        iface.is_loopback = st.name == "lo" or st.method == "loopback"
+        for key, value in st.attrs:
+            if key == "address" and value:
+                iface.addresses.append(value.split()[0])
+            elif key == "mtu" and value.isdigit():
+                iface.mtu = int(value)
+            elif key == "vrf":
+                iface.vrf = value
+            elif key == "vrf-table":
+                vrfs[st.name] = int(value) if value.isdigit() else None
+                iface.is_loopback, iface.vrf = True, st.name
+            elif key == "alias":
+                iface.description = value
+            elif key == "bridge-ports":
+                iface.bridge_ports = value.split()
+            elif key in ("post-up", "up"):
+                commands.append(value)
+    return ifupdown.InterfacesFile(ifaces, vrfs, commands)
+
+
+ODD_INTERFACES = [
+    # attributes before any stanza, a repeated stanza, comments inside, tabs, trailing blanks, CRLF
+    "mtu 1500\naddress 9.9.9.9/32\nauto swp1\niface swp1\n\taddress 10.0.0.1/31 \n  # address 8.8.8.8/32\n"
+    "    mtu 9216\r\n    alias  a b  c \niface swp1 inet static\n    address 10.0.0.3/31\n",
+    # a VRF device, a bridge, a stanza closed by `source`, an empty address, an `iface` without a name
+    "iface red\n    vrf-table auto\n    address 10.9.0.1/32\nsource /etc/x\n    address 1.1.1.1/32\n"
+    "iface br0\n  bridge-ports swp1 swp2\n  vrf red\n  address\niface\n  mtu x\n",
+    # server routes and rules, an `up` command, a loopback by method
+    "auto ens1\niface ens1\n  post-up ip route replace default via 10.0.0.0 dev ens1 table 101\n"
+    "  up ip rule add from 10.0.0.1 lookup 101\niface lo0 inet loopback\n  address 10.1.1.1/32\n",
+]
+
+
+def test_one_pass_interfaces_reader_reads_what_the_stanzas_say(out: Path) -> None:
+    texts = [p.read_text() for p in sorted(out.rglob("interfaces"))] + ODD_INTERFACES
+    assert len(texts) > 20
+    for text in texts:
+        assert ifupdown.read_interfaces(text) == stanza_read_interfaces(text), text[:200]
+    odd = ifupdown.read_interfaces(ODD_INTERFACES[0]).interfaces["swp1"]
+    assert (odd.addresses, odd.mtu, odd.description) == (["10.0.0.1/31", "10.0.0.3/31"], 9216, "a b  c")

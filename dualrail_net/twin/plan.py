@@ -10,7 +10,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from dualrail_net.verify.parsers.ifupdown import interfaces_from, parse_stanzas
+from dualrail_net.verify.parsers.ifupdown import read_interfaces
 
 NS_PREFIX = "drt-"
 
@@ -75,7 +75,7 @@ def build_plan(output: Path) -> TwinPlan:
                           mgmt_address=meta.get("mgmt_address"), substitute=twin_dir != meta["dir"])
             plan.switches.append(sw)
             continue
-        ifaces, _ = interfaces_from(parse_stanzas((folder / "interfaces").read_text()))
+        ifaces = read_interfaces((folder / "interfaces").read_text()).interfaces
         vrf_plane: dict[str, str] = {}
         for row in rows:
             for dev, port in ((row["a_device"], row["a_port"]), (row["b_device"], row["b_port"])):

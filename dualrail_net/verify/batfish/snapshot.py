@@ -17,7 +17,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from dualrail_net.verify.parsers.ifupdown import interfaces_from, parse_stanzas
+from dualrail_net.verify.parsers.ifupdown import read_interfaces
 
 INTERFACES_HEADER = ("# This file describes the network interfaces available on your system\n"
                      "# and how to activate them. For more information, see interfaces(5).\n")
@@ -49,7 +49,7 @@ def export_snapshot(out: Path, dest: Path) -> dict[str, Any]:
             raise ValueError(f"no Batfish export for platform {meta['platform']!r} ({name})")
         counts[meta["platform"]] += 1
     for name, meta in manifest.get("servers", {}).items():
-        ifaces, _ = interfaces_from(parse_stanzas((out / meta["dir"] / "interfaces").read_text()))
+        ifaces = read_interfaces((out / meta["dir"] / "interfaces").read_text()).interfaces
         host = {"hostname": name, "hostInterfaces": {
             n: {"name": n, "prefix": i.addresses[0]} for n, i in sorted(ifaces.items()) if i.addresses}}
         (dest / "hosts" / f"{name}.json").write_text(json.dumps(host, indent=1, sort_keys=True) + "\n")

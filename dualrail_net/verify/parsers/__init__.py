@@ -12,7 +12,7 @@ from dualrail_net.verify.model import DeviceConfig, ServerConfig
 from dualrail_net.verify.parsers.cumulus_qos import parse_qos_features
 from dualrail_net.verify.parsers.eos import parse_eos
 from dualrail_net.verify.parsers.frr import parse_frr
-from dualrail_net.verify.parsers.ifupdown import interfaces_from, parse_stanzas, server_policy
+from dualrail_net.verify.parsers.ifupdown import read_interfaces, server_policy
 
 
 def _read(path: Path) -> str:
@@ -21,9 +21,9 @@ def _read(path: Path) -> str:
 
 def parse_cumulus(name: str, folder: Path) -> DeviceConfig:
     dev = DeviceConfig(name=name, platform="cumulus")
-    ifaces, vrfs = interfaces_from(parse_stanzas(_read(folder / "interfaces")))
-    dev.interfaces = ifaces
-    dev.vrfs.update(vrfs)
+    parsed = read_interfaces(_read(folder / "interfaces"))
+    dev.interfaces = parsed.interfaces
+    dev.vrfs.update(parsed.vrfs)
     parse_frr(_read(folder / "frr.conf"), dev)
     parse_qos_features(_read(folder / "qos_features.conf"), dev)
     return dev
@@ -50,7 +50,6 @@ def parse_device(name: str, platform: str, folder: Path) -> DeviceConfig:
 
 
 def parse_server(name: str, folder: Path) -> ServerConfig:
-    stanzas = parse_stanzas(_read(folder / "interfaces"))
-    ifaces, _ = interfaces_from(stanzas)
-    routes, rules = server_policy(stanzas)
-    return ServerConfig(name=name, interfaces=ifaces, routes=routes, rules=rules)
+    parsed = read_interfaces(_read(folder / "interfaces"))
+    routes, rules = server_policy(parsed.commands)
+    return ServerConfig(name=name, interfaces=parsed.interfaces, routes=routes, rules=rules)

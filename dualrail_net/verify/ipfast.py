@@ -25,11 +25,16 @@ def ip_int(text: str) -> int:
 MASKS = [((1 << length) - 1) << (32 - length) for length in range(33)]
 
 
+def address_of(address: str) -> tuple[int, int]:
+    """'10.0.0.3/31' -> (IP as int, prefix length). A bare IP is a /32."""
+    ip, _, plen = address.partition("/")
+    return ip_int(ip), int(plen) if plen else 32
+
+
 def network_of(address: str) -> tuple[int, int]:
     """'10.0.0.3/31' -> (network as int, prefix length). A bare IP is a /32."""
-    ip, _, plen = address.partition("/")
-    length = int(plen) if plen else 32
-    return ip_int(ip) & MASKS[length], length
+    ip, length = address_of(address)
+    return ip & MASKS[length], length
 
 
 def contains(network: tuple[int, int], ip: int) -> bool:

@@ -69,6 +69,12 @@ class Snapshot:
                     return plane
         return None
 
+    def pool_lookup_order(self) -> list[tuple[int, int, str]]:
+        """(pool length, pool network >> (32 - length), plane) in the order plane_of_net tries them:
+        for the same lookup over arrays of networks (verify/address_table.py)."""
+        return [(32 - shift, prefix, plane) for _, shift, table in self._pool_tables
+                for prefix, plane in table.items()]
+
     def index_pools(self) -> None:
         self._plane_cache = {}
         # longest pool first: if pools ever overlapped (validation refuses that) the most specific wins

@@ -11,6 +11,7 @@ from functools import cached_property
 from typing import Any, TypeVar, cast
 
 from dualrail_net.gcpause import gc_paused
+from dualrail_net.verify.address_table import AddressTable, address_table
 from dualrail_net.verify.findings import CheckResult, Finding, Severity
 from dualrail_net.verify.model import EcnProfile, Interface
 from dualrail_net.verify.parallel import balanced_groups, run_forked
@@ -64,6 +65,11 @@ class Context:
     @cached_property
     def topo(self) -> Topology:
         return build_topology(self.snap)
+
+    @cached_property
+    def addresses(self) -> AddressTable:
+        """The endpoints' addresses and planes as arrays (verify/address_table.py)."""
+        return address_table(self.snap, self.topo)
 
     @cached_property
     def origins(self) -> Origins:

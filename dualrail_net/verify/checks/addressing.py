@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 
+import numpy as np
+
 from dualrail_net.verify.checks import Context, check, finding
 from dualrail_net.verify.findings import Finding
 from dualrail_net.verify.ipfast import net_str, network_of
@@ -22,31 +24,35 @@ def duplicate_ips(ctx: Context) -> list[Finding]:
 
 @check("ADDR-OVERLAP", "no two different subnets overlap")
 def overlapping_subnets(ctx: Context) -> list[Finding]:
-    nets: dict[tuple[int, int], list[Endpoint]] = {}
-    for ep in ctx.topo.endpoints:
-        owners = nets.get(ep.net)
-        if owners is None:
-            nets[ep.net] = [ep]
-        else:
-            owners.append(ep)
+    keys = ctx.addresses.key
+    subnets = np.unique(keys)  # sorted as the (network, length) tuples sort
+    if not len(subnets):
+        return []
+    start, length = subnets >> 6, subnets & 63
+    end = start + (np.int64(1) << (32 - length)) - 1
+    # Sweep in that order: each subnet is compared with the one reaching furthest among those before
+    # it (the first to reach that far). reach[i]: how far subnets 0..i reach; furthest[i]: which.
+    reach = np.maximum.accumulate(end)
+    grows = np.ones(len(end), dtype=bool)
+    grows[1:] = end[1:] > reach[:-1]
+    furthest = np.maximum.accumulate(np.where(grows, np.arange(len(end)), 0))
+    hits = np.flatnonzero(start[1:] <= reach[:-1]) + 1
+    if not len(hits):
+        return []
+    pairs = [(int(subnets[i]), int(subnets[furthest[i - 1]])) for i in hits]
+    owners: dict[int, list[Endpoint]] = {}
+    for i in np.flatnonzero(np.isin(keys, [k for pair in pairs for k in pair])):
+        owners.setdefault(int(keys[i]), []).append(ctx.topo.endpoints[i])
 
     def names(eps: list[Endpoint]) -> list[str]:
         return [f"{e.device} {e.interface}" for e in eps]
 
     out = []
-    open_net: tuple[int, int, tuple[int, int]] | None = None  # (start, end, key)
-    for start, plen in sorted(nets):
-        end = start + (1 << (32 - plen)) - 1
-        if open_net and start <= open_net[1]:
-            other = open_net[2]
-            a = net_str(other)
-            b = net_str((start, plen))
-            owners = nets[(start, plen)]
-            out.append(finding("ADDR-OVERLAP", sorted({e.device for e in nets[other] + owners}),
-                               ctx.snap.plane_of_address(b), f"{b} ({', '.join(names(owners))}) overlaps {a} "
-                               f"({', '.join(names(nets[other]))})", "overlapping subnets make routing ambiguous"))
-        if not open_net or end > open_net[1]:
-            open_net = (start, end, (start, plen))
+    for mine, other in pairs:
+        a, b = net_str((other >> 6, other & 63)), net_str((mine >> 6, mine & 63))
+        out.append(finding("ADDR-OVERLAP", sorted({e.device for e in owners[other] + owners[mine]}),
+                           ctx.snap.plane_of_address(b), f"{b} ({', '.join(names(owners[mine]))}) overlaps {a} "
+                           f"({', '.join(names(owners[other]))})", "overlapping subnets make routing ambiguous"))
     return out
 
 

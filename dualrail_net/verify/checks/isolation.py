@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+import numpy as np
+
+from dualrail_net.verify.address_table import NO_PLANE, keys_in_several_planes
 from dualrail_net.verify.checks import Context, check, finding
 from dualrail_net.verify.findings import Finding
 from dualrail_net.verify.ipfast import net_str
@@ -24,15 +27,22 @@ def cross_plane_links(ctx: Context) -> list[Finding]:
             out.append(finding("ISO-CROSS-PLANE-LINK", [row["a_device"], row["b_device"]], row["plane"],
                                f"cable {row['a_device']}:{row['a_port']} (plane {a}) - {row['b_device']}:"
                                f"{row['b_port']} (plane {b}) is listed in plane {row['plane']}", why))
-    # a subnet's members, kept whole only for the subnets whose members disagree on the plane
+    # A subnet's members, kept whole only for the subnets whose members disagree on the plane. Only
+    # subnets with two planes among their members can be reported: the arrays find those, and the
+    # loop below runs over their members alone (in endpoint order, as over every endpoint).
+    table = ctx.addresses
+    shared = np.flatnonzero(~table.is_loopback & (table.length != 32))
+    keys = table.key[shared]
+    plane = np.where(table.is_server, table.address_plane, table.owner_plane)[shared]
+    two_planes = keys_in_several_planes(keys, plane)
     first: dict[tuple[int, int], tuple[str, str | None]] = {}
     mixed: dict[tuple[int, int], set[tuple[str, str | None]]] = {}
     node_plane = ctx.topo.node_plane
     plane_of_net = ctx.snap.plane_of_net
-    for ep in ctx.topo.endpoints:
+    endpoints = ctx.topo.endpoints
+    for i in shared[np.isin(keys, two_planes)]:
+        ep = endpoints[i]
         net = ep.net
-        if ep.is_loopback or net[1] == 32:
-            continue
         member = (ep.device, plane_of_net(net) if ep.is_server else node_plane.get(ep.node))
         seen = first.get(net)
         if seen is None:
@@ -53,9 +63,16 @@ def cross_plane_links(ctx: Context) -> list[Finding]:
 @check("ISO-FOREIGN-SUBNET", "every address on a plane's device comes from that plane's pools")
 def foreign_subnets(ctx: Context) -> list[Finding]:
     out = []
-    for ep in ctx.topo.endpoints:
-        if ep.is_server:
-            continue
+    # only an endpoint whose address and instance are in different planes, or whose instance mixes
+    # planes, is reported: the arrays find those, the loop runs over them in endpoint order
+    table = ctx.addresses
+    mixing = [i for i, node in enumerate(ctx.topo.nodes)
+              if len(ctx.topo.node_planes_seen.get(node, ())) > 1 and not ctx.snap.plane_of_device(node[0])]
+    foreign = ((table.owner_plane != NO_PLANE) & (table.address_plane != NO_PLANE)
+               & (table.owner_plane != table.address_plane))
+    candidates = np.flatnonzero(~table.is_server & (foreign | np.isin(table.node, mixing)))
+    for i in candidates:
+        ep = ctx.topo.endpoints[i]
         owner_plane = ctx.topo.node_plane.get(ep.node)
         addr_plane = ctx.snap.plane_of_net(ep.net)
         if owner_plane and addr_plane and addr_plane != owner_plane:

@@ -1,0 +1,145 @@
+"""The address checks find their candidates with numpy arrays (verify/address_table.py) and run
+their plain logic on those alone. Here the plain logic over every endpoint is the reference: on the
+example fabric with random extra addresses (overlaps, duplicates, other planes' pools, shared
+subnets across planes, servers and switches) both must give the same findings, in the same order."""
+
+from __future__ import annotations
+
+import ipaddress
+import random
+from pathlib import Path
+
+import pytest
+
+from dualrail_net.render import render_fabric
+from dualrail_net.render.artifacts import write_artifacts
+from dualrail_net.resolve.model import Fabric
+from dualrail_net.verify.address_table import NO_PLANE, address_table
+from dualrail_net.verify.checks import Context, finding
+from dualrail_net.verify.findings import Finding
+from dualrail_net.verify.checks.addressing import overlapping_subnets
+from dualrail_net.verify.checks.isolation import _dedupe, cross_plane_links, foreign_subnets
+from dualrail_net.verify.ipfast import dotted, net_str
+from dualrail_net.verify.model import DeviceConfig, Interface, ServerConfig
+from dualrail_net.verify.snapshot import Snapshot, load_snapshot
+from dualrail_net.verify.topology import Endpoint
+
+
+@pytest.fixture(scope="module")
+def rendered(tmp_path_factory: pytest.TempPathFactory, example_fabric: Fabric) -> Path:
+    out = tmp_path_factory.mktemp("addr") / "build"
+    write_artifacts(render_fabric(example_fabric), out)
+    return out
+
+
+def reference_overlaps(ctx: Context) -> list[Finding]:
+    nets: dict[tuple[int, int], list[Endpoint]] = {}
+    for ep in ctx.topo.endpoints:
+        nets.setdefault(ep.net, []).append(ep)
+    out = []
+    open_net: tuple[int, int, tuple[int, int]] | None = None
+    for start, plen in sorted(nets):
+        end = start + (1 << (32 - plen)) - 1
+        if open_net and start <= open_net[1]:
+            other, owners = open_net[2], nets[(start, plen)]
+            a, b = net_str(other), net_str((start, plen))
+            out.append(finding("ADDR-OVERLAP", sorted({e.device for e in nets[other] + owners}),
+                               ctx.snap.plane_of_address(b),
+                               f"{b} ({', '.join(f'{e.device} {e.interface}' for e in owners)}) overlaps {a} "
+                               f"({', '.join(f'{e.device} {e.interface}' for e in nets[other])})",
+                               "overlapping subnets make routing ambiguous"))
+        if not open_net or end > open_net[1]:
+            open_net = (start, end, (start, plen))
+    return out
+
+
+def reference_shared_subnets(ctx: Context) -> list[tuple[tuple[int, int], set[tuple[str, str | None]]]]:
+    first: dict[tuple[int, int], tuple[str, str | None]] = {}
+    mixed: dict[tuple[int, int], set[tuple[str, str | None]]] = {}
+    for ep in ctx.topo.endpoints:
+        if ep.is_loopback or ep.net[1] == 32:
+            continue
+        member = (ep.device, ctx.snap.plane_of_net(ep.net) if ep.is_server else ctx.topo.node_plane.get(ep.node))
+        seen = first.get(ep.net)
+        if seen is None:
+            first[ep.net] = member
+        elif ep.net in mixed:
+            mixed[ep.net].add(member)
+        elif seen[1] != member[1]:
+            mixed[ep.net] = {seen, member}
+    return [(net, members) for net, members in mixed.items() if len({p for _, p in members if p}) > 1]
+
+
+def reference_foreign(ctx: Context) -> list[Finding]:
+    out = []
+    for ep in ctx.topo.endpoints:
+        if ep.is_server:
+            continue
+        owner, addr = ctx.topo.node_plane.get(ep.node), ctx.snap.plane_of_net(ep.net)
+        if owner and addr and addr != owner:
+            out.append(finding("ISO-FOREIGN-SUBNET", [ep.device], owner,
+                               f"{ep.device} {ep.interface} has {ep.address} from plane {addr}'s pools "
+                               f"on a plane-{owner} {'VRF ' + ep.vrf if ep.vrf else 'device'}",
+                               "an address of another plane on this port makes that plane's prefix live here"))
+        seen = ctx.topo.node_planes_seen.get(ep.node, set())
+        if len(seen) > 1 and not ctx.snap.plane_of_device(ep.device):
+            out.append(finding("ISO-FOREIGN-SUBNET", [ep.device], "",
+                               f"{ep.device} VRF {ep.vrf or 'default'} mixes addresses of planes "
+                               f"{', '.join(sorted(seen))}", "each plane needs its own VRF on a multi-plane device"))
+    return _dedupe(out)
+
+
+def scatter_addresses(snap: Snapshot, rng: random.Random) -> None:
+    """Random extra ports: addresses from both planes' pools and outside them, lengths /8 to /32,
+    on switches (default VRF and the gateway's VRFs) and servers."""
+    pools = [net for nets in snap.pools.values() for net in nets]
+    holders: list[DeviceConfig | ServerConfig] = [*snap.devices.values(), *snap.servers.values()]
+    for n in range(60):
+        holder = rng.choice(holders)
+        pool = rng.choice(pools)
+        base = int(pool.network_address) + rng.randrange(min(pool.num_addresses, 64))
+        length = rng.choice([24, 28, 29, 30, 31, 31, 31, 32, 32]) if rng.random() < 0.97 else rng.choice([8, 16])
+        if rng.random() < 0.15:
+            base = rng.randrange(1 << 32)
+        elif rng.random() < 0.2:  # the last address of an existing link: overlaps at its very end
+            net = ipaddress.IPv4Interface(rng.choice([i for h in holders for i in h.interfaces.values()
+                                                      if i.addresses and i.addresses[0].endswith("/31")]).addresses[0])
+            base, length = int(net.network.broadcast_address), 32
+        iface = Interface(f"x{n}", [f"{dotted(base)}/{length}"], is_loopback=rng.random() < 0.1)
+        vrfs = list(getattr(holder, "vrfs", {}))
+        if vrfs and rng.random() < 0.5:
+            iface.vrf = rng.choice(vrfs)
+        holder.interfaces[iface.name] = iface
+
+
+def test_array_prefilters_find_what_the_plain_loops_find(rendered: Path) -> None:
+    compared: dict[str, int] = {"overlaps": 0, "shared subnets": 0, "foreign addresses": 0}
+    for seed in range(8):
+        snap = load_snapshot(rendered, workers=1)
+        scatter_addresses(snap, random.Random(seed))
+        ctx = Context(snap)
+        overlaps, expected_shared, foreign = reference_overlaps(ctx), reference_shared_subnets(ctx), reference_foreign(ctx)
+        assert overlapping_subnets(ctx) == overlaps
+        shared = [f for f in cross_plane_links(ctx) if f.message.startswith("subnet ")]
+        assert [(f.message.split()[1], set(f.devices)) for f in shared] == \
+            [(net_str(net), {d for d, _ in members}) for net, members in expected_shared]
+        assert foreign_subnets(ctx) == foreign
+        compared["overlaps"] += len(overlaps)
+        compared["shared subnets"] += len(expected_shared)
+        compared["foreign addresses"] += len(foreign)
+    # the random addresses did make findings of each kind to compare
+    assert all(compared.values()), compared
+
+
+def test_address_table_planes_match_the_snapshot(rendered: Path) -> None:
+    snap = load_snapshot(rendered, workers=1)
+    scatter_addresses(snap, random.Random(99))
+    ctx = Context(snap)
+    table = address_table(snap, ctx.topo)
+    for i, ep in enumerate(ctx.topo.endpoints):
+        assert (int(table.net[i]), int(table.length[i])) == ep.net
+        owner = None if ep.is_server else ctx.topo.node_plane.get(ep.node)
+        assert table.owner_plane[i] == (table.planes.index(owner) if owner else NO_PLANE)
+        address = snap.plane_of_net(ep.net)
+        assert table.address_plane[i] == (table.planes.index(address) if address else NO_PLANE)
+        assert (bool(table.is_server[i]), bool(table.is_loopback[i])) == (ep.is_server, ep.is_loopback)

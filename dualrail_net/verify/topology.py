@@ -4,10 +4,9 @@ instance (device + VRF) belongs to which plane, and the BGP sessions that would 
 from __future__ import annotations
 
 import time
-from array import array
 from dataclasses import dataclass, field
 
-from dualrail_net.verify.ipfast import MASKS, address_of
+from dualrail_net.verify.ipfast import network_of
 from dualrail_net.verify.snapshot import Snapshot
 
 NodeId = tuple[str, str | None]  # (device, vrf); servers use (server, None)
@@ -51,14 +50,6 @@ class Topology:
     node_endpoints: dict[NodeId, list[Endpoint]] = field(default_factory=dict)
     # per node, its non-/32 endpoints (where a BGP neighbor can be directly connected)
     node_subnets: dict[NodeId, dict[tuple[int, int], Endpoint]] = field(default_factory=dict)
-    # the routing instances in order of first address; per endpoint (in `endpoints` order) its
-    # network, prefix length, kind (SERVER | LOOPBACK bits) and instance index, as machine
-    # integers: what verify/address_table.py turns into numpy arrays
-    nodes: list[NodeId] = field(default_factory=list)
-    endpoint_net: array[int] = field(default_factory=lambda: array("I"))
-    endpoint_length: array[int] = field(default_factory=lambda: array("B"))
-    endpoint_kind: array[int] = field(default_factory=lambda: array("B"))
-    endpoint_node: array[int] = field(default_factory=lambda: array("I"))
     _paired: tuple[list[Session], list[tuple[NodeId, str, str]]] | None = None
     seconds: dict[str, float] = field(default_factory=dict)  # what building each part took
 
@@ -84,9 +75,6 @@ class Topology:
         return self._paired
 
 
-SERVER, LOOPBACK = 1, 2  # bits of Topology.endpoint_kind
-
-
 def build_topology(snap: Snapshot) -> Topology:
     started = time.monotonic()
     topo = Topology(snap)
@@ -97,46 +85,32 @@ def build_topology(snap: Snapshot) -> Topology:
     # multi-plane device (a device declared in a plane is in that plane whatever it holds)
     seen: dict[NodeId, set[str]] = {}
 
-    nodes = topo.nodes
-    net_of, length_of, kind_of, node_of = (topo.endpoint_net, topo.endpoint_length, topo.endpoint_kind,
-                                           topo.endpoint_node)
-
-    def add(device: str, interface: str, vrf: str | None, address: str, node: NodeId, node_index: int,
-            kind: int) -> Endpoint:
-        ip, length = address_of(address)
-        ep = Endpoint(device, interface, vrf, address, address.partition("/")[0], (ip & MASKS[length], length),
-                      node, kind == SERVER, kind == LOOPBACK)
+    def add(ep: Endpoint) -> None:
         endpoints.append(ep)
-        net_of.append(ep.net[0])
-        length_of.append(length)
-        kind_of.append(kind)
-        node_of.append(node_index)
         first = by_ip.setdefault(ep.ip, ep)
         if first is not ep:
             duplicates.setdefault(ep.ip, [first]).append(ep)
-        return ep
 
     for dev in snap.devices.values():
         name = dev.name
         undeclared = not snap.plane_of_device(name)
-        node_indices: dict[str | None, int] = {}
+        nodes: dict[str | None, NodeId] = {}
         for iface in dev.interfaces.values():
             if not iface.addresses:
                 continue
             vrf = iface.vrf
-            index = node_indices.get(vrf)
-            if index is None:
-                index = node_indices[vrf] = len(nodes)
-                nodes.append((name, vrf))
-                node_endpoints[nodes[index]] = []
-                node_subnets[nodes[index]] = {}
-            node = nodes[index]
+            node = nodes.get(vrf)
+            if node is None:
+                node = nodes[vrf] = (name, vrf)
+                node_endpoints[node] = []
+                node_subnets[node] = {}
             own, subnets = node_endpoints[node], node_subnets[node]
-            kind = LOOPBACK if iface.is_loopback else 0
             for addr in iface.addresses:
-                ep = add(name, iface.name, vrf, addr, node, index, kind)
+                net = network_of(addr)
+                ep = Endpoint(name, iface.name, vrf, addr, addr.partition("/")[0], net, node, False,
+                              iface.is_loopback)
+                add(ep)
                 own.append(ep)
-                net = ep.net
                 if net[1] != 32:
                     subnets.setdefault(net, ep)
                 if undeclared:
@@ -144,11 +118,10 @@ def build_topology(snap: Snapshot) -> Topology:
                     if plane:
                         seen.setdefault(node, set()).add(plane)
     for srv in snap.servers.values():
-        index = len(nodes)
-        nodes.append((srv.name, None))
+        node = (srv.name, None)
         for iface in srv.interfaces.values():
             for addr in iface.addresses:
-                add(srv.name, iface.name, None, addr, nodes[index], index, SERVER)
+                add(Endpoint(srv.name, iface.name, None, addr, addr.partition("/")[0], network_of(addr), node, True))
     # Plane of each routing instance: a single-plane device is in its plane; an instance of a
     # multi-plane device is in the plane its addresses come from (checked for mixing elsewhere).
     for dev in snap.devices.values():

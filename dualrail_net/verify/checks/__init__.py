@@ -72,6 +72,11 @@ class Context:
         return address_table(self.snap, self.topo)
 
     @cached_property
+    def address_net(self) -> dict[str, tuple[int, int]]:
+        """The network of every configured address ("10.0.0.1/31" -> (network, length))."""
+        return {ep.address: ep.net for ep in self.topo.endpoints}
+
+    @cached_property
     def origins(self) -> Origins:
         """Every originated prefix, and which instance originates which."""
         return prefix_index(self.snap, self.topo)
@@ -108,20 +113,21 @@ class Context:
         devices, servers = self.snap.devices, self.snap.servers
         device_plane, node_plane = self.device_plane, self.topo.node_plane
         plane_of_address = self.snap.plane_of_address
+
+        def end(device: str, port: str) -> tuple[Interface | None, str | None]:
+            holder = devices.get(device)
+            if holder is not None:
+                iface = holder.interfaces.get(port)
+                return iface, device_plane.get(device) or node_plane.get((device, iface.vrf if iface else None))
+            server = servers.get(device)
+            iface = server.interfaces.get(port) if server is not None else None
+            return iface, plane_of_address(iface.addresses[0]) if iface is not None and iface.addresses else None
+
         out = []
         for row in self.snap.cabling:
-            ends: list[tuple[Interface | None, str | None]] = []
-            for device, port in ((row["a_device"], row["a_port"]), (row["b_device"], row["b_port"])):
-                holder = devices.get(device)
-                if holder is not None:
-                    iface = holder.interfaces.get(port)
-                    plane = device_plane.get(device) or node_plane.get((device, iface.vrf if iface else None))
-                else:
-                    server = servers.get(device)
-                    iface = server.interfaces.get(port) if server is not None else None
-                    plane = plane_of_address(iface.addresses[0]) if iface is not None and iface.addresses else None
-                ends.append((iface, plane))
-            out.append(CableEnds(row, ends[0][0], ends[1][0], ends[0][1], ends[1][1]))
+            a, a_plane = end(row["a_device"], row["a_port"])
+            b, b_plane = end(row["b_device"], row["b_port"])
+            out.append(CableEnds(row, a, b, a_plane, b_plane))
         return out
 
     @cached_property

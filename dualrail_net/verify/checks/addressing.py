@@ -7,7 +7,7 @@ import numpy as np
 
 from dualrail_net.verify.checks import Context, check, finding
 from dualrail_net.verify.findings import Finding
-from dualrail_net.verify.ipfast import net_str, network_of
+from dualrail_net.verify.ipfast import net_str
 from dualrail_net.verify.topology import Endpoint
 
 
@@ -60,22 +60,26 @@ def overlapping_subnets(ctx: Context) -> list[Finding]:
 def p2p_mismatch(ctx: Context) -> list[Finding]:
     out = []
     why = "ends on different subnets never come up; the BGP session and the path are lost"
+    net_of = ctx.address_net  # every configured address is there
+
+    def label(row: dict[str, str]) -> str:
+        return f"{row['a_device']}:{row['a_port']} - {row['b_device']}:{row['b_port']}"
+
     for cable in ctx.cables:
         row = cable.row
         a = cable.a.addresses[0] if cable.a is not None and cable.a.addresses else None
         b = cable.b.addresses[0] if cable.b is not None and cable.b.addresses else None
-        devices = [row["a_device"], row["b_device"]]
-        label = f"{row['a_device']}:{row['a_port']} - {row['b_device']}:{row['b_port']}"
         if a is None or b is None:
-            out.append(finding("ADDR-P2P-MISMATCH", devices, row["plane"],
-                               f"{label}: {'both ends have' if a is None and b is None else 'one end has'} "
+            out.append(finding("ADDR-P2P-MISMATCH", [row["a_device"], row["b_device"]], row["plane"],
+                               f"{label(row)}: {'both ends have' if a is None and b is None else 'one end has'} "
                                "no address in the rendered config", why))
             continue
-        if network_of(a) != network_of(b) or a.partition("/")[0] == b.partition("/")[0]:
-            out.append(finding("ADDR-P2P-MISMATCH", devices, row["plane"], f"{label}: {a} and {b} do not pair", why))
-        elif (row.get("a_address"), row.get("b_address")) != (a, b):
-            out.append(finding("ADDR-P2P-MISMATCH", devices, row["plane"],
-                               f"{label}: configs say {a} / {b}, the cabling plan says {row.get('a_address')} / "
+        if net_of[a] != net_of[b] or a.partition("/")[0] == b.partition("/")[0]:
+            out.append(finding("ADDR-P2P-MISMATCH", [row["a_device"], row["b_device"]], row["plane"],
+                               f"{label(row)}: {a} and {b} do not pair", why))
+        elif row.get("a_address") != a or row.get("b_address") != b:
+            out.append(finding("ADDR-P2P-MISMATCH", [row["a_device"], row["b_device"]], row["plane"],
+                               f"{label(row)}: configs say {a} / {b}, the cabling plan says {row.get('a_address')} / "
                                f"{row.get('b_address')}", "the configs and the cabling plan disagree: one was edited"))
     return out
 

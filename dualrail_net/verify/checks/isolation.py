@@ -66,7 +66,7 @@ def foreign_subnets(ctx: Context) -> list[Finding]:
     # only an endpoint whose address and instance are in different planes, or whose instance mixes
     # planes, is reported: the arrays find those, the loop runs over them in endpoint order
     table = ctx.addresses
-    mixing = [i for i, node in enumerate(ctx.topo.nodes)
+    mixing = [i for i, node in enumerate(table.nodes)
               if len(ctx.topo.node_planes_seen.get(node, ())) > 1 and not ctx.snap.plane_of_device(node[0])]
     foreign = ((table.owner_plane != NO_PLANE) & (table.address_plane != NO_PLANE)
                & (table.owner_plane != table.address_plane))

@@ -224,3 +224,15 @@ def test_one_pass_interfaces_reader_reads_what_the_stanzas_say(out: Path) -> Non
         assert ifupdown.read_interfaces(text) == stanza_read_interfaces(text), text[:200]
     odd = ifupdown.read_interfaces(ODD_INTERFACES[0]).interfaces["swp1"]
     assert (odd.addresses, odd.mtu, odd.description) == (["10.0.0.1/31", "10.0.0.3/31"], 9216, "a b  c")
+
+
+def test_files_read_as_text_mode_reads_them(tmp_path: Path) -> None:
+    from dualrail_net.verify.parsers import _read
+    samples = {"plain": "a\nb\n", "crlf": "a\r\nb\r\n", "lone-cr": "a\rb\r\nc", "utf8": "alias café\n", "empty": ""}
+    for name, text in samples.items():
+        (tmp_path / name).write_bytes(text.encode())
+        assert _read(tmp_path / name) == (tmp_path / name).read_text(encoding="utf-8"), name
+    big = "x" * (3 << 20) + "\n"
+    (tmp_path / "big").write_text(big)
+    assert _read(tmp_path / "big") == big
+    assert _read(tmp_path / "missing") == ""

@@ -9,14 +9,14 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from functools import partial
-from typing import Any, cast
+from typing import Any
 
 from dualrail_net.gcpause import gc_paused
 from dualrail_net.verify.ipfast import network_of
 from dualrail_net.verify.model import DeviceConfig, ServerConfig
+from dualrail_net.verify import routing_wire
 from dualrail_net.verify.parallel import run_forked
-from dualrail_net.verify.parsers import parse_device, parse_server
+from dualrail_net.verify.parsers import add_routing, parse_device, parse_server, platform_parser
 
 Network = ipaddress.IPv4Network
 
@@ -87,25 +87,21 @@ class Snapshot:
 
 # Below this many devices and servers a fork costs more than it saves.
 PARALLEL_PARSE_FROM = 2000
-# Of every 5 devices (and servers), a forked child parses 2: it also pickles what it parsed (about
-# half the cost of parsing it) while this process only unpickles it (a seventh): 2 in 5 evens out
-# both processes' time (measured at 100k GPUs).
-CHILD_OF_FIVE = 2
+# With two processes, a forked child reads every switch's routing part (frr.conf: half the parsing,
+# and a small model to send back) and 1 of every 5 servers; this process reads the rest (interfaces,
+# QoS, 4 of 5 servers, the cabling plan) and then takes the child's models, which come pickled
+# (pickling costs about half of parsing). That evens out both processes' time at 100k GPUs.
+CHILD_SERVERS_OF_FIVE = 1
 
 Work = list[tuple[str, dict[str, Any]]]
 
 
 def load_snapshot(root: Path, workers: int | None = None) -> Snapshot:
-    """Parse the rendered folder. From PARALLEL_PARSE_FROM devices a forked child parses a share
-    of them and sends its models back pickled (verify/parallel.py); ``workers`` = 1 forces one
-    process. The result is the same either way, in the manifest's order."""
+    """Parse the rendered folder. From PARALLEL_PARSE_FROM devices and servers a forked child reads
+    a share of it and sends its models back pickled (verify/parallel.py); ``workers`` = 1 forces
+    one process. The result is the same either way, in the manifest's order."""
     with gc_paused():
         return _load_snapshot(root, workers)
-
-
-def _parse_share(root: Path, share: Work) -> list[DeviceConfig | ServerConfig]:
-    return [parse_device(name, meta["platform"], root / meta["dir"]) if "platform" in meta
-            else parse_server(name, root / meta["dir"]) for name, meta in share]
 
 
 def _read_cabling(path: Path) -> list[dict[str, str]]:
@@ -123,9 +119,9 @@ def _read_cabling(path: Path) -> list[dict[str, str]]:
 
 
 def _in_child(position: int) -> bool:
-    """Whether the child parses the work item at ``position``: interleaved, so that both processes
-    get the same mix of roles and servers."""
-    return position % 5 < CHILD_OF_FIVE
+    """Whether the child reads the server at ``position``: interleaved, so that both processes get
+    the same mix of server kinds."""
+    return position % 5 < CHILD_SERVERS_OF_FIVE
 
 
 def _load_snapshot(root: Path, workers: int | None) -> Snapshot:
@@ -133,29 +129,38 @@ def _load_snapshot(root: Path, workers: int | None) -> Snapshot:
     if not manifest_path.exists():
         raise SnapshotError(f"{manifest_path} not found: run `dualrail render` first")
     manifest = json.loads(manifest_path.read_text())
-    work: Work = [*manifest["devices"].items(), *manifest.get("servers", {}).items()]
+    switch_work: Work = list(manifest["devices"].items())
+    server_work: Work = list(manifest.get("servers", {}).items())
     if workers is None:
-        workers = 2 if hasattr(os, "fork") and len(work) >= PARALLEL_PARSE_FROM else 1
+        parallel = hasattr(os, "fork") and len(switch_work) + len(server_work) >= PARALLEL_PARSE_FROM
+        workers = 2 if parallel else 1
     cabling_path = root / manifest.get("cabling", "resolved/cabling.csv")
+    parsers = [platform_parser(name, meta["platform"]) for name, meta in switch_work]
     if workers > 1:
-        mine = [item for i, item in enumerate(work) if not _in_child(i)]
-        child = [item for i, item in enumerate(work) if _in_child(i)]
-        cabling: list[dict[str, str]] = []
+        def parse(child: bool) -> tuple[bytes, list[DeviceConfig], list[ServerConfig], list[dict[str, str]]]:
+            if child:
+                routing = [parser.routing(name, root / meta["dir"])
+                           for parser, (name, meta) in zip(parsers, switch_work) if parser.routing]
+                return routing_wire.encode(routing), [], [parse_server(name, root / meta["dir"]) for i, (name, meta)
+                                                          in enumerate(server_work) if _in_child(i)], []
+            base = [parser.base(name, root / meta["dir"]) for parser, (name, meta) in zip(parsers, switch_work)]
+            mine = [parse_server(name, root / meta["dir"]) for i, (name, meta) in enumerate(server_work)
+                    if not _in_child(i)]
+            return b"", base, mine, _read_cabling(cabling_path)
 
-        def parse(share: Work) -> list[DeviceConfig | ServerConfig]:
-            models = _parse_share(root, share)
-            if share is mine:  # while the child still pickles its share
-                cabling.extend(_read_cabling(cabling_path))
-            return models
-
-        parsed_mine, parsed_child = (iter(models) for models in run_forked([mine, child], parse))
-        parsed = [next(parsed_child if _in_child(i) else parsed_mine) for i in range(len(work))]
+        (_, base, servers_mine, cabling), (routing, _, servers_child, _) = run_forked(
+            [[False], [True]], lambda group: parse(group[0]))
+        routing_parts = iter(routing_wire.decode(routing))
+        devices_parsed = [add_routing(dev, next(routing_parts)) if parser.routing else dev
+                          for parser, dev in zip(parsers, base)]
+        mine_it, child_it = iter(servers_mine), iter(servers_child)
+        servers_parsed = [next(child_it if _in_child(i) else mine_it) for i in range(len(server_work))]
     else:
-        parsed = _parse_share(root, work)
+        devices_parsed = [parse_device(name, meta["platform"], root / meta["dir"]) for name, meta in switch_work]
+        servers_parsed = [parse_server(name, root / meta["dir"]) for name, meta in server_work]
         cabling = _read_cabling(cabling_path)
-    count = len(manifest["devices"])
-    devices = {name: cast(DeviceConfig, model) for name, model in zip(manifest["devices"], parsed[:count])}
-    servers = {name: cast(ServerConfig, model) for name, model in zip(manifest.get("servers", {}), parsed[count:])}
+    devices = {name: dev for (name, _), dev in zip(switch_work, devices_parsed)}
+    servers = {name: srv for (name, _), srv in zip(server_work, servers_parsed)}
     snap = Snapshot(root, manifest, devices, servers, cabling)
     snap.pools = {p: [ipaddress.IPv4Network(v) for v in pools.values()] for p, pools in manifest.get("pools", {}).items()}
     snap.routed = {p: [ipaddress.IPv4Network(v) for v in nets] for p, nets in manifest.get("routed_prefixes", {}).items()}

@@ -237,7 +237,7 @@ def test_restricted_propagation_finds_exactly_the_foreign_routes(clean: Path, tm
     """ISO-ROUTE-LEAK propagates only the prefixes that can cross planes; per instance, the foreign
     prefixes it finds must be those the full (quadratic) propagation finds."""
     from dualrail_net.verify.checks import Context
-    from dualrail_net.verify.routes import bits
+    from dualrail_net.verify.routes import _edges, _exposed_planes, bits
     broken = tmp_path / "build"
     shutil.copytree(clean, broken)
     mutate(broken)
@@ -252,6 +252,10 @@ def test_restricted_propagation_finds_exactly_the_foreign_routes(clean: Path, tm
     nodes = set(full.rib) | set(fast.rib)
     assert {n: foreign(full, n) for n in nodes if ctx.topo.node_plane.get(n)} == \
         {n: foreign(fast, n) for n in nodes if ctx.topo.node_plane.get(n)}, desc
+    # the planes an edge leaves, read off the sessions, are those read off the built edges
+    plane = ctx.topo.node_plane.get
+    assert _exposed_planes(ctx.snap, ctx.topo) == {
+        plane(src) for src, dst, *_ in _edges(ctx.snap, ctx.topo) if plane(src) != plane(dst) or plane(src) is None}
 
 
 def test_forked_checks_give_the_sequential_results(clean: Path, tmp_path: Path) -> None:

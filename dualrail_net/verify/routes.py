@@ -164,10 +164,35 @@ def _edges(snap: Snapshot, topo: Topology) -> list[tuple[NodeId, NodeId, DeviceC
             out.append((src, dst, src_dev, src_dev.bgp[src[1]].neighbors[src_nbr].route_map_out,
                         dst_dev, dst_dev.bgp[dst[1]].neighbors[dst_nbr].route_map_in))
     for dev in devices.values():
-        for source, target in dev.vrf_route_leaks:
-            out.append(((dev.name, None if source == "default" else source),
-                        (dev.name, None if target == "default" else target), dev, None, dev, None))
+        for src, dst in _vrf_imports(dev):
+            out.append((src, dst, dev, None, dev, None))
     return out
+
+
+def _vrf_imports(dev: DeviceConfig) -> list[tuple[NodeId, NodeId]]:
+    """(from, to) instances of the device's VRF imports."""
+    return [((dev.name, None if source == "default" else source), (dev.name, None if target == "default" else target))
+            for source, target in dev.vrf_route_leaks]
+
+
+def _exposed_planes(snap: Snapshot, topo: Topology) -> set[str | None]:
+    """The planes (None: no known plane) of the instances that some edge of _edges leaves for an
+    instance of another plane or of no known plane; read off the sessions without building the
+    edges (what the route-maps say does not matter here)."""
+    plane_of = topo.node_plane
+    exposed: set[str | None] = set()
+    for s in topo.sessions:  # an edge each way
+        a, b = plane_of.get(s.a), plane_of.get(s.b)
+        if a != b:
+            exposed.update((a, b))
+        elif a is None:
+            exposed.add(None)
+    for dev in snap.devices.values():
+        for src, dst in _vrf_imports(dev):
+            a, b = plane_of.get(src), plane_of.get(dst)
+            if a != b or a is None:
+                exposed.add(a)
+    return exposed
 
 
 def _propagate(rib: dict[NodeId, int], edges: dict[NodeId, list[tuple[NodeId, int]]]) -> None:
@@ -206,12 +231,7 @@ def compute_foreign_routes(snap: Snapshot, topo: Topology, origins: Origins | No
     instance of another plane. On a clean fabric neither holds and nothing is propagated."""
     idx, originated = origins or prefix_index(snap, topo)
     plane_of = topo.node_plane
-    all_edges = _edges(snap, topo)
-    exposed: set[str | None] = set()
-    for src, dst, *_ in all_edges:
-        a, b = plane_of.get(src), plane_of.get(dst)
-        if a != b or a is None:
-            exposed.add(a)
+    exposed = _exposed_planes(snap, topo)
     if None in exposed:
         exposed = set(idx.plane)
     columns = [bit for bit, plane in enumerate(idx.plane) if plane in exposed]
@@ -220,7 +240,7 @@ def compute_foreign_routes(snap: Snapshot, topo: Topology, origins: Origins | No
     columns = sorted(set(columns))
     if not columns:
         return RouteResult(idx, {}, [], columns=[])
-    return _propagated(idx, originated, all_edges, columns)
+    return _propagated(idx, originated, _edges(snap, topo), columns)
 
 
 def _propagated(idx: PrefixIndex, originated: dict[NodeId, list[int]], all_edges: list[tuple[

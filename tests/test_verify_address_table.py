@@ -1,5 +1,5 @@
 """The address checks find their candidates with numpy arrays (verify/address_table.py) and run
-their plain logic on those alone. Here the plain logic over every endpoint is the reference: on the
+their plain logic on those alone (ADDR-P2P-MISMATCH reads networks parsed by the topology). Here the plain logic over every endpoint is the reference: on the
 example fabric with random extra addresses (overlaps, duplicates, other planes' pools, shared
 subnets across planes, servers and switches) both must give the same findings, in the same order."""
 
@@ -17,9 +17,9 @@ from dualrail_net.resolve.model import Fabric
 from dualrail_net.verify.address_table import NO_PLANE, address_table
 from dualrail_net.verify.checks import Context, finding
 from dualrail_net.verify.findings import Finding
-from dualrail_net.verify.checks.addressing import overlapping_subnets
+from dualrail_net.verify.checks.addressing import overlapping_subnets, p2p_mismatch
 from dualrail_net.verify.checks.isolation import _dedupe, cross_plane_links, foreign_subnets
-from dualrail_net.verify.ipfast import dotted, net_str
+from dualrail_net.verify.ipfast import dotted, net_str, network_of
 from dualrail_net.verify.model import DeviceConfig, Interface, ServerConfig
 from dualrail_net.verify.snapshot import Snapshot, load_snapshot
 from dualrail_net.verify.topology import Endpoint
@@ -89,6 +89,42 @@ def reference_foreign(ctx: Context) -> list[Finding]:
     return _dedupe(out)
 
 
+def reference_p2p(ctx: Context) -> list[Finding]:
+    out = []
+    why = "ends on different subnets never come up; the BGP session and the path are lost"
+    for cable in ctx.cables:
+        row = cable.row
+        a = cable.a.addresses[0] if cable.a is not None and cable.a.addresses else None
+        b = cable.b.addresses[0] if cable.b is not None and cable.b.addresses else None
+        label = f"{row['a_device']}:{row['a_port']} - {row['b_device']}:{row['b_port']}"
+        if a is None or b is None:
+            out.append(finding("ADDR-P2P-MISMATCH", [row["a_device"], row["b_device"]], row["plane"],
+                               f"{label}: {'both ends have' if a is None and b is None else 'one end has'} "
+                               "no address in the rendered config", why))
+        elif network_of(a) != network_of(b) or a.partition("/")[0] == b.partition("/")[0]:
+            out.append(finding("ADDR-P2P-MISMATCH", [row["a_device"], row["b_device"]], row["plane"],
+                               f"{label}: {a} and {b} do not pair", why))
+        elif (row.get("a_address"), row.get("b_address")) != (a, b):
+            out.append(finding("ADDR-P2P-MISMATCH", [row["a_device"], row["b_device"]], row["plane"],
+                               f"{label}: configs say {a} / {b}, the cabling plan says {row.get('a_address')} / "
+                               f"{row.get('b_address')}", "the configs and the cabling plan disagree: one was edited"))
+    return out
+
+
+def readdress_cabled_ports(snap: Snapshot, rng: random.Random) -> None:
+    """Cabled ports with another first address: a neighbor's, the same IP with another length (a
+    duplicate whose owner holds another network), or the address moved to the far end."""
+    rows = rng.sample(snap.cabling, 12)
+    for row in rows:
+        holder = snap.devices.get(row["a_device"]) or snap.servers.get(row["a_device"])
+        iface = holder.interfaces.get(row["a_port"]) if holder else None
+        if iface is None or not iface.addresses:
+            continue
+        ip, _, length = iface.addresses[0].partition("/")
+        iface.addresses[0] = rng.choice([f"{ip}/{rng.choice([24, 30, 32])}", row["b_address"],
+                                         f"{ip}/{length}", row["a_address"].replace(".", ".1", 1)])
+
+
 def scatter_addresses(snap: Snapshot, rng: random.Random) -> None:
     """Random extra ports: addresses from both planes' pools and outside them, lengths /8 to /32,
     on switches (default VRF and the gateway's VRFs) and servers."""
@@ -113,11 +149,14 @@ def scatter_addresses(snap: Snapshot, rng: random.Random) -> None:
 
 
 def test_array_prefilters_find_what_the_plain_loops_find(rendered: Path) -> None:
-    compared: dict[str, int] = {"overlaps": 0, "shared subnets": 0, "foreign addresses": 0}
+    compared: dict[str, int] = {"overlaps": 0, "shared subnets": 0, "foreign addresses": 0, "cable ends": 0}
     for seed in range(8):
         snap = load_snapshot(rendered, workers=1)
         scatter_addresses(snap, random.Random(seed))
+        readdress_cabled_ports(snap, random.Random(seed))
         ctx = Context(snap)
+        assert p2p_mismatch(ctx) == reference_p2p(ctx)
+        compared["cable ends"] += len(reference_p2p(ctx))
         overlaps, expected_shared, foreign = reference_overlaps(ctx), reference_shared_subnets(ctx), reference_foreign(ctx)
         assert overlapping_subnets(ctx) == overlaps
         shared = [f for f in cross_plane_links(ctx) if f.message.startswith("subnet ")]

@@ -72,11 +72,6 @@ class Context:
         return address_table(self.snap, self.topo)
 
     @cached_property
-    def address_net(self) -> dict[str, tuple[int, int]]:
-        """The network of every configured address ("10.0.0.1/31" -> (network, length))."""
-        return {ep.address: ep.net for ep in self.topo.endpoints}
-
-    @cached_property
     def origins(self) -> Origins:
         """Every originated prefix, and which instance originates which."""
         return prefix_index(self.snap, self.topo)

@@ -7,7 +7,7 @@ import numpy as np
 
 from dualrail_net.verify.checks import Context, check, finding
 from dualrail_net.verify.findings import Finding
-from dualrail_net.verify.ipfast import net_str
+from dualrail_net.verify.ipfast import net_str, network_of
 from dualrail_net.verify.topology import Endpoint
 
 
@@ -60,7 +60,12 @@ def overlapping_subnets(ctx: Context) -> list[Finding]:
 def p2p_mismatch(ctx: Context) -> list[Finding]:
     out = []
     why = "ends on different subnets never come up; the BGP session and the path are lost"
-    net_of = ctx.address_net  # every configured address is there
+    by_ip = ctx.topo.by_ip
+
+    def network(address: str, ip: str) -> tuple[int, int]:
+        # the owner's endpoint has it parsed already (a duplicate IP may carry another length)
+        owner = by_ip.get(ip)
+        return owner.net if owner is not None and owner.address == address else network_of(address)
 
     def label(row: dict[str, str]) -> str:
         return f"{row['a_device']}:{row['a_port']} - {row['b_device']}:{row['b_port']}"
@@ -74,7 +79,8 @@ def p2p_mismatch(ctx: Context) -> list[Finding]:
                                f"{label(row)}: {'both ends have' if a is None and b is None else 'one end has'} "
                                "no address in the rendered config", why))
             continue
-        if net_of[a] != net_of[b] or a.partition("/")[0] == b.partition("/")[0]:
+        a_ip, b_ip = a.partition("/")[0], b.partition("/")[0]
+        if a_ip == b_ip or network(a, a_ip) != network(b, b_ip):
             out.append(finding("ADDR-P2P-MISMATCH", [row["a_device"], row["b_device"]], row["plane"],
                                f"{label(row)}: {a} and {b} do not pair", why))
         elif row.get("a_address") != a or row.get("b_address") != b:

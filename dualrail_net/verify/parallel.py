@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import pickle
+import threading
 import traceback
 from collections.abc import Callable, Sequence
 from typing import TypeVar
@@ -67,7 +68,9 @@ def run_forked(groups: list[list[T]], run: Callable[[list[T]], R]) -> list[R]:
     for pid, read_fd in children:
         data = _read_all(read_fd)  # read before waiting: a full pipe would block the child
         os.close(read_fd)
-        os.waitpid(pid, 0)
+        # reaped in the background: the kernel takes ~0.2 s per GB to tear down the child's copy of
+        # this process's memory, and the answer is already here
+        threading.Thread(target=os.waitpid, args=(pid, 0), daemon=True).start()
         try:
             kind, value = pickle.loads(data)
         except Exception as exc:  # noqa: BLE001

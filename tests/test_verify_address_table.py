@@ -182,3 +182,18 @@ def test_address_table_planes_match_the_snapshot(rendered: Path) -> None:
         address = snap.plane_of_net(ep.net)
         assert table.address_plane[i] == (table.planes.index(address) if address else NO_PLANE)
         assert (bool(table.is_server[i]), bool(table.is_loopback[i])) == (ep.is_server, ep.is_loopback)
+
+
+def test_address_parsing_matches_ipaddress_and_refuses_the_rest() -> None:
+    from dualrail_net.verify.ipfast import ip_int, split_address
+    rng = random.Random(3)
+    for _ in range(500):
+        text = f"{dotted(rng.randrange(1 << 32))}/{rng.randrange(33)}"
+        net = ipaddress.IPv4Interface(text).network
+        assert split_address(text) == (text.partition("/")[0], (int(net.network_address), net.prefixlen))
+    assert split_address("10.0.0.7") == ("10.0.0.7", (167772167, 32))
+    for bad in ("10.1", "10.0.0.256", "10.0.0.1/33", "10.0.0.1/-1", "x/31", "10.0.0.1/x"):
+        with pytest.raises(ValueError):
+            split_address(bad)
+    with pytest.raises(ValueError):
+        ip_int("10.0.0.1/31")

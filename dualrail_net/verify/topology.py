@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from dualrail_net.verify.ipfast import network_of
+from dualrail_net.verify.ipfast import split_address
 from dualrail_net.verify.snapshot import Snapshot
 
 NodeId = tuple[str, str | None]  # (device, vrf); servers use (server, None)
@@ -108,9 +108,8 @@ def build_topology(snap: Snapshot) -> Topology:
                 node_endpoints[node], node_subnets[node] = held[1], held[2]
             node, own, subnets = held
             for addr in iface.addresses:
-                net = network_of(addr)
-                ep = Endpoint(name, iface.name, vrf, addr, addr.partition("/")[0], net, node, False,
-                              iface.is_loopback)
+                ip, net = split_address(addr)
+                ep = Endpoint(name, iface.name, vrf, addr, ip, net, node, False, iface.is_loopback)
                 add(ep)
                 own.append(ep)
                 if net[1] != 32:
@@ -123,7 +122,8 @@ def build_topology(snap: Snapshot) -> Topology:
         node = (srv.name, None)
         for iface in srv.interfaces.values():
             for addr in iface.addresses:
-                add(Endpoint(srv.name, iface.name, None, addr, addr.partition("/")[0], network_of(addr), node, True))
+                ip, net = split_address(addr)
+                add(Endpoint(srv.name, iface.name, None, addr, ip, net, node, True))
     # Plane of each routing instance: a single-plane device is in its plane; an instance of a
     # multi-plane device is in the plane its addresses come from (checked for mixing elsewhere).
     for dev in snap.devices.values():

@@ -176,8 +176,8 @@ def finding(check_id: str, devices: list[str] | tuple[str, ...], plane: str | No
 
 # Relative cost of each check at 100k GPUs (seconds, one process, measured), used only to split
 # the checks evenly between processes; an unknown check counts as cheap.
-COST = {"BGP-SESSION-MISSING": 3.6, "ISO-ROUTE-LEAK": 3.4, "ADDR-P2P-MISMATCH": 3.2, "ISO-SERVER-PLANE": 2.3,
-        "ISO-CROSS-PLANE-BGP": 2.0, "ADDR-OVERLAP": 1.2, "BGP-PEER-MISMATCH": 0.6, "ADDR-LOOPBACK-NOT-ADVERTISED": 0.6,
+COST = {"BGP-SESSION-MISSING": 3.3, "ADDR-P2P-MISMATCH": 3.4, "ISO-SERVER-PLANE": 2.0, "ISO-CROSS-PLANE-BGP": 1.8,
+        "ADDR-OVERLAP": 0.3, "ISO-ROUTE-LEAK": 0.3, "BGP-PEER-MISMATCH": 0.6, "ADDR-LOOPBACK-NOT-ADVERTISED": 0.6,
         "ECMP-MAX-PATHS": 0.5, "SYM-COUNTS": 0.4, "SYM-SPEED": 0.4, "ISO-CROSS-PLANE-LINK": 0.4, "QOS-ECN": 0.3,
         "QOS-MTU": 0.3, "QOS-PFC": 0.3, "QOS-DSCP-MAP": 0.2, "QOS-PLANE-SYMMETRY": 0.2, "ISO-FOREIGN-SUBNET": 0.2}
 # The checks that read the BGP sessions (paired lazily: Topology.sessions).
@@ -185,8 +185,8 @@ SESSION_CHECKS = ("BGP-PEER-MISMATCH", "BGP-ONE-SIDED", "BGP-SESSION-MISSING", "
                   "ECMP-MULTIPATH-RELAX", "ISO-ROUTE-LEAK", "ADDR-LOOPBACK-NOT-ADVERTISED")
 # Checks that read one costly structure run in the same process, which builds it once:
 # (structures, their cost at 100k GPUs, the checks). A check in two families joins the first.
-FAMILIES = [("sessions", 5.3, SESSION_CHECKS),
-            ("cables, address table", 5.6, ("ISO-CROSS-PLANE-LINK", "ADDR-P2P-MISMATCH", "QOS-MTU", "ADDR-OVERLAP",
+FAMILIES = [("sessions", 5.0, SESSION_CHECKS),
+            ("cables, address table", 4.3, ("ISO-CROSS-PLANE-LINK", "ADDR-P2P-MISMATCH", "QOS-MTU", "ADDR-OVERLAP",
                                             "ISO-FOREIGN-SUBNET")),
             ("port_groups", 0.9, ("QOS-ECN", "QOS-PFC", "QOS-CNP", "QOS-PLANE-SYMMETRY", "QOS-DSCP-MAP"))]
 

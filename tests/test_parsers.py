@@ -154,6 +154,9 @@ ODD_FRR = [
     "! comment\nip prefix-list P seq 5 permit 1.0.0.0/8 le 32\nip route 3.0.0.0/8 Null0 nexthop-vrf x\n",
     # address-family as a top-level line, neighbor lines at the top level, an empty bgp block
     "address-family ipv4 unicast\n network 1.0.0.0/8\nneighbor 1.1.1.1 remote-as 3\nrouter bgp 7\n",
+    # trailing blanks and CRs, an `exit` with trailing blanks, a tab before a statement
+    "router bgp 9 \r\n neighbor 1.1.1.1 remote-as 2  \r\n neighbor 1.1.1.1 description a b \t\n exit \t\n"
+    "ip route 4.0.0.0/8 blackhole\r\n \tneighbor 2.2.2.2 remote-as 5\n",
 ]
 
 
@@ -254,3 +257,5 @@ def test_routing_parts_cross_the_wire_unchanged(out: Path) -> None:
         devices.append(dev)
     assert any(dev.vrf_route_leaks for dev in devices) and any(dev.static_routes for dev in devices)
     assert routing_wire.decode(routing_wire.encode(devices)) == devices
+    trailing = flat_parse_frr(ODD_FRR[3])
+    assert trailing.bgp[None].asn == 9 and trailing.bgp[None].neighbors["1.1.1.1"].description == "a b"

@@ -115,7 +115,8 @@ def parse_frr(text: str, dev: DeviceConfig) -> None:
     entry: RouteMapEntry | None = None
     vrf = ""
     in_af = False  # the current child of a bgp block is its `address-family ipv4 unicast`
-    for spaces, stripped in LINE.findall(text):
+    for spaces, line in LINE.findall(text):
+        stripped = line.rstrip()
         if stripped in SECTION_ENDS:
             continue
         depth = len(spaces)

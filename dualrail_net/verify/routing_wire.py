@@ -23,8 +23,14 @@ assert tuple(f.name for f in fields(Neighbor)) == ("address", "remote_asn", "rou
                                                    "description"), "update routing_wire for the new Neighbor"
 
 
+_GETTERS = {cls: attrgetter(*(f.name for f in fields(cls)))
+            for cls in (BgpInstance, PrefixListEntry, RouteMapEntry, StaticRoute)}
+
+
 def _values(obj: Any) -> tuple[Any, ...]:
-    return tuple(getattr(obj, f.name) for f in fields(obj))
+    """The field values in field order (each of these classes has several fields, so a tuple)."""
+    values: tuple[Any, ...] = _GETTERS[type(obj)](obj)
+    return values
 
 
 _neighbor_values = attrgetter("address", "remote_asn", "route_map_in", "route_map_out", "description")

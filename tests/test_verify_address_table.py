@@ -18,7 +18,7 @@ from dualrail_net.verify.address_table import NO_PLANE, address_table
 from dualrail_net.verify.checks import Context, finding
 from dualrail_net.verify.findings import Finding
 from dualrail_net.verify.checks.addressing import overlapping_subnets, p2p_mismatch
-from dualrail_net.verify.checks.isolation import _dedupe, cross_plane_links, foreign_subnets
+from dualrail_net.verify.checks.isolation import _dedupe, cross_plane_links, foreign_endpoint, foreign_subnets
 from dualrail_net.verify.ipfast import dotted, net_str, network_of
 from dualrail_net.verify.model import DeviceConfig, Interface, ServerConfig
 from dualrail_net.verify.snapshot import Snapshot, load_snapshot
@@ -71,22 +71,9 @@ def reference_shared_subnets(ctx: Context) -> list[tuple[tuple[int, int], set[tu
 
 
 def reference_foreign(ctx: Context) -> list[Finding]:
-    out = []
-    for ep in ctx.topo.endpoints:
-        if ep.is_server:
-            continue
-        owner, addr = ctx.topo.node_plane.get(ep.node), ctx.snap.plane_of_net(ep.net)
-        if owner and addr and addr != owner:
-            out.append(finding("ISO-FOREIGN-SUBNET", [ep.device], owner,
-                               f"{ep.device} {ep.interface} has {ep.address} from plane {addr}'s pools "
-                               f"on a plane-{owner} {'VRF ' + ep.vrf if ep.vrf else 'device'}",
-                               "an address of another plane on this port makes that plane's prefix live here"))
-        seen = ctx.topo.node_planes_seen.get(ep.node, set())
-        if len(seen) > 1 and not ctx.snap.plane_of_device(ep.device):
-            out.append(finding("ISO-FOREIGN-SUBNET", [ep.device], "",
-                               f"{ep.device} VRF {ep.vrf or 'default'} mixes addresses of planes "
-                               f"{', '.join(sorted(seen))}", "each plane needs its own VRF on a multi-plane device"))
-    return _dedupe(out)
+    """ISO-FOREIGN-SUBNET's per-endpoint logic over every switch endpoint (the check runs it over
+    the candidates its arrays find)."""
+    return _dedupe([f for ep in ctx.topo.endpoints if not ep.is_server for f in foreign_endpoint(ctx, ep)])
 
 
 def reference_p2p(ctx: Context) -> list[Finding]:

@@ -11,6 +11,7 @@ from dualrail_net.verify.checks import Context, check, finding
 from dualrail_net.verify.findings import Finding
 from dualrail_net.verify.ipfast import net_str
 from dualrail_net.verify.routes import bits
+from dualrail_net.verify.topology import Endpoint
 
 MAX_LEAK_FINDINGS = 50
 
@@ -72,20 +73,26 @@ def foreign_subnets(ctx: Context) -> list[Finding]:
                & (table.owner_plane != table.address_plane))
     candidates = np.flatnonzero(~table.is_server & (foreign | np.isin(table.node, mixing)))
     for i in candidates:
-        ep = ctx.topo.endpoints[i]
-        owner_plane = ctx.topo.node_plane.get(ep.node)
-        addr_plane = ctx.snap.plane_of_net(ep.net)
-        if owner_plane and addr_plane and addr_plane != owner_plane:
-            out.append(finding("ISO-FOREIGN-SUBNET", [ep.device], owner_plane,
-                               f"{ep.device} {ep.interface} has {ep.address} from plane {addr_plane}'s pools "
-                               f"on a plane-{owner_plane} {'VRF ' + ep.vrf if ep.vrf else 'device'}",
-                               "an address of another plane on this port makes that plane's prefix live here"))
-        seen = ctx.topo.node_planes_seen.get(ep.node, set())
-        if len(seen) > 1 and not ctx.snap.plane_of_device(ep.device):
-            out.append(finding("ISO-FOREIGN-SUBNET", [ep.device], "",
-                               f"{ep.device} VRF {ep.vrf or 'default'} mixes addresses of planes "
-                               f"{', '.join(sorted(seen))}", "each plane needs its own VRF on a multi-plane device"))
+        out += foreign_endpoint(ctx, ctx.topo.endpoints[i])
     return _dedupe(out)
+
+
+def foreign_endpoint(ctx: Context, ep: Endpoint) -> list[Finding]:
+    """What ISO-FOREIGN-SUBNET says of one switch endpoint."""
+    out = []
+    owner_plane = ctx.topo.node_plane.get(ep.node)
+    addr_plane = ctx.snap.plane_of_net(ep.net)
+    if owner_plane and addr_plane and addr_plane != owner_plane:
+        out.append(finding("ISO-FOREIGN-SUBNET", [ep.device], owner_plane,
+                           f"{ep.device} {ep.interface} has {ep.address} from plane {addr_plane}'s pools "
+                           f"on a plane-{owner_plane} {'VRF ' + ep.vrf if ep.vrf else 'device'}",
+                           "an address of another plane on this port makes that plane's prefix live here"))
+    seen = ctx.topo.node_planes_seen.get(ep.node, set())
+    if len(seen) > 1 and not ctx.snap.plane_of_device(ep.device):
+        out.append(finding("ISO-FOREIGN-SUBNET", [ep.device], "",
+                           f"{ep.device} VRF {ep.vrf or 'default'} mixes addresses of planes "
+                           f"{', '.join(sorted(seen))}", "each plane needs its own VRF on a multi-plane device"))
+    return out
 
 
 @check("ISO-L2-DOMAIN", "no bridge (L2 domain) spans ports of different planes")

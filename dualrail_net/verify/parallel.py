@@ -3,8 +3,8 @@
 Verification is pure Python and CPU-bound; a 100k-GPU fabric has ~1M parsed objects. Sending
 objects between processes costs: pickling a switch's models takes about half as long as parsing
 its files. So little crosses a boundary: the check children inherit the parsed snapshot
-copy-on-write and send back only findings; the parsing child (verify/snapshot.py) parses
-a share small enough that parsing plus pickling it ends when this process's larger share does."""
+copy-on-write and send back only findings; the parsing child (verify/snapshot.py) reads the
+routing parts, whose small model goes back as marshalled tuples (verify/routing_wire.py)."""
 
 from __future__ import annotations
 

@@ -87,10 +87,10 @@ class Snapshot:
 
 # Below this many devices and servers a fork costs more than it saves.
 PARALLEL_PARSE_FROM = 2000
-# With two processes, a forked child reads every switch's routing part (frr.conf: half the parsing,
-# and a small model to send back) and 1 of every 5 servers; this process reads the rest (interfaces,
-# QoS, 4 of 5 servers, the cabling plan) and then takes the child's models, which come pickled
-# (pickling costs about half of parsing). That evens out both processes' time at 100k GPUs.
+# With two processes, a forked child reads every switch's routing part (frr.conf: half the parsing)
+# and 1 of every 5 servers; this process reads the rest (interfaces, QoS, 4 of 5 servers, the
+# cabling plan) and then takes the child's models: the routing parts as marshalled tuples
+# (verify/routing_wire.py), the servers pickled. That evens out both processes' time at 100k GPUs.
 CHILD_SERVERS_OF_FIVE = 1
 
 Work = list[tuple[str, dict[str, Any]]]
@@ -98,7 +98,7 @@ Work = list[tuple[str, dict[str, Any]]]
 
 def load_snapshot(root: Path, workers: int | None = None) -> Snapshot:
     """Parse the rendered folder. From PARALLEL_PARSE_FROM devices and servers a forked child reads
-    a share of it and sends its models back pickled (verify/parallel.py); ``workers`` = 1 forces
+    a share of it and sends its models back (see CHILD_SERVERS_OF_FIVE); ``workers`` = 1 forces
     one process. The result is the same either way, in the manifest's order."""
     with gc_paused():
         return _load_snapshot(root, workers)

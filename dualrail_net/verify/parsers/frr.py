@@ -159,10 +159,7 @@ def parse_frr(text: str, dev: DeviceConfig) -> None:
                     in_af = w[1:3] == ["ipv4", "unicast"]
                 else:
                     in_af = False
-                    if w[0] == "neighbor" and len(w) >= 4:  # most lines of a big config: no call
-                        neighbor_statement(inst, w)
-                    else:
-                        bgp_statement(inst, w)
+                    bgp_statement(inst, w)
             elif block == "route-map":
                 assert entry is not None
                 if w[:4] == ["match", "ip", "address", "prefix-list"] and len(w) > 4:
@@ -176,11 +173,7 @@ def parse_frr(text: str, dev: DeviceConfig) -> None:
             grand_indent = depth
             if in_af and block == "bgp":
                 assert inst is not None
-                w = stripped.split()
-                if w[0] == "neighbor" and len(w) >= 4:
-                    neighbor_statement(inst, w)
-                else:
-                    bgp_statement(inst, w)
+                bgp_statement(inst, stripped.split())
     for inst in dev.bgp.values():
         for source in inst.vrf_imports:
             dev.vrf_route_leaks.append((source, inst.vrf or "default"))

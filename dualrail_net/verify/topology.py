@@ -94,19 +94,17 @@ def build_topology(snap: Snapshot) -> Topology:
     for dev in snap.devices.values():
         name = dev.name
         undeclared = not snap.plane_of_device(name)
-        # per VRF: the instance and its endpoint list and subnets (looked up here, not by the
-        # (device, VRF) tuple in the fabric-wide dicts: that hashes the tuple again per port)
-        nodes: dict[str | None, tuple[NodeId, list[Endpoint], dict[tuple[int, int], Endpoint]]] = {}
+        nodes: dict[str | None, NodeId] = {}
         for iface in dev.interfaces.values():
             if not iface.addresses:
                 continue
             vrf = iface.vrf
-            held = nodes.get(vrf)
-            if held is None:
-                node = (name, vrf)
-                held = nodes[vrf] = (node, [], {})
-                node_endpoints[node], node_subnets[node] = held[1], held[2]
-            node, own, subnets = held
+            node = nodes.get(vrf)
+            if node is None:
+                node = nodes[vrf] = (name, vrf)
+                node_endpoints[node] = []
+                node_subnets[node] = {}
+            own, subnets = node_endpoints[node], node_subnets[node]
             for addr in iface.addresses:
                 ip, net = split_address(addr)
                 ep = Endpoint(name, iface.name, vrf, addr, ip, net, node, False, iface.is_loopback)

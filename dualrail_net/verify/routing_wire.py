@@ -16,29 +16,21 @@ from typing import Any
 
 from dualrail_net.verify.model import BgpInstance, DeviceConfig, Neighbor, PrefixListEntry, RouteMapEntry, StaticRoute
 
-_INSTANCE_FIELDS = tuple(f.name for f in fields(BgpInstance))
-_NEIGHBORS = _INSTANCE_FIELDS.index("neighbors")
-# encode() lists a neighbor's values in this order, decode() passes them to Neighbor() positionally
-assert tuple(f.name for f in fields(Neighbor)) == ("address", "remote_asn", "route_map_in", "route_map_out",
-                                                   "description"), "update routing_wire for the new Neighbor"
-
-
+_NEIGHBORS = [f.name for f in fields(BgpInstance)].index("neighbors")
+# each class's field values in field order, which is what its constructor takes positionally
 _GETTERS = {cls: attrgetter(*(f.name for f in fields(cls)))
-            for cls in (BgpInstance, PrefixListEntry, RouteMapEntry, StaticRoute)}
+            for cls in (BgpInstance, Neighbor, PrefixListEntry, RouteMapEntry, StaticRoute)}
 
 
 def _values(obj: Any) -> tuple[Any, ...]:
-    """The field values in field order (each of these classes has several fields, so a tuple)."""
+    """The field values in field order (each of these classes has several fields: a tuple)."""
     values: tuple[Any, ...] = _GETTERS[type(obj)](obj)
     return values
 
 
-_neighbor_values = attrgetter("address", "remote_asn", "route_map_in", "route_map_out", "description")
-
-
 def _instance(inst: BgpInstance) -> tuple[Any, ...]:
     values = list(_values(inst))
-    values[_NEIGHBORS] = list(map(_neighbor_values, inst.neighbors.values()))  # C-level: 800k of them
+    values[_NEIGHBORS] = list(map(_GETTERS[Neighbor], inst.neighbors.values()))  # C-level: 800k of them
     return tuple(values)
 
 

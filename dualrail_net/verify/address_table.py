@@ -65,7 +65,7 @@ def address_table(snap: Snapshot, topo: Topology) -> AddressTable:
             nodes.append(ep.node)
         node[i] = index
     node_plane = np.array([plane_id.get(topo.node_plane.get(n) or "", NO_PLANE) for n in nodes], dtype=np.int64)
-    owner_plane = np.where(is_server, NO_PLANE, node_plane[node] if count else node)
+    owner_plane = np.where(is_server, NO_PLANE, node_plane[node])
     # Snapshot.plane_of_net over arrays: the pools in its lookup order, the first that holds wins
     address_plane = np.full(count, NO_PLANE, dtype=np.int64)
     for pool_length, prefix, plane in pools:

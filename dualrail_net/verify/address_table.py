@@ -14,9 +14,9 @@ import numpy as np
 import numpy.typing as npt
 
 from dualrail_net.verify.snapshot import Snapshot
-from dualrail_net.verify.topology import NodeId, Topology
+from dualrail_net.verify.topology import NO_PLANE, NodeId, Topology
 
-NO_PLANE = -1
+__all__ = ["NO_PLANE", "AddressTable", "address_table", "keys_in_several_planes"]
 
 Ints = npt.NDArray[np.int64]
 Flags = npt.NDArray[np.bool_]
@@ -43,35 +43,16 @@ class AddressTable:
 
 
 def address_table(snap: Snapshot, topo: Topology) -> AddressTable:
-    """Built from the endpoints in one process that needs it (~0.5 s at 100k GPUs), not while the
-    topology is built: every process builds a topology, few run the address checks."""
-    pools = snap.pool_lookup_order()
-    planes = list(dict.fromkeys([*snap.planes, *(p for p in topo.node_plane.values() if p), *(p for _, _, p in pools)]))
+    """The topology's columns, with the plane of each endpoint's routing instance."""
+    planes = list(topo.planes)
+    for plane in topo.node_plane.values():
+        if plane and plane not in planes:
+            planes.append(plane)
     plane_id = {plane: i for i, plane in enumerate(planes)}
-    endpoints = topo.endpoints
-    count = len(endpoints)
-    net = np.fromiter((ep.net[0] for ep in endpoints), dtype=np.int64, count=count)
-    length = np.fromiter((ep.net[1] for ep in endpoints), dtype=np.int64, count=count)
-    is_server = np.fromiter((ep.is_server for ep in endpoints), dtype=np.bool_, count=count)
-    is_loopback = np.fromiter((ep.is_loopback for ep in endpoints), dtype=np.bool_, count=count)
-    # the instances, numbered in order of first endpoint; endpoints share their instance's tuple
-    node_index: dict[int, int] = {}
-    nodes: list[NodeId] = []
-    node = np.empty(count, dtype=np.int64)
-    for i, ep in enumerate(endpoints):
-        index = node_index.get(id(ep.node))
-        if index is None:
-            index = node_index[id(ep.node)] = len(nodes)
-            nodes.append(ep.node)
-        node[i] = index
-    node_plane = np.array([plane_id.get(topo.node_plane.get(n) or "", NO_PLANE) for n in nodes], dtype=np.int64)
-    owner_plane = np.where(is_server, NO_PLANE, node_plane[node])
-    # Snapshot.plane_of_net over arrays: the pools in its lookup order, the first that holds wins
-    address_plane = np.full(count, NO_PLANE, dtype=np.int64)
-    for pool_length, prefix, plane in pools:
-        hit = (address_plane == NO_PLANE) & (length >= pool_length) & ((net >> (32 - pool_length)) == prefix)
-        address_plane[hit] = plane_id[plane]
-    return AddressTable(planes, nodes, net, length, node, is_server, is_loopback, owner_plane, address_plane)
+    node_plane = np.array([plane_id.get(topo.node_plane.get(n) or "", NO_PLANE) for n in topo.nodes], dtype=np.int64)
+    owner_plane = np.where(topo.is_server, NO_PLANE, node_plane[topo.node])
+    return AddressTable(planes, topo.nodes, topo.net, topo.length, topo.node, topo.is_server, topo.is_loopback,
+                        owner_plane, topo.address_plane)
 
 
 def keys_in_several_planes(keys: Ints, planes: Ints) -> Ints:

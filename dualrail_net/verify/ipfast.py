@@ -3,8 +3,14 @@ and a 100k-GPU fabric has millions of addresses)."""
 
 from __future__ import annotations
 
+import re
 import socket
 import struct
+
+import numpy as np
+import numpy.typing as npt
+
+Ints = npt.NDArray[np.int64]
 
 
 _aton = socket.inet_aton
@@ -50,3 +56,37 @@ def dotted(value: int) -> str:
 
 def net_str(network: tuple[int, int]) -> str:
     return f"{dotted(network[0])}/{network[1]}"
+
+
+_ADDRESS_CHARS = b"0123456789./ "
+_SEPARATORS = bytes.maketrans(b"./", b"  ")
+_LEADING_ZERO = re.compile(rb"(?<![0-9])0[0-9]")
+
+
+def parse_addresses(addresses: list[str]) -> tuple[Ints, Ints]:
+    """(address as int, prefix length) of every 'A.B.C.D/N', as arrays: split_address over a list,
+    in one pass of C instead of 1.2M calls at 100k GPUs. Only plain decimal addresses that all have
+    a length take the fast way; anything else (a bare IP, a leading zero, which inet_aton reads as
+    octal, a stray character) goes through split_address, with its errors."""
+    count = len(addresses)
+    data = " ".join(addresses).encode("ascii", "replace")  # "?" for anything else: fails the test below
+    if (count and data.count(b"/") == count and data.count(b".") == 3 * count and data.count(b" ") == count - 1
+            and not data.translate(None, _ADDRESS_CHARS) and not _LEADING_ZERO.search(data)):
+        numbers = np.fromstring(data.translate(_SEPARATORS), dtype=np.int64, sep=" ")
+        if numbers.size == 5 * count:
+            parts = numbers.reshape(count, 5)
+            if parts[:, :4].max() <= 255 and parts[:, 4].max() <= 32:
+                value = (parts[:, 0] << 24) | (parts[:, 1] << 16) | (parts[:, 2] << 8) | parts[:, 3]
+                return value, parts[:, 4].copy()
+    value = np.empty(count, dtype=np.int64)
+    length = np.empty(count, dtype=np.int64)
+    for i, address in enumerate(addresses):
+        ip, (_, length[i]) = split_address(address)
+        value[i] = _u32(_aton(ip))[0]
+    return value, length
+
+
+def network_array(value: Ints, length: Ints) -> Ints:
+    """The network address of each (address, prefix length)."""
+    mask: Ints = ((np.int64(1) << length) - 1) << (32 - length)
+    return value & mask

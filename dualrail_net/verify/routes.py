@@ -136,7 +136,7 @@ def prefix_index(snap: Snapshot, topo: Topology) -> tuple[PrefixIndex, dict[Node
             for net in inst.networks:
                 rows.append((net, node, snap.plane_of_address(net) or plane))
             if "connected" in inst.redistribute:
-                for ep in topo.node_endpoints.get(node, []):
+                for ep in topo.endpoints_of(node):
                     net = net_str(ep.net)
                     rows.append((net, node, snap.plane_of_address(net) or plane))
             if "static" in inst.redistribute:

@@ -1,18 +1,31 @@
 """The L3 view computed from the parsed configs: which address lives where, which routing
-instance (device + VRF) belongs to which plane, and the BGP sessions that would come up."""
+instance (device + VRF) belongs to which plane, and the BGP sessions that would come up.
+
+A 100k-GPU fabric has 1.2M addresses and 800k neighbor statements, so the per-address data is
+held as columns (numpy arrays and plain lists, one entry per endpoint) rather than as an object
+per address; ``endpoint(i)`` makes the object for the few that a finding names."""
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
 
-from dualrail_net.verify.ipfast import split_address
+import numpy as np
+import numpy.typing as npt
+
+from dualrail_net.verify.ipfast import network_array, parse_addresses
+from dualrail_net.verify.model import Interface, Neighbor
 from dualrail_net.verify.snapshot import Snapshot
 
 NodeId = tuple[str, str | None]  # (device, vrf); servers use (server, None)
+Ints = npt.NDArray[np.int64]
+Flags = npt.NDArray[np.bool_]
+NO_PLANE = -1
+# room for the (network << 6 | length) key of a subnet beside a node number in one int64
+_NODE_SHIFT = 38
 
 
-@dataclass(slots=True)  # not frozen: a frozen dataclass is 5x slower to create (1.2M at 100k GPUs)
+@dataclass(slots=True)
 class Endpoint:
     device: str
     interface: str
@@ -20,7 +33,7 @@ class Endpoint:
     address: str  # "10.0.0.1/31"
     ip: str
     net: tuple[int, int]  # (network as int, prefix length)
-    node: NodeId  # (device, vrf): one tuple per routing instance, shared by its endpoints
+    node: NodeId  # (device, vrf)
     is_server: bool = False
     is_loopback: bool = False
 
@@ -41,20 +54,80 @@ class Session:
 
 @dataclass
 class Topology:
+    """Endpoints in order: every device's addressed interfaces (in the snapshot's order), then the
+    servers'. Columns indexed by endpoint: ``address``, ``ip``, ``value`` (the address as int),
+    ``net``, ``length``, ``node`` (into ``nodes``), ``port`` (into the port columns), and
+    ``is_server``, ``is_loopback``, ``address_plane`` (into ``planes``; the plane whose pools hold
+    the address, as Snapshot.plane_of_net says)."""
+
     snap: Snapshot
-    endpoints: list[Endpoint] = field(default_factory=list)
-    by_ip: dict[str, Endpoint] = field(default_factory=dict)  # the first owner of each address
-    duplicates: dict[str, list[Endpoint]] = field(default_factory=dict)  # addresses with 2+ owners: all
+    nodes: list[NodeId] = field(default_factory=list)  # every routing instance and server, numbered
+    node_id: dict[NodeId, int] = field(default_factory=dict)
+    planes: list[str] = field(default_factory=list)
+    # per addressed interface ("port"): its holder, the Interface, its node, whether a server holds it
+    port_holder: list[str] = field(default_factory=list)
+    port_iface: list[Interface] = field(default_factory=list)
+    port_node: list[int] = field(default_factory=list)
+    port_is_server: list[bool] = field(default_factory=list)
+    address: list[str] = field(default_factory=list)
+    ip: list[str] = field(default_factory=list)
+    value: Ints = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    net: Ints = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    length: Ints = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    node: Ints = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    port: Ints = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    is_server: Flags = field(default_factory=lambda: np.zeros(0, dtype=np.bool_))
+    is_loopback: Flags = field(default_factory=lambda: np.zeros(0, dtype=np.bool_))
+    address_plane: Ints = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    by_ip: dict[str, int] = field(default_factory=dict)  # the first owner (endpoint index) of each address
+    duplicate_ips: dict[str, list[int]] = field(default_factory=dict)  # addresses with 2+ owners: all
     node_plane: dict[NodeId, str | None] = field(default_factory=dict)
     node_planes_seen: dict[NodeId, set[str]] = field(default_factory=dict)
-    node_endpoints: dict[NodeId, list[Endpoint]] = field(default_factory=dict)
-    # per node, its non-/32 endpoints (where a BGP neighbor can be directly connected)
-    node_subnets: dict[NodeId, dict[tuple[int, int], Endpoint]] = field(default_factory=dict)
     _paired: tuple[list[Session], list[tuple[NodeId, str, str]]] | None = None
+    _endpoints: list[Endpoint] | None = None
+    _by_node: dict[NodeId, list[int]] | None = None
     seconds: dict[str, float] = field(default_factory=dict)  # what building each part took
 
+    def __len__(self) -> int:
+        return len(self.address)
+
+    def add_node(self, node: NodeId) -> int:
+        number = self.node_id.get(node)
+        if number is None:
+            number = self.node_id[node] = len(self.nodes)
+            self.nodes.append(node)
+        return number
+
+    def endpoint(self, i: int) -> Endpoint:
+        port = int(self.port[i])
+        iface = self.port_iface[port]
+        server = self.port_is_server[port]
+        return Endpoint(self.port_holder[port], iface.name, None if server else iface.vrf, self.address[i], self.ip[i],
+                        (int(self.net[i]), int(self.length[i])), self.nodes[self.port_node[port]], server,
+                        not server and iface.is_loopback)
+
+    @property
+    def endpoints(self) -> list[Endpoint]:
+        """Every endpoint as an object (tests and small fabrics; the checks read the columns)."""
+        if self._endpoints is None:
+            self._endpoints = [self.endpoint(i) for i in range(len(self))]
+        return self._endpoints
+
     def owner(self, ip: str) -> Endpoint | None:
-        return self.by_ip.get(ip)
+        i = self.by_ip.get(ip)
+        return None if i is None else self.endpoint(i)
+
+    @property
+    def duplicates(self) -> dict[str, list[Endpoint]]:
+        return {ip: [self.endpoint(i) for i in owners] for ip, owners in self.duplicate_ips.items()}
+
+    def endpoints_of(self, node: NodeId) -> list[Endpoint]:
+        """The endpoints of one routing instance, in order."""
+        if self._by_node is None:
+            self._by_node = {}
+            for i, n in enumerate(self.node.tolist()):
+                self._by_node.setdefault(self.nodes[n], []).append(i)
+        return [self.endpoint(i) for i in self._by_node.get(node, [])]
 
     # The sessions are paired on first use: a process that runs no BGP, ECMP or routing check
     # (verify runs the checks in two processes) never pays for 800k neighbor statements.
@@ -75,116 +148,181 @@ class Topology:
         return self._paired
 
 
+def pool_planes(snap: Snapshot, planes: list[str], net: Ints, length: Ints) -> Ints:
+    """Snapshot.plane_of_net over arrays, as indices into ``planes`` (NO_PLANE: none): the pools in
+    its lookup order, the first that holds the network wins. ``planes`` is extended with any plane
+    only the pools name."""
+    plane_id = {plane: i for i, plane in enumerate(planes)}
+    found = np.full(len(net), NO_PLANE, dtype=np.int64)
+    for pool_length, prefix, plane in snap.pool_lookup_order():
+        if plane not in plane_id:
+            plane_id[plane] = len(planes)
+            planes.append(plane)
+        hit = (found == NO_PLANE) & (length >= pool_length) & ((net >> (32 - pool_length)) == prefix)
+        found[hit] = plane_id[plane]
+    return found
+
+
 def build_topology(snap: Snapshot) -> Topology:
     started = time.monotonic()
-    topo = Topology(snap)
-    endpoints, by_ip, duplicates = topo.endpoints, topo.by_ip, topo.duplicates
-    node_endpoints, node_subnets = topo.node_endpoints, topo.node_subnets
-    plane_of_net = snap.plane_of_net
-    # the planes an instance's addresses come from: what decides the plane of an instance of a
-    # multi-plane device (a device declared in a plane is in that plane whatever it holds)
-    seen: dict[NodeId, set[str]] = {}
-
-    def add(ep: Endpoint) -> None:
-        endpoints.append(ep)
-        first = by_ip.setdefault(ep.ip, ep)
-        if first is not ep:
-            duplicates.setdefault(ep.ip, [first]).append(ep)
-
+    topo = Topology(snap, planes=list(snap.planes))
+    address, holders, ifaces, port_node, port_server = (topo.address, topo.port_holder, topo.port_iface,
+                                                        topo.port_node, topo.port_is_server)
+    counts: list[int] = []  # addresses per port
+    undeclared_nodes: list[int] = []
     for dev in snap.devices.values():
         name = dev.name
-        undeclared = not snap.plane_of_device(name)
-        nodes: dict[str | None, NodeId] = {}
+        nodes: dict[str | None, int] = {}
         for iface in dev.interfaces.values():
-            if not iface.addresses:
+            addrs = iface.addresses
+            if not addrs:
                 continue
             vrf = iface.vrf
-            node = nodes.get(vrf)
-            if node is None:
-                node = nodes[vrf] = (name, vrf)
-                node_endpoints[node] = []
-                node_subnets[node] = {}
-            own, subnets = node_endpoints[node], node_subnets[node]
-            for addr in iface.addresses:
-                ip, net = split_address(addr)
-                ep = Endpoint(name, iface.name, vrf, addr, ip, net, node, False, iface.is_loopback)
-                add(ep)
-                own.append(ep)
-                if net[1] != 32:
-                    subnets.setdefault(net, ep)
-                if undeclared:
-                    plane = plane_of_net(net)
-                    if plane:
-                        seen.setdefault(node, set()).add(plane)
+            number = nodes.get(vrf)
+            if number is None:
+                number = nodes[vrf] = topo.add_node((name, vrf))
+            holders.append(name)
+            ifaces.append(iface)
+            port_node.append(number)
+            counts.append(len(addrs))
+            address += addrs
+        if nodes and not snap.plane_of_device(name):
+            undeclared_nodes += nodes.values()
+    switch_ports = len(holders)
     for srv in snap.servers.values():
-        node = (srv.name, None)
+        number = -1
         for iface in srv.interfaces.values():
-            for addr in iface.addresses:
-                ip, net = split_address(addr)
-                add(Endpoint(srv.name, iface.name, None, addr, ip, net, node, True))
+            addrs = iface.addresses
+            if not addrs:
+                continue
+            if number < 0:
+                number = topo.add_node((srv.name, None))
+            holders.append(srv.name)
+            ifaces.append(iface)
+            port_node.append(number)
+            counts.append(len(addrs))
+            address += addrs
+    port_server += [False] * switch_ports + [True] * (len(holders) - switch_ports)
+    repeats = np.array(counts, dtype=np.int64)
+    topo.port = np.repeat(np.arange(len(counts), dtype=np.int64), repeats)
+    topo.node = np.repeat(np.array(port_node, dtype=np.int64), repeats)
+    topo.is_server = np.repeat(np.array(port_server, dtype=np.bool_), repeats)
+    loopback = np.array([iface.is_loopback for iface in ifaces], dtype=np.bool_)
+    topo.is_loopback = np.repeat(loopback, repeats) & ~topo.is_server
+    topo.ip = ips = [a.partition("/")[0] for a in address]
+    topo.value, topo.length = parse_addresses(address)
+    topo.net = network_array(topo.value, topo.length)
+    topo.address_plane = pool_planes(snap, topo.planes, topo.net, topo.length)
+    # the first owner of each address: written from the last endpoint back, so the first stays
+    topo.by_ip = by_ip = dict(zip(reversed(ips), range(len(ips) - 1, -1, -1)))
+    if len(by_ip) < len(ips):
+        for i, ip in enumerate(ips):
+            first = by_ip[ip]
+            if first != i:
+                topo.duplicate_ips.setdefault(ip, [first]).append(i)
+    # the planes an instance's addresses come from: what decides the plane of an instance of a
+    # multi-plane device (a device declared in a plane is in that plane whatever it holds)
+    seen = topo.node_planes_seen
+    if undeclared_nodes:
+        of_undeclared = np.isin(topo.node, undeclared_nodes) & (topo.address_plane != NO_PLANE)
+        pairs = np.unique(np.stack([topo.node[of_undeclared], topo.address_plane[of_undeclared]]), axis=1)
+        for number, plane in pairs.T.tolist():
+            seen.setdefault(topo.nodes[number], set()).add(topo.planes[plane])
     # Plane of each routing instance: a single-plane device is in its plane; an instance of a
     # multi-plane device is in the plane its addresses come from (checked for mixing elsewhere).
     for dev in snap.devices.values():
         declared = snap.plane_of_device(dev.name)
         for vrf in {None} | set(dev.vrfs) | set(dev.bgp):
             node = (dev.name, vrf)
+            topo.add_node(node)
             if declared:
                 topo.node_plane[node] = declared
             else:
                 planes = seen.get(node, set())
                 topo.node_plane[node] = next(iter(planes)) if len(planes) == 1 else None
-    topo.node_planes_seen = seen
     topo.seconds["endpoints"] = time.monotonic() - started
     return topo
 
 
+def _first_subnet_owner(topo: Topology) -> tuple[Ints, Ints]:
+    """(sorted keys, endpoint) of each instance's first endpoint on each subnet other than a /32
+    (where a BGP neighbor can be directly connected); key = node << 38 | network << 6 | length."""
+    subnet = np.flatnonzero(topo.length != 32)
+    keys = (topo.node[subnet] << _NODE_SHIFT) | (topo.net[subnet] << 6) | topo.length[subnet]
+    unique, first = np.unique(keys, return_index=True)  # first occurrence: the endpoint met first
+    return unique, subnet[first]
+
+
 def _sessions(snap: Snapshot, topo: Topology) -> tuple[list[Session], list[tuple[NodeId, str, str]]]:
     """Pair up neighbor statements: a session exists when both ends name each other's interface
-    address on a subnet they share. Whether the ASNs agree is the BGP check's business."""
-    instances = {(dev.name, vrf): inst for dev in snap.devices.values() for vrf, inst in dev.bgp.items()}
-    by_ip, node_subnets = topo.by_ip, topo.node_subnets
-    sessions: list[Session] = []
+    address on a subnet they share. Whether the ASNs agree is the BGP check's business.
+
+    Each statement (instances and their neighbors in config order) is tested in three steps: the
+    address's owner (by_ip), the instance's own endpoint on that owner's subnet, the owner's
+    instance's statement back toward that endpoint. A statement passing all three makes a session
+    unless an earlier one already made one between the same two instances."""
+    instances = [((dev.name, vrf), inst) for dev in snap.devices.values() for vrf, inst in dev.bgp.items()]
+    node_neighbors: list[dict[str, Neighbor] | None] = [None] * len(topo.nodes)
+    node_asn: list[int] = [0] * len(topo.nodes)
+    statement_node: list[int] = []
+    statement_addr: list[str] = []
+    for node, inst in instances:
+        number = topo.node_id[node]
+        node_neighbors[number] = inst.neighbors
+        node_asn[number] = inst.asn
+        statement_addr += inst.neighbors
+        statement_node += [number] * len(inst.neighbors)
+    by_ip = topo.by_ip
+    owner = np.array([by_ip.get(a, -1) for a in statement_addr], dtype=np.int64)
+    own_node = np.array(statement_node, dtype=np.int64)
+    has_owner = owner >= 0
+    owned = owner[has_owner]
+    # step 2: this instance's endpoint on the owner's subnet
+    keys, first = _first_subnet_owner(topo)
+    local = np.full(len(owner), -1, dtype=np.int64)
+    if len(keys) and len(owned):
+        wanted = (own_node[has_owner] << _NODE_SHIFT) | (topo.net[owned] << 6) | topo.length[owned]
+        at = np.minimum(np.searchsorted(keys, wanted), len(keys) - 1)
+        local[has_owner] = np.where(keys[at] == wanted, first[at], -1)
+    # step 3: the owner's instance's statement toward that endpoint's address
+    peer_node = np.where(has_owner, topo.node[np.maximum(owner, 0)], -1)
+    candidates = np.flatnonzero(local >= 0)
+    ips = topo.ip
+    back_of: list[Neighbor | None] = []
+    for peer, mine in zip(peer_node[candidates].tolist(), local[candidates].tolist()):
+        neighbors = node_neighbors[peer]
+        back_of.append(neighbors.get(ips[mine]) if neighbors is not None else None)
+    answered = np.array([back is not None for back in back_of], dtype=np.bool_)
+    passed = candidates[answered] if len(candidates) else candidates
+    passed_back = [back for back in back_of if back is not None]
+    # one session per pair of instances, whichever end comes first
+    a, b = own_node[passed], peer_node[passed]
+    pair = np.minimum(a, b) * len(topo.nodes) + np.maximum(a, b)
+    _, first_of_pair = np.unique(pair, return_index=True)
+    nodes = topo.nodes
+    sessions = []
+    for j in np.sort(first_of_pair).tolist():
+        i = int(passed[j])
+        mine, peer = statement_node[i], int(peer_node[i])
+        addr, local_ip = statement_addr[i], ips[int(local[i])]
+        own = node_neighbors[mine]
+        assert own is not None
+        sessions.append(Session(nodes[mine], nodes[peer], addr, local_ip, node_asn[mine], node_asn[peer],
+                                own[addr].remote_asn, passed_back[j].remote_asn))
     one_sided: list[tuple[NodeId, str, str]] = []
-    no_subnets: dict[tuple[int, int], Endpoint] = {}
-    done: set[tuple[int, int]] = set()  # (id, id) of two instances already paired, both ways
-    # ids of the statements known to pair back into a session already made: visiting them would
-    # only end at the `done` test below, after four lookups
-    answered: set[int] = set()
-    # 800k neighbor statements at 100k GPUs: the peer's statements are looked up in its own small
-    # neighbor dict, not in one fabric-wide index (measured 3x faster: the lookups are memory-bound)
-    for node, inst in instances.items():
-        subnets = node_subnets.get(node, no_subnets)
-        for addr, neighbor in inst.neighbors.items():
-            if answered and id(neighbor) in answered:
-                continue
-            peer_ep = by_ip.get(addr)
-            if peer_ep is None:
-                one_sided.append((node, addr, "no interface in the fabric has this address"))
-                continue
-            peer_node = peer_ep.node
-            local = subnets.get(peer_ep.net)
-            if local is None:
-                where = f"VRF {node[1]}" if node[1] else "the default VRF"
-                one_sided.append((node, addr, f"no interface of {where} is on a subnet with {addr} "
-                                  f"(it belongs to {peer_ep.device} {peer_ep.interface})"))
-                continue
-            local_ip = local.ip
-            peer_inst = instances.get(peer_node)
-            back = peer_inst.neighbors.get(local_ip) if peer_inst is not None else None
-            if peer_inst is None or back is None:
-                one_sided.append((node, addr, f"{peer_node[0]} has no neighbor {local_ip}"
-                                  + (f" in VRF {peer_node[1]}" if peer_node[1] else "")))
-                continue
-            # one session per pair of instances, whichever end is met first
-            pair = (id(inst), id(peer_inst))
-            if pair in done:
-                continue
-            done.add(pair)
-            done.add((pair[1], pair[0]))
-            # the peer's statement back toward local_ip: the owner of local_ip is local, and the
-            # peer's endpoint on the shared subnet is peer_ep, so its lookups end at this session
-            if by_ip.get(local_ip) is local and node_subnets.get(peer_node, no_subnets).get(peer_ep.net) is peer_ep:
-                answered.add(id(back))
-            sessions.append(Session(node, peer_node, addr, local_ip, inst.asn, peer_inst.asn, neighbor.remote_asn,
-                                    back.remote_asn))
+    failed = np.ones(len(owner), dtype=np.bool_)
+    failed[passed] = False
+    for i in np.flatnonzero(failed).tolist():
+        node, addr = nodes[statement_node[i]], statement_addr[i]
+        if owner[i] < 0:
+            one_sided.append((node, addr, "no interface in the fabric has this address"))
+        elif local[i] < 0:
+            where = f"VRF {node[1]}" if node[1] else "the default VRF"
+            peer_ep = topo.endpoint(int(owner[i]))
+            one_sided.append((node, addr, f"no interface of {where} is on a subnet with {addr} "
+                              f"(it belongs to {peer_ep.device} {peer_ep.interface})"))
+        else:
+            peer = nodes[int(peer_node[i])]
+            one_sided.append((node, addr, f"{peer[0]} has no neighbor {ips[int(local[i])]}"
+                              + (f" in VRF {peer[1]}" if peer[1] else "")))
     return sessions, one_sided

@@ -7,7 +7,7 @@ import numpy as np
 
 from dualrail_net.verify.checks import Context, check, finding
 from dualrail_net.verify.findings import Finding
-from dualrail_net.verify.ipfast import net_str, network_of
+from dualrail_net.verify.ipfast import net_str, network_array, parse_addresses
 from dualrail_net.verify.topology import Endpoint
 
 
@@ -42,7 +42,7 @@ def overlapping_subnets(ctx: Context) -> list[Finding]:
     pairs = [(int(subnets[i]), int(subnets[furthest[i - 1]])) for i in hits]
     owners: dict[int, list[Endpoint]] = {}
     for i in np.flatnonzero(np.isin(keys, [k for pair in pairs for k in pair])):
-        owners.setdefault(int(keys[i]), []).append(ctx.topo.endpoints[i])
+        owners.setdefault(int(keys[i]), []).append(ctx.topo.endpoint(int(i)))
 
     def names(eps: list[Endpoint]) -> list[str]:
         return [f"{e.device} {e.interface}" for e in eps]
@@ -60,33 +60,40 @@ def overlapping_subnets(ctx: Context) -> list[Finding]:
 def p2p_mismatch(ctx: Context) -> list[Finding]:
     out = []
     why = "ends on different subnets never come up; the BGP session and the path are lost"
-    by_ip = ctx.topo.by_ip
-
-    def network(address: str, ip: str) -> tuple[int, int]:
-        # the owner's endpoint has it parsed already (a duplicate IP may carry another length)
-        owner = by_ip.get(ip)
-        return owner.net if owner is not None and owner.address == address else network_of(address)
+    cables = ctx.cables
+    ends = [(c.a.addresses[0] if c.a is not None and c.a.addresses else None,
+             c.b.addresses[0] if c.b is not None and c.b.addresses else None) for c in cables]
+    both = [i for i, (a, b) in enumerate(ends) if a is not None and b is not None]
+    # the cables whose ends are on different subnets or hold the same IP, found over arrays
+    a_value, a_length = parse_addresses([ends[i][0] or "" for i in both])
+    b_value, b_length = parse_addresses([ends[i][1] or "" for i in both])
+    apart = (a_length != b_length) | (network_array(a_value, a_length) != network_array(b_value, b_length))
+    unpaired = {both[k] for k in np.flatnonzero(apart).tolist()}
+    for k in np.flatnonzero(~apart & (a_value == b_value)).tolist():  # the same number: the same text?
+        a, b = ends[both[k]]
+        if a is not None and b is not None and a.partition("/")[0] == b.partition("/")[0]:
+            unpaired.add(both[k])
 
     def label(row: dict[str, str]) -> str:
         return f"{row['a_device']}:{row['a_port']} - {row['b_device']}:{row['b_port']}"
 
-    for cable in ctx.cables:
-        row = cable.row
-        a = cable.a.addresses[0] if cable.a is not None and cable.a.addresses else None
-        b = cable.b.addresses[0] if cable.b is not None and cable.b.addresses else None
+    for i, (a, b) in enumerate(ends):
+        if a is not None and b is not None and i not in unpaired:
+            row = cables[i].row
+            if row.get("a_address") == a and row.get("b_address") == b:
+                continue
+            out.append(finding("ADDR-P2P-MISMATCH", [row["a_device"], row["b_device"]], row["plane"],
+                               f"{label(row)}: configs say {a} / {b}, the cabling plan says {row.get('a_address')} / "
+                               f"{row.get('b_address')}", "the configs and the cabling plan disagree: one was edited"))
+            continue
+        row = cables[i].row
         if a is None or b is None:
             out.append(finding("ADDR-P2P-MISMATCH", [row["a_device"], row["b_device"]], row["plane"],
                                f"{label(row)}: {'both ends have' if a is None and b is None else 'one end has'} "
                                "no address in the rendered config", why))
-            continue
-        a_ip, b_ip = a.partition("/")[0], b.partition("/")[0]
-        if a_ip == b_ip or network(a, a_ip) != network(b, b_ip):
+        else:
             out.append(finding("ADDR-P2P-MISMATCH", [row["a_device"], row["b_device"]], row["plane"],
                                f"{label(row)}: {a} and {b} do not pair", why))
-        elif row.get("a_address") != a or row.get("b_address") != b:
-            out.append(finding("ADDR-P2P-MISMATCH", [row["a_device"], row["b_device"]], row["plane"],
-                               f"{label(row)}: configs say {a} / {b}, the cabling plan says {row.get('a_address')} / "
-                               f"{row.get('b_address')}", "the configs and the cabling plan disagree: one was edited"))
     return out
 
 
@@ -97,9 +104,11 @@ def loopbacks_advertised(ctx: Context) -> list[Finding]:
     originated: dict[tuple[str, str | None], set[str]] = {}
     for bit, prefix in enumerate(idx.prefixes):
         originated.setdefault(idx.origin[bit], set()).add(prefix)
-    for ep in ctx.topo.endpoints:
-        if ep.is_server or not ep.is_loopback or not ep.address.endswith("/32"):
+    topo = ctx.topo
+    for i in np.flatnonzero(topo.is_loopback).tolist():  # servers have none
+        if not topo.address[i].endswith("/32"):
             continue
+        ep = topo.endpoint(i)
         dev = ctx.snap.devices[ep.device]
         if ep.vrf not in dev.bgp and None not in dev.bgp and not dev.bgp:
             continue

@@ -40,9 +40,8 @@ def cross_plane_links(ctx: Context) -> list[Finding]:
     mixed: dict[tuple[int, int], set[tuple[str, str | None]]] = {}
     node_plane = ctx.topo.node_plane
     plane_of_net = ctx.snap.plane_of_net
-    endpoints = ctx.topo.endpoints
-    for i in shared[np.isin(keys, two_planes)]:
-        ep = endpoints[i]
+    for i in shared[np.isin(keys, two_planes)].tolist():
+        ep = ctx.topo.endpoint(i)
         net = ep.net
         member = (ep.device, plane_of_net(net) if ep.is_server else node_plane.get(ep.node))
         seen = first.get(net)
@@ -72,8 +71,8 @@ def foreign_subnets(ctx: Context) -> list[Finding]:
     foreign = ((table.owner_plane != NO_PLANE) & (table.address_plane != NO_PLANE)
                & (table.owner_plane != table.address_plane))
     candidates = np.flatnonzero(~table.is_server & (foreign | np.isin(table.node, mixing)))
-    for i in candidates:
-        out += foreign_endpoint(ctx, ctx.topo.endpoints[i])
+    for i in candidates.tolist():
+        out += foreign_endpoint(ctx, ctx.topo.endpoint(i))
     return _dedupe(out)
 
 
@@ -126,14 +125,18 @@ def l2_domains(ctx: Context) -> list[Finding]:
 @check("ISO-CROSS-PLANE-BGP", "no BGP session (configured or established) between planes")
 def cross_plane_bgp(ctx: Context) -> list[Finding]:
     out = []
+    topo = ctx.topo
+    by_ip, owner_node, is_server = topo.by_ip, topo.node.tolist(), topo.is_server.tolist()
+    plane_of_node = [topo.node_plane.get(node) for node in topo.nodes]
     for dev in ctx.snap.devices.values():
         for vrf, inst in dev.bgp.items():
-            mine = ctx.topo.node_plane.get((dev.name, vrf))
+            mine = topo.node_plane.get((dev.name, vrf))
             for addr in inst.neighbors:
-                peer = ctx.topo.owner(addr)
-                their = (ctx.topo.node_plane.get(peer.node) if peer and not peer.is_server
+                i = by_ip.get(addr)
+                their = (plane_of_node[owner_node[i]] if i is not None and not is_server[i]
                          else ctx.snap.plane_of_address(addr))
                 if mine and their and mine != their:
+                    peer = topo.endpoint(i) if i is not None else None
                     out.append(finding("ISO-CROSS-PLANE-BGP", [dev.name] + ([peer.device] if peer else []), mine,
                                        f"{dev.name}{' VRF ' + vrf if vrf else ''} (plane {mine}) has BGP neighbor "
                                        f"{addr}" + (f" on {peer.device}" if peer else "") + f" in plane {their}",

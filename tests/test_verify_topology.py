@@ -1,0 +1,185 @@
+"""The topology is held as columns and its sessions are paired by array joins (verify/topology.py).
+Here the plain object-per-address build and the statement-by-statement pairing are the reference:
+on the example with random extra addresses and neighbor statements (toward other devices, servers,
+unknown and duplicate addresses, their own instance), both must give the same endpoints, owners,
+planes, sessions and one-sided statements, in the same order."""
+
+from __future__ import annotations
+
+import random
+import shutil
+from pathlib import Path
+
+import pytest
+
+from dualrail_net.render import render_fabric
+from dualrail_net.render.artifacts import write_artifacts
+from dualrail_net.resolve.model import Fabric
+from dualrail_net.verify.ipfast import parse_addresses, split_address
+from dualrail_net.verify.model import Neighbor
+from dualrail_net.verify.snapshot import Snapshot, load_snapshot
+from dualrail_net.verify.topology import Endpoint, NodeId, Session, Topology, build_topology
+from test_verify_address_table import scatter_addresses
+from test_verify_mutations import MUTATIONS
+
+
+@pytest.fixture(scope="module")
+def rendered(tmp_path_factory: pytest.TempPathFactory, example_fabric: Fabric) -> Path:
+    out = tmp_path_factory.mktemp("topo") / "build"
+    write_artifacts(render_fabric(example_fabric), out)
+    return out
+
+
+class PlainTopology:
+    """The object-per-address topology, built and paired with plain loops."""
+
+    def __init__(self, snap: Snapshot) -> None:
+        self.endpoints: list[Endpoint] = []
+        self.by_ip: dict[str, Endpoint] = {}
+        self.duplicates: dict[str, list[Endpoint]] = {}
+        self.subnets: dict[NodeId, dict[tuple[int, int], Endpoint]] = {}
+        self.seen: dict[NodeId, set[str]] = {}
+        for dev in snap.devices.values():
+            undeclared = not snap.plane_of_device(dev.name)
+            for iface in dev.interfaces.values():
+                node = (dev.name, iface.vrf)
+                for addr in iface.addresses:
+                    ip, net = split_address(addr)
+                    self.add(Endpoint(dev.name, iface.name, iface.vrf, addr, ip, net, node, False, iface.is_loopback))
+                    plane = snap.plane_of_net(net)
+                    if undeclared and plane:
+                        self.seen.setdefault(node, set()).add(plane)
+        for srv in snap.servers.values():
+            for iface in srv.interfaces.values():
+                for addr in iface.addresses:
+                    ip, net = split_address(addr)
+                    self.add(Endpoint(srv.name, iface.name, None, addr, ip, net, (srv.name, None), True))
+        self.node_plane: dict[NodeId, str | None] = {}
+        for dev in snap.devices.values():
+            declared = snap.plane_of_device(dev.name)
+            for vrf in {None} | set(dev.vrfs) | set(dev.bgp):
+                planes = self.seen.get((dev.name, vrf), set())
+                self.node_plane[(dev.name, vrf)] = declared or (next(iter(planes)) if len(planes) == 1 else None)
+        self.sessions, self.one_sided = self.pair(snap)
+
+    def add(self, ep: Endpoint) -> None:
+        self.endpoints.append(ep)
+        first = self.by_ip.setdefault(ep.ip, ep)
+        if first is not ep:
+            self.duplicates.setdefault(ep.ip, [first]).append(ep)
+        if ep.net[1] != 32:
+            self.subnets.setdefault(ep.node, {}).setdefault(ep.net, ep)
+
+    def pair(self, snap: Snapshot) -> tuple[list[Session], list[tuple[NodeId, str, str]]]:
+        instances = {(dev.name, vrf): inst for dev in snap.devices.values() for vrf, inst in dev.bgp.items()}
+        sessions: list[Session] = []
+        one_sided: list[tuple[NodeId, str, str]] = []
+        done: set[tuple[NodeId, NodeId]] = set()
+        for node, inst in instances.items():
+            for addr, neighbor in inst.neighbors.items():
+                peer = self.by_ip.get(addr)
+                if peer is None:
+                    one_sided.append((node, addr, "no interface in the fabric has this address"))
+                    continue
+                local = self.subnets.get(node, {}).get(peer.net)
+                if local is None:
+                    where = f"VRF {node[1]}" if node[1] else "the default VRF"
+                    one_sided.append((node, addr, f"no interface of {where} is on a subnet with {addr} "
+                                      f"(it belongs to {peer.device} {peer.interface})"))
+                    continue
+                peer_inst = instances.get(peer.node)
+                back = peer_inst.neighbors.get(local.ip) if peer_inst is not None else None
+                if peer_inst is None or back is None:
+                    one_sided.append((node, addr, f"{peer.node[0]} has no neighbor {local.ip}"
+                                      + (f" in VRF {peer.node[1]}" if peer.node[1] else "")))
+                    continue
+                if (node, peer.node) in done:
+                    continue
+                done.update({(node, peer.node), (peer.node, node)})
+                sessions.append(Session(node, peer.node, addr, local.ip, inst.asn, peer_inst.asn,
+                                        neighbor.remote_asn, back.remote_asn))
+        return sessions, one_sided
+
+
+def scatter_neighbors(snap: Snapshot, topo: Topology, rng: random.Random) -> None:
+    """Random neighbor statements: toward any endpoint (switch or server, other VRFs and planes
+    included), the instance's own addresses, unknown addresses; some statements removed."""
+    instances = [inst for dev in snap.devices.values() for inst in dev.bgp.values()]
+    for _ in range(80):
+        inst = rng.choice(instances)
+        kind = rng.random()
+        if kind < 0.6:
+            addr = topo.ip[rng.randrange(len(topo))]
+        elif kind < 0.8:
+            addr = f"10.{rng.randrange(256)}.{rng.randrange(256)}.{rng.randrange(256)}"
+        elif inst.neighbors:
+            del inst.neighbors[rng.choice(list(inst.neighbors))]
+            continue
+        else:
+            continue
+        inst.neighbors[addr] = Neighbor(addr, rng.choice([None, inst.asn, 4200000001]))
+
+
+def assert_same(topo: Topology, plain: PlainTopology) -> None:
+    assert topo.endpoints == plain.endpoints
+    assert {ip: topo.endpoint(i) for ip, i in topo.by_ip.items()} == plain.by_ip
+    assert topo.duplicates == plain.duplicates
+    assert topo.node_plane == plain.node_plane and list(topo.node_plane) == list(plain.node_plane)
+    assert topo.node_planes_seen == plain.seen
+    assert topo.sessions == plain.sessions
+    assert topo.one_sided == plain.one_sided
+
+
+def test_columns_and_pairing_match_the_plain_topology(rendered: Path) -> None:
+    compared = {"sessions": 0, "one-sided": 0, "duplicates": 0, "mixed instances": 0}
+    for seed in range(6):
+        snap = load_snapshot(rendered, workers=1)
+        rng = random.Random(seed)
+        scatter_addresses(snap, rng)
+        scatter_neighbors(snap, build_topology(snap), rng)
+        topo, plain = build_topology(snap), PlainTopology(snap)
+        assert_same(topo, plain)
+        compared["sessions"] += len(plain.sessions)
+        compared["one-sided"] += len(plain.one_sided)
+        compared["duplicates"] += len(plain.duplicates)
+        compared["mixed instances"] += sum(len(p) > 1 for p in plain.seen.values())
+    assert all(compared.values()), compared  # each kind was really compared
+
+
+@pytest.mark.parametrize("desc,check_id,mutate", MUTATIONS, ids=[m[0] for m in MUTATIONS])
+def test_every_mutation_gives_the_plain_topology(rendered: Path, tmp_path: Path, desc: str, check_id: str,
+                                                 mutate: object) -> None:
+    broken = tmp_path / "build"
+    shutil.copytree(rendered, broken)
+    assert callable(mutate)
+    mutate(broken)
+    snap = load_snapshot(broken, workers=1)
+    assert_same(build_topology(snap), PlainTopology(snap))
+
+
+ODD_ADDRESSES = ["10.0.0.1", "010.0.0.1/31", "10.0.0.01/31", "0x0a.0.0.1/8", "10.0.0.1/031", "0.0.0.0/0",
+                 "255.255.255.255/32", "10.1.2.3/00", "10.0.0.1/", "10.0.0.1 /31"]
+BAD_ADDRESSES = ["10.0.0.256/31", "10.0.0.1/33", "10.0.0/24", "10..0.1/31", "a.b.c.d/8", "/31", "10.0.0.1/31/2",
+                 "１0.0.0.1/8", "", "10.0.0.1/-1"]
+
+
+def test_bulk_address_parsing_is_split_address() -> None:
+    rng = random.Random(7)
+    good = [f"{rng.randrange(256)}.{rng.randrange(256)}.{rng.randrange(256)}.{rng.randrange(256)}/{rng.randrange(33)}"
+            for _ in range(2000)]
+
+    def plain(addresses: list[str]) -> list[tuple[int, int]]:
+        out = []
+        for a in addresses:
+            ip, (_, length) = split_address(a)
+            out.append((split_address(ip)[1][0], length))
+        return out
+
+    for addresses in (good, good + ODD_ADDRESSES, ODD_ADDRESSES, []):
+        value, length = parse_addresses(addresses)
+        assert list(zip(value.tolist(), length.tolist())) == plain(addresses)
+    for bad in BAD_ADDRESSES:
+        with pytest.raises(ValueError):
+            plain([bad])
+        with pytest.raises(ValueError):
+            parse_addresses(good[:5] + [bad] + good[5:10])

@@ -79,10 +79,10 @@ def reference_foreign(ctx: Context) -> list[Finding]:
 def reference_p2p(ctx: Context) -> list[Finding]:
     out = []
     why = "ends on different subnets never come up; the BGP session and the path are lost"
-    for cable in ctx.cables:
-        row = cable.row
-        a = cable.a.addresses[0] if cable.a is not None and cable.a.addresses else None
-        b = cable.b.addresses[0] if cable.b is not None and cable.b.addresses else None
+    cables = ctx.cables
+    for row, a_port, b_port in zip(cables.plan, cables.a, cables.b):
+        a = a_port.addresses[0] if a_port is not None and a_port.addresses else None
+        b = b_port.addresses[0] if b_port is not None and b_port.addresses else None
         label = f"{row['a_device']}:{row['a_port']} - {row['b_device']}:{row['b_port']}"
         if a is None or b is None:
             out.append(finding("ADDR-P2P-MISMATCH", [row["a_device"], row["b_device"]], row["plane"],

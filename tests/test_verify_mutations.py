@@ -283,13 +283,18 @@ def test_forked_parsing_gives_the_sequential_snapshot(clean: Path, tmp_path: Pat
 
 
 def test_cabling_rows_read_as_dictreader_reads_them(tmp_path: Path) -> None:
-    from dualrail_net.verify.snapshot import _read_cabling
+    from dualrail_net.verify.cabling import read_cabling
     path = tmp_path / "cabling.csv"
     for text in ("plane,kind,a_device\nA,leaf-spine,x\n\nB,leaf-spine,y\n",  # well-formed, a blank line
-                 "plane,kind,a_device\nA,leaf-spine\nB,leaf-spine,y,extra\n"):  # short and long rows
+                 "plane,kind,a_device\nA,leaf-spine\nB,leaf-spine,y,extra\n",  # short and long rows
+                 "plane,kind,plane\nA,leaf-spine,B\n",  # a field named twice: the later wins
+                 "plane,kind,a_device\n"):  # no rows
         path.write_text(text)
-        assert _read_cabling(path) == list(csv.DictReader(text.splitlines()))
-    assert _read_cabling(tmp_path / "missing.csv") == []
+        plan, rows = read_cabling(path), list(csv.DictReader(text.splitlines()))
+        assert plan == rows and list(plan) == rows and [plan[i] for i in range(len(plan))] == rows
+        assert list(plan.column("kind")) == [row.get("kind") for row in rows]
+        assert list(plan.column("a_device")) == [row.get("a_device") for row in rows]
+    assert read_cabling(tmp_path / "missing.csv") == []
 
 
 def test_a_failing_worker_is_reported() -> None:

@@ -3,7 +3,6 @@ and a 100k-GPU fabric has millions of addresses)."""
 
 from __future__ import annotations
 
-import re
 import socket
 import struct
 
@@ -60,7 +59,6 @@ def net_str(network: tuple[int, int]) -> str:
 
 _ADDRESS_CHARS = b"0123456789./ "
 _SEPARATORS = bytes.maketrans(b"./", b"  ")
-_LEADING_ZERO = re.compile(rb"(?<![0-9])0[0-9]")
 
 
 def parse_addresses(addresses: list[str]) -> tuple[Ints, Ints]:
@@ -71,9 +69,11 @@ def parse_addresses(addresses: list[str]) -> tuple[Ints, Ints]:
     count = len(addresses)
     data = " ".join(addresses).encode("ascii", "replace")  # "?" for anything else: fails the test below
     if (count and data.count(b"/") == count and data.count(b".") == 3 * count and data.count(b" ") == count - 1
-            and not data.translate(None, _ADDRESS_CHARS) and not _LEADING_ZERO.search(data)):
+            and not data.translate(None, _ADDRESS_CHARS)):
         numbers = np.fromstring(data.translate(_SEPARATORS), dtype=np.int64, sep=" ")
-        if numbers.size == 5 * count:
+        # as many digits as the numbers need in plain decimal: no leading zero, no empty part
+        digits = numbers.size + np.count_nonzero(numbers >= 10) + np.count_nonzero(numbers >= 100)
+        if numbers.size == 5 * count and len(data) == digits + 5 * count - 1:
             parts = numbers.reshape(count, 5)
             if parts[:, :4].max() <= 255 and parts[:, 4].max() <= 32:
                 value = (parts[:, 0] << 24) | (parts[:, 1] << 16) | (parts[:, 2] << 8) | parts[:, 3]

@@ -3,7 +3,6 @@ manifest (who is what, in which plane) and the cabling plan. Nothing here reads 
 
 from __future__ import annotations
 
-import csv
 import ipaddress
 import json
 import os
@@ -12,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from dualrail_net.gcpause import gc_paused
+from dualrail_net.verify.cabling import CablingPlan, read_cabling
 from dualrail_net.verify.ipfast import network_of
 from dualrail_net.verify.model import DeviceConfig, ServerConfig
 from dualrail_net.verify import routing_wire
@@ -31,7 +31,7 @@ class Snapshot:
     manifest: dict[str, Any]
     devices: dict[str, DeviceConfig]
     servers: dict[str, ServerConfig]
-    cabling: list[dict[str, str]]
+    cabling: CablingPlan
     pools: dict[str, list[Network]] = field(default_factory=dict)
     routed: dict[str, list[Network]] = field(default_factory=dict)
     _plane_cache: dict[str, str | None] = field(default_factory=dict)
@@ -104,20 +104,6 @@ def load_snapshot(root: Path, workers: int | None = None) -> Snapshot:
         return _load_snapshot(root, workers)
 
 
-def _read_cabling(path: Path) -> list[dict[str, str]]:
-    """The cabling plan's rows as csv.DictReader gives them (a third faster for 600k well-formed rows;
-    a file with a short or long row is read by DictReader itself, which pads or collects them)."""
-    if not path.exists():
-        return []
-    lines = path.read_text().splitlines()
-    reader = csv.reader(lines)
-    header = next(reader, [])
-    rows = [row for row in reader if row]  # DictReader skips blank lines too
-    if any(len(row) != len(header) for row in rows):
-        return list(csv.DictReader(lines))
-    return [dict(zip(header, row)) for row in rows]
-
-
 def _in_child(position: int) -> bool:
     """Whether the child reads the server at ``position``: interleaved, so that both processes get
     the same mix of server kinds."""
@@ -137,19 +123,20 @@ def _load_snapshot(root: Path, workers: int | None) -> Snapshot:
     cabling_path = root / manifest.get("cabling", "resolved/cabling.csv")
     parsers = [platform_parser(name, meta["platform"]) for name, meta in switch_work]
     if workers > 1:
-        def parse(child: bool) -> tuple[bytes, list[DeviceConfig], list[ServerConfig], list[dict[str, str]]]:
+        def parse(child: bool) -> tuple[bytes, list[DeviceConfig], list[ServerConfig], CablingPlan | None]:
             if child:
                 routing = [parser.routing(name, root / meta["dir"])
                            for parser, (name, meta) in zip(parsers, switch_work) if parser.routing]
                 return routing_wire.encode(routing), [], [parse_server(name, root / meta["dir"]) for i, (name, meta)
-                                                          in enumerate(server_work) if _in_child(i)], []
+                                                          in enumerate(server_work) if _in_child(i)], None
             base = [parser.base(name, root / meta["dir"]) for parser, (name, meta) in zip(parsers, switch_work)]
             mine = [parse_server(name, root / meta["dir"]) for i, (name, meta) in enumerate(server_work)
                     if not _in_child(i)]
-            return b"", base, mine, _read_cabling(cabling_path)
+            return b"", base, mine, read_cabling(cabling_path)
 
         (_, base, servers_mine, cabling), (routing, _, servers_child, _) = run_forked(
             [[False], [True]], lambda group: parse(group[0]))
+        assert cabling is not None  # this process read it
         routing_parts = iter(routing_wire.decode(routing))
         devices_parsed = [add_routing(dev, next(routing_parts)) if parser.routing else dev
                           for parser, dev in zip(parsers, base)]
@@ -158,7 +145,7 @@ def _load_snapshot(root: Path, workers: int | None) -> Snapshot:
     else:
         devices_parsed = [parse_device(name, meta["platform"], root / meta["dir"]) for name, meta in switch_work]
         servers_parsed = [parse_server(name, root / meta["dir"]) for name, meta in server_work]
-        cabling = _read_cabling(cabling_path)
+        cabling = read_cabling(cabling_path)
     devices = {name: dev for (name, _), dev in zip(switch_work, devices_parsed)}
     servers = {name: srv for (name, _), srv in zip(server_work, servers_parsed)}
     snap = Snapshot(root, manifest, devices, servers, cabling)

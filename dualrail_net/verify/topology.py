@@ -169,39 +169,29 @@ def build_topology(snap: Snapshot) -> Topology:
     address, holders, ifaces, port_node, port_server = (topo.address, topo.port_holder, topo.port_iface,
                                                         topo.port_node, topo.port_is_server)
     counts: list[int] = []  # addresses per port
+
+    def add(name: str, ports: list[Interface], vrfs: list[str | None]) -> list[int]:
+        """The holder's addressed ports; its instances numbered in order of first endpoint."""
+        numbers = {vrf: topo.add_node((name, vrf)) for vrf in dict.fromkeys(vrfs)}
+        port_node.extend([numbers[vrf] for vrf in vrfs])
+        holders.extend([name] * len(ports))
+        ifaces.extend(ports)
+        counts.extend([len(iface.addresses) for iface in ports])
+        address.extend([a for iface in ports for a in iface.addresses])
+        return list(numbers.values())
+
     undeclared_nodes: list[int] = []
     for dev in snap.devices.values():
-        name = dev.name
-        nodes: dict[str | None, int] = {}
-        for iface in dev.interfaces.values():
-            addrs = iface.addresses
-            if not addrs:
-                continue
-            vrf = iface.vrf
-            number = nodes.get(vrf)
-            if number is None:
-                number = nodes[vrf] = topo.add_node((name, vrf))
-            holders.append(name)
-            ifaces.append(iface)
-            port_node.append(number)
-            counts.append(len(addrs))
-            address += addrs
-        if nodes and not snap.plane_of_device(name):
-            undeclared_nodes += nodes.values()
+        ports = [iface for iface in dev.interfaces.values() if iface.addresses]
+        if ports:
+            numbers = add(dev.name, ports, [iface.vrf for iface in ports])
+            if not snap.plane_of_device(dev.name):
+                undeclared_nodes += numbers
     switch_ports = len(holders)
     for srv in snap.servers.values():
-        number = -1
-        for iface in srv.interfaces.values():
-            addrs = iface.addresses
-            if not addrs:
-                continue
-            if number < 0:
-                number = topo.add_node((srv.name, None))
-            holders.append(srv.name)
-            ifaces.append(iface)
-            port_node.append(number)
-            counts.append(len(addrs))
-            address += addrs
+        ports = [iface for iface in srv.interfaces.values() if iface.addresses]
+        if ports:
+            add(srv.name, ports, [None] * len(ports))
     port_server += [False] * switch_ports + [True] * (len(holders) - switch_ports)
     repeats = np.array(counts, dtype=np.int64)
     topo.port = np.repeat(np.arange(len(counts), dtype=np.int64), repeats)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, TypeVar, cast
@@ -13,7 +13,8 @@ from typing import Any, TypeVar, cast
 from dualrail_net.gcpause import gc_paused
 from dualrail_net.verify.address_table import AddressTable, address_table
 from dualrail_net.verify.findings import CheckResult, Finding, Severity
-from dualrail_net.verify.model import EcnProfile, Interface
+from dualrail_net.verify.cabling import CablingPlan
+from dualrail_net.verify.model import DeviceConfig, EcnProfile, Interface, ServerConfig
 from dualrail_net.verify.parallel import balanced_groups, run_forked
 from dualrail_net.verify.routes import (
     Origins,
@@ -28,15 +29,22 @@ from dualrail_net.verify.topology import Topology, build_topology
 
 
 @dataclass(slots=True)
-class CableEnds:
-    """One row of the cabling plan with both ends looked up in the rendered configs once (five
-    checks walk the 600k cables of a 100k-GPU fabric)."""
+class Cables:
+    """The cabling plan with both ends of every cable looked up in the rendered configs once, as
+    columns in the plan's order (five checks walk the 600k cables of a 100k-GPU fabric)."""
 
-    row: dict[str, str]
-    a: Interface | None  # the port's interface in the rendered config (None: not there)
-    b: Interface | None
-    a_plane: str | None  # the plane the end is in (see Context.cables)
-    b_plane: str | None
+    plan: CablingPlan
+    a: list[Interface | None]  # the port's interface in the rendered config (None: not there)
+    b: list[Interface | None]
+    a_plane: list[str | None]  # the plane the end is in (see Context.cables)
+    b_plane: list[str | None]
+
+
+def port_interfaces(holders: Mapping[str, DeviceConfig | ServerConfig], names: list[str],
+                    ports: list[str]) -> list[Interface | None]:
+    """The interface of each (holder, port) in the rendered configs; None where either is not there."""
+    return [holder.interfaces.get(port) if (holder := holders.get(name)) is not None else None
+            for name, port in zip(names, ports)]
 
 
 @dataclass(slots=True)
@@ -102,28 +110,29 @@ class Context:
         return {name: meta.get("plane") or None for name, meta in self.snap.manifest["devices"].items()}
 
     @cached_property
-    def cables(self) -> list[CableEnds]:
+    def cables(self) -> Cables:
         """Every cable with its two ends. The plane of an end: its device's plane; for a multi-plane
         device the plane of the VRF the port is in; for a server the plane its address comes from."""
-        devices, servers = self.snap.devices, self.snap.servers
+        plan, devices, servers = self.snap.cabling, self.snap.devices, self.snap.servers
         device_plane, node_plane = self.device_plane, self.topo.node_plane
         plane_of_address = self.snap.plane_of_address
 
-        def end(device: str, port: str) -> tuple[Interface | None, str | None]:
-            holder = devices.get(device)
-            if holder is not None:
-                iface = holder.interfaces.get(port)
-                return iface, device_plane.get(device) or node_plane.get((device, iface.vrf if iface else None))
-            server = servers.get(device)
-            iface = server.interfaces.get(port) if server is not None else None
-            return iface, plane_of_address(iface.addresses[0]) if iface is not None and iface.addresses else None
+        def ends(side: str) -> tuple[list[Interface | None], list[str | None]]:
+            names, ports = plan.column(f"{side}_device"), plan.column(f"{side}_port")
+            ifaces = port_interfaces(devices, names, ports)
+            planes = [device_plane.get(name) for name in names]
+            for i in [i for i, plane in enumerate(planes) if plane is None]:  # servers, multi-plane devices
+                name, iface = names[i], ifaces[i]
+                if name in devices:
+                    planes[i] = node_plane.get((name, iface.vrf if iface else None))
+                    continue
+                server = servers.get(name)
+                ifaces[i] = iface = server.interfaces.get(ports[i]) if server is not None else None
+                planes[i] = plane_of_address(iface.addresses[0]) if iface is not None and iface.addresses else None
+            return ifaces, planes
 
-        out = []
-        for row in self.snap.cabling:
-            a, a_plane = end(row["a_device"], row["a_port"])
-            b, b_plane = end(row["b_device"], row["b_port"])
-            out.append(CableEnds(row, a, b, a_plane, b_plane))
-        return out
+        (a, a_plane), (b, b_plane) = ends("a"), ends("b")
+        return Cables(plan, a, b, a_plane, b_plane)
 
     @cached_property
     def port_groups(self) -> list[PortGroup]:

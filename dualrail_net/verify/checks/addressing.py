@@ -61,8 +61,8 @@ def p2p_mismatch(ctx: Context) -> list[Finding]:
     out = []
     why = "ends on different subnets never come up; the BGP session and the path are lost"
     cables = ctx.cables
-    ends = [(c.a.addresses[0] if c.a is not None and c.a.addresses else None,
-             c.b.addresses[0] if c.b is not None and c.b.addresses else None) for c in cables]
+    ends = [(a.addresses[0] if a is not None and a.addresses else None,
+             b.addresses[0] if b is not None and b.addresses else None) for a, b in zip(cables.a, cables.b)]
     both = [i for i, (a, b) in enumerate(ends) if a is not None and b is not None]
     # the cables whose ends are on different subnets or hold the same IP, found over arrays
     a_value, a_length = parse_addresses([ends[i][0] or "" for i in both])
@@ -77,16 +77,17 @@ def p2p_mismatch(ctx: Context) -> list[Finding]:
     def label(row: dict[str, str]) -> str:
         return f"{row['a_device']}:{row['a_port']} - {row['b_device']}:{row['b_port']}"
 
-    for i, (a, b) in enumerate(ends):
+    plan = cables.plan
+    for i, ((a, b), planned) in enumerate(zip(ends, zip(plan.column("a_address"), plan.column("b_address")))):
         if a is not None and b is not None and i not in unpaired:
-            row = cables[i].row
-            if row.get("a_address") == a and row.get("b_address") == b:
+            if planned == (a, b):
                 continue
+            row = plan[i]
             out.append(finding("ADDR-P2P-MISMATCH", [row["a_device"], row["b_device"]], row["plane"],
-                               f"{label(row)}: configs say {a} / {b}, the cabling plan says {row.get('a_address')} / "
-                               f"{row.get('b_address')}", "the configs and the cabling plan disagree: one was edited"))
+                               f"{label(row)}: configs say {a} / {b}, the cabling plan says {planned[0]} / "
+                               f"{planned[1]}", "the configs and the cabling plan disagree: one was edited"))
             continue
-        row = cables[i].row
+        row = plan[i]
         if a is None or b is None:
             out.append(finding("ADDR-P2P-MISMATCH", [row["a_device"], row["b_device"]], row["plane"],
                                f"{label(row)}: {'both ends have' if a is None and b is None else 'one end has'} "

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from dualrail_net.verify.checks import Context, check, finding
+from dualrail_net.verify.checks import Context, check, finding, port_interfaces
 from dualrail_net.verify.findings import Finding
 
 
@@ -41,21 +41,21 @@ def session_missing(ctx: Context) -> list[Finding]:
             more.setdefault(a, set()).add(b)
         if partner.setdefault(b, a) != a:
             more.setdefault(b, set()).add(a)
-    devices = ctx.snap.devices
+    devices, plan = ctx.snap.devices, ctx.snap.cabling
     out = []
     # its own port lookups, not Context.cables: this check runs with the BGP checks, in a process
     # that need not build the cable table at all
-    for row in ctx.snap.cabling:
-        a_dev, b_dev = devices.get(row["a_device"]), devices.get(row["b_device"])
-        if a_dev is None or b_dev is None:
-            continue
-        a_if, b_if = a_dev.interfaces.get(row["a_port"]), b_dev.interfaces.get(row["b_port"])
+    a_ports, b_ports = plan.column("a_port"), plan.column("b_port")
+    a_ends = port_interfaces(devices, plan.column("a_device"), a_ports)
+    b_ends = port_interfaces(devices, plan.column("b_device"), b_ports)
+    for i, (a_if, b_if) in enumerate(zip(a_ends, b_ends)):
         if not (a_if and b_if and a_if.addresses and b_if.addresses):
-            continue  # ADDR-P2P-MISMATCH reports missing addresses
+            continue  # not two switch ports; ADDR-P2P-MISMATCH reports missing addresses
         a_ip, b_ip = a_if.addresses[0].partition("/")[0], b_if.addresses[0].partition("/")[0]
         if partner.get(a_ip) != b_ip and b_ip not in more.get(a_ip, ()):
-            out.append(finding("BGP-SESSION-MISSING", [a_dev.name, b_dev.name], row["plane"],
-                               f"no BGP session on {a_dev.name}:{row['a_port']} - {b_dev.name}:{row['b_port']}",
+            row = plan[i]
+            out.append(finding("BGP-SESSION-MISSING", [row["a_device"], row["b_device"]], row["plane"],
+                               f"no BGP session on {row['a_device']}:{a_ports[i]} - {row['b_device']}:{b_ports[i]}",
                                "a cabled uplink without a session is capacity the fabric never uses"))
     return out
 

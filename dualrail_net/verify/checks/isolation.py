@@ -20,11 +20,12 @@ MAX_LEAK_FINDINGS = 50
 def cross_plane_links(ctx: Context) -> list[Finding]:
     out = []
     why = "a cable or subnet between planes merges their failure domains: one plane's fault reaches the other"
-    for cable in ctx.cables:
-        row, a, b = cable.row, cable.a_plane, cable.b_plane
-        if a == b == row["plane"]:
+    cables = ctx.cables
+    for i, (a, b, listed) in enumerate(zip(cables.a_plane, cables.b_plane, cables.plan.column("plane"))):
+        if a == b == listed:
             continue
-        if len({p for p in (a, b, row["plane"]) if p}) > 1:
+        if len({p for p in (a, b, listed) if p}) > 1:
+            row = cables.plan[i]
             out.append(finding("ISO-CROSS-PLANE-LINK", [row["a_device"], row["b_device"]], row["plane"],
                                f"cable {row['a_device']}:{row['a_port']} (plane {a}) - {row['b_device']}:"
                                f"{row['b_port']} (plane {b}) is listed in plane {row['plane']}", why))
@@ -102,8 +103,10 @@ def l2_domains(ctx: Context) -> list[Finding]:
     if not bridges:
         return out
     # the plane of the far end of each cabled port
-    far_plane = {(c.row["a_device"], c.row["a_port"]): c.b_plane for c in ctx.cables}
-    far_plane.update({(c.row["b_device"], c.row["b_port"]): c.a_plane for c in ctx.cables})
+    cables = ctx.cables
+    plan = cables.plan
+    far_plane = dict(zip(zip(plan.column("a_device"), plan.column("a_port")), cables.b_plane))
+    far_plane.update(zip(zip(plan.column("b_device"), plan.column("b_port")), cables.a_plane))
     for dev, iface in bridges:
         planes = set()
         for port in iface.bridge_ports:

@@ -167,11 +167,12 @@ def mtu(ctx: Context) -> list[Finding]:
             out += [finding("QOS-MTU", [device], plane, f"{device} {iface.name} MTU {iface.mtu}; the plane uses "
                             f"{ref[plane]}", "a smaller MTU on the path drops RoCE frames (no fragmentation)")
                     for iface in group.ports]
-    for cable in ctx.cables:
-        a = cable.a.mtu if cable.a is not None else None
-        b = cable.b.mtu if cable.b is not None else None
+    cables = ctx.cables
+    for i, (a_port, b_port) in enumerate(zip(cables.a, cables.b)):
+        a = a_port.mtu if a_port is not None else None
+        b = b_port.mtu if b_port is not None else None
         if a is not None and b is not None and a != b:
-            row = cable.row
+            row = cables.plan[i]
             out.append(finding("QOS-MTU", [row["a_device"], row["b_device"]], row["plane"],
                                f"{row['a_device']}:{row['a_port']} MTU {a} vs {row['b_device']}:{row['b_port']} "
                                f"MTU {b}", "frames larger than the smaller end are dropped"))

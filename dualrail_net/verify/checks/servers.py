@@ -13,8 +13,10 @@ def server_planes(ctx: Context) -> list[Finding]:
     out = []
     why = "traffic of one plane would leave through another plane's NIC"
     device_plane = ctx.device_plane
-    leaf_of = {(r["a_device"], r["a_port"]): (r["b_device"], device_plane.get(r["b_device"]))
-               for r in ctx.snap.cabling if r["kind"] == "server-leaf"}
+    plan = ctx.snap.cabling
+    leaf_of = {(a, a_port): (b, device_plane.get(b)) for kind, a, a_port, b in zip(
+        plan.column("kind"), plan.column("a_device"), plan.column("a_port"), plan.column("b_device"))
+        if kind == "server-leaf"}
     for srv in ctx.snap.servers.values():
         port_plane: dict[str, str | None] = {}
         port_net: dict[str, tuple[int, int]] = {}

@@ -25,8 +25,9 @@ def counts(ctx: Context) -> list[Finding]:
         if meta.get("plane"):
             roles[meta["plane"]][meta["role"]] += 1
     links: dict[str, Counter[str]] = defaultdict(Counter)
-    for row in ctx.snap.cabling:
-        links[row["plane"]][row["kind"]] += 1
+    plan = ctx.snap.cabling
+    for (plane, kind), count in Counter(zip(plan.column("plane"), plan.column("kind"))).items():
+        links[plane][kind] += count
     why = "a smaller plane cannot carry the other's load when it fails"
     return (_compare("SYM-COUNTS", {p: dict(sorted(c.items())) for p, c in roles.items()}, "switches", why)
             + _compare("SYM-COUNTS", {p: dict(sorted(c.items())) for p, c in links.items()}, "links", why))
@@ -35,8 +36,9 @@ def counts(ctx: Context) -> list[Finding]:
 @check("SYM-SPEED", "the planes use the same link speeds for each kind of link")
 def speeds(ctx: Context) -> list[Finding]:
     per: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
-    for row in ctx.snap.cabling:
-        per[row["plane"]][row["kind"]].add(row["speed"])
+    plan = ctx.snap.cabling
+    for plane, kind, speed in set(zip(plan.column("plane"), plan.column("kind"), plan.column("speed"))):
+        per[plane][kind].add(speed)
     out = []
     for plane, kinds in per.items():
         for kind, values in kinds.items():

@@ -1,0 +1,78 @@
+"""The cabling plan (resolved/cabling.csv) as columns.
+
+A 100k-GPU fabric has 600k cables; a dict per row costs half a second to build and every check
+that walks them pays a lookup per field. Here each field is one list; a row is made as a dict only
+when asked for (a finding, a test), and is then what csv.DictReader gives for that line."""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import overload
+
+
+class CablingPlan(Sequence[dict[str, str]]):
+    """The rows of the cabling plan, in file order, with ``column(field)`` for bulk reading."""
+
+    def __init__(self, header: list[str], columns: dict[str, list[str]], rows: list[dict[str, str]] | None = None):
+        self.header = header
+        self.columns = columns
+        self._rows = rows  # kept as DictReader gave them when the file had short or long rows
+        self._count = len(rows) if rows is not None else len(next(iter(columns.values()), []))
+
+    @classmethod
+    def from_rows(cls, rows: list[dict[str, str]]) -> CablingPlan:
+        fields = list(dict.fromkeys(key for row in rows for key in row if isinstance(key, str)))
+        return cls(fields, {f: [row.get(f) for row in rows] for f in fields}, rows)  # type: ignore[misc]
+
+    def column(self, field: str) -> list[str]:
+        """Every row's value of ``field`` (None where a short row lacks it)."""
+        values = self.columns.get(field)
+        return values if values is not None else [None] * self._count  # type: ignore[list-item]
+
+    def __len__(self) -> int:
+        return self._count
+
+    @overload
+    def __getitem__(self, i: int) -> dict[str, str]: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[dict[str, str]]: ...
+
+    def __getitem__(self, i: int | slice) -> dict[str, str] | list[dict[str, str]]:
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(self._count))]
+        if self._rows is not None:
+            return self._rows[i]
+        if not -self._count <= i < self._count:
+            raise IndexError(i)
+        return {name: values[i] for name, values in self.columns.items()}
+
+    def __iter__(self) -> Iterator[dict[str, str]]:
+        if self._rows is not None:
+            return iter(self._rows)
+        return (dict(zip(self.columns, values)) for values in zip(*self.columns.values()))
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, CablingPlan | list):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def read_cabling(path: Path) -> CablingPlan:
+    """The cabling plan's rows as csv.DictReader gives them, held as columns (for well-formed rows,
+    transposed by zip in C; a file with a short or long row is read by DictReader itself, which
+    pads or collects them)."""
+    if not path.exists():
+        return CablingPlan([], {})
+    lines = path.read_text().splitlines()
+    reader = csv.reader(lines)
+    header = next(reader, [])
+    rows = [row for row in reader if row]  # DictReader skips blank lines too
+    if any(len(row) != len(header) for row in rows):
+        return CablingPlan.from_rows(list(csv.DictReader(lines)))
+    transposed = list(map(list, zip(*rows))) if rows else [[] for _ in header]
+    return CablingPlan(header, dict(zip(header, transposed)))

@@ -26,9 +26,9 @@ from dualrail_net.resolve.model import Fabric
 from dualrail_net.sot import Diagnostic, InventoryError, Severity, load_inventory
 from dualrail_net.sot.validate import validate
 from dualrail_net.verify.batfish.client import BatfishUnavailable, batfish_host, connect
-from dualrail_net.verify.checks import run_checks
 from dualrail_net.verify.consumers import run_consumers
-from dualrail_net.verify.snapshot import SnapshotError, load_snapshot
+from dualrail_net.verify.partitioned import check_folder
+from dualrail_net.verify.snapshot import SnapshotError, load_snapshot, read_manifest
 from dualrail_net.verify.findings import CheckResult
 from dualrail_net.verify.report import print_results, results_to_dict, write_junit
 
@@ -275,9 +275,8 @@ def run_verifications(out: Path, consumers: bool = True, ib_sim: bool | None = N
     """Every offline verification of rendered artifacts: our checks on the parsed configs, the IB
     static checks, the real consumers (FRR, ifupdown2) and, when ``ib_sim`` (None: when the tools
     are installed), opensm on an ibsim fabric per IB plane."""
-    snapshot = load_snapshot(out)
-    results = run_checks(snapshot)
-    if snapshot.manifest.get("ib_planes"):
+    results = check_folder(out)
+    if read_manifest(out).get("ib_planes"):
         from dualrail_net.verify.ib.sim import run_simulation, tools_missing
         from dualrail_net.verify.ib.static import run_static
         results += run_static(out)

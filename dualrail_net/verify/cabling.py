@@ -63,12 +63,17 @@ class CablingPlan(Sequence[dict[str, str]]):
 
 
 def read_cabling(path: Path) -> CablingPlan:
-    """The cabling plan's rows as csv.DictReader gives them, held as columns (for well-formed rows,
-    transposed by zip in C; a file with a short or long row is read by DictReader itself, which
-    pads or collects them)."""
+    """The cabling plan's rows as csv.DictReader gives them, held as columns. A plain file (no
+    quotes, carriage returns or blank lines, every row as long as the header: what render writes)
+    is split in C and each column sliced out; any other file is read by the csv module (DictReader
+    itself where a row is short or long: it pads or collects them)."""
     if not path.exists():
         return CablingPlan([], {})
-    lines = path.read_text().splitlines()
+    text = path.read_text()
+    plain = _plain_columns(text)
+    if plain is not None:
+        return plain
+    lines = text.splitlines()
     reader = csv.reader(lines)
     header = next(reader, [])
     rows = [row for row in reader if row]  # DictReader skips blank lines too
@@ -76,3 +81,19 @@ def read_cabling(path: Path) -> CablingPlan:
         return CablingPlan.from_rows(list(csv.DictReader(lines)))
     transposed = list(map(list, zip(*rows))) if rows else [[] for _ in header]
     return CablingPlan(header, dict(zip(header, transposed)))
+
+
+def _plain_columns(text: str) -> CablingPlan | None:
+    """The columns of a file that csv would split at every comma and newline, or None."""
+    if '"' in text or "\r" in text or "\0" in text:
+        return None
+    body = text[:-1] if text.endswith("\n") else text
+    header_line, _, rest = body.partition("\n")
+    if not header_line or "\n\n" in body or rest.endswith("\n"):
+        return None
+    header = header_line.split(",")
+    fields = rest.replace("\n", ",").split(",") if rest else []
+    rows = rest.count("\n") + 1 if rest else 0
+    if len(fields) != rows * len(header):
+        return None
+    return CablingPlan(header, dict(zip(header, (fields[i::len(header)] for i in range(len(header))))))

@@ -110,17 +110,36 @@ def _in_child(position: int) -> bool:
     return position % 5 < CHILD_SERVERS_OF_FIVE
 
 
-def _load_snapshot(root: Path, workers: int | None) -> Snapshot:
+def read_manifest(root: Path) -> dict[str, Any]:
     manifest_path = root / "manifest.json"
     if not manifest_path.exists():
         raise SnapshotError(f"{manifest_path} not found: run `dualrail render` first")
-    manifest = json.loads(manifest_path.read_text())
+    manifest: dict[str, Any] = json.loads(manifest_path.read_text())
+    return manifest
+
+
+def cabling_path(root: Path, manifest: dict[str, Any]) -> Path:
+    return root / str(manifest.get("cabling", "resolved/cabling.csv"))
+
+
+def assemble(root: Path, manifest: dict[str, Any], devices: dict[str, DeviceConfig], servers: dict[str, ServerConfig],
+             cabling: CablingPlan) -> Snapshot:
+    """The snapshot of parsed parts, with the manifest's pools indexed."""
+    snap = Snapshot(root, manifest, devices, servers, cabling)
+    snap.pools = {p: [ipaddress.IPv4Network(v) for v in pools.values()] for p, pools in manifest.get("pools", {}).items()}
+    snap.routed = {p: [ipaddress.IPv4Network(v) for v in nets] for p, nets in manifest.get("routed_prefixes", {}).items()}
+    snap.index_pools()
+    return snap
+
+
+def _load_snapshot(root: Path, workers: int | None) -> Snapshot:
+    manifest = read_manifest(root)
     switch_work: Work = list(manifest["devices"].items())
     server_work: Work = list(manifest.get("servers", {}).items())
     if workers is None:
         parallel = hasattr(os, "fork") and len(switch_work) + len(server_work) >= PARALLEL_PARSE_FROM
         workers = 2 if parallel else 1
-    cabling_path = root / manifest.get("cabling", "resolved/cabling.csv")
+    cabling = cabling_path(root, manifest)
     parsers = [platform_parser(name, meta["platform"]) for name, meta in switch_work]
     if workers > 1:
         def parse(child: bool) -> tuple[bytes, list[DeviceConfig], list[ServerConfig], CablingPlan | None]:
@@ -132,11 +151,11 @@ def _load_snapshot(root: Path, workers: int | None) -> Snapshot:
             base = [parser.base(name, root / meta["dir"]) for parser, (name, meta) in zip(parsers, switch_work)]
             mine = [parse_server(name, root / meta["dir"]) for i, (name, meta) in enumerate(server_work)
                     if not _in_child(i)]
-            return b"", base, mine, read_cabling(cabling_path)
+            return b"", base, mine, read_cabling(cabling)
 
-        (_, base, servers_mine, cabling), (routing, _, servers_child, _) = run_forked(
+        (_, base, servers_mine, plan), (routing, _, servers_child, _) = run_forked(
             [[False], [True]], lambda group: parse(group[0]))
-        assert cabling is not None  # this process read it
+        assert plan is not None  # this process read it
         routing_parts = iter(routing_wire.decode(routing))
         devices_parsed = [add_routing(dev, next(routing_parts)) if parser.routing else dev
                           for parser, dev in zip(parsers, base)]
@@ -145,11 +164,7 @@ def _load_snapshot(root: Path, workers: int | None) -> Snapshot:
     else:
         devices_parsed = [parse_device(name, meta["platform"], root / meta["dir"]) for name, meta in switch_work]
         servers_parsed = [parse_server(name, root / meta["dir"]) for name, meta in server_work]
-        cabling = read_cabling(cabling_path)
+        plan = read_cabling(cabling)
     devices = {name: dev for (name, _), dev in zip(switch_work, devices_parsed)}
     servers = {name: srv for (name, _), srv in zip(server_work, servers_parsed)}
-    snap = Snapshot(root, manifest, devices, servers, cabling)
-    snap.pools = {p: [ipaddress.IPv4Network(v) for v in pools.values()] for p, pools in manifest.get("pools", {}).items()}
-    snap.routed = {p: [ipaddress.IPv4Network(v) for v in nets] for p, nets in manifest.get("routed_prefixes", {}).items()}
-    snap.index_pools()
-    return snap
+    return assemble(root, manifest, devices, servers, plan)

@@ -192,6 +192,9 @@ COST = {"BGP-SESSION-MISSING": 3.3, "ADDR-P2P-MISMATCH": 3.4, "ISO-SERVER-PLANE"
 # The checks that read the BGP sessions (paired lazily: Topology.sessions).
 SESSION_CHECKS = ("BGP-PEER-MISMATCH", "BGP-ONE-SIDED", "BGP-SESSION-MISSING", "ECMP-MAX-PATHS",
                   "ECMP-MULTIPATH-RELAX", "ISO-ROUTE-LEAK", "ADDR-LOOPBACK-NOT-ADVERTISED")
+# The checks that read a switch's routing part (parsers.ROUTING_FIELDS: BGP, policy, static routes)
+# or the sessions: verify/partitioned.py runs them where the routing parts are parsed.
+ROUTING_CHECKS = SESSION_CHECKS + ("ISO-CROSS-PLANE-BGP", "ISO-VRF-LEAK", "BGP-ROUTER-ID-DUP")
 # Checks that read one costly structure run in the same process, which builds it once:
 # (structures, their cost at 100k GPUs, the checks). A check in two families joins the first.
 FAMILIES = [("sessions", 5.0, SESSION_CHECKS),
@@ -230,11 +233,8 @@ def default_workers(snap: Snapshot) -> int:
     return max(1, min(2, len(os.sched_getaffinity(0))))
 
 
-def run_checks(snap: Snapshot, only: set[str] | None = None, workers: int | None = None,
-               timings: dict[str, float] | None = None) -> list[CheckResult]:
-    """Run the registered checks (or ``only`` those ids). ``workers`` > 1 splits them between
-    forked processes (see verify/parallel.py); the results are the same, in registry order.
-    ``timings`` receives the seconds spent on shared work no single check owns ("topology")."""
+def registered(only: set[str] | None = None) -> list[CheckSpec]:
+    """The registered checks (or ``only`` those ids), in registry order."""
     from dualrail_net.verify.checks import (  # noqa: F401  (registration on import)
         addressing,
         bgp,
@@ -244,21 +244,34 @@ def run_checks(snap: Snapshot, only: set[str] | None = None, workers: int | None
         servers,
         symmetry,
     )
-    specs = [spec for spec in REGISTRY if not only or spec.id in only]
+    return [spec for spec in REGISTRY if not only or spec.id in only]
+
+
+def run_group(ctx: Context, group: list[CheckSpec]) -> tuple[list[CheckResult], dict[str, float]]:
+    """Run ``group`` in this process: its results, and what building the topology took."""
+    # nearly every check reads the topology: build it first, outside any check's time
+    topo = ctx.topo
+    if any(spec.id in SESSION_CHECKS for spec in group):
+        _ = topo.sessions
+    results = []
+    for spec in group:
+        started = time.monotonic()
+        found = spec.fn(ctx)
+        results.append(CheckResult(spec.id, spec.title, found, seconds=time.monotonic() - started))
+    return results, dict(topo.seconds)
+
+
+def run_checks(snap: Snapshot, only: set[str] | None = None, workers: int | None = None,
+               timings: dict[str, float] | None = None) -> list[CheckResult]:
+    """Run the registered checks (or ``only`` those ids). ``workers`` > 1 splits them between
+    forked processes (see verify/parallel.py); the results are the same, in registry order.
+    ``timings`` receives the seconds spent on shared work no single check owns ("topology")."""
+    specs = registered(only)
     ctx = Context(snap)
     workers = default_workers(snap) if workers is None else workers
 
     def run(group: list[CheckSpec]) -> tuple[list[CheckResult], dict[str, float]]:
-        # nearly every check reads the topology: build it first, outside any check's time
-        topo = ctx.topo
-        if any(spec.id in SESSION_CHECKS for spec in group):
-            _ = topo.sessions
-        results = []
-        for spec in group:
-            started = time.monotonic()
-            found = spec.fn(ctx)
-            results.append(CheckResult(spec.id, spec.title, found, seconds=time.monotonic() - started))
-        return results, dict(topo.seconds)
+        return run_group(ctx, group)
 
     # millions of small acyclic objects (endpoints, sessions): the cyclic GC would rescan them all
     with gc_paused():

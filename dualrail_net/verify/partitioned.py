@@ -1,0 +1,252 @@
+"""Verification of a large rendered folder in two processes that each parse what their checks read.
+
+Sharing one parsed snapshot between processes is costly in CPython: sending objects means pickling
+them, and a forked child that reads objects made before the fork copies every page it touches
+(reference counts are writes), ~1.4 s per process at 100k GPUs before any check runs. So the two
+processes here share almost nothing:
+
+* the **routing side** (a forked child) reads every switch but its QoS (routing parts included)
+  and the cabling plan, and runs the ROUTING_CHECKS: the BGP sessions and what is computed from
+  them and the other routing parts;
+* the **base side** (this process) reads the switches' base parts (interfaces, QoS), every server
+  and the cabling plan, and runs every other check.
+
+What crosses: the routing side sends each switch's VRF names and BGP instance names as its
+routing part gives them (the base side's topology needs every routing instance); the base side
+sends each server's addressed ports (the routing side's topology needs every address; servers have
+no routing part to read). Then each side sends its findings. Each side's snapshot leaves what it
+did not read as ``Elsewhere`` values, which refuse to be read, so a check placed on the wrong side
+fails loudly instead of passing on empty data. The results are those of ``run_checks`` on the
+whole snapshot, in registry order (tests compare both on every mutation)."""
+
+from __future__ import annotations
+
+import os
+import pickle
+import threading
+import time
+import traceback
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, BinaryIO, NoReturn, TypeVar, cast
+
+from dualrail_net.gcpause import gc_paused
+from dualrail_net.verify.cabling import read_cabling
+from dualrail_net.verify.findings import CheckResult
+from dualrail_net.verify.checks import (
+    ROUTING_CHECKS,
+    CheckSpec,
+    Context,
+    registered,
+    run_checks,
+    run_group,
+)
+from dualrail_net.verify.model import DeviceConfig, Interface, Qos, ServerConfig, ServerRoute, ServerRule
+from dualrail_net.verify.parallel import WorkerFailed
+from dualrail_net.verify.parsers import PlatformParser, add_routing, parse_server, platform_parser
+from dualrail_net.verify.snapshot import PARALLEL_PARSE_FROM, Snapshot, assemble, cabling_path, load_snapshot, read_manifest
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+class ElsewhereError(RuntimeError):
+    """A check read a part of the snapshot that its side of verification does not parse."""
+
+
+def _refuse(what: str) -> NoReturn:
+    raise ElsewhereError(f"{what} is parsed on the other side of verification: the check that reads it "
+                         "belongs there (verify/partitioned.py, checks.ROUTING_CHECKS)")
+
+
+class ElsewhereDict(dict[K, V]):
+    """A mapping parsed on the other side. Its keys may be known (a switch's BGP instances by VRF,
+    which the base side's topology needs); its values may not be read."""
+
+    def __init__(self, what: str, keys: list[K] | None = None) -> None:
+        super().__init__()
+        for key in keys or []:
+            super().__setitem__(key, cast(V, None))
+        self.what, self.keys_known = what, keys is not None
+
+    def __iter__(self) -> Iterator[K]:
+        if not self.keys_known:
+            _refuse(self.what)
+        return super().__iter__()
+
+    def __len__(self) -> int:
+        if not self.keys_known:
+            _refuse(self.what)
+        return super().__len__()
+
+    def __getitem__(self, key: K) -> NoReturn:
+        _refuse(self.what)
+
+    def get(self, key: K, default: Any = None) -> NoReturn:
+        _refuse(self.what)
+
+    def items(self) -> NoReturn:
+        _refuse(self.what)
+
+    def values(self) -> NoReturn:
+        _refuse(self.what)
+
+
+class ElsewhereList(list[V]):
+    """A list parsed on the other side: it may not be read at all."""
+
+    def __init__(self, what: str) -> None:
+        super().__init__()
+        self.what = what
+
+    def __iter__(self) -> NoReturn:
+        _refuse(self.what)
+
+    def __len__(self) -> NoReturn:
+        _refuse(self.what)
+
+    def __getitem__(self, index: Any) -> NoReturn:
+        _refuse(self.what)
+
+
+def _elsewhere_routing(dev: DeviceConfig, hostname: str, vrfs: list[str], instances: list[str | None]) -> None:
+    """A base part with what its routing part says that the base side may know: the hostname, the
+    VRF names (added as add_routing adds them) and the names of the BGP instances."""
+    dev.hostname = hostname
+    for vrf in vrfs:
+        dev.vrfs.setdefault(vrf, None)
+    dev.bgp = ElsewhereDict(f"{dev.name}'s BGP configuration", instances)
+    dev.prefix_lists = ElsewhereDict(f"{dev.name}'s prefix lists")
+    dev.route_maps = ElsewhereDict(f"{dev.name}'s route maps")
+    dev.static_routes = ElsewhereList(f"{dev.name}'s static routes")
+    dev.vrf_route_leaks = ElsewhereList(f"{dev.name}'s VRF imports")
+
+
+def _addressed_server(name: str, ports: list[tuple[str, list[str]]]) -> ServerConfig:
+    """A server as the routing side knows it: its addressed ports, nothing else."""
+    routes: list[ServerRoute] = ElsewhereList(f"{name}'s routes")
+    rules: list[ServerRule] = ElsewhereList(f"{name}'s policy rules")
+    return ServerConfig(name, {port: Interface(port, addresses) for port, addresses in ports}, routes, rules)
+
+
+def _write(pipe: BinaryIO, kind: str, value: Any) -> None:
+    data = pickle.dumps((kind, value), protocol=pickle.HIGHEST_PROTOCOL)
+    pipe.write(len(data).to_bytes(8, "little") + data)
+    pipe.flush()
+
+
+def _read(pipe: BinaryIO) -> Any:
+    """The next message from the other side; its failure, raised here."""
+    header = pipe.read(8)
+    data = pipe.read(int.from_bytes(header, "little")) if len(header) == 8 else b""
+    if not data:
+        raise WorkerFailed("the routing side of verification died without an answer")
+    kind, value = pickle.loads(data)
+    if kind == "error":
+        raise WorkerFailed(f"the routing side of verification failed:\n{value}")
+    return value
+
+
+def _write_quietly(pipe: BinaryIO, kind: str, value: Any) -> None:
+    """For a thread: a side that died has already said so (or will be found dead) on its own pipe."""
+    try:
+        with pipe:
+            _write(pipe, kind, value)
+    except OSError:
+        pass
+
+
+def check_folder(root: Path, only: set[str] | None = None, workers: int | None = None,
+                 timings: dict[str, float] | None = None) -> list[CheckResult]:
+    """Parse and check the rendered folder: in two processes (see the module's text) from
+    PARALLEL_PARSE_FROM devices and servers, or when ``workers`` = 2; else load_snapshot and
+    run_checks in this process. The results are the same either way."""
+    manifest = read_manifest(root)
+    size = len(manifest["devices"]) + len(manifest.get("servers", {}))
+    if workers is None:
+        workers = 2 if hasattr(os, "fork") and size >= PARALLEL_PARSE_FROM and len(os.sched_getaffinity(0)) > 1 else 1
+    if workers <= 1:
+        started = time.monotonic()
+        snap = load_snapshot(root, workers=1)
+        if timings is not None:
+            timings["parse"] = time.monotonic() - started
+        return run_checks(snap, only, workers=1, timings=timings)
+    with gc_paused():
+        return _check_in_two(root, manifest, only, timings)
+
+
+def _check_in_two(root: Path, manifest: dict[str, Any], only: set[str] | None,
+                  timings: dict[str, float] | None) -> list[CheckResult]:
+    specs = registered(only)
+    routing_specs = [spec for spec in specs if spec.id in ROUTING_CHECKS]
+    base_specs = [spec for spec in specs if spec.id not in ROUTING_CHECKS]
+    switches = list(manifest["devices"].items())
+    server_work = list(manifest.get("servers", {}).items())
+    parsers = [platform_parser(name, meta["platform"]) for name, meta in switches]
+    up_read, up_write = os.pipe()  # routing side -> base side: instance names, then findings
+    down_read, down_write = os.pipe()  # base side -> routing side: the servers' addressed ports
+    started = time.monotonic()
+    pid = os.fork()
+    if pid == 0:  # the routing side: never returns into the caller's stack
+        os.close(up_read)
+        os.close(down_write)
+        status = 0
+        with os.fdopen(up_write, "wb") as up_pipe, os.fdopen(down_read, "rb") as down_pipe:
+            try:
+                _routing_side(root, manifest, switches, parsers, routing_specs, up_pipe, down_pipe)
+            except BaseException:  # noqa: BLE001  (everything must reach the parent)
+                status = 1
+                _write_quietly(up_pipe, "error", traceback.format_exc())
+        os._exit(status)
+    os.close(up_write)
+    os.close(down_read)
+    try:
+        with os.fdopen(up_read, "rb") as up:
+            base = [parser.base(name, root / meta["dir"]) for parser, (name, meta) in zip(parsers, switches)]
+            servers = [parse_server(name, root / meta["dir"]) for name, meta in server_work]
+            # written meanwhile: the routing side reads it only when its own parsing is done
+            ports = [(srv.name, [(n, i.addresses) for n, i in srv.interfaces.items() if i.addresses]) for srv in servers]
+            writer = threading.Thread(target=_write_quietly, args=(os.fdopen(down_write, "wb"), "ok", ports),
+                                      daemon=True)
+            writer.start()
+            plan = read_cabling(cabling_path(root, manifest))
+            routing_names = iter(_read(up))
+            for parser, dev in zip(parsers, base):
+                if parser.routing:
+                    _elsewhere_routing(dev, *next(routing_names))
+            snap = assemble(root, manifest, {dev.name: dev for dev in base}, {srv.name: srv for srv in servers}, plan)
+            parsed = time.monotonic() - started
+            results, seconds = run_group(Context(snap), base_specs)
+            routing_results, routing_seconds, routing_parsed = _read(up)
+            writer.join()
+    finally:
+        # reaped in the background: the answer is in (or the failure known)
+        threading.Thread(target=os.waitpid, args=(pid, 0), daemon=True).start()
+    if timings is not None:
+        # what the run waited for: the slower side's parsing, and its topology
+        timings["parse"] = max(parsed, routing_parsed)
+        timings["topology"] = max(sum(seconds.values()), sum(routing_seconds.values()))
+    by_id = {r.check: r for r in (*results, *routing_results)}
+    return [by_id[spec.id] for spec in specs]
+
+
+def _routing_side(root: Path, manifest: dict[str, Any], switches: list[tuple[str, dict[str, Any]]],
+                  parsers: list[PlatformParser], specs: list[CheckSpec], up: BinaryIO, down: BinaryIO) -> None:
+    started = time.monotonic()
+    devices = {}
+    names = []
+    for parser, (name, meta) in zip(parsers, switches):
+        dev = (parser.interfaces or parser.base)(name, root / meta["dir"])
+        if parser.interfaces:
+            dev.qos = Qos(ElsewhereDict(f"{name}'s DSCP map"), ElsewhereDict(f"{name}'s DSCP map"))
+        if parser.routing:
+            routing = parser.routing(name, root / meta["dir"])
+            names.append((routing.hostname, list(routing.vrfs), list(routing.bgp)))
+            add_routing(dev, routing)
+        devices[name] = dev
+    _write(up, "ok", names)
+    plan = read_cabling(cabling_path(root, manifest))
+    servers = {name: _addressed_server(name, ports) for name, ports in _read(down)}
+    snap: Snapshot = assemble(root, manifest, devices, servers, plan)
+    parsed = time.monotonic() - started
+    _write(up, "ok", (*run_group(Context(snap), specs), parsed))

@@ -1,0 +1,66 @@
+"""verify/partitioned.py parses and checks a folder in two processes that each read only what their
+checks read. Its results must be run_checks' on the whole snapshot, on the clean example and on
+every mutation; a check placed on the wrong side must fail loudly, not pass on what is not there."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from dualrail_net.resolve.model import Fabric
+from dualrail_net.verify import partitioned
+from dualrail_net.verify.checks import ROUTING_CHECKS, run_checks
+from dualrail_net.verify.findings import CheckResult
+from dualrail_net.verify.parallel import WorkerFailed
+from dualrail_net.verify.snapshot import load_snapshot
+from test_verify_mutations import MUTATIONS, clean  # noqa: F401  (the fixture)
+
+
+def outcome(results: list[CheckResult]) -> list[tuple[str, list[dict[str, object]]]]:
+    return [(r.check, [f.to_dict() for f in r.findings]) for r in results]
+
+
+def test_the_clean_example_in_two_processes(clean: Path) -> None:  # noqa: F811
+    timings: dict[str, float] = {}
+    two = partitioned.check_folder(clean, workers=2, timings=timings)
+    assert outcome(two) == outcome(run_checks(load_snapshot(clean, workers=1), workers=1))
+    assert len(two) > 20 and not any(r.findings for r in two) and timings["topology"] > 0
+
+
+@pytest.mark.parametrize("desc,check_id,mutate", MUTATIONS, ids=[m[0] for m in MUTATIONS])
+def test_every_mutation_gives_the_whole_snapshot_findings(clean: Path, tmp_path: Path, desc: str,  # noqa: F811
+                                                         check_id: str, mutate: Callable[[Path], None]) -> None:
+    broken = tmp_path / "build"
+    shutil.copytree(clean, broken)
+    mutate(broken)
+    two = outcome(partitioned.check_folder(broken, workers=2))
+    assert two == outcome(run_checks(load_snapshot(broken, workers=1), workers=1))
+    assert any(findings for check, findings in two if check == check_id), desc
+
+
+def test_a_routing_check_on_the_base_side_fails_loudly(clean: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+    monkeypatch.setattr(partitioned, "ROUTING_CHECKS", tuple(c for c in ROUTING_CHECKS if c != "ISO-CROSS-PLANE-BGP"))
+    with pytest.raises(partitioned.ElsewhereError, match="BGP configuration"):
+        partitioned.check_folder(clean, workers=2)
+
+
+def test_a_base_check_on_the_routing_side_fails_loudly(clean: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+    monkeypatch.setattr(partitioned, "ROUTING_CHECKS", (*ROUTING_CHECKS, "QOS-DSCP-MAP", "ISO-SERVER-PLANE"))
+    with pytest.raises(WorkerFailed, match="ElsewhereError"):
+        partitioned.check_folder(clean, workers=2)
+
+
+def test_a_failing_routing_side_is_reported(clean: Path, tmp_path: Path) -> None:  # noqa: F811
+    broken = tmp_path / "build"
+    shutil.copytree(clean, broken)
+    frr = next(broken.glob("plane-A/*/frr.conf"))
+    frr.write_text(frr.read_text().replace("router bgp ", "router bgp x", 1))  # int("x...") fails in the parser
+    with pytest.raises(WorkerFailed, match="routing side of verification failed"):
+        partitioned.check_folder(broken, workers=2)
+
+
+def test_small_folders_are_checked_in_one_process(clean: Path, example_fabric: Fabric) -> None:  # noqa: F811
+    assert outcome(partitioned.check_folder(clean)) == outcome(run_checks(load_snapshot(clean)))

@@ -183,3 +183,15 @@ def test_bulk_address_parsing_is_split_address() -> None:
             plain([bad])
         with pytest.raises(ValueError):
             parse_addresses(good[:5] + [bad] + good[5:10])
+
+
+def test_sorting_set_operations_are_np_unique() -> None:
+    import numpy as np
+
+    from dualrail_net.verify.arrays import distinct, first_of_each
+    rng = np.random.default_rng(3)
+    for values in (rng.integers(0, 50, 3000), rng.integers(0, 1 << 40, 500), np.zeros(0, dtype=np.int64),
+                   np.array([5, 5, 5], dtype=np.int64)):
+        assert distinct(values).tolist() == np.unique(values).tolist()
+        unique, first = np.unique(values, return_index=True)
+        assert [a.tolist() for a in first_of_each(values)] == [unique.tolist(), first.tolist()]

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
+from dualrail_net.verify.arrays import distinct, first_of_each
 from dualrail_net.verify.ipfast import network_array, parse_addresses
 from dualrail_net.verify.model import Interface, Neighbor
 from dualrail_net.verify.snapshot import Snapshot
@@ -70,7 +71,6 @@ class Topology:
     port_node: list[int] = field(default_factory=list)
     port_is_server: list[bool] = field(default_factory=list)
     address: list[str] = field(default_factory=list)
-    ip: list[str] = field(default_factory=list)
     value: Ints = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     net: Ints = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     length: Ints = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
@@ -79,12 +79,13 @@ class Topology:
     is_server: Flags = field(default_factory=lambda: np.zeros(0, dtype=np.bool_))
     is_loopback: Flags = field(default_factory=lambda: np.zeros(0, dtype=np.bool_))
     address_plane: Ints = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
-    by_ip: dict[str, int] = field(default_factory=dict)  # the first owner (endpoint index) of each address
     duplicate_ips: dict[str, list[int]] = field(default_factory=dict)  # addresses with 2+ owners: all
     node_plane: dict[NodeId, str | None] = field(default_factory=dict)
     node_planes_seen: dict[NodeId, set[str]] = field(default_factory=dict)
     _paired: tuple[list[Session], list[tuple[NodeId, str, str]]] | None = None
     _endpoints: list[Endpoint] | None = None
+    _ip: list[str] | None = None
+    _by_ip: dict[str, int] | None = None
     _by_node: dict[NodeId, list[int]] | None = None
     seconds: dict[str, float] = field(default_factory=dict)  # what building each part took
 
@@ -98,11 +99,28 @@ class Topology:
             self.nodes.append(node)
         return number
 
+    @property
+    def ip(self) -> list[str]:
+        """Each endpoint's IP address as written (the address without its length)."""
+        if self._ip is None:
+            self._ip = [a.partition("/")[0] for a in self.address]
+        return self._ip
+
+    @property
+    def by_ip(self) -> dict[str, int]:
+        """The first owner (endpoint index) of each IP address as written."""
+        if self._by_ip is None:
+            ips = self.ip
+            # written from the last endpoint back, so the first stays
+            self._by_ip = dict(zip(reversed(ips), range(len(ips) - 1, -1, -1)))
+        return self._by_ip
+
     def endpoint(self, i: int) -> Endpoint:
         port = int(self.port[i])
         iface = self.port_iface[port]
         server = self.port_is_server[port]
-        return Endpoint(self.port_holder[port], iface.name, None if server else iface.vrf, self.address[i], self.ip[i],
+        return Endpoint(self.port_holder[port], iface.name, None if server else iface.vrf, self.address[i],
+                        self.address[i].partition("/")[0],
                         (int(self.net[i]), int(self.length[i])), self.nodes[self.port_node[port]], server,
                         not server and iface.is_loopback)
 
@@ -199,14 +217,13 @@ def build_topology(snap: Snapshot) -> Topology:
     topo.is_server = np.repeat(np.array(port_server, dtype=np.bool_), repeats)
     loopback = np.array([iface.is_loopback for iface in ifaces], dtype=np.bool_)
     topo.is_loopback = np.repeat(loopback, repeats) & ~topo.is_server
-    topo.ip = ips = [a.partition("/")[0] for a in address]
     topo.value, topo.length = parse_addresses(address)
     topo.net = network_array(topo.value, topo.length)
     topo.address_plane = pool_planes(snap, topo.planes, topo.net, topo.length)
-    # the first owner of each address: written from the last endpoint back, so the first stays
-    topo.by_ip = by_ip = dict(zip(reversed(ips), range(len(ips) - 1, -1, -1)))
-    if len(by_ip) < len(ips):
-        for i, ip in enumerate(ips):
+    # an IP written twice has one number twice (the converse needs the text: "10.0.0.01" is another)
+    if len(distinct(topo.value)) < len(address):
+        by_ip = topo.by_ip
+        for i, ip in enumerate(topo.ip):
             first = by_ip[ip]
             if first != i:
                 topo.duplicate_ips.setdefault(ip, [first]).append(i)
@@ -215,8 +232,7 @@ def build_topology(snap: Snapshot) -> Topology:
     seen = topo.node_planes_seen
     if undeclared_nodes:
         of_undeclared = np.isin(topo.node, undeclared_nodes) & (topo.address_plane != NO_PLANE)
-        pairs = np.unique(np.stack([topo.node[of_undeclared], topo.address_plane[of_undeclared]]), axis=1)
-        for number, plane in pairs.T.tolist():
+        for number, plane in set(zip(topo.node[of_undeclared].tolist(), topo.address_plane[of_undeclared].tolist())):
             seen.setdefault(topo.nodes[number], set()).add(topo.planes[plane])
     # Plane of each routing instance: a single-plane device is in its plane; an instance of a
     # multi-plane device is in the plane its addresses come from (checked for mixing elsewhere).
@@ -239,7 +255,7 @@ def _first_subnet_owner(topo: Topology) -> tuple[Ints, Ints]:
     (where a BGP neighbor can be directly connected); key = node << 38 | network << 6 | length."""
     subnet = np.flatnonzero(topo.length != 32)
     keys = (topo.node[subnet] << _NODE_SHIFT) | (topo.net[subnet] << 6) | topo.length[subnet]
-    unique, first = np.unique(keys, return_index=True)  # first occurrence: the endpoint met first
+    unique, first = first_of_each(keys)  # first occurrence: the endpoint met first
     return unique, subnet[first]
 
 
@@ -288,7 +304,7 @@ def _sessions(snap: Snapshot, topo: Topology) -> tuple[list[Session], list[tuple
     # one session per pair of instances, whichever end comes first
     a, b = own_node[passed], peer_node[passed]
     pair = np.minimum(a, b) * len(topo.nodes) + np.maximum(a, b)
-    _, first_of_pair = np.unique(pair, return_index=True)
+    _, first_of_pair = first_of_each(pair)
     nodes = topo.nodes
     sessions = []
     for j in np.sort(first_of_pair).tolist():

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from dualrail_net.verify.arrays import distinct
 from dualrail_net.verify.checks import Context, check, finding
 from dualrail_net.verify.findings import Finding
 from dualrail_net.verify.ipfast import net_str, network_array, parse_addresses
@@ -25,7 +26,7 @@ def duplicate_ips(ctx: Context) -> list[Finding]:
 @check("ADDR-OVERLAP", "no two different subnets overlap")
 def overlapping_subnets(ctx: Context) -> list[Finding]:
     keys = ctx.addresses.key
-    subnets = np.unique(keys)  # sorted as the (network, length) tuples sort
+    subnets = distinct(keys)  # sorted as the (network, length) tuples sort
     if not len(subnets):
         return []
     start, length = subnets >> 6, subnets & 63

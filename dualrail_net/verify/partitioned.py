@@ -21,7 +21,9 @@ whole snapshot, in registry order (tests compare both on every mutation)."""
 
 from __future__ import annotations
 
+import marshal
 import os
+import queue
 import pickle
 import threading
 import time
@@ -122,37 +124,43 @@ def _elsewhere_routing(dev: DeviceConfig, hostname: str, vrfs: list[str], instan
     dev.vrf_route_leaks = ElsewhereList(f"{dev.name}'s VRF imports")
 
 
-def _addressed_server(name: str, ports: list[tuple[str, list[str]]]) -> ServerConfig:
+def _addressed_server(name: str, ports: Ports) -> ServerConfig:
     """A server as the routing side knows it: its addressed ports, nothing else."""
     routes: list[ServerRoute] = ElsewhereList(f"{name}'s routes")
     rules: list[ServerRule] = ElsewhereList(f"{name}'s policy rules")
-    return ServerConfig(name, {port: Interface(port, addresses) for port, addresses in ports}, routes, rules)
+    return ServerConfig(name, _port_interfaces(ports), routes, rules)
 
 
-def _write(pipe: BinaryIO, kind: str, value: Any) -> None:
-    data = pickle.dumps((kind, value), protocol=pickle.HIGHEST_PROTOCOL)
+def _frame(pipe: BinaryIO, data: bytes) -> None:
     pipe.write(len(data).to_bytes(8, "little") + data)
     pipe.flush()
 
 
-def _read(pipe: BinaryIO) -> Any:
-    """The next message from the other side; its failure, raised here."""
+def _unframe(pipe: BinaryIO) -> bytes:
     header = pipe.read(8)
     data = pipe.read(int.from_bytes(header, "little")) if len(header) == 8 else b""
     if not data:
         raise WorkerFailed("the routing side of verification died without an answer")
-    kind, value = pickle.loads(data)
+    return data
+
+
+def _write(pipe: BinaryIO, kind: str, value: Any) -> None:
+    """Up to the base side: pickled (findings are objects), with failures as kind "error"."""
+    _frame(pipe, pickle.dumps((kind, value), protocol=pickle.HIGHEST_PROTOCOL))
+
+
+def _read(pipe: BinaryIO) -> Any:
+    """The next message from the routing side; its failure, raised here."""
+    kind, value = pickle.loads(_unframe(pipe))
     if kind == "error":
         raise WorkerFailed(f"the routing side of verification failed:\n{value}")
     return value
 
 
 def _write_quietly(pipe: BinaryIO, kind: str, value: Any) -> None:
-    """For a thread: a side that died has already said so (or will be found dead) on its own pipe."""
     try:
-        with pipe:
-            _write(pipe, kind, value)
-    except OSError:
+        _write(pipe, kind, value)
+    except OSError:  # the base side is gone: nobody is left to tell
         pass
 
 
@@ -184,7 +192,7 @@ def _check_in_two(root: Path, manifest: dict[str, Any], only: set[str] | None,
     server_work = list(manifest.get("servers", {}).items())
     parsers = [platform_parser(name, meta["platform"]) for name, meta in switches]
     up_read, up_write = os.pipe()  # routing side -> base side: instance names, then findings
-    down_read, down_write = os.pipe()  # base side -> routing side: the servers' addressed ports
+    down_read, down_write = os.pipe()  # base side -> routing side: the switches', then the servers' ports
     started = time.monotonic()
     pid = os.fork()
     if pid == 0:  # the routing side: never returns into the caller's stack
@@ -200,15 +208,19 @@ def _check_in_two(root: Path, manifest: dict[str, Any], only: set[str] | None,
         os._exit(status)
     os.close(up_write)
     os.close(down_read)
+    # what goes down is written by a thread: the routing side reads it when its own parsing is done
+    outbox: queue.Queue[bytes | None] = queue.Queue()
+    writer = threading.Thread(target=_write_all, args=(os.fdopen(down_write, "wb"), outbox), daemon=True)
+    writer.start()
     try:
         with os.fdopen(up_read, "rb") as up:
             base = [parser.base(name, root / meta["dir"]) for parser, (name, meta) in zip(parsers, switches)]
+            # down in marshal's plain types (pickling 1M ports took 1 s, marshal 0.3 s)
+            outbox.put(marshal.dumps([(list(dev.vrfs.items()), _addressed_ports(dev.interfaces))
+                                      for parser, dev in zip(parsers, base) if parser.routing]))
             servers = [parse_server(name, root / meta["dir"]) for name, meta in server_work]
-            # written meanwhile: the routing side reads it only when its own parsing is done
-            ports = [(srv.name, [(n, i.addresses) for n, i in srv.interfaces.items() if i.addresses]) for srv in servers]
-            writer = threading.Thread(target=_write_quietly, args=(os.fdopen(down_write, "wb"), "ok", ports),
-                                      daemon=True)
-            writer.start()
+            outbox.put(marshal.dumps([(srv.name, _addressed_ports(srv.interfaces)) for srv in servers]))
+            outbox.put(None)
             plan = read_cabling(cabling_path(root, manifest))
             routing_names = iter(_read(up))
             for parser, dev in zip(parsers, base):
@@ -218,8 +230,8 @@ def _check_in_two(root: Path, manifest: dict[str, Any], only: set[str] | None,
             parsed = time.monotonic() - started
             results, seconds = run_group(Context(snap), base_specs)
             routing_results, routing_seconds, routing_parsed = _read(up)
-            writer.join()
     finally:
+        outbox.put(None)
         # reaped in the background: the answer is in (or the failure known)
         threading.Thread(target=os.waitpid, args=(pid, 0), daemon=True).start()
     if timings is not None:
@@ -230,23 +242,52 @@ def _check_in_two(root: Path, manifest: dict[str, Any], only: set[str] | None,
     return [by_id[spec.id] for spec in specs]
 
 
+Ports = list[tuple[str, list[str], str | None, bool]]  # (name, addresses, VRF, is a loopback)
+
+
+def _addressed_ports(interfaces: dict[str, Interface]) -> Ports:
+    return [(i.name, i.addresses, i.vrf, i.is_loopback) for i in interfaces.values() if i.addresses]
+
+
+def _port_interfaces(ports: Ports) -> dict[str, Interface]:
+    """What the routing side knows of a holder's interfaces: the addressed ones, their addresses,
+    VRF and kind (nothing else; its checks read nothing else)."""
+    return {name: Interface(name, addresses, vrf=vrf, is_loopback=loopback) for name, addresses, vrf, loopback in ports}
+
+
+def _write_all(pipe: BinaryIO, outbox: queue.Queue[bytes | None]) -> None:
+    with pipe:
+        while (message := outbox.get()) is not None:
+            try:
+                _frame(pipe, message)
+            except OSError:  # the other side died: it has said so on its own pipe, or is found dead
+                return
+
+
 def _routing_side(root: Path, manifest: dict[str, Any], switches: list[tuple[str, dict[str, Any]]],
                   parsers: list[PlatformParser], specs: list[CheckSpec], up: BinaryIO, down: BinaryIO) -> None:
     started = time.monotonic()
+    # the routing parts; a platform without one is read whole here (its one file holds both)
+    parts = [parser.routing(name, root / meta["dir"]) if parser.routing else parser.base(name, root / meta["dir"])
+             for parser, (name, meta) in zip(parsers, switches)]
+    # sent by a thread: the base side takes it only when its own parsing is done
+    names = [(part.hostname, list(part.vrfs), list(part.bgp)) for parser, part in zip(parsers, parts) if parser.routing]
+    sender = threading.Thread(target=_write, args=(up, "ok", names), daemon=True)
+    sender.start()
+    # the base parts' addressed ports, from the base side, which reads them anyway
+    base_ports = iter(marshal.loads(_unframe(down)))
     devices = {}
-    names = []
-    for parser, (name, meta) in zip(parsers, switches):
-        dev = (parser.interfaces or parser.base)(name, root / meta["dir"])
-        if parser.interfaces:
-            dev.qos = Qos(ElsewhereDict(f"{name}'s DSCP map"), ElsewhereDict(f"{name}'s DSCP map"))
+    for parser, part in zip(parsers, parts):
         if parser.routing:
-            routing = parser.routing(name, root / meta["dir"])
-            names.append((routing.hostname, list(routing.vrfs), list(routing.bgp)))
-            add_routing(dev, routing)
-        devices[name] = dev
-    _write(up, "ok", names)
+            vrfs, ports = next(base_ports)
+            dev = DeviceConfig(part.name, part.platform, interfaces=_port_interfaces(ports), vrfs=dict(vrfs))
+            dev.qos = Qos(ElsewhereDict(f"{part.name}'s DSCP map"), ElsewhereDict(f"{part.name}'s DSCP map"))
+            part = add_routing(dev, part)
+        devices[part.name] = part
     plan = read_cabling(cabling_path(root, manifest))
-    servers = {name: _addressed_server(name, ports) for name, ports in _read(down)}
+    servers = {name: _addressed_server(name, ports) for name, ports in marshal.loads(_unframe(down))}
     snap: Snapshot = assemble(root, manifest, devices, servers, plan)
     parsed = time.monotonic() - started
-    _write(up, "ok", (*run_group(Context(snap), specs), parsed))
+    results = run_group(Context(snap), specs)
+    sender.join()
+    _write(up, "ok", (*results, parsed))

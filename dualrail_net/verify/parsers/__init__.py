@@ -37,18 +37,12 @@ def _read(path: Path) -> str:
     return data.decode()
 
 
-def parse_cumulus_interfaces(name: str, folder: Path) -> DeviceConfig:
-    """Interfaces and VRFs alone (no QoS)."""
+def parse_cumulus(name: str, folder: Path) -> DeviceConfig:
+    """Interfaces and QoS; the routing part (frr.conf) is parse_cumulus_routing's."""
     dev = DeviceConfig(name=name, platform="cumulus")
     parsed = read_interfaces(_read(folder / "interfaces"))
     dev.interfaces = parsed.interfaces
     dev.vrfs.update(parsed.vrfs)
-    return dev
-
-
-def parse_cumulus(name: str, folder: Path) -> DeviceConfig:
-    """Interfaces and QoS; the routing part (frr.conf) is parse_cumulus_routing's."""
-    dev = parse_cumulus_interfaces(name, folder)
     parse_qos_features(_read(folder / "qos_features.conf"), dev)
     return dev
 
@@ -74,12 +68,10 @@ class PlatformParser:
 
     base: Callable[[str, Path], DeviceConfig]
     routing: Callable[[str, Path], DeviceConfig] | None = None
-    # the base part without QoS, where a platform can read it so (what verify's routing side needs)
-    interfaces: Callable[[str, Path], DeviceConfig] | None = None
 
 
 DEVICE_PARSERS: dict[str, PlatformParser] = {
-    "cumulus": PlatformParser(parse_cumulus, parse_cumulus_routing, parse_cumulus_interfaces),
+    "cumulus": PlatformParser(parse_cumulus, parse_cumulus_routing),
     "eos": PlatformParser(parse_eos_device),
 }
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 from collections.abc import Iterator, Sequence
+from itertools import repeat
 from pathlib import Path
 from typing import overload
 
@@ -92,8 +93,8 @@ def _plain_columns(text: str) -> CablingPlan | None:
     if not header_line or "\n\n" in body or rest.endswith("\n"):
         return None
     header = header_line.split(",")
+    lines = rest.split("\n") if rest else []
+    if set(map(str.count, lines, repeat(","))) - {len(header) - 1}:
+        return None  # a short or long row
     fields = rest.replace("\n", ",").split(",") if rest else []
-    rows = rest.count("\n") + 1 if rest else 0
-    if len(fields) != rows * len(header):
-        return None
     return CablingPlan(header, dict(zip(header, (fields[i::len(header)] for i in range(len(header))))))

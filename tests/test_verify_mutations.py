@@ -258,17 +258,6 @@ def test_restricted_propagation_finds_exactly_the_foreign_routes(clean: Path, tm
         plane(src) for src, dst, *_ in _edges(ctx.snap, ctx.topo) if plane(src) != plane(dst) or plane(src) is None}
 
 
-def test_forked_checks_give_the_sequential_results(clean: Path, tmp_path: Path) -> None:
-    broken = tmp_path / "build"
-    shutil.copytree(clean, broken)
-    for _, _, mutate in MUTATIONS[:6]:
-        mutate(broken)
-    snap = load_snapshot(broken)
-    one = [(r.check, [f.to_dict() for f in r.findings]) for r in run_checks(snap, workers=1)]
-    two = [(r.check, [f.to_dict() for f in r.findings]) for r in run_checks(snap, workers=2)]
-    assert one == two and any(findings for _, findings in one)
-
-
 def test_forked_parsing_gives_the_sequential_snapshot(clean: Path, tmp_path: Path) -> None:
     broken = tmp_path / "build"
     shutil.copytree(clean, broken)

@@ -26,7 +26,7 @@ def outcome(results: list[CheckResult]) -> list[tuple[str, list[dict[str, object
 def test_the_clean_example_in_two_processes(clean: Path) -> None:  # noqa: F811
     timings: dict[str, float] = {}
     two = partitioned.check_folder(clean, workers=2, timings=timings)
-    assert outcome(two) == outcome(run_checks(load_snapshot(clean, workers=1), workers=1))
+    assert outcome(two) == outcome(run_checks(load_snapshot(clean, workers=1)))
     assert len(two) > 20 and not any(r.findings for r in two) and timings["topology"] > 0
 
 
@@ -37,7 +37,7 @@ def test_every_mutation_gives_the_whole_snapshot_findings(clean: Path, tmp_path:
     shutil.copytree(clean, broken)
     mutate(broken)
     two = outcome(partitioned.check_folder(broken, workers=2))
-    assert two == outcome(run_checks(load_snapshot(broken, workers=1), workers=1))
+    assert two == outcome(run_checks(load_snapshot(broken, workers=1)))
     assert any(findings for check, findings in two if check == check_id), desc
 
 

@@ -1,10 +1,10 @@
 """Run groups of work in forked children that inherit this process's memory.
 
-Verification is pure Python and CPU-bound; a 100k-GPU fabric has ~1M parsed objects. Sending
-objects between processes costs: pickling a switch's models takes about half as long as parsing
-its files. So little crosses a boundary: the check children inherit the parsed snapshot
-copy-on-write and send back only findings; the parsing child (verify/snapshot.py) reads the
-routing parts, whose small model goes back as marshalled tuples (verify/routing_wire.py)."""
+Used by load_snapshot for a large folder: the parsing child reads the routing parts, whose small
+model goes back as marshalled tuples (verify/routing_wire.py; pickling a switch's models takes
+about half as long as parsing its files). Verification itself (verify/partitioned.py) runs its
+second side in a new interpreter instead: a fork of a large process pays copy-on-write for every
+page either side writes."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import os
 import pickle
 import threading
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import TypeVar
 
 T = TypeVar("T")
@@ -21,18 +21,6 @@ R = TypeVar("R")
 
 class WorkerFailed(Exception):
     pass
-
-
-def balanced_groups(items: Sequence[T], cost: Callable[[T], float], groups: int) -> list[list[T]]:
-    """Longest job first onto the least loaded group; each group keeps the items' original order."""
-    order = {id(item): i for i, item in enumerate(items)}
-    loads = [0.0] * groups
-    out: list[list[T]] = [[] for _ in range(groups)]
-    for item in sorted(items, key=cost, reverse=True):
-        k = loads.index(min(loads))
-        out[k].append(item)
-        loads[k] += cost(item)
-    return [sorted(g, key=lambda it: order[id(it)]) for g in out if g]
 
 
 def _read_all(fd: int) -> bytes:

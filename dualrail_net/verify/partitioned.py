@@ -181,7 +181,7 @@ def check_folder(root: Path, only: set[str] | None = None, workers: int | None =
         snap = load_snapshot(root, workers=1)
         if timings is not None:
             timings["parse"] = time.monotonic() - started
-        return run_checks(snap, only, workers=1, timings=timings)
+        return run_checks(snap, only, timings)
     with gc_paused():
         return _check_in_two(root, manifest, only, timings)
 

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -15,7 +14,6 @@ from dualrail_net.verify.address_table import AddressTable, address_table
 from dualrail_net.verify.findings import CheckResult, Finding, Severity
 from dualrail_net.verify.cabling import CablingPlan
 from dualrail_net.verify.model import DeviceConfig, EcnProfile, Interface, ServerConfig
-from dualrail_net.verify.parallel import balanced_groups, run_forked
 from dualrail_net.verify.routes import (
     Origins,
     PrefixIndex,
@@ -183,54 +181,12 @@ def finding(check_id: str, devices: list[str] | tuple[str, ...], plane: str | No
     return Finding(check_id, severity, tuple(devices), plane or "", message, why)
 
 
-# Relative cost of each check at 100k GPUs (seconds, one process, measured), used only to split
-# the checks evenly between processes; an unknown check counts as cheap.
-COST = {"BGP-SESSION-MISSING": 3.3, "ADDR-P2P-MISMATCH": 3.4, "ISO-SERVER-PLANE": 2.0, "ISO-CROSS-PLANE-BGP": 1.8,
-        "ADDR-OVERLAP": 0.3, "ISO-ROUTE-LEAK": 0.3, "BGP-PEER-MISMATCH": 0.6, "ADDR-LOOPBACK-NOT-ADVERTISED": 0.6,
-        "ECMP-MAX-PATHS": 0.5, "SYM-COUNTS": 0.4, "SYM-SPEED": 0.4, "ISO-CROSS-PLANE-LINK": 0.4, "QOS-ECN": 0.3,
-        "QOS-MTU": 0.3, "QOS-PFC": 0.3, "QOS-DSCP-MAP": 0.2, "QOS-PLANE-SYMMETRY": 0.2, "ISO-FOREIGN-SUBNET": 0.2}
 # The checks that read the BGP sessions (paired lazily: Topology.sessions).
 SESSION_CHECKS = ("BGP-PEER-MISMATCH", "BGP-ONE-SIDED", "BGP-SESSION-MISSING", "ECMP-MAX-PATHS",
                   "ECMP-MULTIPATH-RELAX", "ISO-ROUTE-LEAK", "ADDR-LOOPBACK-NOT-ADVERTISED")
 # The checks that read a switch's routing part (parsers.ROUTING_FIELDS: BGP, policy, static routes)
 # or the sessions: verify/partitioned.py runs them where the routing parts are parsed.
 ROUTING_CHECKS = SESSION_CHECKS + ("ISO-CROSS-PLANE-BGP", "ISO-VRF-LEAK", "BGP-ROUTER-ID-DUP")
-# Checks that read one costly structure run in the same process, which builds it once:
-# (structures, their cost at 100k GPUs, the checks). A check in two families joins the first.
-FAMILIES = [("sessions", 5.0, SESSION_CHECKS),
-            ("cables, address table", 4.3, ("ISO-CROSS-PLANE-LINK", "ADDR-P2P-MISMATCH", "QOS-MTU", "ADDR-OVERLAP",
-                                            "ISO-FOREIGN-SUBNET")),
-            ("port_groups", 0.9, ("QOS-ECN", "QOS-PFC", "QOS-CNP", "QOS-PLANE-SYMMETRY", "QOS-DSCP-MAP"))]
-
-
-def check_groups(specs: list[CheckSpec], workers: int) -> list[list[CheckSpec]]:
-    """Split the checks between ``workers`` processes: each family as one unit, then longest first
-    onto the least loaded process; each group keeps the registry order."""
-    units: list[tuple[list[CheckSpec], float]] = []  # (checks, cost of the structure they share)
-    placed: set[str] = set()
-    for _, shared, members in FAMILIES:
-        unit = [spec for spec in specs if spec.id in members and spec.id not in placed]
-        placed.update(spec.id for spec in unit)
-        if unit:
-            units.append((unit, shared))
-    units += [([spec], 0.0) for spec in specs if spec.id not in placed]
-
-    def cost(unit: tuple[list[CheckSpec], float]) -> float:
-        return unit[1] + sum(COST.get(spec.id, 0.1) for spec in unit[0])
-
-    order = {spec.id: i for i, spec in enumerate(specs)}
-    groups = balanced_groups(units, cost, workers)
-    return [sorted((spec for unit, _ in group for spec in unit), key=lambda spec: order[spec.id]) for group in groups]
-
-
-# Below this many devices a fork costs more than it saves.
-PARALLEL_FROM_DEVICES = 2000
-
-
-def default_workers(snap: Snapshot) -> int:
-    if len(snap.devices) + len(snap.servers) < PARALLEL_FROM_DEVICES or not hasattr(os, "fork"):
-        return 1
-    return max(1, min(2, len(os.sched_getaffinity(0))))
 
 
 def registered(only: set[str] | None = None) -> list[CheckSpec]:
@@ -261,29 +217,14 @@ def run_group(ctx: Context, group: list[CheckSpec]) -> tuple[list[CheckResult], 
     return results, dict(topo.seconds)
 
 
-def run_checks(snap: Snapshot, only: set[str] | None = None, workers: int | None = None,
+def run_checks(snap: Snapshot, only: set[str] | None = None,
                timings: dict[str, float] | None = None) -> list[CheckResult]:
-    """Run the registered checks (or ``only`` those ids). ``workers`` > 1 splits them between
-    forked processes (see verify/parallel.py); the results are the same, in registry order.
-    ``timings`` receives the seconds spent on shared work no single check owns ("topology")."""
-    specs = registered(only)
-    ctx = Context(snap)
-    workers = default_workers(snap) if workers is None else workers
-
-    def run(group: list[CheckSpec]) -> tuple[list[CheckResult], dict[str, float]]:
-        return run_group(ctx, group)
-
+    """Run the registered checks (or ``only`` those ids) on a parsed snapshot, in this process, in
+    registry order (verify/partitioned.py runs a large folder's in two). ``timings`` receives the
+    seconds spent on shared work no single check owns ("topology")."""
     # millions of small acyclic objects (endpoints, sessions): the cyclic GC would rescan them all
     with gc_paused():
-        if workers <= 1 or len(specs) < 2:
-            results, seconds = run(specs)
-            outcomes = [(results, seconds)]
-        else:
-            # each process builds its own topology after the fork: the two builds run side by side
-            # (a build before the fork ran alone, and the children then paid copy-on-write for it)
-            outcomes = run_forked(check_groups(specs, workers), run)
-        if timings is not None:
-            # the topology as the slowest process built it (what the run waited for)
-            timings["topology"] = max(sum(seconds.values()) for _, seconds in outcomes)
-        by_id = {r.check: r for results, _ in outcomes for r in results}
-    return [by_id[spec.id] for spec in specs]
+        results, seconds = run_group(Context(snap), registered(only))
+    if timings is not None:
+        timings["topology"] = sum(seconds.values())
+    return results

@@ -87,6 +87,7 @@ class Topology:
     _ip: list[str] | None = None
     _by_ip: dict[str, int] | None = None
     _by_node: dict[NodeId, list[int]] | None = None
+    _statements: Statements | None = None
     seconds: dict[str, float] = field(default_factory=dict)  # what building each part took
 
     def __len__(self) -> int:
@@ -146,6 +147,14 @@ class Topology:
             for i, n in enumerate(self.node.tolist()):
                 self._by_node.setdefault(self.nodes[n], []).append(i)
         return [self.endpoint(i) for i in self._by_node.get(node, [])]
+
+    @property
+    def statements(self) -> Statements:
+        """Every BGP neighbor statement with the owner of its address (what the sessions and the
+        cross-plane check read)."""
+        if self._statements is None:
+            self._statements = _statements(self.snap, self)
+        return self._statements
 
     # The sessions are paired on first use: a process that runs no BGP, ECMP or routing check
     # (verify runs the checks in two processes) never pays for 800k neighbor statements.
@@ -259,28 +268,44 @@ def _first_subnet_owner(topo: Topology) -> tuple[Ints, Ints]:
     return unique, subnet[first]
 
 
+@dataclass
+class Statements:
+    """Every BGP neighbor statement, in config order (devices, their instances, their neighbors)."""
+
+    node: Ints  # the number of the statement's routing instance
+    address: list[str]  # the neighbor address as written
+    owner: Ints  # the endpoint that first owns that address (Topology.by_ip); -1: none
+    neighbors: list[dict[str, Neighbor] | None]  # per node number: its BGP instance's neighbors
+    asn: list[int]  # per node number: its BGP instance's ASN (0: none)
+
+
+def _statements(snap: Snapshot, topo: Topology) -> Statements:
+    neighbors: list[dict[str, Neighbor] | None] = [None] * len(topo.nodes)
+    asn: list[int] = [0] * len(topo.nodes)
+    node: list[int] = []
+    address: list[str] = []
+    for dev in snap.devices.values():
+        for vrf, inst in dev.bgp.items():
+            number = topo.node_id[(dev.name, vrf)]
+            neighbors[number] = inst.neighbors
+            asn[number] = inst.asn
+            address += inst.neighbors
+            node += [number] * len(inst.neighbors)
+    by_ip = topo.by_ip
+    owner = np.array([by_ip.get(a, -1) for a in address], dtype=np.int64)
+    return Statements(np.array(node, dtype=np.int64), address, owner, neighbors, asn)
+
+
 def _sessions(snap: Snapshot, topo: Topology) -> tuple[list[Session], list[tuple[NodeId, str, str]]]:
     """Pair up neighbor statements: a session exists when both ends name each other's interface
     address on a subnet they share. Whether the ASNs agree is the BGP check's business.
 
-    Each statement (instances and their neighbors in config order) is tested in three steps: the
-    address's owner (by_ip), the instance's own endpoint on that owner's subnet, the owner's
-    instance's statement back toward that endpoint. A statement passing all three makes a session
-    unless an earlier one already made one between the same two instances."""
-    instances = [((dev.name, vrf), inst) for dev in snap.devices.values() for vrf, inst in dev.bgp.items()]
-    node_neighbors: list[dict[str, Neighbor] | None] = [None] * len(topo.nodes)
-    node_asn: list[int] = [0] * len(topo.nodes)
-    statement_node: list[int] = []
-    statement_addr: list[str] = []
-    for node, inst in instances:
-        number = topo.node_id[node]
-        node_neighbors[number] = inst.neighbors
-        node_asn[number] = inst.asn
-        statement_addr += inst.neighbors
-        statement_node += [number] * len(inst.neighbors)
-    by_ip = topo.by_ip
-    owner = np.array([by_ip.get(a, -1) for a in statement_addr], dtype=np.int64)
-    own_node = np.array(statement_node, dtype=np.int64)
+    Each statement is tested in three steps: the address's owner (by_ip), the instance's own
+    endpoint on that owner's subnet, the owner's instance's statement back toward that endpoint.
+    A statement passing all three makes a session unless an earlier one already made one between
+    the same two instances."""
+    st = topo.statements
+    owner, own_node, node_neighbors = st.owner, st.node, st.neighbors
     has_owner = owner >= 0
     owned = owner[has_owner]
     # step 2: this instance's endpoint on the owner's subnet
@@ -294,32 +319,28 @@ def _sessions(snap: Snapshot, topo: Topology) -> tuple[list[Session], list[tuple
     peer_node = np.where(has_owner, topo.node[np.maximum(owner, 0)], -1)
     candidates = np.flatnonzero(local >= 0)
     ips = topo.ip
-    back_of: list[Neighbor | None] = []
-    for peer, mine in zip(peer_node[candidates].tolist(), local[candidates].tolist()):
-        neighbors = node_neighbors[peer]
-        back_of.append(neighbors.get(ips[mine]) if neighbors is not None else None)
+    back_of = [neighbors.get(ips[mine]) if (neighbors := node_neighbors[peer]) is not None else None
+               for peer, mine in zip(peer_node[candidates].tolist(), local[candidates].tolist())]
     answered = np.array([back is not None for back in back_of], dtype=np.bool_)
     passed = candidates[answered] if len(candidates) else candidates
     passed_back = [back for back in back_of if back is not None]
     # one session per pair of instances, whichever end comes first
     a, b = own_node[passed], peer_node[passed]
-    pair = np.minimum(a, b) * len(topo.nodes) + np.maximum(a, b)
-    _, first_of_pair = first_of_each(pair)
-    nodes = topo.nodes
-    sessions = []
-    for j in np.sort(first_of_pair).tolist():
-        i = int(passed[j])
-        mine, peer = statement_node[i], int(peer_node[i])
-        addr, local_ip = statement_addr[i], ips[int(local[i])]
-        own = node_neighbors[mine]
-        assert own is not None
-        sessions.append(Session(nodes[mine], nodes[peer], addr, local_ip, node_asn[mine], node_asn[peer],
-                                own[addr].remote_asn, passed_back[j].remote_asn))
+    _, first_of_pair = first_of_each(np.minimum(a, b) * len(topo.nodes) + np.maximum(a, b))
+    order = np.sort(first_of_pair)
+    made = passed[order]
+    nodes, asn, addresses = topo.nodes, st.asn, st.address
+    sessions = [Session(nodes[mine], nodes[peer], addr, ips[at], asn[mine], asn[peer],
+                        own[addr].remote_asn if (own := node_neighbors[mine]) is not None else None,
+                        passed_back[j].remote_asn)
+                for mine, peer, addr, at, j in zip(own_node[made].tolist(), peer_node[made].tolist(),
+                                                   [addresses[i] for i in made.tolist()], local[made].tolist(),
+                                                   order.tolist())]
     one_sided: list[tuple[NodeId, str, str]] = []
     failed = np.ones(len(owner), dtype=np.bool_)
     failed[passed] = False
     for i in np.flatnonzero(failed).tolist():
-        node, addr = nodes[statement_node[i]], statement_addr[i]
+        node, addr = nodes[int(own_node[i])], addresses[i]
         if owner[i] < 0:
             one_sided.append((node, addr, "no interface in the fabric has this address"))
         elif local[i] < 0:

@@ -128,22 +128,28 @@ def l2_domains(ctx: Context) -> list[Finding]:
 @check("ISO-CROSS-PLANE-BGP", "no BGP session (configured or established) between planes")
 def cross_plane_bgp(ctx: Context) -> list[Finding]:
     out = []
-    topo = ctx.topo
-    by_ip, owner_node, is_server = topo.by_ip, topo.node.tolist(), topo.is_server.tolist()
-    plane_of_node = [topo.node_plane.get(node) for node in topo.nodes]
-    for dev in ctx.snap.devices.values():
-        for vrf, inst in dev.bgp.items():
-            mine = topo.node_plane.get((dev.name, vrf))
-            for addr in inst.neighbors:
-                i = by_ip.get(addr)
-                their = (plane_of_node[owner_node[i]] if i is not None and not is_server[i]
-                         else ctx.snap.plane_of_address(addr))
-                if mine and their and mine != their:
-                    peer = topo.endpoint(i) if i is not None else None
-                    out.append(finding("ISO-CROSS-PLANE-BGP", [dev.name] + ([peer.device] if peer else []), mine,
-                                       f"{dev.name}{' VRF ' + vrf if vrf else ''} (plane {mine}) has BGP neighbor "
-                                       f"{addr}" + (f" on {peer.device}" if peer else "") + f" in plane {their}",
-                                       "a session between planes exchanges their routes"))
+    topo, st = ctx.topo, ctx.topo.statements
+    # planes as numbers, per routing instance; a statement whose address a switch owns takes that
+    # switch instance's plane, any other (a server's, nobody's) the plane whose pools hold it
+    planes: dict[str, int] = {}
+    node_plane = np.array([planes.setdefault(plane, len(planes)) if (plane := topo.node_plane.get(node)) else NO_PLANE
+                           for node in topo.nodes], dtype=np.int64)
+    owner = np.maximum(st.owner, 0)
+    by_switch = (st.owner >= 0) & ~topo.is_server[owner] if len(topo) else np.zeros(len(st.owner), dtype=np.bool_)
+    mine = node_plane[st.node]
+    their = np.where(by_switch, node_plane[topo.node[owner]] if len(topo) else NO_PLANE, NO_PLANE)
+    suspects = np.flatnonzero((mine != NO_PLANE) & ((their != NO_PLANE) & (their != mine) | ~by_switch))
+    for i in suspects.tolist():
+        node, addr = topo.nodes[int(st.node[i])], st.address[i]
+        mine_name = topo.node_plane.get(node)
+        peer = topo.endpoint(int(st.owner[i])) if st.owner[i] >= 0 else None
+        their_name = topo.node_plane.get(peer.node) if peer and not peer.is_server else ctx.snap.plane_of_address(addr)
+        if mine_name and their_name and mine_name != their_name:
+            device, vrf = node
+            out.append(finding("ISO-CROSS-PLANE-BGP", [device] + ([peer.device] if peer else []), mine_name,
+                               f"{device}{' VRF ' + vrf if vrf else ''} (plane {mine_name}) has BGP neighbor "
+                               f"{addr}" + (f" on {peer.device}" if peer else "") + f" in plane {their_name}",
+                               "a session between planes exchanges their routes"))
     return out
 
 

@@ -5,11 +5,11 @@ them, and a forked child that reads objects made before the fork copies every pa
 (reference counts are writes). So the two processes here share almost nothing:
 
 * the **base side** (this process) reads the switches' base parts (interfaces, QoS), the servers
-  and the cabling plan, and runs every check but the ROUTING_CHECKS;
+  and the cabling plan, and runs every other check;
 * the **routing side** (a new interpreter, ``python -m dualrail_net.verify.partitioned``) reads the
   switches' routing parts (frr.conf; a one-file platform such as EOS whole) and the cabling plan,
-  and runs the ROUTING_CHECKS: the BGP sessions and what is computed from them and the other
-  routing parts.
+  and runs the ROUTING_CHECKS (the BGP sessions and what is computed from them and the other
+  routing parts) and the EITHER_SIDE checks, which read what both sides hold.
 
 What crosses, in plain types: down, each switch's addressed ports (name, addresses, VRF, loopback)
 and VRF tables, then each server's addressed ports (the routing side's topology needs every
@@ -168,6 +168,10 @@ def _write_quietly(pipe: BinaryIO, kind: str, value: Any) -> None:
         pass
 
 
+# Checks that read only what both sides hold (the topology, the manifest, the cabling plan): they
+# run on the routing side, which has less else to do (base side ~9.2 s, routing side ~8.5 s at 100k GPUs).
+EITHER_SIDE = ("ADDR-DUPLICATE-IP", "ADDR-OVERLAP", "ISO-FOREIGN-SUBNET", "SYM-COUNTS", "SYM-SPEED", "SYM-FIRMWARE")
+
 # From this many switches and servers two sides are faster than one (a 3-tier fabric of 1,024
 # switches and 768 servers: 0.42 s against 0.49 s; the new interpreter costs ~0.15 s).
 TWO_SIDES_FROM = 1500
@@ -195,8 +199,9 @@ def check_folder(root: Path, only: set[str] | None = None, workers: int | None =
 def _check_in_two(root: Path, manifest: dict[str, Any], only: set[str] | None,
                   timings: dict[str, float] | None) -> list[CheckResult]:
     specs = registered(only)
-    routing_specs = [spec for spec in specs if spec.id in ROUTING_CHECKS]
-    base_specs = [spec for spec in specs if spec.id not in ROUTING_CHECKS]
+    on_routing_side = set(ROUTING_CHECKS) | set(EITHER_SIDE)
+    routing_specs = [spec for spec in specs if spec.id in on_routing_side]
+    base_specs = [spec for spec in specs if spec.id not in on_routing_side]
     switches = list(manifest["devices"].items())
     server_work = list(manifest.get("servers", {}).items())
     parsers = [platform_parser(name, meta["platform"]) for name, meta in switches]

@@ -62,40 +62,36 @@ def p2p_mismatch(ctx: Context) -> list[Finding]:
     out = []
     why = "ends on different subnets never come up; the BGP session and the path are lost"
     cables = ctx.cables
-    ends = [(a.addresses[0] if a is not None and a.addresses else None,
-             b.addresses[0] if b is not None and b.addresses else None) for a, b in zip(cables.a, cables.b)]
-    both = [i for i, (a, b) in enumerate(ends) if a is not None and b is not None]
-    # the cables whose ends are on different subnets or hold the same IP, found over arrays
-    a_value, a_length = parse_addresses([ends[i][0] or "" for i in both])
-    b_value, b_length = parse_addresses([ends[i][1] or "" for i in both])
-    apart = (a_length != b_length) | (network_array(a_value, a_length) != network_array(b_value, b_length))
-    unpaired = {both[k] for k in np.flatnonzero(apart).tolist()}
-    for k in np.flatnonzero(~apart & (a_value == b_value)).tolist():  # the same number: the same text?
-        a, b = ends[both[k]]
-        if a is not None and b is not None and a.partition("/")[0] == b.partition("/")[0]:
-            unpaired.add(both[k])
+    plan = cables.plan
+    a_first = [port.addresses[0] if port is not None and port.addresses else None for port in cables.a]
+    b_first = [port.addresses[0] if port is not None and port.addresses else None for port in cables.b]
+    # over arrays: which cables have both ends addressed, on one subnet, with two IPs, as planned
+    # (a missing end is parsed as 0.0.0.0/0 and masked out)
+    a_value, a_length = parse_addresses([a or "0.0.0.0/0" for a in a_first])
+    b_value, b_length = parse_addresses([b or "0.0.0.0/0" for b in b_first])
+    addressed = np.array([a is not None and b is not None for a, b in zip(a_first, b_first)], dtype=np.bool_)
+    paired = (a_length == b_length) & (network_array(a_value, a_length) == network_array(b_value, b_length))
+    as_planned = np.array([a == x and b == y for a, b, x, y in zip(
+        a_first, b_first, plan.column("a_address"), plan.column("b_address"))], dtype=np.bool_)
+    # the same number may still be two texts ("10.0.0.01" is not "10.0.0.1"): the loop decides those
+    clean = addressed & paired & (a_value != b_value) & as_planned
 
     def label(row: dict[str, str]) -> str:
         return f"{row['a_device']}:{row['a_port']} - {row['b_device']}:{row['b_port']}"
 
-    plan = cables.plan
-    for i, ((a, b), planned) in enumerate(zip(ends, zip(plan.column("a_address"), plan.column("b_address")))):
-        if a is not None and b is not None and i not in unpaired:
-            if planned == (a, b):
-                continue
-            row = plan[i]
-            out.append(finding("ADDR-P2P-MISMATCH", [row["a_device"], row["b_device"]], row["plane"],
-                               f"{label(row)}: configs say {a} / {b}, the cabling plan says {planned[0]} / "
-                               f"{planned[1]}", "the configs and the cabling plan disagree: one was edited"))
-            continue
-        row = plan[i]
+    for i in np.flatnonzero(~clean).tolist():
+        a, b, row = a_first[i], b_first[i], plan[i]
         if a is None or b is None:
             out.append(finding("ADDR-P2P-MISMATCH", [row["a_device"], row["b_device"]], row["plane"],
                                f"{label(row)}: {'both ends have' if a is None and b is None else 'one end has'} "
                                "no address in the rendered config", why))
-        else:
+        elif not paired[i] or a.partition("/")[0] == b.partition("/")[0]:
             out.append(finding("ADDR-P2P-MISMATCH", [row["a_device"], row["b_device"]], row["plane"],
                                f"{label(row)}: {a} and {b} do not pair", why))
+        elif (row.get("a_address"), row.get("b_address")) != (a, b):
+            out.append(finding("ADDR-P2P-MISMATCH", [row["a_device"], row["b_device"]], row["plane"],
+                               f"{label(row)}: configs say {a} / {b}, the cabling plan says {row.get('a_address')} / "
+                               f"{row.get('b_address')}", "the configs and the cabling plan disagree: one was edited"))
     return out
 
 

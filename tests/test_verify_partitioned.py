@@ -64,3 +64,17 @@ def test_a_failing_routing_side_is_reported(clean: Path, tmp_path: Path) -> None
 
 def test_small_folders_are_checked_in_one_process(clean: Path, example_fabric: Fabric) -> None:  # noqa: F811
     assert outcome(partitioned.check_folder(clean)) == outcome(run_checks(load_snapshot(clean)))
+
+
+def test_the_base_side_refuses_every_routing_field() -> None:
+    from dualrail_net.verify.model import DeviceConfig
+    from dualrail_net.verify.parsers import ROUTING_FIELDS
+    dev = DeviceConfig("leaf", "cumulus")
+    partitioned._elsewhere_routing(dev, "leaf", ["RED"], [None, "RED"])
+    assert dev.hostname == "leaf" and list(dev.vrfs) == ["RED"] and set(dev.bgp) == {None, "RED"}
+    for name in ROUTING_FIELDS:
+        if name != "hostname":  # the base side knows it (a string cannot refuse)
+            value = getattr(dev, name)
+            assert isinstance(value, partitioned.ElsewhereDict | partitioned.ElsewhereList), name
+            with pytest.raises(partitioned.ElsewhereError):
+                list(value.values()) if isinstance(value, dict) else list(value)

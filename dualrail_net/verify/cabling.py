@@ -27,6 +27,11 @@ class CablingPlan(Sequence[dict[str, str]]):
         fields = list(dict.fromkeys(key for row in rows for key in row if isinstance(key, str)))
         return cls(fields, {f: [row.get(f) for row in rows] for f in fields}, rows)  # type: ignore[misc]
 
+    def as_columns(self) -> tuple[list[str], dict[str, list[str]]] | None:
+        """(header, columns), from which CablingPlan(*...) is this plan again; None for a file that
+        had short or long rows (its rows are kept as DictReader gave them)."""
+        return None if self._rows is not None else (self.header, self.columns)
+
     def column(self, field: str) -> list[str]:
         """Every row's value of ``field`` (None where a short row lacks it)."""
         values = self.columns.get(field)

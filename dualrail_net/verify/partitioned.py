@@ -15,7 +15,8 @@ What crosses, in plain types: down, each switch's addressed ports (name, address
 and VRF tables, then each server's addressed ports (the routing side's topology needs every
 address, and the base side reads them anyway); up, each switch's hostname, VRF names and BGP
 instance names as its routing part gives them (the base side's topology needs every routing
-instance), then the routing side's findings. Each side's snapshot leaves what it did not read as
+instance), the cabling plan's columns (the routing side reads it while it waits for the servers;
+unmarshalling is half the reading), then the routing side's findings. Each side's snapshot leaves what it did not read as
 ``Elsewhere`` values, which refuse to be read, so a check placed on the wrong side fails loudly
 instead of passing on empty data. The results are those of ``run_checks`` on the whole snapshot,
 in registry order (tests compare both on every mutation)."""
@@ -37,7 +38,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, NoReturn, TypeVar, cast
 
 from dualrail_net.gcpause import gc_paused
-from dualrail_net.verify.cabling import read_cabling
+from dualrail_net.verify.cabling import CablingPlan, read_cabling
 from dualrail_net.verify.findings import CheckResult
 from dualrail_net.verify.checks import (
     ROUTING_CHECKS,
@@ -161,6 +162,11 @@ def _read(pipe: BinaryIO) -> Any:
     return value
 
 
+def _write_each(pipe: BinaryIO, messages: list[Any]) -> None:
+    for message in messages:
+        _write(pipe, "ok", message)
+
+
 def _write_quietly(pipe: BinaryIO, kind: str, value: Any) -> None:
     try:
         _write(pipe, kind, value)
@@ -233,8 +239,9 @@ def _check_in_two(root: Path, manifest: dict[str, Any], only: set[str] | None,
             servers = [parse_server(name, root / meta["dir"]) for name, meta in server_work]
             outbox.put(marshal.dumps([(srv.name, _addressed_ports(srv.interfaces)) for srv in servers]))
             outbox.put(None)
-            plan = read_cabling(cabling_path(root, manifest))
             routing_names = iter(_read(up))
+            columns = _read(up)  # the routing side reads the cabling plan while it waits for the servers
+            plan = CablingPlan(*marshal.loads(columns)) if columns else read_cabling(cabling_path(root, manifest))
             for parser, dev in zip(parsers, base):
                 if parser.routing:
                     _elsewhere_routing(dev, *next(routing_names))
@@ -287,9 +294,11 @@ def _routing_side(root: Path, specs: list[CheckSpec], up: BinaryIO, down: Binary
     # the routing parts; a platform without one is read whole here (its one file holds both)
     parts = [parser.routing(name, root / meta["dir"]) if parser.routing else parser.base(name, root / meta["dir"])
              for parser, (name, meta) in zip(parsers, switches)]
-    # sent by a thread: the base side takes it only when its own parsing is done
     names = [(part.hostname, list(part.vrfs), list(part.bgp)) for parser, part in zip(parsers, parts) if parser.routing]
-    sender = threading.Thread(target=_write, args=(up, "ok", names), daemon=True)
+    plan = read_cabling(cabling_path(root, manifest))
+    columns = plan.as_columns()
+    # sent by a thread: the base side takes them only when its own parsing is done
+    sender = threading.Thread(target=_write_each, args=(up, [names, columns and marshal.dumps(columns)]), daemon=True)
     sender.start()
     # the base parts' addressed ports, from the base side, which reads them anyway
     base_ports = iter(marshal.loads(_unframe(down)))
@@ -301,7 +310,6 @@ def _routing_side(root: Path, specs: list[CheckSpec], up: BinaryIO, down: Binary
             dev.qos = Qos(ElsewhereDict(f"{part.name}'s DSCP map"), ElsewhereDict(f"{part.name}'s DSCP map"))
             part = add_routing(dev, part)
         devices[part.name] = part
-    plan = read_cabling(cabling_path(root, manifest))
     servers = {name: _addressed_server(name, ports) for name, ports in marshal.loads(_unframe(down))}
     snap: Snapshot = assemble(root, manifest, devices, servers, plan)
     parsed = time.monotonic() - started

@@ -19,7 +19,7 @@ from dualrail_net.verify.checks import Context, finding
 from dualrail_net.verify.checks.isolation import cross_plane_bgp
 from dualrail_net.verify.findings import Finding
 from dualrail_net.verify.ipfast import parse_addresses, split_address
-from dualrail_net.verify.model import Neighbor
+from dualrail_net.verify.model import Interface, Neighbor
 from dualrail_net.verify.snapshot import Snapshot, load_snapshot
 from dualrail_net.verify.topology import Endpoint, NodeId, Session, Topology, build_topology
 from test_verify_address_table import scatter_addresses
@@ -220,3 +220,18 @@ def test_sorting_set_operations_are_np_unique() -> None:
         assert distinct(values).tolist() == np.unique(values).tolist()
         unique, first = np.unique(values, return_index=True)
         assert [a.tolist() for a in first_of_each(values)] == [unique.tolist(), first.tolist()]
+
+
+def test_a_session_whose_address_another_device_owns_first(rendered: Path) -> None:
+    """The pairing joins statements by the first owner of their address: a session end whose IP an
+    earlier device also holds (a duplicate) must pair as the plain pairing pairs it."""
+    snap = load_snapshot(rendered, workers=1)
+    plain_before = PlainTopology(snap)
+    first = next(iter(snap.devices.values()))
+    session = next(s for s in plain_before.sessions if first.name not in (s.a[0], s.b[0]))
+    taken = plain_before.by_ip[session.b_neighbor]  # the address the a-end's instance holds
+    first.interfaces["dup0"] = Interface("dup0", [taken.address])
+    topo, plain = build_topology(snap), PlainTopology(snap)
+    assert plain.by_ip[session.b_neighbor].device == first.name  # really owned first elsewhere now
+    assert_same(topo, plain)
+    assert any(s.a == session.a and s.b == session.b for s in topo.sessions)

@@ -16,6 +16,7 @@ from dualrail_net.render import render_fabric
 from dualrail_net.render.artifacts import write_artifacts
 from dualrail_net.resolve.model import Fabric
 from dualrail_net.verify.checks import Context, finding
+from dualrail_net.verify.checks.bgp import session_missing
 from dualrail_net.verify.checks.isolation import cross_plane_bgp
 from dualrail_net.verify.findings import Finding
 from dualrail_net.verify.ipfast import parse_addresses, split_address
@@ -140,6 +141,23 @@ def plain_cross_plane_bgp(snap: Snapshot, plain: PlainTopology) -> list[Finding]
     return out
 
 
+def plain_session_missing(snap: Snapshot, plain: PlainTopology) -> list[Finding]:
+    """BGP-SESSION-MISSING cable by cable over text pairs (the check joins numbered pairs)."""
+    pairs = {frozenset((s.a_neighbor, s.b_neighbor)) for s in plain.sessions}
+    out = []
+    for row in snap.cabling:
+        a_dev, b_dev = snap.devices.get(row["a_device"]), snap.devices.get(row["b_device"])
+        a_if = a_dev.interfaces.get(row["a_port"]) if a_dev else None
+        b_if = b_dev.interfaces.get(row["b_port"]) if b_dev else None
+        if not (a_if and b_if and a_if.addresses and b_if.addresses):
+            continue
+        if frozenset((a_if.addresses[0].partition("/")[0], b_if.addresses[0].partition("/")[0])) not in pairs:
+            out.append(finding("BGP-SESSION-MISSING", [row["a_device"], row["b_device"]], row["plane"],
+                               f"no BGP session on {row['a_device']}:{row['a_port']} - {row['b_device']}:{row['b_port']}",
+                               "a cabled uplink without a session is capacity the fabric never uses"))
+    return out
+
+
 def assert_same(topo: Topology, plain: PlainTopology) -> None:
     assert topo.endpoints == plain.endpoints
     assert {ip: topo.endpoint(i) for ip, i in topo.by_ip.items()} == plain.by_ip
@@ -151,7 +169,8 @@ def assert_same(topo: Topology, plain: PlainTopology) -> None:
 
 
 def test_columns_and_pairing_match_the_plain_topology(rendered: Path) -> None:
-    compared = {"sessions": 0, "one-sided": 0, "duplicates": 0, "mixed instances": 0, "cross-plane statements": 0}
+    compared = {"sessions": 0, "one-sided": 0, "duplicates": 0, "mixed instances": 0, "cross-plane statements": 0,
+                "cables without a session": 0}
     for seed in range(6):
         snap = load_snapshot(rendered, workers=1)
         rng = random.Random(seed)
@@ -164,6 +183,9 @@ def test_columns_and_pairing_match_the_plain_topology(rendered: Path) -> None:
         crossing = cross_plane_bgp(ctx)
         assert crossing == plain_cross_plane_bgp(snap, plain)
         compared["cross-plane statements"] += len(crossing)
+        missing = session_missing(ctx)
+        assert missing == plain_session_missing(snap, plain)
+        compared["cables without a session"] += len(missing)
         compared["sessions"] += len(plain.sessions)
         compared["one-sided"] += len(plain.one_sided)
         compared["duplicates"] += len(plain.duplicates)

@@ -4,9 +4,6 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-import numpy as np
-import numpy.typing as npt
-
 from dualrail_net.verify.checks import Context, check, finding, port_interfaces
 from dualrail_net.verify.findings import Finding
 
@@ -34,19 +31,16 @@ def one_sided(ctx: Context) -> list[Finding]:
 
 @check("BGP-SESSION-MISSING", "every switch-to-switch cable in the cabling plan carries a BGP session")
 def session_missing(ctx: Context) -> list[Finding]:
-    # IPs as numbers: the endpoint that first owns each (one per distinct IP text); a session and
-    # a cable are then an unordered pair of numbers, and a cable without a session is found by
-    # sorting instead of 600k lookups
-    by_ip = ctx.topo.by_ip
-    width = len(ctx.topo) + 1
-
-    def pair_keys(a: list[int], b: list[int]) -> npt.NDArray[np.int64]:
-        x, y = np.array(a, dtype=np.int64), np.array(b, dtype=np.int64)
-        keys: npt.NDArray[np.int64] = np.minimum(x, y) * width + np.maximum(x, y)
-        return keys
-
-    sessions = ctx.topo.sessions
-    made = np.sort(pair_keys([by_ip[s.a_neighbor] for s in sessions], [by_ip[s.b_neighbor] for s in sessions]))
+    # the other end's address of each session address: one session per address but for broken
+    # configs (those go to `more`); no 1.2M tuples of a set of pairs
+    partner: dict[str, str] = {}
+    more: dict[str, set[str]] = {}
+    for s in ctx.topo.sessions:
+        a, b = s.a_neighbor, s.b_neighbor
+        if partner.setdefault(a, b) != b:
+            more.setdefault(a, set()).add(b)
+        if partner.setdefault(b, a) != a:
+            more.setdefault(b, set()).add(a)
     devices, plan = ctx.snap.devices, ctx.snap.cabling
     out = []
     # its own port lookups, not Context.cables: this check runs with the BGP checks, in a process
@@ -54,19 +48,15 @@ def session_missing(ctx: Context) -> list[Finding]:
     a_ports, b_ports = plan.column("a_port"), plan.column("b_port")
     a_ends = port_interfaces(devices, plan.column("a_device"), a_ports)
     b_ends = port_interfaces(devices, plan.column("b_device"), b_ports)
-    # the cables between two addressed switch ports (ADDR-P2P-MISMATCH reports missing addresses)
-    cabled = [(i, a_if.addresses[0], b_if.addresses[0]) for i, (a_if, b_if) in enumerate(zip(a_ends, b_ends))
-              if a_if and b_if and a_if.addresses and b_if.addresses]
-    keys = pair_keys([by_ip[a.partition("/")[0]] for _, a, _ in cabled],
-                     [by_ip[b.partition("/")[0]] for _, _, b in cabled])
-    at = np.minimum(np.searchsorted(made, keys), max(len(made) - 1, 0))
-    has_session = made[at] == keys if len(made) else np.zeros(len(keys), dtype=np.bool_)
-    for k in np.flatnonzero(~has_session).tolist():
-        i = cabled[k][0]
-        row = plan[i]
-        out.append(finding("BGP-SESSION-MISSING", [row["a_device"], row["b_device"]], row["plane"],
-                           f"no BGP session on {row['a_device']}:{a_ports[i]} - {row['b_device']}:{b_ports[i]}",
-                           "a cabled uplink without a session is capacity the fabric never uses"))
+    for i, (a_if, b_if) in enumerate(zip(a_ends, b_ends)):
+        if not (a_if and b_if and a_if.addresses and b_if.addresses):
+            continue  # not two switch ports; ADDR-P2P-MISMATCH reports missing addresses
+        a_ip, b_ip = a_if.addresses[0].partition("/")[0], b_if.addresses[0].partition("/")[0]
+        if partner.get(a_ip) != b_ip and b_ip not in more.get(a_ip, ()):
+            row = plan[i]
+            out.append(finding("BGP-SESSION-MISSING", [row["a_device"], row["b_device"]], row["plane"],
+                               f"no BGP session on {row['a_device']}:{a_ports[i]} - {row['b_device']}:{b_ports[i]}",
+                               "a cabled uplink without a session is capacity the fabric never uses"))
     return out
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 import numpy.typing as npt
@@ -82,12 +83,6 @@ class Topology:
     duplicate_ips: dict[str, list[int]] = field(default_factory=dict)  # addresses with 2+ owners: all
     node_plane: dict[NodeId, str | None] = field(default_factory=dict)
     node_planes_seen: dict[NodeId, set[str]] = field(default_factory=dict)
-    _paired: tuple[list[Session], list[tuple[NodeId, str, str]]] | None = None
-    _endpoints: list[Endpoint] | None = None
-    _ip: list[str] | None = None
-    _by_ip: dict[str, int] | None = None
-    _by_node: dict[NodeId, list[int]] | None = None
-    _statements: Statements | None = None
     seconds: dict[str, float] = field(default_factory=dict)  # what building each part took
 
     def __len__(self) -> int:
@@ -100,21 +95,17 @@ class Topology:
             self.nodes.append(node)
         return number
 
-    @property
+    @cached_property
     def ip(self) -> list[str]:
         """Each endpoint's IP address as written (the address without its length)."""
-        if self._ip is None:
-            self._ip = [a.partition("/")[0] for a in self.address]
-        return self._ip
+        return [a.partition("/")[0] for a in self.address]
 
-    @property
+    @cached_property
     def by_ip(self) -> dict[str, int]:
         """The first owner (endpoint index) of each IP address as written."""
-        if self._by_ip is None:
-            ips = self.ip
-            # written from the last endpoint back, so the first stays
-            self._by_ip = dict(zip(reversed(ips), range(len(ips) - 1, -1, -1)))
-        return self._by_ip
+        ips = self.ip
+        # written from the last endpoint back, so the first stays
+        return dict(zip(reversed(ips), range(len(ips) - 1, -1, -1)))
 
     def endpoint(self, i: int) -> Endpoint:
         port = int(self.port[i])
@@ -125,54 +116,49 @@ class Topology:
                         (int(self.net[i]), int(self.length[i])), self.nodes[self.port_node[port]], server,
                         not server and iface.is_loopback)
 
-    @property
+    @cached_property
     def endpoints(self) -> list[Endpoint]:
         """Every endpoint as an object (tests and small fabrics; the checks read the columns)."""
-        if self._endpoints is None:
-            self._endpoints = [self.endpoint(i) for i in range(len(self))]
-        return self._endpoints
-
-    def owner(self, ip: str) -> Endpoint | None:
-        i = self.by_ip.get(ip)
-        return None if i is None else self.endpoint(i)
+        return [self.endpoint(i) for i in range(len(self))]
 
     @property
     def duplicates(self) -> dict[str, list[Endpoint]]:
         return {ip: [self.endpoint(i) for i in owners] for ip, owners in self.duplicate_ips.items()}
 
+    @cached_property
+    def _by_node(self) -> dict[NodeId, list[int]]:
+        by_node: dict[NodeId, list[int]] = {}
+        for i, n in enumerate(self.node.tolist()):
+            by_node.setdefault(self.nodes[n], []).append(i)
+        return by_node
+
     def endpoints_of(self, node: NodeId) -> list[Endpoint]:
         """The endpoints of one routing instance, in order."""
-        if self._by_node is None:
-            self._by_node = {}
-            for i, n in enumerate(self.node.tolist()):
-                self._by_node.setdefault(self.nodes[n], []).append(i)
         return [self.endpoint(i) for i in self._by_node.get(node, [])]
 
-    @property
+    @cached_property
     def statements(self) -> Statements:
         """Every BGP neighbor statement with the owner of its address (what the sessions and the
         cross-plane check read)."""
-        if self._statements is None:
-            self._statements = _statements(self.snap, self)
-        return self._statements
+        return _statements(self.snap, self)
 
-    # The sessions are paired on first use: a process that runs no BGP, ECMP or routing check
-    # (verify runs the checks in two processes) never pays for 800k neighbor statements.
+    # The sessions are paired on first use: the base side of verification runs no BGP, ECMP or
+    # routing check and never pays for 800k neighbor statements.
     @property
     def sessions(self) -> list[Session]:
-        return self._pair()[0]
+        return self._paired[0]
 
     @property
     def one_sided(self) -> list[tuple[NodeId, str, str]]:
         """(node, neighbor ip, reason) of every neighbor statement that makes no session."""
-        return self._pair()[1]
+        return self._paired[1]
 
-    def _pair(self) -> tuple[list[Session], list[tuple[NodeId, str, str]]]:
-        if self._paired is None:
-            started = time.monotonic()
-            self._paired = _sessions(self.snap, self)
-            self.seconds["sessions"] = time.monotonic() - started
-        return self._paired
+    @cached_property
+    def _paired(self) -> tuple[list[Session], list[tuple[NodeId, str, str]]]:
+        started = time.monotonic()
+        paired = _sessions(self.snap, self)
+        self.seconds["sessions"] = time.monotonic() - started
+        return paired
 
 
 def pool_planes(snap: Snapshot, planes: list[str], net: Ints, length: Ints) -> Ints:

@@ -141,11 +141,11 @@ def _frame(pipe: BinaryIO, data: bytes) -> None:
     pipe.flush()
 
 
-def _unframe(pipe: BinaryIO) -> bytes:
+def _unframe(pipe: BinaryIO, sender: str = "the routing side") -> bytes:
     header = pipe.read(8)
     data = pipe.read(int.from_bytes(header, "little")) if len(header) == 8 else b""
     if not data:
-        raise WorkerFailed("the routing side of verification died without an answer")
+        raise WorkerFailed(f"{sender} of verification died without an answer")
     return data
 
 
@@ -301,21 +301,23 @@ def _routing_side(root: Path, specs: list[CheckSpec], up: BinaryIO, down: Binary
     # sent by a thread: the base side takes them only when its own parsing is done
     sender = threading.Thread(target=_write_each, args=(up, [names, columns and marshal.dumps(columns)]), daemon=True)
     sender.start()
-    # the base parts' addressed ports, from the base side, which reads them anyway
-    base_ports = iter(marshal.loads(_unframe(down)))
-    devices = {}
-    for parser, part in zip(parsers, parts):
-        if parser.routing:
-            vrfs, ports = next(base_ports)
-            dev = DeviceConfig(part.name, part.platform, interfaces=_port_interfaces(ports), vrfs=dict(vrfs))
-            dev.qos = Qos(ElsewhereDict(f"{part.name}'s DSCP map"), ElsewhereDict(f"{part.name}'s DSCP map"))
-            part = add_routing(dev, part)
-        devices[part.name] = part
-    servers = {name: _addressed_server(name, ports) for name, ports in marshal.loads(_unframe(down))}
-    snap: Snapshot = assemble(root, manifest, devices, servers, plan)
-    parsed = time.monotonic() - started
-    results = run_group(Context(snap), specs)
-    sender.join()
+    try:
+        # the base parts' addressed ports, from the base side, which reads them anyway
+        base_ports = iter(marshal.loads(_unframe(down, "the base side")))
+        devices = {}
+        for parser, part in zip(parsers, parts):
+            if parser.routing:
+                vrfs, ports = next(base_ports)
+                dev = DeviceConfig(part.name, part.platform, interfaces=_port_interfaces(ports), vrfs=dict(vrfs))
+                dev.qos = Qos(ElsewhereDict(f"{part.name}'s DSCP map"), ElsewhereDict(f"{part.name}'s DSCP priorities"))
+                part = add_routing(dev, part)
+            devices[part.name] = part
+        servers = {name: _addressed_server(name, ports) for name, ports in marshal.loads(_unframe(down, "the base side"))}
+        snap: Snapshot = assemble(root, manifest, devices, servers, plan)
+        parsed = time.monotonic() - started
+        results = run_group(Context(snap), specs)
+    finally:
+        sender.join()  # one writer at a time on the pipe up, a failure's report included
     _write(up, "ok", (*results, parsed))
 
 

@@ -35,6 +35,7 @@ class AddressTable:
     is_loopback: Flags
     owner_plane: Ints  # plane of the endpoint's routing instance (Topology.node_plane); servers: NO_PLANE
     address_plane: Ints  # plane whose pools hold the address (Snapshot.plane_of_net)
+    instance_plane: Ints  # per routing instance (index into `nodes`): its plane (Topology.node_plane)
 
     @property
     def key(self) -> Ints:
@@ -52,7 +53,7 @@ def address_table(snap: Snapshot, topo: Topology) -> AddressTable:
     node_plane = np.array([plane_id.get(topo.node_plane.get(n) or "", NO_PLANE) for n in topo.nodes], dtype=np.int64)
     owner_plane = np.where(topo.is_server, NO_PLANE, node_plane[topo.node])
     return AddressTable(planes, topo.nodes, topo.net, topo.length, topo.node, topo.is_server, topo.is_loopback,
-                        owner_plane, topo.address_plane)
+                        owner_plane, topo.address_plane, node_plane)
 
 
 def keys_in_several_planes(keys: Ints, planes: Ints) -> Ints:

@@ -128,16 +128,13 @@ def l2_domains(ctx: Context) -> list[Finding]:
 @check("ISO-CROSS-PLANE-BGP", "no BGP session (configured or established) between planes")
 def cross_plane_bgp(ctx: Context) -> list[Finding]:
     out = []
-    topo, st = ctx.topo, ctx.topo.statements
-    # planes as numbers, per routing instance; a statement whose address a switch owns takes that
+    topo, st, table = ctx.topo, ctx.topo.statements, ctx.addresses
+    # planes as numbers (the address table's): a statement whose address a switch owns takes that
     # switch instance's plane, any other (a server's, nobody's) the plane whose pools hold it
-    planes: dict[str, int] = {}
-    node_plane = np.array([planes.setdefault(plane, len(planes)) if (plane := topo.node_plane.get(node)) else NO_PLANE
-                           for node in topo.nodes], dtype=np.int64)
     owner = np.maximum(st.owner, 0)
-    by_switch = (st.owner >= 0) & ~topo.is_server[owner] if len(topo) else np.zeros(len(st.owner), dtype=np.bool_)
-    mine = node_plane[st.node]
-    their = np.where(by_switch, node_plane[topo.node[owner]] if len(topo) else NO_PLANE, NO_PLANE)
+    by_switch = (st.owner >= 0) & ~table.is_server[owner] if len(topo) else np.zeros(len(st.owner), dtype=np.bool_)
+    mine = table.instance_plane[st.node]
+    their = np.where(by_switch, table.owner_plane[owner] if len(topo) else NO_PLANE, NO_PLANE)
     suspects = np.flatnonzero((mine != NO_PLANE) & ((their != NO_PLANE) & (their != mine) | ~by_switch))
     for i in suspects.tolist():
         node, addr = topo.nodes[int(st.node[i])], st.address[i]

@@ -6,6 +6,33 @@ import enum
 from dataclasses import dataclass
 
 
+def one_line(text: str) -> str:
+    """``text`` with every control, format or line-separator character written as an escape, so one
+    diagnostic is always one line and no terminal escape sequence reaches the terminal (a key that
+    contains a newline cannot forge a second ``FILE:LINE: error:`` line)."""
+    if text.isprintable():
+        return text
+    out = []
+    for ch in text:
+        if ch.isprintable():
+            out.append(ch)
+        elif ch == "\n":
+            out.append("\\n")
+        elif ch == "\r":
+            out.append("\\r")
+        elif ch == "\t":
+            out.append("\\t")
+        elif ord(ch) < 0x100:
+            out.append(f"\\x{ord(ch):02x}")
+        elif ord(ch) < 0x10000:
+            out.append(f"\\u{ord(ch):04x}")
+        else:
+            out.append(f"\\U{ord(ch):08x}")
+    return "".join(out)
+
+
+
+
 class Severity(str, enum.Enum):
     ERROR = "error"
     WARNING = "warning"
@@ -23,10 +50,10 @@ class Diagnostic:
     code: str = "SOT"
 
     def format(self) -> str:
-        loc = f"{self.file}:{self.line}" if self.line else self.file
-        text = f"{loc}: {self.severity.value}: {self.message}"
+        loc = f"{one_line(self.file)}:{self.line}" if self.line else one_line(self.file)
+        text = f"{loc}: {self.severity.value}: {one_line(self.message)}"
         if self.fix:
-            text += f" ({self.fix})"
+            text += f" ({one_line(self.fix)})"
         return text
 
     def to_dict(self) -> dict[str, object]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -10,7 +11,7 @@ from pydantic import ValidationError
 
 from dualrail_net.sot.diagnostics import Diagnostic
 from dualrail_net.sot.schema import Inventory
-from dualrail_net.sot.yamlsource import PathKey, SourceMap, YamlSourceError, load_yaml
+from dualrail_net.sot.yamlsource import PathKey, SourceMap, YamlSourceError, load_yaml, shown
 
 # inventory file -> top-level Inventory field. Splitting by concern keeps pull requests reviewable:
 # a server addition touches servers.yaml only.
@@ -71,8 +72,18 @@ def _loc_to_path(loc: tuple[int | str, ...]) -> PathKey:
 def _describe(loc: PathKey) -> str:
     out = ""
     for part in loc[1:]:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            # a key is shown as written when it is a plain name, quoted and escaped otherwise
+            name = str(part) if re.fullmatch(r"[A-Za-z0-9_.-]{1,64}", str(part)) else shown(part)
+            out += f".{name}" if out else name
     return out or str(loc[0])
+
+
+def _message(text: str) -> str:
+    # pydantic's messages quote the input in full: cut a hostile megabyte-long value to its start.
+    return text if len(text) <= 300 else text[:296] + " ..."
 
 
 def _value_at(data: Any, loc: PathKey) -> Any:
@@ -95,13 +106,13 @@ def load_inventory(root: Path) -> LoadedInventory:
     for field_name, (filename, required) in INVENTORY_FILES.items():
         path = root / filename
         display = _display(path, root)
-        if not path.exists():
+        if not path.exists() and not path.is_symlink():
             if required:
                 problems.append(Diagnostic(display, 0, f"{filename} is missing",
                                            f"create it; see README.md for what {filename} holds"))
             continue
         try:
-            data = load_yaml(path, display, smap, (field_name,))
+            data = load_yaml(path, display, smap, (field_name,), within=root)
         except YamlSourceError as exc:
             problems.append(Diagnostic(exc.file, exc.line, exc.message, exc.fix))
             continue
@@ -125,12 +136,12 @@ def load_inventory(root: Path) -> LoadedInventory:
             what = _describe(loc)
             value = _value_at(raw, loc)
             if err["type"] == "extra_forbidden":
-                msg = f"unknown key {loc[-1]!r} in {_describe(loc[:-1])}"
+                msg = f"unknown key {shown(loc[-1])} in {_describe(loc[:-1])}"
             elif err["type"] == "missing":
                 msg = f"{what} is required but missing"
             else:
-                shown = f" = {value!r}" if value is not None and not isinstance(value, (dict, list)) else ""
-                msg = f"{what}{shown}: {err['msg']}"
+                text = f" = {shown(value)}" if value is not None and not isinstance(value, (dict, list)) else ""
+                msg = f"{what}{text}: {_message(err['msg'])}"
             problems.append(Diagnostic(file, line, msg, _FIXES.get(err["type"], "")))
         raise InventoryError(problems) from None
     return LoadedInventory(inventory=inventory, source=smap, root=root)

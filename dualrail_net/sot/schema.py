@@ -2,6 +2,13 @@
 
 Every model forbids unknown keys so that a typo (``spines_per_pood``) is an error, not a silently
 ignored setting. Cross-field rules that need the whole inventory live in ``validate.py``.
+
+The inventory is hostile input (it arrives in pull requests), so values are strict:
+* every model validates in pydantic's strict mode: no ``true`` for an integer, no ``"4"`` for 4;
+* every name fullmatches its pattern (a trailing newline is not a name), and every other string is a
+  ``Text``: printable characters only (no control, line-separator or format character), bounded length;
+* every number has a physical bound (ports, bytes, counts), so an impossible size fails here with its
+  file and line, never as a MemoryError in resolve or a crash of a simulator.
 """
 
 from __future__ import annotations
@@ -10,26 +17,61 @@ import ipaddress
 import re
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
 
-PLANE_RE = re.compile(r"^[A-Z][A-Z0-9]{0,3}$")
-NAME_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,62}$")
+PLANE_RE = re.compile(r"[A-Z][A-Z0-9]{0,3}")
+NAME_RE = re.compile(r"[a-z0-9][a-z0-9-]{0,62}")
+# Names of models, NICs and profiles: one token in every output format (no space, quote, comment or
+# shell character).
+LABEL_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+VERSION_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,63}")
+PCIE_RE = re.compile(r"[0-9a-fA-F]{4}:[0-9a-fA-F]{2}(:[0-9a-fA-F]{2}(\.[0-7])?)?")
+MAX_TEXT = 200
+MAX_PORT = 1024  # front-panel ports of one switch, breakouts included
+MAX_BUFFER_BYTES = 1 << 30  # no switch has a gigabyte of packet buffer per port group
 SPEEDS_GBPS = {"10G": 10, "25G": 25, "40G": 40, "50G": 50, "100G": 100, "200G": 200, "400G": 400, "800G": 800}
 
 
 class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
 
 def _plane_name(value: str) -> str:
-    if not PLANE_RE.match(value):
+    if not PLANE_RE.fullmatch(value):
         raise ValueError(f"plane name {value!r} must be 1-4 upper-case letters/digits starting with a letter, e.g. A")
     return value
 
 
 def _host_name(value: str) -> str:
-    if not NAME_RE.match(value):
+    if not NAME_RE.fullmatch(value):
         raise ValueError(f"name {value!r} must be lower-case letters, digits and '-', at most 63 characters")
+    return value
+
+
+def _label(value: str) -> str:
+    if not LABEL_RE.fullmatch(value):
+        raise ValueError(f"name {value!r} must be letters, digits, '.', '_' and '-' (starting with a letter or "
+                         "digit), at most 64 characters")
+    return value
+
+
+def _version(value: str) -> str:
+    if not VERSION_RE.fullmatch(value):
+        raise ValueError(f"version {value!r} must be letters, digits, '.', '_', '+' and '-', at most 64 characters")
+    return value
+
+
+def _pcie(value: str) -> str:
+    if not PCIE_RE.fullmatch(value):
+        raise ValueError(f"PCIe address {value!r} must look like '0000:1a' or '0000:1a:00.0' (quote it)")
+    return value
+
+
+def _text(value: str) -> str:
+    if len(value) > MAX_TEXT:
+        raise ValueError(f"text of {len(value)} characters is longer than {MAX_TEXT}")
+    if not value.isprintable():
+        raise ValueError("text must be printable: no newline, tab, control or format character")
     return value
 
 
@@ -47,18 +89,32 @@ def _speed(value: str) -> str:
     return value
 
 
-def _port_range(value: str | int) -> str:
+def _port_range(value: object) -> str:
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        raise ValueError("a port range is a number or a string such as '1-32' or '1-28,31'")
     text = str(value)
+    if len(text) > MAX_TEXT:
+        raise ValueError(f"port range of {len(text)} characters is too long")
+    seen: set[int] = set()
     for part in text.split(","):
         bounds = part.strip().split("-")
-        if len(bounds) > 2 or not all(b.strip().isdigit() for b in bounds):
+        if len(bounds) > 2 or not all(re.fullmatch(r"[0-9]{1,4}", b.strip()) for b in bounds):
             raise ValueError(f"port range {text!r} must look like '1-32' or '1-28,31'")
-        if len(bounds) == 2 and int(bounds[0]) > int(bounds[1]):
+        low, high = int(bounds[0]), int(bounds[-1])
+        if low > high:
             raise ValueError(f"port range {part!r} runs backwards")
+        if low < 1 or high > MAX_PORT:
+            raise ValueError(f"port range {part!r} is outside 1-{MAX_PORT}")
+        span = set(range(low, high + 1))
+        if span & seen:
+            raise ValueError(f"port {min(span & seen)} appears twice in {text!r}")
+        seen |= span
     return text
 
 
-def _guid(value: str | int) -> str:
+def _guid(value: object) -> str:
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        raise ValueError("a GUID is a 64-bit hex number such as 0x0c42a10300a1b001 (quote it)")
     text = value if isinstance(value, str) else hex(value)
     if not re.fullmatch(r"0x[0-9a-fA-F]{1,16}", text):
         raise ValueError(f"GUID {text!r} must be a 64-bit hex number such as 0x0c42a10300a1b001 (quote it)")
@@ -67,10 +123,13 @@ def _guid(value: str | int) -> str:
 
 PlaneName = Annotated[str, AfterValidator(_plane_name)]
 HostName = Annotated[str, AfterValidator(_host_name)]
+Label = Annotated[str, AfterValidator(_label)]
+Version = Annotated[str, AfterValidator(_version)]
+Text = Annotated[str, AfterValidator(_text)]
 Prefix = Annotated[str, AfterValidator(_ipv4_network)]
 Speed = Annotated[str, AfterValidator(_speed)]
-PortRange = Annotated[str, AfterValidator(_port_range)]
-Guid = Annotated[str, AfterValidator(_guid)]
+PortRange = Annotated[str, BeforeValidator(_port_range)]
+Guid = Annotated[str, BeforeValidator(_guid)]
 Asn = Annotated[int, Field(ge=1, le=4294967294)]
 Platform = Literal["cumulus", "eos"]
 
@@ -93,32 +152,33 @@ class Topology(Strict):
 
     tiers: Literal[2, 3] = 2
     rails: int = Field(ge=1, le=16, description="rail-optimized: one leaf per rail per scalable unit")
-    scalable_units_per_pod: int = Field(ge=1, description="leaves per pod = scalable_units_per_pod x rails")
-    pods: int = Field(default=1, ge=1, description="pods per plane; must be 1 for tiers: 2")
-    max_oversubscription: float = Field(default=1.0, ge=1.0, description="leaf server bandwidth / uplink bandwidth")
+    scalable_units_per_pod: int = Field(ge=1, le=MAX_PORT, description="leaves per pod = scalable_units_per_pod x rails")
+    pods: int = Field(default=1, ge=1, le=MAX_PORT, description="pods per plane; must be 1 for tiers: 2")
+    max_oversubscription: float = Field(default=1.0, ge=1.0, le=64.0,
+                                        description="leaf server bandwidth / uplink bandwidth")
 
 
 class LeafHardware(Strict):
-    model: str
+    model: Label
     server_ports: PortRange
     uplink_ports: PortRange
 
 
 class SpineHardware(Strict):
-    model: str
+    model: Label
     downlink_ports: PortRange
     uplink_ports: PortRange | None = None
     border_ports: PortRange | None = None
 
 
 class SuperSpineHardware(Strict):
-    model: str
+    model: Label
     downlink_ports: PortRange
     border_ports: PortRange | None = None
 
 
 class GatewayHardware(Strict):
-    model: str
+    model: Label
     ports: PortRange
 
 
@@ -168,19 +228,19 @@ class LinkSpeeds(Strict):
 
 
 class Firmware(Strict):
-    cumulus: str | None = None
-    eos: str | None = None
+    cumulus: Version | None = None
+    eos: Version | None = None
 
 
 class PlaneSpec(Strict):
     """Everything that is per plane. The symmetry rule says counts, speeds, MTU, QoS and firmware
     must be equal across planes; they are written per plane so a reviewer can see that they are."""
 
-    spines_per_pod: int = Field(ge=1)
-    super_spines_per_group: int | None = Field(default=None, ge=1)
+    spines_per_pod: int = Field(ge=1, le=MAX_PORT)
+    super_spines_per_group: int | None = Field(default=None, ge=1, le=MAX_PORT)
     link_speeds: LinkSpeeds
     mtu: int = Field(ge=1500, le=9216)
-    qos_profile: str
+    qos_profile: Label
     firmware: Firmware
     pools: Pools
     asn: AsnPlan
@@ -192,7 +252,7 @@ class GatewaySpec(Strict):
 
     name: HostName
     asn: Asn
-    planes: list[PlaneName] = Field(min_length=1)
+    planes: list[PlaneName] = Field(min_length=1, max_length=16)
 
 
 class Fabric(Strict):
@@ -201,8 +261,8 @@ class Fabric(Strict):
     hardware: Hardware
     platforms: Platforms = Platforms()
     ecmp: Ecmp = Ecmp()
-    planes: dict[PlaneName, PlaneSpec] = Field(min_length=2)
-    gateways: list[GatewaySpec] = []
+    planes: dict[PlaneName, PlaneSpec] = Field(min_length=2, max_length=16)
+    gateways: list[GatewaySpec] = Field(default=[], max_length=MAX_PORT)
     management_network: Prefix | None = Field(
         default=None, description="out-of-band management addresses, one per switch")
 
@@ -217,18 +277,21 @@ class TrafficClassMark(Strict):
     traffic_class: int = Field(ge=0, le=7)
 
 
+Class8 = Annotated[int, Field(ge=0, le=7)]
+
+
 class Ecn(Strict):
-    traffic_classes: list[int] = Field(min_length=1)
-    min_threshold_bytes: int = Field(gt=0)
-    max_threshold_bytes: int = Field(gt=0)
+    traffic_classes: list[Class8] = Field(min_length=1, max_length=8)
+    min_threshold_bytes: int = Field(gt=0, le=MAX_BUFFER_BYTES)
+    max_threshold_bytes: int = Field(gt=0, le=MAX_BUFFER_BYTES)
     probability: int = Field(ge=1, le=100)
 
 
 class Pfc(Strict):
-    priorities: list[int] = Field(min_length=1)
-    xoff_bytes: int = Field(default=18000, gt=0)
-    xon_delta_bytes: int = Field(default=18000, gt=0)
-    cable_length_m: int = Field(default=10, gt=0)
+    priorities: list[Class8] = Field(min_length=1, max_length=8)
+    xoff_bytes: int = Field(default=18000, gt=0, le=MAX_BUFFER_BYTES)
+    xon_delta_bytes: int = Field(default=18000, gt=0, le=MAX_BUFFER_BYTES)
+    cable_length_m: int = Field(default=10, gt=0, le=10_000, description="metres; 10 km is the longest optic")
 
 
 class QosProfile(Strict):
@@ -241,7 +304,7 @@ class QosProfile(Strict):
 
 
 class QosFile(Strict):
-    qos_profiles: dict[str, QosProfile] = Field(min_length=1)
+    qos_profiles: dict[Label, QosProfile] = Field(min_length=1, max_length=64)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -251,34 +314,34 @@ class QosFile(Strict):
 class NicPort(Strict):
     port: int = Field(ge=1, le=4)
     plane: PlaneName
-    rail: int = Field(ge=0)
+    rail: int = Field(ge=0, le=15)
     ifname: str = Field(pattern=r"^[a-zA-Z][a-zA-Z0-9_.-]{0,14}$", description="Linux netdev name")
-    rdma_device: str = Field(pattern=r"^[a-z][a-z0-9_]*$", description="RDMA device, as NCCL_IB_HCA wants")
+    rdma_device: str = Field(pattern=r"^[a-z][a-z0-9_]{0,31}$", description="RDMA device, as NCCL_IB_HCA wants")
 
 
 class Nic(Strict):
-    name: str
-    pcie_root: str | None = None
-    numa: int | None = Field(default=None, ge=0)
-    ports: list[NicPort] = Field(min_length=1)
+    name: Label
+    pcie_root: Annotated[str, AfterValidator(_pcie)] | None = None
+    numa: int | None = Field(default=None, ge=0, le=63)
+    ports: list[NicPort] = Field(min_length=1, max_length=4)
 
 
 class ServerModel(Strict):
-    description: str = ""
-    gpus: int = Field(default=8, ge=1)
-    nics: list[Nic] = Field(min_length=1)
+    description: Text = ""
+    gpus: int = Field(default=8, ge=1, le=64)
+    nics: list[Nic] = Field(min_length=1, max_length=32)
 
 
 class Server(Strict):
     name: HostName
-    model: str
-    pod: int = Field(default=1, ge=1)
-    su: int = Field(ge=1, description="scalable unit within the pod")
-    slot: int = Field(ge=1, description="position in the scalable unit = leaf server port index")
+    model: Label
+    pod: int = Field(default=1, ge=1, le=MAX_PORT)
+    su: int = Field(ge=1, le=MAX_PORT, description="scalable unit within the pod")
+    slot: int = Field(ge=1, le=MAX_PORT, description="position in the scalable unit = leaf server port index")
 
 
 class ServersFile(Strict):
-    server_models: dict[str, ServerModel] = Field(min_length=1)
+    server_models: dict[Label, ServerModel] = Field(min_length=1, max_length=256)
     servers: list[Server] = []
 
 
@@ -289,9 +352,9 @@ class ServersFile(Strict):
 class IbPlane(Strict):
     subnet_prefix: str = Field(pattern=r"^0x[0-9a-fA-F]{16}$")
     routing_engine: Literal["ftree", "updn", "minhop", "dor", "lash", "dfsssp"] = "ftree"
-    leaves: int = Field(ge=1)
-    spines: int = Field(ge=1)
-    hosts_per_leaf: int = Field(ge=1)
+    leaves: int = Field(ge=1, le=4096)
+    spines: int = Field(ge=1, le=MAX_PORT)
+    hosts_per_leaf: int = Field(ge=1, le=MAX_PORT)
     sm_host: HostName = Field(description="server whose HCA port runs this plane's subnet manager")
     switch_guid_base: Guid | None = Field(
         default=None, description="node GUID of this plane's first switch; the others count up from it")
@@ -307,7 +370,7 @@ class Partition(Strict):
     pkey: int = Field(description="partition key, 0x0001-0x7ffe (the membership bit is added by OpenSM)")
     ipoib: bool = False
     mtu: Literal[256, 512, 1024, 2048, 4096] | None = None
-    rate: int | None = None
+    rate: int | None = Field(default=None, ge=2, le=22, description="IBTA rate code (man opensm), e.g. 16 = 100 Gb/s")
     sl: int | None = Field(default=None, ge=0, le=15)
     members: list[PartitionMember] = []
 
@@ -318,7 +381,7 @@ class IbHost(Strict):
 
 
 class InfinibandFile(Strict):
-    ib_planes: dict[PlaneName, IbPlane] = Field(min_length=2)
+    ib_planes: dict[PlaneName, IbPlane] = Field(min_length=2, max_length=16)
     default_partition: Literal["limited", "full", "none"] = "limited"
     partitions: list[Partition] = []
     hosts: list[IbHost] = []

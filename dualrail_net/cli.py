@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from collections.abc import Callable
@@ -20,7 +21,10 @@ from rich.table import Table
 
 from dualrail_net import __version__
 from dualrail_net.render import render_fabric
-from dualrail_net.render.artifacts import RenderResult, drift, write_artifacts
+from dualrail_net.outdir import OutputRefused
+from dualrail_net.render.artifacts import RenderResult, drift, write_render
+from dualrail_net.render.escape import UnsafeValue
+from dualrail_net.sot.diagnostics import one_line
 from dualrail_net.resolve import resolve_fabric
 from dualrail_net.resolve.model import Fabric
 from dualrail_net.sot import Diagnostic, InventoryError, Severity, load_inventory
@@ -33,6 +37,7 @@ from dualrail_net.verify.findings import CheckResult
 from dualrail_net.verify.report import print_results, results_to_dict, write_junit
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+EXIT_INTERNAL = 70  # a bug in dualrail (EX_SOFTWARE): never the answer to any input
 
 EPILOG = """\
 The pipeline: inventory/ (YAML source of truth) -> validate -> resolve -> render -> verify.
@@ -42,7 +47,9 @@ Typical use:
   dualrail render --check           exit 1 if build/ differs from a fresh render (GitOps drift)
   dualrail build                    validate + render + every offline verification
   dualrail build --json             the same, one JSON document on stdout for machines
-Exit codes: 0 ok, 1 inventory or verification failed, 2 usage error.
+Exit codes: 0 ok, 1 inventory or verification failed, 2 usage error, 70 internal error (a bug).
+Output folders: dualrail writes only into a new or empty folder, or one it wrote before (it holds
+.dualrail-owned); it never deletes a file it did not write and never follows a symlink inside it.
 """
 
 
@@ -263,12 +270,21 @@ def cmd_render(args: argparse.Namespace, ui: Ui) -> int:
                      "or find out who edited the rendered files")
         _emit(ui, {"ok": d.clean, "changed": d.changed, "missing": d.missing, "extra": d.extra})
         return EXIT_OK if d.clean else EXIT_FAIL
-    written = write_artifacts(result, args.output)
-    ui.print(f"rendered {len(fabric.switches)} switches and {len(fabric.servers)} servers into {args.output}/ "
-             f"({len(result.artifacts)} files, {written} changed) in {time.monotonic() - started:.2f}s")
-    _emit(ui, {"ok": True, "output": str(args.output), "files": len(result.artifacts), "changed": written,
+    report = write_render(result, args.output, protected=[args.inventory])
+    ui.print(f"rendered {len(fabric.switches)} switches and {len(fabric.servers)} servers into "
+             f"{escape(one_line(str(args.output)))}/ ({len(result.artifacts)} files, {report.written} changed, "
+             f"{report.removed} removed) in {time.monotonic() - started:.2f}s")
+    _note_foreign(ui, args.output, report.foreign)
+    _emit(ui, {"ok": True, "output": str(args.output), "files": len(result.artifacts), "changed": report.written,
+               "removed": report.removed, "foreign": report.foreign,
                "switches": len(fabric.switches), "servers": len(fabric.servers)})
     return EXIT_OK
+
+
+def _note_foreign(ui: Ui, out: Path, foreign: int) -> None:
+    if foreign:
+        ui.print(f"[yellow]note[/]: {foreign} file(s) in {escape(one_line(str(out)))}/ were not written by dualrail "
+                 "and were left alone (`dualrail render --check` lists them)")
 
 
 def run_verifications(out: Path, consumers: bool = True, ib_sim: bool | None = None) -> list[CheckResult]:
@@ -353,9 +369,11 @@ def cmd_build(args: argparse.Namespace, ui: Ui) -> int:
     started = time.monotonic()
     fabric = resolve_fabric(loaded.inventory)
     result = _render(fabric, args.templates, ui)
-    written = write_artifacts(result, args.output)
+    report = write_render(result, args.output, protected=[args.inventory])
     ui.print(f"rendered {len(fabric.switches)} switches ({', '.join(fabric.planes)}) and {len(fabric.servers)} "
-             f"servers into {args.output}/ ({written} files changed) in {time.monotonic() - started:.2f}s")
+             f"servers into {escape(one_line(str(args.output)))}/ ({report.written} files changed, {report.removed} "
+             f"removed) in {time.monotonic() - started:.2f}s")
+    _note_foreign(ui, args.output, report.foreign)
     results = run_verifications(args.output)
     return _finish_verify(args, ui, results, {"diagnostics": [d.to_dict() for d in diags],
                                               "output": str(args.output), "files": len(result.artifacts)})
@@ -543,6 +561,22 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         ui.print("[red]interrupted[/]")
         return 130
+    except OutputRefused as exc:
+        ui.print(f"[red]{escape(one_line(f'{args.command}: error: {exc}'))}[/]")
+        _emit(ui, {"ok": False, "error": str(exc)})
+        return EXIT_USAGE if exc.usage else EXIT_FAIL
+    except UnsafeValue as exc:
+        # the schema keeps unsafe text out; this is the renderer refusing what slipped past it
+        ui.print(f"[red]{escape(one_line(f'{args.command}: error: refused to render: {exc}'))}[/]")
+        _emit(ui, {"ok": False, "error": str(exc)})
+        return EXIT_FAIL
+    except Exception as exc:  # noqa: BLE001 - the last line of defence: one line, a distinct code
+        if os.environ.get("DUALRAIL_DEBUG"):
+            raise
+        ui.print(f"[red]{escape(one_line(f'{args.command}: internal error: {type(exc).__name__}: {exc}'))}[/] "
+                 "(a bug in dualrail; DUALRAIL_DEBUG=1 shows the traceback)")
+        _emit(ui, {"ok": False, "error": f"internal error: {type(exc).__name__}"})
+        return EXIT_INTERNAL
 
 
 if __name__ == "__main__":

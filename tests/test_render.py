@@ -98,5 +98,20 @@ def test_drift_check(tmp_path: Path, example_fabric: Fabric) -> None:
     assert d.extra == ["plane-B/stray.conf"]
     assert d.missing == ["servers/gpu001/nccl.env"]
     write_artifacts(result, out)
+    # a file dualrail did not write is never deleted: it stays, and the drift check keeps naming it
+    assert (out / "plane-B/stray.conf").read_text() == "x"
+    assert drift(result, out).extra == ["plane-B/stray.conf"] and not drift(result, out).changed
+    (out / "plane-B/stray.conf").unlink()
     assert drift(result, out).clean
-    assert not (out / "plane-B/stray.conf").exists()
+
+
+def test_rerender_removes_only_what_the_previous_render_wrote(tmp_path: Path, example_fabric: Fabric) -> None:
+    result = render_fabric(example_fabric)
+    out = tmp_path / "build"
+    write_artifacts(result, out)
+    (out / "notes.txt").write_text("mine")
+    smaller = type(result)([a for a in result.artifacts if not a.path.startswith("servers/gpu032/")])
+    write_artifacts(smaller, out)
+    assert not (out / "servers/gpu032").exists()  # the removed server's files and folder are gone
+    assert (out / "notes.txt").read_text() == "mine"
+    assert (out / "servers/gpu031/nccl.env").exists()

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import hashlib
-import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from dualrail_net.outdir import WriteReport, list_files, read_owned, write_owned
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,53 +35,27 @@ class Drift:
         return not (self.changed or self.missing or self.extra)
 
 
-def write_artifacts(result: RenderResult, out: Path) -> int:
-    """Write every artifact; files that already hold the same bytes are left untouched (mtime kept).
-    Files under ``out`` that the render no longer produces are removed, so the folder is exactly
-    the render (a stale config of a removed device must not be deployable). Returns files written."""
-    wanted = result.by_path()
-    written = 0
-    made_dirs: set[Path] = set()
-    for rel, content in wanted.items():
-        path = out / rel
-        data = content.encode()
-        if path.parent not in made_dirs:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            made_dirs.add(path.parent)
-        try:
-            if path.stat().st_size == len(data) and path.read_bytes() == data:
-                continue
-        except FileNotFoundError:
-            pass
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_bytes(data)
-        os.replace(tmp, path)
-        written += 1
-    for existing in _existing_files(out):
-        if existing not in wanted:
-            (out / existing).unlink()
-    return written
+def write_artifacts(result: RenderResult, out: Path, protected: Iterable[Path] = ()) -> int:
+    """Write every artifact into ``out``, a folder we own (``outdir.write_owned``: never a folder of
+    somebody else's, never through a symlink). Files that already hold the same bytes are left
+    untouched (mtime kept); files the previous render wrote and this one does not are removed, so a
+    stale config of a removed device is not deployable. Returns the number of files written."""
+    return write_render(result, out, protected).written
 
 
-def _existing_files(out: Path) -> list[str]:
-    if not out.is_dir():
-        return []
-    files = []
-    for root, _dirs, names in os.walk(out):
-        for name in names:
-            files.append(Path(root, name).relative_to(out).as_posix())
-    return files
+def write_render(result: RenderResult, out: Path, protected: Iterable[Path] = ()) -> WriteReport:
+    return write_owned(result.by_path(), out, protected, kind="output")
 
 
 def drift(result: RenderResult, out: Path) -> Drift:
-    """Compare what would be rendered with what is in ``out`` (the GitOps drift check)."""
+    """Compare what would be rendered with what is in ``out`` (the GitOps drift check). Reads without
+    following links: a link where a file should be counts as changed."""
     wanted = result.by_path()
-    present = set(_existing_files(out))
+    present = set(list_files(out))
     changed = []
     for rel, content in wanted.items():
-        if rel in present:
-            if (out / rel).read_bytes() != content.encode():
-                changed.append(rel)
+        if rel in present and read_owned(out, rel) != content.encode():
+            changed.append(rel)
     missing = sorted(set(wanted) - present)
     extra = sorted(present - set(wanted))
     return Drift(sorted(changed), missing, extra)

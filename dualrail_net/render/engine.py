@@ -1,4 +1,5 @@
-"""The Jinja2 environment: strict (an undefined variable is an error, not an empty string) and
+"""The Jinja2 environments: strict (an undefined variable is an error, not an empty string), one per
+output format so that every printed value passes that format's escaping rule (``escape.py``), and
 compiled once per process."""
 
 from __future__ import annotations
@@ -9,6 +10,8 @@ from pathlib import Path
 
 import jinja2
 
+from dualrail_net.render.escape import OutputFormat, format_of_template, make_finalize, make_join
+
 DEFAULT_TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
 
 
@@ -16,9 +19,9 @@ def templates_dir() -> Path:
     return Path(os.environ.get("DUALRAIL_TEMPLATES", DEFAULT_TEMPLATES))
 
 
-@lru_cache(maxsize=8)
-def environment(root: str) -> jinja2.Environment:
-    return jinja2.Environment(
+@lru_cache(maxsize=32)
+def environment(root: str, fmt: OutputFormat) -> jinja2.Environment:
+    env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(root),
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
@@ -26,9 +29,12 @@ def environment(root: str) -> jinja2.Environment:
         keep_trailing_newline=True,
         autoescape=False,
         auto_reload=False,
+        finalize=make_finalize(fmt),
     )
+    env.filters["join"] = make_join(fmt)
+    return env
 
 
 @lru_cache(maxsize=64)
 def template(root: str, name: str) -> jinja2.Template:
-    return environment(root).get_template(name)
+    return environment(root, format_of_template(name)).get_template(name)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from dualrail_net.render.escape import Text
 from dualrail_net.resolve.allocate import bare
 from dualrail_net.resolve.model import Fabric, ResolvedServer
 
@@ -35,6 +36,7 @@ def server_structured(fabric: Fabric, srv: ResolvedServer) -> dict[str, Any]:
     return {
         "name": srv.name,
         "model": srv.model,
+        "description": Text(srv.model_description),
         "planes": planes,
         "port_count": len(srv.ports),
         "ports": ports,

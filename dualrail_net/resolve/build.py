@@ -258,7 +258,7 @@ def _resolve_servers(inv: Inventory, builders: dict[str, _PlaneBuilder], cap: Pl
                 if np.plane not in routed_planes:
                     routed_planes.add(np.plane)
                     routes.extend(PlaneRoute(p, alloc.bare(gw_addr), np.ifname) for p in _routed(b))
-        servers.append(ResolvedServer(srv.name, srv.model, srv.pod, srv.su, srv.slot, ports, routes))
+        servers.append(ResolvedServer(srv.name, srv.model, srv.pod, srv.su, srv.slot, ports, routes, model.description))
     return servers, links
 
 

@@ -132,6 +132,7 @@ class ResolvedServer:
     slot: int
     ports: list[ServerPort]
     plane_routes: list[PlaneRoute]
+    model_description: str = ""  # the server model's free text, shown in the rendered files' headers
 
 
 @dataclass(slots=True)

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import csv
 import json
-import shutil
 from pathlib import Path
 from typing import Any
 
+from dualrail_net.outdir import write_owned
 from dualrail_net.verify.parsers.ifupdown import read_interfaces
 
 INTERFACES_HEADER = ("# This file describes the network interfaces available on your system\n"
@@ -31,20 +31,18 @@ def cumulus_concatenated(hostname: str, interfaces: str, frr: str) -> str:
 
 
 def export_snapshot(out: Path, dest: Path) -> dict[str, Any]:
+    """Write the snapshot of the rendered folder ``out`` into ``dest``, a folder we own (a new or empty
+    one, or an earlier snapshot: ``outdir.write_owned``; never the rendered folder itself)."""
     manifest = json.loads((out / "manifest.json").read_text())
-    if dest.exists():
-        shutil.rmtree(dest)
-    (dest / "configs").mkdir(parents=True)
-    (dest / "hosts").mkdir()
-    (dest / "batfish").mkdir()
+    files: dict[str, str | bytes] = {}
     counts = {"eos": 0, "cumulus": 0, "hosts": 0, "edges": 0}
     for name, meta in manifest["devices"].items():
         folder = out / meta["dir"]
         if meta["platform"] == "eos":
-            shutil.copy(folder / "running-config", dest / "configs" / f"{name}.cfg")
+            files[f"configs/{name}.cfg"] = (folder / "running-config").read_bytes()
         elif meta["platform"] == "cumulus":
-            text = cumulus_concatenated(name, (folder / "interfaces").read_text(), (folder / "frr.conf").read_text())
-            (dest / "configs" / name).write_text(text)
+            files[f"configs/{name}"] = cumulus_concatenated(name, (folder / "interfaces").read_text(),
+                                                            (folder / "frr.conf").read_text())
         else:
             raise ValueError(f"no Batfish export for platform {meta['platform']!r} ({name})")
         counts[meta["platform"]] += 1
@@ -52,7 +50,7 @@ def export_snapshot(out: Path, dest: Path) -> dict[str, Any]:
         ifaces = read_interfaces((out / meta["dir"] / "interfaces").read_text()).interfaces
         host = {"hostname": name, "hostInterfaces": {
             n: {"name": n, "prefix": i.addresses[0]} for n, i in sorted(ifaces.items()) if i.addresses}}
-        (dest / "hosts" / f"{name}.json").write_text(json.dumps(host, indent=1, sort_keys=True) + "\n")
+        files[f"hosts/{name}.json"] = json.dumps(host, indent=1, sort_keys=True) + "\n"
         counts["hosts"] += 1
     edges = []
     with (out / manifest.get("cabling", "resolved/cabling.csv")).open() as fh:
@@ -60,6 +58,7 @@ def export_snapshot(out: Path, dest: Path) -> dict[str, Any]:
             a = {"hostname": row["a_device"], "interfaceName": row["a_port"]}
             b = {"hostname": row["b_device"], "interfaceName": row["b_port"]}
             edges += [{"node1": a, "node2": b}, {"node1": b, "node2": a}]
-    (dest / "batfish" / "layer1_topology.json").write_text(json.dumps({"edges": edges}, indent=1) + "\n")
+    files["batfish/layer1_topology.json"] = json.dumps({"edges": edges}, indent=1) + "\n"
     counts["edges"] = len(edges)
+    write_owned(files, dest, protected=[out], kind="snapshot")
     return counts

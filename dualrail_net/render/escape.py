@@ -1,0 +1,140 @@
+"""The escaping rule: no value reaches a rendered file without passing its output format's check.
+
+Every ``{{ ... }}`` of every template goes through ``finalize`` of its format's Jinja environment (the
+environment is made per format, so no template can print around it):
+
+* an ``int`` or ``float`` prints as a number (a ``bool`` or ``None`` is refused: it would print as
+  ``True``/``None``, which no config means);
+* a ``str`` must be one **token**: only ``[A-Za-z0-9_.:/,=+@%-]``. That set is inert in every format we
+  write: no whitespace (which would split a token in FRR, EOS, ifupdown2 and opensm), no line break, no
+  comment character (``#``, ``!``, ``;``), no quote, no shell character (``$``, backquote, parentheses),
+  no ``\\`` (ifupdown2 joins the lines on both sides of a backslash anywhere in the file) and no ``?``
+  (EOS's interactive CLI answers it with help). A string outside the set is refused (``UnsafeValue``),
+  never printed: the schema already restricts names to this set, so a refusal means a value escaped
+  validation, and the render stops instead of writing it;
+* ``Text`` (free text from the inventory, such as a server model's description) is escaped for the
+  format instead: control, format and line-separator characters and the format's own dangerous
+  characters become ``_``, and for a shell file the whole text is single-quoted;
+* ``join`` checks each element by the same rule (its separator is template text, which is trusted).
+
+Template text itself is trusted (it is reviewed code, not inventory). Values built in templates from
+literals pass the same check, so templates keep punctuation in their text, not in expressions.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+import shlex
+from collections.abc import Callable, Iterable
+from typing import Any
+
+
+class OutputFormat(str, enum.Enum):
+    FRR = "frr"  # FRR integrated config (vtysh)
+    IFUPDOWN = "ifupdown"  # /etc/network/interfaces (ifupdown2)
+    EOS = "eos"  # Arista EOS CLI
+    SWITCHD = "switchd"  # Cumulus switchd key = value files
+    OPENSM = "opensm"  # opensm.conf, partitions.conf, GUID lists
+    SHELL = "shell"  # KEY=VALUE files a shell sources
+    SYSCTL = "sysctl"  # sysctl.d
+
+
+# The file each template renders, by its output name, and that file's format. A template whose file is
+# not listed cannot be loaded: a new file type must say how its values are escaped.
+FORMAT_OF_FILE: dict[str, OutputFormat] = {
+    "frr.conf": OutputFormat.FRR,
+    "interfaces": OutputFormat.IFUPDOWN,
+    "running-config": OutputFormat.EOS,
+    "qos_features.conf": OutputFormat.SWITCHD,
+    "opensm.conf": OutputFormat.OPENSM,
+    "partitions.conf": OutputFormat.OPENSM,
+    "root_guids.conf": OutputFormat.OPENSM,
+    "cn_guids.conf": OutputFormat.OPENSM,
+    "nccl.env": OutputFormat.SHELL,
+    "sysctl.conf": OutputFormat.SYSCTL,
+}
+
+TOKEN = re.compile(r"[A-Za-z0-9_.:/,=+@%-]*")
+
+# Characters free text may not carry into a file of each format (beyond non-printables).
+_TEXT_UNSAFE: dict[OutputFormat, str] = {
+    OutputFormat.IFUPDOWN: "\\",
+    OutputFormat.EOS: "?",
+    OutputFormat.OPENSM: ",;:=",
+}
+
+
+class UnsafeValue(ValueError):
+    """A value that is not safe to print in its output format (it is never printed)."""
+
+
+class Text(str):
+    """Free text from the inventory: escaped for each output format instead of checked as a token."""
+
+    __slots__ = ()
+
+
+class Escaped(str):
+    """Already escaped for the format it was made for (by ``join``); printed as is."""
+
+    __slots__ = ()
+
+
+def format_of_template(name: str) -> OutputFormat:
+    """The output format of a template, from the file it renders (``server/nccl.env.j2`` -> shell)."""
+    base = name.rsplit("/", 1)[-1]
+    base = base[:-3] if base.endswith(".j2") else base
+    try:
+        return FORMAT_OF_FILE[base]
+    except KeyError:
+        raise UnsafeValue(f"template {name!r} renders {base!r}, which has no output format: add it to "
+                          "FORMAT_OF_FILE with the format whose escaping rule applies") from None
+
+
+def escape_text(fmt: OutputFormat, text: str) -> str:
+    """Free text made safe for ``fmt``: one line, none of the format's special characters."""
+    unsafe = _TEXT_UNSAFE.get(fmt, "")
+    out = "".join("_" if (not c.isprintable() or c in unsafe) else c for c in text)
+    if fmt is OutputFormat.SHELL:
+        return shlex.quote(out)
+    return out
+
+
+def check_token(fmt: OutputFormat, value: str) -> str:
+    if TOKEN.fullmatch(value) is None:
+        raise UnsafeValue(f"{value[:80]!r} cannot be printed in a {fmt.value} file: only letters, digits and "
+                          "'_.:/,=+@%-' are allowed in a configuration token")
+    return value
+
+
+def make_finalize(fmt: OutputFormat) -> Callable[[Any], str]:
+    """Jinja's ``finalize`` for one format: every printed expression passes through it."""
+    checked: dict[str, str] = {}  # tokens seen before (most values repeat: names, addresses)
+
+    def finalize(value: Any) -> str:
+        kind = type(value)
+        if kind is str:
+            hit = checked.get(value)
+            if hit is None:
+                hit = checked[value] = check_token(fmt, value)
+            return hit
+        if kind is int or kind is float:
+            return str(value)
+        if kind is Text:
+            return escape_text(fmt, value)
+        if kind is Escaped:
+            return str(value)
+        raise UnsafeValue(f"a {kind.__name__} ({str(value)[:40]!r}) cannot be printed in a {fmt.value} file: "
+                          "templates print strings and numbers only")
+
+    return finalize
+
+
+def make_join(fmt: OutputFormat) -> Callable[[Iterable[Any], str], Escaped]:
+    finalize = make_finalize(fmt)
+
+    def join(values: Iterable[Any], separator: str = "") -> Escaped:
+        return Escaped(separator.join(finalize(v) for v in values))
+
+    return join

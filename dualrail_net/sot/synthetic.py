@@ -114,7 +114,7 @@ def synthetic_inventory(shape: Shape) -> Inventory:
         if three else None,
         gateway=GatewayHardware(model="gw", ports=_ports(1, 512)) if shape.gateways else None,
     )
-    topology = Topology(tiers=shape.tiers, rails=shape.rails, scalable_units_per_pod=shape.sus_per_pod,
+    topology = Topology(tiers=3 if three else 2, rails=shape.rails, scalable_units_per_pod=shape.sus_per_pod,
                         pods=shape.pods, max_oversubscription=64.0)
     probe = Fabric(name="synthetic", topology=topology, hardware=hardware,
                    planes={p: _plane(shape, i, {}) for i, p in enumerate(PLANE_NAMES[:2])})

@@ -58,7 +58,7 @@ _LEADING_ZERO = re.compile(r"[-+]?0[0-9]+")
 
 _Parser: Any
 try:  # libyaml's parser when PyYAML was built with it; the pure-Python one otherwise (same events)
-    from yaml.cyaml import CParser as _Parser
+    from yaml.cyaml import CParser as _Parser  # type: ignore[attr-defined]
 except ImportError:  # pragma: no cover - depends on how PyYAML was built
     from yaml.loader import SafeLoader as _Parser
 
@@ -99,10 +99,11 @@ def shown(value: object, limit: int = 60) -> str:
 # reading the bytes
 
 
-def read_regular_file(path: Path, display: str, limit: int = MAX_FILE_BYTES, within: Path | None = None) -> bytes:
+def read_regular_file(path: Path, display: str, limit: int | None = None, within: Path | None = None) -> bytes:
     """The bytes of ``path`` if it is a regular file of at most ``limit`` bytes. With ``within``, a path
     that resolves outside that folder (a symlink out of the inventory) is refused. The file is opened
     non-blocking, so a FIFO is refused instead of waiting for a writer forever."""
+    limit = MAX_FILE_BYTES if limit is None else limit
     if within is not None:
         real, base = os.path.realpath(path), os.path.realpath(within)
         if os.path.commonpath([real, base]) != base:
@@ -276,9 +277,10 @@ def _build(text: str | bytes, file: str, path: PathKey, smap: SourceMap) -> Any:
             root.append(value)
             return
         top.nodes += nodes
+        container: Any = top.value  # a list when not top.is_map, else a dict
         if not top.is_map:
-            lines.setdefault((*top.path, len(top.value)), (file, line))
-            top.value.append(value)  # type: ignore[union-attr]
+            lines.setdefault((*top.path, len(container)), (file, line))
+            container.append(value)
         elif not top.has_key:
             if isinstance(value, (list, dict)):
                 raise YamlSourceError(file, line, "a mapping key must be a plain value")
@@ -288,7 +290,7 @@ def _build(text: str | bytes, file: str, path: PathKey, smap: SourceMap) -> Any:
             top.key, top.has_key = value, True
             lines[(*top.path, value)] = (file, line)
         else:
-            top.value[top.key] = value  # type: ignore[call-overload]
+            container[top.key] = value
             top.key, top.has_key = None, False
 
     try:

@@ -1,0 +1,367 @@
+"""Hostile inventories and output folders (issue 14): no injection, no data loss, no traceback.
+
+Each class of attack has its own cases here; ``test_fuzz_inventory.py`` mutates the example at random.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import EXAMPLE, InventoryFactory, line_of
+from dualrail_net.cli import main
+from dualrail_net.sot.diagnostics import Diagnostic
+from dualrail_net.sot.load import InventoryError, load_inventory
+from dualrail_net.sot.yamlsource import MAX_DEPTH, SourceMap, YamlSourceError, load_yaml
+
+
+def run_cli(*argv: str) -> tuple[int, str, str]:
+    """(exit code, stdout, everything printed). Human output goes to stdout, or to stderr with --json."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(list(argv))
+    return code, out.getvalue(), err.getvalue() + out.getvalue()
+
+
+def load_errors(root: Path) -> list[Diagnostic]:
+    with pytest.raises(InventoryError) as info:
+        load_inventory(root)
+    return info.value.diagnostics
+
+
+# ---------------------------------------------------------------------------------------------
+# the YAML reader is bounded
+
+
+def _yaml_error(tmp_path: Path, text: str | bytes) -> YamlSourceError:
+    path = tmp_path / "x.yaml"
+    path.write_bytes(text.encode() if isinstance(text, str) else text)
+    with pytest.raises(YamlSourceError) as info:
+        load_yaml(path, "x.yaml", SourceMap())
+    return info.value
+
+
+BILLION_LAUGHS = "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
+    f"{chr(98 + i)}: &{chr(98 + i)} [" + ", ".join([f"*{chr(97 + i)}"] * 10) + "]\n" for i in range(9))
+
+READER_CASES = [
+    ("billion laughs", BILLION_LAUGHS, "aliases expanded", 7),
+    ("self-referencing alias", "a: &a [1, *a]\n", "refers to the value it is part of", 1),
+    ("deep flow nesting", "a: " + "[" * 50_000 + "]" * 50_000 + "\n", f"deeper than {MAX_DEPTH}", 1),
+    ("deep block nesting", "".join("  " * i + f"k{i}:\n" for i in range(100)), f"deeper than {MAX_DEPTH}",
+     MAX_DEPTH + 1),
+    ("5000-digit integer", "a: 1\nb: " + "9" * 5000 + "\n", "too long", 2),
+    ("python tag on a mapping", "a: !!python/object/apply:os.system {args: [id]}\n", "tag", 1),
+    ("python tag on a sequence", "a: 1\nb: !!python/tuple [1, 2]\n", "tag", 2),
+    ("custom tag on a scalar", "a: !secret x\n", "tag", 1),
+    ("set tag", "a: !!set {x: null}\n", "tag", 1),
+    ("merge key", "a: &x {b: 1}\nc:\n  <<: *x\n", "merge keys", 3),
+    ("NUL byte", "a: 1\nb: x\x00y\n", "control character", 2),
+    ("escape sequence", "a: 1\nb: \x1b[2Jx\n", "control character", 2),
+    ("leading-zero number", "a: 017\n", "leading zero", 1),
+    ("infinite number", "a: .inf\n", "finite", 1),
+    ("second document", "a: 1\n---\nb: 2\n", "more than one YAML document", 2),
+    ("mapping as key", "? {a: 1}\n: 2\n", "plain value", 1),
+    ("undefined alias", "a: *nope\n", "no anchor", 1),
+    ("syntax error", "a: [1, 2\nb: 3\n", "syntax error", 2),
+]
+
+
+@pytest.mark.parametrize("desc,text,expected,line", READER_CASES, ids=[c[0] for c in READER_CASES])
+def test_reader_refuses_with_its_line(tmp_path: Path, desc: str, text: str, expected: str, line: int) -> None:
+    err = _yaml_error(tmp_path, text)
+    assert expected in err.message, err
+    assert err.line == line, err
+
+
+@pytest.mark.parametrize("desc,data,line", [
+    ("Latin-1", "a: 1\nb: caf\xe9\n".encode("latin-1"), 2),
+    ("UTF-16", "a: 1\n".encode("utf-16"), 1),
+    ("invalid UTF-8 deep in the file", b"a: 1\nb: 2\nc: \xff\xfe\n", 3),
+])
+def test_encodings_are_refused_with_their_line(tmp_path: Path, desc: str, data: bytes, line: int) -> None:
+    err = _yaml_error(tmp_path, data)
+    assert err.line == line and ("UTF" in err.message or "UTF-8" in err.fix), err
+
+
+def test_special_files_are_refused_without_blocking(tmp_path: Path) -> None:
+    fifo = tmp_path / "fifo.yaml"
+    os.mkfifo(fifo)
+    with pytest.raises(YamlSourceError, match="FIFO"):
+        load_yaml(fifo, "fifo.yaml", SourceMap())  # would block forever if opened for reading
+    with pytest.raises(YamlSourceError, match="device"):
+        load_yaml(Path("/dev/zero"), "zero.yaml", SourceMap())  # would eat memory if read
+    with pytest.raises(YamlSourceError, match="folder"):
+        load_yaml(tmp_path, "dir.yaml", SourceMap())
+
+
+def test_oversized_file_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import dualrail_net.sot.yamlsource as ys
+    monkeypatch.setattr(ys, "MAX_FILE_BYTES", 1000)
+    path = tmp_path / "big.yaml"
+    path.write_text("a: " + "x" * 2000 + "\n")
+    with pytest.raises(YamlSourceError, match="limit"):
+        ys.load_yaml(path, "big.yaml", SourceMap())
+
+
+def test_inventory_file_linked_out_of_the_inventory_is_refused(make_inventory: InventoryFactory,
+                                                                tmp_path: Path) -> None:
+    root = make_inventory()
+    secret = tmp_path / "secret.yaml"
+    secret.write_text("password: hunter2\n")
+    (root / "qos.yaml").unlink()
+    (root / "qos.yaml").symlink_to(secret)
+    errs = [d.format() for d in load_errors(root)]
+    assert any("qos.yaml" in e and "outside" in e for e in errs), errs
+    assert not any("hunter2" in e for e in errs)
+    (root / "qos.yaml").unlink()
+    (root / "qos.yaml").symlink_to("/dev/zero")
+    assert any("qos.yaml" in d.format() for d in load_errors(root))
+
+
+def test_yaml_12_scalars(tmp_path: Path) -> None:
+    path = tmp_path / "x.yaml"
+    path.write_text("a: yes\nb: NO\nc: 0000:1a\nd: 2024-01-01\ne: 0x10\nf: true\ng: ~\nh: '017'\n")
+    assert load_yaml(path, "x.yaml", SourceMap()) == {
+        "a": "yes", "b": "NO", "c": "0000:1a", "d": "2024-01-01", "e": 16, "f": True, "g": None, "h": "017"}
+
+
+# ---------------------------------------------------------------------------------------------
+# strict values
+
+
+STRICT_CASES = [
+    ("trailing newline in a server name", "servers.yaml", "{name: gpu032,", '{name: "gpu032\\n",', "gpu032"),
+    ("trailing newline in a hostname via block scalar", "fabric.yaml", "name: example-cluster",
+     "name: |\n  example-cluster", "name"),
+    ("yes where an integer belongs", "servers.yaml", "gpus: 8", "gpus: true", "gpus"),
+    ("quoted number where an integer belongs", "fabric.yaml", "rails: 4", 'rails: "4"', "rails"),
+    ("PFC xoff of 10**30", "qos.yaml", "xoff_bytes: 18000", "xoff_bytes: 1000000000000000000000000000000",
+     "xoff_bytes"),
+    ("IB leaves of 10**19", "infiniband.yaml", "leaves: ", "leaves: 10000000000000000000 #", "leaves"),
+    ("negative IB rate", "infiniband.yaml", "pkey: 0x0102", "pkey: 0x0102\n    rate: -1", "rate"),
+    ("port range of a million ports", "fabric.yaml", "uplink_ports: 33-64", "uplink_ports: 33-1000000",
+     "uplink_ports"),
+    ("newline in a model name", "servers.yaml", "hgx-hpn-4x2:", '"hgx-hpn-4x2\\npost-up touch /tmp/pwned":',
+     "hgx-hpn-4x2"),
+    ("shell in a NIC name", "servers.yaml", "name: nic0", "name: nic0$(id)", "nic0"),
+    ("newline in a QoS profile name", "qos.yaml", "  roce-lossless:", '  "roce-lossless\\nx = 1":', "roce-lossless"),
+    ("control character in a description", "servers.yaml", "description: 8-GPU server, 4 dual",
+     'description: "8-GPU server\\u001b[2J, 4 dual', "description"),
+    ("space in a firmware version", "fabric.yaml", 'cumulus: "5.9.2"', 'cumulus: "5.9.2 ; reboot"', "cumulus"),
+]
+
+
+@pytest.mark.parametrize("desc,file,old,new,needle", STRICT_CASES, ids=[c[0] for c in STRICT_CASES])
+def test_strict_values_are_refused_with_file_and_line(make_inventory: InventoryFactory, desc: str, file: str,
+                                                      old: str, new: str, needle: str) -> None:
+    root = make_inventory({file: [(old, new)]})
+    code, out, _err = run_cli("validate", "-i", str(root), "--json")
+    assert code == 1, desc
+    diags = json.loads(out)["diagnostics"]
+    errors = [d for d in diags if d["severity"] == "error"]
+    assert errors, desc
+    assert all(d["line"] >= 1 and d["file"].endswith(".yaml") for d in errors), errors
+    assert any(d["file"].endswith(file) for d in errors), errors
+
+
+def test_a_tag_on_a_mapping_in_the_inventory_is_refused(make_inventory: InventoryFactory) -> None:
+    root = make_inventory({"qos.yaml": [("    pfc:\n", "    pfc: !!python/object:builtins.dict\n")]})
+    errs = load_errors(root)
+    assert any("tag" in d.message and d.line == line_of(root / "qos.yaml", "pfc:") for d in errs), errs
+
+
+# ---------------------------------------------------------------------------------------------
+# diagnostics cannot be spoofed
+
+
+def test_a_key_with_a_newline_cannot_forge_a_second_diagnostic(make_inventory: InventoryFactory) -> None:
+    forged = '"x\\ninventory/fabric.yaml:1: error: forged\\u001b[31m"'
+    root = make_inventory({"qos.yaml": [("    trust: dscp\n", f"    trust: dscp\n    {forged}: 1\n")]})
+    code, out, err = run_cli("validate", "-i", str(root))
+    assert code == 1
+    text = err
+    lines = [line for line in text.splitlines() if ": error:" in line]
+    assert len(lines) == 1, text  # one problem, one line
+    assert "\x1b" not in text and "\\x1b" in text
+    assert "\\n" in lines[0]
+
+
+def test_diagnostic_format_escapes_every_control_character() -> None:
+    d = Diagnostic("f\n.yaml", 3, "bad \r\x00\x1b[2J\u202e\u2028 value", "fix\tit")
+    text = d.format()
+    assert text.isprintable() and "\n" not in text
+    assert "\\x1b" in text and "\\u202e" in text and "\\u2028" in text
+
+
+# ---------------------------------------------------------------------------------------------
+# output folders are owned, never trampled
+
+
+@pytest.fixture
+def workdir(tmp_path: Path) -> Path:
+    shutil.copytree(EXAMPLE, tmp_path / "inv")
+    return tmp_path
+
+
+EXTRA_SERVER = "  - {name: gpu099, model: dgx-split-8x1, su: 2, slot: 17}\n"
+
+
+def with_extra_server(inv: Path, present: bool) -> None:
+    """Add (or take away again) a server that no other file names, so a re-render drops its files."""
+    path = inv / "servers.yaml"
+    text = path.read_text().replace(EXTRA_SERVER, "")
+    path.write_text(text + EXTRA_SERVER if present else text)
+    fabric = inv / "fabric.yaml"  # slot 17 oversubscribes the leaf a little; allow it in this test
+    fabric.write_text(fabric.read_text().replace("max_oversubscription: 1.0 ", "max_oversubscription: 2.0 "))
+
+
+def _tree(root: Path) -> dict[str, bytes | str]:
+    out: dict[str, bytes | str] = {}
+    for dirpath, dirnames, names in os.walk(root):
+        for name in names + dirnames:
+            p = Path(dirpath, name)
+            rel = p.relative_to(root).as_posix()
+            if p.is_symlink():
+                out[rel] = "-> " + os.readlink(p)
+            elif p.is_file():
+                out[rel] = p.read_bytes()
+    return out
+
+
+@pytest.mark.parametrize("command", ["render", "build"])
+def test_unrelated_folder_is_refused_and_untouched(workdir: Path, command: str) -> None:
+    other = workdir / "other"
+    (other / ".git").mkdir(parents=True)
+    (other / "keep.txt").write_text("mine")
+    (other / "sub").mkdir()
+    (other / "sub" / "deep.txt").write_text("mine too")
+    plain = workdir / "plain"
+    plain.mkdir()
+    (plain / "notes.txt").write_text("notes")
+    for target in (other, plain):
+        before = _tree(target)
+        code, _out, err = run_cli(command, "-i", str(workdir / "inv"), "-o", str(target))
+        assert code in (1, 2)
+        assert len([line for line in err.splitlines() if "error" in line]) == 1, err
+        assert _tree(target) == before
+
+
+@pytest.mark.parametrize("relation", ["same", "inside", "parent"])
+def test_output_overlapping_the_inventory_is_refused(workdir: Path, relation: str) -> None:
+    inv = workdir / "inv"
+    target = {"same": inv, "inside": inv / "build", "parent": workdir}[relation]
+    before = _tree(workdir)
+    code, _out, err = run_cli("build", "-i", str(inv), "-o", str(target))
+    assert code == 2 and "inventory" in err
+    assert _tree(workdir) == before
+
+
+def test_output_that_is_a_file_or_a_symlink_is_refused(workdir: Path) -> None:
+    f = workdir / "afile"
+    f.write_text("x")
+    code, _out, err = run_cli("render", "-i", str(workdir / "inv"), "-o", str(f))
+    assert code == 2 and "file" in err and "Traceback" not in err
+    assert f.read_text() == "x"
+    real = workdir / "real"
+    real.mkdir()
+    link = workdir / "link"
+    link.symlink_to(real)
+    code, _out, err = run_cli("render", "-i", str(workdir / "inv"), "-o", str(link))
+    assert code == 2 and "symlink" in err
+    assert list(real.iterdir()) == []
+
+
+def test_symlinks_inside_the_output_are_never_followed(workdir: Path) -> None:
+    inv, out, outside = workdir / "inv", workdir / "build", workdir / "outside"
+    outside.mkdir()
+    (outside / "victim").write_text("precious")
+    assert run_cli("render", "-i", str(inv), "-o", str(out))[0] == 0
+    # a linked device folder
+    shutil.rmtree(out / "plane-A" / "a-spine-1")
+    (out / "plane-A" / "a-spine-1").symlink_to(outside)
+    code, _o, err = run_cli("render", "-i", str(inv), "-o", str(out))
+    assert code == 1 and "symlink" in err
+    assert _tree(outside) == {"victim": b"precious"}
+    (out / "plane-A" / "a-spine-1").unlink()
+    # a linked file
+    (out / "servers" / "gpu001" / "nccl.env").unlink()
+    (out / "servers" / "gpu001" / "nccl.env").symlink_to(outside / "victim")
+    code, _o, err = run_cli("render", "-i", str(inv), "-o", str(out))
+    assert code == 1 and "symlink" in err
+    assert (outside / "victim").read_text() == "precious"
+    # a file of the previous render replaced by a link: removal unlinks the link, not its target
+    (out / "servers" / "gpu001" / "nccl.env").unlink()
+    with_extra_server(inv, True)
+    assert run_cli("render", "-i", str(inv), "-o", str(out))[0] == 0
+    (out / "servers" / "gpu099" / "nccl.env").unlink()
+    (out / "servers" / "gpu099" / "nccl.env").symlink_to(outside / "victim")
+    with_extra_server(inv, False)
+    code, _o, err = run_cli("render", "-i", str(inv), "-o", str(out))
+    assert code == 0, err
+    assert (outside / "victim").read_text() == "precious"
+    assert not (out / "servers" / "gpu099").exists()
+
+
+def test_rerender_keeps_foreign_files_and_removes_only_its_own(workdir: Path) -> None:
+    inv, out = workdir / "inv", workdir / "build"
+    with_extra_server(inv, True)
+    assert run_cli("render", "-i", str(inv), "-o", str(out))[0] == 0
+    (out / "README.local").write_text("mine")
+    (out / "plane-A" / "notes").write_text("mine")
+    with_extra_server(inv, False)
+    code, out_text, _err = run_cli("render", "-i", str(inv), "-o", str(out), "--json")
+    doc = json.loads(out_text)
+    assert code == 0 and doc["removed"] == 3 and doc["foreign"] == 2, doc
+    assert (out / "README.local").read_text() == "mine" and (out / "plane-A" / "notes").read_text() == "mine"
+    assert not (out / "servers" / "gpu099").exists()
+
+
+def test_a_foreign_file_where_a_render_would_write_is_not_overwritten(workdir: Path) -> None:
+    inv, out = workdir / "inv", workdir / "build"
+    assert run_cli("render", "-i", str(inv), "-o", str(out))[0] == 0
+    (out / "servers" / "gpu099").mkdir()
+    (out / "servers" / "gpu099" / "nccl.env").write_text("hand-made")
+    with_extra_server(inv, True)
+    code, _o, err = run_cli("render", "-i", str(inv), "-o", str(out))
+    assert code == 1 and "did not write" in err
+    assert (out / "servers" / "gpu099" / "nccl.env").read_text() == "hand-made"
+
+
+def test_forged_marker_is_not_trusted(workdir: Path) -> None:
+    out = workdir / "build"
+    out.mkdir()
+    (out / "keep.txt").write_text("mine")
+    (out / ".dualrail-owned").write_text('{"owner": "dualrail-net", "files": ["../inv/fabric.yaml", "keep.txt/../x"]}')
+    assert run_cli("render", "-i", str(workdir / "inv"), "-o", str(out))[0] == 0
+    assert (workdir / "inv" / "fabric.yaml").exists() and (out / "keep.txt").read_text() == "mine"
+
+
+def test_batfish_snapshot_refuses_a_foreign_folder(workdir: Path) -> None:
+    out = workdir / "build"
+    assert run_cli("render", "-i", str(workdir / "inv"), "-o", str(out))[0] == 0
+    code, _o, err = run_cli("batfish-snapshot", "--rendered", str(out), "-o", str(workdir / "inv"))
+    assert code == 1 and "not written by dualrail" in err
+    assert (workdir / "inv" / "fabric.yaml").exists()
+    code, _o, err = run_cli("batfish-snapshot", "--rendered", str(out), "-o", str(out))
+    assert code == 2
+    assert run_cli("batfish-snapshot", "--rendered", str(out), "-o", str(workdir / "snap"))[0] == 0
+    assert run_cli("batfish-snapshot", "--rendered", str(out), "-o", str(workdir / "snap"))[0] == 0
+
+
+def test_nothing_is_written_outside_the_output(workdir: Path) -> None:
+    before = _tree(workdir / "inv")
+    assert run_cli("render", "-i", str(workdir / "inv"), "-o", str(workdir / "build"))[0] == 0
+    assert _tree(workdir / "inv") == before
+    assert sorted(p.name for p in workdir.iterdir()) == ["build", "inv"]
+
+
+def _json_or_empty(text: str) -> Any:
+    return json.loads(text) if text.strip() else {}

@@ -21,6 +21,8 @@ from rich.table import Table
 
 from dualrail_net import __version__
 from dualrail_net.render import render_fabric
+from dualrail_net.deploy.credentials import CredentialError
+from dualrail_net.deploy.playbook import PlaybookError
 from dualrail_net.outdir import OutputRefused
 from dualrail_net.render.artifacts import RenderResult, drift, write_render
 from dualrail_net.render.escape import UnsafeValue
@@ -34,6 +36,7 @@ from dualrail_net.verify.consumers import run_consumers
 from dualrail_net.verify.partitioned import check_folder
 from dualrail_net.verify.snapshot import SnapshotError, load_snapshot, read_manifest
 from dualrail_net.verify.findings import CheckResult
+from dualrail_net.verify.parsers import UnreadableFile
 from dualrail_net.verify.report import print_results, results_to_dict, write_junit
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
@@ -351,7 +354,7 @@ def cmd_verify(args: argparse.Namespace, ui: Ui) -> int:
         ui.print(f"[red]{escape(str(exc))}[/]")
         _emit(ui, {"ok": False, "error": str(exc), "checks": []})
         return EXIT_FAIL
-    except SnapshotError as exc:
+    except (SnapshotError, UnreadableFile) as exc:
         ui.print(f"[red]{escape(str(exc))}[/]")
         _emit(ui, {"ok": False, "error": str(exc), "checks": []})
         return EXIT_FAIL
@@ -565,9 +568,19 @@ def main(argv: list[str] | None = None) -> int:
         ui.print(f"[red]{escape(one_line(f'{args.command}: error: {exc}'))}[/]")
         _emit(ui, {"ok": False, "error": str(exc)})
         return EXIT_USAGE if exc.usage else EXIT_FAIL
+    except (CredentialError, PlaybookError) as exc:
+        for line in str(exc).splitlines() or [type(exc).__name__]:
+            ui.print(f"[red]{escape(one_line(line))}[/]")
+        _emit(ui, {"ok": False, "error": str(exc)})
+        return EXIT_FAIL
     except UnsafeValue as exc:
         # the schema keeps unsafe text out; this is the renderer refusing what slipped past it
         ui.print(f"[red]{escape(one_line(f'{args.command}: error: refused to render: {exc}'))}[/]")
+        _emit(ui, {"ok": False, "error": str(exc)})
+        return EXIT_FAIL
+    except OSError as exc:  # a file or folder the user named cannot be read or written
+        where = f" {exc.filename!r}" if exc.filename else ""
+        ui.print(f"[red]{escape(one_line(f'{args.command}: error:{where} {exc.strerror or exc}'))}[/]")
         _emit(ui, {"ok": False, "error": str(exc)})
         return EXIT_FAIL
     except Exception as exc:  # noqa: BLE001 - the last line of defence: one line, a distinct code

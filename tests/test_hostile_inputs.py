@@ -365,3 +365,22 @@ def test_nothing_is_written_outside_the_output(workdir: Path) -> None:
 
 def _json_or_empty(text: str) -> Any:
     return json.loads(text) if text.strip() else {}
+
+
+def test_unwritable_junit_and_url_batfish_host_are_one_line_errors(workdir: Path) -> None:
+    out = workdir / "build"
+    assert run_cli("render", "-i", str(workdir / "inv"), "-o", str(out))[0] == 0
+    code, _o, err = run_cli("verify", "-o", str(out), "--no-consumers", "--junit", str(workdir))
+    assert code == 1 and "Traceback" not in err and "internal error" not in err, err
+    code, _o, err = run_cli("verify", "-o", str(out), "--batfish", "http://127.0.0.1:9")
+    assert code == 1 and "no Batfish service at 127.0.0.1:9" in err, err
+
+
+def test_verify_never_reads_through_a_link(workdir: Path) -> None:
+    out = workdir / "build"
+    assert run_cli("render", "-i", str(workdir / "inv"), "-o", str(out))[0] == 0
+    target = out / "plane-A" / "a-leaf-su1-r0" / "interfaces"
+    target.unlink()
+    target.symlink_to("/etc/passwd")
+    code, _o, err = run_cli("verify", "-o", str(out), "--no-consumers")
+    assert code == 1 and "symlink" in err and "root:" not in err

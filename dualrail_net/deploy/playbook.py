@@ -5,12 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-import yaml
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from dualrail_net.sot.diagnostics import Diagnostic
+from dualrail_net.sot.load import validation_diagnostics
+from dualrail_net.sot.yamlsource import SourceMap, YamlSourceError, load_yaml
 
 
 class Playbook(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     name: str
     kind: Literal["config", "firmware"] = "config"
@@ -26,5 +29,25 @@ class Playbook(BaseModel):
     image: str | None = Field(default=None, description="firmware playbooks: the image/version to install")
 
 
+class PlaybookError(Exception):
+    """The playbook cannot be used; one FILE:LINE line per problem."""
+
+    def __init__(self, diagnostics: list[Diagnostic]) -> None:
+        super().__init__("\n".join(d.format() for d in diagnostics))
+        self.diagnostics = diagnostics
+
+
 def load_playbook(path: Path) -> Playbook:
-    return Playbook.model_validate(yaml.safe_load(path.read_text()))
+    """Read a playbook through the same bounded YAML reader as the inventory (it is reviewed input too)."""
+    smap = SourceMap()
+    display = str(path)
+    try:
+        raw = load_yaml(path, display, smap)
+    except YamlSourceError as exc:
+        raise PlaybookError([Diagnostic(exc.file, exc.line, exc.message, exc.fix)]) from None
+    if not isinstance(raw, dict):
+        raise PlaybookError([Diagnostic(display, 1, "a playbook is a mapping at the top level")])
+    try:
+        return Playbook.model_validate(raw)
+    except ValidationError as exc:
+        raise PlaybookError(validation_diagnostics(exc, smap, raw)) from None

@@ -9,7 +9,8 @@ environment is made per format, so no template can print around it):
   write: no whitespace (which would split a token in FRR, EOS, ifupdown2 and opensm), no line break, no
   comment character (``#``, ``!``, ``;``), no quote, no shell character (``$``, backquote, parentheses),
   no ``\\`` (ifupdown2 joins the lines on both sides of a backslash anywhere in the file) and no ``?``
-  (EOS's interactive CLI answers it with help). A string outside the set is refused (``UnsafeValue``),
+  (EOS's interactive CLI answers it with help); in opensm files also no ``,``, ``:`` or ``;``, which
+  its partition grammar gives meaning. A string outside the set is refused (``UnsafeValue``),
   never printed: the schema already restricts names to this set, so a refusal means a value escaped
   validation, and the render stops instead of writing it;
 * ``Text`` (free text from the inventory, such as a server model's description) is escaped for the
@@ -56,6 +57,15 @@ FORMAT_OF_FILE: dict[str, OutputFormat] = {
 }
 
 TOKEN = re.compile(r"[A-Za-z0-9_.:/,=+@%-]*")
+# opensm's partition grammar gives ',', ':' and ';' meaning (member lists, flags, the end of a
+# partition): a token there may not carry them. '=' stays: members and flags are printed as key=value.
+TOKEN_BY_FORMAT: dict[OutputFormat, re.Pattern[str]] = {
+    OutputFormat.OPENSM: re.compile(r"[A-Za-z0-9_./=+@%-]*"),
+}
+
+
+def _allowed(fmt: OutputFormat) -> str:
+    return "'_./=+@%-'" if fmt is OutputFormat.OPENSM else "'_.:/,=+@%-'"
 
 # Characters free text may not carry into a file of each format (beyond non-printables).
 _TEXT_UNSAFE: dict[OutputFormat, str] = {
@@ -101,23 +111,21 @@ def escape_text(fmt: OutputFormat, text: str) -> str:
     return out
 
 
-def check_token(fmt: OutputFormat, value: str) -> str:
-    if TOKEN.fullmatch(value) is None:
-        raise UnsafeValue(f"{value[:80]!r} cannot be printed in a {fmt.value} file: only letters, digits and "
-                          "'_.:/,=+@%-' are allowed in a configuration token")
-    return value
-
-
 def make_finalize(fmt: OutputFormat) -> Callable[[Any], str]:
     """Jinja's ``finalize`` for one format: every printed expression passes through it."""
     checked: dict[str, str] = {}  # tokens seen before (most values repeat: names, addresses)
+    lookup = checked.get
+    pattern = TOKEN_BY_FORMAT.get(fmt, TOKEN).fullmatch
 
     def finalize(value: Any) -> str:
         kind = type(value)
         if kind is str:
-            hit = checked.get(value)
+            hit = lookup(value)
             if hit is None:
-                hit = checked[value] = check_token(fmt, value)
+                if pattern(value) is None:
+                    raise UnsafeValue(f"{value[:80]!r} cannot be printed in a {fmt.value} file: only letters, "
+                                      f"digits and {_allowed(fmt)} are allowed in a configuration token")
+                hit = checked[value] = value
             return hit
         if kind is int or kind is float:
             return str(value)

@@ -123,25 +123,31 @@ def load_inventory(root: Path) -> LoadedInventory:
     unexpected = sorted(p.name for p in root.glob("*.y*ml") if p.name not in
                         {f for f, _ in INVENTORY_FILES.values()})
     for name in unexpected:
-        problems.append(Diagnostic(_display(root / name, root), 0, f"unexpected inventory file {name}",
+        problems.append(Diagnostic(_display(root / name, root), 1, f"unexpected inventory file {shown(name)}",
                                    "the inventory reads " + ", ".join(f for f, _ in INVENTORY_FILES.values())))
     if problems:
         raise InventoryError(problems)
     try:
         inventory = Inventory.model_validate(raw)
     except ValidationError as exc:
-        for err in exc.errors():
-            loc = _loc_to_path(tuple(err["loc"]))
-            file, line = smap.locate(loc)
-            what = _describe(loc)
-            value = _value_at(raw, loc)
-            if err["type"] == "extra_forbidden":
-                msg = f"unknown key {shown(loc[-1])} in {_describe(loc[:-1])}"
-            elif err["type"] == "missing":
-                msg = f"{what} is required but missing"
-            else:
-                text = f" = {shown(value)}" if value is not None and not isinstance(value, (dict, list)) else ""
-                msg = f"{what}{text}: {_message(err['msg'])}"
-            problems.append(Diagnostic(file, line, msg, _FIXES.get(err["type"], "")))
-        raise InventoryError(problems) from None
+        raise InventoryError(validation_diagnostics(exc, smap, raw)) from None
     return LoadedInventory(inventory=inventory, source=smap, root=root)
+
+
+def validation_diagnostics(exc: ValidationError, smap: SourceMap, raw: Any) -> list[Diagnostic]:
+    """pydantic's errors as FILE:LINE diagnostics (values quoted, escaped and cut short)."""
+    problems = []
+    for err in exc.errors():
+        loc = _loc_to_path(tuple(err["loc"]))
+        file, line = smap.locate(loc)
+        what = _describe(loc)
+        value = _value_at(raw, loc)
+        if err["type"] == "extra_forbidden":
+            msg = f"unknown key {shown(loc[-1])} in {_describe(loc[:-1])}"
+        elif err["type"] == "missing":
+            msg = f"{what} is required but missing"
+        else:
+            text = f" = {shown(value)}" if value is not None and not isinstance(value, (dict, list)) else ""
+            msg = f"{what}{text}: {_message(err['msg'])}"
+        problems.append(Diagnostic(file, line, msg, _FIXES.get(err["type"], "")))
+    return problems

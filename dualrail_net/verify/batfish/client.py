@@ -29,10 +29,25 @@ def _port_open(host: str, port: int, timeout: float) -> bool:
         return False
 
 
+def parse_host(host: str) -> tuple[str, int]:
+    """``HOST``, ``HOST:PORT`` or a URL (``http://HOST:PORT/...``) -> (host, port); BatfishUnavailable
+    with the accepted forms when it is none of them."""
+    text = host.strip()
+    if "://" in text:
+        text = text.split("://", 1)[1]
+    text = text.split("/", 1)[0]
+    hostname, _, port_text = text.rpartition(":") if text.count(":") == 1 else (text, "", "")
+    if not port_text:
+        hostname = text
+    if not hostname or not all(c.isalnum() or c in ".-_" for c in hostname) or \
+            (port_text and not (port_text.isdigit() and 0 < int(port_text) < 65536)):
+        raise BatfishUnavailable(f"{host!r} is not a Batfish address; use HOST, HOST:PORT or http://HOST:PORT")
+    return hostname, int(port_text) if port_text else 9996
+
+
 def connect(host: str, timeout: float = 3.0) -> Any:
     """A pybatfish Session on ``host``, or BatfishUnavailable within ``timeout`` seconds or so."""
-    hostname, _, port_text = host.partition(":")
-    port = int(port_text) if port_text else 9996
+    hostname, port = parse_host(host)
     if not _port_open(hostname, port, timeout):
         raise BatfishUnavailable(f"no Batfish service at {hostname}:{port}; {DOCKER_HINT}")
     from pybatfish.client.options import Options

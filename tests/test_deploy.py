@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from conftest import running_example_twin
 
-from dualrail_net.deploy.drivers.eos import EosDriver
+from dualrail_net.platforms.eos.driver import EosDriver
 from dualrail_net.deploy.drivers.base import PushRejected
 from dualrail_net.deploy.journal import InvariantViolation, Journal
 from dualrail_net.deploy.playbook import Playbook

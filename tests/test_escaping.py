@@ -25,7 +25,7 @@ from dualrail_net.render import render_fabric
 from dualrail_net.render.engine import environment, template, templates_dir
 from dualrail_net.render.escape import FORMAT_OF_FILE, OutputFormat, Text, UnsafeValue, format_of_template
 from dualrail_net.render.infiniband import IB_FILES, ib_structured
-from dualrail_net.render.platforms import get_platform
+from dualrail_net.platforms import get_platform
 from dualrail_net.render.servers import SERVER_FILES, server_structured
 from dualrail_net.render.structured import switch_structured
 from dualrail_net.resolve import resolve_fabric

@@ -15,7 +15,7 @@ from dualrail_net.verify.model import BgpInstance, DeviceConfig, Interface
 from dualrail_net.verify.parsers import frr as frr_parser
 from dualrail_net.verify.parsers import ifupdown
 from dualrail_net.verify.parsers import parse_device, parse_server
-from dualrail_net.verify.parsers.cumulus_qos import expand_port_set
+from dualrail_net.platforms.cumulus.qos_features import expand_port_set
 from dualrail_net.verify.parsers.tree import parse_tree
 
 
@@ -230,7 +230,7 @@ def test_one_pass_interfaces_reader_reads_what_the_stanzas_say(out: Path) -> Non
 
 
 def test_files_read_as_text_mode_reads_them(tmp_path: Path) -> None:
-    from dualrail_net.verify.parsers import _read
+    from dualrail_net.verify.parsers import read_text as _read
     samples = {"plain": "a\nb\n", "crlf": "a\r\nb\r\n", "lone-cr": "a\rb\r\nc", "utf8": "alias café\n", "empty": ""}
     for name, text in samples.items():
         (tmp_path / name).write_bytes(text.encode())
@@ -246,7 +246,7 @@ def test_routing_parts_cross_the_wire_unchanged(out: Path) -> None:
     rendered frr.conf and the odd shapes (VRF imports, route-targets, statics with nexthop-vrf,
     prefix lists with ge/le, route-maps with several match lists)."""
     from dualrail_net.verify import routing_wire
-    from dualrail_net.verify.parsers import parse_cumulus_routing
+    from dualrail_net.platforms.cumulus.parse import parse_routing as parse_cumulus_routing
     devices = [parse_cumulus_routing(p.parent.name, p.parent) for p in sorted(out.rglob("frr.conf"))]
     extra = ODD_FRR + ["router bgp 5 vrf red\n import vrf blue\n route-target vpn both 1:1 2:2\n"
                        " maximum-paths 64\n bgp bestpath as-path multipath-relax\n redistribute connected\n"

@@ -24,10 +24,8 @@ from nornir.core.inventory import (
 )
 
 from dualrail_net.deploy.credentials import load_credentials
+from dualrail_net.platforms import get_platform
 
-NETMIKO_TYPES = {"cumulus": "linux", "eos": "arista_eos"}
-REAL_PATHS = {"frr_conf": "/etc/frr/frr.conf", "interfaces": "/etc/network/interfaces",
-              "frr_dir": "/etc/frr", "vty_socket": None, "qos": "/etc/cumulus/datapath/qos/qos_features.conf"}
 
 
 class DualrailInventory:
@@ -57,7 +55,7 @@ class DualrailInventory:
                 continue  # multi-plane devices are changed in their own window, not by a plane rollout
             platform = meta["platform"]
             address = (meta.get("mgmt_address") or "").split("/")[0]
-            paths = dict(REAL_PATHS)
+            paths: dict[str, str | None] = dict(get_platform(platform).deploy_paths)
             run_platform = platform
             if twin is not None:
                 host = twin["hosts"].get(name)
@@ -67,8 +65,9 @@ class DualrailInventory:
                 rd = host["rundir"]
                 paths = {"frr_conf": f"{rd}/frr.conf", "interfaces": f"{rd}/interfaces", "frr_dir": rd,
                          "vty_socket": rd, "qos": None}
-                run_platform = "cumulus"  # in the twin every switch is FRR on Linux
-            extras: dict[str, Any] = {"device_type": NETMIKO_TYPES[run_platform], "key_file": creds.key_file,
+                # in the twin a device runs its own platform, or the one that renders its substitute
+                run_platform = get_platform(platform).twin_substitute or platform
+            extras: dict[str, Any] = {"device_type": get_platform(run_platform).netmiko_type, "key_file": creds.key_file,
                                       "use_keys": bool(creds.key_file), "conn_timeout": 15}
             if self.insecure:
                 extras["ssh_strict"] = False
@@ -82,7 +81,7 @@ class DualrailInventory:
                     "firmware": meta.get("firmware")}
             hosts[name] = Host(
                 name=name, hostname=address, username=creds.username, password=creds.password,
-                platform=NETMIKO_TYPES[run_platform], data=data,
+                platform=get_platform(run_platform).netmiko_type, data=data,
                 groups=ParentGroups([group(f"plane_{meta['plane']}"), group(meta["role"]), group(platform)]),
                 connection_options={"netmiko": ConnectionOptions(extras=extras)},
             )

@@ -36,5 +36,7 @@ def environment(root: str, fmt: OutputFormat) -> jinja2.Environment:
 
 
 @lru_cache(maxsize=64)
-def template(root: str, name: str) -> jinja2.Template:
-    return environment(root, format_of_template(name)).get_template(name)
+def template(root: str, name: str, fmt: OutputFormat | None = None) -> jinja2.Template:
+    """Template ``name`` under ``root``, in the environment of its output format (given by the
+    platform's OutputFile, or looked up by the file it renders)."""
+    return environment(root, fmt or format_of_template(name)).get_template(name)

@@ -24,21 +24,15 @@ literals pass the same check, so templates keep punctuation in their text, not i
 
 from __future__ import annotations
 
-import enum
 import re
 import shlex
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from dualrail_net.formats import OutputFormat
 
-class OutputFormat(str, enum.Enum):
-    FRR = "frr"  # FRR integrated config (vtysh)
-    IFUPDOWN = "ifupdown"  # /etc/network/interfaces (ifupdown2)
-    EOS = "eos"  # Arista EOS CLI
-    SWITCHD = "switchd"  # Cumulus switchd key = value files
-    OPENSM = "opensm"  # opensm.conf, partitions.conf, GUID lists
-    SHELL = "shell"  # KEY=VALUE files a shell sources
-    SYSCTL = "sysctl"  # sysctl.d
+__all__ = ["FORMAT_OF_FILE", "Escaped", "OutputFormat", "Text", "UnsafeValue", "escape_text", "format_of_template",
+           "make_finalize", "make_join"]
 
 
 # The file each template renders, by its output name, and that file's format. A template whose file is

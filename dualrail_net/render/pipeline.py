@@ -13,7 +13,7 @@ from dualrail_net.gcpause import gc_paused
 from dualrail_net.render.artifacts import Artifact, RenderResult
 from dualrail_net.render.engine import template, templates_dir
 from dualrail_net.render.infiniband import DEFAULT_PKEY, IB_FILES, ib_cabling_csv, ib_dir, ib_structured
-from dualrail_net.render.platforms import get_platform
+from dualrail_net.platforms import Platform, get_platform
 from dualrail_net.render.servers import SERVER_FILES, server_structured
 from dualrail_net.render.structured import switch_structured
 from dualrail_net.resolve.export import cabling_csv, fabric_json
@@ -31,13 +31,14 @@ def device_dir(sw: Switch) -> str:
     return f"plane-{sw.plane}/{sw.name}" if sw.plane else f"multi-plane/{sw.name}"
 
 
-TWIN_PLATFORM = "cumulus"
-
-
 def twin_dir(sw: Switch) -> str:
-    """Where the emulated twin finds an FRR/ifupdown2 rendering of a device whose real platform
-    cannot run here (EOS): the same structured config, laid out by the cumulus templates."""
+    """Where the emulated twin finds the rendering of a device whose real platform cannot run here
+    (EOS): the same structured config, laid out by its platform's ``twin_substitute``."""
     return f"twin-substitutes/{sw.name}"
+
+
+def _root(platform: Platform, default: str) -> str:
+    return str(platform.template_root) if platform.template_root is not None else default
 
 
 def render_switch(fabric: Fabric, sw: Switch, root: str) -> list[Artifact]:
@@ -45,12 +46,15 @@ def render_switch(fabric: Fabric, sw: Switch, root: str) -> list[Artifact]:
     s = switch_structured(fabric, sw)
     p = platform.presentation(s)
     folder = device_dir(sw)
-    arts = [Artifact(f"{folder}/{f.filename}", template(root, f.template).render(s=s, p=p)) for f in platform.files]
-    if sw.platform != TWIN_PLATFORM:
-        twin = get_platform(TWIN_PLATFORM)
+    proot = _root(platform, root)
+    arts = [Artifact(f"{folder}/{f.filename}", template(proot, f.template, f.format).render(s=s, p=p))
+            for f in platform.files]
+    if platform.twin_substitute is not None:
+        twin = get_platform(platform.twin_substitute)
         tp = twin.presentation(s)
-        arts += [Artifact(f"{twin_dir(sw)}/{f.filename}", template(root, f.template).render(s=s, p=tp))
-                 for f in twin.files if f.filename != "qos_features.conf"]
+        troot = _root(twin, root)
+        arts += [Artifact(f"{twin_dir(sw)}/{f.filename}", template(troot, f.template, f.format).render(s=s, p=tp))
+                 for f in twin.files if f.twin]
     return arts
 
 
@@ -72,7 +76,7 @@ def _render(fabric: Fabric, templates: Path | None, progress: Progress | None,
             "role": sw.role, "plane": sw.plane, "planes": sw.planes, "platform": sw.platform,
             "firmware": sw.firmware, "model": sw.model, "mgmt_address": sw.mgmt_address,
             "dir": device_dir(sw), "files": [a.path.rsplit("/", 1)[1] for a in arts if a.path.startswith(device_dir(sw))],
-            "twin_dir": device_dir(sw) if sw.platform == TWIN_PLATFORM else twin_dir(sw),
+            "twin_dir": twin_dir(sw) if get_platform(sw.platform).twin_substitute else device_dir(sw),
         }
         if progress:
             progress(1)

@@ -103,7 +103,7 @@ class _PlaneBuilder:
         return Switch(
             name=name, role=role, plane=self.plane, platform=platform,  # type: ignore[arg-type]
             model=getattr(self.fab.hardware, role).model,
-            firmware=getattr(self.spec.firmware, platform) or "", pod=pod, index=index, asn=asn,
+            firmware=self.spec.firmware.get(platform, ""), pod=pod, index=index, asn=asn,
             router_id=alloc.bare(loopback), loopback=loopback, mgmt_address=mgmt, mtu=self.spec.mtu,
             qos_profile=self.spec.qos_profile, maximum_paths=self.fab.ecmp.maximum_paths, multipath_relax=False,
             networks=[loopback],
@@ -195,7 +195,7 @@ def _attach_gateways(inv: Inventory, builders: dict[str, _PlaneBuilder], cap: Pl
         sw = Switch(
             name=gw.name, role="gateway", plane=None, platform=platform,
             model=fab.hardware.gateway.model if fab.hardware.gateway else "",
-            firmware=getattr(first.spec.firmware, platform) or "", pod=0, index=g + 1, asn=gw.asn,
+            firmware=first.spec.firmware.get(platform, ""), pod=0, index=g + 1, asn=gw.asn,
             router_id=alloc.bare(first_loop), loopback=first_loop, mgmt_address=mgmt, mtu=first.spec.mtu,
             qos_profile=first.spec.qos_profile, maximum_paths=fab.ecmp.maximum_paths, multipath_relax=False,
         )
@@ -296,7 +296,7 @@ def _resolve(inv: Inventory) -> Fabric:
             name=name, mtu=spec.mtu, qos_profile=spec.qos_profile,
             pools={k: v for k, v in spec.pools.model_dump().items() if v},
             routed_prefixes=[spec.pools.loopbacks, spec.pools.server_links],
-            firmware={k: v for k, v in spec.firmware.model_dump().items() if v},
+            firmware={k: v for k, v in spec.firmware.items() if v},
         )
         for name, spec in inv.fabric.planes.items()
     }

@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
-PORT_NAMERS: dict[str, Callable[[int], str]] = {
-    "cumulus": lambda n: f"swp{n}",
-    "eos": lambda n: f"Ethernet{n}",
-}
+from dualrail_net.platforms import get_platform
 
 
 def port_name(platform: str, number: int) -> str:
-    return PORT_NAMERS[platform](number)
+    """Front-panel port ``number`` as ``platform`` names it (the platform plug-in decides)."""
+    return get_platform(platform).port_name(number)
 
 
 def plane_prefix(plane: str) -> str:

@@ -123,7 +123,7 @@ def load_inventory(root: Path) -> LoadedInventory:
     unexpected = sorted(p.name for p in root.glob("*.y*ml") if p.name not in
                         {f for f, _ in INVENTORY_FILES.values()})
     for name in unexpected:
-        problems.append(Diagnostic(_display(root / name, root), 1, f"unexpected inventory file {shown(name)}",
+        problems.append(Diagnostic(_display(root / name, root), 1, f"unexpected inventory file {name}",
                                    "the inventory reads " + ", ".join(f for f, _ in INVENTORY_FILES.values())))
     if problems:
         raise InventoryError(problems)

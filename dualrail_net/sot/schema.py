@@ -131,7 +131,19 @@ Speed = Annotated[str, AfterValidator(_speed)]
 PortRange = Annotated[str, BeforeValidator(_port_range)]
 Guid = Annotated[str, BeforeValidator(_guid)]
 Asn = Annotated[int, Field(ge=1, le=4294967294)]
-Platform = Literal["cumulus", "eos"]
+
+
+def _platform(value: str) -> str:
+    # the registry is read at validation time, not import time: platform plug-ins import the stages
+    from dualrail_net.platforms import platform_names
+    names = platform_names()
+    if value not in names:
+        raise ValueError(f"platform {value!r} is not registered; registered: {', '.join(names)}")
+    return value
+
+
+# a platform registered through the ``dualrail.platforms`` entry point (dualrail_net/platforms)
+PlatformName = Annotated[str, AfterValidator(_platform)]
 
 
 def expand_ports(spec: str) -> list[int]:
@@ -190,10 +202,10 @@ class Hardware(Strict):
 
 
 class Platforms(Strict):
-    leaf: Platform = "cumulus"
-    spine: Platform = "cumulus"
-    super_spine: Platform = "cumulus"
-    gateway: Platform = "cumulus"
+    leaf: PlatformName = "cumulus"
+    spine: PlatformName = "cumulus"
+    super_spine: PlatformName = "cumulus"
+    gateway: PlatformName = "cumulus"
 
 
 class Ecmp(Strict):
@@ -227,11 +239,6 @@ class LinkSpeeds(Strict):
     border: Speed | None = None
 
 
-class Firmware(Strict):
-    cumulus: Version | None = None
-    eos: Version | None = None
-
-
 class PlaneSpec(Strict):
     """Everything that is per plane. The symmetry rule says counts, speeds, MTU, QoS and firmware
     must be equal across planes; they are written per plane so a reviewer can see that they are."""
@@ -241,7 +248,7 @@ class PlaneSpec(Strict):
     link_speeds: LinkSpeeds
     mtu: int = Field(ge=1500, le=9216)
     qos_profile: Label
-    firmware: Firmware
+    firmware: dict[PlatformName, Version] = Field(max_length=16, description="version each platform runs")
     pools: Pools
     asn: AsnPlan
 

@@ -13,7 +13,6 @@ from dualrail_net.sot.capacity import plane_capacity
 from dualrail_net.sot.schema import (
     AsnPlan,
     Fabric,
-    Firmware,
     GatewayHardware,
     GatewaySpec,
     Hardware,
@@ -159,7 +158,7 @@ def _plane(shape: Shape, index: int, pools: dict[str, str]) -> PlaneSpec:
         super_spines_per_group=shape.super_spines_per_group if three else None,
         link_speeds=LinkSpeeds(server="400G", leaf_spine="400G", spine_super_spine="400G" if three else None,
                                border="400G" if shape.gateways else None),
-        mtu=9214, qos_profile="roce", firmware=Firmware(cumulus="5.9.2", eos="4.32.2F"),
+        mtu=9214, qos_profile="roce", firmware={"cumulus": "5.9.2", "eos": "4.32.2F"},
         pools=Pools.model_validate(pools or {"loopbacks": "10.0.0.0/8", "fabric_links": "10.0.0.0/8",
                                              "server_links": "10.0.0.0/8"}),
         asn=AsnPlan(super_spine=4200000000 + index * 10_000_000 if three else None,

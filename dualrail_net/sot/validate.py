@@ -9,12 +9,12 @@ import ipaddress
 from collections import defaultdict
 from collections.abc import Callable, Iterator
 
+from dualrail_net.platforms import get_platform
 from dualrail_net.sot.capacity import PlaneCapacity, plane_capacity
 from dualrail_net.sot.diagnostics import Diagnostic, Severity
 from dualrail_net.sot.load import LoadedInventory
 from dualrail_net.sot.schema import SPEEDS_GBPS, expand_ports
 
-PLATFORM_MAX_MTU = {"cumulus": 9216, "eos": 9214}
 
 Rule = Callable[[LoadedInventory], Iterator[Diagnostic]]
 
@@ -247,8 +247,8 @@ def check_symmetry(inv: LoadedInventory) -> Iterator[Diagnostic]:
                 yield _diag(inv, (*base, "link_speeds"),
                             f"plane {plane} link_speeds.{attr} = {a} but plane {ref_name} has {b}",
                             "planes must be symmetric", code="SOT-SYMMETRY")
-        for attr in ("cumulus", "eos"):
-            a, b = getattr(spec.firmware, attr), getattr(ref.firmware, attr)
+        for attr in sorted(set(spec.firmware) | set(ref.firmware)):
+            a, b = spec.firmware.get(attr), ref.firmware.get(attr)
             if a != b:
                 yield _diag(inv, (*base, "firmware", attr),
                             f"plane {plane} firmware {attr} = {a} but plane {ref_name} runs {b}",
@@ -269,12 +269,13 @@ def check_platforms(inv: LoadedInventory) -> Iterator[Diagnostic]:
     for plane, spec in fab.planes.items():
         for role in roles:
             platform = getattr(fab.platforms, role)
-            if spec.mtu > PLATFORM_MAX_MTU[platform]:
+            max_mtu = get_platform(platform).max_mtu
+            if spec.mtu > max_mtu:
                 yield _diag(inv, ("fabric", "planes", plane, "mtu"),
-                            f"plane {plane} mtu {spec.mtu} exceeds the {platform} maximum {PLATFORM_MAX_MTU[platform]}"
-                            f" ({role}s run {platform})", f"use mtu <= {PLATFORM_MAX_MTU[platform]}")
+                            f"plane {plane} mtu {spec.mtu} exceeds the {platform} maximum {max_mtu}"
+                            f" ({role}s run {platform})", f"use mtu <= {max_mtu}")
                 break
-            if getattr(spec.firmware, platform) is None:
+            if spec.firmware.get(platform) is None:
                 yield _diag(inv, ("fabric", "planes", plane, "firmware"),
                             f"plane {plane}: {role}s run {platform} but firmware.{platform} is not set",
                             "record the version the plane runs")

@@ -9,14 +9,9 @@ from dualrail_net.deploy.drivers.base import Driver, PushRejected
 
 
 def driver_for(host: Any, connection: Any) -> Driver:
-    platform = host.data["run_platform"]
-    if platform == "cumulus":
-        from dualrail_net.deploy.drivers.cumulus import CumulusDriver
-        return CumulusDriver(host, connection)
-    if platform == "eos":
-        from dualrail_net.deploy.drivers.eos import EosDriver
-        return EosDriver(host, connection)
-    raise ValueError(f"no deploy driver for platform {platform!r}")
+    """The driver of the platform the host runs (in the twin: the platform of its substitute)."""
+    from dualrail_net.platforms import get_platform
+    return get_platform(host.data["run_platform"]).driver(host, connection)
 
 
 __all__ = ["Driver", "PushRejected", "driver_for"]

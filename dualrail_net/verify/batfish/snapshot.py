@@ -1,9 +1,7 @@
 """The rendered output folder -> a Batfish snapshot directory.
 
-* EOS: `configs/<device>.cfg` is the rendered running-config.
-* Cumulus: one concatenated file per device, in the order Batfish's cumulus_concatenated grammar
-  reads: the hostname, then /etc/network/interfaces (from its standard first line), then
-  `# ports.conf --`, then frr.conf.
+* each device's files come from its platform plug-in (``Platform.batfish_files``): EOS as
+  `configs/<device>.cfg`, Cumulus as Batfish's concatenated file (platforms/cumulus/batfish.py).
 * `batfish/layer1_topology.json`: every cable of the cabling plan, both directions.
 * `hosts/<server>.json`: each GPU server with one interface per NIC port.
 One snapshot for the whole fabric, so paths between planes are visible to Batfish.
@@ -17,34 +15,17 @@ from pathlib import Path
 from typing import Any
 
 from dualrail_net.outdir import write_owned
+from dualrail_net.platforms import get_platform, platform_names
 from dualrail_net.verify.parsers.ifupdown import read_interfaces
-
-INTERFACES_HEADER = ("# This file describes the network interfaces available on your system\n"
-                     "# and how to activate them. For more information, see interfaces(5).\n")
-PORTS_MARKER = "# ports.conf --\n"
-
-
-def cumulus_concatenated(hostname: str, interfaces: str, frr: str) -> str:
-    # `source` lines point at files Batfish does not have; everything else is kept as rendered.
-    body = "".join(line + "\n" for line in interfaces.splitlines() if not line.startswith("source "))
-    return f"{hostname}\n{INTERFACES_HEADER}{body}{PORTS_MARKER}{frr}"
-
 
 def export_snapshot(out: Path, dest: Path) -> dict[str, Any]:
     """Write the snapshot of the rendered folder ``out`` into ``dest``, a folder we own (a new or empty
     one, or an earlier snapshot: ``outdir.write_owned``; never the rendered folder itself)."""
     manifest = json.loads((out / "manifest.json").read_text())
     files: dict[str, str | bytes] = {}
-    counts = {"eos": 0, "cumulus": 0, "hosts": 0, "edges": 0}
+    counts = {name: 0 for name in platform_names()} | {"hosts": 0, "edges": 0}
     for name, meta in manifest["devices"].items():
-        folder = out / meta["dir"]
-        if meta["platform"] == "eos":
-            files[f"configs/{name}.cfg"] = (folder / "running-config").read_bytes()
-        elif meta["platform"] == "cumulus":
-            files[f"configs/{name}"] = cumulus_concatenated(name, (folder / "interfaces").read_text(),
-                                                            (folder / "frr.conf").read_text())
-        else:
-            raise ValueError(f"no Batfish export for platform {meta['platform']!r} ({name})")
+        files.update(get_platform(meta["platform"]).batfish_files(name, out / meta["dir"]))
         counts[meta["platform"]] += 1
     for name, meta in manifest.get("servers", {}).items():
         ifaces = read_interfaces((out / meta["dir"] / "interfaces").read_text()).interfaces

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from dualrail_net.verify.model import (
     BgpInstance,
     DeviceConfig,
@@ -9,6 +11,7 @@ from dualrail_net.verify.model import (
     Interface,
     StaticRoute,
 )
+from dualrail_net.verify.parsers.files import read_text
 from dualrail_net.verify.parsers.frr import neighbor_statement, parse_prefix_list_line, route_map_entry
 from dualrail_net.verify.parsers.tree import Node, parse_tree
 
@@ -132,3 +135,10 @@ def parse_eos(text: str, dev: DeviceConfig) -> None:
             source = exports.get(rt)
             if source and source != (inst.vrf or "default"):
                 dev.vrf_route_leaks.append((source, inst.vrf or "default"))
+
+
+def parse_device(name: str, folder: Path) -> DeviceConfig:
+    """An EOS device folder (its one running-config) -> DeviceConfig, routing included."""
+    dev = DeviceConfig(name=name, platform="eos")
+    parse_eos(read_text(folder / "running-config"), dev)
+    return dev

@@ -1,0 +1,96 @@
+"""What a platform is: the ``Platform`` protocol every plug-in implements, and the small typed parts
+it is made of.
+
+A platform is one package (``dualrail_net/platforms/<name>/`` for the built-in ones, any package for a
+third party) that exposes an object satisfying ``Platform`` through the ``dualrail.platforms`` entry
+point. Everything the pipeline knows about a platform comes from that object:
+
+* the schema: its name (``fabric.platforms.<role>``, ``firmware.<name>``) and its MTU limit;
+* resolve: its port names;
+* render: the files it renders (template, file name, output format), the presentation-only values its
+  templates need, where its templates live, and which platform renders its twin substitute;
+* verify: the parser from its files back to the vendor-neutral model (``verify.model``);
+* deploy: its netmiko device type, the paths its files are installed at, its driver;
+* Batfish: the snapshot files of one device.
+
+The protocol is checked for every registered platform by ``tests/test_platforms.py``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+from dualrail_net.formats import OutputFormat
+
+if TYPE_CHECKING:
+    from dualrail_net.deploy.drivers.base import Driver
+    from dualrail_net.verify.model import DeviceConfig
+
+
+@dataclass(frozen=True)
+class OutputFile:
+    template: str  # path under the platform's template root
+    filename: str  # file name in the device folder
+    format: OutputFormat  # the escaping rule its values pass
+    twin: bool = True  # part of a twin substitute rendered by this platform (switchd QoS is not)
+
+
+@dataclass(frozen=True)
+class PlatformParser:
+    """How one platform's folder is read back. A platform whose routing configuration is a file of its
+    own (frr.conf) reads it in ``routing``, into a DeviceConfig that holds only ROUTING_FIELDS and VRF
+    names: verify reads the two parts in two processes (verify/partitioned.py). A one-file platform
+    reads everything in ``base``."""
+
+    base: Callable[[str, Path], DeviceConfig]
+    routing: Callable[[str, Path], DeviceConfig] | None = None
+
+
+@runtime_checkable
+class Platform(Protocol):
+    """One network operating system, everything the pipeline needs to know about it."""
+
+    name: str  # as written in the inventory (fabric.platforms.<role>, firmware.<name>)
+    max_mtu: int  # the largest interface MTU the platform accepts
+    netmiko_type: str  # netmiko device_type used to reach a device of this platform
+    files: tuple[OutputFile, ...]  # what a device of this platform gets, in its folder
+    template_root: Path | None  # where its templates are; None: the project's templates/
+    twin_substitute: str | None  # the platform whose rendering the twin runs instead; None: itself
+    deploy_paths: Mapping[str, str | None]  # where its files live on a device (driver-specific keys)
+
+    def port_name(self, number: int) -> str:
+        """Front-panel port ``number`` (1-based) as the platform names it."""
+        ...
+
+    def presentation(self, structured: dict[str, Any]) -> dict[str, Any]:
+        """Extra platform-specific values for the templates (spellings, ranges; no decisions)."""
+        ...
+
+    def parser(self) -> PlatformParser:
+        """The reader of a device folder back into the vendor-neutral model."""
+        ...
+
+    def driver(self, host: Any, connection: Any) -> Driver:
+        """The deploy driver for one nornir host over an open connection."""
+        ...
+
+    def batfish_files(self, name: str, folder: Path) -> dict[str, str | bytes]:
+        """A device's files in a Batfish snapshot (relative path in the snapshot -> content)."""
+        ...
+
+
+def compress_ports(prefix: str, numbers: list[int]) -> str:
+    """[1,2,3,7] -> 'swp1-swp3,swp7' (Cumulus port_set syntax)."""
+    ranges: list[str] = []
+    nums = sorted(set(numbers))
+    i = 0
+    while i < len(nums):
+        j = i
+        while j + 1 < len(nums) and nums[j + 1] == nums[j] + 1:
+            j += 1
+        ranges.append(f"{prefix}{nums[i]}" if i == j else f"{prefix}{nums[i]}-{prefix}{nums[j]}")
+        i = j + 1
+    return ",".join(ranges)

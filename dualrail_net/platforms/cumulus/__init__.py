@@ -1,0 +1,57 @@
+"""NVIDIA Cumulus Linux (the Linux-files way: ifupdown2 ``interfaces``, FRR ``frr.conf``, switchd's
+``qos_features.conf``). It runs in the emulated twin as itself (FRR and ifupdown2 are real here), and
+renders the twin substitutes of platforms that cannot run here.
+
+Parts: ``parse.py`` (files -> vendor-neutral model), ``qos_features.py`` (the switchd QoS reader),
+``driver.py`` (deploy over SSH: frr-reload, ifreload), ``batfish.py`` (Batfish's concatenated format).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from dualrail_net.platforms.base import OutputFile, PlatformParser, compress_ports
+from dualrail_net.formats import OutputFormat
+
+if TYPE_CHECKING:
+    from dualrail_net.deploy.drivers.base import Driver
+
+
+class Cumulus:
+    name = "cumulus"
+    max_mtu = 9216
+    netmiko_type = "linux"
+    files: tuple[OutputFile, ...] = (
+        OutputFile("cumulus/interfaces.j2", "interfaces", OutputFormat.IFUPDOWN),
+        OutputFile("cumulus/frr.conf.j2", "frr.conf", OutputFormat.FRR),
+        OutputFile("cumulus/qos_features.conf.j2", "qos_features.conf", OutputFormat.SWITCHD, twin=False),
+    )
+    template_root: Path | None = None
+    twin_substitute: str | None = None
+    deploy_paths = {"frr_conf": "/etc/frr/frr.conf", "interfaces": "/etc/network/interfaces",
+                    "frr_dir": "/etc/frr", "vty_socket": None,
+                    "qos": "/etc/cumulus/datapath/qos/qos_features.conf"}
+
+    def port_name(self, number: int) -> str:
+        return f"swp{number}"
+
+    def presentation(self, structured: dict[str, Any]) -> dict[str, Any]:
+        numbers = [i["number"] for i in structured["interfaces"]]
+        return {"port_set": compress_ports("swp", numbers)}
+
+    def parser(self) -> PlatformParser:
+        from dualrail_net.platforms.cumulus.parse import parse_base, parse_routing
+        return PlatformParser(parse_base, parse_routing)
+
+    def driver(self, host: Any, connection: Any) -> Driver:
+        from dualrail_net.platforms.cumulus.driver import CumulusDriver
+        return CumulusDriver(host, connection)
+
+    def batfish_files(self, name: str, folder: Path) -> dict[str, str | bytes]:
+        from dualrail_net.platforms.cumulus.batfish import concatenated
+        return {f"configs/{name}": concatenated(name, (folder / "interfaces").read_text(),
+                                                (folder / "frr.conf").read_text())}
+
+
+PLATFORM = Cumulus()

@@ -1,0 +1,28 @@
+"""A Cumulus device folder -> DeviceConfig: interfaces and QoS in the base part, frr.conf in the
+routing part (verify reads the two in two processes at scale)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from dualrail_net.platforms.cumulus.qos_features import parse_qos_features
+from dualrail_net.verify.model import DeviceConfig
+from dualrail_net.verify.parsers.files import read_text
+from dualrail_net.verify.parsers.frr import parse_frr
+from dualrail_net.verify.parsers.ifupdown import read_interfaces
+
+
+def parse_base(name: str, folder: Path) -> DeviceConfig:
+    """Interfaces and QoS; the routing part (frr.conf) is parse_routing's."""
+    dev = DeviceConfig(name=name, platform="cumulus")
+    parsed = read_interfaces(read_text(folder / "interfaces"))
+    dev.interfaces = parsed.interfaces
+    dev.vrfs.update(parsed.vrfs)
+    parse_qos_features(read_text(folder / "qos_features.conf"), dev)
+    return dev
+
+
+def parse_routing(name: str, folder: Path) -> DeviceConfig:
+    dev = DeviceConfig(name=name, platform="cumulus")
+    parse_frr(read_text(folder / "frr.conf"), dev)
+    return dev

@@ -1,0 +1,47 @@
+"""Arista EOS: one ``running-config`` per device, deployed as a full replace in a configuration
+session with a commit timer. EOS cannot run here: the twin runs the Cumulus rendering of the same
+structured config (``twin_substitute``), and the driver is tested against a recorded session.
+
+Parts: ``parse_config.py`` (running-config -> vendor-neutral model), ``driver.py`` (deploy).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from dualrail_net.platforms.base import OutputFile, PlatformParser
+from dualrail_net.formats import OutputFormat
+
+if TYPE_CHECKING:
+    from dualrail_net.deploy.drivers.base import Driver
+
+
+class Eos:
+    name = "eos"
+    max_mtu = 9214
+    netmiko_type = "arista_eos"
+    files: tuple[OutputFile, ...] = (OutputFile("eos/running-config.j2", "running-config", OutputFormat.EOS),)
+    template_root: Path | None = None
+    twin_substitute: str | None = "cumulus"
+    deploy_paths: dict[str, str | None] = {}
+
+    def port_name(self, number: int) -> str:
+        return f"Ethernet{number}"
+
+    def presentation(self, structured: dict[str, Any]) -> dict[str, Any]:
+        return {}
+
+    def parser(self) -> PlatformParser:
+        from dualrail_net.platforms.eos.parse_config import parse_device
+        return PlatformParser(parse_device)
+
+    def driver(self, host: Any, connection: Any) -> Driver:
+        from dualrail_net.platforms.eos.driver import EosDriver
+        return EosDriver(host, connection)
+
+    def batfish_files(self, name: str, folder: Path) -> dict[str, str | bytes]:
+        return {f"configs/{name}.cfg": (folder / "running-config").read_bytes()}
+
+
+PLATFORM = Eos()

@@ -1,0 +1,41 @@
+"""Reading rendered files: fast, and never through a link."""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from pathlib import Path
+
+
+class UnreadableFile(Exception):
+    """A rendered file that verification will not read (a symlink, a FIFO, a device)."""
+
+
+def read_text(path: Path) -> str:
+    """The file's text as Path.read_text gives it (UTF-8, universal newlines); a missing file reads
+    as empty. Read with os.read: 3x faster than read_text for the 57k small files of a 100k-GPU
+    fabric (no exists() call, no text-mode file object)."""
+    try:
+        # O_NOFOLLOW: a link planted in the rendered folder is refused, never read through (it could
+        # point at any file on the machine, and findings quote what they read)
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except FileNotFoundError:
+        return ""
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise UnreadableFile(f"{path} is a symlink; verify reads only regular files (remove it and "
+                                 "re-render)") from None
+        raise
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise UnreadableFile(f"{path} is not a regular file; remove it and re-render")
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+    finally:
+        os.close(fd)
+    data = b"".join(chunks)
+    if b"\r" in data:  # what text mode does: \r\n and a lone \r end a line
+        return data.decode().replace("\r\n", "\n").replace("\r", "\n")
+    return data.decode()

@@ -209,8 +209,9 @@ class Platforms(Strict):
 
 
 class Ecmp(Strict):
+    # No hash_policy: it reached no rendered file (both platforms hash IP flows on the 5-tuple by
+    # default, which RoCEv2's UDP source-port entropy needs). A field that changes nothing is refused.
     maximum_paths: int = Field(default=64, ge=1, le=256)
-    hash_policy: Literal["l3", "l4"] = "l4"
 
 
 class Pools(Strict):

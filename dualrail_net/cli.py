@@ -23,6 +23,9 @@ from dualrail_net import __version__
 from dualrail_net.render import render_fabric
 from dualrail_net.deploy.credentials import CredentialError
 from dualrail_net.deploy.playbook import PlaybookError
+from dualrail_net.junit import Case
+from dualrail_net.junit import write_junit as write_junit_cases
+from dualrail_net.manifest import Manifest, ManifestError
 from dualrail_net.outdir import OutputRefused
 from dualrail_net.render.artifacts import RenderResult, drift, write_render
 from dualrail_net.render.escape import UnsafeValue
@@ -32,9 +35,8 @@ from dualrail_net.resolve.model import Fabric
 from dualrail_net.sot import Diagnostic, InventoryError, Severity, load_inventory
 from dualrail_net.sot.validate import validate
 from dualrail_net.verify.batfish.client import BatfishUnavailable, batfish_host, connect
-from dualrail_net.verify.consumers import run_consumers
-from dualrail_net.verify.partitioned import check_folder
-from dualrail_net.verify.snapshot import SnapshotError, load_snapshot, read_manifest
+from dualrail_net.verify.front import VerifyOptions, verify_folder
+from dualrail_net.verify.snapshot import SnapshotError
 from dualrail_net.verify.findings import CheckResult
 from dualrail_net.verify.parsers import UnreadableFile
 from dualrail_net.verify.report import print_results, results_to_dict, write_junit
@@ -127,10 +129,10 @@ def build_parser() -> argparse.ArgumentParser:
                        "concatenated file per device), batfish/layer1_topology.json from the cabling plan, hosts/ "
                        "with one interface per GPU NIC port. One snapshot for the whole fabric, so paths between "
                        "planes are visible.", formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("-o", "--output", type=Path, default=Path("build-batfish"), metavar="DIR",
-                   help="snapshot directory to write (default: build-batfish/)")
-    p.add_argument("--rendered", type=Path, default=Path("build"), metavar="DIR",
-                   help="rendered output directory (default: build/)")
+    p.add_argument("-o", "--output", type=Path, default=Path("build"), metavar="DIR",
+                   help="rendered output directory, as in every command (default: build/)")
+    p.add_argument("--snapshot", type=Path, default=Path("build-batfish"), metavar="DIR",
+                   help="snapshot folder to write: new, empty or an earlier snapshot (default: build-batfish/)")
     p.add_argument("--json", action="store_true", help="print one JSON document on stdout")
 
     p = sub.add_parser("twin", help="run the rendered fabric in network namespaces with real FRR (root)",
@@ -290,43 +292,19 @@ def _note_foreign(ui: Ui, out: Path, foreign: int) -> None:
                  "and were left alone (`dualrail render --check` lists them)")
 
 
-def run_verifications(out: Path, consumers: bool = True, ib_sim: bool | None = None) -> list[CheckResult]:
-    """Every offline verification of rendered artifacts: our checks on the parsed configs, the IB
-    static checks, the real consumers (FRR, ifupdown2) and, when ``ib_sim`` (None: when the tools
-    are installed), opensm on an ibsim fabric per IB plane."""
-    results = check_folder(out)
-    if read_manifest(out).get("ib_planes"):
-        from dualrail_net.verify.ib.sim import run_simulation, tools_missing
-        from dualrail_net.verify.ib.static import run_static
-        results += run_static(out)
-        if ib_sim or (ib_sim is None and not tools_missing()):
-            sim_results, _stats = run_simulation(out)
-            results += sim_results
-    if consumers:
-        results += run_consumers(out)
-    return results
-
-
-def run_batfish(out: Path, session: Any) -> list[CheckResult]:
-    import tempfile
-
-    from dualrail_net.verify.batfish.questions import run_suite
-    from dualrail_net.verify.batfish.snapshot import export_snapshot
-    with tempfile.TemporaryDirectory(prefix="dualrail-batfish-") as tmp:
-        export_snapshot(out, Path(tmp) / "snapshot")
-        return run_suite(session, Path(tmp) / "snapshot", load_snapshot(out))
-
-
 def cmd_batfish_snapshot(args: argparse.Namespace, ui: Ui) -> int:
     from dualrail_net.verify.batfish.snapshot import export_snapshot
-    if not (args.rendered / "manifest.json").exists():
-        ui.print(f"[red]{args.rendered}/manifest.json not found[/]: run `dualrail render` first")
-        _emit(ui, {"ok": False, "error": "not rendered"})
+    try:
+        Manifest.load(args.output)
+    except ManifestError as exc:
+        ui.print(f"[red]{escape(one_line(str(exc)))}[/]")
+        _emit(ui, {"ok": False, "error": str(exc)})
         return EXIT_FAIL
-    counts = export_snapshot(args.rendered, args.output)
-    ui.print(f"Batfish snapshot in {args.output}/: {counts['eos']} EOS and {counts['cumulus']} Cumulus configs, "
-             f"{counts['hosts']} hosts, {counts['edges']} layer-1 edges")
-    _emit(ui, {"ok": True, "output": str(args.output), **counts})
+    counts = export_snapshot(args.output, args.snapshot)
+    configs = ", ".join(f"{n} {name}" for name, n in counts.items() if name not in ("hosts", "edges"))
+    ui.print(f"Batfish snapshot in {escape(one_line(str(args.snapshot)))}/: configs {configs}, {counts['hosts']} "
+             f"hosts, {counts['edges']} layer-1 edges")
+    _emit(ui, {"ok": True, "output": str(args.output), "snapshot": str(args.snapshot), **counts})
     return EXIT_OK
 
 
@@ -347,14 +325,13 @@ def cmd_verify(args: argparse.Namespace, ui: Ui) -> int:
     try:
         host = batfish_host(args.batfish)
         session = connect(host) if host else None  # fail fast, before the long local checks
-        results = run_verifications(args.output, consumers=not args.no_consumers, ib_sim=args.ib or None)
-        if session is not None:
-            results += run_batfish(args.output, session)
+        results = verify_folder(args.output, VerifyOptions(consumers=not args.no_consumers, ib_sim=args.ib or None,
+                                                           batfish=session))
     except BatfishUnavailable as exc:
         ui.print(f"[red]{escape(str(exc))}[/]")
         _emit(ui, {"ok": False, "error": str(exc), "checks": []})
         return EXIT_FAIL
-    except (SnapshotError, UnreadableFile) as exc:
+    except (SnapshotError, UnreadableFile) as exc:  # SnapshotError is ManifestError
         ui.print(f"[red]{escape(str(exc))}[/]")
         _emit(ui, {"ok": False, "error": str(exc), "checks": []})
         return EXIT_FAIL
@@ -377,7 +354,7 @@ def cmd_build(args: argparse.Namespace, ui: Ui) -> int:
              f"servers into {escape(one_line(str(args.output)))}/ ({report.written} files changed, {report.removed} "
              f"removed) in {time.monotonic() - started:.2f}s")
     _note_foreign(ui, args.output, report.foreign)
-    results = run_verifications(args.output)
+    results = verify_folder(args.output)
     return _finish_verify(args, ui, results, {"diagnostics": [d.to_dict() for d in diags],
                                               "output": str(args.output), "files": len(result.artifacts)})
 
@@ -505,21 +482,17 @@ def cmd_deploy(args: argparse.Namespace, ui: Ui) -> int:
 
 
 def _deploy_junit(run: dict[str, Any], path: Path) -> None:
-    import xml.etree.ElementTree as ET
+    """One test case per device: failed at its first failed step, its steps as output."""
     by_device: dict[str, list[dict[str, Any]]] = {}
     for step in run["steps"]:
         by_device.setdefault(step["device"], []).append(step)
-    suite = ET.Element("testsuite", name=f"dualrail-deploy-run-{run['id']}", tests=str(len(by_device)),
-                      failures=str(sum(1 for s in by_device.values() if any(x["status"] == "failed" for x in s))))
+    cases = []
     for device, steps in by_device.items():
-        case = ET.SubElement(suite, "testcase", classname=f"plane_{steps[0]['plane']}", name=device)
         failed = [x for x in steps if x["status"] == "failed"]
-        if failed:
-            ET.SubElement(case, "failure", message=f"{failed[0]['step']}: {failed[0]['detail'][:300]}")
-        out = ET.SubElement(case, "system-out")
-        out.text = "\n".join(f"{x['step']}: {x['status']}" for x in steps)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    ET.ElementTree(suite).write(path, encoding="unicode", xml_declaration=True)
+        failure = f"{failed[0]['step']}: {failed[0]['detail'][:300]}" if failed else None
+        cases.append(Case(f"plane_{steps[0]['plane']}", device, 0.0, failure,
+                          "\n".join(f"{x['step']}: {x['status']}" for x in steps)))
+    write_junit_cases(cases, path, f"dualrail-deploy-run-{run['id']}")
 
 
 def cmd_runs(args: argparse.Namespace, ui: Ui) -> int:

@@ -1,7 +1,7 @@
 """Pause the cyclic garbage collector around bulk object creation.
 
 Resolving or rendering a 100k-GPU fabric creates millions of small acyclic objects; CPython's
-generational GC would rescan them again and again (half of the resolve time, measured)."""
+generational GC would rescan them again and again, for no cycle found (figures: docs/performance.md)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from contextlib import contextmanager
 def gc_paused() -> Iterator[None]:
     """On the way out everything the collector tracks is frozen (gc.freeze) before it resumes:
     the objects made meanwhile all sit in its youngest generation, and its next run would walk
-    every one of them (3.5 s after parsing a 100k-GPU fabric, measured) to find no cycle. Frozen
+    every one of them to find no cycle. Frozen
     objects are still freed by reference counting; only a reference cycle among them would
     outlive its use."""
     was_enabled = gc.isenabled()

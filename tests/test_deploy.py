@@ -229,6 +229,7 @@ class RecordedEosConnection:
         "show session-config diffs": "--- system:/running-config\n+++ session:/dualrail-1-session-config\n"
                                      "@@ -10,7 +10,7 @@\n-   maximum-paths 64 ecmp 64\n+   maximum-paths 32 ecmp 32\n",
         "commit timer 00:05:00": "",
+        "commit timer 00:01:30": "",
         "configure session dualrail-1 commit": "",
         "configure session dualrail-1 abort": "",
         "show running-config": "hostname a-spine-1\n",
@@ -249,24 +250,88 @@ class RecordedEosConnection:
         return "% Invalid input at line 3" if self.reject else ""
 
 
+def _running_config(device: str) -> str:
+    rundir = lifecycle.rundir(f"drt-{device}")
+    return subprocess.run(["vtysh", "--vty_socket", str(rundir), "-c", "show running-config"],
+                          capture_output=True, text=True, timeout=30, check=True).stdout
+
+
+def test_commit_reverts_on_the_switch_unless_confirmed(twin: Path, tmp_path: Path, example_fabric: Fabric) -> None:
+    """Real FRR in the twin: a commit that is not confirmed is put back by the switch itself when
+    its timer ends (the runner's session is gone by then); a confirmed one stays."""
+    runner, _journal, nr = make_runner(twin, tmp_path, BOOK)
+    leaf = "a-leaf-su2-r3"
+    drv = runner.driver(leaf)
+    running = lifecycle.rundir(f"drt-{leaf}") / "frr.conf"
+    original = running.read_text()
+    changed = dict(drv.intended(), **{"frr.conf": drv.intended()["frr.conf"].replace("maximum-paths 64",
+                                                                                   "maximum-paths 8")})
+    try:
+        assert "maximum-paths 8" in drv.load(changed)
+        drv.commit(revert_after=4)
+        assert "maximum-paths 8" in running.read_text()
+        assert "maximum-paths 8" in _running_config(leaf)
+        deadline = time.monotonic() + 30
+        while "maximum-paths 8" in _running_config(leaf) and time.monotonic() < deadline:
+            time.sleep(0.5)
+        assert "maximum-paths 8" not in _running_config(leaf)  # reverted by the switch: nobody confirmed
+        assert running.read_text() == original
+        drv.load(changed)
+        drv.commit(revert_after=3)
+        drv.confirm()
+        time.sleep(5)
+        assert "maximum-paths 8" in running.read_text()  # confirmed: the timer is gone
+        drv.load(drv.intended())
+        drv.commit(revert_after=60)
+        drv.discard()  # a failed post-check: revert now, not in a minute
+        assert "maximum-paths 8" in running.read_text()
+    finally:
+        drv.rollback({"frr.conf": original})
+        nr.close_connections()
+    assert running.read_text() == original
+    wait_converged()
+
+
 def test_eos_driver_command_sequence_against_a_recorded_session(tmp_path: Path) -> None:
     (tmp_path / "running-config").write_text("! comment\nhostname a-spine-1\n!\nrouter bgp 4200001000\n"
                                              "   maximum-paths 32 ecmp 32\n!\nend\n")
     host = SimpleNamespace(name="a-spine-1", data={"device_dir": str(tmp_path)})
     conn = RecordedEosConnection()
     drv = EosDriver(host, conn, session_name="dualrail-1")
-    drv.push(drv.intended())
+    diff = drv.load(drv.intended())
+    drv.commit(300)
     drv.confirm()
     assert conn.sent == ["configure session dualrail-1", "rollback clean-config", "hostname a-spine-1",
                          "router bgp 4200001000", "   maximum-paths 32 ecmp 32", "show session-config diffs",
                          "commit timer 00:05:00", "configure session dualrail-1 commit"]
-    assert "+   maximum-paths 32" in drv.last_diff
+    assert "+   maximum-paths 32" in diff == drv.last_diff
     assert drv.health() == ["a-spine-1: 10.11.0.65 is Active"]
+    # a failed post-check: the pending session is aborted (EOS rolls the change back now)
+    conn.sent.clear()
+    drv.load(drv.intended())
+    drv.commit(90)
+    drv.discard()
+    assert conn.sent[-2:] == ["commit timer 00:01:30", "configure session dualrail-1 abort"]
+    assert "configure session dualrail-1 commit" not in conn.sent
     rejecting = RecordedEosConnection(reject=True)
     with pytest.raises(PushRejected):
-        EosDriver(host, rejecting, session_name="dualrail-1").push(drv.intended())
+        EosDriver(host, rejecting, session_name="dualrail-1").load(drv.intended())
     assert rejecting.sent[-1] == "configure session dualrail-1 abort"
-    assert "commit timer 00:05:00" not in rejecting.sent
+    assert not any(c.startswith("commit") for c in rejecting.sent)
+
+
+def test_firmware_run_refuses_a_platform_without_a_firmware_driver(tmp_path: Path) -> None:
+    """EOS has no FirmwareDriver here: a firmware run is refused before anything is sent."""
+    (tmp_path / "running-config").write_text("hostname b-spine-1\n")
+    host = SimpleNamespace(name="b-spine-1", data={"device_dir": str(tmp_path), "twin_dir": str(tmp_path),
+                                                   "run_platform": "eos", "platform": "eos", "plane": "B",
+                                                   "role": "spine", "paths": {}})
+    conn = RecordedEosConnection()
+    book = Playbook(name="fw", kind="firmware", image="9.9.9", planes=["B"], roles=["spine"])
+    runner = Runner({"b-spine-1": host}, lambda _h: conn, Journal(tmp_path / "j.sqlite"), book, tmp_path / "bk")
+    report = runner.run(str(tmp_path))
+    assert report.status == "failed" and "no firmware driver for platform(s) eos" in report.detail
+    assert conn.sent == []
 
 
 def test_firmware_upgrade_of_one_plane(twin: Path, tmp_path: Path) -> None:

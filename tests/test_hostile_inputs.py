@@ -347,13 +347,13 @@ def test_forged_marker_is_not_trusted(workdir: Path) -> None:
 def test_batfish_snapshot_refuses_a_foreign_folder(workdir: Path) -> None:
     out = workdir / "build"
     assert run_cli("render", "-i", str(workdir / "inv"), "-o", str(out))[0] == 0
-    code, _o, err = run_cli("batfish-snapshot", "--rendered", str(out), "-o", str(workdir / "inv"))
+    code, _o, err = run_cli("batfish-snapshot", "-o", str(out), "--snapshot", str(workdir / "inv"))
     assert code == 1 and "not written by dualrail" in err
     assert (workdir / "inv" / "fabric.yaml").exists()
-    code, _o, err = run_cli("batfish-snapshot", "--rendered", str(out), "-o", str(out))
+    code, _o, err = run_cli("batfish-snapshot", "-o", str(out), "--snapshot", str(out))
     assert code == 2
-    assert run_cli("batfish-snapshot", "--rendered", str(out), "-o", str(workdir / "snap"))[0] == 0
-    assert run_cli("batfish-snapshot", "--rendered", str(out), "-o", str(workdir / "snap"))[0] == 0
+    assert run_cli("batfish-snapshot", "-o", str(out), "--snapshot", str(workdir / "snap"))[0] == 0
+    assert run_cli("batfish-snapshot", "-o", str(out), "--snapshot", str(workdir / "snap"))[0] == 0
 
 
 def test_nothing_is_written_outside_the_output(workdir: Path) -> None:

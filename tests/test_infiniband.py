@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from dualrail_net.render import render_fabric
+from dualrail_net.manifest import Manifest
 from dualrail_net.render.artifacts import write_artifacts
 from dualrail_net.resolve.model import Fabric
 from dualrail_net.verify.ib.partitions import parse_partitions
@@ -136,9 +137,8 @@ def test_a_partition_without_members_in_a_plane_still_parses(tmp_path: Path, exa
 @needs_sim
 def test_fast_pkey_reader_agrees_with_smpquery(clean: Path, tmp_path: Path) -> None:
     """The one-process SMP reader and one smpquery per port read the same tables."""
-    import json
     from dualrail_net.verify.ib.sim import SimulatedPlane
-    meta = json.loads((clean / "manifest.json").read_text())["ib_planes"]["IBA"]
+    meta = Manifest.load(clean).ib_planes["IBA"]
     with SimulatedPlane(clean, "IBA", meta, tmp_path) as sim:
         sim.prepare()
         sim.start_ibsim()
@@ -154,27 +154,25 @@ def test_fast_pkey_reader_agrees_with_smpquery(clean: Path, tmp_path: Path) -> N
 def test_a_leaf_missing_a_route_is_caught(clean: Path, tmp_path: Path) -> None:
     """IB-SIM-ROUTES reads opensm's own LFT dump: drop one HCA route from a leaf's table in a real
     dump and the check names that leaf; the untouched dump passes."""
-    import json
     import re
 
     from dualrail_net.verify.ib.sim import SimulatedPlane, route_findings
 
-    manifest = json.loads((clean / "manifest.json").read_text())
-    plane, meta = next(iter(manifest["ib_planes"].items()))
+    plane, meta = next(iter(Manifest.load(clean).ib_planes.items()))
     with SimulatedPlane(clean, plane, meta, tmp_path) as sim:
         sim.prepare()
         sim.start_ibsim()
         sim.run_opensm()
         lids = sim.guid2lid()
         lfts = (sim.dir / "opensm-lfts.dump").read_text()
-    hca_lids = {lids[g] for g in meta["hosts"].values() if g in lids}
-    assert hca_lids and route_findings("IB-SIM-ROUTES", plane, lfts, meta["switches"], hca_lids) == []
-    leaf = next(name for name, sw in meta["switches"].items() if sw.get("role") == "leaf")
+    hca_lids = {lids[g] for g in meta.hosts.values() if g in lids}
+    assert hca_lids and route_findings("IB-SIM-ROUTES", plane, lfts, meta.switches, hca_lids) == []
+    leaf = next(name for name, sw in meta.switches.items() if sw.role == "leaf")
     block_start = lfts.index(f"('{leaf}')")
     route = re.compile(r"^0x[0-9a-fA-F]+ \d+ # Channel Adapter.*\n", re.MULTILINE).search(lfts, block_start)
     assert route is not None
     broken = lfts[:route.start()] + lfts[route.end():]
-    found = route_findings("IB-SIM-ROUTES", plane, broken, meta["switches"], hca_lids)
+    found = route_findings("IB-SIM-ROUTES", plane, broken, meta.switches, hca_lids)
     assert [f.message for f in found] == [f"{leaf} has no route to 1 HCA LID(s)"]
-    assert route_findings("IB-SIM-ROUTES", plane, "", meta["switches"], hca_lids)[0].message == \
+    assert route_findings("IB-SIM-ROUTES", plane, "", meta.switches, hca_lids)[0].message == \
         "opensm wrote no LFT dump"

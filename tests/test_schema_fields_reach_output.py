@@ -12,7 +12,6 @@ from __future__ import annotations
 import copy
 import types
 import typing
-from pathlib import Path
 from typing import Any
 
 import pytest

@@ -15,86 +15,19 @@ from dualrail_net.render import render_fabric
 from dualrail_net.render.artifacts import write_artifacts
 from dualrail_net.resolve.model import Fabric
 from dualrail_net.verify.address_table import NO_PLANE, address_table
-from dualrail_net.verify.checks import Context, finding
-from dualrail_net.verify.findings import Finding
+from dualrail_net.verify.checks import Context
 from dualrail_net.verify.checks.addressing import overlapping_subnets, p2p_mismatch
-from dualrail_net.verify.checks.isolation import _dedupe, cross_plane_links, foreign_endpoint, foreign_subnets
-from dualrail_net.verify.ipfast import dotted, net_str, network_of
+from dualrail_net.verify.checks.isolation import cross_plane_links, foreign_subnets
+from dualrail_net.verify.ipfast import dotted, net_str
 from dualrail_net.verify.model import DeviceConfig, Interface, ServerConfig
+from dualrail_net.verify.reference import reference_foreign, reference_overlaps, reference_p2p, reference_shared_subnets
 from dualrail_net.verify.snapshot import Snapshot, load_snapshot
-from dualrail_net.verify.topology import Endpoint
 
 
 @pytest.fixture(scope="module")
 def rendered(tmp_path_factory: pytest.TempPathFactory, example_fabric: Fabric) -> Path:
     out = tmp_path_factory.mktemp("addr") / "build"
     write_artifacts(render_fabric(example_fabric), out)
-    return out
-
-
-def reference_overlaps(ctx: Context) -> list[Finding]:
-    nets: dict[tuple[int, int], list[Endpoint]] = {}
-    for ep in ctx.topo.endpoints:
-        nets.setdefault(ep.net, []).append(ep)
-    out = []
-    open_net: tuple[int, int, tuple[int, int]] | None = None
-    for start, plen in sorted(nets):
-        end = start + (1 << (32 - plen)) - 1
-        if open_net and start <= open_net[1]:
-            other, owners = open_net[2], nets[(start, plen)]
-            a, b = net_str(other), net_str((start, plen))
-            out.append(finding("ADDR-OVERLAP", sorted({e.device for e in nets[other] + owners}),
-                               ctx.snap.plane_of_address(b),
-                               f"{b} ({', '.join(f'{e.device} {e.interface}' for e in owners)}) overlaps {a} "
-                               f"({', '.join(f'{e.device} {e.interface}' for e in nets[other])})",
-                               "overlapping subnets make routing ambiguous"))
-        if not open_net or end > open_net[1]:
-            open_net = (start, end, (start, plen))
-    return out
-
-
-def reference_shared_subnets(ctx: Context) -> list[tuple[tuple[int, int], set[tuple[str, str | None]]]]:
-    first: dict[tuple[int, int], tuple[str, str | None]] = {}
-    mixed: dict[tuple[int, int], set[tuple[str, str | None]]] = {}
-    for ep in ctx.topo.endpoints:
-        if ep.is_loopback or ep.net[1] == 32:
-            continue
-        member = (ep.device, ctx.snap.plane_of_net(ep.net) if ep.is_server else ctx.topo.node_plane.get(ep.node))
-        seen = first.get(ep.net)
-        if seen is None:
-            first[ep.net] = member
-        elif ep.net in mixed:
-            mixed[ep.net].add(member)
-        elif seen[1] != member[1]:
-            mixed[ep.net] = {seen, member}
-    return [(net, members) for net, members in mixed.items() if len({p for _, p in members if p}) > 1]
-
-
-def reference_foreign(ctx: Context) -> list[Finding]:
-    """ISO-FOREIGN-SUBNET's per-endpoint logic over every switch endpoint (the check runs it over
-    the candidates its arrays find)."""
-    return _dedupe([f for ep in ctx.topo.endpoints if not ep.is_server for f in foreign_endpoint(ctx, ep)])
-
-
-def reference_p2p(ctx: Context) -> list[Finding]:
-    out = []
-    why = "ends on different subnets never come up; the BGP session and the path are lost"
-    cables = ctx.cables
-    for row, a_port, b_port in zip(cables.plan, cables.a, cables.b):
-        a = a_port.addresses[0] if a_port is not None and a_port.addresses else None
-        b = b_port.addresses[0] if b_port is not None and b_port.addresses else None
-        label = f"{row['a_device']}:{row['a_port']} - {row['b_device']}:{row['b_port']}"
-        if a is None or b is None:
-            out.append(finding("ADDR-P2P-MISMATCH", [row["a_device"], row["b_device"]], row["plane"],
-                               f"{label}: {'both ends have' if a is None and b is None else 'one end has'} "
-                               "no address in the rendered config", why))
-        elif network_of(a) != network_of(b) or a.partition("/")[0] == b.partition("/")[0]:
-            out.append(finding("ADDR-P2P-MISMATCH", [row["a_device"], row["b_device"]], row["plane"],
-                               f"{label}: {a} and {b} do not pair", why))
-        elif (row.get("a_address"), row.get("b_address")) != (a, b):
-            out.append(finding("ADDR-P2P-MISMATCH", [row["a_device"], row["b_device"]], row["plane"],
-                               f"{label}: configs say {a} / {b}, the cabling plan says {row.get('a_address')} / "
-                               f"{row.get('b_address')}", "the configs and the cabling plan disagree: one was edited"))
     return out
 
 
@@ -138,7 +71,7 @@ def scatter_addresses(snap: Snapshot, rng: random.Random) -> None:
 def test_array_prefilters_find_what_the_plain_loops_find(rendered: Path) -> None:
     compared: dict[str, int] = {"overlaps": 0, "shared subnets": 0, "foreign addresses": 0, "cable ends": 0}
     for seed in range(8):
-        snap = load_snapshot(rendered, workers=1)
+        snap = load_snapshot(rendered)
         scatter_addresses(snap, random.Random(seed))
         readdress_cabled_ports(snap, random.Random(seed))
         ctx = Context(snap)
@@ -158,7 +91,7 @@ def test_array_prefilters_find_what_the_plain_loops_find(rendered: Path) -> None
 
 
 def test_address_table_planes_match_the_snapshot(rendered: Path) -> None:
-    snap = load_snapshot(rendered, workers=1)
+    snap = load_snapshot(rendered)
     scatter_addresses(snap, random.Random(99))
     ctx = Context(snap)
     table = address_table(snap, ctx.topo)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import csv
 import json
-import pickle
 import re
 import shutil
 from collections.abc import Callable
@@ -258,19 +257,6 @@ def test_restricted_propagation_finds_exactly_the_foreign_routes(clean: Path, tm
         plane(src) for src, dst, *_ in _edges(ctx.snap, ctx.topo) if plane(src) != plane(dst) or plane(src) is None}
 
 
-def test_forked_parsing_gives_the_sequential_snapshot(clean: Path, tmp_path: Path) -> None:
-    broken = tmp_path / "build"
-    shutil.copytree(clean, broken)
-    for _, _, mutate in MUTATIONS[:6]:
-        mutate(broken)
-    one, two = load_snapshot(broken, workers=1), load_snapshot(broken, workers=2)
-    assert list(one.devices) == list(two.devices) and list(one.servers) == list(two.servers)
-    assert one.devices == two.devices and one.servers == two.servers and one.cabling == two.cabling
-    assert one.devices["a-leaf-su1-r0"].bgp[None].neighbors  # real content, not two empty snapshots
-    # what a child sends back (pickled by fields) unpickles equal
-    assert pickle.loads(pickle.dumps(one.devices)) == one.devices
-
-
 def test_cabling_rows_read_as_dictreader_reads_them(tmp_path: Path) -> None:
     from dualrail_net.verify.cabling import read_cabling
     path = tmp_path / "cabling.csv"
@@ -284,14 +270,3 @@ def test_cabling_rows_read_as_dictreader_reads_them(tmp_path: Path) -> None:
         assert list(plan.column("kind")) == [row.get("kind") for row in rows]
         assert list(plan.column("a_device")) == [row.get("a_device") for row in rows]
     assert read_cabling(tmp_path / "missing.csv") == []
-
-
-def test_a_failing_worker_is_reported() -> None:
-    from dualrail_net.verify.parallel import WorkerFailed, run_forked
-
-    def run(group: list[int]) -> int:
-        return 10 // group[0]
-
-    assert run_forked([[1], [2]], run) == [10, 5]
-    with pytest.raises(WorkerFailed, match="ZeroDivisionError"):
-        run_forked([[1], [0]], run)

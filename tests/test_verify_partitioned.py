@@ -8,13 +8,16 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
+import dataclasses
+
 import pytest
 
 from dualrail_net.resolve.model import Fabric
 from dualrail_net.verify import partitioned
-from dualrail_net.verify.checks import ROUTING_CHECKS, run_checks
+from dualrail_net.verify.partitioned import WorkerFailed
+from dualrail_net.verify import checks as checks_module
+from dualrail_net.verify.checks import BASE, ROUTING, TOPOLOGY, registered, run_checks
 from dualrail_net.verify.findings import CheckResult
-from dualrail_net.verify.parallel import WorkerFailed
 from dualrail_net.verify.snapshot import load_snapshot
 from test_verify_mutations import MUTATIONS, clean  # noqa: F401  (the fixture)
 
@@ -26,7 +29,7 @@ def outcome(results: list[CheckResult]) -> list[tuple[str, list[dict[str, object
 def test_the_clean_example_in_two_processes(clean: Path) -> None:  # noqa: F811
     timings: dict[str, float] = {}
     two = partitioned.check_folder(clean, workers=2, timings=timings)
-    assert outcome(two) == outcome(run_checks(load_snapshot(clean, workers=1)))
+    assert outcome(two) == outcome(run_checks(load_snapshot(clean)))
     assert len(two) > 20 and not any(r.findings for r in two) and timings["topology"] > 0
 
 
@@ -37,20 +40,38 @@ def test_every_mutation_gives_the_whole_snapshot_findings(clean: Path, tmp_path:
     shutil.copytree(clean, broken)
     mutate(broken)
     two = outcome(partitioned.check_folder(broken, workers=2))
-    assert two == outcome(run_checks(load_snapshot(broken, workers=1)))
+    assert two == outcome(run_checks(load_snapshot(broken)))
     assert any(findings for check, findings in two if check == check_id), desc
 
 
-def test_a_routing_check_on_the_base_side_fails_loudly(clean: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
-    monkeypatch.setattr(partitioned, "ROUTING_CHECKS", tuple(c for c in ROUTING_CHECKS if c != "ISO-CROSS-PLANE-BGP"))
+def _declare(monkeypatch: pytest.MonkeyPatch, check_id: str, reads: set[str]) -> None:
+    """Make ``check_id`` declare ``reads`` (wrongly), as a careless edit of its decorator would."""
+    registered()
+    current = checks_module.REGISTRY
+    assert any(spec.id == check_id for spec in current)
+    monkeypatch.setattr(checks_module, "REGISTRY", [
+        dataclasses.replace(spec, reads=frozenset(reads)) if spec.id == check_id else spec for spec in current])
+
+
+def test_a_routing_check_declared_as_base_fails_loudly(clean: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+    _declare(monkeypatch, "ISO-CROSS-PLANE-BGP", {BASE, TOPOLOGY})
     with pytest.raises(partitioned.ElsewhereError, match="BGP configuration"):
         partitioned.check_folder(clean, workers=2)
 
 
-def test_a_base_check_on_the_routing_side_fails_loudly(clean: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
-    monkeypatch.setattr(partitioned, "ROUTING_CHECKS", (*ROUTING_CHECKS, "QOS-DSCP-MAP", "ISO-SERVER-PLANE"))
+def test_a_base_check_declared_as_routing_fails_loudly(clean: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+    _declare(monkeypatch, "QOS-DSCP-MAP", {ROUTING, TOPOLOGY})
+    _declare(monkeypatch, "ISO-SERVER-PLANE", {ROUTING, TOPOLOGY})
     with pytest.raises(WorkerFailed, match="ElsewhereError"):
         partitioned.check_folder(clean, workers=2)
+
+
+def test_a_check_cannot_declare_both_sides() -> None:
+    from dualrail_net.verify.checks import check
+    with pytest.raises(ValueError, match="split the check"):
+        check("X-BOTH", "reads everything", reads={ROUTING, BASE})
+    with pytest.raises(ValueError, match="subset"):
+        check("X-TYPO", "reads a typo", reads={"routin"})
 
 
 def test_a_failing_routing_side_is_reported(clean: Path, tmp_path: Path) -> None:  # noqa: F811

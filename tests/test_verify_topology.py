@@ -15,14 +15,14 @@ import pytest
 from dualrail_net.render import render_fabric
 from dualrail_net.render.artifacts import write_artifacts
 from dualrail_net.resolve.model import Fabric
-from dualrail_net.verify.checks import Context, finding
+from dualrail_net.verify.checks import Context
 from dualrail_net.verify.checks.bgp import session_missing
 from dualrail_net.verify.checks.isolation import cross_plane_bgp
-from dualrail_net.verify.findings import Finding
 from dualrail_net.verify.ipfast import parse_addresses, split_address
 from dualrail_net.verify.model import Interface, Neighbor
+from dualrail_net.verify.reference import PlainTopology, plain_cross_plane_bgp, plain_session_missing
 from dualrail_net.verify.snapshot import Snapshot, load_snapshot
-from dualrail_net.verify.topology import Endpoint, NodeId, Session, Topology, build_topology
+from dualrail_net.verify.topology import Topology, build_topology
 from test_verify_address_table import scatter_addresses
 from test_verify_mutations import MUTATIONS
 
@@ -32,77 +32,6 @@ def rendered(tmp_path_factory: pytest.TempPathFactory, example_fabric: Fabric) -
     out = tmp_path_factory.mktemp("topo") / "build"
     write_artifacts(render_fabric(example_fabric), out)
     return out
-
-
-class PlainTopology:
-    """The object-per-address topology, built and paired with plain loops."""
-
-    def __init__(self, snap: Snapshot) -> None:
-        self.endpoints: list[Endpoint] = []
-        self.by_ip: dict[str, Endpoint] = {}
-        self.duplicates: dict[str, list[Endpoint]] = {}
-        self.subnets: dict[NodeId, dict[tuple[int, int], Endpoint]] = {}
-        self.seen: dict[NodeId, set[str]] = {}
-        for dev in snap.devices.values():
-            undeclared = not snap.plane_of_device(dev.name)
-            for iface in dev.interfaces.values():
-                node = (dev.name, iface.vrf)
-                for addr in iface.addresses:
-                    ip, net = split_address(addr)
-                    self.add(Endpoint(dev.name, iface.name, iface.vrf, addr, ip, net, node, False, iface.is_loopback))
-                    plane = snap.plane_of_net(net)
-                    if undeclared and plane:
-                        self.seen.setdefault(node, set()).add(plane)
-        for srv in snap.servers.values():
-            for iface in srv.interfaces.values():
-                for addr in iface.addresses:
-                    ip, net = split_address(addr)
-                    self.add(Endpoint(srv.name, iface.name, None, addr, ip, net, (srv.name, None), True))
-        self.node_plane: dict[NodeId, str | None] = {}
-        for dev in snap.devices.values():
-            declared = snap.plane_of_device(dev.name)
-            for vrf in {None} | set(dev.vrfs) | set(dev.bgp):
-                planes = self.seen.get((dev.name, vrf), set())
-                self.node_plane[(dev.name, vrf)] = declared or (next(iter(planes)) if len(planes) == 1 else None)
-        self.sessions, self.one_sided = self.pair(snap)
-
-    def add(self, ep: Endpoint) -> None:
-        self.endpoints.append(ep)
-        first = self.by_ip.setdefault(ep.ip, ep)
-        if first is not ep:
-            self.duplicates.setdefault(ep.ip, [first]).append(ep)
-        if ep.net[1] != 32:
-            self.subnets.setdefault(ep.node, {}).setdefault(ep.net, ep)
-
-    def pair(self, snap: Snapshot) -> tuple[list[Session], list[tuple[NodeId, str, str]]]:
-        instances = {(dev.name, vrf): inst for dev in snap.devices.values() for vrf, inst in dev.bgp.items()}
-        sessions: list[Session] = []
-        one_sided: list[tuple[NodeId, str, str]] = []
-        done: set[tuple[NodeId, NodeId]] = set()
-        for node, inst in instances.items():
-            for addr, neighbor in inst.neighbors.items():
-                peer = self.by_ip.get(addr)
-                if peer is None:
-                    one_sided.append((node, addr, "no interface in the fabric has this address"))
-                    continue
-                local = self.subnets.get(node, {}).get(peer.net)
-                if local is None:
-                    where = f"VRF {node[1]}" if node[1] else "the default VRF"
-                    one_sided.append((node, addr, f"no interface of {where} is on a subnet with {addr} "
-                                      f"(it belongs to {peer.device} {peer.interface})"))
-                    continue
-                peer_inst = instances.get(peer.node)
-                back = peer_inst.neighbors.get(local.ip) if peer_inst is not None else None
-                if peer_inst is None or back is None:
-                    one_sided.append((node, addr, f"{peer.node[0]} has no neighbor {local.ip}"
-                                      + (f" in VRF {peer.node[1]}" if peer.node[1] else "")))
-                    continue
-                if (node, peer.node) in done:
-                    continue
-                done.update({(node, peer.node), (peer.node, node)})
-                sessions.append(Session(node, peer.node, addr, local.ip, inst.asn, peer_inst.asn,
-                                        neighbor.remote_asn, back.remote_asn))
-        return sessions, one_sided
 
 
 def scatter_neighbors(snap: Snapshot, topo: Topology, rng: random.Random) -> None:
@@ -124,40 +53,6 @@ def scatter_neighbors(snap: Snapshot, topo: Topology, rng: random.Random) -> Non
         inst.neighbors[addr] = Neighbor(addr, rng.choice([None, inst.asn, 4200000001]))
 
 
-def plain_cross_plane_bgp(snap: Snapshot, plain: PlainTopology) -> list[Finding]:
-    """ISO-CROSS-PLANE-BGP statement by statement (the check finds its suspects over arrays)."""
-    out = []
-    for dev in snap.devices.values():
-        for vrf, inst in dev.bgp.items():
-            mine = plain.node_plane.get((dev.name, vrf))
-            for addr in inst.neighbors:
-                peer = plain.by_ip.get(addr)
-                their = plain.node_plane.get(peer.node) if peer and not peer.is_server else snap.plane_of_address(addr)
-                if mine and their and mine != their:
-                    out.append(finding("ISO-CROSS-PLANE-BGP", [dev.name] + ([peer.device] if peer else []), mine,
-                                       f"{dev.name}{' VRF ' + vrf if vrf else ''} (plane {mine}) has BGP neighbor "
-                                       f"{addr}" + (f" on {peer.device}" if peer else "") + f" in plane {their}",
-                                       "a session between planes exchanges their routes"))
-    return out
-
-
-def plain_session_missing(snap: Snapshot, plain: PlainTopology) -> list[Finding]:
-    """BGP-SESSION-MISSING cable by cable over text pairs (the check joins numbered pairs)."""
-    pairs = {frozenset((s.a_neighbor, s.b_neighbor)) for s in plain.sessions}
-    out = []
-    for row in snap.cabling:
-        a_dev, b_dev = snap.devices.get(row["a_device"]), snap.devices.get(row["b_device"])
-        a_if = a_dev.interfaces.get(row["a_port"]) if a_dev else None
-        b_if = b_dev.interfaces.get(row["b_port"]) if b_dev else None
-        if not (a_if and b_if and a_if.addresses and b_if.addresses):
-            continue
-        if frozenset((a_if.addresses[0].partition("/")[0], b_if.addresses[0].partition("/")[0])) not in pairs:
-            out.append(finding("BGP-SESSION-MISSING", [row["a_device"], row["b_device"]], row["plane"],
-                               f"no BGP session on {row['a_device']}:{row['a_port']} - {row['b_device']}:{row['b_port']}",
-                               "a cabled uplink without a session is capacity the fabric never uses"))
-    return out
-
-
 def assert_same(topo: Topology, plain: PlainTopology) -> None:
     assert topo.endpoints == plain.endpoints
     assert {ip: topo.endpoint(i) for ip, i in topo.by_ip.items()} == plain.by_ip
@@ -172,7 +67,7 @@ def test_columns_and_pairing_match_the_plain_topology(rendered: Path) -> None:
     compared = {"sessions": 0, "one-sided": 0, "duplicates": 0, "mixed instances": 0, "cross-plane statements": 0,
                 "cables without a session": 0}
     for seed in range(6):
-        snap = load_snapshot(rendered, workers=1)
+        snap = load_snapshot(rendered)
         rng = random.Random(seed)
         scatter_addresses(snap, rng)
         scatter_neighbors(snap, build_topology(snap), rng)
@@ -200,7 +95,7 @@ def test_every_mutation_gives_the_plain_topology(rendered: Path, tmp_path: Path,
     shutil.copytree(rendered, broken)
     assert callable(mutate)
     mutate(broken)
-    snap = load_snapshot(broken, workers=1)
+    snap = load_snapshot(broken)
     assert_same(build_topology(snap), PlainTopology(snap))
 
 
@@ -247,7 +142,7 @@ def test_sorting_set_operations_are_np_unique() -> None:
 def test_a_session_whose_address_another_device_owns_first(rendered: Path) -> None:
     """The pairing joins statements by the first owner of their address: a session end whose IP an
     earlier device also holds (a duplicate) must pair as the plain pairing pairs it."""
-    snap = load_snapshot(rendered, workers=1)
+    snap = load_snapshot(rendered)
     plain_before = PlainTopology(snap)
     first = next(iter(snap.devices.values()))
     session = next(s for s in plain_before.sessions if first.name not in (s.a[0], s.b[0]))

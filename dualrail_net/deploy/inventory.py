@@ -24,6 +24,7 @@ from nornir.core.inventory import (
 )
 
 from dualrail_net.deploy.credentials import load_credentials
+from dualrail_net.manifest import Manifest
 from dualrail_net.platforms import get_platform
 
 
@@ -37,7 +38,7 @@ class DualrailInventory:
         self.insecure = insecure_no_host_key_check
 
     def load(self) -> Inventory:
-        manifest: dict[str, Any] = json.loads((self.output / "manifest.json").read_text())
+        manifest = Manifest.load(self.output)
         twin: dict[str, Any] | None = None
         if self.twin_state:
             twin = json.loads(Path(self.twin_state).read_text())["management"]
@@ -50,11 +51,11 @@ class DualrailInventory:
             return groups[name]
 
         hosts = Hosts()
-        for name, meta in manifest["devices"].items():
-            if meta.get("plane") is None:
+        for name, meta in manifest.devices.items():
+            if meta.plane is None:
                 continue  # multi-plane devices are changed in their own window, not by a plane rollout
-            platform = meta["platform"]
-            address = (meta.get("mgmt_address") or "").split("/")[0]
+            platform = meta.platform
+            address = (meta.mgmt_address or "").split("/")[0]
             paths: dict[str, str | None] = dict(get_platform(platform).deploy_paths)
             run_platform = platform
             if twin is not None:
@@ -64,7 +65,7 @@ class DualrailInventory:
                 address = host["address"]
                 rd = host["rundir"]
                 paths = {"frr_conf": f"{rd}/frr.conf", "interfaces": f"{rd}/interfaces", "frr_dir": rd,
-                         "vty_socket": rd, "qos": None}
+                         "vty_socket": rd, "qos": None, "state_dir": rd}
                 # in the twin a device runs its own platform, or the one that renders its substitute
                 run_platform = get_platform(platform).twin_substitute or platform
             extras: dict[str, Any] = {"device_type": get_platform(run_platform).netmiko_type, "key_file": creds.key_file,
@@ -75,14 +76,13 @@ class DualrailInventory:
                 extras.update({"ssh_strict": True, "system_host_keys": self.known_hosts is None,
                                "alt_host_keys": self.known_hosts is not None,
                                "alt_key_file": self.known_hosts or ""})
-            data = {"plane": meta["plane"], "role": meta["role"], "platform": platform,
-                    "run_platform": run_platform, "device_dir": str(self.output / meta["dir"]),
-                    "twin_dir": str(self.output / meta.get("twin_dir", meta["dir"])), "paths": paths,
-                    "firmware": meta.get("firmware")}
+            data = {"plane": meta.plane, "role": meta.role, "platform": platform,
+                    "run_platform": run_platform, "device_dir": str(self.output / meta.dir),
+                    "twin_dir": str(self.output / meta.twin_dir), "paths": paths, "firmware": meta.firmware}
             hosts[name] = Host(
                 name=name, hostname=address, username=creds.username, password=creds.password,
                 platform=get_platform(run_platform).netmiko_type, data=data,
-                groups=ParentGroups([group(f"plane_{meta['plane']}"), group(meta["role"]), group(platform)]),
+                groups=ParentGroups([group(f"plane_{meta.plane}"), group(meta.role), group(platform)]),
                 connection_options={"netmiko": ConnectionOptions(extras=extras)},
             )
         return Inventory(hosts=hosts, groups=groups, defaults=Defaults())

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from dualrail_net.sot.diagnostics import Diagnostic
 from dualrail_net.sot.load import validation_diagnostics
@@ -26,7 +26,20 @@ class Playbook(BaseModel):
     drain_spines: bool = True
     drain_settle_seconds: float = Field(default=3.0, ge=0)
     post_check_timeout_seconds: float = Field(default=60.0, gt=0)
+    confirm_timeout_seconds: float = Field(
+        default=600.0, gt=0, le=86400,
+        description="a commit reverts itself on the device unless confirmed within this time; it must "
+                    "outlast the batch's post-checks")
     image: str | None = Field(default=None, description="firmware playbooks: the image/version to install")
+
+    @model_validator(mode="after")
+    def _timer_outlasts_checks(self) -> Playbook:
+        # the post-checks of a batch run one device after the other, then the plane's
+        needed = self.post_check_timeout_seconds * (self.batch_size + 1) + self.drain_settle_seconds
+        if self.kind == "config" and self.confirm_timeout_seconds <= needed:
+            raise ValueError(f"confirm_timeout_seconds {self.confirm_timeout_seconds:g} must be longer than a batch's "
+                             f"post-checks can take ({needed:g} s): a change would revert while it is checked")
+        return self
 
 
 class PlaybookError(Exception):

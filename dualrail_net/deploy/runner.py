@@ -1,6 +1,9 @@
 """The rolling runner: one plane at a time, canary first, then batches, spines one at a time with a
-drain; health gates before a plane and after every batch; on any failure the batch is rolled back
-and the run stops without starting the next plane. Every step goes to the journal first."""
+drain; health gates before a plane and after every batch. A change is committed with a revert timer
+the device enforces and confirmed only after the batch's post-checks pass; on any failure the batch
+is discarded (reverted now, or by the devices' own timers if they cannot be reached) and the run
+stops without starting the next plane. Every step goes to the journal first. The runner is typed
+against the driver contract (deploy/drivers/base.py): no duck typing."""
 
 from __future__ import annotations
 
@@ -11,8 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from dualrail_net.deploy.drivers import PushRejected, driver_for
-from dualrail_net.deploy.drivers.base import read_backup, unified_diff, write_backup
+from dualrail_net.deploy.drivers import Driver, FirmwareDriver, PushRejected, driver_for
+from dualrail_net.deploy.drivers.base import read_backup, write_backup
 from dualrail_net.deploy.journal import InvariantViolation, Journal
 from dualrail_net.deploy.playbook import Playbook
 
@@ -58,9 +61,10 @@ class Runner:
         self.book = book
         self.backups = backups
         self.say = say or (lambda _m: None)
-        self._drivers: dict[str, Any] = {}
+        self._drivers: dict[str, Driver] = {}
+        self._committed: set[str] = set()  # committed, not yet confirmed (their revert timers run)
 
-    def driver(self, name: str) -> Any:
+    def driver(self, name: str) -> Driver:
         if name not in self._drivers:
             host = self.hosts[name]
             self._drivers[name] = driver_for(host, self.connect(host))
@@ -73,10 +77,9 @@ class Runner:
         """Health problems of one device; an unreachable device is a problem, not a crash."""
         try:
             drv = self.driver(name)
-            if wait and hasattr(drv, "wait_healthy"):
-                problems: list[str] = drv.wait_healthy(self.book.post_check_timeout_seconds)
-                return problems
-            return list(drv.health())
+            if wait:
+                return drv.wait_healthy(self.book.post_check_timeout_seconds)
+            return drv.health()
         except Exception as exc:
             self._drivers.pop(name, None)  # reconnect next time
             return [f"{name}: unreachable ({type(exc).__name__})"]
@@ -102,20 +105,39 @@ class Runner:
             time.sleep(self.book.drain_settle_seconds)
             self.journal.finish(sid, "ok")
         if self.book.kind == "firmware":
+            assert isinstance(drv, FirmwareDriver)  # checked for every device before the run started
             self._upgrade(run_id, plane, batch, host, drv)
             self.timings[host.name] = time.monotonic() - started
             return
         intended = files or drv.intended()
         sid = self.journal.step(run_id, plane, batch, host.name, "push", str(backup_dir))
         try:
-            drv.push(intended)
+            diff = drv.load(intended)
+            drv.commit(self.book.confirm_timeout_seconds)
         except PushRejected as exc:
             self.journal.finish(sid, "failed", str(exc))
             raise
-        self.journal.finish(sid, "ok", unified_diff(read_backup(backup_dir), intended)[:20000])
+        self._committed.add(host.name)
+        self.journal.finish(sid, "ok", diff[:20000])
         self.timings[host.name] = time.monotonic() - started
 
-    def _upgrade(self, run_id: int, plane: str, batch: int, host: Any, drv: Any) -> None:
+    def _confirm(self, run_id: int, plane: str, batch: int, names: list[str]) -> list[str]:
+        """Confirm every committed device of a batch that passed its post-checks."""
+        problems = []
+        for name in names:
+            if name not in self._committed:
+                continue
+            sid = self.journal.step(run_id, plane, batch, name, "confirm")
+            try:
+                self.driver(name).confirm()
+                self._committed.discard(name)
+                self.journal.finish(sid, "ok")
+            except Exception as exc:  # the timer will revert it: the batch has failed
+                self.journal.finish(sid, "failed", str(exc))
+                problems.append(f"{name}: confirm failed ({exc})")
+        return problems
+
+    def _upgrade(self, run_id: int, plane: str, batch: int, host: Any, drv: FirmwareDriver) -> None:
         image = self.book.image or ""
         previous = drv.running_version()
         (self.backups / f"run-{run_id}" / host.name / "firmware-version").write_text(previous + "\n")
@@ -132,8 +154,8 @@ class Runner:
                 marker = self.backups / f"run-{run_id}" / name / "firmware-version"
                 sid = self.journal.step(run_id, plane, batch, name, "rollback", str(marker))
                 try:
-                    if marker.exists():
-                        drv = self.driver(name)
+                    drv = self.driver(name)
+                    if marker.exists() and isinstance(drv, FirmwareDriver):
                         drv.install_image(marker.read_text().strip() or "unknown")
                         drv.reboot()
                     self.journal.finish(sid, "ok")
@@ -144,8 +166,12 @@ class Runner:
             backup_dir = self.backups / f"run-{run_id}" / name
             sid = self.journal.step(run_id, plane, batch, name, "rollback", str(backup_dir))
             try:
-                if backup_dir.exists():
-                    self.driver(name).push(read_backup(backup_dir))
+                if name in self._committed:
+                    # committed, never confirmed: discard reverts it now (else its own timer will)
+                    self.driver(name).discard()
+                    self._committed.discard(name)
+                elif backup_dir.exists():
+                    self.driver(name).rollback(read_backup(backup_dir))
                 self.journal.finish(sid, "ok")
             except Exception as exc:  # keep rolling back the others; the journal says what failed
                 self.journal.finish(sid, "failed", str(exc))
@@ -156,6 +182,15 @@ class Runner:
         self.timings: dict[str, float] = {}
         run_id = resume or self.journal.start_run(self.book.kind, self.book.name, output)
         report = RunReport(run_id)
+        if self.book.kind == "firmware":
+            missing = sorted({h.data["platform"] for h in self.hosts.values()
+                              if h.data["plane"] in self.book.planes and h.data["role"] in self.book.roles
+                              and not isinstance(self.driver(h.name), FirmwareDriver)})
+            if missing:
+                report.status, report.detail = "failed", (f"no firmware driver for platform(s) {', '.join(missing)}: "
+                                                          "nothing was changed")
+                self.journal.end_run(run_id, report.status, report.detail)
+                return report
         done: set[str] = set()
         if resume:
             state = self.journal.device_state(resume)
@@ -185,6 +220,8 @@ class Runner:
                         with ThreadPoolExecutor(min(self.book.concurrency, len(batch))) as pool:
                             list(pool.map(lambda h: self._change(run_id, plane, number, h), batch))
                         problems = self._post_check(run_id, plane, number, names)
+                        if not problems:
+                            problems = self._confirm(run_id, plane, number, names)
                     except Exception as exc:
                         problems = [str(exc)]
                     if problems:
@@ -219,7 +256,8 @@ class Runner:
             sid = self.journal.step(run_id, plane, batch, name, label)
             found = self.device_health(name, wait=True)
             if not found and self.book.kind == "firmware" and label == "post-check":
-                version = self.driver(name).running_version()
+                drv = self.driver(name)
+                version = drv.running_version() if isinstance(drv, FirmwareDriver) else ""
                 if version != self.book.image:
                     found = [f"{name}: runs {version or 'unknown'}, expected {self.book.image}"]
             self.journal.finish(sid, "failed" if found else "ok", "; ".join(found))

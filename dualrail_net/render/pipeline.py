@@ -3,13 +3,23 @@ the resolved model, the cabling plan and a manifest that later stages read."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from dualrail_net import __version__
 from dualrail_net.gcpause import gc_paused
+from dualrail_net.manifest import (
+    CABLING_FILE,
+    MANIFEST_FILE,
+    RESOLVED_FILE,
+    TWIN_SUBSTITUTES,
+    DeviceEntry,
+    IbPlaneEntry,
+    IbSwitchEntry,
+    Manifest,
+    QosMarkers,
+    ServerEntry,
+)
 from dualrail_net.render.artifacts import Artifact, RenderResult
 from dualrail_net.render.engine import template, templates_dir
 from dualrail_net.render.infiniband import DEFAULT_PKEY, IB_FILES, ib_cabling_csv, ib_dir, ib_structured
@@ -19,9 +29,7 @@ from dualrail_net.render.structured import switch_structured
 from dualrail_net.resolve.export import cabling_csv, fabric_json
 from dualrail_net.resolve.model import Fabric, IbPlane, Switch
 
-MANIFEST = "manifest.json"
-CABLING = "resolved/cabling.csv"
-RESOLVED = "resolved/fabric.json"
+MANIFEST, CABLING, RESOLVED = MANIFEST_FILE, CABLING_FILE, RESOLVED_FILE
 
 Progress = Callable[[int], None]
 
@@ -34,7 +42,7 @@ def device_dir(sw: Switch) -> str:
 def twin_dir(sw: Switch) -> str:
     """Where the emulated twin finds the rendering of a device whose real platform cannot run here
     (EOS): the same structured config, laid out by its platform's ``twin_substitute``."""
-    return f"twin-substitutes/{sw.name}"
+    return f"{TWIN_SUBSTITUTES}/{sw.name}"
 
 
 def _root(platform: Platform, default: str) -> str:
@@ -68,61 +76,50 @@ def _render(fabric: Fabric, templates: Path | None, progress: Progress | None,
             include_resolved: bool) -> RenderResult:
     root = str(templates or templates_dir())
     result = RenderResult()
-    devices: dict[str, Any] = {}
+    devices: dict[str, DeviceEntry] = {}
     for sw in fabric.switches.values():
         arts = render_switch(fabric, sw, root)
         result.artifacts.extend(arts)
-        devices[sw.name] = {
-            "role": sw.role, "plane": sw.plane, "planes": sw.planes, "platform": sw.platform,
-            "firmware": sw.firmware, "model": sw.model, "mgmt_address": sw.mgmt_address,
-            "dir": device_dir(sw), "files": [a.path.rsplit("/", 1)[1] for a in arts if a.path.startswith(device_dir(sw))],
-            "twin_dir": twin_dir(sw) if get_platform(sw.platform).twin_substitute else device_dir(sw),
-        }
+        devices[sw.name] = DeviceEntry(
+            role=sw.role, plane=sw.plane, planes=sw.planes, platform=sw.platform, firmware=sw.firmware,
+            model=sw.model, mgmt_address=sw.mgmt_address, dir=device_dir(sw),
+            files=[a.path.rsplit("/", 1)[1] for a in arts if a.path.startswith(device_dir(sw))],
+            twin_dir=twin_dir(sw) if get_platform(sw.platform).twin_substitute else device_dir(sw))
         if progress:
             progress(1)
-    servers: dict[str, Any] = {}
+    servers: dict[str, ServerEntry] = {}
     for srv in fabric.servers:
         s = server_structured(fabric, srv)
         folder = f"servers/{srv.name}"
         for tpl, filename in SERVER_FILES:
             result.artifacts.append(Artifact(f"{folder}/{filename}", template(root, tpl).render(s=s)))
-        servers[srv.name] = {"dir": folder, "planes": s["planes"], "files": [f for _, f in SERVER_FILES]}
+        servers[srv.name] = ServerEntry(dir=folder, planes=s["planes"], files=[f for _, f in SERVER_FILES])
         if progress:
             progress(1)
-    ib_planes: dict[str, Any] = {}
+    ib_planes: dict[str, IbPlaneEntry] = {}
     for plane in fabric.ib_planes.values():
         s = ib_structured(plane)
         folder = ib_dir(plane.name)
         for tpl, filename in IB_FILES:
             result.artifacts.append(Artifact(f"{folder}/{filename}", template(root, tpl).render(s=s)))
         result.artifacts.append(Artifact(f"{folder}/cabling.csv", ib_cabling_csv(plane)))
-        ib_planes[plane.name] = {
-            "dir": folder, "subnet_prefix": plane.subnet_prefix, "sm_host": plane.sm_host, "sm_guid": plane.sm_guid,
-            "config_dir": s["config_dir"], "switches": {sw.name: {"role": sw.role, "guid": sw.guid}
-                                                        for sw in plane.switches},
-            "hosts": {h.server: h.guid for h in plane.hosts},
+        ib_planes[plane.name] = IbPlaneEntry(
+            dir=folder, subnet_prefix=plane.subnet_prefix, sm_host=plane.sm_host, sm_guid=plane.sm_guid,
+            config_dir=s["config_dir"], switches={sw.name: IbSwitchEntry(sw.role, sw.guid) for sw in plane.switches},
+            hosts={h.server: h.guid for h in plane.hosts},
             # what the inventory says each port's partitions are: the simulated run must find exactly this
-            "expected_pkeys": _expected_pkeys(plane),
-        }
+            expected_pkeys=_expected_pkeys(plane))
     if include_resolved:
         result.artifacts.append(Artifact(RESOLVED, fabric_json(fabric)))
     result.artifacts.append(Artifact(CABLING, cabling_csv(fabric)))
-    manifest = {
-        "generator": f"dualrail-net {__version__}",
-        "fabric": fabric.name,
-        "planes": list(fabric.planes),
-        "routed_prefixes": {name: p.routed_prefixes for name, p in fabric.planes.items()},
-        "pools": {name: p.pools for name, p in fabric.planes.items()},
-        # The markers verification needs to tell RoCE data from CNPs in rendered QoS maps.
-        "qos_markers": {name: {"roce_dscp": fabric.qos[p.qos_profile].roce_dscp,
-                               "cnp_dscp": fabric.qos[p.qos_profile].cnp_dscp}
-                        for name, p in fabric.planes.items()},
-        "devices": devices,
-        "servers": servers,
-        "ib_planes": ib_planes,
-        "cabling": CABLING,
-    }
-    result.artifacts.append(Artifact(MANIFEST, json.dumps(manifest, indent=1) + "\n"))
+    manifest = Manifest(
+        generator=f"dualrail-net {__version__}", fabric=fabric.name, planes=list(fabric.planes),
+        routed_prefixes={name: p.routed_prefixes for name, p in fabric.planes.items()},
+        pools={name: p.pools for name, p in fabric.planes.items()},
+        qos_markers={name: QosMarkers(fabric.qos[p.qos_profile].roce_dscp, fabric.qos[p.qos_profile].cnp_dscp)
+                     for name, p in fabric.planes.items()},
+        devices=devices, servers=servers, ib_planes=ib_planes, cabling=CABLING)
+    result.artifacts.append(Artifact(MANIFEST, manifest.dumps()))
     return result
 
 

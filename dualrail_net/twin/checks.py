@@ -3,13 +3,13 @@ and that the planes are isolated."""
 
 from __future__ import annotations
 
-import ipaddress
-import json
 import time
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+from dualrail_net.manifest import Manifest
+from dualrail_net.planes import PlanePools
 from dualrail_net.twin import frr, netlink
 from dualrail_net.twin.lifecycle import load_state, plan_from_state, rundir
 from dualrail_net.twin.plan import TwinPlan
@@ -31,9 +31,8 @@ class TwinView:
     def __init__(self, state: dict[str, Any]) -> None:
         self.plan: TwinPlan = plan_from_state(state)
         self.output = Path(self.plan.output)
-        self.manifest = json.loads((self.output / "manifest.json").read_text())
-        self.pools = {p: [ipaddress.IPv4Network(v) for v in pools.values()]
-                      for p, pools in self.manifest["pools"].items()}
+        self.manifest = Manifest.load(self.output)
+        self.plane_pools = PlanePools.of_manifest(self.manifest.pools)
         # a twin brought up with --no-servers has no server namespaces to probe from
         self.servers_up = bool(state.get("servers_up", True))
         running = self.plan.servers if self.servers_up else []
@@ -50,11 +49,7 @@ class TwinView:
             self.frr[sw.ns] = dev
 
     def plane_of(self, address: str) -> str | None:
-        ip = ipaddress.IPv4Network(address, strict=False)
-        for plane, nets in self.pools.items():
-            if any(ip.subnet_of(n) for n in nets):
-                return str(plane)
-        return None
+        return self.plane_pools.plane_of_address(address)
 
     def server_ports(self, server: str) -> list[tuple[str, str, str]]:
         """(ifname, ip, plane) of a server's NIC ports."""

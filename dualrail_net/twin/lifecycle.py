@@ -16,6 +16,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from dualrail_net.manifest import Manifest, ManifestError
 from dualrail_net.twin import frr, sshd
 from dualrail_net.twin.plan import NS_PREFIX, Cable, SwitchNs, TwinPlan, build_plan
 from dualrail_net.twin.shell import TwinError, in_ns, ip_batch, link_names, run
@@ -157,8 +158,10 @@ def up(output: Path, progress: Progress | None = None, workers: int = 6, servers
     `ip -batch` (for large twins; refuses any attribute it does not know)."""
     require_root()
     say = progress or (lambda _m: None)
-    if not (output / "manifest.json").exists():
-        raise TwinError(f"{output}/manifest.json not found: run `dualrail render` first")
+    try:
+        Manifest.load(output)
+    except ManifestError as exc:
+        raise TwinError(str(exc)) from None
     if load_state() or our_namespaces() or "drm0" in link_names():
         say("cleaning up a previous twin")
         down()

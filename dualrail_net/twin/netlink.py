@@ -1,8 +1,8 @@
 """Read a namespace's kernel routing table over rtnetlink, without starting a process.
 
 Convergence polling reads the kernel table of every leaf several times a second; one `ip -j route`
-per leaf costs ~8 ms of process start each (1.6-2.6 s per pass on a loaded 144-switch twin), a
-netlink dump costs well under 1 ms. The answer has the shape of `ip -j route show` (main table)
+per leaf pays a process start each, which dominates a pass on a large twin; a netlink dump costs
+almost nothing (figures: docs/performance.md). The answer has the shape of `ip -j route show` (main table)
 for the fields the twin checks use: dst, gateway, nexthops, protocol, type."""
 
 from __future__ import annotations

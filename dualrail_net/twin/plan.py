@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import csv
 import ipaddress
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from dualrail_net.manifest import Manifest
 from dualrail_net.verify.parsers.ifupdown import read_interfaces
 
 NS_PREFIX = "drt-"
@@ -62,17 +62,16 @@ def ns_name(device: str, vrf: str | None = None) -> str:
 
 
 def build_plan(output: Path) -> TwinPlan:
-    manifest = json.loads((output / "manifest.json").read_text())
-    rows = list(csv.DictReader((output / manifest.get("cabling", "resolved/cabling.csv")).open()))
+    manifest = Manifest.load(output)
+    rows = list(csv.DictReader(manifest.cabling_path(output).open()))
     output = output.resolve()
-    plan = TwinPlan(output=str(output), planes=list(manifest["planes"]))
+    plan = TwinPlan(output=str(output), planes=list(manifest.planes))
     port_ns: dict[tuple[str, str], str] = {}
-    for name, meta in manifest["devices"].items():
-        twin_dir = meta.get("twin_dir", meta["dir"])
-        folder = output / twin_dir
-        if meta.get("plane"):
-            sw = SwitchNs(ns_name(name), name, meta["plane"], meta["role"], str(folder),
-                          mgmt_address=meta.get("mgmt_address"), substitute=twin_dir != meta["dir"])
+    for name, meta in manifest.devices.items():
+        folder = output / meta.twin_dir
+        if meta.plane:
+            sw = SwitchNs(ns_name(name), name, meta.plane, meta.role, str(folder),
+                          mgmt_address=meta.mgmt_address, substitute=meta.twin_dir != meta.dir)
             plan.switches.append(sw)
             continue
         ifaces = read_interfaces((folder / "interfaces").read_text()).interfaces
@@ -83,15 +82,15 @@ def build_plan(output: Path) -> TwinPlan:
                     vrf_plane[ifaces[port].vrf or ""] = row["plane"]
                     port_ns[(dev, port)] = ns_name(name, ifaces[port].vrf)
         for i, (vrf, plane) in enumerate(sorted(vrf_plane.items())):
-            plan.switches.append(SwitchNs(ns_name(name, vrf), name, plane, meta["role"], str(folder), vrf=vrf,
-                                          mgmt_address=meta.get("mgmt_address") if i == 0 else None))
-    for name, meta in manifest.get("servers", {}).items():
-        plan.servers.append(ServerNs(ns_name(name), name, str(output / meta["dir"])))
+            plan.switches.append(SwitchNs(ns_name(name, vrf), name, plane, meta.role, str(folder), vrf=vrf,
+                                          mgmt_address=meta.mgmt_address if i == 0 else None))
+    for name, server in manifest.servers.items():
+        plan.servers.append(ServerNs(ns_name(name), name, str(output / server.dir)))
     for row in rows:
         a_ns = port_ns.get((row["a_device"], row["a_port"]), ns_name(row["a_device"]))
         b_ns = port_ns.get((row["b_device"], row["b_port"]), ns_name(row["b_device"]))
         plan.cables.append(Cable(a_ns, row["a_port"], b_ns, row["b_port"], row["plane"], row["kind"]))
-    mgmt = [m.get("mgmt_address") for m in manifest["devices"].values() if m.get("mgmt_address")]
+    mgmt = [m.mgmt_address for m in manifest.devices.values() if m.mgmt_address]
     if mgmt:
         plan.mgmt_network = str(ipaddress.IPv4Interface(mgmt[0]).network)
     return plan

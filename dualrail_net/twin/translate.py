@@ -62,7 +62,7 @@ SUPPORTED_ATTRIBUTES = {"address", "mtu", "alias", "vrf", "vrf-table", "link-dow
 
 def interfaces_to_ip_batch(text: str, present: set[str] | None = None) -> list[str]:
     """A faithful, refuse-what-you-do-not-know translation of an ifupdown2 interfaces file into
-    `ip -batch` lines, for large twins where ifupdown2's ~0.4 s per namespace dominates bring-up.
+    `ip -batch` lines, for large twins where ifupdown2's per-namespace start dominates bring-up.
     Unlike ifupdown2 (which skips unknown attributes silently) an unknown attribute is an error."""
     commands: list[str] = []
     for st in parse_stanzas(text):

@@ -1,6 +1,6 @@
 """Every endpoint's address as numpy arrays, for the checks that compare addresses fabric-wide.
 
-A Python pass over the 1.2M endpoints of a 100k-GPU fabric costs 1-2 s per check; the same test
+A Python pass over the million endpoints of a large fabric costs seconds per check; the same test
 over arrays costs milliseconds. The checks use the arrays as an exact prefilter: they find the few
 endpoints (or subnets) that can produce a finding, then run their plain per-endpoint logic on those
 alone, so the findings are the ones that logic gives over every endpoint.

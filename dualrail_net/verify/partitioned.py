@@ -8,8 +8,9 @@ them, and a forked child that reads objects made before the fork copies every pa
   and the cabling plan, and runs every other check;
 * the **routing side** (a new interpreter, ``python -m dualrail_net.verify.partitioned``) reads the
   switches' routing parts (frr.conf; a one-file platform such as EOS whole) and the cabling plan,
-  and runs the ROUTING_CHECKS (the BGP sessions and what is computed from them and the other
-  routing parts) and the EITHER_SIDE checks, which read what both sides hold.
+  and runs the checks that declare they read routing parts or sessions (``@check(reads=...)``:
+  side "routing") and those that read only what both sides hold (side "either": this side has
+  less else to do, it finishes first at 100k GPUs).
 
 What crosses, in plain types: down, each switch's addressed ports (name, addresses, VRF, loopback)
 and VRF tables, then each server's addressed ports (the routing side's topology needs every
@@ -17,8 +18,8 @@ address, and the base side reads them anyway); up, each switch's hostname, VRF n
 instance names as its routing part gives them (the base side's topology needs every routing
 instance), the cabling plan's columns (the routing side reads it while it waits for the servers;
 unmarshalling is half the reading), then the routing side's findings. Each side's snapshot leaves what it did not read as
-``Elsewhere`` values, which refuse to be read, so a check placed on the wrong side fails loudly
-instead of passing on empty data. The results are those of ``run_checks`` on the whole snapshot,
+``Elsewhere`` values, which refuse to be read, so a check whose declared reads are wrong fails
+loudly instead of passing on empty data. The results are those of ``run_checks`` on the whole snapshot,
 in registry order (tests compare both on every mutation)."""
 
 from __future__ import annotations
@@ -41,7 +42,6 @@ from dualrail_net.gcpause import gc_paused
 from dualrail_net.verify.cabling import CablingPlan, read_cabling
 from dualrail_net.verify.findings import CheckResult
 from dualrail_net.verify.checks import (
-    ROUTING_CHECKS,
     CheckSpec,
     Context,
     registered,
@@ -49,12 +49,16 @@ from dualrail_net.verify.checks import (
     run_group,
 )
 from dualrail_net.verify.model import DeviceConfig, Interface, Qos, ServerConfig, ServerRoute, ServerRule
-from dualrail_net.verify.parallel import WorkerFailed
-from dualrail_net.verify.parsers import PlatformParser, add_routing, parse_server, platform_parser
+from dualrail_net.verify.parsers import add_routing, parse_server, platform_parser
+from dualrail_net.manifest import Manifest
 from dualrail_net.verify.snapshot import Snapshot, assemble, cabling_path, load_snapshot, read_manifest
 
 K = TypeVar("K")
 V = TypeVar("V")
+
+
+class WorkerFailed(Exception):
+    """The routing side of a two-sided verification died or raised (its traceback is in the message)."""
 
 
 class ElsewhereError(RuntimeError):
@@ -63,7 +67,7 @@ class ElsewhereError(RuntimeError):
 
 def _refuse(what: str) -> NoReturn:
     raise ElsewhereError(f"{what} is parsed on the other side of verification: the check that reads it "
-                         "belongs there (verify/partitioned.py, checks.ROUTING_CHECKS)")
+                         "declares the wrong reads (@check(reads=...), verify/checks/__init__.py)")
 
 
 class ElsewhereDict(dict[K, V]):
@@ -174,13 +178,13 @@ def _write_quietly(pipe: BinaryIO, kind: str, value: Any) -> None:
         pass
 
 
-# Checks that read only what both sides hold (the topology, the manifest, the cabling plan): they
-# run on the routing side, which had less else to do (it finished ~0.7 s before the base side at
-# 100k GPUs).
-EITHER_SIDE = ("ADDR-DUPLICATE-IP", "ADDR-OVERLAP", "ISO-FOREIGN-SUBNET", "SYM-COUNTS", "SYM-SPEED", "SYM-FIRMWARE")
 
-# From this many switches and servers two sides are faster than one (a 3-tier fabric of 1,024
-# switches and 768 servers: 0.42 s against 0.49 s; the new interpreter costs ~0.15 s).
+def on_routing_side(spec: CheckSpec) -> bool:
+    """From the check's declared reads: routing parts or sessions, or only what both sides hold."""
+    return spec.side in ("routing", "either")
+
+# From this many switches and servers two sides are faster than one: below it the new
+# interpreter's start costs more than the split saves (measured: docs/performance.md).
 TWO_SIDES_FROM = 1500
 
 
@@ -190,12 +194,12 @@ def check_folder(root: Path, only: set[str] | None = None, workers: int | None =
     TWO_SIDES_FROM switches and servers, or when ``workers`` = 2; else load_snapshot and
     run_checks in this process. The results are the same either way."""
     manifest = read_manifest(root)
-    size = len(manifest["devices"]) + len(manifest.get("servers", {}))
+    size = len(manifest.devices) + len(manifest.servers)
     if workers is None:
         workers = 2 if size >= TWO_SIDES_FROM and len(os.sched_getaffinity(0)) > 1 else 1
     if workers <= 1:
         started = time.monotonic()
-        snap = load_snapshot(root, workers=1)
+        snap = load_snapshot(root)
         if timings is not None:
             timings["parse"] = time.monotonic() - started
         return run_checks(snap, only, timings)
@@ -203,21 +207,19 @@ def check_folder(root: Path, only: set[str] | None = None, workers: int | None =
         return _check_in_two(root, manifest, only, timings)
 
 
-def _check_in_two(root: Path, manifest: dict[str, Any], only: set[str] | None,
+def _check_in_two(root: Path, manifest: Manifest, only: set[str] | None,
                   timings: dict[str, float] | None) -> list[CheckResult]:
     specs = registered(only)
-    on_routing_side = set(ROUTING_CHECKS) | set(EITHER_SIDE)
-    routing_specs = [spec for spec in specs if spec.id in on_routing_side]
-    base_specs = [spec for spec in specs if spec.id not in on_routing_side]
-    switches = list(manifest["devices"].items())
-    server_work = list(manifest.get("servers", {}).items())
-    parsers = [platform_parser(name, meta["platform"]) for name, meta in switches]
+    routing_specs = [spec for spec in specs if on_routing_side(spec)]
+    base_specs = [spec for spec in specs if not on_routing_side(spec)]
+    switches = list(manifest.devices.items())
+    server_work = list(manifest.servers.items())
+    parsers = [platform_parser(name, meta.platform) for name, meta in switches]
     up_read, up_write = os.pipe()  # routing side -> base side: instance names, cabling plan, findings
     down_read, down_write = os.pipe()  # base side -> routing side: the switches', then the servers' ports
     started = time.monotonic()
     # a new interpreter, not a fork: a forked child of a large process (``dualrail build`` holds the
     # fabric and its rendering) shares every page, and each side's first write to one copies it
-    # (first verification in such a process: 13 s instead of 10 s at 100k GPUs)
     package_root = str(Path(__file__).resolve().parents[2])
     paths = (package_root, os.environ.get("PYTHONPATH"))
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(path for path in paths if path)}
@@ -233,11 +235,11 @@ def _check_in_two(root: Path, manifest: dict[str, Any], only: set[str] | None,
     answered = False
     try:
         with os.fdopen(up_read, "rb") as up:
-            base = [parser.base(name, root / meta["dir"]) for parser, (name, meta) in zip(parsers, switches)]
-            # down in marshal's plain types (pickling 1M ports took 1 s, marshal 0.3 s)
+            base = [parser.base(name, root / meta.dir) for parser, (name, meta) in zip(parsers, switches)]
+            # down in marshal's plain types (a third of pickle's time for the 1M ports)
             outbox.put(marshal.dumps([(list(dev.vrfs.items()), _addressed_ports(dev.interfaces))
                                       for parser, dev in zip(parsers, base) if parser.routing]))
-            servers = [parse_server(name, root / meta["dir"]) for name, meta in server_work]
+            servers = [parse_server(name, root / meta.dir) for name, meta in server_work]
             outbox.put(marshal.dumps([(srv.name, _addressed_ports(srv.interfaces)) for srv in servers]))
             outbox.put(None)
             routing_names = iter(_read(up))
@@ -290,10 +292,10 @@ def _write_all(pipe: BinaryIO, outbox: queue.Queue[bytes | None]) -> None:
 def _routing_side(root: Path, specs: list[CheckSpec], up: BinaryIO, down: BinaryIO) -> None:
     started = time.monotonic()
     manifest = read_manifest(root)
-    switches = list(manifest["devices"].items())
-    parsers = [platform_parser(name, meta["platform"]) for name, meta in switches]
+    switches = list(manifest.devices.items())
+    parsers = [platform_parser(name, meta.platform) for name, meta in switches]
     # the routing parts; a platform without one is read whole here (its one file holds both)
-    parts = [parser.routing(name, root / meta["dir"]) if parser.routing else parser.base(name, root / meta["dir"])
+    parts = [parser.routing(name, root / meta.dir) if parser.routing else parser.base(name, root / meta.dir)
              for parser, (name, meta) in zip(parsers, switches)]
     names = [(part.hostname, list(part.vrfs), list(part.bgp)) for parser, part in zip(parsers, parts) if parser.routing]
     plan = read_cabling(cabling_path(root, manifest))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import xml.etree.ElementTree as ET
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
@@ -11,6 +10,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from dualrail_net.junit import Case
+from dualrail_net.junit import write_junit as write_cases
 from dualrail_net.verify.findings import CheckResult
 
 
@@ -52,20 +53,12 @@ def print_results(results: list[CheckResult], console: Console) -> None:
 
 
 def write_junit(results: list[CheckResult], path: Path, suite: str = "dualrail-verify") -> None:
-    failures = sum(1 for r in results if not r.passed and not r.skipped)
-    skipped = sum(1 for r in results if r.skipped)
-    root = ET.Element("testsuite", name=suite, tests=str(len(results)), failures=str(failures),
-                      skipped=str(skipped), time=f"{sum(r.seconds for r in results):.3f}")
+    """One test case per check: failed with its errors, skipped with the reason, else passed with
+    its warnings as output."""
+    cases = []
     for r in results:
-        case = ET.SubElement(root, "testcase", classname=suite, name=r.check, time=f"{r.seconds:.3f}")
-        if r.skipped:
-            ET.SubElement(case, "skipped", message=r.skipped)
-        elif r.errors:
-            fail = ET.SubElement(case, "failure", message=f"{len(r.errors)} error(s): {r.errors[0].message}")
-            fail.text = "\n".join(f"[{f.severity.value}] {','.join(f.devices)}: {f.message} ({f.why})"
-                                  for f in r.findings)
-        if r.findings and not r.errors:
-            out = ET.SubElement(case, "system-out")
-            out.text = "\n".join(f"[{f.severity.value}] {f.message}" for f in r.findings)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    ET.ElementTree(root).write(path, encoding="unicode", xml_declaration=True)
+        failure = f"{len(r.errors)} error(s): {r.errors[0].message}" if r.errors and not r.skipped else None
+        details = ("\n".join(f"[{f.severity.value}] {','.join(f.devices)}: {f.message} ({f.why})" for f in r.findings)
+                   if failure else "\n".join(f"[{f.severity.value}] {f.message}" for f in r.findings))
+        cases.append(Case(suite, r.check, r.seconds, failure, details, r.skipped or None))
+    write_cases(cases, path, suite)

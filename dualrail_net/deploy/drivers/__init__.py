@@ -1,11 +1,11 @@
-"""Device drivers: one per platform, each able to fetch, back up, diff, push, confirm, drain and
-roll back. ``driver_for`` picks one from a nornir host's ``run_platform``."""
+"""Device drivers: one per platform (in its plug-in folder), each implementing the contract in
+``base.py``. ``driver_for`` picks one from a nornir host's ``run_platform``."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from dualrail_net.deploy.drivers.base import Driver, PushRejected
+from dualrail_net.deploy.drivers.base import Driver, FirmwareDriver, PushRejected
 
 
 def driver_for(host: Any, connection: Any) -> Driver:
@@ -14,4 +14,4 @@ def driver_for(host: Any, connection: Any) -> Driver:
     return get_platform(host.data["run_platform"]).driver(host, connection)
 
 
-__all__ = ["Driver", "PushRejected", "driver_for"]
+__all__ = ["Driver", "FirmwareDriver", "PushRejected", "driver_for"]

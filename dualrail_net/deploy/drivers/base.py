@@ -1,10 +1,18 @@
-"""What every device driver can do."""
+"""The deploy-driver contract (NAPALM's lifecycle): load a full replacement and see the diff, commit
+it with a revert timer the *device* enforces, confirm it once the post-checks pass, discard it (or let
+the timer revert it) when they do not, roll back to a backup. Every platform's driver implements
+``Driver``; firmware is a separate protocol, ``FirmwareDriver``, checked with isinstance before a
+firmware run starts, so a platform without it is refused up front instead of failing mid-run."""
 
 from __future__ import annotations
 
 import difflib
+import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, runtime_checkable
+
+from dualrail_net.verify.model import DeviceConfig
 
 
 class PushRejected(Exception):
@@ -14,11 +22,66 @@ class PushRejected(Exception):
 class Driver(Protocol):
     name: str
 
-    def intended(self) -> dict[str, str]: ...
-    def fetch(self) -> dict[str, str]: ...
-    def push(self, files: dict[str, str]) -> None: ...
-    def health(self) -> list[str]: ...
-    def drain(self) -> None: ...
+    def intended(self) -> dict[str, str]:
+        """The rendered files this device should run (file name -> text)."""
+        ...
+
+    def fetch(self) -> dict[str, str]:
+        """The files the device runs now, by the same names (what a backup keeps)."""
+        ...
+
+    def load(self, files: dict[str, str]) -> str:
+        """Stage ``files`` as a full replacement and return the diff against what runs; nothing is
+        active yet. Raises PushRejected when the device refuses them (nothing staged remains)."""
+        ...
+
+    def commit(self, revert_after: float) -> None:
+        """Activate what load() staged. The device itself puts the previous configuration back after
+        ``revert_after`` seconds unless confirm() comes first (a lost session cannot strand it)."""
+        ...
+
+    def confirm(self) -> None:
+        """Make the last commit permanent (stop the revert timer)."""
+        ...
+
+    def discard(self) -> None:
+        """Drop what load() staged; after commit() and before confirm(): revert now."""
+        ...
+
+    def rollback(self, files: dict[str, str]) -> None:
+        """Replace the running configuration with ``files`` (a backup), at once and for good."""
+        ...
+
+    def health(self) -> list[str]:
+        """What is wrong now (BGP sessions not Established ...); empty when healthy."""
+        ...
+
+    def wait_healthy(self, timeout: float) -> list[str]:
+        """health(), polled until it is empty or ``timeout`` seconds have passed."""
+        ...
+
+    def drain(self) -> None:
+        """Make the fabric route around this device (it stays up)."""
+        ...
+
+    def undrain(self) -> None:
+        """Take the drain back."""
+        ...
+
+
+@runtime_checkable
+class FirmwareDriver(Protocol):
+    """A driver that can also change the device's operating system image."""
+
+    def running_version(self) -> str: ...
+    def install_image(self, image: str) -> None: ...
+    def reboot(self) -> None: ...
+
+
+def revert_timer(seconds: float) -> str:
+    """``seconds`` as HH:MM:SS (at least one second): the commit timer's spelling on EOS."""
+    total = max(1, int(round(seconds)))
+    return f"{total // 3600:02d}:{total % 3600 // 60:02d}:{total % 60:02d}"
 
 
 def unified_diff(running: dict[str, str], intended: dict[str, str]) -> str:
@@ -40,3 +103,26 @@ def write_backup(folder: Path, files: dict[str, str]) -> Path:
 
 def read_backup(folder: Path) -> dict[str, str]:
     return {p.name: p.read_text() for p in sorted(folder.iterdir()) if p.is_file()}
+
+
+def poll_healthy(health: Callable[[], list[str]], timeout: float, interval: float = 1.0) -> list[str]:
+    """``health()`` until it finds nothing or ``timeout`` seconds have passed: what wait_healthy is."""
+    deadline = time.monotonic() + timeout
+    while True:
+        problems = health()
+        if not problems or time.monotonic() > deadline:
+            return problems
+        time.sleep(interval)
+
+
+def prepend_commands(dev: DeviceConfig, drain: bool) -> list[str]:
+    """The route-map lines that drain a switch (prepend its ASN three times on every entry of every
+    out-policy) or take the drain back; the same CLI on FRR and EOS."""
+    cmds: list[str] = []
+    for inst in dev.bgp.values():
+        for name in sorted({n.route_map_out for n in inst.neighbors.values() if n.route_map_out}):
+            for entry in dev.route_maps.get(name, []):
+                cmds += [f"route-map {name} {entry.action} {entry.seq}",
+                         f"set as-path prepend {inst.asn} {inst.asn} {inst.asn}" if drain
+                         else "no set as-path prepend", "exit"]
+    return cmds

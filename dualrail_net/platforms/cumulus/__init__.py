@@ -31,7 +31,9 @@ class Cumulus:
     twin_substitute: str | None = None
     deploy_paths = {"frr_conf": "/etc/frr/frr.conf", "interfaces": "/etc/network/interfaces",
                     "frr_dir": "/etc/frr", "vty_socket": None,
-                    "qos": "/etc/cumulus/datapath/qos/qos_features.conf"}
+                    "qos": "/etc/cumulus/datapath/qos/qos_features.conf",
+                    # where the driver keeps its revert job (script, token, pid) between commit and confirm
+                    "state_dir": "/var/lib/dualrail"}
 
     def port_name(self, number: int) -> str:
         return f"swp{number}"

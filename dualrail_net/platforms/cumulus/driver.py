@@ -7,15 +7,18 @@ the previous files (the caller backs them up first) so rollback is a push of the
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 from typing import Any
 
-from dualrail_net.deploy.drivers.base import PushRejected
+from dualrail_net.deploy.drivers.base import PushRejected, poll_healthy, prepend_commands, unified_diff
 from dualrail_net.verify.model import DeviceConfig
 from dualrail_net.verify.parsers.frr import parse_frr
 
 FRR_RELOAD = "/usr/lib/frr/frr-reload.py"
+# the files a Cumulus switch takes, by the deploy_paths key of their location
+MANAGED = (("frr.conf", "frr_conf"), ("interfaces", "interfaces"), ("qos_features.conf", "qos"))
+STAGED, PREVIOUS = ".dualrail-new", ".dualrail-prev"
+REVERT_SCRIPT, REVERT_TOKEN, REVERT_PID = "revert.sh", "revert-pending", "revert.pid"
 
 
 class CumulusDriver:
@@ -52,49 +55,146 @@ class CumulusDriver:
         except OSError as exc:
             raise PushRejected(f"{self.name}: upload of {dest} failed: {exc}") from exc
 
+    # -- what is managed ---------------------------------------------------------------------------
+    def _managed(self) -> list[tuple[str, str]]:
+        """(file name, path on the device) of every file this device takes: in the twin only what
+        the twin runs (no switchd there, so no qos_features.conf)."""
+        return [(name, str(self.paths[key])) for name, key in MANAGED if self.paths.get(key)]
+
+    def _state(self, name: str) -> str:
+        return f"{self.paths.get('state_dir') or '/var/lib/dualrail'}/{name}"
+
     # -- driver API ------------------------------------------------------------------------------
     def intended(self) -> dict[str, str]:
         folder = Path(self.host.data["twin_dir"] if self.twin else self.host.data["device_dir"])
-        return {name: (folder / name).read_text() for name in ("frr.conf", "interfaces")}
+        return {name: (folder / name).read_text() for name, _path in self._managed()}
 
     def fetch(self) -> dict[str, str]:
         out = {}
-        for name, key in (("frr.conf", "frr_conf"), ("interfaces", "interfaces")):
-            rc, text = self._run(f"cat {self.paths[key]}")
+        for name, path in self._managed():
+            rc, text = self._run(f"cat {path}")
             out[name] = text.lstrip("\n") if rc == 0 else ""
         return out
 
-    def push(self, files: dict[str, str]) -> None:
-        frr_path = str(self.paths["frr_conf"])
+    def load(self, files: dict[str, str]) -> str:
+        """Stage every file that differs as <path>.dualrail-new; return the diff against the running files."""
         running = self.fetch()
-        if "frr.conf" in files and files["frr.conf"] != running.get("frr.conf"):
-            staged = frr_path + ".dualrail-new"
-            self._upload(files["frr.conf"], staged)
+        self._staged = {name: text for name, text in files.items() if text != running.get(name)}
+        for name, path in self._managed():
+            if name in self._staged:
+                self._upload(self._staged[name], path + STAGED)
+        return unified_diff(running, {**running, **files})
+
+    def commit(self, revert_after: float) -> None:
+        """Keep the running files as <path>.dualrail-prev, apply the staged ones, then arm a revert job
+        on the switch: unless confirm() removes its token within ``revert_after`` seconds, it puts the
+        previous files back and applies them (the switch reverts itself; no session needed)."""
+        staged = getattr(self, "_staged", {})
+        paths = dict(self._managed())
+        self._run(f"mkdir -p {self._state('')}")
+        for name, path in paths.items():
+            self._run(f"cp -p {path} {path}{PREVIOUS} 2>/dev/null || : > {path}{PREVIOUS}")
+        try:
+            self._apply({name: text for name, text in staged.items() if name in paths}, from_staged=True)
+        except PushRejected:
+            self._revert_now(paths)
+            raise
+        self._upload(self._revert_script(paths), self._state(REVERT_SCRIPT))
+        token, pidfile = self._state(REVERT_TOKEN), self._state(REVERT_PID)
+        rc, out = self._run(f"touch {token} && (nohup sh -c 'sleep {max(1, int(revert_after))}; "
+                            f"sh {self._state(REVERT_SCRIPT)}' >/dev/null 2>&1 & echo $! > {pidfile})")
+        if rc != 0:
+            self._revert_now(paths)
+            raise PushRejected(f"{self.name}: cannot arm the revert timer: {out.strip()[-200:]}")
+        self._staged = {}
+
+    def confirm(self) -> None:
+        pidfile = self._state(REVERT_PID)
+        rc, out = self._run(f"rm -f {self._state(REVERT_TOKEN)} && {{ kill $(cat {pidfile}) 2>/dev/null; "
+                            f"rm -f {pidfile}; true; }}")
+        if rc != 0:
+            raise PushRejected(f"{self.name}: confirm failed: {out.strip()[-200:]}")
+
+    def discard(self) -> None:
+        paths = dict(self._managed())
+        rc, _ = self._run(f"test -f {self._state(REVERT_TOKEN)}")
+        if rc == 0:  # committed and not confirmed: revert now instead of waiting for the timer
+            self._run(f"kill $(cat {self._state(REVERT_PID)}) 2>/dev/null; true")
+            self._revert_now(paths)
+        for path in paths.values():
+            self._run(f"rm -f {path}{STAGED}")
+        self._staged = {}
+
+    def rollback(self, files: dict[str, str]) -> None:
+        self._apply(files, from_staged=False)
+
+    def _revert_now(self, paths: dict[str, str]) -> None:
+        self._upload(self._revert_script(paths), self._state(REVERT_SCRIPT))
+        rc, out = self._run(f"touch {self._state(REVERT_TOKEN)} && sh {self._state(REVERT_SCRIPT)}", timeout=300)
+        if rc != 0:
+            raise PushRejected(f"{self.name}: revert failed: {out.strip()[-300:]}")
+
+    def _revert_script(self, paths: dict[str, str]) -> str:
+        """The script the switch runs to put the previous files back (by the timer or by discard):
+        a no-op once confirm() has removed its token."""
+        lines = ["#!/bin/sh", f"[ -f {self._state(REVERT_TOKEN)} ] || exit 0", f"rm -f {self._state(REVERT_TOKEN)}"]
+        for name, path in paths.items():
+            lines.append(f"cp -p {path}{PREVIOUS} {path}")
+            lines += self._apply_commands(name, path)
+        lines.append("exit 0")
+        return "\n".join(lines) + "\n"
+
+    def _apply_commands(self, name: str, path: str) -> list[str]:
+        """Shell lines that make the device run ``path`` (file ``name``)."""
+        if name == "frr.conf":
             opts = ""
             if self.twin:
                 d = self.paths["frr_dir"]
                 opts = f"--bindir /usr/bin --confdir {d} --rundir {d} --vty_socket {self.paths['vty_socket']}"
-            rc, out = self._run(f"python3 {FRR_RELOAD} --reload --stdout {opts} {staged}", timeout=300)
-            # "Failed to execute" lines are frr-reload retrying shorter "no" forms; the exit code and
-            # its own validation message are what say the new file was refused.
-            if rc != 0 or "vtysh failed to process new configuration" in out:
-                # frr-reload applies nothing it could not parse; put the running file back to be sure
-                self._run(f"rm -f {staged}")
-                raise PushRejected(f"{self.name}: FRR rejected the config: {out.strip()[-300:]}")
-            self._run(f"mv {staged} {frr_path}")
+            out = [f"python3 {FRR_RELOAD} --reload --stdout {opts} {path} >/dev/null 2>&1"]
+            if self.twin:  # frr-reload removes the twin's runtime settings: put them back
+                out.append(f"cat {self.paths['frr_dir']}/*-twin.conf 2>/dev/null | while read -r l; do "
+                           f"[ -n \"$l\" ] && {self._vtysh()} -c 'configure terminal' -c \"$l\" >/dev/null; done")
+            return out
+        if name == "interfaces":
             if self.twin:
-                self._restore_twin_settings()
-        if "interfaces" in files and files["interfaces"] != running.get("interfaces"):
-            path = str(self.paths["interfaces"])
-            self._upload(files["interfaces"], path)
-            if self.twin:
-                cmd = (f"unshare -m sh -c 'mkdir -p /run/network && mount -t tmpfs none /run/network && "
-                       f"ifup -a -i {path}'")
-            else:
-                cmd = "ifreload -a"
-            rc, out = self._run(cmd, timeout=300)
+                return [f"unshare -m sh -c 'mkdir -p /run/network && mount -t tmpfs none /run/network && "
+                        f"ifup -a -i {path}' >/dev/null 2>&1"]
+            return ["ifreload -a >/dev/null 2>&1"]
+        if name == "qos_features.conf":
+            return ["systemctl reload switchd.service >/dev/null 2>&1"]
+        return []
+
+    def _apply(self, files: dict[str, str], from_staged: bool) -> None:
+        """Make the device run ``files`` (those that differ from what runs): frr-reload applies
+        nothing of a file FRR refuses; interfaces and QoS are applied by their own services."""
+        running = self.fetch()
+        for name, path in self._managed():
+            if name not in files or files[name] == running.get(name):
+                continue
+            staged = path + STAGED
+            if not from_staged:
+                self._upload(files[name], staged)
+            if name == "frr.conf":
+                opts = ""
+                if self.twin:
+                    d = self.paths["frr_dir"]
+                    opts = f"--bindir /usr/bin --confdir {d} --rundir {d} --vty_socket {self.paths['vty_socket']}"
+                rc, out = self._run(f"python3 {FRR_RELOAD} --reload --stdout {opts} {staged}", timeout=300)
+                # "Failed to execute" lines are frr-reload retrying shorter "no" forms; the exit code and
+                # its own validation message are what say the new file was refused.
+                if rc != 0 or "vtysh failed to process new configuration" in out:
+                    self._run(f"rm -f {staged}")
+                    raise PushRejected(f"{self.name}: FRR rejected the config: {out.strip()[-300:]}")
+                self._run(f"mv {staged} {path}")
+                if self.twin:
+                    self._restore_twin_settings()
+                continue
+            self._run(f"mv {staged} {path}")
+            command = " && ".join(c.replace(" >/dev/null 2>&1", "") for c in self._apply_commands(name, path))
+            rc, out = self._run(command, timeout=300)
             if rc != 0:
-                raise PushRejected(f"{self.name}: interfaces reload failed: {out.strip()[-300:]}")
+                raise PushRejected(f"{self.name}: {name} reload failed: {out.strip()[-300:]}")
 
     def _restore_twin_settings(self) -> None:
         """The twin's runtime settings (its <daemon>-twin.conf start-up files) are not part of the
@@ -116,13 +216,8 @@ class CumulusDriver:
                     for addr in sorted(expected) if peers.get(addr, {}).get("state") != "Established"]
         return problems
 
-    def wait_healthy(self, timeout: float = 60) -> list[str]:
-        deadline = time.monotonic() + timeout
-        while True:
-            problems = self.health()
-            if not problems or time.monotonic() > deadline:
-                return problems
-            time.sleep(1)
+    def wait_healthy(self, timeout: float) -> list[str]:
+        return poll_healthy(self.health, timeout)
 
     def _expected_neighbors(self) -> set[str]:
         dev = DeviceConfig(self.name, "cumulus")
@@ -156,18 +251,19 @@ class CumulusDriver:
 
     def drain(self) -> None:
         """Make the fabric route around this switch before it changes: prepend our ASN three times
-        on everything we advertise (the rendered out-policy still filters first). Pushing the rendered
-        config afterwards removes the drain (undrain = converge to the rendered config)."""
+        on everything we advertise (the rendered out-policy still filters first). Committing the
+        rendered config afterwards removes the drain too (it has no prepend)."""
+        self._prepend(drain=True)
+
+    def undrain(self) -> None:
+        self._prepend(drain=False)
+
+    def _prepend(self, drain: bool) -> None:
         dev = DeviceConfig(self.name, "cumulus")
         parse_frr(self.intended()["frr.conf"], dev)
-        cmds = ["configure terminal"]
-        for inst in dev.bgp.values():
-            for name in {n.route_map_out for n in inst.neighbors.values() if n.route_map_out}:
-                for entry in dev.route_maps.get(name, []):
-                    cmds += [f"route-map {name} {entry.action} {entry.seq}",
-                             f"set as-path prepend {inst.asn} {inst.asn} {inst.asn}", "exit"]
+        cmds = ["configure terminal", *prepend_commands(dev, drain)]
         args = " ".join(f"-c '{c}'" for c in cmds)
         rc, out = self._run(f"{self._vtysh()} {args}")
         if rc != 0:
-            raise PushRejected(f"{self.name}: drain failed: {out.strip()[:200]}")
+            raise PushRejected(f"{self.name}: {'drain' if drain else 'undrain'} failed: {out.strip()[:200]}")
         self._run(f"{self._vtysh()} -c 'clear bgp * soft out'")

@@ -1,9 +1,11 @@
 """Arista EOS with netmiko's ``arista_eos`` driver and a configuration session.
 
-netmiko has no commit/session helpers for EOS, so the sequence is explicit: ``configure session``,
-``rollback clean-config`` + the rendered running-config (a full replace), ``show session-config
-diffs`` (kept for the journal), ``commit timer`` (EOS rolls back by itself unless confirmed), then
-``configure session NAME commit`` once the post-checks pass. No EOS runs here: the tests drive this
+netmiko has no commit/session helpers for EOS, so the sequence is explicit: load = ``configure
+session`` + ``rollback clean-config`` + the rendered running-config (a full replace) + ``show
+session-config diffs`` (kept for the journal); commit = ``commit timer`` (EOS rolls back by itself
+unless confirmed); confirm = ``configure session NAME commit`` once the post-checks pass; discard =
+``configure session NAME abort``. EOS has no firmware driver here: it does not implement
+``FirmwareDriver``, so a firmware run refuses EOS devices before it starts. No EOS runs here: the tests drive this
 class against a recorded session transcript (RecordedEosConnection)."""
 
 from __future__ import annotations
@@ -13,9 +15,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from dualrail_net.deploy.drivers.base import PushRejected
+from dualrail_net.deploy.drivers.base import PushRejected, poll_healthy, prepend_commands, revert_timer
+from dualrail_net.platforms.eos.parse_config import parse_eos
+from dualrail_net.verify.model import DeviceConfig
 
-COMMIT_TIMER = "00:05:00"
 
 
 class EosDriver:
@@ -36,7 +39,8 @@ class EosDriver:
         return [line.rstrip() for line in text.splitlines()
                 if line.strip() and not line.lstrip().startswith("!") and line.strip() != "end"]
 
-    def push(self, files: dict[str, str]) -> None:
+    def load(self, files: dict[str, str]) -> str:
+        """A configuration session holding the full replacement; its diff is EOS's own."""
         cmds = [f"configure session {self.session}", "rollback clean-config", *self._lines(files["running-config"])]
         out = self.conn.send_config_set(cmds, enter_config_mode=False, exit_config_mode=False,
                                         cmd_verify=False)
@@ -44,7 +48,12 @@ class EosDriver:
             self.conn.send_command(f"configure session {self.session} abort")
             raise PushRejected(f"{self.name}: EOS rejected the config: {out.strip()[-200:]}")
         self.last_diff = self.conn.send_command("show session-config diffs")
-        out = self.conn.send_command(f"commit timer {COMMIT_TIMER}")
+        return self.last_diff
+
+    def commit(self, revert_after: float) -> None:
+        """``commit timer``: EOS commits the session and rolls it back by itself unless
+        ``configure session NAME commit`` (confirm) comes before the timer ends."""
+        out = self.conn.send_command(f"commit timer {revert_timer(revert_after)}")
         if "%" in out:
             self.conn.send_command(f"configure session {self.session} abort")
             raise PushRejected(f"{self.name}: commit failed: {out.strip()[:200]}")
@@ -54,11 +63,43 @@ class EosDriver:
         if "%" in out:
             raise PushRejected(f"{self.name}: confirm failed: {out.strip()[:200]}")
 
+    def discard(self) -> None:
+        """Abort the session: before commit it drops the staged change, during the commit timer it
+        rolls the change back now."""
+        out = self.conn.send_command(f"configure session {self.session} abort")
+        if "%" in out:
+            raise PushRejected(f"{self.name}: abort failed: {out.strip()[:200]}")
+
+    def rollback(self, files: dict[str, str]) -> None:
+        """A backup as a full replacement, committed at once (no timer: it is the known-good state)."""
+        session, self.session = self.session, f"{self.session}-rollback"
+        try:
+            self.load(files)
+            out = self.conn.send_command("commit")
+            if "%" in out:
+                self.conn.send_command(f"configure session {self.session} abort")
+                raise PushRejected(f"{self.name}: rollback commit failed: {out.strip()[:200]}")
+        finally:
+            self.session = session
+
     def health(self) -> list[str]:
         out = self.conn.send_command("show ip bgp summary")
         return [f"{self.name}: {m.group(1)} is {m.group(2)}"
                 for m in re.finditer(r"^\s*(\d+\.\d+\.\d+\.\d+)\s+\d+\s+\d+\s+.*?\s(Idle|Active|Connect|OpenSent|"
                                      r"OpenConfirm)\b", out, re.MULTILINE)]
 
+    def wait_healthy(self, timeout: float) -> list[str]:
+        return poll_healthy(self.health, timeout)
+
     def drain(self) -> None:
-        self.conn.send_config_set(["router bgp", "bgp graceful-shutdown"], cmd_verify=False)
+        """Prepend our ASN three times on everything the out-policies advertise (as on Cumulus), in
+        the running configuration; the next full replace takes it away again."""
+        self.conn.send_config_set(self._prepend_commands(drain=True), cmd_verify=False)
+
+    def undrain(self) -> None:
+        self.conn.send_config_set(self._prepend_commands(drain=False), cmd_verify=False)
+
+    def _prepend_commands(self, drain: bool) -> list[str]:
+        dev = DeviceConfig(self.name, "eos")
+        parse_eos(self.intended()["running-config"], dev)
+        return prepend_commands(dev, drain)

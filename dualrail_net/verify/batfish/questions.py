@@ -170,7 +170,7 @@ def run_suite(session: Any, snapshot_dir: Path, snap: Snapshot) -> list[CheckRes
                 pathConstraints=PathConstraints(startLocation=start),
                 headers=HeaderConstraints(srcIps=mine, dstIps=others), actions="SUCCESS").answer().frame(),
             plane, "a flow between planes means they are not isolated"))
-        leaves = ",".join(n for n in _nodes_of(planes, plane) if snap.meta(n).get("role") == "leaf")
+        leaves = ",".join(n for n in _nodes_of(planes, plane) if (m := snap.meta(n)) is not None and m.role == "leaf")
         ask("BF-REACH-INTRA-PLANE", lambda: translate_flows(
             "BF-REACH-INTRA-PLANE", q.reachability(
                 pathConstraints=PathConstraints(startLocation=leaves),

@@ -14,6 +14,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from dualrail_net.manifest import Manifest
 from dualrail_net.outdir import write_owned
 from dualrail_net.platforms import get_platform, platform_names
 from dualrail_net.verify.parsers.ifupdown import read_interfaces
@@ -21,20 +22,20 @@ from dualrail_net.verify.parsers.ifupdown import read_interfaces
 def export_snapshot(out: Path, dest: Path) -> dict[str, Any]:
     """Write the snapshot of the rendered folder ``out`` into ``dest``, a folder we own (a new or empty
     one, or an earlier snapshot: ``outdir.write_owned``; never the rendered folder itself)."""
-    manifest = json.loads((out / "manifest.json").read_text())
+    manifest = Manifest.load(out)
     files: dict[str, str | bytes] = {}
     counts = {name: 0 for name in platform_names()} | {"hosts": 0, "edges": 0}
-    for name, meta in manifest["devices"].items():
-        files.update(get_platform(meta["platform"]).batfish_files(name, out / meta["dir"]))
-        counts[meta["platform"]] += 1
-    for name, meta in manifest.get("servers", {}).items():
-        ifaces = read_interfaces((out / meta["dir"] / "interfaces").read_text()).interfaces
+    for name, meta in manifest.devices.items():
+        files.update(get_platform(meta.platform).batfish_files(name, out / meta.dir))
+        counts[meta.platform] += 1
+    for name, server in manifest.servers.items():
+        ifaces = read_interfaces((out / server.dir / "interfaces").read_text()).interfaces
         host = {"hostname": name, "hostInterfaces": {
             n: {"name": n, "prefix": i.addresses[0]} for n, i in sorted(ifaces.items()) if i.addresses}}
         files[f"hosts/{name}.json"] = json.dumps(host, indent=1, sort_keys=True) + "\n"
         counts["hosts"] += 1
     edges = []
-    with (out / manifest.get("cabling", "resolved/cabling.csv")).open() as fh:
+    with manifest.cabling_path(out).open() as fh:
         for row in csv.DictReader(fh):
             a = {"hostname": row["a_device"], "interfaceName": row["a_port"]}
             b = {"hostname": row["b_device"], "interfaceName": row["b_port"]}

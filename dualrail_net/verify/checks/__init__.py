@@ -3,8 +3,11 @@
 
 from __future__ import annotations
 
+import functools
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, TypeVar, cast
@@ -105,7 +108,7 @@ class Context:
     @cached_property
     def device_plane(self) -> dict[str, str | None]:
         """The declared plane of each switch (None: a multi-plane device)."""
-        return {name: meta.get("plane") or None for name, meta in self.snap.manifest["devices"].items()}
+        return {name: meta.plane or None for name, meta in self.snap.manifest.devices.items()}
 
     @cached_property
     def cables(self) -> Cables:
@@ -159,34 +162,80 @@ class Context:
 CheckFn = Callable[[Context], list[Finding]]
 
 
+# What a check reads, declared with the check; where it runs and what is built for it follow.
+ROUTING = "routing"  # switches' routing parts: BGP, prefix lists, route maps, static routes, VRF imports
+SESSIONS = "sessions"  # the BGP sessions paired from the routing parts (Topology.sessions)
+BASE = "base"  # what only the base parts hold: QoS, server policy routes and rules, L2 bridges
+TOPOLOGY = "topology"  # what every side holds: addresses and endpoints, the manifest, the cabling plan
+PARTS = frozenset({ROUTING, SESSIONS, BASE, TOPOLOGY})
+
+
 @dataclass(frozen=True)
 class CheckSpec:
     id: str
     title: str
     fn: CheckFn
+    reads: frozenset[str] = frozenset({TOPOLOGY})
+
+    @property
+    def side(self) -> str:
+        """Where verify/partitioned.py runs it: "routing" (where the routing parts are parsed),
+        "base", or "either" (it reads only what both hold)."""
+        if self.reads & {ROUTING, SESSIONS}:
+            return "routing"
+        return "base" if BASE in self.reads else "either"
+
+    @property
+    def needs_sessions(self) -> bool:
+        return SESSIONS in self.reads
 
 
 REGISTRY: list[CheckSpec] = []
 
 
-def check(check_id: str, title: str) -> Callable[[CheckFn], CheckFn]:
+def check(check_id: str, title: str, reads: frozenset[str] | set[str] = frozenset({TOPOLOGY})) \
+        -> Callable[[CheckFn], CheckFn]:
+    """Register a check. ``reads``: the parts of the folder it reads (ROUTING, SESSIONS, BASE,
+    TOPOLOGY); a check cannot read both routing parts and base-only parts (no side holds both)."""
+    declared = frozenset(reads)
+    if not declared or declared - PARTS:
+        raise ValueError(f"{check_id}: reads must be a subset of {sorted(PARTS)}, not {sorted(declared)}")
+    if declared & {ROUTING, SESSIONS} and BASE in declared:
+        raise ValueError(f"{check_id} reads routing parts and base-only parts: no side of verification "
+                         "holds both; split the check")
+
     def wrap(fn: CheckFn) -> CheckFn:
-        REGISTRY.append(CheckSpec(check_id, title, fn))
-        return fn
+        @functools.wraps(fn)
+        def run(ctx: Context) -> list[Finding]:
+            with running(check_id):  # its findings carry its id, however it is called
+                return fn(ctx)
+        REGISTRY.append(CheckSpec(check_id, title, run, declared))
+        return run
     return wrap
 
 
-def finding(check_id: str, devices: list[str] | tuple[str, ...], plane: str | None, message: str, why: str,
+_RUNNING: ContextVar[str] = ContextVar("running_check")
+
+
+@contextmanager
+def running(check_id: str) -> Iterator[None]:
+    """Findings made inside carry ``check_id`` (run_group wraps every check in it; a test that
+    calls a check's logic directly does too)."""
+    token = _RUNNING.set(check_id)
+    try:
+        yield
+    finally:
+        _RUNNING.reset(token)
+
+
+def finding(devices: list[str] | tuple[str, ...], plane: str | None, message: str, why: str,
             severity: Severity = Severity.ERROR) -> Finding:
+    """A finding of the running check (its id comes from the check, never from the call site)."""
+    try:
+        check_id = _RUNNING.get()
+    except LookupError:
+        raise RuntimeError("finding() outside a running check: wrap the call in checks.running(ID)") from None
     return Finding(check_id, severity, tuple(devices), plane or "", message, why)
-
-
-# The checks that read the BGP sessions (paired lazily: Topology.sessions).
-SESSION_CHECKS = ("BGP-PEER-MISMATCH", "BGP-ONE-SIDED", "BGP-SESSION-MISSING", "ECMP-MAX-PATHS",
-                  "ECMP-MULTIPATH-RELAX", "ISO-ROUTE-LEAK", "ADDR-LOOPBACK-NOT-ADVERTISED")
-# The checks that read a switch's routing part (parsers.ROUTING_FIELDS: BGP, policy, static routes)
-# or the sessions: verify/partitioned.py runs them where the routing parts are parsed.
-ROUTING_CHECKS = SESSION_CHECKS + ("ISO-CROSS-PLANE-BGP", "ISO-VRF-LEAK", "BGP-ROUTER-ID-DUP")
 
 
 def registered(only: set[str] | None = None) -> list[CheckSpec]:
@@ -207,7 +256,7 @@ def run_group(ctx: Context, group: list[CheckSpec]) -> tuple[list[CheckResult], 
     """Run ``group`` in this process: its results, and what building the topology took."""
     # nearly every check reads the topology: build it first, outside any check's time
     topo = ctx.topo
-    if any(spec.id in SESSION_CHECKS for spec in group):
+    if any(spec.needs_sessions for spec in group):
         _ = topo.sessions
     results = []
     for spec in group:

@@ -6,24 +6,26 @@ from __future__ import annotations
 import numpy as np
 
 from dualrail_net.verify.arrays import distinct
-from dualrail_net.verify.checks import Context, check, finding
+from dualrail_net.verify.checks import BASE, Context, ROUTING, SESSIONS, TOPOLOGY, check, finding
 from dualrail_net.verify.findings import Finding
 from dualrail_net.verify.ipfast import net_str, network_array, parse_addresses
 from dualrail_net.verify.topology import Endpoint
 
 
-@check("ADDR-DUPLICATE-IP", "no IP address is configured twice")
+@check("ADDR-DUPLICATE-IP", "no IP address is configured twice",
+       reads={TOPOLOGY})
 def duplicate_ips(ctx: Context) -> list[Finding]:
     out = []
     for ip, eps in ctx.topo.duplicates.items():
         where = ", ".join(f"{e.device} {e.interface}" for e in eps)
-        out.append(finding("ADDR-DUPLICATE-IP", sorted({e.device for e in eps}),
+        out.append(finding(sorted({e.device for e in eps}),
                            ctx.snap.plane_of_address(ip), f"{ip} is configured on {where}",
                            "two owners of one address black-hole or misdeliver traffic"))
     return out
 
 
-@check("ADDR-OVERLAP", "no two different subnets overlap")
+@check("ADDR-OVERLAP", "no two different subnets overlap",
+       reads={TOPOLOGY})
 def overlapping_subnets(ctx: Context) -> list[Finding]:
     keys = ctx.addresses.key
     subnets = distinct(keys)  # sorted as the (network, length) tuples sort
@@ -51,13 +53,14 @@ def overlapping_subnets(ctx: Context) -> list[Finding]:
     out = []
     for mine, other in pairs:
         a, b = net_str((other >> 6, other & 63)), net_str((mine >> 6, mine & 63))
-        out.append(finding("ADDR-OVERLAP", sorted({e.device for e in owners[other] + owners[mine]}),
+        out.append(finding(sorted({e.device for e in owners[other] + owners[mine]}),
                            ctx.snap.plane_of_address(b), f"{b} ({', '.join(names(owners[mine]))}) overlaps {a} "
                            f"({', '.join(names(owners[other]))})", "overlapping subnets make routing ambiguous"))
     return out
 
 
-@check("ADDR-P2P-MISMATCH", "both ends of every cable hold the two addresses of one subnet, as planned")
+@check("ADDR-P2P-MISMATCH", "both ends of every cable hold the two addresses of one subnet, as planned",
+       reads={BASE, TOPOLOGY})
 def p2p_mismatch(ctx: Context) -> list[Finding]:
     out = []
     why = "ends on different subnets never come up; the BGP session and the path are lost"
@@ -82,20 +85,21 @@ def p2p_mismatch(ctx: Context) -> list[Finding]:
     for i in np.flatnonzero(~clean).tolist():
         a, b, row = a_first[i], b_first[i], plan[i]
         if a is None or b is None:
-            out.append(finding("ADDR-P2P-MISMATCH", [row["a_device"], row["b_device"]], row["plane"],
+            out.append(finding([row["a_device"], row["b_device"]], row["plane"],
                                f"{label(row)}: {'both ends have' if a is None and b is None else 'one end has'} "
                                "no address in the rendered config", why))
         elif not paired[i] or a.partition("/")[0] == b.partition("/")[0]:
-            out.append(finding("ADDR-P2P-MISMATCH", [row["a_device"], row["b_device"]], row["plane"],
+            out.append(finding([row["a_device"], row["b_device"]], row["plane"],
                                f"{label(row)}: {a} and {b} do not pair", why))
         elif (row.get("a_address"), row.get("b_address")) != (a, b):
-            out.append(finding("ADDR-P2P-MISMATCH", [row["a_device"], row["b_device"]], row["plane"],
+            out.append(finding([row["a_device"], row["b_device"]], row["plane"],
                                f"{label(row)}: configs say {a} / {b}, the cabling plan says {row.get('a_address')} / "
                                f"{row.get('b_address')}", "the configs and the cabling plan disagree: one was edited"))
     return out
 
 
-@check("ADDR-LOOPBACK-NOT-ADVERTISED", "every loopback is originated into BGP")
+@check("ADDR-LOOPBACK-NOT-ADVERTISED", "every loopback is originated into BGP",
+       reads={ROUTING, SESSIONS, TOPOLOGY})
 def loopbacks_advertised(ctx: Context) -> list[Finding]:
     out = []
     idx = ctx.prefix_index
@@ -111,7 +115,7 @@ def loopbacks_advertised(ctx: Context) -> list[Finding]:
         if ep.vrf not in dev.bgp and None not in dev.bgp and not dev.bgp:
             continue
         if net_str(ep.net) not in originated.get(ep.node, set()):
-            out.append(finding("ADDR-LOOPBACK-NOT-ADVERTISED", [ep.device], ctx.topo.node_plane.get(ep.node),
+            out.append(finding([ep.device], ctx.topo.node_plane.get(ep.node),
                                f"{ep.device} loopback {ep.address}{' (VRF ' + ep.vrf + ')' if ep.vrf else ''} "
                                "is not advertised", "the device is unreachable for management and probes"))
     return out

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from dualrail_net.verify.checks import Context, check, finding, port_interfaces
+from dualrail_net.verify.checks import Context, ROUTING, SESSIONS, TOPOLOGY, check, finding, port_interfaces
 from dualrail_net.verify.findings import Finding
 
 
-@check("BGP-PEER-MISMATCH", "both ends of every session agree on each other's ASN")
+@check("BGP-PEER-MISMATCH", "both ends of every session agree on each other's ASN",
+       reads={ROUTING, SESSIONS, TOPOLOGY})
 def peer_mismatch(ctx: Context) -> list[Finding]:
     out = []
     why = "a remote-as that does not match the peer's ASN keeps the session down"
@@ -16,20 +17,22 @@ def peer_mismatch(ctx: Context) -> list[Finding]:
         for me, peer, said, actual, nbr in ((s.a, s.b, s.a_remote_as, s.b_asn, s.a_neighbor),
                                             (s.b, s.a, s.b_remote_as, s.a_asn, s.b_neighbor)):
             if said != actual:
-                out.append(finding("BGP-PEER-MISMATCH", [me[0], peer[0]], ctx.topo.node_plane.get(me),
+                out.append(finding([me[0], peer[0]], ctx.topo.node_plane.get(me),
                                    f"{me[0]} neighbor {nbr} remote-as {said} but {peer[0]} is AS {actual}", why))
     return out
 
 
-@check("BGP-ONE-SIDED", "every configured neighbor is configured back by a device on a shared subnet")
+@check("BGP-ONE-SIDED", "every configured neighbor is configured back by a device on a shared subnet",
+       reads={ROUTING, SESSIONS, TOPOLOGY})
 def one_sided(ctx: Context) -> list[Finding]:
-    return [finding("BGP-ONE-SIDED", [node[0]], ctx.topo.node_plane.get(node),
+    return [finding([node[0]], ctx.topo.node_plane.get(node),
                     f"{node[0]}{' VRF ' + node[1] if node[1] else ''} neighbor {addr}: {reason}",
                     "a half-configured session never establishes")
             for node, addr, reason in ctx.topo.one_sided]
 
 
-@check("BGP-SESSION-MISSING", "every switch-to-switch cable in the cabling plan carries a BGP session")
+@check("BGP-SESSION-MISSING", "every switch-to-switch cable in the cabling plan carries a BGP session",
+       reads={ROUTING, SESSIONS, TOPOLOGY})
 def session_missing(ctx: Context) -> list[Finding]:
     # the other end's address of each session address: one session per address but for broken
     # configs (those go to `more`); no 1.2M tuples of a set of pairs
@@ -54,13 +57,14 @@ def session_missing(ctx: Context) -> list[Finding]:
         a_ip, b_ip = a_if.addresses[0].partition("/")[0], b_if.addresses[0].partition("/")[0]
         if partner.get(a_ip) != b_ip and b_ip not in more.get(a_ip, ()):
             row = plan[i]
-            out.append(finding("BGP-SESSION-MISSING", [row["a_device"], row["b_device"]], row["plane"],
+            out.append(finding([row["a_device"], row["b_device"]], row["plane"],
                                f"no BGP session on {row['a_device']}:{a_ports[i]} - {row['b_device']}:{b_ports[i]}",
                                "a cabled uplink without a session is capacity the fabric never uses"))
     return out
 
 
-@check("BGP-ROUTER-ID-DUP", "router IDs are unique within a plane")
+@check("BGP-ROUTER-ID-DUP", "router IDs are unique within a plane",
+       reads={ROUTING, TOPOLOGY})
 def router_id_dup(ctx: Context) -> list[Finding]:
     seen: dict[tuple[str | None, str], list[str]] = defaultdict(list)
     for dev in ctx.snap.devices.values():
@@ -68,6 +72,6 @@ def router_id_dup(ctx: Context) -> list[Finding]:
             if inst.router_id:
                 seen[(ctx.topo.node_plane.get((dev.name, vrf)), inst.router_id)].append(
                     f"{dev.name}{'/' + vrf if vrf else ''}")
-    return [finding("BGP-ROUTER-ID-DUP", [n.split("/")[0] for n in names], plane,
+    return [finding([n.split("/")[0] for n in names], plane,
                     f"router-id {rid} is used by {', '.join(names)}", "duplicate router IDs break best-path selection")
             for (plane, rid), names in seen.items() if len(names) > 1]

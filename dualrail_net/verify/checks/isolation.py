@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
 
 import numpy as np
 
 from dualrail_net.verify.address_table import NO_PLANE, keys_in_several_planes
-from dualrail_net.verify.checks import Context, check, finding
+from dualrail_net.verify.checks import BASE, Context, ROUTING, SESSIONS, TOPOLOGY, check, finding
 from dualrail_net.verify.findings import Finding
 from dualrail_net.verify.ipfast import net_str
 from dualrail_net.verify.routes import bits
@@ -16,7 +15,8 @@ from dualrail_net.verify.topology import Endpoint
 MAX_LEAK_FINDINGS = 50
 
 
-@check("ISO-CROSS-PLANE-LINK", "no cable or shared subnet joins two planes")
+@check("ISO-CROSS-PLANE-LINK", "no cable or shared subnet joins two planes",
+       reads={BASE, TOPOLOGY})
 def cross_plane_links(ctx: Context) -> list[Finding]:
     out = []
     why = "a cable or subnet between planes merges their failure domains: one plane's fault reaches the other"
@@ -26,7 +26,7 @@ def cross_plane_links(ctx: Context) -> list[Finding]:
             continue
         if len({p for p in (a, b, listed) if p}) > 1:
             row = cables.plan[i]
-            out.append(finding("ISO-CROSS-PLANE-LINK", [row["a_device"], row["b_device"]], row["plane"],
+            out.append(finding([row["a_device"], row["b_device"]], row["plane"],
                                f"cable {row['a_device']}:{row['a_port']} (plane {a}) - {row['b_device']}:"
                                f"{row['b_port']} (plane {b}) is listed in plane {row['plane']}", why))
     # A subnet's members, kept whole only for the subnets whose members disagree on the plane. Only
@@ -55,13 +55,14 @@ def cross_plane_links(ctx: Context) -> list[Finding]:
     for key, members in mixed.items():
         planes = {p for _, p in members if p}
         if len(planes) > 1:
-            out.append(finding("ISO-CROSS-PLANE-LINK", sorted(d for d, _ in members), "",
+            out.append(finding(sorted(d for d, _ in members), "",
                                f"subnet {net_str(key)} is shared by planes {', '.join(sorted(planes))} "
                                f"({', '.join(sorted(f'{d} ({p})' for d, p in members))})", why))
     return out
 
 
-@check("ISO-FOREIGN-SUBNET", "every address on a plane's device comes from that plane's pools")
+@check("ISO-FOREIGN-SUBNET", "every address on a plane's device comes from that plane's pools",
+       reads={TOPOLOGY})
 def foreign_subnets(ctx: Context) -> list[Finding]:
     out = []
     # only an endpoint whose address and instance are in different planes, or whose instance mixes
@@ -83,19 +84,20 @@ def foreign_endpoint(ctx: Context, ep: Endpoint) -> list[Finding]:
     owner_plane = ctx.topo.node_plane.get(ep.node)
     addr_plane = ctx.snap.plane_of_net(ep.net)
     if owner_plane and addr_plane and addr_plane != owner_plane:
-        out.append(finding("ISO-FOREIGN-SUBNET", [ep.device], owner_plane,
+        out.append(finding([ep.device], owner_plane,
                            f"{ep.device} {ep.interface} has {ep.address} from plane {addr_plane}'s pools "
                            f"on a plane-{owner_plane} {'VRF ' + ep.vrf if ep.vrf else 'device'}",
                            "an address of another plane on this port makes that plane's prefix live here"))
     seen = ctx.topo.node_planes_seen.get(ep.node, set())
     if len(seen) > 1 and not ctx.snap.plane_of_device(ep.device):
-        out.append(finding("ISO-FOREIGN-SUBNET", [ep.device], "",
+        out.append(finding([ep.device], "",
                            f"{ep.device} VRF {ep.vrf or 'default'} mixes addresses of planes "
                            f"{', '.join(sorted(seen))}", "each plane needs its own VRF on a multi-plane device"))
     return out
 
 
-@check("ISO-L2-DOMAIN", "no bridge (L2 domain) spans ports of different planes")
+@check("ISO-L2-DOMAIN", "no bridge (L2 domain) spans ports of different planes",
+       reads={BASE, TOPOLOGY})
 def l2_domains(ctx: Context) -> list[Finding]:
     out: list[Finding] = []
     bridges = [(dev, iface) for dev in ctx.snap.devices.values() for iface in dev.interfaces.values()
@@ -119,13 +121,14 @@ def l2_domains(ctx: Context) -> list[Finding]:
             if p:
                 planes.add(p)
         if len(planes) > 1:
-            out.append(finding("ISO-L2-DOMAIN", [dev.name], "",
+            out.append(finding([dev.name], "",
                                f"{dev.name} bridge {iface.name} joins ports of planes {', '.join(sorted(planes))}",
                                "a shared L2 domain carries broadcasts, loops and storms across planes"))
     return out
 
 
-@check("ISO-CROSS-PLANE-BGP", "no BGP session (configured or established) between planes")
+@check("ISO-CROSS-PLANE-BGP", "no BGP session (configured or established) between planes",
+       reads={ROUTING, TOPOLOGY})
 def cross_plane_bgp(ctx: Context) -> list[Finding]:
     out = []
     topo, st, table = ctx.topo, ctx.topo.statements, ctx.addresses
@@ -143,14 +146,15 @@ def cross_plane_bgp(ctx: Context) -> list[Finding]:
         their_name = topo.node_plane.get(peer.node) if peer and not peer.is_server else ctx.snap.plane_of_address(addr)
         if mine_name and their_name and mine_name != their_name:
             device, vrf = node
-            out.append(finding("ISO-CROSS-PLANE-BGP", [device] + ([peer.device] if peer else []), mine_name,
+            out.append(finding([device] + ([peer.device] if peer else []), mine_name,
                                f"{device}{' VRF ' + vrf if vrf else ''} (plane {mine_name}) has BGP neighbor "
                                f"{addr}" + (f" on {peer.device}" if peer else "") + f" in plane {their_name}",
                                "a session between planes exchanges their routes"))
     return out
 
 
-@check("ISO-VRF-LEAK", "no route leaking between the plane VRFs of a multi-plane device")
+@check("ISO-VRF-LEAK", "no route leaking between the plane VRFs of a multi-plane device",
+       reads={ROUTING, TOPOLOGY})
 def vrf_leaks(ctx: Context) -> list[Finding]:
     out = []
     for dev in ctx.snap.devices.values():
@@ -158,7 +162,7 @@ def vrf_leaks(ctx: Context) -> list[Finding]:
             a = ctx.topo.node_plane.get((dev.name, None if source == "default" else source))
             b = ctx.topo.node_plane.get((dev.name, None if target == "default" else target))
             if a != b or a is None:
-                out.append(finding("ISO-VRF-LEAK", [dev.name], "",
+                out.append(finding([dev.name], "",
                                    f"{dev.name} imports VRF {source} (plane {a}) into VRF {target} (plane {b})",
                                    "an import between plane VRFs joins the planes' routing tables"))
         for route in dev.static_routes:
@@ -166,14 +170,15 @@ def vrf_leaks(ctx: Context) -> list[Finding]:
                 a = ctx.topo.node_plane.get((dev.name, route.vrf))
                 b = ctx.topo.node_plane.get((dev.name, route.nexthop_vrf))
                 if a != b or a is None:
-                    out.append(finding("ISO-VRF-LEAK", [dev.name], "",
+                    out.append(finding([dev.name], "",
                                        f"{dev.name} static route {route.prefix} in VRF {route.vrf or 'default'} "
                                        f"(plane {a}) points into VRF {route.nexthop_vrf} (plane {b})",
                                        "a cross-VRF static route forwards traffic between planes"))
     return out
 
 
-@check("ISO-ROUTE-LEAK", "no plane's prefix is advertised to or learned by another plane (computed propagation)")
+@check("ISO-ROUTE-LEAK", "no plane's prefix is advertised to or learned by another plane (computed propagation)",
+       reads={ROUTING, SESSIONS, TOPOLOGY})
 def route_leaks(ctx: Context) -> list[Finding]:
     routes = ctx.foreign_routes
     idx = routes.index
@@ -199,13 +204,13 @@ def route_leaks(ctx: Context) -> list[Finding]:
         leaked_bits = bits(leaked)
         first = routes.prefix_bit(leaked_bits[0])
         origin = idx.origin[first]
-        out.append(finding("ISO-ROUTE-LEAK", [node[0], origin[0]], plane,
+        out.append(finding([node[0], origin[0]], plane,
                            f"{node[0]}{' VRF ' + node[1] if node[1] else ''} (plane {plane}) learns "
                            f"{len(leaked_bits)} prefix(es) of other planes, e.g. {idx.prefixes[first]} "
                            f"(plane {idx.plane[first]}, originated by {origin[0]})",
                            "a route from another plane draws traffic across the plane boundary"))
     if hits > MAX_LEAK_FINDINGS:
-        out.append(finding("ISO-ROUTE-LEAK", [], "", f"... and {hits - MAX_LEAK_FINDINGS} more routing instances "
+        out.append(finding([], "", f"... and {hits - MAX_LEAK_FINDINGS} more routing instances "
                            "learn other planes' prefixes", "see the first findings for the source"))
     for dev in ctx.snap.devices.values():
         for route in dev.static_routes:
@@ -216,7 +221,7 @@ def route_leaks(ctx: Context) -> list[Finding]:
             via = ctx.snap.plane_of_address(route.nexthop) if route.nexthop[0].isdigit() else None
             for elsewhere in (dest, via):
                 if mine and elsewhere and elsewhere != mine:
-                    out.append(finding("ISO-ROUTE-LEAK", [dev.name], mine,
+                    out.append(finding([dev.name], mine,
                                        f"{dev.name} (plane {mine}) has a static route {route.prefix} via "
                                        f"{route.nexthop} into plane {elsewhere}",
                                        "a static route toward another plane forwards traffic across planes"))

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from functools import cache, partial
 from typing import Any
 
-from dualrail_net.verify.checks import Context, PortGroup, check, finding
+from dualrail_net.verify.checks import BASE, Context, PortGroup, TOPOLOGY, check, finding
 from dualrail_net.verify.model import EcnProfile
 from dualrail_net.verify.findings import Finding
 
@@ -30,7 +30,8 @@ def _majority(values: list[Any]) -> Any:
 
 
 def _roce_tc(ctx: Context, plane: str, device: str) -> tuple[int | None, int | None]:
-    dscp = ctx.snap.manifest.get("qos_markers", {}).get(plane, {}).get("roce_dscp")
+    markers = ctx.snap.manifest.qos_markers.get(plane)
+    dscp = markers.roce_dscp if markers else None
     dev = ctx.snap.devices[device]
     if dscp is None:
         return None, None
@@ -62,7 +63,8 @@ def _ecn_sigs() -> Callable[[PortGroup], tuple[Any, ...] | None]:
     return sig
 
 
-@check("QOS-DSCP-MAP", "every switch of a plane maps DSCP to the same traffic classes and priorities")
+@check("QOS-DSCP-MAP", "every switch of a plane maps DSCP to the same traffic classes and priorities",
+       reads={BASE, TOPOLOGY})
 def dscp_map(ctx: Context) -> list[Finding]:
     out = []
     by_plane: dict[str, list[tuple[str, tuple[Any, ...]]]] = defaultdict(list)
@@ -75,14 +77,14 @@ def dscp_map(ctx: Context) -> list[Finding]:
         ref = _majority([sig for _, sig in rows])
         for name, sig in rows:
             if sig != ref:
-                out.append(finding("QOS-DSCP-MAP", [name], plane, f"{name} maps DSCP {dict(sig[0])} but plane {plane} "
+                out.append(finding([name], plane, f"{name} maps DSCP {dict(sig[0])} but plane {plane} "
                                    f"maps {dict(ref[0])}", "RoCE would land in a different queue on this switch"))
-        markers = ctx.snap.manifest.get("qos_markers", {}).get(plane, {})
-        roce = markers.get("roce_dscp")
+        plane_markers = ctx.snap.manifest.qos_markers.get(plane)
+        roce = plane_markers.roce_dscp if plane_markers else None
         if roce is not None:
             for name, sig in rows:
                 if roce not in dict(sig[0]):
-                    out.append(finding("QOS-DSCP-MAP", [name], plane, f"{name} has no mapping for RoCE DSCP {roce}",
+                    out.append(finding([name], plane, f"{name} has no mapping for RoCE DSCP {roce}",
                                        "RoCE traffic falls into the best-effort class, lossy and unmarked"))
     return out
 
@@ -92,7 +94,8 @@ def dscp_map(ctx: Context) -> list[Finding]:
 # is memoized by those; a finding is then reported for each port of the group.
 
 
-@check("QOS-PFC", "PFC is on the RoCE priority, and only there, on every port of a plane")
+@check("QOS-PFC", "PFC is on the RoCE priority, and only there, on every port of a plane",
+       reads={BASE, TOPOLOGY})
 def pfc(ctx: Context) -> list[Finding]:
     out = []
     groups = ctx.port_groups
@@ -107,7 +110,7 @@ def pfc(ctx: Context) -> list[Finding]:
             verdicts[key] = _pfc_verdict(tuple(group.pfc_priorities or ()), roce_prio, ref[plane])
         verdict = verdicts[key]
         if verdict is not None:
-            out += [finding("QOS-PFC", [device], plane, f"{device} {iface.name} {verdict[0]}", verdict[1])
+            out += [finding([device], plane, f"{device} {iface.name} {verdict[0]}", verdict[1])
                     for iface in group.ports]
     return out
 
@@ -124,7 +127,8 @@ def _pfc_verdict(mine: tuple[int, ...], roce_prio: int | None, ref: tuple[int, .
     return None
 
 
-@check("QOS-ECN", "ECN thresholds are valid (min < max) and identical on every port of a plane")
+@check("QOS-ECN", "ECN thresholds are valid (min < max) and identical on every port of a plane",
+       reads={BASE, TOPOLOGY})
 def ecn(ctx: Context) -> list[Finding]:
     out = []
     groups = ctx.port_groups
@@ -138,7 +142,7 @@ def ecn(ctx: Context) -> list[Finding]:
         key = (id(group.ecn), plane, roce_tc)
         if key not in verdicts:
             verdicts[key] = _ecn_verdicts(group.ecn, sig(group), roce_tc, ref[plane])
-        out += [finding("QOS-ECN", [device], plane, f"{device} {iface.name} {message}", why)
+        out += [finding([device], plane, f"{device} {iface.name} {message}", why)
                 for iface in group.ports for message, why in verdicts[key]]
     return out
 
@@ -156,7 +160,8 @@ def _ecn_verdicts(profiles: dict[int, EcnProfile] | None, mine: Any, roce_tc: in
     return bad
 
 
-@check("QOS-MTU", "every port of a plane, and both ends of every link, have the same MTU")
+@check("QOS-MTU", "every port of a plane, and both ends of every link, have the same MTU",
+       reads={BASE, TOPOLOGY})
 def mtu(ctx: Context) -> list[Finding]:
     out = []
     groups = ctx.port_groups
@@ -164,7 +169,7 @@ def mtu(ctx: Context) -> list[Finding]:
     for group in groups:
         plane, device = group.plane, group.device
         if group.mtu != ref[plane]:
-            out += [finding("QOS-MTU", [device], plane, f"{device} {iface.name} MTU {iface.mtu}; the plane uses "
+            out += [finding([device], plane, f"{device} {iface.name} MTU {iface.mtu}; the plane uses "
                             f"{ref[plane]}", "a smaller MTU on the path drops RoCE frames (no fragmentation)")
                     for iface in group.ports]
     cables = ctx.cables
@@ -173,37 +178,40 @@ def mtu(ctx: Context) -> list[Finding]:
         b = b_port.mtu if b_port is not None else None
         if a is not None and b is not None and a != b:
             row = cables.plan[i]
-            out.append(finding("QOS-MTU", [row["a_device"], row["b_device"]], row["plane"],
+            out.append(finding([row["a_device"], row["b_device"]], row["plane"],
                                f"{row['a_device']}:{row['a_port']} MTU {a} vs {row['b_device']}:{row['b_port']} "
                                f"MTU {b}", "frames larger than the smaller end are dropped"))
     return out
 
 
-@check("QOS-CNP", "CNPs have their own class: not paused by PFC and not shared with RoCE data")
+@check("QOS-CNP", "CNPs have their own class: not paused by PFC and not shared with RoCE data",
+       reads={BASE, TOPOLOGY})
 def cnp(ctx: Context) -> list[Finding]:
     out = []
     roce = _roce_tcs(ctx)
     for group in ctx.port_groups:
         plane, device = group.plane, group.device
-        dscp = ctx.snap.manifest.get("qos_markers", {}).get(plane, {}).get("cnp_dscp")
+        cnp_markers = ctx.snap.manifest.qos_markers.get(plane)
+        dscp = cnp_markers.cnp_dscp if cnp_markers else None
         if dscp is None:
             continue
         dev = ctx.snap.devices[device]
         tc, prio = dev.qos.dscp_to_tc.get(dscp), dev.qos.dscp_to_priority.get(dscp)
         roce_tc, _ = roce(plane, device)
         if tc is None:
-            out.append(finding("QOS-CNP", [device], plane, f"{device} has no class for CNP DSCP {dscp}",
+            out.append(finding([device], plane, f"{device} has no class for CNP DSCP {dscp}",
                                "CNPs queue behind data: congestion feedback arrives late"))
             break
         if (prio is not None and prio in (group.pfc_priorities or [])) or tc == roce_tc:
-            out += [finding("QOS-CNP", [device], plane, f"{device} {iface.name}: CNP (DSCP {dscp}) is on the "
+            out += [finding([device], plane, f"{device} {iface.name}: CNP (DSCP {dscp}) is on the "
                             f"lossless class (TC{tc}, priority {prio})",
                             "CNPs get paused with the data they are meant to slow down")
                     for iface in group.ports]
     return out
 
 
-@check("QOS-PLANE-SYMMETRY", "both planes run the same RoCE QoS (DSCP map, PFC, ECN, MTU)")
+@check("QOS-PLANE-SYMMETRY", "both planes run the same RoCE QoS (DSCP map, PFC, ECN, MTU)",
+       reads={BASE, TOPOLOGY})
 def plane_symmetry(ctx: Context) -> list[Finding]:
     groups = ctx.port_groups
     ecn_sig = _ecn_sigs()
@@ -236,6 +244,6 @@ def plane_symmetry(ctx: Context) -> list[Finding]:
     for other in planes[1:]:
         for label, a, b in zip(names, sig[planes[0]], sig[other]):
             if a != b:
-                out.append(finding("QOS-PLANE-SYMMETRY", [], "", f"{label}: plane {planes[0]} {a} vs plane {other} {b}",
+                out.append(finding([], "", f"{label}: plane {planes[0]} {a} vs plane {other} {b}",
                                    "a plane that behaves differently cannot take the other's load like for like"))
     return out

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 
-from dualrail_net.verify.checks import Context, check, finding
+from dualrail_net.verify.checks import BASE, Context, TOPOLOGY, check, finding
 from dualrail_net.verify.findings import Finding
 from dualrail_net.verify.ipfast import contains, ip_int, net_str, network_of
 
 
-@check("ISO-SERVER-PLANE", "each server NIC port reaches its own plane only")
+@check("ISO-SERVER-PLANE", "each server NIC port reaches its own plane only",
+       reads={BASE, TOPOLOGY})
 def server_planes(ctx: Context) -> list[Finding]:
     out = []
     why = "traffic of one plane would leave through another plane's NIC"
@@ -29,7 +30,7 @@ def server_planes(ctx: Context) -> list[Finding]:
             leaf = leaf_of.get((srv.name, name))
             leaf_plane = leaf[1] if leaf else None
             if leaf_plane and plane != leaf_plane:
-                out.append(finding("ISO-SERVER-PLANE", [srv.name, leaf[0] if leaf else ""], leaf_plane,
+                out.append(finding([srv.name, leaf[0] if leaf else ""], leaf_plane,
                                    f"{srv.name} {name} has {iface.addresses[0]} (plane {plane}) but is cabled to "
                                    f"{leaf[0] if leaf else '?'} in plane {leaf_plane}", why))
         table_dev: dict[int, str | None] = {}
@@ -40,11 +41,11 @@ def server_planes(ctx: Context) -> list[Finding]:
             if route.prefix != "default":
                 dest = ctx.snap.plane_of_address(route.prefix)
                 if dest and dev_plane and dest != dev_plane:
-                    out.append(finding("ISO-SERVER-PLANE", [srv.name], dev_plane,
+                    out.append(finding([srv.name], dev_plane,
                                        f"{srv.name} routes {route.prefix} (plane {dest}) via {route.dev} (plane "
                                        f"{dev_plane})", why))
             if route.via and route.dev in port_net and not contains(port_net[route.dev], ip_int(route.via)):
-                out.append(finding("ISO-SERVER-PLANE", [srv.name], dev_plane,
+                out.append(finding([srv.name], dev_plane,
                                    f"{srv.name} route {route.prefix} via {route.via} is not on {route.dev}'s subnet "
                                    f"{net_str(port_net[route.dev])}", why))
         port_of_ip: dict[str, str] = {}
@@ -55,11 +56,11 @@ def server_planes(ctx: Context) -> list[Finding]:
             owner = port_of_ip.get(rule.source)
             dev = table_dev.get(rule.table)
             if owner and dev and owner != dev:
-                out.append(finding("ISO-SERVER-PLANE", [srv.name], port_plane.get(owner),
+                out.append(finding([srv.name], port_plane.get(owner),
                                    f"{srv.name}: traffic from {rule.source} ({owner}) uses table {rule.table}, whose "
                                    f"default route leaves via {dev}", why))
             elif owner and dev is None:
-                out.append(finding("ISO-SERVER-PLANE", [srv.name], port_plane.get(owner),
+                out.append(finding([srv.name], port_plane.get(owner),
                                    f"{srv.name}: table {rule.table} for {rule.source} has no default route",
                                    "the port's traffic falls back to the main table and may leave on another plane"))
     return out

@@ -9,8 +9,10 @@ import csv
 from collections import defaultdict
 from pathlib import Path
 
+from dualrail_net.manifest import IbSwitchEntry
 
-def build_netfile(cabling_csv: Path, switches: dict[str, dict[str, str]]) -> tuple[str, dict[str, str]]:
+
+def build_netfile(cabling_csv: Path, switches: dict[str, IbSwitchEntry]) -> tuple[str, dict[str, str]]:
     """Returns (netfile text, host name -> port GUID)."""
     rows = list(csv.DictReader(cabling_csv.open()))
     ports: dict[str, dict[int, tuple[str, int]]] = defaultdict(dict)
@@ -24,7 +26,7 @@ def build_netfile(cabling_csv: Path, switches: dict[str, dict[str, str]]) -> tup
     lines: list[str] = []
     for name, meta in switches.items():
         count = max(ports[name]) if ports[name] else 1
-        lines += [f"switchguid={meta['guid']}", f'Switch {count} "{name}"']
+        lines += [f"switchguid={meta.guid}", f'Switch {count} "{name}"']
         lines += [f'[{p}] "{peer}"[{pp}]' for p, (peer, pp) in sorted(ports[name].items())]
         lines.append("")
     for host, guid in host_guid.items():

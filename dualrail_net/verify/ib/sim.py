@@ -20,6 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from dualrail_net.manifest import IbPlaneEntry, IbSwitchEntry, Manifest
 from dualrail_net.verify.findings import CheckResult, Finding, Severity
 from dualrail_net.verify.ib.netfile import build_netfile
 
@@ -51,7 +52,7 @@ def parse_pkey_table(text: str) -> dict[int, str]:
 
 
 class SimulatedPlane:
-    def __init__(self, out: Path, plane: str, meta: dict[str, Any], workdir: Path) -> None:
+    def __init__(self, out: Path, plane: str, meta: IbPlaneEntry, workdir: Path) -> None:
         self.out, self.plane, self.meta = out, plane, meta
         self.dir = workdir / plane
         self.dir.mkdir(parents=True)
@@ -74,20 +75,20 @@ class SimulatedPlane:
                 self.ibsim.kill()
 
     def prepare(self) -> None:
-        src = self.out / self.meta["dir"]
+        src = self.out / self.meta.dir
         for name in ("opensm.conf", "partitions.conf", "root_guids.conf", "cn_guids.conf"):
             text = (src / name).read_text()
-            text = text.replace(self.meta["config_dir"], str(self.dir))
+            text = text.replace(self.meta.config_dir, str(self.dir))
             text = re.sub(r"^log_file .*$", f"log_file {self.dir / 'opensm.log'}", text, flags=re.MULTILINE)
             (self.dir / name).write_text(text)
-        netfile, _ = build_netfile(src / "cabling.csv", self.meta["switches"])
+        netfile, _ = build_netfile(src / "cabling.csv", self.meta.switches)
         (self.dir / "fabric.net").write_text(netfile)
 
     def start_ibsim(self) -> None:
-        size = len(self.meta["hosts"]) + len(self.meta["switches"])
+        size = len(self.meta.hosts) + len(self.meta.switches)
         args = ["ibsim", "-s", "-n", str(self.dir / "fabric.net")]
         if size > 1000:
-            args[1:1] = ["-N", str(size * 2), "-S", str(max(1024, len(self.meta["switches"]) * 2)),
+            args[1:1] = ["-N", str(size * 2), "-S", str(max(1024, len(self.meta.switches) * 2)),
                          "-P", str(size * 40)]
         self.ibsim = subprocess.Popen(args, env={k: v for k, v in self.env.items() if k != "LD_PRELOAD"},
                                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
@@ -105,7 +106,7 @@ class SimulatedPlane:
         proc = subprocess.run(
             ["opensm", "-o", "-e", "-D", "0x43", "-f", str(self.dir / "opensm.log"),
              "--dump_files_dir", str(self.dir), "-F", str(self.dir / "opensm.conf")],
-            env=dict(self.env, SIM_HOST=self.meta["sm_host"]), capture_output=True, text=True, timeout=600)
+            env=dict(self.env, SIM_HOST=self.meta.sm_host), capture_output=True, text=True, timeout=600)
         self.timings["opensm_s"] = time.monotonic() - started
         return proc
 
@@ -121,10 +122,10 @@ class SimulatedPlane:
     def read_pkeys(self, lids: dict[str, int]) -> dict[str, dict[int, str]]:
         """Every HCA port's P_Key table, read back with SubnGet(PKeyTable) SMPs from one process."""
         started = time.monotonic()
-        hosts = [g for g in self.meta["hosts"].values() if g in lids]
+        hosts = [g for g in self.meta.hosts.values() if g in lids]
         proc = subprocess.run([sys.executable, "-m", "dualrail_net.verify.ib.pkey_reader"],
                               input=json.dumps({"lids": [lids[g] for g in hosts]}), capture_output=True, text=True,
-                              env=dict(self.env, SIM_HOST=self.meta["sm_host"]), timeout=600)
+                              env=dict(self.env, SIM_HOST=self.meta.sm_host), timeout=600)
         self.timings["pkeys_s"] = time.monotonic() - started
         if proc.returncode != 0:
             raise RuntimeError(f"P_Key reader failed: {proc.stderr.strip()[-300:]}")
@@ -145,7 +146,7 @@ class SimulatedPlane:
     def read_pkeys_one_port_at_a_time(self, lids: dict[str, int], workers: int = 8) -> dict[str, dict[int, str]]:
         """The reference method (one smpquery process per port); kept for the benchmark's ratio."""
         started = time.monotonic()
-        env = dict(self.env, SIM_HOST=self.meta["sm_host"])
+        env = dict(self.env, SIM_HOST=self.meta.sm_host)
 
         def one(guid: str) -> tuple[str, dict[int, str]]:
             # ibsim serves a bounded number of simulated clients at once: a refused attach is retried.
@@ -159,7 +160,7 @@ class SimulatedPlane:
                 time.sleep(0.05 * (attempt + 1))
             return guid, {-1: proc.stderr.strip().splitlines()[-1][:100] if proc.stderr.strip() else "failed"}
 
-        hosts = [g for g in self.meta["hosts"].values() if g in lids]
+        hosts = [g for g in self.meta.hosts.values() if g in lids]
         with ThreadPoolExecutor(workers) as pool:
             result = dict(pool.map(one, hosts))
         self.timings["pkeys_s"] = time.monotonic() - started
@@ -170,13 +171,15 @@ def fmt(table: dict[int, str]) -> str:
     return ", ".join(f"{k:#06x}={v}" for k, v in sorted(table.items())) or "none"
 
 
-def route_findings(check: str, plane: str, lfts: str, switches: dict[str, Any], hca_lids: set[int]) -> list[Finding]:
+def route_findings(check: str, plane: str, lfts: str, switches: dict[str, IbSwitchEntry],
+                   hca_lids: set[int]) -> list[Finding]:
     """IB-SIM-ROUTES on opensm's LFT dump: every leaf switch forwards to every HCA LID."""
     found = []
     for block in lfts.split("Unicast lids")[1:]:
         name_m = re.search(r"\('([^']+)'\)", block)
         name = name_m.group(1) if name_m else "?"
-        if switches.get(name, {}).get("role") != "leaf":
+        entry = switches.get(name)
+        if entry is None or entry.role != "leaf":
             continue
         routed = {int(m, 16) for m in re.findall(r"^(0x[0-9a-fA-F]+) \d+ # Channel Adapter", block, re.MULTILINE)}
         if hca_lids - routed:
@@ -190,7 +193,7 @@ def route_findings(check: str, plane: str, lfts: str, switches: dict[str, Any], 
 def run_simulation(out: Path, workers: int = 0) -> tuple[list[CheckResult], dict[str, Any]]:
     """``workers`` > 0 reads P_Keys with that many smpquery processes (the slow reference method);
     0 (the default) reads them all from one process."""
-    manifest = json.loads((out / "manifest.json").read_text())
+    manifest = Manifest.load(out)
     sm = CheckResult("IB-SIM-SM", "opensm parses every file (no PARSE ERROR, no fallback to the default config) "
                      "and brings the subnet up")
     pk = CheckResult("IB-SIM-PKEYS", "every HCA port's P_Key table holds exactly the partitions and membership "
@@ -204,7 +207,7 @@ def run_simulation(out: Path, workers: int = 0) -> tuple[list[CheckResult], dict
             r.skipped = f"not installed: {missing} (apt-get install ibsim-utils opensm infiniband-diags libumad2sim0)"
         return results, stats
     with tempfile.TemporaryDirectory(prefix="dualrail-ib-") as tmp:
-        for plane, meta in manifest.get("ib_planes", {}).items():
+        for plane, meta in manifest.ib_planes.items():
             started = time.monotonic()
             with SimulatedPlane(out, plane, meta, Path(tmp)) as sim:
                 sim.prepare()
@@ -222,8 +225,8 @@ def run_simulation(out: Path, workers: int = 0) -> tuple[list[CheckResult], dict
                 lids = sim.guid2lid()
                 actual = (sim.read_pkeys_one_port_at_a_time(lids, workers) if workers
                           else sim.read_pkeys(lids))
-                expected: dict[str, dict[str, str]] = meta["expected_pkeys"]
-                host_of = {g: h for h, g in meta["hosts"].items()}
+                expected: dict[str, dict[str, str]] = meta.expected_pkeys
+                host_of = {g: h for h, g in meta.hosts.items()}
                 for guid, want in expected.items():
                     got = actual.get(guid)
                     if got is None:
@@ -236,8 +239,8 @@ def run_simulation(out: Path, workers: int = 0) -> tuple[list[CheckResult], dict
                                               f", inventory says {fmt(want_int)}",
                                               "the port is in partitions it should not see, or cut off from its own"))
                 lfts = (sim.dir / "opensm-lfts.dump").read_text() if (sim.dir / "opensm-lfts.dump").exists() else ""
-                hca_lids = {lids[g] for g in meta["hosts"].values() if g in lids}
-                rt.findings += route_findings(rt.check, plane, lfts, meta["switches"], hca_lids)
-                stats[plane] = {"hosts": len(meta["hosts"]), "seconds": round(time.monotonic() - started, 2),
+                hca_lids = {lids[g] for g in meta.hosts.values() if g in lids}
+                rt.findings += route_findings(rt.check, plane, lfts, meta.switches, hca_lids)
+                stats[plane] = {"hosts": len(meta.hosts), "seconds": round(time.monotonic() - started, 2),
                                 **{k: round(v, 2) for k, v in sim.timings.items()}}
     return results, stats

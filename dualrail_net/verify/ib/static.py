@@ -6,8 +6,8 @@ import json
 import re
 from collections import defaultdict
 from pathlib import Path
-from typing import Any
 
+from dualrail_net.manifest import Manifest
 from dualrail_net.verify.findings import CheckResult, Finding, Severity
 from dualrail_net.verify.ib.partitions import Partition, parse_partitions
 
@@ -19,8 +19,7 @@ def _f(check: str, plane: str, message: str, why: str, devices: tuple[str, ...] 
 
 
 def run_static(out: Path) -> list[CheckResult]:
-    manifest: dict[str, Any] = json.loads((out / "manifest.json").read_text())
-    planes: dict[str, Any] = manifest.get("ib_planes", {})
+    planes = Manifest.load(out).ib_planes
     syntax = CheckResult("IB-PARTITION-SYNTAX", "every partitions.conf parses cleanly under the OpenSM grammar "
                          "(no missing ';', unknown keywords or flags, over-long lines)")
     pkeys = CheckResult("IB-PKEY", "P_Keys are in the 15-bit range and unique per plane")
@@ -29,11 +28,11 @@ def run_static(out: Path) -> list[CheckResult]:
     prefix = CheckResult("IB-SUBNET-PREFIX", "every IB plane has its own subnet prefix and its SM on a port of "
                          "that plane")
     parsed: dict[str, list[Partition]] = {}
-    guid_plane = {g: (p, host) for p, meta in planes.items() for host, g in meta["hosts"].items()}
+    guid_plane = {g: (p, host) for p, meta in planes.items() for host, g in meta.hosts.items()}
     prefixes: dict[str, str] = {}
     for plane, meta in planes.items():
-        folder = out / meta["dir"]
-        rel = f"{meta['dir']}/partitions.conf"
+        folder = out / meta.dir
+        rel = f"{meta.dir}/partitions.conf"
         res = parse_partitions((folder / "partitions.conf").read_text())
         for line, msg in res.errors:
             check = syntax
@@ -73,11 +72,11 @@ def run_static(out: Path) -> list[CheckResult]:
         m_guid = re.search(r"^guid\s+(\S+)", conf, re.MULTILINE)
         value = m_prefix.group(1).lower() if m_prefix else ""
         if value in prefixes:
-            prefix.findings.append(_f(prefix.check, plane, f"{meta['dir']}/opensm.conf: subnet_prefix {value} is also "
+            prefix.findings.append(_f(prefix.check, plane, f"{meta.dir}/opensm.conf: subnet_prefix {value} is also "
                                       f"plane {prefixes[value]}'s", "two IB planes with one prefix are not separate subnets"))
         prefixes[value] = plane
-        if not m_guid or m_guid.group(1).lower() not in meta["hosts"].values():
-            prefix.findings.append(_f(prefix.check, plane, f"{meta['dir']}/opensm.conf: SM guid "
+        if not m_guid or m_guid.group(1).lower() not in meta.hosts.values():
+            prefix.findings.append(_f(prefix.check, plane, f"{meta.dir}/opensm.conf: SM guid "
                                       f"{m_guid.group(1) if m_guid else 'missing'} is not a port of plane {plane}",
                                       "the SM would bind to no port of its plane"))
     # Tenant membership must be the same in every plane, server by server.

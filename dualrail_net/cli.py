@@ -27,6 +27,7 @@ from dualrail_net.junit import Case
 from dualrail_net.junit import write_junit as write_junit_cases
 from dualrail_net.manifest import Manifest, ManifestError
 from dualrail_net.outdir import OutputRefused
+from dualrail_net.twin.state import TwinStateError
 from dualrail_net.render.artifacts import RenderResult, drift, write_render
 from dualrail_net.render.escape import UnsafeValue
 from dualrail_net.sot.diagnostics import one_line
@@ -181,6 +182,12 @@ def build_parser() -> argparse.ArgumentParser:
         if name in ("deploy", "upgrade"):
             default_book = "playbooks/rolling-config.yaml" if name == "deploy" else "playbooks/firmware-upgrade.yaml"
             p.add_argument("--playbook", type=Path, default=Path(default_book), metavar="FILE")
+            p.add_argument("-i", "--inventory", type=Path, default=Path("inventory"), metavar="DIR",
+                           help="inventory the build must match (no drift; default: inventory/)")
+            p.add_argument("--force", action="store_true",
+                           help="deploy a build that is unverified, failed verification, changed since, or drifts "
+                           "from the inventory (needs --reason; the journal records it)")
+            p.add_argument("--reason", default=None, metavar="TEXT", help="why --force (recorded in the journal)")
             if name == "upgrade":
                 p.add_argument("--image", default=None, help="image/version to install (overrides the playbook)")
             p.add_argument("--journal", type=Path, default=Path(".dualrail/journal.sqlite"), metavar="FILE",
@@ -308,6 +315,16 @@ def cmd_batfish_snapshot(args: argparse.Namespace, ui: Ui) -> int:
     return EXIT_OK
 
 
+def _stamp(ui: Ui, out: Path, results: list[CheckResult]) -> None:
+    """Leave the verification stamp in the build (what deploy's gate reads)."""
+    from dualrail_net.verify.stamp import StampError, write_stamp
+    try:
+        write_stamp(out, results)
+    except (StampError, OutputRefused, OSError) as exc:
+        ui.print(f"[yellow]note[/]: no verification stamp written ({escape(one_line(str(exc)))}); deploy will refuse "
+                 "this build")
+
+
 def _finish_verify(args: argparse.Namespace, ui: Ui, results: list[CheckResult], extra: dict[str, Any]) -> int:
     doc = results_to_dict(results)
     if not ui.as_json:
@@ -335,6 +352,7 @@ def cmd_verify(args: argparse.Namespace, ui: Ui) -> int:
         ui.print(f"[red]{escape(str(exc))}[/]")
         _emit(ui, {"ok": False, "error": str(exc), "checks": []})
         return EXIT_FAIL
+    _stamp(ui, args.output, results)
     return _finish_verify(args, ui, results, {})
 
 
@@ -355,6 +373,7 @@ def cmd_build(args: argparse.Namespace, ui: Ui) -> int:
              f"removed) in {time.monotonic() - started:.2f}s")
     _note_foreign(ui, args.output, report.foreign)
     results = verify_folder(args.output)
+    _stamp(ui, args.output, results)
     return _finish_verify(args, ui, results, {"diagnostics": [d.to_dict() for d in diags],
                                               "output": str(args.output), "files": len(result.artifacts)})
 
@@ -453,6 +472,25 @@ def cmd_plan(args: argparse.Namespace, ui: Ui) -> int:
     return EXIT_OK
 
 
+def _deploy_gate(args: argparse.Namespace) -> str | None:
+    """Why this build may not be deployed (None: it may): it must carry a passing verification stamp
+    for exactly these files, and match a fresh render of the inventory."""
+    from dualrail_net.verify.stamp import StampError, check_stamp
+    try:
+        check_stamp(args.output)
+    except (StampError, OutputRefused) as exc:
+        return str(exc)
+    loaded, diags = _load_and_validate(args.inventory)
+    if loaded is None or any(d.severity == Severity.ERROR for d in diags):
+        return f"the inventory {args.inventory} does not validate (`dualrail validate`)"
+    d = drift(render_fabric(resolve_fabric(loaded.inventory)), args.output)
+    stale = d.changed + d.missing
+    if stale:
+        return (f"{args.output} drifts from the inventory ({len(stale)} file(s), e.g. {stale[0]}): "
+                "render, verify and commit it first")
+    return None
+
+
 def cmd_deploy(args: argparse.Namespace, ui: Ui) -> int:
     from dualrail_net.deploy.journal import Journal
     from dualrail_net.deploy.playbook import load_playbook
@@ -464,10 +502,20 @@ def cmd_deploy(args: argparse.Namespace, ui: Ui) -> int:
     if args.command == "upgrade" and (book.kind != "firmware" or not book.image):
         ui.print("[red]upgrade needs a firmware playbook (kind: firmware) and an image (--image)[/]")
         return EXIT_USAGE
+    if args.force and not (args.reason and args.reason.strip()):
+        ui.print("[red]--force needs --reason TEXT (the journal records why the gate was overridden)[/]")
+        return EXIT_USAGE
+    refusal = _deploy_gate(args)
+    if refusal and not args.force:
+        ui.print(f"[red]{escape(one_line(f'{args.command}: refused: {refusal}'))}[/] (nothing was changed; "
+                 "--force --reason TEXT overrides)")
+        _emit(ui, {"ok": False, "error": refusal})
+        return EXIT_FAIL
     nr = _nornir(args)
     runner = Runner(dict(nr.inventory.hosts), connector(nr), Journal(args.journal), book, args.backups,
                     say=lambda m: ui.print(f"[dim]deploy:[/] {escape(m)}"))
-    report = runner.run(str(args.output), resume=args.resume)
+    forced = f"gate overridden ({refusal}): {args.reason}" if refusal else None
+    report = runner.run(str(args.output), resume=args.resume, note=forced)
     nr.close_connections()
     if args.junit:
         _deploy_junit(Journal(args.journal).run(report.run_id), args.junit)
@@ -541,7 +589,7 @@ def main(argv: list[str] | None = None) -> int:
         ui.print(f"[red]{escape(one_line(f'{args.command}: error: {exc}'))}[/]")
         _emit(ui, {"ok": False, "error": str(exc)})
         return EXIT_USAGE if exc.usage else EXIT_FAIL
-    except (CredentialError, PlaybookError) as exc:
+    except (CredentialError, PlaybookError, TwinStateError, ManifestError) as exc:
         for line in str(exc).splitlines() or [type(exc).__name__]:
             ui.print(f"[red]{escape(one_line(line))}[/]")
         _emit(ui, {"ok": False, "error": str(exc)})

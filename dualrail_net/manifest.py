@@ -21,6 +21,7 @@ MANIFEST_FILE = "manifest.json"
 CABLING_FILE = "resolved/cabling.csv"
 RESOLVED_FILE = "resolved/fabric.json"
 TWIN_SUBSTITUTES = "twin-substitutes"
+STAMP_FILE = "verified.json"  # the verification stamp verify leaves beside the files (verify/stamp.py)
 DEFAULT_OUTPUT = Path("build")
 
 

@@ -323,3 +323,26 @@ def read_owned(out: Path, rel: str) -> bytes | None:
     finally:
         dirs.close()
         os.close(root_fd)
+
+
+def add_owned(out: Path, rel: str, content: str | bytes) -> None:
+    """Write one more file into a folder we own, and list it in the marker (so the next full write
+    removes it if it does not produce it again: a re-render invalidates a verification stamp)."""
+    owned = read_marker(out)
+    if owned is None:
+        raise OutputRefused(f"{_q(out)} is not a folder dualrail wrote (no {MARKER})")
+    if not _valid_relpath(rel) or rel == MARKER:
+        raise OutputRefused(f"refusing to write {rel!r}: not a plain relative path")
+    root_fd = os.open(out, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    dirs = _Dirs(root_fd, out)
+    try:
+        folder, _, name = rel.rpartition("/")
+        dir_fd = dirs.get(folder, create=True)
+        assert dir_fd is not None
+        if _read_nofollow(dir_fd, name, out / rel) is not None and rel not in owned:
+            raise OutputRefused(f"{_q(out / rel)} exists but dualrail did not write it; move it away")
+        _write_replace(root_fd, MARKER, _marker_bytes(set(owned) | {rel}))
+        _write_replace(dir_fd, name, content.encode() if isinstance(content, str) else content)
+    finally:
+        dirs.close()
+        os.close(root_fd)

@@ -5,6 +5,7 @@ test double, named as such)."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -243,6 +244,8 @@ class RecordedEosConnection:
 
     def send_command(self, command: str, **_: Any) -> str:
         self.sent.append(command)
+        if command not in self.TRANSCRIPT and re.fullmatch(r"configure session \S+ (commit|abort)", command):
+            return ""  # any session name: the runner names its sessions by time
         return self.TRANSCRIPT[command]
 
     def send_config_set(self, commands: list[str], **_: Any) -> str:
@@ -318,6 +321,50 @@ def test_eos_driver_command_sequence_against_a_recorded_session(tmp_path: Path) 
         EosDriver(host, rejecting, session_name="dualrail-1").load(drv.intended())
     assert rejecting.sent[-1] == "configure session dualrail-1 abort"
     assert not any(c.startswith("commit") for c in rejecting.sent)
+
+
+class HealthyEosConnection(RecordedEosConnection):
+    """TEST DOUBLE: the recorded session, with every BGP peer Established."""
+
+    TRANSCRIPT = {**RecordedEosConnection.TRANSCRIPT, "commit timer 00:10:00": "",
+                  "show ip bgp summary": "  10.11.0.1   4 4200001100   23   24    0    0 00:10:01 Estab   2   2\n"}
+
+
+def _eos_runner(tmp_path: Path, conn: RecordedEosConnection) -> tuple[Runner, Journal]:
+    (tmp_path / "running-config").write_text("hostname b-leaf-1\nrouter bgp 4200001000\n   maximum-paths 32 ecmp 32\n")
+    host = SimpleNamespace(name="b-leaf-1", data={"device_dir": str(tmp_path), "twin_dir": str(tmp_path),
+                                                  "run_platform": "eos", "platform": "eos", "plane": "B",
+                                                  "role": "leaf", "paths": {}})
+    book = Playbook(name="cfg", planes=["B"], roles=["leaf"], canary=1, post_check_timeout_seconds=1,
+                    drain_settle_seconds=0)
+    journal = Journal(tmp_path / "j.sqlite")
+    runner = Runner({"b-leaf-1": host}, lambda _h: conn, journal, book, tmp_path / "bk")
+    return runner, journal
+
+
+def test_the_runner_confirms_an_eos_change_only_after_its_post_check(tmp_path: Path) -> None:
+    conn = HealthyEosConnection()
+    runner, journal = _eos_runner(tmp_path, conn)
+    report = runner.run(str(tmp_path))
+    assert report.status == "ok", report.detail
+    commit = conn.sent.index("commit timer 00:10:00")
+    confirm = next(i for i, c in enumerate(conn.sent) if re.fullmatch(r"configure session \S+ commit", c))
+    health = max(i for i, c in enumerate(conn.sent) if c == "show ip bgp summary" and i < confirm)
+    assert commit < health < confirm  # load, commit with a timer, post-check, then confirm
+    steps = [s["step"] for s in journal.run(report.run_id)["steps"]]
+    assert steps == ["backup", "push", "post-check", "confirm"]
+
+
+def test_the_runner_lets_a_failed_eos_change_revert(tmp_path: Path) -> None:
+    conn = RecordedEosConnection()  # one peer stays Active: the post-check fails
+    conn.TRANSCRIPT = {**RecordedEosConnection.TRANSCRIPT, "commit timer 00:10:00": ""}
+    runner, journal = _eos_runner(tmp_path, conn)
+    report = runner.run(str(tmp_path))
+    assert report.status == "failed"
+    assert not any(c.startswith("configure session") and c.endswith(" commit") for c in conn.sent)
+    assert conn.sent.index("commit timer 00:10:00") < max(i for i, c in enumerate(conn.sent) if c.endswith(" abort"))
+    steps = [s["step"] for s in journal.run(report.run_id)["steps"]]
+    assert "rollback" in steps and "confirm" not in steps
 
 
 def test_firmware_run_refuses_a_platform_without_a_firmware_driver(tmp_path: Path) -> None:

@@ -384,3 +384,60 @@ def test_verify_never_reads_through_a_link(workdir: Path) -> None:
     target.symlink_to("/etc/passwd")
     code, _o, err = run_cli("verify", "-o", str(out), "--no-consumers")
     assert code == 1 and "symlink" in err and "root:" not in err
+
+
+# ---------------------------------------------------------------------------------------------
+# the pre-deploy gate (issue 17, item 4): deploy refuses what verification did not vouch for
+
+
+def _deploy(out: Path, inv: Path, *extra: str) -> tuple[int, str]:
+    code, _o, err = run_cli("deploy", "-o", str(out), "-i", str(inv), *extra)
+    return code, err
+
+
+def test_deploy_refuses_an_unverified_changed_failed_or_drifting_build(workdir: Path) -> None:
+    inv, out = workdir / "inv", workdir / "build"
+    assert run_cli("render", "-i", str(inv), "-o", str(out))[0] == 0
+    code, err = _deploy(out, inv)
+    assert code == 1 and "never verified" in err and "nothing was changed" in err
+    assert run_cli("verify", "-o", str(out), "--no-consumers")[0] == 0
+    assert json.loads((out / "verified.json").read_text())["passed"] is True
+    assert run_cli("render", "--check", "-i", str(inv), "-o", str(out))[0] == 0  # the stamp is no drift
+    # a hand edit after verification
+    nccl = out / "servers" / "gpu001" / "nccl.env"
+    nccl.write_text(nccl.read_text() + "NCCL_DEBUG=INFO\n")
+    code, err = _deploy(out, inv)
+    assert code == 1 and "changed since it was verified" in err
+    # verified again with the edit: passes verification, but drifts from the inventory
+    assert run_cli("verify", "-o", str(out), "--no-consumers")[0] == 0
+    code, err = _deploy(out, inv)
+    assert code == 1 and "drifts from the inventory" in err
+    # a build that failed verification
+    assert run_cli("render", "-i", str(inv), "-o", str(out))[0] == 0
+    assert not (out / "verified.json").exists()  # a re-render removes the old stamp
+    frr = out / "plane-A" / "a-leaf-su1-r0" / "frr.conf"
+    frr.write_text(frr.read_text().replace("maximum-paths 64", "maximum-paths 1", 1))
+    assert run_cli("verify", "-o", str(out), "--no-consumers")[0] == 1
+    code, err = _deploy(out, inv)
+    assert code == 1 and "failed verification" in err
+    code, err = _deploy(out, inv, "--force")
+    assert code == 2 and "--reason" in err
+
+
+def test_a_forced_deploy_is_recorded_in_the_journal(workdir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from dualrail_net.deploy.runner import Runner
+    inv, out = workdir / "inv", workdir / "build"
+    assert run_cli("render", "-i", str(inv), "-o", str(out))[0] == 0
+    notes: list[str | None] = []
+
+    def fake_run(self: Runner, output: str, resume: int | None = None, note: str | None = None) -> Any:
+        notes.append(note)
+        raise SystemExit(0)  # stop before any device: the gate is what is tested
+
+    monkeypatch.setattr(Runner, "run", fake_run)
+    monkeypatch.setattr("dualrail_net.cli._nornir", lambda args: type("N", (), {"inventory": type("I", (), {
+        "hosts": {}})(), "close_connections": lambda self: None})())
+    with pytest.raises(SystemExit):
+        run_cli("deploy", "-o", str(out), "-i", str(inv), "--force", "--reason", "emergency fix, INC-42",
+                "--journal", str(workdir / "j.sqlite"))
+    assert notes and "never verified" in notes[0] and "INC-42" in notes[0]

@@ -17,7 +17,7 @@ from dualrail_net.resolve.model import Fabric
 from dualrail_net.verify.address_table import NO_PLANE, address_table
 from dualrail_net.verify.checks import Context
 from dualrail_net.verify.checks.addressing import overlapping_subnets, p2p_mismatch
-from dualrail_net.verify.checks.isolation import cross_plane_links, foreign_subnets
+from dualrail_net.verify.checks.isolation import cross_plane_links, foreign_subnets, subnets_spanning_planes
 from dualrail_net.verify.ipfast import dotted, net_str
 from dualrail_net.verify.model import DeviceConfig, Interface, ServerConfig
 from dualrail_net.verify.reference import reference_foreign, reference_overlaps, reference_p2p, reference_shared_subnets
@@ -82,6 +82,7 @@ def test_array_prefilters_find_what_the_plain_loops_find(rendered: Path) -> None
         shared = [f for f in cross_plane_links(ctx) if f.message.startswith("subnet ")]
         assert [(f.message.split()[1], set(f.devices)) for f in shared] == \
             [(net_str(net), {d for d, _ in members}) for net, members in expected_shared]
+        assert subnets_spanning_planes(ctx) == expected_shared  # the named query, against its definition
         assert foreign_subnets(ctx) == foreign
         compared["overlaps"] += len(overlaps)
         compared["shared subnets"] += len(expected_shared)

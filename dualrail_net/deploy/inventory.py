@@ -7,7 +7,6 @@ private FRR paths of their namespace."""
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any
@@ -26,6 +25,7 @@ from nornir.core.inventory import (
 from dualrail_net.deploy.credentials import load_credentials
 from dualrail_net.manifest import Manifest
 from dualrail_net.platforms import get_platform
+from dualrail_net.twin.state import TwinManagement
 
 
 
@@ -39,9 +39,7 @@ class DualrailInventory:
 
     def load(self) -> Inventory:
         manifest = Manifest.load(self.output)
-        twin: dict[str, Any] | None = None
-        if self.twin_state:
-            twin = json.loads(Path(self.twin_state).read_text())["management"]
+        twin = TwinManagement.load(Path(self.twin_state)) if self.twin_state else None
         creds = load_credentials()
         groups = Groups()
 
@@ -59,11 +57,11 @@ class DualrailInventory:
             paths: dict[str, str | None] = dict(get_platform(platform).deploy_paths)
             run_platform = platform
             if twin is not None:
-                host = twin["hosts"].get(name)
-                if host is None:
+                access = twin.hosts.get(name)
+                if access is None:
                     continue
-                address = host["address"]
-                rd = host["rundir"]
+                address = access.address
+                rd = access.rundir
                 paths = {"frr_conf": f"{rd}/frr.conf", "interfaces": f"{rd}/interfaces", "frr_dir": rd,
                          "vty_socket": rd, "qos": None, "state_dir": rd}
                 # in the twin a device runs its own platform, or the one that renders its substitute

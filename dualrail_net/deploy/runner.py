@@ -95,10 +95,24 @@ class Runner:
         started = time.monotonic()
         drv = self.driver(host.name)
         backup_dir = self.backups / f"run-{run_id}" / host.name
+        running: dict[str, str] | None = None
         if not backup_dir.exists():
             sid = self.journal.step(run_id, plane, batch, host.name, "backup", str(backup_dir))
-            write_backup(backup_dir, drv.fetch())
+            running = drv.fetch()
+            write_backup(backup_dir, running)
             self.journal.finish(sid, "ok")
+        # touch only what changes: a device already running what is intended is neither drained nor pushed
+        intended = files or drv.intended()
+        if self.book.kind == "firmware":
+            unchanged = isinstance(drv, FirmwareDriver) and drv.running_version() == (self.book.image or "")
+        else:
+            current = running if running is not None else drv.fetch()
+            unchanged = all(current.get(name) == text for name, text in intended.items())
+        if unchanged:
+            sid = self.journal.step(run_id, plane, batch, host.name, "unchanged")
+            self.journal.finish(sid, "ok", "already runs what is intended: not drained, not pushed")
+            self.timings[host.name] = time.monotonic() - started
+            return
         if host.data["role"] != "leaf" and self.book.drain_spines:
             sid = self.journal.step(run_id, plane, batch, host.name, "drain")
             drv.drain()
@@ -109,7 +123,6 @@ class Runner:
             self._upgrade(run_id, plane, batch, host, drv)
             self.timings[host.name] = time.monotonic() - started
             return
-        intended = files or drv.intended()
         sid = self.journal.step(run_id, plane, batch, host.name, "push", str(backup_dir))
         try:
             diff = drv.load(intended)
@@ -177,11 +190,15 @@ class Runner:
                 self.journal.finish(sid, "failed", str(exc))
 
     # -- the run ---------------------------------------------------------------------------------
-    def run(self, output: str, resume: int | None = None) -> RunReport:
+    def run(self, output: str, resume: int | None = None, note: str | None = None) -> RunReport:
+        """``note``: why the pre-deploy gate was overridden (--force), recorded as the run's first step."""
         started = time.monotonic()
         self.timings: dict[str, float] = {}
         run_id = resume or self.journal.start_run(self.book.kind, self.book.name, output)
         report = RunReport(run_id)
+        if note:
+            sid = self.journal.step(run_id, "-", -1, "*", "gate")
+            self.journal.finish(sid, "forced", note)
         if self.book.kind == "firmware":
             missing = sorted({h.data["platform"] for h in self.hosts.values()
                               if h.data["plane"] in self.book.planes and h.data["role"] in self.book.roles

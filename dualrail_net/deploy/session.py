@@ -8,13 +8,13 @@ from typing import Any
 
 from nornir import InitNornir
 
+from dualrail_net.twin.state import TwinManagement
+
 
 def twin_environment(state_path: Path) -> dict[str, str]:
     """Credentials and known_hosts of the running twin (its throwaway keys)."""
-    import json
-    mgmt = json.loads(state_path.read_text())["management"]
-    return {"DUALRAIL_SSH_USER": "root", "DUALRAIL_SSH_KEY": mgmt["identity"],
-            "DUALRAIL_KNOWN_HOSTS": mgmt["known_hosts"]}
+    mgmt = TwinManagement.load(state_path)
+    return {"DUALRAIL_SSH_USER": "root", "DUALRAIL_SSH_KEY": mgmt.identity, "DUALRAIL_KNOWN_HOSTS": mgmt.known_hosts}
 
 
 def init_nornir(output: Path, twin_state: Path | None = None, insecure: bool = False) -> Any:

@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from dualrail_net.manifest import STAMP_FILE
 from dualrail_net.outdir import WriteReport, list_files, read_owned, write_owned
 
 
@@ -51,7 +52,7 @@ def drift(result: RenderResult, out: Path) -> Drift:
     """Compare what would be rendered with what is in ``out`` (the GitOps drift check). Reads without
     following links: a link where a file should be counts as changed."""
     wanted = result.by_path()
-    present = set(list_files(out))
+    present = set(list_files(out)) - {STAMP_FILE}  # verify's stamp is not a rendered file
     changed = []
     for rel, content in wanted.items():
         if rel in present and read_owned(out, rel) != content.encode():

@@ -3,7 +3,16 @@ instance (device + VRF) belongs to which plane, and the BGP sessions that would 
 
 A 100k-GPU fabric has 1.2M addresses and 800k neighbor statements, so the per-address data is
 held as columns (numpy arrays and plain lists, one entry per endpoint) rather than as an object
-per address; ``endpoint(i)`` makes the object for the few that a finding names."""
+per address; ``endpoint(i)`` makes the object for the few that a finding names.
+
+Glossary (also in ``dualrail_net/planes.py``, which answers "which plane holds this address"):
+* **plane**: one of the separate fabrics (A, B, ...);
+* **routing instance** (``NodeId`` = (device, VRF or None)): a device's default VRF or one VRF of a
+  multi-plane device; each belongs to one plane (``node_plane``);
+* **endpoint**: one configured address of a device or server port; its **owner** is the device or
+  server that configures it (the first owner, when an address is duplicated);
+* **statement**: one BGP ``neighbor`` line of an instance; a **session** is a pair of statements
+  that point at each other across a shared subnet."""
 
 from __future__ import annotations
 

@@ -29,16 +29,29 @@ def cross_plane_links(ctx: Context) -> list[Finding]:
             out.append(finding([row["a_device"], row["b_device"]], row["plane"],
                                f"cable {row['a_device']}:{row['a_port']} (plane {a}) - {row['b_device']}:"
                                f"{row['b_port']} (plane {b}) is listed in plane {row['plane']}", why))
-    # A subnet's members, kept whole only for the subnets whose members disagree on the plane. Only
-    # subnets with two planes among their members can be reported: the arrays find those, and the
-    # loop below runs over their members alone (in endpoint order, as over every endpoint).
+    for key, members in subnets_spanning_planes(ctx):
+        planes = {p for _, p in members if p}
+        out.append(finding(sorted(d for d, _ in members), "",
+                           f"subnet {net_str(key)} is shared by planes {', '.join(sorted(planes))} "
+                           f"({', '.join(sorted(f'{d} ({p})' for d, p in members))})", why))
+    return out
+
+
+Member = tuple[str, str | None]  # (device or server, the plane its end of the subnet is in)
+
+
+def subnets_spanning_planes(ctx: Context) -> list[tuple[tuple[int, int], set[Member]]]:
+    """Every non-loopback subnet whose members are in more than one plane, with its members, in the
+    order its first member appears. Defined plainly by reference.reference_shared_subnets (a loop
+    over every endpoint); here the address table's arrays find the subnets with two planes among
+    their members and only their members are looked at (the same result, tested)."""
     table = ctx.addresses
     shared = np.flatnonzero(~table.is_loopback & (table.length != 32))
     keys = table.key[shared]
     plane = np.where(table.is_server, table.address_plane, table.owner_plane)[shared]
     two_planes = keys_in_several_planes(keys, plane)
-    first: dict[tuple[int, int], tuple[str, str | None]] = {}
-    mixed: dict[tuple[int, int], set[tuple[str, str | None]]] = {}
+    first: dict[tuple[int, int], Member] = {}
+    mixed: dict[tuple[int, int], set[Member]] = {}
     node_plane = ctx.topo.node_plane
     plane_of_net = ctx.snap.plane_of_net
     for i in shared[np.isin(keys, two_planes)].tolist():
@@ -52,30 +65,30 @@ def cross_plane_links(ctx: Context) -> list[Finding]:
             mixed[net].add(member)
         elif seen[1] != member[1]:
             mixed[net] = {seen, member}
-    for key, members in mixed.items():
-        planes = {p for _, p in members if p}
-        if len(planes) > 1:
-            out.append(finding(sorted(d for d, _ in members), "",
-                               f"subnet {net_str(key)} is shared by planes {', '.join(sorted(planes))} "
-                               f"({', '.join(sorted(f'{d} ({p})' for d, p in members))})", why))
-    return out
+    return [(net, members) for net, members in mixed.items() if len({p for _, p in members if p}) > 1]
 
 
 @check("ISO-FOREIGN-SUBNET", "every address on a plane's device comes from that plane's pools",
        reads={TOPOLOGY})
 def foreign_subnets(ctx: Context) -> list[Finding]:
     out = []
-    # only an endpoint whose address and instance are in different planes, or whose instance mixes
-    # planes, is reported: the arrays find those, the loop runs over them in endpoint order
+    for i in foreign_subnet_candidates(ctx):
+        out += foreign_endpoint(ctx, ctx.topo.endpoint(i))
+    return _dedupe(out)
+
+
+def foreign_subnet_candidates(ctx: Context) -> list[int]:
+    """The switch endpoints (indices, in endpoint order) that foreign_endpoint can report: an
+    address from another plane's pools than its instance's, or an undeclared instance that mixes
+    planes. Every other endpoint gives no finding (reference.reference_foreign runs the logic over
+    every endpoint; tested equal)."""
     table = ctx.addresses
     mixing = [i for i, node in enumerate(table.nodes)
               if len(ctx.topo.node_planes_seen.get(node, ())) > 1 and not ctx.snap.plane_of_device(node[0])]
     foreign = ((table.owner_plane != NO_PLANE) & (table.address_plane != NO_PLANE)
                & (table.owner_plane != table.address_plane))
-    candidates = np.flatnonzero(~table.is_server & (foreign | np.isin(table.node, mixing)))
-    for i in candidates.tolist():
-        out += foreign_endpoint(ctx, ctx.topo.endpoint(i))
-    return _dedupe(out)
+    candidates: list[int] = np.flatnonzero(~table.is_server & (foreign | np.isin(table.node, mixing))).tolist()
+    return candidates
 
 
 def foreign_endpoint(ctx: Context, ep: Endpoint) -> list[Finding]:

@@ -11,7 +11,7 @@ Reading is strict: a manifest that is not what render writes (a hand edit, anoth
 from __future__ import annotations
 
 import json
-from dataclasses import MISSING, asdict, dataclass, fields
+from dataclasses import MISSING, asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -44,10 +44,21 @@ class DeviceEntry:
 
 
 @dataclass(frozen=True, slots=True)
+class ServerPortEntry:
+    """One NIC port of a server as the plan has it (what the host checks compare the files with)."""
+
+    ifname: str
+    rdma_device: str
+    plane: str
+    rail: int
+
+
+@dataclass(frozen=True, slots=True)
 class ServerEntry:
     dir: str
     planes: list[str]
     files: list[str]
+    ports: list[ServerPortEntry] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,6 +142,7 @@ _NESTED: dict[tuple[type, str], type] = {
     (Manifest, "ib_planes"): IbPlaneEntry,
     (IbPlaneEntry, "switches"): IbSwitchEntry,
 }
+_NESTED_LISTS: dict[tuple[type, str], type] = {(ServerEntry, "ports"): ServerPortEntry}
 
 
 def _build(cls: type[T], doc: Any, where: str) -> T:
@@ -140,12 +152,17 @@ def _build(cls: type[T], doc: Any, where: str) -> T:
     values: dict[str, Any] = {}
     for f in fields(cls):  # type: ignore[arg-type]
         if f.name not in doc:
-            if f.default is not MISSING:
+            if f.default is not MISSING or f.default_factory is not MISSING:
                 continue
             raise ManifestError(f"{where}: field {f.name!r} is missing")
         value = doc[f.name]
         nested = _NESTED.get((cls, f.name))
-        if nested is not None:
+        listed = _NESTED_LISTS.get((cls, f.name))
+        if listed is not None:
+            if not isinstance(value, list):
+                raise ManifestError(f"{where}.{f.name}: expected a list")
+            value = [_build(listed, v, f"{where}.{f.name}[{i}]") for i, v in enumerate(value)]
+        elif nested is not None:
             if not isinstance(value, dict):
                 raise ManifestError(f"{where}.{f.name}: expected an object")
             value = {str(k): _build(nested, v, f"{where}.{f.name}.{k}") for k, v in value.items()}
@@ -175,4 +192,4 @@ def _shape_ok(value: Any, annotation: str) -> bool:
 
 
 __all__ = ["CABLING_FILE", "DEFAULT_OUTPUT", "MANIFEST_FILE", "RESOLVED_FILE", "TWIN_SUBSTITUTES", "DeviceEntry",
-           "IbPlaneEntry", "IbSwitchEntry", "Manifest", "ManifestError", "QosMarkers", "ServerEntry"]
+           "IbPlaneEntry", "IbSwitchEntry", "Manifest", "ManifestError", "QosMarkers", "ServerEntry", "ServerPortEntry"]

@@ -19,6 +19,7 @@ from dualrail_net.manifest import (
     Manifest,
     QosMarkers,
     ServerEntry,
+    ServerPortEntry,
 )
 from dualrail_net.render.artifacts import Artifact, RenderResult
 from dualrail_net.render.engine import template, templates_dir
@@ -93,7 +94,9 @@ def _render(fabric: Fabric, templates: Path | None, progress: Progress | None,
         folder = f"servers/{srv.name}"
         for tpl, filename in SERVER_FILES:
             result.artifacts.append(Artifact(f"{folder}/{filename}", template(root, tpl).render(s=s)))
-        servers[srv.name] = ServerEntry(dir=folder, planes=s["planes"], files=[f for _, f in SERVER_FILES])
+        servers[srv.name] = ServerEntry(dir=folder, planes=s["planes"], files=[f for _, f in SERVER_FILES],
+                                        ports=[ServerPortEntry(p.ifname, p.rdma_device, p.plane, p.rail)
+                                               for p in srv.ports])
         if progress:
             progress(1)
     ib_planes: dict[str, IbPlaneEntry] = {}

@@ -119,3 +119,7 @@ class ServerConfig:
     interfaces: dict[str, Interface] = field(default_factory=dict)
     routes: list[ServerRoute] = field(default_factory=list)
     rules: list[ServerRule] = field(default_factory=list)
+    env: dict[str, str] = field(default_factory=dict)  # nccl.env: variable -> value, as a shell sets it
+    sysctl: dict[str, str] = field(default_factory=dict)  # sysctl.conf: key -> value (the last one wins)
+    # lines of those files this model does not understand: (file, line number, text)
+    unmodelled: list[tuple[str, int, str]] = field(default_factory=list)

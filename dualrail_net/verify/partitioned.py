@@ -137,7 +137,10 @@ def _addressed_server(name: str, ports: Ports) -> ServerConfig:
     """A server as the routing side knows it: its addressed ports, nothing else."""
     routes: list[ServerRoute] = ElsewhereList(f"{name}'s routes")
     rules: list[ServerRule] = ElsewhereList(f"{name}'s policy rules")
-    return ServerConfig(name, _port_interfaces(ports), routes, rules)
+    env: dict[str, str] = ElsewhereDict(f"{name}'s nccl.env")
+    sysctl: dict[str, str] = ElsewhereDict(f"{name}'s sysctls")
+    unmodelled: list[tuple[str, int, str]] = ElsewhereList(f"{name}'s unmodelled lines")
+    return ServerConfig(name, _port_interfaces(ports), routes, rules, env, sysctl, unmodelled)
 
 
 def _frame(pipe: BinaryIO, data: bytes) -> None:

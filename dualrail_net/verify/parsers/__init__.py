@@ -6,6 +6,7 @@ the indented-tree reader), the servers' reader, and the joining of a device's tw
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from dualrail_net.platforms import PlatformError, PlatformParser, get_platform
@@ -52,4 +53,38 @@ def parse_device(name: str, platform: str, folder: Path) -> DeviceConfig:
 def parse_server(name: str, folder: Path) -> ServerConfig:
     parsed = read_interfaces(read_text(folder / "interfaces"))
     routes, rules = server_policy(parsed.commands)
-    return ServerConfig(name=name, interfaces=parsed.interfaces, routes=routes, rules=rules)
+    srv = ServerConfig(name=name, interfaces=parsed.interfaces, routes=routes, rules=rules)
+    _read_env(read_text(folder / "nccl.env"), srv)
+    _read_sysctl(read_text(folder / "sysctl.conf"), srv)
+    return srv
+
+
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _read_env(text: str, srv: ServerConfig) -> None:
+    """nccl.env as a shell that sources it sets it: NAME=VALUE (``export`` allowed), the last one
+    wins; a value the shell would expand or split (quotes, $, spaces) is not modelled."""
+    for number, line in enumerate(text.split("\n"), 1):
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        body = stripped[7:].lstrip() if stripped.startswith("export ") else stripped
+        key, eq, value = body.partition("=")
+        if eq and _ENV_NAME.fullmatch(key) and not any(c in value for c in " \t'\"$`\\;&|<>()"):
+            srv.env[key] = value
+        else:
+            srv.unmodelled.append(("nccl.env", number, stripped))
+
+
+def _read_sysctl(text: str, srv: ServerConfig) -> None:
+    """sysctl.conf: ``key = value``; '#' and ';' start comments (sysctl.d(5))."""
+    for number, line in enumerate(text.split("\n"), 1):
+        stripped = line.strip()
+        if not stripped or stripped[0] in "#;":
+            continue
+        key, eq, value = stripped.partition("=")
+        if eq and key.strip():
+            srv.sysctl[key.strip().replace("/", ".")] = value.strip()
+        else:
+            srv.unmodelled.append(("sysctl.conf", number, stripped))

@@ -25,6 +25,7 @@ import json
 import os
 import re
 import stat
+from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -137,16 +138,21 @@ def _valid_relpath(rel: str) -> bool:
 
 class _Dirs:
     """Directory file descriptors under the output root, opened one segment at a time with
-    O_NOFOLLOW (a symlinked directory raises instead of being entered)."""
+    O_NOFOLLOW (a symlinked directory raises instead of being entered). At most MAX_OPEN stay open
+    (least recently used first out): a large build has tens of thousands of folders, more than a
+    process may hold open; an fd does not need its parent's to stay valid."""
+
+    MAX_OPEN = 128
 
     def __init__(self, root_fd: int, root: Path) -> None:
         self.root_fd = root_fd
         self.root = root
-        self.open: dict[str, int] = {"": root_fd}
+        self.open: OrderedDict[str, int] = OrderedDict({"": root_fd})
 
     def get(self, rel_dir: str, create: bool) -> int | None:
         fd = self.open.get(rel_dir)
         if fd is not None:
+            self.open.move_to_end(rel_dir)
             return fd
         parent, _, name = rel_dir.rpartition("/")
         parent_fd = self.get(parent, create)
@@ -165,13 +171,16 @@ class _Dirs:
                                     "follows links in its output (remove it)") from None
             raise
         self.open[rel_dir] = fd
+        while len(self.open) > self.MAX_OPEN:
+            oldest = next(rel for rel in self.open if rel)  # never the root
+            os.close(self.open.pop(oldest))
         return fd
 
     def close(self) -> None:
         for rel, fd in self.open.items():
             if rel:
                 os.close(fd)
-        self.open = {"": self.root_fd}
+        self.open = OrderedDict({"": self.root_fd})
 
 
 def _read_nofollow(dir_fd: int, name: str, shown: Path) -> bytes | None:

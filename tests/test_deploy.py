@@ -187,8 +187,10 @@ def test_two_planes_are_never_in_maintenance_together(twin: Path, tmp_path: Path
 def test_killed_mid_batch_then_resumed(twin: Path, tmp_path: Path, example_fabric: Fabric) -> None:
     new = render_variant(example_fabric, tmp_path / "new", 48)
     journal_path = tmp_path / "journal.sqlite"
+    # the variant is neither verified nor the inventory's render: the gate is overridden, and journalled
     cmd = [sys.executable, "-m", "dualrail_net.cli", "deploy", "--twin", "-o", str(new), "--journal",
-           str(journal_path), "--backups", str(tmp_path / "backups"), "--playbook", str(tmp_path / "book.yaml")]
+           str(journal_path), "--backups", str(tmp_path / "backups"), "--playbook", str(tmp_path / "book.yaml"),
+           "--force", "--reason", "test: a variant build"]
     (tmp_path / "book.yaml").write_text("name: resume-test\nplanes: [A]\nroles: [leaf]\ncanary: 1\nbatch_size: 4\n"
                                         "concurrency: 4\npost_check_timeout_seconds: 30\n")
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -211,6 +213,8 @@ def test_killed_mid_batch_then_resumed(twin: Path, tmp_path: Path, example_fabri
         # restored from its backup before it was pushed again
         assert "rollback" in mine and mine.index("rollback") < len(mine) - 1 - mine[::-1].index("push")
     assert journal.run(1)["status"] == "ok"
+    gate = [s for s in steps if s["step"] == "gate"]
+    assert gate and gate[0]["status"] == "forced" and "test: a variant build" in gate[0]["detail"]
     wait_converged()
 
 

@@ -441,3 +441,18 @@ def test_a_forced_deploy_is_recorded_in_the_journal(workdir: Path, monkeypatch: 
         run_cli("deploy", "-o", str(out), "-i", str(inv), "--force", "--reason", "emergency fix, INC-42",
                 "--journal", str(workdir / "j.sqlite"))
     assert notes and "never verified" in notes[0] and "INC-42" in notes[0]
+
+
+def test_writing_more_folders_than_open_files_allowed(tmp_path: Path) -> None:
+    """A 100k-GPU build has ~27k folders: the writer must not hold them all open."""
+    import resource
+    from dualrail_net.outdir import write_owned
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (256, hard))
+    try:
+        files = {f"servers/s{i:05d}/nccl.env": "X=1\n" for i in range(1500)}
+        report = write_owned(files, tmp_path / "out")
+        assert report.written == 1500
+        assert write_owned(files, tmp_path / "out").written == 0
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))

@@ -11,9 +11,12 @@ Reading is strict: a manifest that is not what render writes (a hand edit, anoth
 from __future__ import annotations
 
 import json
-from dataclasses import MISSING, asdict, dataclass, field, fields
+import os
+from collections.abc import Callable
+from dataclasses import MISSING, dataclass, field, fields
+from functools import lru_cache
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 from dualrail_net.outdir import read_owned
 
@@ -43,9 +46,9 @@ class DeviceEntry:
     twin_dir: str  # the folder the twin runs (its own, or its twin substitute's)
 
 
-@dataclass(frozen=True, slots=True)
-class ServerPortEntry:
-    """One NIC port of a server as the plan has it (what the host checks compare the files with)."""
+class ServerPortEntry(NamedTuple):
+    """One NIC port of a server as the plan has it (what the host checks compare the files with).
+    A named tuple: a 100k-GPU manifest has 100k of them, and a frozen dataclass builds 5x slower."""
 
     ifname: str
     rdma_device: str
@@ -102,7 +105,17 @@ class Manifest:
     cabling: str = CABLING_FILE
 
     def dumps(self) -> str:
-        return json.dumps(asdict(self), indent=1) + "\n"
+        """One line per device, server and IB plane (a diff of the build shows which one changed;
+        json's indenting encoder is pure Python and took seconds at 100k GPUs)."""
+        doc = _plain(self)
+        parts = []
+        for key, value in doc.items():
+            if key in ("devices", "servers", "ib_planes") and value:
+                body = ",\n".join(f"  {json.dumps(name)}: {json.dumps(entry)}" for name, entry in value.items())
+                parts.append(f" {json.dumps(key)}: {{\n{body}\n }}")
+            else:
+                parts.append(f" {json.dumps(key)}: {json.dumps(value)}")
+        return "{\n" + ",\n".join(parts) + "\n}\n"
 
     @classmethod
     def loads(cls, text: str | bytes, source: str = MANIFEST_FILE) -> Manifest:
@@ -114,7 +127,24 @@ class Manifest:
 
     @classmethod
     def load(cls, folder: Path) -> Manifest:
-        """The manifest of a rendered folder (read without following links)."""
+        """The manifest of a rendered folder (read without following links). A manifest already
+        read in this process is reused while the file is unchanged (same inode, size and mtime):
+        verification asks for it several times, and at 100k GPUs reading it costs a second."""
+        try:
+            info = os.lstat(folder / MANIFEST_FILE)
+            key = (str(Path(folder).resolve()), info.st_ino, info.st_size, info.st_mtime_ns)
+        except OSError:
+            key = None
+        if key is not None and key in _LOADED:
+            return _LOADED[key]
+        manifest = cls._load(folder)
+        if key is not None:
+            _LOADED.clear()  # one build at a time is what a process verifies
+            _LOADED[key] = manifest
+        return manifest
+
+    @classmethod
+    def _load(cls, folder: Path) -> Manifest:
         try:
             data = read_owned(folder, MANIFEST_FILE)
         except FileNotFoundError:
@@ -135,6 +165,8 @@ class Manifest:
 
 T = TypeVar("T")
 
+_LOADED: dict[tuple[str, int, int, int], Manifest] = {}
+
 _NESTED: dict[tuple[type, str], type] = {
     (Manifest, "qos_markers"): QosMarkers,
     (Manifest, "devices"): DeviceEntry,
@@ -142,53 +174,129 @@ _NESTED: dict[tuple[type, str], type] = {
     (Manifest, "ib_planes"): IbPlaneEntry,
     (IbPlaneEntry, "switches"): IbSwitchEntry,
 }
+# lists of entries, written compactly (see _port)
 _NESTED_LISTS: dict[tuple[type, str], type] = {(ServerEntry, "ports"): ServerPortEntry}
+_CLASSES = (Manifest, DeviceEntry, ServerEntry, IbSwitchEntry, IbPlaneEntry, QosMarkers)
+
+
+@dataclass(frozen=True)
+class _Rule:
+    """How one field is read: a shape check for a plain value, or the class of its nested entries."""
+
+    name: str
+    required: bool
+    check: Callable[[Any], bool]
+    nested: type | None = None  # a mapping of these (by name)
+    listed: type | None = None  # a list of these
+
+
+def _is_str(v: Any) -> bool:
+    return isinstance(v, str)
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _checker(annotation: str) -> Callable[[Any], bool]:
+    base = annotation.removesuffix(" | None")
+    plain: Callable[[Any], bool]
+    if base == "str":
+        plain = _is_str
+    elif base == "int":
+        plain = _is_int
+    elif base.startswith("list["):
+        def plain(v: Any) -> bool:
+            return isinstance(v, list) and all(isinstance(x, str) for x in v)
+    elif base.startswith("dict["):
+        def plain(v: Any) -> bool:
+            return isinstance(v, dict)
+    else:
+        def plain(v: Any) -> bool:
+            return True
+    if annotation.endswith("| None"):
+        return lambda v: v is None or plain(v)
+    return plain
+
+
+@lru_cache(maxsize=None)
+def _rules(cls: Any) -> tuple[tuple[_Rule, ...], frozenset[str]]:
+    rules = tuple(_Rule(f.name, f.default is MISSING and f.default_factory is MISSING, _checker(str(f.type)),
+                        _NESTED.get((cls, f.name)), _NESTED_LISTS.get((cls, f.name)))
+                  for f in fields(cls))
+    return rules, frozenset(r.name for r in rules)
+
+
+def _port(row: Any) -> ServerPortEntry:
+    """A NIC port is written as [ifname, rdma_device, plane, rail] (a 100k-GPU fabric has 100k)."""
+    if (type(row) is not list or len(row) != 4 or type(row[0]) is not str or type(row[1]) is not str
+            or type(row[2]) is not str or type(row[3]) is not int):
+        raise ManifestError(f": a port is [ifname, rdma_device, plane, rail], not {row!r:.60}")
+    return ServerPortEntry._make(row)
+
+
+def _located(error: ManifestError, where: str) -> ManifestError:
+    """The error with the path of where it happened in front (paths are made only for an error)."""
+    return ManifestError(f"{where}{error}")
 
 
 def _build(cls: type[T], doc: Any, where: str) -> T:
-    """``cls`` from a JSON object, checking every field is present with the right shape."""
+    """``cls`` from a JSON object, checking every field is present with the right shape (rules
+    precompiled per class: a 100k-GPU manifest has ~130k entries)."""
     if not isinstance(doc, dict):
         raise ManifestError(f"{where}: expected an object")
+    rules, names = _rules(cls)  # type: ignore[arg-type]
     values: dict[str, Any] = {}
-    for f in fields(cls):  # type: ignore[arg-type]
-        if f.name not in doc:
-            if f.default is not MISSING or f.default_factory is not MISSING:
-                continue
-            raise ManifestError(f"{where}: field {f.name!r} is missing")
-        value = doc[f.name]
-        nested = _NESTED.get((cls, f.name))
-        listed = _NESTED_LISTS.get((cls, f.name))
-        if listed is not None:
+    for rule in rules:
+        if rule.name not in doc:
+            if rule.required:
+                raise ManifestError(f"{where}: field {rule.name!r} is missing")
+            continue
+        value = doc[rule.name]
+        if rule.listed is not None:
             if not isinstance(value, list):
-                raise ManifestError(f"{where}.{f.name}: expected a list")
-            value = [_build(listed, v, f"{where}.{f.name}[{i}]") for i, v in enumerate(value)]
-        elif nested is not None:
+                raise ManifestError(f"{where}.{rule.name}: expected a list")
+            try:
+                value = [_port(v) for v in value]
+            except ManifestError as exc:
+                raise _located(exc, f"{where}.{rule.name}") from None
+        elif rule.nested is not None:
             if not isinstance(value, dict):
-                raise ManifestError(f"{where}.{f.name}: expected an object")
-            value = {str(k): _build(nested, v, f"{where}.{f.name}.{k}") for k, v in value.items()}
-        elif not _shape_ok(value, str(f.type)):
-            raise ManifestError(f"{where}.{f.name}: {value!r:.60} is not a {f.type}")
-        values[f.name] = value
-    unknown = set(doc) - {f.name for f in fields(cls)}  # type: ignore[arg-type]
-    if unknown:
-        raise ManifestError(f"{where}: unknown field(s) {', '.join(sorted(unknown))}")
+                raise ManifestError(f"{where}.{rule.name}: expected an object")
+            nested = rule.nested
+            built: dict[str, Any] = {}
+            for k, v in value.items():
+                try:
+                    built[str(k)] = _build(nested, v, "")
+                except ManifestError as exc:
+                    raise _located(exc, f"{where}.{rule.name}.{k}") from None
+            value = built
+        elif not rule.check(value):
+            raise ManifestError(f"{where}.{rule.name}: {value!r:.60} has the wrong type")
+        values[rule.name] = value
+    if len(doc) > len(values) and not set(doc) <= names:
+        raise ManifestError(f"{where}: unknown field(s) {', '.join(sorted(set(doc) - names))}")
     return cls(**values)
 
 
-def _shape_ok(value: Any, annotation: str) -> bool:
-    """A light check of a JSON value against the annotation text of a field."""
-    if annotation.endswith("| None") and value is None:
-        return True
-    base = annotation.removesuffix(" | None")
-    if base == "str":
-        return isinstance(value, str)
-    if base == "int":
-        return isinstance(value, int) and not isinstance(value, bool)
-    if base.startswith("list["):
-        return isinstance(value, list) and all(isinstance(v, str) for v in value)
-    if base.startswith("dict["):
-        return isinstance(value, dict)
-    return True
+@lru_cache(maxsize=None)
+def _field_names(cls: Any) -> tuple[str, ...]:
+    return tuple(f.name for f in fields(cls))
+
+
+def _plain(value: Any) -> Any:
+    """A dataclass tree as plain JSON types, in field order (asdict's deep copies cost seconds at
+    100k GPUs); a NIC port as [ifname, rdma_device, plane, rail]."""
+    kind = type(value)
+    if kind is ServerPortEntry:
+        return [value.ifname, value.rdma_device, value.plane, value.rail]
+    if kind in _CLASSES:
+        return {name: _plain(getattr(value, name)) for name in _field_names(kind)}  # type: ignore[arg-type]
+    if kind is dict:
+        return {k: _plain(v) for k, v in value.items()}
+    if kind is list:
+        return [_plain(v) for v in value]
+    return value
 
 
 __all__ = ["CABLING_FILE", "DEFAULT_OUTPUT", "MANIFEST_FILE", "RESOLVED_FILE", "TWIN_SUBSTITUTES", "DeviceEntry",

@@ -105,24 +105,38 @@ def escape_text(fmt: OutputFormat, text: str) -> str:
     return out
 
 
-def make_finalize(fmt: OutputFormat) -> Callable[[Any], str]:
-    """Jinja's ``finalize`` for one format: every printed expression passes through it."""
-    checked: dict[str, str] = {}  # tokens seen before (most values repeat: names, addresses)
-    lookup = checked.get
-    pattern = TOKEN_BY_FORMAT.get(fmt, TOKEN).fullmatch
+MAX_REMEMBERED = 8_000  # values a format remembers: repeats (names, ASNs) fit; unique addresses would grow a huge dict
 
-    def finalize(value: Any) -> str:
+
+class _Finalize(dict[Any, str]):
+    """Jinja's ``finalize`` for one format, as a dict lookup: a value printed before (most are:
+    names, ASNs, MTUs) is answered in C; only a new value reaches ``__missing__``, which checks it.
+    Only plain ``str`` tokens and ``int``s are remembered, so a subclass (``Text``, ``Markup``) that
+    is not equal to a remembered token always goes through the check. (A ``Text`` equal to a
+    remembered token is that token: it is inert in this format.)"""
+
+    def __init__(self, fmt: OutputFormat) -> None:
+        super().__init__()
+        self.fmt = fmt
+        self.pattern = TOKEN_BY_FORMAT.get(fmt, TOKEN).fullmatch
+
+    def __missing__(self, value: Any) -> str:
         kind = type(value)
+        fmt = self.fmt
         if kind is str:
-            hit = lookup(value)
-            if hit is None:
-                if pattern(value) is None:
-                    raise UnsafeValue(f"{value[:80]!r} cannot be printed in a {fmt.value} file: only letters, "
-                                      f"digits and {_allowed(fmt)} are allowed in a configuration token")
-                hit = checked[value] = value
-            return hit
-        if kind is int or kind is float:
-            return str(value)
+            if self.pattern(value) is None:
+                raise UnsafeValue(f"{value[:80]!r} cannot be printed in a {fmt.value} file: only letters, "
+                                  f"digits and {_allowed(fmt)} are allowed in a configuration token")
+            token: str = value
+            if len(self) >= MAX_REMEMBERED:
+                self.clear()  # unique values (addresses) would grow it without bound: start again
+            self[token] = token
+            return token
+        if kind is int:
+            text = self[value] = str(value)
+            return text
+        if kind is float:
+            return str(value)  # not remembered: 3.0 == 3 would answer "3"
         if kind is Text:
             return escape_text(fmt, value)
         if kind is Escaped:
@@ -130,7 +144,10 @@ def make_finalize(fmt: OutputFormat) -> Callable[[Any], str]:
         raise UnsafeValue(f"a {kind.__name__} ({str(value)[:40]!r}) cannot be printed in a {fmt.value} file: "
                           "templates print strings and numbers only")
 
-    return finalize
+
+def make_finalize(fmt: OutputFormat) -> Callable[[Any], str]:
+    """Jinja's ``finalize`` for one format: every printed expression passes through it."""
+    return _Finalize(fmt).__getitem__
 
 
 def make_join(fmt: OutputFormat) -> Callable[[Iterable[Any], str], Escaped]:

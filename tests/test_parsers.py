@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from typing import Any
 from pathlib import Path
 
 import pytest
@@ -102,35 +103,66 @@ def test_port_set_expansion() -> None:
 
 def tree_parse_frr(text: str) -> DeviceConfig:
     """The reference reading of frr.conf: build the indentation tree (tree.parse_tree), then read
-    each block from its nodes with the same statement helpers. parse_frr does it in one flat pass."""
+    each block from its nodes with the same statement helpers. parse_frr does it in one flat pass.
+    Unmodelled lines: a top-level line neither read nor known (its block is covered by it), a child
+    or deeper line of a block that the block's reader does not read (another address family is
+    reported once, its lines with it)."""
     dev = DeviceConfig("ref", "cumulus")
+    unmodelled = dev.unmodelled
+
+    def below(node: Any) -> None:  # every descendant is a line nobody reads
+        for child in node.children:
+            unmodelled.append(child.text)
+            below(child)
+
     for node in parse_tree(text):
         w = node.words
         if w[0] == "hostname" and len(w) > 1:
             dev.hostname = w[1]
+            below(node)
         elif w[0] == "vrf" and len(w) > 1:
             dev.vrfs.setdefault(w[1], None)
             for child in node.children:
-                if child.words[:2] == ["ip", "route"] and (route := frr_parser._static(child.words, w[1])):
-                    dev.static_routes.append(route)
+                if child.words[:2] == ["ip", "route"]:
+                    if route := frr_parser._static(child.words, w[1]):
+                        dev.static_routes.append(route)
+                else:
+                    unmodelled.append(child.text)
+                below(child)
         elif w[:2] == ["ip", "route"]:
             if route := frr_parser._static(w, None):
                 dev.static_routes.append(route)
+            below(node)
         elif w[:2] == ["ip", "prefix-list"] and len(w) > 2:
             if entry := frr_parser.parse_prefix_list_line(w, 3):
                 dev.prefix_lists.setdefault(w[2], []).append(entry)
+            below(node)
         elif w[0] == "route-map" and len(w) >= 4:
             frr_parser.route_map_entry(node, dev)
+            for child in node.children:
+                if not (child.words[:4] == ["match", "ip", "address", "prefix-list"] and len(child.words) > 4):
+                    unmodelled.append(child.text)
+                below(child)
         elif w[:2] == ["router", "bgp"] and len(w) >= 3:
             vrf = w[4] if len(w) >= 5 and w[3] == "vrf" else None
             inst = BgpInstance(vrf=vrf, asn=int(w[2]))
             for child in node.children:
                 if child.words[0] != "address-family":
-                    frr_parser.bgp_statement(inst, child.words)
-                elif child.words[1:3] == ["ipv4", "unicast"]:
+                    if not frr_parser.bgp_statement(inst, child.words):
+                        unmodelled.append(child.text)
+                    below(child)
+                elif child.words[1:] == ["ipv4", "unicast"]:
                     for grandchild in child.children:
-                        frr_parser.bgp_statement(inst, grandchild.words)
+                        if not frr_parser.bgp_statement(inst, grandchild.words):
+                            unmodelled.append(grandchild.text)
+                        below(grandchild)
+                else:
+                    unmodelled.append(child.text)
             dev.bgp[vrf] = inst
+        elif not node.text.startswith(frr_parser.KNOWN_TOP_LEVEL):
+            unmodelled.append(node.text)
+        else:
+            below(node)
     for inst in dev.bgp.values():
         for source in inst.vrf_imports:
             dev.vrf_route_leaks.append((source, inst.vrf or "default"))

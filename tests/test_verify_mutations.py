@@ -184,6 +184,12 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
                     "net.ipv4.conf.ens1f0np0.rp_filter = 1")),
     ("ARP answered by any port", "HOST-SYSCTL",
      lambda r: edit(r / "servers/gpu001/sysctl.conf", "net.ipv4.conf.all.arp_ignore = 1", "net.ipv4.conf.all.arp_ignore = 0")),
+    ("a BGP neighbor shut down", "CONFIG-UNMODELLED",
+     lambda r: edit(r / LEAF_A / "frr.conf", " neighbor 10.11.0.0 description", " neighbor 10.11.0.0 shutdown\n"
+                    " neighbor 10.11.0.0 description")),
+    ("an aggregate that hides the leaf's prefixes", "CONFIG-UNMODELLED",
+     lambda r: edit(r / LEAF_A / "frr.conf", "  network 10.10.0.32/32\n",
+                    "  network 10.10.0.32/32\n  aggregate-address 10.12.0.0/20 summary-only\n")),
     ("a shell line verify cannot judge", "HOST-UNMODELLED",
      lambda r: edit(r / "servers/gpu001/nccl.env", "NCCL_CROSS_NIC=0\n", "NCCL_CROSS_NIC=0\nexport PATH=$PATH:/opt/x\n")),
 ]

@@ -97,6 +97,8 @@ class DeviceConfig:
     static_routes: list[StaticRoute] = field(default_factory=list)
     qos: Qos = field(default_factory=Qos)
     vrf_route_leaks: list[tuple[str, str]] = field(default_factory=list)  # (from vrf, into vrf)
+    # routing lines the parser does not model (their text): verify says what it cannot judge
+    unmodelled: list[str] = field(default_factory=list)
 
 
 @dataclass(slots=True)

@@ -131,6 +131,7 @@ def _elsewhere_routing(dev: DeviceConfig, hostname: str, vrfs: list[str], instan
     dev.route_maps = ElsewhereDict(f"{dev.name}'s route maps")
     dev.static_routes = ElsewhereList(f"{dev.name}'s static routes")
     dev.vrf_route_leaks = ElsewhereList(f"{dev.name}'s VRF imports")
+    dev.unmodelled = ElsewhereList(f"{dev.name}'s unmodelled routing lines")
 
 
 def _addressed_server(name: str, ports: Ports) -> ServerConfig:

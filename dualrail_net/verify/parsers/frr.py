@@ -34,8 +34,9 @@ def parse_prefix_list_line(words: list[str], start: int) -> PrefixListEntry | No
     return entry
 
 
-def neighbor_statement(inst: BgpInstance, w: list[str]) -> None:
-    """`neighbor ADDR remote-as|description|route-map ...`: the same words in FRR and EOS."""
+def neighbor_statement(inst: BgpInstance, w: list[str]) -> bool:
+    """`neighbor ADDR remote-as|description|route-map ...`: the same words in FRR and EOS. False
+    for a neighbor statement the model does not read (shutdown, peer-group, timers ...)."""
     n = inst.neighbors.get(w[1])
     if n is None:  # not setdefault: that would build a throwaway Neighbor for each of its lines
         n = inst.neighbors[w[1]] = Neighbor(w[1])
@@ -43,11 +44,14 @@ def neighbor_statement(inst: BgpInstance, w: list[str]) -> None:
         n.remote_asn = _int(w[3])
     elif w[2] == "description":
         n.description = " ".join(w[3:])
-    elif w[2] == "route-map" and len(w) >= 5:
+    elif w[2] == "route-map" and len(w) >= 5 and w[4] in ("in", "out"):
         if w[4] == "in":
             n.route_map_in = w[3]
-        elif w[4] == "out":
+        else:
             n.route_map_out = w[3]
+    else:
+        return False
+    return True
 
 
 def route_map_entry(node: Node, dev: DeviceConfig) -> None:
@@ -77,20 +81,24 @@ def _static(words: list[str], vrf: str | None) -> StaticRoute | None:
     return StaticRoute(vrf, words[2], nexthop, nh_vrf)
 
 
-def bgp_statement(inst: BgpInstance, w: list[str]) -> None:
-    """One statement of a `router bgp` block or of its ipv4 unicast address family."""
+def bgp_statement(inst: BgpInstance, w: list[str]) -> bool:
+    """One statement of a `router bgp` block or of its ipv4 unicast address family; False when the
+    model does not read it."""
     head = w[0]  # dispatch on the first word: neighbor lines are most of a big config
     if head == "neighbor":
-        if len(w) >= 4:
-            neighbor_statement(inst, w)
-    elif head == "network":
-        if len(w) >= 2:
+        return len(w) >= 4 and neighbor_statement(inst, w)
+    if head == "network":
+        if len(w) == 2:
             inst.networks.append(w[1])
-    elif head == "bgp":
+            return True
+        return False  # network X route-map/backdoor ...: not modelled
+    if head == "bgp":
         if w[1:2] == ["router-id"] and len(w) > 2:
             inst.router_id = w[2]
         elif w[1:4] == ["bestpath", "as-path", "multipath-relax"]:
             inst.multipath_relax = True
+        else:
+            return False
     elif head == "redistribute" and len(w) >= 2:
         inst.redistribute.append(w[1])
     elif head == "maximum-paths" and len(w) >= 2 and w[1].isdigit():
@@ -102,6 +110,14 @@ def bgp_statement(inst: BgpInstance, w: list[str]) -> None:
             inst.rt_import.extend(w[3:])
         if w[2] in ("export", "both"):
             inst.rt_export.extend(w[3:])
+    else:
+        return False
+    return True
+
+
+# Top-level lines with nothing for the routing model to read: they neither add nor change a route.
+KNOWN_TOP_LEVEL = ("frr version ", "frr defaults datacenter", "log ", "service integrated-vtysh-config",
+                   "no ipv6 forwarding", "ipv6 forwarding", "line vty")
 
 
 def parse_frr(text: str, dev: DeviceConfig) -> None:
@@ -115,6 +131,7 @@ def parse_frr(text: str, dev: DeviceConfig) -> None:
     entry: RouteMapEntry | None = None
     vrf = ""
     in_af = False  # the current child of a bgp block is its `address-family ipv4 unicast`
+    other_af = False  # ... or another address family (reported once, with its lines)
     for spaces, line in LINE.findall(text):
         stripped = line.rstrip()
         if stripped in SECTION_ENDS:
@@ -147,33 +164,54 @@ def parse_frr(text: str, dev: DeviceConfig) -> None:
             elif head == "vrf" and len(w) > 1:
                 dev.vrfs.setdefault(w[1], None)
                 vrf, block = w[1], "vrf"
+            elif not stripped.startswith(KNOWN_TOP_LEVEL):
+                dev.unmodelled.append(stripped)
+                block = "unmodelled"  # its children belong to it: the block is what is reported
             continue
         if child_indent < 0 or depth <= child_indent:
             child_indent, grand_indent = depth, -1
-            if not block:
+            other_af = False
+            if not block or block == "unmodelled":
+                if not block:
+                    dev.unmodelled.append(stripped)
                 continue
             w = stripped.split()
             if block == "bgp":
                 assert inst is not None
                 if w[0] == "address-family":
-                    in_af = w[1:3] == ["ipv4", "unicast"]
+                    in_af = w[1:] == ["ipv4", "unicast"]
+                    other_af = not in_af
+                    if other_af:
+                        dev.unmodelled.append(stripped)
                 else:
-                    in_af = False
-                    bgp_statement(inst, w)
+                    in_af = other_af = False
+                    if not bgp_statement(inst, w):
+                        dev.unmodelled.append(stripped)
             elif block == "route-map":
                 assert entry is not None
                 if w[:4] == ["match", "ip", "address", "prefix-list"] and len(w) > 4:
                     entry.match_prefix_lists.append(w[4])
+                else:
+                    dev.unmodelled.append(stripped)
             elif w[:2] == ["ip", "route"]:  # vrf block
                 route = _static(w, vrf)
                 if route:
                     dev.static_routes.append(route)
+            else:
+                dev.unmodelled.append(stripped)
             continue
+        # a grandchild, or deeper: only an ipv4 unicast address family's statements are read; the
+        # lines of a reported block (an unmodelled top-level block, another address family) are
+        # covered by its report, every other one is reported itself
         if grand_indent < 0 or depth <= grand_indent:
             grand_indent = depth
             if in_af and block == "bgp":
                 assert inst is not None
-                bgp_statement(inst, stripped.split())
+                if not bgp_statement(inst, stripped.split()):
+                    dev.unmodelled.append(stripped)
+                continue
+        if block != "unmodelled" and not other_af:
+            dev.unmodelled.append(stripped)
     for inst in dev.bgp.values():
         for source in inst.vrf_imports:
             dev.vrf_route_leaks.append((source, inst.vrf or "default"))

@@ -163,6 +163,7 @@ def tree_parse_frr(text: str) -> DeviceConfig:
             unmodelled.append(node.text)
         else:
             below(node)
+    frr_parser.finish_bgp(dev)
     for inst in dev.bgp.values():
         for source in inst.vrf_imports:
             dev.vrf_route_leaks.append((source, inst.vrf or "default"))
@@ -277,3 +278,16 @@ def test_a_statement_with_trailing_words_keeps_them() -> None:
     trailing = flat_parse_frr(ODD_FRR[3])
     assert trailing.bgp[None].asn == 9 and trailing.bgp[None].neighbors["1.1.1.1"].description == "a b"
 
+
+
+def test_a_shut_down_neighbor_brings_up_no_session() -> None:
+    """`neighbor X shutdown` is read on both platforms: the neighbor leaves the instance's
+    neighbors (what pairing and propagation read) and is kept as shut down."""
+    from dualrail_net.platforms.eos.parse_config import parse_eos
+    frr = flat_parse_frr("router bgp 1\n neighbor 1.1.1.1 remote-as 2\n neighbor 1.1.1.1 shutdown\n"
+                         " neighbor 2.2.2.2 remote-as 3\n")
+    assert list(frr.bgp[None].neighbors) == ["2.2.2.2"] and frr.bgp[None].shut_neighbors == ["1.1.1.1"]
+    assert frr.unmodelled == []
+    eos = DeviceConfig("e", "eos")
+    parse_eos("router bgp 1\n   neighbor 1.1.1.1 remote-as 2\n   neighbor 1.1.1.1 shutdown\n", eos)
+    assert eos.bgp[None].neighbors == {} and eos.bgp[None].shut_neighbors == ["1.1.1.1"]

@@ -184,7 +184,7 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
                     "net.ipv4.conf.ens1f0np0.rp_filter = 1")),
     ("ARP answered by any port", "HOST-SYSCTL",
      lambda r: edit(r / "servers/gpu001/sysctl.conf", "net.ipv4.conf.all.arp_ignore = 1", "net.ipv4.conf.all.arp_ignore = 0")),
-    ("a BGP neighbor shut down", "CONFIG-UNMODELLED",
+    ("a BGP neighbor shut down: no session on that uplink", "BGP-SESSION-MISSING",
      lambda r: edit(r / LEAF_A / "frr.conf", " neighbor 10.11.0.0 description", " neighbor 10.11.0.0 shutdown\n"
                     " neighbor 10.11.0.0 description")),
     ("an aggregate that hides the leaf's prefixes", "CONFIG-UNMODELLED",

@@ -37,6 +37,7 @@ class Neighbor:
     route_map_in: str | None = None
     route_map_out: str | None = None
     description: str = ""
+    shutdown: bool = False  # `neighbor X shutdown`: configured, but no session (see shut_neighbors)
 
 
 @dataclass(slots=True)
@@ -52,6 +53,8 @@ class BgpInstance:
     vrf_imports: list[str] = field(default_factory=list)  # VRFs whose routes this instance imports
     rt_import: list[str] = field(default_factory=list)
     rt_export: list[str] = field(default_factory=list)
+    # neighbors configured with `shutdown`: taken out of ``neighbors`` (no session comes up with them)
+    shut_neighbors: list[str] = field(default_factory=list)
 
 
 @dataclass(slots=True)

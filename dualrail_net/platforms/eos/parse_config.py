@@ -12,7 +12,7 @@ from dualrail_net.verify.model import (
     StaticRoute,
 )
 from dualrail_net.verify.parsers.files import read_text
-from dualrail_net.verify.parsers.frr import neighbor_statement, parse_prefix_list_line, route_map_entry
+from dualrail_net.verify.parsers.frr import finish_bgp, neighbor_statement, parse_prefix_list_line, route_map_entry
 from dualrail_net.verify.parsers.tree import Node, parse_tree
 
 UNITS = {"bytes": 1, "kbytes": 1000, "mbytes": 1000 * 1000}
@@ -61,7 +61,7 @@ def _bgp_statements(inst: BgpInstance, children: list[Node]) -> None:
             inst.maximum_paths = int(w[1])
         elif w[:4] == ["bgp", "bestpath", "as-path", "multipath-relax"]:
             inst.multipath_relax = True
-        elif w[0] == "neighbor" and len(w) >= 4:
+        elif w[0] == "neighbor" and len(w) >= 3:
             neighbor_statement(inst, w)
         elif w[0] == "network" and len(w) > 1:
             inst.networks.append(w[1])
@@ -128,6 +128,7 @@ def parse_eos(text: str, dev: DeviceConfig) -> None:
                     lw = leak.words
                     if lw[:3] == ["leak", "routes", "source-vrf"] and len(lw) > 3:
                         dev.vrf_route_leaks.append((lw[3], vrf_node.words[1]))
+    finish_bgp(dev)
     # Route-target leaking: an instance importing an RT another VRF exports.
     exports = {rt: inst.vrf or "default" for inst in dev.bgp.values() for rt in inst.rt_export}
     for inst in dev.bgp.values():

@@ -40,10 +40,12 @@ def neighbor_statement(inst: BgpInstance, w: list[str]) -> bool:
     n = inst.neighbors.get(w[1])
     if n is None:  # not setdefault: that would build a throwaway Neighbor for each of its lines
         n = inst.neighbors[w[1]] = Neighbor(w[1])
-    if w[2] == "remote-as":
+    if w[2] == "remote-as" and len(w) >= 4:
         n.remote_asn = _int(w[3])
     elif w[2] == "description":
         n.description = " ".join(w[3:])
+    elif w[2] == "shutdown" and len(w) == 3:
+        n.shutdown = True
     elif w[2] == "route-map" and len(w) >= 5 and w[4] in ("in", "out"):
         if w[4] == "in":
             n.route_map_in = w[3]
@@ -86,7 +88,7 @@ def bgp_statement(inst: BgpInstance, w: list[str]) -> bool:
     model does not read it."""
     head = w[0]  # dispatch on the first word: neighbor lines are most of a big config
     if head == "neighbor":
-        return len(w) >= 4 and neighbor_statement(inst, w)
+        return len(w) >= 3 and neighbor_statement(inst, w)
     if head == "network":
         if len(w) == 2:
             inst.networks.append(w[1])
@@ -212,6 +214,17 @@ def parse_frr(text: str, dev: DeviceConfig) -> None:
                 continue
         if block != "unmodelled" and not other_af:
             dev.unmodelled.append(stripped)
+    finish_bgp(dev)
     for inst in dev.bgp.values():
         for source in inst.vrf_imports:
             dev.vrf_route_leaks.append((source, inst.vrf or "default"))
+
+
+def finish_bgp(dev: DeviceConfig) -> None:
+    """After a device is read (every platform): a neighbor that is shut down brings up no session,
+    so it leaves ``neighbors`` (what pairing and propagation read) for ``shut_neighbors``."""
+    for inst in dev.bgp.values():
+        shut = [address for address, n in inst.neighbors.items() if n.shutdown]
+        for address in shut:
+            del inst.neighbors[address]
+        inst.shut_neighbors.extend(shut)

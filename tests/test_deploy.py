@@ -284,9 +284,9 @@ def test_commit_reverts_on_the_switch_unless_confirmed(twin: Path, tmp_path: Pat
         assert "maximum-paths 8" not in _running_config(leaf)  # reverted by the switch: nobody confirmed
         assert running.read_text() == original
         drv.load(changed)
-        drv.commit(revert_after=3)
+        drv.commit(revert_after=10)  # room for the confirm's round trip on a loaded machine
         drv.confirm()
-        time.sleep(5)
+        time.sleep(12)
         assert "maximum-paths 8" in running.read_text()  # confirmed: the timer is gone
         drv.load(drv.intended())
         drv.commit(revert_after=60)

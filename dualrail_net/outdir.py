@@ -26,7 +26,7 @@ import os
 import re
 import stat
 from collections import OrderedDict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -183,25 +183,45 @@ class _Dirs:
         self.open = OrderedDict({"": self.root_fd})
 
 
-def _read_nofollow(dir_fd: int, name: str, shown: Path) -> bytes | None:
+class NotRegular(Exception):
+    """A path that is a symlink (``link`` true) or not a regular file: never read through."""
+
+    def __init__(self, link: bool) -> None:
+        super().__init__("a symlink" if link else "not a regular file")
+        self.link = link
+
+
+def read_regular(name: str | Path, dir_fd: int | None = None) -> bytes | None:
+    """The bytes of a regular file, opened without following a link and without blocking on a
+    FIFO; None when it does not exist; NotRegular for a link, a FIFO or a device. One primitive for
+    every reader of our folders (this module, verify's file reader)."""
     try:
         fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=dir_fd)
     except FileNotFoundError:
         return None
     except OSError as exc:
         if exc.errno == errno.ELOOP:
-            raise OutputRefused(f"{_q(shown)} is a symlink; dualrail never follows links in its output "
-                                "(remove it)") from None
+            raise NotRegular(link=True) from None
         raise
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise OutputRefused(f"{_q(shown)} is not a regular file; remove it")
+            raise NotRegular(link=False)
         chunks = []
         while chunk := os.read(fd, 1 << 20):
             chunks.append(chunk)
         return b"".join(chunks)
     finally:
         os.close(fd)
+
+
+def _read_nofollow(dir_fd: int, name: str, shown: Path) -> bytes | None:
+    try:
+        return read_regular(name, dir_fd)
+    except NotRegular as exc:
+        if exc.link:
+            raise OutputRefused(f"{_q(shown)} is a symlink; dualrail never follows links in its output "
+                                "(remove it)") from None
+        raise OutputRefused(f"{_q(shown)} is not a regular file; remove it") from None
 
 
 def _write_replace(dir_fd: int, name: str, data: bytes) -> None:
@@ -313,22 +333,26 @@ def list_files(out: Path) -> list[str]:
 
 def read_owned(out: Path, rel: str) -> bytes | None:
     """The bytes of ``out/rel`` without following any link on the way (None when absent)."""
-    if not _valid_relpath(rel):
-        return None
+    return next(iter(read_owned_many(out, [rel])))[1]
+
+
+def read_owned_many(out: Path, rels: Iterable[str]) -> Iterator[tuple[str, bytes | None]]:
+    """(rel, bytes) of each file under ``out``, read as read_owned reads one (None: absent, or not
+    something to read: a link, a path outside), through one set of directory descriptors: drift
+    and the verification digest read every file of a build."""
     root_fd = os.open(out, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
     dirs = _Dirs(root_fd, out)
     try:
-        folder, _, name = rel.rpartition("/")
-        try:
-            dir_fd = dirs.get(folder, create=False)
-        except OutputRefused:
-            return None
-        if dir_fd is None:
-            return None
-        try:
-            return _read_nofollow(dir_fd, name, out / rel)
-        except OutputRefused:
-            return None
+        for rel in rels:
+            data = None
+            if _valid_relpath(rel):
+                folder, _, name = rel.rpartition("/")
+                try:
+                    dir_fd = dirs.get(folder, create=False)
+                    data = _read_nofollow(dir_fd, name, out / rel) if dir_fd is not None else None
+                except OutputRefused:
+                    data = None
+            yield rel, data
     finally:
         dirs.close()
         os.close(root_fd)

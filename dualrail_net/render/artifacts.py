@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from dualrail_net.manifest import STAMP_FILE
-from dualrail_net.outdir import WriteReport, list_files, read_owned, write_owned
+from dualrail_net.outdir import WriteReport, list_files, read_owned_many, write_owned
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,10 +53,8 @@ def drift(result: RenderResult, out: Path) -> Drift:
     following links: a link where a file should be counts as changed."""
     wanted = result.by_path()
     present = set(list_files(out)) - {STAMP_FILE}  # verify's stamp is not a rendered file
-    changed = []
-    for rel, content in wanted.items():
-        if rel in present and read_owned(out, rel) != content.encode():
-            changed.append(rel)
+    changed = [rel for rel, data in read_owned_many(out, [rel for rel in wanted if rel in present])
+               if data != wanted[rel].encode()]
     missing = sorted(set(wanted) - present)
     extra = sorted(present - set(wanted))
     return Drift(sorted(changed), missing, extra)

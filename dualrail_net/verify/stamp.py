@@ -17,7 +17,7 @@ from pathlib import Path
 
 from dualrail_net import __version__
 from dualrail_net.manifest import STAMP_FILE
-from dualrail_net.outdir import MARKER, add_owned, read_marker, read_owned
+from dualrail_net.outdir import MARKER, add_owned, read_marker, read_owned, read_owned_many
 from dualrail_net.verify.findings import CheckResult
 
 
@@ -44,8 +44,7 @@ def build_digest(out: Path) -> str:
     if files is None:
         raise StampError(f"{out} is not a folder dualrail rendered (no {MARKER})")
     total = hashlib.sha256()
-    for rel in sorted(f for f in files if f != STAMP_FILE):
-        data = read_owned(out, rel)
+    for rel, data in read_owned_many(out, sorted(f for f in files if f != STAMP_FILE)):
         total.update(rel.encode() + b"\0" + (hashlib.sha256(data).hexdigest().encode() if data is not None
                                               else b"missing") + b"\n")
     return total.hexdigest()

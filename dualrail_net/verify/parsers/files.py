@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import errno
-import os
-import stat
 from pathlib import Path
+
+from dualrail_net.outdir import NotRegular, read_regular
 
 
 class UnreadableFile(Exception):
@@ -19,23 +18,14 @@ def read_text(path: Path) -> str:
     try:
         # O_NOFOLLOW: a link planted in the rendered folder is refused, never read through (it could
         # point at any file on the machine, and findings quote what they read)
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except FileNotFoundError:
-        return ""
-    except OSError as exc:
-        if exc.errno == errno.ELOOP:
+        data = read_regular(path)
+    except NotRegular as exc:
+        if exc.link:
             raise UnreadableFile(f"{path} is a symlink; verify reads only regular files (remove it and "
                                  "re-render)") from None
-        raise
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise UnreadableFile(f"{path} is not a regular file; remove it and re-render")
-        chunks = []
-        while chunk := os.read(fd, 1 << 20):
-            chunks.append(chunk)
-    finally:
-        os.close(fd)
-    data = b"".join(chunks)
+        raise UnreadableFile(f"{path} is not a regular file; remove it and re-render") from None
+    if data is None:
+        return ""
     if b"\r" in data:  # what text mode does: \r\n and a lone \r end a line
         return data.decode().replace("\r\n", "\n").replace("\r", "\n")
     return data.decode()

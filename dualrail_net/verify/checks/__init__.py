@@ -249,6 +249,7 @@ def registered(only: set[str] | None = None) -> list[CheckSpec]:
         qos,
         servers,
         symmetry,
+        unmodelled,
     )
     return [spec for spec in REGISTRY if not only or spec.id in only]
 

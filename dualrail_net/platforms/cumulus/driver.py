@@ -144,17 +144,20 @@ class CumulusDriver:
         lines.append("exit 0")
         return "\n".join(lines) + "\n"
 
+    def _frr_reload(self, path: str) -> str:
+        """frr-reload.py applying ``path`` (in the twin: against the namespace's private daemons)."""
+        opts = ""
+        if self.twin:
+            d = self.paths["frr_dir"]
+            opts = f" --bindir /usr/bin --confdir {d} --rundir {d} --vty_socket {self.paths['vty_socket']}"
+        return f"python3 {FRR_RELOAD} --reload --stdout{opts} {path}"
+
     def _apply_commands(self, name: str, path: str) -> list[str]:
         """Shell lines that make the device run ``path`` (file ``name``)."""
         if name == "frr.conf":
-            opts = ""
-            if self.twin:
-                d = self.paths["frr_dir"]
-                opts = f"--bindir /usr/bin --confdir {d} --rundir {d} --vty_socket {self.paths['vty_socket']}"
-            out = [f"python3 {FRR_RELOAD} --reload --stdout {opts} {path} >/dev/null 2>&1"]
+            out = [f"{self._frr_reload(path)} >/dev/null 2>&1"]
             if self.twin:  # frr-reload removes the twin's runtime settings: put them back
-                out.append(f"cat {self.paths['frr_dir']}/*-twin.conf 2>/dev/null | while read -r l; do "
-                           f"[ -n \"$l\" ] && {self._vtysh()} -c 'configure terminal' -c \"$l\" >/dev/null; done")
+                out.append(self._twin_settings_command())
             return out
         if name == "interfaces":
             if self.twin:
@@ -176,11 +179,7 @@ class CumulusDriver:
             if not from_staged:
                 self._upload(files[name], staged)
             if name == "frr.conf":
-                opts = ""
-                if self.twin:
-                    d = self.paths["frr_dir"]
-                    opts = f"--bindir /usr/bin --confdir {d} --rundir {d} --vty_socket {self.paths['vty_socket']}"
-                rc, out = self._run(f"python3 {FRR_RELOAD} --reload --stdout {opts} {staged}", timeout=300)
+                rc, out = self._run(self._frr_reload(staged), timeout=300)
                 # "Failed to execute" lines are frr-reload retrying shorter "no" forms; the exit code and
                 # its own validation message are what say the new file was refused.
                 if rc != 0 or "vtysh failed to process new configuration" in out:
@@ -197,13 +196,14 @@ class CumulusDriver:
                 raise PushRejected(f"{self.name}: {name} reload failed: {out.strip()[-300:]}")
 
     def _restore_twin_settings(self) -> None:
+        self._run(self._twin_settings_command())
+
+    def _twin_settings_command(self) -> str:
         """The twin's runtime settings (its <daemon>-twin.conf start-up files) are not part of the
-        rendered config, so frr-reload just removed them: put them back."""
-        rc, text = self._run(f"cat {self.paths['frr_dir']}/*-twin.conf")
-        lines = [line.strip() for line in text.splitlines() if line.strip()] if rc == 0 else []
-        if lines:
-            args = " ".join(f"-c '{line}'" for line in lines)
-            self._run(f"{self._vtysh()} -c 'configure terminal' {args}")
+        rendered config, so frr-reload removes them: this shell line puts them back (run by the
+        driver after an apply, and by the revert script on the switch)."""
+        return (f"cat {self.paths['frr_dir']}/*-twin.conf 2>/dev/null | while read -r l; do "
+                f"[ -n \"$l\" ] && {self._vtysh()} -c 'configure terminal' -c \"$l\" >/dev/null; done; true")
 
     def health(self) -> list[str]:
         rc, out = self._run(f"{self._vtysh()} -c 'show bgp summary json'")

@@ -200,9 +200,11 @@ class Runner:
             sid = self.journal.step(run_id, "-", -1, "*", "gate")
             self.journal.finish(sid, "forced", note)
         if self.book.kind == "firmware":
+            # what each platform's driver can do, known without connecting (an unreachable device is
+            # found by the plane's health gate, not here)
             missing = sorted({h.data["platform"] for h in self.hosts.values()
                               if h.data["plane"] in self.book.planes and h.data["role"] in self.book.roles
-                              and not isinstance(self.driver(h.name), FirmwareDriver)})
+                              and not isinstance(driver_for(h, None), FirmwareDriver)})
             if missing:
                 report.status, report.detail = "failed", (f"no firmware driver for platform(s) {', '.join(missing)}: "
                                                           "nothing was changed")

@@ -44,6 +44,9 @@ class DeviceEntry:
     dir: str  # its rendered folder, relative to the output folder
     files: list[str]
     twin_dir: str  # the folder the twin runs (its own, or its twin substitute's)
+    # plane -> the prefixes the plan has this device originate there (what every device of the
+    # plane must learn: verify's control-plane model compares the configs' outcome with it)
+    originates: dict[str, list[str]] = field(default_factory=dict)
 
 
 class ServerPortEntry(NamedTuple):

@@ -12,7 +12,7 @@ from dualrail_net.render import render_fabric
 from dualrail_net.render.artifacts import write_artifacts
 from dualrail_net.render.pipeline import device_dir
 from dualrail_net.resolve.model import Fabric, Switch
-from dualrail_net.verify.model import BgpInstance, DeviceConfig, Interface
+from dualrail_net.verify.model import BgpInstance, DeviceConfig, Interface, RouteMapEntry
 from dualrail_net.verify.parsers import frr as frr_parser
 from dualrail_net.verify.parsers import ifupdown
 from dualrail_net.verify.parsers import parse_device, parse_server
@@ -102,71 +102,62 @@ def test_port_set_expansion() -> None:
 
 
 def tree_parse_frr(text: str) -> DeviceConfig:
-    """The reference reading of frr.conf: build the indentation tree (tree.parse_tree), then read
-    each block from its nodes with the same statement helpers. parse_frr does it in one flat pass.
-    Unmodelled lines: a top-level line neither read nor known (its block is covered by it), a child
-    or deeper line of a block that the block's reader does not read (another address family is
-    reported once, its lines with it)."""
+    """The reference reading of an *indented* frr.conf: build the indentation tree
+    (tree.parse_tree), then read each block from its nodes with the same statement helpers.
+    parse_frr reads by FRR's node rules instead (indentation does not matter to it); on indented
+    files both must agree. Unmodelled lines: a top-level line neither read nor known (its block is
+    covered by it), a child of a block that the block's reader does not read (another address
+    family is reported once, its lines with it)."""
     dev = DeviceConfig("ref", "cumulus")
+    dev.routing_file = "frr.conf"
     unmodelled = dev.unmodelled
 
-    def below(node: Any) -> None:  # every descendant is a line nobody reads
-        for child in node.children:
-            unmodelled.append(child.text)
-            below(child)
+    def report(node: Any) -> None:
+        unmodelled.append((node.line, node.text))
 
     for node in parse_tree(text):
         w = node.words
-        if w[0] == "hostname" and len(w) > 1:
+        if w[0] == "hostname" and len(w) == 2:
             dev.hostname = w[1]
-            below(node)
-        elif w[0] == "vrf" and len(w) > 1:
+        elif w[:2] == ["frr", "defaults"] and len(w) == 3:
+            dev.frr_defaults = w[2]
+        elif w[0] == "vrf" and len(w) == 2:
             dev.vrfs.setdefault(w[1], None)
             for child in node.children:
-                if child.words[:2] == ["ip", "route"]:
-                    if route := frr_parser._static(child.words, w[1]):
-                        dev.static_routes.append(route)
+                route = frr_parser.static_route(child.words, w[1]) if child.words[:2] == ["ip", "route"] else None
+                if route:
+                    dev.static_routes.append(route)
                 else:
-                    unmodelled.append(child.text)
-                below(child)
-        elif w[:2] == ["ip", "route"]:
-            if route := frr_parser._static(w, None):
-                dev.static_routes.append(route)
-            below(node)
-        elif w[:2] == ["ip", "prefix-list"] and len(w) > 2:
-            if entry := frr_parser.parse_prefix_list_line(w, 3):
-                dev.prefix_lists.setdefault(w[2], []).append(entry)
-            below(node)
-        elif w[0] == "route-map" and len(w) >= 4:
-            frr_parser.route_map_entry(node, dev)
+                    report(child)
+        elif w[:2] == ["ip", "route"] and (route := frr_parser.static_route(w, None)):
+            dev.static_routes.append(route)
+        elif w[:2] == ["ip", "prefix-list"] and len(w) > 3 and \
+                (entry := frr_parser.parse_prefix_list_line(w, 3, node.line)):
+            dev.prefix_lists.setdefault(w[2], []).append(entry)
+        elif w[0] == "route-map" and len(w) == 4 and w[2] in ("permit", "deny") and w[3].isdigit():
+            rm = RouteMapEntry(int(w[3]), w[2], line=node.line)
             for child in node.children:
-                if not (child.words[:4] == ["match", "ip", "address", "prefix-list"] and len(child.words) > 4):
-                    unmodelled.append(child.text)
-                below(child)
-        elif w[:2] == ["router", "bgp"] and len(w) >= 3:
-            vrf = w[4] if len(w) >= 5 and w[3] == "vrf" else None
-            inst = BgpInstance(vrf=vrf, asn=int(w[2]))
+                if child.words[:4] == ["match", "ip", "address", "prefix-list"] and len(child.words) == 5:
+                    rm.match_prefix_lists.append(child.words[4])
+                elif child.words[0] != "description":
+                    report(child)
+            dev.route_maps.setdefault(w[1], []).append(rm)
+        elif w[:2] == ["router", "bgp"] and len(w) in (3, 5) and (asn := frr_parser.parse_asn(w[2])):
+            vrf = w[4] if len(w) == 5 else None
+            inst = dev.bgp[vrf] = BgpInstance(vrf=vrf, asn=asn, line=node.line)
             for child in node.children:
                 if child.words[0] != "address-family":
-                    if not frr_parser.bgp_statement(inst, child.words):
-                        unmodelled.append(child.text)
-                    below(child)
-                elif child.words[1:] == ["ipv4", "unicast"]:
+                    if not frr_parser.bgp_statement(inst, child.words, child.line):
+                        report(child)
+                elif child.words[1:] in (["ipv4"], ["ipv4", "unicast"]):
                     for grandchild in child.children:
-                        if not frr_parser.bgp_statement(inst, grandchild.words):
-                            unmodelled.append(grandchild.text)
-                        below(grandchild)
+                        if not frr_parser.bgp_statement(inst, grandchild.words, grandchild.line):
+                            report(grandchild)
                 else:
-                    unmodelled.append(child.text)
-            dev.bgp[vrf] = inst
+                    report(child)
         elif not node.text.startswith(frr_parser.KNOWN_TOP_LEVEL):
-            unmodelled.append(node.text)
-        else:
-            below(node)
+            report(node)
     frr_parser.finish_bgp(dev)
-    for inst in dev.bgp.values():
-        for source in inst.vrf_imports:
-            dev.vrf_route_leaks.append((source, inst.vrf or "default"))
     return dev
 
 
@@ -177,39 +168,94 @@ def flat_parse_frr(text: str) -> DeviceConfig:
 
 
 ODD_FRR = [
-    # deeper lines under a plain bgp statement, another address family, a second block for one VRF
-    "router bgp 1\n neighbor 1.1.1.1 remote-as 2\n   neighbor 9.9.9.9 remote-as 9\n address-family ipv6 unicast\n"
-    "  network 2001::/64\n address-family ipv4 unicast\n  network 10.0.0.0/8\n    network 11.0.0.0/8\n"
-    " exit-address-family\nexit\nrouter bgp 3 vrf a\n import vrf b\nrouter bgp 1\n bgp router-id 1.2.3.4\n",
-    # indented top-level lines, a vrf with static routes at two depths, route-map children at two depths
-    "  hostname h\n vrf x\n  ip route 1.0.0.0/8 blackhole\n    ip route 2.0.0.0/8 10.0.0.1\n"
-    "route-map M permit 10\n match ip address prefix-list P\n  match ip address prefix-list Q\n"
-    "! comment\nip prefix-list P seq 5 permit 1.0.0.0/8 le 32\nip route 3.0.0.0/8 Null0 nexthop-vrf x\n",
-    # address-family as a top-level line, neighbor lines at the top level, an empty bgp block
-    "address-family ipv4 unicast\n network 1.0.0.0/8\nneighbor 1.1.1.1 remote-as 3\nrouter bgp 7\n",
+    # another address family, a second bgp block for another VRF, peer-groups, asdot, external
+    "router bgp 1\n neighbor 1.1.1.1 remote-as 2\n neighbor 9.9.9.9 remote-as 9\n address-family ipv6 unicast\n"
+    "  network 2001::/64\n address-family ipv4 unicast\n  network 10.0.0.0/8\n  network 11.0.0.0/8\n"
+    " exit-address-family\nexit\nrouter bgp 3 vrf a\n neighbor F peer-group\n"
+    " neighbor F remote-as external\n neighbor 2.2.2.2 peer-group F\n address-family ipv4 unicast\n  import vrf b\n"
+    "router bgp 1.10 vrf c\n bgp router-id 1.2.3.4\n",
+    # a vrf with static routes, route-map children, a prefix list with `any`, a set line, a comment
+    "  hostname h\n vrf x\n  ip route 1.0.0.0/8 blackhole\n  ip route 2.0.0.0/8 10.0.0.1\n"
+    "route-map M permit 10\n match ip address prefix-list P\n set metric 5\n"
+    "! comment\nip prefix-list P seq 5 permit 1.0.0.0/8 le 32\nip prefix-list Q seq 5 deny any\n"
+    "ip route 3.0.0.0/8 Null0 nexthop-vrf x\n",
+    # no default ipv4-unicast with activate, aggregates, route targets, an unknown top-level block
+    "router bgp 7\n no bgp default ipv4-unicast\n neighbor 1.1.1.1 remote-as 8\n address-family ipv4 unicast\n"
+    "  neighbor 1.1.1.1 activate\n  aggregate-address 10.0.0.0/8 summary-only\n  rt vpn both 1:1\n"
+    "  import vpn\n  export vpn\n exit-address-family\nexit\ninterface swp1\n description x\n",
     # trailing blanks and CRs, an `exit` with trailing blanks, a tab before a statement
     "router bgp 9 \r\n neighbor 1.1.1.1 remote-as 2  \r\n neighbor 1.1.1.1 description a b \t\n exit \t\n"
-    "ip route 4.0.0.0/8 blackhole\r\n \tneighbor 2.2.2.2 remote-as 5\n",
+    "ip route 4.0.0.0/8 blackhole\r\n",
+    # values no parser may raise on: a huge number, a bad prefix, a non-ASCII digit, a bad ASN
+    "router bgp 99999999999999999999999\n neighbor 1.1.1.1 remote-as 2\nip prefix-list P seq 5 permit 300.1.1.1/8\n"
+    "ip prefix-list P seq \u00b2 permit 1.0.0.0/8\nrouter bgp 5\n maximum-paths 99999999999999\n"
+    " neighbor 1.1.1.1 remote-as 70000.1\n network 10.0.0.0/33\nroute-map R permit x\n",
 ]
 
 
-def test_flat_frr_parser_reads_what_the_tree_reads(out: Path) -> None:
+def _lines_zeroed(dev: DeviceConfig) -> DeviceConfig:
+    """``dev`` with every line number dropped (for comparing readings of re-laid-out text)."""
+    import copy
+    dev = copy.deepcopy(dev)
+    dev.unmodelled = [(0, text) for _, text in dev.unmodelled]
+    for inst in dev.bgp.values():
+        inst.line = inst.maximum_paths_line = 0
+        inst.network_lines = {k: 0 for k in inst.network_lines}
+        for n in inst.neighbors.values():
+            n.line = 0
+        for agg in inst.aggregates:
+            agg.line = 0
+    for entries in dev.prefix_lists.values():
+        for e in entries:
+            e.line = 0
+    for rms in dev.route_maps.values():
+        for rm in rms:
+            rm.line = 0
+    return dev
+
+
+def test_frr_reader_reads_what_the_tree_reads(out: Path) -> None:
+    """On indented files FRR's node rules and the indentation tree agree."""
     texts = [p.read_text() for p in sorted(out.rglob("frr.conf"))] + ODD_FRR
     assert len(texts) > 20
     for text in texts:
         assert flat_parse_frr(text) == tree_parse_frr(text), text[:200]
-    # the same configs with the indentation of every line redrawn at random (0-3 spaces)
+
+
+def test_frr_reader_does_not_depend_on_indentation(out: Path) -> None:
+    """FRR accepts an un-indented (or oddly indented) frr.conf and means the same: so does the reader."""
+    texts = [p.read_text() for p in sorted(out.rglob("frr.conf"))] + ODD_FRR
     rng = random.Random(7)
     for text in texts:
-        for _ in range(5):
+        indented = _lines_zeroed(flat_parse_frr(text))
+        flat = "\n".join(line.strip() for line in text.splitlines())
+        assert _lines_zeroed(flat_parse_frr(flat)) == indented, flat[:300]
+        for _ in range(3):
             shaken = "\n".join(" " * rng.randint(0, 3) + line.lstrip(" ") for line in text.splitlines())
-            try:
-                expected = tree_parse_frr(shaken)
-            except ValueError:
-                with pytest.raises(ValueError):
-                    flat_parse_frr(shaken)
-                continue
-            assert flat_parse_frr(shaken) == expected, shaken[:300]
+            assert _lines_zeroed(flat_parse_frr(shaken)) == indented, shaken[:300]
+
+
+def test_frr_reader_follows_frr_node_rules() -> None:
+    dev = flat_parse_frr(ODD_FRR[0])
+    assert dev.bgp[None].networks == ["10.0.0.0/8", "11.0.0.0/8"]
+    assert dev.bgp["a"].vrf_imports == ["b"]
+    member = dev.bgp["a"].neighbors["2.2.2.2"]
+    assert (member.remote_kind, member.peer_group) == ("external", "F") and "F" not in dev.bgp["a"].neighbors
+    assert dev.bgp["c"].asn == 1 * 65536 + 10
+    assert dev.unmodelled == [(4, "address-family ipv6 unicast")]
+    odd = flat_parse_frr(ODD_FRR[1])
+    assert odd.prefix_lists["Q"][0].prefix == "0.0.0.0/0" and odd.prefix_lists["Q"][0].le == 32
+    assert [r.prefix for r in odd.static_routes] == ["1.0.0.0/8", "2.0.0.0/8", "3.0.0.0/8"]
+    assert (7, "set metric 5") in odd.unmodelled
+    af = flat_parse_frr(ODD_FRR[2])
+    inst = af.bgp[None]
+    assert not inst.default_ipv4_unicast and inst.neighbors["1.1.1.1"].activate is True
+    assert inst.aggregates[0].summary_only and inst.vpn_import and inst.vpn_export
+    assert af.unmodelled == [(12, "interface swp1")]
+    bad = flat_parse_frr(ODD_FRR[4])
+    assert None not in bad.bgp or bad.bgp[None].asn == 5
+    assert bad.bgp[None].maximum_paths is None and "1.1.1.1" not in bad.bgp[None].neighbors
+    assert len(bad.unmodelled) == 7, bad.unmodelled
 
 
 def stanza_read_interfaces(text: str) -> ifupdown.InterfacesFile:

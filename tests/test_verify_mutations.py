@@ -103,6 +103,18 @@ def _firmware_b(r: Path) -> None:
     edit_manifest(r, change)
 
 
+def _network_without_rib(r: Path) -> None:
+    """The anchor of the leaf's server block is gone: FRR's import check keeps the network unadvertised."""
+    edit(r / LEAF_A / "frr.conf", "ip route 10.12.0.0/26 blackhole\n", "")
+
+
+def _same_asn_on_two_leaves(r: Path) -> None:
+    """a-leaf-su1-r1 takes a-leaf-su1-r0's ASN (and the spines follow): each drops the other's routes."""
+    edit(r / "plane-A/a-leaf-su1-r1/frr.conf", "router bgp 4200001101", "router bgp 4200001100")
+    for spine in r.glob("plane-A/a-spine-*/running-config"):
+        edit(spine, "remote-as 4200001101", "remote-as 4200001100")
+
+
 def _ecn_plane_b(r: Path) -> None:
     edit_all(r, "plane-B/*/qos_features.conf", "min_threshold_bytes = 150000", "min_threshold_bytes = 160000")
     edit_all(r, "plane-B/*/running-config", "minimum-threshold 150000 bytes", "minimum-threshold 160000 bytes")
@@ -187,12 +199,43 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
     ("a BGP neighbor shut down: no session on that uplink", "BGP-SESSION-MISSING",
      lambda r: edit(r / LEAF_A / "frr.conf", " neighbor 10.11.0.0 description", " neighbor 10.11.0.0 shutdown\n"
                     " neighbor 10.11.0.0 description")),
-    ("an aggregate that hides the leaf's prefixes", "CONFIG-UNMODELLED",
+    ("an aggregate that hides the leaf's prefixes", "ROUTE-MISSING",
      lambda r: edit(r / LEAF_A / "frr.conf", "  network 10.10.0.32/32\n",
                     "  network 10.10.0.32/32\n  aggregate-address 10.12.0.0/20 summary-only\n")),
+    ("a route-map set line verify cannot judge", "CONFIG-UNMODELLED",
+     lambda r: edit(r / LEAF_A / "frr.conf", " match ip address prefix-list LOCAL-A\n",
+                    " match ip address prefix-list LOCAL-A\n set as-path prepend 65000 65000\n")),
+    ("a network statement without a route in the RIB", "ROUTE-MISSING", _network_without_rib),
+    ("a network statement without a route in the RIB (named)", "ROUTE-DEAD-NETWORK", _network_without_rib),
+    ("a deny sequence drops the leaf's server subnet", "ROUTE-MISSING",
+     lambda r: edit(r / LEAF_A / "frr.conf", "ip prefix-list LOCAL-A seq 10", "ip prefix-list LOCAL-A seq 5 deny "
+                    "10.12.0.0/26\nip prefix-list LOCAL-A seq 10")),
+    ("a spine's route-map denies in a first sequence: one next hop fewer", "ROUTE-ECMP-WIDTH",
+     lambda r: edit(r / SPINE_A / "running-config", "route-map PLANE-A-OUT permit 10",
+                    "route-map PLANE-A-OUT deny 5\n   match ip address prefix-list LOCAL-X\n"
+                    "ip prefix-list LOCAL-X\n   seq 10 permit 10.12.0.0/26\nroute-map PLANE-A-OUT permit 10")),
+    ("a route-map name that is not defined", "ROUTE-UNDEFINED-REF",
+     lambda r: edit(r / LEAF_A / "frr.conf", "route-map LOCAL-A-OUT permit 10", "route-map LOCAL-A-OUTX permit 10")),
+    ("a spine shuts its session to a leaf: one next hop fewer", "ROUTE-ECMP-WIDTH",
+     lambda r: edit(r / SPINE_A / "running-config", "   neighbor 10.11.0.1 description",
+                    "   neighbor 10.11.0.1 shutdown\n   neighbor 10.11.0.1 description")),
+    ("no bgp default ipv4-unicast without activate", "BGP-SESSION-DOWN",
+     lambda r: edit(r / LEAF_A / "frr.conf", " bgp router-id", " no bgp default ipv4-unicast\n bgp router-id")),
+    ("no bgp default ipv4-unicast: the leaf's prefixes are gone", "ROUTE-MISSING",
+     lambda r: edit(r / LEAF_A / "frr.conf", " bgp router-id", " no bgp default ipv4-unicast\n bgp router-id")),
+    ("two leaves with one ASN: eBGP loop prevention", "ROUTE-MISSING", _same_asn_on_two_leaves),
+    ("an EOS port left a switchport", "BGP-SESSION-DOWN",
+     lambda r: edit(r / SPINE_A / "running-config", "   no switchport\n", "")),
+    ("an EOS port shut down", "BGP-SESSION-DOWN",
+     lambda r: edit(r / SPINE_A / "running-config", "   no switchport\n", "   no switchport\n   shutdown\n")),
+    ("an EOS spine without ip routing", "BGP-SESSION-DOWN",
+     lambda r: edit(r / SPINE_A / "running-config", "ip routing\n", "")),
     ("a shell line verify cannot judge", "HOST-UNMODELLED",
      lambda r: edit(r / "servers/gpu001/nccl.env", "NCCL_CROSS_NIC=0\n", "NCCL_CROSS_NIC=0\nexport PATH=$PATH:/opt/x\n")),
 ]
+
+
+WARNING_CHECKS = {"ROUTE-DEAD-NETWORK"}  # checks that name a harmless-until-proven statement: warnings
 
 
 def test_clean_example_has_zero_findings(clean: Path) -> None:
@@ -210,11 +253,56 @@ def test_mutation_is_caught(clean: Path, tmp_path: Path, desc: str, check_id: st
     mutate(broken)
     results = {r.check: r for r in run_checks(load_snapshot(broken))}
     # an UNMODELLED check reports what verify could not judge: a warning, by design
-    wanted = {"error", "warning"} if check_id.endswith("-UNMODELLED") else {"error"}
+    wanted = {"error", "warning"} if check_id.endswith("-UNMODELLED") or check_id in WARNING_CHECKS else {"error"}
     fired = [f for f in results[check_id].findings if f.severity.value in wanted]
     assert fired, f"{desc}: {check_id} did not fire; fired instead: " + \
         str({c: [f.message for f in r.findings] for c, r in results.items() if r.findings})
     assert all(f.message and f.why for f in fired)
+
+
+def _unindent(r: Path) -> None:
+    for path in r.rglob("frr.conf"):
+        path.write_text("\n".join(line.strip() for line in path.read_text().splitlines()) + "\n")
+
+
+def _peer_group(r: Path) -> None:
+    """The leaf's four spine neighbors as one peer-group carrying ASN and route-maps."""
+    path = r / LEAF_A / "frr.conf"
+    text = path.read_text()
+    for spine in ("10.11.0.0", "10.11.0.2", "10.11.0.4", "10.11.0.6"):
+        text = text.replace(f" neighbor {spine} remote-as 4200001000\n", f" neighbor {spine} peer-group SPINES\n")
+        text = text.replace(f"  neighbor {spine} route-map PLANE-A-IN in\n", "")
+        text = text.replace(f"  neighbor {spine} route-map LOCAL-A-OUT out\n", "")
+    text = text.replace(" bgp router-id 10.10.0.32\n", " bgp router-id 10.10.0.32\n neighbor SPINES peer-group\n"
+                        " neighbor SPINES remote-as external\n")
+    text = text.replace("  maximum-paths 64\n", "  neighbor SPINES route-map PLANE-A-IN in\n"
+                        "  neighbor SPINES route-map LOCAL-A-OUT out\n  maximum-paths 64\n")
+    path.write_text(text)
+
+
+VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
+    ("remote-as external on a leaf", lambda r: edit(r / LEAF_A / "frr.conf", "remote-as 4200001000", "remote-as external", 4)),
+    ("no maximum-paths on a Cumulus leaf (its default is 64)",
+     lambda r: edit(r / LEAF_A / "frr.conf", "  maximum-paths 64\n", "")),
+    ("every frr.conf without indentation", _unindent),
+    ("a leaf's neighbors as a peer-group", _peer_group),
+    ("an asdot ASN on one leaf and its spines",
+     lambda r: (edit(r / LEAF_A / "frr.conf", "router bgp 4200001100", "router bgp 64086.59980"),
+                [edit(p, "remote-as 4200001100", "remote-as 64086.59980") for p in r.glob("plane-A/a-spine-*/running-config")])),
+    ("an EOS interface block repeated (EOS merges it)",
+     lambda r: edit(r / SPINE_A / "running-config", "interface Loopback0\n", "interface Ethernet1\n   mtu 9214\n"
+                    "interface Loopback0\n")),
+]
+
+
+@pytest.mark.parametrize("desc,mutate", VALID_EDITS, ids=[v[0] for v in VALID_EDITS])
+def test_valid_edit_passes(clean: Path, tmp_path: Path, desc: str, mutate: Callable[[Path], None]) -> None:
+    """Edits a device accepts and that change nothing the plan cares about: no finding at all."""
+    edited = tmp_path / "build"
+    shutil.copytree(clean, edited)
+    mutate(edited)
+    findings = [f"{f.check}: {f.message}" for r in run_checks(load_snapshot(edited)) for f in r.findings]
+    assert findings == [], desc
 
 
 def test_multipath_relax_missing_is_caught(tmp_path: Path) -> None:

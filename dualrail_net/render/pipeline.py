@@ -73,6 +73,14 @@ def render_fabric(fabric: Fabric, templates: Path | None = None, progress: Progr
         return _render(fabric, templates, progress, include_resolved)
 
 
+def _originates(sw: Switch) -> dict[str, list[str]]:
+    """Plane -> the prefixes the plan has the switch originate there (one VRF per plane on a
+    multi-plane device)."""
+    if sw.plane:
+        return {sw.plane: list(sw.networks)}
+    return {vrf.plane: list(vrf.networks) for vrf in sw.vrfs}
+
+
 def _render(fabric: Fabric, templates: Path | None, progress: Progress | None,
             include_resolved: bool) -> RenderResult:
     root = str(templates or templates_dir())
@@ -85,7 +93,8 @@ def _render(fabric: Fabric, templates: Path | None, progress: Progress | None,
             role=sw.role, plane=sw.plane, planes=sw.planes, platform=sw.platform, firmware=sw.firmware,
             model=sw.model, mgmt_address=sw.mgmt_address, dir=device_dir(sw),
             files=[a.path.rsplit("/", 1)[1] for a in arts if a.path.startswith(device_dir(sw))],
-            twin_dir=twin_dir(sw) if get_platform(sw.platform).twin_substitute else device_dir(sw))
+            twin_dir=twin_dir(sw) if get_platform(sw.platform).twin_substitute else device_dir(sw),
+            originates=_originates(sw))
         if progress:
             progress(1)
     servers: dict[str, ServerEntry] = {}

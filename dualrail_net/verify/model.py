@@ -28,6 +28,9 @@ class Interface:
     pfc_priorities: list[int] | None = None  # None: no PFC configured on the port
     ecn: dict[int, EcnProfile] | None = None  # traffic class -> thresholds
     strict_tcs: list[int] = field(default_factory=list)
+    # why the port carries no IP traffic although addressed ("shutdown", "switchport"); "": it does
+    down: str = ""
+    trust: str | None = None  # QoS trust source ("dscp", "cos"); None: not said in the file
 
 
 @dataclass(slots=True)
@@ -38,6 +41,10 @@ class Neighbor:
     route_map_out: str | None = None
     description: str = ""
     shutdown: bool = False  # `neighbor X shutdown`: configured, but no session (see shut_neighbors)
+    remote_kind: str | None = None  # `remote-as external|internal` (remote_asn stays None)
+    activate: bool | None = None  # `[no] neighbor X activate` in ipv4 unicast; None: the instance's default
+    peer_group: str | None = None  # the peer-group it is bound to (its settings are copied in, see finish_bgp)
+    line: int = 0  # where it is first configured in the routing file (1-based; 0: not known)
 
 
 @dataclass(slots=True)
@@ -55,6 +62,25 @@ class BgpInstance:
     rt_export: list[str] = field(default_factory=list)
     # neighbors configured with `shutdown`: taken out of ``neighbors`` (no session comes up with them)
     shut_neighbors: list[str] = field(default_factory=list)
+    default_ipv4_unicast: bool = True  # `no bgp default ipv4-unicast`: a neighbor needs `activate`
+    network_import_check: bool = True  # a `network` is advertised only while its prefix is in the RIB
+    # `[no] bgp ebgp-requires-policy`; None: the platform's default (FRR `defaults traditional`: on).
+    # When on, an eBGP neighbor without a route-map in a direction carries nothing that way
+    ebgp_requires_policy: bool | None = None
+    peer_groups: set[str] = field(default_factory=set)  # names defined with `neighbor NAME peer-group`
+    aggregates: list[Aggregate] = field(default_factory=list)
+    vpn_import: bool = False  # FRR `import vpn`: takes routes whose RT matches rt_import
+    vpn_export: bool = False  # FRR `export vpn`: exports with rt_export
+    line: int = 0  # the `router bgp` line
+    network_lines: dict[str, int] = field(default_factory=dict)  # network statement -> its line
+    maximum_paths_line: int = 0
+
+
+@dataclass(slots=True)
+class Aggregate:
+    prefix: str
+    summary_only: bool = False
+    line: int = 0
 
 
 @dataclass(slots=True)
@@ -64,6 +90,7 @@ class PrefixListEntry:
     prefix: str
     ge: int | None = None
     le: int | None = None
+    line: int = 0
 
 
 @dataclass(slots=True)
@@ -71,6 +98,7 @@ class RouteMapEntry:
     seq: int
     action: str
     match_prefix_lists: list[str] = field(default_factory=list)
+    line: int = 0
 
 
 @dataclass(slots=True)
@@ -100,8 +128,16 @@ class DeviceConfig:
     static_routes: list[StaticRoute] = field(default_factory=list)
     qos: Qos = field(default_factory=Qos)
     vrf_route_leaks: list[tuple[str, str]] = field(default_factory=list)  # (from vrf, into vrf)
-    # routing lines the parser does not model (their text): verify says what it cannot judge
-    unmodelled: list[str] = field(default_factory=list)
+    # routing lines the parser does not model (line number in routing_file, text): verify says what
+    # it cannot judge
+    unmodelled: list[tuple[int, str]] = field(default_factory=list)
+    routing_file: str = ""  # the file the routing statements' line numbers refer to
+    # routing instances (None: the default VRF) whose IP routing is off (EOS without `ip routing`):
+    # their sessions come up with nothing and nothing is forwarded
+    routing_off: list[str | None] = field(default_factory=list)
+    frr_defaults: str = ""  # FRR `frr defaults PROFILE` (datacenter, traditional); "" elsewhere
+    # references the device's config cannot resolve at load time: (line, "peer-group NAME")
+    undefined_refs: list[tuple[int, str]] = field(default_factory=list)
 
 
 @dataclass(slots=True)

@@ -21,6 +21,8 @@ if TYPE_CHECKING:
 class Cumulus:
     name = "cumulus"
     max_mtu = 9216
+    # Cumulus Linux's FRR is built for 64 ECMP paths (the twin's Debian FRR for 256: twin/oracle.py)
+    default_maximum_paths = 64
     netmiko_type = "linux"
     files: tuple[OutputFile, ...] = (
         OutputFile("cumulus/interfaces.j2", "interfaces", OutputFormat.IFUPDOWN),

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 class Eos:
     name = "eos"
     max_mtu = 9214
+    default_maximum_paths = 1  # EOS installs one BGP path unless told otherwise
     netmiko_type = "arista_eos"
     files: tuple[OutputFile, ...] = (OutputFile("eos/running-config.j2", "running-config", OutputFormat.EOS),)
     template_root: Path | None = None

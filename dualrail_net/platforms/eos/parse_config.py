@@ -1,10 +1,19 @@
-"""Arista EOS running-config -> DeviceConfig."""
+"""Arista EOS running-config -> DeviceConfig (one file: interfaces, QoS and routing).
+
+EOS's own semantics where they change what the device does: an Ethernet port is a switchport (no IP)
+until `no switchport`; `shutdown` takes a port down; a repeated `interface` block adds to the first
+and a second `ip address` replaces the first (unless `secondary`); without `ip routing` (per VRF:
+`ip routing vrf NAME`) nothing is routed; BGP's default maximum-paths is the platform's
+(``Eos.default_maximum_paths``). Every line neither modelled nor known not to matter is reported in
+``unmodelled`` with its line number; nothing in a line makes the parser raise.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from dualrail_net.verify.model import (
+    Aggregate,
     BgpInstance,
     DeviceConfig,
     EcnProfile,
@@ -12,134 +21,259 @@ from dualrail_net.verify.model import (
     StaticRoute,
 )
 from dualrail_net.verify.parsers.files import read_text
-from dualrail_net.verify.parsers.frr import finish_bgp, neighbor_statement, parse_prefix_list_line, route_map_entry
+from dualrail_net.verify.parsers.frr import (
+    _int,
+    finish_bgp,
+    is_ip,
+    is_prefix,
+    neighbor_statement,
+    parse_asn,
+    parse_prefix_list_line,
+)
 from dualrail_net.verify.parsers.tree import Node, parse_tree
 
 UNITS = {"bytes": 1, "kbytes": 1000, "mbytes": 1000 * 1000}
+FILE = "running-config"
+
+# top-level lines with nothing for the model: they neither route nor change QoS or addressing
+KNOWN_TOP_LEVEL = ("service routing protocols model", "end", "transceiver qsfp default-mode",
+                   "spanning-tree mode", "no aaa root", "no spanning-tree")
+# interface lines with nothing for the model
+KNOWN_INTERFACE = ("speed ", "no shutdown", "load-interval", "no lldp", "lldp ", "link-debounce", "logging event")
 
 
-def _threshold(words: list[str], key: str) -> int:
+def _threshold(words: list[str], key: str) -> int | None:
     i = words.index(key)
-    value, unit = int(words[i + 1]), words[i + 2] if i + 2 < len(words) else "bytes"
-    return value * UNITS.get(unit, 1)
+    value = _int(words[i + 1], 1 << 40) if i + 1 < len(words) else None
+    unit = words[i + 2] if i + 2 < len(words) else "bytes"
+    return None if value is None or unit not in UNITS else value * UNITS[unit]
 
 
-def _interface(node: Node, dev: DeviceConfig) -> None:
+def _tx_queue(node: Node, iface: Interface, dev: DeviceConfig) -> None:
+    tc = _int(node.words[1], 7) if len(node.words) == 2 else None
+    if tc is None:
+        _unmodelled(dev, node)
+        return
+    for q in node.children:
+        qw = q.words
+        if qw[:2] == ["random-detect", "ecn"] and "minimum-threshold" in qw and "maximum-threshold" in qw:
+            low, high = _threshold(qw, "minimum-threshold"), _threshold(qw, "maximum-threshold")
+            prob = _int(qw[qw.index("max-mark-probability") + 1], 100) if "max-mark-probability" in qw[:-1] else 100
+            if low is None or high is None or prob is None:
+                _unmodelled(dev, q)
+                continue
+            iface.ecn = iface.ecn or {}
+            iface.ecn[tc] = EcnProfile(low, high, prob)
+        elif qw == ["priority", "strict"]:
+            iface.strict_tcs = sorted(set(iface.strict_tcs + [tc]))
+        elif qw[:2] != ["bandwidth", "percent"]:
+            _unmodelled(dev, q)
+
+
+def _unmodelled(dev: DeviceConfig, node: Node) -> None:
+    dev.unmodelled.append((node.line, node.text))
+
+
+def _interface(node: Node, dev: DeviceConfig, routed: set[str], pfc_on: set[str]) -> None:
     name = node.words[1]
-    iface = dev.interfaces.setdefault(name, Interface(name, is_loopback=name.startswith("Loopback")))
+    iface = dev.interfaces.get(name)
+    if iface is None:  # a repeated block adds to the first, as EOS merges it
+        iface = dev.interfaces[name] = Interface(name, is_loopback=name.startswith("Loopback"))
     for child in node.children:
         w = child.words
-        if w[:2] == ["ip", "address"] and len(w) >= 3:
-            iface.addresses.append(w[2])
-        elif w[0] == "mtu" and len(w) > 1:
-            iface.mtu = int(w[1])
-        elif w[0] == "vrf" and len(w) > 1:
+        if w[:2] == ["ip", "address"] and len(w) >= 3 and is_prefix(w[2]):
+            if w[3:] == ["secondary"]:
+                iface.addresses.append(w[2])
+            elif len(w) == 3:
+                iface.addresses[:1] = [w[2]]  # the primary address: a second one replaces it
+            else:
+                _unmodelled(dev, child)
+        elif w[0] == "mtu" and len(w) == 2 and (mtu := _int(w[1], 65535)) is not None:
+            iface.mtu = mtu
+        elif w[0] == "vrf" and len(w) in (2, 3) and (len(w) == 2 or w[1] == "forwarding"):
             iface.vrf = w[-1]
         elif w[0] == "description":
             iface.description = " ".join(w[1:])
-        elif w[:2] == ["priority-flow-control", "priority"] and len(w) >= 4 and w[3] == "no-drop":
-            iface.pfc_priorities = sorted(set((iface.pfc_priorities or []) + [int(w[2])]))
-        elif w[0] == "tx-queue" and len(w) > 1:
-            tc = int(w[1])
-            for q in child.children:
-                qw = q.words
-                if qw[:2] == ["random-detect", "ecn"] and "minimum-threshold" in qw:
-                    iface.ecn = iface.ecn or {}
-                    prob = int(qw[qw.index("max-mark-probability") + 1]) if "max-mark-probability" in qw else 100
-                    iface.ecn[tc] = EcnProfile(_threshold(qw, "minimum-threshold"),
-                                               _threshold(qw, "maximum-threshold"), prob)
-                elif qw == ["priority", "strict"]:
-                    iface.strict_tcs = sorted(set(iface.strict_tcs + [tc]))
+        elif w == ["no", "switchport"]:
+            routed.add(name)
+        elif w == ["switchport"]:
+            routed.discard(name)
+        elif w == ["shutdown"]:
+            iface.down = "shutdown"
+        elif w == ["no", "shutdown"]:
+            iface.down = ""
+        elif w[:2] == ["qos", "trust"] and len(w) == 3:
+            iface.trust = w[2]
+        elif w == ["priority-flow-control", "on"] or w == ["priority-flow-control", "mode", "on"]:
+            pfc_on.add(name)
+        elif w == ["no", "priority-flow-control"]:
+            pfc_on.discard(name)
+        elif w[:2] == ["priority-flow-control", "priority"] and len(w) == 4 and w[3] == "no-drop" \
+                and (prio := _int(w[2], 7)) is not None:
+            iface.pfc_priorities = sorted(set((iface.pfc_priorities or []) + [prio]))
+        elif w[0] == "tx-queue":
+            _tx_queue(child, iface, dev)
+        elif not child.text.startswith(KNOWN_INTERFACE):
+            _unmodelled(dev, child)
 
 
-def _bgp_statements(inst: BgpInstance, children: list[Node]) -> None:
+def _bgp_statements(inst: BgpInstance, children: list[Node], dev: DeviceConfig) -> None:
     for child in children:
         w = child.words
-        if w[0] == "router-id" and len(w) > 1:
+        if w[0] == "router-id" and len(w) == 2 and is_ip(w[1]):
             inst.router_id = w[1]
-        elif w[0] == "maximum-paths" and len(w) > 1:
-            inst.maximum_paths = int(w[1])
-        elif w[:4] == ["bgp", "bestpath", "as-path", "multipath-relax"]:
+        elif w[0] == "maximum-paths" and len(w) in (2, 4) and (paths := _int(w[1], 1024)) \
+                and (len(w) == 2 or w[2] == "ecmp" and _int(w[3], 1024)):
+            inst.maximum_paths, inst.maximum_paths_line = paths, child.line
+        elif w == ["bgp", "bestpath", "as-path", "multipath-relax"]:
             inst.multipath_relax = True
-        elif w[0] == "neighbor" and len(w) >= 3:
-            neighbor_statement(inst, w)
-        elif w[0] == "network" and len(w) > 1:
+        elif w == ["no", "bgp", "default", "ipv4-unicast"]:
+            inst.default_ipv4_unicast = False
+        elif w[0] == "neighbor" and len(w) >= 3 and neighbor_statement(inst, _eos_neighbor(w), child.line):
+            pass
+        elif w[0] == "network" and len(w) == 2 and is_prefix(w[1]):
             inst.networks.append(w[1])
-        elif w[0] == "redistribute" and len(w) > 1:
+            inst.network_lines.setdefault(w[1], child.line)
+        elif w[0] == "redistribute" and len(w) == 2 and w[1] in ("connected", "static"):
             inst.redistribute.append(w[1])
-        elif w[:2] == ["route-target", "import"]:
-            inst.rt_import.extend(x for x in w[2:] if ":" in x)
-        elif w[:2] == ["route-target", "export"]:
-            inst.rt_export.extend(x for x in w[2:] if ":" in x)
-        elif w[:2] == ["route-target", "both"]:
-            inst.rt_import.extend(x for x in w[2:] if ":" in x)
-            inst.rt_export.extend(x for x in w[2:] if ":" in x)
+        elif w[0] == "aggregate-address" and len(w) >= 2 and is_prefix(w[1]) and set(w[2:]) <= {"summary-only"}:
+            inst.aggregates.append(Aggregate(w[1], "summary-only" in w[2:], child.line))
+        elif w[0] == "route-target" and len(w) >= 3 and w[1] in ("import", "export", "both"):
+            targets = [x for x in w[2:] if ":" in x]
+            if w[1] in ("import", "both"):
+                inst.rt_import.extend(targets)
+            if w[1] in ("export", "both"):
+                inst.rt_export.extend(targets)
+        elif w[0] == "rd":
+            pass  # a route distinguisher decides nothing about which VRF gets which route
+        elif w[:2] == ["address-family", "ipv4"] and len(w) == 2:
+            for statement in child.children:
+                sw = statement.words
+                if sw[0] == "neighbor" and len(sw) == 3 and sw[2] == "activate":
+                    neighbor_statement(inst, sw, statement.line)
+                elif sw[:1] == ["no"] and sw[1:2] == ["neighbor"] and sw[3:] == ["activate"]:
+                    neighbor_statement(inst, sw[1:], statement.line, negated=True)
+                elif sw[0] == "network" and len(sw) == 2 and is_prefix(sw[1]):
+                    inst.networks.append(sw[1])
+                    inst.network_lines.setdefault(sw[1], statement.line)
+                else:
+                    _unmodelled(dev, statement)
+        else:
+            _unmodelled(dev, child)
+
+
+def _eos_neighbor(w: list[str]) -> list[str]:
+    """EOS's `neighbor X peer group NAME` (two words) as FRR's `peer-group`."""
+    if w[2:4] == ["peer", "group"]:
+        return w[:2] + ["peer-group"] + w[4:]
+    return w
+
+
+def _static(w: list[str], dev: DeviceConfig, node: Node) -> None:
+    vrf = None
+    rest = w[2:]
+    if rest[:1] == ["vrf"] and len(rest) > 1:
+        vrf, rest = rest[1], rest[2:]
+    if len(rest) >= 2 and is_prefix(rest[0]) and (rest[1] == "Null0" or is_ip(rest[1]) or rest[1][:1].isalpha()):
+        dev.static_routes.append(StaticRoute(vrf, rest[0], None if rest[1] == "Null0" else rest[1]))
+    else:
+        _unmodelled(dev, node)
+
+
+def _router_bgp(node: Node, dev: DeviceConfig) -> None:
+    asn = parse_asn(node.words[2]) if len(node.words) == 3 else None
+    if asn is None:
+        _unmodelled(dev, node)
+        return
+    default = BgpInstance(None, asn, line=node.line)
+    _bgp_statements(default, [c for c in node.children if c.words[0] != "vrf"], dev)
+    if default.neighbors or default.networks or default.router_id:
+        dev.bgp[None] = default
+    for child in node.children:
+        if child.words[0] == "vrf":
+            if len(child.words) != 2:
+                _unmodelled(dev, child)
+                continue
+            inst = dev.bgp.get(child.words[1])
+            if inst is None:
+                inst = dev.bgp[child.words[1]] = BgpInstance(child.words[1], asn, line=child.line)
+            _bgp_statements(inst, child.children, dev)
 
 
 def parse_eos(text: str, dev: DeviceConfig) -> None:
+    dev.routing_file = FILE
+    routed: set[str] = set()  # Ethernet ports with `no switchport`
+    pfc_on: set[str] = set()  # ports with `priority-flow-control on`: their no-drop priorities pause
+    routing_on: set[str | None] = set()
     for node in parse_tree(text):
         w = node.words
-        if w[0] == "hostname" and len(w) > 1:
+        if w[0] == "hostname" and len(w) == 2:
             dev.hostname = w[1]
-        elif w[:3] == ["qos", "map", "dscp"] and "traffic-class" in w:
-            tc = int(w[w.index("traffic-class") + 1])
+        elif w[:3] == ["qos", "map", "dscp"] and "to" in w and w[-2:-1] == ["traffic-class"] \
+                and (tc := _int(w[-1], 7)) is not None \
+                and all(_int(x, 63) is not None for x in w[3:w.index("to")]):
             for dscp in w[3:w.index("to")]:
                 dev.qos.dscp_to_tc[int(dscp)] = tc
                 dev.qos.dscp_to_priority[int(dscp)] = tc  # EOS: traffic class N <-> priority N by default
-        elif w[:2] == ["vrf", "instance"] and len(w) > 2:
+        elif w[:2] == ["vrf", "instance"] and len(w) == 3:
             dev.vrfs.setdefault(w[2], None)
-        elif w[0] == "interface" and len(w) > 1:
-            _interface(node, dev)
+        elif w[0] == "interface" and len(w) == 2:
+            _interface(node, dev, routed, pfc_on)
+        elif w == ["ip", "routing"]:
+            routing_on.add(None)
+        elif w[:3] == ["ip", "routing", "vrf"] and len(w) == 4:
+            routing_on.add(w[3])
         elif w[:2] == ["ip", "route"]:
-            vrf = None
-            rest = w[2:]
-            if rest[:1] == ["vrf"]:
-                vrf, rest = rest[1], rest[2:]
-            if len(rest) >= 2:
-                nexthop = None if rest[1] == "Null0" else rest[1]
-                dev.static_routes.append(StaticRoute(vrf, rest[0], nexthop))
+            _static(w, dev, node)
         elif w[:2] == ["ip", "prefix-list"] and len(w) > 2:
             if len(w) > 3:
-                entry = parse_prefix_list_line(w, 3)
+                entry = parse_prefix_list_line(w, 3, node.line)
                 if entry:
                     dev.prefix_lists.setdefault(w[2], []).append(entry)
+                else:
+                    _unmodelled(dev, node)
             for child in node.children:
-                entry = parse_prefix_list_line(child.words, 0)
+                entry = parse_prefix_list_line(child.words, 0, child.line)
                 if entry:
                     dev.prefix_lists.setdefault(w[2], []).append(entry)
-        elif w[0] == "route-map" and len(w) >= 4:
-            route_map_entry(node, dev)
-        elif w[:2] == ["router", "bgp"] and len(w) >= 3:
-            asn = int(w[2])
-            default = BgpInstance(None, asn)
-            _bgp_statements(default, [c for c in node.children if c.words[0] != "vrf"])
-            if default.neighbors or default.networks or default.router_id:
-                dev.bgp[None] = default
+                else:
+                    _unmodelled(dev, child)
+        elif w[0] == "route-map" and len(w) == 4 and w[2] in ("permit", "deny") and (seq := _int(w[3], 65535)) is not None:
+            from dualrail_net.verify.model import RouteMapEntry
+            entry_rm = RouteMapEntry(seq, w[2], line=node.line)
             for child in node.children:
-                if child.words[0] == "vrf" and len(child.words) > 1:
-                    inst = BgpInstance(child.words[1], asn)
-                    _bgp_statements(inst, child.children)
-                    dev.bgp[inst.vrf] = inst
+                cw = child.words
+                if cw[:4] == ["match", "ip", "address", "prefix-list"] and len(cw) == 5:
+                    entry_rm.match_prefix_lists.append(cw[4])
+                elif cw[0] != "description":
+                    _unmodelled(dev, child)
+            dev.route_maps.setdefault(w[1], []).append(entry_rm)
+        elif w[:2] == ["router", "bgp"]:
+            _router_bgp(node, dev)
         elif w[:2] == ["router", "general"]:
             for vrf_node in node.children:
-                if vrf_node.words[0] != "vrf" or len(vrf_node.words) < 2:
+                if vrf_node.words[0] != "vrf" or len(vrf_node.words) != 2:
+                    _unmodelled(dev, vrf_node)
                     continue
                 for leak in vrf_node.children:
                     lw = leak.words
                     if lw[:3] == ["leak", "routes", "source-vrf"] and len(lw) > 3:
                         dev.vrf_route_leaks.append((lw[3], vrf_node.words[1]))
-    finish_bgp(dev)
-    # Route-target leaking: an instance importing an RT another VRF exports.
-    exports = {rt: inst.vrf or "default" for inst in dev.bgp.values() for rt in inst.rt_export}
-    for inst in dev.bgp.values():
-        for rt in inst.rt_import:
-            source = exports.get(rt)
-            if source and source != (inst.vrf or "default"):
-                dev.vrf_route_leaks.append((source, inst.vrf or "default"))
+                    else:
+                        _unmodelled(dev, leak)
+        elif not node.text.startswith(KNOWN_TOP_LEVEL):
+            _unmodelled(dev, node)
+    for name, iface in dev.interfaces.items():
+        if name.startswith("Ethernet") and name not in routed and iface.addresses and not iface.down:
+            iface.down = "switchport"  # EOS: an Ethernet port is a switchport; its IP address does nothing
+        if iface.pfc_priorities is not None and name not in pfc_on:
+            iface.pfc_priorities = None  # no-drop priorities without `priority-flow-control on` pause nothing
+    dev.routing_off = [vrf for vrf in dev.bgp if vrf not in routing_on]
+    finish_bgp(dev, frr=False)
 
 
 def parse_device(name: str, folder: Path) -> DeviceConfig:
     """An EOS device folder (its one running-config) -> DeviceConfig, routing included."""
     dev = DeviceConfig(name=name, platform="eos")
-    parse_eos(read_text(folder / "running-config"), dev)
+    parse_eos(read_text(folder / FILE), dev)
     return dev

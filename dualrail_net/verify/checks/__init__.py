@@ -247,6 +247,7 @@ def registered(only: set[str] | None = None) -> list[CheckSpec]:
         hosts,
         isolation,
         qos,
+        routing,
         servers,
         symmetry,
         unmodelled,

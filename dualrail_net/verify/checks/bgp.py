@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from dualrail_net.verify.checks import Context, ROUTING, SESSIONS, TOPOLOGY, check, finding, port_interfaces
+from dualrail_net.verify.controlplane import remote_as_agrees
 from dualrail_net.verify.findings import Finding
 
 
@@ -13,12 +14,18 @@ from dualrail_net.verify.findings import Finding
 def peer_mismatch(ctx: Context) -> list[Finding]:
     out = []
     why = "a remote-as that does not match the peer's ASN keeps the session down"
+    devices = ctx.snap.devices
     for s in ctx.topo.sessions:
-        for me, peer, said, actual, nbr in ((s.a, s.b, s.a_remote_as, s.b_asn, s.a_neighbor),
-                                            (s.b, s.a, s.b_remote_as, s.a_asn, s.b_neighbor)):
-            if said != actual:
+        for me, peer, said, actual, nbr, own in ((s.a, s.b, s.a_remote_as, s.b_asn, s.a_neighbor, s.a_asn),
+                                                 (s.b, s.a, s.b_remote_as, s.a_asn, s.b_neighbor, s.b_asn)):
+            if said == actual:
+                continue
+            neighbor = devices[me[0]].bgp[me[1]].neighbors[nbr]
+            if not remote_as_agrees(neighbor, own, actual):  # `remote-as external|internal` included
                 out.append(finding([me[0], peer[0]], ctx.topo.node_plane.get(me),
-                                   f"{me[0]} neighbor {nbr} remote-as {said} but {peer[0]} is AS {actual}", why))
+                                   f"{me[0]} neighbor {nbr} remote-as {neighbor.remote_kind or said} but {peer[0]} "
+                                   f"is AS {actual}" + (f" (its own AS is {own})" if neighbor.remote_kind else ""),
+                                   why))
     return out
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from dualrail_net.verify.checks import Context, ROUTING, SESSIONS, TOPOLOGY, check, finding
+from dualrail_net.verify.controlplane import maximum_paths
 from dualrail_net.verify.findings import Finding
 from dualrail_net.verify.topology import NodeId
 
@@ -29,13 +30,15 @@ def uplinks(ctx: Context) -> dict[NodeId, list[tuple[NodeId, int]]]:
 def max_paths(ctx: Context) -> list[Finding]:
     out = []
     for node, ups in ctx.memo(uplinks).items():
-        inst = ctx.snap.devices[node[0]].bgp.get(node[1])
+        dev = ctx.snap.devices[node[0]]
+        inst = dev.bgp.get(node[1])
         if inst is None or len(ups) < 2:
             continue
-        paths = inst.maximum_paths or 1
+        paths = maximum_paths(dev, inst)  # without a statement: the platform's default, not 1
         if paths < len(ups):
+            said = "maximum-paths" if inst.maximum_paths else f"the {dev.platform} default maximum-paths"
             out.append(finding([node[0]], ctx.topo.node_plane.get(node),
-                               f"{node[0]}{' VRF ' + node[1] if node[1] else ''} maximum-paths {paths} with "
+                               f"{node[0]}{' VRF ' + node[1] if node[1] else ''} {said} {paths} with "
                                f"{len(ups)} equal-cost uplinks",
                                "only part of the uplinks carry traffic; the rest of the bandwidth sits idle"))
     return out

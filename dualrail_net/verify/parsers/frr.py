@@ -1,8 +1,24 @@
-"""FRR integrated config (frr.conf) -> BGP, policy and static-route parts of DeviceConfig."""
+"""FRR integrated config (frr.conf) -> BGP, policy and static-route parts of DeviceConfig.
+
+Read as FRR reads it, not by indentation: FRR's own reader ignores leading blanks and keeps a
+*current node* (the top level, a `router bgp` block, its ipv4 unicast address family, a route-map
+entry, a vrf ...). Each line is tried in the current node; a command that node does not have is
+tried in its parent, and so on up to the top level, and the reader stays in the node that took it
+(lib/command.c, command_config_read_one_line). `exit`, `exit-address-family` and `exit-vrf` leave a
+node explicitly. An un-indented frr.conf therefore means the same as the indented one, and so it
+does here (tests/test_parsers.py reads every rendered file both ways).
+
+Every statement keeps its line number (file:line in findings). A line that is neither modelled nor
+known not to matter goes to ``DeviceConfig.unmodelled`` with its number: verify says what it could
+not judge instead of ignoring it; nothing in a line makes the parser raise.
+"""
 
 from __future__ import annotations
 
+import re
+
 from dualrail_net.verify.model import (
+    Aggregate,
     BgpInstance,
     DeviceConfig,
     Neighbor,
@@ -10,43 +26,117 @@ from dualrail_net.verify.model import (
     RouteMapEntry,
     StaticRoute,
 )
-from dualrail_net.verify.parsers.tree import LINE, SECTION_ENDS, Node
+from dualrail_net.verify.parsers.tree import Node
+
+_PREFIX = re.compile(r"(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)/(?:3[0-2]|[12]?\d)")
+_IP = re.compile(r"(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)")
+MAX_ASN = 4294967295
 
 
-def _int(word: str) -> int | None:
-    return int(word) if word.isdigit() else None
+def is_prefix(word: str) -> bool:
+    """A dotted-quad IPv4 prefix 'A.B.C.D/N' (what FRR and EOS write; nothing else passes)."""
+    return _PREFIX.fullmatch(word) is not None
 
 
-def parse_prefix_list_line(words: list[str], start: int) -> PrefixListEntry | None:
-    """words[start:] = 'seq N permit|deny PREFIX [ge N] [le N]' (or without 'seq N')."""
+def is_ip(word: str) -> bool:
+    return _IP.fullmatch(word) is not None
+
+
+def _int(word: str, limit: int = MAX_ASN) -> int | None:
+    """A plain decimal number up to ``limit`` (ASCII digits only: '²'.isdigit() is True), else None."""
+    if not (word.isascii() and word.isdigit()) or len(word) > 10:
+        return None
+    value = int(word)
+    return value if value <= limit else None
+
+
+def parse_asn(word: str) -> int | None:
+    """An ASN as FRR and EOS accept it: asplain ('4200001000') or asdot ('64086.59904'); else None."""
+    if "." in word:
+        high, _, low = word.partition(".")
+        hi, lo = _int(high, 65535), _int(low, 65535)
+        return None if hi is None or lo is None else hi * 65536 + lo
+    value = _int(word)
+    return value if value else None
+
+
+def parse_prefix_list_line(words: list[str], start: int, line: int = 0) -> PrefixListEntry | None:
+    """words[start:] = 'seq N permit|deny PREFIX|any [ge N] [le N]' (or without 'seq N'); None for
+    anything else (a description, a malformed entry: reported as unmodelled by the caller)."""
     rest = words[start:]
     seq = 0
     if rest and rest[0] == "seq":
-        seq, rest = int(rest[1]), rest[2:]
-    if len(rest) < 2:
+        number = _int(rest[1], 4294967295) if len(rest) > 1 else None
+        if number is None:
+            return None
+        seq, rest = number, rest[2:]
+    if len(rest) < 2 or rest[0] not in ("permit", "deny"):
         return None
-    entry = PrefixListEntry(seq, rest[0], rest[1])
+    if rest[1] == "any":  # 0.0.0.0/0 le 32: every prefix
+        return PrefixListEntry(seq, rest[0], "0.0.0.0/0", None, 32, line) if len(rest) == 2 else None
+    if not is_prefix(rest[1]) or len(rest) % 2:
+        return None
+    entry = PrefixListEntry(seq, rest[0], rest[1], line=line)
     for key, value in zip(rest[2::2], rest[3::2]):
+        length = _int(value, 32)
+        if length is None or key not in ("ge", "le"):
+            return None
         if key == "ge":
-            entry.ge = int(value)
-        elif key == "le":
-            entry.le = int(value)
+            entry.ge = length
+        else:
+            entry.le = length
     return entry
 
 
-def neighbor_statement(inst: BgpInstance, w: list[str]) -> bool:
-    """`neighbor ADDR remote-as|description|route-map ...`: the same words in FRR and EOS. False
-    for a neighbor statement the model does not read (shutdown, peer-group, timers ...)."""
+# neighbor subcommands of the `router bgp` node itself; every other one belongs to an address family
+_NEIGHBOR_BGP_NODE = {"remote-as", "description", "peer-group", "shutdown", "interface", "timers", "update-source",
+                      "bfd", "password", "ebgp-multihop", "capability", "local-as", "port", "ttl-security",
+                      "enforce-first-as", "passive", "solo", "strict-capability-match", "advertisement-interval",
+                      "dont-capability-negotiate", "override-capability", "disable-connected-check", "extended-optional-parameters",
+                      "graceful-restart", "graceful-restart-helper", "graceful-restart-disable", "tcp-mss"}
+
+
+def _neighbor(inst: BgpInstance, w: list[str], line: int) -> Neighbor:
     n = inst.neighbors.get(w[1])
     if n is None:  # not setdefault: that would build a throwaway Neighbor for each of its lines
-        n = inst.neighbors[w[1]] = Neighbor(w[1])
-    if w[2] == "remote-as" and len(w) >= 4:
-        n.remote_asn = _int(w[3])
-    elif w[2] == "description":
-        n.description = " ".join(w[3:])
-    elif w[2] == "shutdown" and len(w) == 3:
-        n.shutdown = True
-    elif w[2] == "route-map" and len(w) >= 5 and w[4] in ("in", "out"):
+        n = inst.neighbors[w[1]] = Neighbor(w[1], line=line)
+    return n
+
+
+def neighbor_statement(inst: BgpInstance, w: list[str], line: int = 0, negated: bool = False) -> bool:
+    """`neighbor ADDR|GROUP remote-as|description|route-map|peer-group|shutdown|activate ...`: the
+    same words in FRR and EOS. False for a neighbor statement the model does not read (timers,
+    update-source, an unnumbered interface neighbor ...): the caller reports it."""
+    if len(w) < 3:
+        return False
+    name, verb = w[1], w[2]
+    if verb == "interface" or not (is_ip(name) or re.fullmatch(r"[A-Za-z][\w.-]{0,62}", name)):
+        return False  # unnumbered (interface) neighbors are not paired by the model yet
+    if negated:
+        if verb == "activate" and len(w) == 3:
+            _neighbor(inst, w, line).activate = False
+            return True
+        return False
+    if verb == "remote-as" and len(w) == 4:
+        kind = w[3] if w[3] in ("external", "internal") else None
+        asn = None if kind else parse_asn(w[3])
+        if kind is None and asn is None:
+            return False
+        n = _neighbor(inst, w, line)
+        n.remote_asn, n.remote_kind = asn, kind
+    elif verb == "description":
+        _neighbor(inst, w, line).description = " ".join(w[3:])
+    elif verb == "shutdown" and len(w) == 3:
+        _neighbor(inst, w, line).shutdown = True
+    elif verb == "activate" and len(w) == 3:
+        _neighbor(inst, w, line).activate = True
+    elif verb == "peer-group" and len(w) == 3:  # defines the group
+        inst.peer_groups.add(name)
+        _neighbor(inst, w, line)
+    elif verb == "peer-group" and len(w) == 4:  # binds the neighbor to a group
+        _neighbor(inst, w, line).peer_group = w[3]
+    elif verb == "route-map" and len(w) == 5 and w[4] in ("in", "out"):
+        n = _neighbor(inst, w, line)
         if w[4] == "in":
             n.route_map_in = w[3]
         else:
@@ -57,174 +147,299 @@ def neighbor_statement(inst: BgpInstance, w: list[str]) -> bool:
 
 
 def route_map_entry(node: Node, dev: DeviceConfig) -> None:
-    """`route-map NAME permit|deny SEQ` with its `match ip address prefix-list` lines."""
+    """`route-map NAME permit|deny SEQ` with its `match ip address prefix-list` lines (EOS's tree)."""
     w = node.words
-    entry = RouteMapEntry(int(w[3]), w[2])
+    seq = _int(w[3]) if len(w) >= 4 else None
+    if seq is None or w[2] not in ("permit", "deny"):
+        dev.unmodelled.append((0, node.text))
+        return
+    entry = RouteMapEntry(seq, w[2])
     for child in node.children:
         cw = child.words
-        if cw[:4] == ["match", "ip", "address", "prefix-list"] and len(cw) > 4:
+        if cw[:4] == ["match", "ip", "address", "prefix-list"] and len(cw) == 5:
             entry.match_prefix_lists.append(cw[4])
+        elif cw[0] != "description":
+            dev.unmodelled.append((0, child.text))
     dev.route_maps.setdefault(w[1], []).append(entry)
 
 
-def _static(words: list[str], vrf: str | None) -> StaticRoute | None:
-    # ip route PREFIX (blackhole|Null0|NEXTHOP|IFNAME) [nexthop-vrf X] [vrf X]
-    if len(words) < 4:
+def static_route(words: list[str], vrf: str | None) -> StaticRoute | None:
+    """ip route PREFIX (blackhole|Null0|reject|NEXTHOP|IFNAME) [DISTANCE] [nexthop-vrf X] [vrf X]"""
+    if len(words) < 4 or not is_prefix(words[2]):
         return None
     nexthop: str | None = words[3]
     if nexthop in ("blackhole", "Null0", "reject"):
         nexthop = None
     nh_vrf = None
-    for key, value in zip(words[4:], words[5:]):
+    rest = words[4:]
+    if rest and rest[0].isdigit():  # administrative distance
+        rest = rest[1:]
+    if len(rest) % 2:
+        return None
+    for key, value in zip(rest[::2], rest[1::2]):
         if key == "nexthop-vrf":
             nh_vrf = value
         elif key == "vrf":
             vrf = value
+        elif key not in ("tag", "label", "table"):
+            return None
     return StaticRoute(vrf, words[2], nexthop, nh_vrf)
 
 
-def bgp_statement(inst: BgpInstance, w: list[str]) -> bool:
+def bgp_statement(inst: BgpInstance, w: list[str], line: int = 0) -> bool:
     """One statement of a `router bgp` block or of its ipv4 unicast address family; False when the
     model does not read it."""
     head = w[0]  # dispatch on the first word: neighbor lines are most of a big config
     if head == "neighbor":
-        return len(w) >= 3 and neighbor_statement(inst, w)
+        return neighbor_statement(inst, w, line)
+    if head == "no":
+        return _negated(inst, w[1:], line)
     if head == "network":
-        if len(w) == 2:
+        if len(w) == 2 and is_prefix(w[1]):
             inst.networks.append(w[1])
+            inst.network_lines.setdefault(w[1], line)
             return True
         return False  # network X route-map/backdoor ...: not modelled
     if head == "bgp":
-        if w[1:2] == ["router-id"] and len(w) > 2:
+        if w[1:2] == ["router-id"] and len(w) == 3 and is_ip(w[2]):
             inst.router_id = w[2]
-        elif w[1:4] == ["bestpath", "as-path", "multipath-relax"]:
+        elif w[1:] == ["bestpath", "as-path", "multipath-relax"]:
             inst.multipath_relax = True
+        elif w[1:] == ["default", "ipv4-unicast"]:
+            inst.default_ipv4_unicast = True
+        elif w[1:] == ["network", "import-check"]:
+            inst.network_import_check = True
+        elif w[1:] == ["ebgp-requires-policy"]:
+            inst.ebgp_requires_policy = True
         else:
             return False
-    elif head == "redistribute" and len(w) >= 2:
+    elif head == "redistribute" and len(w) == 2 and w[1] in ("connected", "static"):
         inst.redistribute.append(w[1])
-    elif head == "maximum-paths" and len(w) >= 2 and w[1].isdigit():
-        inst.maximum_paths = int(w[1])
-    elif head == "import" and w[1:2] == ["vrf"] and len(w) >= 3 and w[2] != "route-map":
+    elif head == "maximum-paths" and len(w) == 2:
+        paths = _int(w[1], 1024)
+        if not paths:
+            return False
+        inst.maximum_paths, inst.maximum_paths_line = paths, line
+    elif head == "aggregate-address" and len(w) >= 2 and is_prefix(w[1]) and set(w[2:]) <= {"summary-only"}:
+        inst.aggregates.append(Aggregate(w[1], "summary-only" in w[2:], line))
+    elif head == "import" and w[1:2] == ["vrf"] and len(w) == 3 and w[2] != "route-map":
         inst.vrf_imports.append(w[2])
-    elif head in ("route-target", "rt") and w[1:2] == ["vpn"] and len(w) >= 3:
+    elif head == "import" and w[1:] == ["vpn"]:
+        inst.vpn_import = True
+    elif head == "export" and w[1:] == ["vpn"]:
+        inst.vpn_export = True
+    elif head in ("route-target", "rt") and w[1:2] == ["vpn"] and len(w) >= 4 and w[2] in ("import", "export", "both"):
         if w[2] in ("import", "both"):
             inst.rt_import.extend(w[3:])
         if w[2] in ("export", "both"):
             inst.rt_export.extend(w[3:])
+    elif head == "rd" and w[1:2] == ["vpn"]:
+        pass  # the route distinguisher decides nothing about which VRF gets which route
+    else:
+        return False
+    return True
+
+
+def _negated(inst: BgpInstance, w: list[str], line: int) -> bool:
+    if w == ["bgp", "default", "ipv4-unicast"]:
+        inst.default_ipv4_unicast = False
+    elif w == ["bgp", "network", "import-check"]:
+        inst.network_import_check = False
+    elif w == ["bgp", "ebgp-requires-policy"]:
+        inst.ebgp_requires_policy = False
+    elif w[:1] == ["neighbor"]:
+        return neighbor_statement(inst, ["neighbor"] + w[1:], line, negated=True)
     else:
         return False
     return True
 
 
 # Top-level lines with nothing for the routing model to read: they neither add nor change a route.
-KNOWN_TOP_LEVEL = ("frr version ", "frr defaults datacenter", "log ", "service integrated-vtysh-config",
-                   "no ipv6 forwarding", "ipv6 forwarding", "line vty")
+KNOWN_TOP_LEVEL = ("frr version ", "log ", "service integrated-vtysh-config", "no ipv6 forwarding",
+                   "ipv6 forwarding", "line vty", "ip forwarding")
+
+# the nodes of the reader (see the module docstring)
+TOP, BGP, AF, OTHER_AF, ROUTE_MAP, VRF, OTHER = range(7)
+_PARENT = {BGP: TOP, AF: BGP, OTHER_AF: BGP, ROUTE_MAP: TOP, VRF: TOP, OTHER: TOP}
+_ROUTE_MAP_WORDS = {"match", "set", "on-match", "call", "description", "continue"}
+_BGP_WORDS = {"bgp", "neighbor", "network", "redistribute", "maximum-paths", "address-family", "timers",
+              "aggregate-address", "distance", "coalesce-time", "update-delay", "write-quanta", "read-quanta",
+              "table-map", "no"}
+_AF_WORDS = {"network", "neighbor", "redistribute", "maximum-paths", "aggregate-address", "import", "export",
+             "rt", "rd", "route-target", "label", "table-map", "distance", "no", "bgp"}
+_TOP_WORDS = {"frr", "hostname", "log", "service", "no", "ip", "ipv6", "router", "route-map", "vrf", "interface",
+              "line", "password", "enable", "agentx", "debug", "bfd", "segment-routing", "mpls", "nexthop-group",
+              "username", "zebra", "bgp", "access-list", "key", "pbr-map", "end"}
+_EXITS = {"exit", "exit-address-family", "exit-vrf", "exit-vni", "end", "quit"}
 
 
-def parse_frr(text: str, dev: DeviceConfig) -> None:
-    """One pass over the lines, without building a tree: a 100k-GPU fabric has ~5M FRR lines.
-    Nesting is decided by indentation exactly as tree.parse_tree decides it (tests compare both):
-    a line opens a new top-level block when it is indented no deeper than the current one, else it
-    is a child of that block when no deeper than the current child, else a grandchild."""
-    top_indent = child_indent = grand_indent = -1  # -1: none open
-    block = ""  # what the open top-level block is: "bgp", "route-map", "vrf" or "" (nothing to read)
+def _belongs(node: int, w: list[str]) -> bool:
+    """Whether FRR would find the command ``w`` in ``node`` (else it climbs to the parent)."""
+    head = w[0]
+    if node == AF or node == OTHER_AF:
+        if head == "neighbor":
+            return len(w) >= 3 and w[2] not in _NEIGHBOR_BGP_NODE
+        if head == "no":
+            return w[1:2] == ["neighbor"] and len(w) >= 4 and w[3] not in _NEIGHBOR_BGP_NODE
+        if head == "bgp":
+            return w[1:2] == ["dampening"]
+        return head in _AF_WORDS or node == OTHER_AF and head not in _BGP_WORDS and head not in _TOP_WORDS
+    if node == BGP:
+        return head in _BGP_WORDS
+    if node == ROUTE_MAP:
+        return head in _ROUTE_MAP_WORDS
+    if node == VRF:
+        return w[:2] in (["ip", "route"], ["ipv6", "route"]) or head in ("vni", "netns")
+    if node == OTHER:  # an unmodelled block (interface, router ospf ...) takes what the top level does not
+        return head not in _TOP_WORDS
+    return True
+
+
+def parse_frr(text: str, dev: DeviceConfig, file: str = "frr.conf") -> None:
+    """One pass over the lines with FRR's node rules (module docstring). A 100k-GPU fabric has ~5M
+    FRR lines: the dispatch is on the first word, one split per line."""
+    dev.routing_file = dev.routing_file or file
+    unmodelled = dev.unmodelled
+    node = TOP
     inst: BgpInstance | None = None
     entry: RouteMapEntry | None = None
-    vrf = ""
-    in_af = False  # the current child of a bgp block is its `address-family ipv4 unicast`
-    other_af = False  # ... or another address family (reported once, with its lines)
-    for spaces, line in LINE.findall(text):
-        stripped = line.rstrip()
-        if stripped in SECTION_ENDS:
+    vrf: str | None = None
+    for number, raw in enumerate(text.split("\n"), 1):
+        w = raw.split()
+        if not w or w[0][0] in "!#":
             continue
-        depth = len(spaces)
-        if top_indent < 0 or depth <= top_indent:
-            top_indent, child_indent, grand_indent = depth, -1, -1
-            block = ""
-            w = stripped.split()
-            head = w[0]
-            if head == "router" and w[1:2] == ["bgp"] and len(w) >= 3:
-                name = w[4] if len(w) >= 5 and w[3] == "vrf" else None
-                inst = dev.bgp[name] = BgpInstance(vrf=name, asn=int(w[2]))  # a later block replaces
-                block, in_af = "bgp", False
-            elif head == "ip" and len(w) > 1:
-                if w[1] == "route":
-                    route = _static(w, None)
-                    if route:
-                        dev.static_routes.append(route)
-                elif w[1] == "prefix-list" and len(w) > 2:
-                    pl_entry = parse_prefix_list_line(w, 3)
-                    if pl_entry:
-                        dev.prefix_lists.setdefault(w[2], []).append(pl_entry)
-            elif head == "route-map" and len(w) >= 4:
-                entry = RouteMapEntry(int(w[3]), w[2])
-                dev.route_maps.setdefault(w[1], []).append(entry)
-                block = "route-map"
-            elif head == "hostname" and len(w) > 1:
-                dev.hostname = w[1]
-            elif head == "vrf" and len(w) > 1:
-                dev.vrfs.setdefault(w[1], None)
-                vrf, block = w[1], "vrf"
-            elif not stripped.startswith(KNOWN_TOP_LEVEL):
-                dev.unmodelled.append(stripped)
-                block = "unmodelled"  # its children belong to it: the block is what is reported
+        head = w[0]
+        if head in _EXITS and len(w) == 1:
+            if head == "exit-address-family" and node in (AF, OTHER_AF):
+                node = BGP
+            elif head == "exit" and node in (AF, OTHER_AF):
+                node = BGP
+            elif head == "exit-vrf" and node == VRF or head in ("exit", "end", "quit"):
+                node = TOP
             continue
-        if child_indent < 0 or depth <= child_indent:
-            child_indent, grand_indent = depth, -1
-            other_af = False
-            if not block or block == "unmodelled":
-                if not block:
-                    dev.unmodelled.append(stripped)
-                continue
-            w = stripped.split()
-            if block == "bgp":
-                assert inst is not None
-                if w[0] == "address-family":
-                    in_af = w[1:] == ["ipv4", "unicast"]
-                    other_af = not in_af
-                    if other_af:
-                        dev.unmodelled.append(stripped)
-                else:
-                    in_af = other_af = False
-                    if not bgp_statement(inst, w):
-                        dev.unmodelled.append(stripped)
-            elif block == "route-map":
-                assert entry is not None
-                if w[:4] == ["match", "ip", "address", "prefix-list"] and len(w) > 4:
-                    entry.match_prefix_lists.append(w[4])
-                else:
-                    dev.unmodelled.append(stripped)
-            elif w[:2] == ["ip", "route"]:  # vrf block
-                route = _static(w, vrf)
-                if route:
-                    dev.static_routes.append(route)
+        saved = node
+        while not _belongs(node, w):
+            node = _PARENT[node]
+        if node == TOP and saved != TOP and head not in _TOP_WORDS:
+            # no node up to the top has this command: FRR rejects the line and stays where it was
+            unmodelled.append((number, " ".join(w)))
+            node = saved
+            continue
+        if node == BGP or node == AF:
+            assert inst is not None
+            if head == "address-family":
+                node = AF if w[1:] in (["ipv4"], ["ipv4", "unicast"]) else OTHER_AF
+                if node == OTHER_AF:
+                    unmodelled.append((number, " ".join(w)))
+            elif not bgp_statement(inst, w, number):
+                unmodelled.append((number, " ".join(w)))
+        elif node == OTHER_AF:
+            continue  # covered by the report of its address-family line
+        elif node == ROUTE_MAP:
+            assert entry is not None
+            if w[:4] == ["match", "ip", "address", "prefix-list"] and len(w) == 5:
+                entry.match_prefix_lists.append(w[4])
+            elif head != "description":
+                unmodelled.append((number, " ".join(w)))
+        elif node == VRF:
+            route = static_route(w, vrf) if w[:2] == ["ip", "route"] else None
+            if route:
+                dev.static_routes.append(route)
             else:
-                dev.unmodelled.append(stripped)
-            continue
-        # a grandchild, or deeper: only an ipv4 unicast address family's statements are read; the
-        # lines of a reported block (an unmodelled top-level block, another address family) are
-        # covered by its report, every other one is reported itself
-        if grand_indent < 0 or depth <= grand_indent:
-            grand_indent = depth
-            if in_af and block == "bgp":
-                assert inst is not None
-                if not bgp_statement(inst, stripped.split()):
-                    dev.unmodelled.append(stripped)
-                continue
-        if block != "unmodelled" and not other_af:
-            dev.unmodelled.append(stripped)
+                unmodelled.append((number, " ".join(w)))
+        elif node == OTHER:
+            continue  # covered by the report of the block's first line
+        else:
+            node = _top_level(dev, w, number)
+            if node == BGP:
+                inst = dev.bgp[_instance_vrf(w)]
+            elif node == ROUTE_MAP:
+                entry = dev.route_maps[w[1]][-1]
+            elif node == VRF:
+                vrf = w[1]
     finish_bgp(dev)
-    for inst in dev.bgp.values():
-        for source in inst.vrf_imports:
-            dev.vrf_route_leaks.append((source, inst.vrf or "default"))
 
 
-def finish_bgp(dev: DeviceConfig) -> None:
-    """After a device is read (every platform): a neighbor that is shut down brings up no session,
-    so it leaves ``neighbors`` (what pairing and propagation read) for ``shut_neighbors``."""
+def _instance_vrf(w: list[str]) -> str | None:
+    return w[4] if len(w) == 5 else None
+
+
+def _top_level(dev: DeviceConfig, w: list[str], number: int) -> int:
+    """Read one top-level command; the node the reader is in after it."""
+    head = w[0]
+    text = " ".join(w)
+    if head == "router" and w[1:2] == ["bgp"] and len(w) in (3, 5) and (len(w) == 3 or w[3] == "vrf"):
+        asn = parse_asn(w[2])
+        if asn is not None:
+            name = _instance_vrf(w)
+            existing = dev.bgp.get(name)
+            if existing is None or existing.asn != asn:  # a second block of one instance adds to it
+                dev.bgp[name] = BgpInstance(vrf=name, asn=asn, line=number)
+            return BGP
+    elif head == "ip" and w[1:2] == ["route"]:
+        route = static_route(w, None)
+        if route:
+            dev.static_routes.append(route)
+            return TOP
+    elif head == "ip" and w[1:2] == ["prefix-list"] and len(w) > 3:
+        if w[3] == "description":
+            return TOP
+        pl_entry = parse_prefix_list_line(w, 3, number)
+        if pl_entry:
+            dev.prefix_lists.setdefault(w[2], []).append(pl_entry)
+            return TOP
+    elif head == "route-map" and len(w) == 4 and w[2] in ("permit", "deny") and _int(w[3], 65535) is not None:
+        dev.route_maps.setdefault(w[1], []).append(RouteMapEntry(int(w[3]), w[2], line=number))
+        return ROUTE_MAP
+    elif head == "hostname" and len(w) == 2:
+        dev.hostname = w[1]
+        return TOP
+    elif head == "vrf" and len(w) == 2:
+        dev.vrfs.setdefault(w[1], None)
+        return VRF
+    elif head == "frr" and w[1:2] == ["defaults"] and len(w) == 3:
+        dev.frr_defaults = w[2]
+        return TOP
+    elif text.startswith(KNOWN_TOP_LEVEL):
+        return TOP
+    dev.unmodelled.append((number, text))
+    return OTHER  # the block's lines belong to it: the block is what is reported
+
+
+def finish_bgp(dev: DeviceConfig, frr: bool = True) -> None:
+    """After a device is read (every platform): peer-groups are copied into their members (a member's
+    own setting wins) and leave ``neighbors``; a neighbor that is shut down brings up no session, so
+    it leaves ``neighbors`` (what pairing and propagation read) for ``shut_neighbors``; VRF imports
+    and matching route targets become ``vrf_route_leaks``."""
     for inst in dev.bgp.values():
+        groups = {name: inst.neighbors.pop(name) for name in inst.peer_groups if name in inst.neighbors}
+        for n in list(inst.neighbors.values()):
+            if n.peer_group is None:
+                continue
+            group = groups.get(n.peer_group)
+            if group is None:  # FRR refuses to bind to an undefined group: the neighbor stays unbound
+                dev.undefined_refs.append((n.line, f"peer-group {n.peer_group}"))
+                continue
+            if n.remote_asn is None and n.remote_kind is None:
+                n.remote_asn, n.remote_kind = group.remote_asn, group.remote_kind
+            n.route_map_in = n.route_map_in or group.route_map_in
+            n.route_map_out = n.route_map_out or group.route_map_out
+            n.shutdown = n.shutdown or group.shutdown
+            if n.activate is None:
+                n.activate = group.activate
         shut = [address for address, n in inst.neighbors.items() if n.shutdown]
         for address in shut:
             del inst.neighbors[address]
         inst.shut_neighbors.extend(shut)
+        for source in inst.vrf_imports:
+            dev.vrf_route_leaks.append((source, inst.vrf or "default"))
+    # route-target leaking: an instance importing an RT another instance of the device exports (FRR:
+    # both ends must also say `export vpn` / `import vpn`; EOS needs only the route targets)
+    for target in dev.bgp.values():
+        if not target.rt_import or (frr and not target.vpn_import):
+            continue
+        for source in dev.bgp.values():
+            if source is target or (frr and not source.vpn_export):
+                continue
+            if set(source.rt_export) & set(target.rt_import):
+                dev.vrf_route_leaks.append((source.vrf or "default", target.vrf or "default"))

@@ -17,6 +17,7 @@ class Node:
     text: str
     words: list[str]
     children: list[Node] = field(default_factory=list)
+    line: int = 0  # 1-based line number in the file
 
 
 SECTION_ENDS = {"exit", "exit-address-family", "exit-vrf", "end", "exit-vni"}
@@ -30,14 +31,15 @@ LINE = re.compile(r"^( *)[ \t]*([^\s!#][^\n]*)", re.M)
 def parse_tree(text: str) -> list[Node]:
     root = Node("", [])
     stack: list[tuple[int, Node]] = [(-1, root)]
-    for spaces, line in LINE.findall(text):
-        stripped = line.rstrip()
-        if stripped in SECTION_ENDS:
+    for number, raw in enumerate(text.split("\n"), 1):
+        body = raw.lstrip(" ")
+        stripped = body.strip()
+        if not stripped or stripped[0] in "!#" or stripped in SECTION_ENDS:
             continue
-        indent = len(spaces)
+        indent = len(raw) - len(body)
         while stack[-1][0] >= indent:
             stack.pop()
-        node = Node(stripped, stripped.split(), [])
+        node = Node(stripped, stripped.split(), [], number)
         stack[-1][1].children.append(node)
         stack.append((indent, node))
     return root.children

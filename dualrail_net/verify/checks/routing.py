@@ -1,0 +1,336 @@
+"""Routing outcome: what each plane's control plane ends with (verify/controlplane.py) against what
+the plan says it must be. Every planned prefix at every switch of its plane, over every planned
+equal-cost next hop; sessions that are configured but carry nothing; references to names nobody
+defined; `network` statements that advertise nothing. Each finding names the config line that causes
+it (file:line)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+from dualrail_net.verify.checks import Context, ROUTING, SESSIONS, TOPOLOGY, check, finding
+from dualrail_net.verify.controlplane import (
+    PlaneControl,
+    PlanePlan,
+    SessionState,
+    compute_plane,
+    expected_plane,
+    instance_of,
+    maximum_paths,
+    planned_prefixes,
+    requires_policy,
+)
+from dualrail_net.verify.findings import Finding, Severity
+from dualrail_net.verify.ipfast import network_of
+from dualrail_net.verify.model import DeviceConfig
+from dualrail_net.verify.routes import bits
+from dualrail_net.verify.topology import NodeId
+
+MAX_FINDINGS = 50  # per check and plane; a summary finding says how many more
+
+
+@dataclass
+class PlaneView:
+    control: PlaneControl
+    plan: PlanePlan
+    node: dict[str, NodeId | None]  # planned device -> its routing instance in the plane
+    sessions: dict[frozenset[NodeId], SessionState]
+
+
+def planes(ctx: Context) -> list[PlaneView]:
+    views = []
+    for plane in ctx.snap.planes:
+        control = compute_plane(ctx.snap, ctx.topo, plane, planned_prefixes(ctx.snap, plane))
+        bit_of = {p: i for i, p in enumerate(control.index.prefixes)}
+        plan = expected_plane(ctx.snap, plane, bit_of)
+        node = {name: instance_of(ctx.topo, ctx.snap, name, plane) for name in plan.nodes}
+        sessions = {frozenset((st.session.a, st.session.b)): st for st in control.sessions}
+        views.append(PlaneView(control, plan, node, sessions))
+    return views
+
+
+def _label(node: NodeId) -> str:
+    return f"{node[0]}{' VRF ' + node[1] if node[1] else ''}"
+
+
+def _loc(ctx: Context, device: str, line: int) -> str:
+    dev = ctx.snap.devices[device]
+    meta = ctx.snap.meta(device)
+    folder = meta.dir if meta else device
+    return f"{folder}/{dev.routing_file}:{line}" if line else f"{folder}/{dev.routing_file}"
+
+
+def explain_route_map(dev: DeviceConfig, name: str, prefix: str) -> tuple[bool, int, str]:
+    """One prefix through one route-map, as the device evaluates it (a plain reference of
+    routes._route_map_mask): (permitted, the line that decided, why)."""
+    entries = dev.route_maps.get(name)
+    if entries is None:
+        return False, 0, f"route-map {name} is not defined (an undefined route-map denies everything)"
+    net, length = network_of(prefix)
+    for entry in sorted(entries, key=lambda e: e.seq):
+        matched = True
+        for pl_name in entry.match_prefix_lists:
+            pl = dev.prefix_lists.get(pl_name)
+            if pl is None:
+                matched = False
+                break
+            verdict = None
+            for e in sorted(pl, key=lambda x: x.seq):
+                e_net, e_len = network_of(e.prefix)
+                lo, hi = (e.ge or e_len, e.le or 32) if (e.ge is not None or e.le is not None) else (e_len, e_len)
+                if e.ge is not None and e.le is None:
+                    hi = 32
+                inside = length >= e_len and (net >> (32 - e_len) if e_len else 0) == (e_net >> (32 - e_len) if e_len else 0)
+                if inside and lo <= length <= hi:
+                    verdict = e.action == "permit"
+                    break
+            if not verdict:
+                matched = False
+                break
+        if matched:
+            return (entry.action == "permit", entry.line,
+                    f"route-map {name} {entry.action} {entry.seq} {'permits' if entry.action == 'permit' else 'denies'} it")
+    return False, entries[0].line, f"no entry of route-map {name} matches it (implicit deny)"
+
+
+def edge_reason(ctx: Context, view: PlaneView, sender: NodeId | None, receiver: NodeId, bit: int,
+                sender_name: str) -> str:
+    """Why ``receiver`` has no route for prefix ``bit`` over ``sender`` (first cause on the way)."""
+    control = view.control
+    prefix = control.index.prefixes[bit]
+    if sender is None:
+        return f"{sender_name} runs no BGP in plane {control.plane}"
+    state = view.sessions.get(frozenset((sender, receiver)))
+    if state is None:
+        return f"no BGP session is configured between {_label(sender)} and {_label(receiver)}"
+    if not state.up:
+        return state.reason
+    if not control.reach.get(sender, 0) >> bit & 1:
+        return f"{_label(sender)} has no route for it"
+    if control.suppressed.get(sender, 0) >> bit & 1:
+        inst = ctx.snap.devices[sender[0]].bgp[sender[1]]
+        agg = next((a for a in inst.aggregates if a.summary_only), None)
+        line = agg.line if agg else 0
+        return f"{_loc(ctx, sender[0], line)}: {_label(sender)} advertises only the aggregate (summary-only)"
+    if not control.edge_mask.get((sender, receiver), 0) >> bit & 1:
+        return _policy_reason(ctx, state, sender, receiver, prefix)
+    if control.path_has_receiver_asn.get((sender, receiver), 0) >> bit & 1:
+        asn = ctx.snap.devices[receiver[0]].bgp[receiver[1]].asn
+        return (f"{_loc(ctx, receiver[0], ctx.snap.devices[receiver[0]].bgp[receiver[1]].line)}: AS {asn} of "
+                f"{_label(receiver)} is already in the path {_label(sender)} offers (another device has the same ASN): "
+                "eBGP loop prevention drops it")
+    dev = ctx.snap.devices[receiver[0]]
+    inst = dev.bgp[receiver[1]]
+    width = control.width(receiver, bit)
+    cap = maximum_paths(dev, inst)
+    if width >= cap:
+        said = (f"{_loc(ctx, receiver[0], inst.maximum_paths_line)}: maximum-paths {cap}" if inst.maximum_paths
+                else f"the {dev.platform} default maximum-paths {cap} (no maximum-paths configured)")
+        return f"{_label(receiver)} installs at most {cap} paths ({said})"
+    if not inst.multipath_relax:
+        return (f"{_loc(ctx, receiver[0], inst.line)}: {_label(receiver)} has equal paths from neighbors in "
+                "different ASNs and no `bgp bestpath as-path multipath-relax`: only the best path's AS is installed")
+    return f"{_label(sender)} offers it over a longer AS path only"
+
+
+def _policy_reason(ctx: Context, state: SessionState, sender: NodeId, receiver: NodeId, prefix: str) -> str:
+    s = state.session
+    out_ip = s.a_neighbor if s.a == sender else s.b_neighbor
+    in_ip = s.b_neighbor if s.a == sender else s.a_neighbor
+    src_dev, dst_dev = ctx.snap.devices[sender[0]], ctx.snap.devices[receiver[0]]
+    out_nbr = src_dev.bgp[sender[1]].neighbors[out_ip]
+    in_nbr = dst_dev.bgp[receiver[1]].neighbors[in_ip]
+    for dev, node, nbr, name, direction in ((src_dev, sender, out_nbr, out_nbr.route_map_out, "out"),
+                                            (dst_dev, receiver, in_nbr, in_nbr.route_map_in, "in")):
+        if name is None:
+            inst = dev.bgp[node[1]]
+            if requires_policy(dev, inst) and s.a_asn != s.b_asn:
+                return (f"{_loc(ctx, node[0], nbr.line)}: {_label(node)} neighbor {nbr.address} has no route-map "
+                        f"{direction} and ebgp-requires-policy is on (FRR `defaults traditional`)")
+            continue
+        permitted, line, why = explain_route_map(dev, name, prefix)
+        if not permitted:
+            return f"{_loc(ctx, node[0], line or nbr.line)}: {_label(node)} {direction}bound: {why}"
+    return "a route-map drops it"
+
+
+def _origin_reason(ctx: Context, view: PlaneView, origin_name: str, bit: int) -> str:
+    control = view.control
+    prefix = control.index.prefixes[bit]
+    node = view.node.get(origin_name)
+    if node is None:
+        return f"{origin_name} runs no BGP in plane {control.plane}"
+    if control.origin.get(node, 0) >> bit & 1:
+        return ""
+    inst = ctx.snap.devices[node[0]].bgp[node[1]]
+    for dead_node, net, line in control.dead_networks:
+        if dead_node == node and network_of(net) == network_of(prefix):
+            return (f"{_loc(ctx, node[0], line)}: network {net} has no matching route in {_label(node)}'s RIB "
+                    "(no connected subnet or usable static route), so BGP does not advertise it")
+    return (f"{_loc(ctx, node[0], inst.line)}: {_label(node)} does not originate it "
+            "(no `network` statement or redistribution covers it)")
+
+
+@check("ROUTE-MISSING", "every planned prefix is in the BGP RIB of every switch of its plane",
+       reads={ROUTING, SESSIONS, TOPOLOGY})
+def route_missing(ctx: Context) -> list[Finding]:
+    out: list[Finding] = []
+    why = "a switch without the route blackholes the traffic to it: the servers behind it are cut off"
+    for view in ctx.memo(planes):
+        plan, control = view.plan, view.control
+        prefixes = control.index.prefixes
+        missing: dict[int, list[str]] = defaultdict(list)
+        no_instance = []
+        for name in plan.nodes:
+            node = view.node[name]
+            want = plan.reach.get(name, 0)
+            if not want:
+                continue
+            if node is None:
+                no_instance.append(name)
+                continue
+            for bit in bits(want & ~control.reach.get(node, 0)):
+                missing[bit].append(name)
+        for name in no_instance:
+            out.append(finding([name], control.plane, f"{name} runs no BGP instance in plane {control.plane}: "
+                                                      f"it has none of the plane's {bin(plan.reach[name]).count('1')} "
+                                                      "planned prefixes", why))
+        origin_of = {bit: name for name, o in plan.origin.items() for bit in bits(o)}
+        for count, (bit, names) in enumerate(sorted(missing.items())):
+            if count == MAX_FINDINGS:
+                out.append(finding([], control.plane, f"... and {len(missing) - MAX_FINDINGS} more missing "
+                                                      f"prefixes in plane {control.plane}", why))
+                break
+            origin = origin_of.get(bit, "")
+            reason = _origin_reason(ctx, view, origin, bit) if origin else ""
+            if not reason:
+                reason = _first_hop_reason(ctx, view, names, bit)
+            shown = ", ".join(names[:6]) + (f" and {len(names) - 6} more" if len(names) > 6 else "")
+            out.append(finding(sorted(set(names + ([origin] if origin else []))), control.plane,
+                               f"plane {control.plane}: {prefixes[bit]} (originated by {origin or '?'}) is missing on "
+                               f"{len(names)} of {len(plan.nodes)} switches ({shown}): {reason}", why))
+    return out
+
+
+def _first_hop_reason(ctx: Context, view: PlaneView, names: list[str], bit: int) -> str:
+    """Among the devices missing a prefix, one whose planned upstream has it: why that hop loses it."""
+    control, plan = view.control, view.plan
+    reasons = []
+    for name in names:
+        receiver = view.node[name]
+        assert receiver is not None
+        for (dst, src), expected in plan.via.items():
+            if dst != name or not expected >> bit & 1:
+                continue
+            sender = view.node.get(src)
+            if sender is not None and not control.reach.get(sender, 0) >> bit & 1:
+                continue  # the sender lacks it too: the cause is further up
+            reasons.append(edge_reason(ctx, view, sender, receiver, bit, src))
+            break
+        if len(reasons) >= 2:
+            break
+    return "; ".join(dict.fromkeys(reasons)) or "no planned neighbor has it"
+
+
+@check("ROUTE-ECMP-WIDTH", "every switch installs each planned prefix over every planned equal-cost next hop",
+       reads={ROUTING, SESSIONS, TOPOLOGY})
+def route_ecmp_width(ctx: Context) -> list[Finding]:
+    out: list[Finding] = []
+    why = "each lost next hop is a share of the plane's bandwidth that sits idle while the rest congests"
+    for view in ctx.memo(planes):
+        plan, control = view.plan, view.control
+        prefixes = control.index.prefixes
+        planned_width: dict[str, int] = defaultdict(int)
+        for (dst, _src) in plan.via:
+            planned_width[dst] += 1
+        grouped: dict[tuple[str, str], tuple[int, list[str]]] = {}
+        for (dst, src), expected in plan.via.items():
+            receiver = view.node.get(dst)
+            if receiver is None:
+                continue  # ROUTE-MISSING reports a switch without BGP in the plane
+            sender = view.node.get(src)
+            lost = expected & control.reach.get(receiver, 0)
+            if sender is not None:
+                lost &= ~control.via.get((receiver, sender), 0)
+            if not lost:
+                continue
+            first = bits(lost & -lost)[0]
+            reason = edge_reason(ctx, view, sender, receiver, first, src)
+            key = (dst, reason)
+            count, senders = grouped.get(key, (0, []))
+            grouped[key] = (count + bin(lost).count("1"), senders + [src])
+            if len(grouped) > MAX_FINDINGS:
+                break
+        for (dst, reason), (count, senders) in grouped.items():
+            out.append(finding(sorted({dst, *senders}), control.plane,
+                               f"{dst} installs {count} route(s) without next hop {', '.join(senders[:6])}"
+                               f"{' and more' if len(senders) > 6 else ''} (plane {control.plane}, e.g. "
+                               f"{prefixes[_example(plan, dst, senders[0], control, view)]}): {reason}", why))
+    return out
+
+
+def _example(plan: PlanePlan, dst: str, src: str, control: PlaneControl, view: PlaneView) -> int:
+    receiver, sender = view.node[dst], view.node.get(src)
+    assert receiver is not None
+    lost = plan.via[(dst, src)] & control.reach.get(receiver, 0)
+    if sender is not None:
+        lost &= ~control.via.get((receiver, sender), 0)
+    return bits(lost & -lost)[0]
+
+
+@check("BGP-SESSION-DOWN", "every configured session comes up and carries IPv4 unicast",
+       reads={ROUTING, SESSIONS, TOPOLOGY})
+def session_down(ctx: Context) -> list[Finding]:
+    out: list[Finding] = []
+    why = "a session that stays down or carries no IPv4 routes removes its link from the plane"
+    for view in ctx.memo(planes):
+        for state in view.control.sessions:
+            if state.up or "remote-as" in state.reason.split(": ", 1)[-1].split(" but ")[0]:
+                continue  # a remote-as disagreement is BGP-PEER-MISMATCH's
+            s = state.session
+            out.append(finding([s.a[0], s.b[0]], view.control.plane,
+                               f"session {_label(s.a)} - {_label(s.b)} carries no IPv4 routes: {state.reason}", why))
+    return out
+
+
+@check("ROUTE-UNDEFINED-REF", "every route-map, prefix-list and peer-group a config references is defined",
+       reads={ROUTING, TOPOLOGY})
+def undefined_refs(ctx: Context) -> list[Finding]:
+    out: list[Finding] = []
+    why = "FRR and EOS deny everything through an undefined route-map, match nothing with an undefined " \
+          "prefix-list, and refuse a neighbor bound to an undefined peer-group"
+    for name, dev in ctx.snap.devices.items():
+        plane = ctx.device_plane.get(name) or ""
+        for line, what in dev.undefined_refs:
+            out.append(finding([name], plane, f"{_loc(ctx, name, line)}: {what} is not defined", why))
+        for inst in dev.bgp.values():
+            for n in inst.neighbors.values():
+                for rm, direction in ((n.route_map_in, "in"), (n.route_map_out, "out")):
+                    if rm is not None and rm not in dev.route_maps:
+                        out.append(finding([name], plane, f"{_loc(ctx, name, n.line)}: neighbor {n.address} route-map "
+                                                          f"{rm} {direction}: route-map {rm} is not defined", why))
+        for rm_name, entries in dev.route_maps.items():
+            for entry in entries:
+                for pl in entry.match_prefix_lists:
+                    if pl not in dev.prefix_lists:
+                        out.append(finding([name], plane, f"{_loc(ctx, name, entry.line)}: route-map {rm_name} "
+                                                          f"{entry.action} {entry.seq} matches prefix-list {pl}, "
+                                                          "which is not defined", why))
+    return out
+
+
+@check("ROUTE-DEAD-NETWORK", "every `network` statement has a route in the RIB to advertise",
+       reads={ROUTING, SESSIONS, TOPOLOGY})
+def dead_networks(ctx: Context) -> list[Finding]:
+    """A statement that advertises nothing (a planned prefix among them is an outage, which
+    ROUTE-MISSING reports as an error; here every such statement is named)."""
+    out: list[Finding] = []
+    for view in ctx.memo(planes):
+        for node, net, line in view.control.dead_networks:
+            out.append(finding([node[0]], view.control.plane,
+                               f"{_loc(ctx, node[0], line)}: network {net} advertises nothing: {_label(node)} has no "
+                               "connected subnet or usable static route for exactly that prefix",
+                               "FRR and EOS advertise a network statement only while its prefix is in the RIB",
+                               Severity.WARNING))
+    return out

@@ -35,8 +35,8 @@ from dualrail_net.verify.routes import PrefixIndex, _route_map_mask
 from dualrail_net.verify.snapshot import Snapshot
 from dualrail_net.verify.topology import NodeId, Session, Topology
 
-MAX_LEVELS = 64
-TRANSIT_ROLES = frozenset({"spine", "super_spine"})  # AS paths longer than this are not followed (a Clos fabric needs 4-6)
+MAX_LEVELS = 64  # AS paths longer than this are not followed (a Clos fabric needs 4-6)
+TRANSIT_ROLES = frozenset({"spine", "super_spine"})
 
 
 @dataclass(frozen=True)
@@ -431,12 +431,12 @@ def expected_plane(snap: Snapshot, plane: str, bit_of: Mapping[str, int]) -> Pla
     manifest = snap.manifest
     nodes = [name for name, meta in manifest.devices.items() if plane in (meta.planes or [meta.plane])]
     in_plane = set(nodes)
-    links: dict[str, set[str]] = defaultdict(set)
+    links: dict[str, dict[str, None]] = defaultdict(dict)  # ordered sets: findings come in plan order
     plan = snap.cabling
     for a, b, row_plane in zip(plan.column("a_device"), plan.column("b_device"), plan.column("plane")):
         if row_plane == plane and a in in_plane and b in in_plane and a != b:
-            links[a].add(b)
-            links[b].add(a)
+            links[a][b] = None
+            links[b][a] = None
     origin = {name: sum(1 << bit_of[net_str(network_of(p))]
                         for p in set(manifest.devices[name].originates.get(plane, []))) for name in nodes}
     reach = dict(origin)

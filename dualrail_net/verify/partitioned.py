@@ -132,6 +132,8 @@ def _elsewhere_routing(dev: DeviceConfig, hostname: str, vrfs: list[str], instan
     dev.static_routes = ElsewhereList(f"{dev.name}'s static routes")
     dev.vrf_route_leaks = ElsewhereList(f"{dev.name}'s VRF imports")
     dev.unmodelled = ElsewhereList(f"{dev.name}'s unmodelled routing lines")
+    dev.undefined_refs = ElsewhereList(f"{dev.name}'s undefined references")
+    dev.routing_off = ElsewhereList(f"{dev.name}'s IP routing state")
 
 
 def _addressed_server(name: str, ports: Ports) -> ServerConfig:
@@ -271,17 +273,19 @@ def _check_in_two(root: Path, manifest: Manifest, only: set[str] | None,
     return [by_id[spec.id] for spec in specs]
 
 
-Ports = list[tuple[str, list[str], str | None, bool]]  # (name, addresses, VRF, is a loopback)
+# (name, addresses, VRF, is a loopback, why it is down ("": up))
+Ports = list[tuple[str, list[str], str | None, bool, str]]
 
 
 def _addressed_ports(interfaces: dict[str, Interface]) -> Ports:
-    return [(i.name, i.addresses, i.vrf, i.is_loopback) for i in interfaces.values() if i.addresses]
+    return [(i.name, i.addresses, i.vrf, i.is_loopback, i.down) for i in interfaces.values() if i.addresses]
 
 
 def _port_interfaces(ports: Ports) -> dict[str, Interface]:
     """What the routing side knows of a holder's interfaces: the addressed ones, their addresses,
-    VRF and kind (nothing else; its checks read nothing else)."""
-    return {name: Interface(name, addresses, vrf=vrf, is_loopback=loopback) for name, addresses, vrf, loopback in ports}
+    VRF, kind and state (nothing else; its checks read nothing else)."""
+    return {name: Interface(name, addresses, vrf=vrf, is_loopback=loopback, down=down)
+            for name, addresses, vrf, loopback, down in ports}
 
 
 def _write_all(pipe: BinaryIO, outbox: queue.Queue[bytes | None]) -> None:

@@ -47,6 +47,7 @@ class DeviceEntry:
     # plane -> the prefixes the plan has this device originate there (what every device of the
     # plane must learn: verify's control-plane model compares the configs' outcome with it)
     originates: dict[str, list[str]] = field(default_factory=dict)
+    asn: int = 0  # its planned BGP ASN (0: not known): AS-path loop prevention is part of the design
 
 
 class ServerPortEntry(NamedTuple):

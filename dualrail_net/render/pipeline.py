@@ -94,7 +94,7 @@ def _render(fabric: Fabric, templates: Path | None, progress: Progress | None,
             model=sw.model, mgmt_address=sw.mgmt_address, dir=device_dir(sw),
             files=[a.path.rsplit("/", 1)[1] for a in arts if a.path.startswith(device_dir(sw))],
             twin_dir=twin_dir(sw) if get_platform(sw.platform).twin_substitute else device_dir(sw),
-            originates=_originates(sw))
+            originates=_originates(sw), asn=sw.asn)
         if progress:
             progress(1)
     servers: dict[str, ServerEntry] = {}

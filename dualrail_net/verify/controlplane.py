@@ -444,6 +444,16 @@ def expected_plane(snap: Snapshot, plane: str, bit_of: Mapping[str, int]) -> Pla
     # valley-free: leaves and gateways advertise only their own prefixes (the plan's LOCAL-*-OUT
     # policy); only spines and super-spines pass routes on
     transit = {name for name in nodes if manifest.devices[name].role in TRANSIT_ROLES}
+    # eBGP loop prevention with the planned ASNs: a device never takes a path through its own ASN
+    # (super-spines sharing one ASN do not learn each other's loopbacks, by design)
+    asn = {name: manifest.devices[name].asn for name in nodes}
+    counts: dict[int, int] = defaultdict(int)
+    for name in nodes:
+        counts[asn[name]] += 1
+    path_has: dict[int, dict[str, int]] = {a: {} for a, c in counts.items() if c > 1 and a}
+    for name in nodes:
+        if asn[name] in path_has:
+            path_has[asn[name]][name] = origin[name]
     frontier = {name: bits_ for name, bits_ in origin.items() if bits_}
     while frontier:
         offers: dict[str, list[tuple[str, int]]] = defaultdict(list)
@@ -452,6 +462,8 @@ def expected_plane(snap: Snapshot, plane: str, bit_of: Mapping[str, int]) -> Pla
                 have &= origin[src]
             for dst in links.get(src, ()):
                 new = have & ~reach[dst]
+                if asn[dst] in path_has:
+                    new &= ~path_has[asn[dst]].get(src, 0)
                 if new:
                     offers[dst].append((src, new))
         frontier = {}
@@ -460,6 +472,12 @@ def expected_plane(snap: Snapshot, plane: str, bit_of: Mapping[str, int]) -> Pla
             for src, new in senders:
                 via[(dst, src)] |= new
                 gained |= new
+                for table in path_has.values():
+                    carried = new & table.get(src, 0)
+                    if carried:
+                        table[dst] = table.get(dst, 0) | carried
+            if asn[dst] in path_has:
+                path_has[asn[dst]][dst] = path_has[asn[dst]].get(dst, 0) | gained
             reach[dst] |= gained
             frontier[dst] = gained
     return PlanePlan(plane, nodes, origin, reach, dict(via))

@@ -65,12 +65,13 @@ def line_of(path: Path, needle: str, occurrence: int = 1) -> int:
     raise AssertionError(f"{needle!r} not in {path}")
 
 
-def running_example_twin(tmp_path_factory: pytest.TempPathFactory, fabric: Fabric, label: str) -> Iterator[Path]:
+def running_example_twin(tmp_path_factory: pytest.TempPathFactory, fabric: Fabric, label: str,
+                         servers: bool = True) -> Iterator[Path]:
     """Body of a module-scoped twin fixture: render ``fabric``, bring the twin up, wait for full
     convergence, yield the rendered folder, and take everything down again (no namespace left)."""
     out = tmp_path_factory.mktemp(label) / "build"
     write_artifacts(render_fabric(fabric), out)
-    lifecycle.up(out)
+    lifecycle.up(out, servers=servers)
     wait_converged()
     yield out
     lifecycle.down()

@@ -116,6 +116,17 @@ def _switch_configs(sw: SwitchNs) -> tuple[str, str]:
     return frr_text, ifaces
 
 
+def restart_switch(sw: SwitchNs, frr_text: str) -> None:
+    """Restart one running switch's routing daemons on ``frr_text`` (what the oracle's edits do;
+    raises TwinError when FRR refuses a line of it)."""
+    d = rundir(sw.ns)
+    frr.stop(d)
+    if sw.vrf:
+        frr_text = frr_for_vrf(frr_text, sw.vrf)
+    sysctls = "sysctl -q -w " + " ".join(f"{k}={v}" for k, v in SWITCH_SYSCTLS.items())
+    frr.start(sw.ns, sw.device, d, frr_text, prelude=[sysctls])
+
+
 def _ifup(ns: str, path: Path) -> None:
     # ifupdown2 keeps its lock and state in /run/network: each namespace gets a private one. Its
     # exit status is not trusted either way (it exits 0 past unknown attributes): `twin check`

@@ -25,15 +25,17 @@ checks judge leaks between planes).
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+
+import numpy as np
 
 from dualrail_net.platforms import PlatformError, get_platform
 from dualrail_net.verify.ipfast import ip_int, net_str, network_of, split_address
 from dualrail_net.verify.model import BgpInstance, DeviceConfig, Neighbor
 from dualrail_net.verify.routes import PrefixIndex, _route_map_mask
 from dualrail_net.verify.snapshot import Snapshot
-from dualrail_net.verify.topology import NodeId, Session, Topology
+from dualrail_net.verify.topology import _NODE_SHIFT, NodeId, Session, Topology
 
 MAX_LEVELS = 64  # AS paths longer than this are not followed (a Clos fabric needs 4-6)
 TRANSIT_ROLES = frozenset({"spine", "super_spine"})
@@ -104,8 +106,10 @@ def _where(dev_dir: str, dev: DeviceConfig, line: int) -> str:
     return f"{dev_dir}/{dev.routing_file}:{line}" if line else f"{dev_dir}/{dev.routing_file}"
 
 
-def session_state(snap: Snapshot, topo: Topology, s: Session) -> SessionState:
-    """Whether a configured session comes up and carries IPv4 unicast, and if not, why."""
+def session_state(snap: Snapshot, topo: Topology, s: Session,
+                  with_down_ports: set[str] | None = None) -> SessionState:
+    """Whether a configured session comes up and carries IPv4 unicast, and if not, why.
+    ``with_down_ports``: the devices that have a port down (None: look at every device)."""
     devices = snap.devices
     for me, peer, nbr_ip, own_asn, peer_asn in ((s.a, s.b, s.a_neighbor, s.a_asn, s.b_asn),
                                                 (s.b, s.a, s.b_neighbor, s.b_asn, s.a_asn)):
@@ -125,6 +129,8 @@ def session_state(snap: Snapshot, topo: Topology, s: Session) -> SessionState:
                                           + ("" if inst.default_ipv4_unicast else
                                              " (`no bgp default ipv4-unicast` without `neighbor ... activate`)"))
     for node, peer_ip in ((s.a, s.b_neighbor), (s.b, s.a_neighbor)):
+        if with_down_ports is not None and node[0] not in with_down_ports:
+            continue
         # the local port: the endpoint of this instance whose address the peer names
         i = topo.by_ip.get(peer_ip)
         if i is None:
@@ -189,19 +195,45 @@ class _Origination:
     dead: list[tuple[str, int]]  # network statements without a route in the RIB
 
 
-def originated(snap: Snapshot, topo: Topology, node: NodeId) -> _Origination:
+class ConnectedIndex:
+    """Which instance has which subnet on a port that is up, answered by binary search over the
+    topology's columns (a 100k-GPU fabric has 1.2M endpoints; an object per endpoint per question
+    cost seconds)."""
+
+    def __init__(self, topo: Topology) -> None:
+        keys = (topo.node << _NODE_SHIFT) | (topo.net << 6) | topo.length
+        order = np.argsort(keys, kind="stable")
+        self.keys, self.endpoints, self.topo = keys[order], order, topo
+
+    def has(self, node: NodeId, prefix: str) -> bool:
+        number = self.topo.node_id.get(node)
+        if number is None:
+            return False
+        net, length = network_of(prefix)
+        key = (number << _NODE_SHIFT) | (net << 6) | length
+        lo, hi = np.searchsorted(self.keys, [key, key + 1])
+        topo = self.topo
+        return any(not topo.port_iface[int(topo.port[i])].down for i in self.endpoints[lo:hi].tolist())
+
+
+def originated(snap: Snapshot, topo: Topology, node: NodeId, index: ConnectedIndex | None = None) -> _Origination:
+    """What the instance originates: `network` statements whose exact prefix is in its RIB (unless
+    `no bgp network import-check`), and what it redistributes."""
     dev = snap.devices[node[0]]
     inst = dev.bgp[node[1]]
     if node[1] in dev.routing_off:
         return _Origination([], [])
-    conn = connected(snap, topo, node)
+    index = index or ConnectedIndex(topo)
+    needs_connected = "connected" in inst.redistribute or any(r.nexthop is not None for r in dev.static_routes)
+    conn = connected(snap, topo, node) if needs_connected else {}
     statics = static_in_rib(dev, node[1], conn)
-    rib = set(conn) | set(statics)
+    static_set = set(statics)
     out: list[str] = []
     dead: list[tuple[str, int]] = []
     for net in inst.networks:
         canonical = net_str(network_of(net))
-        if not inst.network_import_check or canonical in rib:
+        if not inst.network_import_check or canonical in static_set or canonical in conn \
+                or (not needs_connected and index.has(node, canonical)):
             out.append(canonical)
         else:
             dead.append((net, inst.network_lines.get(net, 0)))
@@ -230,7 +262,8 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: li
     nodes = plane_nodes(snap, topo, plane)
     in_plane = set(nodes)
     devices = snap.devices
-    origins = {node: originated(snap, topo, node) for node in nodes}
+    index = ConnectedIndex(topo)
+    origins = {node: originated(snap, topo, node, index) for node in nodes}
     idx = PrefixIndex()
     for prefix in extra_prefixes:
         idx.add(prefix, ("", None), plane)
@@ -242,7 +275,8 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: li
     idx.freeze()
     bit_of = {p: i for i, p in enumerate(idx.prefixes)}
     full = (1 << len(idx.prefixes)) - 1
-    states = [session_state(snap, topo, s) for s in topo.sessions if s.a in in_plane and s.b in in_plane]
+    down = {dev.name for dev in devices.values() if any(i.down for i in dev.interfaces.values())}
+    states = [session_state(snap, topo, s, down) for s in topo.sessions if s.a in in_plane and s.b in in_plane]
     cache: dict[tuple[object, ...], int] = {}
     undefined: list[tuple[str, str]] = []
     policy: dict[tuple[str, str | None], int] = {}
@@ -322,17 +356,38 @@ def _more_specific(idx: PrefixIndex, prefix: str) -> int:
     return mask
 
 
+def path_through(node: NodeId | str, group: frozenset[object], bits_: int,
+                 best_from: Mapping[object, Mapping[object, int]]) -> int:
+    """Of ``bits_`` (prefixes ``node`` has), those whose path at ``node`` passes through a member of
+    ``group``: walked back along the recorded best senders (each prefix has one per node, or, on
+    the plan's side, every equal-cost sender). Only asked for prefixes some member already has."""
+    if node in group:
+        return bits_
+    found = 0
+    for sender, assigned in best_from.get(node, {}).items():
+        part = bits_ & assigned
+        if part:
+            found |= path_through(sender, group, part, best_from)
+    return found
+
+
 def _propagate(plane: str, idx: PrefixIndex, nodes: list[NodeId], states: list[SessionState],
                origin: dict[NodeId, int], edges: dict[NodeId, list[tuple[NodeId, int, bool]]],
                edge_mask: dict[tuple[NodeId, NodeId], int], asn: dict[NodeId, int], shared: set[int],
                rid: dict[NodeId, int], relax: dict[NodeId, bool], paths_cap: dict[NodeId, int],
                suppressed: dict[NodeId, int]) -> PlaneControl:
+    """Level by level (one AS hop per level): every sender offers what it learned at the last
+    level; a receiver keeps what it does not have yet. eBGP loop prevention: a receiver whose ASN
+    another device shares refuses prefixes whose best path at the sender crosses one of them; that
+    is only possible for a prefix some member of the group had before this level, so only those
+    are walked back (path_through), which keeps a 100k-GPU plane linear in its sessions."""
     reach = {node: origin.get(node, 0) for node in nodes}
-    # per shared ASN: the prefixes whose best path at an instance passes through that ASN
-    path_has: dict[int, dict[NodeId, int]] = {a: {} for a in shared}
+    members: dict[int, list[NodeId]] = defaultdict(list)
     for node in nodes:
         if asn[node] in shared:
-            path_has[asn[node]][node] = origin.get(node, 0)
+            members[asn[node]].append(node)
+    group_of = {a: frozenset(m) for a, m in members.items()}
+    best_from: dict[NodeId, dict[NodeId, int]] = defaultdict(dict)
     ibgp_learned: dict[NodeId, int] = defaultdict(int)
     via: dict[tuple[NodeId, NodeId], int] = {}
     loop_dropped: dict[tuple[NodeId, NodeId], int] = {}
@@ -340,53 +395,64 @@ def _propagate(plane: str, idx: PrefixIndex, nodes: list[NodeId], states: list[S
     for _level in range(MAX_LEVELS):
         if not frontier:
             break
+        group_reach = {a: _or(reach[m] for m in group) for a, group in group_of.items()}
         offers: dict[NodeId, list[tuple[NodeId, int]]] = defaultdict(list)
         for src, have in frontier.items():
-            send = have & ~suppressed.get(src, 0)
+            send = have & ~suppressed[src] if src in suppressed else have
             for dst, mask, ibgp in edges.get(src, ()):
-                offer = send & mask
+                offer = send & mask & ~reach[dst]
+                if not offer:
+                    continue
                 if ibgp:
                     offer &= ~ibgp_learned[src]  # iBGP split horizon
-                elif asn[dst] in shared:
-                    looped = offer & path_has[asn[dst]].get(src, 0)
-                    if looped:
-                        loop_dropped[(src, dst)] = loop_dropped.get((src, dst), 0) | looped
-                        offer &= ~looped
-                elif asn[dst] == asn[src]:
-                    offer = 0
-                offer &= ~reach[dst]
+                else:
+                    a = asn[dst]
+                    if a == asn[src]:
+                        offer = 0
+                    elif a in group_of:
+                        candidates = offer & group_reach[a]
+                        if candidates:
+                            looped = path_through(src, group_of[a], candidates, best_from)
+                            if looped:
+                                loop_dropped[(src, dst)] = loop_dropped.get((src, dst), 0) | looped
+                                offer &= ~looped
                 if offer:
                     offers[dst].append((src, offer))
         frontier = {}
         for dst, senders in offers.items():
-            senders.sort(key=lambda item: rid[item[0]])
+            if len(senders) > 1:
+                senders.sort(key=lambda item: rid[item[0]])
             assigned = 0
-            best_group: dict[int, int] = defaultdict(int)
+            best_group: dict[int, int] = {}
+            chosen = best_from[dst]
             for src, offer in senders:
                 take = offer & ~assigned
                 if not take:
                     continue
-                best_group[asn[src]] |= take
+                best_group[asn[src]] = best_group.get(asn[src], 0) | take
+                chosen[src] = chosen.get(src, 0) | take
                 assigned |= take
-                for a, table in path_has.items():
-                    carried = take & table.get(src, 0)
-                    if carried:
-                        table[dst] = table.get(dst, 0) | carried
-            if asn[dst] in shared:
-                path_has[asn[dst]][dst] = path_has[asn[dst]].get(dst, 0) | assigned
             installed: list[tuple[NodeId, int]] = []
             for src, offer in senders:
-                bits_ = offer if relax[dst] else offer & best_group[asn[src]]
+                bits_ = offer if relax[dst] else offer & best_group.get(asn[src], 0)
                 if asn[src] == asn[dst]:
-                    ibgp_learned[dst] |= offer & best_group[asn[src]]
+                    ibgp_learned[dst] |= bits_
                 installed.append((src, bits_))
             _cap(installed, paths_cap[dst])
             for src, bits_ in installed:
                 if bits_:
-                    via[(dst, src)] = via.get((dst, src), 0) | bits_
+                    key = (dst, src)
+                    via[key] = via.get(key, 0) | bits_
             reach[dst] |= assigned
             frontier[dst] = assigned
     return PlaneControl(plane, idx, nodes, states, dict(origin), reach, via, dict(edge_mask), loop_dropped)
+
+
+def _or(values: Iterable[int]) -> int:
+    out = 0
+    for v in values:
+        out |= v
+    return out
 
 
 def _cap(installed: list[tuple[NodeId, int]], cap: int) -> None:
@@ -447,37 +513,34 @@ def expected_plane(snap: Snapshot, plane: str, bit_of: Mapping[str, int]) -> Pla
     # eBGP loop prevention with the planned ASNs: a device never takes a path through its own ASN
     # (super-spines sharing one ASN do not learn each other's loopbacks, by design)
     asn = {name: manifest.devices[name].asn for name in nodes}
-    counts: dict[int, int] = defaultdict(int)
+    members: dict[int, list[str]] = defaultdict(list)
     for name in nodes:
-        counts[asn[name]] += 1
-    path_has: dict[int, dict[str, int]] = {a: {} for a, c in counts.items() if c > 1 and a}
-    for name in nodes:
-        if asn[name] in path_has:
-            path_has[asn[name]][name] = origin[name]
+        if asn[name]:
+            members[asn[name]].append(name)
+    group_of = {a: frozenset(m) for a, m in members.items() if len(m) > 1}
+    senders_of: dict[str, dict[str, int]] = defaultdict(dict)  # every equal-cost sender, per prefix
     frontier = {name: bits_ for name, bits_ in origin.items() if bits_}
     while frontier:
+        group_reach = {a: _or(reach[m] for m in group) for a, group in group_of.items()}
         offers: dict[str, list[tuple[str, int]]] = defaultdict(list)
         for src, have in frontier.items():
             if src not in transit and have != origin[src]:
                 have &= origin[src]
             for dst in links.get(src, ()):
                 new = have & ~reach[dst]
-                if asn[dst] in path_has:
-                    new &= ~path_has[asn[dst]].get(src, 0)
+                a = asn[dst]
+                if new and a in group_of and new & group_reach[a]:
+                    new &= ~path_through(src, group_of[a], new & group_reach[a], senders_of)
                 if new:
                     offers[dst].append((src, new))
         frontier = {}
         for dst, senders in offers.items():
             gained = 0
+            chosen = senders_of[dst]
             for src, new in senders:
                 via[(dst, src)] |= new
+                chosen[src] = chosen.get(src, 0) | new
                 gained |= new
-                for table in path_has.values():
-                    carried = new & table.get(src, 0)
-                    if carried:
-                        table[dst] = table.get(dst, 0) | carried
-            if asn[dst] in path_has:
-                path_has[asn[dst]][dst] = path_has[asn[dst]].get(dst, 0) | gained
             reach[dst] |= gained
             frontier[dst] = gained
     return PlanePlan(plane, nodes, origin, reach, dict(via))

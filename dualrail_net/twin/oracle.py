@@ -1,0 +1,350 @@
+"""The twin as the verifier's oracle: what real FRR does with a config, against what verify's
+control-plane model (verify/controlplane.py) predicts for the same files.
+
+For one rendered folder the model predicts, per switch, the BGP sessions that carry IPv4 unicast and
+every BGP route it installs with its number of next hops; the running twin is read for the same
+(`show bgp summary json`, `show ip route json`). ``differential`` applies seeded random edits of the
+files the twin runs (remove, duplicate, reorder, renumber, rename, toggle ...), one device at a time,
+restarts that device's FRR with the edited file, waits until the fabric settles, and compares every
+switch. Every disagreement is a bug in the model (or a semantic it does not claim, listed in its
+docstring); each one found becomes a regression test.
+
+The twin runs the Cumulus rendering of every EOS device (its twin substitute), so the prediction is
+made on the same substitutes, with the twin's FRR ECMP default (Debian's build: 256 paths).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import shutil
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from dualrail_net.manifest import Manifest
+from dualrail_net.twin import frr
+from dualrail_net.twin.plan import SwitchNs, TwinPlan
+from dualrail_net.twin.shell import TwinError
+from dualrail_net.verify.cabling import read_cabling
+from dualrail_net.verify.controlplane import compute_plane, connected, static_in_rib
+from dualrail_net.verify.parsers import parse_device, parse_server
+from dualrail_net.verify.routes import bits
+from dualrail_net.verify.snapshot import Snapshot, assemble
+from dualrail_net.verify.topology import build_topology
+
+TWIN_MAXIMUM_PATHS = {"cumulus": 256}  # Debian's FRR is built with --enable-multipath=256
+
+
+@dataclass(frozen=True)
+class DeviceRouting:
+    """One switch's routing outcome: what is compared."""
+
+    sessions: frozenset[str]  # neighbor addresses with IPv4 unicast Established
+    routes: tuple[tuple[str, int], ...]  # (prefix, installed next hops) of its selected BGP routes, sorted
+
+    def describe_difference(self, other: DeviceRouting) -> str:
+        parts = []
+        if self.sessions != other.sessions:
+            parts.append(f"sessions predicted-only {sorted(self.sessions - other.sessions)} "
+                         f"twin-only {sorted(other.sessions - self.sessions)}")
+        mine, theirs = dict(self.routes), dict(other.routes)
+        for prefix in sorted(set(mine) | set(theirs)):
+            if mine.get(prefix) != theirs.get(prefix):
+                parts.append(f"{prefix}: predicted {mine.get(prefix, 0)} next hops, twin {theirs.get(prefix, 0)}")
+        return "; ".join(parts[:6]) + (f" (+{len(parts) - 6} more)" if len(parts) > 6 else "")
+
+
+def twin_snapshot(output: Path) -> Snapshot:
+    """The folder as the twin runs it: every device from its twin folder (EOS devices as their Cumulus
+    substitutes)."""
+    manifest = Manifest.load(output)
+    devices = {}
+    for name, meta in manifest.devices.items():
+        substitute = meta.twin_dir != meta.dir
+        devices[name] = parse_device(name, "cumulus" if substitute else meta.platform, output / meta.twin_dir)
+    servers = {name: parse_server(name, output / meta.dir) for name, meta in manifest.servers.items()}
+    return assemble(output, manifest, devices, servers, read_cabling(manifest.cabling_path(output)))
+
+
+def compared_devices(plan: TwinPlan) -> list[SwitchNs]:
+    """The switches compared: one namespace per device (a multi-plane gateway runs one per VRF)."""
+    return [sw for sw in plan.switches if sw.vrf is None]
+
+
+def predict(output: Path, devices: list[str]) -> dict[str, DeviceRouting]:
+    snap = twin_snapshot(output)
+    topo = build_topology(snap)
+    out: dict[str, DeviceRouting] = {}
+    wanted = set(devices)
+    for plane in snap.planes:
+        control = compute_plane(snap, topo, plane, path_overrides=TWIN_MAXIMUM_PATHS)
+        up: dict[str, set[str]] = {}
+        for state in control.sessions:
+            if state.up:
+                s = state.session
+                up.setdefault(s.a[0], set()).add(s.a_neighbor)
+                up.setdefault(s.b[0], set()).add(s.b_neighbor)
+        for node in control.nodes:
+            if node[0] not in wanted or node[1] is not None:
+                continue
+            dev = snap.devices[node[0]]
+            conn = connected(snap, topo, node)
+            local = set(conn) | set(static_in_rib(dev, node[1], conn))  # connected/static win over BGP
+            learned = control.reach.get(node, 0) & ~control.origin.get(node, 0)
+            routes = []
+            for bit in bits(learned):
+                prefix = control.index.prefixes[bit]
+                if prefix in local:
+                    continue
+                width = sum(1 for (d, _), via in control.via.items() if d == node and via >> bit & 1)
+                routes.append((prefix, width))
+            out[node[0]] = DeviceRouting(frozenset(up.get(node[0], set())), tuple(sorted(routes)))
+    for name in devices:
+        out.setdefault(name, DeviceRouting(frozenset(), ()))
+    return out
+
+
+def observe(switches: list[SwitchNs], rundir: Callable[[str], Path]) -> dict[str, DeviceRouting]:
+    """What each running switch has: IPv4 unicast sessions Established, selected BGP routes."""
+    out = {}
+    for sw in switches:
+        d = rundir(sw.ns)
+        summary = frr.vtysh_json(d, "show bgp summary json")
+        peers = summary.get("ipv4Unicast", {}).get("peers", {}) if isinstance(summary, dict) else {}
+        sessions = frozenset(addr for addr, peer in peers.items() if peer.get("state") == "Established")
+        table = frr.vtysh_json(d, "show ip route json", daemon="zebra")
+        routes = []
+        for prefix, entries in (table.items() if isinstance(table, dict) else []):
+            for entry in entries:
+                if entry.get("protocol") == "bgp" and entry.get("selected"):
+                    hops = [h for h in entry.get("nexthops", []) if h.get("active")]
+                    routes.append((prefix, len(hops)))
+        out[sw.device] = DeviceRouting(sessions, tuple(sorted(routes)))
+    return out
+
+
+def disagreements(predicted: dict[str, DeviceRouting], observed: dict[str, DeviceRouting]) -> dict[str, str]:
+    return {name: predicted[name].describe_difference(observed.get(name, DeviceRouting(frozenset(), ())))
+            for name in predicted if predicted[name] != observed.get(name)}
+
+
+# --- the edit generator ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Edit:
+    device: str
+    description: str
+    text: str  # the edited frr.conf
+
+
+_STATEMENT = re.compile(r"^ *(network |ip route |ip prefix-list |neighbor \S+ (remote-as|route-map)|maximum-paths|"
+                        r"bgp bestpath|route-map |match )")
+
+
+def _lines(text: str) -> list[str]:
+    return text.split("\n")
+
+
+def _remove(rng: random.Random, text: str) -> tuple[str, str] | None:
+    lines = _lines(text)
+    candidates = [i for i, line in enumerate(lines) if _STATEMENT.match(line)]
+    if not candidates:
+        return None
+    i = rng.choice(candidates)
+    return f"remove `{lines[i].strip()}`", "\n".join(lines[:i] + lines[i + 1:])
+
+
+def _duplicate(rng: random.Random, text: str) -> tuple[str, str] | None:
+    lines = _lines(text)
+    candidates = [i for i, line in enumerate(lines) if _STATEMENT.match(line)]
+    if not candidates:
+        return None
+    i = rng.choice(candidates)
+    return f"duplicate `{lines[i].strip()}`", "\n".join(lines[:i + 1] + lines[i:])
+
+
+def _shutdown(rng: random.Random, text: str) -> tuple[str, str] | None:
+    neighbors = re.findall(r"^ neighbor (\S+) remote-as .*$", text, re.M)
+    if not neighbors:
+        return None
+    n = rng.choice(neighbors)
+    return f"shut down neighbor {n}", re.sub(rf"^( neighbor {re.escape(n)} remote-as .*)$",
+                                             rf"\1\n neighbor {n} shutdown", text, count=1, flags=re.M)
+
+
+def _deny_own_prefix(rng: random.Random, text: str) -> tuple[str, str] | None:
+    networks = re.findall(r"^  network (\S+)$", text, re.M)
+    lists = re.findall(r"^ip prefix-list (\S+) seq", text, re.M)
+    if not networks or not lists:
+        return None
+    prefix, name = rng.choice(networks), rng.choice(sorted(set(lists)))
+    return (f"prefix-list {name} denies {prefix} first",
+            text.replace(f"ip prefix-list {name} seq", f"ip prefix-list {name} seq 1 deny {prefix}\n"
+                                                       f"ip prefix-list {name} seq", 1))
+
+
+def _rename_reference(rng: random.Random, text: str) -> tuple[str, str] | None:
+    refs = re.findall(r"^  neighbor (\S+) route-map (\S+) (in|out)$", text, re.M)
+    if not refs:
+        return None
+    n, name, direction = rng.choice(refs)
+    return (f"neighbor {n} route-map {name}X {direction} (undefined)",
+            text.replace(f"  neighbor {n} route-map {name} {direction}", f"  neighbor {n} route-map {name}X {direction}", 1))
+
+
+def _no_default_af(rng: random.Random, text: str) -> tuple[str, str] | None:
+    if " bgp router-id" not in text:
+        return None
+    activate = rng.random() < 0.5
+    edited = text.replace(" bgp router-id", " no bgp default ipv4-unicast\n bgp router-id", 1)
+    if activate:  # activate every neighbor but one
+        neighbors = re.findall(r"^ neighbor (\S+) remote-as", edited, re.M)
+        lines = "".join(f"  neighbor {n} activate\n" for n in neighbors[1:])
+        edited = edited.replace(" address-family ipv4 unicast\n", " address-family ipv4 unicast\n" + lines, 1)
+    return "no bgp default ipv4-unicast" + (" (all but one neighbor activated)" if activate else ""), edited
+
+
+def _maximum_paths(rng: random.Random, text: str) -> tuple[str, str] | None:
+    if "maximum-paths" not in text:
+        return None
+    n = rng.choice([1, 2, 3])
+    return f"maximum-paths {n}", re.sub(r"maximum-paths \d+", f"maximum-paths {n}", text, count=1)
+
+
+def _unindent(rng: random.Random, text: str) -> tuple[str, str] | None:
+    return "every line un-indented", "\n".join(line.strip() for line in _lines(text))
+
+
+def _renumber(rng: random.Random, text: str) -> tuple[str, str] | None:
+    seqs = re.findall(r"^ip prefix-list (\S+) seq (\d+) ", text, re.M)
+    if not seqs:
+        return None
+    name, seq = rng.choice(seqs)
+    new = rng.choice([1, 5, 15, 25, 99])
+    return (f"prefix-list {name} seq {seq} renumbered {new}",
+            text.replace(f"ip prefix-list {name} seq {seq} ", f"ip prefix-list {name} seq {new} ", 1))
+
+
+def _external(rng: random.Random, text: str) -> tuple[str, str] | None:
+    neighbors = re.findall(r"^ neighbor (\S+) remote-as \d+$", text, re.M)
+    if not neighbors:
+        return None
+    n = rng.choice(neighbors)
+    kind = rng.choice(["external", "internal"])
+    return f"neighbor {n} remote-as {kind}", re.sub(rf"^ neighbor {re.escape(n)} remote-as \d+$",
+                                                    f" neighbor {n} remote-as {kind}", text, count=1, flags=re.M)
+
+
+def _toggle_action(rng: random.Random, text: str) -> tuple[str, str] | None:
+    entries = re.findall(r"^route-map (\S+) (permit|deny) (\d+)$", text, re.M)
+    if not entries:
+        return None
+    name, action, seq = rng.choice(entries)
+    other = "deny" if action == "permit" else "permit"
+    return (f"route-map {name} {seq} {action} -> {other}",
+            text.replace(f"route-map {name} {action} {seq}\n", f"route-map {name} {other} {seq}\n", 1))
+
+
+def _aggregate(rng: random.Random, text: str) -> tuple[str, str] | None:
+    networks = re.findall(r"^  network (\d+\.\d+\.\d+\.\d+)/(\d+)$", text, re.M)
+    if not networks or "  maximum-paths" not in text:
+        return None
+    address, _ = rng.choice(networks)
+    a, b, _c, _d = address.split(".")
+    block = f"{a}.{b}.0.0/16"
+    summary = rng.random() < 0.5
+    return (f"aggregate-address {block}{' summary-only' if summary else ''}",
+            text.replace("  maximum-paths", f"  aggregate-address {block}{' summary-only' if summary else ''}\n"
+                                            "  maximum-paths", 1))
+
+
+def _change_asn(rng: random.Random, text: str) -> tuple[str, str] | None:
+    asn = re.search(r"^router bgp (\d+)$", text, re.M)
+    if not asn:
+        return None
+    new = int(asn.group(1)) + rng.choice([1, -1])
+    return f"router bgp {new} (was {asn.group(1)})", text.replace(f"router bgp {asn.group(1)}\n", f"router bgp {new}\n", 1)
+
+
+EDITS: tuple[Callable[[random.Random, str], tuple[str, str] | None], ...] = (
+    _remove, _remove, _duplicate, _shutdown, _deny_own_prefix, _rename_reference, _no_default_af, _maximum_paths,
+    _unindent, _renumber, _external, _toggle_action, _aggregate, _change_asn)
+
+
+def random_edits(seed: int, count: int, configs: dict[str, str]) -> Iterator[Edit]:
+    """``count`` seeded edits, each of one device's frr.conf (``configs``: device -> its text)."""
+    rng = random.Random(seed)
+    names = sorted(configs)
+    made = 0
+    while made < count:
+        device = rng.choice(names)
+        change = rng.choice(EDITS)(rng, configs[device])
+        if change is None or change[1] == configs[device]:
+            continue
+        made += 1
+        yield Edit(device, change[0], change[1])
+
+
+# --- running it against the twin -----------------------------------------------------------------
+
+@dataclass
+class Comparison:
+    edit: Edit
+    rejected: str = ""  # FRR refused the edited file (the edit is not compared)
+    devices: int = 0
+    differences: dict[str, str] = field(default_factory=dict)
+
+
+def settle(switches: list[SwitchNs], rundir: Callable[[str], Path], quiet: float = 3.0,
+           timeout: float = 60.0) -> dict[str, DeviceRouting]:
+    """Observe until nothing has changed for ``quiet`` seconds."""
+    started = time.monotonic()
+    last = observe(switches, rundir)
+    stable_since = time.monotonic()
+    while time.monotonic() - started < timeout:
+        time.sleep(0.5)
+        now = observe(switches, rundir)
+        if now != last:
+            last, stable_since = now, time.monotonic()
+        elif time.monotonic() - stable_since >= quiet:
+            return now
+    return last
+
+
+def differential(output: Path, plan: TwinPlan, rundir: Callable[[str], Path], seed: int, count: int,
+                 restart: Callable[[SwitchNs, str], None], work: Path) -> list[Comparison]:
+    """Apply ``count`` seeded edits to the running twin one at a time (``restart`` loads a config
+    into one switch), compare predicted and observed routing on every switch after each, and put
+    the device back before the next."""
+    switches = compared_devices(plan)
+    by_device = {sw.device: sw for sw in switches}
+    manifest = Manifest.load(output)
+    edited_root = work / "edited"
+    if edited_root.exists():
+        shutil.rmtree(edited_root)
+    shutil.copytree(output, edited_root, symlinks=True)
+    files = {name: edited_root / manifest.devices[name].twin_dir / "frr.conf" for name in by_device}
+    originals = {name: path.read_text() for name, path in files.items()}
+    devices = list(by_device)
+    results = []
+    for edit in random_edits(seed, count, originals):
+        sw = by_device[edit.device]
+        comparison = Comparison(edit, devices=len(devices))
+        files[edit.device].write_text(edit.text)
+        try:
+            try:
+                restart(sw, edit.text)
+            except TwinError as exc:
+                comparison.rejected = str(exc)[:200]
+                results.append(comparison)
+                continue
+            observed = settle(switches, rundir)
+            comparison.differences = disagreements(predict(edited_root, devices), observed)
+            results.append(comparison)
+        finally:
+            files[edit.device].write_text(originals[edit.device])
+            restart(sw, originals[edit.device])
+            settle(switches, rundir)
+    return results

@@ -1,0 +1,52 @@
+"""The twin is the verifier's oracle: seeded random edits of the files the twin runs, real FRR's
+sessions and RIBs against what verify's control-plane model predicts for the same files."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from dualrail_net.resolve.model import Fabric
+from dualrail_net.twin import lifecycle, oracle
+from tests.conftest import running_example_twin
+
+pytestmark = [
+    pytest.mark.root,
+    pytest.mark.skipif(os.geteuid() != 0, reason="the twin needs root"),
+    pytest.mark.skipif(shutil.which("vtysh") is None or shutil.which("ifup") is None, reason="needs frr, ifupdown2"),
+]
+
+
+@pytest.fixture(scope="module")
+def twin(tmp_path_factory: pytest.TempPathFactory, example_fabric: Fabric) -> Iterator[Path]:
+    yield from running_example_twin(tmp_path_factory, example_fabric, "oracle", servers=False)
+
+
+def _plan():  # type: ignore[no-untyped-def]
+    state = lifecycle.load_state()
+    assert state
+    return lifecycle.plan_from_state(state)
+
+
+def test_clean_fabric_prediction_equals_the_twin(twin: Path) -> None:
+    switches = oracle.compared_devices(_plan())
+    predicted = oracle.predict(twin, [sw.device for sw in switches])
+    observed = oracle.settle(switches, lifecycle.rundir)
+    assert oracle.disagreements(predicted, observed) == {}
+    # not vacuous: every switch has sessions and BGP routes, leaves over several next hops
+    assert all(p.sessions and p.routes for p in predicted.values())
+    assert any(width > 1 for p in predicted.values() for _, width in p.routes)
+
+
+def test_seeded_edits_agree_with_the_twin(twin: Path, tmp_path: Path) -> None:
+    results = oracle.differential(twin, _plan(), lifecycle.rundir, seed=int(os.environ.get("ORACLE_SEED", "16")),
+                                  count=int(os.environ.get("ORACLE_EDITS", "8")), restart=lifecycle.restart_switch,
+                                  work=tmp_path)
+    compared = [r for r in results if not r.rejected]
+    assert len(compared) >= 4, [r.rejected for r in results]
+    failures = {f"{r.edit.device}: {r.edit.description}": r.differences for r in compared if r.differences}
+    assert failures == {}

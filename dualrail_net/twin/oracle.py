@@ -30,6 +30,7 @@ from dualrail_net.twin.shell import TwinError
 from dualrail_net.verify.cabling import read_cabling
 from dualrail_net.verify.controlplane import compute_plane, connected, static_in_rib
 from dualrail_net.verify.parsers import parse_device, parse_server
+from dualrail_net.verify.ipfast import net_str, network_of
 from dualrail_net.verify.routes import bits
 from dualrail_net.verify.snapshot import Snapshot, assemble
 from dualrail_net.verify.topology import build_topology
@@ -94,11 +95,16 @@ def predict(output: Path, devices: list[str]) -> dict[str, DeviceRouting]:
             local = set(conn) | set(static_in_rib(dev, node[1], conn))  # connected/static win over BGP
             learned = control.reach.get(node, 0) & ~control.origin.get(node, 0)
             routes = []
+            # an active aggregate is installed by its own device too (a blackhole: one next hop)
+            for agg in dev.bgp[node[1]].aggregates:
+                bit = control.index.prefixes.index(net_str(network_of(agg.prefix)))
+                if control.origin.get(node, 0) >> bit & 1 and control.index.prefixes[bit] not in local:
+                    routes.append((control.index.prefixes[bit], 1))
             for bit in bits(learned):
                 prefix = control.index.prefixes[bit]
                 if prefix in local:
                     continue
-                width = sum(1 for (d, _), via in control.via.items() if d == node and via >> bit & 1)
+                width = control.width(node, bit)
                 routes.append((prefix, width))
             out[node[0]] = DeviceRouting(frozenset(up.get(node[0], set())), tuple(sorted(routes)))
     for name in devices:

@@ -25,7 +25,7 @@ checks judge leaks between planes).
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -50,7 +50,8 @@ class SessionState:
 
 @dataclass
 class PlaneControl:
-    """One plane's computed control plane."""
+    """One plane's computed control plane. Instances are numbered (``nodes[i]``); what is kept per
+    session direction is indexed by those numbers (a 100k-GPU plane has 400k of them)."""
 
     plane: str
     index: PrefixIndex  # bit i of every set = index.prefixes[i]
@@ -58,16 +59,38 @@ class PlaneControl:
     sessions: list[SessionState]
     origin: dict[NodeId, int]  # what each instance originates
     reach: dict[NodeId, int]  # what each instance has a BGP route for
-    via: dict[tuple[NodeId, NodeId], int]  # (receiver, sender) -> prefixes installed over that session
-    # why an edge carries less than the sender has: (sender, receiver) -> the mask it applies
-    edge_mask: dict[tuple[NodeId, NodeId], int] = field(default_factory=dict)
-    path_has_receiver_asn: dict[tuple[NodeId, NodeId], int] = field(default_factory=dict)
+    via_in: list[dict[int, int]]  # per receiver: sender number -> prefixes installed over that session
+    edge_masks: dict[int, int] = field(default_factory=dict)  # sender * n + receiver -> what may cross
+    looped: dict[int, int] = field(default_factory=dict)  # sender * n + receiver -> dropped by loop prevention
     suppressed: dict[NodeId, int] = field(default_factory=dict)  # summary-only: not advertised
     dead_networks: list[tuple[NodeId, str, int]] = field(default_factory=list)  # (node, prefix, line)
     undefined: list[tuple[str, str]] = field(default_factory=list)  # (device, "route-map X")
 
+    def __post_init__(self) -> None:
+        self.number = {node: i for i, node in enumerate(self.nodes)}
+
+    def via(self, receiver: NodeId, sender: NodeId) -> int:
+        """The prefixes ``receiver`` installs with ``sender`` as a next hop."""
+        r, s = self.number.get(receiver), self.number.get(sender)
+        return 0 if r is None or s is None else self.via_in[r].get(s, 0)
+
+    def senders(self, receiver: NodeId) -> dict[NodeId, int]:
+        r = self.number.get(receiver)
+        return {} if r is None else {self.nodes[s]: bits_ for s, bits_ in self.via_in[r].items()}
+
     def width(self, node: NodeId, bit: int) -> int:
-        return sum(1 for (d, _), bits_ in self.via.items() if d == node and bits_ >> bit & 1)
+        return sum(1 for bits_ in self.senders(node).values() if bits_ >> bit & 1)
+
+    def edge_mask(self, sender: NodeId, receiver: NodeId) -> int | None:
+        """What the session lets cross from ``sender`` to ``receiver`` (None: no session up)."""
+        s, r = self.number.get(sender), self.number.get(receiver)
+        if s is None or r is None:
+            return None
+        return self.edge_masks.get(s * len(self.nodes) + r)
+
+    def loop_dropped(self, sender: NodeId, receiver: NodeId) -> int:
+        s, r = self.number.get(sender), self.number.get(receiver)
+        return 0 if s is None or r is None else self.looped.get(s * len(self.nodes) + r, 0)
 
 
 def default_paths(platform: str, overrides: Mapping[str, int] | None = None) -> int:
@@ -116,15 +139,19 @@ def session_state(snap: Snapshot, topo: Topology, s: Session,
         dev = devices[me[0]]
         inst = dev.bgp[me[1]]
         n = inst.neighbors[nbr_ip]
+        agrees = n.remote_asn == peer_asn if n.remote_kind is None else remote_as_agrees(n, own_asn, peer_asn)
+        activated = inst.default_ipv4_unicast if n.activate is None else n.activate
+        if agrees and activated and not dev.routing_off:
+            continue  # the common case: nothing to explain (the message below costs more than the test)
         where = _where(_dir(snap, me[0]), dev, n.line)
-        if not remote_as_agrees(n, own_asn, peer_asn):
+        if not agrees:
             said = n.remote_kind or n.remote_asn
             return SessionState(s, False, f"{where}: {me[0]} neighbor {nbr_ip} remote-as {said}, but {peer[0]} "
                                           f"is AS {peer_asn}")
         if me[1] in dev.routing_off:
             return SessionState(s, False, f"{_dir(snap, me[0])}/{dev.routing_file}: IP routing is off on "
                                           f"{me[0]}{' VRF ' + me[1] if me[1] else ''} (no `ip routing`)")
-        if not active(inst, n):
+        if not activated:
             return SessionState(s, False, f"{where}: IPv4 unicast is not activated toward {nbr_ip} on {me[0]}"
                                           + ("" if inst.default_ipv4_unicast else
                                              " (`no bgp default ipv4-unicast` without `neighbor ... activate`)"))
@@ -288,62 +315,67 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: li
             hit = policy[key] = _route_map_mask(dev, name, idx, full, cache, undefined)
         return hit
 
-    asn = {node: devices[node[0]].bgp[node[1]].asn for node in nodes}
-    edges: dict[NodeId, list[tuple[NodeId, int, bool]]] = defaultdict(list)  # sender -> (receiver, mask, ibgp)
-    edge_mask: dict[tuple[NodeId, NodeId], int] = {}
+    number = {node: i for i, node in enumerate(nodes)}
+    n = len(nodes)
+    asn = [devices[node[0]].bgp[node[1]].asn for node in nodes]
+    edges: list[list[tuple[int, int | None, bool]]] = [[] for _ in nodes]  # sender -> (receiver, mask, ibgp)
+    edge_masks: dict[int, int] = {}
+    requires = [requires_policy(devices[node[0]], devices[node[0]].bgp[node[1]]) for node in nodes]
     for st in states:
         if not st.up:
             continue
         s = st.session
-        for src, dst, src_nbr, dst_nbr in ((s.a, s.b, s.a_neighbor, s.b_neighbor), (s.b, s.a, s.b_neighbor, s.a_neighbor)):
-            src_dev, dst_dev = devices[src[0]], devices[dst[0]]
-            src_inst, dst_inst = src_dev.bgp[src[1]], dst_dev.bgp[dst[1]]
-            out_nbr, in_nbr = src_inst.neighbors[src_nbr], dst_inst.neighbors[dst_nbr]
-            ibgp = asn[src] == asn[dst]
-            mask = allowed(src_dev, out_nbr.route_map_out) & allowed(dst_dev, in_nbr.route_map_in)
-            if not ibgp and (requires_policy(src_dev, src_inst) and out_nbr.route_map_out is None
-                             or requires_policy(dst_dev, dst_inst) and in_nbr.route_map_in is None):
+        a, b = number[s.a], number[s.b]
+        a_dev, b_dev = devices[s.a[0]], devices[s.b[0]]
+        a_nbr = a_dev.bgp[s.a[1]].neighbors[s.a_neighbor]
+        b_nbr = b_dev.bgp[s.b[1]].neighbors[s.b_neighbor]
+        ibgp = asn[a] == asn[b]
+        for src, dst, src_dev, dst_dev, out_nbr, in_nbr in ((a, b, a_dev, b_dev, a_nbr, b_nbr),
+                                                           (b, a, b_dev, a_dev, b_nbr, a_nbr)):
+            out_map, in_map = out_nbr.route_map_out, in_nbr.route_map_in
+            if not ibgp and (requires[src] and out_map is None or requires[dst] and in_map is None):
                 mask = 0
-            edges[src].append((dst, mask, ibgp))
-            edge_mask[(src, dst)] = mask
-    counts: dict[int, int] = defaultdict(int)
-    for node in nodes:
-        counts[asn[node]] += 1
-    shared = {a for a, c in counts.items() if c > 1}
-    rid = {node: _router_id(devices[node[0]].bgp[node[1]]) for node in nodes}
-    relax = {node: devices[node[0]].bgp[node[1]].multipath_relax for node in nodes}
-    paths_cap = {node: maximum_paths(devices[node[0]], devices[node[0]].bgp[node[1]], path_overrides) for node in nodes}
+            else:
+                mask = allowed(src_dev, out_map) & allowed(dst_dev, in_map)
+            edges[src].append((dst, None if mask == full else mask, ibgp))
+            edge_masks[src * n + dst] = mask
+    members: dict[int, list[int]] = defaultdict(list)
+    for i, a in enumerate(asn):
+        members[a].append(i)
+    group_of = {a: frozenset(m) for a, m in members.items() if len(m) > 1}
+    insts = [devices[node[0]].bgp[node[1]] for node in nodes]
+    rid = [_router_id(inst) for inst in insts]
+    rank = [0] * n
+    for position, i in enumerate(sorted(range(n), key=rid.__getitem__)):
+        rank[i] = position
+    relax = [inst.multipath_relax for inst in insts]
+    paths_cap = [maximum_paths(devices[node[0]], inst, path_overrides) for node, inst in zip(nodes, insts)]
 
-    origin: dict[NodeId, int] = {}
-    for node, o in origins.items():
-        origin[node] = sum(1 << bit_of[p] for p in set(o.prefixes))
+    origin = [sum(1 << bit_of[p] for p in set(origins[node].prefixes)) for node in nodes]
     dead = [(node, prefix, line) for node, o in origins.items() for prefix, line in o.dead]
-    suppressed: dict[NodeId, int] = {}
-    result: PlaneControl | None = None
+    suppressed: dict[int, int] = {}
+    core: _Core | None = None
     for _ in range(4):  # aggregates: originate, propagate, repeat while an aggregate appears or goes
-        result = _propagate(plane, idx, nodes, states, origin, edges, edge_mask, asn, shared, rid, relax, paths_cap,
-                            suppressed)
+        core = _propagate(origin, edges, asn, group_of, rank, relax, paths_cap, suppressed)
         changed = False
-        for node in nodes:
-            inst = devices[node[0]].bgp[node[1]]
-            for agg in inst.aggregates:
+        for i, node in enumerate(nodes):
+            for agg in insts[i].aggregates:
                 bit = bit_of[net_str(network_of(agg.prefix))]
-                more = _more_specific(idx, agg.prefix) & result.reach.get(node, 0) & ~(1 << bit)
+                more = _more_specific(idx, agg.prefix) & core.reach[i] & ~(1 << bit)
                 want = bool(more)
-                has = bool(origin[node] >> bit & 1)
+                has = bool(origin[i] >> bit & 1)
                 if want != has:
-                    origin[node] ^= 1 << bit
+                    origin[i] ^= 1 << bit
                     changed = True
-                if agg.summary_only and more and not suppressed.get(node, 0) & more == more:
-                    suppressed[node] = suppressed.get(node, 0) | more
+                if agg.summary_only and more and not suppressed.get(i, 0) & more == more:
+                    suppressed[i] = suppressed.get(i, 0) | more
                     changed = True
         if not changed:
             break
-    assert result is not None
-    result.dead_networks = dead
-    result.undefined = sorted(set(undefined))
-    result.suppressed = suppressed
-    return result
+    assert core is not None
+    return PlaneControl(plane, idx, nodes, states, {node: origin[i] for i, node in enumerate(nodes)},
+                        {node: core.reach[i] for i, node in enumerate(nodes)}, core.via_in, edge_masks, core.looped,
+                        {nodes[i]: bits_ for i, bits_ in suppressed.items()}, dead, sorted(set(undefined)))
 
 
 def _more_specific(idx: PrefixIndex, prefix: str) -> int:
@@ -356,96 +388,116 @@ def _more_specific(idx: PrefixIndex, prefix: str) -> int:
     return mask
 
 
-def path_through(node: NodeId | str, group: frozenset[object], bits_: int,
-                 best_from: Mapping[object, Mapping[object, int]]) -> int:
+def path_through(node: int, group: frozenset[int], bits_: int, via_in: list[dict[int, int]],
+                 rank: list[int] | None, memo: dict[tuple[int, frozenset[int]], tuple[int, int]]) -> int:
     """Of ``bits_`` (prefixes ``node`` has), those whose path at ``node`` passes through a member of
-    ``group``: walked back along the recorded best senders (each prefix has one per node, or, on
-    the plan's side, every equal-cost sender). Only asked for prefixes some member already has."""
+    ``group``, walked back along the senders: with ``rank``, the best one per prefix (the lowest
+    ranked installed sender, which is the best path's); without, every equal-cost sender (the
+    plan's side). Asked only for prefixes some member of the group already has. ``memo``: per
+    (node, group), the prefixes answered and the answer (a path never changes once learned)."""
     if node in group:
         return bits_
-    found = 0
-    for sender, assigned in best_from.get(node, {}).items():
-        part = bits_ & assigned
-        if part:
-            found |= path_through(sender, group, part, best_from)
-    return found
+    key = (node, group)
+    covered, found = memo.get(key, (0, 0))
+    missing = bits_ ^ (bits_ & covered)
+    if missing:
+        senders = via_in[node]
+        order = sorted(senders, key=rank.__getitem__) if rank is not None else list(senders)
+        left = missing
+        for sender in order:
+            part = left & senders[sender]
+            if part:
+                found |= path_through(sender, group, part, via_in, rank, memo)
+                if rank is not None:
+                    left ^= part
+                    if not left:
+                        break
+        memo[key] = (covered | missing, found)
+    return bits_ & found
 
 
-def _propagate(plane: str, idx: PrefixIndex, nodes: list[NodeId], states: list[SessionState],
-               origin: dict[NodeId, int], edges: dict[NodeId, list[tuple[NodeId, int, bool]]],
-               edge_mask: dict[tuple[NodeId, NodeId], int], asn: dict[NodeId, int], shared: set[int],
-               rid: dict[NodeId, int], relax: dict[NodeId, bool], paths_cap: dict[NodeId, int],
-               suppressed: dict[NodeId, int]) -> PlaneControl:
+@dataclass
+class _Core:
+    reach: list[int]
+    via_in: list[dict[int, int]]
+    looped: dict[int, int]
+
+
+def _propagate(origin: list[int], edges: list[list[tuple[int, int | None, bool]]], asn: list[int],
+               group_of: dict[int, frozenset[int]], rank: list[int], relax: list[bool], paths_cap: list[int],
+               suppressed: dict[int, int]) -> _Core:
     """Level by level (one AS hop per level): every sender offers what it learned at the last
     level; a receiver keeps what it does not have yet. eBGP loop prevention: a receiver whose ASN
     another device shares refuses prefixes whose best path at the sender crosses one of them; that
     is only possible for a prefix some member of the group had before this level, so only those
-    are walked back (path_through), which keeps a 100k-GPU plane linear in its sessions."""
-    reach = {node: origin.get(node, 0) for node in nodes}
-    members: dict[int, list[NodeId]] = defaultdict(list)
-    for node in nodes:
-        if asn[node] in shared:
-            members[asn[node]].append(node)
-    group_of = {a: frozenset(m) for a, m in members.items()}
-    best_from: dict[NodeId, dict[NodeId, int]] = defaultdict(dict)
-    ibgp_learned: dict[NodeId, int] = defaultdict(int)
-    via: dict[tuple[NodeId, NodeId], int] = {}
-    loop_dropped: dict[tuple[NodeId, NodeId], int] = {}
-    frontier = {node: bits_ for node, bits_ in reach.items() if bits_}
+    are walked back (path_through). Instances are numbers here: a 100k-GPU plane has 7k instances
+    and 400k session directions, and tuple keys cost more than the set operations."""
+    n = len(origin)
+    reach = list(origin)
+    via_in: list[dict[int, int]] = [{} for _ in range(n)]
+    ibgp_learned = [0] * n
+    looped: dict[int, int] = {}
+    memo: dict[tuple[int, frozenset[int]], tuple[int, int]] = {}
+    frontier = {i: bits_ for i, bits_ in enumerate(reach) if bits_}
     for _level in range(MAX_LEVELS):
         if not frontier:
             break
         group_reach = {a: _or(reach[m] for m in group) for a, group in group_of.items()}
-        offers: dict[NodeId, list[tuple[NodeId, int]]] = defaultdict(list)
+        offers: dict[int, list[tuple[int, int]]] = defaultdict(list)
         for src, have in frontier.items():
-            send = have & ~suppressed[src] if src in suppressed else have
-            for dst, mask, ibgp in edges.get(src, ()):
-                offer = send & mask & ~reach[dst]
+            send = have ^ (have & suppressed[src]) if src in suppressed else have
+            for dst, mask, ibgp in edges[src]:
+                offer = send if mask is None else send & mask
+                offer ^= offer & reach[dst]  # offer & ~reach, as cheap as the smaller of the two
                 if not offer:
                     continue
                 if ibgp:
-                    offer &= ~ibgp_learned[src]  # iBGP split horizon
+                    offer ^= offer & ibgp_learned[src]  # iBGP split horizon
                 else:
-                    a = asn[dst]
-                    if a == asn[src]:
-                        offer = 0
-                    elif a in group_of:
-                        candidates = offer & group_reach[a]
+                    group = group_of.get(asn[dst])
+                    if group is not None:
+                        candidates = offer & group_reach[asn[dst]]
                         if candidates:
-                            looped = path_through(src, group_of[a], candidates, best_from)
-                            if looped:
-                                loop_dropped[(src, dst)] = loop_dropped.get((src, dst), 0) | looped
-                                offer &= ~looped
+                            dropped = path_through(src, group, candidates, via_in, rank, memo)
+                            if dropped:
+                                looped[src * n + dst] = looped.get(src * n + dst, 0) | dropped
+                                offer ^= dropped
                 if offer:
                     offers[dst].append((src, offer))
         frontier = {}
         for dst, senders in offers.items():
-            if len(senders) > 1:
-                senders.sort(key=lambda item: rid[item[0]])
+            inbound = via_in[dst]
+            if len(senders) == 1:
+                src, offer = senders[0]
+                inbound[src] = inbound.get(src, 0) | offer
+                if asn[src] == asn[dst]:
+                    ibgp_learned[dst] |= offer
+                reach[dst] |= offer
+                frontier[dst] = offer
+                continue
+            senders.sort(key=lambda item: rank[item[0]])
             assigned = 0
             best_group: dict[int, int] = {}
-            chosen = best_from[dst]
             for src, offer in senders:
-                take = offer & ~assigned
-                if not take:
-                    continue
-                best_group[asn[src]] = best_group.get(asn[src], 0) | take
-                chosen[src] = chosen.get(src, 0) | take
-                assigned |= take
-            installed: list[tuple[NodeId, int]] = []
-            for src, offer in senders:
-                bits_ = offer if relax[dst] else offer & best_group.get(asn[src], 0)
-                if asn[src] == asn[dst]:
-                    ibgp_learned[dst] |= bits_
-                installed.append((src, bits_))
-            _cap(installed, paths_cap[dst])
+                take = offer ^ (offer & assigned)
+                if take:
+                    a = asn[src]
+                    best_group[a] = best_group.get(a, 0) | take
+                    assigned |= take
+            if relax[dst] or len(best_group) == 1:
+                installed = senders
+            else:
+                installed = [(src, offer & best_group.get(asn[src], 0)) for src, offer in senders]
+            if len(installed) > paths_cap[dst]:
+                installed = _cap(installed, paths_cap[dst], len(best_group) == 1 or relax[dst], asn)
             for src, bits_ in installed:
                 if bits_:
-                    key = (dst, src)
-                    via[key] = via.get(key, 0) | bits_
+                    inbound[src] = inbound.get(src, 0) | bits_
+                    if asn[src] == asn[dst]:
+                        ibgp_learned[dst] |= bits_
             reach[dst] |= assigned
             frontier[dst] = assigned
-    return PlaneControl(plane, idx, nodes, states, dict(origin), reach, via, dict(edge_mask), loop_dropped)
+    return _Core(reach, via_in, looped)
 
 
 def _or(values: Iterable[int]) -> int:
@@ -455,22 +507,35 @@ def _or(values: Iterable[int]) -> int:
     return out
 
 
-def _cap(installed: list[tuple[NodeId, int]], cap: int) -> None:
-    """At most ``cap`` next hops per prefix, best first (the list is in tie-break order)."""
-    if len([1 for _, b in installed if b]) <= cap:
-        return
-    counts: dict[int, int] = defaultdict(int)
-    for i, (src, bits_) in enumerate(installed):
-        keep = 0
-        rest = bits_
-        while rest:
-            low = rest & -rest
-            bit = low.bit_length() - 1
-            if counts[bit] < cap:
-                counts[bit] += 1
-                keep |= low
-            rest ^= low
-        installed[i] = (src, keep)
+def _cap(installed: list[tuple[int, int]], cap: int, one_group: bool, asn: list[int]) -> list[tuple[int, int]]:
+    """At most ``cap`` next hops per prefix, best first (the list is in tie-break order). Counts
+    per prefix are kept bit-sliced (slice i = bit i of every prefix's count), so a sender costs a
+    few big-int operations, not one per prefix."""
+    if not one_group:  # per prefix only one ASN's senders are installed: no more than the largest group
+        sizes: dict[int, int] = defaultdict(int)
+        for src, bits_ in installed:
+            if bits_:
+                sizes[asn[src]] += 1
+        if max(sizes.values(), default=0) <= cap:
+            return installed
+    width = cap.bit_length()
+    slices = [0] * width
+    out = []
+    for src, bits_ in installed:
+        if not bits_:
+            out.append((src, bits_))
+            continue
+        full = -1  # prefixes whose count equals cap: every slice agrees with cap's bits
+        for k in range(width):
+            full &= slices[k] if cap >> k & 1 else ~slices[k]
+        keep = bits_ & ~full
+        out.append((src, keep))
+        carry = keep
+        for k in range(width):  # counter += keep (ripple carry across the slices)
+            if not carry:
+                break
+            slices[k], carry = slices[k] ^ carry, slices[k] & carry
+    return out
 
 
 # --- the plan's side -------------------------------------------------------------------------------
@@ -478,13 +543,19 @@ def _cap(installed: list[tuple[NodeId, int]], cap: int) -> None:
 @dataclass
 class PlanePlan:
     """What the plan says one plane's control plane must be (sets over the same bits as the
-    computed PlaneControl's index)."""
+    computed PlaneControl's index). Devices are numbered (``nodes[i]``)."""
 
     plane: str
     nodes: list[str]  # devices of the plane that run BGP in it
     origin: dict[str, int]  # device -> the prefixes it originates
     reach: dict[str, int]  # device -> every prefix it must have
-    via: dict[tuple[str, str], int]  # (receiver, sender) -> prefixes expected over that link
+    via_in: list[dict[int, int]]  # per receiver number: sender number -> prefixes expected over that link
+
+    def links(self) -> Iterator[tuple[str, str, int]]:
+        """(receiver, sender, prefixes expected from that sender) for every planned next hop."""
+        for dst, inbound in enumerate(self.via_in):
+            for src, bits_ in inbound.items():
+                yield self.nodes[dst], self.nodes[src], bits_
 
 
 def planned_prefixes(snap: Snapshot, plane: str) -> list[str]:
@@ -493,57 +564,65 @@ def planned_prefixes(snap: Snapshot, plane: str) -> list[str]:
 
 def expected_plane(snap: Snapshot, plane: str, bit_of: Mapping[str, int]) -> PlanePlan:
     """Shortest paths over the cabling plan's switch-to-switch links of the plane, every equal-cost
-    neighbor a next hop, no policy: what the fabric is designed to do."""
+    neighbor a next hop, no policy: what the fabric is designed to do. Valley-free: leaves and
+    gateways advertise only their own prefixes (the plan's LOCAL-*-OUT policy); only spines and
+    super-spines pass routes on. eBGP loop prevention with the planned ASNs: a device never takes
+    a path through its own ASN (super-spines sharing one ASN do not learn each other's loopbacks)."""
     manifest = snap.manifest
     nodes = [name for name, meta in manifest.devices.items() if plane in (meta.planes or [meta.plane])]
-    in_plane = set(nodes)
-    links: dict[str, dict[str, None]] = defaultdict(dict)  # ordered sets: findings come in plan order
+    number = {name: i for i, name in enumerate(nodes)}
+    n = len(nodes)
+    links: list[dict[int, None]] = [{} for _ in nodes]  # ordered sets: findings come in plan order
     plan = snap.cabling
     for a, b, row_plane in zip(plan.column("a_device"), plan.column("b_device"), plan.column("plane")):
-        if row_plane == plane and a in in_plane and b in in_plane and a != b:
-            links[a][b] = None
-            links[b][a] = None
-    origin = {name: sum(1 << bit_of[net_str(network_of(p))]
-                        for p in set(manifest.devices[name].originates.get(plane, []))) for name in nodes}
-    reach = dict(origin)
-    via: dict[tuple[str, str], int] = defaultdict(int)
-    # valley-free: leaves and gateways advertise only their own prefixes (the plan's LOCAL-*-OUT
-    # policy); only spines and super-spines pass routes on
-    transit = {name for name in nodes if manifest.devices[name].role in TRANSIT_ROLES}
-    # eBGP loop prevention with the planned ASNs: a device never takes a path through its own ASN
-    # (super-spines sharing one ASN do not learn each other's loopbacks, by design)
-    asn = {name: manifest.devices[name].asn for name in nodes}
-    members: dict[int, list[str]] = defaultdict(list)
-    for name in nodes:
-        if asn[name]:
-            members[asn[name]].append(name)
+        if row_plane == plane and a != b:
+            i, j = number.get(a), number.get(b)
+            if i is not None and j is not None:
+                links[i][j] = None
+                links[j][i] = None
+    origin = [sum(1 << bit_of[net_str(network_of(p))] for p in set(manifest.devices[name].originates.get(plane, [])))
+              for name in nodes]
+    transit = [manifest.devices[name].role in TRANSIT_ROLES for name in nodes]
+    asn = [manifest.devices[name].asn for name in nodes]
+    members: dict[int, list[int]] = defaultdict(list)
+    for i, a in enumerate(asn):
+        if a:
+            members[a].append(i)
     group_of = {a: frozenset(m) for a, m in members.items() if len(m) > 1}
-    senders_of: dict[str, dict[str, int]] = defaultdict(dict)  # every equal-cost sender, per prefix
-    frontier = {name: bits_ for name, bits_ in origin.items() if bits_}
+    reach = list(origin)
+    via_in: list[dict[int, int]] = [{} for _ in range(n)]
+    memo: dict[tuple[int, frozenset[int]], tuple[int, int]] = {}
+    frontier = {i: bits_ for i, bits_ in enumerate(origin) if bits_}
     while frontier:
         group_reach = {a: _or(reach[m] for m in group) for a, group in group_of.items()}
-        offers: dict[str, list[tuple[str, int]]] = defaultdict(list)
+        offers: dict[int, list[tuple[int, int]]] = defaultdict(list)
         for src, have in frontier.items():
-            if src not in transit and have != origin[src]:
+            if not transit[src]:
                 have &= origin[src]
-            for dst in links.get(src, ()):
-                new = have & ~reach[dst]
-                a = asn[dst]
-                if new and a in group_of and new & group_reach[a]:
-                    new &= ~path_through(src, group_of[a], new & group_reach[a], senders_of)
+                if not have:
+                    continue
+            for dst in links[src]:
+                new = have ^ (have & reach[dst])
+                if not new:
+                    continue
+                group = group_of.get(asn[dst])
+                if group is not None:
+                    candidates = new & group_reach[asn[dst]]
+                    if candidates:
+                        new ^= path_through(src, group, candidates, via_in, None, memo)
                 if new:
                     offers[dst].append((src, new))
         frontier = {}
         for dst, senders in offers.items():
             gained = 0
-            chosen = senders_of[dst]
+            inbound = via_in[dst]
             for src, new in senders:
-                via[(dst, src)] |= new
-                chosen[src] = chosen.get(src, 0) | new
+                inbound[src] = inbound.get(src, 0) | new
                 gained |= new
             reach[dst] |= gained
             frontier[dst] = gained
-    return PlanePlan(plane, nodes, origin, reach, dict(via))
+    return PlanePlan(plane, nodes, {name: origin[i] for i, name in enumerate(nodes)},
+                     {name: reach[i] for i, name in enumerate(nodes)}, via_in)
 
 
 def instance_of(topo: Topology, snap: Snapshot, device: str, plane: str) -> NodeId | None:

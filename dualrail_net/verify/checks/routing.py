@@ -113,9 +113,9 @@ def edge_reason(ctx: Context, view: PlaneView, sender: NodeId | None, receiver: 
         agg = next((a for a in inst.aggregates if a.summary_only), None)
         line = agg.line if agg else 0
         return f"{_loc(ctx, sender[0], line)}: {_label(sender)} advertises only the aggregate (summary-only)"
-    if not control.edge_mask.get((sender, receiver), 0) >> bit & 1:
+    if not (control.edge_mask(sender, receiver) or 0) >> bit & 1:
         return _policy_reason(ctx, state, sender, receiver, prefix)
-    if control.path_has_receiver_asn.get((sender, receiver), 0) >> bit & 1:
+    if control.loop_dropped(sender, receiver) >> bit & 1:
         asn = ctx.snap.devices[receiver[0]].bgp[receiver[1]].asn
         return (f"{_loc(ctx, receiver[0], ctx.snap.devices[receiver[0]].bgp[receiver[1]].line)}: AS {asn} of "
                 f"{_label(receiver)} is already in the path {_label(sender)} offers (another device has the same ASN): "
@@ -216,12 +216,15 @@ def route_missing(ctx: Context) -> list[Finding]:
 def _first_hop_reason(ctx: Context, view: PlaneView, names: list[str], bit: int) -> str:
     """Among the devices missing a prefix, one whose planned upstream has it: why that hop loses it."""
     control, plan = view.control, view.plan
+    plan_number = {name: i for i, name in enumerate(plan.nodes)}
     reasons = []
     for name in names:
         receiver = view.node[name]
         assert receiver is not None
-        for (dst, src), expected in plan.via.items():
-            if dst != name or not expected >> bit & 1:
+        inbound = plan.via_in[plan_number[name]]
+        for src_number, expected in inbound.items():
+            src = plan.nodes[src_number]
+            if not expected >> bit & 1:
                 continue
             sender = view.node.get(src)
             if sender is not None and not control.reach.get(sender, 0) >> bit & 1:
@@ -241,42 +244,30 @@ def route_ecmp_width(ctx: Context) -> list[Finding]:
     for view in ctx.memo(planes):
         plan, control = view.plan, view.control
         prefixes = control.index.prefixes
-        planned_width: dict[str, int] = defaultdict(int)
-        for (dst, _src) in plan.via:
-            planned_width[dst] += 1
-        grouped: dict[tuple[str, str], tuple[int, list[str]]] = {}
-        for (dst, src), expected in plan.via.items():
+        grouped: dict[tuple[str, str], tuple[int, list[str], int]] = {}
+        for dst, src, expected in plan.links():
             receiver = view.node.get(dst)
             if receiver is None:
                 continue  # ROUTE-MISSING reports a switch without BGP in the plane
             sender = view.node.get(src)
             lost = expected & control.reach.get(receiver, 0)
-            if sender is not None:
-                lost &= ~control.via.get((receiver, sender), 0)
+            if sender is not None and lost:
+                lost ^= lost & control.via(receiver, sender)
             if not lost:
                 continue
-            first = bits(lost & -lost)[0]
+            first = (lost & -lost).bit_length() - 1
             reason = edge_reason(ctx, view, sender, receiver, first, src)
             key = (dst, reason)
-            count, senders = grouped.get(key, (0, []))
-            grouped[key] = (count + bin(lost).count("1"), senders + [src])
+            count, senders, example = grouped.get(key, (0, [], first))
+            grouped[key] = (count + lost.bit_count(), senders + [src], example)
             if len(grouped) > MAX_FINDINGS:
                 break
-        for (dst, reason), (count, senders) in grouped.items():
+        for (dst, reason), (count, senders, example) in grouped.items():
             out.append(finding(sorted({dst, *senders}), control.plane,
                                f"{dst} installs {count} route(s) without next hop {', '.join(senders[:6])}"
                                f"{' and more' if len(senders) > 6 else ''} (plane {control.plane}, e.g. "
-                               f"{prefixes[_example(plan, dst, senders[0], control, view)]}): {reason}", why))
+                               f"{prefixes[example]}): {reason}", why))
     return out
-
-
-def _example(plan: PlanePlan, dst: str, src: str, control: PlaneControl, view: PlaneView) -> int:
-    receiver, sender = view.node[dst], view.node.get(src)
-    assert receiver is not None
-    lost = plan.via[(dst, src)] & control.reach.get(receiver, 0)
-    if sender is not None:
-        lost &= ~control.via.get((receiver, sender), 0)
-    return bits(lost & -lost)[0]
 
 
 @check("BGP-SESSION-DOWN", "every configured session comes up and carries IPv4 unicast",

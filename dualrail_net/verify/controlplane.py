@@ -520,7 +520,7 @@ def _cap(installed: list[tuple[int, int]], cap: int, one_group: bool, asn: list[
             return installed
     width = cap.bit_length()
     slices = [0] * width
-    out = []
+    out: list[tuple[int, int]] = []
     for src, bits_ in installed:
         if not bits_:
             out.append((src, bits_))
@@ -569,14 +569,14 @@ def expected_plane(snap: Snapshot, plane: str, bit_of: Mapping[str, int]) -> Pla
     super-spines pass routes on. eBGP loop prevention with the planned ASNs: a device never takes
     a path through its own ASN (super-spines sharing one ASN do not learn each other's loopbacks)."""
     manifest = snap.manifest
-    nodes = [name for name, meta in manifest.devices.items() if plane in (meta.planes or [meta.plane])]
+    nodes = [name for name, meta in manifest.devices.items() if plane in (meta.planes or [meta.plane or ""])]
     number = {name: i for i, name in enumerate(nodes)}
     n = len(nodes)
     links: list[dict[int, None]] = [{} for _ in nodes]  # ordered sets: findings come in plan order
     plan = snap.cabling
-    for a, b, row_plane in zip(plan.column("a_device"), plan.column("b_device"), plan.column("plane")):
-        if row_plane == plane and a != b:
-            i, j = number.get(a), number.get(b)
+    for a_end, b_end, row_plane in zip(plan.column("a_device"), plan.column("b_device"), plan.column("plane")):
+        if row_plane == plane and a_end != b_end:
+            i, j = number.get(a_end), number.get(b_end)
             if i is not None and j is not None:
                 links[i][j] = None
                 links[j][i] = None

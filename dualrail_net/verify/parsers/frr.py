@@ -431,15 +431,15 @@ def finish_bgp(dev: DeviceConfig, frr: bool = True) -> None:
         for address in shut:
             del inst.neighbors[address]
         inst.shut_neighbors.extend(shut)
-        for source in inst.vrf_imports:
-            dev.vrf_route_leaks.append((source, inst.vrf or "default"))
+        for imported in inst.vrf_imports:
+            dev.vrf_route_leaks.append((imported, inst.vrf or "default"))
     # route-target leaking: an instance importing an RT another instance of the device exports (FRR:
     # both ends must also say `export vpn` / `import vpn`; EOS needs only the route targets)
     for target in dev.bgp.values():
         if not target.rt_import or (frr and not target.vpn_import):
             continue
-        for source in dev.bgp.values():
-            if source is target or (frr and not source.vpn_export):
+        for exporter in dev.bgp.values():
+            if exporter is target or (frr and not exporter.vpn_export):
                 continue
-            if set(source.rt_export) & set(target.rt_import):
-                dev.vrf_route_leaks.append((source.vrf or "default", target.vrf or "default"))
+            if set(exporter.rt_export) & set(target.rt_import):
+                dev.vrf_route_leaks.append((exporter.vrf or "default", target.vrf or "default"))

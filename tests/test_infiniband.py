@@ -85,6 +85,14 @@ STATIC_CASES: list[tuple[str, str, str, str, str]] = [
     ("line over 4094 characters", PA, "    # gpu001\n", "    # gpu001\n" + LONG, "IB-PARTITION-SYNTAX"),
     ("two planes with the same subnet prefix", "ib-plane-IBB/opensm.conf", "subnet_prefix 0xfe80000000000b01",
      "subnet_prefix 0xfe80000000000a01", "IB-SUBNET-PREFIX"),
+    ("partition enforcement off", "ib-plane-IBA/opensm.conf", "no_partition_enforcement FALSE",
+     "no_partition_enforcement TRUE", "IB-SM-SECURITY"),
+    ("enforcement on one direction only", "ib-plane-IBA/opensm.conf", "part_enforce both", "part_enforce in",
+     "IB-SM-SECURITY"),
+    ("the SM reads another plane's partitions", "ib-plane-IBA/opensm.conf", "/etc/opensm/IBA/partitions.conf",
+     "/etc/opensm/IBB/partitions.conf", "IB-SM-SECURITY"),
+    ("a setting the checks cannot judge", "ib-plane-IBA/opensm.conf", "lmc 0\n", "lmc 0\nqos TRUE\n",
+     "IB-OPENSM-UNMODELLED"),
 ]
 
 

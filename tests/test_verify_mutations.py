@@ -228,6 +228,23 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
      lambda r: edit(r / SPINE_A / "running-config", "   no switchport\n", "")),
     ("an EOS port shut down", "BGP-SESSION-DOWN",
      lambda r: edit(r / SPINE_A / "running-config", "   no switchport\n", "   no switchport\n   shutdown\n")),
+    ("a Cumulus leaf classifies by PCP", "QOS-TRUST",
+     lambda r: edit(r / LEAF_A / "qos_features.conf", "packet_priority_source_set = [dscp]",
+                    "packet_priority_source_set = [pcp]")),
+    ("an EOS port trusts CoS", "QOS-TRUST",
+     lambda r: edit(r / SPINE_A / "running-config", "qos trust dscp", "qos trust cos")),
+    ("PFC pause frames not sent (tx off)", "QOS-PFC",
+     lambda r: edit(r / LEAF_A / "qos_features.conf", "pfc.roce_pfc.tx_enable = true", "pfc.roce_pfc.tx_enable = false")),
+    ("PFC not switched on on an EOS port", "QOS-PFC",
+     lambda r: edit(r / SPINE_A / "running-config", "   priority-flow-control on\n", "")),
+    ("a qos_features.conf key verify cannot judge", "PORTS-UNMODELLED",
+     lambda r: edit(r / LEAF_A / "qos_features.conf", "traffic.port_default_priority = 0",
+                    "traffic.port_default_priority = 0\nsource.packet_priority_remark = true")),
+    ("an interfaces attribute verify cannot judge", "PORTS-UNMODELLED",
+     lambda r: edit(r / LEAF_A / "interfaces", "    mtu 9214\n", "    mtu 9214\n    bond-slaves swp1\n", 1)),
+    ("a server post-up command verify cannot judge", "HOST-UNMODELLED",
+     lambda r: edit(r / "servers/gpu001/interfaces", "    post-up ip rule add", "    post-up tc qdisc add dev x root fq\n"
+                    "    post-up ip rule add", 1)),
     ("an EOS spine without ip routing", "BGP-SESSION-DOWN",
      lambda r: edit(r / SPINE_A / "running-config", "ip routing\n", "")),
     ("a shell line verify cannot judge", "HOST-UNMODELLED",
@@ -280,7 +297,15 @@ def _peer_group(r: Path) -> None:
     path.write_text(text)
 
 
+def _netmask(r: Path) -> None:
+    """The leaf's first uplink address written with ifupdown2's netmask attribute instead of /31."""
+    edit(r / LEAF_A / "interfaces", "    address 10.11.0.1/31\n", "    address 10.11.0.1\n    netmask 255.255.255.254\n")
+
+
 VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
+    ("an address with a netmask attribute", _netmask),
+    ("a link setting verify knows does not matter",
+     lambda r: edit(r / LEAF_A / "interfaces", "    mtu 9214\n", "    mtu 9214\n    link-speed 400000\n", 1)),
     ("remote-as external on a leaf", lambda r: edit(r / LEAF_A / "frr.conf", "remote-as 4200001000", "remote-as external", 4)),
     ("no maximum-paths on a Cumulus leaf (its default is 64)",
      lambda r: edit(r / LEAF_A / "frr.conf", "  maximum-paths 64\n", "")),

@@ -113,6 +113,7 @@ class StaticRoute:
 class Qos:
     dscp_to_tc: dict[int, int] = field(default_factory=dict)
     dscp_to_priority: dict[int, int] = field(default_factory=dict)
+    trust: str | None = None  # what sets a packet's priority, device-wide ("dscp", "pcp"); None: per port
 
 
 @dataclass(slots=True)
@@ -132,6 +133,9 @@ class DeviceConfig:
     # it cannot judge
     unmodelled: list[tuple[int, str]] = field(default_factory=list)
     routing_file: str = ""  # the file the routing statements' line numbers refer to
+    # lines of the base files (interfaces, qos_features.conf) the model does not understand:
+    # (file, line number, text)
+    base_unmodelled: list[tuple[str, int, str]] = field(default_factory=list)
     # routing instances (None: the default VRF) whose IP routing is off (EOS without `ip routing`):
     # their sessions come up with nothing and nothing is forwarded
     routing_off: list[str | None] = field(default_factory=list)

@@ -18,6 +18,9 @@ def parse_base(name: str, folder: Path) -> DeviceConfig:
     parsed = read_interfaces(read_text(folder / "interfaces"))
     dev.interfaces = parsed.interfaces
     dev.vrfs.update(parsed.vrfs)
+    dev.base_unmodelled = [("interfaces", line, text) for line, text in parsed.unmodelled]
+    # a switch's routes and rules are frr.conf's: a command run at ifup is not in the model
+    dev.base_unmodelled += [("interfaces", 0, f"post-up/up command: {cmd}") for cmd in parsed.commands]
     parse_qos_features(read_text(folder / "qos_features.conf"), dev)
     return dev
 

@@ -17,8 +17,8 @@ def expand_port_set(spec: str) -> list[str]:
     """'swp1-swp3,swp7' -> ['swp1', 'swp2', 'swp3', 'swp7']."""
     out: list[str] = []
     for part in _list(spec):
-        m = re.fullmatch(r"([a-z]+)(\d+)-([a-z]+)?(\d+)", part)
-        if m:
+        m = re.fullmatch(r"([a-z]+)(\d{1,4})-([a-z]+)?(\d{1,4})", part)
+        if m and int(m.group(4)) - int(m.group(2)) <= 1024:  # a switch has at most 1024 ports
             out.extend(f"{m.group(1)}{n}" for n in range(int(m.group(2)), int(m.group(4)) + 1))
         else:
             out.append(part)
@@ -35,6 +35,21 @@ class QosFile:
     pfc: dict[str, list[int]]
     ecn: dict[str, dict[int, EcnProfile]]
     strict: dict[str, list[int]]
+    trust: str | None  # traffic.packet_priority_source_set: what sets a packet's priority
+    unmodelled: tuple[str, ...]  # lines not understood (their text)
+
+
+# the keys switchd reads that the model reads or knows change nothing it judges
+_KNOWN = re.compile(r"traffic\.(packet_priority_source_set|port_default_priority|traffic_class_list|"
+                    r"cos_\d+\.priority_source\.dscp|cos_\d+\.egress_queue)|"
+                    r"pfc\.(port_group_list|\w+\.(cos_list|port_set|xoff_size|xon_delta|tx_enable|rx_enable|cable_length))|"
+                    r"ecn_red\.(port_group_list|\w+\.(egress_queue_list|port_set|ecn_enable|red_enable|"
+                    r"min_threshold_bytes|max_threshold_bytes|probability))|"
+                    r"scheduling\.(egress_profile_list|\w+\.(port_set|egress_queue_\d+\.(mode|weight)))")
+
+
+def _number(value: str, limit: int = 1 << 40) -> int | None:
+    return int(value) if value.isascii() and value.isdigit() and len(value) <= 13 and int(value) <= limit else None
 
 
 _COMMENTS = re.compile(r"^[ \t]*#.*\n?", re.M)
@@ -45,6 +60,12 @@ def parse_qos_features(text: str, dev: DeviceConfig) -> None:
     parsed = _parse_qos_text(_COMMENTS.sub("", text))
     dev.qos.dscp_to_priority.update(parsed.dscp_to_priority)
     dev.qos.dscp_to_tc.update(parsed.dscp_to_tc)
+    dev.qos.trust = parsed.trust
+    if parsed.unmodelled:
+        lines = text.split("\n")
+        for item in parsed.unmodelled:
+            number = next((i for i, line in enumerate(lines, 1) if line.strip() == item), 0)
+            dev.base_unmodelled.append(("qos_features.conf", number, item))
     for name in parsed.pfc.keys() | parsed.ecn.keys() | parsed.strict.keys():
         iface = dev.interfaces.get(name)
         if iface is None:  # a QoS port the interfaces file does not list
@@ -60,42 +81,70 @@ def parse_qos_features(text: str, dev: DeviceConfig) -> None:
 @lru_cache(maxsize=256)
 def _parse_qos_text(text: str) -> QosFile:
     kv: dict[str, str] = {}
+    unmodelled: list[str] = []
     for raw in text.splitlines():
         line = raw.strip()
-        if not line or line.startswith("#") or "=" not in line:
+        if not line or line.startswith("#"):
             continue
-        key, value = line.split("=", 1)
+        key, eq, value = line.partition("=")
+        if not eq or not _KNOWN.fullmatch(key.strip()):
+            unmodelled.append(line)
+            continue
         kv[key.strip()] = value.strip()
     dscp_to_priority: dict[int, int] = {}
     prio_to_tc: dict[int, int] = {}
     for key, value in kv.items():
         m = re.fullmatch(r"traffic\.cos_(\d+)\.priority_source\.dscp", key)
         if m:
-            for dscp in _list(value):
-                dscp_to_priority[int(dscp)] = int(m.group(1))
+            codes = [_number(d, 63) for d in _list(value)]
+            if None in codes or int(m.group(1)) > 7:
+                unmodelled.append(f"{key} = {value}")
+                continue
+            for dscp in codes:
+                assert dscp is not None
+                dscp_to_priority[dscp] = int(m.group(1))
         m = re.fullmatch(r"traffic\.cos_(\d+)\.egress_queue", key)
         if m:
-            prio_to_tc[int(m.group(1))] = int(value)
+            queue = _number(value, 7)
+            if queue is None:
+                unmodelled.append(f"{key} = {value}")
+            else:
+                prio_to_tc[int(m.group(1))] = queue
     dscp_to_tc = {code: prio_to_tc.get(prio, prio) for code, prio in dscp_to_priority.items()}
+    sources = _list(kv.get("traffic.packet_priority_source_set", "[]"))
+    trust = ",".join(sources) if sources else None
 
     def ports(group_key: str) -> list[str]:
         return expand_port_set(kv.get(group_key, ""))
 
+    def numbers(key: str, limit: int) -> list[int]:
+        values = [_number(v, limit) for v in _list(kv.get(key, ""))]
+        if None in values:
+            unmodelled.append(f"{key} = {kv.get(key)}")
+        return [v for v in values if v is not None]
+
     pfc: dict[str, set[int]] = {}
     for group in _list(kv.get("pfc.port_group_list", "")):
-        prios = {int(p) for p in _list(kv.get(f"pfc.{group}.cos_list", ""))}
+        prios = set(numbers(f"pfc.{group}.cos_list", 7))
+        # a pause frame must be both sent (tx) and honoured (rx): one direction off is no lossless class
+        if kv.get(f"pfc.{group}.tx_enable", "true") != "true" or kv.get(f"pfc.{group}.rx_enable", "true") != "true":
+            prios = set()
         for name in ports(f"pfc.{group}.port_set"):
             pfc.setdefault(name, set()).update(prios)
     ecn: dict[str, dict[int, EcnProfile]] = {}
     for group in _list(kv.get("ecn_red.port_group_list", "")):
         if kv.get(f"ecn_red.{group}.ecn_enable", "true") != "true":
             continue
-        profile = EcnProfile(int(kv.get(f"ecn_red.{group}.min_threshold_bytes", "0")),
-                             int(kv.get(f"ecn_red.{group}.max_threshold_bytes", "0")),
-                             int(kv.get(f"ecn_red.{group}.probability", "0")))
+        low = _number(kv.get(f"ecn_red.{group}.min_threshold_bytes", "0"))
+        high = _number(kv.get(f"ecn_red.{group}.max_threshold_bytes", "0"))
+        prob = _number(kv.get(f"ecn_red.{group}.probability", "0"), 100)
+        if low is None or high is None or prob is None:
+            unmodelled.append(f"ecn_red.{group}: thresholds or probability not numbers")
+            continue
+        profile = EcnProfile(low, high, prob)
         for name in ports(f"ecn_red.{group}.port_set"):
-            for tc in _list(kv.get(f"ecn_red.{group}.egress_queue_list", "")):
-                ecn.setdefault(name, {})[int(tc)] = profile
+            for tc in numbers(f"ecn_red.{group}.egress_queue_list", 7):
+                ecn.setdefault(name, {})[tc] = profile
     strict: dict[str, set[int]] = {}
     for profile_name in _list(kv.get("scheduling.egress_profile_list", "")):
         queues = [int(m.group(1)) for k, v in kv.items()
@@ -109,4 +158,5 @@ def _parse_qos_text(text: str) -> QosFile:
     return QosFile(dscp_to_priority, dscp_to_tc,
                    {n: shared.setdefault(frozenset(v), sorted(v)) for n, v in pfc.items()},
                    {n: same_ecn.setdefault(tuple(sorted((tc, id(p)) for tc, p in v.items())), v) for n, v in ecn.items()},
-                   {n: shared.setdefault(frozenset(v), sorted(v)) for n, v in strict.items()})
+                   {n: shared.setdefault(frozenset(v), sorted(v)) for n, v in strict.items()},
+                   trust, tuple(unmodelled))

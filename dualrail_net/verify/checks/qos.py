@@ -247,3 +247,23 @@ def plane_symmetry(ctx: Context) -> list[Finding]:
                 out.append(finding([], "", f"{label}: plane {planes[0]} {a} vs plane {other} {b}",
                                    "a plane that behaves differently cannot take the other's load like for like"))
     return out
+
+
+@check("QOS-TRUST", "every switch of a plane classifies by DSCP (the RoCE and CNP markings)",
+       reads={BASE, TOPOLOGY})
+def trust(ctx: Context) -> list[Finding]:
+    """Cumulus decides trust for the whole switch (``traffic.packet_priority_source_set``; switchd's
+    default when absent is the 802.1p PCP), EOS per port (``qos trust``; a routed port trusts DSCP by
+    default)."""
+    out = []
+    why = "RoCE and CNPs are marked in DSCP; a switch that classifies by anything else puts them in the wrong class"
+    for name, dev in ctx.snap.devices.items():
+        plane = ctx.device_plane.get(name) or ""
+        if dev.platform == "cumulus" and dev.qos.trust != "dscp":
+            said = dev.qos.trust or "nothing (switchd's default: pcp)"
+            out.append(finding([name], plane, f"{name} qos_features.conf: traffic.packet_priority_source_set is "
+                                              f"{said}, not [dscp]", why))
+        for iface in dev.interfaces.values():
+            if iface.trust not in (None, "dscp"):
+                out.append(finding([name], plane, f"{name} {iface.name}: qos trust {iface.trust}, not dscp", why))
+    return out

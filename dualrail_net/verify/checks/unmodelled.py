@@ -35,3 +35,17 @@ def config_unmodelled(ctx: Context) -> list[Finding]:
             out.append(finding([name], ctx.device_plane.get(name) or "", f"{loc}: not modelled: {text[:100]}",
                                "verify cannot judge what this line does", Severity.WARNING))
     return out
+
+
+@check("PORTS-UNMODELLED", "every line of every switch's interfaces and qos_features.conf is understood",
+       reads={BASE, TOPOLOGY})
+def ports_unmodelled(ctx: Context) -> list[Finding]:
+    out = []
+    for name, dev in ctx.snap.devices.items():
+        meta = ctx.snap.meta(name)
+        folder = meta.dir if meta else name
+        for file, line, text in dev.base_unmodelled:
+            loc = f"{folder}/{file}:{line}" if line else f"{folder}/{file}"
+            out.append(finding([name], ctx.device_plane.get(name) or "", f"{loc}: not modelled: {text[:100]}",
+                               "verify cannot judge what this line does", Severity.WARNING))
+    return out

@@ -27,6 +27,9 @@ def run_static(out: Path) -> list[CheckResult]:
                           "the same tenant partitions in every plane")
     prefix = CheckResult("IB-SUBNET-PREFIX", "every IB plane has its own subnet prefix and its SM on a port of "
                          "that plane")
+    security = CheckResult("IB-SM-SECURITY", "every SM enforces partitions (opensm.conf keeps P_Key enforcement on "
+                           "and reads this plane's partitions.conf)")
+    unmodelled = CheckResult("IB-OPENSM-UNMODELLED", "every line of opensm.conf is one the checks understand")
     parsed: dict[str, list[Partition]] = {}
     guid_plane = {g: (p, host) for p, meta in planes.items() for host, g in meta.hosts.items()}
     prefixes: dict[str, str] = {}
@@ -68,6 +71,24 @@ def run_static(out: Path) -> list[CheckResult]:
                                                f"{owner[1]}'s port in plane {owner[0]}, not cabled to plane {plane}",
                                                "the member would be missing from this plane", (owner[1],)))
         conf = (folder / "opensm.conf").read_text()
+        settings, unknown = read_opensm_conf(conf)
+        for line, text in unknown:
+            unmodelled.findings.append(Finding(unmodelled.check, Severity.WARNING, (), plane,
+                                               f"{meta.dir}/opensm.conf:{line}: not modelled: {text[:100]}",
+                                               "verify cannot judge what this setting does"))
+        for key, (secure, why) in SECURE_SETTINGS.items():
+            value = settings.get(key)
+            if value is not None and value[1].lower() != secure.lower():
+                security.findings.append(_f(security.check, plane, f"{meta.dir}/opensm.conf:{value[0]}: {key} "
+                                            f"{value[1]} (must be {secure})", why))
+        part_file = settings.get("partition_config_file")
+        wanted = f"{meta.config_dir.rstrip('/')}/partitions.conf"
+        if part_file is None or part_file[1] != wanted:
+            where = f"{meta.dir}/opensm.conf:{part_file[0]}" if part_file else f"{meta.dir}/opensm.conf"
+            security.findings.append(_f(security.check, plane, f"{where}: partition_config_file is "
+                                        f"{part_file[1] if part_file else 'not set'}, not {wanted}",
+                                        "the SM would run without this plane's partitions: every port in the default "
+                                        "partition, tenants not separated"))
         m_prefix = re.search(r"^subnet_prefix\s+(\S+)", conf, re.MULTILINE)
         m_guid = re.search(r"^guid\s+(\S+)", conf, re.MULTILINE)
         value = m_prefix.group(1).lower() if m_prefix else ""
@@ -96,4 +117,34 @@ def run_static(out: Path) -> list[CheckResult]:
             detail = "; ".join(f"{p}: {v or 'none'}" for p, v in views.items())
             members.findings.append(_f(members.check, "", f"{server} has different tenant partitions per plane ({detail})",
                                        "a job that loses one plane would lose its partition too", (server,)))
-    return [syntax, pkeys, members, prefix]
+    return [syntax, pkeys, members, prefix, security, unmodelled]
+
+
+# opensm.conf settings that keep partitions enforced; opensm's defaults are these values
+SECURE_SETTINGS = {
+    "no_partition_enforcement": ("FALSE", "with partition enforcement off every port can talk to every partition"),
+    "part_enforce": ("both", "switches must drop packets with a foreign P_Key in both directions, not only one"),
+    "allow_both_pkeys": ("FALSE", "a port in both the full and the limited member of a partition breaks tenant "
+                                  "isolation"),
+}
+# every key the rendered opensm.conf sets, or that the checks read
+KNOWN_OPENSM_KEYS = frozenset({"guid", "subnet_prefix", "sm_priority", "lmc", "routing_engine", "root_guid_file",
+                               "cn_guid_file", "partition_config_file", "no_partition_enforcement", "part_enforce",
+                               "allow_both_pkeys", "log_file", "log_max_size", "force_log_flush"})
+
+
+def read_opensm_conf(text: str) -> tuple[dict[str, tuple[int, str]], list[tuple[int, str]]]:
+    """opensm.conf: ``key value`` per line ('#' comments). (key -> (line, value) with the last one
+    winning, as opensm reads it; lines with an unknown key or no value)."""
+    settings: dict[str, tuple[int, str]] = {}
+    unknown: list[tuple[int, str]] = []
+    for number, raw in enumerate(text.split("\n"), 1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        key, _, value = line.partition(" ")
+        if key in KNOWN_OPENSM_KEYS and value.strip():
+            settings[key] = (number, value.strip())
+        else:
+            unknown.append((number, line))
+    return settings, unknown

@@ -53,8 +53,11 @@ def parse_device(name: str, platform: str, folder: Path) -> DeviceConfig:
 
 def parse_server(name: str, folder: Path) -> ServerConfig:
     parsed = read_interfaces(read_text(folder / "interfaces"))
-    routes, rules = server_policy(parsed.commands)
+    other: list[str] = []
+    routes, rules = server_policy(parsed.commands, other)
     srv = ServerConfig(name=name, interfaces=parsed.interfaces, routes=routes, rules=rules)
+    srv.unmodelled += [("interfaces", line, text) for line, text in parsed.unmodelled]
+    srv.unmodelled += [("interfaces", 0, f"post-up command: {cmd}") for cmd in other]
     _read_env(read_text(folder / "nccl.env"), srv)
     _read_sysctl(read_text(folder / "sysctl.conf"), srv)
     return srv

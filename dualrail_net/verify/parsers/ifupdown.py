@@ -50,18 +50,32 @@ class InterfacesFile:
     interfaces: dict[str, Interface]
     vrfs: dict[str, int | None]  # VRF device -> table
     commands: list[str]  # the `post-up` / `up` commands of the stanzas, in order (server routes, rules)
+    # lines the model does not understand: (line number, text). Attributes known not to change
+    # addressing, routing or forwarding (KNOWN_HARMLESS) are not reported
+    unmodelled: list[tuple[int, str]] = field(default_factory=list)
+
+
+# attributes that change nothing verify judges (link settings, descriptions of the physical layer)
+KNOWN_HARMLESS = frozenset({"link-speed", "link-duplex", "link-autoneg", "link-fec", "hwaddress", "pre-down",
+                            "post-down", "down", "mstpctl-portadminedge", "mstpctl-bpduguard", "bridge-vlan-aware",
+                            "bridge-vids", "bridge-pvid", "bridge-stp", "address-purge", "inet", "dns-nameservers",
+                            "dns-search"})
 
 
 def read_interfaces(text: str) -> InterfacesFile:
     """Interfaces and VRFs of an interfaces file in one pass (no Stanza objects: a large fabric has
     millions of lines). A stanza with vrf-table is a VRF device; its address is the VRF's loopback and is
-    reported as a loopback interface inside that VRF. Lines are split as _key_value splits them
+    reported as a loopback interface inside that VRF. ``netmask`` gives its stanza's bare addresses
+    their length (as ifupdown2 does); ``link-down yes`` keeps the port down; ``gateway`` is a default
+    route (kept as the command ifupdown2 runs for it). Lines are split as _key_value splits them
     (inlined: a call per line costs a fifth of the reading)."""
     ifaces: dict[str, Interface] = {}
     vrfs: dict[str, int | None] = {}
     commands: list[str] = []
+    unmodelled: list[tuple[int, str]] = []
     iface: Interface | None = None  # the open stanza's interface
-    for line in text.split("\n"):
+    netmask_of: dict[str, int] = {}
+    for number, line in enumerate(text.split("\n"), 1):
         w = line.split(None, 1)
         if not w:
             continue
@@ -74,7 +88,11 @@ def read_interfaces(text: str) -> InterfacesFile:
                 iface = ifaces[name] = Interface(name)
             iface.is_loopback = name == "lo" or (len(parts) > 2 and parts[2] == "loopback")
             continue
-        if iface is None or key[0] == "#":
+        if key[0] == "#":
+            continue
+        if iface is None:
+            if key not in _ENDS_STANZA:
+                unmodelled.append((number, line.strip()))
             continue
         value = w[1].rstrip() if len(w) > 1 else ""
         if key == "address":
@@ -83,6 +101,8 @@ def read_interfaces(text: str) -> InterfacesFile:
         elif key == "mtu":
             if value.isdigit():
                 iface.mtu = int(value)
+            else:
+                unmodelled.append((number, line.strip()))
         elif key == "alias":
             iface.description = value
         elif key in _ENDS_STANZA:
@@ -97,27 +117,60 @@ def read_interfaces(text: str) -> InterfacesFile:
             iface.bridge_ports = value.split()
         elif key == "post-up" or key == "up":
             commands.append(value)
-    return InterfacesFile(ifaces, vrfs, commands)
+        elif key == "link-down":
+            iface.down = "link-down" if value == "yes" else iface.down
+        elif key == "netmask":
+            length = _mask_length(value)
+            if length is None:
+                unmodelled.append((number, line.strip()))
+            else:
+                netmask_of[iface.name] = length
+        elif key == "gateway":
+            commands.append(f"ip route add default via {value} dev {iface.name}")
+        elif key not in KNOWN_HARMLESS:
+            unmodelled.append((number, line.strip()))
+    for name, length in netmask_of.items():
+        ifaces[name].addresses = [a if "/" in a else f"{a}/{length}" for a in ifaces[name].addresses]
+    return InterfacesFile(ifaces, vrfs, commands, unmodelled)
+
+
+def _mask_length(mask: str) -> int | None:
+    """'255.255.255.254' (or '31') -> 31; None for what is not a contiguous mask."""
+    if mask.isdigit():
+        return int(mask) if int(mask) <= 32 else None
+    parts = mask.split(".")
+    if len(parts) != 4 or not all(p.isdigit() and int(p) <= 255 for p in parts):
+        return None
+    value = 0
+    for p in parts:
+        value = value << 8 | int(p)
+    length = bin(value).count("1")
+    return length if value == ((1 << length) - 1) << (32 - length) else None
 
 
 def _ip_command(cmd: str) -> list[str]:
     return cmd.split()
 
 
-def server_policy(commands: list[str]) -> tuple[list[ServerRoute], list[ServerRule]]:
-    """Routes and rules installed by post-up commands (``ip route ...``, ``ip rule add ...``)."""
+def server_policy(commands: list[str], unmodelled: list[str] | None = None) -> tuple[list[ServerRoute], list[ServerRule]]:
+    """Routes and rules installed by post-up commands (``ip route add|replace|append ...``,
+    ``ip rule add ...``). Any other command goes to ``unmodelled`` (verify cannot judge it)."""
     routes: list[ServerRoute] = []
     rules: list[ServerRule] = []
     for value in commands:
         w = _ip_command(value)
-        if w[:2] == ["ip", "route"] and len(w) >= 4 and w[2] in ("add", "replace", "append"):
+        if w[:2] == ["ip", "route"] and len(w) >= 4 and w[2] in ("add", "replace", "append") and len(w) % 2 == 0:
             opts = dict(zip(w[4::2], w[5::2]))
             table = opts.get("table")
-            routes.append(ServerRoute(w[3], opts.get("via"), opts.get("dev"),
-                                      int(table) if table and table.isdigit() else None))
-        elif w[:3] == ["ip", "rule", "add"]:
+            if set(opts) <= {"via", "dev", "table", "src", "proto", "metric", "onlink"} and (table is None or table.isdigit()):
+                routes.append(ServerRoute(w[3], opts.get("via"), opts.get("dev"), int(table) if table else None))
+                continue
+        elif w[:3] == ["ip", "rule", "add"] and len(w) % 2 == 1:
             opts = dict(zip(w[3::2], w[4::2]))
             table = opts.get("lookup") or opts.get("table")
-            if "from" in opts and table and table.isdigit():
+            if "from" in opts and table and table.isdigit() and set(opts) <= {"from", "lookup", "table", "priority", "pref"}:
                 rules.append(ServerRule(opts["from"].split("/")[0], int(table)))
+                continue
+        if unmodelled is not None:
+            unmodelled.append(value)
     return routes, rules

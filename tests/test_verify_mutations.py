@@ -108,6 +108,17 @@ def _network_without_rib(r: Path) -> None:
     edit(r / LEAF_A / "frr.conf", "ip route 10.12.0.0/26 blackhole\n", "")
 
 
+def _port_without_routes(r: Path) -> None:
+    """Plane B's rail-0 port loses its table's default route and the main table's plane-B routes."""
+    path = r / "servers/gpu001/interfaces"
+    text = path.read_text()
+    text = text.replace("    post-up ip route replace default via 10.22.0.0 dev ens1f1np1 table 102\n", "")
+    text = "\n".join(line for line in text.split("\n") if not (line.startswith("    post-up ip route replace 10.2")))
+    path.write_text(text)
+    for other in ("ens2f1np1", "ens3f1np1", "ens4f1np1"):  # the other plane-B ports keep their own tables
+        assert f"dev {other} table" in text
+
+
 def _same_asn_on_two_leaves(r: Path) -> None:
     """a-leaf-su1-r1 takes a-leaf-su1-r0's ASN (and the spines follow): each drops the other's routes."""
     edit(r / "plane-A/a-leaf-su1-r1/frr.conf", "router bgp 4200001101", "router bgp 4200001100")
@@ -245,6 +256,14 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
     ("a server post-up command verify cannot judge", "HOST-UNMODELLED",
      lambda r: edit(r / "servers/gpu001/interfaces", "    post-up ip rule add", "    post-up tc qdisc add dev x root fq\n"
                     "    post-up ip rule add", 1)),
+    ("a plane-A source policy-routed into plane B's table", "HOST-FORWARDING",
+     lambda r: edit(r / "servers/gpu001/interfaces", "post-up ip rule add from 10.12.0.1 lookup 101 priority 101",
+                    "post-up ip rule add from 10.12.0.1 lookup 102 priority 101")),
+    ("an earlier rule captures a whole plane's sources", "HOST-FORWARDING",
+     lambda r: edit(r / "servers/gpu001/interfaces", "    post-up ip rule add from 10.12.0.1 lookup 101 priority 101\n",
+                    "    post-up ip rule add from 10.12.0.1 lookup 101 priority 101\n"
+                    "    post-up ip rule add from 10.12.0.0/20 lookup 102 priority 50\n")),
+    ("a port whose plane has no route at all", "HOST-FORWARDING", _port_without_routes),
     ("an EOS spine without ip routing", "BGP-SESSION-DOWN",
      lambda r: edit(r / SPINE_A / "running-config", "ip routing\n", "")),
     ("a shell line verify cannot judge", "HOST-UNMODELLED",

@@ -154,8 +154,10 @@ class ServerRoute:
 
 @dataclass(slots=True)
 class ServerRule:
-    source: str
+    source: str  # the source address (without its length)
     table: int
+    priority: int | None = None  # `priority N`; None: the kernel numbers it (below the previous one)
+    source_len: int = 32  # `from A.B.C.D/N`: the source prefix length
 
 
 @dataclass(slots=True)

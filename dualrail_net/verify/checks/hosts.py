@@ -13,7 +13,9 @@ against the plan (the manifest's NIC ports) and the fabric's QoS profile.
 from __future__ import annotations
 
 from dualrail_net.verify.checks import BASE, TOPOLOGY, Context, check, finding
-from dualrail_net.verify.findings import Finding
+from dualrail_net.verify.findings import Finding, Severity
+from dualrail_net.verify.hostroute import host_routing
+from dualrail_net.verify.ipfast import ip_int
 
 ROCE_V2_IPV4_GID_INDEX = "3"
 
@@ -106,4 +108,59 @@ def host_sysctl(ctx: Context) -> list[Finding]:
             if sysctl.get(key, "1" if scope != "all" else "0") == "1":
                 out.append(finding([name], "", f"{name}: {key} is {sysctl.get(key, 'not set (the default, 1)')}",
                                    why_rp))
+    return out
+
+
+@check("HOST-FORWARDING", "traffic from each NIC port reaches its own plane through that port, and never leaves "
+       "through another plane's port", reads={BASE, TOPOLOGY})
+def host_forwarding(ctx: Context) -> list[Finding]:
+    """The kernel's decision (verify/hostroute.py) for a packet from each planned port's address to
+    a destination in every routed prefix of every plane."""
+    out = []
+    why_cross = "a plane's source address enters the other plane: replies cannot return, and a plane fault spreads"
+    why_lost = "the port cannot reach its own plane: its share of every collective stalls"
+    destinations = {plane: [(str(net), int(net.network_address) + 2) for net in nets]
+                    for plane, nets in ctx.snap.routed.items()}
+    for name, entry in ctx.snap.manifest.servers.items():
+        srv = ctx.snap.servers.get(name)
+        if srv is None or not entry.ports:
+            continue
+        routing = host_routing(srv)
+        plane_of_port = {p.ifname: p.plane for p in entry.ports}
+        reported: set[tuple[str, str]] = set()
+        for port in entry.ports:
+            iface = srv.interfaces.get(port.ifname)
+            if iface is None or not iface.addresses:
+                continue  # ADDR checks report a planned port without an address
+            source = ip_int(iface.addresses[0].partition("/")[0])
+            for plane, targets in destinations.items():
+                for prefix, destination in targets:
+                    egress = routing.lookup(source, destination)
+                    if egress is not None and egress.dev is None:
+                        continue  # one of the server's own addresses
+                    via = egress.dev if egress else None
+                    key = (port.ifname, plane)
+                    if plane == port.plane:
+                        if via == port.ifname:
+                            continue
+                        if key in reported:
+                            continue
+                        reported.add(key)
+                        if via is None:
+                            out.append(finding([name], plane, f"{name}: traffic from {port.ifname} "
+                                               f"({iface.addresses[0]}) to {prefix} has no route", why_lost))
+                        elif plane_of_port.get(via) != plane:
+                            out.append(finding([name], plane, f"{name}: traffic from {port.ifname} (plane {plane}) to "
+                                               f"{prefix} leaves through {via} (plane {plane_of_port.get(via)}, "
+                                               f"table {egress.table if egress else '?'})", why_cross))
+                        else:
+                            out.append(finding([name], plane, f"{name}: traffic from {port.ifname} to {prefix} leaves "
+                                               f"through {via}, another port of plane {plane} (table "
+                                               f"{egress.table if egress else '?'})",
+                                               "the reply comes back on another rail: asymmetric paths across rails",
+                                               Severity.WARNING))
+                    elif via is not None and plane_of_port.get(via) == plane and key not in reported:
+                        reported.add(key)
+                        out.append(finding([name], plane, f"{name}: traffic from {port.ifname} (plane {port.plane}) "
+                                           f"to {prefix} (plane {plane}) leaves through {via}", why_cross))
     return out

@@ -168,8 +168,11 @@ def server_policy(commands: list[str], unmodelled: list[str] | None = None) -> t
         elif w[:3] == ["ip", "rule", "add"] and len(w) % 2 == 1:
             opts = dict(zip(w[3::2], w[4::2]))
             table = opts.get("lookup") or opts.get("table")
-            if "from" in opts and table and table.isdigit() and set(opts) <= {"from", "lookup", "table", "priority", "pref"}:
-                rules.append(ServerRule(opts["from"].split("/")[0], int(table)))
+            prio = opts.get("priority") or opts.get("pref")
+            source, _, length = opts.get("from", "").partition("/")
+            if source and table and table.isdigit() and set(opts) <= {"from", "lookup", "table", "priority", "pref"} \
+                    and (prio is None or prio.isdigit()) and (not length or length.isdigit() and int(length) <= 32):
+                rules.append(ServerRule(source, int(table), int(prio) if prio else None, int(length) if length else 32))
                 continue
         if unmodelled is not None:
             unmodelled.append(value)

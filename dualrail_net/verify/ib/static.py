@@ -77,10 +77,10 @@ def run_static(out: Path) -> list[CheckResult]:
                                                f"{meta.dir}/opensm.conf:{line}: not modelled: {text[:100]}",
                                                "verify cannot judge what this setting does"))
         for key, (secure, why) in SECURE_SETTINGS.items():
-            value = settings.get(key)
-            if value is not None and value[1].lower() != secure.lower():
-                security.findings.append(_f(security.check, plane, f"{meta.dir}/opensm.conf:{value[0]}: {key} "
-                                            f"{value[1]} (must be {secure})", why))
+            setting = settings.get(key)
+            if setting is not None and setting[1].lower() != secure.lower():
+                security.findings.append(_f(security.check, plane, f"{meta.dir}/opensm.conf:{setting[0]}: {key} "
+                                            f"{setting[1]} (must be {secure})", why))
         part_file = settings.get("partition_config_file")
         wanted = f"{meta.config_dir.rstrip('/')}/partitions.conf"
         if part_file is None or part_file[1] != wanted:

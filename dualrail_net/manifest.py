@@ -95,6 +95,16 @@ class QosMarkers:
     cnp_dscp: int
 
 
+@dataclass(frozen=True, slots=True)
+class ManagementEntry:
+    """What the plan says every switch's management must keep (the MGMT-* checks read it)."""
+
+    gateway: str  # the management VRF's default route
+    ssh: bool
+    api: bool
+    users: list[str]  # local users every switch must have
+
+
 @dataclass(frozen=True)
 class Manifest:
     generator: str
@@ -107,6 +117,11 @@ class Manifest:
     servers: dict[str, ServerEntry]
     ib_planes: dict[str, IbPlaneEntry]
     cabling: str = CABLING_FILE
+    management: dict[str, ManagementEntry] = field(default_factory=dict)  # management VRF -> its plan (one)
+
+    @property
+    def management_vrf(self) -> tuple[str, ManagementEntry] | None:
+        return next(iter(self.management.items()), None)
 
     def dumps(self) -> str:
         """One line per device, server and IB plane (a diff of the build shows which one changed;
@@ -177,10 +192,11 @@ _NESTED: dict[tuple[type, str], type] = {
     (Manifest, "servers"): ServerEntry,
     (Manifest, "ib_planes"): IbPlaneEntry,
     (IbPlaneEntry, "switches"): IbSwitchEntry,
+    (Manifest, "management"): ManagementEntry,
 }
 # lists of entries, written compactly (see _port)
 _NESTED_LISTS: dict[tuple[type, str], type] = {(ServerEntry, "ports"): ServerPortEntry}
-_CLASSES = (Manifest, DeviceEntry, ServerEntry, IbSwitchEntry, IbPlaneEntry, QosMarkers)
+_CLASSES = (Manifest, DeviceEntry, ServerEntry, IbSwitchEntry, IbPlaneEntry, QosMarkers, ManagementEntry)
 
 
 @dataclass(frozen=True)
@@ -209,6 +225,9 @@ def _checker(annotation: str) -> Callable[[Any], bool]:
         plain = _is_str
     elif base == "int":
         plain = _is_int
+    elif base == "bool":
+        def plain(v: Any) -> bool:
+            return isinstance(v, bool)
     elif base.startswith("list["):
         def plain(v: Any) -> bool:
             return isinstance(v, list) and all(isinstance(x, str) for x in v)

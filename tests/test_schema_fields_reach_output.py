@@ -44,6 +44,19 @@ ADDED: dict[str, tuple[tuple[Any, ...], Any, Any, list[tuple[tuple[Any, ...], An
     # a threshold the example stays within: with three spines per plane the leaves are 1.33:1
     "fabric.topology.max_oversubscription": (("fabric", "topology", "max_oversubscription"), 1.0, 2.0,
                                              [(("fabric", "planes", p, "spines_per_pod"), 3) for p in "AB"]),
+    "fabric.management.radius": (("fabric", "management", "radius"), None,
+                                 {"servers": ["192.0.2.50"], "key_secret": "radius-key"}, []),
+    "fabric.management.radius.servers": (("fabric", "management", "radius"),
+                                         {"servers": ["192.0.2.50"], "key_secret": "radius-key"},
+                                         {"servers": ["192.0.2.51"], "key_secret": "radius-key"}, []),
+    "fabric.management.radius.key_secret": (("fabric", "management", "radius"),
+                                            {"servers": ["192.0.2.50"], "key_secret": "radius-key"},
+                                            {"servers": ["192.0.2.50"], "key_secret": "other-key"}, []),
+    "fabric.management.snmp_community_secret": (("fabric", "management", "snmp_community_secret"), None, "snmp-ro", []),
+    "fabric.management.gnmi": (("fabric", "management", "gnmi"), False, True, []),
+    # the older spelling of management.network: the same slots, without the rest of the section
+    "fabric.management_network": (("fabric", "management_network"), "198.51.100.0/24", "203.0.113.0/24",
+                                   [(("fabric", "management"), None)]),
 }
 
 # Schema fields the example does not set, and the tests that show they reach an output or a check.
@@ -118,7 +131,7 @@ def _alternatives(value: Any) -> list[Any]:
             shifted = [",".join("-".join(str(int(b) + 1) for b in part.split("-")) for part in value.split(","))]
         return shifted + [value + "x", value + "1", value[:-1] + ("b" if value[-1:] != "b" else "c"), "pcp,dscp",
                           "updn", "limited", "full", "none", "per-switch", "0000:ff", "10.200.0.0/16", "100G",
-                          "400G", "eos", "cumulus"]
+                          "400G", "eos", "cumulus", "198.51.100.250", "192.0.2.99", "operator", "read-only"]
     return []
 
 

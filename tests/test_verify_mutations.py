@@ -44,6 +44,13 @@ def edit_all(root: Path, pattern: str, old: str, new: str) -> None:
     assert hit, f"no file under {pattern} contains {old!r}"
 
 
+def edit_lines(path: Path, drop: Callable[[str], bool]) -> None:
+    lines = path.read_text().split("\n")
+    kept = [line for line in lines if not drop(line)]
+    assert len(kept) < len(lines), f"no line of {path} matched"
+    path.write_text("\n".join(kept))
+
+
 def edit_cabling(root: Path, match: Callable[[dict[str, str]], bool], **changes: str) -> None:
     path = root / "resolved/cabling.csv"
     rows = list(csv.DictReader(path.open()))
@@ -264,6 +271,22 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
                     "    post-up ip rule add from 10.12.0.1 lookup 101 priority 101\n"
                     "    post-up ip rule add from 10.12.0.0/20 lookup 102 priority 50\n")),
     ("a port whose plane has no route at all", "HOST-FORWARDING", _port_without_routes),
+    ("an EOS switch loses its management address", "MGMT-ADDRESS",
+     lambda r: edit(r / SPINE_A / "running-config", "   ip address 198.51.100.1/24\n", "")),
+    ("a Cumulus management port outside the management VRF", "MGMT-ADDRESS",
+     lambda r: edit(r / LEAF_A / "interfaces", "    gateway 198.51.100.254\n    vrf mgmt\n", "    gateway 198.51.100.254\n")),
+    ("an EOS management VRF without its default route", "MGMT-ROUTE",
+     lambda r: edit(r / SPINE_A / "running-config", "ip route vrf mgmt 0.0.0.0/0 198.51.100.254\n", "")),
+    ("a Cumulus management port without its gateway", "MGMT-ROUTE",
+     lambda r: edit(r / LEAF_A / "interfaces", "    gateway 198.51.100.254\n", "")),
+    ("EOS SSH shut in the management VRF", "MGMT-ACCESS",
+     lambda r: edit(r / SPINE_A / "running-config", "management ssh\n   vrf mgmt\n      no shutdown\n",
+                    "management ssh\n   vrf mgmt\n      shutdown\n")),
+    ("EOS API served in the default VRF only", "MGMT-ACCESS",
+     lambda r: edit(r / SPINE_A / "running-config", "management api http-commands\n   no shutdown\n   vrf mgmt\n"
+                    "      no shutdown\n", "management api http-commands\n   no shutdown\n")),
+    ("an EOS switch without its users", "MGMT-USER",
+     lambda r: edit_lines(r / SPINE_A / "running-config", lambda line: line.startswith("username "))),
     ("an EOS spine without ip routing", "BGP-SESSION-DOWN",
      lambda r: edit(r / SPINE_A / "running-config", "ip routing\n", "")),
     ("a shell line verify cannot judge", "HOST-UNMODELLED",

@@ -4,6 +4,7 @@ inventory. Nothing here is logged."""
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,15 +26,47 @@ class Credentials:
 
 
 def _read_secrets(path: Path, shown: str) -> dict[str, str]:
-    """The secrets file through the bounded YAML reader. Errors name the file and line, never a value."""
+    """The secrets file through the bounded YAML reader. Errors name the file and line, never a value.
+    Besides username/key_file/password it may hold ``secrets``: name -> value, the values the
+    rendered configs name as ``${secret:NAME}`` (user password hashes, AAA keys, SNMP communities);
+    they are returned as ``secret:NAME`` keys."""
     try:
         raw = load_yaml(path, shown, SourceMap()) or {}
     except YamlSourceError as exc:
         raise CredentialError(f"{shown}:{exc.line}: {exc.message}") from None
     allowed = {"username", "key_file", "password"}
-    if not isinstance(raw, dict) or not all(k in allowed and isinstance(v, str) for k, v in raw.items()):
-        raise CredentialError(f"{shown}: a secrets file maps username, key_file and password to strings")
-    return {str(k): str(v) for k, v in raw.items()}
+    named = raw.get("secrets", {}) if isinstance(raw, dict) else None
+    if not isinstance(raw, dict) or not all(k in allowed and isinstance(v, str) for k, v in raw.items() if k != "secrets") \
+            or not isinstance(named, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in named.items()):
+        raise CredentialError(f"{shown}: a secrets file maps username, key_file and password to strings, and "
+                              "secrets to a map of names to strings")
+    out = {str(k): str(v) for k, v in raw.items() if k != "secrets"}
+    out.update({f"secret:{k}": v for k, v in named.items()})
+    return out
+
+
+_PLACEHOLDER = re.compile(r"\$\{secret:([A-Za-z0-9_.-]+)\}")
+
+
+def named_secrets(repo_root: Path | None = None) -> dict[str, str]:
+    """The ``secrets`` map of DUALRAIL_SECRETS (name -> value); {} without a secrets file."""
+    secrets = os.environ.get("DUALRAIL_SECRETS")
+    if not secrets:
+        return {}
+    path = Path(secrets).resolve()
+    if (repo_root or Path.cwd()).resolve() in path.parents:
+        raise CredentialError(f"{secrets} is inside the repository; keep secrets outside it")
+    return {k[7:]: v for k, v in _read_secrets(path, secrets).items() if k.startswith("secret:")}
+
+
+def substitute_secrets(text: str, secrets: dict[str, str], where: str) -> str:
+    """``text`` with every ``${secret:NAME}`` replaced by its value; a name without a value is a
+    CredentialError naming it (never a value) before anything is pushed."""
+    missing = sorted({m.group(1) for m in _PLACEHOLDER.finditer(text)} - set(secrets))
+    if missing:
+        raise CredentialError(f"{where} needs secret(s) {', '.join(missing)}: add them under `secrets:` in the "
+                              "DUALRAIL_SECRETS file")
+    return _PLACEHOLDER.sub(lambda m: secrets[m.group(1)], text)
 
 
 def load_credentials(repo_root: Path | None = None) -> Credentials:

@@ -9,6 +9,7 @@ from pathlib import Path
 from dualrail_net import __version__
 from dualrail_net.gcpause import gc_paused
 from dualrail_net.manifest import (
+    ManagementEntry,
     CABLING_FILE,
     MANIFEST_FILE,
     RESOLVED_FILE,
@@ -73,6 +74,13 @@ def render_fabric(fabric: Fabric, templates: Path | None = None, progress: Progr
         return _render(fabric, templates, progress, include_resolved)
 
 
+def _management_plan(fabric: Fabric) -> dict[str, ManagementEntry]:
+    m = fabric.management
+    if m is None:
+        return {}
+    return {m.vrf: ManagementEntry(m.gateway, m.ssh, m.api, [u.name for u in m.users])}
+
+
 def _originates(sw: Switch) -> dict[str, list[str]]:
     """Plane -> the prefixes the plan has the switch originate there (one VRF per plane on a
     multi-plane device)."""
@@ -130,7 +138,8 @@ def _render(fabric: Fabric, templates: Path | None, progress: Progress | None,
         pools={name: p.pools for name, p in fabric.planes.items()},
         qos_markers={name: QosMarkers(fabric.qos[p.qos_profile].roce_dscp, fabric.qos[p.qos_profile].cnp_dscp)
                      for name, p in fabric.planes.items()},
-        devices=devices, servers=servers, ib_planes=ib_planes, cabling=CABLING)
+        devices=devices, servers=servers, ib_planes=ib_planes, cabling=CABLING,
+        management=_management_plan(fabric))
     result.artifacts.append(Artifact(MANIFEST, manifest.dumps()))
     return result
 

@@ -131,4 +131,27 @@ def switch_structured(fabric: Fabric, sw: Switch) -> Structured:
         "bgp": instances,
         "qos_profile": sw.qos_profile,
         "qos": qos_structured(qos),
+        "management": management_structured(fabric, sw),
+    }
+
+
+EOS_ROLES = {"admin": ("15", "network-admin"), "operator": ("15", "network-operator"), "read-only": ("1", "network-operator")}
+
+
+def management_structured(fabric: Fabric, sw: Switch) -> Structured | None:
+    """The management section as every platform's templates need it (None: the inventory has none).
+    SSH keys are split into their words (a template prints each as one token); secrets are names,
+    never values (the driver puts the values in at push time)."""
+    m = fabric.management
+    if m is None or sw.mgmt_address is None:
+        return None
+    return {
+        "vrf": m.vrf, "address": sw.mgmt_address, "gateway": m.gateway, "ntp": list(m.ntp), "syslog": list(m.syslog),
+        "dns": list(m.dns), "lldp": m.lldp, "ssh": m.ssh, "api": m.api, "gnmi": m.gnmi,
+        "users": [{"name": u.name, "role": u.role, "privilege": EOS_ROLES[u.role][0], "eos_role": EOS_ROLES[u.role][1],
+                   "password_secret": u.password_secret, "ssh_keys": [key.split(" ") for key in u.ssh_keys]}
+                  for u in m.users],
+        "tacacs": {"servers": list(m.tacacs.servers), "key_secret": m.tacacs.key_secret} if m.tacacs else None,
+        "radius": {"servers": list(m.radius.servers), "key_secret": m.radius.key_secret} if m.radius else None,
+        "snmp_community_secret": m.snmp_community_secret,
     }

@@ -98,8 +98,8 @@ class _PlaneBuilder:
         platform = getattr(self.fab.platforms, role)
         loopback = alloc.host_address(self.spec.pools.loopbacks, slot)
         mgmt = None
-        if self.fab.management_network:
-            mgmt = alloc.mgmt_address(self.fab.management_network, self.plane_index * self.cap.loopbacks + slot)
+        if self.fab.mgmt_network:
+            mgmt = alloc.mgmt_address(self.fab.mgmt_network, self.plane_index * self.cap.loopbacks + slot)
         return Switch(
             name=name, role=role, plane=self.plane, platform=platform,  # type: ignore[arg-type]
             model=getattr(self.fab.hardware, role).model,
@@ -189,8 +189,8 @@ def _attach_gateways(inv: Inventory, builders: dict[str, _PlaneBuilder], cap: Pl
         slot = cap.gateway_slot(g)
         first_loop = alloc.host_address(first.spec.pools.loopbacks, slot)
         mgmt = None
-        if fab.management_network:
-            mgmt = alloc.mgmt_address(fab.management_network, first.plane_index * cap.loopbacks + slot)
+        if fab.mgmt_network:
+            mgmt = alloc.mgmt_address(fab.mgmt_network, first.plane_index * cap.loopbacks + slot)
         platform = fab.platforms.gateway
         sw = Switch(
             name=gw.name, role="gateway", plane=None, platform=platform,
@@ -306,5 +306,5 @@ def _resolve(inv: Inventory) -> Fabric:
     return Fabric(
         name=inv.fabric.name, tiers=inv.fabric.topology.tiers, rails=inv.fabric.topology.rails, planes=planes,
         switches=switches, links=ordered_links, servers=servers, qos=qos,
-        ib_planes=resolve_infiniband(inv),
+        ib_planes=resolve_infiniband(inv), management=inv.fabric.management,
     )

@@ -14,7 +14,10 @@ CABLING_COLUMNS = ["plane", "kind", "a_device", "a_port", "a_address", "b_device
 
 
 def fabric_to_dict(fabric: Fabric) -> dict[str, Any]:
-    return asdict(fabric)
+    doc = asdict(fabric)
+    # the management section is the inventory's validated model; secrets in it are names only
+    doc["management"] = fabric.management.model_dump() if fabric.management is not None else None
+    return doc
 
 
 def fabric_json(fabric: Fabric) -> str:

@@ -7,7 +7,10 @@ Plain dataclasses (slots, no validation): the inventory was validated upstream, 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from dualrail_net.sot.schema import Management
 
 Role = Literal["leaf", "spine", "super_spine", "gateway"]
 PortKind = Literal["server", "uplink", "downlink", "border"]
@@ -236,6 +239,7 @@ class Fabric:
     servers: list[ResolvedServer]
     qos: dict[str, Qos]
     ib_planes: dict[str, IbPlane] = field(default_factory=dict)
+    management: Management | None = None  # the inventory's section, validated (every switch renders it)
 
     def plane_switches(self, plane: str) -> list[Switch]:
         return [s for s in self.switches.values() if plane in s.planes]

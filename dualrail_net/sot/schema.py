@@ -263,6 +263,61 @@ class GatewaySpec(Strict):
     planes: list[PlaneName] = Field(min_length=1, max_length=16)
 
 
+def _ipv4_address(value: str) -> str:
+    try:
+        return str(ipaddress.IPv4Address(value))
+    except ValueError as exc:
+        raise ValueError(f"{value!r} is not an IPv4 address ({exc})") from exc
+
+
+def _ssh_key(value: str) -> str:
+    # a public key (never a secret): type, base64 body, optional comment; one line
+    if not re.fullmatch(r"(ssh-ed25519|ssh-rsa|ecdsa-sha2-nistp(256|384|521)) [A-Za-z0-9+/]{16,8192}={0,3}"
+                        r"( [A-Za-z0-9_.@:+=-]{1,64})?", value):
+        raise ValueError("an SSH public key is one line: 'ssh-ed25519 AAAA... comment' (type, base64, optional comment)")
+    return value
+
+
+IPv4 = Annotated[str, AfterValidator(_ipv4_address)]
+SshKey = Annotated[str, AfterValidator(_ssh_key)]
+
+
+class ManagementUser(Strict):
+    """A local user on every switch. Its password is never in the inventory: ``password_secret``
+    names an entry of the secrets file's ``users`` map (a crypt(3) SHA-512 hash), put in at push time."""
+
+    name: HostName
+    role: Literal["admin", "operator", "read-only"] = "admin"
+    password_secret: Label | None = None
+    ssh_keys: list[SshKey] = Field(default=[], max_length=16)
+
+
+class AaaServers(Strict):
+    """TACACS+ or RADIUS servers; the shared key is a secret named here (secrets file ``aaa`` map)."""
+
+    servers: list[IPv4] = Field(min_length=1, max_length=8)
+    key_secret: Label
+
+
+class Management(Strict):
+    """Out-of-band management: how every switch is reached, whatever a push does to the fabric."""
+
+    network: Prefix = Field(description="one address per switch, by the same stable slots as loopbacks")
+    gateway: IPv4 = Field(description="default route of the management VRF")
+    vrf: HostName = Field(default="mgmt", description="management VRF (Cumulus always calls it mgmt)")
+    ntp: list[IPv4] = Field(default=[], max_length=8)
+    syslog: list[IPv4] = Field(default=[], max_length=8)
+    dns: list[IPv4] = Field(default=[], max_length=4)
+    lldp: bool = True
+    ssh: bool = True
+    api: bool = Field(default=True, description="the platform's API (EOS eAPI, Cumulus NVUE REST) in the management VRF")
+    users: list[ManagementUser] = Field(min_length=1, max_length=32)
+    tacacs: AaaServers | None = None
+    radius: AaaServers | None = None
+    snmp_community_secret: Label | None = Field(default=None, description="SNMPv2c read-only community (a secret)")
+    gnmi: bool = False
+
+
 class Fabric(Strict):
     name: HostName
     topology: Topology
@@ -272,7 +327,13 @@ class Fabric(Strict):
     planes: dict[PlaneName, PlaneSpec] = Field(min_length=2, max_length=16)
     gateways: list[GatewaySpec] = Field(default=[], max_length=MAX_PORT)
     management_network: Prefix | None = Field(
-        default=None, description="out-of-band management addresses, one per switch")
+        default=None, description="out-of-band management addresses, one per switch (superseded by management)")
+    management: Management | None = None
+
+    @property
+    def mgmt_network(self) -> str | None:
+        """The management addresses' network (the management section's, else the older field's)."""
+        return self.management.network if self.management is not None else self.management_network
 
 
 # ---------------------------------------------------------------------------------------------

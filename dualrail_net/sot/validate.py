@@ -180,9 +180,23 @@ def check_pools(inv: LoadedInventory) -> Iterator[Diagnostic]:
             value = getattr(spec.pools, pool_name)
             if value:
                 owners.append((ipaddress.IPv4Network(value), plane, pool_name))
-    if fab.management_network:
-        mgmt = ipaddress.IPv4Network(fab.management_network)
+    if fab.management is not None and fab.management_network is not None:
+        yield _diag(inv, ("fabric", "management_network"), "management_network and management.network are both set",
+                    "keep management.network only")
+    if fab.mgmt_network:
+        mgmt = ipaddress.IPv4Network(fab.mgmt_network)
         owners.append((mgmt, "-", "management_network"))
+        if fab.management is not None:
+            gateway = ipaddress.IPv4Address(fab.management.gateway)
+            slots = len(fab.planes) * cap.loopbacks
+            if gateway not in mgmt:
+                yield _diag(inv, ("fabric", "management", "gateway"),
+                            f"management gateway {gateway} is outside management.network {mgmt}",
+                            "the switches could not reach it: pick an address inside the network")
+            elif int(gateway) - int(mgmt.network_address) <= slots:
+                yield _diag(inv, ("fabric", "management", "gateway"),
+                            f"management gateway {gateway} is one of the {slots} switch slots of {mgmt}",
+                            "use an address above the slots (the end of the network)")
         need = len(fab.planes) * cap.loopbacks
         if mgmt.num_addresses - 2 < need:
             yield _diag(inv, ("fabric", "management_network"),

@@ -20,7 +20,7 @@ from dualrail_net.manifest import Manifest, ManifestError
 from dualrail_net.twin import frr, sshd
 from dualrail_net.twin.plan import NS_PREFIX, Cable, SwitchNs, TwinPlan, build_plan
 from dualrail_net.twin.shell import TwinError, in_ns, ip_batch, link_names, run
-from dualrail_net.twin.translate import frr_for_vrf, interfaces_for_vrf, interfaces_to_ip_batch
+from dualrail_net.twin.translate import frr_for_vrf, interfaces_for_vrf, interfaces_to_ip_batch, without_management
 
 STATE_DIR = Path(os.environ.get("DUALRAIL_TWIN_STATE", "/run/dualrail-twin"))
 MGMT_BRIDGE = "drt-mgmt"
@@ -110,7 +110,7 @@ def down(progress: Progress | None = None) -> dict[str, Any]:
 def _switch_configs(sw: SwitchNs) -> tuple[str, str]:
     folder = Path(sw.config_dir)
     frr_text = (folder / "frr.conf").read_text()
-    ifaces = (folder / "interfaces").read_text()
+    ifaces = without_management((folder / "interfaces").read_text())
     if sw.vrf:
         return frr_for_vrf(frr_text, sw.vrf), interfaces_for_vrf(ifaces, sw.vrf)
     return frr_text, ifaces

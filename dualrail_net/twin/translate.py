@@ -36,6 +36,32 @@ def frr_for_vrf(text: str, vrf: str) -> str:
     return "\n".join(out) + "\n"
 
 
+MANAGEMENT_VRF = "mgmt"
+
+
+def without_management(text: str) -> str:
+    """The interfaces file without its out-of-band management (the `mgmt` VRF and its ports): the
+    twin reaches its switches through its own management network (twin/lifecycle.py), and a
+    namespace has no eth0 to configure."""
+    stanzas = parse_stanzas(text)
+    dropped = {st.name for st in stanzas if st.name == MANAGEMENT_VRF or dict(st.attrs).get("vrf") == MANAGEMENT_VRF}
+    if not dropped:
+        return text
+    out: list[str] = []
+    skipping = False
+    for line in text.split("\n"):
+        words = line.split()
+        if words[:1] in (["auto"], ["allow-hotplug"]) and len(words) == 2 and words[1] in dropped:
+            continue
+        if words[:1] == ["iface"]:
+            skipping = len(words) > 1 and words[1] in dropped
+        elif words[:1] and words[0] in ("auto", "source", "allow-hotplug") and not line.startswith((" ", "\t")):
+            skipping = False
+        if not skipping:
+            out.append(line)
+    return "\n".join(out)
+
+
 def interfaces_for_vrf(text: str, vrf: str) -> str:
     stanzas = parse_stanzas(text)
     out = [f"# twin: VRF {vrf} of this device, emulated as its own namespace", ""]

@@ -117,6 +117,31 @@ class Qos:
 
 
 @dataclass(slots=True)
+class ManagementUser:
+    name: str
+    role: str  # "admin" (full privilege) or anything else
+    credential: bool  # a password (hash or secret reference) or an SSH key: the user can log in
+
+
+@dataclass(slots=True)
+class ManagementConfig:
+    """The way in: kept apart from the fabric's interfaces and VRFs (it is in no plane, and the
+    fabric's QoS, MTU and isolation rules do not apply to it)."""
+
+    vrf: str | None = None
+    interfaces: dict[str, Interface] = field(default_factory=dict)
+    default_gateway: str | None = None  # the management VRF's default route
+    ssh: bool | None = None  # SSH served in the management VRF; None: not said (the platform's default)
+    api: bool | None = None  # the platform's API served in the management VRF
+    users: list[ManagementUser] = field(default_factory=list)
+    users_in_file: bool = False  # the platform's config carries the local users (EOS); else the OS keeps them
+    ntp: list[str] = field(default_factory=list)
+    syslog: list[str] = field(default_factory=list)
+    dns: list[str] = field(default_factory=list)
+    lldp: bool | None = None
+
+
+@dataclass(slots=True)
 class DeviceConfig:
     name: str
     platform: str
@@ -128,6 +153,7 @@ class DeviceConfig:
     route_maps: dict[str, list[RouteMapEntry]] = field(default_factory=dict)
     static_routes: list[StaticRoute] = field(default_factory=list)
     qos: Qos = field(default_factory=Qos)
+    management: ManagementConfig = field(default_factory=ManagementConfig)
     vrf_route_leaks: list[tuple[str, str]] = field(default_factory=list)  # (from vrf, into vrf)
     # routing lines the parser does not model (line number in routing_file, text): verify says what
     # it cannot judge

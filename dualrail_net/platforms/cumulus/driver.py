@@ -12,6 +12,7 @@ from typing import Any
 
 from dualrail_net.deploy.drivers.base import PushRejected, poll_healthy, prepend_commands, unified_diff
 from dualrail_net.verify.model import DeviceConfig
+from dualrail_net.twin.translate import without_management
 from dualrail_net.verify.parsers.frr import parse_frr
 
 FRR_RELOAD = "/usr/lib/frr/frr-reload.py"
@@ -67,7 +68,10 @@ class CumulusDriver:
     # -- driver API ------------------------------------------------------------------------------
     def intended(self) -> dict[str, str]:
         folder = Path(self.host.data["twin_dir"] if self.twin else self.host.data["device_dir"])
-        return {name: (folder / name).read_text() for name, _path in self._managed()}
+        files = {name: (folder / name).read_text() for name, _path in self._managed()}
+        if self.twin and "interfaces" in files:  # the twin has its own management network (twin up)
+            files["interfaces"] = without_management(files["interfaces"])
+        return files
 
     def fetch(self) -> dict[str, str]:
         out = {}

@@ -18,11 +18,33 @@ def parse_base(name: str, folder: Path) -> DeviceConfig:
     parsed = read_interfaces(read_text(folder / "interfaces"))
     dev.interfaces = parsed.interfaces
     dev.vrfs.update(parsed.vrfs)
+    take_management(dev, parsed.gateways)
     dev.base_unmodelled = [("interfaces", line, text) for line, text in parsed.unmodelled]
     # a switch's routes and rules are frr.conf's: a command run at ifup is not in the model
     dev.base_unmodelled += [("interfaces", 0, f"post-up/up command: {cmd}") for cmd in parsed.commands]
     parse_qos_features(read_text(folder / "qos_features.conf"), dev)
     return dev
+
+
+MANAGEMENT_VRF = "mgmt"  # Cumulus Linux reserves this name for the management VRF
+
+
+def take_management(dev: DeviceConfig, gateways: dict[str, str]) -> None:
+    """Move the management VRF and its ports out of the fabric's interfaces: they are in no plane.
+    Cumulus keeps its local users and serves SSH in the management VRF by itself (ssh@mgmt); the
+    rendered files replace neither, so they are the platform's, not the file's."""
+    mgmt = dev.management
+    if MANAGEMENT_VRF in dev.vrfs:
+        del dev.vrfs[MANAGEMENT_VRF]
+        mgmt.vrf = MANAGEMENT_VRF
+    for name in [n for n, i in dev.interfaces.items() if i.vrf == MANAGEMENT_VRF or n == "eth0"]:
+        iface = dev.interfaces.pop(name)
+        if name != MANAGEMENT_VRF:
+            mgmt.interfaces[name] = iface
+            if name in gateways and iface.vrf == MANAGEMENT_VRF:
+                mgmt.default_gateway = gateways.pop(name)
+    for name, gateway in gateways.items():  # a default route outside the management VRF: not modelled
+        dev.base_unmodelled.append(("interfaces", 0, f"gateway {gateway} on {name}"))
 
 
 def parse_routing(name: str, folder: Path) -> DeviceConfig:

@@ -15,6 +15,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from dualrail_net.deploy.credentials import named_secrets, substitute_secrets
+
 from dualrail_net.deploy.drivers.base import PushRejected, poll_healthy, prepend_commands, revert_timer
 from dualrail_net.platforms.eos.parse_config import parse_eos
 from dualrail_net.verify.model import DeviceConfig
@@ -30,7 +32,12 @@ class EosDriver:
         self.last_diff = ""
 
     def intended(self) -> dict[str, str]:
-        return {"running-config": (Path(self.host.data["device_dir"]) / "running-config").read_text()}
+        """The rendered running-config with its ``${secret:NAME}`` placeholders filled from the secrets
+        file (the rendered file never holds a secret; the device's running-config does)."""
+        text = (Path(self.host.data["device_dir"]) / "running-config").read_text()
+        if "${secret:" in text:
+            text = substitute_secrets(text, named_secrets(), f"{self.name} running-config")
+        return {"running-config": text}
 
     def fetch(self) -> dict[str, str]:
         return {"running-config": self.conn.send_command("show running-config")}

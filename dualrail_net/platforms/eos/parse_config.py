@@ -10,6 +10,7 @@ and a second `ip address` replaces the first (unless `secondary`); without `ip r
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from dualrail_net.verify.model import (
@@ -18,6 +19,7 @@ from dualrail_net.verify.model import (
     DeviceConfig,
     EcnProfile,
     Interface,
+    ManagementUser,
     StaticRoute,
 )
 from dualrail_net.verify.parsers.files import read_text
@@ -37,7 +39,9 @@ FILE = "running-config"
 
 # top-level lines with nothing for the model: they neither route nor change QoS or addressing
 KNOWN_TOP_LEVEL = ("service routing protocols model", "end", "transceiver qsfp default-mode",
-                   "spanning-tree mode", "no aaa root", "no spanning-tree")
+                   "spanning-tree mode", "no aaa root", "no spanning-tree", "aaa group server", "aaa authentication",
+                   "aaa authorization", "aaa accounting", "tacacs-server host", "radius-server host", "snmp-server",
+                   "management api gnmi")
 # interface lines with nothing for the model
 KNOWN_INTERFACE = ("speed ", "no shutdown", "load-interval", "no lldp", "lldp ", "link-debounce", "logging event")
 
@@ -203,6 +207,7 @@ def _router_bgp(node: Node, dev: DeviceConfig) -> None:
 def parse_eos(text: str, dev: DeviceConfig) -> None:
     dev.routing_file = FILE
     routed: set[str] = set()  # Ethernet ports with `no switchport`
+    mgmt = _Mgmt()
     pfc_on: set[str] = set()  # ports with `priority-flow-control on`: their no-drop priorities pause
     routing_on: set[str | None] = set()
     for node in parse_tree(text):
@@ -250,6 +255,8 @@ def parse_eos(text: str, dev: DeviceConfig) -> None:
             dev.route_maps.setdefault(w[1], []).append(entry_rm)
         elif w[:2] == ["router", "bgp"]:
             _router_bgp(node, dev)
+        elif _management_line(node, dev, mgmt):
+            pass
         elif w[:2] == ["router", "general"]:
             for vrf_node in node.children:
                 if vrf_node.words[0] != "vrf" or len(vrf_node.words) != 2:
@@ -269,7 +276,91 @@ def parse_eos(text: str, dev: DeviceConfig) -> None:
         if iface.pfc_priorities is not None and name not in pfc_on:
             iface.pfc_priorities = None  # no-drop priorities without `priority-flow-control on` pause nothing
     dev.routing_off = [vrf for vrf in dev.bgp if vrf not in routing_on]
+    _take_management(dev, mgmt)
     finish_bgp(dev, frr=False)
+
+
+@dataclass
+class _Mgmt:
+    """Management lines as read, decided once the management VRF is known (_take_management)."""
+
+    ssh_shutdown: bool = False
+    ssh_vrfs: dict[str, bool] = field(default_factory=dict)  # vrf -> served (`no shutdown`)
+    api_on: bool = False
+    api_vrfs: dict[str, bool] = field(default_factory=dict)
+    by_vrf: dict[str, dict[str, list[str]]] = field(default_factory=dict)  # vrf -> ntp/syslog/dns -> servers
+    lldp: bool | None = None
+    users: dict[str, ManagementUser] = field(default_factory=dict)
+
+
+def _vrf_block(node: Node, into: dict[str, bool]) -> None:
+    for child in node.children:
+        if child.words[0] == "vrf" and len(child.words) == 2:
+            served = into.get(child.words[1], False)
+            for sub in child.children:
+                if sub.words == ["no", "shutdown"]:
+                    served = True
+                elif sub.words == ["shutdown"]:
+                    served = False
+            into[child.words[1]] = served
+
+
+def _management_line(node: Node, dev: DeviceConfig, mgmt: _Mgmt) -> bool:
+    """A management line of EOS (False: not one)."""
+    w = node.words
+    if w == ["management", "ssh"]:
+        mgmt.ssh_shutdown = any(c.words == ["shutdown"] for c in node.children)
+        _vrf_block(node, mgmt.ssh_vrfs)
+    elif w == ["management", "api", "http-commands"]:
+        mgmt.api_on = any(c.words == ["no", "shutdown"] for c in node.children) and \
+            not any(c.words == ["shutdown"] for c in node.children)
+        _vrf_block(node, mgmt.api_vrfs)
+    elif w[:3] == ["ip", "name-server", "vrf"] and len(w) >= 5:
+        mgmt.by_vrf.setdefault(w[3], {}).setdefault("dns", []).extend(w[4:])
+    elif w[:3] == ["ntp", "server", "vrf"] and len(w) >= 5:
+        mgmt.by_vrf.setdefault(w[3], {}).setdefault("ntp", []).append(w[4])
+    elif w[:2] == ["logging", "vrf"] and len(w) == 5 and w[3] == "host":
+        mgmt.by_vrf.setdefault(w[2], {}).setdefault("syslog", []).append(w[4])
+    elif w == ["lldp", "run"]:
+        mgmt.lldp = True
+    elif w == ["no", "lldp", "run"]:
+        mgmt.lldp = False
+    elif w[0] == "username" and len(w) >= 3:
+        user = mgmt.users.setdefault(w[1], ManagementUser(w[1], "", False))
+        if "role" in w[:-1]:
+            user.role = "admin" if w[w.index("role") + 1] == "network-admin" else w[w.index("role") + 1]
+        if "privilege" in w[:-1] and w[w.index("privilege") + 1] == "15" and not user.role:
+            user.role = "admin"
+        if "secret" in w[:-1] or w[2] == "ssh-key" and len(w) > 3:
+            user.credential = True
+    else:
+        return False
+    return True
+
+
+def _take_management(dev: DeviceConfig, mgmt: _Mgmt) -> None:
+    """The management VRF is the VRF of the Management ports: it, its ports and its static routes
+    leave the fabric's model for ``dev.management``."""
+    m = dev.management
+    m.users_in_file = True
+    m.users = list(mgmt.users.values())
+    m.lldp = True if mgmt.lldp is None else mgmt.lldp  # EOS runs LLDP unless told not to
+    for name in [n for n in dev.interfaces if n.startswith("Management")]:
+        iface = dev.interfaces.pop(name)
+        m.interfaces[name] = iface
+        m.vrf = m.vrf or iface.vrf
+    vrf = m.vrf
+    if vrf is None:
+        return
+    dev.vrfs.pop(vrf, None)
+    for route in [r for r in dev.static_routes if r.vrf == vrf]:
+        dev.static_routes.remove(route)
+        if route.prefix == "0.0.0.0/0":
+            m.default_gateway = route.nexthop
+    m.ssh = not mgmt.ssh_shutdown and mgmt.ssh_vrfs.get(vrf, False)
+    m.api = mgmt.api_on and mgmt.api_vrfs.get(vrf, False)
+    servers = mgmt.by_vrf.get(vrf, {})
+    m.ntp, m.syslog, m.dns = servers.get("ntp", []), servers.get("syslog", []), servers.get("dns", [])
 
 
 def parse_device(name: str, folder: Path) -> DeviceConfig:

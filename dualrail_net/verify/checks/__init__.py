@@ -246,6 +246,7 @@ def registered(only: set[str] | None = None) -> list[CheckSpec]:
         ecmp,
         hosts,
         isolation,
+        management,
         qos,
         routing,
         servers,

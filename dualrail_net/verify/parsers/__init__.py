@@ -54,7 +54,8 @@ def parse_device(name: str, platform: str, folder: Path) -> DeviceConfig:
 def parse_server(name: str, folder: Path) -> ServerConfig:
     parsed = read_interfaces(read_text(folder / "interfaces"))
     other: list[str] = []
-    routes, rules = server_policy(parsed.commands, other)
+    gateway_routes = [f"ip route add default via {gw} dev {name}" for name, gw in parsed.gateways.items()]
+    routes, rules = server_policy(gateway_routes + parsed.commands, other)
     srv = ServerConfig(name=name, interfaces=parsed.interfaces, routes=routes, rules=rules)
     srv.unmodelled += [("interfaces", line, text) for line, text in parsed.unmodelled]
     srv.unmodelled += [("interfaces", 0, f"post-up command: {cmd}") for cmd in other]

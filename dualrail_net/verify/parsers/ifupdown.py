@@ -53,6 +53,7 @@ class InterfacesFile:
     # lines the model does not understand: (line number, text). Attributes known not to change
     # addressing, routing or forwarding (KNOWN_HARMLESS) are not reported
     unmodelled: list[tuple[int, str]] = field(default_factory=list)
+    gateways: dict[str, str] = field(default_factory=dict)  # interface -> its `gateway` (a default route)
 
 
 # attributes that change nothing verify judges (link settings, descriptions of the physical layer)
@@ -75,6 +76,7 @@ def read_interfaces(text: str) -> InterfacesFile:
     unmodelled: list[tuple[int, str]] = []
     iface: Interface | None = None  # the open stanza's interface
     netmask_of: dict[str, int] = {}
+    gateways: dict[str, str] = {}
     for number, line in enumerate(text.split("\n"), 1):
         w = line.split(None, 1)
         if not w:
@@ -126,12 +128,12 @@ def read_interfaces(text: str) -> InterfacesFile:
             else:
                 netmask_of[iface.name] = length
         elif key == "gateway":
-            commands.append(f"ip route add default via {value} dev {iface.name}")
+            gateways[iface.name] = value
         elif key not in KNOWN_HARMLESS:
             unmodelled.append((number, line.strip()))
     for name, length in netmask_of.items():
         ifaces[name].addresses = [a if "/" in a else f"{a}/{length}" for a in ifaces[name].addresses]
-    return InterfacesFile(ifaces, vrfs, commands, unmodelled)
+    return InterfacesFile(ifaces, vrfs, commands, unmodelled, gateways)
 
 
 def _mask_length(mask: str) -> int | None:

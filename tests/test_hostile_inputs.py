@@ -402,6 +402,9 @@ def test_deploy_refuses_an_unverified_changed_failed_or_drifting_build(workdir: 
     assert code == 1 and "never verified" in err and "nothing was changed" in err
     assert run_cli("verify", "-o", str(out), "--no-consumers")[0] == 0
     assert json.loads((out / "verified.json").read_text())["passed"] is True
+    code, err = _deploy(out, inv)  # the real programs never saw the files
+    assert code == 1 and "without CONSUMER-FRR-PARSE" in err
+    assert run_cli("verify", "-o", str(out))[0] == 0
     assert run_cli("render", "--check", "-i", str(inv), "-o", str(out))[0] == 0  # the stamp is no drift
     # a hand edit after verification
     nccl = out / "servers" / "gpu001" / "nccl.env"
@@ -409,7 +412,7 @@ def test_deploy_refuses_an_unverified_changed_failed_or_drifting_build(workdir: 
     code, err = _deploy(out, inv)
     assert code == 1 and "changed since it was verified" in err
     # verified again with the edit: passes verification, but drifts from the inventory
-    assert run_cli("verify", "-o", str(out), "--no-consumers")[0] == 0
+    assert run_cli("verify", "-o", str(out))[0] == 0
     code, err = _deploy(out, inv)
     assert code == 1 and "drifts from the inventory" in err
     # a build that failed verification

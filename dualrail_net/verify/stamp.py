@@ -77,4 +77,12 @@ def check_stamp(out: Path) -> Stamp:
         raise StampError(f"{out} failed verification ({stamp.errors} error(s)); fix them and verify again")
     if build_digest(out) != stamp.digest:
         raise StampError(f"{out} changed since it was verified (the files differ from {STAMP_FILE}); verify again")
+    skipped = [check for check in REQUIRED_FOR_DEPLOY if check not in stamp.checks]
+    if skipped:
+        raise StampError(f"{out} was verified without {', '.join(skipped)} (`verify --no-consumers`?): the real "
+                         "programs must accept the files before they are pushed; run `dualrail verify`")
     return stamp
+
+
+# what a build must have passed to be pushed: the model checks and the real consumers
+REQUIRED_FOR_DEPLOY = ("CONSUMER-FRR-PARSE", "CONSUMER-IFUPDOWN2", "ROUTE-MISSING", "MGMT-ADDRESS")

@@ -238,8 +238,9 @@ class RecordedEosConnection:
         "configure session dualrail-1 commit": "",
         "configure session dualrail-1 abort": "",
         "show running-config": "hostname a-spine-1\n",
-        "show ip bgp summary": "  10.11.0.1   4 4200001100   23   24    0    0 00:10:01 Estab   2   2\n"
-                               "  10.11.0.65  4 4200001101   3    4    0    0 00:00:09 Active\n",
+        "show ip bgp summary vrf all | json": '{"vrfs": {"default": {"peers": {'
+                                              '"10.11.0.1": {"peerState": "Established"}, '
+                                              '"10.11.0.65": {"peerState": "Active"}}}}}',
     }
 
     def __init__(self, reject: bool = False) -> None:
@@ -331,7 +332,8 @@ class HealthyEosConnection(RecordedEosConnection):
     """TEST DOUBLE: the recorded session, with every BGP peer Established."""
 
     TRANSCRIPT = {**RecordedEosConnection.TRANSCRIPT, "commit timer 00:10:00": "",
-                  "show ip bgp summary": "  10.11.0.1   4 4200001100   23   24    0    0 00:10:01 Estab   2   2\n"}
+                  "show ip bgp summary vrf all | json": '{"vrfs": {"default": {"peers": {'
+                                                        '"10.11.0.1": {"peerState": "Established"}}}}}'}
 
 
 def _eos_runner(tmp_path: Path, conn: RecordedEosConnection) -> tuple[Runner, Journal]:
@@ -353,7 +355,7 @@ def test_the_runner_confirms_an_eos_change_only_after_its_post_check(tmp_path: P
     assert report.status == "ok", report.detail
     commit = conn.sent.index("commit timer 00:10:00")
     confirm = next(i for i, c in enumerate(conn.sent) if re.fullmatch(r"configure session \S+ commit", c))
-    health = max(i for i, c in enumerate(conn.sent) if c == "show ip bgp summary" and i < confirm)
+    health = max(i for i, c in enumerate(conn.sent) if c == "show ip bgp summary vrf all | json" and i < confirm)
     assert commit < health < confirm  # load, commit with a timer, post-check, then confirm
     steps = [s["step"] for s in journal.run(report.run_id)["steps"]]
     assert steps == ["backup", "push", "post-check", "confirm"]

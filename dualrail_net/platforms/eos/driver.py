@@ -5,18 +5,19 @@ session`` + ``rollback clean-config`` + the rendered running-config (a full repl
 session-config diffs`` (kept for the journal); commit = ``commit timer`` (EOS rolls back by itself
 unless confirmed); confirm = ``configure session NAME commit`` once the post-checks pass; discard =
 ``configure session NAME abort``. EOS has no firmware driver here: it does not implement
-``FirmwareDriver``, so a firmware run refuses EOS devices before it starts. No EOS runs here: the tests drive this
-class against a recorded session transcript (RecordedEosConnection)."""
+``FirmwareDriver``, so a firmware run refuses EOS devices before it starts. No EOS runs here: the tests
+drive this class (and the whole runner) against ``simulator.EosSessionSimulator``, a stateful test
+double whose commit timers really expire and roll back."""
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from pathlib import Path
 from typing import Any
 
 from dualrail_net.deploy.credentials import named_secrets, substitute_secrets
-
 from dualrail_net.deploy.drivers.base import PushRejected, poll_healthy, prepend_commands, revert_timer
 from dualrail_net.platforms.eos.parse_config import parse_eos
 from dualrail_net.verify.model import DeviceConfig
@@ -90,10 +91,22 @@ class EosDriver:
             self.session = session
 
     def health(self) -> list[str]:
-        out = self.conn.send_command("show ip bgp summary")
-        return [f"{self.name}: {m.group(1)} is {m.group(2)}"
-                for m in re.finditer(r"^\s*(\d+\.\d+\.\d+\.\d+)\s+\d+\s+\d+\s+.*?\s(Idle|Active|Connect|OpenSent|"
-                                     r"OpenConfirm)\b", out, re.MULTILINE)]
+        """Every BGP peer of every VRF that is not Established (an administratively shut one is
+        intended), from EOS's JSON (the text table's columns move between releases)."""
+        out = self.conn.send_command("show ip bgp summary vrf all | json")
+        try:
+            doc = json.loads(out)
+            vrfs = doc["vrfs"]
+        except (ValueError, KeyError, TypeError):
+            return [f"{self.name}: unreadable BGP summary: {out.strip()[:120]}"]
+        problems = []
+        for vrf, body in vrfs.items():
+            for address, peer in (body.get("peers") or {}).items():
+                state = peer.get("peerState", "?")
+                if state != "Established" and peer.get("peerStateIdleReason") != "Admin":
+                    where = f" (VRF {vrf})" if vrf != "default" else ""
+                    problems.append(f"{self.name}: {address}{where} is {state}")
+        return problems
 
     def wait_healthy(self, timeout: float) -> list[str]:
         return poll_healthy(self.health, timeout)

@@ -1,0 +1,175 @@
+"""The EOS deploy path against EosSessionSimulator, a stateful TEST DOUBLE of an EOS switch's
+configuration sessions (no EOS runs here): commit timers that really expire and roll back, confirm,
+abort, session diffs, and the JSON BGP summary the driver reads. The whole runner rolls both
+planes' EOS spines through it, and a change survives past its timer only when its post-checks
+passed."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from dualrail_net.deploy.drivers.base import PushRejected
+from dualrail_net.deploy.journal import Journal
+from dualrail_net.deploy.playbook import Playbook
+from dualrail_net.deploy.runner import Runner
+from dualrail_net.manifest import Manifest
+from dualrail_net.platforms.eos.driver import EosDriver
+from dualrail_net.platforms.eos.parse_config import parse_eos
+from dualrail_net.platforms.eos.simulator import EosSessionSimulator
+from dualrail_net.render import render_fabric
+from dualrail_net.render.artifacts import write_artifacts
+from dualrail_net.resolve.model import Fabric
+from dualrail_net.verify.model import DeviceConfig
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+OLD = ["hostname s1", "router bgp 65000", "   neighbor 10.0.0.1 remote-as 65001", "   maximum-paths 4"]
+
+
+def test_a_commit_reverts_when_its_timer_runs_out_and_stays_when_confirmed() -> None:
+    clock = Clock()
+    sw = EosSessionSimulator("s1", list(OLD), peers={"10.0.0.1": 65001}, clock=clock)
+    new = ["hostname s1", "router bgp 65000", "   neighbor 10.0.0.1 remote-as 65001", "   maximum-paths 8"]
+    sw.send_config_set(["configure session t1", "rollback clean-config", *new])
+    assert "+   maximum-paths 8" in sw.send_command("show session-config diffs")
+    sw.send_command("commit timer 00:05:00")
+    assert "maximum-paths 8" in sw.send_command("show running-config")
+    clock.now += 301
+    assert "maximum-paths 4" in sw.send_command("show running-config") and sw.reverted == 1
+    assert sw.send_command("configure session t1 commit").startswith("%")  # too late to confirm
+    sw.send_config_set(["configure session t2", "rollback clean-config", *new])
+    sw.send_command("commit timer 00:05:00")
+    clock.now += 200
+    assert sw.send_command("configure session t2 commit") == ""
+    clock.now += 1000
+    assert "maximum-paths 8" in sw.send_command("show running-config") and sw.reverted == 1
+
+
+def test_abort_rolls_back_at_once_and_invalid_input_is_refused() -> None:
+    clock = Clock()
+    sw = EosSessionSimulator("s1", list(OLD), clock=clock)
+    sw.send_config_set(["configure session t1", "rollback clean-config", "hostname s1", "router bgp 65000"])
+    sw.send_command("commit timer 00:10:00")
+    assert "neighbor" not in sw.send_command("show running-config")
+    sw.send_command("configure session t1 abort")
+    assert sw.send_command("show running-config").splitlines() == OLD
+    assert "% Invalid input" in sw.send_config_set(["configure session t3", "hostnme s1"])
+
+
+def test_the_driver_reads_the_json_bgp_summary() -> None:
+    sw = EosSessionSimulator("s1", list(OLD), peers={"10.0.0.1": 65002})
+    drv = EosDriver(SimpleNamespace(name="s1", data={}), sw, session_name="x")
+    assert drv.health() == ["s1: 10.0.0.1 is Active"]  # the router at 10.0.0.1 is AS 65002
+    sw.peers["10.0.0.1"] = 65001
+    assert drv.health() == []
+    assert json.loads(sw.send_command("show ip bgp summary vrf all | json"))["vrfs"]["default"]["asn"] == "65000"
+
+
+@pytest.fixture(scope="module")
+def build(tmp_path_factory: pytest.TempPathFactory, example_fabric: Fabric) -> Path:
+    out = tmp_path_factory.mktemp("eos-sim") / "build"
+    write_artifacts(render_fabric(example_fabric), out)
+    return out
+
+
+@pytest.fixture()
+def secrets(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "outside-the-repo" / "secrets.yaml"
+    path.parent.mkdir()
+    path.write_text("secrets:\n  netops-password: $6$x$y\n  tacacs-key: k\n")
+    monkeypatch.setenv("DUALRAIL_SECRETS", str(path))
+
+
+def _spines(build: Path, clock: Clock, folder: Path) -> tuple[dict[str, Any], dict[str, EosSessionSimulator]]:
+    """Every EOS spine of both planes as a runner host, each with a simulated switch running an
+    older config (maximum-paths 32) whose peers are the routers the cabling really puts there."""
+    manifest = Manifest.load(build)
+    hosts: dict[str, Any] = {}
+    switches: dict[str, EosSessionSimulator] = {}
+    for name, meta in manifest.devices.items():
+        if meta.platform != "eos":
+            continue
+        text = (build / meta.dir / "running-config").read_text()
+        dev = DeviceConfig(name, "eos")
+        parse_eos(text, dev)
+        peers = {addr: n.remote_asn for inst in dev.bgp.values() for addr, n in inst.neighbors.items()
+                 if n.remote_asn is not None}
+        old_text = text.replace("maximum-paths 64 ecmp 64", "maximum-paths 32 ecmp 32")
+        old_text = old_text.replace("${secret:netops-password}", "$6$old$hash").replace("${secret:tacacs-key}", "old")
+        old = [line for line in old_text.splitlines() if line.strip() and not line.startswith("!")]
+        switches[name] = EosSessionSimulator(name, old, peers=peers, clock=clock)
+        device_dir = folder / name
+        device_dir.mkdir(parents=True)
+        (device_dir / "running-config").write_text(text)
+        hosts[name] = SimpleNamespace(name=name, data={"device_dir": str(device_dir), "twin_dir": str(device_dir),
+                                                       "run_platform": "eos", "platform": "eos", "plane": meta.plane,
+                                                       "role": meta.role, "paths": {}})
+    return hosts, switches
+
+
+BOOK = Playbook(name="spines", planes=["A", "B"], roles=["spine"], canary=0, post_check_timeout_seconds=0.2,
+                drain_settle_seconds=0, confirm_timeout_seconds=600)
+
+
+def test_the_runner_rolls_both_planes_of_eos_spines(build: Path, tmp_path: Path, secrets: None) -> None:
+    clock = Clock()
+    hosts, switches = _spines(build, clock, tmp_path / "devices")
+    assert len(switches) == 8
+    journal = Journal(tmp_path / "j.sqlite")
+    runner = Runner(hosts, lambda h: switches[h.name], journal, BOOK, tmp_path / "bk")
+    report = runner.run(str(build))
+    assert report.status == "ok", report.detail
+    clock.now += 3600  # far past every commit timer
+    for name, sw in switches.items():
+        running = sw.send_command("show running-config")
+        assert "maximum-paths 64 ecmp 64" in running and sw.reverted == 0, name
+        assert "secret sha512 $6$x$y" in running and "${secret:" not in running  # put in at push time
+    steps = journal.run(report.run_id)["steps"]
+    planes_in_order = [s["plane"] for s in steps if s["step"] == "confirm"]
+    assert planes_in_order == ["A"] * 4 + ["B"] * 4  # one plane at a time
+
+
+def test_a_change_that_fails_its_post_check_does_not_survive(build: Path, tmp_path: Path, secrets: None) -> None:
+    clock = Clock()
+    hosts, switches = _spines(build, clock, tmp_path / "devices")
+    broken = Path(hosts["a-spine-2"].data["device_dir"]) / "running-config"
+    # a typo in one neighbor's ASN: EOS accepts it, the session does not come up
+    broken.write_text(broken.read_text().replace("remote-as 4200001101", "remote-as 4200001199", 1))
+    journal = Journal(tmp_path / "j.sqlite")
+    runner = Runner(hosts, lambda h: switches[h.name], journal, BOOK, tmp_path / "bk")
+    report = runner.run(str(build))
+    assert report.status == "failed" and "a-spine-2" in report.detail
+    clock.now += 3600
+    sw = switches["a-spine-2"]
+    running = sw.send_command("show running-config")
+    assert "remote-as 4200001199" not in running and "maximum-paths 32 ecmp 32" in running
+    assert not any(c.endswith(" commit") and c.startswith("configure session") for c in sw.sent)
+    # the run stopped: plane B was never touched
+    assert all(not s.sent or all(c.startswith("show") for c in s.sent) for n, s in switches.items() if n.startswith("b-"))
+    steps = [s["step"] for s in journal.run(report.run_id)["steps"] if s["device"] == "a-spine-2"]
+    assert "confirm" not in steps and "rollback" in steps
+
+
+def test_a_missing_secret_stops_the_push(build: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("DUALRAIL_SECRETS", raising=False)
+    clock = Clock()
+    hosts, switches = _spines(build, clock, tmp_path / "devices")
+    journal = Journal(tmp_path / "j.sqlite")
+    runner = Runner(hosts, lambda h: switches[h.name], journal, BOOK, tmp_path / "bk")
+    report = runner.run(str(build))
+    assert report.status == "failed" and "netops-password" in report.detail and "$6$" not in report.detail
+    for sw in switches.values():  # nothing new reached any switch (at most its own backup went back)
+        running = sw.send_command("show running-config")
+        assert "${secret:" not in running and "maximum-paths 32 ecmp 32" in running

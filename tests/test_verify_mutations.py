@@ -451,3 +451,20 @@ def test_cabling_rows_read_as_dictreader_reads_them(tmp_path: Path) -> None:
         assert list(plan.column("kind")) == [row.get("kind") for row in rows]
         assert list(plan.column("a_device")) == [row.get("a_device") for row in rows]
     assert read_cabling(tmp_path / "missing.csv") == []
+
+
+def test_planes_computed_in_forked_processes_give_the_same_findings(clean: Path, tmp_path: Path) -> None:
+    """checks/routing.py computes large planes in forked children: the findings must be those of the
+    plain sequential computation (a mutation in each plane, so both have findings)."""
+    from dualrail_net.verify.checks import Context
+    from dualrail_net.verify.checks.routing import routing_findings
+    broken = tmp_path / "build"
+    shutil.copytree(clean, broken)
+    edit(broken / LEAF_A / "frr.conf", "ip route 10.12.0.0/26 blackhole\n", "")
+    edit(broken / "plane-B/b-spine-1/running-config", "   neighbor 10.21.0.1 description",
+         "   neighbor 10.21.0.1 shutdown\n   neighbor 10.21.0.1 description")
+    snap = load_snapshot(broken)
+    forked = routing_findings(Context(snap), parallel_from=1)
+    plain = routing_findings(Context(snap), parallel_from=10 ** 9)
+    assert forked == plain
+    assert {f.plane for found in plain.values() for f in found} == {"A", "B"}

@@ -6,10 +6,14 @@ it (file:line)."""
 
 from __future__ import annotations
 
+import os
+import pickle
+import traceback
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass
 
-from dualrail_net.verify.checks import Context, ROUTING, SESSIONS, TOPOLOGY, check, finding
+from dualrail_net.verify.checks import Context, ROUTING, SESSIONS, TOPOLOGY, check, finding, running
 from dualrail_net.verify.controlplane import (
     PlaneControl,
     PlanePlan,
@@ -38,16 +42,87 @@ class PlaneView:
     sessions: dict[frozenset[NodeId], SessionState]
 
 
-def planes(ctx: Context) -> list[PlaneView]:
-    views = []
-    for plane in ctx.snap.planes:
-        control = compute_plane(ctx.snap, ctx.topo, plane, planned_prefixes(ctx.snap, plane))
-        bit_of = {p: i for i, p in enumerate(control.index.prefixes)}
-        plan = expected_plane(ctx.snap, plane, bit_of)
-        node = {name: instance_of(ctx.topo, ctx.snap, name, plane) for name in plan.nodes}
-        sessions = {frozenset((st.session.a, st.session.b)): st for st in control.sessions}
-        views.append(PlaneView(control, plan, node, sessions))
-    return views
+def plane_view(ctx: Context, plane: str) -> PlaneView:
+    control = compute_plane(ctx.snap, ctx.topo, plane, planned_prefixes(ctx.snap, plane))
+    bit_of = {p: i for i, p in enumerate(control.index.prefixes)}
+    plan = expected_plane(ctx.snap, plane, bit_of)
+    node = {name: instance_of(ctx.topo, ctx.snap, name, plane) for name in plan.nodes}
+    sessions = {frozenset((st.session.a, st.session.b)): st for st in control.sessions}
+    return PlaneView(control, plan, node, sessions)
+
+
+PlaneCheck = Callable[[Context, PlaneView], list[Finding]]
+PER_PLANE: dict[str, PlaneCheck] = {}  # check id -> its body for one plane, in registry order
+
+# From this many routing instances in a plane, the planes are computed in forked children at once
+# (each plane's model is independent; a 100k-GPU plane takes ~14 s)
+PARALLEL_FROM = 2000
+
+
+def plane_findings(ctx: Context, view: PlaneView) -> dict[str, list[Finding]]:
+    out = {}
+    for check_id, body in PER_PLANE.items():
+        with running(check_id):
+            out[check_id] = body(ctx, view)
+    return out
+
+
+def routing_findings(ctx: Context, parallel_from: int | None = None) -> dict[str, list[Finding]]:
+    """Every per-plane routing check's findings, plane by plane in the snapshot's order. Large
+    planes are computed in forked children (the parent computes the first plane); only the
+    findings come back (pickled), never the model."""
+    threshold = PARALLEL_FROM if parallel_from is None else parallel_from
+    planes = list(ctx.snap.planes)
+    per_plane: dict[str, dict[str, list[Finding]]] = {}
+    children: list[tuple[str, int, int]] = []
+    large = len(ctx.snap.devices) >= threshold and len(planes) > 1 and hasattr(os, "fork")
+    if large:
+        _ = ctx.topo.sessions  # built once, before the fork: every child reads it
+        for plane in planes[1:]:
+            read_fd, write_fd = os.pipe()
+            pid = os.fork()
+            if pid == 0:  # the child: one plane, its findings up the pipe, nothing else
+                os.close(read_fd)
+                code = 0
+                try:
+                    data = pickle.dumps(("ok", plane_findings(ctx, plane_view(ctx, plane))))
+                except BaseException:
+                    data, code = pickle.dumps(("error", traceback.format_exc())), 1
+                with os.fdopen(write_fd, "wb") as pipe:
+                    pipe.write(data)
+                os._exit(code)
+            os.close(write_fd)
+            children.append((plane, pid, read_fd))
+    for plane in planes[:1] if large else planes:
+        per_plane[plane] = plane_findings(ctx, plane_view(ctx, plane))
+    for plane, pid, read_fd in children:
+        with os.fdopen(read_fd, "rb") as pipe:
+            data = pipe.read()
+        os.waitpid(pid, 0)
+        if not data:
+            raise RuntimeError(f"the control-plane model of plane {plane} died in its process")
+        kind, value = pickle.loads(data)
+        if kind != "ok":
+            raise RuntimeError(f"the control-plane model of plane {plane} failed:\n{value}")
+        per_plane[plane] = value
+    merged: dict[str, list[Finding]] = {check_id: [] for check_id in PER_PLANE}
+    for plane in planes:
+        for check_id, found in per_plane[plane].items():
+            merged[check_id] += found
+    return merged
+
+
+def per_plane(check_id: str, title: str) -> Callable[[PlaneCheck], PlaneCheck]:
+    """Register a routing check computed plane by plane (over the shared control-plane model)."""
+    def wrap(body: PlaneCheck) -> PlaneCheck:
+        PER_PLANE[check_id] = body
+
+        def run(ctx: Context) -> list[Finding]:
+            return ctx.memo(routing_findings)[check_id]
+        run.__name__ = body.__name__
+        check(check_id, title, reads={ROUTING, SESSIONS, TOPOLOGY})(run)
+        return body
+    return wrap
 
 
 def _label(node: NodeId) -> str:
@@ -172,44 +247,42 @@ def _origin_reason(ctx: Context, view: PlaneView, origin_name: str, bit: int) ->
             "(no `network` statement or redistribution covers it)")
 
 
-@check("ROUTE-MISSING", "every planned prefix is in the BGP RIB of every switch of its plane",
-       reads={ROUTING, SESSIONS, TOPOLOGY})
-def route_missing(ctx: Context) -> list[Finding]:
+@per_plane("ROUTE-MISSING", "every planned prefix is in the BGP RIB of every switch of its plane")
+def route_missing(ctx: Context, view: PlaneView) -> list[Finding]:
     out: list[Finding] = []
     why = "a switch without the route blackholes the traffic to it: the servers behind it are cut off"
-    for view in ctx.memo(planes):
-        plan, control = view.plan, view.control
-        prefixes = control.index.prefixes
-        missing: dict[int, list[str]] = defaultdict(list)
-        no_instance = []
-        for name in plan.nodes:
-            node = view.node[name]
-            want = plan.reach.get(name, 0)
-            if not want:
-                continue
-            if node is None:
-                no_instance.append(name)
-                continue
-            for bit in bits(want & ~control.reach.get(node, 0)):
-                missing[bit].append(name)
-        for name in no_instance:
-            out.append(finding([name], control.plane, f"{name} runs no BGP instance in plane {control.plane}: "
-                                                      f"it has none of the plane's {bin(plan.reach[name]).count('1')} "
-                                                      "planned prefixes", why))
-        origin_of = {bit: name for name, o in plan.origin.items() for bit in bits(o)}
-        for count, (bit, names) in enumerate(sorted(missing.items())):
-            if count == MAX_FINDINGS:
-                out.append(finding([], control.plane, f"... and {len(missing) - MAX_FINDINGS} more missing "
-                                                      f"prefixes in plane {control.plane}", why))
-                break
-            origin = origin_of.get(bit, "")
-            reason = _origin_reason(ctx, view, origin, bit) if origin else ""
-            if not reason:
-                reason = _first_hop_reason(ctx, view, names, bit)
-            shown = ", ".join(names[:6]) + (f" and {len(names) - 6} more" if len(names) > 6 else "")
-            out.append(finding(sorted(set(names + ([origin] if origin else []))), control.plane,
-                               f"plane {control.plane}: {prefixes[bit]} (originated by {origin or '?'}) is missing on "
-                               f"{len(names)} of {len(plan.nodes)} switches ({shown}): {reason}", why))
+    plan, control = view.plan, view.control
+    prefixes = control.index.prefixes
+    missing: dict[int, list[str]] = defaultdict(list)
+    no_instance = []
+    for name in plan.nodes:
+        node = view.node[name]
+        want = plan.reach.get(name, 0)
+        if not want:
+            continue
+        if node is None:
+            no_instance.append(name)
+            continue
+        for bit in bits(want & ~control.reach.get(node, 0)):
+            missing[bit].append(name)
+    for name in no_instance:
+        out.append(finding([name], control.plane, f"{name} runs no BGP instance in plane {control.plane}: "
+                                                  f"it has none of the plane's {bin(plan.reach[name]).count('1')} "
+                                                  "planned prefixes", why))
+    origin_of = {bit: name for name, o in plan.origin.items() for bit in bits(o)}
+    for count, (bit, names) in enumerate(sorted(missing.items())):
+        if count == MAX_FINDINGS:
+            out.append(finding([], control.plane, f"... and {len(missing) - MAX_FINDINGS} more missing "
+                                                  f"prefixes in plane {control.plane}", why))
+            break
+        origin = origin_of.get(bit, "")
+        reason = _origin_reason(ctx, view, origin, bit) if origin else ""
+        if not reason:
+            reason = _first_hop_reason(ctx, view, names, bit)
+        shown = ", ".join(names[:6]) + (f" and {len(names) - 6} more" if len(names) > 6 else "")
+        out.append(finding(sorted(set(names + ([origin] if origin else []))), control.plane,
+                           f"plane {control.plane}: {prefixes[bit]} (originated by {origin or '?'}) is missing on "
+                           f"{len(names)} of {len(plan.nodes)} switches ({shown}): {reason}", why))
     return out
 
 
@@ -236,52 +309,48 @@ def _first_hop_reason(ctx: Context, view: PlaneView, names: list[str], bit: int)
     return "; ".join(dict.fromkeys(reasons)) or "no planned neighbor has it"
 
 
-@check("ROUTE-ECMP-WIDTH", "every switch installs each planned prefix over every planned equal-cost next hop",
-       reads={ROUTING, SESSIONS, TOPOLOGY})
-def route_ecmp_width(ctx: Context) -> list[Finding]:
+@per_plane("ROUTE-ECMP-WIDTH", "every switch installs each planned prefix over every planned equal-cost next hop")
+def route_ecmp_width(ctx: Context, view: PlaneView) -> list[Finding]:
     out: list[Finding] = []
     why = "each lost next hop is a share of the plane's bandwidth that sits idle while the rest congests"
-    for view in ctx.memo(planes):
-        plan, control = view.plan, view.control
-        prefixes = control.index.prefixes
-        grouped: dict[tuple[str, str], tuple[int, list[str], int]] = {}
-        for dst, src, expected in plan.links():
-            receiver = view.node.get(dst)
-            if receiver is None:
-                continue  # ROUTE-MISSING reports a switch without BGP in the plane
-            sender = view.node.get(src)
-            lost = expected & control.reach.get(receiver, 0)
-            if sender is not None and lost:
-                lost ^= lost & control.via(receiver, sender)
-            if not lost:
-                continue
-            first = (lost & -lost).bit_length() - 1
-            reason = edge_reason(ctx, view, sender, receiver, first, src)
-            key = (dst, reason)
-            count, senders, example = grouped.get(key, (0, [], first))
-            grouped[key] = (count + lost.bit_count(), senders + [src], example)
-            if len(grouped) > MAX_FINDINGS:
-                break
-        for (dst, reason), (count, senders, example) in grouped.items():
-            out.append(finding(sorted({dst, *senders}), control.plane,
-                               f"{dst} installs {count} route(s) without next hop {', '.join(senders[:6])}"
-                               f"{' and more' if len(senders) > 6 else ''} (plane {control.plane}, e.g. "
-                               f"{prefixes[example]}): {reason}", why))
+    plan, control = view.plan, view.control
+    prefixes = control.index.prefixes
+    grouped: dict[tuple[str, str], tuple[int, list[str], int]] = {}
+    for dst, src, expected in plan.links():
+        receiver = view.node.get(dst)
+        if receiver is None:
+            continue  # ROUTE-MISSING reports a switch without BGP in the plane
+        sender = view.node.get(src)
+        lost = expected & control.reach.get(receiver, 0)
+        if sender is not None and lost:
+            lost ^= lost & control.via(receiver, sender)
+        if not lost:
+            continue
+        first = (lost & -lost).bit_length() - 1
+        reason = edge_reason(ctx, view, sender, receiver, first, src)
+        key = (dst, reason)
+        count, senders, example = grouped.get(key, (0, [], first))
+        grouped[key] = (count + lost.bit_count(), senders + [src], example)
+        if len(grouped) > MAX_FINDINGS:
+            break
+    for (dst, reason), (count, senders, example) in grouped.items():
+        out.append(finding(sorted({dst, *senders}), control.plane,
+                           f"{dst} installs {count} route(s) without next hop {', '.join(senders[:6])}"
+                           f"{' and more' if len(senders) > 6 else ''} (plane {control.plane}, e.g. "
+                           f"{prefixes[example]}): {reason}", why))
     return out
 
 
-@check("BGP-SESSION-DOWN", "every configured session comes up and carries IPv4 unicast",
-       reads={ROUTING, SESSIONS, TOPOLOGY})
-def session_down(ctx: Context) -> list[Finding]:
+@per_plane("BGP-SESSION-DOWN", "every configured session comes up and carries IPv4 unicast")
+def session_down(ctx: Context, view: PlaneView) -> list[Finding]:
     out: list[Finding] = []
     why = "a session that stays down or carries no IPv4 routes removes its link from the plane"
-    for view in ctx.memo(planes):
-        for state in view.control.sessions:
-            if state.up or "remote-as" in state.reason.split(": ", 1)[-1].split(" but ")[0]:
-                continue  # a remote-as disagreement is BGP-PEER-MISMATCH's
-            s = state.session
-            out.append(finding([s.a[0], s.b[0]], view.control.plane,
-                               f"session {_label(s.a)} - {_label(s.b)} carries no IPv4 routes: {state.reason}", why))
+    for state in view.control.sessions:
+        if state.up or "remote-as" in state.reason.split(": ", 1)[-1].split(" but ")[0]:
+            continue  # a remote-as disagreement is BGP-PEER-MISMATCH's
+        s = state.session
+        out.append(finding([s.a[0], s.b[0]], view.control.plane,
+                           f"session {_label(s.a)} - {_label(s.b)} carries no IPv4 routes: {state.reason}", why))
     return out
 
 
@@ -311,17 +380,15 @@ def undefined_refs(ctx: Context) -> list[Finding]:
     return out
 
 
-@check("ROUTE-DEAD-NETWORK", "every `network` statement has a route in the RIB to advertise",
-       reads={ROUTING, SESSIONS, TOPOLOGY})
-def dead_networks(ctx: Context) -> list[Finding]:
+@per_plane("ROUTE-DEAD-NETWORK", "every `network` statement has a route in the RIB to advertise")
+def dead_networks(ctx: Context, view: PlaneView) -> list[Finding]:
     """A statement that advertises nothing (a planned prefix among them is an outage, which
     ROUTE-MISSING reports as an error; here every such statement is named)."""
     out: list[Finding] = []
-    for view in ctx.memo(planes):
-        for node, net, line in view.control.dead_networks:
-            out.append(finding([node[0]], view.control.plane,
-                               f"{_loc(ctx, node[0], line)}: network {net} advertises nothing: {_label(node)} has no "
-                               "connected subnet or usable static route for exactly that prefix",
-                               "FRR and EOS advertise a network statement only while its prefix is in the RIB",
-                               Severity.WARNING))
+    for node, net, line in view.control.dead_networks:
+        out.append(finding([node[0]], view.control.plane,
+                           f"{_loc(ctx, node[0], line)}: network {net} advertises nothing: {_label(node)} has no "
+                           "connected subnet or usable static route for exactly that prefix",
+                           "FRR and EOS advertise a network statement only while its prefix is in the RIB",
+                           Severity.WARNING))
     return out

@@ -468,3 +468,39 @@ def test_planes_computed_in_forked_processes_give_the_same_findings(clean: Path,
     plain = routing_findings(Context(snap), parallel_from=10 ** 9)
     assert forked == plain
     assert {f.plane for found in plain.values() for f in found} == {"A", "B"}
+
+
+@pytest.fixture(scope="module")
+def all_frr(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A small fabric whose spines run FRR too (the example's spines are EOS)."""
+    inv = synthetic_inventory(Shape(spines_per_pod=2, sus_per_pod=1, rails=2, servers_per_su=2))
+    out = tmp_path_factory.mktemp("frr") / "build"
+    write_artifacts(render_fabric(resolve_fabric(inv)), out)
+    return out
+
+
+def _unnumbered(path: Path, address: str, port: str) -> None:
+    """`neighbor ADDRESS` -> `neighbor PORT interface` (unnumbered), its ASN as `external`."""
+    text = path.read_text()
+    text = re.sub(rf"^ neighbor {re.escape(address)} remote-as \d+$", f" neighbor {port} interface remote-as external",
+                  text, flags=re.M)
+    path.write_text(text.replace(f"neighbor {address} ", f"neighbor {port} "))
+
+
+def test_an_unnumbered_link_is_paired_over_its_cable(all_frr: Path, tmp_path: Path) -> None:
+    edited = tmp_path / "build"
+    shutil.copytree(all_frr, edited)
+    _unnumbered(edited / "plane-A/a-leaf-su1-r0/frr.conf", "10.0.0.0", "swp33")
+    _unnumbered(edited / "plane-A/a-spine-1/frr.conf", "10.0.0.1", "swp1")
+    snap = load_snapshot(edited)
+    results = run_checks(snap)
+    assert [f"{f.check}: {f.message}" for r in results for f in r.findings] == []
+    from dualrail_net.verify.checks import Context
+    sessions = Context(snap).topo.sessions
+    assert any(s.a_neighbor == "swp33" or s.b_neighbor == "swp33" for s in sessions)
+    # one side only: no session, and the model loses that next hop
+    one_side = tmp_path / "one"
+    shutil.copytree(all_frr, one_side)
+    _unnumbered(one_side / "plane-A/a-leaf-su1-r0/frr.conf", "10.0.0.0", "swp33")
+    fired = {r.check for r in run_checks(load_snapshot(one_side)) if r.findings}
+    assert {"BGP-ONE-SIDED", "ROUTE-ECMP-WIDTH"} <= fired

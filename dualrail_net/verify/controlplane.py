@@ -158,14 +158,18 @@ def session_state(snap: Snapshot, topo: Topology, s: Session,
     for node, peer_ip in ((s.a, s.b_neighbor), (s.b, s.a_neighbor)):
         if with_down_ports is not None and node[0] not in with_down_ports:
             continue
-        # the local port: the endpoint of this instance whose address the peer names
-        i = topo.by_ip.get(peer_ip)
-        if i is None:
-            continue
-        ep = topo.endpoint(i)
-        iface = devices[node[0]].interfaces.get(ep.interface) if ep.device == node[0] else None
+        own = s.a_neighbor if node == s.a else s.b_neighbor
+        if devices[node[0]].bgp[node[1]].neighbors[own].interface:  # unnumbered: the neighbor is the port
+            port_name = own
+        else:  # the local port: the endpoint of this instance whose address the peer names
+            i = topo.by_ip.get(peer_ip)
+            if i is None:
+                continue
+            ep = topo.endpoint(i)
+            port_name = ep.interface if ep.device == node[0] else ""
+        iface = devices[node[0]].interfaces.get(port_name)
         if iface is not None and iface.down:
-            return SessionState(s, False, f"{_dir(snap, node[0])}: port {ep.interface} of {node[0]} is "
+            return SessionState(s, False, f"{_dir(snap, node[0])}: port {port_name} of {node[0]} is "
                                           f"{'shut down' if iface.down == 'shutdown' else 'a switchport (no `no switchport`), so its IP address is not used'}")
     return SessionState(s, True)
 

@@ -44,6 +44,7 @@ class Neighbor:
     remote_kind: str | None = None  # `remote-as external|internal` (remote_asn stays None)
     activate: bool | None = None  # `[no] neighbor X activate` in ipv4 unicast; None: the instance's default
     peer_group: str | None = None  # the peer-group it is bound to (its settings are copied in, see finish_bgp)
+    interface: bool = False  # an unnumbered neighbor: `neighbor PORT interface`, paired over the cable on PORT
     line: int = 0  # where it is first configured in the routing file (1-based; 0: not known)
 
 
@@ -68,6 +69,7 @@ class BgpInstance:
     # When on, an eBGP neighbor without a route-map in a direction carries nothing that way
     ebgp_requires_policy: bool | None = None
     peer_groups: set[str] = field(default_factory=set)  # names defined with `neighbor NAME peer-group`
+    interface_neighbors: list[str] = field(default_factory=list)  # the unnumbered ones (port names)
     aggregates: list[Aggregate] = field(default_factory=list)
     vpn_import: bool = False  # FRR `import vpn`: takes routes whose RT matches rt_import
     vpn_export: bool = False  # FRR `export vpn`: exports with rt_export

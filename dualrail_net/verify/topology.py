@@ -166,6 +166,8 @@ class Topology:
     def _paired(self) -> tuple[list[Session], list[tuple[NodeId, str, str]]]:
         started = time.monotonic()
         paired = _sessions(self.snap, self)
+        unnumbered = _interface_sessions(self.snap, self)
+        paired = (paired[0] + unnumbered[0], paired[1] + unnumbered[1])
         self.seconds["sessions"] = time.monotonic() - started
         return paired
 
@@ -286,12 +288,60 @@ def _statements(snap: Snapshot, topo: Topology) -> Statements:
             number = topo.node_id[(dev.name, vrf)]
             neighbors[number] = inst.neighbors
             asn[number] = inst.asn
+            if inst.interface_neighbors:  # unnumbered neighbors are paired over their cable instead
+                numbered = {a: n for a, n in inst.neighbors.items() if not n.interface}
+                address += numbered
+                neighbor += numbered.values()
+                node += [number] * len(numbered)
+                continue
             address += inst.neighbors
             neighbor += inst.neighbors.values()
             node += [number] * len(inst.neighbors)
     by_ip = topo.by_ip
     owner = np.array([by_ip.get(a, -1) for a in address], dtype=np.int64)
     return Statements(np.array(node, dtype=np.int64), address, neighbor, owner, neighbors, asn)
+
+
+def _interface_sessions(snap: Snapshot, topo: Topology) -> tuple[list[Session], list[tuple[NodeId, str, str]]]:
+    """Unnumbered neighbors (`neighbor PORT interface`): a session exists when the cabling plan
+    joins PORT to a port of another switch whose instance (the VRF of that port) names that port as
+    an unnumbered neighbor too. A, B ordered as the plan's first cable meets them."""
+    wanted = [(dev, vrf, inst) for dev in snap.devices.values() for vrf, inst in dev.bgp.items()
+              if inst.interface_neighbors]
+    if not wanted:
+        return [], []
+    plan = snap.cabling
+    far: dict[tuple[str, str], tuple[str, str]] = {}
+    for a, a_port, b, b_port in zip(plan.column("a_device"), plan.column("a_port"), plan.column("b_device"),
+                                    plan.column("b_port")):
+        far[(a, a_port)] = (b, b_port)
+        far[(b, b_port)] = (a, a_port)
+    sessions: list[Session] = []
+    one_sided: list[tuple[NodeId, str, str]] = []
+    made: set[frozenset[tuple[str, str]]] = set()
+    for dev, vrf, inst in wanted:
+        for port in inst.interface_neighbors:
+            node = (dev.name, vrf)
+            other = far.get((dev.name, port))
+            peer = snap.devices.get(other[0]) if other else None
+            if other is None or peer is None:
+                one_sided.append((node, port, "the cabling plan joins this port to no other switch"))
+                continue
+            peer_iface = peer.interfaces.get(other[1])
+            peer_vrf = peer_iface.vrf if peer_iface is not None else None
+            peer_inst = peer.bgp.get(peer_vrf)
+            back = peer_inst.neighbors.get(other[1]) if peer_inst is not None else None
+            if peer_inst is None or back is None or not back.interface:
+                one_sided.append((node, port, f"{other[0]} has no unnumbered neighbor on {other[1]}"))
+                continue
+            key = frozenset(((dev.name, port), other))
+            if key in made:
+                continue
+            made.add(key)
+            mine = inst.neighbors[port]
+            sessions.append(Session(node, (other[0], peer_vrf), port, other[1], inst.asn, peer_inst.asn,
+                                    mine.remote_asn, back.remote_asn))
+    return sessions, one_sided
 
 
 def _sessions(snap: Snapshot, topo: Topology) -> tuple[list[Session], list[tuple[NodeId, str, str]]]:

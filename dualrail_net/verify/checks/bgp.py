@@ -45,7 +45,11 @@ def session_missing(ctx: Context) -> list[Finding]:
     # configs (those go to `more`); no 1.2M tuples of a set of pairs
     partner: dict[str, str] = {}
     more: dict[str, set[str]] = {}
+    unnumbered: set[tuple[str, str]] = set()  # (device, port) of every unnumbered session's end
     for s in ctx.topo.sessions:
+        if ctx.snap.devices[s.a[0]].bgp[s.a[1]].neighbors[s.a_neighbor].interface:
+            unnumbered.update(((s.a[0], s.a_neighbor), (s.b[0], s.b_neighbor)))
+            continue
         a, b = s.a_neighbor, s.b_neighbor
         if partner.setdefault(a, b) != b:
             more.setdefault(a, set()).add(b)
@@ -58,9 +62,12 @@ def session_missing(ctx: Context) -> list[Finding]:
     a_ports, b_ports = plan.column("a_port"), plan.column("b_port")
     a_ends = port_interfaces(devices, plan.column("a_device"), a_ports)
     b_ends = port_interfaces(devices, plan.column("b_device"), b_ports)
+    a_devices = plan.column("a_device")
     for i, (a_if, b_if) in enumerate(zip(a_ends, b_ends)):
         if not (a_if and b_if and a_if.addresses and b_if.addresses):
             continue  # not two switch ports; ADDR-P2P-MISMATCH reports missing addresses
+        if unnumbered and (a_devices[i], a_ports[i]) in unnumbered:
+            continue
         a_ip, b_ip = a_if.addresses[0].partition("/")[0], b_if.addresses[0].partition("/")[0]
         if partner.get(a_ip) != b_ip and b_ip not in more.get(a_ip, ()):
             row = plan[i]

@@ -110,8 +110,19 @@ def neighbor_statement(inst: BgpInstance, w: list[str], line: int = 0, negated: 
     if len(w) < 3:
         return False
     name, verb = w[1], w[2]
-    if verb == "interface" or not (is_ip(name) or re.fullmatch(r"[A-Za-z][\w.-]{0,62}", name)):
-        return False  # unnumbered (interface) neighbors are not paired by the model yet
+    if not (is_ip(name) or re.fullmatch(r"[A-Za-z][\w.-]{0,62}", name)):
+        return False
+    if verb == "interface" and not negated:
+        # `neighbor PORT interface [v6only] [peer-group PG | remote-as ASN|external|internal]`
+        rest = [x for x in w[3:] if x != "v6only"]
+        n = _neighbor(inst, w, line)
+        n.interface = True
+        if rest[:1] == ["remote-as"] and len(rest) == 2:
+            return neighbor_statement(inst, ["neighbor", name, "remote-as", rest[1]], line)
+        if rest[:1] == ["peer-group"] and len(rest) == 2:
+            n.peer_group = rest[1]
+            return True
+        return not rest
     if negated:
         if verb == "activate" and len(w) == 3:
             _neighbor(inst, w, line).activate = False
@@ -427,6 +438,7 @@ def finish_bgp(dev: DeviceConfig, frr: bool = True) -> None:
             n.shutdown = n.shutdown or group.shutdown
             if n.activate is None:
                 n.activate = group.activate
+        inst.interface_neighbors = [name for name, n in inst.neighbors.items() if n.interface]
         shut = [address for address, n in inst.neighbors.items() if n.shutdown]
         for address in shut:
             del inst.neighbors[address]

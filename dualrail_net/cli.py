@@ -183,7 +183,7 @@ def build_parser() -> argparse.ArgumentParser:
                            "DUALRAIL_SSH_USER/DUALRAIL_SSH_KEY/DUALRAIL_SSH_PASSWORD or DUALRAIL_SECRETS (a file "
                            "outside the repo); SSH host keys are verified (DUALRAIL_KNOWN_HOSTS or ~/.ssh/known_hosts)."
                            + (" The playbook sets plane order, canary, batches, concurrency, spine drains and "
-                              "health gates; the journal (SQLite) records every step and backup, and "
+                              "health gates; the journal (SQLite, or a shared PostgreSQL) records every step and backup, and "
                               "--resume RUN continues an interrupted run safely." if name == "deploy" else ""),
                            formatter_class=argparse.RawDescriptionHelpFormatter)
         p.add_argument("-o", "--output", type=Path, default=Path("build"), metavar="DIR",
@@ -203,8 +203,10 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument("--reason", default=None, metavar="TEXT", help="why --force (recorded in the journal)")
             if name == "upgrade":
                 p.add_argument("--image", default=None, help="image/version to install (overrides the playbook)")
-            p.add_argument("--journal", type=Path, default=Path(".dualrail/journal.sqlite"), metavar="FILE",
-                           help="run journal (default: .dualrail/journal.sqlite)")
+            p.add_argument("--journal", default=os.environ.get("DUALRAIL_JOURNAL", ".dualrail/journal.sqlite"),
+                           metavar="FILE|URL",
+                           help="run journal and plane lock: a SQLite file (default: $DUALRAIL_JOURNAL, else "
+                                ".dualrail/journal.sqlite) or a postgresql:// URL shared by every operator and CI runner")
             p.add_argument("--backups", type=Path, default=Path(".dualrail/backups"), metavar="DIR",
                            help="backup folder (never overwritten; default: .dualrail/backups)")
             p.add_argument("--resume", type=int, default=None, metavar="RUN", help="continue an interrupted run")
@@ -215,7 +217,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("runs", help="list deploy runs, or show one", description="Read the run journal.")
     p.add_argument("run", nargs="?", type=int, help="run id to show in full")
-    p.add_argument("--journal", type=Path, default=Path(".dualrail/journal.sqlite"), metavar="FILE")
+    p.add_argument("--journal", default=os.environ.get("DUALRAIL_JOURNAL", ".dualrail/journal.sqlite"),
+                   metavar="FILE|URL", help="a SQLite file or a postgresql:// URL (default: $DUALRAIL_JOURNAL)")
     p.add_argument("--json", action="store_true", help="print one JSON document on stdout")
 
     p = sub.add_parser("build", help="validate + render + every offline verification",
@@ -505,7 +508,7 @@ def _deploy_gate(args: argparse.Namespace) -> str | None:
 
 
 def cmd_deploy(args: argparse.Namespace, ui: Ui) -> int:
-    from dualrail_net.deploy.journal import Journal
+    from dualrail_net.deploy.journal import open_journal
     from dualrail_net.deploy.playbook import load_playbook
     from dualrail_net.deploy.runner import Runner
     from dualrail_net.deploy.session import connector
@@ -525,13 +528,13 @@ def cmd_deploy(args: argparse.Namespace, ui: Ui) -> int:
         _emit(ui, {"ok": False, "error": refusal})
         return EXIT_FAIL
     nr = _nornir(args)
-    runner = Runner(dict(nr.inventory.hosts), connector(nr), Journal(args.journal), book, args.backups,
+    runner = Runner(dict(nr.inventory.hosts), connector(nr), open_journal(args.journal), book, args.backups,
                     say=lambda m: ui.print(f"[dim]deploy:[/] {escape(m)}"))
     forced = f"gate overridden ({refusal}): {args.reason}" if refusal else None
     report = runner.run(str(args.output), resume=args.resume, note=forced)
     nr.close_connections()
     if args.junit:
-        _deploy_junit(Journal(args.journal).run(report.run_id), args.junit)
+        _deploy_junit(open_journal(args.journal).run(report.run_id), args.junit)
     ok = report.status == "ok"
     ui.print(("[green]run %d ok[/]" if ok else "[red]run %d failed[/]") % report.run_id
              + f": planes done {report.planes_done or '-'} in {report.seconds:.1f}s" + (f"; {escape(report.detail)}"
@@ -557,11 +560,11 @@ def _deploy_junit(run: dict[str, Any], path: Path) -> None:
 
 
 def cmd_runs(args: argparse.Namespace, ui: Ui) -> int:
-    from dualrail_net.deploy.journal import Journal
-    journal = Journal(args.journal)
+    from dualrail_net.deploy.journal import journal_label, open_journal
+    journal = open_journal(args.journal)
     if args.run is None:
         runs = journal.runs()
-        table = Table(title=f"Runs in {args.journal}")
+        table = Table(title=f"Runs in {journal_label(args.journal)}")
         for col in ("run", "kind", "playbook", "status", "started", "detail"):
             table.add_column(col)
         for r in runs:

@@ -212,6 +212,10 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument("--resume", type=int, default=None, metavar="RUN", help="continue an interrupted run")
             p.add_argument("--junit", type=Path, default=None, metavar="FILE",
                            help="also write JUnit XML: one test case per device (its steps in the output)")
+            p.add_argument("--events", default=None, metavar="FILE",
+                           help="write every step as it happens, one JSON object per line (plane, batch, device, "
+                                "step, status, done/total, ETA); '-' for stdout. At a terminal a live progress bar "
+                                "per plane is shown as well")
         else:
             p.add_argument("--plane", default=None, help="only this plane")
 
@@ -508,6 +512,7 @@ def _deploy_gate(args: argparse.Namespace) -> str | None:
 
 
 def cmd_deploy(args: argparse.Namespace, ui: Ui) -> int:
+    from dualrail_net.deploy.events import EventingJournal, LiveProgress, Sink, json_lines
     from dualrail_net.deploy.journal import open_journal
     from dualrail_net.deploy.playbook import load_playbook
     from dualrail_net.deploy.runner import Runner
@@ -528,10 +533,30 @@ def cmd_deploy(args: argparse.Namespace, ui: Ui) -> int:
         _emit(ui, {"ok": False, "error": refusal})
         return EXIT_FAIL
     nr = _nornir(args)
-    runner = Runner(dict(nr.inventory.hosts), connector(nr), open_journal(args.journal), book, args.backups,
+    hosts = dict(nr.inventory.hosts)
+    per_plane = {plane: sum(1 for h in hosts.values() if h.data.get("plane") == plane and h.data.get("role") in book.roles)
+                 for plane in book.planes}
+    sinks: list[Sink] = []
+    events_file = None
+    if args.events:
+        events_file = sys.stdout if args.events == "-" else open(args.events, "a", encoding="utf-8")
+        sinks.append(json_lines(events_file))
+    live = LiveProgress(ui.out, per_plane) if ui.out.is_terminal and not ui.as_json else None
+    if live is not None:
+        sinks.append(live)
+    journal = EventingJournal(open_journal(args.journal), sinks, total=sum(per_plane.values()))
+    runner = Runner(hosts, connector(nr), journal, book, args.backups,  # type: ignore[arg-type]
                     say=lambda m: ui.print(f"[dim]deploy:[/] {escape(m)}"))
     forced = f"gate overridden ({refusal}): {args.reason}" if refusal else None
-    report = runner.run(str(args.output), resume=args.resume, note=forced)
+    try:
+        if live is not None:
+            with live:
+                report = runner.run(str(args.output), resume=args.resume, note=forced)
+        else:
+            report = runner.run(str(args.output), resume=args.resume, note=forced)
+    finally:
+        if events_file is not None and events_file is not sys.stdout:
+            events_file.close()
     nr.close_connections()
     if args.junit:
         _deploy_junit(open_journal(args.journal).run(report.run_id), args.junit)

@@ -173,3 +173,29 @@ def test_a_missing_secret_stops_the_push(build: Path, tmp_path: Path, monkeypatc
     for sw in switches.values():  # nothing new reached any switch (at most its own backup went back)
         running = sw.send_command("show running-config")
         assert "${secret:" not in running and "maximum-paths 32 ecmp 32" in running
+
+
+def test_a_run_reports_every_step_as_events_with_progress(build: Path, tmp_path: Path, secrets: None) -> None:
+    import io
+
+    from dualrail_net.deploy.events import DeployEvent, EventingJournal, json_lines
+    clock = Clock()
+    hosts, switches = _spines(build, clock, tmp_path / "devices")
+    seen: list[DeployEvent] = []
+    stream = io.StringIO()
+    journal = EventingJournal(Journal(tmp_path / "j.sqlite"), [seen.append, json_lines(stream)], total=len(hosts))
+    runner = Runner(hosts, lambda h: switches[h.name], journal, BOOK, tmp_path / "bk")  # type: ignore[arg-type]
+    report = runner.run(str(build))
+    assert report.status == "ok"
+    kinds = [e.event for e in seen]
+    assert kinds[0] == "run-start" and kinds[-1] == "run-end"
+    assert [e.plane for e in seen if e.event == "plane-start"] == ["A", "B"]
+    assert [e.plane for e in seen if e.event == "plane-done"] == ["A", "B"]
+    confirms = [e for e in seen if e.event == "step-done" and e.step == "confirm"]
+    assert [e.done for e in confirms] == list(range(1, 9)) and all(e.total == 8 for e in confirms)
+    assert confirms[-1].eta_seconds == 0.0 and all(e.eta_seconds is not None for e in confirms)
+    lines = [json.loads(line) for line in stream.getvalue().splitlines()]
+    assert len(lines) == len(seen) and lines[-1]["event"] == "run-end" and lines[-1]["status"] == "ok"
+    # the events are what the journal recorded, in its order
+    recorded = [(s["device"], s["step"]) for s in journal.run(report.run_id)["steps"]]
+    assert [(e.device, e.step) for e in seen if e.event == "step"] == recorded

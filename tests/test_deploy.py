@@ -373,8 +373,9 @@ def test_the_runner_lets_a_failed_eos_change_revert(tmp_path: Path) -> None:
     assert "rollback" in steps and "confirm" not in steps
 
 
-def test_firmware_run_refuses_a_platform_without_a_firmware_driver(tmp_path: Path) -> None:
-    """EOS has no FirmwareDriver here: a firmware run is refused before anything is sent."""
+def test_firmware_run_refuses_a_platform_without_an_image_url(tmp_path: Path) -> None:
+    """A real EOS switch needs the playbook's image URL: without one the run is refused before
+    anything is sent."""
     (tmp_path / "running-config").write_text("hostname b-spine-1\n")
     host = SimpleNamespace(name="b-spine-1", data={"device_dir": str(tmp_path), "twin_dir": str(tmp_path),
                                                    "run_platform": "eos", "platform": "eos", "plane": "B",
@@ -383,7 +384,7 @@ def test_firmware_run_refuses_a_platform_without_a_firmware_driver(tmp_path: Pat
     book = Playbook(name="fw", kind="firmware", image="9.9.9", planes=["B"], roles=["spine"])
     runner = Runner({"b-spine-1": host}, lambda _h: conn, Journal(tmp_path / "j.sqlite"), book, tmp_path / "bk")
     report = runner.run(str(tmp_path))
-    assert report.status == "failed" and "no firmware driver for platform(s) eos" in report.detail
+    assert report.status == "failed" and "no image_urls for platform(s) eos" in report.detail
     assert conn.sent == []
 
 

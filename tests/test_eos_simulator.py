@@ -199,3 +199,77 @@ def test_a_run_reports_every_step_as_events_with_progress(build: Path, tmp_path:
     # the events are what the journal recorded, in its order
     recorded = [(s["device"], s["step"]) for s in journal.run(report.run_id)["steps"]]
     assert [(e.device, e.step) for e in seen if e.event == "step"] == recorded
+
+
+def test_eos_firmware_rolls_through_both_planes(build: Path, tmp_path: Path, secrets: None) -> None:
+    clock = Clock()
+    hosts, switches = _spines(build, clock, tmp_path / "devices")
+    book = Playbook(name="fw", kind="firmware", image="4.33.1F", planes=["A", "B"], roles=["spine"], canary=0,
+                    post_check_timeout_seconds=0.2, drain_settle_seconds=0,
+                    image_urls={"eos": "http://images.example/EOS-{version}.swi"})
+    journal = Journal(tmp_path / "j.sqlite")
+    report = Runner(hosts, lambda h: switches[h.name], journal, book, tmp_path / "bk").run(str(build))
+    assert report.status == "ok", report.detail
+    assert {sw.version for sw in switches.values()} == {"4.33.1F"} and all(sw.reloads == 1 for sw in switches.values())
+    sent = switches["a-spine-1"].sent
+    assert sent.index("install source http://images.example/EOS-4.33.1F.swi") < sent.index("reload now")
+    steps = [s["step"] for s in journal.run(report.run_id)["steps"] if s["device"] == "b-spine-4"]
+    assert steps == ["backup", "drain", "install", "reboot", "post-check"]
+
+
+def test_eos_firmware_with_a_bad_image_stops(build: Path, tmp_path: Path, secrets: None) -> None:
+    clock = Clock()
+    hosts, switches = _spines(build, clock, tmp_path / "devices")
+    book = Playbook(name="fw", kind="firmware", image="4.33.1F", planes=["A", "B"], roles=["spine"], canary=0,
+                    post_check_timeout_seconds=0.2, drain_settle_seconds=0,
+                    image_urls={"eos": "http://images.example/not-an-image-{version}.bin"})
+    report = Runner(hosts, lambda h: switches[h.name], Journal(tmp_path / "j.sqlite"), book, tmp_path / "bk").run(
+        str(build))
+    assert report.status == "failed" and "install source failed" in report.detail
+    assert all(sw.reloads == 0 and sw.version == "4.32.2F" for sw in switches.values())
+
+
+class CumulusShellDouble:
+    """TEST DOUBLE: a Cumulus switch's shell as netmiko's linux driver sees it, answering the
+    recorded dialogue of an optimized image upgrade (each command followed by `; echo __RC=$?`)."""
+
+    def __init__(self, fail_install: bool = False) -> None:
+        self.sent: list[str] = []
+        self.release = "5.9.1"
+        self.fail_install = fail_install
+
+    def send_command(self, command: str, **_: Any) -> str:
+        body = command.removesuffix("; echo __RC=$?")
+        self.sent.append(body)
+        if body == "cat /etc/lsb-release":
+            return f'DISTRIB_ID="Cumulus Linux"\nDISTRIB_RELEASE={self.release}\n__RC=0'
+        if body.startswith("nv action fetch system image "):
+            return "Fetching system image...\nAction succeeded\n__RC=0"
+        if body.startswith("nv action install system image files "):
+            if self.fail_install:
+                return "Error: image verification failed\n__RC=1"
+            return "Installing system image...\nAction succeeded\n__RC=0"
+        if body.startswith("nv action reboot system"):
+            self.release = "5.10.0"
+            return "__RC=0"
+        return f"unknown command\n__RC=127"
+
+
+def test_cumulus_image_install_dialogue() -> None:
+    from dualrail_net.platforms.cumulus.driver import CumulusDriver
+    host = SimpleNamespace(name="a-leaf-1", data={"platform": "cumulus", "paths": {"frr_dir": "/etc/frr"},
+                                                  "image_urls": {"cumulus": "http://images.example/cumulus-linux-"
+                                                                            "{version}-mlx-amd64.bin"}})
+    shell = CumulusShellDouble()
+    drv = CumulusDriver(host, shell)
+    assert drv.running_version() == "5.9.1"
+    drv.install_image("5.10.0")
+    drv.reboot()
+    assert drv.running_version() == "5.10.0"
+    assert shell.sent[1:3] == ["nv action fetch system image http://images.example/cumulus-linux-5.10.0-mlx-amd64.bin",
+                               "nv action install system image files cumulus-linux-5.10.0-mlx-amd64.bin force"]
+    failing = CumulusDriver(host, CumulusShellDouble(fail_install=True))
+    with pytest.raises(PushRejected, match="image install failed"):
+        failing.install_image("5.10.0")
+    with pytest.raises(PushRejected, match="not an image version"):
+        drv.install_image("5.10; reboot")

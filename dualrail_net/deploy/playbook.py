@@ -31,6 +31,9 @@ class Playbook(BaseModel):
         description="a commit reverts itself on the device unless confirmed within this time; it must "
                     "outlast the batch's post-checks")
     image: str | None = Field(default=None, description="firmware playbooks: the image/version to install")
+    image_urls: dict[str, str] = Field(
+        default={}, description="firmware playbooks on real switches: platform -> where its image is, with {version} "
+                                "for the image (e.g. http://repo/EOS-{version}.swi); the twin needs none")
 
     @model_validator(mode="after")
     def _timer_outlasts_checks(self) -> Playbook:

@@ -210,6 +210,17 @@ class Runner:
                                                           "nothing was changed")
                 self.journal.end_run(run_id, report.status, report.detail)
                 return report
+            without_url = sorted({h.data["platform"] for h in self.hosts.values()
+                                  if h.data["plane"] in self.book.planes and h.data["role"] in self.book.roles
+                                  and not (h.data.get("paths") or {}).get("vty_socket")  # the twin needs none
+                                  and h.data["platform"] not in self.book.image_urls})
+            if without_url:
+                report.status, report.detail = "failed", (f"the playbook has no image_urls for platform(s) "
+                                                          f"{', '.join(without_url)}: nothing was changed")
+                self.journal.end_run(run_id, report.status, report.detail)
+                return report
+            for h in self.hosts.values():  # where a real switch gets the image (drivers read it from here)
+                h.data["image_urls"] = dict(self.book.image_urls)
         done: set[str] = set()
         if resume:
             state = self.journal.device_state(resume)

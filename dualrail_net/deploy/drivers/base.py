@@ -7,10 +7,11 @@ firmware run starts, so a platform without it is refused up front instead of fai
 from __future__ import annotations
 
 import difflib
+import re
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from dualrail_net.verify.model import DeviceConfig
 
@@ -76,6 +77,23 @@ class FirmwareDriver(Protocol):
     def running_version(self) -> str: ...
     def install_image(self, image: str) -> None: ...
     def reboot(self) -> None: ...
+
+
+def image_url(host: Any, version: str) -> str:
+    """Where a real switch gets ``version``: the playbook's URL for the host's platform (the runner
+    puts the playbook's ``image_urls`` in ``host.data``), with {version} filled in. A platform the
+    playbook gives no URL for is refused before anything is sent."""
+    urls: dict[str, str] = host.data.get("image_urls") or {}
+    template = urls.get(host.data.get("platform", ""))
+    if not template:
+        raise PushRejected(f"{host.name}: the playbook has no image_urls entry for platform "
+                           f"{host.data.get('platform')!r}")
+    if not re.fullmatch(r"[A-Za-z0-9._+-]{1,64}", version):
+        raise PushRejected(f"{host.name}: {version!r} is not an image version")
+    url = template.replace("{version}", version)
+    if not re.fullmatch(r"(https?|ftp|scp|file)://[A-Za-z0-9._~:/?#@!$&'()*+,;=%-]+", url) or "'" in url:
+        raise PushRejected(f"{host.name}: image URL {url!r} is not a plain URL")
+    return url
 
 
 def revert_timer(seconds: float) -> str:

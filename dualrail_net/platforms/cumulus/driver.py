@@ -7,10 +7,11 @@ the previous files (the caller backs them up first) so rollback is a push of the
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
-from dualrail_net.deploy.drivers.base import PushRejected, poll_healthy, prepend_commands, unified_diff
+from dualrail_net.deploy.drivers.base import PushRejected, image_url, poll_healthy, prepend_commands, unified_diff
 from dualrail_net.verify.model import DeviceConfig
 from dualrail_net.twin.translate import without_management
 from dualrail_net.verify.parsers.frr import parse_frr
@@ -230,23 +231,41 @@ class CumulusDriver:
 
     # -- firmware ----------------------------------------------------------------------------------
     def firmware_marker(self) -> str:
-        return f"{self.paths['frr_dir']}/firmware-version" if self.twin else "/etc/dualrail-firmware-version"
+        return f"{self.paths['frr_dir']}/firmware-version"
 
     def running_version(self) -> str:
-        rc, out = self._run(f"cat {self.firmware_marker()}")
-        return out.strip() if rc == 0 else ""
+        """Twin: its version marker. A real switch: the release it booted (/etc/lsb-release)."""
+        if self.twin:
+            rc, out = self._run(f"cat {self.firmware_marker()}")
+            return out.strip() if rc == 0 else ""
+        rc, out = self._run("cat /etc/lsb-release")
+        m = re.search(r"^DISTRIB_RELEASE=\s*\"?([^\"\s]+)", out, re.M)
+        return m.group(1) if rc == 0 and m else ""
 
     def install_image(self, image: str) -> None:
-        """Twin: an image is a version marker. Real switches: onie/`nv action install` goes here."""
-        if not self.twin:
-            raise PushRejected(f"{self.name}: image installation on real Cumulus switches is not implemented")
-        rc, out = self._run(f"printf '%s\\n' '{image}' > {self.firmware_marker()}.new")
-        if rc != 0:
-            raise PushRejected(f"{self.name}: cannot stage image {image}: {out.strip()[:200]}")
+        """Twin: an image is a version marker. A real switch: Cumulus's optimized image upgrade
+        (it keeps /etc: our files survive), fetched from the playbook's URL for this platform, then
+        set to boot next; reboot() boots it."""
+        if self.twin:
+            rc, out = self._run(f"printf '%s\\n' '{image}' > {self.firmware_marker()}.new")
+            if rc != 0:
+                raise PushRejected(f"{self.name}: cannot stage image {image}: {out.strip()[:200]}")
+            return
+        url = image_url(self.host, image)
+        name = url.rsplit("/", 1)[-1]
+        for command, what in ((f"nv action fetch system image {url}", "fetch"),
+                              (f"nv action install system image files {name} force", "install")):
+            rc, out = self._run(command, timeout=1800)
+            if rc != 0 or re.search(r"(?i)\b(error|failed)\b", out):
+                raise PushRejected(f"{self.name}: image {what} failed: {out.strip()[-200:]}")
 
     def reboot(self) -> None:
         """Twin: restart the routing daemons (the sessions really drop); the staged image becomes
-        the running version when the box comes back."""
+        the running version when the box comes back. A real switch reboots into the installed image
+        (the connection drops; the runner's post-check reconnects and waits for it)."""
+        if not self.twin:
+            self._run("nv action reboot system no-confirm >/dev/null 2>&1 &", timeout=30)
+            return
         marker = self.firmware_marker()
         self._run(f"[ -f {marker}.new ] && mv {marker}.new {marker} || true")
         rc, out = self._run(f"sh {self.paths['frr_dir']}/restart-routing.sh", timeout=120)

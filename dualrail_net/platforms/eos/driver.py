@@ -4,8 +4,8 @@ netmiko has no commit/session helpers for EOS, so the sequence is explicit: load
 session`` + ``rollback clean-config`` + the rendered running-config (a full replace) + ``show
 session-config diffs`` (kept for the journal); commit = ``commit timer`` (EOS rolls back by itself
 unless confirmed); confirm = ``configure session NAME commit`` once the post-checks pass; discard =
-``configure session NAME abort``. EOS has no firmware driver here: it does not implement
-``FirmwareDriver``, so a firmware run refuses EOS devices before it starts. No EOS runs here: the tests
+``configure session NAME abort``. Firmware: ``install source URL`` (the playbook's
+``image_urls``) then ``reload now``; the running version from ``show version | json``. No EOS runs here: the tests
 drive this class (and the whole runner) against ``simulator.EosSessionSimulator``, a stateful test
 double whose commit timers really expire and roll back."""
 
@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from dualrail_net.deploy.credentials import named_secrets, substitute_secrets
-from dualrail_net.deploy.drivers.base import PushRejected, poll_healthy, prepend_commands, revert_timer
+from dualrail_net.deploy.drivers.base import PushRejected, image_url, poll_healthy, prepend_commands, revert_timer
 from dualrail_net.platforms.eos.parse_config import parse_eos
 from dualrail_net.verify.model import DeviceConfig
 
@@ -110,6 +110,29 @@ class EosDriver:
 
     def wait_healthy(self, timeout: float) -> list[str]:
         return poll_healthy(self.health, timeout)
+
+    # -- firmware (FirmwareDriver) ------------------------------------------------------------------
+    def running_version(self) -> str:
+        try:
+            return str(json.loads(self.conn.send_command("show version | json")).get("version", ""))
+        except (ValueError, AttributeError):
+            return ""
+
+    def install_image(self, image: str) -> None:
+        """``install source URL``: EOS copies the image to flash, checks it and makes it the boot image
+        (boot-config); the running system is untouched until reboot()."""
+        url = image_url(self.host, image)
+        out = self.conn.send_command(f"install source {url}", read_timeout=1800)
+        if "%" in out or not re.search(r"(?i)(installation succeeded|copy completed successfully)", out):
+            raise PushRejected(f"{self.name}: install source failed: {out.strip()[-200:]}")
+
+    def reboot(self) -> None:
+        """``reload now``: the session drops with the switch; the runner's post-check reconnects and
+        waits for it, then checks the running version."""
+        try:
+            self.conn.send_command("reload now", read_timeout=10)
+        except Exception:  # noqa: BLE001  (the connection ends with the switch: expected)
+            pass
 
     def drain(self) -> None:
         """Prepend our ASN three times on everything the out-policies advertise (as on Cumulus), in

@@ -15,7 +15,9 @@ canned "ok":
 * ``show running-config`` and ``show ip bgp summary vrf all | json``: each neighbor of the running
   config is Established when its ``remote-as`` equals the ASN of the router really at that address
   (``peers``) and it is not shut down; otherwise Active;
-* config lines sent outside a session (drain, undrain) apply to the running-config directly.
+* config lines sent outside a session (drain, undrain) apply to the running-config directly;
+* ``show version | json``, ``install source URL`` (an ``EOS-<version>.swi`` becomes the boot image)
+  and ``reload now`` (boots it; a pending commit is rolled back, as a reboot does).
 """
 
 from __future__ import annotations
@@ -57,6 +59,9 @@ class EosSessionSimulator:
     sessions: dict[str, list[str]] = field(default_factory=dict)
     pending: _Pending | None = None
     reverted: int = 0  # how many commits the timer rolled back
+    version: str = "4.32.2F"  # the running image
+    boot_image: str | None = None  # what `install source` made the next boot's image
+    reloads: int = 0
     _current: str | None = None
 
     # -- time -------------------------------------------------------------------------------------
@@ -113,6 +118,24 @@ class EosSessionSimulator:
             return self._confirm(m.group(1)) if m.group(2) == "commit" else self._abort(m.group(1))
         if command == "show ip bgp summary vrf all | json":
             return json.dumps(self._bgp_summary())
+        if command == "show version | json":
+            return json.dumps({"version": self.version, "modelName": "DCS-7060X6-64PE"})
+        m = re.fullmatch(r"install source (\S+)", command)
+        if m:  # copies the image to flash and makes it the boot image
+            found = re.search(r"EOS-([A-Za-z0-9.]+)\.swi$", m.group(1))
+            if not found:
+                return "% Error: not an EOS image"
+            self.boot_image = found.group(1)
+            return "Copy completed successfully.\nInstallation succeeded.\n"
+        if command == "reload now":  # boots the boot image; an uncommitted session and a pending timer die
+            self.version = self.boot_image or self.version
+            self.reloads += 1
+            self.sessions.clear()
+            if self.pending is not None:
+                self.running = self.pending.previous
+                self.pending = None
+            self._current = None
+            return ""
         return f"% Invalid input (the simulator does not know {command!r})"
 
     # -- behaviour --------------------------------------------------------------------------------

@@ -31,6 +31,7 @@ from dualrail_net.verify.parsers.tree import Node
 _PREFIX = re.compile(r"(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)/(?:3[0-2]|[12]?\d)")
 _IP = re.compile(r"(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)")
 MAX_ASN = 4294967295
+_NAME = re.compile(r"[A-Za-z][\w.-]{0,62}")
 
 
 def is_prefix(word: str) -> bool:
@@ -110,7 +111,8 @@ def neighbor_statement(inst: BgpInstance, w: list[str], line: int = 0, negated: 
     if len(w) < 3:
         return False
     name, verb = w[1], w[2]
-    if not (is_ip(name) or re.fullmatch(r"[A-Za-z][\w.-]{0,62}", name)):
+    # a name is checked once, when it is first met (neighbor lines are most of a big config)
+    if name not in inst.neighbors and not (is_ip(name) or _NAME.fullmatch(name)):
         return False
     if verb == "interface" and not negated:
         # `neighbor PORT interface [v6only] [peer-group PG | remote-as ASN|external|internal]`
@@ -327,6 +329,15 @@ def parse_frr(text: str, dev: DeviceConfig, file: str = "frr.conf") -> None:
                 node = BGP
             elif head == "exit-vrf" and node == VRF or head in ("exit", "end", "quit"):
                 node = TOP
+            continue
+        if head == "neighbor" and (node == AF or node == BGP) and len(w) > 2:
+            # the common line, decided without the general climb: an address-family statement stays
+            # in AF, a session statement belongs to the bgp node (FRR climbs there and stays)
+            if node == AF and w[2] in _NEIGHBOR_BGP_NODE:
+                node = BGP
+            assert inst is not None
+            if not neighbor_statement(inst, w, number):
+                unmodelled.append((number, " ".join(w)))
             continue
         saved = node
         while not _belongs(node, w):

@@ -287,6 +287,8 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
                     "      no shutdown\n", "management api http-commands\n   no shutdown\n")),
     ("an EOS switch without its users", "MGMT-USER",
      lambda r: edit_lines(r / SPINE_A / "running-config", lambda line: line.startswith("username "))),
+    ("two plane VRFs on one kernel table", "ISO-VRF-LEAK",
+     lambda r: edit(r / GW / "interfaces", "vrf-table 1002", "vrf-table 1001")),
     ("an EOS spine without ip routing", "BGP-SESSION-DOWN",
      lambda r: edit(r / SPINE_A / "running-config", "ip routing\n", "")),
     ("a shell line verify cannot judge", "HOST-UNMODELLED",

@@ -178,6 +178,17 @@ def vrf_leaks(ctx: Context) -> list[Finding]:
                 out.append(finding([dev.name], "",
                                    f"{dev.name} imports VRF {source} (plane {a}) into VRF {target} (plane {b})",
                                    "an import between plane VRFs joins the planes' routing tables"))
+        # VRFs are kernel routing tables: two VRFs on one table, or a VRF on the main/local table,
+        # are one routing table whatever the configs say
+        by_table: dict[int, list[str]] = {}
+        for vrf, table in dev.vrfs.items():
+            if table is not None:
+                by_table.setdefault(table, []).append(vrf)
+        for table, vrfs in by_table.items():
+            shared = vrfs + (["default"] if table in (254, 255) else [])
+            if len(shared) > 1:
+                out.append(finding([dev.name], "", f"{dev.name}: VRFs {', '.join(shared)} share kernel table {table}",
+                                   "one kernel table is one routing table: the VRFs' routes (and planes) mix"))
         for route in dev.static_routes:
             if route.nexthop_vrf and route.nexthop_vrf != route.vrf:
                 a = ctx.topo.node_plane.get((dev.name, route.vrf))

@@ -43,11 +43,16 @@ class PlanePools:
         return cls({plane: list(named.values()) for plane, named in pools.items()})
 
     def plane_of_address(self, address: str) -> str | None:
-        """The plane whose pools hold ``address`` (an IP or a prefix), or None."""
+        """The plane whose pools hold ``address`` (an IP or a prefix), or None (also for a string
+        that is not an address)."""
         hit = self._cache.get(address, "?")
         if hit != "?":
             return hit
-        found = self.plane_of_net(network_of(address))
+        try:
+            net = network_of(address)
+        except ValueError:  # not an address (a peer-group or port name where a neighbor's address goes)
+            return None
+        found = self.plane_of_net(net)
         self._cache[address] = found
         return found
 

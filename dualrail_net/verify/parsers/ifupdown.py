@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from dualrail_net.verify.model import Interface, ServerRoute, ServerRule
@@ -15,6 +16,8 @@ class Stanza:
 
 
 _ENDS_STANZA = {"auto", "allow-hotplug", "source", "source-directory"}
+_OCTET = r"(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)"
+_ADDRESS = re.compile(rf"{_OCTET}(?:\.{_OCTET}){{3}}(?:/(?:3[0-2]|[12]?\d))?")
 
 
 def _key_value(line: str) -> tuple[str, str] | None:
@@ -98,8 +101,11 @@ def read_interfaces(text: str) -> InterfacesFile:
             continue
         value = w[1].rstrip() if len(w) > 1 else ""
         if key == "address":
-            if value:
-                iface.addresses.append(value.split()[0])
+            address = value.split()[0] if value else ""
+            if _ADDRESS.fullmatch(address):
+                iface.addresses.append(address)
+            else:  # IPv6, a typo, a shorthand: not in the IPv4 model, and said so
+                unmodelled.append((number, line.strip()))
         elif key == "mtu":
             if value.isdigit():
                 iface.mtu = int(value)

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -63,6 +64,14 @@ def line_of(path: Path, needle: str, occurrence: int = 1) -> int:
             if seen == occurrence:
                 return i
     raise AssertionError(f"{needle!r} not in {path}")
+
+
+# what a test module that brings the twin up needs (root, FRR, ifupdown2): its pytestmark
+NEEDS_TWIN = [
+    pytest.mark.root,
+    pytest.mark.skipif(os.geteuid() != 0, reason="the twin needs root"),
+    pytest.mark.skipif(shutil.which("vtysh") is None or shutil.which("ifup") is None, reason="needs frr, ifupdown2"),
+]
 
 
 def running_example_twin(tmp_path_factory: pytest.TempPathFactory, fabric: Fabric, label: str,

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import os
-import shutil
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import running_example_twin
+from conftest import NEEDS_TWIN, running_example_twin
 
 from dualrail_net.resolve.model import Fabric
 from dualrail_net.twin import lifecycle
@@ -17,11 +15,7 @@ from dualrail_net.twin.chaos import run_chaos
 from dualrail_net.twin.checks import run_twin_checks, wait_converged
 from dualrail_net.twin.shell import in_ns, run
 
-pytestmark = [
-    pytest.mark.root,
-    pytest.mark.skipif(os.geteuid() != 0, reason="the twin needs root"),
-    pytest.mark.skipif(shutil.which("vtysh") is None or shutil.which("ifup") is None, reason="needs frr, ifupdown2"),
-]
+pytestmark = NEEDS_TWIN
 
 
 @pytest.fixture(scope="module")

@@ -4,7 +4,6 @@ sessions and RIBs against what verify's control-plane model predicts for the sam
 from __future__ import annotations
 
 import os
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -12,13 +11,9 @@ import pytest
 
 from dualrail_net.resolve.model import Fabric
 from dualrail_net.twin import lifecycle, oracle
-from tests.conftest import running_example_twin
+from conftest import NEEDS_TWIN, running_example_twin
 
-pytestmark = [
-    pytest.mark.root,
-    pytest.mark.skipif(os.geteuid() != 0, reason="the twin needs root"),
-    pytest.mark.skipif(shutil.which("vtysh") is None or shutil.which("ifup") is None, reason="needs frr, ifupdown2"),
-]
+pytestmark = NEEDS_TWIN
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,217 @@
+"""OpenSM files to each InfiniBand plane's subnet manager, one plane at a time.
+
+Per plane, in order: keep the SM host's current files, put the rendered ones in place, make the
+running opensm re-read them (SIGHUP: it re-reads its partitions and sweeps), wait for the sweep to
+bring the subnet up again, then read every HCA port's P_Key table back and compare it with what the
+inventory says (the manifest's ``expected_pkeys``). Any difference, or no subnet after the sweep, is
+a failed gate: the previous files go back, opensm re-reads them, and the run stops before the next
+plane (the other plane is never touched while one is wrong).
+
+``SmHost`` is what a plane's SM host must do. ``SimulatedSmHost`` runs the real opensm as a daemon on
+an ibsim fabric built from the plane's cabling (tests and rehearsals); a real host is reached over
+SSH by ``SshSmHost``.
+"""
+
+from __future__ import annotations
+
+import re
+import signal
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from dualrail_net.manifest import IbPlaneEntry, Manifest
+
+FILES = ("opensm.conf", "partitions.conf", "root_guids.conf", "cn_guids.conf")
+
+
+class SmHost(Protocol):
+    name: str
+
+    def read_files(self) -> dict[str, str]: ...
+    def write_files(self, files: dict[str, str]) -> None: ...
+    def reread(self) -> int:
+        """Make opensm re-read its files; returns a marker wait_up() waits past."""
+        ...
+    def wait_up(self, marker: int, timeout: float) -> bool: ...
+    def pkeys(self) -> dict[str, dict[int, str]]: ...
+
+
+@dataclass
+class PlaneResult:
+    plane: str
+    status: str  # ok, unchanged, failed (rolled back)
+    detail: str = ""
+    seconds: float = 0.0
+
+
+def expected_tables(meta: IbPlaneEntry) -> dict[str, dict[int, str]]:
+    return {guid: {int(k, 16): ("full" if v == "both" else v) for k, v in want.items()}
+            for guid, want in meta.expected_pkeys.items()}
+
+
+def pkey_problems(meta: IbPlaneEntry, actual: dict[str, dict[int, str]]) -> list[str]:
+    host_of = {g: h for h, g in meta.hosts.items()}
+    problems = []
+    for guid, want in expected_tables(meta).items():
+        got = actual.get(guid)
+        if got != want:
+            problems.append(f"{host_of.get(guid, guid)}: P_Keys {sorted(got.items()) if got else 'none'}, "
+                            f"inventory says {sorted(want.items())}")
+    return problems
+
+
+def deploy_opensm(out: Path, hosts: dict[str, SmHost], planes: list[str], timeout: float = 120,
+                  say: Any = None) -> list[PlaneResult]:
+    """Roll the rendered OpenSM files of ``planes`` (in that order) to their SM hosts (module text)."""
+    manifest = Manifest.load(out)
+    results: list[PlaneResult] = []
+    for plane in planes:
+        started = time.monotonic()
+        meta = manifest.ib_planes[plane]
+        host = hosts[plane]
+        rendered = {name: (out / meta.dir / name).read_text() for name in FILES}
+        previous = host.read_files()
+        if previous == rendered:
+            results.append(PlaneResult(plane, "unchanged", "the SM already runs these files"))
+            continue
+        host.write_files(rendered)
+        marker = host.reread()
+        problems = [] if host.wait_up(marker, timeout) else ["no SUBNET UP after the re-read"]
+        if not problems:
+            problems = pkey_problems(meta, host.pkeys())
+        if problems:
+            host.write_files(previous)
+            host.wait_up(host.reread(), timeout)
+            results.append(PlaneResult(plane, "failed", "; ".join(problems[:3]) + " (previous files restored)",
+                                       time.monotonic() - started))
+            break  # the next plane is not touched
+        results.append(PlaneResult(plane, "ok", f"{len(meta.expected_pkeys)} ports hold their partitions",
+                                   time.monotonic() - started))
+        if say:
+            say(f"IB plane {plane}: files in place, P_Keys read back as planned")
+    return results
+
+
+@dataclass
+class SimulatedSmHost:
+    """A plane's SM host as a rehearsal: the real opensm, as a daemon, on an ibsim fabric built from
+    the plane's cabling. Paths in the files are relocated from the plane's config_dir to a private
+    folder (as verify's simulation does); P_Keys are read back with SMPs."""
+
+    name: str
+    sim: Any  # verify.ib.sim.SimulatedPlane, prepared and with ibsim started
+    config_dir: str
+    proc: subprocess.Popen[bytes] | None = None
+    _log_seen: int = field(default=0)
+
+    def start(self) -> None:
+        self.proc = subprocess.Popen(
+            ["opensm", "-e", "-D", "0x43", "-f", str(self.sim.dir / "opensm.log"),
+             "--dump_files_dir", str(self.sim.dir), "-F", str(self.sim.dir / "opensm.conf")],
+            env=dict(self.sim.env, SIM_HOST=self.sim.meta.sm_host), stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+
+    def _log(self) -> str:
+        path = self.sim.dir / "opensm.log"
+        return path.read_text(errors="replace") if path.exists() else ""
+
+    def read_files(self) -> dict[str, str]:
+        return {name: self._unrelocate((self.sim.dir / name).read_text()) for name in FILES}
+
+    def write_files(self, files: dict[str, str]) -> None:
+        for name, text in files.items():
+            (self.sim.dir / name).write_text(self._relocate(text))
+
+    def _relocate(self, text: str) -> str:
+        text = text.replace(self.config_dir, str(self.sim.dir))
+        return re.sub(r"^log_file .*$", f"log_file {self.sim.dir / 'opensm.log'}", text, flags=re.MULTILINE)
+
+    def _unrelocate(self, text: str) -> str:
+        return text.replace(str(self.sim.dir / "opensm.log"), "@LOG@").replace(str(self.sim.dir), self.config_dir) \
+            .replace("@LOG@", f"/var/log/opensm-{self.sim.plane}.log")
+
+    def reread(self) -> int:
+        marker = self._log().count("SUBNET UP")
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGHUP)
+        return marker
+
+    def wait_up(self, marker: int, timeout: float) -> bool:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self._log().count("SUBNET UP") > marker:
+                return True
+            time.sleep(0.2)
+        return False
+
+    def pkeys(self) -> dict[str, dict[int, str]]:
+        result: dict[str, dict[int, str]] = self.sim.read_pkeys(self.sim.guid2lid())
+        return result
+
+
+@dataclass
+class SshSmHost:
+    """A real SM host over SSH (netmiko ``linux``): files under the plane's config_dir, opensm
+    re-read with SIGHUP, P_Keys read back with ``smpquery pkeys`` from that host."""
+
+    name: str
+    conn: Any
+    meta: IbPlaneEntry
+
+    def _run(self, command: str, timeout: float = 60) -> tuple[int, str]:
+        out: str = self.conn.send_command(f"{command}; echo __RC=$?", read_timeout=timeout)
+        body, _, rc = out.rpartition("__RC=")
+        try:
+            return int(rc.strip().split()[0]), body
+        except (ValueError, IndexError):
+            return 255, out
+
+    def read_files(self) -> dict[str, str]:
+        return {name: self._run(f"cat {self.meta.config_dir}/{name}")[1] for name in FILES}
+
+    def write_files(self, files: dict[str, str]) -> None:
+        for name, text in files.items():
+            path = f"{self.meta.config_dir}/{name}"
+            rc, out = self._run(f"cat > {path}.dualrail-new <<'DUALRAIL_EOF'\n{text}DUALRAIL_EOF\n"
+                                f"mv {path}.dualrail-new {path}")
+            if rc != 0:
+                raise RuntimeError(f"{self.name}: cannot write {path}: {out.strip()[:200]}")
+
+    def reread(self) -> int:
+        rc, out = self._run("grep -c 'SUBNET UP' /var/log/opensm.log 2>/dev/null || echo 0")
+        self._run(f"pkill -HUP -f 'opensm.*{self.meta.config_dir}/opensm.conf'")
+        try:
+            return int(out.strip().splitlines()[-1])
+        except (ValueError, IndexError):
+            return 0
+
+    def wait_up(self, marker: int, timeout: float) -> bool:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            _, out = self._run("grep -c 'SUBNET UP' /var/log/opensm.log 2>/dev/null || echo 0")
+            try:
+                if int(out.strip().splitlines()[-1]) > marker:
+                    return True
+            except (ValueError, IndexError):
+                pass
+            time.sleep(1)
+        return False
+
+    def pkeys(self) -> dict[str, dict[int, str]]:
+        from dualrail_net.verify.ib.sim import parse_pkey_table
+        result: dict[str, dict[int, str]] = {}
+        for guid in self.meta.hosts.values():
+            rc, out = self._run(f"smpquery -G pkeys {guid} 1", timeout=60)
+            result[guid] = parse_pkey_table(out) if rc == 0 else {-1: out.strip()[-100:]}
+        return result

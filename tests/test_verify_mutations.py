@@ -287,6 +287,13 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
                     "      no shutdown\n", "management api http-commands\n   no shutdown\n")),
     ("an EOS switch without its users", "MGMT-USER",
      lambda r: edit_lines(r / SPINE_A / "running-config", lambda line: line.startswith("username "))),
+    ("a route-map entry after a match-everything entry", "ROUTE-DEAD-POLICY",
+     lambda r: edit(r / LEAF_A / "frr.conf", "route-map LOCAL-A-OUT permit 10\n match ip address prefix-list LOCAL-A\n",
+                    "route-map LOCAL-A-OUT permit 5\nexit\nroute-map LOCAL-A-OUT permit 10\n"
+                    " match ip address prefix-list LOCAL-A\n")),
+    ("a prefix-list nothing matches", "ROUTE-DEAD-POLICY",
+     lambda r: edit(r / LEAF_A / "frr.conf", "ip prefix-list LOCAL-A seq 10", "ip prefix-list OLD seq 5 permit "
+                    "10.0.0.0/8\nip prefix-list LOCAL-A seq 10")),
     ("two plane VRFs on one kernel table", "ISO-VRF-LEAK",
      lambda r: edit(r / GW / "interfaces", "vrf-table 1002", "vrf-table 1001")),
     ("an EOS spine without ip routing", "BGP-SESSION-DOWN",
@@ -296,7 +303,7 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
 ]
 
 
-WARNING_CHECKS = {"ROUTE-DEAD-NETWORK"}  # checks that name a harmless-until-proven statement: warnings
+WARNING_CHECKS = {"ROUTE-DEAD-NETWORK", "ROUTE-DEAD-POLICY"}  # checks that name a harmless-until-proven statement: warnings
 
 
 def test_clean_example_has_zero_findings(clean: Path) -> None:

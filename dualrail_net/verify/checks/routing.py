@@ -392,3 +392,36 @@ def dead_networks(ctx: Context, view: PlaneView) -> list[Finding]:
                            "FRR and EOS advertise a network statement only while its prefix is in the RIB",
                            Severity.WARNING))
     return out
+
+
+@check("ROUTE-DEAD-POLICY", "every route-map and prefix-list is used, and every route-map entry can be reached",
+       reads={ROUTING, TOPOLOGY})
+def dead_policy(ctx: Context) -> list[Finding]:
+    """Policy that decides nothing: a route-map no neighbor uses, a prefix-list no route-map
+    matches, an entry after one that matches everything (its sequence is never evaluated). Each is
+    an edit that had no effect, usually not the one intended."""
+    out: list[Finding] = []
+    why = "a policy statement that can never apply: the edit it came from did not do what it meant"
+    for name, dev in ctx.snap.devices.items():
+        plane = ctx.device_plane.get(name) or ""
+        used_maps = {rm for inst in dev.bgp.values() for n in inst.neighbors.values()
+                     for rm in (n.route_map_in, n.route_map_out) if rm}
+        used_lists = {pl for entries in dev.route_maps.values() for e in entries for pl in e.match_prefix_lists}
+        for rm_name, entries in dev.route_maps.items():
+            if rm_name not in used_maps:
+                out.append(finding([name], plane, f"{_loc(ctx, name, entries[0].line)}: route-map {rm_name} is used "
+                                                  "by no neighbor", why, Severity.WARNING))
+                continue
+            ordered = sorted(entries, key=lambda e: e.seq)
+            for i, entry in enumerate(ordered[:-1]):
+                if not entry.match_prefix_lists:  # matches everything: nothing after it is evaluated
+                    for later in ordered[i + 1:]:
+                        out.append(finding([name], plane, f"{_loc(ctx, name, later.line)}: route-map {rm_name} "
+                                                          f"{later.action} {later.seq} is never reached (entry "
+                                                          f"{entry.seq} matches everything)", why, Severity.WARNING))
+                    break
+        for pl_name, pl_entries in dev.prefix_lists.items():
+            if pl_name not in used_lists:
+                out.append(finding([name], plane, f"{_loc(ctx, name, pl_entries[0].line)}: prefix-list {pl_name} is "
+                                                  "matched by no route-map", why, Severity.WARNING))
+    return out

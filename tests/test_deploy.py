@@ -388,10 +388,17 @@ def test_firmware_run_refuses_a_platform_without_an_image_url(tmp_path: Path) ->
     assert conn.sent == []
 
 
-def test_firmware_upgrade_of_one_plane(twin: Path, tmp_path: Path) -> None:
+def test_firmware_upgrade_of_both_planes(twin: Path, tmp_path: Path) -> None:
     """In the twin an image is a version marker and a reboot restarts the routing daemons (the
-    sessions really drop); the runner must verify the version and the health after each batch."""
-    book = Playbook(name="fw", kind="firmware", image="9.9.9", planes=["A"], roles=["leaf"], canary=1,
+    sessions really drop); the runner must verify the version and the health after each batch, one
+    plane at a time. A run that would leave a plane on the old image is refused before it starts."""
+    one_plane = Playbook(name="fw", kind="firmware", image="9.9.9", planes=["A"], roles=["leaf"])
+    runner, journal, nr = make_runner(twin, tmp_path / "one", one_plane)
+    refused = runner.run(str(twin))
+    nr.close_connections()
+    assert refused.status == "failed" and "must cover every plane" in refused.detail
+    assert not (lifecycle.rundir("drt-a-leaf-su1-r0") / "firmware-version").exists()
+    book = Playbook(name="fw", kind="firmware", image="9.9.9", planes=["A", "B"], roles=["leaf"], canary=1,
                     batch_size=4, concurrency=4, post_check_timeout_seconds=60)
     runner, journal, nr = make_runner(twin, tmp_path, book)
     report = runner.run(str(twin))
@@ -399,10 +406,11 @@ def test_firmware_upgrade_of_one_plane(twin: Path, tmp_path: Path) -> None:
     assert report.status == "ok", report.detail
     run = journal.run(report.run_id)
     leaves = sorted({s["device"] for s in run["steps"]})
-    assert leaves == [f"a-leaf-su{su}-r{r}" for su in (1, 2) for r in range(4)]
+    assert leaves == sorted(f"{p}-leaf-su{su}-r{r}" for p in "ab" for su in (1, 2) for r in range(4))
     for leaf in leaves:
         steps = [s["step"] for s in run["steps"] if s["device"] == leaf]
         assert steps == ["backup", "install", "reboot", "post-check"]
         assert (lifecycle.rundir(f"drt-{leaf}") / "firmware-version").read_text().strip() == "9.9.9"
-    assert not (lifecycle.rundir("drt-b-leaf-su1-r0") / "firmware-version").exists()
+    order = [s["device"][0] for s in run["steps"] if s["step"] == "reboot"]
+    assert order == sorted(order)  # every plane-A leaf before any plane-B leaf
     wait_converged()

@@ -210,6 +210,14 @@ class Runner:
                                                           "nothing was changed")
                 self.journal.end_run(run_id, report.status, report.detail)
                 return report
+            all_planes = {h.data["plane"] for h in self.hosts.values() if h.data.get("plane")}
+            left_out = sorted(all_planes - set(self.book.planes))
+            if left_out:
+                report.status, report.detail = "failed", (
+                    f"a firmware run must cover every plane; {', '.join(left_out)} would stay on the old image "
+                    "after the run (the planes must not run different versions): nothing was changed")
+                self.journal.end_run(run_id, report.status, report.detail)
+                return report
             without_url = sorted({h.data["platform"] for h in self.hosts.values()
                                   if h.data["plane"] in self.book.planes and h.data["role"] in self.book.roles
                                   and not (h.data.get("paths") or {}).get("vty_socket")  # the twin needs none

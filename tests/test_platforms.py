@@ -209,3 +209,30 @@ def test_every_rendered_switch_file_is_pushed_by_its_driver(tmp_path: Path, monk
         assert pushed == set(meta.files), f"{name}: pushes {sorted(pushed)}, rendered {sorted(meta.files)}"
         checked += 1
     assert checked == len(manifest.devices) == 25
+
+
+def test_in_the_twin_every_file_the_twin_runs_is_pushed(tmp_path: Path) -> None:
+    """In the twin a Cumulus switch takes all three files (QoS placed, though no switchd reads it);
+    an EOS device's Cumulus substitute takes what its substitute holds."""
+    from dualrail_net.manifest import Manifest
+    from dualrail_net.render import render_fabric
+    from dualrail_net.render.artifacts import write_artifacts
+    from dualrail_net.resolve import resolve_fabric
+    from dualrail_net.sot.load import load_inventory
+
+    out = tmp_path / "build"
+    write_artifacts(render_fabric(resolve_fabric(load_inventory(EXAMPLE).inventory)), out)
+    manifest = Manifest.load(out)
+    for name, meta in manifest.devices.items():
+        if meta.plane is None:
+            continue  # a multi-plane device runs as one namespace per VRF in the twin
+        run_platform = get_platform(meta.platform).twin_substitute or meta.platform
+        rd = str(tmp_path / "ns" / name)
+        paths = {"frr_conf": f"{rd}/frr.conf", "interfaces": f"{rd}/interfaces", "frr_dir": rd, "vty_socket": rd,
+                 "qos": f"{rd}/qos_features.conf", "state_dir": rd}
+        host = SimpleNamespace(name=name, data={"device_dir": str(out / meta.dir), "twin_dir": str(out / meta.twin_dir),
+                                                "run_platform": run_platform, "paths": paths})
+        pushed = set(get_platform(run_platform).driver(host, None).intended())
+        runs = {p.name for p in (out / meta.twin_dir).iterdir()} & {"frr.conf", "interfaces", "qos_features.conf"}
+        assert pushed == runs, name
+        assert ("qos_features.conf" in pushed) == (meta.platform == "cumulus"), name

@@ -29,7 +29,7 @@ def by_id(results):  # type: ignore[no-untyped-def]
 
 def test_clean_example_passes_every_twin_check(twin: Path) -> None:
     results = by_id(run_twin_checks())
-    assert set(results) == {"TWIN-BGP-ESTABLISHED", "TWIN-ECMP", "TWIN-REACH", "TWIN-ISOLATION"}
+    assert set(results) == {"TWIN-BGP-ESTABLISHED", "TWIN-ECMP", "TWIN-REACH", "TWIN-ISOLATION", "TWIN-QOS-FILE"}
     for r in results.values():
         assert r.findings == [], (r.check, [f.message for f in r.findings[:5]])
 
@@ -192,3 +192,16 @@ def test_a_server_cut_off_from_its_leaf_is_caught(twin: Path) -> None:
     while check_reachability(view).findings and time.monotonic() < deadline:
         time.sleep(1)
     assert check_reachability(view).findings == []
+
+
+def test_a_switch_without_its_qos_file_is_caught(twin: Path) -> None:
+    """No switchd runs in the twin: the QoS file is placed, and its absence is what is checked."""
+    placed = lifecycle.rundir("drt-a-leaf-su1-r0") / "qos_features.conf"
+    kept = placed.read_text()
+    placed.unlink()
+    try:
+        results = by_id(run_twin_checks())
+        assert any("a-leaf-su1-r0" in f.message for f in results["TWIN-QOS-FILE"].findings)
+    finally:
+        placed.write_text(kept)
+    assert by_id(run_twin_checks())["TWIN-QOS-FILE"].findings == []

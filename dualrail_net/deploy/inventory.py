@@ -63,7 +63,7 @@ class DualrailInventory:
                 address = access.address
                 rd = access.rundir
                 paths = {"frr_conf": f"{rd}/frr.conf", "interfaces": f"{rd}/interfaces", "frr_dir": rd,
-                         "vty_socket": rd, "qos": None, "state_dir": rd}
+                         "vty_socket": rd, "qos": f"{rd}/qos_features.conf", "state_dir": rd}
                 # in the twin a device runs its own platform, or the one that renders its substitute
                 run_platform = get_platform(platform).twin_substitute or platform
             extras: dict[str, Any] = {"device_type": get_platform(run_platform).netmiko_type, "key_file": creds.key_file,

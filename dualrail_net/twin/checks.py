@@ -196,13 +196,31 @@ def check_isolation(view: TwinView) -> CheckResult:
     return result
 
 
+def check_qos_file(view: TwinView) -> CheckResult:
+    """The twin has no switchd: nothing applies qos_features.conf, so what is checked is that the
+    rendered file is where a switch would read it (a deploy that leaves it out is caught here)."""
+    result = CheckResult("TWIN-QOS-FILE", "every switch holds its rendered qos_features.conf where switchd reads it")
+    for sw in view.plan.switches:
+        rendered = Path(sw.config_dir) / "qos_features.conf"
+        if sw.vrf or not rendered.exists():
+            continue
+        placed = rundir(sw.ns) / "qos_features.conf"
+        if not placed.exists():
+            result.findings.append(_finding(result.check, [sw.device], sw.plane, f"{sw.device}: no qos_features.conf "
+                                            "on the switch", "the switch would run without the lossless RoCE profile"))
+        elif placed.read_text() != rendered.read_text():
+            result.findings.append(_finding(result.check, [sw.device], sw.plane, f"{sw.device}: its qos_features.conf "
+                                            "differs from the rendered one", "the switch runs another QoS profile"))
+    return result
+
+
 def run_twin_checks() -> list[CheckResult]:
     state = load_state()
     if not state:
         raise TwinError("no twin is running: `dualrail twin up` first")
     view = TwinView(state)
     results = []
-    for fn in (check_bgp, check_ecmp, check_reachability, check_isolation):
+    for fn in (check_bgp, check_ecmp, check_reachability, check_isolation, check_qos_file):
         started = time.monotonic()
         res = fn(view)
         res.seconds = time.monotonic() - started

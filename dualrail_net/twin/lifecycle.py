@@ -144,6 +144,9 @@ def _bring_up_switch(sw: SwitchNs, cabled: set[str], cabling: Future[None], inte
     d.mkdir(parents=True, exist_ok=True)
     frr_text, ifaces = _switch_configs(sw)
     (d / "interfaces").write_text(ifaces)
+    qos = Path(sw.config_dir) / "qos_features.conf"
+    if qos.exists() and not sw.vrf:  # placed as on a switch; no switchd reads it (twin check TWIN-QOS-FILE)
+        shutil.copyfile(qos, d / "qos_features.conf")
     sysctls = "sysctl -q -w " + " ".join(f"{k}={v}" for k, v in SWITCH_SYSCTLS.items())
     frr.start(sw.ns, sw.device, d, frr_text, prelude=[sysctls])
     cabling.result()  # the ports exist from here on (raises if creating them failed)

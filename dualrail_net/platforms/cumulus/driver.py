@@ -59,9 +59,12 @@ class CumulusDriver:
 
     # -- what is managed ---------------------------------------------------------------------------
     def _managed(self) -> list[tuple[str, str]]:
-        """(file name, path on the device) of every file this device takes: in the twin only what
-        the twin runs (no switchd there, so no qos_features.conf)."""
-        return [(name, str(self.paths[key])) for name, key in MANAGED if self.paths.get(key)]
+        """(file name, path on the device) of every file this device takes. In the twin a file its
+        twin folder does not hold is not managed (an EOS device's Cumulus substitute has no
+        qos_features.conf); qos_features.conf is placed there but nothing reads it (no switchd)."""
+        folder = Path(self.host.data["twin_dir"]) if self.twin else None
+        return [(name, str(self.paths[key])) for name, key in MANAGED
+                if self.paths.get(key) and (folder is None or (folder / name).exists())]
 
     def _state(self, name: str) -> str:
         return f"{self.paths.get('state_dir') or '/var/lib/dualrail'}/{name}"
@@ -170,7 +173,7 @@ class CumulusDriver:
                         f"ifup -a -i {path}' >/dev/null 2>&1"]
             return ["ifreload -a >/dev/null 2>&1"]
         if name == "qos_features.conf":
-            return ["systemctl reload switchd.service >/dev/null 2>&1"]
+            return [] if self.twin else ["systemctl reload switchd.service >/dev/null 2>&1"]
         return []
 
     def _apply(self, files: dict[str, str], from_staged: bool) -> None:
@@ -196,6 +199,8 @@ class CumulusDriver:
                 continue
             self._run(f"mv {staged} {path}")
             command = " && ".join(c.replace(" >/dev/null 2>&1", "") for c in self._apply_commands(name, path))
+            if not command:
+                continue  # placed; nothing on this device reads it at once (the twin's QoS file)
             rc, out = self._run(command, timeout=300)
             if rc != 0:
                 raise PushRejected(f"{self.name}: {name} reload failed: {out.strip()[-300:]}")

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from dualrail_net.deploy.drivers.base import run_shell
 from dualrail_net.manifest import IbPlaneEntry, Manifest
 
 FILES = ("opensm.conf", "partitions.conf", "root_guids.conf", "cn_guids.conf")
@@ -170,12 +171,7 @@ class SshSmHost:
     meta: IbPlaneEntry
 
     def _run(self, command: str, timeout: float = 60) -> tuple[int, str]:
-        out: str = self.conn.send_command(f"{command}; echo __RC=$?", read_timeout=timeout)
-        body, _, rc = out.rpartition("__RC=")
-        try:
-            return int(rc.strip().split()[0]), body
-        except (ValueError, IndexError):
-            return 255, out
+        return run_shell(self.conn, command, timeout)
 
     def read_files(self) -> dict[str, str]:
         return {name: self._run(f"cat {self.meta.config_dir}/{name}")[1] for name in FILES}

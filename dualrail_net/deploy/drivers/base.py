@@ -79,6 +79,17 @@ class FirmwareDriver(Protocol):
     def reboot(self) -> None: ...
 
 
+def run_shell(conn: Any, command: str, timeout: float = 30) -> tuple[int, str]:
+    """(exit status, output) of one shell command over a netmiko ``linux`` session: the status is
+    echoed after the output (255 when it cannot be read back)."""
+    out: str = conn.send_command(f"{command}; echo __RC=$?", read_timeout=timeout)
+    body, _, rc = out.rpartition("__RC=")
+    try:
+        return int(rc.strip().split()[0]), body
+    except (ValueError, IndexError):
+        return 255, out
+
+
 def image_url(host: Any, version: str) -> str:
     """Where a real switch gets ``version``: the playbook's URL for the host's platform (the runner
     puts the playbook's ``image_urls`` in ``host.data``), with {version} filled in. A platform the

@@ -11,7 +11,14 @@ import re
 from pathlib import Path
 from typing import Any
 
-from dualrail_net.deploy.drivers.base import PushRejected, image_url, poll_healthy, prepend_commands, unified_diff
+from dualrail_net.deploy.drivers.base import (
+    PushRejected,
+    image_url,
+    poll_healthy,
+    prepend_commands,
+    run_shell,
+    unified_diff,
+)
 from dualrail_net.verify.model import DeviceConfig
 from dualrail_net.twin.translate import without_management
 from dualrail_net.verify.parsers.frr import parse_frr
@@ -33,12 +40,7 @@ class CumulusDriver:
 
     # -- helpers ---------------------------------------------------------------------------------
     def _run(self, command: str, timeout: float = 30) -> tuple[int, str]:
-        out: str = self.conn.send_command(f"{command}; echo __RC=$?", read_timeout=timeout)
-        body, _, rc = out.rpartition("__RC=")
-        try:
-            return int(rc.strip().split()[0]), body
-        except (ValueError, IndexError):
-            return 255, out
+        return run_shell(self.conn, command, timeout)
 
     def _vtysh(self) -> str:
         sock = self.paths.get("vty_socket")

@@ -116,6 +116,10 @@ def _switch_configs(sw: SwitchNs) -> tuple[str, str]:
     return frr_text, ifaces
 
 
+# the shell line that sets a twin switch's kernel settings before its daemons start
+SWITCH_SYSCTL_PRELUDE = "sysctl -q -w " + " ".join(f"{k}={v}" for k, v in SWITCH_SYSCTLS.items())
+
+
 def restart_switch(sw: SwitchNs, frr_text: str) -> None:
     """Restart one running switch's routing daemons on ``frr_text`` (what the oracle's edits do;
     raises TwinError when FRR refuses a line of it)."""
@@ -123,8 +127,7 @@ def restart_switch(sw: SwitchNs, frr_text: str) -> None:
     frr.stop(d)
     if sw.vrf:
         frr_text = frr_for_vrf(frr_text, sw.vrf)
-    sysctls = "sysctl -q -w " + " ".join(f"{k}={v}" for k, v in SWITCH_SYSCTLS.items())
-    frr.start(sw.ns, sw.device, d, frr_text, prelude=[sysctls])
+    frr.start(sw.ns, sw.device, d, frr_text, prelude=[SWITCH_SYSCTL_PRELUDE])
 
 
 def _ifup(ns: str, path: Path) -> None:
@@ -147,8 +150,7 @@ def _bring_up_switch(sw: SwitchNs, cabled: set[str], cabling: Future[None], inte
     qos = Path(sw.config_dir) / "qos_features.conf"
     if qos.exists() and not sw.vrf:  # placed as on a switch; no switchd reads it (twin check TWIN-QOS-FILE)
         shutil.copyfile(qos, d / "qos_features.conf")
-    sysctls = "sysctl -q -w " + " ".join(f"{k}={v}" for k, v in SWITCH_SYSCTLS.items())
-    frr.start(sw.ns, sw.device, d, frr_text, prelude=[sysctls])
+    frr.start(sw.ns, sw.device, d, frr_text, prelude=[SWITCH_SYSCTL_PRELUDE])
     cabling.result()  # the ports exist from here on (raises if creating them failed)
     if interfaces_mode == "translate":
         ip_batch(interfaces_to_ip_batch(ifaces, cabled | {"lo"}), namespace=sw.ns)

@@ -25,13 +25,13 @@ checks judge leaks between planes).
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from dualrail_net.platforms import PlatformError, get_platform
-from dualrail_net.verify.ipfast import ip_int, net_str, network_of, split_address
+from dualrail_net.verify.ipfast import ip_int, net_str, network_of
 from dualrail_net.verify.model import BgpInstance, DeviceConfig, Neighbor
 from dualrail_net.verify.routes import PrefixIndex, _route_map_mask
 from dualrail_net.verify.snapshot import Snapshot
@@ -125,10 +125,6 @@ def remote_as_agrees(n: Neighbor, own_asn: int, peer_asn: int) -> bool:
     return n.remote_asn == peer_asn
 
 
-def _where(dev_dir: str, dev: DeviceConfig, line: int) -> str:
-    return f"{dev_dir}/{dev.routing_file}:{line}" if line else f"{dev_dir}/{dev.routing_file}"
-
-
 def session_state(snap: Snapshot, topo: Topology, s: Session,
                   with_down_ports: set[str] | None = None) -> SessionState:
     """Whether a configured session comes up and carries IPv4 unicast, and if not, why.
@@ -140,16 +136,16 @@ def session_state(snap: Snapshot, topo: Topology, s: Session,
         inst = dev.bgp[me[1]]
         n = inst.neighbors[nbr_ip]
         agrees = n.remote_asn == peer_asn if n.remote_kind is None else remote_as_agrees(n, own_asn, peer_asn)
-        activated = inst.default_ipv4_unicast if n.activate is None else n.activate
+        activated = active(inst, n)
         if agrees and activated and not dev.routing_off:
             continue  # the common case: nothing to explain (the message below costs more than the test)
-        where = _where(_dir(snap, me[0]), dev, n.line)
+        where = snap.where(me[0], dev.routing_file, n.line)
         if not agrees:
             said = n.remote_kind or n.remote_asn
             return SessionState(s, False, f"{where}: {me[0]} neighbor {nbr_ip} remote-as {said}, but {peer[0]} "
                                           f"is AS {peer_asn}")
         if me[1] in dev.routing_off:
-            return SessionState(s, False, f"{_dir(snap, me[0])}/{dev.routing_file}: IP routing is off on "
+            return SessionState(s, False, f"{snap.where(me[0], dev.routing_file)}: IP routing is off on "
                                           f"{me[0]}{' VRF ' + me[1] if me[1] else ''} (no `ip routing`)")
         if not activated:
             return SessionState(s, False, f"{where}: IPv4 unicast is not activated toward {nbr_ip} on {me[0]}"
@@ -169,14 +165,9 @@ def session_state(snap: Snapshot, topo: Topology, s: Session,
             port_name = ep.interface if ep.device == node[0] else ""
         iface = devices[node[0]].interfaces.get(port_name)
         if iface is not None and iface.down:
-            return SessionState(s, False, f"{_dir(snap, node[0])}: port {port_name} of {node[0]} is "
+            return SessionState(s, False, f"{snap.device_folder(node[0])}: port {port_name} of {node[0]} is "
                                           f"{'shut down' if iface.down == 'shutdown' else 'a switchport (no `no switchport`), so its IP address is not used'}")
     return SessionState(s, True)
-
-
-def _dir(snap: Snapshot, device: str) -> str:
-    meta = snap.meta(device)
-    return meta.dir if meta else device
 
 
 def connected(snap: Snapshot, topo: Topology, node: NodeId) -> dict[str, str]:
@@ -287,7 +278,7 @@ def _router_id(inst: BgpInstance) -> int:
         return 1 << 32
 
 
-def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: list[str] = (),  # type: ignore[assignment]
+def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Sequence[str] = (),
                   path_overrides: Mapping[str, int] | None = None) -> PlaneControl:
     """The control plane of one plane from the configs (module docstring)."""
     nodes = plane_nodes(snap, topo, plane)
@@ -639,6 +630,3 @@ def instance_of(topo: Topology, snap: Snapshot, device: str, plane: str) -> Node
             return (device, vrf)
     return None
 
-
-def split_ip(address: str) -> str:
-    return split_address(address)[0]

@@ -38,6 +38,15 @@ class Snapshot:
     def meta(self, device: str) -> DeviceEntry | None:
         return self.manifest.devices.get(device)
 
+    def device_folder(self, device: str) -> str:
+        """The device's rendered folder (relative to the output folder), or its name."""
+        meta = self.meta(device)
+        return meta.dir if meta else device
+
+    def where(self, device: str, file: str, line: int = 0) -> str:
+        """``folder/file:line`` of a device's statement, as findings name it (no line: the file)."""
+        return f"{self.device_folder(device)}/{file}" + (f":{line}" if line else "")
+
     def plane_of_device(self, device: str) -> str | None:
         return self.manifest.plane_of(device) or None
 

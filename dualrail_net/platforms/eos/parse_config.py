@@ -31,6 +31,7 @@ from dualrail_net.verify.parsers.frr import (
     neighbor_statement,
     parse_asn,
     parse_prefix_list_line,
+    route_map_entry,
 )
 from dualrail_net.verify.parsers.tree import Node, parse_tree
 
@@ -243,16 +244,8 @@ def parse_eos(text: str, dev: DeviceConfig) -> None:
                     dev.prefix_lists.setdefault(w[2], []).append(entry)
                 else:
                     _unmodelled(dev, child)
-        elif w[0] == "route-map" and len(w) == 4 and w[2] in ("permit", "deny") and (seq := _int(w[3], 65535)) is not None:
-            from dualrail_net.verify.model import RouteMapEntry
-            entry_rm = RouteMapEntry(seq, w[2], line=node.line)
-            for child in node.children:
-                cw = child.words
-                if cw[:4] == ["match", "ip", "address", "prefix-list"] and len(cw) == 5:
-                    entry_rm.match_prefix_lists.append(cw[4])
-                elif cw[0] != "description":
-                    _unmodelled(dev, child)
-            dev.route_maps.setdefault(w[1], []).append(entry_rm)
+        elif w[0] == "route-map":
+            route_map_entry(node, dev)
         elif w[:2] == ["router", "bgp"]:
             _router_bgp(node, dev)
         elif _management_line(node, dev, mgmt):

@@ -130,10 +130,7 @@ def _label(node: NodeId) -> str:
 
 
 def _loc(ctx: Context, device: str, line: int) -> str:
-    dev = ctx.snap.devices[device]
-    meta = ctx.snap.meta(device)
-    folder = meta.dir if meta else device
-    return f"{folder}/{dev.routing_file}:{line}" if line else f"{folder}/{dev.routing_file}"
+    return ctx.snap.where(device, ctx.snap.devices[device].routing_file, line)
 
 
 def explain_route_map(dev: DeviceConfig, name: str, prefix: str) -> tuple[bool, int, str]:

@@ -28,10 +28,8 @@ def config_unmodelled(ctx: Context) -> list[Finding]:
     for name, dev in ctx.snap.devices.items():
         if not dev.unmodelled:
             continue
-        meta = ctx.snap.meta(name)
-        folder = meta.dir if meta else name
         for line, text in dev.unmodelled:
-            loc = f"{folder}/{dev.routing_file}:{line}" if line else f"{folder}/{dev.routing_file}"
+            loc = ctx.snap.where(name, dev.routing_file, line)
             out.append(finding([name], ctx.device_plane.get(name) or "", f"{loc}: not modelled: {text[:100]}",
                                "verify cannot judge what this line does", Severity.WARNING))
     return out
@@ -42,10 +40,8 @@ def config_unmodelled(ctx: Context) -> list[Finding]:
 def ports_unmodelled(ctx: Context) -> list[Finding]:
     out = []
     for name, dev in ctx.snap.devices.items():
-        meta = ctx.snap.meta(name)
-        folder = meta.dir if meta else name
         for file, line, text in dev.base_unmodelled:
-            loc = f"{folder}/{file}:{line}" if line else f"{folder}/{file}"
+            loc = ctx.snap.where(name, file, line)
             out.append(finding([name], ctx.device_plane.get(name) or "", f"{loc}: not modelled: {text[:100]}",
                                "verify cannot judge what this line does", Severity.WARNING))
     return out

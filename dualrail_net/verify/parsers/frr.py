@@ -160,19 +160,20 @@ def neighbor_statement(inst: BgpInstance, w: list[str], line: int = 0, negated: 
 
 
 def route_map_entry(node: Node, dev: DeviceConfig) -> None:
-    """`route-map NAME permit|deny SEQ` with its `match ip address prefix-list` lines (EOS's tree)."""
+    """`route-map NAME permit|deny SEQ` with its `match ip address prefix-list` lines (EOS's tree);
+    anything else is reported with its line."""
     w = node.words
-    seq = _int(w[3]) if len(w) >= 4 else None
+    seq = _int(w[3], 65535) if len(w) == 4 else None
     if seq is None or w[2] not in ("permit", "deny"):
-        dev.unmodelled.append((0, node.text))
+        dev.unmodelled.append((node.line, node.text))
         return
-    entry = RouteMapEntry(seq, w[2])
+    entry = RouteMapEntry(seq, w[2], line=node.line)
     for child in node.children:
         cw = child.words
         if cw[:4] == ["match", "ip", "address", "prefix-list"] and len(cw) == 5:
             entry.match_prefix_lists.append(cw[4])
         elif cw[0] != "description":
-            dev.unmodelled.append((0, child.text))
+            dev.unmodelled.append((child.line, child.text))
     dev.route_maps.setdefault(w[1], []).append(entry)
 
 

@@ -513,3 +513,35 @@ def test_an_unnumbered_link_is_paired_over_its_cable(all_frr: Path, tmp_path: Pa
     _unnumbered(one_side / "plane-A/a-leaf-su1-r0/frr.conf", "10.0.0.0", "swp33")
     fired = {r.check for r in run_checks(load_snapshot(one_side)) if r.findings}
     assert {"BGP-ONE-SIDED", "ROUTE-ECMP-WIDTH"} <= fired
+
+
+def test_the_plain_route_map_reading_agrees_with_the_bitset_one(clean: Path) -> None:
+    """explain_route_map (one prefix at a time, what findings quote) and routes._route_map_mask (all
+    prefixes at once, what the model propagates) must decide every prefix alike: on every route-map
+    of the example and on policies with deny, ge/le, any and undefined names."""
+    from dualrail_net.verify.checks.routing import explain_route_map
+    from dualrail_net.verify.model import DeviceConfig
+    from dualrail_net.verify.parsers.frr import parse_frr
+    from dualrail_net.verify.routes import PrefixIndex, _route_map_mask
+    snap = load_snapshot(clean)
+    odd = DeviceConfig("odd", "cumulus")
+    parse_frr("ip prefix-list P seq 5 deny 10.12.0.0/26\nip prefix-list P seq 10 permit 10.0.0.0/8 ge 24 le 30\n"
+              "ip prefix-list Q seq 5 permit any\nroute-map A deny 5\n match ip address prefix-list P\n"
+              "route-map A permit 10\n match ip address prefix-list Q\nroute-map B permit 10\n"
+              " match ip address prefix-list NOPE\nroute-map C permit 20\n match ip address prefix-list P\n"
+              "route-map C permit 10\n", odd)
+    prefixes = ["10.12.0.0/26", "10.12.0.64/26", "10.10.0.32/32", "10.11.0.0/31", "10.0.0.0/8", "10.200.0.0/16",
+                "192.168.1.0/24", "10.12.0.0/20", "0.0.0.0/0"]
+    idx = PrefixIndex()
+    for p in prefixes:
+        idx.add(p, ("", None), None)
+    idx.freeze()
+    full = (1 << len(idx.prefixes)) - 1
+    compared = 0
+    for dev in [*snap.devices.values(), odd]:
+        for name in dev.route_maps:
+            mask = _route_map_mask(dev, name, idx, full, {}, [])
+            for bit, prefix in enumerate(idx.prefixes):
+                assert explain_route_map(dev, name, prefix)[0] == bool(mask >> bit & 1), (dev.name, name, prefix)
+                compared += 1
+    assert compared > 100

@@ -103,6 +103,10 @@ class ManagementEntry:
     ssh: bool
     api: bool
     users: list[str]  # local users every switch must have
+    ntp: list[str] = field(default_factory=list)
+    syslog: list[str] = field(default_factory=list)
+    dns: list[str] = field(default_factory=list)
+    lldp: bool = True
 
 
 @dataclass(frozen=True)

@@ -285,6 +285,10 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
     ("EOS API served in the default VRF only", "MGMT-ACCESS",
      lambda r: edit(r / SPINE_A / "running-config", "management api http-commands\n   no shutdown\n   vrf mgmt\n"
                     "      no shutdown\n", "management api http-commands\n   no shutdown\n")),
+    ("an EOS switch without its NTP servers", "MGMT-SERVICES",
+     lambda r: edit_lines(r / SPINE_A / "running-config", lambda line: line.startswith("ntp server "))),
+    ("an EOS switch with LLDP off", "MGMT-SERVICES",
+     lambda r: edit(r / SPINE_A / "running-config", "\nlldp run\n", "\nno lldp run\n")),
     ("an EOS switch without its users", "MGMT-USER",
      lambda r: edit_lines(r / SPINE_A / "running-config", lambda line: line.startswith("username "))),
     ("a route-map entry after a match-everything entry", "ROUTE-DEAD-POLICY",

@@ -78,7 +78,8 @@ def _management_plan(fabric: Fabric) -> dict[str, ManagementEntry]:
     m = fabric.management
     if m is None:
         return {}
-    return {m.vrf: ManagementEntry(m.gateway, m.ssh, m.api, [u.name for u in m.users])}
+    return {m.vrf: ManagementEntry(m.gateway, m.ssh, m.api, [u.name for u in m.users], list(m.ntp), list(m.syslog),
+                                   list(m.dns), m.lldp)}
 
 
 def _originates(sw: Switch) -> dict[str, list[str]]:

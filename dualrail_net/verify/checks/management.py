@@ -107,3 +107,24 @@ def mgmt_user(ctx: Context) -> list[Finding]:
             out.append(finding([sw.name], sw.plane, f"{sw.name} has no administrator with a password or SSH key",
                                WHY_LOCKOUT))
     return out
+
+
+@check("MGMT-SERVICES", "every switch whose config carries them has the planned NTP, syslog and DNS servers in "
+       "the management VRF, and LLDP as planned", reads={BASE, TOPOLOGY})
+def mgmt_services(ctx: Context) -> list[Finding]:
+    out = []
+    for sw in _switches(ctx):
+        if not sw.mgmt.users_in_file:
+            continue  # the platform keeps these outside the rendered files (Cumulus: the OS's own files)
+        for what, planned, have in (("NTP", sw.plan.ntp, sw.mgmt.ntp), ("syslog", sw.plan.syslog, sw.mgmt.syslog),
+                                    ("DNS", sw.plan.dns, sw.mgmt.dns)):
+            missing = [server for server in planned if server not in have]
+            if missing:
+                out.append(finding([sw.name], sw.plane, f"{sw.name} lacks {what} server(s) {', '.join(missing)} in "
+                                   f"the management VRF {sw.vrf}",
+                                   "time, logs or names of the switch go missing: incidents cannot be traced"))
+        if sw.mgmt.lldp is not None and sw.mgmt.lldp != sw.plan.lldp:
+            out.append(finding([sw.name], sw.plane, f"{sw.name} runs LLDP {'on' if sw.mgmt.lldp else 'off'}, planned "
+                               f"{'on' if sw.plan.lldp else 'off'}",
+                               "the live cabling audit reads LLDP neighbours: without them a miscabled port is not seen"))
+    return out

@@ -4,9 +4,11 @@ the resolved model, the cabling plan and a manifest that later stages read."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from dualrail_net import __version__
+from dualrail_net.forked import Forked, Tick, can_fork
 from dualrail_net.gcpause import gc_paused
 from dualrail_net.manifest import (
     ManagementEntry,
@@ -29,7 +31,7 @@ from dualrail_net.platforms import Platform, get_platform
 from dualrail_net.render.servers import SERVER_FILES, server_structured
 from dualrail_net.render.structured import switch_structured
 from dualrail_net.resolve.export import cabling_csv, fabric_json
-from dualrail_net.resolve.model import Fabric, IbPlane, Switch
+from dualrail_net.resolve.model import Fabric, IbPlane, ResolvedServer, Switch
 
 MANIFEST, CABLING, RESOLVED = MANIFEST_FILE, CABLING_FILE, RESOLVED_FILE
 
@@ -69,9 +71,10 @@ def render_switch(fabric: Fabric, sw: Switch, root: str) -> list[Artifact]:
 
 
 def render_fabric(fabric: Fabric, templates: Path | None = None, progress: Progress | None = None,
-                  include_resolved: bool = True) -> RenderResult:
+                  include_resolved: bool = True, parallel_from: int | None = None) -> RenderResult:
+    """``parallel_from``: from how many devices to render in two processes (default ``PARALLEL_FROM``)."""
     with gc_paused():
-        return _render(fabric, templates, progress, include_resolved)
+        return _render(fabric, templates, progress, include_resolved, parallel_from)
 
 
 def _management_plan(fabric: Fabric) -> dict[str, ManagementEntry]:
@@ -90,15 +93,28 @@ def _originates(sw: Switch) -> dict[str, list[str]]:
     return {vrf.plane: list(vrf.networks) for vrf in sw.vrfs}
 
 
-def _render(fabric: Fabric, templates: Path | None, progress: Progress | None,
-            include_resolved: bool) -> RenderResult:
-    root = str(templates or templates_dir())
-    result = RenderResult()
-    devices: dict[str, DeviceEntry] = {}
-    for sw in fabric.switches.values():
+# From this many devices (switches + servers) the devices are rendered in two processes: the
+# parent renders the first half of the switches and of the servers, a forked child the second
+# half. Every device renders from the fabric alone, so the halves are independent and, joined in
+# order, byte for byte what one process renders (tests/test_render_parallel.py).
+PARALLEL_FROM = 4000
+
+
+@dataclass
+class _Rendered:
+    """The devices one process rendered, in the fabric's order."""
+    switch_files: list[Artifact] = field(default_factory=list)
+    server_files: list[Artifact] = field(default_factory=list)
+    devices: dict[str, DeviceEntry] = field(default_factory=dict)
+    servers: dict[str, ServerEntry] = field(default_factory=dict)
+
+
+def _render_switches(fabric: Fabric, switches: list[Switch], root: str, done: _Rendered,
+                     progress: Progress | None) -> None:
+    for sw in switches:
         arts = render_switch(fabric, sw, root)
-        result.artifacts.extend(arts)
-        devices[sw.name] = DeviceEntry(
+        done.switch_files.extend(arts)
+        done.devices[sw.name] = DeviceEntry(
             role=sw.role, plane=sw.plane, planes=sw.planes, platform=sw.platform, firmware=sw.firmware,
             model=sw.model, mgmt_address=sw.mgmt_address, dir=device_dir(sw),
             files=[a.path.rsplit("/", 1)[1] for a in arts if a.path.startswith(device_dir(sw))],
@@ -106,17 +122,76 @@ def _render(fabric: Fabric, templates: Path | None, progress: Progress | None,
             originates=_originates(sw), asn=sw.asn)
         if progress:
             progress(1)
-    servers: dict[str, ServerEntry] = {}
-    for srv in fabric.servers:
+
+
+def _render_servers(fabric: Fabric, servers: list[ResolvedServer], root: str, done: _Rendered,
+                    progress: Progress | None) -> None:
+    for srv in servers:
         s = server_structured(fabric, srv)
         folder = f"servers/{srv.name}"
         for tpl, filename in SERVER_FILES:
-            result.artifacts.append(Artifact(f"{folder}/{filename}", template(root, tpl).render(s=s)))
-        servers[srv.name] = ServerEntry(dir=folder, planes=s["planes"], files=[f for _, f in SERVER_FILES],
-                                        ports=[ServerPortEntry(p.ifname, p.rdma_device, p.plane, p.rail)
-                                               for p in srv.ports])
+            done.server_files.append(Artifact(f"{folder}/{filename}", template(root, tpl).render(s=s)))
+        done.servers[srv.name] = ServerEntry(dir=folder, planes=s["planes"], files=[f for _, f in SERVER_FILES],
+                                             ports=[ServerPortEntry(p.ifname, p.rdma_device, p.plane, p.rail)
+                                                    for p in srv.ports])
         if progress:
             progress(1)
+
+
+def render_devices(fabric: Fabric, root: str, progress: Progress | None = None,
+                   parallel_from: int | None = None) -> _Rendered:
+    """Every switch, then every server: their files and manifest entries, in the fabric's order.
+    Large fabrics are rendered in two processes (``PARALLEL_FROM``); the plain path is the reference."""
+    switches, servers = list(fabric.switches.values()), list(fabric.servers)
+    threshold = PARALLEL_FROM if parallel_from is None else parallel_from
+    if len(switches) + len(servers) < threshold or not can_fork():
+        out = _Rendered()
+        _render_switches(fabric, switches, root, out, progress)
+        _render_servers(fabric, servers, root, out, progress)
+        return out
+    sw_half, srv_half = len(switches) // 2, len(servers) // 2
+
+    def second_half(tick: Tick) -> _Rendered:
+        out = _Rendered()
+        batch = _Batched(tick)
+        _render_switches(fabric, switches[sw_half:], root, out, batch)
+        _render_servers(fabric, servers[srv_half:], root, out, batch)
+        batch.flush()
+        return out
+    child = Forked(second_half, "rendering the second half of the devices", on_tick=progress)
+    first = _Rendered()
+    _render_switches(fabric, switches[:sw_half], root, first, progress)
+    _render_servers(fabric, servers[:srv_half], root, first, progress)
+    second = child.result()
+    return _Rendered(first.switch_files + second.switch_files, first.server_files + second.server_files,
+                     {**first.devices, **second.devices}, {**first.servers, **second.servers})
+
+
+class _Batched:
+    """Progress from the child in batches (one message per device would be 27k pipe writes)."""
+
+    def __init__(self, tick: Tick, every: int = 64) -> None:
+        self.tick, self.every, self.pending = tick, every, 0
+
+    def __call__(self, n: int) -> None:
+        self.pending += n
+        if self.pending >= self.every:
+            self.flush()
+
+    def flush(self) -> None:
+        if self.pending:
+            self.tick(self.pending)
+            self.pending = 0
+
+
+def _render(fabric: Fabric, templates: Path | None, progress: Progress | None,
+            include_resolved: bool, parallel_from: int | None = None) -> RenderResult:
+    root = str(templates or templates_dir())
+    result = RenderResult()
+    rendered = render_devices(fabric, root, progress, parallel_from)
+    result.artifacts.extend(rendered.switch_files)
+    result.artifacts.extend(rendered.server_files)
+    devices, servers = rendered.devices, rendered.servers
     ib_planes: dict[str, IbPlaneEntry] = {}
     for plane in fabric.ib_planes.values():
         s = ib_structured(plane)

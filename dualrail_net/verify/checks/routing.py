@@ -6,13 +6,11 @@ it (file:line)."""
 
 from __future__ import annotations
 
-import os
-import pickle
-import traceback
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from dualrail_net.forked import Forked, Tick, can_fork
 from dualrail_net.verify.checks import Context, ROUTING, SESSIONS, TOPOLOGY, check, finding, running
 from dualrail_net.verify.controlplane import (
     PlaneControl,
@@ -74,37 +72,18 @@ def routing_findings(ctx: Context, parallel_from: int | None = None) -> dict[str
     threshold = PARALLEL_FROM if parallel_from is None else parallel_from
     planes = list(ctx.snap.planes)
     per_plane: dict[str, dict[str, list[Finding]]] = {}
-    children: list[tuple[str, int, int]] = []
-    large = len(ctx.snap.devices) >= threshold and len(planes) > 1 and hasattr(os, "fork")
+    children: list[tuple[str, Forked[dict[str, list[Finding]]]]] = []
+    large = len(ctx.snap.devices) >= threshold and len(planes) > 1 and can_fork()
     if large:
         _ = ctx.topo.sessions  # built once, before the fork: every child reads it
         for plane in planes[1:]:
-            read_fd, write_fd = os.pipe()
-            pid = os.fork()
-            if pid == 0:  # the child: one plane, its findings up the pipe, nothing else
-                os.close(read_fd)
-                code = 0
-                try:
-                    data = pickle.dumps(("ok", plane_findings(ctx, plane_view(ctx, plane))))
-                except BaseException:
-                    data, code = pickle.dumps(("error", traceback.format_exc())), 1
-                with os.fdopen(write_fd, "wb") as pipe:
-                    pipe.write(data)
-                os._exit(code)
-            os.close(write_fd)
-            children.append((plane, pid, read_fd))
+            def one(_tick: Tick, plane: str = plane) -> dict[str, list[Finding]]:
+                return plane_findings(ctx, plane_view(ctx, plane))
+            children.append((plane, Forked(one, f"the control-plane model of plane {plane}")))
     for plane in planes[:1] if large else planes:
         per_plane[plane] = plane_findings(ctx, plane_view(ctx, plane))
-    for plane, pid, read_fd in children:
-        with os.fdopen(read_fd, "rb") as pipe:
-            data = pipe.read()
-        os.waitpid(pid, 0)
-        if not data:
-            raise RuntimeError(f"the control-plane model of plane {plane} died in its process")
-        kind, value = pickle.loads(data)
-        if kind != "ok":
-            raise RuntimeError(f"the control-plane model of plane {plane} failed:\n{value}")
-        per_plane[plane] = value
+    for plane, child in children:
+        per_plane[plane] = child.result()
     merged: dict[str, list[Finding]] = {check_id: [] for check_id in PER_PLANE}
     for plane in planes:
         for check_id, found in per_plane[plane].items():

@@ -203,6 +203,20 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument("--reason", default=None, metavar="TEXT", help="why --force (recorded in the journal)")
             if name == "upgrade":
                 p.add_argument("--image", default=None, help="image/version to install (overrides the playbook)")
+            else:
+                p.add_argument("--ib-planes", default=None, metavar="P1,P2",
+                               help="--scope opensm: the IB planes, in this order (default: every IB plane of the build)")
+                p.add_argument("--scope", choices=("planes", "gateways", "servers", "opensm"), default="planes",
+                               help="planes (default): every plane's switches, one plane at a time; gateways: the "
+                                    "multi-plane devices, one at a time and within each one plane's VRF at a time "
+                                    "(that plane locked, its VRF drained, only its part of the change pushed, the "
+                                    "other planes healthy throughout); a change to what the planes share is refused; "
+                                    "servers: the servers with a management address, in batches (canary first), "
+                                    "one plane's NIC ports at a time, gated on every port reaching its leaf; opensm: "
+                                    "each IB plane's OpenSM files to its SM host (a server with a management "
+                                    "address), one plane at a time: put in place, SIGHUP, wait for the sweep, read "
+                                    "every HCA port's P_Key table back; on a difference the previous files return "
+                                    "and the next plane is not touched")
             p.add_argument("--journal", default=os.environ.get("DUALRAIL_JOURNAL", ".dualrail/journal.sqlite"),
                            metavar="FILE|URL",
                            help="run journal and plane lock: a SQLite file (default: $DUALRAIL_JOURNAL, else "
@@ -217,7 +231,36 @@ def build_parser() -> argparse.ArgumentParser:
                                 "step, status, done/total, ETA); '-' for stdout. At a terminal a live progress bar "
                                 "per plane is shown as well")
         else:
-            p.add_argument("--plane", default=None, help="only this plane")
+            p.add_argument("--plane", default=None, help="only this plane ('multi-plane': the gateways)")
+
+    p = sub.add_parser(
+        "audit", help="the live fabric against the build: cabling (LLDP), firmware, drift, sessions",
+        description="Ask every device of the build (through the nornir inventory, concurrently) what it sees and runs, "
+        "and compare it with the build:\n"
+        "  CABLE-MISSING / CABLE-MISWIRED / CABLE-CROSS-PLANE / CABLE-UNEXPECTED   LLDP neighbours against "
+        "resolved/cabling.csv (a miswire names both ends as planned and as found; a cable between planes is "
+        "critical)\n"
+        "  LINK-DOWN / LINK-SPEED   planned ports down, or at another speed\n"
+        "  FW-ASYMMETRIC / FW-NOT-PLANNED   the planes run different firmware per role; a switch off its plan\n"
+        "  DRIFT-CONFIG   running files differ from the build (with the diff)\n"
+        "  BGP-DOWN   configured sessions not established;  AUDIT-UNREACHABLE   a device did not answer\n\n"
+        "Credentials as for deploy (DUALRAIL_SSH_USER/DUALRAIL_SSH_KEY, DUALRAIL_KNOWN_HOSTS). One-shot by "
+        "default (for a systemd timer or cron); --watch N repeats every N seconds. --metrics FILE writes "
+        "OpenMetrics text for Prometheus' textfile collector. Exit 0: no error finding; 1: an error; 2: bad "
+        "arguments.", formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("-o", "--output", type=Path, default=Path("build"), metavar="DIR",
+                   help="the build the fabric should run (default: build/)")
+    p.add_argument("--twin", action="store_true", help="audit the running emulated twin (its keys and addresses)")
+    p.add_argument("--insecure-no-host-key-check", action="store_true",
+                   help="do not verify SSH host keys (explicit opt-out; never the default)")
+    p.add_argument("--json", action="store_true", help="print one JSON document on stdout")
+    p.add_argument("--junit", type=Path, default=None, metavar="FILE", help="also write JUnit XML (one case per check)")
+    p.add_argument("--metrics", type=Path, default=None, metavar="FILE",
+                   help="write the findings as OpenMetrics text (e.g. /var/lib/node_exporter/textfile/dualrail.prom)")
+    p.add_argument("--watch", type=float, default=None, metavar="SECONDS",
+                   help="audit again every SECONDS until interrupted (the exit code is the last audit's)")
+    p.add_argument("--count", type=int, default=None, metavar="N", help="with --watch: stop after N audits")
+    p.add_argument("--workers", type=int, default=16, metavar="N", help="devices asked at once (default 16)")
 
     p = sub.add_parser("runs", help="list deploy runs, or show one", description="Read the run journal.")
     p.add_argument("run", nargs="?", type=int, help="run id to show in full")
@@ -478,13 +521,16 @@ def cmd_plan(args: argparse.Namespace, ui: Ui) -> int:
     nr = _nornir(args)
     connect = connector(nr)
     doc: dict[str, Any] = {"ok": True, "planes": {}}
-    for name, host in sorted(nr.inventory.hosts.items(), key=lambda kv: (kv[1].data["plane"], kv[0])):
-        if args.plane and host.data["plane"] != args.plane:
+    def group(host: Any) -> str:  # gateways and servers are changed in their own windows
+        return "servers" if host.data.get("server") else str(host.data["plane"] or "multi-plane")
+    for name, host in sorted(nr.inventory.hosts.items(), key=lambda kv: (group(kv[1]), kv[0])):
+        if args.plane and group(host) != args.plane:
             continue
         drv = driver_for(host, connect(host))
         diff = unified_diff(drv.fetch(), drv.intended())
-        doc["planes"].setdefault(host.data["plane"], {})[name] = diff
-        ui.print(f"[bold]plane {host.data['plane']} {name}[/]: " + ("no change" if not diff else f"{diff.count(chr(10))} diff lines"))
+        doc["planes"].setdefault(group(host), {})[name] = diff
+        ui.print(f"[bold]{'plane ' + host.data['plane'] if host.data['plane'] else group(host)} {name}[/]: "
+                 + ("no change" if not diff else f"{diff.count(chr(10))} diff lines"))
         if diff and not ui.as_json:
             ui.out.print(escape(diff), highlight=False)
     nr.close_connections()
@@ -532,10 +578,21 @@ def cmd_deploy(args: argparse.Namespace, ui: Ui) -> int:
                  "--force --reason TEXT overrides)")
         _emit(ui, {"ok": False, "error": refusal})
         return EXIT_FAIL
+    scope = getattr(args, "scope", "planes")
+    if scope == "opensm":
+        return _deploy_opensm(args, ui, book.name, forced=(f"gate overridden ({refusal}): {args.reason}"
+                                                           if refusal else None))
     nr = _nornir(args)
     hosts = dict(nr.inventory.hosts)
-    per_plane = {plane: sum(1 for h in hosts.values() if h.data.get("plane") == plane and h.data.get("role") in book.roles)
-                 for plane in book.planes}
+    if scope == "servers":
+        per_plane = {plane: sum(1 for h in hosts.values() if h.data.get("server") and plane in h.data.get("planes", []))
+                     for plane in book.planes}
+    elif scope == "gateways":  # one stage per plane a gateway serves
+        per_plane = {plane: sum(1 for h in hosts.values() if h.data.get("plane") is None and plane in h.data.get("vrfs", {}))
+                     for plane in book.planes}
+    else:
+        per_plane = {plane: sum(1 for h in hosts.values() if h.data.get("plane") == plane and h.data.get("role") in book.roles)
+                     for plane in book.planes}
     sinks: list[Sink] = []
     events_file = None
     if args.events:
@@ -546,7 +603,7 @@ def cmd_deploy(args: argparse.Namespace, ui: Ui) -> int:
         sinks.append(live)
     journal = EventingJournal(open_journal(args.journal), sinks, total=sum(per_plane.values()))
     runner = Runner(hosts, connector(nr), journal, book, args.backups,  # type: ignore[arg-type]
-                    say=lambda m: ui.print(f"[dim]deploy:[/] {escape(m)}"))
+                    say=lambda m: ui.print(f"[dim]deploy:[/] {escape(m)}"), scope=scope)
     forced = f"gate overridden ({refusal}): {args.reason}" if refusal else None
     try:
         if live is not None:
@@ -568,6 +625,103 @@ def cmd_deploy(args: argparse.Namespace, ui: Ui) -> int:
                "failed_batch": report.failed_batch, "detail": report.detail, "seconds": round(report.seconds, 2),
                "device_seconds": {k: round(v, 2) for k, v in report.device_seconds.items()}})
     return EXIT_OK if ok else EXIT_FAIL
+
+
+def _deploy_opensm(args: argparse.Namespace, ui: Ui, playbook: str, forced: str | None) -> int:
+    """``deploy --scope opensm``: every IB plane's SM host over SSH (deploy/opensm.py)."""
+    from dualrail_net.deploy.journal import open_journal
+    from dualrail_net.deploy.opensm import SmHostUnknown, SshSmHost, deploy_opensm, sm_addresses
+    from dualrail_net.deploy.session import connector
+    if args.twin:
+        ui.print("[red]the twin runs no subnet manager: OpenSM deploys are rehearsed on ibsim "
+                 "(`dualrail ib check`, tests/test_opensm_deploy.py)[/]")
+        return EXIT_USAGE
+    manifest = Manifest.load(args.output)
+    planes = [p for p in (args.ib_planes.split(",") if args.ib_planes else list(manifest.ib_planes)) if p]
+    try:
+        addresses = sm_addresses(manifest, planes)
+    except SmHostUnknown as exc:
+        ui.print(f"[red]{escape(one_line(f'deploy: {exc}'))}[/]")
+        _emit(ui, {"ok": False, "error": str(exc)})
+        return EXIT_FAIL
+    nr = _nornir(args)
+    connect = connector(nr)
+    journal = open_journal(args.journal)
+    run_id = journal.start_run("opensm", playbook, str(args.output))
+    if forced:
+        journal.finish(journal.step(run_id, "-", -1, "*", "gate"), "forced", forced)
+    try:
+        hosts = {plane: SshSmHost(server, connect(nr.inventory.hosts[server]), manifest.ib_planes[plane])
+                 for plane, (server, _address) in addresses.items()}
+        results = deploy_opensm(args.output, hosts, planes, say=lambda m: ui.print(f"[dim]deploy:[/] {escape(m)}"),
+                                journal=journal, run_id=run_id)
+    except Exception as exc:  # an unreachable SM host: the run fails, the journal says why
+        journal.end_run(run_id, "failed", f"{type(exc).__name__}: {exc}")
+        nr.close_connections()
+        ui.print(f"[red]{escape(one_line(f'run {run_id} failed: {exc}'))}[/]")
+        _emit(ui, {"ok": False, "run": run_id, "error": str(exc)})
+        return EXIT_FAIL
+    nr.close_connections()
+    ok = all(r.status != "failed" for r in results) and len(results) == len(planes)
+    journal.end_run(run_id, "ok" if ok else "failed", "; ".join(f"{r.plane}: {r.status}" for r in results))
+    for r in results:
+        ui.print(f"IB plane {r.plane}: {r.status} ({escape(r.detail)})")
+    _emit(ui, {"ok": ok, "run": run_id, "planes": [{"plane": r.plane, "status": r.status, "detail": r.detail,
+                                                     "seconds": round(r.seconds, 2)} for r in results]})
+    return EXIT_OK if ok else EXIT_FAIL
+
+
+def cmd_audit(args: argparse.Namespace, ui: Ui) -> int:
+    from dualrail_net.audit.collect import collect
+    from dualrail_net.audit.metrics import openmetrics, write_metrics
+    from dualrail_net.audit.run import as_results, audit_findings
+    from dualrail_net.deploy.session import connector
+    if args.watch is not None and args.watch <= 0:
+        ui.print("[red]--watch needs a positive number of seconds[/]")
+        return EXIT_USAGE
+    try:
+        manifest = Manifest.load(args.output)
+    except ManifestError as exc:
+        ui.print(f"[red]{escape(one_line(str(exc)))}[/]")
+        _emit(ui, {"ok": False, "error": str(exc), "checks": []})
+        return EXIT_FAIL
+    rounds = 0
+    while True:
+        started = time.monotonic()
+        nr = _nornir(args)
+        total = len(nr.inventory.hosts)
+        live = None
+        if ui.out.is_terminal and not ui.as_json:
+            from rich.progress import Progress
+            live = Progress(transient=True, console=ui.out)
+        try:
+            if live is not None:
+                with live:
+                    task = live.add_task("asking the devices", total=total)
+                    reports = collect(nr, connector(nr), args.workers, progress=lambda n: live.advance(task, n))
+            else:
+                reports = collect(nr, connector(nr), args.workers)
+        finally:
+            nr.close_connections()
+        findings = audit_findings(args.output, manifest, reports)
+        seconds = time.monotonic() - started
+        results = as_results(findings, seconds)
+        if args.metrics:
+            write_metrics(args.metrics, openmetrics(findings, len(reports), seconds))
+        doc = results_to_dict(results)
+        doc.update({"devices": len(reports), "seconds": round(seconds, 2)})
+        if not ui.as_json:
+            print_results([r for r in results if r.findings], ui.out)
+        if args.junit:
+            write_junit(results, args.junit, suite="dualrail-audit")
+        _emit(ui, doc)
+        ok = bool(doc["ok"])
+        ui.print((f"[green]audit: {len(reports)} devices as built[/]" if ok else
+                  f"[red]audit: {doc['errors']} error(s)[/] on {len(reports)} devices") + f" in {seconds:.1f}s")
+        rounds += 1
+        if args.watch is None or (args.count is not None and rounds >= args.count):
+            return EXIT_OK if ok else EXIT_FAIL
+        time.sleep(args.watch)
 
 
 def _deploy_junit(run: dict[str, Any], path: Path) -> None:
@@ -614,7 +768,7 @@ def cmd_runs(args: argparse.Namespace, ui: Ui) -> int:
 
 COMMANDS: dict[str, Callable[[argparse.Namespace, Ui], int]] = {
     "validate": cmd_validate, "render": cmd_render, "verify": cmd_verify, "build": cmd_build, "twin": cmd_twin,
-    "batfish-snapshot": cmd_batfish_snapshot, "plan": cmd_plan, "deploy": cmd_deploy, "upgrade": cmd_deploy, "runs": cmd_runs,
+    "batfish-snapshot": cmd_batfish_snapshot, "plan": cmd_plan, "deploy": cmd_deploy, "upgrade": cmd_deploy, "runs": cmd_runs, "audit": cmd_audit,
 }
 
 

@@ -48,6 +48,8 @@ class DeviceEntry:
     # plane must learn: verify's control-plane model compares the configs' outcome with it)
     originates: dict[str, list[str]] = field(default_factory=dict)
     asn: int = 0  # its planned BGP ASN (0: not known): AS-path loop prevention is part of the design
+    # a multi-plane device: plane -> its VRF there (its maintenance window changes one at a time)
+    vrfs: dict[str, str] = field(default_factory=dict)
 
 
 class ServerPortEntry(NamedTuple):
@@ -66,6 +68,7 @@ class ServerEntry:
     planes: list[str]
     files: list[str]
     ports: list[ServerPortEntry] = field(default_factory=list)
+    mgmt_address: str | None = None  # how the deploy reaches it ("198.51.100.201/24"); None: not deployed
 
 
 @dataclass(frozen=True, slots=True)

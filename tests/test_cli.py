@@ -44,7 +44,7 @@ def test_usage_error_is_exit_2() -> None:
 
 
 def test_console_script_never_prints_a_traceback(make_inventory: InventoryFactory) -> None:
-    root = make_inventory({"servers.yaml": [("slot: 3}", "slot: [3}")]})
+    root = make_inventory({"servers.yaml": [("slot: 3,", "slot: [3,")]})
     exe = shutil.which("dualrail") or ""
     cmd = [exe] if exe else [sys.executable, "-m", "dualrail_net.cli"]
     proc = subprocess.run([*cmd, "validate", "-i", str(root)], capture_output=True, text=True)

@@ -397,7 +397,8 @@ def test_firmware_upgrade_of_both_planes(twin: Path, tmp_path: Path) -> None:
     refused = runner.run(str(twin))
     nr.close_connections()
     assert refused.status == "failed" and "must cover every plane" in refused.detail
-    assert not (lifecycle.rundir("drt-a-leaf-su1-r0") / "firmware-version").exists()
+    # the twin starts every switch on its planned version; the refused run changed none
+    assert (lifecycle.rundir("drt-a-leaf-su1-r0") / "firmware-version").read_text().strip() == "5.9.2"
     book = Playbook(name="fw", kind="firmware", image="9.9.9", planes=["A", "B"], roles=["leaf"], canary=1,
                     batch_size=4, concurrency=4, post_check_timeout_seconds=60)
     runner, journal, nr = make_runner(twin, tmp_path, book)
@@ -414,3 +415,223 @@ def test_firmware_upgrade_of_both_planes(twin: Path, tmp_path: Path) -> None:
     order = [s["device"][0] for s in run["steps"] if s["step"] == "reboot"]
     assert order == sorted(order)  # every plane-A leaf before any plane-B leaf
     wait_converged()
+
+
+# -- the gateways window: one plane's VRF at a time --------------------------------------------------
+GATEWAY = "gw-storage-1"
+
+
+def _vrf_block(config: str, vrf: str) -> str:
+    lines = config.splitlines()
+    start = next(i for i, ln in enumerate(lines) if ln.startswith("router bgp") and ln.endswith(f"vrf {vrf}"))
+    end = next(i for i in range(start, len(lines)) if lines[i].strip() == "exit")
+    return "\n".join(lines[start:end + 1])
+
+
+def _gateway_vrf(vrf: str) -> str:
+    """What the twin's namespace of one VRF of the gateway runs (its instance is the default one there)."""
+    return _running_config(f"{GATEWAY}.{vrf}")
+
+
+def _gateway_running() -> dict[str, str]:
+    return {vrf: _gateway_vrf(vrf) for vrf in ("plane-a", "plane-b")}
+
+
+def _gateway_run(new: Path, tmp_path: Path, snapshots: dict[str, str] | None = None) -> tuple[Any, Journal, Runner]:
+    nr = init_nornir(new, STATE)
+    journal = Journal(tmp_path / "journal.sqlite")
+    runner = Runner(dict(nr.inventory.hosts), connector(nr), journal, BOOK, tmp_path / "backups", scope="gateways")
+    if snapshots is not None:  # what the gateway runs when each plane's stage is confirmed
+        original = runner._confirm
+
+        def confirm(run_id: int, plane: str, batch: int, names: list[str]) -> list[str]:
+            snapshots.update({f"{plane}:{vrf}": text for vrf, text in _gateway_running().items()})
+            return original(run_id, plane, batch, names)
+        runner._confirm = confirm  # type: ignore[method-assign]
+    try:
+        return runner.run(str(new)), journal, runner
+    finally:
+        nr.close_connections()
+
+
+def _restore_gateway(runner: Runner, journal: Journal, report: Any) -> None:
+    from dualrail_net.deploy.drivers.base import read_backup
+    backup = next(Path(s["backup"]) for s in journal.run(report.run_id)["steps"] if s["step"] == "backup")
+    nr = init_nornir(Path(runner.hosts[GATEWAY].data["device_dir"]).parents[1], STATE)
+    try:
+        Runner(dict(nr.inventory.hosts), connector(nr), journal, BOOK, Path(report.run_id and "."),
+               scope="gateways").driver(GATEWAY).rollback(read_backup(backup))
+    finally:
+        nr.close_connections()
+    wait_converged()
+
+
+def test_gateway_window_changes_one_planes_vrf_at_a_time(twin: Path, tmp_path: Path, example_fabric: Fabric) -> None:
+    new = render_variant(example_fabric, tmp_path / "new", 32)
+    view = TwinView(lifecycle.load_state() or {})
+    stop = lifecycle.STATE_DIR / "deploy-stop"
+    stop.unlink(missing_ok=True)
+    bg = Background(probe_jobs(view), duration=300, interval=0.05, stop_file=str(stop))
+    time.sleep(1)
+    snapshots: dict[str, str] = {}
+    report, journal, runner = _gateway_run(new, tmp_path, snapshots)
+    stop.write_text("stop")
+    results = bg.collect()
+    try:
+        assert report.status == "ok", report.detail
+        steps = journal.run(report.run_id)["steps"]
+        assert {s["device"] for s in steps if s["step"] == "push"} == {GATEWAY}  # plane devices untouched
+        order = [(s["plane"], s["step"]) for s in steps if s["device"] == GATEWAY and s["plane"] in ("A", "B")]
+        assert order.index(("A", "confirm")) < order.index(("B", "drain"))  # never both planes at once
+        drains = [s["backup"] for s in steps if s["step"] == "drain"]
+        assert drains == ["plane-a", "plane-b"]
+        # when plane A's stage was confirmed, only VRF plane-a had the change
+        assert "maximum-paths 32" in snapshots["A:plane-a"] and "maximum-paths 64" in snapshots["A:plane-b"]
+        final = _gateway_running()
+        assert "maximum-paths 32" in final["plane-a"] and "maximum-paths 32" in final["plane-b"]
+        assert not any("prepend" in text for text in final.values())  # each stage's push took its drain away
+        assert journal.in_maintenance() == {}
+        lost = {"A": 0, "B": 0}
+        for rows in results.values():
+            for r in rows:
+                lost[view.plane_of(r["dst"]) or "?"] += len(r["lost_at"])
+        assert lost == {"A": 0, "B": 0}, f"probe loss during the gateway window: {lost}"
+    finally:
+        _restore_gateway(runner, journal, report)
+
+
+def test_gateway_window_refuses_a_change_both_planes_share(twin: Path, tmp_path: Path, example_fabric: Fabric) -> None:
+    new = render_variant(example_fabric, tmp_path / "new", 32)
+    frr = new / "multi-plane" / GATEWAY / "frr.conf"
+    frr.write_text(frr.read_text().replace("log syslog informational", "log syslog warnings"))
+    before = _gateway_running()
+    report, journal, _runner = _gateway_run(new, tmp_path)
+    assert report.status == "failed" and "share" in report.detail and "log" in report.detail
+    steps = journal.run(report.run_id)["steps"]
+    assert not [s for s in steps if s["step"] in ("drain", "push")]
+    assert _gateway_running() == before and journal.in_maintenance() == {}
+
+
+def test_gateway_window_undoes_only_the_failed_planes_stage(twin: Path, tmp_path: Path, example_fabric: Fabric) -> None:
+    new = render_variant(example_fabric, tmp_path / "new", 32)
+    frr = new / "multi-plane" / GATEWAY / "frr.conf"
+    text = frr.read_text()
+    block = _vrf_block(text, "plane-b")
+    frr.write_text(text.replace(block, block.replace(" bgp router-id", " neighbor 10.23.0.0 no-such-keyword\n bgp router-id")))
+    report, journal, runner = _gateway_run(new, tmp_path)
+    try:
+        assert report.status == "failed" and "plane B" in report.detail
+        steps = journal.run(report.run_id)["steps"]
+        assert [(s["plane"], s["status"]) for s in steps if s["step"] == "rollback"] == [("B", "ok")]
+        now = _gateway_running()
+        assert "maximum-paths 32" in now["plane-a"]  # plane A's stage stays: it passed
+        assert "maximum-paths 64" in now["plane-b"] and "prepend" not in now["plane-b"]  # B as before, undrained
+        assert journal.in_maintenance() == {}  # healthy after the undo: released
+    finally:
+        _restore_gateway(runner, journal, report)
+
+
+# -- servers: in batches, one plane's NIC ports at a time, gated on every port ------------------------
+def _server_mtus(server: str) -> dict[str, int]:
+    import json
+    out = subprocess.run(["ip", "netns", "exec", f"drt-{server}", "ip", "-j", "link", "show"],
+                         capture_output=True, text=True, check=True, timeout=30).stdout
+    return {link["ifname"]: int(link["mtu"]) for link in json.loads(out)}
+
+
+SERVER_BOOK = Playbook(name="test-servers", planes=["A", "B"], canary=1, batch_size=16, concurrency=8,
+                       drain_settle_seconds=0, post_check_timeout_seconds=15)
+
+
+def _server_run(new: Path, tmp_path: Path, hook: Any = None) -> tuple[Any, Journal]:
+    nr = init_nornir(new, STATE)
+    journal = Journal(tmp_path / "journal.sqlite")
+    runner = Runner(dict(nr.inventory.hosts), connector(nr), journal, SERVER_BOOK, tmp_path / "backups", scope="servers")
+    if hook is not None:
+        original = runner._confirm
+
+        def confirm(run_id: int, plane: str, batch: int, names: list[str]) -> list[str]:
+            hook(plane, batch)
+            return original(run_id, plane, batch, names)
+        runner._confirm = confirm  # type: ignore[method-assign]
+    try:
+        return runner.run(str(new)), journal
+    finally:
+        nr.close_connections()
+
+
+def _restore_servers(tmp_path: Path, journal: Journal, report: Any) -> None:
+    from dualrail_net.deploy.drivers.base import read_backup
+    nr = init_nornir(twin_output(), STATE)
+    runner = Runner(dict(nr.inventory.hosts), connector(nr), journal, SERVER_BOOK, tmp_path / "backups", scope="servers")
+    try:
+        for step in journal.run(report.run_id)["steps"]:
+            if step["step"] == "backup":
+                runner.driver(step["device"]).rollback(read_backup(Path(step["backup"])))
+    finally:
+        nr.close_connections()
+
+
+def twin_output() -> Path:
+    return Path((lifecycle.load_state() or {})["output"])
+
+
+def test_servers_change_one_planes_ports_at_a_time(twin: Path, tmp_path: Path, example_fabric: Fabric) -> None:
+    new = render_variant(example_fabric, tmp_path / "new", 64)
+    servers = sorted(p.name for p in (new / "servers").iterdir())
+    for name in servers:
+        f = new / "servers" / name / "interfaces"
+        f.write_text(f.read_text().replace("mtu 9214", "mtu 9000"))
+        env = new / "servers" / name / "nccl.env"
+        env.write_text(env.read_text() + "NCCL_DEBUG=WARN\n")
+    a_port, b_port = "ens1f0np0", "ens1f1np1"  # gpu001's first NIC: port 1 in plane A, port 2 in plane B
+    seen: dict[tuple[str, int], dict[str, int]] = {}
+    view = TwinView(lifecycle.load_state() or {})
+    stop = lifecycle.STATE_DIR / "deploy-stop"
+    stop.unlink(missing_ok=True)
+    bg = Background(probe_jobs(view), duration=300, interval=0.05, stop_file=str(stop))
+    time.sleep(1)
+    report, journal = _server_run(new, tmp_path, hook=lambda plane, batch: seen.__setitem__((plane, batch),
+                                                                                           _server_mtus("gpu001")))
+    stop.write_text("stop")
+    results = bg.collect()
+    try:
+        assert report.status == "ok", report.detail
+        steps = journal.run(report.run_id)["steps"]
+        pushes = [(s["device"], s["plane"]) for s in steps if s["step"] == "push" and s["status"] == "ok"]
+        assert sorted(pushes) == sorted((n, p) for n in servers for p in ("A", "B"))
+        # the canary alone first; when its plane-A stage was confirmed, only its plane-A ports had changed
+        assert seen[("A", 0)][a_port] == 9000 and seen[("A", 0)][b_port] == 9214
+        assert seen[("B", 0)][b_port] == 9000
+        assert all(mtu == 9000 for name, mtu in _server_mtus("gpu001").items() if name.startswith("ens"))
+        # nccl.env went with the first stage
+        assert "NCCL_DEBUG=WARN" in (lifecycle.rundir("drt-gpu001") / "nccl.env").read_text()
+        assert journal.in_maintenance() == {}
+        lost = {"A": 0, "B": 0}
+        for rows in results.values():
+            for r in rows:
+                lost[view.plane_of(r["dst"]) or "?"] += len(r["lost_at"])
+        assert lost == {"A": 0, "B": 0}, f"probe loss while the servers changed: {lost}"
+    finally:
+        _restore_servers(tmp_path, journal, report)
+
+
+def test_a_server_port_that_loses_its_leaf_is_undone_in_its_plane_only(twin: Path, tmp_path: Path,
+                                                                       example_fabric: Fabric) -> None:
+    new = render_variant(example_fabric, tmp_path / "new", 64)
+    f = new / "servers" / "gpu001" / "interfaces"
+    text = f.read_text()
+    f.write_text(text.replace("mtu 9214", "mtu 9000").replace(
+        "default via 10.22.0.0 dev ens1f1np1 table", "default via 10.22.0.9 dev ens1f1np1 table"))
+    report, journal = _server_run(new, tmp_path)
+    try:
+        assert report.status == "failed" and "plane B" in report.detail and "gpu001" in report.detail
+        steps = journal.run(report.run_id)["steps"]
+        assert [(s["device"], s["plane"]) for s in steps if s["step"] == "rollback"] == [("gpu001", "B")]
+        mtus = _server_mtus("gpu001")
+        assert mtus["ens1f0np0"] == 9000  # plane A's stage passed its gate and stays
+        running = (lifecycle.rundir("drt-gpu001") / "interfaces").read_text()
+        assert "via 10.22.0.9" not in running  # plane B's file is back
+        assert not [s for s in steps if s["device"] != "gpu001" and s["step"] == "push"]  # the canary stopped it
+    finally:
+        _restore_servers(tmp_path, journal, report)

@@ -84,3 +84,35 @@ def test_a_wrong_file_is_put_back_and_the_next_plane_waits(builds: dict[str, Pat
     assert "gpu003" in results[0].detail and "restored" in results[0].detail
     assert sm.read_files() == good
     assert _gpu003(sm)[0x0101] == "full"  # the previous, correct partitions are programmed again
+
+
+def test_the_journal_records_each_plane(builds: dict[str, Path], sm: SimulatedSmHost, tmp_path: Path) -> None:
+    from dualrail_net.deploy.journal import Journal
+    journal = Journal(tmp_path / "journal.sqlite")
+    run_id = journal.start_run("opensm", "test", str(builds["broken"]))
+    results = deploy_opensm(builds["broken"], {"IBA": sm}, ["IBA"], journal=journal, run_id=run_id)
+    assert results[0].status == "failed"
+    steps = journal.run(run_id)["steps"]
+    assert [(s["plane"], s["device"], s["step"], s["status"]) for s in steps] == [("IBA", "gpu001", "opensm", "failed")]
+    assert "restored" in steps[0]["detail"]
+
+
+def test_sm_hosts_are_reached_by_their_servers_management_address(builds: dict[str, Path]) -> None:
+    import dataclasses
+
+    from dualrail_net.deploy.opensm import SmHostUnknown, sm_addresses
+    manifest = Manifest.load(builds["new"])
+    assert sm_addresses(manifest, ["IBA", "IBB"]) == {"IBA": ("gpu001", "198.51.100.201"),
+                                                      "IBB": ("gpu001", "198.51.100.201")}
+    with pytest.raises(SmHostUnknown, match="no IB plane 'IBC'"):
+        sm_addresses(manifest, ["IBC"])
+    manifest.servers["gpu001"] = dataclasses.replace(manifest.servers["gpu001"], mgmt_address=None)
+    with pytest.raises(SmHostUnknown, match="gpu001 has no management address"):
+        sm_addresses(manifest, ["IBA"])
+
+
+def test_the_cli_refuses_an_opensm_deploy_to_the_twin(builds: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    from dualrail_net.cli import main
+    code = main(["deploy", "--scope", "opensm", "--twin", "-o", str(builds["new"]), "--force", "--reason", "test"])
+    assert code == 2
+    assert "runs no subnet manager" in capsys.readouterr().out

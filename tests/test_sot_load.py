@@ -34,8 +34,8 @@ def test_unknown_key_is_an_error_with_its_line(make_inventory: InventoryFactory)
 
 
 def test_type_error_names_value_and_line(make_inventory: InventoryFactory) -> None:
-    root = make_inventory({"servers.yaml": [("{name: gpu017, model: dgx-split-8x1, su: 2, slot: 1}",
-                                             "{name: gpu017, model: dgx-split-8x1, su: two, slot: 1}")]})
+    root = make_inventory({"servers.yaml": [("{name: gpu017, model: dgx-split-8x1, su: 2, slot: 1,",
+                                             "{name: gpu017, model: dgx-split-8x1, su: two, slot: 1,")]})
     errs = errors_for(root)
     line = line_of(root / "servers.yaml", "su: two")
     assert any(f"servers.yaml:{line}:" in e and "'two'" in e for e in errs), errs

@@ -18,11 +18,13 @@ import re
 import signal
 import subprocess
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
 from dualrail_net.deploy.drivers.base import run_shell
+from dualrail_net.deploy.journal import Journal
 from dualrail_net.manifest import IbPlaneEntry, Manifest
 
 FILES = ("opensm.conf", "partitions.conf", "root_guids.conf", "cn_guids.conf")
@@ -64,36 +66,70 @@ def pkey_problems(meta: IbPlaneEntry, actual: dict[str, dict[int, str]]) -> list
     return problems
 
 
-def deploy_opensm(out: Path, hosts: dict[str, SmHost], planes: list[str], timeout: float = 120,
-                  say: Any = None) -> list[PlaneResult]:
-    """Roll the rendered OpenSM files of ``planes`` (in that order) to their SM hosts (module text)."""
+class SmHostUnknown(Exception):
+    """An IB plane's SM host cannot be reached: it is not a server with a management address."""
+
+
+def sm_addresses(manifest: Manifest, planes: list[str]) -> dict[str, tuple[str, str]]:
+    """IB plane -> (its SM host, that server's management address), for the planes given."""
+    out: dict[str, tuple[str, str]] = {}
+    for plane in planes:
+        meta = manifest.ib_planes.get(plane)
+        if meta is None:
+            raise SmHostUnknown(f"no IB plane {plane!r} in the build (planes: {', '.join(manifest.ib_planes) or 'none'})")
+        server = manifest.servers.get(meta.sm_host)
+        if server is None or not server.mgmt_address:
+            raise SmHostUnknown(f"IB plane {plane}: its SM host {meta.sm_host} has no management address "
+                                "(servers.yaml mgmt_address)")
+        out[plane] = (meta.sm_host, server.mgmt_address.split("/")[0])
+    return out
+
+
+def deploy_opensm(out: Path, hosts: Mapping[str, SmHost], planes: list[str], timeout: float = 120,
+                  say: Any = None, journal: Journal | None = None, run_id: int = 0) -> list[PlaneResult]:
+    """Roll the rendered OpenSM files of ``planes`` (in that order) to their SM hosts (module text).
+    With a ``journal`` every plane is a step of run ``run_id`` (device: the plane's SM host)."""
     manifest = Manifest.load(out)
     results: list[PlaneResult] = []
     for plane in planes:
-        started = time.monotonic()
-        meta = manifest.ib_planes[plane]
-        host = hosts[plane]
-        rendered = {name: (out / meta.dir / name).read_text() for name in FILES}
-        previous = host.read_files()
-        if previous == rendered:
-            results.append(PlaneResult(plane, "unchanged", "the SM already runs these files"))
-            continue
-        host.write_files(rendered)
-        marker = host.reread()
-        problems = [] if host.wait_up(marker, timeout) else ["no SUBNET UP after the re-read"]
-        if not problems:
-            problems = pkey_problems(meta, host.pkeys())
-        if problems:
-            host.write_files(previous)
-            host.wait_up(host.reread(), timeout)
-            results.append(PlaneResult(plane, "failed", "; ".join(problems[:3]) + " (previous files restored)",
-                                       time.monotonic() - started))
+        result = _one_plane(out, manifest, hosts[plane], plane, timeout, say, journal, run_id)
+        results.append(result)
+        if result.status == "failed":
             break  # the next plane is not touched
-        results.append(PlaneResult(plane, "ok", f"{len(meta.expected_pkeys)} ports hold their partitions",
-                                   time.monotonic() - started))
-        if say:
-            say(f"IB plane {plane}: files in place, P_Keys read back as planned")
     return results
+
+
+def _one_plane(out: Path, manifest: Manifest, host: SmHost, plane: str, timeout: float, say: Any,
+               journal: Journal | None, run_id: int) -> PlaneResult:
+    meta = manifest.ib_planes[plane]
+    if journal is None:
+        return _roll_plane(out, meta, host, plane, timeout, say)
+    sid = journal.step(run_id, plane, 0, meta.sm_host, "opensm", meta.config_dir)
+    result = _roll_plane(out, meta, host, plane, timeout, say)
+    journal.finish(sid, "ok" if result.status != "failed" else "failed", f"{result.status}: {result.detail}")
+    return result
+
+
+def _roll_plane(out: Path, meta: IbPlaneEntry, host: SmHost, plane: str, timeout: float, say: Any) -> PlaneResult:
+    started = time.monotonic()
+    rendered = {name: (out / meta.dir / name).read_text() for name in FILES}
+    previous = host.read_files()
+    if previous == rendered:
+        return PlaneResult(plane, "unchanged", "the SM already runs these files")
+    host.write_files(rendered)
+    marker = host.reread()
+    problems = [] if host.wait_up(marker, timeout) else ["no SUBNET UP after the re-read"]
+    if not problems:
+        problems = pkey_problems(meta, host.pkeys())
+    if problems:
+        host.write_files(previous)
+        host.wait_up(host.reread(), timeout)
+        return PlaneResult(plane, "failed", "; ".join(problems[:3]) + " (previous files restored)",
+                           time.monotonic() - started)
+    if say:
+        say(f"IB plane {plane}: files in place, P_Keys read back as planned")
+    return PlaneResult(plane, "ok", f"{len(meta.expected_pkeys)} ports hold their partitions",
+                       time.monotonic() - started)
 
 
 @dataclass

@@ -3,7 +3,19 @@ drain; health gates before a plane and after every batch. A change is committed 
 the device enforces and confirmed only after the batch's post-checks pass; on any failure the batch
 is discarded (reverted now, or by the devices' own timers if they cannot be reached) and the run
 stops without starting the next plane. Every step goes to the journal first. The runner is typed
-against the driver contract (deploy/drivers/base.py): no duck typing."""
+against the driver contract (deploy/drivers/base.py): no duck typing.
+
+Multi-plane devices (gateways: one VRF per plane) are never part of a plane's rollout. They get
+their own window (``scope="gateways"``): one gateway at a time, and within it one plane at a time,
+each plane's stage holding that plane's maintenance lock, draining that VRF only and pushing a file
+set in which only that VRF's part has changed (deploy/vrfstage.py); the other planes must stay
+healthy throughout. A change to what the planes share is refused there.
+
+Servers (``scope="servers"``) go in batches (canary first), and within a batch one plane at a time:
+that plane's lock is taken, each server of the batch gets a file set in which only that plane's
+NIC ports changed (its other files go with the first stage), and the gate is per port: every NIC
+port of every server of the batch reaches its leaf from its own address, the other plane's too.
+A server therefore never loses both planes at once."""
 
 from __future__ import annotations
 
@@ -18,8 +30,10 @@ from dualrail_net.deploy.drivers import Driver, FirmwareDriver, PushRejected, dr
 from dualrail_net.deploy.drivers.base import read_backup, write_backup
 from dualrail_net.deploy.journal import InvariantViolation, Journal
 from dualrail_net.deploy.playbook import Playbook
+from dualrail_net.deploy.vrfstage import Stage, Unsplittable, plan_stages, port_units
 
 Say = Callable[[str], None]
+SCOPES = ("planes", "gateways", "servers")
 Connect = Callable[[Any], Any]  # host -> netmiko connection
 
 
@@ -54,7 +68,10 @@ def batches(hosts: list[Any], book: Playbook) -> list[list[Any]]:
 
 class Runner:
     def __init__(self, hosts: dict[str, Any], connect: Connect, journal: Journal, book: Playbook,
-                 backups: Path, say: Say | None = None) -> None:
+                 backups: Path, say: Say | None = None, scope: str = "planes") -> None:
+        if scope not in SCOPES:
+            raise ValueError(f"scope {scope!r}: one of {', '.join(SCOPES)}")
+        self.scope = scope
         self.hosts = hosts
         self.connect = connect
         self.journal = journal
@@ -239,6 +256,20 @@ class Runner:
                 self.say(f"resume: restoring {name} from its backup before continuing")
                 self._rollback(run_id, state[name]["plane"], -1, [name])
         try:
+            if self.scope != "planes" and self.book.kind == "firmware":
+                raise RunFailed(f"firmware runs take planes; {self.scope} are not upgraded by this tool")
+            if self.scope == "servers":
+                self._servers(run_id)
+                report.planes_done = list(self.book.planes)
+                report.status = "ok"
+                return report
+            if self.scope == "gateways":
+                for number, host in enumerate(self.gateway_hosts()):
+                    self._gateway(run_id, number, host)
+                report.planes_done = [p for p in self.book.planes if any(p in h.data.get("planes", [])
+                                                                         for h in self.gateway_hosts())]
+                report.status = "ok"
+                return report
             for plane in self.book.planes:
                 hosts = [h for h in self.plane_hosts(plane) if h.name not in done]
                 if not hosts:
@@ -287,6 +318,174 @@ class Runner:
         report.seconds = time.monotonic() - started
         report.device_seconds = dict(self.timings)
         return report
+
+    # -- the gateways window ---------------------------------------------------------------------
+    def gateway_hosts(self) -> list[Any]:
+        return sorted((h for h in self.hosts.values() if h.data["plane"] is None and h.data.get("vrfs")),
+                      key=lambda h: h.name)
+
+    def _gateway(self, run_id: int, number: int, host: Any) -> None:
+        """One gateway, one plane's VRF at a time. On a failure the stage is undone (the device is
+        left with the planes before it changed and the others as they were) and the run stops."""
+        name = host.name
+        drv = self.driver(name)
+        backup_dir = self.backups / f"run-{run_id}" / name
+        sid = self.journal.step(run_id, "-", number, name, "backup", str(backup_dir))
+        running = drv.fetch()
+        if not backup_dir.exists():
+            write_backup(backup_dir, running)
+        self.journal.finish(sid, "ok")
+        intended = drv.intended()
+        planes = [p for p in self.book.planes if p in host.data.get("vrfs", {})]
+        sid = self.journal.step(run_id, "-", number, name, "stages")
+        try:
+            stages = plan_stages(running, intended, host.data["vrfs"], planes)
+        except Unsplittable as exc:
+            self.journal.finish(sid, "failed", str(exc))
+            raise RunFailed(f"gateway {name} {exc}: nothing was changed on it") from None
+        self.journal.finish(sid, "ok", ", ".join(f"{s.plane} ({s.vrf})" for s in stages) or "no change")
+        if not stages:
+            sid = self.journal.step(run_id, "-", number, name, "unchanged")
+            self.journal.finish(sid, "ok", "already runs what is intended: not drained, not pushed")
+            return
+        started = time.monotonic()
+        for stage in stages:
+            plane = stage.plane
+            others = [p for p in self.book.planes if p != plane]
+            for other in others:
+                problems = self.plane_health(other)
+                if problems:
+                    raise RunFailed(f"plane {other} is not healthy, gateway {name} is not changed in plane {plane}: "
+                                    f"{'; '.join(problems[:3])}")
+            self.journal.enter_maintenance(plane, run_id)
+            self.say(f"gateway {name}: plane {plane} (VRF {stage.vrf}) in maintenance")
+            try:
+                sid = self.journal.step(run_id, plane, number, name, "drain", stage.vrf)
+                drv.drain(stage.vrf)
+                time.sleep(self.book.drain_settle_seconds)
+                self.journal.finish(sid, "ok")
+                sid = self.journal.step(run_id, plane, number, name, "push", str(backup_dir))
+                try:
+                    diff = drv.load(stage.files)
+                    drv.commit(self.book.confirm_timeout_seconds)
+                except PushRejected as exc:
+                    self.journal.finish(sid, "failed", str(exc))
+                    raise
+                self._committed.add(name)
+                self.journal.finish(sid, "ok", diff[:20000])
+                problems = self._post_check(run_id, plane, number, [name])
+                for other in others:
+                    problems += self.plane_health(other)
+                if not problems:
+                    problems = self._confirm(run_id, plane, number, [name])
+            except Exception as exc:
+                problems = [str(exc)]
+            if problems:
+                self._undo_stage(run_id, plane, number, name, stage.vrf)
+                raise RunFailed(f"gateway {name} in plane {plane} (VRF {stage.vrf}): {'; '.join(problems[:3])}; "
+                                "this stage was undone, earlier planes keep their change")
+            self.journal.leave_maintenance(plane)
+        self.timings[name] = time.monotonic() - started
+
+    # -- servers ----------------------------------------------------------------------------------
+    def server_hosts(self) -> list[Any]:
+        return sorted((h for h in self.hosts.values() if h.data.get("server")), key=lambda h: h.name)
+
+    def _servers(self, run_id: int) -> None:
+        hosts = self.server_hosts()
+        if not hosts:
+            raise RunFailed("no server to deploy: servers need a management address (servers.yaml mgmt_address)")
+        groups = [[h] for h in hosts[:self.book.canary]]
+        rest = hosts[self.book.canary:]
+        groups += [rest[i:i + self.book.batch_size] for i in range(0, len(rest), self.book.batch_size)]
+        for number, batch in enumerate(groups):
+            stages: dict[str, list[Stage]] = {}
+            for host in batch:
+                stages[host.name] = self._server_stages(run_id, number, host)
+            self.say(f"servers batch {number}: {', '.join(h.name for h in batch)}")
+            for plane in self.book.planes:
+                todo = [(h.name, s) for h in batch for s in stages[h.name] if s.plane == plane]
+                if todo:
+                    self._server_stage(run_id, plane, number, todo, [h.name for h in batch])
+
+    def _server_stages(self, run_id: int, number: int, host: Any) -> list[Stage]:
+        drv = self.driver(host.name)
+        backup_dir = self.backups / f"run-{run_id}" / host.name
+        sid = self.journal.step(run_id, "-", number, host.name, "backup", str(backup_dir))
+        running = drv.fetch()
+        if not backup_dir.exists():
+            write_backup(backup_dir, running)
+        self.journal.finish(sid, "ok")
+        ports: dict[str, str] = host.data["ports"]
+        planes = sorted(set(ports.values()))
+        sid = self.journal.step(run_id, "-", number, host.name, "stages")
+        try:
+            found = plan_stages(running, drv.intended(), {p: p for p in planes}, self.book.planes,
+                                units=port_units(ports), carried=("nccl.env", "sysctl.conf"))
+        except Unsplittable as exc:
+            self.journal.finish(sid, "failed", str(exc))
+            raise RunFailed(f"server {host.name} {exc}: nothing was changed on it") from None
+        self.journal.finish(sid, "ok", ", ".join(s.plane for s in found) or "no change")
+        return found
+
+    def _server_stage(self, run_id: int, plane: str, number: int, todo: list[tuple[str, Stage]],
+                      batch: list[str]) -> None:
+        """One plane's ports of one batch of servers; the gate is every port of the batch."""
+        before = [p for name in batch for p in self.device_health(name)]
+        if before:
+            raise RunFailed(f"servers batch {number} is not healthy before plane {plane}'s ports change: "
+                            f"{'; '.join(before[:3])}")
+        self.journal.enter_maintenance(plane, run_id)
+
+        def push(item: tuple[str, Stage]) -> None:
+            name, stage = item
+            started = time.monotonic()
+            drv = self.driver(name)
+            sid = self.journal.step(run_id, plane, number, name, "push", stage.plane)
+            try:
+                diff = drv.load(stage.files)
+                drv.commit(self.book.confirm_timeout_seconds)
+            except PushRejected as exc:
+                self.journal.finish(sid, "failed", str(exc))
+                raise
+            self._committed.add(name)
+            self.journal.finish(sid, "ok", diff[:20000])
+            self.timings[name] = self.timings.get(name, 0.0) + time.monotonic() - started
+        try:
+            with ThreadPoolExecutor(min(self.book.concurrency, len(todo))) as pool:
+                list(pool.map(push, todo))
+            problems: list[str] = []
+            for name in batch:  # the gate: every port of every server of the batch, both planes
+                sid = self.journal.step(run_id, plane, number, name, "post-check")
+                found = self.device_health(name, wait=True)
+                self.journal.finish(sid, "failed" if found else "ok", "; ".join(found))
+                problems += found
+            if not problems:
+                problems = self._confirm(run_id, plane, number, [name for name, _ in todo])
+        except Exception as exc:
+            problems = [str(exc)]
+        if problems:
+            for name, _stage in todo:
+                self._undo_stage(run_id, plane, number, name, plane)
+            raise RunFailed(f"servers batch {number}, plane {plane}'s ports: {'; '.join(problems[:3])}; "
+                            "this plane's change was undone on the batch")
+        self.journal.leave_maintenance(plane)
+
+    def _undo_stage(self, run_id: int, plane: str, number: int, name: str, vrf: str) -> None:
+        """Back to what ran before this stage: a committed push is discarded (the files before it
+        return); one that never committed leaves only the drain to take back."""
+        sid = self.journal.step(run_id, plane, number, name, "rollback", vrf)
+        try:
+            drv = self.driver(name)
+            if name in self._committed:
+                drv.discard()
+                self._committed.discard(name)
+            else:
+                drv.undrain(vrf)
+            self.journal.finish(sid, "ok")
+        except Exception as exc:
+            self.journal.finish(sid, "failed", str(exc))
+        self._post_check(run_id, plane, number, [name], label="post-rollback")
 
     def _post_check(self, run_id: int, plane: str, batch: int, names: list[str], label: str = "post-check") -> list[str]:
         problems: list[str] = []

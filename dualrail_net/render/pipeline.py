@@ -119,7 +119,7 @@ def _render_switches(fabric: Fabric, switches: list[Switch], root: str, done: _R
             model=sw.model, mgmt_address=sw.mgmt_address, dir=device_dir(sw),
             files=[a.path.rsplit("/", 1)[1] for a in arts if a.path.startswith(device_dir(sw))],
             twin_dir=twin_dir(sw) if get_platform(sw.platform).twin_substitute else device_dir(sw),
-            originates=_originates(sw), asn=sw.asn)
+            originates=_originates(sw), asn=sw.asn, vrfs={v.plane: v.name for v in sw.vrfs})
         if progress:
             progress(1)
 
@@ -133,7 +133,7 @@ def _render_servers(fabric: Fabric, servers: list[ResolvedServer], root: str, do
             done.server_files.append(Artifact(f"{folder}/{filename}", template(root, tpl).render(s=s)))
         done.servers[srv.name] = ServerEntry(dir=folder, planes=s["planes"], files=[f for _, f in SERVER_FILES],
                                              ports=[ServerPortEntry(p.ifname, p.rdma_device, p.plane, p.rail)
-                                                    for p in srv.ports])
+                                                    for p in srv.ports], mgmt_address=srv.mgmt_address)
         if progress:
             progress(1)
 

@@ -6,6 +6,7 @@ layout sized by the hardware. Iteration order only decides output order, never a
 
 from __future__ import annotations
 
+import ipaddress
 from dataclasses import dataclass
 
 from dualrail_net.gcpause import gc_paused
@@ -231,6 +232,8 @@ def _resolve_servers(inv: Inventory, builders: dict[str, _PlaneBuilder], cap: Pl
                      pm: _PortMaps) -> tuple[list[ResolvedServer], list[Link]]:
     servers: list[ResolvedServer] = []
     links: list[Link] = []
+    mgmt_net = inv.fabric.mgmt_network
+    mgmt_len = ipaddress.IPv4Network(mgmt_net).prefixlen if mgmt_net else None
     for srv in inv.servers.servers:
         model = inv.servers.server_models[srv.model]
         ports: list[ServerPort] = []
@@ -258,7 +261,9 @@ def _resolve_servers(inv: Inventory, builders: dict[str, _PlaneBuilder], cap: Pl
                 if np.plane not in routed_planes:
                     routed_planes.add(np.plane)
                     routes.extend(PlaneRoute(p, alloc.bare(gw_addr), np.ifname) for p in _routed(b))
-        servers.append(ResolvedServer(srv.name, srv.model, srv.pod, srv.su, srv.slot, ports, routes, model.description))
+        mgmt = f"{srv.mgmt_address}/{mgmt_len}" if srv.mgmt_address and mgmt_len is not None else None
+        servers.append(ResolvedServer(srv.name, srv.model, srv.pod, srv.su, srv.slot, ports, routes, model.description,
+                                      mgmt))
     return servers, links
 
 

@@ -136,6 +136,7 @@ class ResolvedServer:
     ports: list[ServerPort]
     plane_routes: list[PlaneRoute]
     model_description: str = ""  # the server model's free text, shown in the rendered files' headers
+    mgmt_address: str | None = None  # "198.51.100.201/24": how the deploy reaches it (None: it is not deployed)
 
 
 @dataclass(slots=True)

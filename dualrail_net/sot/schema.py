@@ -407,6 +407,9 @@ class Server(Strict):
     pod: int = Field(default=1, ge=1, le=MAX_PORT)
     su: int = Field(ge=1, le=MAX_PORT, description="scalable unit within the pod")
     slot: int = Field(ge=1, le=MAX_PORT, description="position in the scalable unit = leaf server port index")
+    mgmt_address: IPv4 | None = Field(
+        default=None, description="out-of-band management address: how `deploy --scope servers` reaches it over "
+                                  "SSH (a server without one is not deployed)")
 
 
 class ServersFile(Strict):

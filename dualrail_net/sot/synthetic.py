@@ -54,6 +54,8 @@ class Shape:
     super_spine_downlinks: int = 0
     border_ports: int = 4
     gateways: int = 0
+    # out-of-band management addresses (one per switch; what the twin's sshd and a deploy need)
+    management_network: str | None = None
 
     @property
     def gpus(self) -> int:
@@ -134,7 +136,7 @@ def synthetic_inventory(shape: Shape) -> Inventory:
     fabric = Fabric(
         name="synthetic", topology=topology, hardware=hardware, planes=planes,
         gateways=[GatewaySpec(name=f"gw-{g + 1}", asn=4100000000 + g, planes=names) for g in range(shape.gateways)],
-        management_network=None,
+        management_network=shape.management_network,
     )
     model = ServerModel(nics=[
         Nic(name=f"nic{r}", ports=[

@@ -389,8 +389,20 @@ def check_servers(inv: LoadedInventory) -> Iterator[Diagnostic]:
                                 "spreading them", Severity.WARNING, "SOT-NUMA-SHARED")
     names: dict[str, int] = {}
     places: dict[tuple[int, int, int], str] = {}
+    mgmt_seen: dict[str, str] = {}
+    mgmt_net = ipaddress.IPv4Network(inv.inventory.fabric.mgmt_network) if inv.inventory.fabric.mgmt_network else None
     for si, srv in enumerate(sf.servers):
         sbase: tuple[str | int, ...] = ("servers", "servers", si)
+        if srv.mgmt_address is not None:
+            if srv.mgmt_address in mgmt_seen:
+                yield _diag(inv, (*sbase, "mgmt_address"), f"{srv.name}: management address {srv.mgmt_address} is "
+                            f"also {mgmt_seen[srv.mgmt_address]}'s", "one address per server", code="SOT-DUP-ADDRESS")
+            mgmt_seen[srv.mgmt_address] = srv.name
+            if mgmt_net is None or ipaddress.IPv4Address(srv.mgmt_address) not in mgmt_net:
+                yield _diag(inv, (*sbase, "mgmt_address"),
+                            f"{srv.name}: management address {srv.mgmt_address} is outside the management network "
+                            f"{mgmt_net or '(none: fabric.yaml has no management section)'}",
+                            "use an address of the management network (the deploy reaches servers through it)")
         if srv.name in names:
             yield _diag(inv, (*sbase, "name"), f"duplicate server name {srv.name} (also entry {names[srv.name] + 1})",
                         "names must be unique", code="SOT-DUP-NAME")

@@ -17,8 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from dualrail_net.manifest import Manifest, ManifestError
-from dualrail_net.twin import frr, sshd
-from dualrail_net.twin.plan import NS_PREFIX, Cable, SwitchNs, TwinPlan, build_plan
+from dualrail_net.twin import frr, lldp, sshd
+from dualrail_net.twin.gateway_driver import record_dir, write_record
+from dualrail_net.twin.plan import NS_PREFIX, Cable, SwitchNs, TwinPlan, build_plan, ns_name
 from dualrail_net.twin.shell import TwinError, in_ns, ip_batch, link_names, run
 from dualrail_net.twin.translate import frr_for_vrf, interfaces_for_vrf, interfaces_to_ip_batch, without_management
 
@@ -90,6 +91,7 @@ def down(progress: Progress | None = None) -> dict[str, Any]:
                 continue
             frr.stop(d)
             sshd.stop(d)
+            lldp.stop(d)
             stopped += 1
     namespaces = our_namespaces()
     say(f"removing {len(namespaces)} namespaces")
@@ -147,9 +149,16 @@ def _bring_up_switch(sw: SwitchNs, cabled: set[str], cabling: Future[None], inte
     d.mkdir(parents=True, exist_ok=True)
     frr_text, ifaces = _switch_configs(sw)
     (d / "interfaces").write_text(ifaces)
+    if sw.vrf:  # what the gateway runs as a whole (twin/gateway_driver.py reads and updates it)
+        whole = {"frr.conf": (Path(sw.config_dir) / "frr.conf").read_text(),
+                 "interfaces": without_management((Path(sw.config_dir) / "interfaces").read_text())}
+        if (Path(sw.config_dir) / "qos_features.conf").exists():
+            whole["qos_features.conf"] = (Path(sw.config_dir) / "qos_features.conf").read_text()
+        write_record(record_dir(rundir(ns_name(sw.device))), whole)
     qos = Path(sw.config_dir) / "qos_features.conf"
     if qos.exists() and not sw.vrf:  # placed as on a switch; no switchd reads it (twin check TWIN-QOS-FILE)
         shutil.copyfile(qos, d / "qos_features.conf")
+    (d / "firmware-version").write_text(sw.firmware + "\n")  # the drivers' firmware marker (twin)
     frr.start(sw.ns, sw.device, d, frr_text, prelude=[SWITCH_SYSCTL_PRELUDE])
     cabling.result()  # the ports exist from here on (raises if creating them failed)
     if interfaces_mode == "translate":
@@ -161,7 +170,8 @@ def _bring_up_switch(sw: SwitchNs, cabled: set[str], cabling: Future[None], inte
 def _bring_up_server(ns: str, folder: Path) -> None:
     d = rundir(ns)
     d.mkdir(parents=True, exist_ok=True)
-    shutil.copy(folder / "interfaces", d / "interfaces")
+    for name in ("interfaces", "nccl.env", "sysctl.conf"):  # where the server's driver finds them
+        shutil.copy(folder / name, d / name)
     in_ns(ns, ["sysctl", "-q", "-p", str(folder / "sysctl.conf")], check=False)
     in_ns(ns, ["ip", "link", "set", "lo", "up"])
     _ifup(ns, d / "interfaces")
@@ -205,10 +215,17 @@ def up(output: Path, progress: Progress | None = None, workers: int = 6, servers
         if servers:
             say(f"configuring {len(plan.servers)} servers")
             list(pool.map(lambda s: _bring_up_server(s.ns, Path(s.config_dir)), plan.servers))
+    if lldp.available():  # real LLDP frames on every cable, for the live audit
+        say("starting lldpd in every namespace")
+        speakers = [(s.ns, s.device) for s in plan.switches]
+        speakers += [(s.ns, s.server) for s in plan.servers] if servers else []
+        with ThreadPoolExecutor(workers) as pool:
+            list(pool.map(lambda item: lldp.start(item[0], item[1], rundir(item[0])), speakers))
+        state["lldp"] = True
     mgmt: dict[str, Any] = {}
     if management and plan.mgmt_network:
         say("starting the management network and sshd")
-        mgmt = _management(plan)
+        mgmt = _management(plan, servers)
         state["management"] = mgmt
     state["bringup_seconds"] = round(time.monotonic() - started, 2)
     state["interfaces_mode"] = interfaces_mode
@@ -234,7 +251,7 @@ def _ports_by_namespace(cables: list[Cable]) -> dict[str, set[str]]:
     return ports
 
 
-def _management(plan: TwinPlan) -> dict[str, Any]:
+def _management(plan: TwinPlan, servers: bool = True) -> dict[str, Any]:
     net = ipaddress.IPv4Network(plan.mgmt_network or "")
     host_ip = f"{net.broadcast_address - 1}/{net.prefixlen}"
     run(["ip", "link", "add", MGMT_BRIDGE, "type", "bridge"])
@@ -242,18 +259,20 @@ def _management(plan: TwinPlan) -> dict[str, Any]:
     run(["ip", "link", "set", MGMT_BRIDGE, "up"])
     keys = sshd.make_keys(STATE_DIR / "ssh")
     commands = []
-    members = [s for s in plan.switches if s.mgmt_address]
-    for i, sw in enumerate(members):
-        commands += [f"link add name drm{i} type veth peer name mgmt0 netns {sw.ns}",
+    # switches, and the servers that have a management address (when their namespaces are up)
+    members: list[tuple[str, str, str]] = [(s.ns, s.device, s.mgmt_address) for s in plan.switches if s.mgmt_address]
+    members += [(s.ns, s.server, s.mgmt_address) for s in plan.servers if s.mgmt_address and servers]
+    for i, (ns, _name, _address) in enumerate(members):
+        commands += [f"link add name drm{i} type veth peer name mgmt0 netns {ns}",
                      f"link set drm{i} master {MGMT_BRIDGE}", f"link set drm{i} up"]
     ip_batch(commands)
     hosts: dict[str, Any] = {}
-    for sw in members:
-        in_ns(sw.ns, ["ip", "addr", "add", sw.mgmt_address or "", "dev", "mgmt0"])
-        in_ns(sw.ns, ["ip", "link", "set", "mgmt0", "up"])
-        ip = (sw.mgmt_address or "").split("/")[0]
-        sshd.start(sw.ns, sw.device, rundir(sw.ns), ip, keys)
-        hosts[sw.device] = {"ns": sw.ns, "address": ip, "rundir": str(rundir(sw.ns))}
+    for ns, name, address in members:
+        in_ns(ns, ["ip", "addr", "add", address, "dev", "mgmt0"])
+        in_ns(ns, ["ip", "link", "set", "mgmt0", "up"])
+        ip = address.split("/")[0]
+        sshd.start(ns, name, rundir(ns), ip, keys)
+        hosts[name] = {"ns": ns, "address": ip, "rundir": str(rundir(ns))}
     sshd.write_known_hosts(keys, [h["address"] for h in hosts.values()])
     return {"bridge": MGMT_BRIDGE, "host_address": host_ip, "hosts": hosts, "identity": str(keys.client_key),
             "known_hosts": str(keys.known_hosts)}

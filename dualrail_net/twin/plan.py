@@ -25,6 +25,7 @@ class SwitchNs:
     vrf: str | None = None  # set for one VRF of a multi-plane device
     mgmt_address: str | None = None
     substitute: bool = False  # FRR rendering of a platform that cannot run here (EOS)
+    firmware: str = ""  # the planned version: the twin's firmware marker starts as it
 
 
 @dataclass
@@ -32,6 +33,7 @@ class ServerNs:
     ns: str
     server: str
     config_dir: str
+    mgmt_address: str | None = None  # the twin gives it sshd there (`deploy --scope servers`)
 
 
 @dataclass
@@ -71,7 +73,7 @@ def build_plan(output: Path) -> TwinPlan:
         folder = output / meta.twin_dir
         if meta.plane:
             sw = SwitchNs(ns_name(name), name, meta.plane, meta.role, str(folder),
-                          mgmt_address=meta.mgmt_address, substitute=meta.twin_dir != meta.dir)
+                          mgmt_address=meta.mgmt_address, substitute=meta.twin_dir != meta.dir, firmware=meta.firmware)
             plan.switches.append(sw)
             continue
         ifaces = read_interfaces((folder / "interfaces").read_text()).interfaces
@@ -83,9 +85,9 @@ def build_plan(output: Path) -> TwinPlan:
                     port_ns[(dev, port)] = ns_name(name, ifaces[port].vrf)
         for i, (vrf, plane) in enumerate(sorted(vrf_plane.items())):
             plan.switches.append(SwitchNs(ns_name(name, vrf), name, plane, meta.role, str(folder), vrf=vrf,
-                                          mgmt_address=meta.mgmt_address if i == 0 else None))
+                                          mgmt_address=meta.mgmt_address if i == 0 else None, firmware=meta.firmware))
     for name, server in manifest.servers.items():
-        plan.servers.append(ServerNs(ns_name(name), name, str(output / server.dir)))
+        plan.servers.append(ServerNs(ns_name(name), name, str(output / server.dir), server.mgmt_address))
     for row in rows:
         a_ns = port_ns.get((row["a_device"], row["a_port"]), ns_name(row["a_device"]))
         b_ns = port_ns.get((row["b_device"], row["b_port"]), ns_name(row["b_device"]))

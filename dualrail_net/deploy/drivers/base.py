@@ -61,12 +61,13 @@ class Driver(Protocol):
         """health(), polled until it is empty or ``timeout`` seconds have passed."""
         ...
 
-    def drain(self) -> None:
-        """Make the fabric route around this device (it stays up)."""
+    def drain(self, vrf: str | None = None) -> None:
+        """Make the fabric route around this device (it stays up); with ``vrf``, around that VRF's
+        routing instance only (a multi-plane device drains one plane at a time)."""
         ...
 
-    def undrain(self) -> None:
-        """Take the drain back."""
+    def undrain(self, vrf: str | None = None) -> None:
+        """Take the drain back (of ``vrf`` only, if given)."""
         ...
 
 
@@ -144,11 +145,14 @@ def poll_healthy(health: Callable[[], list[str]], timeout: float, interval: floa
         time.sleep(interval)
 
 
-def prepend_commands(dev: DeviceConfig, drain: bool) -> list[str]:
+def prepend_commands(dev: DeviceConfig, drain: bool, vrf: str | None = None) -> list[str]:
     """The route-map lines that drain a switch (prepend its ASN three times on every entry of every
-    out-policy) or take the drain back; the same CLI on FRR and EOS."""
+    out-policy; with ``vrf``, of that VRF's instance only) or take the drain back; the same CLI on
+    FRR and EOS."""
     cmds: list[str] = []
     for inst in dev.bgp.values():
+        if vrf is not None and inst.vrf != vrf:
+            continue
         for name in sorted({n.route_map_out for n in inst.neighbors.values() if n.route_map_out}):
             for entry in dev.route_maps.get(name, []):
                 cmds += [f"route-map {name} {entry.action} {entry.seq}",

@@ -31,6 +31,9 @@ REVERT_SCRIPT, REVERT_TOKEN, REVERT_PID = "revert.sh", "revert-pending", "revert
 
 
 class CumulusDriver:
+    # (file name, the deploy_paths key of its location) of every file the device takes
+    managed_files: tuple[tuple[str, str], ...] = MANAGED
+
     def __init__(self, host: Any, connection: Any) -> None:
         self.host = host
         self.name: str = host.name
@@ -65,7 +68,7 @@ class CumulusDriver:
         twin folder does not hold is not managed (an EOS device's Cumulus substitute has no
         qos_features.conf); qos_features.conf is placed there but nothing reads it (no switchd)."""
         folder = Path(self.host.data["twin_dir"]) if self.twin else None
-        return [(name, str(self.paths[key])) for name, key in MANAGED
+        return [(name, str(self.paths[key])) for name, key in self.managed_files
                 if self.paths.get(key) and (folder is None or (folder / name).exists())]
 
     def _state(self, name: str) -> str:
@@ -232,8 +235,10 @@ class CumulusDriver:
         return poll_healthy(self.health, timeout)
 
     def _expected_neighbors(self) -> set[str]:
+        # the neighbors of the file the switch runs now: a staged push (one VRF of a gateway) or a
+        # pre-change check must not wait for sessions only the final file configures
         dev = DeviceConfig(self.name, "cumulus")
-        parse_frr(self.intended()["frr.conf"], dev)
+        parse_frr(self.fetch().get("frr.conf") or self.intended()["frr.conf"], dev)
         return {a for inst in dev.bgp.values() for a in inst.neighbors}
 
     # -- firmware ----------------------------------------------------------------------------------
@@ -279,19 +284,21 @@ class CumulusDriver:
         if rc != 0:
             raise PushRejected(f"{self.name}: restart failed: {out.strip()[-200:]}")
 
-    def drain(self) -> None:
+    def drain(self, vrf: str | None = None) -> None:
         """Make the fabric route around this switch before it changes: prepend our ASN three times
         on everything we advertise (the rendered out-policy still filters first). Committing the
         rendered config afterwards removes the drain too (it has no prepend)."""
-        self._prepend(drain=True)
+        self._prepend(drain=True, vrf=vrf)
 
-    def undrain(self) -> None:
-        self._prepend(drain=False)
+    def undrain(self, vrf: str | None = None) -> None:
+        self._prepend(drain=False, vrf=vrf)
 
-    def _prepend(self, drain: bool) -> None:
+    def _prepend(self, drain: bool, vrf: str | None = None) -> None:
+        # the route-maps the switch runs now (the new file's may have entries it does not have yet:
+        # a prepend on one of those would create a match-all entry)
         dev = DeviceConfig(self.name, "cumulus")
-        parse_frr(self.intended()["frr.conf"], dev)
-        cmds = ["configure terminal", *prepend_commands(dev, drain)]
+        parse_frr(self.fetch().get("frr.conf") or self.intended()["frr.conf"], dev)
+        cmds = ["configure terminal", *prepend_commands(dev, drain, vrf)]
         args = " ".join(f"-c '{c}'" for c in cmds)
         rc, out = self._run(f"{self._vtysh()} {args}")
         if rc != 0:

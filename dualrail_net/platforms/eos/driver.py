@@ -134,15 +134,16 @@ class EosDriver:
         except Exception:  # noqa: BLE001  (the connection ends with the switch: expected)
             pass
 
-    def drain(self) -> None:
+    def drain(self, vrf: str | None = None) -> None:
         """Prepend our ASN three times on everything the out-policies advertise (as on Cumulus), in
         the running configuration; the next full replace takes it away again."""
-        self.conn.send_config_set(self._prepend_commands(drain=True), cmd_verify=False)
+        self.conn.send_config_set(self._prepend_commands(drain=True, vrf=vrf), cmd_verify=False)
 
-    def undrain(self) -> None:
-        self.conn.send_config_set(self._prepend_commands(drain=False), cmd_verify=False)
+    def undrain(self, vrf: str | None = None) -> None:
+        self.conn.send_config_set(self._prepend_commands(drain=False, vrf=vrf), cmd_verify=False)
 
-    def _prepend_commands(self, drain: bool) -> list[str]:
+    def _prepend_commands(self, drain: bool, vrf: str | None = None) -> list[str]:
+        # the route-maps the switch runs now, not the new config's (see the Cumulus driver)
         dev = DeviceConfig(self.name, "eos")
-        parse_eos(self.intended()["running-config"], dev)
-        return prepend_commands(dev, drain)
+        parse_eos(self.fetch()["running-config"] or self.intended()["running-config"], dev)
+        return prepend_commands(dev, drain, vrf)

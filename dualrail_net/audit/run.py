@@ -1,0 +1,75 @@
+"""One audit: the devices' reports (collect.py) and the IB subnets' discovery against the build,
+as verify-style check results (one per check id, so JUnit has one case per check)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from dualrail_net.audit.cabling import PlannedCable, compare_cabling, unreachable
+from dualrail_net.audit.collect import DeviceReport
+from dualrail_net.audit.neighbors import ibnetdiscover_links
+from dualrail_net.audit.state import drift_findings, firmware_findings, session_findings
+from dualrail_net.manifest import Manifest
+from dualrail_net.verify.cabling import read_cabling
+from dualrail_net.verify.findings import CheckResult, Finding
+
+CHECKS: dict[str, str] = {
+    "AUDIT-UNREACHABLE": "every device of the build answers",
+    "CABLE-CROSS-PLANE": "no cable joins two planes",
+    "CABLE-MISWIRED": "every cable lands where the plan says, at both ends",
+    "CABLE-MISSING": "every planned cable is there",
+    "CABLE-UNEXPECTED": "no cable the plan does not have",
+    "LINK-DOWN": "every planned link is up",
+    "LINK-SPEED": "every link runs at its planned speed",
+    "FW-ASYMMETRIC": "the planes run the same firmware per role",
+    "FW-NOT-PLANNED": "every switch runs the firmware the build plans",
+    "DRIFT-CONFIG": "every device runs exactly the built files",
+    "BGP-DOWN": "every configured BGP session is established",
+}
+
+
+def planned_cables(out: Path, manifest: Manifest) -> list[PlannedCable]:
+    plan = read_cabling(manifest.cabling_path(out))
+    return [PlannedCable((ad, ap), (bd, bp), plane, speed or "") for plane, ad, ap, bd, bp, speed in
+            zip(plan.column("plane"), plan.column("a_device"), plan.column("a_port"), plan.column("b_device"),
+                plan.column("b_port"), plan.column("speed"))]
+
+
+def ib_planned(out: Path, manifest: Manifest, plane: str) -> list[PlannedCable]:
+    plan = read_cabling(out / manifest.ib_planes[plane].dir / "cabling.csv")
+    return [PlannedCable((a, ap), (b, bp), plane) for a, ap, b, bp in
+            zip(plan.column("a"), plan.column("a_port"), plan.column("b"), plan.column("b_port"))]
+
+
+def ib_findings(out: Path, manifest: Manifest, plane: str, discovered: str) -> list[Finding]:
+    """One IB subnet as ``ibnetdiscover`` printed it, against that plane's cabling plan."""
+    meta = manifest.ib_planes[plane]
+    # switches by their node GUID; hosts by node description (the plan has their port GUIDs)
+    names = {entry.guid: name for name, entry in meta.switches.items()}
+    members = set(meta.switches) | set(meta.hosts)
+    return compare_cabling(ib_planned(out, manifest, plane), ibnetdiscover_links(discovered, names), members,
+                           device_plane={name: plane for name in members})
+
+
+def audit_findings(out: Path, manifest: Manifest, reports: dict[str, DeviceReport],
+                   ib: dict[str, str] | None = None) -> list[Finding]:
+    answered = {name for name, r in reports.items() if not r.error}
+    findings = unreachable([n for n, r in reports.items() if r.error], {n: r.error for n, r in reports.items()})
+    ok = [r for r in reports.values() if not r.error]
+    findings += compare_cabling(planned_cables(out, manifest), (n for r in ok for n in r.neighbors), answered,
+                                (p for r in ok for p in r.ports),
+                                device_plane={name: meta.plane for name, meta in manifest.devices.items()})
+    findings += firmware_findings(ok) + drift_findings(ok) + session_findings(ok)
+    for plane, text in (ib or {}).items():
+        findings += ib_findings(out, manifest, plane, text)
+    return findings
+
+
+def as_results(findings: Iterable[Finding], seconds: float) -> list[CheckResult]:
+    by_check: dict[str, list[Finding]] = {check: [] for check in CHECKS}
+    for f in findings:
+        by_check.setdefault(f.check, []).append(f)
+    return [CheckResult(check, CHECKS.get(check, check), found, seconds=seconds if i == 0 else 0.0)
+            for i, (check, found) in enumerate(by_check.items())]
+

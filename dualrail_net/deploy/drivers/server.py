@@ -1,0 +1,74 @@
+"""A GPU server's fabric files over SSH (netmiko ``linux``): the per-NIC-port interfaces file
+(ifupdown2), ``nccl.env`` and ``sysctl.conf``.
+
+The push machinery is the Linux switch driver's (SFTP upload, ``<file>.dualrail-prev``, a revert
+job on the host that a confirm disarms); what differs is what a server takes, how it applies each
+file, and what "healthy" means: every NIC port reaches its leaf (a ping from the port's own
+address to the next hop of its own routing table). A server has no routing to steer, so there is
+nothing to drain: it stays safe because its change is applied one plane's ports at a time
+(``deploy --scope servers``, deploy/vrfstage.port_units)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dualrail_net.platforms.cumulus.driver import CumulusDriver
+from dualrail_net.verify.parsers.ifupdown import read_interfaces, server_policy
+
+# where a server keeps each file (a Debian/Ubuntu host with ifupdown2)
+SERVER_PATHS = {"interfaces": "/etc/network/interfaces.d/dualrail.intf", "nccl_env": "/etc/dualrail/nccl.env",
+                "sysctl": "/etc/sysctl.d/90-dualrail.conf", "state_dir": "/var/lib/dualrail"}
+SERVER_FILES = (("interfaces", "interfaces"), ("nccl.env", "nccl_env"), ("sysctl.conf", "sysctl"))
+
+
+def port_gateways(interfaces_text: str) -> list[tuple[str, str, str]]:
+    """(port, its address, the next hop of its own table) of every addressed NIC port: what the
+    reachability gate pings."""
+    parsed = read_interfaces(interfaces_text)
+    routes, rules = server_policy(parsed.commands)
+    table_of = {rule.source: rule.table for rule in rules}
+    out = []
+    for name, iface in parsed.interfaces.items():
+        for address in iface.addresses:
+            source = address.split("/")[0]
+            table = table_of.get(source)
+            via = next((r.via for r in routes if r.dev == name and r.prefix == "default" and r.table == table
+                        and r.via), None)
+            if via is not None:
+                out.append((name, source, via))
+    return out
+
+
+class ServerDriver(CumulusDriver):
+    managed_files = SERVER_FILES
+
+    def __init__(self, host: Any, connection: Any) -> None:
+        super().__init__(host, connection)
+        self.twin = bool(host.data.get("twin"))
+
+    def _apply_commands(self, name: str, path: str) -> list[str]:
+        if name == "interfaces":
+            if self.twin:  # the twin's namespace keeps no ifupdown2 state between runs
+                return [f"unshare -m sh -c 'mkdir -p /run/network && mount -t tmpfs none /run/network && "
+                        f"ifup -a -i {path}' >/dev/null 2>&1"]
+            return ["ifreload -a >/dev/null 2>&1"]
+        if name == "sysctl.conf":
+            return [f"sysctl -q -p {path} >/dev/null 2>&1"]
+        return []  # nccl.env: read by the next job that starts
+
+    def health(self) -> list[str]:
+        """Every NIC port that cannot reach its leaf from its own address."""
+        ports = port_gateways(self.fetch().get("interfaces", ""))
+        if not ports:
+            return [f"{self.name}: no addressed NIC port to check"]
+        probe = " ; ".join(f"ping -n -q -c 1 -W 1 -I {src} {via} >/dev/null 2>&1 || echo DOWN {port} {src} {via}"
+                           for port, src, via in ports)
+        _rc, out = self._run(probe, timeout=10 + 2 * len(ports))
+        return [f"{self.name}: {words[1]} ({words[2]}) does not reach its leaf {words[3]}"
+                for words in (line.split() for line in out.splitlines()) if words[:1] == ["DOWN"] and len(words) == 4]
+
+    def drain(self, vrf: str | None = None) -> None:
+        """Nothing to steer: a server's safety is one plane's ports at a time."""
+
+    def undrain(self, vrf: str | None = None) -> None:
+        """Nothing was drained."""

@@ -1,0 +1,51 @@
+"""lldpd in every namespace of the twin, so the live audit reads real LLDP frames over the veth
+cables (NOTES.md: one lldpd per namespace with a private control socket and pid file; the system
+name set explicitly, port ids as interface names, a one-second transmit interval)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import time
+from pathlib import Path
+
+from dualrail_net.twin.shell import in_ns
+
+SOCKET, PIDFILE = "lldpd.socket", "lldpd.pid"
+
+
+def available() -> bool:
+    return shutil.which("lldpd") is not None and shutil.which("lldpcli") is not None
+
+
+def socket_path(rundir: Path) -> Path:
+    return rundir / SOCKET
+
+
+def start(ns: str, system_name: str, rundir: Path) -> None:
+    """One lldpd in ``ns`` on every port but the twin's management link."""
+    rundir.mkdir(parents=True, exist_ok=True)
+    sock = socket_path(rundir)
+    in_ns(ns, ["lldpd", "-u", str(sock), "-p", str(rundir / PIDFILE), "-I", "*,!mgmt0,!lo"])
+    for _ in range(100):  # its control socket appears once it runs
+        if sock.exists():
+            break
+        time.sleep(0.05)
+    in_ns(ns, ["lldpcli", "-u", str(sock), "configure", "system", "hostname", system_name])
+    in_ns(ns, ["lldpcli", "-u", str(sock), "configure", "lldp", "portidsubtype", "ifname"])
+    in_ns(ns, ["lldpcli", "-u", str(sock), "configure", "lldp", "tx-interval", "1"])
+
+
+def neighbors_command(rundir: Path) -> str:
+    """The shell line a device's session runs for its LLDP table (the twin's private socket)."""
+    return f"lldpcli -u {socket_path(rundir)} show neighbors -f json"
+
+
+def stop(rundir: Path) -> None:
+    try:
+        pid = int((rundir / PIDFILE).read_text().strip())
+        os.kill(pid, signal.SIGTERM)
+    except (OSError, ValueError):
+        pass
+    (rundir / PIDFILE).unlink(missing_ok=True)

@@ -1,0 +1,267 @@
+"""The live audit: the comparison on its own (LLDP and ibnetdiscover answers, the cabling plan), on
+the ibsim fabric with a swapped and a missing IB cable, and end to end against the twin, whose
+namespaces run real lldpd: recabled, on another firmware, hand-edited — each exactly its findings."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from conftest import running_example_twin
+
+from dualrail_net.audit.cabling import PlannedCable, compare_cabling
+from dualrail_net.audit.metrics import openmetrics
+from dualrail_net.audit.neighbors import (
+    Neighbor,
+    NeighborsUnreadable,
+    PortState,
+    eos_neighbors,
+    ibnetdiscover_links,
+    lldpcli_neighbors,
+)
+from dualrail_net.audit.run import ib_findings
+from dualrail_net.manifest import Manifest
+from dualrail_net.render import render_fabric
+from dualrail_net.render.artifacts import write_artifacts
+from dualrail_net.resolve.model import Fabric
+from dualrail_net.verify.findings import Finding, Severity
+
+PLAN = [PlannedCable(("leaf1", "swp1"), ("gpu1", "eth0"), "A", "400G"),
+        PlannedCable(("leaf1", "swp2"), ("gpu2", "eth0"), "A", "400G"),
+        PlannedCable(("leaf1", "swp49"), ("spine1", "swp1"), "A", "800G"),
+        PlannedCable(("leafB", "swp1"), ("gpu1", "eth1"), "B", "400G")]
+PLANES: dict[str, str | None] = {"leaf1": "A", "spine1": "A", "leafB": "B", "gpu1": None, "gpu2": None}
+ALL = {"leaf1", "spine1", "leafB", "gpu1", "gpu2"}
+
+
+def _both(a: tuple[str, str], b: tuple[str, str]) -> list[Neighbor]:
+    return [Neighbor(a[0], a[1], b[0], b[1]), Neighbor(b[0], b[1], a[0], a[1])]
+
+
+def _clean() -> list[Neighbor]:
+    return [n for c in PLAN for n in _both(c.a, c.b)]
+
+
+def _checks(found: list[Finding]) -> list[str]:
+    return sorted(f.check for f in found)
+
+
+def test_a_clean_fabric_has_no_finding() -> None:
+    assert compare_cabling(PLAN, _clean(), ALL, device_plane=PLANES) == []
+
+
+def test_two_swapped_cables_are_two_miswires_naming_both_ends() -> None:
+    seen = [n for c in PLAN[2:] for n in _both(c.a, c.b)]
+    seen += _both(("leaf1", "swp1"), ("gpu2", "eth0")) + _both(("leaf1", "swp2"), ("gpu1", "eth0"))
+    found = compare_cabling(PLAN, seen, ALL, device_plane=PLANES)
+    assert _checks(found) == ["CABLE-MISWIRED", "CABLE-MISWIRED"]
+    one = next(f for f in found if "gpu2" in f.message and "swp1" in f.message)
+    assert "found gpu2:eth0 <-> leaf1:swp1" in one.message
+    assert "planned: gpu2:eth0 -> leaf1:swp2, leaf1:swp1 -> gpu1:eth0" in one.message
+
+
+def test_a_server_port_on_the_other_planes_leaf_is_cross_plane() -> None:
+    seen = [n for c in PLAN[1:3] for n in _both(c.a, c.b)] + _both(PLAN[3].a, PLAN[3].b)
+    seen += _both(("leafB", "swp7"), ("gpu1", "eth0"))  # gpu1's plane-A port moved to leafB
+    found = compare_cabling(PLAN, seen, ALL, device_plane=PLANES)
+    assert _checks(found) == ["CABLE-CROSS-PLANE"]
+    assert found[0].severity is Severity.ERROR and "(plane A)" in found[0].message and "(plane B)" in found[0].message
+
+
+def test_unplugged_down_missing_unexpected_speed_and_unreachable() -> None:
+    seen = [n for c in PLAN[1:] for n in _both(c.a, c.b)]
+    ports = [PortState("leaf1", "swp1", False), PortState("leaf1", "swp49", True, 400_000)]
+    found = compare_cabling(PLAN, seen, ALL, ports, device_plane=PLANES)
+    assert _checks(found) == ["LINK-DOWN", "LINK-SPEED"]
+    found = compare_cabling(PLAN, seen + _both(("leaf1", "swp30"), ("gpu9", "eth0")), ALL, device_plane=PLANES)
+    assert _checks(found) == ["CABLE-MISSING", "CABLE-UNEXPECTED"]
+    # gpu1 did not answer and leaf1 did not see it: still missing, asked at leaf1 only
+    found = compare_cabling(PLAN, seen, ALL - {"gpu1"}, device_plane=PLANES)
+    assert _checks(found) == ["CABLE-MISSING"] and "asked leaf1" in found[0].message
+    # neither end answered: nothing to say about that cable here (AUDIT-UNREACHABLE says it)
+    assert compare_cabling(PLAN, seen, ALL - {"gpu1", "leaf1"}, device_plane=PLANES) == []
+
+
+def test_lldp_answers_are_read_and_bad_ones_refused() -> None:
+    one = {"lldp": {"interface": {"swp1": {"chassis": {"gpu1": {"id": {}}}, "port": {"id": {"type": "ifname",
+                                                                                           "value": "eth0"}}}}}}
+    many = {"lldp": {"interface": [{"swp1": one["lldp"]["interface"]["swp1"]},
+                                   {"swp2": {"chassis": {"gpu2": {}}, "port": {"id": {"value": "eth0"}}}}]}}
+    assert lldpcli_neighbors("leaf1", json.dumps(one)) == [Neighbor("leaf1", "swp1", "gpu1", "eth0")]
+    assert len(lldpcli_neighbors("leaf1", json.dumps(many))) == 2
+    assert lldpcli_neighbors("leaf1", json.dumps({"lldp": {}})) == []
+    eos = {"lldpNeighbors": {"Ethernet1": {"lldpNeighborInfo": [
+        {"systemName": "leaf1", "neighborInterfaceInfo": {"interfaceId_v2": "swp49", "interfaceId": '"swp49"'}}]}}}
+    assert eos_neighbors("spine1", json.dumps(eos)) == [Neighbor("spine1", "Ethernet1", "leaf1", "swp49")]
+    for bad in ("not json", "[1, 2]x", '{"lldp": {"interface": 5}}'):
+        try:
+            lldpcli_neighbors("leaf1", bad)
+        except NeighborsUnreadable as exc:
+            assert "leaf1" in str(exc)
+    with pytest.raises(NeighborsUnreadable):
+        eos_neighbors("spine1", '{"lldpNeighbors": {"Ethernet1": 3}}')
+
+
+def test_openmetrics_counts_findings_by_check_plane_and_severity() -> None:
+    found = [Finding("CABLE-MISWIRED", Severity.ERROR, ("a",), "A", "x"),
+             Finding("CABLE-MISWIRED", Severity.ERROR, ("b",), "A", "y"),
+             Finding("FW-ASYMMETRIC", Severity.ERROR, ("c",), "", "z")]
+    text = openmetrics(found, 24, 1.5, now=1000.0)
+    assert 'dualrail_audit_findings{check="CABLE-MISWIRED",plane="A",severity="error"} 2' in text
+    assert 'dualrail_audit_findings{check="FW-ASYMMETRIC",plane="-",severity="error"} 1' in text
+    assert "dualrail_audit_devices 24" in text and text.endswith("# EOF\n")
+
+
+# -- InfiniBand: ibnetdiscover on the ibsim fabric --------------------------------------------------
+def _ibnetdiscover(build: Path, plane: str, netfile_edit: object = None) -> str:
+    from dualrail_net.verify.ib.sim import SimulatedPlane, tools_missing
+    if tools_missing() or shutil.which("ibnetdiscover") is None:
+        pytest.skip(f"needs ibsim and infiniband-diags: {tools_missing()}")
+    manifest = Manifest.load(build)
+    work = build.parent / f"ib-{plane}-{time.monotonic_ns()}"
+    work.mkdir()
+    with SimulatedPlane(build, plane, manifest.ib_planes[plane], work) as sim:
+        sim.prepare()
+        if callable(netfile_edit):
+            net = sim.dir / "fabric.net"
+            net.write_text(netfile_edit(net.read_text()))
+        sim.start_ibsim()
+        proc = subprocess.run(["ibnetdiscover"], env=dict(sim.env, SIM_HOST=manifest.ib_planes[plane].sm_host),
+                              capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 0, proc.stderr
+        return proc.stdout
+
+
+@pytest.fixture(scope="module")
+def build(tmp_path_factory: pytest.TempPathFactory, example_fabric: Fabric) -> Path:
+    out = tmp_path_factory.mktemp("audit") / "build"
+    write_artifacts(render_fabric(example_fabric), out)
+    return out
+
+
+def test_ib_discovery_of_the_planned_fabric_has_no_finding(build: Path) -> None:
+    text = _ibnetdiscover(build, "IBA")
+    links = ibnetdiscover_links(text)
+    assert Neighbor("iba-leaf-1", "1", "gpu001", "1") in links
+    assert ib_findings(build, Manifest.load(build), "IBA", text) == []
+
+
+def test_ib_discovery_finds_a_swapped_and_a_missing_cable(build: Path) -> None:
+    def recable(net: str) -> str:
+        # on iba-leaf-1: gpu001's and gpu002's cables swapped; gpu003's cable gone (both ends)
+        swaps = {'[1] "gpu001"[1]': '[1] "gpu002"[1]', '[2] "gpu002"[1]': '[2] "gpu001"[1]',
+                 'Hca 1 "gpu001"\n[1] "iba-leaf-1"[1]': 'Hca 1 "gpu001"\n[1] "iba-leaf-1"[2]',
+                 'Hca 1 "gpu002"\n[1] "iba-leaf-1"[2]': 'Hca 1 "gpu002"\n[1] "iba-leaf-1"[1]',
+                 '[3] "gpu003"[1]\n': "", 'Hca 1 "gpu003"\n[1] "iba-leaf-1"[3]\n': 'Hca 1 "gpu003"\n'}
+        for old in swaps:
+            assert old in net, old
+        pattern = "|".join(map(re.escape, swaps))
+        return re.sub(pattern, lambda m: swaps[m.group(0)], net)
+    text = _ibnetdiscover(build, "IBA", recable)
+    found = ib_findings(build, Manifest.load(build), "IBA", text)
+    assert _checks(found) == ["CABLE-MISSING", "CABLE-MISWIRED", "CABLE-MISWIRED"], [f.message for f in found]
+    assert all(f.plane == "IBA" for f in found if f.check == "CABLE-MISSING")
+    assert any("gpu003" in f.message for f in found if f.check == "CABLE-MISSING")
+
+
+# -- the twin ---------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def twin(tmp_path_factory: pytest.TempPathFactory, example_fabric: Fabric) -> Iterator[Path]:
+    if os.geteuid() != 0 or shutil.which("vtysh") is None or shutil.which("lldpd") is None:
+        pytest.skip("the twin audit needs root, frr and lldpd")
+    yield from running_example_twin(tmp_path_factory, example_fabric, "audit")
+
+
+def _audit(build: Path) -> tuple[int, dict[str, object]]:
+    proc = subprocess.run(["python3", "-m", "dualrail_net.cli", "audit", "--twin", "-o", str(build), "--json"],
+                          capture_output=True, text=True, timeout=600)
+    return proc.returncode, json.loads(proc.stdout)
+
+
+def _found(doc: dict[str, object]) -> list[tuple[str, tuple[str, ...]]]:
+    return sorted((f["check"], tuple(sorted(f["devices"])))  # type: ignore[index]
+                  for c in doc["checks"] for f in c["findings"])  # type: ignore[attr-defined,index]
+
+
+def _settle_lldp() -> None:
+    time.sleep(7)  # lldpd transmits every second; a neighbour ages out after 4 (tx-interval x hold)
+
+
+def _ip(ns: str, *args: str) -> None:
+    subprocess.run(["ip", "-n", f"drt-{ns}", *args], check=True, capture_output=True, timeout=30)
+
+
+def test_the_clean_twin_audits_clean(twin: Path) -> None:
+    code, doc = _audit(twin)
+    assert _found(doc) == [] and code == 0, _found(doc)
+    assert doc["devices"] == 25 + 32  # every switch (the gateway once) and every server with an address
+
+
+def test_two_swapped_server_cables_on_one_leaf(twin: Path) -> None:
+    leaf = "a-leaf-su1-r0"
+    for args in (("link", "set", "swp1", "down"), ("link", "set", "swp2", "down"), ("link", "set", "swp1", "name", "swpX"),
+                 ("link", "set", "swp2", "name", "swp1"), ("link", "set", "swpX", "name", "swp2"),
+                 ("link", "set", "swp1", "up"), ("link", "set", "swp2", "up")):
+        _ip(leaf, *args)
+    try:
+        _settle_lldp()
+        code, doc = _audit(twin)
+        assert code == 1
+        assert _found(doc) == [("CABLE-MISWIRED", ("a-leaf-su1-r0", "gpu001")),
+                               ("CABLE-MISWIRED", ("a-leaf-su1-r0", "gpu002"))]
+    finally:
+        for args in (("link", "set", "swp1", "down"), ("link", "set", "swp2", "down"),
+                     ("link", "set", "swp1", "name", "swpX"), ("link", "set", "swp2", "name", "swp1"),
+                     ("link", "set", "swpX", "name", "swp2"), ("link", "set", "swp1", "up"), ("link", "set", "swp2", "up")):
+            _ip(leaf, *args)
+
+
+def test_a_server_port_moved_to_the_other_planes_leaf(twin: Path) -> None:
+    _ip("a-leaf-su1-r1", "link", "set", "swp3", "down")
+    _ip("a-leaf-su1-r1", "link", "set", "swp3", "name", "swp30")
+    _ip("a-leaf-su1-r1", "link", "set", "swp30", "netns", "drt-b-leaf-su1-r1")
+    _ip("b-leaf-su1-r1", "link", "set", "swp30", "up")
+    try:
+        _settle_lldp()
+        code, doc = _audit(twin)
+        assert code == 1
+        assert _found(doc) == [("CABLE-CROSS-PLANE", ("b-leaf-su1-r1", "gpu003"))]
+    finally:
+        _ip("b-leaf-su1-r1", "link", "set", "swp30", "down")
+        _ip("b-leaf-su1-r1", "link", "set", "swp30", "netns", "drt-a-leaf-su1-r1")
+        _ip("a-leaf-su1-r1", "link", "set", "swp30", "name", "swp3")
+        _ip("a-leaf-su1-r1", "addr", "flush", "dev", "swp3")
+        subprocess.run(["ip", "netns", "exec", "drt-a-leaf-su1-r1", "ifup", "-i",
+                        str(Path(os.environ.get("DUALRAIL_TWIN_RUN", "/run/dualrail-twin")) / "ns" / "drt-a-leaf-su1-r1"
+                            / "interfaces"), "swp3"], capture_output=True, timeout=60)
+        _ip("a-leaf-su1-r1", "link", "set", "swp3", "up")
+
+
+def test_an_unplugged_cable_firmware_off_plan_and_a_hand_edit(twin: Path) -> None:
+    from dualrail_net.twin import lifecycle
+    leaf = "b-leaf-su2-r3"
+    _ip(leaf, "link", "set", "swp5", "down")
+    marker = lifecycle.rundir("drt-a-leaf-su2-r2") / "firmware-version"
+    frr = lifecycle.rundir("drt-b-spine-3") / "frr.conf"
+    original = frr.read_text()
+    marker.write_text("5.9.3\n")
+    frr.write_text(original.replace("maximum-paths 64", "maximum-paths 16", 1))
+    try:
+        _settle_lldp()
+        code, doc = _audit(twin)
+        assert code == 1
+        assert _found(doc) == [("DRIFT-CONFIG", ("b-spine-3",)), ("FW-ASYMMETRIC", ("a-leaf-su2-r2",)),
+                               ("FW-NOT-PLANNED", ("a-leaf-su2-r2",)), ("LINK-DOWN", ("b-leaf-su2-r3", "gpu021"))]
+        drift = next(f for c in doc["checks"] for f in c["findings"] if f["check"] == "DRIFT-CONFIG")  # type: ignore[attr-defined,index]
+        assert "-  maximum-paths 64" in drift["message"] or "maximum-paths 16" in drift["message"]
+    finally:
+        _ip(leaf, "link", "set", "swp5", "up")
+        marker.write_text("5.9.2\n")
+        frr.write_text(original)

@@ -122,5 +122,15 @@ def collect(nr: Any, connect: Any, workers: int = 16, progress: Any = None) -> d
             progress(1)
         return Result(host=t.host, result=report)
 
-    results = nr.with_processors([]).run(task=task, num_workers=workers, on_failed=True)
-    return {name: multi[0].result for name, multi in results.items() if multi and isinstance(multi[0].result, DeviceReport)}
+    from nornir.plugins.runners import ThreadedRunner
+    results = nr.with_runner(ThreadedRunner(num_workers=workers)).run(task=task, on_failed=True)
+    reports: dict[str, DeviceReport] = {}
+    for name, host in nr.inventory.hosts.items():
+        multi = results.get(name)
+        found = multi[0].result if multi else None
+        if isinstance(found, DeviceReport):
+            reports[name] = found
+        else:  # the task itself failed: the device is reported, never dropped
+            reports[name] = DeviceReport(name, host.data["role"], host.data["plane"],
+                                         error=f"not collected: {str(getattr(multi[0], 'exception', '') if multi else 'no result')[:200]}")
+    return reports

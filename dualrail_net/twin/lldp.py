@@ -10,7 +10,7 @@ import signal
 import time
 from pathlib import Path
 
-from dualrail_net.twin.shell import in_ns
+from dualrail_net.twin.shell import TwinError, in_ns
 
 SOCKET, PIDFILE = "lldpd.socket", "lldpd.pid"
 
@@ -32,9 +32,21 @@ def start(ns: str, system_name: str, rundir: Path) -> None:
         if sock.exists():
             break
         time.sleep(0.05)
-    in_ns(ns, ["lldpcli", "-u", str(sock), "configure", "system", "hostname", system_name])
-    in_ns(ns, ["lldpcli", "-u", str(sock), "configure", "lldp", "portidsubtype", "ifname"])
-    in_ns(ns, ["lldpcli", "-u", str(sock), "configure", "lldp", "tx-interval", "1"])
+    # lldpd starts paused and runs its own lldpcli (the system's /etc/lldpd.d) to resume: settings
+    # made before that finishes can be lost, so they are made, checked and made again until they hold
+    cli = ["lldpcli", "-u", str(sock)]
+    for _ in range(50):
+        in_ns(ns, [*cli, "configure", "system", "hostname", system_name], check=False)
+        in_ns(ns, [*cli, "configure", "lldp", "portidsubtype", "ifname"], check=False)
+        in_ns(ns, [*cli, "configure", "lldp", "tx-interval", "1"], check=False)
+        in_ns(ns, [*cli, "resume"], check=False)
+        chassis = in_ns(ns, [*cli, "-f", "json", "show", "chassis"], check=False)
+        config = in_ns(ns, [*cli, "-f", "json", "show", "configuration"], check=False)
+        if (f'"{system_name}"' in chassis and f'"hostname": "{system_name}"' in config
+                and '"lldp-portid-type": "ifname"' in config and '"tx-delay": "1"' in config):
+            return
+        time.sleep(0.1)
+    raise TwinError(f"lldpd in {ns} does not keep its settings (system name {system_name})")
 
 
 def neighbors_command(rundir: Path) -> str:

@@ -19,6 +19,7 @@ from dualrail_net.verify.parsers.ifupdown import read_interfaces, server_policy
 SERVER_PATHS = {"interfaces": "/etc/network/interfaces.d/dualrail.intf", "nccl_env": "/etc/dualrail/nccl.env",
                 "sysctl": "/etc/sysctl.d/90-dualrail.conf", "state_dir": "/var/lib/dualrail"}
 SERVER_FILES = (("interfaces", "interfaces"), ("nccl.env", "nccl_env"), ("sysctl.conf", "sysctl"))
+PROBE_SCRIPT = "reachability.sh"
 
 
 def port_gateways(interfaces_text: str) -> list[tuple[str, str, str]]:
@@ -61,9 +62,13 @@ class ServerDriver(CumulusDriver):
         ports = port_gateways(self.fetch().get("interfaces", ""))
         if not ports:
             return [f"{self.name}: no addressed NIC port to check"]
-        probe = " ; ".join(f"ping -n -q -c 1 -W 1 -I {src} {via} >/dev/null 2>&1 || echo DOWN {port} {src} {via}"
-                           for port, src, via in ports)
-        _rc, out = self._run(probe, timeout=10 + 2 * len(ports))
+        probe = "".join(f"ping -n -q -c 1 -W 1 -I {src} {via} >/dev/null 2>&1 || echo DOWN {port} {src} {via}\n"
+                        for port, src, via in ports)
+        # as a script file: one long command line wraps in the terminal and defeats netmiko's echo check
+        script = self._state(PROBE_SCRIPT)
+        self._run(f"mkdir -p {self._state('')}")
+        self._upload(probe, script)
+        _rc, out = self._run(f"sh {script}", timeout=10 + 2 * len(ports))
         return [f"{self.name}: {words[1]} ({words[2]}) does not reach its leaf {words[3]}"
                 for words in (line.split() for line in out.splitlines()) if words[:1] == ["DOWN"] and len(words) == 4]
 

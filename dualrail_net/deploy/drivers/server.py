@@ -58,11 +58,13 @@ class ServerDriver(CumulusDriver):
         return []  # nccl.env: read by the next job that starts
 
     def health(self) -> list[str]:
-        """Every NIC port that cannot reach its leaf from its own address."""
+        """Every NIC port whose leaf (its table's next hop) does not answer on the port's own link."""
         ports = port_gateways(self.fetch().get("interfaces", ""))
         if not ports:
             return [f"{self.name}: no addressed NIC port to check"]
-        probe = "".join(f"ping -n -q -c 1 -W 1 -I {src} {via} >/dev/null 2>&1 || echo DOWN {port} {src} {via}\n"
+        # -r: straight out of the port to an attached neighbour, no routing table (a next hop that is
+        # not the leaf at the port's other end fails even when the fabric could route to it)
+        probe = "".join(f"ping -n -q -r -c 1 -W 1 -I {port} {via} >/dev/null 2>&1 || echo DOWN {port} {src} {via}\n"
                         for port, src, via in ports)
         # as a script file: one long command line wraps in the terminal and defeats netmiko's echo check
         script = self._state(PROBE_SCRIPT)

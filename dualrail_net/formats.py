@@ -14,3 +14,4 @@ class OutputFormat(str, enum.Enum):
     OPENSM = "opensm"  # opensm.conf, partitions.conf, GUID lists
     SHELL = "shell"  # KEY=VALUE files a shell sources
     SYSCTL = "sysctl"  # sysctl.d
+    SERVICE = "service"  # line-oriented Linux service files (ntp.conf, rsyslog, resolv.conf)

@@ -68,7 +68,8 @@ class DualrailInventory:
                 address = access.address
                 rd = access.rundir
                 paths = {"frr_conf": f"{rd}/frr.conf", "interfaces": f"{rd}/interfaces", "frr_dir": rd,
-                         "vty_socket": rd, "qos": f"{rd}/qos_features.conf", "state_dir": rd}
+                         "vty_socket": rd, "qos": f"{rd}/qos_features.conf", "ntp": f"{rd}/ntp.conf",
+                         "syslog": f"{rd}/rsyslog.conf", "resolv": f"{rd}/resolv.conf", "state_dir": rd}
                 # in the twin a device runs its own platform, or the one that renders its substitute
                 run_platform = get_platform(platform).twin_substitute or platform
                 if meta.plane is None:  # one namespace per VRF: the twin's gateway test double joins them

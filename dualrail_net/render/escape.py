@@ -48,6 +48,9 @@ FORMAT_OF_FILE: dict[str, OutputFormat] = {
     "cn_guids.conf": OutputFormat.OPENSM,
     "nccl.env": OutputFormat.SHELL,
     "sysctl.conf": OutputFormat.SYSCTL,
+    "ntp.conf": OutputFormat.SERVICE,
+    "rsyslog.conf": OutputFormat.SERVICE,
+    "resolv.conf": OutputFormat.SERVICE,
 }
 
 TOKEN = re.compile(r"[A-Za-z0-9_.:/,=+@%-]*")

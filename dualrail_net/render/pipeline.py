@@ -60,13 +60,13 @@ def render_switch(fabric: Fabric, sw: Switch, root: str) -> list[Artifact]:
     folder = device_dir(sw)
     proot = _root(platform, root)
     arts = [Artifact(f"{folder}/{f.filename}", template(proot, f.template, f.format).render(s=s, p=p))
-            for f in platform.files]
+            for f in platform.files if f.needs is None or s.get(f.needs)]
     if platform.twin_substitute is not None:
         twin = get_platform(platform.twin_substitute)
         tp = twin.presentation(s)
         troot = _root(twin, root)
         arts += [Artifact(f"{twin_dir(sw)}/{f.filename}", template(troot, f.template, f.format).render(s=s, p=tp))
-                 for f in twin.files if f.twin]
+                 for f in twin.files if f.twin and (f.needs is None or s.get(f.needs))]
     return arts
 
 

@@ -29,7 +29,7 @@ from dualrail_net.platforms.cumulus.driver import CumulusDriver
 from dualrail_net.twin.translate import frr_for_vrf, interfaces_for_vrf, without_management
 
 RECORD = "gateway-record"
-FILES = ("frr.conf", "interfaces", "qos_features.conf")
+FILES = ("frr.conf", "interfaces", "qos_features.conf", "ntp.conf", "rsyslog.conf", "resolv.conf")
 PREVIOUS, PENDING = ".prev", "pending"
 
 
@@ -45,7 +45,7 @@ def write_record(folder: Path, files: dict[str, str]) -> None:
 
 
 def translate(files: dict[str, str], vrf: str) -> dict[str, str]:
-    """What one VRF's namespace runs of the device's whole files (the QoS file stays device-wide)."""
+    """What one VRF's namespace runs of the device's whole files (QoS and services stay device-wide)."""
     out = {}
     if "frr.conf" in files:
         out["frr.conf"] = frr_for_vrf(files["frr.conf"], vrf)

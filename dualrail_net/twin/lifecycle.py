@@ -118,6 +118,9 @@ def _switch_configs(sw: SwitchNs) -> tuple[str, str]:
     return frr_text, ifaces
 
 
+# files a switch takes that no process of the twin reads: placed where the switch keeps them
+DEVICE_WIDE = ("qos_features.conf", "ntp.conf", "rsyslog.conf", "resolv.conf")
+
 # the shell line that sets a twin switch's kernel settings before its daemons start
 SWITCH_SYSCTL_PRELUDE = "sysctl -q -w " + " ".join(f"{k}={v}" for k, v in SWITCH_SYSCTLS.items())
 
@@ -152,12 +155,13 @@ def _bring_up_switch(sw: SwitchNs, cabled: set[str], cabling: Future[None], inte
     if sw.vrf:  # what the gateway runs as a whole (twin/gateway_driver.py reads and updates it)
         whole = {"frr.conf": (Path(sw.config_dir) / "frr.conf").read_text(),
                  "interfaces": without_management((Path(sw.config_dir) / "interfaces").read_text())}
-        if (Path(sw.config_dir) / "qos_features.conf").exists():
-            whole["qos_features.conf"] = (Path(sw.config_dir) / "qos_features.conf").read_text()
+        for name in DEVICE_WIDE:
+            if (Path(sw.config_dir) / name).exists():
+                whole[name] = (Path(sw.config_dir) / name).read_text()
         write_record(record_dir(rundir(ns_name(sw.device))), whole)
-    qos = Path(sw.config_dir) / "qos_features.conf"
-    if qos.exists() and not sw.vrf:  # placed as on a switch; no switchd reads it (twin check TWIN-QOS-FILE)
-        shutil.copyfile(qos, d / "qos_features.conf")
+    for name in DEVICE_WIDE:  # placed as on a switch; no switchd/ntpsec/rsyslog reads them (TWIN-QOS-FILE)
+        if (Path(sw.config_dir) / name).exists() and not sw.vrf:
+            shutil.copyfile(Path(sw.config_dir) / name, d / name)
     (d / "firmware-version").write_text(sw.firmware + "\n")  # the drivers' firmware marker (twin)
     frr.start(sw.ns, sw.device, d, frr_text, prelude=[SWITCH_SYSCTL_PRELUDE])
     cabling.result()  # the ports exist from here on (raises if creating them failed)

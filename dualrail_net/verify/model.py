@@ -137,6 +137,7 @@ class ManagementConfig:
     api: bool | None = None  # the platform's API served in the management VRF
     users: list[ManagementUser] = field(default_factory=list)
     users_in_file: bool = False  # the platform's config carries the local users (EOS); else the OS keeps them
+    services_in_file: bool = False  # the rendered files carry NTP, syslog and DNS (EOS; Cumulus's service files)
     ntp: list[str] = field(default_factory=list)
     syslog: list[str] = field(default_factory=list)
     dns: list[str] = field(default_factory=list)

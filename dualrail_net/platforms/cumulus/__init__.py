@@ -28,12 +28,18 @@ class Cumulus:
         OutputFile("cumulus/interfaces.j2", "interfaces", OutputFormat.IFUPDOWN),
         OutputFile("cumulus/frr.conf.j2", "frr.conf", OutputFormat.FRR),
         OutputFile("cumulus/qos_features.conf.j2", "qos_features.conf", OutputFormat.SWITCHD, twin=False),
+        # the management services, as the OS's own files (Cumulus keeps users and SSH by itself)
+        OutputFile("cumulus/ntp.conf.j2", "ntp.conf", OutputFormat.SERVICE, twin=False, needs="management"),
+        OutputFile("cumulus/rsyslog.conf.j2", "rsyslog.conf", OutputFormat.SERVICE, twin=False, needs="management"),
+        OutputFile("cumulus/resolv.conf.j2", "resolv.conf", OutputFormat.SERVICE, twin=False, needs="management"),
     )
     template_root: Path | None = None
     twin_substitute: str | None = None
     deploy_paths = {"frr_conf": "/etc/frr/frr.conf", "interfaces": "/etc/network/interfaces",
                     "frr_dir": "/etc/frr", "vty_socket": None,
                     "qos": "/etc/cumulus/datapath/qos/qos_features.conf",
+                    "ntp": "/etc/ntpsec/ntp.conf", "syslog": "/etc/rsyslog.d/11-remotesyslog.conf",
+                    "resolv": "/etc/resolv.conf",
                     # where the driver keeps its revert job (script, token, pid) between commit and confirm
                     "state_dir": "/var/lib/dualrail"}
 

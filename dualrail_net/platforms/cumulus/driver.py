@@ -25,7 +25,8 @@ from dualrail_net.verify.parsers.frr import parse_frr
 
 FRR_RELOAD = "/usr/lib/frr/frr-reload.py"
 # the files a Cumulus switch takes, by the deploy_paths key of their location
-MANAGED = (("frr.conf", "frr_conf"), ("interfaces", "interfaces"), ("qos_features.conf", "qos"))
+MANAGED = (("frr.conf", "frr_conf"), ("interfaces", "interfaces"), ("qos_features.conf", "qos"),
+           ("ntp.conf", "ntp"), ("rsyslog.conf", "syslog"), ("resolv.conf", "resolv"))
 STAGED, PREVIOUS = ".dualrail-new", ".dualrail-prev"
 REVERT_SCRIPT, REVERT_TOKEN, REVERT_PID = "revert.sh", "revert-pending", "revert.pid"
 
@@ -179,6 +180,10 @@ class CumulusDriver:
             return ["ifreload -a >/dev/null 2>&1"]
         if name == "qos_features.conf":
             return [] if self.twin else ["systemctl reload switchd.service >/dev/null 2>&1"]
+        if name == "ntp.conf":  # placed in the twin (nothing runs ntpsec there)
+            return [] if self.twin else ["systemctl restart ntpsec@mgmt.service >/dev/null 2>&1"]
+        if name == "rsyslog.conf":
+            return [] if self.twin else ["systemctl restart rsyslog.service >/dev/null 2>&1"]
         return []
 
     def _apply(self, files: dict[str, str], from_staged: bool) -> None:

@@ -3,6 +3,7 @@ routing part (verify reads the two in two processes at scale)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from dualrail_net.platforms.cumulus.qos_features import parse_qos_features
@@ -23,7 +24,43 @@ def parse_base(name: str, folder: Path) -> DeviceConfig:
     # a switch's routes and rules are frr.conf's: a command run at ifup is not in the model
     dev.base_unmodelled += [("interfaces", 0, f"post-up/up command: {cmd}") for cmd in parsed.commands]
     parse_qos_features(read_text(folder / "qos_features.conf"), dev)
+    parse_services(folder, dev)
     return dev
+
+
+_SYSLOG_TARGET = re.compile(r'^action\(type="omfwd"\s+Target="([^"]+)"(.*)\)$')
+
+
+def parse_services(folder: Path, dev: DeviceConfig) -> None:
+    """The management services as the rendered service files give them: ntpsec's ``server``
+    lines, rsyslog's ``omfwd`` actions through the management VRF, resolv.conf's ``nameserver``
+    lines. A missing file holds no server (MGMT-SERVICES then names what is missing); a line none of
+    these understand is reported (UNMODELLED)."""
+    mgmt = dev.management
+    mgmt.services_in_file = True
+    vrf = mgmt.vrf or MANAGEMENT_VRF
+    for name in ("ntp.conf", "rsyslog.conf", "resolv.conf"):
+        for number, raw in enumerate(read_text(folder / name).splitlines(), 1):
+            line = raw.split("#", 1)[0].strip() if name != "rsyslog.conf" else raw.strip()
+            if not line or line.startswith("#"):
+                continue
+            words = line.split()
+            if name == "ntp.conf" and words[0] == "server" and len(words) >= 2:
+                mgmt.ntp.append(words[1])
+            elif name == "ntp.conf" and words[0] == "driftfile":
+                continue
+            elif name == "resolv.conf" and words[0] == "nameserver" and len(words) >= 2:
+                if "# vrf" in raw and f"# vrf {vrf}" not in raw:
+                    dev.base_unmodelled.append((name, number, raw))  # a name server in another VRF
+                else:
+                    mgmt.dns.append(words[1])
+            elif name == "rsyslog.conf" and (m := _SYSLOG_TARGET.match(line)) is not None:
+                if f'Device="{vrf}"' in m.group(2):
+                    mgmt.syslog.append(m.group(1))
+                else:  # sent outside the management VRF: the fabric would carry it, or nothing would
+                    dev.base_unmodelled.append((name, number, raw))
+            else:
+                dev.base_unmodelled.append((name, number, raw))
 
 
 MANAGEMENT_VRF = "mgmt"  # Cumulus Linux reserves this name for the management VRF

@@ -336,6 +336,7 @@ def _take_management(dev: DeviceConfig, mgmt: _Mgmt) -> None:
     leave the fabric's model for ``dev.management``."""
     m = dev.management
     m.users_in_file = True
+    m.services_in_file = True
     m.users = list(mgmt.users.values())
     m.lldp = True if mgmt.lldp is None else mgmt.lldp  # EOS runs LLDP unless told not to
     for name in [n for n in dev.interfaces if n.startswith("Management")]:

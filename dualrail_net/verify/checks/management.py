@@ -114,8 +114,8 @@ def mgmt_user(ctx: Context) -> list[Finding]:
 def mgmt_services(ctx: Context) -> list[Finding]:
     out = []
     for sw in _switches(ctx):
-        if not sw.mgmt.users_in_file:
-            continue  # the platform keeps these outside the rendered files (Cumulus: the OS's own files)
+        if not sw.mgmt.services_in_file:
+            continue  # the platform keeps these outside the rendered files
         for what, planned, have in (("NTP", sw.plan.ntp, sw.mgmt.ntp), ("syslog", sw.plan.syslog, sw.mgmt.syslog),
                                     ("DNS", sw.plan.dns, sw.mgmt.dns)):
             missing = [server for server in planned if server not in have]

@@ -35,7 +35,7 @@ def config_unmodelled(ctx: Context) -> list[Finding]:
     return out
 
 
-@check("PORTS-UNMODELLED", "every line of every switch's interfaces and qos_features.conf is understood",
+@check("PORTS-UNMODELLED", "every line of every switch's interfaces, qos_features.conf and service files is understood",
        reads={BASE, TOPOLOGY})
 def ports_unmodelled(ctx: Context) -> list[Finding]:
     out = []

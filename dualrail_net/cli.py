@@ -69,6 +69,15 @@ class Ui:
         self.out.print(*args)
 
 
+def _device_access(p: argparse.ArgumentParser, output_help: str) -> None:
+    """The options of every command that talks to the devices: the build, the twin, host keys, JSON."""
+    p.add_argument("-o", "--output", type=Path, default=Path("build"), metavar="DIR", help=output_help)
+    p.add_argument("--twin", action="store_true", help="target the running emulated twin (its keys and addresses)")
+    p.add_argument("--insecure-no-host-key-check", action="store_true",
+                   help="do not verify SSH host keys (explicit opt-out; never the default)")
+    p.add_argument("--json", action="store_true", help="print one JSON document on stdout")
+
+
 def _common(p: argparse.ArgumentParser, output: bool = True) -> None:
     p.add_argument("-i", "--inventory", type=Path, default=Path("inventory"), metavar="DIR",
                    help="inventory directory (default: inventory/)")
@@ -186,12 +195,7 @@ def build_parser() -> argparse.ArgumentParser:
                               "health gates; the journal (SQLite, or a shared PostgreSQL) records every step and backup, and "
                               "--resume RUN continues an interrupted run safely." if name == "deploy" else ""),
                            formatter_class=argparse.RawDescriptionHelpFormatter)
-        p.add_argument("-o", "--output", type=Path, default=Path("build"), metavar="DIR",
-                       help="rendered output directory (default: build/)")
-        p.add_argument("--twin", action="store_true", help="target the running emulated twin (its keys and addresses)")
-        p.add_argument("--insecure-no-host-key-check", action="store_true",
-                       help="do not verify SSH host keys (explicit opt-out; never the default)")
-        p.add_argument("--json", action="store_true", help="print one JSON document on stdout")
+        _device_access(p, "rendered output directory (default: build/)")
         if name in ("deploy", "upgrade"):
             default_book = "playbooks/rolling-config.yaml" if name == "deploy" else "playbooks/firmware-upgrade.yaml"
             p.add_argument("--playbook", type=Path, default=Path(default_book), metavar="FILE")
@@ -248,12 +252,7 @@ def build_parser() -> argparse.ArgumentParser:
         "default (for a systemd timer or cron); --watch N repeats every N seconds. --metrics FILE writes "
         "OpenMetrics text for Prometheus' textfile collector. Exit 0: no error finding; 1: an error; 2: bad "
         "arguments.", formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("-o", "--output", type=Path, default=Path("build"), metavar="DIR",
-                   help="the build the fabric should run (default: build/)")
-    p.add_argument("--twin", action="store_true", help="audit the running emulated twin (its keys and addresses)")
-    p.add_argument("--insecure-no-host-key-check", action="store_true",
-                   help="do not verify SSH host keys (explicit opt-out; never the default)")
-    p.add_argument("--json", action="store_true", help="print one JSON document on stdout")
+    _device_access(p, "the build the fabric should run (default: build/)")
     p.add_argument("--junit", type=Path, default=None, metavar="FILE", help="also write JUnit XML (one case per check)")
     p.add_argument("--metrics", type=Path, default=None, metavar="FILE",
                    help="write the findings as OpenMetrics text (e.g. /var/lib/node_exporter/textfile/dualrail.prom)")

@@ -63,11 +63,19 @@ BOOK = Playbook(name="test-rollout", planes=["A", "B"], canary=1, batch_size=4, 
 
 
 def test_config_rollout_through_both_planes_without_loss(twin: Path, tmp_path: Path, example_fabric: Fabric) -> None:
+    """One change through everything a deploy reaches, with probes on both planes the whole time:
+    the planes' switches (their frr.conf and their QoS file), the gateway's window, the servers'
+    window, and both IB planes' subnet managers (on ibsim: the twin has no InfiniBand)."""
     new = render_variant(example_fabric, tmp_path / "new", 32)
+    for qos in new.glob("plane-*/*/qos_features.conf"):  # a QoS change rides along
+        qos.write_text(qos.read_text().replace("# Apply with", "# (changed) Apply with"))
+    for server in ("gpu003", "gpu019"):
+        f = new / "servers" / server / "interfaces"
+        f.write_text(f.read_text().replace("mtu 9214", "mtu 9100"))
     view = TwinView(lifecycle.load_state() or {})
     stop = lifecycle.STATE_DIR / "deploy-stop"
     stop.unlink(missing_ok=True)
-    bg = Background(probe_jobs(view), duration=600, interval=0.05, stop_file=str(stop))
+    bg = Background(probe_jobs(view), duration=900, interval=0.05, stop_file=str(stop))
     time.sleep(1)
     runner, journal, nr = make_runner(new, tmp_path, BOOK)
     t0 = time.monotonic()
@@ -79,25 +87,64 @@ def test_config_rollout_through_both_planes_without_loss(twin: Path, tmp_path: P
         original(plane, run_id)
     runner.journal.enter_maintenance = track  # type: ignore[method-assign]
     report = runner.run(str(new))
+    gateways = Runner(dict(nr.inventory.hosts), connector(nr), journal, BOOK, tmp_path / "backups",
+                      scope="gateways").run(str(new)) if report.status == "ok" else None
+    servers = Runner(dict(nr.inventory.hosts), connector(nr), journal, SERVER_BOOK, tmp_path / "backups",
+                     scope="servers").run(str(new)) if gateways and gateways.status == "ok" else None
     stop.write_text("stop")
     results = bg.collect()
     nr.close_connections()
     assert report.status == "ok", report.detail
     assert report.planes_done == ["A", "B"]
+    assert gateways is not None and gateways.status == "ok", gateways and gateways.detail
+    assert servers is not None and servers.status == "ok", servers and servers.detail
     # the journal tells the truth: every device pushed and post-checked once, backups kept
     run = journal.run(report.run_id)
     pushed = [s["device"] for s in run["steps"] if s["step"] == "push" and s["status"] == "ok"]
     assert sorted(pushed) == sorted(n for n, s in example_fabric.switches.items() if s.plane)
     assert all(Path(s["backup"]).exists() for s in run["steps"] if s["step"] == "backup")
     assert "maximum-paths 64" in (Path(run["steps"][0]["backup"]) / "frr.conf").read_text()
-    # the running configs now match the new render
+    # the running configs now match the new render: routing, QoS, the gateway's VRFs, the servers
     for sw in ("a-leaf-su1-r0", "b-spine-2"):
         assert "maximum-paths 32" in (lifecycle.rundir(f"drt-{sw}") / "frr.conf").read_text()
+    assert "(changed)" in (lifecycle.rundir("drt-a-leaf-su1-r0") / "qos_features.conf").read_text()
+    assert all("maximum-paths 32" in text for text in _gateway_running().values())
+    assert _server_mtus("gpu003")["ens1f0np0"] == 9100 and _server_mtus("gpu019")["ibp0s0"] == 9100
     lost = {"A": 0, "B": 0}
     for rows in results.values():
         for r in rows:
             lost[view.plane_of(r["dst"]) or "?"] += len(r["lost_at"])
     assert lost == {"A": 0, "B": 0}, f"probe loss during the rollout: {lost}"
+    # both InfiniBand planes' subnet managers, one plane at a time (ibsim runs the real opensm),
+    # each starting from files that lack gpu003 in tenant_a
+    from dualrail_net.deploy.opensm import SimulatedSmHost, deploy_opensm
+    from dualrail_net.manifest import Manifest
+    from dualrail_net.verify.ib.sim import SimulatedPlane, tools_missing
+    if tools_missing():
+        return
+    old = tmp_path / "old-ib"
+    shutil.copytree(new, old)
+    manifest = Manifest.load(new)
+    for plane, member in (("IBA", "0x0c42a10300a10003=full,\n"), ("IBB", "0x0c42a10300b10003=full,\n")):
+        parts = old / manifest.ib_planes[plane].dir / "partitions.conf"
+        assert member in parts.read_text()
+        parts.write_text(parts.read_text().replace(member, "", 1))
+    sims = {plane: SimulatedPlane(old, plane, manifest.ib_planes[plane], tmp_path / "ib") for plane in ("IBA", "IBB")}
+    hosts: dict[str, SimulatedSmHost] = {}
+    try:
+        for plane, sim in sims.items():
+            sim.prepare()
+            sim.start_ibsim()
+            hosts[plane] = SimulatedSmHost(f"sm-{plane}", sim, manifest.ib_planes[plane].config_dir)
+            hosts[plane].start()
+            assert hosts[plane].wait_up(0, 120), f"opensm did not bring {plane} up"
+        sm = deploy_opensm(new, hosts, ["IBA", "IBB"], journal=journal, run_id=servers.run_id)
+    finally:
+        for host in hosts.values():
+            host.stop()
+        for sim in sims.values():
+            sim.__exit__(None, None, None)
+    assert [(r.plane, r.status) for r in sm] == [("IBA", "ok"), ("IBB", "ok")], sm
 
 
 def _run_with(twin: Path, tmp_path: Path, fabric: Fabric, edit: Any, book: Playbook = BOOK,
@@ -467,7 +514,7 @@ def _restore_gateway(runner: Runner, journal: Journal, report: Any) -> None:
 
 
 def test_gateway_window_changes_one_planes_vrf_at_a_time(twin: Path, tmp_path: Path, example_fabric: Fabric) -> None:
-    new = render_variant(example_fabric, tmp_path / "new", 32)
+    new = render_variant(example_fabric, tmp_path / "new", 16)
     view = TwinView(lifecycle.load_state() or {})
     stop = lifecycle.STATE_DIR / "deploy-stop"
     stop.unlink(missing_ok=True)
@@ -486,9 +533,9 @@ def test_gateway_window_changes_one_planes_vrf_at_a_time(twin: Path, tmp_path: P
         drains = [s["backup"] for s in steps if s["step"] == "drain"]
         assert drains == ["plane-a", "plane-b"]
         # when plane A's stage was confirmed, only VRF plane-a had the change
-        assert "maximum-paths 32" in snapshots["A:plane-a"] and "maximum-paths 64" in snapshots["A:plane-b"]
+        assert "maximum-paths 16" in snapshots["A:plane-a"] and "maximum-paths 16" not in snapshots["A:plane-b"]
         final = _gateway_running()
-        assert "maximum-paths 32" in final["plane-a"] and "maximum-paths 32" in final["plane-b"]
+        assert "maximum-paths 16" in final["plane-a"] and "maximum-paths 16" in final["plane-b"]
         assert not any("prepend" in text for text in final.values())  # each stage's push took its drain away
         assert journal.in_maintenance() == {}
         lost = {"A": 0, "B": 0}
@@ -501,7 +548,7 @@ def test_gateway_window_changes_one_planes_vrf_at_a_time(twin: Path, tmp_path: P
 
 
 def test_gateway_window_refuses_a_change_both_planes_share(twin: Path, tmp_path: Path, example_fabric: Fabric) -> None:
-    new = render_variant(example_fabric, tmp_path / "new", 32)
+    new = render_variant(example_fabric, tmp_path / "new", 16)
     frr = new / "multi-plane" / GATEWAY / "frr.conf"
     frr.write_text(frr.read_text().replace("log syslog informational", "log syslog warnings"))
     before = _gateway_running()
@@ -513,7 +560,7 @@ def test_gateway_window_refuses_a_change_both_planes_share(twin: Path, tmp_path:
 
 
 def test_gateway_window_undoes_only_the_failed_planes_stage(twin: Path, tmp_path: Path, example_fabric: Fabric) -> None:
-    new = render_variant(example_fabric, tmp_path / "new", 32)
+    new = render_variant(example_fabric, tmp_path / "new", 16)
     frr = new / "multi-plane" / GATEWAY / "frr.conf"
     text = frr.read_text()
     block = _vrf_block(text, "plane-b")
@@ -524,8 +571,8 @@ def test_gateway_window_undoes_only_the_failed_planes_stage(twin: Path, tmp_path
         steps = journal.run(report.run_id)["steps"]
         assert [(s["plane"], s["status"]) for s in steps if s["step"] == "rollback"] == [("B", "ok")]
         now = _gateway_running()
-        assert "maximum-paths 32" in now["plane-a"]  # plane A's stage stays: it passed
-        assert "maximum-paths 64" in now["plane-b"] and "prepend" not in now["plane-b"]  # B as before, undrained
+        assert "maximum-paths 16" in now["plane-a"]  # plane A's stage stays: it passed
+        assert "maximum-paths 16" not in now["plane-b"] and "prepend" not in now["plane-b"]  # B as before, undrained
         assert journal.in_maintenance() == {}  # healthy after the undo: released
     finally:
         _restore_gateway(runner, journal, report)
@@ -578,7 +625,9 @@ def twin_output() -> Path:
 
 def test_servers_change_one_planes_ports_at_a_time(twin: Path, tmp_path: Path, example_fabric: Fabric) -> None:
     new = render_variant(example_fabric, tmp_path / "new", 64)
-    servers = sorted(p.name for p in (new / "servers").iterdir())
+    # the canary, and servers of both models in the next batches (the others already run their files:
+    # their batches are planned and skipped, as `touch only what changes` wants)
+    servers = ["gpu001", "gpu002", "gpu017", "gpu018"]
     for name in servers:
         f = new / "servers" / name / "interfaces"
         f.write_text(f.read_text().replace("mtu 9214", "mtu 9000"))

@@ -140,16 +140,22 @@ class Runner:
             self._upgrade(run_id, plane, batch, host, drv)
             self.timings[host.name] = time.monotonic() - started
             return
-        sid = self.journal.step(run_id, plane, batch, host.name, "push", str(backup_dir))
+        self._push(run_id, plane, batch, host.name, intended, str(backup_dir))
+        self.timings[host.name] = time.monotonic() - started
+
+    def _push(self, run_id: int, plane: str, batch: int, name: str, files: dict[str, str], backup: str) -> None:
+        """Load and commit (the device's revert timer armed), journalled; a rejected push is
+        journalled as failed and raised."""
+        drv = self.driver(name)
+        sid = self.journal.step(run_id, plane, batch, name, "push", backup)
         try:
-            diff = drv.load(intended)
+            diff = drv.load(files)
             drv.commit(self.book.confirm_timeout_seconds)
         except PushRejected as exc:
             self.journal.finish(sid, "failed", str(exc))
             raise
-        self._committed.add(host.name)
+        self._committed.add(name)
         self.journal.finish(sid, "ok", diff[:20000])
-        self.timings[host.name] = time.monotonic() - started
 
     def _confirm(self, run_id: int, plane: str, batch: int, names: list[str]) -> list[str]:
         """Confirm every committed device of a batch that passed its post-checks."""
@@ -364,15 +370,7 @@ class Runner:
                 drv.drain(stage.vrf)
                 time.sleep(self.book.drain_settle_seconds)
                 self.journal.finish(sid, "ok")
-                sid = self.journal.step(run_id, plane, number, name, "push", str(backup_dir))
-                try:
-                    diff = drv.load(stage.files)
-                    drv.commit(self.book.confirm_timeout_seconds)
-                except PushRejected as exc:
-                    self.journal.finish(sid, "failed", str(exc))
-                    raise
-                self._committed.add(name)
-                self.journal.finish(sid, "ok", diff[:20000])
+                self._push(run_id, plane, number, name, stage.files, str(backup_dir))
                 problems = self._post_check(run_id, plane, number, [name])
                 for other in others:
                     problems += self.plane_health(other)
@@ -440,16 +438,7 @@ class Runner:
         def push(item: tuple[str, Stage]) -> None:
             name, stage = item
             started = time.monotonic()
-            drv = self.driver(name)
-            sid = self.journal.step(run_id, plane, number, name, "push", stage.plane)
-            try:
-                diff = drv.load(stage.files)
-                drv.commit(self.book.confirm_timeout_seconds)
-            except PushRejected as exc:
-                self.journal.finish(sid, "failed", str(exc))
-                raise
-            self._committed.add(name)
-            self.journal.finish(sid, "ok", diff[:20000])
+            self._push(run_id, plane, number, name, stage.files, stage.plane)
             self.timings[name] = self.timings.get(name, 0.0) + time.monotonic() - started
         try:
             with ThreadPoolExecutor(min(self.book.concurrency, len(todo))) as pool:

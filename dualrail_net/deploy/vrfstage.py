@@ -77,24 +77,23 @@ def frr_units(text: str) -> list[Unit]:
             current = Unit(("interface", words[1]), [raw], vrf)
             units.append(current)
         elif words[:1] == ["route-map"] and len(words) >= 2:
-            key = ("route-map", words[1])
-            unit = named.get(key)
-            if unit is None:
-                unit = named[key] = Unit(key)
-                units.append(unit)
-            unit.lines.append(raw)
-            current = unit
+            current = _named(named, units, ("route-map", words[1]), raw)  # all entries of one name: one unit
         elif words[:2] == ["ip", "prefix-list"] and len(words) > 2:
-            key = ("prefix-list", words[2])
-            unit = named.get(key)
-            if unit is None:
-                unit = named[key] = Unit(key)
-                units.append(unit)
-            unit.lines.append(raw)
+            _named(named, units, ("prefix-list", words[2]), raw)  # one line each: no block follows
         else:
             units.append(Unit(None, [raw]))
     _assign_policies(units)
     return units
+
+
+def _named(named: dict[Key, Unit], units: list[Unit], key: Key, raw: str) -> Unit:
+    """The unit of a named policy (made on its first line), with ``raw`` added."""
+    unit = named.get(key)
+    if unit is None:
+        unit = named[key] = Unit(key)
+        units.append(unit)
+    unit.lines.append(raw)
+    return unit
 
 
 def _nested_exit(unit: Unit, line: str) -> bool:

@@ -633,6 +633,11 @@ def test_servers_change_one_planes_ports_at_a_time(twin: Path, tmp_path: Path, e
         f.write_text(f.read_text().replace("mtu 9214", "mtu 9000"))
         env = new / "servers" / name / "nccl.env"
         env.write_text(env.read_text() + "NCCL_DEBUG=WARN\n")
+    # what must change: the four edited servers, and any whose running files differ from this build
+    # (an earlier test's change): every port of each, so a push per plane
+    changed = sorted(p.name for p in (new / "servers").iterdir()
+                     if (lifecycle.rundir(f"drt-{p.name}") / "interfaces").read_text() != (p / "interfaces").read_text())
+    assert set(servers) <= set(changed)
     a_port, b_port = "ens1f0np0", "ens1f1np1"  # gpu001's first NIC: port 1 in plane A, port 2 in plane B
     seen: dict[tuple[str, int], dict[str, int]] = {}
     view = TwinView(lifecycle.load_state() or {})
@@ -648,7 +653,7 @@ def test_servers_change_one_planes_ports_at_a_time(twin: Path, tmp_path: Path, e
         assert report.status == "ok", report.detail
         steps = journal.run(report.run_id)["steps"]
         pushes = [(s["device"], s["plane"]) for s in steps if s["step"] == "push" and s["status"] == "ok"]
-        assert sorted(pushes) == sorted((n, p) for n in servers for p in ("A", "B"))
+        assert sorted(pushes) == sorted((n, p) for n in changed for p in ("A", "B"))
         # the canary alone first; when its plane-A stage was confirmed, only its plane-A ports had changed
         assert seen[("A", 0)][a_port] == 9000 and seen[("A", 0)][b_port] == 9214
         assert seen[("B", 0)][b_port] == 9000

@@ -102,10 +102,14 @@ class Runner:
             return [f"{name}: unreachable ({type(exc).__name__})"]
 
     def plane_health(self, plane: str) -> list[str]:
-        problems: list[str] = []
-        for h in (h for h in self.hosts.values() if h.data["plane"] == plane):
-            problems += self.device_health(h.name)
-        return problems
+        """Every device of the plane, asked concurrently (one SSH round trip each: asked one after
+        the other, a 72-switch plane took ~18 s per gate), problems in the plane's order."""
+        names = [h.name for h in self.hosts.values() if h.data["plane"] == plane]
+        if not names:
+            return []
+        with ThreadPoolExecutor(min(self.book.concurrency, len(names))) as pool:
+            found = list(pool.map(self.device_health, names))
+        return [problem for problems in found for problem in problems]
 
     # -- one device ------------------------------------------------------------------------------
     def _change(self, run_id: int, plane: str, batch: int, host: Any, files: dict[str, str] | None = None) -> None:

@@ -63,7 +63,7 @@ class Ui:
     def __init__(self, as_json: bool) -> None:
         self.as_json = as_json
         # soft_wrap: a diagnostic stays on one line however narrow the terminal (grep- and CI-friendly).
-        self.out = Console(stderr=as_json, highlight=False, soft_wrap=True)
+        self.out = Console(stderr=as_json, highlight=False, soft_wrap=True, emoji=False)
 
     def print(self, *args: Any) -> None:
         self.out.print(*args)
@@ -260,6 +260,39 @@ def build_parser() -> argparse.ArgumentParser:
                    help="audit again every SECONDS until interrupted (the exit code is the last audit's)")
     p.add_argument("--count", type=int, default=None, metavar="N", help="with --watch: stop after N audits")
     p.add_argument("--workers", type=int, default=16, metavar="N", help="devices asked at once (default 16)")
+
+    p = sub.add_parser(
+        "capacity", help="bandwidth per plane and tier, what-if failures, the dual-plane model; an HTML report",
+        description="Read the inventory, resolve the fabric and report, from its cabling plan:\n"
+        "  per plane: server bandwidth (per rail), every tier's down/up bandwidth and oversubscription (each tier "
+        "is held to topology.max_oversubscription), bisection, and the fabric total;\n"
+        "  what-if failures: per plane and rail the bandwidth left, the ECMP width left on every leaf, which "
+        "servers lose which rails and whether any loses every plane;\n"
+        "  the dual-plane model (docs/performance-model.md): all-to-all time, effective speed-up (PCIe-capped), "
+        "iteration time and GPU-hours saved, job outage probability with one plane and with two.\n\n"
+        "Failures: " + "a device name, plane:P, pod:P:N, or spines|leaves|super-spines:P:K (the first K of that "
+        "role). Without --fail or --scenarios the standard set is shown (one spine, half the spines of a pod, one "
+        "leaf, a super-spine and a pod in three tiers, a whole plane; for every plane).\n\n"
+        "Examples:\n"
+        "  dualrail capacity --html report.html\n"
+        "  dualrail capacity --fail a-spine-1 --fail plane:B --json\n"
+        "  dualrail capacity --json --min-plane-gbps 25600     # CI: fail a change that cuts a plane\n\n"
+        "Exit 0: within every bound; 1: a tier above max_oversubscription or a --min-* guard not met; 2: bad input.",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    _common(p, output=False)
+    p.add_argument("--fail", action="append", default=[], metavar="FAILURE",
+                   help="fail this (repeatable; all together form one scenario)")
+    p.add_argument("--scenarios", type=Path, default=None, metavar="FILE",
+                   help="YAML: scenarios: [{name: ..., fail: [...]}, ...]")
+    p.add_argument("--model", type=Path, default=None, metavar="FILE",
+                   help="YAML inputs of the performance model (message_bytes, overhead, pcie_efficiency, comm_share, "
+                   "job_servers, job_days, mtbf_hours, mttr_hours; defaults in docs/performance-model.md)")
+    p.add_argument("--html", type=Path, default=None, metavar="FILE",
+                   help="write the self-contained HTML report (no network needed to view it)")
+    p.add_argument("--min-plane-gbps", type=float, default=None, metavar="GBPS",
+                   help="fail (exit 1) when a plane's server bandwidth is below GBPS")
+    p.add_argument("--min-bisection-gbps", type=float, default=None, metavar="GBPS",
+                   help="fail (exit 1) when a plane's bisection bandwidth is below GBPS")
 
     p = sub.add_parser("runs", help="list deploy runs, or show one", description="Read the run journal.")
     p.add_argument("run", nargs="?", type=int, help="run id to show in full")
@@ -670,6 +703,78 @@ def _deploy_opensm(args: argparse.Namespace, ui: Ui, playbook: str, forced: str 
     return EXIT_OK if ok else EXIT_FAIL
 
 
+def cmd_capacity(args: argparse.Namespace, ui: Ui) -> int:
+    from dualrail_net.capacity.failures import FailureSpecError, Scenario
+    from dualrail_net.capacity.inputs import CapacityInputError, load_model_inputs, load_scenarios
+    from dualrail_net.capacity.report import SIGNATURE, html_report
+    from dualrail_net.capacity.run import capacity_report, to_json
+    from dualrail_net.outdir import ReportFileError, write_report
+
+    loaded, diags = _load_and_validate(args.inventory)
+    errors = [d for d in diags if d.severity == Severity.ERROR]
+    _print_diagnostics(ui, errors)
+    if loaded is None or errors:
+        _emit(ui, {"ok": False, "diagnostics": [d.to_dict() for d in diags]})
+        return EXIT_USAGE
+    fabric = resolve_fabric(loaded.inventory)
+    try:
+        inputs = load_model_inputs(args.model) if args.model else None
+        scenarios = load_scenarios(args.scenarios, fabric) if args.scenarios else None
+        if args.fail:
+            from dualrail_net.capacity.failures import expand_failure
+            for spec in args.fail:
+                expand_failure(fabric, spec)
+            scenarios = (scenarios or []) + [Scenario(" + ".join(args.fail), tuple(args.fail))]
+    except CapacityInputError as exc:
+        _print_diagnostics(ui, exc.diagnostics)
+        _emit(ui, {"ok": False, "diagnostics": [d.to_dict() for d in exc.diagnostics]})
+        return EXIT_USAGE
+    except FailureSpecError as exc:
+        ui.print(f"[red]{escape(one_line(f'capacity: error: --fail {exc}'))}[/]")
+        _emit(ui, {"ok": False, "error": f"--fail {exc}"})
+        return EXIT_USAGE
+    report = capacity_report(loaded.inventory, fabric, inputs, scenarios, args.min_plane_gbps,
+                             args.min_bisection_gbps)
+    if args.html:
+        try:
+            write_report(args.html, html_report(report, fabric), SIGNATURE)
+        except (ReportFileError, OSError) as exc:
+            ui.print(f"[red]{escape(one_line(f'capacity: error: {exc}'))}[/]")
+            return EXIT_USAGE
+    _print_capacity(ui, report)
+    if args.html:
+        ui.print(f"report written to {escape(one_line(str(args.html)))}")
+    _emit(ui, to_json(report))
+    return EXIT_OK if report.ok else EXIT_FAIL
+
+
+def _print_capacity(ui: Ui, report: Any) -> None:
+    f = report.figures
+    for p in f.planes:
+        tiers = ", ".join(f"{t.tier} {t.worst_oversubscription:.2f}:1" for t in p.tiers
+                          if t.worst_oversubscription is not None)
+        ui.print(f"plane {p.plane}: {p.servers} servers, {p.server_gbps / 1000:,.1f} Tbit/s into the plane, "
+                 f"bisection {p.bisection_gbps / 1000:,.1f} Tbit/s; oversubscription {tiers or 'none'}")
+    for o in f.over_bound[:20]:
+        ui.print(f"[red]error: {escape(o.describe())}[/]")
+    for i in report.impacts:
+        planes = "; ".join(f"{p} {x.fabric_pct:.0f}% left, ECMP {x.min_ecmp}/{x.healthy_ecmp}"
+                           for p, x in i.planes.items())
+        both = f", [red]{len(i.lost_both)} servers lose every plane[/]" if i.lost_both else ""
+        ui.print(f"if {escape(one_line(i.scenario.name))}: {planes}; {i.servers_losing_a_rail} servers lose a rail{both}")
+    m = report.model
+    line = (f"model: all-to-all {m.single_seconds:.3f} s on one plane, {m.dual_seconds:.3f} s on two "
+            f"(x{m.speedup:.2f}); iteration time {m.job.iteration_change_pct:+.1f}%")
+    if m.availability:
+        a = m.availability
+        line += (f"; job outage over {a.job_hours / 24:g} days {100 * a.single_outage_probability:.2f}% -> "
+                 f"{100 * a.dual_outage_probability:.2f}%")
+    ui.print(line)
+    for g in report.guards:
+        if not g.ok:
+            ui.print(f"[red]error: {g.where}: {g.name} {g.bound:g} not met ({g.value:g})[/]")
+
+
 def cmd_audit(args: argparse.Namespace, ui: Ui) -> int:
     from dualrail_net.audit.collect import collect
     from dualrail_net.audit.metrics import openmetrics, write_metrics
@@ -768,6 +873,7 @@ def cmd_runs(args: argparse.Namespace, ui: Ui) -> int:
 COMMANDS: dict[str, Callable[[argparse.Namespace, Ui], int]] = {
     "validate": cmd_validate, "render": cmd_render, "verify": cmd_verify, "build": cmd_build, "twin": cmd_twin,
     "batfish-snapshot": cmd_batfish_snapshot, "plan": cmd_plan, "deploy": cmd_deploy, "upgrade": cmd_deploy, "runs": cmd_runs, "audit": cmd_audit,
+    "capacity": cmd_capacity,
 }
 
 

@@ -379,3 +379,31 @@ def add_owned(out: Path, rel: str, content: str | bytes) -> None:
     finally:
         dirs.close()
         os.close(root_fd)
+
+
+class ReportFileError(Exception):
+    """A report path we will not write: one line that says why."""
+
+
+def write_report(path: Path, content: str, signature: str) -> None:
+    """Write one report file the user named (``--html FILE``): atomically, never through a symlink,
+    and never over a file we did not write (an existing file must start with ``signature``, the
+    first line every report of that kind carries)."""
+    parent = path.parent if str(path.parent) else Path(".")
+    if path.is_symlink():
+        raise ReportFileError(f"{_q(path)} is a symlink: not followed, not replaced")
+    if path.exists():
+        if not path.is_file():
+            raise ReportFileError(f"{_q(path)} exists and is not a regular file")
+        head = read_regular(path) or b""
+        if not head.startswith(signature.encode()):
+            raise ReportFileError(f"{_q(path)} exists and was not written by dualrail-net: not overwritten "
+                                  "(move it away or choose another name)")
+    if not content.startswith(signature):
+        raise ValueError("a report must start with its signature")
+    parent.mkdir(parents=True, exist_ok=True)
+    dir_fd = os.open(parent, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    try:
+        _write_replace(dir_fd, path.name, content.encode())
+    finally:
+        os.close(dir_fd)

@@ -10,6 +10,7 @@ tests named in COVERED_ELSEWHERE.
 from __future__ import annotations
 
 import copy
+import json
 import types
 import typing
 from typing import Any
@@ -19,6 +20,7 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from conftest import EXAMPLE
+from dualrail_net.capacity.run import capacity_report, to_json
 from dualrail_net.render import render_fabric
 from dualrail_net.resolve import resolve_fabric
 from dualrail_net.sot.load import INVENTORY_FILES
@@ -30,7 +32,6 @@ from dualrail_net.sot.yamlsource import SourceMap
 # Known no-ops, each with the issue that gives it a consumer. The test fails when one starts to
 # reach an output (then remove it here) and when a field not listed here reaches nothing.
 KNOWN_NO_OPS = {
-    "servers.server_models.*.gpus": "issue 20 (GPU placement, NCCL topology)",
     "servers.server_models.*.nics.*.pcie_root": "issue 20 (GPU-NIC affinity)",
     "servers.server_models.*.nics.*.numa": "issue 20 (GPU-NIC affinity)",
 }
@@ -158,8 +159,11 @@ def _observe(raw: dict[str, Any]) -> tuple[Any, ...] | None:
     diags = tuple(sorted(d.message for d in validate(loaded)))
     if any(d for d in validate(loaded) if d.severity.value == "error"):
         return diags, None
-    rendered = render_fabric(resolve_fabric(inv)).by_path()
-    return diags, tuple(sorted(rendered.items()))
+    fabric = resolve_fabric(inv)
+    rendered = render_fabric(fabric).by_path()
+    # the capacity report is an output too (issue 19: GPUs per server, NIC PCIe links reach it)
+    capacity = json.dumps(to_json(capacity_report(inv, fabric)), sort_keys=True)
+    return diags, tuple(sorted(rendered.items())), capacity
 
 
 def _cases() -> list[tuple[str, tuple[Any, ...]]]:

@@ -205,3 +205,19 @@ def test_a_switch_without_its_qos_file_is_caught(twin: Path) -> None:
     finally:
         placed.write_text(kept)
     assert by_id(run_twin_checks())["TWIN-QOS-FILE"].findings == []
+
+
+def test_capacity_model_predicts_the_ecmp_width_the_twin_shows(twin: Path, example_fabric: Fabric) -> None:
+    """Issue 19: the what-if model's ECMP width on every leaf toward every other leaf equals what the
+    real FRR installs when the devices are failed for real: one spine of plane A, every spine of B."""
+    from dualrail_net.twin.widths import compare_under_failure
+
+    one = compare_under_failure(example_fabric, ["a-spine-1"])
+    assert not one.disagreements, sorted(one.disagreements.items())[:5]
+    assert {w for (leaf, _), w in one.predicted.items() if leaf.startswith("a-")} == {3}
+    assert {w for (leaf, _), w in one.predicted.items() if leaf.startswith("b-")} == {4}
+    every = compare_under_failure(example_fabric, [f"b-spine-{i}" for i in range(1, 5)])
+    assert not every.disagreements, sorted(every.disagreements.items())[:5]
+    assert {w for (leaf, _), w in every.predicted.items() if leaf.startswith("b-")} == {0}
+    assert {w for (leaf, _), w in every.predicted.items() if leaf.startswith("a-")} == {4}
+    assert len(every.observed) == len(every.predicted) == 2 * 8 * 7

@@ -112,6 +112,13 @@ class Runner:
         return [problem for problems in found for problem in problems]
 
     # -- one device ------------------------------------------------------------------------------
+    def _others_healthy(self, plane: str, refusal: str) -> None:
+        """Refuse to open `plane`'s window unless every other plane is healthy (it carries the traffic)."""
+        for other in (p for p in self.book.planes if p != plane):
+            problems = self.plane_health(other)
+            if problems:
+                raise RunFailed(f"plane {other} is not healthy, {refusal}: {'; '.join(problems[:3])}")
+
     def _change(self, run_id: int, plane: str, batch: int, host: Any, files: dict[str, str] | None = None) -> None:
         started = time.monotonic()
         drv = self.driver(host.name)
@@ -285,11 +292,7 @@ class Runner:
                 if not hosts:
                     report.planes_done.append(plane)
                     continue
-                for other in (p for p in self.book.planes if p != plane):
-                    problems = self.plane_health(other)
-                    if problems:
-                        raise RunFailed(f"plane {other} is not healthy, plane {plane} is not touched: "
-                                        f"{'; '.join(problems[:3])}")
+                self._others_healthy(plane, f"plane {plane} is not touched")
                 self.journal.enter_maintenance(plane, run_id)
                 self.say(f"plane {plane}: in maintenance, {len(hosts)} devices")
                 for number, batch in enumerate(batches(hosts, self.book)):
@@ -361,12 +364,7 @@ class Runner:
         started = time.monotonic()
         for stage in stages:
             plane = stage.plane
-            others = [p for p in self.book.planes if p != plane]
-            for other in others:
-                problems = self.plane_health(other)
-                if problems:
-                    raise RunFailed(f"plane {other} is not healthy, gateway {name} is not changed in plane {plane}: "
-                                    f"{'; '.join(problems[:3])}")
+            self._others_healthy(plane, f"gateway {name} is not changed in plane {plane}")
             self.journal.enter_maintenance(plane, run_id)
             self.say(f"gateway {name}: plane {plane} (VRF {stage.vrf}) in maintenance")
             try:
@@ -376,7 +374,7 @@ class Runner:
                 self.journal.finish(sid, "ok")
                 self._push(run_id, plane, number, name, stage.files, str(backup_dir))
                 problems = self._post_check(run_id, plane, number, [name])
-                for other in others:
+                for other in (p for p in self.book.planes if p != plane):
                     problems += self.plane_health(other)
                 if not problems:
                     problems = self._confirm(run_id, plane, number, [name])

@@ -392,6 +392,9 @@ class Nic(Strict):
     name: Label
     pcie_root: Annotated[str, AfterValidator(_pcie)] | None = None
     numa: int | None = Field(default=None, ge=0, le=63)
+    pcie_gen: int | None = Field(default=None, ge=1, le=6, description="PCIe generation of the NIC's host link "
+                                                                       "(the capacity model caps the NIC at it)")
+    pcie_lanes: Literal[1, 2, 4, 8, 16] | None = Field(default=None, description="PCIe lanes of the NIC's host link")
     ports: list[NicPort] = Field(min_length=1, max_length=4)
 
 

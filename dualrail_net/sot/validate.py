@@ -131,6 +131,18 @@ def check_capacity(inv: LoadedInventory) -> Iterator[Diagnostic]:
                         f"plane {plane}: leaf oversubscription {down / up:.2f}:1 ({used} x {spec.link_speeds.server} down, "
                         f"{spec.spines_per_pod} x {spec.link_speeds.leaf_spine} up) exceeds max_oversubscription "
                         f"{topo.max_oversubscription}", "add spines, use faster uplinks or raise max_oversubscription")
+        if topo.tiers == 3 and spec.super_spines_per_group and spec.link_speeds.spine_super_spine:
+            # a spine carries its pod's leaves (one cable each) up to its super-spines
+            leaves = topo.rails * topo.scalable_units_per_pod
+            s_down = leaves * SPEEDS_GBPS[spec.link_speeds.leaf_spine]
+            s_up = spec.super_spines_per_group * SPEEDS_GBPS[spec.link_speeds.spine_super_spine]
+            if s_down / s_up > topo.max_oversubscription + 1e-9:
+                yield _diag(inv, (*base, "super_spines_per_group"),
+                            f"plane {plane}: spine oversubscription {s_down / s_up:.2f}:1 ({leaves} x "
+                            f"{spec.link_speeds.leaf_spine} down, {spec.super_spines_per_group} x "
+                            f"{spec.link_speeds.spine_super_spine} up) exceeds max_oversubscription "
+                            f"{topo.max_oversubscription}", "add super-spines, use faster uplinks or raise "
+                            "max_oversubscription")
         need_paths = spec.spines_per_pod
         if topo.tiers == 3 and spec.super_spines_per_group:
             need_paths = max(need_paths, spec.super_spines_per_group)

@@ -340,3 +340,15 @@ def test_inventory_pcie_reaches_the_model(tmp_path: Path, make_inventory) -> Non
     # the first NIC is now gen3 x16 (113.4 Gbit/s at 0.9): it caps its 2 x 200G; the other three carry 400G
     gen3 = 8 * 128 / 130 * 16 * 0.9
     assert hpn.dual_plane_gbps == pytest.approx(gen3 + 3 * 400) and hpn.single_plane_gbps == pytest.approx(gen3 + 600)
+
+
+def test_planes_in_two_processes_equal_one_process(example_loaded, example_fabric: Fabric) -> None:  # type: ignore[no-untyped-def]
+    """The forked path (one half of the planes in a child) against the one-process reference, with a
+    scenario that takes servers off both planes (the merge must find them)."""
+    su1 = tuple(s.name for s in example_fabric.switches.values() if s.role == "leaf" and s.su == 1)
+    scenarios = default_scenarios(example_fabric) + [Scenario("su1", su1)]
+    one = to_json(capacity_report(example_loaded.inventory, example_fabric, scenarios=scenarios,
+                                  parallel_from=10**9))
+    two = to_json(capacity_report(example_loaded.inventory, example_fabric, scenarios=scenarios, parallel_from=0))
+    assert one == two
+    assert len(two["scenarios"][-1]["servers_losing_every_plane"]) == 16

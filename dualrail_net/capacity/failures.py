@@ -19,7 +19,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from dualrail_net.capacity.figures import gbps
-from dualrail_net.capacity.reach import PlaneGraph, PlaneReach
+from dualrail_net.capacity.reach import PlaneGraph, PlaneReach, bits
 from dualrail_net.resolve.model import Fabric, Link
 
 _ROLES = {"spines": "spine", "leaves": "leaf", "super-spines": "super_spine", "gateways": "gateway"}
@@ -136,6 +136,7 @@ class ScenarioImpact:
     planes: dict[str, PlaneImpact]
     lost_ports: dict[str, dict[int, tuple[str, ...]]] = field(default_factory=dict)  # plane -> rail -> servers
     lost_both: tuple[str, ...] = ()  # servers left with no live port in two or more planes
+    dead_servers: dict[str, frozenset[str]] = field(default_factory=dict)  # plane -> servers with no live port
 
     @property
     def servers_losing_a_rail(self) -> int:
@@ -154,6 +155,8 @@ class _PlaneData:
     leaf_ports: dict[str, list[tuple[str, int]]] = field(default_factory=dict)  # leaf -> [(server, rail)]
     server_ports: dict[str, int] = field(default_factory=dict)  # server -> its ports in this plane
     leaf_up_total: dict[str, float] = field(default_factory=dict)
+    spine_up_total: dict[int, float] = field(default_factory=dict)
+    spine_up_sum: float = 0.0
 
 
 def _plane_data(fabric: Fabric, plane: str, links: list[Link]) -> _PlaneData:
@@ -173,6 +176,8 @@ def _plane_data(fabric: Fabric, plane: str, links: list[Link]) -> _PlaneData:
         elif link.kind == "spine-super_spine":
             data.spine_up.setdefault(g.spine_bit[link.a], []).append((g.super_bit[link.b], gbps(link.speed)))
     data.leaf_up_total = {leaf: sum(g for _, g in ups) for leaf, ups in data.leaf_up.items()}
+    data.spine_up_total = {bit: sum(g for _, g in ups) for bit, ups in data.spine_up.items()}
+    data.spine_up_sum = sum(data.spine_up_total.values())
     for srv in fabric.servers:
         for port in srv.ports:
             if port.plane == plane:
@@ -181,16 +186,35 @@ def _plane_data(fabric: Fabric, plane: str, links: list[Link]) -> _PlaneData:
     return data
 
 
-class FailureModel:
-    """Impact of failure scenarios on one resolved fabric (the fabric is read once)."""
+def merge_impacts(parts: list[ScenarioImpact], planes: list[str]) -> ScenarioImpact:
+    """One scenario's impact from impacts computed on disjoint sets of planes (in ``planes`` order)."""
+    first = parts[0]
+    by_plane = {p: x for part in parts for p, x in part.planes.items()}
+    lost = {p: r for part in parts for p, r in part.lost_ports.items()}
+    dead = {p: d for part in parts for p, d in part.dead_servers.items()}
+    count: dict[str, int] = defaultdict(int)
+    for servers in dead.values():
+        for s in servers:
+            count[s] += 1
+    return ScenarioImpact(first.scenario, first.failed, {p: by_plane[p] for p in planes if p in by_plane},
+                          {p: lost[p] for p in planes if p in lost}, tuple(sorted(s for s, n in count.items() if n >= 2)),
+                          dead)
 
-    def __init__(self, fabric: Fabric) -> None:
+
+class FailureModel:
+    """Impact of failure scenarios on one resolved fabric (the fabric is read once). ``planes``:
+    only these planes (the impact on the others is computed elsewhere and merged)."""
+
+    def __init__(self, fabric: Fabric, planes: list[str] | None = None,
+                 links: dict[str, list[Link]] | None = None) -> None:
         self.fabric = fabric
-        by_plane: dict[str, list[Link]] = defaultdict(list)
-        for link in fabric.links:
-            by_plane[link.plane].append(link)
-        self._data = {p: _plane_data(fabric, p, by_plane[p]) for p in fabric.planes}
-        self._healthy = {p: self._plane(p, frozenset(), None)[0] for p in fabric.planes}
+        self.planes = planes if planes is not None else list(fabric.planes)
+        if links is None:
+            links = defaultdict(list)
+            for link in fabric.links:
+                links[link.plane].append(link)
+        self._data = {p: _plane_data(fabric, p, links[p]) for p in self.planes}
+        self._healthy = {p: self._plane(p, frozenset(), None)[0] for p in self.planes}
 
     def failed_devices(self, scenario: Scenario) -> tuple[str, ...]:
         names: dict[str, None] = {}
@@ -204,17 +228,19 @@ class FailureModel:
         planes = {}
         lost: dict[str, dict[int, tuple[str, ...]]] = {}
         lost_planes: dict[str, int] = defaultdict(int)
-        for plane in self.fabric.planes:
+        dead_by_plane = {}
+        for plane in self.planes:
             touched = any(plane in self.fabric.switches[n].planes for n in failed)
             impact, lost_rails, dead_servers = (self._plane(plane, dead, self._healthy[plane]) if touched
                                                 else (self._healthy[plane], {}, set[str]()))
             planes[plane] = impact
             if lost_rails:
                 lost[plane] = lost_rails
+            dead_by_plane[plane] = frozenset(dead_servers)
             for server in dead_servers:
                 lost_planes[server] += 1
         both = tuple(sorted(s for s, n in lost_planes.items() if n >= 2))
-        return ScenarioImpact(scenario, failed, planes, lost, both)
+        return ScenarioImpact(scenario, failed, planes, lost, both, dead_by_plane)
 
     def _plane(self, plane: str, dead: frozenset[str],
                healthy: PlaneImpact | None) -> tuple[PlaneImpact, dict[int, tuple[str, ...]], set[str]]:
@@ -245,8 +271,11 @@ class FailureModel:
                     lost_rails[rail].add(server)
                     lost_count[server] += 1
         dead_servers = {s for s, n in lost_count.items() if n == data.server_ports[s]}
-        spine_up = sum(g for bit, ups in data.spine_up.items() if not dead_spines >> bit & 1
-                       for sbit, g in ups if not dead_supers >> sbit & 1)
+        if dead_supers:
+            spine_up = sum(g for bit, ups in data.spine_up.items() if not dead_spines >> bit & 1
+                           for sbit, g in ups if not dead_supers >> sbit & 1)
+        else:
+            spine_up = data.spine_up_sum - sum(data.spine_up_total.get(bit, 0.0) for bit in bits(dead_spines))
         crossings = [server_gbps, up_total] + ([spine_up] if data.spine_up else [])
         bis = min(crossings) / 2
         rails = {r: rail_moved.get(r, 0.0) for r in sorted(set(data.leaf_rail.values()))}

@@ -199,11 +199,11 @@ def server_model_figures(fabric: Fabric, gpus: dict[str, int]) -> list[ServerMod
             for m in sorted(seen.values(), key=lambda m: m.model)]
 
 
-def over_bound(fabric: Fabric, bound: float,
-               bandwidth: dict[str, dict[str, _Device]] | None = None) -> list[OversubscriptionIssue]:
+def over_bound(fabric: Fabric, bound: float, bandwidth: dict[str, dict[str, _Device]] | None = None,
+               planes: list[str] | None = None) -> list[OversubscriptionIssue]:
     """Every leaf, spine and super-spine above ``bound`` (the inventory's max_oversubscription)."""
     issues = []
-    for plane in fabric.planes:
+    for plane in (planes if planes is not None else list(fabric.planes)):
         devices = bandwidth[plane] if bandwidth else device_bandwidth(fabric, plane)
         for sw in fabric.plane_switches(plane):
             dev = devices.get(sw.name)
@@ -212,9 +212,15 @@ def over_bound(fabric: Fabric, bound: float,
     return issues
 
 
+def planes_figures(fabric: Fabric, planes: list[str], max_oversubscription: float,
+                   links: dict[str, list[Link]] | None = None) -> tuple[list[PlaneFigures], list[OversubscriptionIssue]]:
+    """The figures of some planes (each plane's are independent of the others')."""
+    links = links if links is not None else links_by_plane(fabric)
+    bandwidth = {p: device_bandwidth(fabric, p, links[p]) for p in planes}
+    return ([plane_figures(fabric, p, links[p], bandwidth[p]) for p in planes],
+            over_bound(fabric, max_oversubscription, bandwidth, planes))
+
+
 def capacity_figures(fabric: Fabric, gpus: dict[str, int], max_oversubscription: float) -> CapacityFigures:
-    links = links_by_plane(fabric)
-    bandwidth = {p: device_bandwidth(fabric, p, links[p]) for p in fabric.planes}
-    return CapacityFigures(fabric.name, fabric.tiers,
-                           [plane_figures(fabric, p, links[p], bandwidth[p]) for p in fabric.planes],
-                           server_model_figures(fabric, gpus), over_bound(fabric, max_oversubscription, bandwidth))
+    planes, issues = planes_figures(fabric, list(fabric.planes), max_oversubscription)
+    return CapacityFigures(fabric.name, fabric.tiers, planes, server_model_figures(fabric, gpus), issues)

@@ -42,7 +42,7 @@ def _svg(fig: Figure) -> str:
 
 def _figure(width: float, height: float) -> Figure:
     with matplotlib.rc_context(RC):
-        return Figure(figsize=(width, height), layout="constrained")
+        return Figure(figsize=(width, height))
 
 
 def topology(fabric: Fabric, plane: str, failed: frozenset[str] = frozenset()) -> str:
@@ -165,7 +165,7 @@ def failure_heatmap(impacts: list[ScenarioImpact]) -> str:
         image = ax.imshow(data, cmap="RdYlGn", vmin=0, vmax=100, aspect="auto")
         ax.set_xticks(range(len(columns)), [f"{p}/r{r}" for p, r in columns], rotation=45, ha="right")
         ax.set_yticks(range(len(impacts)), [i.scenario.name[:60] for i in impacts])
-        if len(columns) * len(impacts) <= 400:
+        if len(columns) * len(impacts) <= 120:  # beyond that the colours say it; numbers are in the table
             for y, row in enumerate(data):
                 for x, value in enumerate(row):
                     ax.text(x, y, f"{value:.0f}", ha="center", va="center", fontsize=7)

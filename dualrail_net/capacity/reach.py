@@ -80,7 +80,7 @@ class PlaneReach:
         groups: dict[tuple[int, int], list[str]] = defaultdict(list)
         for name in self.live_leaves:
             groups[(g.leaves[name].pod, g.up[name] & ~dead_spines)].append(name)
-        self.classes = [_Class(pod, mask, tuple(_bits(mask)), tuple(names)) for (pod, mask), names in sorted(groups.items())]
+        self.classes = [_Class(pod, mask, tuple(bits(mask)), tuple(names)) for (pod, mask), names in sorted(groups.items())]
         self._class_of = {n: i for i, c in enumerate(self.classes) for n in c.leaves}
         # super-spines that can hand a path down to each class (through a live spine of it)
         self._down = [self._supers_of(c.spine_list) for c in self.classes]
@@ -146,7 +146,8 @@ class PlaneReach:
         return out
 
 
-def _bits(mask: int) -> Iterable[int]:
+def bits(mask: int) -> Iterable[int]:
+    """The indices of the set bits of ``mask``, lowest first."""
     while mask:
         low = mask & -mask
         yield low.bit_length() - 1

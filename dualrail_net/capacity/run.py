@@ -5,12 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from dualrail_net.capacity.failures import FailureModel, Scenario, ScenarioImpact, default_scenarios
-from dualrail_net.capacity.figures import CapacityFigures, capacity_figures
+from dualrail_net.capacity.failures import FailureModel, Scenario, ScenarioImpact, default_scenarios, merge_impacts
+from dualrail_net.capacity.figures import (CapacityFigures, OversubscriptionIssue, PlaneFigures, links_by_plane,
+                                           planes_figures, server_model_figures)
+from dualrail_net.forked import Forked, can_fork
 from dualrail_net.capacity.model import (Availability, JobEffect, ModelInputs, PlaneParts, ServerBandwidth,
                                          all_to_all_seconds, availability, job_effect, server_bandwidth)
 from dualrail_net.gcpause import gc_paused
-from dualrail_net.resolve.model import Fabric
+from dualrail_net.resolve.model import Fabric, Link
 from dualrail_net.sot.schema import Inventory
 
 
@@ -89,22 +91,49 @@ def model_figures(inv: Inventory, fabric: Fabric, inputs: ModelInputs) -> ModelF
                         all_to_all_seconds(nodes, inputs.message_bytes, dual), speedup, job, avail, job_servers)
 
 
+# Switches from which the planes are computed in two processes (below it one process, the reference;
+# tests/test_capacity.py holds the two equal).
+PARALLEL_FROM = 4000
+
+
+def _planes_part(fabric: Fabric, planes: list[str], scenarios: list[Scenario], bound: float,
+                 links: dict[str, list[Link]]) -> tuple[list[PlaneFigures], list[OversubscriptionIssue],
+                                                        list[ScenarioImpact]]:
+    """Everything that depends on ``planes`` only: their figures and their share of each scenario."""
+    with gc_paused():  # millions of small acyclic objects at 100k GPUs (see gcpause)
+        figures, issues = planes_figures(fabric, planes, bound, links)
+        failures = FailureModel(fabric, planes, links)
+        return figures, issues, [failures.impact(s) for s in scenarios]
+
+
 def capacity_report(inv: Inventory, fabric: Fabric, inputs: ModelInputs | None = None,
                     scenarios: list[Scenario] | None = None, min_plane_gbps: float | None = None,
-                    min_bisection_gbps: float | None = None) -> CapacityReport:
-    """Figures, the impact of ``scenarios`` (default: `default_scenarios`) and the model."""
+                    min_bisection_gbps: float | None = None, parallel_from: int = PARALLEL_FROM) -> CapacityReport:
+    """Figures, the impact of ``scenarios`` (default: `default_scenarios`) and the model. From
+    ``parallel_from`` switches the second half of the planes is computed in a forked child."""
     gpus = {name: m.gpus for name, m in inv.servers.server_models.items()}
-    with gc_paused():  # millions of small acyclic objects at 100k GPUs (see gcpause)
-        figures = capacity_figures(fabric, gpus, inv.fabric.topology.max_oversubscription)
-        failures = FailureModel(fabric)
-        impacts = [failures.impact(s) for s in (scenarios if scenarios is not None else default_scenarios(fabric))]
+    bound = inv.fabric.topology.max_oversubscription
+    todo = scenarios if scenarios is not None else default_scenarios(fabric)
+    planes = list(fabric.planes)
+    with gc_paused():
+        links = links_by_plane(fabric)  # before the fork: both processes read it
+    split = len(planes) // 2 if len(fabric.switches) >= parallel_from and len(planes) > 1 and can_fork() else 0
+    child = (Forked(lambda _tick: _planes_part(fabric, planes[split:], todo, bound, links),
+                    f"capacity of planes {', '.join(planes[split:])}") if split else None)
+    figures, issues, impacts = _planes_part(fabric, planes[:split] if split else planes, todo, bound, links)
+    if child is not None:
+        more_figures, more_issues, more_impacts = child.result()
+        figures += more_figures
+        issues += more_issues
+        impacts = [merge_impacts([a, b], planes) for a, b in zip(impacts, more_impacts)]
+    totals = CapacityFigures(fabric.name, fabric.tiers, figures, server_model_figures(fabric, gpus), issues)
     guards = []
-    for p in figures.planes:
+    for p in totals.planes:
         if min_plane_gbps is not None:
             guards.append(Guard("min-plane-gbps", min_plane_gbps, p.server_gbps, f"plane {p.plane}"))
         if min_bisection_gbps is not None:
             guards.append(Guard("min-bisection-gbps", min_bisection_gbps, p.bisection_gbps, f"plane {p.plane}"))
-    return CapacityReport(figures, impacts, model_figures(inv, fabric, inputs or ModelInputs()), guards)
+    return CapacityReport(totals, impacts, model_figures(inv, fabric, inputs or ModelInputs()), guards)
 
 
 # --- JSON -------------------------------------------------------------------------------------------

@@ -15,3 +15,4 @@ class OutputFormat(str, enum.Enum):
     SHELL = "shell"  # KEY=VALUE files a shell sources
     SYSCTL = "sysctl"  # sysctl.d
     SERVICE = "service"  # line-oriented Linux service files (ntp.conf, rsyslog, resolv.conf)
+    HTML = "html"  # reports people read (capacity): every printed value is HTML-escaped text

@@ -250,6 +250,16 @@ def test_a_hostile_value_in_any_template_is_refused(tmp_path: Path) -> None:
         env = environment(str(tmp_path), fmt)
         tpl = env.get_template(f"{filename}.j2")
         assert tpl.render(value="swp1", words=["a", "b"]) == "key swp1\na, b\n"
+        if fmt is OutputFormat.HTML:
+            # a report shows any text, always as text: escaped, never refused and never markup
+            import html
+            for hostile in HOSTILE:
+                out = tpl.render(value=hostile, words=["a", hostile])
+                assert out.count(html.escape(hostile)) == 2 and ("<" not in hostile or hostile not in out)
+            for wrong in (None, True, object()):
+                with pytest.raises(UnsafeValue):
+                    tpl.render(value=wrong, words=[])
+            continue
         for hostile in HOSTILE:
             with pytest.raises(UnsafeValue):
                 tpl.render(value=hostile, words=["a"])

@@ -24,6 +24,7 @@ literals pass the same check, so templates keep punctuation in their text, not i
 
 from __future__ import annotations
 
+import html
 import re
 import shlex
 from collections.abc import Callable, Iterable
@@ -48,6 +49,9 @@ FORMAT_OF_FILE: dict[str, OutputFormat] = {
     "cn_guids.conf": OutputFormat.OPENSM,
     "nccl.env": OutputFormat.SHELL,
     "sysctl.conf": OutputFormat.SYSCTL,
+    "nic-qos.sh": OutputFormat.SHELL,
+    "dualrail-nic-qos.service": OutputFormat.SERVICE,
+    "capacity.html": OutputFormat.HTML,
     "ntp.conf": OutputFormat.SERVICE,
     "rsyslog.conf": OutputFormat.SERVICE,
     "resolv.conf": OutputFormat.SERVICE,
@@ -126,6 +130,9 @@ class _Finalize(dict[Any, str]):
     def __missing__(self, value: Any) -> str:
         kind = type(value)
         fmt = self.fmt
+        if fmt is OutputFormat.HTML and kind in (str, Text):
+            # a report: any text may appear (scenario names), always as text, never as markup
+            return html.escape(value, quote=True)
         if kind is str:
             if self.pattern(value) is None:
                 raise UnsafeValue(f"{value[:80]!r} cannot be printed in a {fmt.value} file: only letters, "

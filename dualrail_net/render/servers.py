@@ -12,6 +12,8 @@ SERVER_FILES = (
     ("server/interfaces.j2", "interfaces"),
     ("server/nccl.env.j2", "nccl.env"),
     ("server/sysctl.conf.j2", "sysctl.conf"),
+    ("server/nic-qos.sh.j2", "nic-qos.sh"),
+    ("server/dualrail-nic-qos.service.j2", "dualrail-nic-qos.service"),
 )
 
 ROCE_V2_IPV4_GID_INDEX = 3
@@ -33,6 +35,17 @@ def server_structured(fabric: Fabric, srv: ResolvedServer) -> dict[str, Any]:
         for p in srv.ports
     ]
     hca_order = sorted(srv.ports, key=lambda p: (p.rail, p.plane))
+    nic_qos = []
+    profiles = set()
+    for p in srv.ports:
+        profile = fabric.planes[p.plane].qos_profile
+        profiles.add(profile)
+        q = fabric.qos[profile]
+        nic_qos.append({
+            "ifname": p.ifname, "rdma_device": p.rdma_device, "mtu": p.mtu, "trust": q.trust,
+            "pfc": ",".join(str(x) for x in q.pfc_priorities), "ecn": q.roce_priority,
+            "cnp_dscp": q.cnp_dscp, "cnp_prio": q.cnp_priority, "roce_tos": q.roce_dscp << 2,
+        })
     return {
         "name": srv.name,
         "model": srv.model,
@@ -40,6 +53,7 @@ def server_structured(fabric: Fabric, srv: ResolvedServer) -> dict[str, Any]:
         "planes": planes,
         "port_count": len(srv.ports),
         "ports": ports,
+        "nic_qos": {"profile": ", ".join(sorted(profiles)), "ports": nic_qos},
         "nccl": {
             "ib_hca": "=" + ",".join(f"{p.rdma_device}:1" for p in hca_order),
             "gid_index": ROCE_V2_IPV4_GID_INDEX,

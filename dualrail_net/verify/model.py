@@ -190,6 +190,16 @@ class ServerRule:
 
 
 @dataclass(slots=True)
+class NicQosPort:
+    """One NIC port's line of the plan in nic-qos.sh: ``port IF RDMA key=value...``."""
+
+    ifname: str
+    rdma_device: str
+    settings: dict[str, str]  # mtu, trust, pfc, ecn, cnp_dscp, cnp_prio, roce_tos (as written)
+    line: int
+
+
+@dataclass(slots=True)
 class ServerConfig:
     name: str
     interfaces: dict[str, Interface] = field(default_factory=dict)
@@ -199,3 +209,8 @@ class ServerConfig:
     sysctl: dict[str, str] = field(default_factory=dict)  # sysctl.conf: key -> value (the last one wins)
     # lines of those files this model does not understand: (file, line number, text)
     unmodelled: list[tuple[str, int, str]] = field(default_factory=list)
+    nic_qos: dict[str, NicQosPort] = field(default_factory=dict)  # nic-qos.sh's plan: ifname -> its line
+    # nic-qos.sh's code outside the plan (line number, text; comments and blank lines left out):
+    # the program every server runs, compared with the one dualrail ships (HOST-NIC-QOS-PROGRAM)
+    nic_qos_program: list[tuple[int, str]] = field(default_factory=list)
+    nic_qos_file: bool = False  # the server has a nic-qos.sh at all

@@ -164,3 +164,164 @@ def host_forwarding(ctx: Context) -> list[Finding]:
                         out.append(finding([name], plane, f"{name}: traffic from {port.ifname} (plane {port.plane}) "
                                            f"to {prefix} (plane {plane}) leaves through {via}", why_cross))
     return out
+
+
+# --- the NIC half of RoCE QoS (issue 20): nic-qos.sh against the leaf at the other end -----------------
+
+_PROGRAM_CACHE: list[str] = []
+
+
+def shipped_program() -> list[str]:
+    """The code lines of the nic-qos.sh program dualrail ships (the template without its plan and
+    comments): what every server's script must run around its plan."""
+    if not _PROGRAM_CACHE:
+        from dualrail_net.render.engine import templates_dir
+        from dualrail_net.verify.parsers import PLAN_END, PLAN_START
+
+        inside = False
+        for line in (templates_dir() / "server" / "nic-qos.sh.j2").read_text().split("\n"):
+            stripped = line.strip()
+            if stripped.startswith(PLAN_START):
+                inside = True
+            elif stripped == PLAN_END:
+                inside = False
+            elif stripped and not stripped.startswith("#") and not inside:
+                _PROGRAM_CACHE.append(stripped)
+    return _PROGRAM_CACHE
+
+
+def _leaf_ports(ctx: Context) -> dict[tuple[str, str], tuple[str, str]]:
+    """(server, NIC port) -> (leaf, leaf port), from the cabling plan."""
+    plan = ctx.snap.cabling
+    return {(a, a_port): (b, b_port) for kind, a, a_port, b, b_port in zip(
+        plan.column("kind"), plan.column("a_device"), plan.column("a_port"), plan.column("b_device"),
+        plan.column("b_port")) if kind == "server-leaf"}
+
+
+def _ints(text: str | None) -> list[int] | None:
+    if text is None:
+        return None
+    try:
+        return sorted({int(x) for x in text.split(",") if x != ""})
+    except ValueError:
+        return None
+
+
+def _int(text: str | None) -> int | None:
+    return int(text) if text is not None and text.isdigit() else None
+
+
+@check("HOST-NIC-QOS", "each NIC port trusts, marks, protects (PFC) and reacts to ECN as the leaf at its "
+       "other end does", reads={BASE, TOPOLOGY})
+def nic_qos(ctx: Context) -> list[Finding]:
+    """Per planned NIC port, its nic-qos.sh line against the leaf port it is cabled to: trust as the
+    leaf's, PFC on the priorities the leaf pauses, RDMA-CM ToS carrying the DSCP the leaf maps into
+    a PFC priority, ECN reaction on that priority, CNPs marked with the profile's DSCP in the
+    priority the leaf gives that DSCP; NCCL's traffic class carries the same DSCP."""
+    out = []
+    leaf_of = _leaf_ports(ctx)
+    markers = ctx.snap.manifest.qos_markers
+    why = "the two ends of the link disagree on which traffic is lossless: RoCE is dropped or paused in the wrong class"
+    for name, entry in ctx.snap.manifest.servers.items():
+        srv = ctx.snap.servers.get(name)
+        if srv is None or not entry.ports:
+            continue
+        where = f"servers/{name}/nic-qos.sh"
+        if not srv.nic_qos_file:
+            out.append(finding([name], "", f"{where}: missing: the NICs keep their defaults (PCP trust, no PFC, "
+                               "no ECN)", why))
+            continue
+        nccl_tc = _int(srv.env.get("NCCL_IB_TC"))
+        for port in entry.ports:
+            mark = markers.get(port.plane)
+            line = srv.nic_qos.get(port.ifname)
+            if line is None:
+                out.append(finding([name], port.plane, f"{where}: no line for {port.ifname} (plane {port.plane})", why))
+                continue
+            loc = f"{where}:{line.line}"
+            leaf, leaf_port = leaf_of.get((name, port.ifname), ("", ""))
+            dev = ctx.snap.devices.get(leaf)
+            iface = dev.interfaces.get(leaf_port) if dev else None
+            s = line.settings
+            problems = []
+            if line.rdma_device != port.rdma_device:
+                problems.append(f"RDMA device {line.rdma_device}, the plan has {port.rdma_device}")
+            leaf_trust = (iface.trust if iface and iface.trust else dev.qos.trust if dev else None)
+            if s.get("trust") != "dscp" or (leaf_trust and s.get("trust") != leaf_trust):
+                problems.append(f"trust {s.get('trust', 'not set')}, the leaf trusts {leaf_trust or 'dscp'}")
+            host_pfc = _ints(s.get("pfc"))
+            if iface is not None and iface.pfc_priorities is not None and host_pfc != sorted(iface.pfc_priorities):
+                problems.append(f"PFC on {s.get('pfc', 'nothing')}, {leaf} {leaf_port} pauses "
+                                f"{','.join(map(str, sorted(iface.pfc_priorities)))}")
+            if mark is not None and dev is not None:
+                tos = _int(s.get("roce_tos"))
+                if tos is None or tos >> 2 != mark.roce_dscp:
+                    problems.append(f"RDMA-CM ToS {s.get('roce_tos', 'not set')} (DSCP "
+                                    f"{tos >> 2 if tos is not None else '?'}), the fabric's RoCE DSCP is {mark.roce_dscp}")
+                elif nccl_tc is not None and nccl_tc >> 2 != tos >> 2:
+                    problems.append(f"NCCL_IB_TC {nccl_tc} marks DSCP {nccl_tc >> 2}, the port's ToS {tos} marks "
+                                    f"DSCP {tos >> 2}")
+                roce_prio = dev.qos.dscp_to_priority.get(mark.roce_dscp)
+                if roce_prio is not None and host_pfc is not None and roce_prio not in host_pfc:
+                    problems.append(f"the leaf puts DSCP {mark.roce_dscp} in priority {roce_prio}, which the NIC "
+                                    "does not protect with PFC")
+                ecn = _ints(s.get("ecn")) or []
+                if roce_prio is not None and roce_prio not in ecn:
+                    problems.append(f"ECN reaction (DCQCN) off on the RoCE priority {roce_prio}: CE marks from the "
+                                    "leaf are ignored")
+                if _int(s.get("cnp_dscp")) != mark.cnp_dscp:
+                    problems.append(f"CNPs marked DSCP {s.get('cnp_dscp', 'not set')}, the fabric expects "
+                                    f"{mark.cnp_dscp}")
+                cnp_prio = dev.qos.dscp_to_priority.get(mark.cnp_dscp)
+                if cnp_prio is not None and _int(s.get("cnp_prio")) != cnp_prio:
+                    problems.append(f"CNPs in priority {s.get('cnp_prio', 'not set')}, the leaf maps DSCP "
+                                    f"{mark.cnp_dscp} to {cnp_prio}")
+            for problem in problems:
+                out.append(finding([name, leaf], port.plane, f"{loc}: {port.ifname}: {problem}", why))
+    return out
+
+
+@check("HOST-NIC-QOS-PROGRAM", "each server's nic-qos.sh runs the program dualrail ships", reads={BASE, TOPOLOGY})
+def nic_qos_program(ctx: Context) -> list[Finding]:
+    out = []
+    shipped = shipped_program()
+    for name, srv in ctx.snap.servers.items():
+        if not srv.nic_qos_file:
+            continue
+        got = [text for _line, text in srv.nic_qos_program]
+        if got == shipped:
+            continue
+        first = next((i for i, (a, b) in enumerate(zip(got, shipped)) if a != b), min(len(got), len(shipped)))
+        line = srv.nic_qos_program[first][0] if first < len(srv.nic_qos_program) else (
+            srv.nic_qos_program[-1][0] if srv.nic_qos_program else 1)
+        out.append(finding([name], "", f"servers/{name}/nic-qos.sh:{line}: the program differs from the one "
+                           "dualrail ships", "verify reads only the plan's lines: an edited program may set anything"))
+    return out
+
+
+@check("HOST-MTU", "each NIC port's MTU fits the leaf port at its other end", reads={BASE, TOPOLOGY})
+def host_mtu(ctx: Context) -> list[Finding]:
+    out = []
+    leaf_of = _leaf_ports(ctx)
+    why = "frames above the leaf's MTU are dropped: RoCE at the host's MTU never arrives"
+    for name, entry in ctx.snap.manifest.servers.items():
+        srv = ctx.snap.servers.get(name)
+        if srv is None:
+            continue
+        for port in entry.ports:
+            iface = srv.interfaces.get(port.ifname)
+            leaf, leaf_port = leaf_of.get((name, port.ifname), ("", ""))
+            dev = ctx.snap.devices.get(leaf)
+            leaf_iface = dev.interfaces.get(leaf_port) if dev else None
+            if iface is None or leaf_iface is None or iface.mtu is None or leaf_iface.mtu is None:
+                continue
+            if iface.mtu > leaf_iface.mtu:
+                out.append(finding([name, leaf], port.plane, f"servers/{name}/interfaces: {port.ifname} MTU {iface.mtu} "
+                                   f"above {leaf} {leaf_port} MTU {leaf_iface.mtu}", why))
+            planned = srv.nic_qos.get(port.ifname)
+            mtu = _int(planned.settings.get("mtu")) if planned else None
+            if mtu is not None and mtu != iface.mtu:
+                out.append(finding([name], port.plane, f"servers/{name}/nic-qos.sh:{planned.line if planned else 0}: "
+                                   f"{port.ifname} MTU {mtu}, its interfaces file says {iface.mtu}",
+                                   "the boot script and ifupdown2 fight over the MTU"))
+    return out

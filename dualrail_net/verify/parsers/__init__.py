@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 
 from dualrail_net.platforms import PlatformError, PlatformParser, get_platform
-from dualrail_net.verify.model import DeviceConfig, ServerConfig
+from dualrail_net.verify.model import NicQosPort, DeviceConfig, ServerConfig
 from dualrail_net.verify.parsers.files import UnreadableFile, read_text
 from dualrail_net.verify.parsers.ifupdown import read_interfaces, server_policy
 
@@ -61,7 +61,48 @@ def parse_server(name: str, folder: Path) -> ServerConfig:
     srv.unmodelled += [("interfaces", 0, f"post-up command: {cmd}") for cmd in other]
     _read_env(read_text(folder / "nccl.env"), srv)
     _read_sysctl(read_text(folder / "sysctl.conf"), srv)
+    if (folder / "nic-qos.sh").exists():
+        read_nic_qos(read_text(folder / "nic-qos.sh"), srv)
     return srv
+
+
+PLAN_START = "# --- the plan:"
+PLAN_END = "# --- end of the plan ---"
+_PORT_WORD = re.compile(r"[A-Za-z0-9_.:-]+")
+_SETTING = re.compile(r"([a-z_]+)=([0-9a-z,]+)")
+
+
+def read_nic_qos(text: str, srv: ServerConfig) -> None:
+    """nic-qos.sh: the plan's ``port IF RDMA key=value...`` lines (anything else inside the plan is
+    not modelled), and the program's code lines around it (compared with the shipped program)."""
+    srv.nic_qos_file = True
+    inside = False
+    for number, line in enumerate(text.split("\n"), 1):
+        stripped = line.strip()
+        if stripped.startswith(PLAN_START):
+            inside = True
+            continue
+        if stripped == PLAN_END:
+            inside = False
+            continue
+        if not stripped or stripped.startswith("#"):
+            continue
+        if not inside:
+            srv.nic_qos_program.append((number, stripped))
+            continue
+        words = stripped.split()
+        settings = {}
+        ok = len(words) >= 3 and words[0] == "port" and all(_PORT_WORD.fullmatch(w) for w in words[1:3])
+        for word in words[3:]:
+            m = _SETTING.fullmatch(word)
+            if m is None or m.group(1) in settings:
+                ok = False
+                break
+            settings[m.group(1)] = m.group(2)
+        if ok and words[1] not in srv.nic_qos:
+            srv.nic_qos[words[1]] = NicQosPort(words[1], words[2], settings, number)
+        else:
+            srv.unmodelled.append(("nic-qos.sh", number, stripped))
 
 
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")

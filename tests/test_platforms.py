@@ -209,6 +209,14 @@ def test_every_rendered_switch_file_is_pushed_by_its_driver(tmp_path: Path, monk
         assert pushed == set(meta.files), f"{name}: pushes {sorted(pushed)}, rendered {sorted(meta.files)}"
         checked += 1
     assert checked == len(manifest.devices) == 25
+    # and every server takes every file rendered for it (the NIC QoS program and its unit too)
+    from dualrail_net.deploy.drivers.server import SERVER_PATHS, ServerDriver
+    for name, srv in manifest.servers.items():
+        host = SimpleNamespace(name=name, data={"device_dir": str(out / srv.dir), "twin_dir": str(out / srv.dir),
+                                                "run_platform": "linux", "paths": dict(SERVER_PATHS)})
+        pushed = set(ServerDriver(host, None).intended())
+        assert pushed == set(srv.files), f"{name}: pushes {sorted(pushed)}, rendered {sorted(srv.files)}"
+    assert len(manifest.servers) == 32
 
 
 def test_in_the_twin_every_file_the_twin_runs_is_pushed(tmp_path: Path) -> None:

@@ -221,3 +221,21 @@ def test_capacity_model_predicts_the_ecmp_width_the_twin_shows(twin: Path, examp
     assert {w for (leaf, _), w in every.predicted.items() if leaf.startswith("b-")} == {0}
     assert {w for (leaf, _), w in every.predicted.items() if leaf.startswith("a-")} == {4}
     assert len(every.observed) == len(every.predicted) == 2 * 8 * 7
+
+
+def test_servers_run_the_nic_qos_program_dry_and_clean(twin: Path) -> None:
+    """Issue 20: every twin server ran its nic-qos.sh as a dry run at `twin up` (a failure would
+    have stopped it); run again, it names what it would set on each port, and nothing for the MTU
+    (ifupdown2 already gave the veths the planned MTU, which the program reads from /sys)."""
+    from dualrail_net.twin.lifecycle import rundir
+
+    state = lifecycle.load_state()
+    assert state is not None
+    ns = lifecycle.plan_from_state(state).servers[0].ns
+    out = in_ns(ns, ["sh", str(rundir(ns) / "nic-qos.sh"), "--dry-run"])
+    ports = [line.split()[1] for line in (rundir(ns) / "nic-qos.sh").read_text().splitlines()
+             if line.startswith("port ")]
+    assert len(ports) == 8
+    for port in ports:
+        assert f"would set {port} trust/pfc (not possible here: mlnx_qos not installed" in out
+        assert f"{port} mtu" not in out

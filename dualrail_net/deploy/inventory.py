@@ -100,7 +100,8 @@ class DualrailInventory:
                     continue
                 address, rd = access.address, access.rundir
                 server_paths = {"interfaces": f"{rd}/interfaces", "nccl_env": f"{rd}/nccl.env",
-                                "sysctl": f"{rd}/sysctl.conf", "state_dir": rd}
+                                "sysctl": f"{rd}/sysctl.conf", "nic_qos": f"{rd}/nic-qos.sh",
+                                "nic_qos_unit": f"{rd}/dualrail-nic-qos.service", "state_dir": rd}
             if not address:
                 continue
             folder = str(self.output / srv.dir)

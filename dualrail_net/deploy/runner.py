@@ -52,6 +52,10 @@ class RunReport:
     device_seconds: dict[str, float] = field(default_factory=dict)
 
 
+# a server's files that are not per plane: they go with its first plane's stage
+SERVER_CARRIED = ("nccl.env", "sysctl.conf", "nic-qos.sh", "dualrail-nic-qos.service")
+
+
 def batches(hosts: list[Any], book: Playbook) -> list[list[Any]]:
     """Canary leaves alone, then leaves in batches, then spines (and super-spines) one at a time."""
     leaves = [h for h in hosts if h.data["role"] == "leaf"]
@@ -421,7 +425,7 @@ class Runner:
         sid = self.journal.step(run_id, "-", number, host.name, "stages")
         try:
             found = plan_stages(running, drv.intended(), {p: p for p in planes}, self.book.planes,
-                                units=port_units(ports), carried=("nccl.env", "sysctl.conf"))
+                                units=port_units(ports), carried=SERVER_CARRIED)
         except Unsplittable as exc:
             self.journal.finish(sid, "failed", str(exc))
             raise RunFailed(f"server {host.name} {exc}: nothing was changed on it") from None

@@ -174,11 +174,15 @@ def _bring_up_switch(sw: SwitchNs, cabled: set[str], cabling: Future[None], inte
 def _bring_up_server(ns: str, folder: Path) -> None:
     d = rundir(ns)
     d.mkdir(parents=True, exist_ok=True)
-    for name in ("interfaces", "nccl.env", "sysctl.conf"):  # where the server's driver finds them
-        shutil.copy(folder / name, d / name)
+    # where the server's driver finds them (the NIC QoS program and unit only where rendered)
+    for name in ("interfaces", "nccl.env", "sysctl.conf", "nic-qos.sh", "dualrail-nic-qos.service"):
+        if (folder / name).exists():
+            shutil.copy(folder / name, d / name)
     in_ns(ns, ["sysctl", "-q", "-p", str(folder / "sysctl.conf")], check=False)
     in_ns(ns, ["ip", "link", "set", "lo", "up"])
     _ifup(ns, d / "interfaces")
+    if (d / "nic-qos.sh").exists():  # veths take no NIC QoS: the program runs dry, and must run clean
+        in_ns(ns, ["sh", str(d / "nic-qos.sh"), "--dry-run"])
 
 
 def up(output: Path, progress: Progress | None = None, workers: int = 6, servers: bool = True,

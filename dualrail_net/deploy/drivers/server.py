@@ -1,5 +1,6 @@
 """A GPU server's fabric files over SSH (netmiko ``linux``): the per-NIC-port interfaces file
-(ifupdown2), ``nccl.env`` and ``sysctl.conf``.
+(ifupdown2), ``nccl.env``, ``sysctl.conf``, and the NIC QoS program ``nic-qos.sh`` with its systemd
+unit (applied at once, and at every boot).
 
 The push machinery is the Linux switch driver's (SFTP upload, ``<file>.dualrail-prev``, a revert
 job on the host that a confirm disarms); what differs is what a server takes, how it applies each
@@ -17,8 +18,10 @@ from dualrail_net.verify.parsers.ifupdown import read_interfaces, server_policy
 
 # where a server keeps each file (a Debian/Ubuntu host with ifupdown2)
 SERVER_PATHS = {"interfaces": "/etc/network/interfaces.d/dualrail.intf", "nccl_env": "/etc/dualrail/nccl.env",
-                "sysctl": "/etc/sysctl.d/90-dualrail.conf", "state_dir": "/var/lib/dualrail"}
-SERVER_FILES = (("interfaces", "interfaces"), ("nccl.env", "nccl_env"), ("sysctl.conf", "sysctl"))
+                "sysctl": "/etc/sysctl.d/90-dualrail.conf", "nic_qos": "/usr/local/sbin/dualrail-nic-qos",
+                "nic_qos_unit": "/etc/systemd/system/dualrail-nic-qos.service", "state_dir": "/var/lib/dualrail"}
+SERVER_FILES = (("interfaces", "interfaces"), ("nccl.env", "nccl_env"), ("sysctl.conf", "sysctl"),
+                ("nic-qos.sh", "nic_qos"), ("dualrail-nic-qos.service", "nic_qos_unit"))
 PROBE_SCRIPT = "reachability.sh"
 
 
@@ -55,6 +58,14 @@ class ServerDriver(CumulusDriver):
             return ["ifreload -a >/dev/null 2>&1"]
         if name == "sysctl.conf":
             return [f"sysctl -q -p {path} >/dev/null 2>&1"]
+        if name == "nic-qos.sh":
+            # the twin's NICs are veths without QoS: the program runs as a dry run there (it must
+            # still run clean: every setting is reported as what it would set)
+            return [f"sh {path} --dry-run >/dev/null 2>&1"] if self.twin else [f"chmod 755 {path} && {path} >/dev/null 2>&1"]
+        if name == "dualrail-nic-qos.service":
+            # the twin's namespaces run no systemd: the unit is placed, and enabled on real servers
+            return [] if self.twin else ["systemctl daemon-reload && systemctl enable dualrail-nic-qos.service "
+                                         ">/dev/null 2>&1"]
         return []  # nccl.env: read by the next job that starts
 
     def health(self) -> list[str]:

@@ -20,7 +20,7 @@ from dualrail_net.capacity.report import html_report
 from dualrail_net.capacity.run import capacity_report, to_json
 from dualrail_net.resolve import resolve_fabric
 from dualrail_net.sot.load import INVENTORY_FILES, load_inventory
-from dualrail_net.sot.synthetic import Shape, hundred_k_shape, synthetic_inventory
+from dualrail_net.sot.synthetic import Shape, hundred_k_shape, synthetic_inventory, thousand_switch_shape
 from dualrail_net.sot.validate import validate
 
 
@@ -35,9 +35,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="a 1k-switch fabric instead of 100k GPUs")
     args = parser.parse_args()
-    shape = (Shape(tiers=3, rails=8, sus_per_pod=2, pods=12, spines_per_pod=16, super_spines_per_group=8,
-                   servers_per_su=32, leaf_uplinks=32, spine_downlinks=32, spine_uplinks=32,
-                   super_spine_downlinks=64, border_ports=0) if args.quick else hundred_k_shape())
+    shape = thousand_switch_shape() if args.quick else hundred_k_shape()
     with tempfile.TemporaryDirectory() as tmp:
         inv_dir = Path(tmp) / "inventory"
         inv_dir.mkdir()

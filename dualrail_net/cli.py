@@ -321,6 +321,17 @@ def _load_and_validate(inventory: Path) -> tuple[Any, list[Diagnostic]]:
     return loaded, validate(loaded)
 
 
+def _valid_inventory(ui: Ui, inventory: Path, warnings: bool = True) -> Any:
+    """The loaded inventory, or None after printing (and emitting as JSON) why it is not valid."""
+    loaded, diags = _load_and_validate(inventory)
+    errors = [d for d in diags if d.severity == Severity.ERROR]
+    _print_diagnostics(ui, diags if warnings else errors)
+    if loaded is None or errors:
+        _emit(ui, {"ok": False, "diagnostics": [d.to_dict() for d in diags]})
+        return None
+    return loaded
+
+
 def _print_diagnostics(ui: Ui, diags: list[Diagnostic]) -> None:
     for d in diags:
         style = "red" if d.severity == Severity.ERROR else "yellow"
@@ -356,11 +367,8 @@ def cmd_validate(args: argparse.Namespace, ui: Ui) -> int:
 
 
 def cmd_render(args: argparse.Namespace, ui: Ui) -> int:
-    loaded, diags = _load_and_validate(args.inventory)
-    errors = [d for d in diags if d.severity == Severity.ERROR]
-    _print_diagnostics(ui, diags)
-    if loaded is None or errors:
-        _emit(ui, {"ok": False, "diagnostics": [d.to_dict() for d in diags]})
+    loaded = _valid_inventory(ui, args.inventory)
+    if loaded is None:
         return EXIT_FAIL
     started = time.monotonic()
     fabric = resolve_fabric(loaded.inventory)
@@ -710,11 +718,8 @@ def cmd_capacity(args: argparse.Namespace, ui: Ui) -> int:
     from dualrail_net.capacity.run import capacity_report, to_json
     from dualrail_net.outdir import ReportFileError, write_report
 
-    loaded, diags = _load_and_validate(args.inventory)
-    errors = [d for d in diags if d.severity == Severity.ERROR]
-    _print_diagnostics(ui, errors)
-    if loaded is None or errors:
-        _emit(ui, {"ok": False, "diagnostics": [d.to_dict() for d in diags]})
+    loaded = _valid_inventory(ui, args.inventory, warnings=False)
+    if loaded is None:
         return EXIT_USAGE
     fabric = resolve_fabric(loaded.inventory)
     try:

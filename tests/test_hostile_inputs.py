@@ -319,7 +319,8 @@ def test_rerender_keeps_foreign_files_and_removes_only_its_own(workdir: Path) ->
     with_extra_server(inv, False)
     code, out_text, _err = run_cli("render", "-i", str(inv), "-o", str(out), "--json")
     doc = json.loads(out_text)
-    assert code == 0 and doc["removed"] == 3 and doc["foreign"] == 2, doc
+    from dualrail_net.render.servers import SERVER_FILES
+    assert code == 0 and doc["removed"] == len(SERVER_FILES) and doc["foreign"] == 2, doc  # the server's files
     assert (out / "README.local").read_text() == "mine" and (out / "plane-A" / "notes").read_text() == "mine"
     assert not (out / "servers" / "gpu099").exists()
 

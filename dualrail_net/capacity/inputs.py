@@ -22,18 +22,14 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from dualrail_net.capacity.failures import FailureSpecError, Scenario, expand_failure
 from dualrail_net.capacity.model import ModelInputs
 from dualrail_net.resolve.model import Fabric
-from dualrail_net.sot.diagnostics import Diagnostic
-from dualrail_net.sot.load import validation_diagnostics
-from dualrail_net.sot.yamlsource import SourceMap, YamlSourceError, load_yaml
+from dualrail_net.sot.diagnostics import Diagnostic, InputFileError
+from dualrail_net.sot.load import read_mapping_file, validation_diagnostics
+from dualrail_net.sot.yamlsource import SourceMap
 
 
 
-class CapacityInputError(Exception):
+class CapacityInputError(InputFileError):
     """An input file cannot be used; one FILE:LINE line per problem."""
-
-    def __init__(self, diagnostics: list[Diagnostic]) -> None:
-        super().__init__("\n".join(d.format() for d in diagnostics))
-        self.diagnostics = diagnostics
 
 
 class _ScenarioEntry(BaseModel):
@@ -47,20 +43,15 @@ class _ScenarioFile(BaseModel):
     scenarios: list[_ScenarioEntry] = Field(min_length=1, max_length=1000)
 
 
-def _read(path: Path, what: str) -> tuple[Any, SourceMap, str]:
-    smap = SourceMap()
-    display = str(path)
+def _read(path: Path, what: str) -> tuple[Any, SourceMap]:
     try:
-        raw = load_yaml(path, display, smap)
-    except YamlSourceError as exc:
-        raise CapacityInputError([Diagnostic(exc.file, exc.line, exc.message, exc.fix)]) from None
-    if not isinstance(raw, dict):
-        raise CapacityInputError([Diagnostic(display, 1, f"a {what} is a mapping at the top level")])
-    return raw, smap, display
+        return read_mapping_file(path, what)
+    except InputFileError as exc:
+        raise CapacityInputError(exc.diagnostics) from None
 
 
 def load_scenarios(path: Path, fabric: Fabric) -> list[Scenario]:
-    raw, smap, _display = _read(path, "scenario file")
+    raw, smap = _read(path, "scenario file")
     try:
         parsed = _ScenarioFile.model_validate(raw)
     except ValidationError as exc:
@@ -79,7 +70,7 @@ def load_scenarios(path: Path, fabric: Fabric) -> list[Scenario]:
 
 
 def load_model_inputs(path: Path) -> ModelInputs:
-    raw, smap, _display = _read(path, "model file")
+    raw, smap = _read(path, "model file")
     try:
         return ModelInputs.model_validate(raw)
     except ValidationError as exc:

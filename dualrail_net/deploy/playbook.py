@@ -7,9 +7,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from dualrail_net.sot.diagnostics import Diagnostic
-from dualrail_net.sot.load import validation_diagnostics
-from dualrail_net.sot.yamlsource import SourceMap, YamlSourceError, load_yaml
+from dualrail_net.sot.diagnostics import InputFileError
+from dualrail_net.sot.load import read_mapping_file, validation_diagnostics
 
 
 class Playbook(BaseModel):
@@ -45,24 +44,16 @@ class Playbook(BaseModel):
         return self
 
 
-class PlaybookError(Exception):
+class PlaybookError(InputFileError):
     """The playbook cannot be used; one FILE:LINE line per problem."""
-
-    def __init__(self, diagnostics: list[Diagnostic]) -> None:
-        super().__init__("\n".join(d.format() for d in diagnostics))
-        self.diagnostics = diagnostics
 
 
 def load_playbook(path: Path) -> Playbook:
     """Read a playbook through the same bounded YAML reader as the inventory (it is reviewed input too)."""
-    smap = SourceMap()
-    display = str(path)
     try:
-        raw = load_yaml(path, display, smap)
-    except YamlSourceError as exc:
-        raise PlaybookError([Diagnostic(exc.file, exc.line, exc.message, exc.fix)]) from None
-    if not isinstance(raw, dict):
-        raise PlaybookError([Diagnostic(display, 1, "a playbook is a mapping at the top level")])
+        raw, smap = read_mapping_file(path, "playbook")
+    except InputFileError as exc:
+        raise PlaybookError(exc.diagnostics) from None
     try:
         return Playbook.model_validate(raw)
     except ValidationError as exc:

@@ -65,3 +65,11 @@ class Diagnostic:
             "message": self.message,
             "fix": self.fix,
         }
+
+
+class InputFileError(Exception):
+    """An input file (playbook, scenario file, model file) cannot be used; one FILE:LINE line per problem."""
+
+    def __init__(self, diagnostics: list[Diagnostic]) -> None:
+        super().__init__("\n".join(d.format() for d in diagnostics))
+        self.diagnostics = diagnostics

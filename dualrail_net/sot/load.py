@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from dualrail_net.sot.diagnostics import Diagnostic
+from dualrail_net.sot.diagnostics import Diagnostic, InputFileError
 from dualrail_net.sot.schema import Inventory
 from dualrail_net.sot.yamlsource import PathKey, SourceMap, YamlSourceError, load_yaml, shown
 
@@ -151,3 +151,17 @@ def validation_diagnostics(exc: ValidationError, smap: SourceMap, raw: Any) -> l
             msg = f"{what}{text}: {_message(err['msg'])}"
         problems.append(Diagnostic(file, line, msg, _FIXES.get(err["type"], "")))
     return problems
+
+
+def read_mapping_file(path: Path, what: str) -> tuple[Any, SourceMap]:
+    """A reviewed input file other than the inventory (a playbook, a scenario file): through the same
+    bounded YAML reader, a mapping at the top level, or InputFileError with FILE:LINE lines."""
+    smap = SourceMap()
+    display = str(path)
+    try:
+        raw = load_yaml(path, display, smap)
+    except YamlSourceError as exc:
+        raise InputFileError([Diagnostic(exc.file, exc.line, exc.message, exc.fix)]) from None
+    if not isinstance(raw, dict):
+        raise InputFileError([Diagnostic(display, 1, f"a {what} is a mapping at the top level")])
+    return raw, smap

@@ -72,6 +72,13 @@ def hundred_k_shape() -> Shape:
                  super_spine_downlinks=128, border_ports=0)
 
 
+def thousand_switch_shape() -> Shape:
+    """~1k switches, three tiers: the benchmarks' --quick fabric."""
+    return Shape(tiers=3, rails=8, sus_per_pod=2, pods=12, spines_per_pod=16, super_spines_per_group=8,
+                 servers_per_su=32, leaf_uplinks=32, spine_downlinks=32, spine_uplinks=32,
+                 super_spine_downlinks=64, border_ports=0)
+
+
 QOS = QosProfile.model_validate({
     "trust": "dscp", "roce": {"dscp": 26, "priority": 3, "traffic_class": 3},
     "cnp": {"dscp": 48, "priority": 6, "traffic_class": 6}, "pfc": {"priorities": [3]},

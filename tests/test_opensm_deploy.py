@@ -104,7 +104,7 @@ def test_sm_hosts_are_reached_by_their_servers_management_address(builds: dict[s
     from dualrail_net.deploy.opensm import SmHostUnknown, sm_addresses
     manifest = Manifest.load(builds["new"])
     assert sm_addresses(manifest, ["IBA", "IBB"]) == {"IBA": ("gpu001", "198.51.100.201"),
-                                                      "IBB": ("gpu001", "198.51.100.201")}
+                                                      "IBB": ("gpu002", "198.51.100.202")}
     with pytest.raises(SmHostUnknown, match="no IB plane 'IBC'"):
         sm_addresses(manifest, ["IBC"])
     manifest.servers["gpu001"] = dataclasses.replace(manifest.servers["gpu001"], mgmt_address=None)

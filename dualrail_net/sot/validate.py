@@ -462,6 +462,7 @@ def check_infiniband(inv: LoadedInventory) -> Iterator[Diagnostic]:
         return
     servers = {s.name for s in inv.inventory.servers.servers}
     prefixes: dict[str, str] = {}
+    sm_hosts: dict[str, str] = {}  # SM host -> the first IB plane that runs its SM there
     for plane, spec in ib.ib_planes.items():
         if plane in inv.inventory.fabric.planes:
             yield _diag(inv, ("infiniband", "ib_planes", plane), f"IB plane {plane} has the name of an Ethernet plane",
@@ -479,6 +480,13 @@ def check_infiniband(inv: LoadedInventory) -> Iterator[Diagnostic]:
         if spec.sm_host not in {h.server for h in ib.hosts}:
             yield _diag(inv, ("infiniband", "ib_planes", plane, "sm_host"),
                         f"IB plane {plane}: sm_host {spec.sm_host} has no HCA in hosts", "pick a listed host")
+        if spec.sm_host in sm_hosts:
+            # shared fate: one host's fault (or reboot) would leave both planes without a subnet manager
+            yield _diag(inv, ("infiniband", "ib_planes", plane, "sm_host"),
+                        f"IB planes {sm_hosts[spec.sm_host]} and {plane} run their subnet managers on one host, "
+                        f"{spec.sm_host}: its fault takes both planes' SM", "give each plane's SM its own host",
+                        code="SOT-IB-SM-SHARED")
+        sm_hosts.setdefault(spec.sm_host, plane)
     guids: dict[str, str] = {}
     ib_hosts: set[str] = set()
     for hi, host in enumerate(ib.hosts):

@@ -101,6 +101,9 @@ def build_parser() -> argparse.ArgumentParser:
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     _common(p, output=False)
     p.add_argument("--strict", action="store_true", help="treat warnings as errors")
+    p.add_argument("--explain", action="store_true",
+                   help="also show each tier's oversubscription per plane (within the bound too) and every "
+                   "shared-fate point (a NIC carrying several planes, one host running several IB planes' SMs)")
 
     p = sub.add_parser("render", help="render configs for every plane, device and server",
                        description="Resolve the inventory and render: build/plane-<P>/<device>/ per switch, "
@@ -362,7 +365,20 @@ def cmd_validate(args: argparse.Namespace, ui: Ui) -> int:
         inv = loaded.inventory
         ui.print(f"[green]inventory ok[/]: {inv.fabric.name}, planes {', '.join(inv.fabric.planes)}, "
                  f"{len(inv.servers.servers)} servers, {len(diags)} warning(s)")
-    _emit(ui, {"ok": ok, "diagnostics": [d.to_dict() for d in diags]})
+    doc: dict[str, Any] = {"ok": ok, "diagnostics": [d.to_dict() for d in diags]}
+    if args.explain and loaded is not None:
+        from dualrail_net.sot.validate import shared_fate, tier_ratios
+        bound = loaded.inventory.fabric.topology.max_oversubscription
+        ratios = [r for plane in loaded.inventory.fabric.planes for r in tier_ratios(loaded, plane)]
+        for r in ratios:
+            ui.print(f"info: plane {r.plane}: {r.tier} oversubscription {r.ratio:.2f}:1 ({r.detail}; bound {bound:g})")
+        fate = shared_fate(loaded)
+        for line in fate:
+            ui.print(f"info: shared fate: {escape(line)}")
+        doc["oversubscription"] = [{"plane": r.plane, "tier": r.tier, "ratio": round(r.ratio, 6), "bound": bound}
+                                   for r in ratios]
+        doc["shared_fate"] = fate
+    _emit(ui, doc)
     return EXIT_OK if ok else EXIT_FAIL
 
 

@@ -118,3 +118,21 @@ def test_verify_without_render_is_a_clear_error(capsys: pytest.CaptureFixture[st
     code, text = run(capsys, "verify", "-o", str(tmp_path / "nothing"), "--json")
     assert code == 1
     assert "run `dualrail render` first" in json.loads(text)["error"]
+
+
+def test_validate_explain_shows_every_tier_and_shared_fate(make_inventory: InventoryFactory,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """A 4:1 leaf within a bound of 4 is no warning, but --explain (and its JSON) says 4:1; the HPN
+    model's dual-plane NICs are named as shared-fate points."""
+    root = make_inventory({"fabric.yaml": [("max_oversubscription: 1.0", "max_oversubscription: 4.0"),
+                                           ("spines_per_pod: 4", "spines_per_pod: 1"),
+                                           ("spines_per_pod: 4", "spines_per_pod: 1")]})
+    assert main(["validate", "-i", str(root), "--explain", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["ok"] and not [d for d in doc["diagnostics"] if d["severity"] == "warning"]
+    assert {(r["plane"], r["tier"], r["ratio"], r["bound"]) for r in doc["oversubscription"]} == {
+        ("A", "leaf", 4.0, 4.0), ("B", "leaf", 4.0, 4.0)}
+    assert len(doc["shared_fate"]) == 1 and "hgx-hpn-4x2: nic0, nic1, nic2, nic3 carry planes A, B" in doc["shared_fate"][0]
+    assert main(["validate", "-i", str(root), "--explain"]) == 0
+    out = capsys.readouterr().out
+    assert "info: plane A: leaf oversubscription 4.00:1 (16 x 200G down, 1 x 800G up; bound 4)" in out

@@ -8,6 +8,7 @@ from __future__ import annotations
 import ipaddress
 from collections import defaultdict
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 
 from dualrail_net.platforms import get_platform
 from dualrail_net.sot.capacity import PlaneCapacity, plane_capacity
@@ -121,28 +122,12 @@ def check_capacity(inv: LoadedInventory) -> Iterator[Diagnostic]:
         if fab.gateways and spec.link_speeds.border is None and any(plane in g.planes for g in fab.gateways):
             yield _diag(inv, (*base, "link_speeds"), f"plane {plane}: gateways attach here but link_speeds.border "
                         "is not set", "add link_speeds.border")
-        # Oversubscription is judged on the populated server ports, so adding servers past the
-        # uplink bandwidth is caught when it is proposed.
-        used = max((s.slot for s in inv.inventory.servers.servers), default=0)
-        down = used * SPEEDS_GBPS[spec.link_speeds.server]
-        up = spec.spines_per_pod * SPEEDS_GBPS[spec.link_speeds.leaf_spine]
-        if up and down / up > topo.max_oversubscription + 1e-9:
-            yield _diag(inv, (*base, "spines_per_pod"),
-                        f"plane {plane}: leaf oversubscription {down / up:.2f}:1 ({used} x {spec.link_speeds.server} down, "
-                        f"{spec.spines_per_pod} x {spec.link_speeds.leaf_spine} up) exceeds max_oversubscription "
-                        f"{topo.max_oversubscription}", "add spines, use faster uplinks or raise max_oversubscription")
-        if topo.tiers == 3 and spec.super_spines_per_group and spec.link_speeds.spine_super_spine:
-            # a spine carries its pod's leaves (one cable each) up to its super-spines
-            leaves = topo.rails * topo.scalable_units_per_pod
-            s_down = leaves * SPEEDS_GBPS[spec.link_speeds.leaf_spine]
-            s_up = spec.super_spines_per_group * SPEEDS_GBPS[spec.link_speeds.spine_super_spine]
-            if s_down / s_up > topo.max_oversubscription + 1e-9:
-                yield _diag(inv, (*base, "super_spines_per_group"),
-                            f"plane {plane}: spine oversubscription {s_down / s_up:.2f}:1 ({leaves} x "
-                            f"{spec.link_speeds.leaf_spine} down, {spec.super_spines_per_group} x "
-                            f"{spec.link_speeds.spine_super_spine} up) exceeds max_oversubscription "
-                            f"{topo.max_oversubscription}", "add super-spines, use faster uplinks or raise "
-                            "max_oversubscription")
+        for ratio in tier_ratios(inv, plane):
+            if ratio.ratio > topo.max_oversubscription + 1e-9:
+                yield _diag(inv, (*base, ratio.field),
+                            f"plane {plane}: {ratio.tier} oversubscription {ratio.ratio:.2f}:1 ({ratio.detail}) exceeds "
+                            f"max_oversubscription {topo.max_oversubscription}",
+                            f"add {ratio.remedy}, use faster uplinks or raise max_oversubscription")
         need_paths = spec.spines_per_pod
         if topo.tiers == 3 and spec.super_spines_per_group:
             need_paths = max(need_paths, spec.super_spines_per_group)
@@ -150,6 +135,66 @@ def check_capacity(inv: LoadedInventory) -> Iterator[Diagnostic]:
             yield _diag(inv, ("fabric", "ecmp", "maximum_paths"),
                         f"maximum_paths {fab.ecmp.maximum_paths} is below the {need_paths} equal-cost uplinks of plane "
                         f"{plane}", f"set maximum_paths >= {need_paths}")
+
+
+@dataclass(frozen=True)
+class TierRatio:
+    """A tier's oversubscription in one plane, from the inventory's numbers."""
+
+    plane: str
+    tier: str
+    ratio: float
+    detail: str  # "16 x 200G down, 4 x 800G up"
+    field: str  # the plane field that sets the uplinks (where a diagnostic points)
+    remedy: str
+
+
+def tier_ratios(inv: LoadedInventory, plane: str) -> list[TierRatio]:
+    """Leaf (and, in three tiers, spine) oversubscription of ``plane``. Leaves are judged on the
+    populated server ports, so adding servers past the uplink bandwidth is caught when proposed; a
+    spine carries its pod's leaves (one cable each) up to its super-spines."""
+    fab = inv.inventory.fabric
+    topo, spec = fab.topology, fab.planes[plane]
+    out = []
+    used = max((s.slot for s in inv.inventory.servers.servers), default=0)
+    down = used * SPEEDS_GBPS[spec.link_speeds.server]
+    up = spec.spines_per_pod * SPEEDS_GBPS[spec.link_speeds.leaf_spine]
+    if up:
+        out.append(TierRatio(plane, "leaf", down / up, f"{used} x {spec.link_speeds.server} down, "
+                             f"{spec.spines_per_pod} x {spec.link_speeds.leaf_spine} up", "spines_per_pod", "spines"))
+    if topo.tiers == 3 and spec.super_spines_per_group and spec.link_speeds.spine_super_spine:
+        leaves = topo.rails * topo.scalable_units_per_pod
+        s_down = leaves * SPEEDS_GBPS[spec.link_speeds.leaf_spine]
+        s_up = spec.super_spines_per_group * SPEEDS_GBPS[spec.link_speeds.spine_super_spine]
+        out.append(TierRatio(plane, "spine", s_down / s_up, f"{leaves} x {spec.link_speeds.leaf_spine} down, "
+                             f"{spec.super_spines_per_group} x {spec.link_speeds.spine_super_spine} up",
+                             "super_spines_per_group", "super-spines"))
+    return out
+
+
+def shared_fate(inv: LoadedInventory) -> list[str]:
+    """Single parts whose fault reaches more than one plane: NICs with ports in several planes (per
+    server model, with how many servers carry them) and hosts running several IB planes' SMs."""
+    out = []
+    counts: dict[str, int] = {}
+    for srv in inv.inventory.servers.servers:
+        counts[srv.model] = counts.get(srv.model, 0) + 1
+    for name, model in sorted(inv.inventory.servers.server_models.items()):
+        shared = [(nic.name, sorted({p.plane for p in nic.ports})) for nic in model.nics
+                  if len({p.plane for p in nic.ports}) > 1]
+        if shared and counts.get(name):
+            planes = sorted({p for _n, ps in shared for p in ps})
+            out.append(f"server model {name}: {', '.join(n for n, _ in shared)} carry planes {', '.join(planes)} "
+                       f"({counts[name]} servers): one NIC's fault takes its rail out of every plane at once")
+    ib = inv.inventory.infiniband
+    if ib is not None:
+        by_host: dict[str, list[str]] = {}
+        for plane, spec in ib.ib_planes.items():
+            by_host.setdefault(spec.sm_host, []).append(plane)
+        for host, planes in sorted(by_host.items()):
+            if len(planes) > 1:
+                out.append(f"host {host} runs the subnet managers of IB planes {', '.join(planes)}")
+    return out
 
 
 def _pool_needs(cap: PlaneCapacity, three_tier: bool, has_gateways: bool) -> dict[str, int]:

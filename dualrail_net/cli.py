@@ -785,7 +785,8 @@ def _print_capacity(ui: Ui, report: Any) -> None:
         ui.print(f"if {escape(one_line(i.scenario.name))}: {planes}; {i.servers_losing_a_rail} servers lose a rail{both}")
     m = report.model
     line = (f"model: all-to-all {m.single_seconds:.3f} s on one plane, {m.dual_seconds:.3f} s on two "
-            f"(x{m.speedup:.2f}); iteration time {m.job.iteration_change_pct:+.1f}%")
+            f"(x{m.speedup:.2f}); iteration time {m.job.iteration_change_pct:+.1f}%" if m.single_seconds < float("inf")
+            else "model: no server bandwidth to model")
     if m.availability:
         a = m.availability
         line += (f"; job outage over {a.job_hours / 24:g} days {100 * a.single_outage_probability:.2f}% -> "

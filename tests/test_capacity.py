@@ -352,3 +352,23 @@ def test_planes_in_two_processes_equal_one_process(example_loaded, example_fabri
     two = to_json(capacity_report(example_loaded.inventory, example_fabric, scenarios=scenarios, parallel_from=0))
     assert one == two
     assert len(two["scenarios"][-1]["servers_losing_every_plane"]) == 16
+
+
+def test_a_fleet_without_servers_gives_plain_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """No server yet (a fabric built ahead of its servers): every figure is finite or null (JSON has
+    no Infinity), nothing is 'lost', the report still renders."""
+    import shutil
+    root = tmp_path / "inv"
+    shutil.copytree(EXAMPLE, root)
+    text = (root / "servers.yaml").read_text()
+    (root / "servers.yaml").write_text(text[:text.index("\nservers:")] + "\nservers: []\n")
+    (root / "infiniband.yaml").unlink()
+    assert main(["capacity", "-i", str(root), "--json", "--html", str(tmp_path / "r.html")]) == 0
+    out = capsys.readouterr().out
+
+    def refuse(constant: str) -> None:
+        raise ValueError(constant)
+    doc = json.loads(out, parse_constant=refuse)
+    assert doc["model"]["all_to_all"]["single_plane_seconds"] is None
+    assert all(x["fabric_pct"] == 100 for s in doc["scenarios"] for x in s["planes"].values())
+    assert (tmp_path / "r.html").read_text().startswith("<!DOCTYPE html>")

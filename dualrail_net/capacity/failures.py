@@ -116,13 +116,14 @@ class PlaneImpact:
     healthy_ecmp: int  # the plan's width (narrowest over leaves with nothing failed)
     failed_leaves: int
 
+    # a plane or rail that carried nothing (no servers yet) loses nothing: 100% of it is left
     @property
     def fabric_pct(self) -> float:
-        return 100.0 * self.fabric_gbps / self.healthy_fabric_gbps if self.healthy_fabric_gbps else 0.0
+        return 100.0 * self.fabric_gbps / self.healthy_fabric_gbps if self.healthy_fabric_gbps else 100.0
 
     def rail_pct(self, rail: int) -> float:
         h = self.healthy_rail_gbps.get(rail, 0.0)
-        return 100.0 * self.rail_gbps.get(rail, 0.0) / h if h else 0.0
+        return 100.0 * self.rail_gbps.get(rail, 0.0) / h if h else 100.0
 
     @property
     def min_ecmp(self) -> int:

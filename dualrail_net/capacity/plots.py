@@ -8,6 +8,7 @@ bytes. Math text is off: a scenario name is user input and `$` in it must stay a
 from __future__ import annotations
 
 import io
+import math
 from collections import defaultdict
 from typing import Any
 
@@ -177,7 +178,8 @@ def model_chart(model: ModelFigures) -> str:
     with matplotlib.rc_context(RC):
         fig = _figure(8, 2.8)
         axes = fig.subplots(1, 3)
-        axes[0].bar(["one plane", "two planes"], [model.single_seconds, model.dual_seconds], color=["#7f8c8d", "#27ae60"])
+        times = [t if math.isfinite(t) else 0.0 for t in (model.single_seconds, model.dual_seconds)]  # no bandwidth: no bar
+        axes[0].bar(["one plane", "two planes"], times, color=["#7f8c8d", "#27ae60"])
         axes[0].set_title(f"all-to-all, {model.nodes} nodes (s)")
         axes[1].bar(["one plane", "two planes"], [1.0, model.job.time_ratio], color=["#7f8c8d", "#27ae60"])
         axes[1].set_title("iteration time (relative)")

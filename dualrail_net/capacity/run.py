@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -139,8 +140,10 @@ def capacity_report(inv: Inventory, fabric: Fabric, inputs: ModelInputs | None =
 # --- JSON -------------------------------------------------------------------------------------------
 
 
-def _r(x: float) -> float:
-    return round(x, 6)
+def _r(x: float) -> float | None:
+    """A figure for JSON: rounded, and null where it has no finite value (an all-to-all over no
+    bandwidth): JSON has no Infinity."""
+    return round(x, 6) if math.isfinite(x) else None
 
 
 def to_json(report: CapacityReport) -> dict[str, Any]:

@@ -79,3 +79,49 @@ def test_ifupdown_syntax_error_is_caught(tmp_path: Path) -> None:
 def test_unknown_attributes_parser() -> None:
     text = "auto lo\niface lo inet loopback\n    address 1.1.1.1/32\n    adress x\n# c\nauto swp1\n"
     assert unknown_attributes(text, frozenset({"address"})) == [(4, "adress")]
+
+
+def test_shapes_blank_only_what_a_parser_accepts_whatever_it_is() -> None:
+    from dualrail_net.verify.shapes import FRR_COMMENTS, IFUPDOWN_COMMENTS, shape_of
+    same = ("router bgp 4200001100\n neighbor 10.11.0.0 remote-as 4200001000\n network 10.12.0.0/26\n",
+            "router bgp 4200001101\n neighbor 10.11.0.2 remote-as 4200001000\n network 10.12.0.64/26\n")
+    assert shape_of(same[0], FRR_COMMENTS) == shape_of(same[1], FRR_COMMENTS)
+    # a host address and its network are different statements; out-of-range values stay verbatim
+    assert shape_of(" network 10.12.0.1/26", FRR_COMMENTS) == " network I/26"
+    assert shape_of(" network 10.12.0.0/26", FRR_COMMENTS) == " network P/26"
+    assert shape_of("router bgp 0", FRR_COMMENTS) == "router bgp 0"
+    assert shape_of(" neighbor 10.11.0.300 remote-as 7", FRR_COMMENTS) == " neighbor 10.11.0.300 remote-as N"
+    assert shape_of(" maximum-paths 64", FRR_COMMENTS) == " maximum-paths 64"  # ranges differ per command
+    assert shape_of(" neighbor 10.11.0.0 description two words", FRR_COMMENTS).endswith("two words")
+    # '!' is a comment to FRR only: ifupdown2 must still see such a line
+    assert shape_of("!x", FRR_COMMENTS) == "#" and shape_of("!x", IFUPDOWN_COMMENTS) == "!x"
+
+
+@pytest.mark.consumers
+@needs_frr
+@needs_ifupdown2
+def test_once_per_shape_equals_once_per_file(out: Path, tmp_path: Path) -> None:
+    """The shape path parses 5 frr.conf and 5 interfaces files for the example's 25 and 57, and finds
+    exactly what parsing every file finds, on a copy where some files are broken by value (an ASN
+    out of range, an octet above 255: shapes of their own) and by syntax."""
+    import shutil
+    from dualrail_net.verify.consumers import by_shape
+    from dualrail_net.verify.shapes import FRR_COMMENTS, IFUPDOWN_COMMENTS
+
+    broken = tmp_path / "build"
+    shutil.copytree(out, broken)
+    leaf = broken / "plane-A/a-leaf-su1-r1/frr.conf"
+    leaf.write_text(leaf.read_text().replace("router bgp 4200001", "router bgp 9200001", 1))
+    other = broken / "plane-B/b-leaf-su2-r3/frr.conf"
+    other.write_text(other.read_text().replace(" remote-as", " remote-az", 1))
+    port = broken / "servers/gpu007/interfaces"
+    port.write_text(port.read_text().replace("    address 10.", "    address 10.300.", 1))
+    frr, ifaces = sorted(broken.rglob("frr.conf")), sorted(broken.rglob("interfaces"))
+    assert len(by_shape(sorted(out.rglob("frr.conf")), FRR_COMMENTS)) == 5
+    assert len(by_shape(sorted(out.rglob("interfaces")), IFUPDOWN_COMMENTS)) == 5
+    fast, slow = check_frr(broken, frr), check_frr(broken, frr, shapes=False)
+    assert [f.message for f in fast.findings] == [f.message for f in slow.findings]
+    assert {f.devices[0] for f in fast.findings} == {"a-leaf-su1-r1", "b-leaf-su2-r3"}
+    fast_i, slow_i = check_ifupdown(broken, ifaces), check_ifupdown(broken, ifaces, shapes=False)
+    assert [f.message for f in fast_i.findings] == [f.message for f in slow_i.findings]
+    assert {f.devices[0] for f in fast_i.findings} == {"gpu007"}

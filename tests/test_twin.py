@@ -209,7 +209,8 @@ def test_a_switch_without_its_qos_file_is_caught(twin: Path) -> None:
 
 def test_capacity_model_predicts_the_ecmp_width_the_twin_shows(twin: Path, example_fabric: Fabric) -> None:
     """Issue 19: the what-if model's ECMP width on every leaf toward every other leaf equals what the
-    real FRR installs when the devices are failed for real: one spine of plane A, every spine of B."""
+    real FRR installs when the devices are failed for real: one spine of plane A, every spine of B,
+    one leaf of A."""
     from dualrail_net.twin.widths import compare_under_failure
 
     one = compare_under_failure(example_fabric, ["a-spine-1"])
@@ -221,6 +222,11 @@ def test_capacity_model_predicts_the_ecmp_width_the_twin_shows(twin: Path, examp
     assert {w for (leaf, _), w in every.predicted.items() if leaf.startswith("b-")} == {0}
     assert {w for (leaf, _), w in every.predicted.items() if leaf.startswith("a-")} == {4}
     assert len(every.observed) == len(every.predicted) == 2 * 8 * 7
+    # a leaf: its server block is withdrawn everywhere in its plane, the other leaves keep full width
+    leaf = compare_under_failure(example_fabric, ["a-leaf-su1-r0"])
+    assert not leaf.disagreements, sorted(leaf.disagreements.items())[:5]
+    assert {w for (src, dst), w in leaf.predicted.items() if dst == "a-leaf-su1-r0"} == {0}
+    assert {w for (src, dst), w in leaf.predicted.items() if dst != "a-leaf-su1-r0"} == {4}
 
 
 def test_servers_run_the_nic_qos_program_dry_and_clean(twin: Path) -> None:

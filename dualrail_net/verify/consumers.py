@@ -4,6 +4,10 @@
 * ``interfaces``: ifupdown2's syntax check ``ifup -a -s -i FILE``. It exits 0 even for an unknown
   attribute (``adress``) and silently skips it, so every attribute is also checked against the
   list ifupdown2 itself publishes (``ifquery --syntax-help``).
+
+Each program runs once per file *shape* (``verify/shapes.py``: the files with the values the parser
+accepts whatever they are blanked); its verdict, with its line number, holds for every file of the
+shape. The reference (``by_shape=False``) runs it on every file; tests hold the two equal.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from dualrail_net.verify.findings import CheckResult, Finding, Severity
+from dualrail_net.verify.shapes import FRR_COMMENTS, IFUPDOWN_COMMENTS, shape_of
 
 FRR_CHECK = "CONSUMER-FRR-PARSE"
 IFUPDOWN_CHECK = "CONSUMER-IFUPDOWN2"
@@ -34,7 +39,19 @@ def _device_of(path: Path, out: Path) -> str:
     return path.parent.name
 
 
-def check_frr(out: Path, files: list[Path]) -> CheckResult:
+def by_shape(files: list[Path], comments: tuple[str, ...]) -> list[list[Path]]:
+    """The files grouped by shape, each group in the given order (the first is the one parsed)."""
+    groups: dict[str, list[Path]] = {}
+    for path in files:
+        try:
+            text = path.read_text(errors="replace")
+        except OSError:
+            text = f"\0unreadable {path}"  # a shape of its own: the parser reports it
+        groups.setdefault(shape_of(text, comments), []).append(path)
+    return list(groups.values())
+
+
+def check_frr(out: Path, files: list[Path], shapes: bool = True) -> CheckResult:
     result = CheckResult(FRR_CHECK, "every frr.conf is accepted by FRR's parser (vtysh --dryrun)")
     vtysh = shutil.which("vtysh")
     if vtysh is None:
@@ -42,19 +59,20 @@ def check_frr(out: Path, files: list[Path]) -> CheckResult:
         return result
     started = time.monotonic()
 
-    def one(path: Path) -> Finding | None:
-        proc = subprocess.run([vtysh, "--dryrun", "-f", str(path)], capture_output=True, text=True, timeout=60)
+    def one(group: list[Path]) -> list[Finding]:
+        proc = subprocess.run([vtysh, "--dryrun", "-f", str(group[0])], capture_output=True, text=True, timeout=60)
         if proc.returncode == 0:
-            return None
+            return []
         text = (proc.stdout + proc.stderr).strip()
         m = re.search(r"line (\d+): (.*)", text)
         detail = f"line {m.group(1)}: {m.group(2).strip()}" if m else (text.splitlines() or ["exit %d" % proc.returncode])[0]
-        return Finding(FRR_CHECK, Severity.ERROR, (_device_of(path, out),), "",
-                       f"{path.relative_to(out)}: FRR rejects it: {detail}",
-                       "FRR would refuse or half-apply this config on the switch")
+        return [Finding(FRR_CHECK, Severity.ERROR, (_device_of(path, out),), "",
+                        f"{path.relative_to(out)}: FRR rejects it: {detail}",
+                        "FRR would refuse or half-apply this config on the switch") for path in group]
 
+    groups = by_shape(files, FRR_COMMENTS) if shapes else [[f] for f in files]
     with ThreadPoolExecutor(_workers()) as pool:
-        result.findings = [f for f in pool.map(one, files) if f]
+        result.findings = sorted((f for fs in pool.map(one, groups) for f in fs), key=lambda f: f.message)
     result.seconds = time.monotonic() - started
     return result
 
@@ -86,7 +104,7 @@ def unknown_attributes(text: str, known: frozenset[str]) -> list[tuple[int, str]
     return bad
 
 
-def check_ifupdown(out: Path, files: list[Path]) -> CheckResult:
+def check_ifupdown(out: Path, files: list[Path], shapes: bool = True) -> CheckResult:
     result = CheckResult(IFUPDOWN_CHECK, "every interfaces file is accepted by ifupdown2 (ifup -s, known attributes)")
     ifup = shutil.which("ifup")
     if ifup is None or shutil.which("ifquery") is None:
@@ -99,26 +117,29 @@ def check_ifupdown(out: Path, files: list[Path]) -> CheckResult:
     private = os.geteuid() == 0 and shutil.which("unshare") is not None
     prefix = ["unshare", "-m", "sh", "-c", 'mkdir -p /run/network && mount -t tmpfs none /run/network && exec "$0" "$@"'] if private else []
 
-    def one(path: Path) -> list[Finding]:
+    def one(group: list[Path]) -> list[Finding]:
         found = []
-        rel = path.relative_to(out)
-        dev = _device_of(path, out)
-        proc = subprocess.run([*prefix, ifup, "-a", "-s", "-i", str(path)], capture_output=True, text=True,
+        proc = subprocess.run([*prefix, ifup, "-a", "-s", "-i", str(group[0])], capture_output=True, text=True,
                               timeout=60)
-        if proc.returncode != 0:
-            msg = (proc.stderr or proc.stdout).strip().splitlines()
-            found.append(Finding(IFUPDOWN_CHECK, Severity.ERROR, (dev,), "",
-                                 f"{rel}: ifupdown2 rejects it: {msg[-1] if msg else proc.returncode}",
-                                 "ifreload would fail on the switch"))
-        for lineno, word in unknown_attributes(path.read_text(), known):
-            found.append(Finding(IFUPDOWN_CHECK, Severity.ERROR, (dev,), "",
-                                 f"{rel}:{lineno}: unknown attribute {word!r}",
-                                 "ifupdown2 skips unknown attributes silently: the setting would never be applied"))
+        for path in group:
+            rel = path.relative_to(out)
+            dev = _device_of(path, out)
+            if proc.returncode != 0:
+                msg = (proc.stderr or proc.stdout).strip().splitlines()
+                found.append(Finding(IFUPDOWN_CHECK, Severity.ERROR, (dev,), "",
+                                     f"{rel}: ifupdown2 rejects it: {msg[-1] if msg else proc.returncode}",
+                                     "ifreload would fail on the switch"))
+            for lineno, word in unknown_attributes(path.read_text(), known):
+                found.append(Finding(IFUPDOWN_CHECK, Severity.ERROR, (dev,), "",
+                                     f"{rel}:{lineno}: unknown attribute {word!r}",
+                                     "ifupdown2 skips unknown attributes silently: the setting would never be applied"))
         return found
 
+    groups = by_shape(files, IFUPDOWN_COMMENTS) if shapes else [[f] for f in files]
     with ThreadPoolExecutor(_workers() if private else 1) as pool:
-        for fs in pool.map(one, files):
+        for fs in pool.map(one, groups):
             result.findings.extend(fs)
+        result.findings.sort(key=lambda f: f.message)
     result.seconds = time.monotonic() - started
     return result
 

@@ -19,8 +19,11 @@ import re
 
 _QUAD = r"(?:\d{1,3})\.(?:\d{1,3})\.(?:\d{1,3})\.(?:\d{1,3})"
 _ADDRESS = re.compile(rf"(?<![\w.:/-])({_QUAD})(?:/(\d{{1,2}}))?(?![\w.:/-])")
-_ASN_CONTEXT = re.compile(r"(\b(?:router bgp|remote-as|local-as)\s+)(\d{1,10})\b")
-_NAME_LINES = re.compile(r"^(\s*(?:hostname|description|alias)\s+|\s*neighbor \S+ description\s+)(.+)$")
+_ASN_CONTEXT = re.compile(r"(\b(?:router bgp|remote-as|local-as)[ \t]+)(\d{1,10})\b")
+_NAME_LINES = re.compile(r"^([ \t]*(?:hostname|description|alias)[ \t]+|[ \t]*neighbor \S+ description[ \t]+)"
+                         r"[A-Za-z0-9_.:/@-]+[ \t]*$", re.MULTILINE)
+_COMMENT_LINES: dict[tuple[str, ...], re.Pattern[str]] = {chars: re.compile(rf"^[ \t]*[{re.escape(''.join(chars))}].*$", re.MULTILINE)
+                  for chars in (("!", "#"), ("#",))}
 
 
 def _address(match: re.Match[str]) -> str:
@@ -49,16 +52,12 @@ IFUPDOWN_COMMENTS = ("#",)  # ifupdown2 knows no '!' comment: such a line stays 
 
 def shape_of(text: str, comments: tuple[str, ...] = ("#",)) -> str:
     """The file with every parser-indifferent value replaced by its class (see the module doc);
-    ``comments``: the characters that start a whole-line comment for this file's parser."""
-    out = []
-    for line in text.split("\n"):
-        if line.lstrip().startswith(comments):
-            out.append("#")  # the parser skips it; the line is kept so line numbers hold
-            continue
-        named = _NAME_LINES.match(line)
-        if named and re.fullmatch(r"[A-Za-z0-9_.:/@-]+", named.group(2).strip()):
-            line = named.group(1) + "W"  # a plain word: any is accepted (free text stays as written)
-        line = _ADDRESS.sub(_address, line)
-        line = _ASN_CONTEXT.sub(_asn, line)
-        out.append(line)
-    return "\n".join(out)
+    ``comments``: the characters that start a whole-line comment for this file's parser. Whole-text
+    substitutions line by line in effect (every pattern is anchored to one line): 14.6k files of a
+    100k-GPU build in seconds."""
+    pattern = _COMMENT_LINES.get(comments) or re.compile(
+        rf"^[ \t]*[{re.escape(''.join(comments))}].*$", re.MULTILINE)
+    text = pattern.sub("#", text)  # the parser skips it; the line stays so line numbers hold
+    text = _NAME_LINES.sub(lambda m: m.group(1) + "W", text)  # a plain word: any is accepted
+    text = _ADDRESS.sub(_address, text)
+    return _ASN_CONTEXT.sub(_asn, text)

@@ -116,6 +116,8 @@ def test_once_per_shape_equals_once_per_file(out: Path, tmp_path: Path) -> None:
     other.write_text(other.read_text().replace(" remote-as", " remote-az", 1))
     port = broken / "servers/gpu007/interfaces"
     port.write_text(port.read_text().replace("    address 10.", "    address 10.300.", 1))
+    typo = broken / "servers/gpu009/interfaces"  # an attribute ifupdown2 would skip: its own shape too
+    typo.write_text(typo.read_text().replace("    mtu ", "    mut ", 1))
     frr, ifaces = sorted(broken.rglob("frr.conf")), sorted(broken.rglob("interfaces"))
     assert len(by_shape(sorted(out.rglob("frr.conf")), FRR_COMMENTS)) == 5
     assert len(by_shape(sorted(out.rglob("interfaces")), IFUPDOWN_COMMENTS)) == 5
@@ -124,4 +126,4 @@ def test_once_per_shape_equals_once_per_file(out: Path, tmp_path: Path) -> None:
     assert {f.devices[0] for f in fast.findings} == {"a-leaf-su1-r1", "b-leaf-su2-r3"}
     fast_i, slow_i = check_ifupdown(broken, ifaces), check_ifupdown(broken, ifaces, shapes=False)
     assert [f.message for f in fast_i.findings] == [f.message for f in slow_i.findings]
-    assert {f.devices[0] for f in fast_i.findings} == {"gpu007"}
+    assert {f.devices[0] for f in fast_i.findings} == {"gpu007", "gpu009"}

@@ -121,6 +121,8 @@ def check_ifupdown(out: Path, files: list[Path], shapes: bool = True) -> CheckRe
         found = []
         proc = subprocess.run([*prefix, ifup, "-a", "-s", "-i", str(group[0])], capture_output=True, text=True,
                               timeout=60)
+        # attribute names and line numbers are part of the shape: one reading holds for the group
+        unknown = unknown_attributes(group[0].read_text(), known)
         for path in group:
             rel = path.relative_to(out)
             dev = _device_of(path, out)
@@ -129,7 +131,7 @@ def check_ifupdown(out: Path, files: list[Path], shapes: bool = True) -> CheckRe
                 found.append(Finding(IFUPDOWN_CHECK, Severity.ERROR, (dev,), "",
                                      f"{rel}: ifupdown2 rejects it: {msg[-1] if msg else proc.returncode}",
                                      "ifreload would fail on the switch"))
-            for lineno, word in unknown_attributes(path.read_text(), known):
+            for lineno, word in unknown:
                 found.append(Finding(IFUPDOWN_CHECK, Severity.ERROR, (dev,), "",
                                      f"{rel}:{lineno}: unknown attribute {word!r}",
                                      "ifupdown2 skips unknown attributes silently: the setting would never be applied"))

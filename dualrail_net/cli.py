@@ -34,6 +34,7 @@ from dualrail_net.sot.diagnostics import one_line
 from dualrail_net.resolve import resolve_fabric
 from dualrail_net.resolve.model import Fabric
 from dualrail_net.sot import Diagnostic, InventoryError, Severity, load_inventory
+from dualrail_net.sot.load import LoadedInventory
 from dualrail_net.sot.validate import validate
 from dualrail_net.verify.batfish.client import BatfishUnavailable, batfish_host, connect
 from dualrail_net.verify.front import VerifyOptions, verify_folder
@@ -316,7 +317,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 # -- steps ---------------------------------------------------------------------------------------
 
-def _load_and_validate(inventory: Path) -> tuple[Any, list[Diagnostic]]:
+def _load_and_validate(inventory: Path) -> tuple[LoadedInventory | None, list[Diagnostic]]:
     try:
         loaded = load_inventory(inventory)
     except InventoryError as exc:
@@ -324,7 +325,7 @@ def _load_and_validate(inventory: Path) -> tuple[Any, list[Diagnostic]]:
     return loaded, validate(loaded)
 
 
-def _valid_inventory(ui: Ui, inventory: Path, warnings: bool = True) -> Any:
+def _valid_inventory(ui: Ui, inventory: Path, warnings: bool = True) -> LoadedInventory | None:
     """The loaded inventory, or None after printing (and emitting as JSON) why it is not valid."""
     loaded, diags = _load_and_validate(inventory)
     errors = [d for d in diags if d.severity == Severity.ERROR]

@@ -12,10 +12,13 @@ against the plan (the manifest's NIC ports) and the fabric's QoS profile.
 
 from __future__ import annotations
 
+from functools import cache
+
 from dualrail_net.verify.checks import BASE, TOPOLOGY, Context, check, finding
 from dualrail_net.verify.findings import Finding, Severity
 from dualrail_net.verify.hostroute import host_routing
 from dualrail_net.verify.ipfast import ip_int
+from dualrail_net.verify.model import ServerConfig
 
 ROCE_V2_IPV4_GID_INDEX = "3"
 
@@ -168,26 +171,16 @@ def host_forwarding(ctx: Context) -> list[Finding]:
 
 # --- the NIC half of RoCE QoS (issue 20): nic-qos.sh against the leaf at the other end -----------------
 
-_PROGRAM_CACHE: list[str] = []
+@cache
+def shipped_program() -> tuple[str, ...]:
+    """The code lines of the nic-qos.sh program dualrail ships: its template read by the same parser
+    as every server's script (the plan and comments left out), so both sides split it alike."""
+    from dualrail_net.render.engine import templates_dir
+    from dualrail_net.verify.parsers import read_nic_qos
 
-
-def shipped_program() -> list[str]:
-    """The code lines of the nic-qos.sh program dualrail ships (the template without its plan and
-    comments): what every server's script must run around its plan."""
-    if not _PROGRAM_CACHE:
-        from dualrail_net.render.engine import templates_dir
-        from dualrail_net.verify.parsers import PLAN_END, PLAN_START
-
-        inside = False
-        for line in (templates_dir() / "server" / "nic-qos.sh.j2").read_text().split("\n"):
-            stripped = line.strip()
-            if stripped.startswith(PLAN_START):
-                inside = True
-            elif stripped == PLAN_END:
-                inside = False
-            elif stripped and not stripped.startswith("#") and not inside:
-                _PROGRAM_CACHE.append(stripped)
-    return _PROGRAM_CACHE
+    template = ServerConfig("template")
+    read_nic_qos((templates_dir() / "server" / "nic-qos.sh.j2").read_text(), template)
+    return tuple(text for _line, text in template.nic_qos_program)
 
 
 def _leaf_ports(ctx: Context) -> dict[tuple[str, str], tuple[str, str]]:
@@ -288,7 +281,7 @@ def nic_qos_program(ctx: Context) -> list[Finding]:
     for name, srv in ctx.snap.servers.items():
         if not srv.nic_qos_file:
             continue
-        got = [text for _line, text in srv.nic_qos_program]
+        got = tuple(text for _line, text in srv.nic_qos_program)
         if got == shipped:
             continue
         first = next((i for i, (a, b) in enumerate(zip(got, shipped)) if a != b), min(len(got), len(shipped)))

@@ -15,4 +15,5 @@ class OutputFormat(str, enum.Enum):
     SHELL = "shell"  # KEY=VALUE files a shell sources
     SYSCTL = "sysctl"  # sysctl.d
     SERVICE = "service"  # line-oriented Linux service files (ntp.conf, rsyslog, resolv.conf)
+    XML = "xml"  # machine-read XML (NCCL's topology): tokens in quoted attributes
     HTML = "html"  # reports people read (capacity): every printed value is HTML-escaped text

@@ -69,6 +69,15 @@ class ServerEntry:
     files: list[str]
     ports: list[ServerPortEntry] = field(default_factory=list)
     mgmt_address: str | None = None  # how the deploy reaches it ("198.51.100.201/24"); None: not deployed
+    model: str = ""  # its server model (Manifest.server_models: the GPUs its NCCL topology must name)
+
+
+@dataclass(frozen=True, slots=True)
+class ServerModelEntry:
+    """What a server model's inside must look like to NCCL (the topology file, the bootstrap port)."""
+    gpus: dict[str, int]  # bus id -> socket, in CUDA order
+    nic_numa: dict[str, int]  # RDMA device -> the socket of its NIC (devices of a placed NIC only)
+    bootstrap_ifname: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,6 +97,8 @@ class IbPlaneEntry:
     hosts: dict[str, str]  # server -> its port GUID in this plane
     # port GUID -> {P_Key (15 bits, hex): membership}: what the SM must program
     expected_pkeys: dict[str, dict[str, str]]
+    sm_standby: str | None = None  # the standby SM's host (opensm-standby.conf), and its port GUID
+    sm_standby_guid: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,6 +136,7 @@ class Manifest:
     ib_planes: dict[str, IbPlaneEntry]
     cabling: str = CABLING_FILE
     management: dict[str, ManagementEntry] = field(default_factory=dict)  # management VRF -> its plan (one)
+    server_models: dict[str, ServerModelEntry] = field(default_factory=dict)
 
     @property
     def management_vrf(self) -> tuple[str, ManagementEntry] | None:
@@ -200,10 +212,12 @@ _NESTED: dict[tuple[type, str], type] = {
     (Manifest, "ib_planes"): IbPlaneEntry,
     (IbPlaneEntry, "switches"): IbSwitchEntry,
     (Manifest, "management"): ManagementEntry,
+    (Manifest, "server_models"): ServerModelEntry,
 }
 # lists of entries, written compactly (see _port)
 _NESTED_LISTS: dict[tuple[type, str], type] = {(ServerEntry, "ports"): ServerPortEntry}
-_CLASSES = (Manifest, DeviceEntry, ServerEntry, IbSwitchEntry, IbPlaneEntry, QosMarkers, ManagementEntry)
+_CLASSES = (Manifest, DeviceEntry, ServerEntry, IbSwitchEntry, IbPlaneEntry, QosMarkers, ManagementEntry,
+            ServerModelEntry)
 
 
 @dataclass(frozen=True)

@@ -66,7 +66,7 @@ def model_figures(inv: Inventory, fabric: Fabric, inputs: ModelInputs) -> ModelF
     speedup = weakest.speedup(inputs.overhead) if weakest else 1.0
     job_servers = min(inputs.job_servers or len(fabric.servers), len(fabric.servers))
     chosen = sorted(fabric.servers, key=lambda s: s.name)[:job_servers]
-    gpus = sum(servers_models[s.model].gpus for s in chosen)
+    gpus = sum(servers_models[s.model].gpu_count for s in chosen)
     job = job_effect(inputs.comm_share, speedup if speedup > 0 else 1.0, gpus * inputs.job_days * 24)
     avail = None
     planes = list(fabric.planes)
@@ -112,7 +112,7 @@ def capacity_report(inv: Inventory, fabric: Fabric, inputs: ModelInputs | None =
                     min_bisection_gbps: float | None = None, parallel_from: int = PARALLEL_FROM) -> CapacityReport:
     """Figures, the impact of ``scenarios`` (default: `default_scenarios`) and the model. From
     ``parallel_from`` switches the second half of the planes is computed in a forked child."""
-    gpus = {name: m.gpus for name, m in inv.servers.server_models.items()}
+    gpus = {name: m.gpu_count for name, m in inv.servers.server_models.items()}
     bound = inv.fabric.topology.max_oversubscription
     todo = scenarios if scenarios is not None else default_scenarios(fabric)
     planes = list(fabric.planes)

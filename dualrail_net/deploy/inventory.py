@@ -24,6 +24,7 @@ from nornir.core.inventory import (
 
 from dualrail_net.deploy.credentials import load_credentials
 from dualrail_net.deploy.drivers.server import SERVER_PATHS
+from dualrail_net.render.servers import HOST_PATHS
 from dualrail_net.manifest import Manifest
 from dualrail_net.platforms import get_platform
 from dualrail_net.twin.gateway_driver import record_dir
@@ -99,9 +100,7 @@ class DualrailInventory:
                 if access is None:
                     continue
                 address, rd = access.address, access.rundir
-                server_paths = {"interfaces": f"{rd}/interfaces", "nccl_env": f"{rd}/nccl.env",
-                                "sysctl": f"{rd}/sysctl.conf", "nic_qos": f"{rd}/nic-qos.sh",
-                                "nic_qos_unit": f"{rd}/dualrail-nic-qos.service", "state_dir": rd}
+                server_paths = {**{name: f"{rd}/{name}" for name in HOST_PATHS}, "state_dir": rd}
             if not address:
                 continue
             folder = str(self.output / srv.dir)

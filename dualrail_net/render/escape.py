@@ -44,6 +44,7 @@ FORMAT_OF_FILE: dict[str, OutputFormat] = {
     "running-config": OutputFormat.EOS,
     "qos_features.conf": OutputFormat.SWITCHD,
     "opensm.conf": OutputFormat.OPENSM,
+    "opensm-standby.conf": OutputFormat.OPENSM,
     "partitions.conf": OutputFormat.OPENSM,
     "root_guids.conf": OutputFormat.OPENSM,
     "cn_guids.conf": OutputFormat.OPENSM,
@@ -52,6 +53,7 @@ FORMAT_OF_FILE: dict[str, OutputFormat] = {
     "nic-qos.sh": OutputFormat.SHELL,
     "dualrail-nic-qos.service": OutputFormat.SERVICE,
     "capacity.html": OutputFormat.HTML,
+    "nccl-topo.xml": OutputFormat.XML,
     "ntp.conf": OutputFormat.SERVICE,
     "rsyslog.conf": OutputFormat.SERVICE,
     "resolv.conf": OutputFormat.SERVICE,
@@ -62,10 +64,15 @@ TOKEN = re.compile(r"[A-Za-z0-9_.:/,=+@%-]*")
 # partition): a token there may not carry them. '=' stays: members and flags are printed as key=value.
 TOKEN_BY_FORMAT: dict[OutputFormat, re.Pattern[str]] = {
     OutputFormat.OPENSM: re.compile(r"[A-Za-z0-9_./=+@%-]*"),
+    # XML prints values inside double-quoted attributes and comments: a space is inert there ("32.0
+    # GT/s PCIe"); markup characters (<, >, &, quotes) are not in the set, nor is "--" needed by any value
+    OutputFormat.XML: re.compile(r"[A-Za-z0-9_.:/,=+@% ]*(?:-(?!-)[A-Za-z0-9_.:/,=+@% ]*)*"),
 }
 
 
 def _allowed(fmt: OutputFormat) -> str:
+    if fmt is OutputFormat.XML:
+        return "'_.:/,=+@%-' and a space (no '--')"
     return "'_./=+@%-'" if fmt is OutputFormat.OPENSM else "'_.:/,=+@%-'"
 
 # Characters free text may not carry into a file of each format (beyond non-printables).
@@ -109,6 +116,8 @@ def escape_text(fmt: OutputFormat, text: str) -> str:
     out = "".join("_" if (not c.isprintable() or c in unsafe) else c for c in text)
     if fmt is OutputFormat.SHELL:
         return shlex.quote(out)
+    if fmt is OutputFormat.XML:
+        return html.escape(out, quote=True).replace("--", "-&#45;")
     return out
 
 

@@ -12,6 +12,9 @@ from dualrail_net.resolve.model import IbPlane
 OPENSM_ROOT = "/etc/opensm"
 MTU_CODES = {256: 1, 512: 2, 1024: 3, 2048: 4, 4096: 5}
 DEFAULT_PKEY = 0x7FFF
+MASTER_PRIORITY = 15  # opensm's highest: the master SM of the plane
+STANDBY_PRIORITY = 14  # below it: the standby polls the master and takes over when it goes
+STANDBY_CONF = "opensm-standby.conf"
 IB_FILES = (
     ("opensm/opensm.conf.j2", "opensm.conf"),
     ("opensm/partitions.conf.j2", "partitions.conf"),
@@ -45,6 +48,8 @@ def ib_structured(plane: IbPlane) -> dict[str, Any]:
         "config_dir": config_dir,
         "sm_host": plane.sm_host,
         "sm_guid": plane.sm_guid,
+        "sm_role": "master",
+        "sm_priority": MASTER_PRIORITY,
         "subnet_prefix": plane.subnet_prefix,
         "routing_engine": plane.routing_engine,
         "root_guid_file": f"{config_dir}/root_guids.conf" if ftree else None,
@@ -61,6 +66,15 @@ def ib_structured(plane: IbPlane) -> dict[str, Any]:
         "root_guids": [s.guid for s in plane.switches if s.role == "spine"],
         "cn_guids": [h.guid for h in plane.hosts],
     }
+
+
+def standby_structured(plane: IbPlane, master: dict[str, Any]) -> dict[str, Any] | None:
+    """The standby SM's opensm.conf values: the master's, bound to the standby's port, lower priority.
+    (Same partitions and routing files: after a failover the subnet keeps its partitions.)"""
+    if not plane.sm_standby:
+        return None
+    return dict(master, sm_host=plane.sm_standby, sm_guid=plane.sm_standby_guid, sm_role="standby",
+                sm_priority=STANDBY_PRIORITY)
 
 
 IB_CABLING_COLUMNS = ["a", "a_port", "a_guid", "b", "b_port", "b_guid"]

@@ -22,13 +22,15 @@ from dualrail_net.manifest import (
     Manifest,
     QosMarkers,
     ServerEntry,
+    ServerModelEntry,
     ServerPortEntry,
 )
 from dualrail_net.render.artifacts import Artifact, RenderResult
 from dualrail_net.render.engine import template, templates_dir
-from dualrail_net.render.infiniband import DEFAULT_PKEY, IB_FILES, ib_cabling_csv, ib_dir, ib_structured
+from dualrail_net.render.infiniband import (DEFAULT_PKEY, IB_FILES, STANDBY_CONF, ib_cabling_csv, ib_dir, ib_structured,
+                                            standby_structured)
 from dualrail_net.platforms import Platform, get_platform
-from dualrail_net.render.servers import SERVER_FILES, server_structured
+from dualrail_net.render.servers import SERVER_FILES, TOPOLOGY_FILE, server_structured, topology_structured
 from dualrail_net.render.structured import switch_structured
 from dualrail_net.resolve.export import cabling_csv, fabric_json
 from dualrail_net.resolve.model import Fabric, IbPlane, ResolvedServer, Switch
@@ -85,6 +87,14 @@ def _management_plan(fabric: Fabric) -> dict[str, ManagementEntry]:
                                    list(m.dns), m.lldp)}
 
 
+def _server_models(fabric: Fabric) -> dict[str, ServerModelEntry]:
+    return {name: ServerModelEntry(gpus={g.pci_address: g.numa for g in layout.gpus},
+                                   nic_numa={p.rdma_device: nic.numa for nic in layout.nics if nic.numa is not None
+                                             for p in nic.ports},
+                                   bootstrap_ifname=layout.bootstrap_ifname)
+            for name, layout in fabric.host_layouts.items()}
+
+
 def _originates(sw: Switch) -> dict[str, list[str]]:
     """Plane -> the prefixes the plan has the switch originate there (one VRF per plane on a
     multi-plane device)."""
@@ -126,12 +136,22 @@ def _render_switches(fabric: Fabric, switches: list[Switch], root: str, done: _R
 
 def _render_servers(fabric: Fabric, servers: list[ResolvedServer], root: str, done: _Rendered,
                     progress: Progress | None) -> None:
+    topologies: dict[str, str | None] = {}  # server model -> its NCCL topology text (one render per model)
     for srv in servers:
         s = server_structured(fabric, srv)
         folder = f"servers/{srv.name}"
         for tpl, filename in SERVER_FILES:
             done.server_files.append(Artifact(f"{folder}/{filename}", template(root, tpl).render(s=s)))
-        done.servers[srv.name] = ServerEntry(dir=folder, planes=s["planes"], files=[f for _, f in SERVER_FILES],
+        files = [f for _, f in SERVER_FILES]
+        if srv.model not in topologies:
+            layout = fabric.host_layouts.get(srv.model)
+            topologies[srv.model] = (template(root, TOPOLOGY_FILE[0]).render(s=topology_structured(layout))
+                                     if layout is not None and layout.has_topology else None)
+        topology = topologies[srv.model]
+        if topology is not None:
+            done.server_files.append(Artifact(f"{folder}/{TOPOLOGY_FILE[1]}", topology))
+            files.append(TOPOLOGY_FILE[1])
+        done.servers[srv.name] = ServerEntry(dir=folder, planes=s["planes"], files=files, model=srv.model,
                                              ports=[ServerPortEntry(p.ifname, p.rdma_device, p.plane, p.rail)
                                                     for p in srv.ports], mgmt_address=srv.mgmt_address)
         if progress:
@@ -198,9 +218,14 @@ def _render(fabric: Fabric, templates: Path | None, progress: Progress | None,
         folder = ib_dir(plane.name)
         for tpl, filename in IB_FILES:
             result.artifacts.append(Artifact(f"{folder}/{filename}", template(root, tpl).render(s=s)))
+        standby = standby_structured(plane, s)
+        if standby is not None:
+            result.artifacts.append(Artifact(f"{folder}/{STANDBY_CONF}",
+                                             template(root, "opensm/opensm.conf.j2").render(s=standby)))
         result.artifacts.append(Artifact(f"{folder}/cabling.csv", ib_cabling_csv(plane)))
         ib_planes[plane.name] = IbPlaneEntry(
             dir=folder, subnet_prefix=plane.subnet_prefix, sm_host=plane.sm_host, sm_guid=plane.sm_guid,
+            sm_standby=plane.sm_standby, sm_standby_guid=plane.sm_standby_guid,
             config_dir=s["config_dir"], switches={sw.name: IbSwitchEntry(sw.role, sw.guid) for sw in plane.switches},
             hosts={h.server: h.guid for h in plane.hosts},
             # what the inventory says each port's partitions are: the simulated run must find exactly this
@@ -215,7 +240,7 @@ def _render(fabric: Fabric, templates: Path | None, progress: Progress | None,
         qos_markers={name: QosMarkers(fabric.qos[p.qos_profile].roce_dscp, fabric.qos[p.qos_profile].cnp_dscp)
                      for name, p in fabric.planes.items()},
         devices=devices, servers=servers, ib_planes=ib_planes, cabling=CABLING,
-        management=_management_plan(fabric))
+        management=_management_plan(fabric), server_models=_server_models(fabric))
     result.artifacts.append(Artifact(MANIFEST, manifest.dumps()))
     return result
 

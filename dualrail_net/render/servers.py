@@ -1,4 +1,5 @@
-"""Resolved server -> structured server config (per-NIC routing, NCCL environment)."""
+"""Resolved server -> structured server config (per-NIC routing, NCCL/UCX environment, the NCCL
+topology of its model, NIC QoS)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from typing import Any
 
 from dualrail_net.render.escape import Text
 from dualrail_net.resolve.allocate import bare
-from dualrail_net.resolve.model import Fabric, ResolvedServer
+from dualrail_net.resolve.model import Fabric, HostLayout, ResolvedServer
 
 SERVER_FILES = (
     ("server/interfaces.j2", "interfaces"),
@@ -15,8 +16,62 @@ SERVER_FILES = (
     ("server/nic-qos.sh.j2", "nic-qos.sh"),
     ("server/dualrail-nic-qos.service.j2", "dualrail-nic-qos.service"),
 )
+# rendered only for a server whose model lists its GPUs (the same text for every server of the model)
+TOPOLOGY_FILE = ("server/nccl-topo.xml.j2", "nccl-topo.xml")
+
+# Where a server keeps each file (a Debian/Ubuntu host with ifupdown2). nccl.env names the topology
+# file by this path, so the render knows it; the server driver deploys to these paths.
+HOST_PATHS = {"interfaces": "/etc/network/interfaces.d/dualrail.intf", "nccl.env": "/etc/dualrail/nccl.env",
+              "sysctl.conf": "/etc/sysctl.d/90-dualrail.conf", "nic-qos.sh": "/usr/local/sbin/dualrail-nic-qos",
+              "dualrail-nic-qos.service": "/etc/systemd/system/dualrail-nic-qos.service",
+              "nccl-topo.xml": "/etc/dualrail/nccl-topo.xml"}
 
 ROCE_V2_IPV4_GID_INDEX = 3
+# 4.096 us x 2^22 = 17 s before a QP gives up on a lost packet: long enough to ride out a PFC storm or
+# a link flap in a large fabric; 7 retries is the verbs maximum.
+NCCL_IB_TIMEOUT = 22
+NCCL_IB_RETRY_CNT = 7
+# PCIe generation -> link speed as Linux (and NCCL's topology) writes it
+PCIE_LINK_SPEED = {1: "2.5 GT/s PCIe", 2: "5.0 GT/s PCIe", 3: "8.0 GT/s PCIe", 4: "16.0 GT/s PCIe",
+                   5: "32.0 GT/s PCIe", 6: "64.0 GT/s PCIe"}
+PCI_CLASS_BRIDGE = "0x060400"
+PCI_CLASS_GPU = "0x030200"  # 3D controller
+PCI_CLASS_NIC = "0x020000"  # Ethernet controller (RoCE)
+
+
+def _bridge(root: str) -> str:
+    """The bus id of a PCIe switch given as its bus ("0000:1a") or as a full bus id."""
+    return root if root.count(":") == 2 else f"{root}:00.0"
+
+
+def rdma_order(layout: HostLayout) -> list[str]:
+    """NCCL's net device order: the RDMA devices as the verbs library lists them (by index)."""
+    names = [p.rdma_device for nic in layout.nics for p in nic.ports]
+    return sorted(names, key=lambda n: (len(n), n))
+
+
+def topology_structured(layout: HostLayout) -> dict[str, Any]:
+    """A server model's PCIe tree as NCCL's topology XML has it: sockets, PCIe switches, GPUs, NICs.
+    Only placement is stated; NCCL fills in what it detects (GPU architecture, NVLink, NIC GUIDs)."""
+    dev_index = {name: i for i, name in enumerate(rdma_order(layout))}
+    sockets: dict[int, dict[str, list[dict[str, Any]]]] = {}
+    for gpu in layout.gpus:
+        sockets.setdefault(gpu.numa, {}).setdefault(_bridge(gpu.pcie_root), []).append(
+            {"kind": "gpu", "busid": gpu.pci_address, "index": gpu.index, "class": PCI_CLASS_GPU})
+    for nic in layout.nics:
+        assert nic.numa is not None and nic.pcie_root is not None and nic.pci_address is not None  # validated
+        sockets.setdefault(nic.numa, {}).setdefault(_bridge(nic.pcie_root), []).append({
+            "kind": "nic", "busid": nic.pci_address, "name": nic.name, "class": PCI_CLASS_NIC,
+            "link_speed": PCIE_LINK_SPEED.get(nic.pcie_gen or 0), "link_width": nic.pcie_lanes,
+            "nets": [{"name": p.rdma_device, "dev": dev_index[p.rdma_device], "port": 1,
+                      "speed": p.speed_gbps * 1000, "plane": p.plane, "rail": p.rail} for p in nic.ports]})
+    return {
+        "model": layout.model,
+        "sockets": [{"numa": numa, "switches": [{"busid": busid, "class": PCI_CLASS_BRIDGE,
+                                                 "devices": sorted(devices, key=lambda d: d["busid"])}
+                                                for busid, devices in sorted(switches.items())]}
+                    for numa, switches in sorted(sockets.items())],
+    }
 
 
 def server_structured(fabric: Fabric, srv: ResolvedServer) -> dict[str, Any]:
@@ -35,6 +90,7 @@ def server_structured(fabric: Fabric, srv: ResolvedServer) -> dict[str, Any]:
         for p in srv.ports
     ]
     hca_order = sorted(srv.ports, key=lambda p: (p.rail, p.plane))
+    layout = fabric.host_layouts.get(srv.model)
     nic_qos = []
     profiles = set()
     for p in srv.ports:
@@ -60,5 +116,12 @@ def server_structured(fabric: Fabric, srv: ResolvedServer) -> dict[str, Any]:
             "dscp": qos.roce_dscp,
             "ib_tc": qos.roce_dscp << 2,
             "qps_per_connection": 2,
+            "ib_timeout": NCCL_IB_TIMEOUT,
+            "ib_retry_cnt": NCCL_IB_RETRY_CNT,
+            "topo_file": HOST_PATHS["nccl-topo.xml"] if layout is not None and layout.has_topology else None,
+            "socket_ifname": layout.bootstrap_ifname if layout is not None else None,
+            "ucx_devices": ",".join(f"{p.rdma_device}:1" for p in hca_order),
+            "plane_hcas": [{"plane": plane, "hca": ",".join(f"{p.rdma_device}:1" for p in hca_order
+                                                            if p.plane == plane)} for plane in planes],
         },
     }

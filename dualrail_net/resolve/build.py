@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from dualrail_net.gcpause import gc_paused
 from dualrail_net.resolve import allocate as alloc
 from dualrail_net.resolve import naming
+from dualrail_net.resolve.hosts import resolve_host_layouts
 from dualrail_net.resolve.infiniband import resolve_infiniband
 from dualrail_net.resolve.model import (
     BgpPeer,
@@ -312,4 +313,5 @@ def _resolve(inv: Inventory) -> Fabric:
         name=inv.fabric.name, tiers=inv.fabric.topology.tiers, rails=inv.fabric.topology.rails, planes=planes,
         switches=switches, links=ordered_links, servers=servers, qos=qos,
         ib_planes=resolve_infiniband(inv), management=inv.fabric.management,
+        host_layouts=resolve_host_layouts(inv),
     )

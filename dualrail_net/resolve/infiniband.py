@@ -39,8 +39,10 @@ def resolve_infiniband(inv: Inventory) -> dict[str, IbPlane]:
         ]
         base = (int(spec.switch_guid_base, 16) if spec.switch_guid_base
                 else DEFAULT_SWITCH_OUI | (int(spec.subnet_prefix, 16) & 0xFFFF) << 16)
-        switches = [IbSwitch(n, "spine", _guid(base + i)) for i, n in enumerate(spines)]
-        switches += [IbSwitch(n, "leaf", _guid(base + len(spines) + i)) for i, n in enumerate(leaves)]
+        # the hardware's GUIDs when the inventory has them (validation: all of the plane's switches)
+        given = spec.switch_guids
+        switches = [IbSwitch(n, "spine", given.get(n) or _guid(base + i)) for i, n in enumerate(spines)]
+        switches += [IbSwitch(n, "leaf", given.get(n) or _guid(base + len(spines) + i)) for i, n in enumerate(leaves)]
         sw_guid = {s.name: s.guid for s in switches}
         # Leaf ports 1..hosts_per_leaf face hosts; the next ports go to spine 1, 2, ...; spine port
         # N goes to leaf N. Fixed positions, so adding a host or a leaf moves nothing.
@@ -52,6 +54,7 @@ def resolve_infiniband(inv: Inventory) -> dict[str, IbPlane]:
             name=plane, subnet_prefix=spec.subnet_prefix.lower(), routing_engine=spec.routing_engine,
             sm_host=spec.sm_host, sm_guid=guid_of.get(spec.sm_host, ""), leaves=leaves, spines=spines,
             hosts=hosts, partitions=partitions, default_partition=ib.default_partition,
-            switches=switches, links=links,
+            switches=switches, links=links, sm_standby=spec.sm_standby,
+            sm_standby_guid=guid_of.get(spec.sm_standby, "") if spec.sm_standby else "",
         )
     return out

@@ -227,6 +227,50 @@ class IbPlane:
     default_partition: str
     switches: list[IbSwitch] = field(default_factory=list)
     links: list[IbLink] = field(default_factory=list)
+    sm_standby: str | None = None  # the standby SM's host (lower priority), and its port GUID
+    sm_standby_guid: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class GpuPlace:
+    index: int  # CUDA order within the server
+    pci_address: str
+    pcie_root: str
+    numa: int
+
+
+@dataclass(frozen=True, slots=True)
+class NicPortPlace:
+    port: int
+    rdma_device: str
+    plane: str
+    rail: int
+    speed_gbps: int
+
+
+@dataclass(frozen=True, slots=True)
+class NicPlace:
+    name: str
+    pci_address: str | None
+    pcie_root: str | None
+    numa: int | None
+    ports: tuple[NicPortPlace, ...]
+    pcie_gen: int | None = None
+    pcie_lanes: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class HostLayout:
+    """A server model's inside as NCCL sees it: GPUs and NICs under PCIe switches and sockets."""
+
+    model: str
+    gpus: tuple[GpuPlace, ...]  # empty: the model gives a GPU count only (no topology file)
+    nics: tuple[NicPlace, ...]
+    bootstrap_ifname: str | None = None
+
+    @property
+    def has_topology(self) -> bool:
+        return bool(self.gpus)
 
 
 @dataclass(slots=True)
@@ -241,6 +285,7 @@ class Fabric:
     qos: dict[str, Qos]
     ib_planes: dict[str, IbPlane] = field(default_factory=dict)
     management: Management | None = None  # the inventory's section, validated (every switch renders it)
+    host_layouts: dict[str, HostLayout] = field(default_factory=dict)  # server model -> its GPUs and NICs
 
     def plane_switches(self, plane: str) -> list[Switch]:
         return [s for s in self.switches.values() if plane in s.planes]

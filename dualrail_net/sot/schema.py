@@ -26,6 +26,7 @@ NAME_RE = re.compile(r"[a-z0-9][a-z0-9-]{0,62}")
 LABEL_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 VERSION_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,63}")
 PCIE_RE = re.compile(r"[0-9a-fA-F]{4}:[0-9a-fA-F]{2}(:[0-9a-fA-F]{2}(\.[0-7])?)?")
+PCI_FUNCTION_RE = re.compile(r"[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]")
 MAX_TEXT = 200
 MAX_PORT = 1024  # front-panel ports of one switch, breakouts included
 MAX_BUFFER_BYTES = 1 << 30  # no switch has a gigabyte of packet buffer per port group
@@ -65,6 +66,16 @@ def _pcie(value: str) -> str:
     if not PCIE_RE.fullmatch(value):
         raise ValueError(f"PCIe address {value!r} must look like '0000:1a' or '0000:1a:00.0' (quote it)")
     return value
+
+
+def _pci_function(value: str) -> str:
+    if not PCI_FUNCTION_RE.fullmatch(value):
+        raise ValueError(f"PCI address {value!r} must be a full lower-case bus id like '0000:1b:00.0' (as lspci -D "
+                         "prints it; quote it)")
+    return value
+
+
+PciAddress = Annotated[str, AfterValidator(_pci_function)]
 
 
 def _text(value: str) -> str:
@@ -395,13 +406,40 @@ class Nic(Strict):
     pcie_gen: int | None = Field(default=None, ge=1, le=6, description="PCIe generation of the NIC's host link "
                                                                        "(the capacity model caps the NIC at it)")
     pcie_lanes: Literal[1, 2, 4, 8, 16] | None = Field(default=None, description="PCIe lanes of the NIC's host link")
+    pci_address: PciAddress | None = Field(
+        default=None, description="bus id of the NIC's first function (port 1); the NCCL topology names it")
     ports: list[NicPort] = Field(min_length=1, max_length=4)
+
+
+class Gpu(Strict):
+    """Where one GPU sits: its bus id, the PCIe switch (root) above it and its socket."""
+    pci_address: PciAddress
+    pcie_root: Annotated[str, AfterValidator(_pcie)]
+    numa: int = Field(ge=0, le=63)
 
 
 class ServerModel(Strict):
     description: Text = ""
-    gpus: int = Field(default=8, ge=1, le=64)
+    gpus: Annotated[int, Field(ge=1, le=64)] | Annotated[list[Gpu], Field(min_length=1, max_length=64)] = Field(
+        default=8, description="the GPU count, or the GPUs in CUDA order with their PCIe placement (then the "
+                               "model gets an NCCL topology file and its GPU-NIC affinity is validated)")
+    split: Literal["port", "nic"] | None = Field(
+        default=None, description="how the planes are spread over the NICs: 'port' (each multi-port NIC has a "
+                                  "port in every plane; each GPU finds every plane under its own PCIe switch), "
+                                  "'nic' (each NIC is in one plane, the planes get equal NIC counts; each GPU has "
+                                  "its own NIC under its PCIe switch). None: no split rule")
+    bootstrap_ifname: str | None = Field(
+        default=None, pattern=r"^[a-zA-Z][a-zA-Z0-9_.-]{0,14}$",
+        description="the host interface NCCL and UCX bootstrap over (NCCL_SOCKET_IFNAME), e.g. the front-end NIC")
     nics: list[Nic] = Field(min_length=1, max_length=32)
+
+    @property
+    def gpu_count(self) -> int:
+        return len(self.gpus) if isinstance(self.gpus, list) else self.gpus
+
+    @property
+    def gpu_places(self) -> list[Gpu]:
+        return self.gpus if isinstance(self.gpus, list) else []
 
 
 class Server(Strict):
@@ -431,8 +469,16 @@ class IbPlane(Strict):
     spines: int = Field(ge=1, le=MAX_PORT)
     hosts_per_leaf: int = Field(ge=1, le=MAX_PORT)
     sm_host: HostName = Field(description="server whose HCA port runs this plane's subnet manager")
+    sm_standby: HostName | None = Field(
+        default=None, description="server running this plane's standby subnet manager (lower priority: it takes "
+                                  "over when the master's host fails)")
     switch_guid_base: Guid | None = Field(
-        default=None, description="node GUID of this plane's first switch; the others count up from it")
+        default=None, description="node GUID of this plane's first switch; the others count up from it (for a "
+                                  "lab: real switches have the GUIDs in switch_guids)")
+    switch_guids: dict[HostName, Guid] = Field(
+        default_factory=dict, max_length=8192,
+        description="node GUID of each switch of the plane, as the hardware reports it (ibswitches): "
+                    "root_guids.conf and the IB cabling plan name these")
 
 
 class PartitionMember(Strict):

@@ -13,8 +13,9 @@ from dataclasses import dataclass
 from dualrail_net.platforms import get_platform
 from dualrail_net.sot.capacity import PlaneCapacity, plane_capacity
 from dualrail_net.sot.diagnostics import Diagnostic, Severity
+from dualrail_net.sot.hostlayout import check_host_layout
 from dualrail_net.sot.load import LoadedInventory
-from dualrail_net.sot.schema import SPEEDS_GBPS, expand_ports
+from dualrail_net.sot.schema import SPEEDS_GBPS, IbPlane, expand_ports
 
 
 Rule = Callable[[LoadedInventory], Iterator[Diagnostic]]
@@ -190,7 +191,8 @@ def shared_fate(inv: LoadedInventory) -> list[str]:
     if ib is not None:
         by_host: dict[str, list[str]] = {}
         for plane, spec in ib.ib_planes.items():
-            by_host.setdefault(spec.sm_host, []).append(plane)
+            for host in {spec.sm_host, spec.sm_standby} - {None}:
+                by_host.setdefault(str(host), []).append(plane)
         for host, planes in sorted(by_host.items()):
             if len(planes) > 1:
                 out.append(f"host {host} runs the subnet managers of IB planes {', '.join(planes)}")
@@ -532,6 +534,8 @@ def check_infiniband(inv: LoadedInventory) -> Iterator[Diagnostic]:
                         f"{spec.sm_host}: its fault takes both planes' SM", "give each plane's SM its own host",
                         code="SOT-IB-SM-SHARED")
         sm_hosts.setdefault(spec.sm_host, plane)
+        yield from _standby(inv, plane, spec, sm_hosts, {h.server for h in ib.hosts})
+        yield from _switch_guids(inv, plane, spec)
     guids: dict[str, str] = {}
     ib_hosts: set[str] = set()
     for hi, host in enumerate(ib.hosts):
@@ -576,9 +580,56 @@ def check_infiniband(inv: LoadedInventory) -> Iterator[Diagnostic]:
                             "in infiniband.yaml hosts", "add its GUIDs to hosts or remove the member")
 
 
+def _standby(inv: LoadedInventory, plane: str, spec: IbPlane, sm_hosts: dict[str, str],
+             hosts: set[str]) -> Iterator[Diagnostic]:
+    """Each IB plane's standby SM: on a host of the plane, not the master's, and not shared with another
+    plane's SM (its fault would leave both without a standby). ``sm_hosts`` collects every SM host."""
+    path = ("infiniband", "ib_planes", plane)
+    if spec.sm_standby is None:
+        yield _diag(inv, (*path, "sm_host"), f"IB plane {plane} has no standby subnet manager",
+                    "add sm_standby: a second host whose opensm takes over when the master's host fails",
+                    Severity.WARNING, "SOT-IB-NO-STANDBY")
+        return
+    if spec.sm_standby == spec.sm_host:
+        yield _diag(inv, (*path, "sm_standby"), f"IB plane {plane}: the standby SM is on the master's host "
+                    f"{spec.sm_host}", "a standby on the same host fails with it: pick another host")
+    elif spec.sm_standby not in hosts:
+        yield _diag(inv, (*path, "sm_standby"), f"IB plane {plane}: sm_standby {spec.sm_standby} has no HCA in hosts",
+                    "pick a listed host")
+    elif spec.sm_standby in sm_hosts and sm_hosts[spec.sm_standby] != plane:
+        yield _diag(inv, (*path, "sm_standby"), f"IB planes {sm_hosts[spec.sm_standby]} and {plane} run subnet "
+                    f"managers on one host, {spec.sm_standby}: its fault takes an SM of both planes",
+                    "give each plane's SMs their own hosts", code="SOT-IB-SM-SHARED")
+    sm_hosts.setdefault(spec.sm_standby, plane)
+
+
+def _switch_guids(inv: LoadedInventory, plane: str, spec: IbPlane) -> Iterator[Diagnostic]:
+    """Switch GUIDs from the hardware: all or none, only the plane's switches, each unique."""
+    if not spec.switch_guids:
+        return
+    path = ("infiniband", "ib_planes", plane, "switch_guids")
+    prefix = plane.lower()
+    names = [f"{prefix}-spine-{i + 1}" for i in range(spec.spines)] + [f"{prefix}-leaf-{i + 1}" for i in range(spec.leaves)]
+    unknown = sorted(set(spec.switch_guids) - set(names))
+    for name in unknown:
+        yield _diag(inv, (*path, name), f"IB plane {plane} has no switch {name}",
+                    f"its switches are {names[0]} .. {names[-1]}")
+    missing = [n for n in names if n not in spec.switch_guids]
+    if missing:
+        yield _diag(inv, path, f"IB plane {plane}: switch_guids lacks {', '.join(missing[:4])}"
+                    + (f" and {len(missing) - 4} more" if len(missing) > 4 else ""),
+                    "list every switch of the plane (ibswitches), or none")
+    seen: dict[str, str] = {}
+    for name, guid in spec.switch_guids.items():
+        if guid in seen:
+            yield _diag(inv, (*path, name), f"IB plane {plane}: {name} has GUID {guid}, as {seen[guid]} does",
+                        "GUIDs are unique; re-read them from the switches", code="SOT-DUP-GUID")
+        seen[guid] = name
+
+
 RULES: tuple[Rule, ...] = (
     check_topology, check_capacity, check_pools, check_asns, check_symmetry, check_platforms, check_qos,
-    check_servers, check_names, check_infiniband,
+    check_servers, check_host_layout, check_names, check_infiniband,
 )
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from dualrail_net.manifest import Manifest, ManifestError
+from dualrail_net.render.servers import HOST_PATHS
 from dualrail_net.twin import frr, lldp, sshd
 from dualrail_net.twin.gateway_driver import record_dir, write_record
 from dualrail_net.twin.plan import NS_PREFIX, Cable, SwitchNs, TwinPlan, build_plan, ns_name
@@ -175,7 +176,7 @@ def _bring_up_server(ns: str, folder: Path) -> None:
     d = rundir(ns)
     d.mkdir(parents=True, exist_ok=True)
     # where the server's driver finds them (the NIC QoS program and unit only where rendered)
-    for name in ("interfaces", "nccl.env", "sysctl.conf", "nic-qos.sh", "dualrail-nic-qos.service"):
+    for name in HOST_PATHS:
         if (folder / name).exists():
             shutil.copy(folder / name, d / name)
     in_ns(ns, ["sysctl", "-q", "-p", str(folder / "sysctl.conf")], check=False)

@@ -1,5 +1,5 @@
 """A GPU server's fabric files over SSH (netmiko ``linux``): the per-NIC-port interfaces file
-(ifupdown2), ``nccl.env``, ``sysctl.conf``, and the NIC QoS program ``nic-qos.sh`` with its systemd
+(ifupdown2), ``nccl.env`` (with the model's ``nccl-topo.xml``), ``sysctl.conf``, and the NIC QoS program ``nic-qos.sh`` with its systemd
 unit (applied at once, and at every boot).
 
 The push machinery is the Linux switch driver's (SFTP upload, ``<file>.dualrail-prev``, a revert
@@ -14,14 +14,13 @@ from __future__ import annotations
 from typing import Any
 
 from dualrail_net.platforms.cumulus.driver import CumulusDriver
+from dualrail_net.render.servers import HOST_PATHS
 from dualrail_net.verify.parsers.ifupdown import read_interfaces, server_policy
 
-# where a server keeps each file (a Debian/Ubuntu host with ifupdown2)
-SERVER_PATHS = {"interfaces": "/etc/network/interfaces.d/dualrail.intf", "nccl_env": "/etc/dualrail/nccl.env",
-                "sysctl": "/etc/sysctl.d/90-dualrail.conf", "nic_qos": "/usr/local/sbin/dualrail-nic-qos",
-                "nic_qos_unit": "/etc/systemd/system/dualrail-nic-qos.service", "state_dir": "/var/lib/dualrail"}
-SERVER_FILES = (("interfaces", "interfaces"), ("nccl.env", "nccl_env"), ("sysctl.conf", "sysctl"),
-                ("nic-qos.sh", "nic_qos"), ("dualrail-nic-qos.service", "nic_qos_unit"))
+# where a server keeps each file (render/servers.HOST_PATHS: nccl.env names the topology file's path);
+# a path key is the rendered file's name. The topology file is pushed where the model renders one.
+SERVER_PATHS = {**HOST_PATHS, "state_dir": "/var/lib/dualrail"}
+SERVER_FILES = tuple((name, name) for name in HOST_PATHS)
 PROBE_SCRIPT = "reachability.sh"
 
 
@@ -66,7 +65,7 @@ class ServerDriver(CumulusDriver):
             # the twin's namespaces run no systemd: the unit is placed, and enabled on real servers
             return [] if self.twin else ["systemctl daemon-reload && systemctl enable dualrail-nic-qos.service "
                                          ">/dev/null 2>&1"]
-        return []  # nccl.env: read by the next job that starts
+        return []  # nccl.env and nccl-topo.xml: read by the next job that starts
 
     def health(self) -> list[str]:
         """Every NIC port whose leaf (its table's next hop) does not answer on the port's own link."""

@@ -687,7 +687,7 @@ def cmd_deploy(args: argparse.Namespace, ui: Ui) -> int:
 def _deploy_opensm(args: argparse.Namespace, ui: Ui, playbook: str, forced: str | None) -> int:
     """``deploy --scope opensm``: every IB plane's SM host over SSH (deploy/opensm.py)."""
     from dualrail_net.deploy.journal import open_journal
-    from dualrail_net.deploy.opensm import SmHostUnknown, SshSmHost, deploy_opensm, sm_addresses
+    from dualrail_net.deploy.opensm import SmHostUnknown, SshSmHost, deploy_opensm, sm_addresses, standby_addresses
     from dualrail_net.deploy.session import connector
     if args.twin:
         ui.print("[red]the twin runs no subnet manager: OpenSM deploys are rehearsed on ibsim "
@@ -697,6 +697,7 @@ def _deploy_opensm(args: argparse.Namespace, ui: Ui, playbook: str, forced: str 
     planes = [p for p in (args.ib_planes.split(",") if args.ib_planes else list(manifest.ib_planes)) if p]
     try:
         addresses = sm_addresses(manifest, planes)
+        standby_at = standby_addresses(manifest, planes)
     except SmHostUnknown as exc:
         ui.print(f"[red]{escape(one_line(f'deploy: {exc}'))}[/]")
         _emit(ui, {"ok": False, "error": str(exc)})
@@ -710,8 +711,10 @@ def _deploy_opensm(args: argparse.Namespace, ui: Ui, playbook: str, forced: str 
     try:
         hosts = {plane: SshSmHost(server, connect(nr.inventory.hosts[server]), manifest.ib_planes[plane])
                  for plane, (server, _address) in addresses.items()}
+        standbys = {plane: SshSmHost(server, connect(nr.inventory.hosts[server]), manifest.ib_planes[plane])
+                    for plane, (server, _address) in standby_at.items()}
         results = deploy_opensm(args.output, hosts, planes, say=lambda m: ui.print(f"[dim]deploy:[/] {escape(m)}"),
-                                journal=journal, run_id=run_id)
+                                journal=journal, run_id=run_id, standbys=standbys)
     except Exception as exc:  # an unreachable SM host: the run fails, the journal says why
         journal.end_run(run_id, "failed", f"{type(exc).__name__}: {exc}")
         nr.close_connections()

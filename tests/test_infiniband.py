@@ -93,6 +93,14 @@ STATIC_CASES: list[tuple[str, str, str, str, str]] = [
      "/etc/opensm/IBB/partitions.conf", "IB-SM-SECURITY"),
     ("a setting the checks cannot judge", "ib-plane-IBA/opensm.conf", "lmc 0\n", "lmc 0\nqos TRUE\n",
      "IB-OPENSM-UNMODELLED"),
+    ("the standby outranks the master", "ib-plane-IBA/opensm-standby.conf", "sm_priority 14", "sm_priority 15",
+     "IB-SM-STANDBY"),
+    ("the standby binds to the master's port", "ib-plane-IBB/opensm-standby.conf", "guid 0x0c42a10300b10004",
+     "guid 0x0c42a10300b10002", "IB-SM-STANDBY"),
+    ("the standby routes differently", "ib-plane-IBA/opensm-standby.conf", "routing_engine ftree",
+     "routing_engine minhop", "IB-SM-STANDBY"),
+    ("the standby drops partition enforcement", "ib-plane-IBA/opensm-standby.conf", "part_enforce both",
+     "part_enforce off", "IB-SM-SECURITY"),
 ]
 
 

@@ -30,6 +30,10 @@ GOLDEN_FILES = [
     "servers/gpu001/nccl.env",
     "servers/gpu001/sysctl.conf",
     "servers/gpu017/nccl.env",
+    "servers/gpu001/nccl-topo.xml",
+    "servers/gpu017/nccl-topo.xml",
+    "ib-plane-IBA/opensm.conf",
+    "ib-plane-IBA/opensm-standby.conf",
 ]
 
 

@@ -65,10 +65,14 @@ CASES = [
     ("rail out of range", {"servers.yaml": [("{port: 2, plane: B, rail: 3, ifname: ens4f1np1",
                                              "{port: 2, plane: B, rail: 7, ifname: ens4f1np1")]},
      "is on rail 7 but the fabric has rails 0-3", ("servers.yaml", "rail: 7", 1), Severity.ERROR),
-    ("two planes' NICs on one PCIe root", {"servers.yaml": [("pcie_root: \"0000:4c\"", "pcie_root: \"0000:0c\"")]},
-     "share PCIe root 0000:0c", ("servers.yaml", "pcie_root: \"0000:0c\"", 2), Severity.WARNING),
-    ("two planes' NICs on one NUMA node", {"servers.yaml": [("pcie_root: \"0000:4c\"\n        numa: 1", "pcie_root: \"0000:4c\"\n        numa: 0")]},
-     "share NUMA node 0", ("servers.yaml", "pcie_root: \"0000:4c\"", 1, +1), Severity.WARNING),
+    ("two planes' NICs on one PCIe root", {"servers.yaml": [
+        ("pcie_root: \"0000:4c\"\n        pci_address: \"0000:4e:00.0\"\n        numa: 1",
+         "pcie_root: \"0000:0c\"\n        pci_address: \"0000:4e:00.0\"\n        numa: 0")]},
+     "share PCIe root 0000:0c", ("servers.yaml", "pcie_root: \"0000:0c\"", 3), Severity.WARNING),
+    ("two planes' NICs on one NUMA node", {"servers.yaml": [
+        ("pcie_root: \"0000:4c\"\n        pci_address: \"0000:4e:00.0\"\n        numa: 1",
+         "pcie_root: \"0000:4c\"\n        pci_address: \"0000:4e:00.0\"\n        numa: 0")]},
+     "share NUMA node 0", ("servers.yaml", "pcie_root: \"0000:4c\"", 2, +2), Severity.WARNING),
     ("duplicate server name", {"servers.yaml": [("{name: gpu017,", "{name: gpu016,")]},
      "duplicate server name gpu016", ("servers.yaml", "name: gpu016", 2), Severity.ERROR),
     ("slot taken twice", {"servers.yaml": [("{name: gpu017, model: dgx-split-8x1, su: 2, slot: 1,",
@@ -102,6 +106,48 @@ CASES = [
      "leaf port 32 is in both server_ports and uplink_ports", ("fabric.yaml", "uplink_ports: 32-63", 1), Severity.ERROR),
     ("pods on a two-tier fabric", {"fabric.yaml": [("  pods: 1", "  pods: 2")]},
      "pods = 2 needs tiers: 3", ("fabric.yaml", "pods: 2", 1), Severity.ERROR),
+    # the split rule and GPU placement (sot/hostlayout.py)
+    ("a port-split NIC with both ports in one plane",
+     {"servers.yaml": [("{port: 2, plane: B, rail: 0, ifname: ens1f1np1", "{port: 2, plane: A, rail: 1, ifname: ens1f1np1"),
+                       ("{port: 1, plane: A, rail: 1, ifname: ens2f0np0", "{port: 1, plane: B, rail: 0, ifname: ens2f0np0")]},
+     "nic0 has 2 ports but reaches only plane A (split: port)", None, Severity.ERROR),
+    ("a NIC-split model with unequal planes",
+     {"servers.yaml": [('      - name: nic7\n        pcie_root: "0000:7c"\n        pci_address: "0000:7e:00.0"\n'
+                        '        numa: 1\n        pcie_gen: 5\n        pcie_lanes: 16\n        ports:\n'
+                        '          - {port: 1, plane: B, rail: 3, ifname: ibp7s0, rdma_device: mlx5_7}\n', "")]},
+     "the planes get unequal NIC counts (A: 4, B: 3)", ("servers.yaml", "split: nic", 1), Severity.ERROR),
+    ("a GPU without a plane's NIC under its PCIe switch",
+     {"servers.yaml": [('{pci_address: "0000:1c:00.0", pcie_root: "0000:1a", numa: 0}',
+                        '{pci_address: "0000:1c:00.0", pcie_root: "0000:2a", numa: 0}')]},
+     "GPU 1 (0000:1c:00.0) has no NIC port of plane A, B under its PCIe switch 0000:2a",
+     ("servers.yaml", 'pcie_root: "0000:2a"', 1), Severity.WARNING),
+    ("a NIC-split GPU without its own NIC",
+     {"servers.yaml": [('{pci_address: "0000:0d:00.0", pcie_root: "0000:0c", numa: 0}',
+                        '{pci_address: "0000:0d:00.0", pcie_root: "0000:9c", numa: 0}')]},
+     "GPU 0 (0000:0d:00.0) has no NIC under its PCIe switch 0000:9c", None, Severity.WARNING),
+    ("a GPU and a NIC under one switch on different sockets",
+     {"servers.yaml": [('{pci_address: "0000:1b:00.0", pcie_root: "0000:1a", numa: 0}',
+                        '{pci_address: "0000:1b:00.0", pcie_root: "0000:1a", numa: 1}')]},
+     "but PCIe switch 0000:1a is on node 1", None, Severity.ERROR),
+    ("two devices with one bus id",
+     {"servers.yaml": [('{pci_address: "0000:1c:00.0", pcie_root: "0000:1a"', '{pci_address: "0000:1d:00.0", pcie_root: "0000:1a"')]},
+     "nic0 has bus id 0000:1d:00.0, as GPU 1 does", None, Severity.ERROR),
+    ("a placed model with an unplaced NIC",
+     {"servers.yaml": [('        pci_address: "0000:3d:00.0"\n', "")]},
+     "nic1 has no pci_address, but the model lists its GPUs", None, Severity.ERROR),
+    # standby subnet managers and switch GUIDs (IB)
+    ("the standby SM on the master's host", {"infiniband.yaml": [("sm_standby: gpu003", "sm_standby: gpu001")]},
+     "the standby SM is on the master's host gpu001", ("infiniband.yaml", "sm_standby: gpu001", 1), Severity.ERROR),
+    ("one host standby for both planes", {"infiniband.yaml": [("sm_standby: gpu004", "sm_standby: gpu003")]},
+     "run subnet managers on one host, gpu003", ("infiniband.yaml", "sm_standby: gpu003", 2), Severity.ERROR),
+    ("no standby SM", {"infiniband.yaml": [("    sm_standby: gpu004\n", "")]},
+     "IB plane IBB has no standby subnet manager", None, Severity.WARNING),
+    ("switch GUIDs for some switches only",
+     {"infiniband.yaml": [("    sm_standby: gpu003 ", "    switch_guids: {iba-spine-1: \"0x0002c90300aa0001\"}\n    sm_standby: gpu003 ")]},
+     "switch_guids lacks iba-spine-2, iba-leaf-1, iba-leaf-2", None, Severity.ERROR),
+    ("a switch GUID for a switch the plane lacks",
+     {"infiniband.yaml": [("    sm_standby: gpu003 ", "    switch_guids: {iba-spine-9: \"0x0002c90300aa0001\"}\n    sm_standby: gpu003 ")]},
+     "IB plane IBA has no switch iba-spine-9", None, Severity.ERROR),
 ]
 
 
@@ -118,3 +164,30 @@ def test_rule_fires(make_inventory: InventoryFactory, desc, edits, expected, whe
         file, needle, occurrence, *offset = where
         assert hit.file.endswith(file)
         assert hit.line == line_of(root / file, needle, occurrence) + sum(offset), hit.format()
+
+
+def test_switch_guids_from_the_inventory_reach_the_sm_files(make_inventory: InventoryFactory) -> None:
+    """GUIDs read off the hardware name the switches in root_guids.conf and the IB cabling plan."""
+    from dualrail_net.render import render_fabric
+    from dualrail_net.resolve import resolve_fabric
+    guids = {"iba-spine-1": "0x0002C90300AA0001", "iba-spine-2": "0x0002c90300aa0002",
+             "iba-leaf-1": "0x0002c90300aa0011", "iba-leaf-2": "0x0002c90300aa0012"}
+    text = ", ".join(f'{k}: "{v}"' for k, v in guids.items())
+    root = make_inventory({"infiniband.yaml": [("    sm_standby: gpu003 ", f"    switch_guids: {{{text}}}\n"
+                                                                          "    sm_standby: gpu003 ")]})
+    loaded = load_inventory(root)
+    assert [d for d in validate(loaded) if d.severity == Severity.ERROR] == []
+    files = render_fabric(resolve_fabric(loaded.inventory)).by_path()
+    assert "0x0002c90300aa0001\n0x0002c90300aa0002" in files["ib-plane-IBA/root_guids.conf"]
+    assert "iba-leaf-1,17,0x0002c90300aa0011,iba-spine-1,1,0x0002c90300aa0001" in files["ib-plane-IBA/cabling.csv"]
+
+
+def test_a_bus_id_that_is_not_one_is_refused_with_its_line(make_inventory: InventoryFactory) -> None:
+    from dualrail_net.sot.load import InventoryError
+    root = make_inventory({"servers.yaml": [('pci_address: "0000:3d:00.0"', 'pci_address: "0000:3d"')]})
+    with pytest.raises(InventoryError) as err:
+        load_inventory(root)
+    text = str(err.value)
+    needle = 'pci_address: "0000:3d"'
+    assert f"servers.yaml:{line_of(root / 'servers.yaml', needle, 1)}:" in text
+    assert "must be a full lower-case bus id" in text

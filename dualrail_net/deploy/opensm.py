@@ -26,6 +26,7 @@ from typing import Any, Protocol
 from dualrail_net.deploy.drivers.base import run_shell
 from dualrail_net.deploy.journal import Journal
 from dualrail_net.manifest import IbPlaneEntry, Manifest
+from dualrail_net.render.infiniband import STANDBY_CONF
 
 FILES = ("opensm.conf", "partitions.conf", "root_guids.conf", "cn_guids.conf")
 
@@ -85,14 +86,57 @@ def sm_addresses(manifest: Manifest, planes: list[str]) -> dict[str, tuple[str, 
     return out
 
 
+def standby_addresses(manifest: Manifest, planes: list[str]) -> dict[str, tuple[str, str]]:
+    """IB plane -> (its standby SM host, its management address), for the planes that have one."""
+    out: dict[str, tuple[str, str]] = {}
+    for plane in planes:
+        meta = manifest.ib_planes.get(plane)
+        if meta is None or meta.sm_standby is None:
+            continue
+        server = manifest.servers.get(meta.sm_standby)
+        if server is None or not server.mgmt_address:
+            raise SmHostUnknown(f"IB plane {plane}: its standby SM host {meta.sm_standby} has no management address "
+                                "(servers.yaml mgmt_address): its files would fall behind the master's")
+        out[plane] = (meta.sm_standby, server.mgmt_address.split("/")[0])
+    return out
+
+
+def standby_files(out: Path, meta: IbPlaneEntry) -> dict[str, str]:
+    """What the standby SM host runs: the plane's files, with its own opensm.conf."""
+    files = {name: (out / meta.dir / name).read_text() for name in FILES}
+    files["opensm.conf"] = (out / meta.dir / STANDBY_CONF).read_text()
+    return files
+
+
 def deploy_opensm(out: Path, hosts: Mapping[str, SmHost], planes: list[str], timeout: float = 120,
-                  say: Any = None, journal: Journal | None = None, run_id: int = 0) -> list[PlaneResult]:
+                  say: Any = None, journal: Journal | None = None, run_id: int = 0,
+                  standbys: Mapping[str, SmHost] | None = None) -> list[PlaneResult]:
     """Roll the rendered OpenSM files of ``planes`` (in that order) to their SM hosts (module text).
-    With a ``journal`` every plane is a step of run ``run_id`` (device: the plane's SM host)."""
+    With a ``journal`` every plane is a step of run ``run_id`` (device: the plane's SM host).
+    A plane with a standby SM must have its host in ``standbys``: it gets the files only after the
+    master passed its gate (a failed plane leaves the standby on the previous files, as the master)."""
     manifest = Manifest.load(out)
     results: list[PlaneResult] = []
     for plane in planes:
+        if manifest.ib_planes[plane].sm_standby and plane not in (standbys or {}):
+            results.append(PlaneResult(plane, "failed", f"no way to reach the standby SM "
+                                       f"{manifest.ib_planes[plane].sm_standby}: nothing was changed"))
+            break
         result = _one_plane(out, manifest, hosts[plane], plane, timeout, say, journal, run_id)
+        if result.status != "failed" and standbys and plane in standbys:
+            meta = manifest.ib_planes[plane]
+            standby = standbys[plane]
+            wanted = standby_files(out, meta)
+            if standby.read_files() != wanted:
+                standby.write_files(wanted)
+                standby.reread()
+                if standby.read_files() != wanted:
+                    result = PlaneResult(plane, "failed", f"the standby SM {meta.sm_standby} did not keep its files "
+                                         "(the master runs the new ones)", result.seconds)
+                elif say:
+                    say(f"IB plane {plane}: standby SM {meta.sm_standby} has the same files")
+            result = PlaneResult(result.plane, result.status, result.detail + f"; standby {meta.sm_standby} in step",
+                                 result.seconds) if result.status != "failed" else result
         results.append(result)
         if result.status == "failed":
             break  # the next plane is not touched
@@ -136,20 +180,31 @@ def _roll_plane(out: Path, meta: IbPlaneEntry, host: SmHost, plane: str, timeout
 class SimulatedSmHost:
     """A plane's SM host as a rehearsal: the real opensm, as a daemon, on an ibsim fabric built from
     the plane's cabling. Paths in the files are relocated from the plane's config_dir to a private
-    folder (as verify's simulation does); P_Keys are read back with SMPs."""
+    folder (as verify's simulation does); P_Keys are read back with SMPs. A second instance with its
+    own ``files_dir`` and ``sim_host`` (the standby's server) runs on the same fabric as the standby SM."""
 
     name: str
     sim: Any  # verify.ib.sim.SimulatedPlane, prepared and with ibsim started
     config_dir: str
+    files_dir: Path | None = None  # default: the simulated plane's folder (the master's files)
+    sim_host: str | None = None  # the server whose HCA port it binds (default: the plane's SM host)
     proc: subprocess.Popen[bytes] | None = None
     _log_seen: int = field(default=0)
 
+    @property
+    def home(self) -> Path:
+        return self.files_dir or Path(self.sim.dir)
+
     def start(self) -> None:
+        home = self.home
+        for sub in ("cache", "tmp"):
+            (home / sub).mkdir(parents=True, exist_ok=True)
         self.proc = subprocess.Popen(
-            ["opensm", "-e", "-D", "0x43", "-f", str(self.sim.dir / "opensm.log"),
-             "--dump_files_dir", str(self.sim.dir), "-F", str(self.sim.dir / "opensm.conf")],
-            env=dict(self.sim.env, SIM_HOST=self.sim.meta.sm_host), stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL)
+            ["opensm", "-e", "-D", "0x43", "-f", str(home / "opensm.log"),
+             "--dump_files_dir", str(home), "-F", str(home / "opensm.conf")],
+            env=dict(self.sim.env, SIM_HOST=self.sim_host or self.sim.meta.sm_host, OSM_CACHE_DIR=str(home / "cache"),
+                     OSM_TMP_DIR=str(home / "tmp")),
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
     def stop(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
@@ -159,35 +214,41 @@ class SimulatedSmHost:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
 
-    def _log(self) -> str:
-        path = self.sim.dir / "opensm.log"
+    def log(self) -> str:
+        path = self.home / "opensm.log"
         return path.read_text(errors="replace") if path.exists() else ""
 
     def read_files(self) -> dict[str, str]:
-        return {name: self._unrelocate((self.sim.dir / name).read_text()) for name in FILES}
+        return {name: self._unrelocate((self.home / name).read_text()) if (self.home / name).exists() else ""
+                for name in FILES}
 
     def write_files(self, files: dict[str, str]) -> None:
+        self.home.mkdir(parents=True, exist_ok=True)
         for name, text in files.items():
-            (self.sim.dir / name).write_text(self._relocate(text))
+            (self.home / name).write_text(self._relocate(text))
 
     def _relocate(self, text: str) -> str:
-        text = text.replace(self.config_dir, str(self.sim.dir))
-        return re.sub(r"^log_file .*$", f"log_file {self.sim.dir / 'opensm.log'}", text, flags=re.MULTILINE)
+        text = text.replace(self.config_dir, str(self.home))
+        return re.sub(r"^log_file .*$", f"log_file {self.home / 'opensm.log'}", text, flags=re.MULTILINE)
 
     def _unrelocate(self, text: str) -> str:
-        return text.replace(str(self.sim.dir / "opensm.log"), "@LOG@").replace(str(self.sim.dir), self.config_dir) \
+        return text.replace(str(self.home / "opensm.log"), "@LOG@").replace(str(self.home), self.config_dir) \
             .replace("@LOG@", f"/var/log/opensm-{self.sim.plane}.log")
 
     def reread(self) -> int:
-        marker = self._log().count("SUBNET UP")
+        marker = self.log().count("SUBNET UP")
         assert self.proc is not None
         self.proc.send_signal(signal.SIGHUP)
         return marker
 
     def wait_up(self, marker: int, timeout: float) -> bool:
+        return self.wait_for("SUBNET UP", marker, timeout)
+
+    def wait_for(self, text: str, marker: int, timeout: float) -> bool:
+        """Wait until the log holds ``text`` more than ``marker`` times."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            if self._log().count("SUBNET UP") > marker:
+            if self.log().count(text) > marker:
                 return True
             time.sleep(0.2)
         return False

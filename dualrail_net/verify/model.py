@@ -200,6 +200,23 @@ class NicQosPort:
 
 
 @dataclass(slots=True)
+class TopologyNet:
+    """One ``<net>`` of the NCCL topology file: an RDMA device and where the file puts it."""
+    name: str
+    numa: int | None  # the <cpu numaid> it is under (None: under none)
+    nic_busid: str
+    line: int
+
+
+@dataclass(slots=True)
+class HostTopology:
+    """nccl-topo.xml as NCCL reads it: the GPUs (class 0x03xxxx) and nets, each with its socket."""
+    error: str = ""  # the file does not parse (NCCL refuses it and the job fails at init)
+    gpus: dict[str, int | None] = field(default_factory=dict)  # bus id -> numaid of its <cpu>
+    nets: list[TopologyNet] = field(default_factory=list)
+
+
+@dataclass(slots=True)
 class ServerConfig:
     name: str
     interfaces: dict[str, Interface] = field(default_factory=dict)
@@ -214,3 +231,6 @@ class ServerConfig:
     # the program every server runs, compared with the one dualrail ships (HOST-NIC-QOS-PROGRAM)
     nic_qos_program: list[tuple[int, str]] = field(default_factory=list)
     nic_qos_file: bool = False  # the server has a nic-qos.sh at all
+    # dualrail-nic-qos.service: "Section.Key" -> value (None: no unit file)
+    nic_qos_unit: dict[str, str] | None = None
+    topology: HostTopology | None = None  # nccl-topo.xml (None: the server has none)

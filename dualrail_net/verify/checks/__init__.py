@@ -244,6 +244,7 @@ def registered(only: set[str] | None = None) -> list[CheckSpec]:
         addressing,
         bgp,
         ecmp,
+        hostnccl,
         hosts,
         isolation,
         management,

@@ -30,6 +30,8 @@ def run_static(out: Path) -> list[CheckResult]:
     security = CheckResult("IB-SM-SECURITY", "every SM enforces partitions (opensm.conf keeps P_Key enforcement on "
                            "and reads this plane's partitions.conf)")
     unmodelled = CheckResult("IB-OPENSM-UNMODELLED", "every line of opensm.conf is one the checks understand")
+    standby = CheckResult("IB-SM-STANDBY", "each plane's standby SM binds to its planned port with a lower priority "
+                          "than the master and otherwise runs the master's settings (a failover changes nothing)")
     parsed: dict[str, list[Partition]] = {}
     guid_plane = {g: (p, host) for p, meta in planes.items() for host, g in meta.hosts.items()}
     prefixes: dict[str, str] = {}
@@ -117,7 +119,55 @@ def run_static(out: Path) -> list[CheckResult]:
             detail = "; ".join(f"{p}: {v or 'none'}" for p, v in views.items())
             members.findings.append(_f(members.check, "", f"{server} has different tenant partitions per plane ({detail})",
                                        "a job that loses one plane would lose its partition too", (server,)))
-    return [syntax, pkeys, members, prefix, security, unmodelled]
+        standby.findings.extend(_standby_findings(standby.check, out, plane, meta.dir, meta.sm_standby,
+                                                  meta.sm_standby_guid, settings, security))
+    return [syntax, pkeys, members, prefix, security, unmodelled, standby]
+
+
+STANDBY_FILE = "opensm-standby.conf"
+DEFAULT_SM_PRIORITY = 1  # opensm's, when the file sets none
+
+
+def _priority(settings: dict[str, tuple[int, str]]) -> int:
+    value = settings.get("sm_priority", (0, str(DEFAULT_SM_PRIORITY)))[1]
+    return int(value) if value.isdigit() else -1
+
+
+def _standby_findings(check: str, out: Path, plane: str, folder: str, host: str | None, guid: str,
+                      master: dict[str, tuple[int, str]], security: CheckResult) -> list[Finding]:
+    """The standby's opensm.conf against the plan and the master's: its port, a lower priority, and
+    every other setting equal (after a failover the subnet is run by these settings)."""
+    path = out / folder / STANDBY_FILE
+    rel = f"{folder}/{STANDBY_FILE}"
+    if host is None:
+        return [_f(check, plane, f"{rel}: rendered but the plan has no standby SM", "an SM nobody runs")] \
+            if path.exists() else []
+    if not path.exists():
+        return [_f(check, plane, f"{rel}: missing (the plan runs a standby SM on {host})",
+                   "the standby host has no configuration: when the master's host fails the plane has no SM", (host,))]
+    settings, _unknown = read_opensm_conf(path.read_text())
+    found = []
+    got = settings.get("guid", (0, "missing"))
+    if got[1].lower() != guid:
+        found.append(_f(check, plane, f"{rel}:{got[0]}: guid {got[1]} is not {host}'s port {guid}",
+                        "the standby would bind to another port (or none)", (host,)))
+    mine, theirs = _priority(settings), _priority(master)
+    if mine >= theirs:
+        found.append(_f(check, plane, f"{rel}:{settings.get('sm_priority', (0, ''))[0]}: sm_priority {mine} is not "
+                        f"below the master's {theirs}",
+                        "the standby may win the election and run the subnet from the wrong host", (host,)))
+    for key in sorted((set(settings) | set(master)) - {"guid", "sm_priority"}):
+        if settings.get(key, (0, None))[1] != master.get(key, (0, None))[1]:
+            line = settings.get(key, (0, ""))[0]
+            found.append(_f(check, plane, f"{rel}:{line}: {key} is {settings.get(key, (0, 'not set'))[1]}, the master "
+                            f"runs {master.get(key, (0, 'not set'))[1]}",
+                            "after a failover the subnet would be run differently", (host,)))
+    for key, (secure, why) in SECURE_SETTINGS.items():
+        setting = settings.get(key)
+        if setting is not None and setting[1].lower() != secure.lower():
+            security.findings.append(_f(security.check, plane, f"{rel}:{setting[0]}: {key} {setting[1]} "
+                                        f"(must be {secure})", why))
+    return found
 
 
 # opensm.conf settings that keep partitions enforced; opensm's defaults are these values

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from dualrail_net.platforms import PlatformError, PlatformParser, get_platform
 from dualrail_net.verify.model import NicQosPort, DeviceConfig, ServerConfig
+from dualrail_net.verify.parsers.hostfiles import TOPOLOGY_FILE, UNIT_FILE, read_topology, read_unit
 from dualrail_net.verify.parsers.files import UnreadableFile, read_text
 from dualrail_net.verify.parsers.ifupdown import read_interfaces, server_policy
 
@@ -63,6 +64,10 @@ def parse_server(name: str, folder: Path) -> ServerConfig:
     _read_sysctl(read_text(folder / "sysctl.conf"), srv)
     if (folder / "nic-qos.sh").exists():
         read_nic_qos(read_text(folder / "nic-qos.sh"), srv)
+    if (folder / UNIT_FILE).exists():
+        read_unit(read_text(folder / UNIT_FILE), srv)
+    if (folder / TOPOLOGY_FILE).exists():
+        read_topology(read_text(folder / TOPOLOGY_FILE), srv)
     return srv
 
 

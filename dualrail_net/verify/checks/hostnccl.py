@@ -1,0 +1,167 @@
+"""The host's collective-communication setup (issue 20): what NCCL and UCX will use, and whether the
+NIC QoS program runs at every boot.
+
+* HOST-NCCL-TOPO: a server whose model lists its GPUs has an ``nccl-topo.xml`` that parses, that
+  ``NCCL_TOPO_FILE`` names where it is deployed, and that places exactly the planned GPUs (by bus id)
+  and RDMA devices, each on its planned socket. NCCL takes the file as the machine's truth: a GPU or
+  NIC it lacks or misplaces pairs GPUs with far NICs (traffic over the CPU interconnect).
+* HOST-NCCL-TRANSPORT: UCX uses exactly the server's RDMA devices, the RoCEv2 GID and the RoCE
+  traffic class; each plane's HCA list (``DUALRAIL_PLANE_<P>_HCA``) holds exactly that plane's
+  devices; the QP timeout/retry are in the verbs range; NCCL bootstraps over the planned front-end
+  interface, never a fabric port.
+* HOST-NIC-QOS-UNIT: the unit runs the deployed NIC QoS program once per boot, before the network,
+  and is installed for multi-user.target (otherwise a reboot comes up without PFC/ECN on the NICs).
+"""
+
+from __future__ import annotations
+
+from dualrail_net.render.servers import HOST_PATHS
+from dualrail_net.verify.checks import BASE, TOPOLOGY, Context, check, finding
+from dualrail_net.verify.findings import Finding
+
+ROCE_V2_IPV4_GID_INDEX = "3"
+MAX_IB_TIMEOUT = 31  # 5 bits in the QP attribute
+MAX_RETRY_CNT = 7  # 3 bits
+
+
+@check("HOST-NCCL-TOPO", "the NCCL topology file places the planned GPUs and NICs on their sockets, and NCCL reads it",
+       reads={BASE, TOPOLOGY})
+def nccl_topology(ctx: Context) -> list[Finding]:
+    out = []
+    models = ctx.snap.manifest.server_models
+    for name, entry in ctx.snap.manifest.servers.items():
+        srv = ctx.snap.servers.get(name)
+        plan = models.get(entry.model)
+        if srv is None or plan is None or not plan.gpus:
+            continue
+        where = f"servers/{name}/nccl-topo.xml"
+        path = HOST_PATHS["nccl-topo.xml"]
+        if srv.env.get("NCCL_TOPO_FILE") != path:
+            out.append(finding([name], "", f"{name}: NCCL_TOPO_FILE is {srv.env.get('NCCL_TOPO_FILE') or 'not set'}, "
+                               f"not {path}", "NCCL then guesses the PCIe tree (or reads another file)"))
+        topo = srv.topology
+        if topo is None:
+            out.append(finding([name], "", f"{where}: missing (model {entry.model} lists its GPUs)",
+                               "NCCL_TOPO_FILE names a file that is not deployed: NCCL fails at init"))
+            continue
+        if topo.error:
+            out.append(finding([name], "", f"{where}: does not parse ({topo.error})",
+                               "NCCL refuses the file and the job fails at init"))
+            continue
+        for busid, numa in plan.gpus.items():
+            got = topo.gpus.get(busid, -1)
+            if got == -1:
+                out.append(finding([name], "", f"{where}: GPU {busid} is not in the file",
+                                   "NCCL pairs that GPU with no local NIC: its traffic crosses the CPU"))
+            elif got != numa:
+                out.append(finding([name], "", f"{where}: GPU {busid} is under socket {got}, the plan says {numa}",
+                                   "NCCL pairs it with the wrong socket's NICs"))
+        for busid in sorted(set(topo.gpus) - set(plan.gpus)):
+            out.append(finding([name], "", f"{where}: GPU {busid} is not one of model {entry.model}'s GPUs",
+                               "NCCL builds rings over a device the server does not have"))
+        planned = {p.rdma_device: p.plane for p in entry.ports}
+        seen: set[str] = set()
+        for net in topo.nets:
+            if net.name not in planned:
+                out.append(finding([name], "", f"{where}:{net.line}: net {net.name or '(no name)'} is not an RDMA "
+                                   "device of the server", "NCCL uses a device outside the fabric plan"))
+                continue
+            if net.name in seen:
+                out.append(finding([name], planned[net.name], f"{where}:{net.line}: net {net.name} appears twice",
+                                   "NCCL counts the port twice and overloads it"))
+            seen.add(net.name)
+            want = plan.nic_numa.get(net.name)
+            if want is not None and net.numa != want:
+                out.append(finding([name], planned[net.name], f"{where}:{net.line}: {net.name} is under socket "
+                                   f"{net.numa}, the plan says {want}", "NCCL pairs it with the wrong GPUs"))
+        for device in sorted(set(planned) - seen):
+            out.append(finding([name], planned[device], f"{where}: RDMA device {device} (plane {planned[device]}) "
+                               "is not in the file", "NCCL does not see the port: its plane loses that rail"))
+    return out
+
+
+def _devices(value: str | None) -> list[str]:
+    return [item.partition(":")[0] for item in (value or "").lstrip("=^").split(",") if item]
+
+
+@check("HOST-NCCL-TRANSPORT", "UCX and per-plane HCA lists use exactly the planned devices, RoCEv2 and the RoCE class; "
+       "sane QP timeouts; bootstrap off the fabric", reads={BASE, TOPOLOGY})
+def nccl_transport(ctx: Context) -> list[Finding]:
+    out = []
+    markers = ctx.snap.manifest.qos_markers
+    models = ctx.snap.manifest.server_models
+    for name, entry in ctx.snap.manifest.servers.items():
+        srv = ctx.snap.servers.get(name)
+        if srv is None or not entry.ports:
+            continue
+        env = srv.env
+        planned = sorted(p.rdma_device for p in entry.ports)
+        ucx = sorted(_devices(env.get("UCX_NET_DEVICES")))
+        if ucx != planned:
+            out.append(finding([name], "", f"{name}: UCX_NET_DEVICES uses {', '.join(ucx) or 'nothing'}, the server's "
+                               f"RDMA devices are {', '.join(planned)}",
+                               "MPI traffic leaves part of the fabric idle or uses a device outside the plan"))
+        if env.get("UCX_IB_GID_INDEX") != ROCE_V2_IPV4_GID_INDEX:
+            out.append(finding([name], "", f"{name}: UCX_IB_GID_INDEX is {env.get('UCX_IB_GID_INDEX') or 'not set'}, "
+                               f"not {ROCE_V2_IPV4_GID_INDEX} (RoCEv2, IPv4-mapped)",
+                               "UCX picks another GID: RoCEv1 or IPv6 link-local is not routed between leaves"))
+        wanted = sorted({str(markers[p].roce_dscp << 2) for p in entry.planes if p in markers})
+        if wanted and env.get("UCX_IB_TRAFFIC_CLASS") not in wanted:
+            out.append(finding([name], "", f"{name}: UCX_IB_TRAFFIC_CLASS is {env.get('UCX_IB_TRAFFIC_CLASS') or 'not set'}"
+                               f", the fabric's RoCE class is {', '.join(wanted)}",
+                               "MPI traffic arrives in a class without PFC and ECN"))
+        for plane in entry.planes:
+            key = f"DUALRAIL_PLANE_{plane}_HCA"
+            mine = sorted(p.rdma_device for p in entry.ports if p.plane == plane)
+            got = sorted(_devices(env.get(key)))
+            if got != mine:
+                out.append(finding([name], plane, f"{name}: {key} lists {', '.join(got) or 'nothing'}, plane {plane}'s "
+                                   f"devices are {', '.join(mine)}",
+                                   "a job pinned to this plane would run over the other plane (or none)"))
+        for key, top in (("NCCL_IB_TIMEOUT", MAX_IB_TIMEOUT), ("NCCL_IB_RETRY_CNT", MAX_RETRY_CNT)):
+            value = env.get(key)
+            if value is not None and (not value.isdigit() or not 0 < int(value) <= top):
+                out.append(finding([name], "", f"{name}: {key}={value} is outside 1-{top}",
+                                   "the verbs layer rejects the QP attribute: NCCL fails to connect"))
+        plan = models.get(entry.model)
+        if plan is not None and plan.bootstrap_ifname:
+            value = env.get("NCCL_SOCKET_IFNAME", "")
+            if value.lstrip("=") != plan.bootstrap_ifname:
+                out.append(finding([name], "", f"{name}: NCCL_SOCKET_IFNAME is {value or 'not set'}, the model "
+                                   f"bootstraps over {plan.bootstrap_ifname}",
+                                   "NCCL's bootstrap may pick a fabric port: a plane fault then kills the job"))
+        fabric_ports = {p.ifname for p in entry.ports}
+        named = {item.lstrip("=^") for item in env.get("NCCL_SOCKET_IFNAME", "").split(",") if item}
+        if named & fabric_ports and not env.get("NCCL_SOCKET_IFNAME", "").startswith("^"):
+            out.append(finding([name], "", f"{name}: NCCL_SOCKET_IFNAME names fabric port(s) "
+                               f"{', '.join(sorted(named & fabric_ports))}",
+                               "bootstrap and out-of-band traffic would die with that port's plane"))
+    return out
+
+
+@check("HOST-NIC-QOS-UNIT", "the NIC QoS program runs at every boot, before the network comes up",
+       reads={BASE, TOPOLOGY})
+def nic_qos_unit(ctx: Context) -> list[Finding]:
+    out = []
+    program = HOST_PATHS["nic-qos.sh"]
+    expected = {"Service.ExecStart": program, "Service.Type": "oneshot", "Install.WantedBy": "multi-user.target",
+                "Unit.Before": "network.target"}
+    why = {"Service.ExecStart": "the unit runs something other than the deployed NIC QoS program",
+           "Service.Type": "a non-oneshot unit is not finished before the network starts",
+           "Install.WantedBy": "the unit is not started at boot: after a reboot the NICs run without PFC/ECN",
+           "Unit.Before": "the ports may come up and carry RoCE before the NICs' QoS is set"}
+    for name, srv in ctx.snap.servers.items():
+        if not srv.nic_qos_file:
+            continue  # HOST-NIC-QOS reports a missing program
+        unit = srv.nic_qos_unit
+        if unit is None:
+            out.append(finding([name], "", f"servers/{name}/dualrail-nic-qos.service: missing",
+                               "nothing runs nic-qos.sh at boot: after a reboot the NICs run without PFC/ECN"))
+            continue
+        for key, want in expected.items():
+            got = unit.get(key)
+            words = (got or "").split()
+            if (got != want) if key != "Unit.Before" else (want not in words):
+                out.append(finding([name], "", f"servers/{name}/dualrail-nic-qos.service: {key.replace('.', ' ')}="
+                                   f"{got if got is not None else '(not set)'}, not {want}", why[key]))
+    return out

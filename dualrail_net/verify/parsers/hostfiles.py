@@ -1,0 +1,78 @@
+"""A server's NCCL topology file and its NIC QoS systemd unit, read into the host model.
+
+* ``nccl-topo.xml``: read as NCCL reads it — a tree of ``<cpu numaid>`` > ``<pci busid>`` ... with
+  GPUs as PCI class 0x03xxxx and ``<nic>`` > ``<net name>`` for RDMA devices. A file that does not
+  parse is an error NCCL would stop on; a DOCTYPE (entities) is refused. Elements NCCL's topology does
+  not have are not modelled (reported with their line).
+* ``dualrail-nic-qos.service``: ``[Section]`` and ``Key=Value`` lines (systemd.syntax(7)).
+"""
+
+from __future__ import annotations
+
+import xml.parsers.expat
+from typing import Any
+
+from dualrail_net.verify.model import HostTopology, ServerConfig, TopologyNet
+
+TOPOLOGY_FILE = "nccl-topo.xml"
+UNIT_FILE = "dualrail-nic-qos.service"
+# the elements of NCCL's topology XML (src/graph/xml.h and its dumps)
+NCCL_ELEMENTS = frozenset({"system", "cpu", "pci", "nic", "net", "gpu", "nvlink", "c2c", "pcilink", "nvs"})
+
+
+def read_topology(text: str, srv: ServerConfig) -> None:
+    topo = HostTopology()
+    srv.topology = topo
+    parser = xml.parsers.expat.ParserCreate()
+    stack: list[tuple[str, dict[str, str]]] = []
+
+    def refuse_doctype(*_args: Any) -> None:
+        raise ValueError("a DOCTYPE is not allowed (NCCL's parser has none)")
+
+    def start(tag: str, attrs: dict[str, str]) -> None:
+        line = parser.CurrentLineNumber
+        if tag not in NCCL_ELEMENTS:
+            srv.unmodelled.append((TOPOLOGY_FILE, line, f"<{tag}>"))
+        numa = next((a.get("numaid") for t, a in reversed(stack) if t == "cpu"), None)
+        if tag == "pci" and attrs.get("class", "").lower().startswith("0x03"):
+            busid = attrs.get("busid", "").lower()
+            topo.gpus[busid] = int(numa) if numa is not None and numa.isdigit() else None
+        if tag == "net":
+            nic_bus = next((a.get("busid", "") for t, a in reversed(stack) if t == "pci"), "")
+            topo.nets.append(TopologyNet(attrs.get("name", ""), int(numa) if numa is not None and numa.isdigit()
+                                         else None, nic_bus.lower(), line))
+        stack.append((tag, attrs))
+
+    def end(_tag: str) -> None:
+        stack.pop()
+
+    parser.StartDoctypeDeclHandler = refuse_doctype
+    parser.StartElementHandler = start
+    parser.EndElementHandler = end
+    try:
+        parser.Parse(text, True)
+    except (xml.parsers.expat.ExpatError, ValueError) as exc:
+        topo.error = f"line {parser.CurrentLineNumber}: {exc}"
+        topo.gpus.clear()
+        topo.nets.clear()
+        return
+    if not text.strip():
+        topo.error = "the file is empty"
+
+
+def read_unit(text: str, srv: ServerConfig) -> None:
+    unit: dict[str, str] = {}
+    section = ""
+    for number, line in enumerate(text.split("\n"), 1):
+        stripped = line.strip()
+        if not stripped or stripped[0] in "#;":
+            continue
+        if stripped.startswith("[") and stripped.endswith("]"):
+            section = stripped[1:-1]
+            continue
+        key, eq, value = stripped.partition("=")
+        if eq and key.strip() and section:
+            unit[f"{section}.{key.strip()}"] = value.strip()
+        else:
+            srv.unmodelled.append((UNIT_FILE, number, stripped))
+    srv.nic_qos_unit = unit

@@ -126,7 +126,9 @@ def test_validate_explain_shows_every_tier_and_shared_fate(make_inventory: Inven
     model's dual-plane NICs are named as shared-fate points."""
     root = make_inventory({"fabric.yaml": [("max_oversubscription: 1.0", "max_oversubscription: 4.0"),
                                            ("spines_per_pod: 4", "spines_per_pod: 1"),
-                                           ("spines_per_pod: 4", "spines_per_pod: 1")]})
+                                           ("spines_per_pod: 4", "spines_per_pod: 1"),
+                                           ("a-spine-1, a-spine-2, a-spine-3, a-spine-4,", "a-spine-1,"),
+                                           ("b-spine-1, b-spine-2, b-spine-3, b-spine-4]", "b-spine-1]")]})
     assert main(["validate", "-i", str(root), "--explain", "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["ok"] and not [d for d in doc["diagnostics"] if d["severity"] == "warning"]

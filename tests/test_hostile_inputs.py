@@ -141,7 +141,7 @@ STRICT_CASES = [
     ("trailing newline in a server name", "servers.yaml", "{name: gpu032,", '{name: "gpu032\\n",', "gpu032"),
     ("trailing newline in a hostname via block scalar", "fabric.yaml", "name: example-cluster",
      "name: |\n  example-cluster", "name"),
-    ("yes where an integer belongs", "servers.yaml", "gpus: 8", "gpus: true", "gpus"),
+    ("yes where an integer belongs", "servers.yaml", "pcie_gen: 5", "pcie_gen: true", "pcie_gen"),
     ("quoted number where an integer belongs", "fabric.yaml", "rails: 4", 'rails: "4"', "rails"),
     ("PFC xoff of 10**30", "qos.yaml", "xoff_bytes: 18000", "xoff_bytes: 1000000000000000000000000000000",
      "xoff_bytes"),
@@ -320,7 +320,8 @@ def test_rerender_keeps_foreign_files_and_removes_only_its_own(workdir: Path) ->
     code, out_text, _err = run_cli("render", "-i", str(inv), "-o", str(out), "--json")
     doc = json.loads(out_text)
     from dualrail_net.render.servers import SERVER_FILES
-    assert code == 0 and doc["removed"] == len(SERVER_FILES) and doc["foreign"] == 2, doc  # the server's files
+    # the server's files (its model's NCCL topology included)
+    assert code == 0 and doc["removed"] == len(SERVER_FILES) + 1 and doc["foreign"] == 2, doc
     assert (out / "README.local").read_text() == "mine" and (out / "plane-A" / "notes").read_text() == "mine"
     assert not (out / "servers" / "gpu099").exists()
 

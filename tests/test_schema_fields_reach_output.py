@@ -31,16 +31,17 @@ from dualrail_net.sot.yamlsource import SourceMap
 
 # Known no-ops, each with the issue that gives it a consumer. The test fails when one starts to
 # reach an output (then remove it here) and when a field not listed here reaches nothing.
-KNOWN_NO_OPS = {
-    "servers.server_models.*.nics.*.pcie_root": "issue 20 (GPU-NIC affinity)",
-    "servers.server_models.*.nics.*.numa": "issue 20 (GPU-NIC affinity)",
-}
+KNOWN_NO_OPS: dict[str, str] = {}
 
 # Fields the example does not set (or cannot show alone), set here to two values the schema accepts: the outputs must differ.
 # (path, one value, another value, other edits both runs make so the field matters)
 ADDED: dict[str, tuple[tuple[Any, ...], Any, Any, list[tuple[tuple[Any, ...], Any]]]] = {
     "infiniband.ib_planes.*.switch_guid_base": (("infiniband", "ib_planes", "IBA", "switch_guid_base"),
                                                 "0x0002c90300000100", "0x0002c90300000200", []),
+    "infiniband.ib_planes.*.switch_guids": (("infiniband", "ib_planes", "IBA", "switch_guids"), {},
+                                            {"iba-spine-1": "0x0002c90300aa0001", "iba-spine-2": "0x0002c90300aa0002",
+                                             "iba-leaf-1": "0x0002c90300aa0011", "iba-leaf-2": "0x0002c90300aa0012"},
+                                            []),
     "fabric.planes.*.asn.scheme": (("fabric", "planes", "A", "asn", "scheme"), "rfc7938", "per-switch", []),
     # a threshold the example stays within: with three spines per plane the leaves are 1.33:1
     "fabric.topology.max_oversubscription": (("fabric", "topology", "max_oversubscription"), 1.0, 2.0,
@@ -132,7 +133,8 @@ def _alternatives(value: Any) -> list[Any]:
             shifted = [",".join("-".join(str(int(b) + 1) for b in part.split("-")) for part in value.split(","))]
         return shifted + [value + "x", value + "1", value[:-1] + ("b" if value[-1:] != "b" else "c"), "pcp,dscp",
                           "updn", "limited", "full", "none", "per-switch", "0000:ff", "10.200.0.0/16", "100G",
-                          "400G", "eos", "cumulus", "198.51.100.250", "192.0.2.99", "operator", "read-only"]
+                          "400G", "eos", "cumulus", "198.51.100.250", "192.0.2.99", "operator", "read-only", "0000:fe:00.0",
+                          "port", "nic"]
     return []
 
 
@@ -237,8 +239,14 @@ def _schema_fields(model: type[BaseModel], prefix: str) -> typing.Iterator[str]:
             for m in _models_in(args[0]):
                 yield from _schema_fields(m, f"{path}.*")
         elif origin in (typing.Union, types.UnionType):
-            for m in _models_in(annotation):
-                yield from _schema_fields(m, path)
+            for arg in args:
+                inner = typing.get_args(arg)[0] if typing.get_origin(arg) is typing.Annotated else arg
+                if typing.get_origin(inner) is list:  # e.g. gpus: a count or a list of GPUs
+                    for m in _models_in(inner):
+                        yield from _schema_fields(m, f"{path}.*")
+                else:
+                    for m in _models_in(inner):
+                        yield from _schema_fields(m, path)
         else:
             for m in _models_in(annotation):
                 yield from _schema_fields(m, path)

@@ -135,6 +135,21 @@ CASES = [
     ("a placed model with an unplaced NIC",
      {"servers.yaml": [('        pci_address: "0000:3d:00.0"\n', "")]},
      "nic1 has no pci_address, but the model lists its GPUs", None, Severity.ERROR),
+    # racks and power feeds
+    ("both planes' leaves of one SU on one feed",
+     {"fabric.yaml": [("    feeds: [pdu-b1-l, pdu-b1-r]", "    feeds: [pdu-a1-l]"),
+                      ("    feeds: [pdu-a1-l, pdu-a1-r]", "    feeds: [pdu-a1-l]")]},
+     "a-leaf-su1-r0 (plane A) and b-leaf-su1-r0 (plane B) serve the same servers (gpu001 and others) and share "
+     "power feed pdu-a1-l: that one feed's failure takes both planes' links", ("fabric.yaml", "feeds: [pdu-a1-l]", 2),
+     Severity.WARNING),
+    ("both planes' spines on one PDU",
+     {"fabric.yaml": [("    feeds: [pdu-sb-l, pdu-sb-r]", "    feeds: [pdu-sb-l, pdu-sa-r]")]},
+     "a-spine-1 (plane A) and b-spine-1 (plane B) serve the same servers", None, Severity.WARNING),
+    ("a rack naming a switch the fabric lacks", {"fabric.yaml": [("a-leaf-su1-r3]", "a-leaf-su9-r3]")]},
+     "rack rack-a-su1: a-leaf-su9-r3 is not a switch of the fabric", ("fabric.yaml", "a-leaf-su9-r3", 1),
+     Severity.WARNING),
+    ("a switch in two racks", {"fabric.yaml": [("b-spine-4]", "b-spine-4, a-spine-1]")]},
+     "a-spine-1 is also mounted in rack rack-spines-a", None, Severity.ERROR),
     # standby subnet managers and switch GUIDs (IB)
     ("the standby SM on the master's host", {"infiniband.yaml": [("sm_standby: gpu003", "sm_standby: gpu001")]},
      "the standby SM is on the master's host gpu001", ("infiniband.yaml", "sm_standby: gpu001", 1), Severity.ERROR),

@@ -23,7 +23,8 @@ from dualrail_net.capacity.reach import PlaneGraph, PlaneReach, bits
 from dualrail_net.resolve.model import Fabric, Link
 
 _ROLES = {"spines": "spine", "leaves": "leaf", "super-spines": "super_spine", "gateways": "gateway"}
-SPEC_HELP = "a device name, plane:P, pod:P:N, or spines|leaves|super-spines:P:K (the first K of that role)"
+SPEC_HELP = ("a device name, plane:P, pod:P:N, spines|leaves|super-spines:P:K (the first K of that role), "
+             "rack:NAME (every switch in it) or feed:NAME (the switches that lose all power with that PDU feed)")
 
 
 class FailureSpecError(ValueError):
@@ -47,6 +48,18 @@ def expand_failure(fabric: Fabric, spec: str) -> list[str]:
         if not names:
             raise FailureSpecError(f"{spec}: plane {parts[1]} has no pod {pod}")
         return names
+    if len(parts) == 2 and parts[0] == "rack":
+        rack = fabric.racks.get(parts[1])
+        if rack is None:
+            raise FailureSpecError(f"{spec}: no rack {parts[1]!r} (fabric.yaml racks: "
+                                   f"{', '.join(fabric.racks) or 'none'})")
+        return sorted(n for n in rack.switches if n in fabric.switches)
+    if len(parts) == 2 and parts[0] == "feed":
+        if not any(parts[1] in r.feeds for r in fabric.racks.values()):
+            raise FailureSpecError(f"{spec}: no rack draws from feed {parts[1]!r}")
+        # a switch fails when every feed of its rack is down: one feed takes only single-fed racks
+        return sorted(n for r in fabric.racks.values() if set(r.feeds) == {parts[1]}
+                      for n in r.switches if n in fabric.switches)
     if len(parts) == 3 and parts[0] in _ROLES:
         _plane(fabric, parts[1], spec)
         k = _count(parts[2], spec)

@@ -64,15 +64,15 @@ TOKEN = re.compile(r"[A-Za-z0-9_.:/,=+@%-]*")
 # partition): a token there may not carry them. '=' stays: members and flags are printed as key=value.
 TOKEN_BY_FORMAT: dict[OutputFormat, re.Pattern[str]] = {
     OutputFormat.OPENSM: re.compile(r"[A-Za-z0-9_./=+@%-]*"),
-    # XML prints values inside double-quoted attributes and comments: a space is inert there ("32.0
-    # GT/s PCIe"); markup characters (<, >, &, quotes) are not in the set, nor is "--" needed by any value
-    OutputFormat.XML: re.compile(r"[A-Za-z0-9_.:/,=+@% ]*(?:-(?!-)[A-Za-z0-9_.:/,=+@% ]*)*"),
+    # XML prints values in double-quoted attributes and in comments: markup characters (<, >, &, quotes)
+    # are not in the set, and "--" (which ends no comment but makes one invalid) is refused
+    OutputFormat.XML: re.compile(r"[A-Za-z0-9_.:/,=+@%]*(?:-(?!-)[A-Za-z0-9_.:/,=+@%]*)*"),
 }
 
 
 def _allowed(fmt: OutputFormat) -> str:
     if fmt is OutputFormat.XML:
-        return "'_.:/,=+@%-' and a space (no '--')"
+        return "'_.:/,=+@%-' (no '--')"
     return "'_./=+@%-'" if fmt is OutputFormat.OPENSM else "'_.:/,=+@%-'"
 
 # Characters free text may not carry into a file of each format (beyond non-printables).

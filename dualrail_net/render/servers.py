@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from dualrail_net.render.escape import Text
+from dualrail_net.render.escape import Escaped, Text
 from dualrail_net.resolve.allocate import bare
 from dualrail_net.resolve.model import Fabric, HostLayout, ResolvedServer
 
@@ -62,7 +62,9 @@ def topology_structured(layout: HostLayout) -> dict[str, Any]:
         assert nic.numa is not None and nic.pcie_root is not None and nic.pci_address is not None  # validated
         sockets.setdefault(nic.numa, {}).setdefault(_bridge(nic.pcie_root), []).append({
             "kind": "nic", "busid": nic.pci_address, "name": nic.name, "class": PCI_CLASS_NIC,
-            "link_speed": PCIE_LINK_SPEED.get(nic.pcie_gen or 0), "link_width": nic.pcie_lanes,
+            # from the table above, not the inventory: printed as it is ("32.0 GT/s PCIe" has spaces)
+            "link_speed": Escaped(PCIE_LINK_SPEED[nic.pcie_gen]) if nic.pcie_gen else None,
+            "link_width": nic.pcie_lanes,
             "nets": [{"name": p.rdma_device, "dev": dev_index[p.rdma_device], "port": 1,
                       "speed": p.speed_gbps * 1000, "plane": p.plane, "rail": p.rail} for p in nic.ports]})
     return {

@@ -19,6 +19,7 @@ from dualrail_net.resolve.model import (
     Fabric,
     Link,
     Plane,
+    RackPlace,
     PlaneRoute,
     PlaneVrf,
     Port,
@@ -314,4 +315,5 @@ def _resolve(inv: Inventory) -> Fabric:
         switches=switches, links=ordered_links, servers=servers, qos=qos,
         ib_planes=resolve_infiniband(inv), management=inv.fabric.management,
         host_layouts=resolve_host_layouts(inv),
+        racks={r.name: RackPlace(tuple(r.feeds), tuple(r.switches)) for r in inv.fabric.racks},
     )

@@ -273,6 +273,13 @@ class HostLayout:
         return bool(self.gpus)
 
 
+@dataclass(frozen=True, slots=True)
+class RackPlace:
+    """A rack: the PDU feeds its switches draw from and the switches in it."""
+    feeds: tuple[str, ...]
+    switches: tuple[str, ...]
+
+
 @dataclass(slots=True)
 class Fabric:
     name: str
@@ -286,6 +293,7 @@ class Fabric:
     ib_planes: dict[str, IbPlane] = field(default_factory=dict)
     management: Management | None = None  # the inventory's section, validated (every switch renders it)
     host_layouts: dict[str, HostLayout] = field(default_factory=dict)  # server model -> its GPUs and NICs
+    racks: dict[str, RackPlace] = field(default_factory=dict)  # rack -> its feeds and switches (optional)
 
     def plane_switches(self, plane: str) -> list[Switch]:
         return [s for s in self.switches.values() if plane in s.planes]

@@ -329,6 +329,13 @@ class Management(Strict):
     gnmi: bool = False
 
 
+class Rack(Strict):
+    """A rack and the power feeds (PDUs) its switches draw from: the shared-fate rule reads it."""
+    name: HostName
+    feeds: list[HostName] = Field(min_length=1, max_length=4, description="PDU feeds of the rack's switches")
+    switches: list[HostName] = Field(min_length=1, max_length=MAX_PORT, description="switches mounted in it")
+
+
 class Fabric(Strict):
     name: HostName
     topology: Topology
@@ -340,6 +347,8 @@ class Fabric(Strict):
     management_network: Prefix | None = Field(
         default=None, description="out-of-band management addresses, one per switch (superseded by management)")
     management: Management | None = None
+    racks: list[Rack] = Field(default=[], max_length=65536,
+                              description="optional: where switches are mounted and which power feeds they share")
 
     @property
     def mgmt_network(self) -> str | None:

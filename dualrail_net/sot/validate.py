@@ -14,6 +14,7 @@ from dualrail_net.platforms import get_platform
 from dualrail_net.sot.capacity import PlaneCapacity, plane_capacity
 from dualrail_net.sot.diagnostics import Diagnostic, Severity
 from dualrail_net.sot.hostlayout import check_host_layout
+from dualrail_net.sot.racks import check_racks
 from dualrail_net.sot.load import LoadedInventory
 from dualrail_net.sot.schema import SPEEDS_GBPS, IbPlane, expand_ports
 
@@ -629,7 +630,7 @@ def _switch_guids(inv: LoadedInventory, plane: str, spec: IbPlane) -> Iterator[D
 
 RULES: tuple[Rule, ...] = (
     check_topology, check_capacity, check_pools, check_asns, check_symmetry, check_platforms, check_qos,
-    check_servers, check_host_layout, check_names, check_infiniband,
+    check_servers, check_host_layout, check_names, check_infiniband, check_racks,
 )
 
 

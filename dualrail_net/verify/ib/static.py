@@ -102,6 +102,8 @@ def run_static(out: Path) -> list[CheckResult]:
             prefix.findings.append(_f(prefix.check, plane, f"{meta.dir}/opensm.conf: SM guid "
                                       f"{m_guid.group(1) if m_guid else 'missing'} is not a port of plane {plane}",
                                       "the SM would bind to no port of its plane"))
+        standby.findings.extend(_standby_findings(standby.check, out, plane, meta.dir, meta.sm_standby,
+                                                  meta.sm_standby_guid, settings, security))
     # Tenant membership must be the same in every plane, server by server.
     by_server: dict[str, dict[str, dict[str, str]]] = defaultdict(dict)
     for plane, parts in parsed.items():
@@ -119,8 +121,6 @@ def run_static(out: Path) -> list[CheckResult]:
             detail = "; ".join(f"{p}: {v or 'none'}" for p, v in views.items())
             members.findings.append(_f(members.check, "", f"{server} has different tenant partitions per plane ({detail})",
                                        "a job that loses one plane would lose its partition too", (server,)))
-        standby.findings.extend(_standby_findings(standby.check, out, plane, meta.dir, meta.sm_standby,
-                                                  meta.sm_standby_guid, settings, security))
     return [syntax, pkeys, members, prefix, security, unmodelled, standby]
 
 

@@ -372,3 +372,16 @@ def test_a_fleet_without_servers_gives_plain_json(tmp_path: Path, capsys: pytest
     assert doc["model"]["all_to_all"]["single_plane_seconds"] is None
     assert all(x["fabric_pct"] == 100 for s in doc["scenarios"] for x in s["planes"].values())
     assert (tmp_path / "r.html").read_text().startswith("<!DOCTYPE html>")
+
+
+def test_a_server_is_cut_off_only_when_it_loses_every_plane_it_has() -> None:
+    """With three planes, losing two of them leaves a server reachable: "lost every plane" counts the
+    server's own planes, not "two or more"."""
+    from dualrail_net.capacity.failures import ScenarioImpact, merge_impacts
+    scenario = Scenario("x", ("plane:A",))
+    parts = [ScenarioImpact(scenario, (), {}, {}, (), {"A": frozenset({"s3", "s2"})}),
+             ScenarioImpact(scenario, (), {}, {}, (), {"B": frozenset({"s3", "s2"}), "C": frozenset({"s3"})})]
+    merged = merge_impacts(parts, ["A", "B", "C"], {"s2": 2, "s3": 3})
+    assert merged.lost_both == ("s2", "s3")
+    merged = merge_impacts(parts, ["A", "B", "C"], {"s2": 3, "s3": 3})
+    assert merged.lost_both == ("s3",)  # s2 still has plane C

@@ -149,7 +149,7 @@ class ScenarioImpact:
     failed: tuple[str, ...]
     planes: dict[str, PlaneImpact]
     lost_ports: dict[str, dict[int, tuple[str, ...]]] = field(default_factory=dict)  # plane -> rail -> servers
-    lost_both: tuple[str, ...] = ()  # servers left with no live port in two or more planes
+    lost_both: tuple[str, ...] = ()  # servers left with no live port in every plane they attach to
     dead_servers: dict[str, frozenset[str]] = field(default_factory=dict)  # plane -> servers with no live port
 
     @property
@@ -200,7 +200,12 @@ def _plane_data(fabric: Fabric, plane: str, links: list[Link]) -> _PlaneData:
     return data
 
 
-def merge_impacts(parts: list[ScenarioImpact], planes: list[str]) -> ScenarioImpact:
+def server_plane_counts(fabric: Fabric) -> dict[str, int]:
+    """How many planes each server attaches to (a server is cut off when it loses all of them)."""
+    return {srv.name: len({p.plane for p in srv.ports}) for srv in fabric.servers}
+
+
+def merge_impacts(parts: list[ScenarioImpact], planes: list[str], server_planes: dict[str, int]) -> ScenarioImpact:
     """One scenario's impact from impacts computed on disjoint sets of planes (in ``planes`` order)."""
     first = parts[0]
     by_plane = {p: x for part in parts for p, x in part.planes.items()}
@@ -211,8 +216,8 @@ def merge_impacts(parts: list[ScenarioImpact], planes: list[str]) -> ScenarioImp
         for s in servers:
             count[s] += 1
     return ScenarioImpact(first.scenario, first.failed, {p: by_plane[p] for p in planes if p in by_plane},
-                          {p: lost[p] for p in planes if p in lost}, tuple(sorted(s for s, n in count.items() if n >= 2)),
-                          dead)
+                          {p: lost[p] for p in planes if p in lost},
+                          tuple(sorted(s for s, n in count.items() if n >= server_planes.get(s, 2))), dead)
 
 
 class FailureModel:
@@ -229,6 +234,7 @@ class FailureModel:
                 links[link.plane].append(link)
         self._data = {p: _plane_data(fabric, p, links[p]) for p in self.planes}
         self._healthy = {p: self._plane(p, frozenset(), None)[0] for p in self.planes}
+        self._server_planes = server_plane_counts(fabric)
 
     def failed_devices(self, scenario: Scenario) -> tuple[str, ...]:
         names: dict[str, None] = {}
@@ -253,7 +259,9 @@ class FailureModel:
             dead_by_plane[plane] = frozenset(dead_servers)
             for server in dead_servers:
                 lost_planes[server] += 1
-        both = tuple(sorted(s for s, n in lost_planes.items() if n >= 2))
+        # cut off: no live port in any plane the server has (a model of only some planes cannot know,
+        # and leaves this to merge_impacts)
+        both = tuple(sorted(s for s, n in lost_planes.items() if n >= self._server_planes.get(s, 2)))
         return ScenarioImpact(scenario, failed, planes, lost, both, dead_by_plane)
 
     def _plane(self, plane: str, dead: frozenset[str],

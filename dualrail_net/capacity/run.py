@@ -6,7 +6,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from dualrail_net.capacity.failures import FailureModel, Scenario, ScenarioImpact, default_scenarios, merge_impacts
+from dualrail_net.capacity.failures import (FailureModel, Scenario, ScenarioImpact, default_scenarios, merge_impacts,
+                                           server_plane_counts)
 from dualrail_net.capacity.figures import (CapacityFigures, OversubscriptionIssue, PlaneFigures, links_by_plane,
                                            planes_figures, server_model_figures)
 from dualrail_net.forked import Forked, can_fork
@@ -126,7 +127,8 @@ def capacity_report(inv: Inventory, fabric: Fabric, inputs: ModelInputs | None =
         more_figures, more_issues, more_impacts = child.result()
         figures += more_figures
         issues += more_issues
-        impacts = [merge_impacts([a, b], planes) for a, b in zip(impacts, more_impacts)]
+        server_planes = server_plane_counts(fabric)
+        impacts = [merge_impacts([a, b], planes, server_planes) for a, b in zip(impacts, more_impacts)]
     totals = CapacityFigures(fabric.name, fabric.tiers, figures, server_model_figures(fabric, gpus), issues)
     guards = []
     for p in totals.planes:

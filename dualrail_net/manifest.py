@@ -99,6 +99,7 @@ class IbPlaneEntry:
     expected_pkeys: dict[str, dict[str, str]]
     sm_standby: str | None = None  # the standby SM's host (opensm-standby.conf), and its port GUID
     sm_standby_guid: str = ""
+    devices: dict[str, str] = field(default_factory=dict)  # server -> its RDMA device in this plane (if known)
 
 
 @dataclass(frozen=True, slots=True)

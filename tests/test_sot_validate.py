@@ -150,6 +150,10 @@ CASES = [
      Severity.WARNING),
     ("a switch in two racks", {"fabric.yaml": [("b-spine-4]", "b-spine-4, a-spine-1]")]},
      "a-spine-1 is also mounted in rack rack-spines-a", None, Severity.ERROR),
+    ("an IB HCA named like a RoCE port", {"infiniband.yaml": [("devices: {IBA: mlx5_8, IBB: mlx5_9}}",
+                                                              "devices: {IBA: mlx5_0, IBB: mlx5_9}}")]},
+     "gpu001: mlx5_0 is also a RoCE NIC port of the server's model", ("infiniband.yaml", "IBA: mlx5_0", 1),
+     Severity.ERROR),
     # standby subnet managers and switch GUIDs (IB)
     ("the standby SM on the master's host", {"infiniband.yaml": [("sm_standby: gpu003", "sm_standby: gpu001")]},
      "the standby SM is on the master's host gpu001", ("infiniband.yaml", "sm_standby: gpu001", 1), Severity.ERROR),

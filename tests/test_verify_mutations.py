@@ -355,6 +355,8 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
      lambda r: edit(r / "servers/gpu001/nccl.env", "UCX_IB_TRAFFIC_CLASS=104", "UCX_IB_TRAFFIC_CLASS=0")),
     ("a plane's HCA list naming the other plane's device", "HOST-NCCL-TRANSPORT",
      lambda r: edit(r / "servers/gpu017/nccl.env", "DUALRAIL_PLANE_A_HCA=mlx5_0:1", "DUALRAIL_PLANE_A_HCA=mlx5_4:1")),
+    ("an IB plane's HCA swapped with the other plane's", "HOST-NCCL-TRANSPORT",
+     lambda r: edit(r / "servers/gpu001/nccl.env", "DUALRAIL_IB_IBA_HCA=mlx5_8:1", "DUALRAIL_IB_IBA_HCA=mlx5_9:1")),
     ("a QP timeout out of the verbs range", "HOST-NCCL-TRANSPORT",
      lambda r: edit(r / "servers/gpu001/nccl.env", "NCCL_IB_TIMEOUT=22", "NCCL_IB_TIMEOUT=40")),
     ("NCCL bootstrapping over a fabric port", "HOST-NCCL-TRANSPORT",

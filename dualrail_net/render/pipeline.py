@@ -30,7 +30,7 @@ from dualrail_net.render.engine import template, templates_dir
 from dualrail_net.render.infiniband import (DEFAULT_PKEY, IB_FILES, STANDBY_CONF, ib_cabling_csv, ib_dir, ib_structured,
                                             standby_structured)
 from dualrail_net.platforms import Platform, get_platform
-from dualrail_net.render.servers import SERVER_FILES, TOPOLOGY_FILE, server_structured, topology_structured
+from dualrail_net.render.servers import SERVER_FILES, TOPOLOGY_FILE, ib_hcas, server_structured, topology_structured
 from dualrail_net.render.structured import switch_structured
 from dualrail_net.resolve.export import cabling_csv, fabric_json
 from dualrail_net.resolve.model import Fabric, IbPlane, ResolvedServer, Switch
@@ -137,8 +137,9 @@ def _render_switches(fabric: Fabric, switches: list[Switch], root: str, done: _R
 def _render_servers(fabric: Fabric, servers: list[ResolvedServer], root: str, done: _Rendered,
                     progress: Progress | None) -> None:
     topologies: dict[str, str | None] = {}  # server model -> its NCCL topology text (one render per model)
+    ib = ib_hcas(fabric)
     for srv in servers:
-        s = server_structured(fabric, srv)
+        s = server_structured(fabric, srv, ib)
         folder = f"servers/{srv.name}"
         for tpl, filename in SERVER_FILES:
             done.server_files.append(Artifact(f"{folder}/{filename}", template(root, tpl).render(s=s)))
@@ -226,6 +227,7 @@ def _render(fabric: Fabric, templates: Path | None, progress: Progress | None,
         ib_planes[plane.name] = IbPlaneEntry(
             dir=folder, subnet_prefix=plane.subnet_prefix, sm_host=plane.sm_host, sm_guid=plane.sm_guid,
             sm_standby=plane.sm_standby, sm_standby_guid=plane.sm_standby_guid,
+            devices={h.server: h.device for h in plane.hosts if h.device},
             config_dir=s["config_dir"], switches={sw.name: IbSwitchEntry(sw.role, sw.guid) for sw in plane.switches},
             hosts={h.server: h.guid for h in plane.hosts},
             # what the inventory says each port's partitions are: the simulated run must find exactly this

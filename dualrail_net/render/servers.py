@@ -76,7 +76,19 @@ def topology_structured(layout: HostLayout) -> dict[str, Any]:
     }
 
 
-def server_structured(fabric: Fabric, srv: ResolvedServer) -> dict[str, Any]:
+def ib_hcas(fabric: Fabric) -> dict[str, list[dict[str, str]]]:
+    """server -> its HCA port in each IB plane whose RDMA device the inventory names."""
+    out: dict[str, list[dict[str, str]]] = {}
+    for plane in fabric.ib_planes.values():
+        for host in plane.hosts:
+            if host.device:
+                out.setdefault(host.server, []).append({"plane": plane.name, "hca": f"{host.device}:1"})
+    return out
+
+
+def server_structured(fabric: Fabric, srv: ResolvedServer,
+                      ib: dict[str, list[dict[str, str]]] | None = None) -> dict[str, Any]:
+    """``ib``: ``ib_hcas(fabric)`` (computed once per render, not per server)."""
     planes = sorted({p.plane for p in srv.ports})
     qos = next(iter(fabric.qos.values()))
     routes_by_dev: dict[str, list[dict[str, str]]] = {}
@@ -123,6 +135,7 @@ def server_structured(fabric: Fabric, srv: ResolvedServer) -> dict[str, Any]:
             "topo_file": HOST_PATHS["nccl-topo.xml"] if layout is not None and layout.has_topology else None,
             "socket_ifname": layout.bootstrap_ifname if layout is not None else None,
             "ucx_devices": ",".join(f"{p.rdma_device}:1" for p in hca_order),
+            "ib_hcas": (ib if ib is not None else ib_hcas(fabric)).get(srv.name, []),
             "plane_hcas": [{"plane": plane, "hca": ",".join(f"{p.rdma_device}:1" for p in hca_order
                                                             if p.plane == plane)} for plane in planes],
         },

@@ -27,7 +27,8 @@ def resolve_infiniband(inv: Inventory) -> dict[str, IbPlane]:
         guid_of = {h.server: h.guids[plane] for h in ib.hosts if plane in h.guids}
         hosts = [
             # Hosts fill leaves in inventory order: appending a host never moves an existing one.
-            IbHostPort(h.server, h.guids[plane], leaves[i // spec.hosts_per_leaf], i % spec.hosts_per_leaf + 1)
+            IbHostPort(h.server, h.guids[plane], leaves[i // spec.hosts_per_leaf], i % spec.hosts_per_leaf + 1,
+                       h.devices.get(plane, ""))
             for i, h in enumerate(ib.hosts) if plane in h.guids
         ]
         partitions = [

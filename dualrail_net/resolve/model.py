@@ -194,6 +194,7 @@ class IbHostPort:
     guid: str
     leaf: str
     leaf_port: int
+    device: str = ""  # its RDMA device on the server ("" when the inventory does not say)
 
 
 @dataclass(slots=True)

@@ -508,6 +508,9 @@ class Partition(Strict):
 class IbHost(Strict):
     server: HostName
     guids: dict[PlaneName, Guid]
+    devices: dict[PlaneName, Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]{0,31}$")]] = Field(
+        default_factory=dict, description="the RDMA device of the HCA port in each IB plane (e.g. mlx5_8): "
+                                          "nccl.env names it per plane")
 
 
 class InfinibandFile(Strict):

@@ -539,6 +539,8 @@ def check_infiniband(inv: LoadedInventory) -> Iterator[Diagnostic]:
         yield from _switch_guids(inv, plane, spec)
     guids: dict[str, str] = {}
     ib_hosts: set[str] = set()
+    models = inv.inventory.servers.server_models
+    model_of = {s.name: s.model for s in inv.inventory.servers.servers}
     for hi, host in enumerate(ib.hosts):
         base = ("infiniband", "hosts", hi)
         if host.server not in servers:
@@ -548,6 +550,15 @@ def check_infiniband(inv: LoadedInventory) -> Iterator[Diagnostic]:
             yield _diag(inv, (*base, "server"), f"IB host {host.server} is listed twice", "merge the entries",
                         code="SOT-DUP-NAME")
         ib_hosts.add(host.server)
+        roce = {p.rdma_device for nic in models[model_of[host.server]].nics for p in nic.ports} \
+            if host.server in model_of and model_of[host.server] in models else set()
+        for plane, device in host.devices.items():
+            if plane not in host.guids:
+                yield _diag(inv, (*base, "devices", plane), f"{host.server}: an RDMA device for IB plane {plane}, "
+                            "which has no GUID of this host", "give the port's GUID in guids, or drop the device")
+            if device in roce:
+                yield _diag(inv, (*base, "devices", plane), f"{host.server}: {device} is also a RoCE NIC port of the "
+                            "server's model", "an HCA port is in one fabric: name the IB device")
         for plane, guid in host.guids.items():
             if plane not in ib.ib_planes:
                 yield _diag(inv, (*base, "guids", plane), f"{host.server}: GUID for unknown IB plane {plane}",

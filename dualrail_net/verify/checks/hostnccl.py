@@ -7,7 +7,7 @@ NIC QoS program runs at every boot.
   NIC it lacks or misplaces pairs GPUs with far NICs (traffic over the CPU interconnect).
 * HOST-NCCL-TRANSPORT: UCX uses exactly the server's RDMA devices, the RoCEv2 GID and the RoCE
   traffic class; each plane's HCA list (``DUALRAIL_PLANE_<P>_HCA``) holds exactly that plane's
-  devices; the QP timeout/retry are in the verbs range; NCCL bootstraps over the planned front-end
+  devices, each IB plane's (``DUALRAIL_IB_<P>_HCA``) the server's HCA port there; the QP timeout/retry are in the verbs range; NCCL bootstraps over the planned front-end
   interface, never a fabric port.
 * HOST-NIC-QOS-UNIT: the unit runs the deployed NIC QoS program once per boot, before the network,
   and is installed for multi-user.target (otherwise a reboot comes up without PFC/ECN on the NICs).
@@ -118,6 +118,15 @@ def nccl_transport(ctx: Context) -> list[Finding]:
                 out.append(finding([name], plane, f"{name}: {key} lists {', '.join(got) or 'nothing'}, plane {plane}'s "
                                    f"devices are {', '.join(mine)}",
                                    "a job pinned to this plane would run over the other plane (or none)"))
+        for ib_plane, meta in ctx.snap.manifest.ib_planes.items():
+            device = meta.devices.get(name)
+            if device is None:
+                continue
+            key = f"DUALRAIL_IB_{ib_plane}_HCA"
+            got_ib = _devices(env.get(key))
+            if got_ib != [device]:
+                out.append(finding([name], "", f"{name}: {key} is {env.get(key) or 'not set'}, its HCA port in IB plane "
+                                   f"{ib_plane} is {device}", "an IB job would use another plane's port, or none"))
         for key, top in (("NCCL_IB_TIMEOUT", MAX_IB_TIMEOUT), ("NCCL_IB_RETRY_CNT", MAX_RETRY_CNT)):
             value = env.get(key)
             if value is not None and (not value.isdigit() or not 0 < int(value) <= top):

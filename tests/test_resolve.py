@@ -171,3 +171,23 @@ def test_growth_check_itself_detects_renumbering() -> None:
     except AssertionError:
         return
     raise AssertionError("renumbering went unnoticed")
+
+
+def test_role_labels_name_the_super_spines() -> None:
+    """A core/aggregation vocabulary on three tiers: names change, roles and the cabling do not."""
+    from dualrail_net.sot.schema import RoleLabels
+    shape = Shape(tiers=3, pods=2, spines_per_pod=2, super_spines_per_group=2, spine_downlinks=16, spine_uplinks=4,
+                  super_spine_downlinks=8, leaf_uplinks=4, rails=2, sus_per_pod=2, servers_per_su=2)
+    plain = synthetic_inventory(shape)
+    labelled = plain.model_copy(update={"fabric": plain.fabric.model_copy(
+        update={"role_labels": RoleLabels(leaf="tor", spine="agg", super_spine="core")})})
+    a, b = resolve_fabric(plain), resolve_fabric(labelled)
+    rename = {"-leaf-": "-tor-", "-spine-": "-agg-", "-ss-": "-core-"}
+
+    def renamed(name: str) -> str:
+        for old, new in rename.items():
+            name = name.replace(old, new)
+        return name
+    assert {renamed(n): s.role for n, s in a.switches.items()} == {n: s.role for n, s in b.switches.items()}
+    assert "a-core-g1-1" in b.switches and b.switches["a-core-g1-1"].role == "super_spine"
+    assert [(renamed(x.a), renamed(x.b), x.a_address) for x in a.links] == [(x.a, x.b, x.a_address) for x in b.links]

@@ -42,6 +42,9 @@ ADDED: dict[str, tuple[tuple[Any, ...], Any, Any, list[tuple[tuple[Any, ...], An
                                             {"iba-spine-1": "0x0002c90300aa0001", "iba-spine-2": "0x0002c90300aa0002",
                                              "iba-leaf-1": "0x0002c90300aa0011", "iba-leaf-2": "0x0002c90300aa0012"},
                                             []),
+    "fabric.role_labels.leaf": (("fabric", "role_labels"), {"leaf": "leaf"}, {"leaf": "tor"}, []),
+    "fabric.role_labels.spine": (("fabric", "role_labels"), {"spine": "spine"}, {"spine": "agg"}, []),
+    "fabric.role_labels": (("fabric", "role_labels"), {}, {"leaf": "tor", "spine": "agg"}, []),
     "fabric.planes.*.asn.scheme": (("fabric", "planes", "A", "asn", "scheme"), "rfc7938", "per-switch", []),
     # a threshold the example stays within: with three spines per plane the leaves are 1.33:1
     "fabric.topology.max_oversubscription": (("fabric", "topology", "max_oversubscription"), 1.0, 2.0,
@@ -73,6 +76,7 @@ COVERED_ELSEWHERE = {
     "fabric.planes.*.link_speeds.spine_super_spine": "tests/test_resolve.py (3-tier)",
     "fabric.planes.*.pools.super_spine_links": "tests/test_resolve.py (3-tier)",
     "servers.servers.*.pod": "tests/test_resolve.py (3-tier: servers of every pod)",
+    "fabric.role_labels.super_spine": "tests/test_resolve.py (3-tier: role labels name the super-spines)",
     "infiniband.partitions.*.rate": "tests/test_infiniband.py (partition flags reach partitions.conf)",
 }
 

@@ -135,6 +135,12 @@ CASES = [
     ("a placed model with an unplaced NIC",
      {"servers.yaml": [('        pci_address: "0000:3d:00.0"\n', "")]},
      "nic1 has no pci_address, but the model lists its GPUs", None, Severity.ERROR),
+    # role labels
+    ("two roles with one label", {"fabric.yaml": [("\nracks:\n", "\nrole_labels: {leaf: tor, spine: tor}\nracks:\n")]},
+     "role_labels: spine and leaf are both called 'tor'", None, Severity.ERROR),
+    ("a gateway named like a switch once labels rename the spines",
+     {"fabric.yaml": [("\nracks:\n", "\nrole_labels: {spine: gw}\nracks:\n"), ("name: gw-storage-1", "name: a-gw-1")]},
+     "gateway a-gw-1 has the name of a fabric switch", None, Severity.ERROR),
     # racks and power feeds
     ("both planes' leaves of one SU on one feed",
      {"fabric.yaml": [("    feeds: [pdu-b1-l, pdu-b1-r]", "    feeds: [pdu-a1-l]"),
@@ -210,3 +216,20 @@ def test_a_bus_id_that_is_not_one_is_refused_with_its_line(make_inventory: Inven
     needle = 'pci_address: "0000:3d"'
     assert f"servers.yaml:{line_of(root / 'servers.yaml', needle, 1)}:" in text
     assert "must be a full lower-case bus id" in text
+
+
+def test_role_labels_rename_devices_not_roles(make_inventory: InventoryFactory) -> None:
+    """ToR/aggregation vocabulary: every name says tor/agg, the roles (and so every rule) stay."""
+    from dualrail_net.render import render_fabric
+    from dualrail_net.resolve import resolve_fabric
+    text = (make_inventory({}) / "fabric.yaml").read_text()
+    racks = text[text.index("\nracks:\n"):]
+    root = make_inventory({"fabric.yaml": [(racks, "\nrole_labels: {leaf: tor, spine: agg}\n")]})
+    loaded = load_inventory(root)
+    assert [d for d in validate(loaded) if d.severity == Severity.ERROR] == []
+    fabric = resolve_fabric(loaded.inventory)
+    assert {s.role for s in fabric.switches.values() if s.name.startswith("a-tor-")} == {"leaf"}
+    assert {s.role for s in fabric.switches.values() if s.name.startswith("a-agg-")} == {"spine"}
+    assert "a-tor-su1-r0" in fabric.switches and "a-agg-4" in fabric.switches
+    files = render_fabric(fabric).by_path()
+    assert "plane-A/a-tor-su1-r0/frr.conf" in files and "a-agg-1" in files["plane-A/a-tor-su1-r0/frr.conf"]

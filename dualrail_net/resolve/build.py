@@ -136,7 +136,8 @@ class _PlaneBuilder:
                 for k in range(self.spec.super_spines_per_group or 0):
                     slot = cap.super_spine_slot(group, k)
                     ss_asn = (asn.super_spine or 0) + (slot if per_switch else 0)
-                    sw = self._switch(naming.super_spine_name(self.plane, group + 1, k + 1), "super_spine", 0,
+                    sw = self._switch(naming.super_spine_name(self.plane, group + 1, k + 1,
+                                                              self.fab.role_labels.super_spine), "super_spine", 0,
                                       k + 1, slot, ss_asn)
                     supers[(group, k)] = sw
                     self.switches.append(sw)
@@ -146,7 +147,8 @@ class _PlaneBuilder:
             for j in range(self.spec.spines_per_pod):
                 slot = cap.spine_slot(pod, j)
                 spine_asn = asn.spine_base + (pod * cap.spines_per_pod + j if per_switch else pod)
-                sw = self._switch(naming.spine_name(self.plane, self.tiers, pod + 1, j + 1), "spine",
+                sw = self._switch(naming.spine_name(self.plane, self.tiers, pod + 1, j + 1,
+                                                    self.fab.role_labels.spine), "spine",
                                   pod + 1 if self.tiers == 3 else 0, j + 1, slot, spine_asn)
                 spines.append(sw)
                 self.switches.append(sw)
@@ -163,7 +165,8 @@ class _PlaneBuilder:
                 for rail in range(topo.rails):
                     i = su * topo.rails + rail
                     leaf_index = pod * cap.leaves_per_pod + i
-                    sw = self._switch(naming.leaf_name(self.plane, self.tiers, pod + 1, su + 1, rail),
+                    sw = self._switch(naming.leaf_name(self.plane, self.tiers, pod + 1, su + 1, rail,
+                                                       self.fab.role_labels.leaf),
                                       "leaf", pod + 1 if self.tiers == 3 else 0, i + 1, cap.leaf_slot(pod, i),
                                       asn.leaf_base + leaf_index)
                     sw.rail, sw.su = rail, su + 1

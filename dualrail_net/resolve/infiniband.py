@@ -3,6 +3,7 @@ each partition's members by port GUID."""
 
 from __future__ import annotations
 
+from dualrail_net.resolve import naming
 from dualrail_net.resolve.model import IbHostPort, IbLink, IbMember, IbPartition, IbPlane, IbSwitch
 from dualrail_net.sot.schema import Inventory
 
@@ -21,9 +22,7 @@ def resolve_infiniband(inv: Inventory) -> dict[str, IbPlane]:
         return {}
     out: dict[str, IbPlane] = {}
     for plane, spec in ib.ib_planes.items():
-        prefix = plane.lower()
-        leaves = [f"{prefix}-leaf-{i + 1}" for i in range(spec.leaves)]
-        spines = [f"{prefix}-spine-{i + 1}" for i in range(spec.spines)]
+        spines, leaves = naming.ib_switch_names(plane, spec.spines, spec.leaves)
         guid_of = {h.server: h.guids[plane] for h in ib.hosts if plane in h.guids}
         hosts = [
             # Hosts fill leaves in inventory order: appending a host never moves an existing one.

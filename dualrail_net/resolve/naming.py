@@ -14,18 +14,29 @@ def plane_prefix(plane: str) -> str:
     return plane.lower()
 
 
-def spine_name(plane: str, tiers: int, pod: int, index: int) -> str:
+# The fixed roles' words in device names; fabric.yaml `role_labels` renames them (ToR, aggregation,
+# core ...) without changing what a role is.
+DEFAULT_LABELS = {"leaf": "leaf", "spine": "spine", "super_spine": "ss"}
+
+
+def spine_name(plane: str, tiers: int, pod: int, index: int, label: str = "spine") -> str:
     pod_part = f"p{pod}-" if tiers == 3 else ""
-    return f"{plane_prefix(plane)}-{pod_part}spine-{index}"
+    return f"{plane_prefix(plane)}-{pod_part}{label}-{index}"
 
 
-def leaf_name(plane: str, tiers: int, pod: int, su: int, rail: int) -> str:
+def leaf_name(plane: str, tiers: int, pod: int, su: int, rail: int, label: str = "leaf") -> str:
     pod_part = f"p{pod}-" if tiers == 3 else ""
-    return f"{plane_prefix(plane)}-{pod_part}leaf-su{su}-r{rail}"
+    return f"{plane_prefix(plane)}-{pod_part}{label}-su{su}-r{rail}"
 
 
-def super_spine_name(plane: str, group: int, index: int) -> str:
-    return f"{plane_prefix(plane)}-ss-g{group}-{index}"
+def super_spine_name(plane: str, group: int, index: int, label: str = "ss") -> str:
+    return f"{plane_prefix(plane)}-{label}-g{group}-{index}"
+
+
+def ib_switch_names(plane: str, spines: int, leaves: int) -> tuple[list[str], list[str]]:
+    """An IB plane's spine and leaf names."""
+    prefix = plane_prefix(plane)
+    return [f"{prefix}-spine-{i + 1}" for i in range(spines)], [f"{prefix}-leaf-{i + 1}" for i in range(leaves)]
 
 
 def vrf_name(plane: str) -> str:

@@ -12,17 +12,18 @@ from dualrail_net.sot.diagnostics import Diagnostic, Severity
 from dualrail_net.sot.load import LoadedInventory
 
 
-def switch_names(inv: LoadedInventory) -> set[str]:
+def switch_names(inv: LoadedInventory, gateways: bool = True) -> set[str]:
     fab = inv.inventory.fabric
     topo = fab.topology
-    names = {gw.name for gw in fab.gateways}
+    labels = fab.role_labels
+    names = {gw.name for gw in fab.gateways} if gateways else set()
     for plane, spec in fab.planes.items():
         for pod in range(1, topo.pods + 1):
-            names.update(naming.spine_name(plane, topo.tiers, pod, i + 1) for i in range(spec.spines_per_pod))
-            names.update(naming.leaf_name(plane, topo.tiers, pod, su + 1, rail)
+            names.update(naming.spine_name(plane, topo.tiers, pod, i + 1, labels.spine) for i in range(spec.spines_per_pod))
+            names.update(naming.leaf_name(plane, topo.tiers, pod, su + 1, rail, labels.leaf)
                          for su in range(topo.scalable_units_per_pod) for rail in range(topo.rails))
         if topo.tiers == 3:
-            names.update(naming.super_spine_name(plane, g + 1, k + 1) for g in range(spec.spines_per_pod)
+            names.update(naming.super_spine_name(plane, g + 1, k + 1, labels.super_spine) for g in range(spec.spines_per_pod)
                          for k in range(spec.super_spines_per_group or 0))
     return names
 
@@ -41,11 +42,12 @@ def _serving(inv: LoadedInventory) -> dict[str, dict[str, set[str]]]:
         for nic in model.nics:
             for port in nic.ports:
                 per_plane.setdefault(port.plane, set()).add(
-                    naming.leaf_name(port.plane, fab.topology.tiers, srv.pod, srv.su, port.rail))
+                    naming.leaf_name(port.plane, fab.topology.tiers, srv.pod, srv.su, port.rail,
+                                     fab.role_labels.leaf))
         for plane, leaves in per_plane.items():
             spec = fab.planes.get(plane)
             if spec is not None:
-                leaves.update(naming.spine_name(plane, fab.topology.tiers, srv.pod, i + 1)
+                leaves.update(naming.spine_name(plane, fab.topology.tiers, srv.pod, i + 1, fab.role_labels.spine)
                               for i in range(spec.spines_per_pod))
         out[srv.name] = per_plane
     return out

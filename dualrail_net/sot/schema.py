@@ -329,6 +329,14 @@ class Management(Strict):
     gnmi: bool = False
 
 
+class RoleLabels(Strict):
+    """The words device names use for the fixed roles (a design that says ToR/aggregation/core keeps
+    its vocabulary: a-tor-su1-r0, a-agg-1, a-core-g1-1). Roles and their rules do not change."""
+    leaf: str = Field(default="leaf", pattern=r"^[a-z][a-z0-9]{0,11}$")
+    spine: str = Field(default="spine", pattern=r"^[a-z][a-z0-9]{0,11}$")
+    super_spine: str = Field(default="ss", pattern=r"^[a-z][a-z0-9]{0,11}$")
+
+
 class Rack(Strict):
     """A rack and the power feeds (PDUs) its switches draw from: the shared-fate rule reads it."""
     name: HostName
@@ -347,6 +355,7 @@ class Fabric(Strict):
     management_network: Prefix | None = Field(
         default=None, description="out-of-band management addresses, one per switch (superseded by management)")
     management: Management | None = None
+    role_labels: RoleLabels = RoleLabels()
     racks: list[Rack] = Field(default=[], max_length=65536,
                               description="optional: where switches are mounted and which power feeds they share")
 

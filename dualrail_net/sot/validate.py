@@ -11,10 +11,11 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from dualrail_net.platforms import get_platform
+from dualrail_net.resolve import naming
 from dualrail_net.sot.capacity import PlaneCapacity, plane_capacity
 from dualrail_net.sot.diagnostics import Diagnostic, Severity
 from dualrail_net.sot.hostlayout import check_host_layout
-from dualrail_net.sot.racks import check_racks
+from dualrail_net.sot.racks import check_racks, switch_names
 from dualrail_net.sot.load import LoadedInventory
 from dualrail_net.sot.schema import SPEEDS_GBPS, IbPlane, expand_ports
 
@@ -502,6 +503,19 @@ def check_names(inv: LoadedInventory) -> Iterator[Diagnostic]:
         if len(set(gw.planes)) != len(gw.planes):
             yield _diag(inv, ("fabric", "gateways", gi, "planes"), f"gateway {gw.name}: a plane is listed twice",
                         "list each plane once")
+    labels = fab.role_labels.model_dump()
+    by_label: dict[str, str] = {}
+    for role, label in labels.items():
+        if label in by_label:
+            yield _diag(inv, ("fabric", "role_labels", role), f"role_labels: {role} and {by_label[label]} are both "
+                        f"called {label!r}", "give each role its own word, or device names hide which role a "
+                        "switch has")
+        by_label.setdefault(label, role)
+    switches = switch_names(inv, gateways=False)
+    for gi, gw in enumerate(fab.gateways):
+        if gw.name in switches:
+            yield _diag(inv, ("fabric", "gateways", gi, "name"), f"gateway {gw.name} has the name of a fabric switch",
+                        "rename the gateway", code="SOT-DUP-NAME")
 
 
 def check_infiniband(inv: LoadedInventory) -> Iterator[Diagnostic]:
@@ -620,8 +634,8 @@ def _switch_guids(inv: LoadedInventory, plane: str, spec: IbPlane) -> Iterator[D
     if not spec.switch_guids:
         return
     path = ("infiniband", "ib_planes", plane, "switch_guids")
-    prefix = plane.lower()
-    names = [f"{prefix}-spine-{i + 1}" for i in range(spec.spines)] + [f"{prefix}-leaf-{i + 1}" for i in range(spec.leaves)]
+    spines, leaves = naming.ib_switch_names(plane, spec.spines, spec.leaves)
+    names = spines + leaves
     unknown = sorted(set(spec.switch_guids) - set(names))
     for name in unknown:
         yield _diag(inv, (*path, name), f"IB plane {plane} has no switch {name}",

@@ -117,7 +117,7 @@ def test_config_rollout_through_both_planes_without_loss(twin: Path, tmp_path: P
     assert lost == {"A": 0, "B": 0}, f"probe loss during the rollout: {lost}"
     # both InfiniBand planes' subnet managers, one plane at a time (ibsim runs the real opensm),
     # each starting from files that lack gpu003 in tenant_a
-    from dualrail_net.deploy.opensm import SimulatedSmHost, deploy_opensm
+    from dualrail_net.deploy.opensm import SimulatedSmHost, deploy_opensm, standby_files
     from dualrail_net.manifest import Manifest
     from dualrail_net.verify.ib.sim import SimulatedPlane, tools_missing
     if tools_missing():
@@ -131,20 +131,28 @@ def test_config_rollout_through_both_planes_without_loss(twin: Path, tmp_path: P
         parts.write_text(parts.read_text().replace(member, "", 1))
     sims = {plane: SimulatedPlane(old, plane, manifest.ib_planes[plane], tmp_path / "ib") for plane in ("IBA", "IBB")}
     hosts: dict[str, SimulatedSmHost] = {}
+    standbys: dict[str, SimulatedSmHost] = {}
     try:
         for plane, sim in sims.items():
+            meta = manifest.ib_planes[plane]
             sim.prepare()
             sim.start_ibsim()
-            hosts[plane] = SimulatedSmHost(f"sm-{plane}", sim, manifest.ib_planes[plane].config_dir)
+            hosts[plane] = SimulatedSmHost(f"sm-{plane}", sim, meta.config_dir)
             hosts[plane].start()
             assert hosts[plane].wait_up(0, 120), f"opensm did not bring {plane} up"
-        sm = deploy_opensm(new, hosts, ["IBA", "IBB"], journal=journal, run_id=servers.run_id)
+            # each plane's standby SM: a second opensm on the same simulated fabric, on the old files
+            standbys[plane] = SimulatedSmHost(f"sm-{plane}-standby", sim, meta.config_dir,
+                                              files_dir=tmp_path / "ib-standby" / plane, sim_host=meta.sm_standby)
+            standbys[plane].write_files(standby_files(old, meta))
+            standbys[plane].start()
+        sm = deploy_opensm(new, hosts, ["IBA", "IBB"], journal=journal, run_id=servers.run_id, standbys=standbys)
     finally:
-        for host in hosts.values():
+        for host in [*hosts.values(), *standbys.values()]:
             host.stop()
         for sim in sims.values():
             sim.__exit__(None, None, None)
     assert [(r.plane, r.status) for r in sm] == [("IBA", "ok"), ("IBB", "ok")], sm
+    assert all(standbys[p].read_files() == standby_files(new, manifest.ib_planes[p]) for p in standbys)
 
 
 def _run_with(twin: Path, tmp_path: Path, fabric: Fabric, edit: Any, book: Playbook = BOOK,

@@ -42,6 +42,8 @@ ADDED: dict[str, tuple[tuple[Any, ...], Any, Any, list[tuple[tuple[Any, ...], An
                                             {"iba-spine-1": "0x0002c90300aa0001", "iba-spine-2": "0x0002c90300aa0002",
                                              "iba-leaf-1": "0x0002c90300aa0011", "iba-leaf-2": "0x0002c90300aa0012"},
                                             []),
+    "servers.server_models.*.nics.*.ports.*.speed": (("servers", "server_models", "hgx-hpn-4x2", "nics", 0, "ports", 0,
+                                                      "speed"), None, "100G", []),
     "fabric.role_labels.leaf": (("fabric", "role_labels"), {"leaf": "leaf"}, {"leaf": "tor"}, []),
     "fabric.role_labels.spine": (("fabric", "role_labels"), {"spine": "spine"}, {"spine": "agg"}, []),
     "fabric.role_labels": (("fabric", "role_labels"), {}, {"leaf": "tor", "spine": "agg"}, []),

@@ -135,6 +135,14 @@ CASES = [
     ("a placed model with an unplaced NIC",
      {"servers.yaml": [('        pci_address: "0000:3d:00.0"\n', "")]},
      "nic1 has no pci_address, but the model lists its GPUs", None, Severity.ERROR),
+    # per-port speeds
+    ("a port faster than its leaf port", {"servers.yaml": [("rail: 0, ifname: ens1f0np0, rdma_device: mlx5_0}",
+                                                           "rail: 0, ifname: ens1f0np0, rdma_device: mlx5_0, speed: 400G}")]},
+     "hgx-hpn-4x2: nic0 port 1 runs 400G, above plane A's server ports (200G)",
+     ("servers.yaml", "speed: 400G", 1), Severity.ERROR),
+    ("a model that gives one plane less", {"servers.yaml": [("rail: 0, ifname: ens1f0np0, rdma_device: mlx5_0}",
+                                                            "rail: 0, ifname: ens1f0np0, rdma_device: mlx5_0, speed: 100G}")]},
+     "hgx-hpn-4x2: the planes get unequal bandwidth from each server (A: 700G, B: 800G)", None, Severity.WARNING),
     # role labels
     ("two roles with one label", {"fabric.yaml": [("\nracks:\n", "\nrole_labels: {leaf: tor, spine: tor}\nracks:\n")]},
      "role_labels: spine and leaf are both called 'tor'", None, Severity.ERROR),
@@ -233,3 +241,26 @@ def test_role_labels_rename_devices_not_roles(make_inventory: InventoryFactory) 
     assert "a-tor-su1-r0" in fabric.switches and "a-agg-4" in fabric.switches
     files = render_fabric(fabric).by_path()
     assert "plane-A/a-tor-su1-r0/frr.conf" in files and "a-agg-1" in files["plane-A/a-tor-su1-r0/frr.conf"]
+
+
+def test_a_port_speed_reaches_the_cabling_plan_and_the_capacity(make_inventory: InventoryFactory) -> None:
+    """2x100G on every HPN NIC: the cabling plan carries 100G for those leaf ports, and the capacity
+    figures follow (the plane's server bandwidth drops by the difference)."""
+    from dualrail_net.capacity.run import capacity_report
+    from dualrail_net.resolve import resolve_fabric
+    text = (make_inventory({}) / "servers.yaml").read_text()
+    edits = [(f"ifname: {i}, rdma_device: {d}}}", f"ifname: {i}, rdma_device: {d}, speed: 100G}}")
+             for i, d in (("ens1f0np0", "mlx5_0"), ("ens1f1np1", "mlx5_1"), ("ens2f0np0", "mlx5_2"),
+                          ("ens2f1np1", "mlx5_3"), ("ens3f0np0", "mlx5_4"), ("ens3f1np1", "mlx5_5"),
+                          ("ens4f0np0", "mlx5_6"), ("ens4f1np1", "mlx5_7"))]
+    assert all(old in text for old, _ in edits)
+    root = make_inventory({"servers.yaml": edits})
+    loaded = load_inventory(root)
+    assert [d for d in validate(loaded) if d.severity == Severity.ERROR] == []
+    fabric = resolve_fabric(loaded.inventory)
+    speeds = {(link.b, link.speed) for link in fabric.links if link.kind == "server-leaf" and link.b == "gpu001"} | \
+        {(link.a, link.speed) for link in fabric.links if link.kind == "server-leaf" and link.a == "gpu001"}
+    assert speeds == {("gpu001", "100G")}, speeds
+    report = capacity_report(loaded.inventory, fabric)
+    plane_a = next(p for p in report.figures.planes if p.plane == "A")
+    assert plane_a.server_gbps == 16 * 4 * 100 + 16 * 4 * 200  # 16 HPN servers at 100G, 16 DGX at 200G

@@ -91,7 +91,7 @@ def server_bandwidth(name: str, model: ServerModel, port_speed: dict[str, str], 
         cap = pcie_gbps(nic.pcie_gen or DEFAULT_PCIE[0], nic.pcie_lanes or DEFAULT_PCIE[1], efficiency)
         speeds: dict[str, float] = {}
         for port in nic.ports:
-            speeds[port.plane] = speeds.get(port.plane, 0.0) + SPEEDS_GBPS[port_speed[port.plane]]
+            speeds[port.plane] = speeds.get(port.plane, 0.0) + SPEEDS_GBPS[port.speed or port_speed[port.plane]]
         for plane, s in speeds.items():
             per_plane[plane] += min(s, cap)
         dual += min(sum(speeds.values()), cap)

@@ -255,7 +255,7 @@ def _resolve_servers(inv: Inventory, builders: dict[str, _PlaneBuilder], cap: Pl
                     b.spec.pools.server_links, leaf_index * (cap.server_block_size // 2) + srv.slot - 1)
                 leaf_port_no = pm.leaf_server[srv.slot - 1]
                 leaf_port = naming.port_name(leaf.platform, leaf_port_no)
-                speed = b.spec.link_speeds.server
+                speed = np.speed or b.spec.link_speeds.server
                 leaf.ports.append(Port(leaf_port, leaf_port_no, "server", gw_addr, srv.name, np.ifname, srv_addr,
                                        speed, np.plane))
                 ports.append(ServerPort(nic.name, np.port, np.ifname, np.rdma_device, np.plane, np.rail, srv_addr,

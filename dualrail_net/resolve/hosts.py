@@ -14,7 +14,8 @@ def resolve_host_layouts(inv: Inventory) -> dict[str, HostLayout]:
         gpus = tuple(GpuPlace(i, g.pci_address, g.pcie_root.lower(), g.numa) for i, g in enumerate(model.gpu_places))
         nics = tuple(
             NicPlace(nic.name, nic.pci_address, nic.pcie_root.lower() if nic.pcie_root else None, nic.numa,
-                     tuple(NicPortPlace(p.port, p.rdma_device, p.plane, p.rail, speed.get(p.plane, 0))
+                     tuple(NicPortPlace(p.port, p.rdma_device, p.plane, p.rail,
+                                        SPEEDS_GBPS[p.speed] if p.speed else speed.get(p.plane, 0))
                            for p in nic.ports), nic.pcie_gen, nic.pcie_lanes)
             for nic in model.nics)
         out[name] = HostLayout(name, gpus, nics, model.bootstrap_ifname)

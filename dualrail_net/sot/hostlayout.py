@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator
 
 from dualrail_net.sot.diagnostics import Diagnostic, Severity
 from dualrail_net.sot.load import LoadedInventory
-from dualrail_net.sot.schema import ServerModel
+from dualrail_net.sot.schema import SPEEDS_GBPS, ServerModel
 
 Diag = Callable[..., Diagnostic]
 
@@ -28,6 +28,7 @@ def check_host_layout(inv: LoadedInventory) -> Iterator[Diagnostic]:
     for mname, model in inv.inventory.servers.server_models.items():
         base: tuple[str | int, ...] = ("servers", "server_models", mname)
         yield from _split_rule(inv, mname, model, base)
+        yield from _port_speeds(inv, mname, model, base)
         if model.gpu_places:
             yield from _placement(inv, mname, model, base)
 
@@ -65,6 +66,32 @@ def _split_rule(inv: LoadedInventory, mname: str, model: ServerModel,
                         f"{mname}: the planes get unequal NIC counts ("
                         + ", ".join(f"{p}: {n}" for p, n in sorted(count.items())) + ") (split: nic)",
                         "give every plane the same number of NICs, or the smaller plane limits every job")
+
+
+def _port_speeds(inv: LoadedInventory, mname: str, model: ServerModel,
+                 base: tuple[str | int, ...]) -> Iterator[Diagnostic]:
+    """A port's own speed fits its leaf port (the plane's server speed); every plane gets the same
+    bandwidth from the model (otherwise the planes are not symmetric for its servers)."""
+    planes = inv.inventory.fabric.planes
+    per_plane: dict[str, int] = {}
+    for ni, nic in enumerate(model.nics):
+        for pi, port in enumerate(nic.ports):
+            spec = planes.get(port.plane)
+            if spec is None:
+                continue  # check_servers reports the plane
+            leaf = SPEEDS_GBPS[spec.link_speeds.server]
+            gbps = SPEEDS_GBPS[port.speed] if port.speed else leaf
+            if gbps > leaf:
+                yield _diag(inv, (*base, "nics", ni, "ports", pi, "speed"),
+                            f"{mname}: {nic.name} port {port.port} runs {port.speed}, above plane {port.plane}'s "
+                            f"server ports ({spec.link_speeds.server})", "a port cannot be faster than the leaf port "
+                            "it lands on: lower it or raise link_speeds.server", code="SOT-SPEED")
+            per_plane[port.plane] = per_plane.get(port.plane, 0) + gbps
+    if len(set(per_plane.values())) > 1:
+        yield _diag(inv, (*base, "nics"), f"{mname}: the planes get unequal bandwidth from each server ("
+                    + ", ".join(f"{p}: {g}G" for p, g in sorted(per_plane.items())) + ")",
+                    "dual-plane jobs run at the pace of the slower plane, and a failover halves differently: "
+                    "give every plane the same ports and speeds", Severity.WARNING, "SYM-SERVER-BANDWIDTH")
 
 
 def _placement(inv: LoadedInventory, mname: str, model: ServerModel,

@@ -415,6 +415,9 @@ class NicPort(Strict):
     rail: int = Field(ge=0, le=15)
     ifname: str = Field(pattern=r"^[a-zA-Z][a-zA-Z0-9_.-]{0,14}$", description="Linux netdev name")
     rdma_device: str = Field(pattern=r"^[a-z][a-z0-9_]{0,31}$", description="RDMA device, as NCCL_IB_HCA wants")
+    speed: Speed | None = Field(
+        default=None, description="this port's speed when it differs from the plane's link_speeds.server (a 2x200G "
+                                  "split of a 400G NIC, a breakout, an older server generation); at most the plane's")
 
 
 class Nic(Strict):

@@ -264,6 +264,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="audit again every SECONDS until interrupted (the exit code is the last audit's)")
     p.add_argument("--count", type=int, default=None, metavar="N", help="with --watch: stop after N audits")
     p.add_argument("--workers", type=int, default=16, metavar="N", help="devices asked at once (default 16)")
+    p.add_argument("--ib", nargs="?", const="all", default=None, metavar="P1,P2",
+                   help="also compare each InfiniBand plane (all, or those named) with its cabling plan: "
+                        "ibnetdiscover on the plane's SM host (its standby's if it does not answer), reached "
+                        "at the server's management address")
 
     p = sub.add_parser(
         "capacity", help="bandwidth per plane and tier, what-if failures, the dual-plane model; an HTML report",
@@ -815,6 +819,12 @@ def cmd_audit(args: argparse.Namespace, ui: Ui) -> int:
         ui.print(f"[red]{escape(one_line(str(exc)))}[/]")
         _emit(ui, {"ok": False, "error": str(exc), "checks": []})
         return EXIT_FAIL
+    if args.ib not in (None, "all"):
+        unknown = [p for p in args.ib.split(",") if p and p not in manifest.ib_planes]
+        if unknown or not args.ib.strip(","):
+            ui.print(f"[red]--ib: no IB plane {escape(', '.join(unknown) or repr(args.ib))} in the build (planes: "
+                     f"{escape(', '.join(manifest.ib_planes) or 'none')})[/]")
+            return EXIT_USAGE
     rounds = 0
     while True:
         started = time.monotonic()
@@ -831,9 +841,10 @@ def cmd_audit(args: argparse.Namespace, ui: Ui) -> int:
                     reports = collect(nr, connector(nr), args.workers, progress=lambda n: live.advance(task, n))
             else:
                 reports = collect(nr, connector(nr), args.workers)
+            ib_texts, ib_missing = ({}, []) if args.ib is None else _discover_ib(args, manifest, nr)
         finally:
             nr.close_connections()
-        findings = audit_findings(args.output, manifest, reports)
+        findings = audit_findings(args.output, manifest, reports, ib_texts) + ib_missing
         seconds = time.monotonic() - started
         results = as_results(findings, seconds)
         if args.metrics:
@@ -852,6 +863,21 @@ def cmd_audit(args: argparse.Namespace, ui: Ui) -> int:
         if args.watch is None or (args.count is not None and rounds >= args.count):
             return EXIT_OK if ok else EXIT_FAIL
         time.sleep(args.watch)
+
+
+def _discover_ib(args: argparse.Namespace, manifest: Manifest, nr: Any) -> tuple[dict[str, str], list[Any]]:
+    """``audit --ib``: ibnetdiscover per IB plane on its SM host (audit/ib.py)."""
+    from dualrail_net.audit.ib import discover_ib
+    from dualrail_net.deploy.session import connector
+    planes = list(manifest.ib_planes) if args.ib == "all" else [p for p in args.ib.split(",") if p]
+    connect = connector(nr)
+
+    def open_host(server: str) -> Any:
+        host = nr.inventory.hosts.get(server)
+        if host is None:
+            raise LookupError(f"{server} has no management address (servers.yaml mgmt_address)")
+        return connect(host)
+    return discover_ib(manifest, planes, open_host)
 
 
 def _deploy_junit(run: dict[str, Any], path: Path) -> None:

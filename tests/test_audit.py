@@ -171,6 +171,58 @@ def test_ib_discovery_finds_a_swapped_and_a_missing_cable(build: Path) -> None:
     assert any("gpu003" in f.message for f in found if f.check == "CABLE-MISSING")
 
 
+class SimulatedSmShell:
+    """A test double for the SSH session to an IB host: each command runs in a local shell against the
+    ibsim fabric as that host (SIM_HOST), so ibnetdiscover really walks the simulated subnet."""
+
+    def __init__(self, env: dict[str, str], host: str) -> None:
+        self.env = dict(env, SIM_HOST=host)
+
+    def send_command(self, command: str, read_timeout: float = 30) -> str:
+        proc = subprocess.run(["sh", "-c", command], env=self.env, capture_output=True, text=True, timeout=read_timeout)
+        return proc.stdout + proc.stderr
+
+
+def test_ib_planes_are_discovered_from_their_sm_host_or_its_standby(build: Path) -> None:
+    """audit --ib: ibnetdiscover on the SM host over its session; when the SM host does not answer,
+    the standby's host is asked; when neither does, the plane is AUDIT-UNREACHABLE (never skipped)."""
+    from dualrail_net.audit.ib import discover_ib
+    from dualrail_net.verify.ib.sim import SimulatedPlane, tools_missing
+    if tools_missing() or shutil.which("ibnetdiscover") is None:
+        pytest.skip(f"needs ibsim and infiniband-diags: {tools_missing()}")
+    manifest = Manifest.load(build)
+    meta = manifest.ib_planes["IBA"]
+    work = build.parent / f"ib-cli-{time.monotonic_ns()}"
+    work.mkdir()
+    asked: list[str] = []
+    with SimulatedPlane(build, "IBA", meta, work) as sim:
+        sim.prepare()
+        sim.start_ibsim()
+
+        def connect(server: str, down: frozenset[str] = frozenset()) -> SimulatedSmShell:
+            asked.append(server)
+            if server in down:
+                raise ConnectionError("no route to host")
+            return SimulatedSmShell(sim.env, server)
+        texts, missing = discover_ib(manifest, ["IBA"], connect)
+        assert missing == [] and asked == [meta.sm_host]
+        assert ib_findings(build, manifest, "IBA", texts["IBA"]) == []
+        asked.clear()
+        texts, missing = discover_ib(manifest, ["IBA"], lambda s: connect(s, frozenset({meta.sm_host})))
+        assert asked == [meta.sm_host, meta.sm_standby] and missing == [] and "IBA" in texts
+        texts, missing = discover_ib(manifest, ["IBA"], lambda s: connect(s, frozenset({meta.sm_host, meta.sm_standby})))
+        assert texts == {} and [(f.check, f.devices) for f in missing] == [
+            ("AUDIT-UNREACHABLE", (meta.sm_host,)), ("AUDIT-UNREACHABLE", (str(meta.sm_standby),))]
+    with pytest.raises(ValueError, match="no IB plane 'IBC'"):
+        discover_ib(manifest, ["IBC"], lambda s: None)
+
+
+def test_the_cli_refuses_an_unknown_ib_plane(build: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from dualrail_net.cli import main
+    assert main(["audit", "-o", str(build), "--ib", "IBA,IBX"]) == 2
+    assert "no IB plane IBX" in capsys.readouterr().out
+
+
 # -- the twin ---------------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def twin(tmp_path_factory: pytest.TempPathFactory, example_fabric: Fabric) -> Iterator[Path]:

@@ -71,34 +71,30 @@ class SmHostUnknown(Exception):
     """An IB plane's SM host cannot be reached: it is not a server with a management address."""
 
 
+def _address(manifest: Manifest, plane: str, host: str, what: str) -> tuple[str, str]:
+    server = manifest.servers.get(host)
+    if server is None or not server.mgmt_address:
+        raise SmHostUnknown(f"IB plane {plane}: its {what} {host} has no management address (servers.yaml "
+                            "mgmt_address)" + (": its files would fall behind the master's" if "standby" in what else ""))
+    return host, server.mgmt_address.split("/")[0]
+
+
+def _plane_meta(manifest: Manifest, plane: str) -> IbPlaneEntry:
+    meta = manifest.ib_planes.get(plane)
+    if meta is None:
+        raise SmHostUnknown(f"no IB plane {plane!r} in the build (planes: {', '.join(manifest.ib_planes) or 'none'})")
+    return meta
+
+
 def sm_addresses(manifest: Manifest, planes: list[str]) -> dict[str, tuple[str, str]]:
     """IB plane -> (its SM host, that server's management address), for the planes given."""
-    out: dict[str, tuple[str, str]] = {}
-    for plane in planes:
-        meta = manifest.ib_planes.get(plane)
-        if meta is None:
-            raise SmHostUnknown(f"no IB plane {plane!r} in the build (planes: {', '.join(manifest.ib_planes) or 'none'})")
-        server = manifest.servers.get(meta.sm_host)
-        if server is None or not server.mgmt_address:
-            raise SmHostUnknown(f"IB plane {plane}: its SM host {meta.sm_host} has no management address "
-                                "(servers.yaml mgmt_address)")
-        out[plane] = (meta.sm_host, server.mgmt_address.split("/")[0])
-    return out
+    return {plane: _address(manifest, plane, _plane_meta(manifest, plane).sm_host, "SM host") for plane in planes}
 
 
 def standby_addresses(manifest: Manifest, planes: list[str]) -> dict[str, tuple[str, str]]:
     """IB plane -> (its standby SM host, its management address), for the planes that have one."""
-    out: dict[str, tuple[str, str]] = {}
-    for plane in planes:
-        meta = manifest.ib_planes.get(plane)
-        if meta is None or meta.sm_standby is None:
-            continue
-        server = manifest.servers.get(meta.sm_standby)
-        if server is None or not server.mgmt_address:
-            raise SmHostUnknown(f"IB plane {plane}: its standby SM host {meta.sm_standby} has no management address "
-                                "(servers.yaml mgmt_address): its files would fall behind the master's")
-        out[plane] = (meta.sm_standby, server.mgmt_address.split("/")[0])
-    return out
+    return {plane: _address(manifest, plane, standby, "standby SM host") for plane in planes
+            if (standby := _plane_meta(manifest, plane).sm_standby) is not None}
 
 
 def standby_files(out: Path, meta: IbPlaneEntry) -> dict[str, str]:

@@ -17,9 +17,8 @@ from __future__ import annotations
 
 from dualrail_net.render.servers import HOST_PATHS
 from dualrail_net.verify.checks import BASE, TOPOLOGY, Context, check, finding
+from dualrail_net.verify.checks.hosts import ROCE_V2_IPV4_GID_INDEX
 from dualrail_net.verify.findings import Finding
-
-ROCE_V2_IPV4_GID_INDEX = "3"
 MAX_IB_TIMEOUT = 31  # 5 bits in the QP attribute
 MAX_RETRY_CNT = 7  # 3 bits
 

@@ -223,6 +223,33 @@ def test_the_cli_refuses_an_unknown_ib_plane(build: Path, capsys: pytest.Capture
     assert "no IB plane IBX" in capsys.readouterr().out
 
 
+def test_live_route_tables_are_read_strictly_and_judged_against_the_plan() -> None:
+    from dualrail_net.audit.neighbors import NeighborsUnreadable
+    from dualrail_net.audit.routes import eos_route_widths, frr_route_widths, route_findings
+    frr = json.dumps({"10.0.0.0/24": [{"selected": True, "nexthops": [{"ip": "a", "fib": True}, {"ip": "b", "fib": True},
+                                                                       {"ip": "c", "fib": False}]}],
+                      "10.0.1.0/24": [{"selected": False, "nexthops": [{"fib": True}]}]})
+    assert frr_route_widths("x", frr) == {"10.0.0.0/24": 2}
+    eos = json.dumps({"vrfs": {"default": {"routes": {"10.0.0.0/24": {"routeType": "eBGP", "vias": [{}, {}, {}]}}}}})
+    assert eos_route_widths("x", eos) == {"10.0.0.0/24": 3}
+    for bad in ("% Unknown command", "[]", json.dumps({"vrfs": {}})):
+        with pytest.raises(NeighborsUnreadable):
+            (eos_route_widths if "vrfs" in bad else frr_route_widths)("x", bad)
+    found = route_findings({"x": {"10.0.0.0/24": 4, "10.0.1.0/24": 2, "10.0.2.0/24": 1}},
+                           {"x": {"10.0.0.0/24": 3, "10.0.1.0/24": 2}}, {"x": "A"})
+    assert [(f.check, f.plane) for f in found] == [("ECMP-LIVE-WIDTH", "A"), ("ROUTE-LIVE-MISSING", "A")]
+    assert "over 3 of 4 planned next hops" in found[0].message
+
+
+def test_the_plan_gives_each_leaf_every_spine_as_a_next_hop(build: Path) -> None:
+    from dualrail_net.audit.routes import planned_widths
+    widths = planned_widths(build, Manifest.load(build))
+    leaf = widths["a-leaf-su1-r0"]
+    other = [p for p, n in leaf.items() if n == 4]
+    assert other and set(leaf.values()) == {1, 4}  # other leaves over the 4 spines; spines' loopbacks direct
+    assert "gw-storage-1" not in widths  # a gateway's VRFs are not read live
+
+
 # -- the twin ---------------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def twin(tmp_path_factory: pytest.TempPathFactory, example_fabric: Fabric) -> Iterator[Path]:
@@ -294,6 +321,38 @@ def test_a_server_port_moved_to_the_other_planes_leaf(twin: Path) -> None:
                         str(Path(os.environ.get("DUALRAIL_TWIN_RUN", "/run/dualrail-twin")) / "ns" / "drt-a-leaf-su1-r1"
                             / "interfaces"), "swp3"], capture_output=True, timeout=60)
         _ip("a-leaf-su1-r1", "link", "set", "swp3", "up")
+
+
+def test_a_lost_uplink_narrows_ecmp_where_the_plan_says(twin: Path) -> None:
+    """a-leaf-su1-r0's cable to a-spine-1 goes down: the leaf reaches every other leaf over 3 of its 4
+    planned next hops, a-spine-1 loses the leaf's prefixes (and the leaf a-spine-1's loopback), and
+    every other leaf of plane A reaches the leaf over 3 of 4 spines; plane B has no finding."""
+    leaf = "a-leaf-su1-r0"
+    _ip(leaf, "link", "set", "swp33", "down")
+    try:
+        deadline = time.monotonic() + 60
+        while True:  # BGP notices the lost session (hold timer) and withdraws through the spine
+            _settle_lldp()
+            code, doc = _audit(twin)
+            found = _found(doc)
+            if any(c == "ROUTE-LIVE-MISSING" for c, _d in found) or time.monotonic() > deadline:
+                break
+        assert code == 1
+        checks = {c for c, _d in found}
+        assert checks == {"LINK-DOWN", "BGP-DOWN", "ECMP-LIVE-WIDTH", "ROUTE-LIVE-MISSING"}, found
+        narrowed = {d[0] for c, d in found if c == "ECMP-LIVE-WIDTH"}
+        plane_a_leaves = {f"a-leaf-su{su}-r{r}" for su in (1, 2) for r in range(4)}
+        assert narrowed == plane_a_leaves, narrowed
+        # a-spine-1 loses the leaf's prefixes; the leaf loses a-spine-1's loopback (leaves pass no routes on)
+        assert {d for c, d in found if c == "ROUTE-LIVE-MISSING"} == {("a-spine-1",), (leaf,)}, found
+        messages = [f["message"] for c in doc["checks"] for f in c["findings"]]  # type: ignore[attr-defined,index]
+        assert any(m.startswith(f"{leaf} reaches ") and "over 3 of 4 planned next hops" in m for m in messages)
+        assert not [f for c in doc["checks"] for f in c["findings"] if f["plane"] == "B"]  # type: ignore[attr-defined,index]
+    finally:
+        _ip(leaf, "link", "set", "swp33", "up")
+    deadline = time.monotonic() + 90
+    while _found(_audit(twin)[1]) and time.monotonic() < deadline:  # the next test starts from a clean twin
+        time.sleep(3)
 
 
 def test_an_unplugged_cable_firmware_off_plan_and_a_hand_edit(twin: Path) -> None:

@@ -21,8 +21,9 @@ from dualrail_net.audit.neighbors import (
     ip_link_states,
     lldpcli_neighbors,
 )
+from dualrail_net.audit.routes import eos_route_widths, frr_route_widths
 from dualrail_net.deploy.drivers import FirmwareDriver, driver_for
-from dualrail_net.deploy.drivers.base import run_shell, unified_diff
+from dualrail_net.deploy.drivers.base import RouteReader, run_shell, unified_diff
 
 SPEEDS = "for f in /sys/class/net/*/speed; do printf '%s %s\\n' \"${f%/speed}\" \"$(cat $f 2>/dev/null)\"; done"
 
@@ -38,6 +39,7 @@ class DeviceReport:
     planned_firmware: str = ""
     drift: str = ""  # unified diff of running against the build ("" when none)
     sessions: list[str] = field(default_factory=list)  # BGP sessions that are not up
+    routes: dict[str, int] | None = None  # BGP prefix -> installed next hops (None: not read)
     error: str = ""  # why it could not be asked (unreachable, unreadable answer)
 
 
@@ -100,6 +102,9 @@ def collect_device(host: Any, connection: Any) -> DeviceReport:
             report.firmware = drv.running_version()
         if not data.get("server"):
             report.sessions = drv.health()
+        if not data.get("server") and data.get("plane") and isinstance(drv, RouteReader):
+            read = eos_route_widths if drv.route_format == "eos" else frr_route_widths
+            report.routes = read(host.name, drv.bgp_routes())
     except Exception as exc:  # noqa: BLE001  (one device's failure is a finding, not the audit's end)
         report.error = f"{type(exc).__name__}: {str(exc).strip()[:300]}"
     return report

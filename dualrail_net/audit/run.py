@@ -9,6 +9,7 @@ from pathlib import Path
 from dualrail_net.audit.cabling import PlannedCable, compare_cabling, unreachable
 from dualrail_net.audit.collect import DeviceReport
 from dualrail_net.audit.neighbors import ibnetdiscover_links
+from dualrail_net.audit.routes import planned_widths, route_findings
 from dualrail_net.audit.state import drift_findings, firmware_findings, session_findings
 from dualrail_net.manifest import Manifest
 from dualrail_net.verify.cabling import read_cabling
@@ -26,6 +27,8 @@ CHECKS: dict[str, str] = {
     "FW-NOT-PLANNED": "every switch runs the firmware the build plans",
     "DRIFT-CONFIG": "every device runs exactly the built files",
     "BGP-DOWN": "every configured BGP session is established",
+    "ECMP-LIVE-WIDTH": "every switch routes each planned prefix over every planned next hop",
+    "ROUTE-LIVE-MISSING": "every switch has a BGP route to every prefix of its plane",
 }
 
 
@@ -61,6 +64,10 @@ def audit_findings(out: Path, manifest: Manifest, reports: dict[str, DeviceRepor
                                 (p for r in ok for p in r.ports),
                                 device_plane={name: meta.plane for name, meta in manifest.devices.items()})
     findings += firmware_findings(ok) + drift_findings(ok) + session_findings(ok)
+    live = {r.name: r.routes for r in ok if r.routes is not None}
+    if live:
+        findings += route_findings(planned_widths(out, manifest), live,
+                                   {name: meta.plane for name, meta in manifest.devices.items()})
     for plane, text in (ib or {}).items():
         findings += ib_findings(out, manifest, plane, text)
     return findings

@@ -489,8 +489,7 @@ class Runner:
         self._post_check(run_id, plane, number, [name], label="post-rollback")
 
     def _post_check(self, run_id: int, plane: str, batch: int, names: list[str], label: str = "post-check") -> list[str]:
-        problems: list[str] = []
-        for name in names:
+        def one(name: str) -> list[str]:
             sid = self.journal.step(run_id, plane, batch, name, label)
             found = self.device_health(name, wait=True)
             if not found and self.book.kind == "firmware" and label == "post-check":
@@ -499,7 +498,11 @@ class Runner:
                 if version != self.book.image:
                     found = [f"{name}: runs {version or 'unknown'}, expected {self.book.image}"]
             self.journal.finish(sid, "failed" if found else "ok", "; ".join(found))
-            problems += found
+            return found
+        # the batch's devices converge together: waited for concurrently, the gate takes the slowest
+        # device's time, not the sum (problems stay in the batch's order)
+        with ThreadPoolExecutor(max(1, min(self.book.concurrency, len(names)))) as pool:
+            problems = [p for found in pool.map(one, names) for p in found]
         if not problems:
             problems += self.plane_health(plane)
         return problems

@@ -80,6 +80,16 @@ class FirmwareDriver(Protocol):
     def reboot(self) -> None: ...
 
 
+@runtime_checkable
+class RouteReader(Protocol):
+    """A driver that can print the default VRF's BGP routes with their next hops (the live audit's
+    ECMP width), as JSON in ``route_format`` ("frr" or "eos"; the audit reads both)."""
+
+    route_format: str
+
+    def bgp_routes(self) -> str: ...
+
+
 def run_shell(conn: Any, command: str, timeout: float = 30) -> tuple[int, str]:
     """(exit status, output) of one shell command over a netmiko ``linux`` session: the status is
     echoed after the output (255 when it cannot be read back)."""

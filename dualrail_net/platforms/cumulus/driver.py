@@ -239,6 +239,15 @@ class CumulusDriver:
     def wait_healthy(self, timeout: float) -> list[str]:
         return poll_healthy(self.health, timeout)
 
+    route_format = "frr"
+
+    def bgp_routes(self) -> str:
+        """The default VRF's BGP routes as FRR prints them in JSON (the live audit's ECMP width)."""
+        rc, out = self._run(f"{self._vtysh()} -c 'show ip route bgp json'", timeout=60)
+        if rc != 0:
+            raise RuntimeError(f"{self.name}: show ip route bgp json failed ({out.strip()[-160:]})")
+        return out
+
     def _expected_neighbors(self) -> set[str]:
         # the neighbors of the file the switch runs now: a staged push (one VRF of a gateway) or a
         # pre-change check must not wait for sessions only the final file configures

@@ -111,6 +111,13 @@ class EosDriver:
     def wait_healthy(self, timeout: float) -> list[str]:
         return poll_healthy(self.health, timeout)
 
+    route_format = "eos"
+
+    def bgp_routes(self) -> str:
+        """The default VRF's BGP routes as EOS prints them in JSON."""
+        out: str = self.conn.send_command("show ip route bgp | json")
+        return out
+
     # -- firmware (FirmwareDriver) ------------------------------------------------------------------
     def running_version(self) -> str:
         try:

@@ -67,8 +67,11 @@ def test_random_edits_never_raise(clean: Path, tmp_path: Path, seed: int) -> Non
     broken = tmp_path / "build"
     shutil.copytree(clean, broken)
     files = sorted(p for p in broken.rglob("*") if p.is_file() and p.name in (
-        "frr.conf", "running-config", "interfaces", "qos_features.conf", "nccl.env", "sysctl.conf"))
+        "frr.conf", "running-config", "interfaces", "qos_features.conf", "nccl.env", "sysctl.conf", "nccl-topo.xml",
+        "dualrail-nic-qos.service", "nic-qos.sh", "opensm.conf", "opensm-standby.conf"))
     for path in rng.sample(files, 3):
         path.write_text(_mutate(rng, path.read_text()))
     results = run_checks(load_snapshot(broken))  # must not raise
     assert results
+    from dualrail_net.verify.ib.static import run_static
+    assert run_static(broken)  # the IB files' readers too

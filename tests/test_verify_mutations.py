@@ -615,3 +615,22 @@ def test_the_plain_route_map_reading_agrees_with_the_bitset_one(clean: Path) -> 
                 assert explain_route_map(dev, name, prefix)[0] == bool(mask >> bit & 1), (dev.name, name, prefix)
                 compared += 1
     assert compared > 100
+
+
+@pytest.mark.parametrize("path,old,new", [
+    ("servers/gpu001/nccl.env", "NCCL_IB_TC=104", "NCCL_IB_TC=\u00b2"),
+    ("servers/gpu001/nccl.env", "NCCL_IB_TIMEOUT=22", "NCCL_IB_TIMEOUT=\u0663"),
+    ("servers/gpu001/nccl-topo.xml", '<cpu numaid="0">', '<cpu numaid="\u00b2">'),
+    ("servers/gpu001/interfaces", "    mtu 9214", "    mtu 9\u00b214"),
+    ("ib-plane-IBA/opensm-standby.conf", "sm_priority 14", "sm_priority \u00b9\u2074"),
+])
+def test_a_digit_that_is_not_ascii_is_a_finding_not_a_crash(clean: Path, tmp_path: Path, path: str, old: str,
+                                                              new: str) -> None:
+    """str.isdigit() says yes to '\u00b2' and int() then raises: every reader takes ASCII digits only."""
+    from dualrail_net.verify.front import VerifyOptions, verify_folder
+    from dualrail_net.verify.ib.static import run_static
+    broken = tmp_path / "build"
+    shutil.copytree(clean, broken)
+    edit(broken / path, old, new)
+    results = run_static(broken) if path.startswith("ib-plane") else run_checks(load_snapshot(broken))
+    assert any(r.findings for r in results), path

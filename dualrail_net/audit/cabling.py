@@ -19,6 +19,7 @@ from typing import NamedTuple
 
 from dualrail_net.audit.neighbors import Neighbor, PortState
 from dualrail_net.verify.findings import Finding, Severity
+from dualrail_net.verify.parsers.files import is_decimal
 
 End = tuple[str, str]  # (device, port)
 
@@ -39,7 +40,7 @@ def planned_from_rows(rows: Iterable[tuple[str, str, str, str, str, str]]) -> li
 
 def speed_mbps(text: str) -> int | None:
     """'400G' -> 400000, '100M' -> 100; None for what is not a speed."""
-    if len(text) < 2 or not text[:-1].isdigit():
+    if len(text) < 2 or not is_decimal(text[:-1]):
         return None
     unit = {"G": 1000, "M": 1, "T": 1_000_000}.get(text[-1].upper())
     return int(text[:-1]) * unit if unit else None

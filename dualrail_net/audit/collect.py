@@ -24,6 +24,7 @@ from dualrail_net.audit.neighbors import (
 from dualrail_net.audit.routes import eos_route_widths, frr_route_widths
 from dualrail_net.deploy.drivers import FirmwareDriver, driver_for
 from dualrail_net.deploy.drivers.base import RouteReader, run_shell, unified_diff
+from dualrail_net.verify.parsers.files import is_decimal
 
 SPEEDS = "for f in /sys/class/net/*/speed; do printf '%s %s\\n' \"${f%/speed}\" \"$(cat $f 2>/dev/null)\"; done"
 
@@ -60,7 +61,7 @@ def _linux_ports(conn: Any, device: str, speeds: bool) -> list[PortState]:
         _rc, text = run_shell(conn, SPEEDS, timeout=60)
         for line in text.splitlines():
             words = line.split()
-            if len(words) == 2 and words[1].lstrip("-").isdigit() and int(words[1]) > 0:
+            if len(words) == 2 and is_decimal(words[1]) and int(words[1]) > 0:
                 known[words[0].rsplit("/", 1)[-1]] = int(words[1])
     return [p for p in ip_link_states(device, out, known) if p.port not in ("lo", "mgmt0", "eth0")]
 

@@ -9,6 +9,8 @@ import os
 import socket
 from typing import Any
 
+from dualrail_net.verify.parsers.files import is_decimal
+
 DOCKER_HINT = ("start one with: docker run --name batfish -v batfish-data:/data -p 8888:8888 -p 9996:9996 "
                "batfish/allinone   (then pass --batfish HOST or set BATFISH_HOST)")
 
@@ -40,7 +42,7 @@ def parse_host(host: str) -> tuple[str, int]:
     if not port_text:
         hostname = text
     if not hostname or not all(c.isalnum() or c in ".-_" for c in hostname) or \
-            (port_text and not (port_text.isdigit() and 0 < int(port_text) < 65536)):
+            (port_text and not (is_decimal(port_text) and 0 < int(port_text) < 65536)):
         raise BatfishUnavailable(f"{host!r} is not a Batfish address; use HOST, HOST:PORT or http://HOST:PORT")
     return hostname, int(port_text) if port_text else 9996
 

@@ -19,6 +19,7 @@ from dualrail_net.render.servers import HOST_PATHS
 from dualrail_net.verify.checks import BASE, TOPOLOGY, Context, check, finding
 from dualrail_net.verify.checks.hosts import ROCE_V2_IPV4_GID_INDEX
 from dualrail_net.verify.findings import Finding
+from dualrail_net.verify.parsers.files import is_decimal
 MAX_IB_TIMEOUT = 31  # 5 bits in the QP attribute
 MAX_RETRY_CNT = 7  # 3 bits
 
@@ -128,7 +129,7 @@ def nccl_transport(ctx: Context) -> list[Finding]:
                                    f"{ib_plane} is {device}", "an IB job would use another plane's port, or none"))
         for key, top in (("NCCL_IB_TIMEOUT", MAX_IB_TIMEOUT), ("NCCL_IB_RETRY_CNT", MAX_RETRY_CNT)):
             value = env.get(key)
-            if value is not None and (not value.isdigit() or not 0 < int(value) <= top):
+            if value is not None and (not is_decimal(value) or not 0 < int(value) <= top):
                 out.append(finding([name], "", f"{name}: {key}={value} is outside 1-{top}",
                                    "the verbs layer rejects the QP attribute: NCCL fails to connect"))
         plan = models.get(entry.model)

@@ -19,6 +19,7 @@ from dualrail_net.verify.findings import Finding, Severity
 from dualrail_net.verify.hostroute import host_routing
 from dualrail_net.verify.ipfast import ip_int
 from dualrail_net.verify.model import ServerConfig
+from dualrail_net.verify.parsers.files import is_decimal
 
 ROCE_V2_IPV4_GID_INDEX = "3"
 
@@ -84,7 +85,7 @@ def nccl_tc(ctx: Context) -> list[Finding]:
         wanted = sorted({markers[p].roce_dscp << 2 for p in entry.planes if p in markers})
         if not wanted:
             continue
-        if value is None or not value.isdigit() or int(value) not in wanted:
+        if value is None or not is_decimal(value) or int(value) not in wanted:
             dscp = ", ".join(str(w >> 2) for w in wanted)
             out.append(finding([name], "", f"{name}: NCCL_IB_TC is {value or 'not set'}, the fabric expects "
                                f"{', '.join(map(str, wanted))} (DSCP {dscp} << 2)",
@@ -201,7 +202,7 @@ def _ints(text: str | None) -> list[int] | None:
 
 
 def _int(text: str | None) -> int | None:
-    return int(text) if text is not None and text.isdigit() else None
+    return int(text) if text is not None and is_decimal(text) else None
 
 
 @check("HOST-NIC-QOS", "each NIC port trusts, marks, protects (PFC) and reacts to ECN as the leaf at its "

@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from dualrail_net.verify.parsers.files import is_decimal
+
 MAX_LINE = 4094
 KEYWORDS = {"ALL", "ALL_CAS", "ALL_SWITCHES", "ALL_ROUTERS", "SELF"}
 MEMBERSHIPS = {"full", "limited", "both"}
@@ -98,7 +100,7 @@ def _statement(stmt: str, line: int, offset: int, lines_at: list[int], result: P
         elif key == "defmember" and value in MEMBERSHIPS:
             part.defmember = value
             part.flags.append(flag)
-        elif key in VALUE_FLAGS and value.isdigit() and int(value) in VALUE_FLAGS[key]:
+        elif key in VALUE_FLAGS and is_decimal(value) and int(value) in VALUE_FLAGS[key]:
             part.flags.append(flag)
         elif key == "Q_Key" and re.fullmatch(r"0x[0-9a-fA-F]{1,8}", value):
             part.flags.append(flag)

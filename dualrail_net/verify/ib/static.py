@@ -10,6 +10,7 @@ from pathlib import Path
 from dualrail_net.manifest import Manifest
 from dualrail_net.verify.findings import CheckResult, Finding, Severity
 from dualrail_net.verify.ib.partitions import Partition, parse_partitions
+from dualrail_net.verify.parsers.files import is_decimal
 
 WHY_OPEN = "opensm drops a file it cannot parse and puts every port in the default partition as a full member"
 
@@ -130,7 +131,7 @@ DEFAULT_SM_PRIORITY = 1  # opensm's, when the file sets none
 
 def _priority(settings: dict[str, tuple[int, str]]) -> int:
     value = settings.get("sm_priority", (0, str(DEFAULT_SM_PRIORITY)))[1]
-    return int(value) if value.isdigit() else -1
+    return int(value) if is_decimal(value) else -1
 
 
 def _standby_findings(check: str, out: Path, plane: str, folder: str, host: str | None, guid: str,
@@ -152,7 +153,12 @@ def _standby_findings(check: str, out: Path, plane: str, folder: str, host: str 
         found.append(_f(check, plane, f"{rel}:{got[0]}: guid {got[1]} is not {host}'s port {guid}",
                         "the standby would bind to another port (or none)", (host,)))
     mine, theirs = _priority(settings), _priority(master)
-    if mine >= theirs:
+    if mine < 0:
+        found.append(_f(check, plane, f"{rel}:{settings['sm_priority'][0]}: sm_priority "
+                        f"{settings['sm_priority'][1]} is not a number 0-15",
+                        "opensm reads it as 0 or refuses the file: the standby's rank is not what the plan says",
+                        (host,)))
+    elif mine >= theirs:
         found.append(_f(check, plane, f"{rel}:{settings.get('sm_priority', (0, ''))[0]}: sm_priority {mine} is not "
                         f"below the master's {theirs}",
                         "the standby may win the election and run the subnet from the wrong host", (host,)))

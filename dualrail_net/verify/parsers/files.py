@@ -29,3 +29,9 @@ def read_text(path: Path) -> str:
     if b"\r" in data:  # what text mode does: \r\n and a lone \r end a line
         return data.decode().replace("\r\n", "\n").replace("\r", "\n")
     return data.decode()
+
+
+def is_decimal(text: str) -> bool:
+    """ASCII digits only: str.isdigit() is also true for '²' or '٣', which int() then refuses (or
+    reads as another number): a hand-edited file must not crash a reader through it."""
+    return text.isascii() and text.isdigit()

@@ -26,6 +26,7 @@ from dualrail_net.verify.model import (
     RouteMapEntry,
     StaticRoute,
 )
+from dualrail_net.verify.parsers.files import is_decimal
 from dualrail_net.verify.parsers.tree import Node
 
 _PREFIX = re.compile(r"(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)/(?:3[0-2]|[12]?\d)")
@@ -186,7 +187,7 @@ def static_route(words: list[str], vrf: str | None) -> StaticRoute | None:
         nexthop = None
     nh_vrf = None
     rest = words[4:]
-    if rest and rest[0].isdigit():  # administrative distance
+    if rest and is_decimal(rest[0]):  # administrative distance
         rest = rest[1:]
     if len(rest) % 2:
         return None

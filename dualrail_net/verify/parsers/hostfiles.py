@@ -13,6 +13,7 @@ import xml.parsers.expat
 from typing import Any
 
 from dualrail_net.verify.model import HostTopology, ServerConfig, TopologyNet
+from dualrail_net.verify.parsers.files import is_decimal
 
 TOPOLOGY_FILE = "nccl-topo.xml"
 UNIT_FILE = "dualrail-nic-qos.service"
@@ -36,10 +37,10 @@ def read_topology(text: str, srv: ServerConfig) -> None:
         numa = next((a.get("numaid") for t, a in reversed(stack) if t == "cpu"), None)
         if tag == "pci" and attrs.get("class", "").lower().startswith("0x03"):
             busid = attrs.get("busid", "").lower()
-            topo.gpus[busid] = int(numa) if numa is not None and numa.isdigit() else None
+            topo.gpus[busid] = int(numa) if numa is not None and is_decimal(numa) else None
         if tag == "net":
             nic_bus = next((a.get("busid", "") for t, a in reversed(stack) if t == "pci"), "")
-            topo.nets.append(TopologyNet(attrs.get("name", ""), int(numa) if numa is not None and numa.isdigit()
+            topo.nets.append(TopologyNet(attrs.get("name", ""), int(numa) if numa is not None and is_decimal(numa)
                                          else None, nic_bus.lower(), line))
         stack.append((tag, attrs))
 

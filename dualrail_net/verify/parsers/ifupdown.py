@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass, field
 
 from dualrail_net.verify.model import Interface, ServerRoute, ServerRule
+from dualrail_net.verify.parsers.files import is_decimal
 
 
 @dataclass(slots=True)
@@ -107,7 +108,7 @@ def read_interfaces(text: str) -> InterfacesFile:
             else:  # IPv6, a typo, a shorthand: not in the IPv4 model, and said so
                 unmodelled.append((number, line.strip()))
         elif key == "mtu":
-            if value.isdigit():
+            if is_decimal(value):
                 iface.mtu = int(value)
             else:
                 unmodelled.append((number, line.strip()))
@@ -118,7 +119,7 @@ def read_interfaces(text: str) -> InterfacesFile:
         elif key == "vrf":
             iface.vrf = value
         elif key == "vrf-table":
-            vrfs[iface.name] = int(value) if value.isdigit() else None
+            vrfs[iface.name] = int(value) if is_decimal(value) else None
             iface.is_loopback = True
             iface.vrf = iface.name
         elif key == "bridge-ports":
@@ -144,10 +145,10 @@ def read_interfaces(text: str) -> InterfacesFile:
 
 def _mask_length(mask: str) -> int | None:
     """'255.255.255.254' (or '31') -> 31; None for what is not a contiguous mask."""
-    if mask.isdigit():
+    if is_decimal(mask):
         return int(mask) if int(mask) <= 32 else None
     parts = mask.split(".")
-    if len(parts) != 4 or not all(p.isdigit() and int(p) <= 255 for p in parts):
+    if len(parts) != 4 or not all(is_decimal(p) and int(p) <= 255 for p in parts):
         return None
     value = 0
     for p in parts:
@@ -160,6 +161,17 @@ def _ip_command(cmd: str) -> list[str]:
     return cmd.split()
 
 
+def _ipv4(text: str) -> bool:
+    parts = text.split(".")
+    return len(parts) == 4 and all(is_decimal(p) and len(p) <= 3 and int(p) <= 255 for p in parts)
+
+
+def _route_target(text: str) -> bool:
+    """``default`` or an IPv4 prefix (a bare address is a /32): what the host model reads."""
+    address, _, length = text.partition("/")
+    return text == "default" or (_ipv4(address) and (not length or is_decimal(length) and int(length) <= 32))
+
+
 def server_policy(commands: list[str], unmodelled: list[str] | None = None) -> tuple[list[ServerRoute], list[ServerRule]]:
     """Routes and rules installed by post-up commands (``ip route add|replace|append ...``,
     ``ip rule add ...``). Any other command goes to ``unmodelled`` (verify cannot judge it)."""
@@ -170,7 +182,9 @@ def server_policy(commands: list[str], unmodelled: list[str] | None = None) -> t
         if w[:2] == ["ip", "route"] and len(w) >= 4 and w[2] in ("add", "replace", "append") and len(w) % 2 == 0:
             opts = dict(zip(w[4::2], w[5::2]))
             table = opts.get("table")
-            if set(opts) <= {"via", "dev", "table", "src", "proto", "metric", "onlink"} and (table is None or table.isdigit()):
+            via = opts.get("via")
+            if set(opts) <= {"via", "dev", "table", "src", "proto", "metric", "onlink"} and (table is None or is_decimal(table)) \
+                    and _route_target(w[3]) and (via is None or _ipv4(via)):
                 routes.append(ServerRoute(w[3], opts.get("via"), opts.get("dev"), int(table) if table else None))
                 continue
         elif w[:3] == ["ip", "rule", "add"] and len(w) % 2 == 1:
@@ -178,8 +192,9 @@ def server_policy(commands: list[str], unmodelled: list[str] | None = None) -> t
             table = opts.get("lookup") or opts.get("table")
             prio = opts.get("priority") or opts.get("pref")
             source, _, length = opts.get("from", "").partition("/")
-            if source and table and table.isdigit() and set(opts) <= {"from", "lookup", "table", "priority", "pref"} \
-                    and (prio is None or prio.isdigit()) and (not length or length.isdigit() and int(length) <= 32):
+            if source and _ipv4(source) and table and is_decimal(table) \
+                    and set(opts) <= {"from", "lookup", "table", "priority", "pref"} \
+                    and (prio is None or is_decimal(prio)) and (not length or is_decimal(length) and int(length) <= 32):
                 rules.append(ServerRule(source, int(table), int(prio) if prio else None, int(length) if length else 32))
                 continue
         if unmodelled is not None:

@@ -30,14 +30,18 @@ def switch_names(inv: LoadedInventory, gateways: bool = True) -> set[str]:
 
 def _serving(inv: LoadedInventory) -> dict[str, dict[str, set[str]]]:
     """server -> plane -> the switches its traffic needs there: the leaves its NIC ports land on, and
-    every spine of its pod (each one carries a share of the plane's traffic)."""
+    every spine of its pod (each one carries a share of the plane's traffic). One server stands for
+    all of its pod, scalable unit and model (they need the same switches): the pairs are judged once
+    per such group, not once per server (a 100k-GPU fabric has a few hundred groups)."""
     fab = inv.inventory.fabric
     models = inv.inventory.servers.server_models
     out: dict[str, dict[str, set[str]]] = {}
+    seen: set[tuple[int, int, str]] = set()
     for srv in inv.inventory.servers.servers:
         model = models.get(srv.model)
-        if model is None:
+        if model is None or (srv.pod, srv.su, srv.model) in seen:
             continue
+        seen.add((srv.pod, srv.su, srv.model))
         per_plane: dict[str, set[str]] = {}
         for nic in model.nics:
             for port in nic.ports:

@@ -73,7 +73,10 @@ def read_unit(text: str, srv: ServerConfig) -> None:
             continue
         key, eq, value = stripped.partition("=")
         if eq and key.strip() and section:
-            unit[f"{section}.{key.strip()}"] = value.strip()
+            # a repeated key (ExecStart= of a oneshot unit runs each in turn): every value is kept, so
+            # a second command before or after the program is seen
+            name = f"{section}.{key.strip()}"
+            unit[name] = f"{unit[name]}\n{value.strip()}" if name in unit else value.strip()
         else:
             srv.unmodelled.append((UNIT_FILE, number, stripped))
     srv.nic_qos_unit = unit

@@ -450,10 +450,13 @@ def test_a_forced_deploy_is_recorded_in_the_journal(workdir: Path, monkeypatch: 
 
 def test_writing_more_folders_than_open_files_allowed(tmp_path: Path) -> None:
     """A 100k-GPU build has ~27k folders: the writer must not hold them all open."""
+    import os
     import resource
     from dualrail_net.outdir import write_owned
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    resource.setrlimit(resource.RLIMIT_NOFILE, (256, hard))
+    # 200 descriptors beyond what the process holds already (earlier tests' sessions): far fewer than
+    # the 1,500 folders written, so a writer that kept folders open would run out
+    resource.setrlimit(resource.RLIMIT_NOFILE, (len(os.listdir("/proc/self/fd")) + 200, hard))
     try:
         files = {f"servers/s{i:05d}/nccl.env": "X=1\n" for i in range(1500)}
         report = write_owned(files, tmp_path / "out")

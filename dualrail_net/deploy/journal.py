@@ -15,6 +15,8 @@ import re
 import socket
 import sqlite3
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -73,11 +75,18 @@ class Journal:
         with self._db() as db:
             db.executescript(SCHEMA)
 
-    def _db(self) -> sqlite3.Connection:
+    @contextmanager
+    def _db(self) -> Iterator[sqlite3.Connection]:
+        """One connection per call, closed at the end (autocommit; explicit transactions say BEGIN):
+        sqlite3's own context manager only commits, and an unclosed connection holds its file
+        descriptors until the garbage collector runs (a run of many steps reached hundreds)."""
         db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
-        db.row_factory = sqlite3.Row
-        db.execute("PRAGMA journal_mode=WAL")
-        return db
+        try:
+            db.row_factory = sqlite3.Row
+            db.execute("PRAGMA journal_mode=WAL")
+            yield db
+        finally:
+            db.close()
 
     def start_run(self, kind: str, playbook: str, output: str) -> int:
         with self._db() as db:

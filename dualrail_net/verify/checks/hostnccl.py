@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dualrail_net.render.servers import HOST_PATHS
 from dualrail_net.verify.checks import BASE, TOPOLOGY, Context, check, finding
-from dualrail_net.verify.checks.hosts import ROCE_V2_IPV4_GID_INDEX
+from dualrail_net.verify.checks.hosts import ROCE_V2_IPV4_GID_INDEX, hca_devices, roce_classes
 from dualrail_net.verify.findings import Finding
 from dualrail_net.verify.parsers.files import is_decimal
 MAX_IB_TIMEOUT = 31  # 5 bits in the QP attribute
@@ -80,10 +80,6 @@ def nccl_topology(ctx: Context) -> list[Finding]:
     return out
 
 
-def _devices(value: str | None) -> list[str]:
-    return [item.partition(":")[0] for item in (value or "").lstrip("=^").split(",") if item]
-
-
 @check("HOST-NCCL-TRANSPORT", "UCX and per-plane HCA lists use exactly the planned devices, RoCEv2 and the RoCE class; "
        "sane QP timeouts; bootstrap off the fabric", reads={BASE, TOPOLOGY})
 def nccl_transport(ctx: Context) -> list[Finding]:
@@ -96,7 +92,7 @@ def nccl_transport(ctx: Context) -> list[Finding]:
             continue
         env = srv.env
         planned = sorted(p.rdma_device for p in entry.ports)
-        ucx = sorted(_devices(env.get("UCX_NET_DEVICES")))
+        ucx = sorted(hca_devices(env.get("UCX_NET_DEVICES")))
         if ucx != planned:
             out.append(finding([name], "", f"{name}: UCX_NET_DEVICES uses {', '.join(ucx) or 'nothing'}, the server's "
                                f"RDMA devices are {', '.join(planned)}",
@@ -105,7 +101,7 @@ def nccl_transport(ctx: Context) -> list[Finding]:
             out.append(finding([name], "", f"{name}: UCX_IB_GID_INDEX is {env.get('UCX_IB_GID_INDEX') or 'not set'}, "
                                f"not {ROCE_V2_IPV4_GID_INDEX} (RoCEv2, IPv4-mapped)",
                                "UCX picks another GID: RoCEv1 or IPv6 link-local is not routed between leaves"))
-        wanted = sorted({str(markers[p].roce_dscp << 2) for p in entry.planes if p in markers})
+        wanted = [str(c) for c in roce_classes(markers, entry.planes)]
         if wanted and env.get("UCX_IB_TRAFFIC_CLASS") not in wanted:
             out.append(finding([name], "", f"{name}: UCX_IB_TRAFFIC_CLASS is {env.get('UCX_IB_TRAFFIC_CLASS') or 'not set'}"
                                f", the fabric's RoCE class is {', '.join(wanted)}",
@@ -113,7 +109,7 @@ def nccl_transport(ctx: Context) -> list[Finding]:
         for plane in entry.planes:
             key = f"DUALRAIL_PLANE_{plane}_HCA"
             mine = sorted(p.rdma_device for p in entry.ports if p.plane == plane)
-            got = sorted(_devices(env.get(key)))
+            got = sorted(hca_devices(env.get(key)))
             if got != mine:
                 out.append(finding([name], plane, f"{name}: {key} lists {', '.join(got) or 'nothing'}, plane {plane}'s "
                                    f"devices are {', '.join(mine)}",
@@ -123,7 +119,7 @@ def nccl_transport(ctx: Context) -> list[Finding]:
             if device is None:
                 continue
             key = f"DUALRAIL_IB_{ib_plane}_HCA"
-            got_ib = _devices(env.get(key))
+            got_ib = hca_devices(env.get(key))
             if got_ib != [device]:
                 out.append(finding([name], "", f"{name}: {key} is {env.get(key) or 'not set'}, its HCA port in IB plane "
                                    f"{ib_plane} is {device}", "an IB job would use another plane's port, or none"))

@@ -12,8 +12,10 @@ against the plan (the manifest's NIC ports) and the fabric's QoS profile.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from functools import cache
 
+from dualrail_net.manifest import QosMarkers
 from dualrail_net.verify.checks import BASE, TOPOLOGY, Context, check, finding
 from dualrail_net.verify.findings import Finding, Severity
 from dualrail_net.verify.hostroute import host_routing
@@ -22,6 +24,16 @@ from dualrail_net.verify.model import ServerConfig
 from dualrail_net.verify.parsers.files import is_decimal
 
 ROCE_V2_IPV4_GID_INDEX = "3"
+
+
+def hca_devices(value: str | None) -> list[str]:
+    """The devices of an HCA list as NCCL and UCX write it (``=mlx5_0:1,mlx5_1:1``; ``=``/``^`` prefixes)."""
+    return [item.partition(":")[0] for item in (value or "").lstrip("=^").split(",") if item]
+
+
+def roce_classes(markers: Mapping[str, QosMarkers], planes: Iterable[str]) -> list[int]:
+    """The traffic-class bytes the switches of ``planes`` treat as RoCE (DSCP << 2)."""
+    return sorted({markers[p].roce_dscp << 2 for p in planes if p in markers})
 
 
 @check("HOST-NCCL-HCA", "NCCL uses exactly the server's RDMA devices, in every plane",
@@ -41,7 +53,7 @@ def nccl_hca(ctx: Context) -> list[Finding]:
         if not value.startswith("="):
             out.append(finding([name], "", f"{name}: NCCL_IB_HCA={value} is a prefix match (no leading '=')",
                                "mlx5_1 would also match mlx5_10..mlx5_19: devices outside the plan"))
-        devices = [item.partition(":")[0] for item in value.lstrip("=^").split(",") if item]
+        devices = hca_devices(value)
         unknown = sorted(set(devices) - set(expected))
         missing = sorted(set(expected) - set(devices))
         if unknown:
@@ -82,7 +94,7 @@ def nccl_tc(ctx: Context) -> list[Finding]:
         if srv is None:
             continue
         value = srv.env.get("NCCL_IB_TC")
-        wanted = sorted({markers[p].roce_dscp << 2 for p in entry.planes if p in markers})
+        wanted = roce_classes(markers, entry.planes)
         if not wanted:
             continue
         if value is None or not is_decimal(value) or int(value) not in wanted:

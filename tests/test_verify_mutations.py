@@ -138,6 +138,22 @@ def _ecn_plane_b(r: Path) -> None:
     edit_all(r, "plane-B/*/running-config", "minimum-threshold 150000 bytes", "minimum-threshold 160000 bytes")
 
 
+def _prepend_toward_one_spine(r: Path) -> None:
+    """The leaf's first spine gets its prefixes over a route-map that prepends the leaf's ASN."""
+    path = r / LEAF_A / "frr.conf"
+    edit(path, "  neighbor 10.11.0.0 route-map LOCAL-A-OUT out\n", "  neighbor 10.11.0.0 route-map DRAIN-OUT out\n")
+    edit(path, "route-map LOCAL-A-OUT permit 10\n", "route-map DRAIN-OUT permit 10\n match ip address prefix-list "
+               "LOCAL-A\n set as-path prepend 4200001100\nroute-map LOCAL-A-OUT permit 10\n")
+
+
+def _prepend_from_one_spine(r: Path) -> None:
+    """The leaf takes its first spine's routes through a route-map that prepends that spine's ASN."""
+    path = r / LEAF_A / "frr.conf"
+    edit(path, "  neighbor 10.11.0.0 route-map PLANE-A-IN in\n", "  neighbor 10.11.0.0 route-map LONGER-IN in\n")
+    edit(path, "route-map PLANE-A-IN permit 10\n", "route-map LONGER-IN permit 10\n match ip address prefix-list "
+               "PLANE-A\n set as-path prepend 4200001000\nroute-map PLANE-A-IN permit 10\n")
+
+
 MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
     ("cable to the wrong plane", "ISO-CROSS-PLANE-LINK", _cable_to_wrong_plane),
     ("plane-B subnet on a plane-A port", "ISO-FOREIGN-SUBNET",
@@ -246,7 +262,17 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
                     "  network 10.10.0.32/32\n  aggregate-address 10.12.0.0/20 summary-only\n")),
     ("a route-map set line verify cannot judge", "CONFIG-UNMODELLED",
      lambda r: edit(r / LEAF_A / "frr.conf", " match ip address prefix-list LOCAL-A\n",
+                    " match ip address prefix-list LOCAL-A\n set local-preference 200\n")),
+    ("a prepend of an ASN neither end has (the loop it causes is not followed)", "ROUTE-POLICY-UNMODELLED",
+     lambda r: edit(r / LEAF_A / "frr.conf", " match ip address prefix-list LOCAL-A\n",
                     " match ip address prefix-list LOCAL-A\n set as-path prepend 65000 65000\n")),
+    ("a spine's drain left in place: it prepends its ASN to everything it sends", "ROUTE-ECMP-WIDTH",
+     lambda r: edit(r / SPINE_A / "running-config", "route-map PLANE-A-OUT permit 10\n",
+                    "route-map PLANE-A-OUT permit 10\n   set as-path prepend 4200001000 4200001000\n")),
+    ("a leaf prepends toward one spine only: the other leaves lose that spine for its prefixes",
+     "ROUTE-ECMP-WIDTH", _prepend_toward_one_spine),
+    ("a leaf prepends what one spine sends it: it loses that spine for every prefix", "ROUTE-ECMP-WIDTH",
+     _prepend_from_one_spine),
     ("a network statement without a route in the RIB", "ROUTE-MISSING", _network_without_rib),
     ("a network statement without a route in the RIB (named)", "ROUTE-DEAD-NETWORK", _network_without_rib),
     ("a deny sequence drops the leaf's server subnet", "ROUTE-MISSING",
@@ -438,6 +464,12 @@ VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
     ("an asdot ASN on one leaf and its spines",
      lambda r: (edit(r / LEAF_A / "frr.conf", "router bgp 4200001100", "router bgp 64086.59980"),
                 [edit(p, "remote-as 4200001100", "remote-as 64086.59980") for p in r.glob("plane-A/a-spine-*/running-config")])),
+    ("a leaf prepends its ASN toward every spine alike (no path gets longer than another)",
+     lambda r: edit(r / LEAF_A / "frr.conf", " match ip address prefix-list LOCAL-A\n",
+                    " match ip address prefix-list LOCAL-A\n set as-path prepend 4200001100 4200001100\n")),
+    ("every spine of plane A drained alike", lambda r: [edit(p, "route-map PLANE-A-OUT permit 10\n",
+                                                            "route-map PLANE-A-OUT permit 10\n   set as-path prepend "
+                                                            "4200001000\n") for p in r.glob("plane-A/a-spine-*/running-config")]),
     ("an EOS interface block repeated (EOS merges it)",
      lambda r: edit(r / SPINE_A / "running-config", "interface Loopback0\n", "interface Ethernet1\n   mtu 9214\n"
                     "interface Loopback0\n")),

@@ -17,8 +17,10 @@ switch of its plane, over every equal-cost neighbor. checks/routing.py compares 
 Prefix sets are Python integers used as bitsets (one bit per prefix of the plane), so a level of the
 propagation is a few big-int operations per session. Best-path ties between equal paths go to the
 lowest router ID (a real device keeps the oldest path; the set of installed next hops is the same).
-Not modelled (each reported by CONFIG-UNMODELLED where it appears): route-map `set` actions (AS-path
-prepend, local preference ...), iBGP route reflection, VRF leaking inside a plane (the isolation
+AS-path prepends in route-maps lengthen the path (an offer arrives as many levels later: the drain
+of a switch). Not modelled (each reported by CONFIG-UNMODELLED where it appears): other route-map
+`set` actions (local preference, MED, weight ...), a prepend of an ASN neither end of the session
+has (ROUTE-POLICY-UNMODELLED: the loop it causes is not followed), iBGP route reflection, VRF leaking inside a plane (the isolation
 checks judge leaks between planes).
 """
 
@@ -32,12 +34,14 @@ import numpy as np
 
 from dualrail_net.platforms import PlatformError, get_platform
 from dualrail_net.verify.ipfast import ip_int, net_str, network_of
-from dualrail_net.verify.model import BgpInstance, DeviceConfig, Neighbor
-from dualrail_net.verify.routes import PrefixIndex, _route_map_mask
+from dualrail_net.verify.model import BgpInstance, DeviceConfig, Neighbor, RouteMapEntry
+from dualrail_net.verify.routes import PrefixIndex, _route_map_mask, route_map_prepends
 from dualrail_net.verify.snapshot import Snapshot
 from dualrail_net.verify.topology import _NODE_SHIFT, NodeId, Session, Topology
 
 MAX_LEVELS = 64  # AS paths longer than this are not followed (a Clos fabric needs 4-6)
+Delays = tuple[tuple[int, int], ...]  # ((extra AS hops, prefixes), ...) a session's prepends add
+Edge = tuple[int, int | None, bool, Delays | None]  # (receiver, what may cross or None: all, iBGP, delays)
 TRANSIT_ROLES = frozenset({"spine", "super_spine"})
 
 
@@ -65,6 +69,9 @@ class PlaneControl:
     suppressed: dict[NodeId, int] = field(default_factory=dict)  # summary-only: not advertised
     dead_networks: list[tuple[NodeId, str, int]] = field(default_factory=list)  # (node, prefix, line)
     undefined: list[tuple[str, str]] = field(default_factory=list)  # (device, "route-map X")
+    # sender * n + receiver -> ((extra AS hops, prefixes), ...) the session's route-maps prepend
+    edge_delays: dict[int, Delays] = field(default_factory=dict)
+    unmodelled: list[tuple[str, int, str]] = field(default_factory=list)  # (device, line, what)
 
     def __post_init__(self) -> None:
         self.number = {node: i for i, node in enumerate(self.nodes)}
@@ -87,6 +94,13 @@ class PlaneControl:
         if s is None or r is None:
             return None
         return self.edge_masks.get(s * len(self.nodes) + r)
+
+    def prepended(self, sender: NodeId, receiver: NodeId, bit: int) -> int:
+        """How many AS hops the session's route-maps add to prefix ``bit`` (0: none)."""
+        s, r = self.number.get(sender), self.number.get(receiver)
+        if s is None or r is None:
+            return 0
+        return next((extra for extra, bits_ in self.edge_delays.get(s * len(self.nodes) + r, ()) if bits_ >> bit & 1), 0)
 
     def loop_dropped(self, sender: NodeId, receiver: NodeId) -> int:
         s, r = self.number.get(sender), self.number.get(receiver)
@@ -310,11 +324,22 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
             hit = policy[key] = _route_map_mask(dev, name, idx, full, cache, undefined)
         return hit
 
+    prepend_cache: dict[tuple[str, str | None], list[tuple[RouteMapEntry, int]]] = {}
+
+    def prepending(dev: DeviceConfig, name: str | None) -> list[tuple[RouteMapEntry, int]]:
+        key = (dev.name, name)
+        hit = prepend_cache.get(key)
+        if hit is None:
+            hit = prepend_cache[key] = route_map_prepends(dev, name, idx, full, undefined)
+        return hit
+
     number = {node: i for i, node in enumerate(nodes)}
     n = len(nodes)
     asn = [devices[node[0]].bgp[node[1]].asn for node in nodes]
-    edges: list[list[tuple[int, int | None, bool]]] = [[] for _ in nodes]  # sender -> (receiver, mask, ibgp)
+    edges: list[list[Edge]] = [[] for _ in nodes]  # sender -> (receiver, mask, ibgp, delays)
     edge_masks: dict[int, int] = {}
+    edge_delays: dict[int, Delays] = {}
+    unmodelled: list[tuple[str, int, str]] = []
     requires = [requires_policy(devices[node[0]], devices[node[0]].bgp[node[1]]) for node in nodes]
     for st in states:
         if not st.up:
@@ -332,8 +357,13 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
                 mask = 0
             else:
                 mask = allowed(src_dev, out_map) & allowed(dst_dev, in_map)
-            edges[src].append((dst, None if mask == full else mask, ibgp))
+            delays = _delays([(e, bits_ & mask) for e, bits_ in prepending(src_dev, out_map)],
+                             [(e, bits_ & mask) for e, bits_ in prepending(dst_dev, in_map)],
+                             (src_dev.name, {asn[src]}), (dst_dev.name, {asn[src], asn[dst]}), unmodelled)
+            edges[src].append((dst, None if mask == full else mask, ibgp, delays))
             edge_masks[src * n + dst] = mask
+            if delays is not None:
+                edge_delays[src * n + dst] = delays
     members: dict[int, list[int]] = defaultdict(list)
     for i, a in enumerate(asn):
         members[a].append(i)
@@ -370,7 +400,35 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
     assert core is not None
     return PlaneControl(plane, idx, nodes, states, {node: origin[i] for i, node in enumerate(nodes)},
                         {node: core.reach[i] for i, node in enumerate(nodes)}, core.via_in, edge_masks, core.looped,
-                        {nodes[i]: bits_ for i, bits_ in suppressed.items()}, dead, sorted(set(undefined)))
+                        {nodes[i]: bits_ for i, bits_ in suppressed.items()}, dead, sorted(set(undefined)),
+                        edge_delays, sorted(set(unmodelled)))
+
+
+def _delays(out: list[tuple[RouteMapEntry, int]], into: list[tuple[RouteMapEntry, int]],
+            out_side: tuple[str, set[int]], in_side: tuple[str, set[int]],
+            unmodelled: list[tuple[str, int, str]]) -> Delays | None:
+    """What a session's route-maps prepend: (extra AS hops, prefixes) per distinct length, the
+    outbound and inbound prepends of a prefix added up. Prepending the sender's own ASN (out) or the
+    sender's or receiver's ASN (in) changes only the path's length: those ASNs are already on it, or
+    are the receiver's own, checked before the inbound policy. Any other ASN would also make its
+    owners drop the route, which the model does not follow: reported (ROUTE-POLICY-UNMODELLED)."""
+    if not out and not into:
+        return None
+    for entries, (device, allowed) in ((out, out_side), (into, in_side)):
+        for entry, _ in entries:
+            foreign = sorted(set(entry.prepend) - allowed)
+            if foreign:
+                unmodelled.append((device, entry.prepend_line, f"set as-path prepend {' '.join(map(str, entry.prepend))}"
+                                                               f" (AS {', '.join(map(str, foreign))} is neither end's)"))
+    by_length: dict[int, int] = defaultdict(int)
+    sides = [[(len(e.prepend), m) for e, m in entries] + [(0, ~_or(m for _, m in entries))] for entries in (out, into)]
+    for k_out, m_out in sides[0]:
+        for k_in, m_in in sides[1]:
+            extra = k_out + k_in
+            both = m_out & m_in
+            if extra and both > 0:
+                by_length[extra] |= both
+    return tuple(sorted(by_length.items())) or None
 
 
 def _more_specific(idx: PrefixIndex, prefix: str) -> int:
@@ -418,11 +476,13 @@ class _Core:
     looped: dict[int, int]
 
 
-def _propagate(origin: list[int], edges: list[list[tuple[int, int | None, bool]]], asn: list[int],
+def _propagate(origin: list[int], edges: list[list[Edge]], asn: list[int],
                group_of: dict[int, frozenset[int]], rank: list[int], relax: list[bool], paths_cap: list[int],
                suppressed: dict[int, int]) -> _Core:
-    """Level by level (one AS hop per level): every sender offers what it learned at the last
-    level; a receiver keeps what it does not have yet. eBGP loop prevention: a receiver whose ASN
+    """Level by level (a level is one AS of path length): every sender offers what it learned at
+    the last level; a receiver keeps what it does not have yet. An offer over a session whose
+    route-maps prepend k ASNs arrives k levels later (so it loses to shorter paths and joins
+    multipath only with paths of its own length). eBGP loop prevention: a receiver whose ASN
     another device shares refuses prefixes whose best path at the sender crosses one of them; that
     is only possible for a prefix some member of the group had before this level, so only those
     are walked back (path_through). Instances are numbers here: a 100k-GPU plane has 7k instances
@@ -434,14 +494,13 @@ def _propagate(origin: list[int], edges: list[list[tuple[int, int | None, bool]]
     looped: dict[int, int] = {}
     memo: dict[tuple[int, frozenset[int]], tuple[int, int]] = {}
     frontier = {i: bits_ for i, bits_ in enumerate(reach) if bits_}
-    for _level in range(MAX_LEVELS):
-        if not frontier:
-            break
-        group_reach = {a: _or(reach[m] for m in group) for a, group in group_of.items()}
+    later: dict[int, dict[int, list[tuple[int, int]]]] = {}  # level -> receiver -> delayed offers
+    for level in range(MAX_LEVELS):
+        group_reach = {a: _or(reach[m] for m in group) for a, group in group_of.items()} if frontier else {}
         offers: dict[int, list[tuple[int, int]]] = defaultdict(list)
         for src, have in frontier.items():
             send = have ^ (have & suppressed[src]) if src in suppressed else have
-            for dst, mask, ibgp in edges[src]:
+            for dst, mask, ibgp, delays in edges[src]:
                 offer = send if mask is None else send & mask
                 offer ^= offer & reach[dst]  # offer & ~reach, as cheap as the smaller of the two
                 if not offer:
@@ -457,13 +516,29 @@ def _propagate(origin: list[int], edges: list[list[tuple[int, int | None, bool]]
                             if dropped:
                                 looped[src * n + dst] = looped.get(src * n + dst, 0) | dropped
                                 offer ^= dropped
+                if delays is not None:
+                    for extra, prepended in delays:
+                        part = offer & prepended
+                        if part:
+                            offer ^= part
+                            later.setdefault(level + extra, {}).setdefault(dst, []).append((src, part))
                 if offer:
                     offers[dst].append((src, offer))
+        arriving = later.pop(level, {})
+        for dst, delayed in arriving.items():
+            offers[dst].extend(delayed)
+        if not offers and not later:
+            break
         frontier = {}
         for dst, senders in offers.items():
             inbound = via_in[dst]
+            if dst in arriving:  # a delayed offer may be for a prefix learned since it was sent
+                have_now = reach[dst]
+                senders = [(src, offer ^ (offer & have_now)) for src, offer in senders]
             if len(senders) == 1:
                 src, offer = senders[0]
+                if not offer:
+                    continue
                 inbound[src] = inbound.get(src, 0) | offer
                 if asn[src] == asn[dst]:
                     ibgp_learned[dst] |= offer
@@ -479,6 +554,8 @@ def _propagate(origin: list[int], edges: list[list[tuple[int, int | None, bool]]
                     a = asn[src]
                     best_group[a] = best_group.get(a, 0) | take
                     assigned |= take
+            if not assigned:
+                continue
             if relax[dst] or len(best_group) == 1:
                 installed = senders
             else:

@@ -101,6 +101,10 @@ class RouteMapEntry:
     action: str
     match_prefix_lists: list[str] = field(default_factory=list)
     line: int = 0
+    # `set as-path prepend A B ...`: the ASNs a permit entry puts in front of the path (longer paths
+    # lose best-path selection and leave multipath: the way a switch is drained)
+    prepend: tuple[int, ...] = ()
+    prepend_line: int = 0
 
 
 @dataclass(slots=True)

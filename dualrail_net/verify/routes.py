@@ -92,16 +92,35 @@ def _route_map_mask(dev: DeviceConfig, name: str | None, idx: PrefixIndex, full:
                       for e in entries)
     if signature in cache:
         return cache[signature]
+    permitted, _ = _evaluate(dev, entries, idx, full, undefined)
+    cache[signature] = permitted
+    return permitted
+
+
+def route_map_prepends(dev: DeviceConfig, name: str | None, idx: PrefixIndex, full: int,
+                       undefined: list[tuple[str, str]]) -> list[tuple[RouteMapEntry, int]]:
+    """The permit entries of a route-map that prepend to the AS path, each with the prefixes it
+    decides (first match wins, as in the mask above)."""
+    entries = dev.route_maps.get(name) if name is not None else None
+    if not entries or not any(e.prepend for e in entries):
+        return []
+    return _evaluate(dev, entries, idx, full, undefined)[1]
+
+
+def _evaluate(dev: DeviceConfig, entries: list[RouteMapEntry], idx: PrefixIndex, full: int,
+              undefined: list[tuple[str, str]]) -> tuple[int, list[tuple[RouteMapEntry, int]]]:
     remaining = full
     permitted = 0
+    prepending: list[tuple[RouteMapEntry, int]] = []
     for entry in sorted(entries, key=lambda e: e.seq):
         matched = _entry_matches(dev, entry, idx, full, undefined)
         hit = matched & remaining
         if entry.action == "permit":
             permitted |= hit
+            if entry.prepend and hit:
+                prepending.append((entry, hit))
         remaining &= ~hit
-    cache[signature] = permitted
-    return permitted
+    return permitted, prepending
 
 
 def _entry_matches(dev: DeviceConfig, entry: RouteMapEntry, idx: PrefixIndex, full: int,

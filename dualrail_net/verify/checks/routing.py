@@ -171,6 +171,14 @@ def edge_reason(ctx: Context, view: PlaneView, sender: NodeId | None, receiver: 
         return (f"{_loc(ctx, receiver[0], ctx.snap.devices[receiver[0]].bgp[receiver[1]].line)}: AS {asn} of "
                 f"{_label(receiver)} is already in the path {_label(sender)} offers (another device has the same ASN): "
                 "eBGP loop prevention drops it")
+    hop = _prepending_hop(control, sender, receiver, bit)
+    if hop is not None:
+        up_sender, up_receiver, extra = hop
+        up_state = view.sessions.get(frozenset((up_sender, up_receiver)))
+        if up_state is not None:
+            said = _prepend_reason(ctx, up_state, up_sender, up_receiver, prefix, extra)
+            return (f"{said}, so the path over {_label(sender)} is longer than the best and is not installed "
+                    "(a drain left in place?)")
     dev = ctx.snap.devices[receiver[0]]
     inst = dev.bgp[receiver[1]]
     width = control.width(receiver, bit)
@@ -204,6 +212,50 @@ def _policy_reason(ctx: Context, state: SessionState, sender: NodeId, receiver: 
         if not permitted:
             return f"{_loc(ctx, node[0], line or nbr.line)}: {_label(node)} {direction}bound: {why}"
     return "a route-map drops it"
+
+
+def _prepending_hop(control: PlaneControl, sender: NodeId, receiver: NodeId,
+                    bit: int) -> tuple[NodeId, NodeId, int] | None:
+    """The session on the way to ``receiver`` through ``sender`` whose route-maps lengthen prefix
+    ``bit``'s path (this one, or one upstream along the sender's installed paths), with how many AS
+    hops it adds; None: no prepend on the way."""
+    extra = control.prepended(sender, receiver, bit)
+    if extra:
+        return sender, receiver, extra
+    node, seen = sender, {receiver}
+    while node not in seen and len(seen) < 64:
+        seen.add(node)
+        upstream = [s for s, bits_ in control.senders(node).items() if bits_ >> bit & 1]
+        for s in upstream:
+            extra = control.prepended(s, node, bit)
+            if extra:
+                return s, node, extra
+        if not upstream:
+            return None
+        node = upstream[0]
+    return None
+
+
+def _prepend_reason(ctx: Context, state: SessionState, sender: NodeId, receiver: NodeId, prefix: str,
+                    extra: int) -> str:
+    """The route-map lines that make a session's path longer than the planned equal-cost ones."""
+    s = state.session
+    out_ip = s.a_neighbor if s.a == sender else s.b_neighbor
+    in_ip = s.b_neighbor if s.a == sender else s.a_neighbor
+    said = []
+    for node, ip, direction in ((sender, out_ip, "out"), (receiver, in_ip, "in")):
+        dev = ctx.snap.devices[node[0]]
+        nbr = dev.bgp[node[1]].neighbors[ip]
+        name = nbr.route_map_out if direction == "out" else nbr.route_map_in
+        if name is None:
+            continue
+        permitted, line, _ = explain_route_map(dev, name, prefix)
+        entry = next((e for e in dev.route_maps.get(name, []) if e.line == line), None)
+        if permitted and entry is not None and entry.prepend:
+            said.append(f"{_loc(ctx, node[0], entry.prepend_line)}: route-map {name} {entry.seq} ({direction}bound on "
+                        f"{_label(node)}) prepends {' '.join(map(str, entry.prepend))}")
+    return (f"{'; '.join(said) or 'a route-map prepends to the AS path'}: {extra} more AS hop(s) from "
+            f"{_label(sender)} to {_label(receiver)}")
 
 
 def _origin_reason(ctx: Context, view: PlaneView, origin_name: str, bit: int) -> str:
@@ -401,3 +453,13 @@ def dead_policy(ctx: Context) -> list[Finding]:
                 out.append(finding([name], plane, f"{_loc(ctx, name, pl_entries[0].line)}: prefix-list {pl_name} is "
                                                   "matched by no route-map", why, Severity.WARNING))
     return out
+
+
+@per_plane("ROUTE-POLICY-UNMODELLED", "every AS-path prepend names an ASN the model can follow")
+def policy_unmodelled(ctx: Context, view: PlaneView) -> list[Finding]:
+    """A prepend of an ASN that is neither end's would make that ASN's devices drop the route
+    (eBGP loop prevention), which the model does not follow: the path length is counted, the
+    loop is not."""
+    return [finding([device], view.control.plane, f"{_loc(ctx, device, line)}: not modelled: {what}",
+                    "verify counts the longer path but not which devices would drop it", Severity.WARNING)
+            for device, line, what in view.control.unmodelled]

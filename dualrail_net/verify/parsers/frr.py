@@ -170,12 +170,26 @@ def route_map_entry(node: Node, dev: DeviceConfig) -> None:
         return
     entry = RouteMapEntry(seq, w[2], line=node.line)
     for child in node.children:
-        cw = child.words
-        if cw[:4] == ["match", "ip", "address", "prefix-list"] and len(cw) == 5:
-            entry.match_prefix_lists.append(cw[4])
-        elif cw[0] != "description":
+        if not route_map_clause(entry, child.words, child.line):
             dev.unmodelled.append((child.line, child.text))
     dev.route_maps.setdefault(w[1], []).append(entry)
+
+
+def route_map_clause(entry: RouteMapEntry, w: list[str], line: int) -> bool:
+    """One line inside a route-map entry (FRR and EOS spell these alike): `match ip address
+    prefix-list X`, `set as-path prepend ASN...` (repeated: FRR and EOS keep the last), a
+    description. False: a line the model does not read."""
+    if w[:4] == ["match", "ip", "address", "prefix-list"] and len(w) == 5:
+        entry.match_prefix_lists.append(w[4])
+        return True
+    if w[:3] == ["set", "as-path", "prepend"] and len(w) > 3:
+        asns = [parse_asn(word) for word in w[3:]]
+        if None in asns or len(asns) > 16:
+            return False  # `last-as N`, `auto`, a malformed ASN: not modelled
+        entry.prepend = tuple(a for a in asns if a is not None)
+        entry.prepend_line = line
+        return True
+    return w[0] == "description"
 
 
 def static_route(words: list[str], vrf: str | None) -> StaticRoute | None:
@@ -361,9 +375,7 @@ def parse_frr(text: str, dev: DeviceConfig, file: str = "frr.conf") -> None:
             continue  # covered by the report of its address-family line
         elif node == ROUTE_MAP:
             assert entry is not None
-            if w[:4] == ["match", "ip", "address", "prefix-list"] and len(w) == 5:
-                entry.match_prefix_lists.append(w[4])
-            elif head != "description":
+            if not route_map_clause(entry, w, number):
                 unmodelled.append((number, " ".join(w)))
         elif node == VRF:
             route = static_route(w, vrf) if w[:2] == ["ip", "route"] else None

@@ -274,9 +274,41 @@ def _change_asn(rng: random.Random, text: str) -> tuple[str, str] | None:
     return f"router bgp {new} (was {asn.group(1)})", text.replace(f"router bgp {asn.group(1)}\n", f"router bgp {new}\n", 1)
 
 
+def _prepend(rng: random.Random, text: str) -> tuple[str, str] | None:
+    """A drain: one neighbor's route-map (or the route-map every neighbor uses) prepends the
+    sender's ASN once or twice: outbound the device's own, inbound the neighbor's."""
+    refs = re.findall(r"^ *neighbor (\S+) route-map (\S+) (in|out)$", text, re.M)
+    own = re.search(r"^router bgp (\d+)$", text, re.M)
+    if not refs or not own:
+        return None
+    n, name, direction = rng.choice(refs)
+    if direction == "out":
+        asn = own.group(1)
+    else:
+        peer = re.search(rf"^ *neighbor {re.escape(n)} remote-as (\d+)$", text, re.M)
+        if not peer:
+            return None
+        asn = peer.group(1)
+    prepend = " ".join([asn] * rng.choice([1, 2]))
+    entries = re.findall(rf"^route-map {re.escape(name)} (permit|deny) (\d+)\n((?:[ \t]+.*\n)*)", text, re.M)
+    if not entries or "router bgp" not in text:
+        return None
+    if rng.random() < 0.3:  # the route-map itself: every neighbor that uses it
+        edited = re.sub(rf"^(route-map {re.escape(name)} permit \d+\n)", rf"\1 set as-path prepend {prepend}\n",
+                        text, flags=re.M)
+        return f"route-map {name} prepends {prepend}", edited
+    copy = "".join(f"route-map {name}-P {action} {seq}\n{body}"
+                   + (f" set as-path prepend {prepend}\n" if action == "permit" else "") + "exit\n!\n"
+                   for action, seq, body in entries)
+    edited = text.replace("router bgp", copy + "router bgp", 1)
+    edited = re.sub(rf"^( *neighbor {re.escape(n)} route-map ){re.escape(name)} {direction}$",
+                    rf"\g<1>{name}-P {direction}", edited, count=1, flags=re.M)
+    return f"neighbor {n} route-map {name}-P {direction} prepends {prepend}", edited
+
+
 EDITS: tuple[Callable[[random.Random, str], tuple[str, str] | None], ...] = (
     _remove, _remove, _duplicate, _shutdown, _deny_own_prefix, _rename_reference, _no_default_af, _maximum_paths,
-    _unindent, _renumber, _external, _toggle_action, _aggregate, _change_asn)
+    _unindent, _renumber, _external, _toggle_action, _aggregate, _change_asn, _prepend, _prepend)
 
 
 def random_edits(seed: int, count: int, configs: dict[str, str]) -> Iterator[Edit]:

@@ -1,0 +1,162 @@
+"""The plain reference of the control-plane model (verify/controlplane.py): BGP as a path-vector
+protocol, with explicit AS paths per prefix and per device, iterated until nothing changes.
+
+``compute_plane`` propagates bitsets level by level for speed; this module says what it must
+compute, the slow and obvious way: every device holds, per prefix, its candidate paths (one per
+neighbor that offers the prefix), each an explicit tuple of ASNs; every round each device takes
+its neighbors' best paths through their outbound and its own inbound route-map (one prefix at a
+time, with ``explain_route_map``), prepends, refuses a path that holds its own ASN (eBGP), keeps
+the shortest, installs the equal ones of the best path's neighbor AS (any AS with multipath-relax)
+up to maximum-paths in router-ID order. Aggregates are re-derived until they settle. The result is
+the installed next hops of every prefix at every routing instance; tests require it to equal the
+model's on the example, on every routing mutation and on seeded random edits.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from dualrail_net.verify.checks.routing import explain_route_map
+from dualrail_net.verify.controlplane import (
+    _router_id,
+    maximum_paths,
+    originated,
+    plane_nodes,
+    requires_policy,
+    session_state,
+)
+from dualrail_net.verify.ipfast import net_str, network_of
+from dualrail_net.verify.model import DeviceConfig
+from dualrail_net.verify.snapshot import Snapshot
+from dualrail_net.verify.topology import NodeId, Topology
+
+MAX_ROUNDS = 256
+
+
+@dataclass(frozen=True)
+class Path:
+    sender: NodeId
+    as_path: tuple[int, ...]
+    ibgp: bool
+
+
+def _policy(dev: DeviceConfig, name: str | None, prefix: str) -> tuple[bool, tuple[int, ...]]:
+    """(permitted, ASNs prepended) for one prefix through one route-map (None: no route-map)."""
+    if name is None:
+        return True, ()
+    permitted, line, _ = explain_route_map(dev, name, prefix)
+    if not permitted:
+        return False, ()
+    entry = next((e for e in dev.route_maps.get(name, []) if e.line == line), None)
+    return True, entry.prepend if entry is not None else ()
+
+
+def _within(prefix: str, aggregate: str) -> bool:
+    net, length = network_of(prefix)
+    agg, agg_len = network_of(aggregate)
+    return length > agg_len and (net >> (32 - agg_len) if agg_len else 0) == (agg >> (32 - agg_len) if agg_len else 0)
+
+
+def reference_rib(snap: Snapshot, topo: Topology, plane: str,
+                  path_overrides: Mapping[str, int] | None = None) -> dict[NodeId, dict[str, frozenset[NodeId]]]:
+    """Per routing instance of ``plane``: prefix -> the neighbors it installs as next hops (a prefix
+    the instance originates itself maps to an empty set)."""
+    nodes = plane_nodes(snap, topo, plane)
+    in_plane = set(nodes)
+    devices = snap.devices
+    inst = {node: devices[node[0]].bgp[node[1]] for node in nodes}
+    asn = {node: inst[node].asn for node in nodes}
+    rid = {node: _router_id(inst[node]) for node in nodes}
+    # session directions that carry IPv4 unicast: (sender, receiver, sender's neighbor entry, receiver's)
+    links: list[tuple[NodeId, NodeId, str | None, str | None]] = []
+    for s in topo.sessions:
+        if s.a not in in_plane or s.b not in in_plane or not session_state(snap, topo, s).up:
+            continue
+        a_nbr = inst[s.a].neighbors[s.a_neighbor]
+        b_nbr = inst[s.b].neighbors[s.b_neighbor]
+        links.append((s.a, s.b, a_nbr.route_map_out, b_nbr.route_map_in))
+        links.append((s.b, s.a, b_nbr.route_map_out, a_nbr.route_map_in))
+    inbound: dict[NodeId, list[tuple[NodeId, str | None, str | None]]] = {node: [] for node in nodes}
+    for src, dst, out_map, in_map in links:
+        inbound[dst].append((src, out_map, in_map))
+    base_origin = {node: set(originated(snap, topo, node).prefixes) for node in nodes}
+    active_aggregates: dict[NodeId, set[str]] = {node: set() for node in nodes}
+    rib: dict[NodeId, dict[str, list[Path]]] = {}
+    for _ in range(8):  # aggregates appear or go with the more specific routes under them
+        origin = {node: base_origin[node] | active_aggregates[node] for node in nodes}
+        suppressed = {node: {p for p in _known(rib, origin, node)
+                             for agg in inst[node].aggregates
+                             if agg.summary_only and net_str(network_of(agg.prefix)) in active_aggregates[node]
+                             and _within(p, agg.prefix)} for node in nodes}
+        rib = _converge(snap, nodes, inbound, origin, suppressed, asn, rid, path_overrides)
+        now = {node: {net_str(network_of(agg.prefix)) for agg in inst[node].aggregates
+                      if any(_within(p, agg.prefix) for p in _known(rib, origin, node))} for node in nodes}
+        if now == active_aggregates:
+            break
+        active_aggregates = now
+    return {node: {p: frozenset(path.sender for path in paths) for p, paths in rib[node].items()}
+            for node in nodes}
+
+
+def _known(rib: Mapping[NodeId, Mapping[str, Sequence[Path]]], origin: Mapping[NodeId, set[str]],
+           node: NodeId) -> set[str]:
+    return set(rib.get(node, {})) | origin[node]
+
+
+def _converge(snap: Snapshot, nodes: list[NodeId],
+              inbound: Mapping[NodeId, list[tuple[NodeId, str | None, str | None]]],
+              origin: Mapping[NodeId, set[str]], suppressed: Mapping[NodeId, set[str]],
+              asn: Mapping[NodeId, int], rid: Mapping[NodeId, int],
+              path_overrides: Mapping[str, int] | None) -> dict[NodeId, dict[str, list[Path]]]:
+    """Synchronous rounds until no device's installed paths change."""
+    devices = snap.devices
+    # per node: prefix -> installed paths, best first ([] for its own prefixes)
+    rib: dict[NodeId, dict[str, list[Path]]] = {node: {p: [] for p in origin[node]} for node in nodes}
+    for _ in range(MAX_ROUNDS):
+        new: dict[NodeId, dict[str, list[Path]]] = {}
+        for dst in nodes:
+            dst_dev = devices[dst[0]]
+            dst_inst = dst_dev.bgp[dst[1]]
+            candidates: dict[str, list[Path]] = {}
+            for src, out_map, in_map in inbound[dst]:
+                src_dev = devices[src[0]]
+                src_inst = src_dev.bgp[src[1]]
+                ibgp = asn[src] == asn[dst]
+                if not ibgp and ((requires_policy(src_dev, src_inst) and out_map is None)
+                                 or (requires_policy(dst_dev, dst_inst) and in_map is None)):
+                    continue
+                for prefix, paths in rib[src].items():
+                    if prefix in suppressed[src]:
+                        continue
+                    best = paths[0] if paths else None
+                    if best is not None and best.ibgp and ibgp:
+                        continue  # iBGP split horizon
+                    ok, out_prepend = _policy(src_dev, out_map, prefix)
+                    if not ok:
+                        continue
+                    as_path = out_prepend + (best.as_path if best else ())
+                    if not ibgp:
+                        as_path = (asn[src],) + as_path
+                        if asn[dst] in as_path:
+                            continue  # eBGP loop prevention
+                    ok, in_prepend = _policy(dst_dev, in_map, prefix)
+                    if not ok:
+                        continue
+                    candidates.setdefault(prefix, []).append(Path(src, in_prepend + as_path, ibgp))
+            table: dict[str, list[Path]] = {p: [] for p in origin[dst]}
+            cap = maximum_paths(dst_dev, dst_inst, path_overrides)
+            for prefix, offered in candidates.items():
+                if prefix in table:
+                    continue  # its own prefix: a BGP path never replaces it
+                shortest = min(len(p.as_path) for p in offered)
+                equal = sorted((p for p in offered if len(p.as_path) == shortest), key=lambda p: rid[p.sender])
+                best = equal[0]
+                if not dst_inst.multipath_relax:
+                    equal = [p for p in equal if asn[p.sender] == asn[best.sender]]
+                table[prefix] = equal[:cap]
+            new[dst] = table
+        if new == rib:
+            return rib
+        rib = new
+    return rib

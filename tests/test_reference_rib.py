@@ -1,0 +1,119 @@
+"""The control-plane model (bitsets, level by level) against its plain reference (explicit AS paths,
+iterated to a fixpoint: verify/reference_rib.py): the same installed next hops for every prefix at
+every routing instance, on the example, on every routing mutation and on seeded random edits."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from dualrail_net.manifest import Manifest
+from dualrail_net.render import render_fabric
+from dualrail_net.render.artifacts import write_artifacts
+from dualrail_net.resolve import resolve_fabric
+from dualrail_net.resolve.model import Fabric
+from dualrail_net.sot.synthetic import Shape, synthetic_inventory
+from dualrail_net.twin.oracle import random_edits
+from dualrail_net.verify.controlplane import compute_plane
+from dualrail_net.verify.reference_rib import reference_rib
+from dualrail_net.verify.routes import bits
+from dualrail_net.verify.snapshot import load_snapshot
+from dualrail_net.verify.topology import NodeId, build_topology
+
+from test_verify_mutations import MUTATIONS
+
+ROUTING_CHECKS = ("ROUTE-", "BGP-", "CONFIG-UNMODELLED")
+
+
+@pytest.fixture(scope="module")
+def clean(tmp_path_factory: pytest.TempPathFactory, example_fabric: Fabric) -> Path:
+    out = tmp_path_factory.mktemp("clean") / "build"
+    write_artifacts(render_fabric(example_fabric), out)
+    return out
+
+
+def model_rib(folder: Path) -> dict[str, dict[NodeId, dict[str, frozenset[NodeId]]]]:
+    snap = load_snapshot(folder)
+    topo = build_topology(snap)
+    out = {}
+    for plane in snap.planes:
+        control = compute_plane(snap, topo, plane)
+        out[plane] = {node: {control.index.prefixes[bit]: frozenset(s for s, b in control.senders(node).items()
+                                                                  if b >> bit & 1)
+                             for bit in bits(control.reach.get(node, 0))}
+                      for node in control.nodes}
+    return out
+
+
+def plain_rib(folder: Path) -> dict[str, dict[NodeId, dict[str, frozenset[NodeId]]]]:
+    snap = load_snapshot(folder)
+    topo = build_topology(snap)
+    return {plane: reference_rib(snap, topo, plane) for plane in snap.planes}
+
+
+def assert_agree(folder: Path, what: str) -> None:
+    model, plain = model_rib(folder), plain_rib(folder)
+    for plane in plain:
+        for node, table in plain[plane].items():
+            mine = model[plane].get(node, {})
+            if mine != table:
+                diff = {p: (sorted(mine.get(p, ())), sorted(table.get(p, ()))) for p in set(mine) | set(table)
+                        if mine.get(p) != table.get(p)}
+                raise AssertionError(f"{what}: plane {plane} {node}: model vs reference {dict(list(diff.items())[:4])}")
+
+
+def test_the_example_agrees(clean: Path) -> None:
+    plain = plain_rib(clean)
+    assert all(table for plane in plain.values() for table in plane.values())  # every instance has routes
+    assert_agree(clean, "the example")
+
+
+ROUTING_MUTATIONS = [m for m in MUTATIONS if m[1].startswith(ROUTING_CHECKS)]
+
+
+@pytest.mark.parametrize("desc,check_id,mutate", ROUTING_MUTATIONS, ids=[m[0] for m in ROUTING_MUTATIONS])
+def test_every_routing_mutation_agrees(clean: Path, tmp_path: Path, desc: str, check_id: str,
+                                       mutate: Callable[[Path], None]) -> None:
+    broken = tmp_path / "build"
+    shutil.copytree(clean, broken)
+    mutate(broken)
+    assert_agree(broken, desc)
+
+
+def test_seeded_random_edits_agree(clean: Path, tmp_path: Path) -> None:
+    """The twin oracle's edit generator (remove, duplicate, shut down, deny, rename, prepend ...)
+    on the FRR switches' files, 40 edits: the model and the reference agree after each."""
+    manifest = Manifest.load(clean)
+    configs = {name: (clean / meta.dir / "frr.conf").read_text() for name, meta in manifest.devices.items()
+               if (clean / meta.dir / "frr.conf").exists()}
+    kinds = set()
+    for number, edit in enumerate(random_edits(7, 40, configs)):
+        edited = tmp_path / f"e{number}"
+        shutil.copytree(clean, edited)
+        (edited / manifest.devices[edit.device].dir / "frr.conf").write_text(edit.text)
+        assert_agree(edited, f"{edit.device}: {edit.description}")
+        kinds.add(edit.description.split(" ")[0])
+        shutil.rmtree(edited)
+    assert len(kinds) >= 8
+
+
+def test_a_three_tier_fabric_agrees_under_random_edits(tmp_path: Path) -> None:
+    """Super-spines sharing an ASN per plane (loop prevention on the way back down), 20 edits."""
+    shape = Shape(tiers=3, rails=2, sus_per_pod=1, pods=2, spines_per_pod=2, super_spines_per_group=2,
+                  servers_per_su=2, leaf_uplinks=2, spine_downlinks=4, spine_uplinks=2,
+                  super_spine_downlinks=4, border_ports=0)
+    out = tmp_path / "build"
+    write_artifacts(render_fabric(resolve_fabric(synthetic_inventory(shape))), out)
+    assert_agree(out, "three tiers")
+    manifest = Manifest.load(out)
+    configs = {name: (out / meta.dir / "frr.conf").read_text() for name, meta in manifest.devices.items()
+               if (out / meta.dir / "frr.conf").exists()}
+    for number, edit in enumerate(random_edits(11, 20, configs)):
+        edited = tmp_path / f"e{number}"
+        shutil.copytree(out, edited)
+        (edited / manifest.devices[edit.device].dir / "frr.conf").write_text(edit.text)
+        assert_agree(edited, f"{edit.device}: {edit.description}")
+        shutil.rmtree(edited)

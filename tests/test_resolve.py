@@ -6,6 +6,8 @@ import ipaddress
 from collections import Counter
 from dataclasses import replace
 
+import pytest
+
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -191,3 +193,22 @@ def test_role_labels_name_the_super_spines() -> None:
     assert {renamed(n): s.role for n, s in a.switches.items()} == {n: s.role for n, s in b.switches.items()}
     assert "a-core-g1-1" in b.switches and b.switches["a-core-g1-1"].role == "super_spine"
     assert [(renamed(x.a), renamed(x.b), x.a_address) for x in a.links] == [(x.a, x.b, x.a_address) for x in b.links]
+
+
+def test_p2p_ends_agrees_with_p2p_pair() -> None:
+    """The resolver's fast /31 formatting (three octets once, both bare ends) against the plain one."""
+    import random
+
+    from dualrail_net.resolve.allocate import PoolExhausted, p2p_ends, p2p_pair
+    rng = random.Random(3)
+    for pool in ("10.0.0.0/8", "100.64.0.0/10", "10.11.0.0/16", "192.168.255.0/24", "10.0.0.0/31"):
+        for slot in [0, 1, 127, 128, 255, 256] + [rng.randrange(1 << 22) for _ in range(200)]:
+            try:
+                want = p2p_pair(pool, slot)
+            except PoolExhausted:
+                with pytest.raises(PoolExhausted):
+                    p2p_ends(pool, slot)
+                continue
+            low, high, low_ip, high_ip = p2p_ends(pool, slot)
+            assert (low, high) == want
+            assert (low_ip, high_ip) == (want[0].split("/")[0], want[1].split("/")[0])

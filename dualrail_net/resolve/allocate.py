@@ -39,6 +39,18 @@ def p2p_pair(pool: str, slot: int) -> tuple[str, str]:
     return f"{dotted(low)}/31", f"{dotted(low + 1)}/31"
 
 
+def p2p_ends(pool: str, slot: int) -> tuple[str, str, str, str]:
+    """``p2p_pair`` with each end's bare address too: (low/31, high/31, low, high). The two ends
+    differ only in the last octet (the low end is even), so the first three are formatted once."""
+    base, size = _base(pool)
+    if 2 * slot + 1 >= size:
+        raise PoolExhausted(f"/31 number {slot} does not fit in {pool}")
+    low = base + 2 * slot
+    head = f"{low >> 24 & 255}.{low >> 16 & 255}.{low >> 8 & 255}."
+    low_ip, high_ip = f"{head}{low & 255}", f"{head}{(low & 255) + 1}"
+    return f"{low_ip}/31", f"{high_ip}/31", low_ip, high_ip
+
+
 def block(pool: str, slot: int, size: int) -> str:
     """The slot-th aligned block of ``size`` addresses (a power of two) in ``pool``."""
     base, total = _base(pool)

@@ -115,13 +115,13 @@ class _PlaneBuilder:
     def _connect(self, kind: str, lower: Switch, lower_port: int, lower_kind: PortKind, upper: Switch,
                  upper_port: int, upper_kind: PortKind, pool: str, slot: int, speed: str) -> None:
         """Cable ``lower`` to ``upper`` with the slot-th /31: ``upper`` (the tier above) takes the low end."""
-        up_addr, low_addr = alloc.p2p_pair(pool, slot)
+        up_addr, low_addr, up_ip, low_ip = alloc.p2p_ends(pool, slot)
         lname = naming.port_name(lower.platform, lower_port)
         uname = naming.port_name(upper.platform, upper_port)
         lower.ports.append(Port(lname, lower_port, lower_kind, low_addr, upper.name, uname, up_addr, speed, self.plane))
         upper.ports.append(Port(uname, upper_port, upper_kind, up_addr, lower.name, lname, low_addr, speed, self.plane))
-        lower.bgp_peers.append(BgpPeer(alloc.bare(up_addr), upper.asn, upper.name, lname, lower_kind, self.plane))
-        upper.bgp_peers.append(BgpPeer(alloc.bare(low_addr), lower.asn, lower.name, uname, upper_kind, self.plane))
+        lower.bgp_peers.append(BgpPeer(up_ip, upper.asn, upper.name, lname, lower_kind, self.plane))
+        upper.bgp_peers.append(BgpPeer(low_ip, lower.asn, lower.name, uname, upper_kind, self.plane))
         self.links.append(Link(self.plane, kind, lower.name, lname, low_addr, upper.name, uname, up_addr, speed))
 
     # -- tiers -----------------------------------------------------------------------------------
@@ -251,7 +251,7 @@ def _resolve_servers(inv: Inventory, builders: dict[str, _PlaneBuilder], cap: Pl
                 b = builders[np.plane]
                 leaf = b.leaf_at[(srv.pod, srv.su, np.rail)]
                 leaf_index = (srv.pod - 1) * cap.leaves_per_pod + (srv.su - 1) * inv.fabric.topology.rails + np.rail
-                gw_addr, srv_addr = alloc.p2p_pair(
+                gw_addr, srv_addr, gw_ip, _ = alloc.p2p_ends(
                     b.spec.pools.server_links, leaf_index * (cap.server_block_size // 2) + srv.slot - 1)
                 leaf_port_no = pm.leaf_server[srv.slot - 1]
                 leaf_port = naming.port_name(leaf.platform, leaf_port_no)
@@ -259,13 +259,13 @@ def _resolve_servers(inv: Inventory, builders: dict[str, _PlaneBuilder], cap: Pl
                 leaf.ports.append(Port(leaf_port, leaf_port_no, "server", gw_addr, srv.name, np.ifname, srv_addr,
                                        speed, np.plane))
                 ports.append(ServerPort(nic.name, np.port, np.ifname, np.rdma_device, np.plane, np.rail, srv_addr,
-                                        alloc.bare(gw_addr), leaf.name, leaf_port, SERVER_TABLE_BASE + ordinal,
+                                        gw_ip, leaf.name, leaf_port, SERVER_TABLE_BASE + ordinal,
                                         b.spec.mtu))
                 links.append(Link(np.plane, "server-leaf", srv.name, np.ifname, srv_addr, leaf.name, leaf_port,
                                   gw_addr, speed))
                 if np.plane not in routed_planes:
                     routed_planes.add(np.plane)
-                    routes.extend(PlaneRoute(p, alloc.bare(gw_addr), np.ifname) for p in _routed(b))
+                    routes.extend(PlaneRoute(p, gw_ip, np.ifname) for p in _routed(b))
         mgmt = f"{srv.mgmt_address}/{mgmt_len}" if srv.mgmt_address and mgmt_len is not None else None
         servers.append(ResolvedServer(srv.name, srv.model, srv.pod, srv.su, srv.slot, ports, routes, model.description,
                                       mgmt))

@@ -107,3 +107,11 @@ def test_the_100k_picture_is_summarised() -> None:
     assert "20 pods, 4 not drawn" in svg and "leaves (320)" in svg and "super-spines" in svg
     assert len(svg) < 200_000
 
+
+
+def test_pictures_drawn_in_a_forked_child_give_the_same_page(example_loaded: LoadedInventory,
+                                                             example_fabric: Fabric) -> None:
+    report = capacity_report(example_loaded.inventory, example_fabric)
+    forked = html_report(report, example_fabric, parallel_from=1)
+    assert forked == html_report(report, example_fabric, parallel_from=10**9)
+    assert forked.count("<svg") >= 5

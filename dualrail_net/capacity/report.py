@@ -11,6 +11,7 @@ from __future__ import annotations
 from dualrail_net.capacity import plots
 from dualrail_net.capacity.model import HOURS_PER_YEAR
 from dualrail_net.capacity.run import CapacityReport
+from dualrail_net.forked import Forked, can_fork
 from dualrail_net.render.engine import template, templates_dir
 from dualrail_net.render.escape import Escaped
 from dualrail_net.resolve.model import Fabric
@@ -32,13 +33,25 @@ def _tbps(gbps: float) -> str:
     return f"{gbps / 1000:,.1f}"
 
 
-def html_report(report: CapacityReport, fabric: Fabric) -> str:
+# From this many switches the planes' topology pictures are drawn in a forked child while the parent
+# draws the other plots (drawing is most of the report's time; the pictures are independent).
+PARALLEL_FROM = 2000
+
+
+def html_report(report: CapacityReport, fabric: Fabric, parallel_from: int | None = None) -> str:
     page = template(str(templates_dir()), "report/capacity.html.j2")
+    threshold = PARALLEL_FROM if parallel_from is None else parallel_from
+    child: Forked[list[str]] | None = None
+    if len(fabric.switches) >= threshold and can_fork():
+        child = Forked(lambda _tick: [plots.topology(fabric, p) for p in fabric.planes],
+                       "the planes' topology pictures")
+    others = (plots.tier_bandwidth(report.figures), plots.failure_heatmap(report.impacts),
+              plots.model_chart(report.model))
+    pictures = child.result() if child is not None else [plots.topology(fabric, p) for p in fabric.planes]
     return page.render(
         report=report, f=report.figures, m=report.model, num=_num, tbps=_tbps, pct=_pct, per_year=_per_year,
-        topologies=[Escaped(plots.topology(fabric, p)) for p in fabric.planes],
-        tiers_svg=Escaped(plots.tier_bandwidth(report.figures)),
-        heatmap_svg=Escaped(plots.failure_heatmap(report.impacts)), model_svg=Escaped(plots.model_chart(report.model)))
+        topologies=[Escaped(svg) for svg in pictures], tiers_svg=Escaped(others[0]),
+        heatmap_svg=Escaped(others[1]), model_svg=Escaped(others[2]))
 
 
 SIGNATURE = "<!DOCTYPE html><!-- dualrail-net capacity report -->"

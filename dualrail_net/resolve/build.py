@@ -239,36 +239,36 @@ def _resolve_servers(inv: Inventory, builders: dict[str, _PlaneBuilder], cap: Pl
     links: list[Link] = []
     mgmt_net = inv.fabric.mgmt_network
     mgmt_len = ipaddress.IPv4Network(mgmt_net).prefixlen if mgmt_net else None
+    rails = inv.fabric.topology.rails
+    half_block = cap.server_block_size // 2
+    # per server model, what every server of it repeats: (nic, port, table, its plane's builder, speed)
+    layouts = {name: [(nic.name, np, SERVER_TABLE_BASE + ordinal, builders[np.plane],
+                       np.speed or builders[np.plane].spec.link_speeds.server)
+                      for ordinal, (nic, np) in enumerate(((nic, np) for nic in model.nics for np in nic.ports), 1)]
+               for name, model in inv.servers.server_models.items()}
     for srv in inv.servers.servers:
         model = inv.servers.server_models[srv.model]
         ports: list[ServerPort] = []
         routes: list[PlaneRoute] = []
         routed_planes: set[str] = set()
-        ordinal = 0
-        for nic in model.nics:
-            for np in nic.ports:
-                ordinal += 1
-                b = builders[np.plane]
-                leaf = b.leaf_at[(srv.pod, srv.su, np.rail)]
-                leaf_index = (srv.pod - 1) * cap.leaves_per_pod + (srv.su - 1) * inv.fabric.topology.rails + np.rail
-                gw_addr, srv_addr, gw_ip, _ = alloc.p2p_ends(
-                    b.spec.pools.server_links, leaf_index * (cap.server_block_size // 2) + srv.slot - 1)
-                leaf_port_no = pm.leaf_server[srv.slot - 1]
-                leaf_port = naming.port_name(leaf.platform, leaf_port_no)
-                speed = np.speed or b.spec.link_speeds.server
-                leaf.ports.append(Port(leaf_port, leaf_port_no, "server", gw_addr, srv.name, np.ifname, srv_addr,
-                                       speed, np.plane))
-                ports.append(ServerPort(nic.name, np.port, np.ifname, np.rdma_device, np.plane, np.rail, srv_addr,
-                                        gw_ip, leaf.name, leaf_port, SERVER_TABLE_BASE + ordinal,
-                                        b.spec.mtu))
-                links.append(Link(np.plane, "server-leaf", srv.name, np.ifname, srv_addr, leaf.name, leaf_port,
-                                  gw_addr, speed))
-                if np.plane not in routed_planes:
-                    routed_planes.add(np.plane)
-                    routes.extend(PlaneRoute(p, gw_ip, np.ifname) for p in _routed(b))
+        leaf_port_no = pm.leaf_server[srv.slot - 1]
+        su_base = (srv.pod - 1) * cap.leaves_per_pod + (srv.su - 1) * rails
+        name, pod, su = srv.name, srv.pod, srv.su
+        for nic_name, np, table, b, speed in layouts[srv.model]:
+            plane, rail, ifname = np.plane, np.rail, np.ifname
+            leaf = b.leaf_at[(pod, su, rail)]
+            gw_addr, srv_addr, gw_ip, _ = alloc.p2p_ends(b.spec.pools.server_links,
+                                                         (su_base + rail) * half_block + srv.slot - 1)
+            leaf_port = naming.port_name(leaf.platform, leaf_port_no)
+            leaf.ports.append(Port(leaf_port, leaf_port_no, "server", gw_addr, name, ifname, srv_addr, speed, plane))
+            ports.append(ServerPort(nic_name, np.port, ifname, np.rdma_device, plane, rail, srv_addr, gw_ip, leaf.name,
+                                    leaf_port, table, b.spec.mtu))
+            links.append(Link(plane, "server-leaf", name, ifname, srv_addr, leaf.name, leaf_port, gw_addr, speed))
+            if plane not in routed_planes:
+                routed_planes.add(plane)
+                routes.extend(PlaneRoute(p, gw_ip, ifname) for p in _routed(b))
         mgmt = f"{srv.mgmt_address}/{mgmt_len}" if srv.mgmt_address and mgmt_len is not None else None
-        servers.append(ResolvedServer(srv.name, srv.model, srv.pod, srv.su, srv.slot, ports, routes, model.description,
-                                      mgmt))
+        servers.append(ResolvedServer(name, srv.model, pod, su, srv.slot, ports, routes, model.description, mgmt))
     return servers, links
 
 

@@ -17,3 +17,4 @@ class OutputFormat(str, enum.Enum):
     SERVICE = "service"  # line-oriented Linux service files (ntp.conf, rsyslog, resolv.conf)
     XML = "xml"  # machine-read XML (NCCL's topology): tokens in quoted attributes
     HTML = "html"  # reports people read (capacity): every printed value is HTML-escaped text
+    JSON = "json"  # machine-read JSON (SONiC's config_db.json): tokens inside double-quoted strings

@@ -46,6 +46,37 @@ def make_inventory(tmp_path: Path) -> InventoryFactory:
     return factory
 
 
+FIRMWARE_LINE = 'firmware: {cumulus: "5.9.2", eos: "4.32.2F"}'
+VARIANT_FIRMWARE = {"sonic": "SONiC.202311.1"}
+
+
+def platform_variant(root: Path, **roles: str) -> Path:
+    """A copy of the example under ``root`` with some roles on other platforms (and those platforms'
+    firmware in every plane): platform_variant(tmp, leaf="sonic")."""
+    inventory = root / "inventory"
+    shutil.copytree(EXAMPLE, inventory)
+    path = inventory / "fabric.yaml"
+    text = path.read_text()
+    for role, platform in roles.items():
+        old = next(line for line in text.splitlines() if line.startswith(f"  {role}: "))
+        text = text.replace(old + "\n", f"  {role}: {platform}\n", 1)
+    extra = "".join(f', {p}: "{VARIANT_FIRMWARE.get(p, "1.0")}"' for p in sorted(set(roles.values()))
+                    if p not in ("cumulus", "eos"))
+    assert FIRMWARE_LINE in text
+    text = text.replace(FIRMWARE_LINE, FIRMWARE_LINE[:-1] + extra + "}")
+    path.write_text(text)
+    return inventory
+
+
+@pytest.fixture(scope="session")
+def sonic_variant(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The example with SONiC leaves, rendered (the inventory is next to the build: ../inventory)."""
+    root = tmp_path_factory.mktemp("sonic-variant")
+    out = root / "build"
+    write_artifacts(render_fabric(resolve_fabric(load_inventory(platform_variant(root, leaf="sonic")).inventory)), out)
+    return out
+
+
 @pytest.fixture(scope="session")
 def example_loaded() -> LoadedInventory:
     return load_inventory(EXAMPLE)

@@ -51,6 +51,20 @@ def test_golden(rendered: dict[str, str], path: str) -> None:
     assert rendered[path] == golden.read_text(), f"{path} differs from tests/golden (UPDATE_GOLDEN=1 to accept)"
 
 
+# the SONiC leaves of the example variant (conftest.platform_variant), under tests/golden/sonic/
+SONIC_GOLDEN_FILES = ["plane-A/a-leaf-su1-r0/config_db.json", "plane-A/a-leaf-su1-r0/frr.conf"]
+
+
+@pytest.mark.parametrize("path", SONIC_GOLDEN_FILES)
+def test_golden_sonic(sonic_variant: Path, path: str) -> None:
+    golden = GOLDEN / "sonic" / path
+    text = (sonic_variant / path).read_text()
+    if os.environ.get("UPDATE_GOLDEN"):
+        golden.parent.mkdir(parents=True, exist_ok=True)
+        golden.write_text(text)
+    assert text == golden.read_text(), f"sonic/{path} differs from tests/golden (UPDATE_GOLDEN=1 to accept)"
+
+
 def test_one_folder_per_plane_and_device(rendered: dict[str, str], example_fabric: Fabric) -> None:
     for sw in example_fabric.switches.values():
         folder = f"plane-{sw.plane}/{sw.name}" if sw.plane else f"multi-plane/{sw.name}"

@@ -63,6 +63,7 @@ class Platform(Protocol):
     files: tuple[OutputFile, ...]  # what a device of this platform gets, in its folder
     template_root: Path | None  # where its templates are; None: the project's templates/
     twin_substitute: str | None  # the platform whose rendering the twin runs instead; None: itself
+    roles: frozenset[str]  # the roles it renders (leaf, spine, super_spine, gateway: a VRF per plane)
     deploy_paths: Mapping[str, str | None]  # where its files live on a device (driver-specific keys)
 
     def port_name(self, number: int) -> str:

@@ -15,7 +15,8 @@ from importlib.metadata import entry_points
 from dualrail_net.platforms.base import Platform
 
 GROUP = "dualrail.platforms"
-BUILTIN = {"cumulus": "dualrail_net.platforms.cumulus:PLATFORM", "eos": "dualrail_net.platforms.eos:PLATFORM"}
+BUILTIN = {"cumulus": "dualrail_net.platforms.cumulus:PLATFORM", "eos": "dualrail_net.platforms.eos:PLATFORM",
+           "sonic": "dualrail_net.platforms.sonic:PLATFORM"}
 
 
 class PlatformError(Exception):
@@ -29,7 +30,7 @@ def _load(spec: str) -> object:
 
 def _checked(name: str, obj: object, origin: str) -> Platform:
     if not isinstance(obj, Platform):
-        missing = [m for m in ("name", "max_mtu", "netmiko_type", "files", "template_root", "twin_substitute",
+        missing = [m for m in ("name", "max_mtu", "netmiko_type", "files", "template_root", "twin_substitute", "roles",
                                "deploy_paths", "port_name", "presentation", "parser", "driver", "batfish_files")
                    if not hasattr(obj, m)]
         raise PlatformError(f"platform plug-in {name!r} ({origin}) does not implement the Platform protocol: "

@@ -80,6 +80,7 @@ _TEXT_UNSAFE: dict[OutputFormat, str] = {
     OutputFormat.IFUPDOWN: "\\",
     OutputFormat.EOS: "?",
     OutputFormat.OPENSM: ",;:=",
+    OutputFormat.JSON: '"\\',  # a quote would end the string, a backslash start an escape
 }
 
 

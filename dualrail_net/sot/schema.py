@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
+from collections.abc import Callable
 from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
@@ -212,11 +213,23 @@ class Hardware(Strict):
     gateway: GatewayHardware | None = None
 
 
+def _renders(role: str) -> Callable[[str], str]:
+    """A validator: the platform can render ``role`` (a multi-plane gateway needs per-plane VRFs)."""
+    def check(value: str) -> str:
+        from dualrail_net.platforms import get_platform
+        roles = get_platform(value).roles
+        if role not in roles:
+            raise ValueError(f"platform {value!r} does not render the {role.replace('_', '-')} role "
+                             f"(it renders: {', '.join(sorted(roles))})")
+        return value
+    return check
+
+
 class Platforms(Strict):
-    leaf: PlatformName = "cumulus"
-    spine: PlatformName = "cumulus"
-    super_spine: PlatformName = "cumulus"
-    gateway: PlatformName = "cumulus"
+    leaf: Annotated[PlatformName, AfterValidator(_renders("leaf"))] = "cumulus"
+    spine: Annotated[PlatformName, AfterValidator(_renders("spine"))] = "cumulus"
+    super_spine: Annotated[PlatformName, AfterValidator(_renders("super_spine"))] = "cumulus"
+    gateway: Annotated[PlatformName, AfterValidator(_renders("gateway"))] = "cumulus"
 
 
 class Ecmp(Strict):

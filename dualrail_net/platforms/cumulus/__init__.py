@@ -34,6 +34,7 @@ class Cumulus:
         OutputFile("cumulus/resolv.conf.j2", "resolv.conf", OutputFormat.SERVICE, twin=False, needs="management"),
     )
     template_root: Path | None = None
+    roles: frozenset[str] = frozenset({"leaf", "spine", "super_spine", "gateway"})
     twin_substitute: str | None = None
     deploy_paths = {"frr_conf": "/etc/frr/frr.conf", "interfaces": "/etc/network/interfaces",
                     "frr_dir": "/etc/frr", "vty_socket": None,

@@ -24,6 +24,7 @@ class Eos:
     netmiko_type = "arista_eos"
     files: tuple[OutputFile, ...] = (OutputFile("eos/running-config.j2", "running-config", OutputFormat.EOS),)
     template_root: Path | None = None
+    roles: frozenset[str] = frozenset({"leaf", "spine", "super_spine", "gateway"})
     twin_substitute: str | None = "cumulus"
     deploy_paths: dict[str, str | None] = {}
 

@@ -184,7 +184,7 @@ def mtu(ctx: Context) -> list[Finding]:
     return out
 
 
-@check("QOS-CNP", "CNPs have their own class: not paused by PFC and not shared with RoCE data",
+@check("QOS-CNP", "CNPs have their own class: not paused by PFC, not shared with RoCE data, strict priority",
        reads={BASE, TOPOLOGY})
 def cnp(ctx: Context) -> list[Finding]:
     out = []
@@ -207,6 +207,13 @@ def cnp(ctx: Context) -> list[Finding]:
                             f"lossless class (TC{tc}, priority {prio})",
                             "CNPs get paused with the data they are meant to slow down")
                     for iface in group.ports]
+            continue
+        # the scheduler: the CNP class goes first on every port (strict priority)
+        queued = [iface.name for iface in group.ports if tc not in iface.strict_tcs]
+        if queued:
+            out.append(finding([device], plane, f"{device}: CNP class TC{tc} is not strict priority on "
+                               f"{len(queued)} port(s) ({', '.join(queued[:4])}{' ...' if len(queued) > 4 else ''})",
+                               "CNPs wait their weighted turn behind data: DCQCN slows the senders late"))
     return out
 
 

@@ -1,0 +1,326 @@
+"""A SONiC device folder -> DeviceConfig: config_db.json in the base part (ports, addresses, QoS,
+management), frr.conf in the routing part (FRR's reader).
+
+config_db.json is read with SONiC's semantics where they differ from the other platforms': a PORT
+without ``admin_status`` is down; a port classifies by DSCP only when its PORT_QOS_MAP names a
+DSCP_TO_TC_MAP (else everything lands in TC 0); PFC pauses the priorities its ``pfc_enable`` lists;
+ECN marks on a queue whose WRED profile enables ECN for green packets; FRR's file is used only in
+``split-unified`` routing mode. Every table or field the model does not read is reported with its
+line (PORTS-UNMODELLED), a duplicate key too (SONiC's loader keeps the last one silently)."""
+
+from __future__ import annotations
+
+import bisect
+import json
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from dualrail_net.verify.model import DeviceConfig, EcnProfile, Interface
+from dualrail_net.verify.parsers.files import read_text
+from dualrail_net.verify.parsers.frr import is_ip, is_prefix, parse_frr
+
+FILE = "config_db.json"
+ROUTING_MODE = "split-unified"  # the one mode in which SONiC runs frr.conf as given
+MANAGEMENT_VRF = "mgmt"  # SONiC's management VRF has this fixed name
+
+
+class _Pairs(list[tuple[str, Any]]):
+    """A JSON object as its (key, value) pairs in file order, duplicates kept."""
+
+
+@dataclass
+class Table:
+    """One table of the file: its entries in file order (a duplicate key kept: the last one counts)."""
+
+    name: str
+    entries: list[tuple[str, Any]] = field(default_factory=list)
+
+    def get(self, key: str) -> Any:
+        found = None
+        for k, v in self.entries:
+            if k == key:
+                found = v
+        return found
+
+
+class ConfigDb:
+    """The parsed tables, and the line of a table or of an entry in it, found only when a finding
+    needs one (a search for the key followed by a colon, after its table's: a JSON string followed
+    by ':' is always a key). Most files produce no finding, and a 100k-GPU fabric has millions of
+    keys."""
+
+    def __init__(self, text: str, tables: dict[str, Table]) -> None:
+        self.text = text
+        self.tables = tables
+        self._starts: list[int] | None = None
+
+    def table(self, name: str) -> Table:
+        return self.tables.get(name) or Table(name)
+
+    def line(self, table: str, key: str | None = None) -> int:
+        at = self._find(table, 0)
+        if at is not None and key is not None:
+            at = self._find(key, at)
+        if at is None:
+            return 0
+        if self._starts is None:
+            self._starts = [m.end() for m in re.finditer("\n", self.text)]
+        return bisect.bisect_right(self._starts, at) + 1
+
+    def _find(self, key: str, start: int) -> int | None:
+        m = re.compile(re.escape(json.dumps(key)) + r"\s*:").search(self.text, start)
+        return m.start() if m else None
+
+
+def _fields(value: Any) -> dict[str, Any]:
+    return dict(value) if isinstance(value, _Pairs) else {}
+
+
+def read_config_db(text: str, dev: DeviceConfig) -> ConfigDb | None:
+    """The file's tables; None when it does not parse (reported)."""
+    try:
+        doc = json.loads(text, object_pairs_hook=_Pairs)
+    except RecursionError:
+        dev.base_unmodelled.append((FILE, 0, "does not parse: nested too deep"))
+        return None
+    except ValueError as e:
+        line = getattr(e, "lineno", 0)
+        dev.base_unmodelled.append((FILE, line, f"does not parse (SONiC refuses the file): {str(e)[:100]}"))
+        return None
+    if not isinstance(doc, _Pairs):
+        dev.base_unmodelled.append((FILE, 1, "is not a JSON object of tables"))
+        return None
+    tables: dict[str, Table] = {}
+    db = ConfigDb(text, tables)
+    for name, value in doc:
+        if name in tables:
+            dev.base_unmodelled.append((FILE, db.line(name), f"table {name} appears twice (the last one wins)"))
+        if not isinstance(value, _Pairs):
+            dev.base_unmodelled.append((FILE, db.line(name), f"table {name} is not an object (SONiC refuses it)"))
+            continue
+        tables[name] = Table(name, [(k, v) for k, v in value if isinstance(v, _Pairs)])
+        for key in [k for k, v in value if not isinstance(v, _Pairs)]:
+            dev.base_unmodelled.append((FILE, db.line(name, key), f"{name} {key} is not an object (SONiC refuses it)"))
+        keys = [k for k, _ in tables[name].entries]
+        if len(set(keys)) != len(keys):
+            twice = next(k for k, n in Counter(keys).items() if n > 1)
+            dev.base_unmodelled.append((FILE, db.line(name, twice), f"{name} {twice} appears twice (the last one wins)"))
+    return db
+
+
+# fields read or known to change nothing the checks judge, per table
+_PORT_FIELDS = {"admin_status", "alias", "lanes", "mtu", "speed", "description", "fec", "autoneg", "index"}
+_KNOWN_TABLES = {"TC_TO_QUEUE_MAP", "MAP_PFC_PRIORITY_TO_QUEUE", "CABLE_LENGTH", "BUFFER_PROFILE", "BUFFER_PG",
+                 "PFC_WD", "SCHEDULER", "WRED_PROFILE", "TC_TO_PRIORITY_GROUP_MAP", "DSCP_TO_TC_MAP", "NTP",
+                 "TACPLUS_SERVER", "AAA", "RADIUS_SERVER", "SNMP_COMMUNITY", "MGMT_PORT"}
+
+
+def parse_base(name: str, folder: Path) -> DeviceConfig:
+    """Ports, addresses, QoS and management; the routing part (frr.conf) is parse_routing's."""
+    dev = DeviceConfig(name=name, platform="sonic")
+    db = read_config_db(read_text(folder / FILE), dev)
+    if db is None:
+        return dev
+    handled = {"DEVICE_METADATA", "PORT", "INTERFACE", "LOOPBACK_INTERFACE", "PORT_QOS_MAP", "QUEUE",
+               "MGMT_VRF_CONFIG", "MGMT_INTERFACE", "NTP_SERVER", "SYSLOG_SERVER", "DNS_NAMESERVER", "FEATURE"}
+    for table in db.tables:
+        if table not in handled and table not in _KNOWN_TABLES:
+            dev.base_unmodelled.append((FILE, db.line(table), f"table {table}"))
+    dev.hostname = str(_fields(db.table("DEVICE_METADATA").get("localhost")).get("hostname", ""))
+    _ports(dev, db)
+    _interfaces(dev, db)
+    _qos(dev, db)
+    _management(dev, db)
+    return dev
+
+
+def _note(dev: DeviceConfig, db: ConfigDb, table: str, key: str, what: str) -> None:
+    dev.base_unmodelled.append((FILE, db.line(table, key), what))
+
+
+def _ports(dev: DeviceConfig, db: ConfigDb) -> None:
+    for port, value in db.table("PORT").entries:
+        fields = _fields(value)
+        iface = dev.interfaces.setdefault(port, Interface(port))
+        mtu = str(fields.get("mtu", ""))
+        iface.mtu = int(mtu) if mtu.isascii() and mtu.isdigit() and len(mtu) <= 6 else None
+        if mtu and iface.mtu is None:
+            _note(dev, db, "PORT", port, f"PORT {port} mtu {mtu[:20]}")
+        # SONiC brings a port up only when told: a missing admin_status is down
+        iface.down = "" if fields.get("admin_status") == "up" else "shutdown"
+        iface.description = str(fields.get("description", ""))
+        for key in sorted(set(fields) - _PORT_FIELDS):
+            _note(dev, db, "PORT", port, f"PORT {port} {key}")
+
+
+def _interfaces(dev: DeviceConfig, db: ConfigDb) -> None:
+    for key, value in db.table("INTERFACE").entries:
+        port, _, address = key.partition("|")
+        iface = dev.interfaces.get(port)
+        if iface is None:  # SONiC refuses an address on a port its PORT table does not have
+            _note(dev, db, "INTERFACE", key, f"INTERFACE {key}: no PORT {port}")
+            continue
+        if address:
+            if is_prefix(address) and is_ip(address.partition("/")[0]):
+                iface.addresses.append(address)
+            else:
+                _note(dev, db, "INTERFACE", key, f"INTERFACE {key}")
+            continue
+        fields = _fields(value)
+        if "vrf_name" in fields:
+            iface.vrf = str(fields["vrf_name"])
+            dev.vrfs.setdefault(iface.vrf, None)
+        for extra in sorted(set(fields) - {"vrf_name"}):
+            _note(dev, db, "INTERFACE", key, f"INTERFACE {port} {extra}")
+    for key, _ in db.table("LOOPBACK_INTERFACE").entries:
+        name, _, address = key.partition("|")
+        iface = dev.interfaces.setdefault(name, Interface(name, is_loopback=True))
+        if address:
+            if is_prefix(address):
+                iface.addresses.append(address)
+            else:
+                _note(dev, db, "LOOPBACK_INTERFACE", key, f"LOOPBACK_INTERFACE {key}")
+
+
+def _int_list(value: Any) -> list[int] | None:
+    words = [w.strip() for w in str(value).split(",") if w.strip()]
+    if not all(w.isascii() and w.isdigit() and len(w) <= 2 for w in words):
+        return None
+    return [int(w) for w in words]
+
+
+def _int_map(value: Any) -> dict[int, int]:
+    out = {}
+    for k, v in _fields(value).items():
+        k, v = str(k), str(v)
+        if k.isascii() and k.isdigit() and len(k) <= 3 and v.isascii() and v.isdigit() and len(v) <= 2:
+            out[int(k)] = int(v)
+    return out
+
+
+_ECN_ON = ("ecn_all", "ecn_green", "ecn_green_yellow", "ecn_green_red")
+
+
+def _qos(dev: DeviceConfig, db: ConfigDb) -> None:
+    dscp_maps = {name: _int_map(v) for name, v in db.table("DSCP_TO_TC_MAP").entries}
+    pg_maps = {name: _int_map(v) for name, v in db.table("TC_TO_PRIORITY_GROUP_MAP").entries}
+    queue_maps = {name: _int_map(v) for name, v in db.table("TC_TO_QUEUE_MAP").entries}
+    wred = {name: _fields(v) for name, v in db.table("WRED_PROFILE").entries}
+    schedulers = {name: _fields(v) for name, v in db.table("SCHEDULER").entries}
+    used: Counter[str] = Counter()
+    port_maps: dict[str, str] = {}
+    pg_of_port: dict[str, str] = {}
+    for port, value in db.table("PORT_QOS_MAP").entries:
+        iface = dev.interfaces.get(port)
+        if iface is None or iface.is_loopback:
+            _note(dev, db, "PORT_QOS_MAP", port, f"PORT_QOS_MAP {port}: no PORT {port}")
+            continue
+        fields = _fields(value)
+        dscp_map = fields.get("dscp_to_tc_map")
+        if isinstance(dscp_map, str) and dscp_map in dscp_maps:
+            iface.trust = "dscp"
+            used[dscp_map] += 1
+            port_maps[port] = dscp_map
+        pg_of_port[port] = str(fields.get("tc_to_pg_map", ""))
+        pfc = fields.get("pfc_enable")
+        if pfc is not None:
+            iface.pfc_priorities = _int_list(pfc)
+            if iface.pfc_priorities is None:
+                _note(dev, db, "PORT_QOS_MAP", port, f"PORT_QOS_MAP {port} pfc_enable {str(pfc)[:20]}")
+    for iface in dev.interfaces.values():
+        if not iface.is_loopback and iface.trust is None:
+            iface.trust = "none"  # no DSCP_TO_TC_MAP on the port: every packet is TC 0
+    if used:
+        name = used.most_common(1)[0][0]
+        # a DSCP the map sends to TC 0 is where an unmapped one goes: the model keeps what differs
+        # from that default, as it does for the platforms whose maps list only the marked DSCPs
+        dev.qos.dscp_to_tc = {d: tc for d, tc in dscp_maps[name].items() if tc}
+        pg_name = Counter(pg_of_port.values()).most_common(1)[0][0]
+        tc_pg = pg_maps.get(pg_name, {})  # no map: a packet's PG is its TC
+        dev.qos.dscp_to_priority = {d: tc_pg.get(tc, tc) for d, tc in dev.qos.dscp_to_tc.items()}
+        for port, other in port_maps.items():
+            if other != name:
+                _note(dev, db, "PORT_QOS_MAP", port, f"PORT_QOS_MAP {port} dscp_to_tc_map {other} (another map than "
+                                                     f"the switch's other ports' {name})")
+    to_queue = next(iter(queue_maps.values()), {})
+    queue_tc = {q: tc for tc, q in to_queue.items()}
+    for key, value in db.table("QUEUE").entries:
+        port, _, queue = key.partition("|")
+        iface = dev.interfaces.get(port)
+        if iface is None or not (queue.isascii() and queue.isdigit() and len(queue) <= 2):
+            _note(dev, db, "QUEUE", key, f"QUEUE {key}")
+            continue
+        tc = queue_tc.get(int(queue), int(queue))
+        fields = _fields(value)
+        profile = wred.get(str(fields.get("wred_profile", "")))
+        if profile is not None and str(profile.get("ecn", "ecn_none")) in _ECN_ON \
+                and profile.get("wred_green_enable") == "true":
+            try:
+                ecn = EcnProfile(int(profile["green_min_threshold"]), int(profile["green_max_threshold"]),
+                                 int(profile["green_drop_probability"]))
+            except (KeyError, ValueError):
+                _note(dev, db, "QUEUE", key, f"QUEUE {key}: WRED profile without its green thresholds")
+            else:
+                iface.ecn = {**(iface.ecn or {}), tc: ecn}
+        scheduler = schedulers.get(str(fields.get("scheduler", "")))
+        if scheduler is not None and scheduler.get("type") == "STRICT":
+            iface.strict_tcs.append(tc)
+
+
+def _management(dev: DeviceConfig, db: ConfigDb) -> None:
+    mgmt = dev.management
+    mgmt.services_in_file = True  # NTP, syslog, DNS and LLDP are config_db tables; users stay in Linux
+    vrf_on = _fields(db.table("MGMT_VRF_CONFIG").get("vrf_global")).get("mgmtVrfEnabled") == "true"
+    if vrf_on:
+        mgmt.vrf = MANAGEMENT_VRF
+    ports = {name: _fields(v) for name, v in db.table("MGMT_PORT").entries}
+    for key, value in db.table("MGMT_INTERFACE").entries:
+        port, _, address = key.partition("|")
+        if not address or not is_prefix(address):
+            _note(dev, db, "MGMT_INTERFACE", key, f"MGMT_INTERFACE {key}")
+            continue
+        iface = mgmt.interfaces.setdefault(port, Interface(port, vrf=MANAGEMENT_VRF if vrf_on else None))
+        iface.addresses.append(address)
+        if ports.get(port, {}).get("admin_status", "up") != "up":
+            iface.down = "shutdown"
+        gateway = _fields(value).get("gwaddr")
+        if isinstance(gateway, str) and is_ip(gateway):
+            mgmt.default_gateway = gateway
+    ntp_vrf = _fields(db.table("NTP").get("global")).get("vrf")
+    for server, _ in db.table("NTP_SERVER").entries:
+        if ntp_vrf == MANAGEMENT_VRF or (ntp_vrf is None and not vrf_on):
+            mgmt.ntp.append(server)
+        else:
+            _note(dev, db, "NTP_SERVER", server, f"NTP_SERVER {server} outside the management VRF")
+    for server, value in db.table("SYSLOG_SERVER").entries:
+        if _fields(value).get("vrf") == MANAGEMENT_VRF:
+            mgmt.syslog.append(server)
+        else:
+            _note(dev, db, "SYSLOG_SERVER", server, f"SYSLOG_SERVER {server} outside the management VRF")
+    mgmt.dns = [server for server, _ in db.table("DNS_NAMESERVER").entries]
+    features = {name: _fields(v) for name, v in db.table("FEATURE").entries}
+    if "lldp" in features:
+        mgmt.lldp = features["lldp"].get("state") == "enabled"
+    if "gnmi" in features:
+        mgmt.api = features["gnmi"].get("state") == "enabled"
+
+
+_MODE = re.compile(r'"docker_routing_config_mode"\s*:\s*"([^"]*)"')
+
+
+def parse_routing(name: str, folder: Path) -> DeviceConfig:
+    """frr.conf, read only when config_db.json puts FRR in split-unified mode: in any other mode
+    SONiC generates FRR's configuration from config_db's BGP tables (none are rendered) and never
+    reads this file."""
+    dev = DeviceConfig(name=name, platform="sonic")
+    mode = _MODE.findall(read_text(folder / FILE))
+    if mode[-1:] != [ROUTING_MODE]:
+        dev.routing_file = "frr.conf"
+        dev.unmodelled.append((0, f"config_db.json docker_routing_config_mode is {mode[-1] if mode else 'not set'}, "
+                                  f"not {ROUTING_MODE}: SONiC does not run frr.conf"))
+        return dev
+    parse_frr(read_text(folder / "frr.conf"), dev)
+    return dev

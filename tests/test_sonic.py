@@ -1,0 +1,283 @@
+"""The SONiC platform (issue 21): the example with SONiC leaves builds clean; config_db.json reads
+back to what the Cumulus rendering of the same switch says; verify catches the same breakages on it
+(QoS, ports, addresses, management, the FRR routing mode); the deploy driver's lifecycle against
+the stateful simulator (checkpoint, replace, a revert timer that fires, confirm, discard, refusals).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from dualrail_net.deploy.drivers.base import PushRejected
+from dualrail_net.platforms.sonic.driver import SonicDriver, canonical
+from dualrail_net.platforms.sonic.parse import parse_base
+from dualrail_net.platforms.sonic.simulator import SAVED, simulator_for
+from dualrail_net.render import render_fabric
+from dualrail_net.render.artifacts import write_artifacts
+from dualrail_net.resolve.model import Fabric
+from dualrail_net.verify.checks import run_checks
+from dualrail_net.verify.parsers import parse_device
+from dualrail_net.verify.snapshot import load_snapshot
+
+LEAF = "plane-A/a-leaf-su1-r0"
+DB = f"{LEAF}/config_db.json"
+
+
+@pytest.fixture(scope="module")
+def cumulus_example(tmp_path_factory: pytest.TempPathFactory, example_fabric: Fabric) -> Path:
+    out = tmp_path_factory.mktemp("cumulus") / "build"
+    write_artifacts(render_fabric(example_fabric), out)
+    return out
+
+
+def test_the_sonic_variant_verifies_clean(sonic_variant: Path) -> None:
+    findings = [f"{f.check}: {f.message}" for r in run_checks(load_snapshot(sonic_variant)) for f in r.findings]
+    assert findings == []
+    json.loads((sonic_variant / DB).read_text())  # the rendered file is JSON
+
+
+def _by_number(dev_interfaces: dict[str, object], prefix: str) -> list[object]:
+    ports = [(int(name[len(prefix):]), iface) for name, iface in dev_interfaces.items() if name.startswith(prefix)]
+    return [iface for _, iface in sorted(ports, key=lambda p: p[0])]
+
+
+def test_config_db_reads_back_as_the_cumulus_rendering_of_the_same_leaf(sonic_variant: Path,
+                                                                       cumulus_example: Path) -> None:
+    """Port by port (swpN is EthernetN*8-8): the same addresses, MTU, PFC priorities, ECN
+    thresholds, strict classes and trust; the same DSCP maps; the same management."""
+    for leaf in ("plane-A/a-leaf-su1-r0", "plane-B/b-leaf-su2-r3"):
+        name = leaf.rsplit("/", 1)[1]
+        sonic = parse_device(name, "sonic", sonic_variant / leaf)
+        cumulus = parse_device(name, "cumulus", cumulus_example / leaf)
+        s_ports, c_ports = _by_number(sonic.interfaces, "Ethernet"), _by_number(cumulus.interfaces, "swp")
+        assert len(s_ports) == len(c_ports) >= 20
+        for s, c in zip(s_ports, c_ports):
+            assert (s.addresses, s.mtu, s.pfc_priorities, s.ecn, sorted(s.strict_tcs), s.down) == \
+                (c.addresses, c.mtu, c.pfc_priorities, c.ecn, sorted(c.strict_tcs), c.down), s.name
+            assert s.trust == "dscp" and cumulus.qos.trust == "dscp"
+        assert sonic.interfaces["Loopback0"].addresses == cumulus.interfaces["lo"].addresses
+        assert (sonic.qos.dscp_to_tc, sonic.qos.dscp_to_priority) == (cumulus.qos.dscp_to_tc, cumulus.qos.dscp_to_priority)
+        sm, cm = sonic.management, cumulus.management
+        assert (sm.vrf, sm.default_gateway, sm.ntp, sm.syslog, sm.dns) == \
+            (cm.vrf, cm.default_gateway, cm.ntp, cm.syslog, cm.dns)
+        assert sm.lldp is True and sm.api is True  # config_db says both (Cumulus leaves them to the OS)
+        assert [i.addresses for i in sm.interfaces.values()] == [i.addresses for i in cm.interfaces.values()]
+        assert {v: (i.asn, sorted(i.neighbors), i.networks) for v, i in sonic.bgp.items()} == \
+            {v: (i.asn, sorted(i.neighbors), i.networks) for v, i in cumulus.bgp.items()}
+
+
+def _db_edit(change: Callable[[dict[str, object]], None]) -> Callable[[Path], None]:
+    """Edit the leaf's config_db.json as data (written back in the rendered layout)."""
+    def mutate(root: Path) -> None:
+        path = root / DB
+        doc = json.loads(path.read_text())
+        change(doc)
+        path.write_text(json.dumps(doc, indent=2))
+    return mutate
+
+
+def _text_edit(old: str, new: str, file: str = DB) -> Callable[[Path], None]:
+    def mutate(root: Path) -> None:
+        path = root / file
+        text = path.read_text()
+        assert old in text, old
+        path.write_text(text.replace(old, new, 1))
+    return mutate
+
+
+def _table(doc: dict[str, object], name: str) -> dict[str, dict[str, object]]:
+    table = doc[name]
+    assert isinstance(table, dict)
+    return table
+
+
+SONIC_MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
+    ("PFC off on one port", "QOS-PFC", _db_edit(lambda d: _table(d, "PORT_QOS_MAP")["Ethernet0"].pop("pfc_enable"))),
+    ("PFC on another priority", "QOS-PFC",
+     _db_edit(lambda d: _table(d, "PORT_QOS_MAP")["Ethernet8"].update(pfc_enable="4"))),
+    ("one port classifies by nothing (no DSCP map)", "QOS-TRUST",
+     _db_edit(lambda d: _table(d, "PORT_QOS_MAP")["Ethernet0"].pop("dscp_to_tc_map"))),
+    ("RoCE's DSCP mapped to TC 0", "QOS-DSCP-MAP", _db_edit(lambda d: _table(d, "DSCP_TO_TC_MAP")["ROCE"].update({"26": "0"}))),
+    ("ECN off in the WRED profile", "QOS-ECN", _db_edit(lambda d: _table(d, "WRED_PROFILE")["ROCE_ECN"].update(ecn="ecn_none"))),
+    ("a smaller MTU on one port", "QOS-MTU", _db_edit(lambda d: _table(d, "PORT")["Ethernet16"].update(mtu="9000"))),
+    ("CNPs lose strict priority", "QOS-CNP", _db_edit(lambda d: _table(d, "SCHEDULER")["CNP_STRICT"].update(type="DWRR",
+                                                                                                          weight="10"))),
+    ("an uplink without admin_status (SONiC leaves it down)", "BGP-SESSION-DOWN",
+     _db_edit(lambda d: _table(d, "PORT")["Ethernet256"].pop("admin_status"))),
+    ("an uplink address changed", "ADDR-P2P-MISMATCH",
+     _text_edit('"Ethernet256|10.11.0.1/31"', '"Ethernet256|10.11.0.3/31"')),
+    ("FRR left to SONiC's generated config", "ROUTE-MISSING",
+     _text_edit('"docker_routing_config_mode": "split-unified"', '"docker_routing_config_mode": "separated"')),
+    ("FRR left to SONiC's generated config (named)", "CONFIG-UNMODELLED",
+     _text_edit('"docker_routing_config_mode": "split-unified"', '"docker_routing_config_mode": "unified"')),
+    ("the management address removed", "MGMT-ADDRESS", _db_edit(lambda d: d.pop("MGMT_INTERFACE"))),
+    ("the management VRF off", "MGMT-ADDRESS", _db_edit(lambda d: d.pop("MGMT_VRF_CONFIG"))),
+    ("the management gateway changed", "MGMT-ROUTE",
+     _db_edit(lambda d: [v.update(gwaddr="198.51.100.1") for v in _table(d, "MGMT_INTERFACE").values()])),
+    ("an NTP server dropped", "MGMT-SERVICES", _db_edit(lambda d: _table(d, "NTP_SERVER").pop("192.0.2.10"))),
+    ("LLDP disabled", "MGMT-SERVICES", _db_edit(lambda d: _table(d, "FEATURE")["lldp"].update(state="disabled"))),
+    ("the API (gNMI) disabled", "MGMT-ACCESS", _db_edit(lambda d: _table(d, "FEATURE")["gnmi"].update(state="disabled"))),
+    ("a table verify does not read", "PORTS-UNMODELLED", _db_edit(lambda d: d.update(VXLAN_TUNNEL={"vtep": {"src_ip": "1.1.1.1"}}))),
+    ("a port field verify does not read", "PORTS-UNMODELLED",
+     _db_edit(lambda d: _table(d, "PORT")["Ethernet0"].update(tpid="0x8100"))),
+    ("a port key written twice (the last one wins)", "PORTS-UNMODELLED",
+     _text_edit('  "PORT": {\n', '  "PORT": {\n    "Ethernet0": {"admin_status": "down"},\n')),
+    ("config_db.json that does not parse", "PORTS-UNMODELLED", _text_edit('"PORT": {', '"PORT": {{')),
+    ("a leaf's frr.conf neighbor with the wrong ASN", "BGP-PEER-MISMATCH",
+     _text_edit("remote-as 4200001000", "remote-as 4200001999", f"{LEAF}/frr.conf")),
+]
+
+
+@pytest.mark.parametrize("desc,check_id,mutate", SONIC_MUTATIONS, ids=[m[0] for m in SONIC_MUTATIONS])
+def test_sonic_mutation_is_caught(sonic_variant: Path, tmp_path: Path, desc: str, check_id: str,
+                                  mutate: Callable[[Path], None]) -> None:
+    broken = tmp_path / "build"
+    shutil.copytree(sonic_variant, broken)
+    mutate(broken)
+    results = {r.check: r for r in run_checks(load_snapshot(broken))}
+    fired = results[check_id].findings
+    assert fired, f"{desc}: {check_id} did not fire; fired: " + \
+        str({c: [f.message for f in r.findings][:2] for c, r in results.items() if r.findings})
+    assert all(f.message and f.why for f in fired)
+
+
+def test_a_duplicate_or_broken_file_is_a_finding_with_its_line(sonic_variant: Path, tmp_path: Path) -> None:
+    folder = tmp_path / "leaf"
+    shutil.copytree(sonic_variant / LEAF, folder)
+    text = (folder / "config_db.json").read_text()
+    (folder / "config_db.json").write_text(text.replace('  "PORT": {\n', '  "PORT": {\n    "Ethernet0": {},\n', 1))
+    dev = parse_base("a-leaf-su1-r0", folder)
+    line = next(i for i, l in enumerate(text.splitlines(), 1) if l == '  "PORT": {') + 1
+    assert ("config_db.json", line, "PORT Ethernet0 appears twice (the last one wins)") in dev.base_unmodelled
+    for broken in ("", "[]", "{" * 5000 + "}" * 5000, '{"PORT": 3}', '{"PORT": {"Ethernet0": []}}'):
+        (folder / "config_db.json").write_text(broken)
+        dev = parse_base("x", folder)  # never a traceback
+        assert dev.base_unmodelled or not dev.interfaces
+
+
+# -- the deploy driver against the simulator -------------------------------------------------------
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture(autouse=True)
+def _secrets(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The TACACS key the rendered config_db names (pushed values come from the secrets file)."""
+    secrets = tmp_path / "outside" / "secrets.yaml"
+    secrets.parent.mkdir()
+    secrets.write_text("secrets:\n  tacacs-key: k3y\n")
+    monkeypatch.setenv("DUALRAIL_SECRETS", str(secrets))
+
+
+def _driver(sonic_variant: Path, tmp_path: Path, peers: bool = True):  # type: ignore[no-untyped-def]
+    clock = Clock()
+    folder = sonic_variant / LEAF
+    from dualrail_net.verify.parsers.frr import parse_frr
+    from dualrail_net.verify.model import DeviceConfig
+    dev = DeviceConfig("x", "sonic")
+    parse_frr((folder / "frr.conf").read_text(), dev)
+    real = {a: n.remote_asn for n in dev.bgp[None].neighbors.values() for a in [n.address] if n.remote_asn} if peers else {}
+    sim = simulator_for(folder, "a-leaf-su1-r0", real, clock)
+    host = SimpleNamespace(name="a-leaf-su1-r0", data={"device_dir": str(folder), "paths": {}})
+    return SonicDriver(host, sim, session_name="dualrail-t1"), sim, clock
+
+
+def _changed_files(driver: SonicDriver) -> dict[str, str]:
+    files = driver.intended()
+    doc = json.loads(files["config_db.json"])
+    doc["PORT"]["Ethernet0"]["mtu"] = "9100"
+    files["config_db.json"] = json.dumps(doc, indent=2)
+    files["frr.conf"] = files["frr.conf"].replace("  maximum-paths 64", "  maximum-paths 32")
+    return files
+
+
+def test_commit_then_confirm_makes_it_the_boot_config(sonic_variant: Path, tmp_path: Path) -> None:
+    driver, sim, clock = _driver(sonic_variant, tmp_path)
+    assert driver.health() == []
+    files = _changed_files(driver)
+    diff = driver.load(files)
+    assert '"mtu": "9100"' in diff and "maximum-paths 32" in diff
+    assert sim.running["PORT"]["Ethernet0"]["mtu"] == "9214"  # staged, nothing active yet
+    driver.commit(revert_after=300)
+    assert sim.running["PORT"]["Ethernet0"]["mtu"] == "9100" and "maximum-paths 32" in sim.frr_running
+    assert json.loads(sim.files[SAVED])["PORT"]["Ethernet0"]["mtu"] == "9214"  # not saved before confirm
+    driver.confirm()
+    clock.now += 3600
+    sim.fire_timers()
+    assert sim.reverts == 0 and sim.running["PORT"]["Ethernet0"]["mtu"] == "9100"
+    assert json.loads(sim.files[SAVED])["PORT"]["Ethernet0"]["mtu"] == "9100"
+    assert "dualrail-t1" not in sim.checkpoints
+    assert canonical(driver.fetch()["config_db.json"]) == canonical(files["config_db.json"])
+
+
+def test_an_unconfirmed_commit_reverts_by_itself(sonic_variant: Path, tmp_path: Path) -> None:
+    driver, sim, clock = _driver(sonic_variant, tmp_path)
+    before_db, before_frr = json.dumps(sim.running, sort_keys=True), sim.frr_running
+    driver.load(_changed_files(driver))
+    driver.commit(revert_after=120)
+    clock.now += 119
+    sim.fire_timers()
+    assert sim.running["PORT"]["Ethernet0"]["mtu"] == "9100"
+    clock.now += 2  # the session is gone; the switch reverts on its own
+    sim.fire_timers()
+    assert sim.reverts == 1
+    assert json.dumps(sim.running, sort_keys=True) == before_db and sim.frr_running == before_frr
+    with pytest.raises(PushRejected, match="already fired"):
+        driver.confirm()
+
+
+def test_discard_after_commit_reverts_now(sonic_variant: Path, tmp_path: Path) -> None:
+    driver, sim, _ = _driver(sonic_variant, tmp_path)
+    before = json.dumps(sim.running, sort_keys=True)
+    driver.load(_changed_files(driver))
+    driver.commit(revert_after=600)
+    driver.discard()
+    # reverted at once by the driver, not by the timer (which is gone)
+    assert json.dumps(sim.running, sort_keys=True) == before and not sim.timers and sim.reverts == 0
+    assert "maximum-paths 64" in sim.frr_running
+
+
+@pytest.mark.parametrize("what,edit", [
+    ("an address on a port that does not exist",
+     lambda f: f.update({"config_db.json": f["config_db.json"].replace('"Ethernet0|', '"Ethernet999|', 1)})),
+    ("a scheduler that does not exist",
+     lambda f: f.update({"config_db.json": f["config_db.json"].replace('"scheduler": "CNP_STRICT"', '"scheduler": "NONE"', 1)})),
+    ("not JSON", lambda f: f.update({"config_db.json": f["config_db.json"][:-5]})),
+    ("a line FRR refuses", lambda f: f.update({"frr.conf": f["frr.conf"].replace("router bgp", "router bgpx", 1)})),
+])
+def test_a_refused_config_changes_nothing(sonic_variant: Path, tmp_path: Path, what: str,
+                                          edit: Callable[[dict[str, str]], None]) -> None:
+    driver, sim, _ = _driver(sonic_variant, tmp_path)
+    before, frr = json.dumps(sim.running, sort_keys=True), sim.frr_running
+    files = driver.intended()
+    edit(files)
+    with pytest.raises(PushRejected):
+        driver.load(files)
+    assert json.dumps(sim.running, sort_keys=True) == before and sim.frr_running == frr and not sim.timers
+
+
+def test_health_names_the_sessions_that_are_not_up(sonic_variant: Path, tmp_path: Path) -> None:
+    driver, _, _ = _driver(sonic_variant, tmp_path, peers=False)
+    problems = driver.health()
+    assert len(problems) == 4 and all("is Active" in p for p in problems)
+
+
+def test_firmware_install_then_reboot(sonic_variant: Path, tmp_path: Path) -> None:
+    driver, sim, _ = _driver(sonic_variant, tmp_path)
+    driver.host.data.update(platform="sonic", image_urls={"sonic": "http://images/sonic-mellanox-{version}.bin"})
+    assert driver.running_version() == "202311.1"
+    driver.install_image("202405.2")
+    assert driver.running_version() == "202311.1"
+    driver.reboot()
+    assert driver.running_version() == "202405.2"

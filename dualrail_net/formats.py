@@ -18,3 +18,4 @@ class OutputFormat(str, enum.Enum):
     XML = "xml"  # machine-read XML (NCCL's topology): tokens in quoted attributes
     HTML = "html"  # reports people read (capacity): every printed value is HTML-escaped text
     JSON = "json"  # machine-read JSON (SONiC's config_db.json): tokens inside double-quoted strings
+    YAML = "yaml"  # machine-read YAML (NVUE's startup.yaml): tokens inside double-quoted scalars, numbers bare

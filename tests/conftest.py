@@ -47,7 +47,7 @@ def make_inventory(tmp_path: Path) -> InventoryFactory:
 
 
 FIRMWARE_LINE = 'firmware: {cumulus: "5.9.2", eos: "4.32.2F"}'
-VARIANT_FIRMWARE = {"sonic": "SONiC.202311.1"}
+VARIANT_FIRMWARE = {"sonic": "SONiC.202311.1", "cumulus-nvue": "5.9.2"}
 
 
 def platform_variant(root: Path, **roles: str) -> Path:
@@ -74,6 +74,16 @@ def sonic_variant(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("sonic-variant")
     out = root / "build"
     write_artifacts(render_fabric(resolve_fabric(load_inventory(platform_variant(root, leaf="sonic")).inventory)), out)
+    return out
+
+
+@pytest.fixture(scope="session")
+def nvue_variant(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The example with NVUE leaves and gateway, rendered."""
+    root = tmp_path_factory.mktemp("nvue-variant")
+    out = root / "build"
+    inventory = platform_variant(root, leaf="cumulus-nvue", gateway="cumulus-nvue")
+    write_artifacts(render_fabric(resolve_fabric(load_inventory(inventory).inventory)), out)
     return out
 
 

@@ -51,7 +51,7 @@ def planes(rendered: Path) -> PlaneMap:
 def test_snapshot_layout(rendered: Path, tmp_path: Path) -> None:
     dest = tmp_path / "snap"
     counts = export_snapshot(rendered, dest)
-    assert counts == {"eos": 8, "cumulus": 17, "hosts": 32, "edges": 2 * 328}
+    assert {k: v for k, v in counts.items() if v} == {"eos": 8, "cumulus": 17, "hosts": 32, "edges": 2 * 328}
     assert sorted(p.name for p in dest.iterdir() if p.name != ".dualrail-owned") == ["batfish", "configs", "hosts"]
     assert (dest / "configs/a-spine-1.cfg").read_text() == (rendered / "plane-A/a-spine-1/running-config").read_text()
     for rel in ("configs/a-leaf-su1-r0", "configs/gw-storage-1", "hosts/gpu001.json"):

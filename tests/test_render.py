@@ -65,6 +65,20 @@ def test_golden_sonic(sonic_variant: Path, path: str) -> None:
     assert text == golden.read_text(), f"sonic/{path} differs from tests/golden (UPDATE_GOLDEN=1 to accept)"
 
 
+# the NVUE leaves and gateway of the example variant, under tests/golden/cumulus-nvue/
+NVUE_GOLDEN_FILES = ["plane-A/a-leaf-su1-r0/startup.yaml", "multi-plane/gw-storage-1/startup.yaml"]
+
+
+@pytest.mark.parametrize("path", NVUE_GOLDEN_FILES)
+def test_golden_nvue(nvue_variant: Path, path: str) -> None:
+    golden = GOLDEN / "cumulus-nvue" / path
+    text = (nvue_variant / path).read_text()
+    if os.environ.get("UPDATE_GOLDEN"):
+        golden.parent.mkdir(parents=True, exist_ok=True)
+        golden.write_text(text)
+    assert text == golden.read_text(), f"cumulus-nvue/{path} differs from tests/golden (UPDATE_GOLDEN=1 to accept)"
+
+
 def test_one_folder_per_plane_and_device(rendered: dict[str, str], example_fabric: Fabric) -> None:
     for sw in example_fabric.switches.values():
         folder = f"plane-{sw.plane}/{sw.name}" if sw.plane else f"multi-plane/{sw.name}"

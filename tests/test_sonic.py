@@ -292,3 +292,12 @@ def test_every_rendered_sonic_file_is_pushed(sonic_variant: Path) -> None:
     for name, meta in sonic.items():
         host = SimpleNamespace(name=name, data={"device_dir": str(sonic_variant / meta.dir), "paths": {}})
         assert set(SonicDriver(host, None).intended()) == set(meta.files), name
+
+
+def test_the_batfish_snapshot_has_sonic_configs(sonic_variant: Path, tmp_path: Path) -> None:
+    from dualrail_net.verify.batfish.snapshot import export_snapshot
+    counts = export_snapshot(sonic_variant, tmp_path / "snap")
+    assert counts["sonic"] == 16 and counts["eos"] == 8
+    leaf = tmp_path / "snap/sonic_configs/a-leaf-su1-r0"
+    assert (leaf / "config_db.json").read_text() == (sonic_variant / DB).read_text()
+    assert (leaf / "frr.conf").read_text() == (sonic_variant / LEAF / "frr.conf").read_text()

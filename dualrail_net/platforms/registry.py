@@ -16,7 +16,8 @@ from dualrail_net.platforms.base import Platform
 
 GROUP = "dualrail.platforms"
 BUILTIN = {"cumulus": "dualrail_net.platforms.cumulus:PLATFORM", "eos": "dualrail_net.platforms.eos:PLATFORM",
-           "sonic": "dualrail_net.platforms.sonic:PLATFORM"}
+           "sonic": "dualrail_net.platforms.sonic:PLATFORM",
+           "cumulus-nvue": "dualrail_net.platforms.cumulus_nvue:PLATFORM"}
 
 
 class PlatformError(Exception):

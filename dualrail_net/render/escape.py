@@ -81,6 +81,7 @@ _TEXT_UNSAFE: dict[OutputFormat, str] = {
     OutputFormat.EOS: "?",
     OutputFormat.OPENSM: ",;:=",
     OutputFormat.JSON: '"\\',  # a quote would end the string, a backslash start an escape
+    OutputFormat.YAML: '"\\',  # the same inside a double-quoted YAML scalar
 }
 
 

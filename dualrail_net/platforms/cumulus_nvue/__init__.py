@@ -1,0 +1,80 @@
+"""Cumulus Linux 5.x configured through NVUE, the way Cumulus 5.x configures RoCE: one
+``startup.yaml`` per switch (the NVUE object model: system and its users, interfaces, router
+policy, VRFs with BGP and statics, QoS with the RoCE profile, services), applied with NVUE's own
+``nv config replace`` + ``nv config apply --confirm`` (the switch rolls back unless confirmed).
+NVUE owns the switch's files, so they are never edited here. The Linux-files Cumulus platform
+(``cumulus``) stays for Cumulus 4.x and for the twin, which runs this platform's Cumulus rendering
+of the same structured config (``twin_substitute``).
+
+Syntax from NVIDIA's NVUE command reference and object model (Cumulus Linux 5.x user guide:
+Interfaces, BGP, Route Filtering and Redistribution, Quality of Service, RoCE, Management VRF,
+User Accounts, TACACS).
+
+Parts: ``parse.py`` (startup.yaml -> vendor-neutral model), ``driver.py`` (deploy),
+``simulator.py`` (TEST DOUBLE of nv config). Batfish cannot read NVUE YAML: the export is the
+Linux-files equivalent in Batfish's concatenated Cumulus format (the twin substitute's files).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from dualrail_net.formats import OutputFormat
+from dualrail_net.platforms.base import OutputFile, PlatformParser
+
+if TYPE_CHECKING:
+    from dualrail_net.deploy.drivers.base import Driver
+
+# NVUE's roles for local users (system-admin: sudo; nvue-admin: configures; nvue-monitor: reads)
+USER_ROLES = {"admin": "system-admin", "operator": "nvue-admin", "read-only": "nvue-monitor"}
+TRUST = {"dscp": "l3", "pcp,dscp": "both"}
+
+
+class CumulusNvue:
+    name = "cumulus-nvue"
+    max_mtu = 9216
+    default_maximum_paths = 64  # Cumulus Linux's FRR (NVUE's `multipaths ebgp` default is 64)
+    netmiko_type = "linux"
+    files: tuple[OutputFile, ...] = (OutputFile("cumulus-nvue/startup.yaml.j2", "startup.yaml", OutputFormat.YAML),)
+    template_root: Path | None = None
+    twin_substitute: str | None = "cumulus"
+    roles: frozenset[str] = frozenset({"leaf", "spine", "super_spine", "gateway"})
+    deploy_paths: dict[str, str | None] = {"staging": "/tmp/dualrail"}
+
+    def port_name(self, number: int) -> str:
+        return f"swp{number}"
+
+    def presentation(self, structured: dict[str, Any]) -> dict[str, Any]:
+        management = structured.get("management") or {}
+        keys = {}
+        for u in management.get("users", []):
+            keys[u["name"]] = [{"type": k[0], "key": k[1], "name": k[2] if len(k) > 2 else f"{u['name']}-{i + 1}"}
+                               for i, k in enumerate(u["ssh_keys"])]
+        return {
+            "user_roles": USER_ROLES,
+            "ssh_keys": keys,
+            "trust": TRUST[structured["qos"]["trust"]],
+            "vrf_names": [b["vrf"] or "default" for b in structured["bgp"]],
+            "vrf_loopbacks": {v["name"]: v["loopback"] for v in structured["vrfs"]},
+        }
+
+    def parser(self) -> PlatformParser:
+        from dualrail_net.platforms.cumulus_nvue.parse import parse_device
+        return PlatformParser(parse_device)
+
+    def driver(self, host: Any, connection: Any) -> Driver:
+        from dualrail_net.platforms.cumulus_nvue.driver import NvueDriver
+        return NvueDriver(host, connection)
+
+    def batfish_files(self, name: str, folder: Path) -> dict[str, str | bytes]:
+        """Batfish reads no NVUE YAML: the same structured config's Linux-files rendering (the twin
+        substitute, next to the device folders), in Batfish's concatenated Cumulus format."""
+        from dualrail_net.platforms.cumulus.batfish import concatenated
+        from dualrail_net.manifest import TWIN_SUBSTITUTES
+        root = folder.parent.parent  # <output>/plane-X/<device> or <output>/multi-plane/<device>
+        twin = root / TWIN_SUBSTITUTES / name
+        return {f"configs/{name}": concatenated(name, (twin / "interfaces").read_text(), (twin / "frr.conf").read_text())}
+
+
+PLATFORM = CumulusNvue()

@@ -1,0 +1,335 @@
+"""An NVUE startup.yaml -> DeviceConfig (one file: interfaces, routing, QoS, management).
+
+Read with NVUE's semantics: the QoS ``default-global`` profiles apply to every switch port (so the
+ports share one PFC list and one ECN dict, as the port-group checks expect); a PFC profile that
+does not both send (tx) and honour (rx) pauses is no lossless class; trust ``l3`` is DSCP (NVUE's
+default is ``l2``, the 802.1p PCP); a VRF's BGP takes the global ``router bgp`` ASN and router-id
+unless it sets its own; a neighbor or address family with ``enable: off`` carries nothing. The
+file is read by the project's bounded YAML reader (line numbers for findings; a file it refuses is
+reported, never a traceback); every key the model does not read is reported (PORTS-UNMODELLED for
+interfaces, QoS and services; CONFIG-UNMODELLED for routing).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from dualrail_net.sot.yamlsource import PathKey, SourceMap, YamlSourceError, load_yaml_text
+from dualrail_net.verify.model import (
+    Aggregate,
+    BgpInstance,
+    DeviceConfig,
+    EcnProfile,
+    Interface,
+    ManagementUser,
+    Neighbor,
+    PrefixListEntry,
+    RouteMapEntry,
+    StaticRoute,
+)
+from dualrail_net.verify.parsers.files import read_text
+from dualrail_net.verify.parsers.frr import finish_bgp, is_ip, is_prefix, parse_asn
+
+FILE = "startup.yaml"
+TRUST = {"l3": "dscp", "l2": "pcp", "both": "pcp,dscp", "port": "port"}
+ADMIN_ROLES = {"system-admin"}
+
+
+class _Reader:
+    """The document with its source map: values by path, and every key nobody read reported."""
+
+    def __init__(self, dev: DeviceConfig, smap: SourceMap) -> None:
+        self.dev = dev
+        self.smap = smap
+
+    def line(self, path: PathKey) -> int:
+        return self.smap.locate(path)[1]
+
+    def base(self, path: PathKey, what: str) -> None:
+        self.dev.base_unmodelled.append((FILE, self.line(path), what))
+
+    def routing(self, path: PathKey, what: str) -> None:
+        self.dev.unmodelled.append((self.line(path), what))
+
+    def extra(self, node: Any, path: PathKey, known: set[str], routing: bool = False) -> None:
+        if isinstance(node, dict):
+            for key in node:
+                if key not in known:
+                    where = " ".join(str(p) for p in (*path, key))
+                    (self.routing if routing else self.base)((*path, key), f"{where}: not modelled")
+
+
+def _map(node: Any) -> dict[str, Any]:
+    return node if isinstance(node, dict) else {}
+
+
+def _int(value: Any, limit: int = 1 << 32) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= limit else None
+
+
+def parse_device(name: str, folder: Path) -> DeviceConfig:
+    return parse_text(name, read_text(folder / FILE))
+
+
+def parse_text(name: str, text: str) -> DeviceConfig:
+    dev = DeviceConfig(name=name, platform="cumulus-nvue")
+    dev.routing_file = FILE
+    smap = SourceMap()
+    try:
+        doc = load_yaml_text(text, FILE, smap)
+    except YamlSourceError as exc:
+        dev.base_unmodelled.append((FILE, exc.line, f"NVUE refuses the file: {exc.message[:120]}"))
+        return dev
+    r = _Reader(dev, smap)
+    if not isinstance(doc, list) or not doc or not all(isinstance(op, dict) for op in doc):
+        r.base((), "not a list of NVUE operations (- set: ...)")
+        return dev
+    for i, op in enumerate(doc):
+        for verb in op:
+            if verb != "set":
+                r.base((i, verb), f"operation {verb}: not modelled (only `set`)")
+    root = _map(doc[0].get("set"))
+    prefix: PathKey = (0, "set")
+    r.extra(root, prefix, {"system", "interface", "router", "vrf", "qos", "service"})
+    _system(r, _map(root.get("system")), (*prefix, "system"))
+    _interfaces(r, _map(root.get("interface")), (*prefix, "interface"))
+    router = _map(root.get("router"))
+    r.extra(router, (*prefix, "router"), {"bgp", "policy"}, routing=True)
+    glob = _map(router.get("bgp"))
+    _policy(r, _map(router.get("policy")), (*prefix, "router", "policy"))
+    _vrfs(r, _map(root.get("vrf")), (*prefix, "vrf"), glob)
+    _qos(r, _map(root.get("qos")), (*prefix, "qos"))
+    _services(r, _map(root.get("service")), (*prefix, "service"))
+    finish_bgp(dev)
+    return dev
+
+
+def _system(r: _Reader, system: dict[str, Any], path: PathKey) -> None:
+    dev, mgmt = r.dev, r.dev.management
+    r.extra(system, path, {"hostname", "aaa", "api"})
+    dev.hostname = str(system.get("hostname", ""))
+    aaa = _map(system.get("aaa"))
+    r.extra(aaa, (*path, "aaa"), {"user", "tacacs"})
+    mgmt.users_in_file = True  # NVUE owns the local users: a replace keeps only those in the file
+    for user, body in _map(aaa.get("user")).items():
+        body = _map(body)
+        r.extra(body, (*path, "aaa", "user", user), {"role", "hashed-password", "password", "ssh"})
+        keys = _map(_map(body.get("ssh")).get("authorized-key"))
+        credential = bool(body.get("hashed-password") or body.get("password") or keys)
+        mgmt.users.append(ManagementUser(str(user), "admin" if body.get("role") in ADMIN_ROLES else str(body.get("role")),
+                                         credential))
+    api = system.get("api")
+    if api is not None:
+        mgmt.api = _map(api).get("state") == "enabled"
+
+
+def _interfaces(r: _Reader, interfaces: dict[str, Any], path: PathKey) -> None:
+    dev, mgmt = r.dev, r.dev.management
+    for name, body in interfaces.items():
+        body = _map(body)
+        here = (*path, name)
+        r.extra(body, here, {"type", "description", "link", "ip"})
+        ip = _map(body.get("ip"))
+        r.extra(ip, (*here, "ip"), {"address", "vrf", "gateway"})
+        link = _map(body.get("link"))
+        r.extra(link, (*here, "link"), {"state", "mtu", "speed"})
+        iface = Interface(str(name), is_loopback=body.get("type") == "loopback")
+        iface.description = str(body.get("description", ""))
+        for address in _map(ip.get("address")):
+            if is_prefix(str(address)):
+                iface.addresses.append(str(address))
+            else:
+                r.base((*here, "ip", "address", address), f"interface {name} address {address}: not an address")
+        iface.vrf = str(ip["vrf"]) if "vrf" in ip else None
+        mtu = link.get("mtu")
+        iface.mtu = _int(mtu, 65535)
+        if mtu is not None and iface.mtu is None:
+            r.base((*here, "link", "mtu"), f"interface {name} mtu {mtu}: not a number")
+        if "down" in _map(link.get("state")):
+            iface.down = "shutdown"
+        if body.get("type") == "eth":  # the out-of-band port: in no plane
+            mgmt.interfaces[str(name)] = iface
+            gateways = [str(g) for g in _map(ip.get("gateway")) if is_ip(str(g))]
+            if gateways:
+                mgmt.default_gateway = gateways[0]
+            mgmt.vrf = iface.vrf
+            continue
+        dev.interfaces[str(name)] = iface
+
+
+def _policy(r: _Reader, policy: dict[str, Any], path: PathKey) -> None:
+    dev = r.dev
+    r.extra(policy, path, {"prefix-list", "route-map"}, routing=True)
+    for name, body in _map(policy.get("prefix-list")).items():
+        body = _map(body)
+        entries = dev.prefix_lists.setdefault(str(name), [])
+        for seq, rule in _map(body.get("rule")).items():
+            rule = _map(rule)
+            here = (*path, "prefix-list", name, "rule", seq)
+            number = int(seq) if str(seq).isascii() and str(seq).isdigit() and len(str(seq)) < 10 else None
+            action = rule.get("action")
+            if number is None or action not in ("permit", "deny"):
+                r.routing(here, f"prefix-list {name} rule {seq}: not modelled")
+                continue
+            for prefix, match in _map(rule.get("match")).items():
+                match = _map(match)
+                if not is_prefix(str(prefix)):
+                    r.routing((*here, "match", prefix), f"prefix-list {name} rule {seq} match {prefix}: not a prefix")
+                    continue
+                entries.append(PrefixListEntry(number, str(action), str(prefix), _int(match.get("min-prefix-len"), 32),
+                                               _int(match.get("max-prefix-len"), 32), r.line(here)))
+    for name, body in _map(policy.get("route-map")).items():
+        for seq, rule in _map(_map(body).get("rule")).items():
+            rule = _map(rule)
+            here = (*path, "route-map", name, "rule", seq)
+            action = next(iter(_map(rule.get("action"))), None)
+            number = int(seq) if str(seq).isascii() and str(seq).isdigit() and len(str(seq)) <= 5 else None
+            if number is None or action not in ("permit", "deny"):
+                r.routing(here, f"route-map {name} rule {seq}: not modelled")
+                continue
+            entry = RouteMapEntry(number, str(action), line=r.line(here))
+            match = _map(rule.get("match"))
+            r.extra(rule, here, {"action", "match", "set"}, routing=True)
+            r.extra(match, (*here, "match"), {"type", "ip-prefix-list"}, routing=True)
+            if "ip-prefix-list" in match:
+                entry.match_prefix_lists.append(str(match["ip-prefix-list"]))
+            sets = _map(rule.get("set"))
+            r.extra(sets, (*here, "set"), {"as-path-prepend"}, routing=True)
+            prepend = _map(sets.get("as-path-prepend")).get("as")
+            if prepend is not None:
+                asns = [parse_asn(str(a)) for a in str(prepend).split()]
+                if None in asns:
+                    r.routing((*here, "set", "as-path-prepend"), f"route-map {name} rule {seq} prepend {prepend}")
+                else:
+                    entry.prepend = tuple(a for a in asns if a is not None)
+                    entry.prepend_line = r.line((*here, "set", "as-path-prepend"))
+            dev.route_maps.setdefault(str(name), []).append(entry)
+
+
+def _vrfs(r: _Reader, vrfs: dict[str, Any], path: PathKey, glob: dict[str, Any]) -> None:
+    dev = r.dev
+    for name, body in vrfs.items():
+        body = _map(body)
+        here = (*path, name)
+        vrf = None if name == "default" else str(name)
+        r.extra(body, here, {"router", "loopback", "table"})
+        if vrf is not None:
+            table = body.get("table")
+            dev.vrfs[vrf] = table if isinstance(table, int) else None
+            loop = Interface(vrf, vrf=vrf, is_loopback=True)
+            loop.addresses = [str(a) for a in _map(_map(_map(body.get("loopback")).get("ip")).get("address"))]
+            dev.interfaces[vrf] = loop
+        router = _map(body.get("router"))
+        r.extra(router, (*here, "router"), {"bgp", "static"}, routing=True)
+        for prefix, route in _map(router.get("static")).items():
+            via = _map(_map(route).get("via"))
+            hops = [str(h) for h in via]
+            if not is_prefix(str(prefix)) or len(hops) != 1:
+                r.routing((*here, "router", "static", prefix), f"static {prefix}: not modelled")
+                continue
+            dev.static_routes.append(StaticRoute(vrf, str(prefix), None if hops[0] == "blackhole" else hops[0]))
+        bgp = _map(router.get("bgp"))
+        if not bgp or bgp.get("enable", "on") != "on":
+            continue
+        _bgp(r, bgp, (*here, "router", "bgp"), vrf, glob)
+
+
+def _bgp(r: _Reader, bgp: dict[str, Any], path: PathKey, vrf: str | None, glob: dict[str, Any]) -> None:
+    dev = r.dev
+    r.extra(bgp, path, {"enable", "autonomous-system", "router-id", "path-selection", "address-family", "neighbor"},
+            routing=True)
+    asn = _int(bgp.get("autonomous-system", glob.get("autonomous-system")))
+    if asn is None:
+        r.routing(path, "router bgp without an autonomous-system")
+        return
+    inst = dev.bgp[vrf] = BgpInstance(vrf, asn, str(bgp.get("router-id", glob.get("router-id", ""))) or None,
+                                      line=r.line(path))
+    inst.multipath_relax = _map(_map(bgp.get("path-selection")).get("multipath")).get("aspath-ignore") == "on"
+    af = _map(_map(bgp.get("address-family")).get("ipv4-unicast"))
+    r.extra(af, (*path, "address-family", "ipv4-unicast"), {"enable", "multipaths", "network", "redistribute",
+                                                             "aggregate-route"}, routing=True)
+    if af.get("enable", "on") != "on":
+        inst.default_ipv4_unicast = False
+    paths = _map(af.get("multipaths")).get("ebgp")
+    inst.maximum_paths = _int(paths, 1024)
+    inst.maximum_paths_line = r.line((*path, "address-family", "ipv4-unicast", "multipaths"))
+    for net in _map(af.get("network")):
+        inst.networks.append(str(net))
+        inst.network_lines[str(net)] = r.line((*path, "address-family", "ipv4-unicast", "network", net))
+    for kind, body in _map(af.get("redistribute")).items():
+        if _map(body).get("enable") == "on" and kind in ("connected", "static"):
+            inst.redistribute.append(str(kind))
+    for prefix, body in _map(af.get("aggregate-route")).items():
+        inst.aggregates.append(Aggregate(str(prefix), _map(body).get("summary-only") == "on",
+                                         r.line((*path, "address-family", "ipv4-unicast", "aggregate-route", prefix))))
+    for address, body in _map(bgp.get("neighbor")).items():
+        body = _map(body)
+        here = (*path, "neighbor", address)
+        r.extra(body, here, {"type", "remote-as", "description", "address-family", "enable"}, routing=True)
+        n = Neighbor(str(address), line=r.line(here))
+        remote = body.get("remote-as")
+        if remote in ("external", "internal"):
+            n.remote_kind = str(remote)
+        else:
+            n.remote_asn = parse_asn(str(remote)) if remote is not None else None
+        n.description = str(body.get("description", ""))
+        n.interface = body.get("type") == "unnumbered"
+        n.shutdown = body.get("enable", "on") != "on"
+        naf = _map(_map(body.get("address-family")).get("ipv4-unicast"))
+        if "enable" in naf:
+            n.activate = naf["enable"] == "on"
+        policy = _map(naf.get("policy"))
+        n.route_map_in = _map(policy.get("inbound")).get("route-map")
+        n.route_map_out = _map(policy.get("outbound")).get("route-map")
+        inst.neighbors[str(address)] = n
+
+
+def _qos(r: _Reader, qos: dict[str, Any], path: PathKey) -> None:
+    dev = r.dev
+    r.extra(qos, path, {"roce", "mapping", "egress-queue-mapping", "pfc", "congestion-control", "egress-scheduler"})
+    mapping = _map(_map(qos.get("mapping")).get("default-global"))
+    trust = TRUST.get(str(mapping.get("trust", "l2")), str(mapping.get("trust")))
+    to_prio = {int(d): _int(_map(v).get("switch-priority"), 7) for d, v in _map(mapping.get("dscp")).items()
+               if str(d).isascii() and str(d).isdigit() and int(d) < 64}
+    queues = _map(_map(_map(qos.get("egress-queue-mapping")).get("default-global")).get("switch-priority"))
+    prio_tc = {int(p): _int(_map(v).get("traffic-class"), 7) for p, v in queues.items() if str(p).isdigit()}
+    dev.qos.dscp_to_priority = {d: p for d, p in to_prio.items() if p is not None}
+    dev.qos.dscp_to_tc = {d: prio_tc.get(p, p) or 0 for d, p in dev.qos.dscp_to_priority.items()}
+    dev.qos.dscp_to_tc = {d: tc for d, tc in dev.qos.dscp_to_tc.items() if tc is not None}
+    pfc = _map(_map(qos.get("pfc")).get("default-global"))
+    prios = sorted(int(p) for p in _map(pfc.get("switch-priority")) if str(p).isdigit())
+    if pfc.get("rx", "enable") != "enable" or pfc.get("tx", "enable") != "enable":
+        prios = []  # a pause must be both sent and honoured: one direction off is no lossless class
+    pfc_list: list[int] | None = prios if pfc else None
+    ecn: dict[int, EcnProfile] = {}
+    for tc, body in _map(_map(_map(qos.get("congestion-control")).get("default-global")).get("traffic-class")).items():
+        body = _map(body)
+        low, high, prob = (_int(body.get(k)) for k in ("min-threshold", "max-threshold", "probability"))
+        if body.get("ecn", "enable") == "enable" and str(tc).isdigit() and None not in (low, high, prob):
+            assert low is not None and high is not None and prob is not None
+            ecn[int(tc)] = EcnProfile(low, high, prob)
+    scheduler = _map(_map(_map(qos.get("egress-scheduler")).get("default-global")).get("traffic-class"))
+    strict = sorted(int(tc) for tc, body in scheduler.items() if str(tc).isdigit() and _map(body).get("mode") == "strict")
+    shared_ecn = ecn or None
+    for iface in dev.interfaces.values():
+        if iface.is_loopback:
+            continue
+        # the default-global profiles apply to every port: one shared list and dict for all of them
+        iface.pfc_priorities, iface.ecn, iface.strict_tcs, iface.trust = pfc_list, shared_ecn, strict, trust
+
+
+def _services(r: _Reader, service: dict[str, Any], path: PathKey) -> None:
+    mgmt = r.dev.management
+    mgmt.services_in_file = True
+    r.extra(service, path, {"ntp", "syslog", "dns", "lldp"})
+    for kind, target in (("ntp", mgmt.ntp), ("syslog", mgmt.syslog), ("dns", mgmt.dns)):
+        for vrf, body in _map(service.get(kind)).items():
+            servers = [str(s) for s in _map(_map(body).get("server"))]
+            if vrf == mgmt.vrf:
+                target.extend(servers)
+            else:  # outside the management VRF: the fabric would carry it, or nothing would
+                r.base((*path, kind, vrf), f"service {kind} in VRF {vrf}, not the management VRF")
+    lldp = service.get("lldp")
+    if lldp is not None:
+        mgmt.lldp = _map(lldp).get("state", "enabled") == "enabled"

@@ -1,0 +1,270 @@
+"""The Cumulus NVUE platform (issue 21): the example with NVUE leaves and gateway builds clean;
+startup.yaml reads back to what the Linux-files rendering of the same switch says; verify catches
+the same breakages on it; the driver's NVUE revision lifecycle against the stateful simulator."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from dualrail_net.deploy.drivers.base import PushRejected
+from dualrail_net.platforms.cumulus_nvue.driver import NvueDriver
+from dualrail_net.platforms.cumulus_nvue.parse import parse_text
+from dualrail_net.platforms.cumulus_nvue.simulator import simulator_for
+from dualrail_net.render import render_fabric
+from dualrail_net.render.artifacts import write_artifacts
+from dualrail_net.resolve.model import Fabric
+from dualrail_net.verify.checks import run_checks
+from dualrail_net.verify.parsers import parse_device
+from dualrail_net.verify.snapshot import load_snapshot
+
+LEAF = "plane-A/a-leaf-su1-r0"
+GATEWAY = "multi-plane/gw-storage-1"
+YAML = f"{LEAF}/startup.yaml"
+
+
+@pytest.fixture(scope="module")
+def cumulus_example(tmp_path_factory: pytest.TempPathFactory, example_fabric: Fabric) -> Path:
+    out = tmp_path_factory.mktemp("cumulus") / "build"
+    write_artifacts(render_fabric(example_fabric), out)
+    return out
+
+
+def test_the_nvue_variant_verifies_clean(nvue_variant: Path) -> None:
+    findings = [f"{f.check}: {f.message}" for r in run_checks(load_snapshot(nvue_variant)) for f in r.findings]
+    assert findings == []
+
+
+@pytest.mark.parametrize("device", [LEAF, "plane-B/b-leaf-su2-r3", GATEWAY])
+def test_startup_yaml_reads_back_as_the_linux_files_rendering(nvue_variant: Path, cumulus_example: Path,
+                                                              device: str) -> None:
+    name = device.rsplit("/", 1)[1]
+    nvue = parse_device(name, "cumulus-nvue", nvue_variant / device)
+    files = parse_device(name, "cumulus", cumulus_example / device)
+    assert nvue.base_unmodelled == [] and nvue.unmodelled == []
+    assert set(nvue.interfaces) - {"lo"} == set(files.interfaces) - {"lo"}
+    for port, c in files.interfaces.items():
+        n = nvue.interfaces[port]
+        assert (n.addresses, n.vrf, n.mtu, n.down, n.is_loopback) == (c.addresses, c.vrf, c.mtu, c.down, c.is_loopback), port
+        if port.startswith("swp"):
+            assert (n.pfc_priorities, n.ecn, sorted(n.strict_tcs)) == (c.pfc_priorities, c.ecn, sorted(c.strict_tcs)), port
+            assert n.trust == "dscp" == files.qos.trust
+    assert (nvue.qos.dscp_to_tc, nvue.qos.dscp_to_priority) == (files.qos.dscp_to_tc, files.qos.dscp_to_priority)
+    assert set(nvue.vrfs) == set(files.vrfs)
+    for vrf, inst in files.bgp.items():
+        mine = nvue.bgp[vrf]
+        assert (mine.asn, mine.router_id, sorted(mine.neighbors), mine.networks, mine.maximum_paths, mine.multipath_relax) \
+            == (inst.asn, inst.router_id, sorted(inst.neighbors), inst.networks, inst.maximum_paths, inst.multipath_relax)
+        for address, n in inst.neighbors.items():
+            assert (mine.neighbors[address].remote_asn, mine.neighbors[address].route_map_in,
+                    mine.neighbors[address].route_map_out) == (n.remote_asn, n.route_map_in, n.route_map_out)
+    assert nvue.prefix_lists.keys() == files.prefix_lists.keys()
+    for pl, entries in files.prefix_lists.items():
+        assert [(e.seq, e.action, e.prefix, e.le) for e in nvue.prefix_lists[pl]] == \
+            [(e.seq, e.action, e.prefix, e.le) for e in entries]
+    assert [(s.vrf, s.prefix, s.nexthop) for s in nvue.static_routes] == \
+        [(s.vrf, s.prefix, s.nexthop) for s in files.static_routes]
+    nm, fm = nvue.management, files.management
+    assert (nm.vrf, nm.default_gateway, nm.ntp, nm.syslog, nm.dns) == (fm.vrf, fm.default_gateway, fm.ntp, fm.syslog, fm.dns)
+    assert nm.users_in_file and [u.name for u in nm.users] == ["netops"] and nm.users[0].credential
+
+
+def _edit(old: str, new: str, file: str = YAML, count: int = 1) -> Callable[[Path], None]:
+    def mutate(root: Path) -> None:
+        path = root / file
+        text = path.read_text()
+        assert old in text, old
+        path.write_text(text.replace(old, new, count))
+    return mutate
+
+
+NVUE_MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
+    ("PFC not honoured on receive", "QOS-PFC", _edit('          rx: "enable"', '          rx: "disable"')),
+    ("PFC on another priority", "QOS-PFC", _edit('          switch-priority:\n            "3": {}',
+                                                 '          switch-priority:\n            "4": {}')),
+    ("trust left at NVUE's default (l2: PCP)", "QOS-TRUST", _edit('          trust: "l3"\n', "")),
+    ("RoCE's DSCP on another priority", "QOS-DSCP-MAP", _edit('            "26":\n              switch-priority: 3',
+                                                              '            "26":\n              switch-priority: 0')),
+    ("ECN off on the RoCE class", "QOS-ECN", _edit('            "3":\n              ecn: "enable"',
+                                                   '            "3":\n              ecn: "disable"')),
+    ("a smaller MTU on one port", "QOS-MTU", _edit("          mtu: 9214\n", "          mtu: 9000\n")),
+    ("CNPs scheduled by weight", "QOS-CNP", _edit('              mode: "strict"', '              mode: "dwrr"\n'
+                                                  '              bw-percent: 10')),
+    ("an uplink administratively down", "BGP-SESSION-DOWN",
+     _edit('        description: "a-spine-1:swp1"', '        description: "a-spine-1:swp1"', 0)),
+    ("a neighbor's remote-as changed", "BGP-PEER-MISMATCH", _edit("remote-as: 4200001000", "remote-as: 4200001999")),
+    ("a neighbor disabled", "BGP-SESSION-MISSING",
+     _edit('              "10.11.0.0":\n                type: "numbered"',
+           '              "10.11.0.0":\n                enable: "off"\n                type: "numbered"')),
+    ("the leaf's server subnet not advertised", "ROUTE-MISSING", _edit('                  "10.12.0.0/26": {}\n', "")),
+    ("an out-policy rule that denies", "ROUTE-MISSING",
+     _edit('              "10":\n                action:\n                  "permit": {}\n                match:\n'
+           '                  type: "ipv4"\n                  ip-prefix-list: "LOCAL-A"',
+           '              "10":\n                action:\n                  "deny": {}\n                match:\n'
+           '                  type: "ipv4"\n                  ip-prefix-list: "LOCAL-A"')),
+    ("the administrator removed (a replace deletes the user)", "MGMT-USER",
+     _edit('          "netops":\n            role: "system-admin"', '          "guest":\n            role: "nvue-monitor"')),
+    ("the management port's address changed", "MGMT-ADDRESS", _edit('"198.51.100.33/24": {}', '"198.51.100.99/24": {}')),
+    ("an NTP server dropped", "MGMT-SERVICES", _edit('            "192.0.2.10": {}\n', "")),
+    ("the API off", "MGMT-ACCESS", _edit('        state: "enabled"\n    interface:', '        state: "disabled"\n    interface:')),
+    ("a gateway port moved into the other plane's VRF", "ISO-FOREIGN-SUBNET",
+     _edit('          vrf: "plane-a"', '          vrf: "plane-b"', f"{GATEWAY}/startup.yaml")),
+    ("a key verify does not read", "PORTS-UNMODELLED", _edit('        type: "swp"\n', '        type: "swp"\n        breakout: "2x"\n')),
+    ("a routing key verify does not read", "CONFIG-UNMODELLED",
+     _edit('                type: "numbered"\n', '                type: "numbered"\n                timers: {}\n')),
+    ("startup.yaml that does not parse", "PORTS-UNMODELLED", _edit("- set:\n", "- set: [\n")),
+]
+
+
+def _down_first_uplink(root: Path) -> None:
+    path = root / YAML
+    text = path.read_text()
+    start = text.index('      "swp33":')
+    head, tail = text[:start], text[start:]
+    path.write_text(head + tail.replace("            up: {}", "            down: {}", 1))
+
+
+NVUE_MUTATIONS[7] = ("an uplink administratively down", "BGP-SESSION-DOWN", _down_first_uplink)
+
+
+@pytest.mark.parametrize("desc,check_id,mutate", NVUE_MUTATIONS, ids=[m[0] for m in NVUE_MUTATIONS])
+def test_nvue_mutation_is_caught(nvue_variant: Path, tmp_path: Path, desc: str, check_id: str,
+                                 mutate: Callable[[Path], None]) -> None:
+    broken = tmp_path / "build"
+    shutil.copytree(nvue_variant, broken)
+    mutate(broken)
+    results = {r.check: r for r in run_checks(load_snapshot(broken))}
+    fired = results[check_id].findings
+    assert fired, f"{desc}: {check_id} did not fire; fired: " + \
+        str({c: [f.message for f in r.findings][:2] for c, r in results.items() if r.findings})
+    assert all(f.message and f.why for f in fired)
+
+
+def test_hostile_files_are_findings_never_tracebacks() -> None:
+    for text in ("", "[]", "- set: 3", "- set:\n    interface: [1, 2]", "- unset: {}", "{a: b}", "- set:\n" + "  " * 80 + "x: 1",
+                 "- set:\n    vrf:\n      default:\n        router:\n          bgp:\n            neighbor:\n              x: 3"):
+        dev = parse_text("x", text)
+        assert dev.base_unmodelled or dev.unmodelled or not dev.interfaces
+
+
+# -- the deploy driver against the simulator -------------------------------------------------------
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture(autouse=True)
+def _secrets(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    secrets = tmp_path / "outside" / "secrets.yaml"
+    secrets.parent.mkdir()
+    secrets.write_text("secrets:\n  netops-password: $6$salt$hash\n  tacacs-key: k3y\n")
+    monkeypatch.setenv("DUALRAIL_SECRETS", str(secrets))
+
+
+def _driver(nvue_variant: Path, peers: bool = True):  # type: ignore[no-untyped-def]
+    clock = Clock()
+    folder = nvue_variant / LEAF
+    dev = parse_text("x", (folder / "startup.yaml").read_text())
+    real = {a: n.remote_asn for a, n in dev.bgp[None].neighbors.items() if n.remote_asn} if peers else {}
+    sim = simulator_for(folder, "a-leaf-su1-r0", real, clock)
+    host = SimpleNamespace(name="a-leaf-su1-r0", data={"device_dir": str(folder), "paths": {}})
+    return NvueDriver(host, sim), sim, clock
+
+
+def _changed(driver: NvueDriver) -> dict[str, str]:
+    files = driver.intended()
+    files["startup.yaml"] = files["startup.yaml"].replace("ebgp: 64", "ebgp: 32")
+    return files
+
+
+def test_apply_with_confirm_then_confirm_saves(nvue_variant: Path) -> None:
+    driver, sim, clock = _driver(nvue_variant)
+    assert driver.health() == []
+    diff = driver.load(_changed(driver))
+    assert "ebgp: 32" in diff and "ebgp: 32" not in sim.applied
+    driver.commit(revert_after=300)
+    assert "ebgp: 32" in sim.applied and "ebgp: 32" not in sim.saved
+    driver.confirm()
+    clock.now += 3600
+    sim.fire_timer()
+    assert sim.rollbacks == 0 and "ebgp: 32" in sim.applied and "ebgp: 32" in sim.saved
+    assert "$6$salt$hash" in sim.applied  # the secret went to the switch, never into the rendered file
+    assert "$6$salt$hash" not in (nvue_variant / YAML).read_text()
+
+
+def test_an_unconfirmed_apply_rolls_back_by_itself(nvue_variant: Path) -> None:
+    driver, sim, clock = _driver(nvue_variant)
+    before = sim.applied
+    driver.load(_changed(driver))
+    driver.commit(revert_after=120)
+    clock.now += 121
+    sim.fire_timer()
+    assert sim.rollbacks == 1 and sim.applied == before
+    with pytest.raises(PushRejected, match="already rolled"):
+        driver.confirm()
+
+
+def test_discard_rolls_back_now_and_drops_the_revision(nvue_variant: Path) -> None:
+    driver, sim, _ = _driver(nvue_variant)
+    before = sim.applied
+    driver.load(_changed(driver))
+    driver.commit(revert_after=600)
+    driver.discard()
+    assert sim.applied == before and sim.confirm_deadline is None and sim.pending is None
+
+
+@pytest.mark.parametrize("what,old,new", [
+    ("an MTU NVUE refuses", "mtu: 9214", "mtu: 99999"),
+    ("an unknown top-level object", "    qos:\n", "    evpn: {}\n    qos:\n"),
+    ("not YAML", "- set:\n", "- set: [\n"),
+])
+def test_a_refused_revision_changes_nothing(nvue_variant: Path, what: str, old: str, new: str) -> None:
+    driver, sim, _ = _driver(nvue_variant)
+    before = sim.applied
+    files = driver.intended()
+    files["startup.yaml"] = files["startup.yaml"].replace(old, new, 1)
+    with pytest.raises(PushRejected, match="refused"):
+        driver.load(files)
+    assert sim.applied == before and sim.pending is None
+
+
+def test_health_names_sessions_that_are_not_up(nvue_variant: Path) -> None:
+    driver, _, _ = _driver(nvue_variant, peers=False)
+    assert len(driver.health()) == 4
+
+
+def test_firmware_fetch_install_reboot(nvue_variant: Path) -> None:
+    driver, _, _ = _driver(nvue_variant)
+    driver.host.data.update(platform="cumulus-nvue",
+                            image_urls={"cumulus-nvue": "http://images/cumulus-linux-{version}-mlx-amd64.bin"})
+    assert driver.running_version() == "5.9.2"
+    driver.install_image("5.11.0")
+    driver.reboot()
+    assert driver.running_version() == "5.11.0"
+
+
+def test_every_rendered_nvue_file_is_pushed(nvue_variant: Path) -> None:
+    from dualrail_net.manifest import Manifest
+    manifest = Manifest.load(nvue_variant)
+    nvue = {name: meta for name, meta in manifest.devices.items() if meta.platform == "cumulus-nvue"}
+    assert len(nvue) == 17
+    for name, meta in nvue.items():
+        host = SimpleNamespace(name=name, data={"device_dir": str(nvue_variant / meta.dir), "paths": {}})
+        assert set(NvueDriver(host, None).intended()) == set(meta.files), name
+
+
+def test_the_batfish_snapshot_has_the_linux_files_equivalent(nvue_variant: Path, tmp_path: Path) -> None:
+    """Batfish reads no NVUE YAML: the export is the twin substitute in Batfish's Cumulus format."""
+    from dualrail_net.verify.batfish.snapshot import export_snapshot
+    counts = export_snapshot(nvue_variant, tmp_path / "snap")
+    assert counts["cumulus-nvue"] == 17
+    text = (tmp_path / "snap/configs/a-leaf-su1-r0").read_text()
+    assert "router bgp 4200001100" in text and "iface swp1" in text

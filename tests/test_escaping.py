@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import copy
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -183,53 +183,54 @@ def _set(data: Any, path: tuple[Any, ...], value: Any) -> Any:
     return data
 
 
-def _contexts(fabric: Fabric) -> Iterator[tuple[str, str, dict[str, Any], dict[str, Any]]]:
-    """(label, template, s, p) for one device of each kind the example renders."""
-    root = str(templates_dir())
-    del root
+Context = tuple[str, str, OutputFormat | None, Callable[[dict[str, Any]], dict[str, Any]], dict[str, Any]]
+
+
+def _contexts(fabric: Fabric) -> Iterator[Context]:
+    """(label, template, its format, the presentation function, s) for one device of each kind the
+    fabric renders (``p`` is computed again from every hostile ``s``: presentation values are
+    printed too)."""
     picked: dict[tuple[str, str, bool], Any] = {}
     for sw in fabric.switches.values():
         picked.setdefault((sw.role, sw.platform, sw.plane is None), sw)
     for sw in picked.values():
         platform = get_platform(sw.platform)
         s = switch_structured(fabric, sw)
-        p = platform.presentation(s)
         for f in platform.files:
-            yield sw.name, f.template, s, p
+            yield sw.name, f.template, f.format, platform.presentation, s
     srv = fabric.servers[0]
     for tpl, _name in SERVER_FILES:
-        yield srv.name, tpl, server_structured(fabric, srv), {}
+        yield srv.name, tpl, None, lambda _s: {}, server_structured(fabric, srv)
     plane = next(iter(fabric.ib_planes.values()))
     for tpl, _name in IB_FILES:
-        yield plane.name, tpl, ib_structured(plane), {}
+        yield plane.name, tpl, None, lambda _s: {}, ib_structured(plane)
 
 
-def _template_cases(fabric: Fabric) -> list[tuple[str, str, dict[str, Any], dict[str, Any], tuple[Any, ...], str]]:
+def _template_cases(fabric: Fabric) -> list[tuple[Context, tuple[Any, ...], str]]:
     cases = []
     n = 0
-    for label, tpl, s, p in _contexts(fabric):
+    for context in _contexts(fabric):
         seen = set()
-        for path in _leaves(s):
+        for path in _leaves(context[4]):
             if _pattern(path) in seen:
                 continue
             seen.add(_pattern(path))
-            cases.append((label, tpl, s, p, path, HOSTILE[n % len(HOSTILE)]))
+            cases.append((context, path, HOSTILE[n % len(HOSTILE)]))
             n += 1
     return cases
 
 
-def test_every_printed_string_is_checked_or_escaped(example_fabric: Fabric) -> None:
+def _check_every_printed_string(fabric: Fabric) -> tuple[int, int, int]:
     root = str(templates_dir())
-    cases = _template_cases(example_fabric)
     printed = refused = escaped = 0
-    for label, tpl, s, p, path, hostile in cases:
-        clean = template(root, tpl).render(s=s, p=p)
+    for (label, tpl, fmt, present, s), path, hostile in _template_cases(fabric):
+        clean = template(root, tpl, fmt).render(s=s, p=present(s))
         try:
             bad_s = _set(s, path, hostile)
         except TypeError:
             continue
         try:
-            out = template(root, tpl).render(s=bad_s, p=p)
+            out = template(root, tpl, fmt).render(s=bad_s, p=present(bad_s))
         except UnsafeValue:
             refused += 1
             continue
@@ -239,8 +240,23 @@ def test_every_printed_string_is_checked_or_escaped(example_fabric: Fabric) -> N
         assert skeleton(out) == skeleton(clean), (label, tpl, path, hostile)
         assert all(c.isprintable() or c == "\n" for c in out), (label, tpl, path)
         escaped += 1
+    return printed, refused, escaped
+
+
+def test_every_printed_string_is_checked_or_escaped(example_fabric: Fabric) -> None:
+    printed, refused, escaped = _check_every_printed_string(example_fabric)
     assert refused > 100, refused  # the check really ran over the printed fields
     assert printed == escaped and escaped >= 1  # the free-text field was printed, escaped
+
+
+@pytest.mark.parametrize("platform", ["sonic", "cumulus-nvue"])
+def test_every_printed_string_is_checked_or_escaped_on(platform: str, tmp_path: Path) -> None:
+    """The same on every role a newer platform renders (its presentation values included)."""
+    from conftest import platform_variant
+    roles = {role: platform for role in ("leaf", "spine", "gateway") if role in get_platform(platform).roles}
+    fabric = resolve_fabric(load_inventory(platform_variant(tmp_path, **roles)).inventory)
+    printed, refused, escaped = _check_every_printed_string(fabric)
+    assert refused > 100 and printed == escaped
 
 
 def test_a_hostile_value_in_any_template_is_refused(tmp_path: Path) -> None:

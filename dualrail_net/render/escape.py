@@ -57,6 +57,8 @@ FORMAT_OF_FILE: dict[str, OutputFormat] = {
     "ntp.conf": OutputFormat.SERVICE,
     "rsyslog.conf": OutputFormat.SERVICE,
     "resolv.conf": OutputFormat.SERVICE,
+    "config_db.json": OutputFormat.JSON,
+    "startup.yaml": OutputFormat.YAML,
 }
 
 TOKEN = re.compile(r"[A-Za-z0-9_.:/,=+@%-]*")

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from dualrail_net.formats import OutputFormat
 from dualrail_net.platforms.base import OutputFile, PlatformParser
+from dualrail_net.render.escape import UnsafeValue
 
 if TYPE_CHECKING:
     from dualrail_net.deploy.drivers.base import Driver
@@ -51,12 +52,20 @@ class CumulusNvue:
         for u in management.get("users", []):
             keys[u["name"]] = [{"type": k[0], "key": k[1], "name": k[2] if len(k) > 2 else f"{u['name']}-{i + 1}"}
                                for i, k in enumerate(u["ssh_keys"])]
+        loopbacks = {v["name"]: v["loopback"] for v in structured["vrfs"]}
+        trust = TRUST.get(structured["qos"]["trust"])
+        if trust is None:
+            raise UnsafeValue(f"QoS trust {str(structured['qos']['trust'])[:40]!r} has no NVUE spelling")
+        unknown = [u["role"] for u in management.get("users", []) if u["role"] not in USER_ROLES]
+        if unknown:
+            raise UnsafeValue(f"user role {str(unknown[0])[:40]!r} has no NVUE role")
         return {
             "user_roles": USER_ROLES,
             "ssh_keys": keys,
-            "trust": TRUST[structured["qos"]["trust"]],
+            "trust": trust,
+            # per BGP instance (in s.bgp's order): its NVUE VRF name and, for a plane's VRF, its loopback
             "vrf_names": [b["vrf"] or "default" for b in structured["bgp"]],
-            "vrf_loopbacks": {v["name"]: v["loopback"] for v in structured["vrfs"]},
+            "vrf_loopbacks": [loopbacks.get(b["vrf"]) for b in structured["bgp"]],
         }
 
     def parser(self) -> PlatformParser:

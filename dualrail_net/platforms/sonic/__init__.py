@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from dualrail_net.formats import OutputFormat
 from dualrail_net.platforms.base import OutputFile, PlatformParser
+from dualrail_net.render.escape import UnsafeValue
 
 if TYPE_CHECKING:
     from dualrail_net.deploy.drivers.base import Driver
@@ -38,7 +39,7 @@ def mbps(speed: str) -> int:
         return int(value[:-1]) * 1000
     if value.endswith("M") and value[:-1].isascii() and value[:-1].isdigit():
         return int(value[:-1])
-    raise ValueError(f"port speed {speed!r} is not N G or N M")
+    raise UnsafeValue(f"port speed {speed[:40]!r} is not N G or N M")
 
 
 class Sonic:

@@ -217,6 +217,8 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
     ("a plane with one spine fewer", "SYM-COUNTS", _remove_plane_b_spine),
     ("a plane-B link at another speed", "SYM-SPEED",
      lambda r: edit_cabling(r, lambda row: row["plane"] == "B" and row["kind"] == "leaf-spine", speed="400G")),
+    ("one server port of plane B at another speed (the planes' server speeds differ)", "SYM-SPEED",
+     lambda r: edit_cabling(r, lambda row: row["plane"] == "B" and row["kind"] == "server-leaf", speed="100G")),
     ("planes on different firmware", "SYM-FIRMWARE", _firmware_b),
     ("NCCL uses plane A's HCAs only", "HOST-NCCL-HCA",
      lambda r: edit(r / "servers/gpu001/nccl.env", "NCCL_IB_HCA==mlx5_0:1,mlx5_1:1,mlx5_2:1,mlx5_3:1,mlx5_4:1,"

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Mapping
 
 from dualrail_net.verify.checks import Context, TOPOLOGY, check, finding
 from dualrail_net.verify.findings import Finding
 
 
-def _compare(per_plane: dict[str, object], what: str, why: str) -> list[Finding]:
+def _compare(per_plane: Mapping[str, object], what: str, why: str) -> list[Finding]:
     planes = sorted(per_plane)
     out = []
     for other in planes[1:]:
@@ -34,21 +35,29 @@ def counts(ctx: Context) -> list[Finding]:
             + _compare({p: dict(sorted(c.items())) for p, c in links.items()}, "links", why))
 
 
-@check("SYM-SPEED", "the planes use the same link speeds for each kind of link",
+SERVER_LINKS = "server-leaf"
+
+
+@check("SYM-SPEED", "the planes use the same link speeds for each kind of link (switch links: one speed per plane)",
        reads={TOPOLOGY})
 def speeds(ctx: Context) -> list[Finding]:
-    per: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
+    """Switch-to-switch links of one kind carry ECMP, so they share one speed within a plane. Server
+    links are each a host's own port: a fleet of two server generations mixes speeds, and the planes
+    must then carry the same number of ports at each speed."""
+    per: dict[str, dict[str, Counter[str]]] = defaultdict(lambda: defaultdict(Counter))
     plan = ctx.snap.cabling
-    for plane, kind, speed in set(zip(plan.column("plane"), plan.column("kind"), plan.column("speed"))):
-        per[plane][kind].add(speed)
+    for (plane, kind, speed), count in Counter(zip(plan.column("plane"), plan.column("kind"),
+                                                   plan.column("speed"))).items():
+        per[plane][kind][speed] += count
     out = []
     for plane, kinds in per.items():
         for kind, values in kinds.items():
-            if len(values) > 1:
+            if len(values) > 1 and kind != SERVER_LINKS:
                 out.append(finding([], plane, f"plane {plane} {kind} links run at {sorted(values)}",
                                    "mixed speeds inside a plane skew ECMP"))
-    return out + _compare({p: {k: sorted(v) for k, v in sorted(kinds.items())} for p, kinds in per.items()},
-                          "link speeds", "a slower plane halves what the cluster keeps when the faster plane fails")
+    shape = {p: {k: sorted(v.items()) if k == SERVER_LINKS else sorted(v) for k, v in sorted(kinds.items())}
+             for p, kinds in per.items()}
+    return out + _compare(shape, "link speeds", "a slower plane halves what the cluster keeps when the faster plane fails")
 
 
 @check("SYM-FIRMWARE", "the planes run the same firmware per role and platform",

@@ -75,3 +75,50 @@ def test_random_edits_never_raise(clean: Path, tmp_path: Path, seed: int) -> Non
     assert results
     from dualrail_net.verify.ib.static import run_static
     assert run_static(broken)  # the IB files' readers too
+
+
+JUNK_VALUES: list[object] = [None, True, -1, 10**30, 3.5, "", "٣", "x" * 300, [], [1, [2]], {}, {"a": {"b": None}},
+                             "10.0.0.1/99", "Ethernet0|", "|", "on", "off", "enable", "strict"]
+
+
+def _mutate_tree(rng: random.Random, node: object, depth: int = 0) -> object:
+    """The same document with some values replaced by junk of any type and some keys dropped."""
+    if isinstance(node, dict):
+        out = {}
+        for key, value in node.items():
+            roll = rng.random()
+            if roll < 0.03:
+                continue  # key dropped
+            out[key] = rng.choice(JUNK_VALUES) if roll < 0.06 else _mutate_tree(rng, value, depth + 1)
+        if rng.random() < 0.02:
+            out[rng.choice(["x", "PORT", "Ethernet9999", "interface", "swp999"])] = rng.choice(JUNK_VALUES)
+        return out
+    if isinstance(node, list):
+        return [_mutate_tree(rng, v, depth + 1) for v in node]
+    return rng.choice(JUNK_VALUES) if rng.random() < 0.05 else node
+
+
+@pytest.mark.parametrize("variant", ["sonic_variant", "nvue_variant"])
+@pytest.mark.parametrize("seed", range(int(__import__("os").environ.get("FUZZ_SEEDS", "40")) // 4))
+def test_random_edits_of_json_and_yaml_platforms_never_raise(request: pytest.FixtureRequest, tmp_path: Path,
+                                                             variant: str, seed: int) -> None:
+    """config_db.json and startup.yaml edited as data (values of any type, keys dropped or added)
+    and as text: findings, never an exception."""
+    import json
+
+    import yaml
+    rng = random.Random(seed)
+    broken = tmp_path / "build"
+    shutil.copytree(request.getfixturevalue(variant), broken)
+    name = "config_db.json" if variant == "sonic_variant" else "startup.yaml"
+    files = sorted(broken.rglob(name))
+    for path in rng.sample(files, 3):
+        text = path.read_text()
+        if rng.random() < 0.5:
+            text = _mutate(rng, text)
+        elif name == "config_db.json":
+            text = json.dumps(_mutate_tree(rng, json.loads(text)), indent=2)
+        else:
+            text = yaml.safe_dump(_mutate_tree(rng, yaml.safe_load(text)), sort_keys=False)
+        path.write_text(text)
+    assert run_checks(load_snapshot(broken))  # must not raise

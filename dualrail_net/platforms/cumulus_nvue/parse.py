@@ -64,6 +64,13 @@ def _map(node: Any) -> dict[str, Any]:
     return node if isinstance(node, dict) else {}
 
 
+def _name(value: Any) -> str | None:
+    """A name as NVUE takes it (a string, or a number written bare); anything else None."""
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        return None
+    return str(value)
+
+
 def _int(value: Any, limit: int = 1 << 32) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= limit else None
 
@@ -108,7 +115,7 @@ def parse_text(name: str, text: str) -> DeviceConfig:
 def _system(r: _Reader, system: dict[str, Any], path: PathKey) -> None:
     dev, mgmt = r.dev, r.dev.management
     r.extra(system, path, {"hostname", "aaa", "api"})
-    dev.hostname = str(system.get("hostname", ""))
+    dev.hostname = _name(system.get("hostname")) or ""
     aaa = _map(system.get("aaa"))
     r.extra(aaa, (*path, "aaa"), {"user", "tacacs"})
     mgmt.users_in_file = True  # NVUE owns the local users: a replace keeps only those in the file
@@ -117,8 +124,8 @@ def _system(r: _Reader, system: dict[str, Any], path: PathKey) -> None:
         r.extra(body, (*path, "aaa", "user", user), {"role", "hashed-password", "password", "ssh"})
         keys = _map(_map(body.get("ssh")).get("authorized-key"))
         credential = bool(body.get("hashed-password") or body.get("password") or keys)
-        mgmt.users.append(ManagementUser(str(user), "admin" if body.get("role") in ADMIN_ROLES else str(body.get("role")),
-                                         credential))
+        role = _name(body.get("role")) or ""
+        mgmt.users.append(ManagementUser(str(user), "admin" if role in ADMIN_ROLES else role, credential))
     api = system.get("api")
     if api is not None:
         mgmt.api = _map(api).get("state") == "enabled"
@@ -135,13 +142,13 @@ def _interfaces(r: _Reader, interfaces: dict[str, Any], path: PathKey) -> None:
         link = _map(body.get("link"))
         r.extra(link, (*here, "link"), {"state", "mtu", "speed"})
         iface = Interface(str(name), is_loopback=body.get("type") == "loopback")
-        iface.description = str(body.get("description", ""))
+        iface.description = _name(body.get("description")) or ""
         for address in _map(ip.get("address")):
             if is_prefix(str(address)):
                 iface.addresses.append(str(address))
             else:
                 r.base((*here, "ip", "address", address), f"interface {name} address {address}: not an address")
-        iface.vrf = str(ip["vrf"]) if "vrf" in ip else None
+        iface.vrf = _name(ip.get("vrf"))
         mtu = link.get("mtu")
         iface.mtu = _int(mtu, 65535)
         if mtu is not None and iface.mtu is None:
@@ -193,7 +200,11 @@ def _policy(r: _Reader, policy: dict[str, Any], path: PathKey) -> None:
             r.extra(rule, here, {"action", "match", "set"}, routing=True)
             r.extra(match, (*here, "match"), {"type", "ip-prefix-list"}, routing=True)
             if "ip-prefix-list" in match:
-                entry.match_prefix_lists.append(str(match["ip-prefix-list"]))
+                pl = _name(match["ip-prefix-list"])
+                if pl is None:
+                    r.routing((*here, "match", "ip-prefix-list"), f"route-map {name} rule {seq}: prefix-list name")
+                else:
+                    entry.match_prefix_lists.append(pl)
             sets = _map(rule.get("set"))
             r.extra(sets, (*here, "set"), {"as-path-prepend"}, routing=True)
             prepend = _map(sets.get("as-path-prepend")).get("as")
@@ -243,8 +254,8 @@ def _bgp(r: _Reader, bgp: dict[str, Any], path: PathKey, vrf: str | None, glob: 
     if asn is None:
         r.routing(path, "router bgp without an autonomous-system")
         return
-    inst = dev.bgp[vrf] = BgpInstance(vrf, asn, str(bgp.get("router-id", glob.get("router-id", ""))) or None,
-                                      line=r.line(path))
+    router_id = _name(bgp.get("router-id", glob.get("router-id")))
+    inst = dev.bgp[vrf] = BgpInstance(vrf, asn, router_id if router_id and is_ip(router_id) else None, line=r.line(path))
     inst.multipath_relax = _map(_map(bgp.get("path-selection")).get("multipath")).get("aspath-ignore") == "on"
     af = _map(_map(bgp.get("address-family")).get("ipv4-unicast"))
     r.extra(af, (*path, "address-family", "ipv4-unicast"), {"enable", "multipaths", "network", "redistribute",
@@ -255,33 +266,44 @@ def _bgp(r: _Reader, bgp: dict[str, Any], path: PathKey, vrf: str | None, glob: 
     inst.maximum_paths = _int(paths, 1024)
     inst.maximum_paths_line = r.line((*path, "address-family", "ipv4-unicast", "multipaths"))
     for net in _map(af.get("network")):
+        where = (*path, "address-family", "ipv4-unicast", "network", net)
+        if not is_prefix(str(net)):
+            r.routing(where, f"network {str(net)[:40]}: not a prefix")
+            continue
         inst.networks.append(str(net))
-        inst.network_lines[str(net)] = r.line((*path, "address-family", "ipv4-unicast", "network", net))
+        inst.network_lines[str(net)] = r.line(where)
     for kind, body in _map(af.get("redistribute")).items():
         if _map(body).get("enable") == "on" and kind in ("connected", "static"):
             inst.redistribute.append(str(kind))
     for prefix, body in _map(af.get("aggregate-route")).items():
+        if not is_prefix(str(prefix)):
+            r.routing((*path, "address-family", "ipv4-unicast", "aggregate-route", prefix),
+                      f"aggregate-route {str(prefix)[:40]}: not a prefix")
+            continue
         inst.aggregates.append(Aggregate(str(prefix), _map(body).get("summary-only") == "on",
                                          r.line((*path, "address-family", "ipv4-unicast", "aggregate-route", prefix))))
     for address, body in _map(bgp.get("neighbor")).items():
         body = _map(body)
         here = (*path, "neighbor", address)
         r.extra(body, here, {"type", "remote-as", "description", "address-family", "enable"}, routing=True)
+        if not is_ip(str(address)) and body.get("type") != "unnumbered":
+            r.routing(here, f"neighbor {str(address)[:40]}: not an address (and not unnumbered)")
+            continue
         n = Neighbor(str(address), line=r.line(here))
         remote = body.get("remote-as")
         if remote in ("external", "internal"):
             n.remote_kind = str(remote)
         else:
             n.remote_asn = parse_asn(str(remote)) if remote is not None else None
-        n.description = str(body.get("description", ""))
+        n.description = _name(body.get("description")) or ""
         n.interface = body.get("type") == "unnumbered"
         n.shutdown = body.get("enable", "on") != "on"
         naf = _map(_map(body.get("address-family")).get("ipv4-unicast"))
         if "enable" in naf:
             n.activate = naf["enable"] == "on"
         policy = _map(naf.get("policy"))
-        n.route_map_in = _map(policy.get("inbound")).get("route-map")
-        n.route_map_out = _map(policy.get("outbound")).get("route-map")
+        n.route_map_in = _name(_map(policy.get("inbound")).get("route-map"))
+        n.route_map_out = _name(_map(policy.get("outbound")).get("route-map"))
         inst.neighbors[str(address)] = n
 
 

@@ -201,6 +201,12 @@ def _int_map(value: Any) -> dict[int, int]:
     return out
 
 
+def _count(value: Any) -> int | None:
+    """A non-negative number as config_db writes it (a string of digits); anything else None."""
+    text = str(value) if isinstance(value, (str, int)) and not isinstance(value, bool) else ""
+    return int(text) if text.isascii() and text.isdigit() and len(text) <= 12 else None
+
+
 _ECN_ON = ("ecn_all", "ecn_green", "ecn_green_yellow", "ecn_green_red")
 
 
@@ -258,13 +264,12 @@ def _qos(dev: DeviceConfig, db: ConfigDb) -> None:
         profile = wred.get(str(fields.get("wred_profile", "")))
         if profile is not None and str(profile.get("ecn", "ecn_none")) in _ECN_ON \
                 and profile.get("wred_green_enable") == "true":
-            try:
-                ecn = EcnProfile(int(profile["green_min_threshold"]), int(profile["green_max_threshold"]),
-                                 int(profile["green_drop_probability"]))
-            except (KeyError, ValueError):
+            low, high, prob = (_count(profile.get(k)) for k in ("green_min_threshold", "green_max_threshold",
+                                                                "green_drop_probability"))
+            if low is None or high is None or prob is None:
                 _note(dev, db, "QUEUE", key, f"QUEUE {key}: WRED profile without its green thresholds")
             else:
-                iface.ecn = {**(iface.ecn or {}), tc: ecn}
+                iface.ecn = {**(iface.ecn or {}), tc: EcnProfile(low, high, prob)}
         scheduler = schedulers.get(str(fields.get("scheduler", "")))
         if scheduler is not None and scheduler.get("type") == "STRICT":
             iface.strict_tcs.append(tc)

@@ -450,7 +450,8 @@ def dead_policy(ctx: Context) -> list[Finding]:
                     break
         for pl_name, pl_entries in dev.prefix_lists.items():
             if pl_name not in used_lists:
-                out.append(finding([name], plane, f"{_loc(ctx, name, pl_entries[0].line)}: prefix-list {pl_name} is "
+                line = pl_entries[0].line if pl_entries else 0  # an NVUE prefix-list may have no rule
+                out.append(finding([name], plane, f"{_loc(ctx, name, line)}: prefix-list {pl_name} is "
                                                   "matched by no route-map", why, Severity.WARNING))
     return out
 

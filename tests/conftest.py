@@ -87,6 +87,27 @@ def nvue_variant(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
+class FakeClock:
+    """TEST DOUBLE of time.monotonic for the device simulators: tests move ``now`` by hand."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def switch_secrets(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The secrets the example's switch configs name (the admin's hash, the TACACS key), in a
+    DUALRAIL_SECRETS file outside the repository: pushed values come from here."""
+    secrets = tmp_path / "outside" / "secrets.yaml"
+    secrets.parent.mkdir()
+    secrets.write_text("secrets:\n  netops-password: $6$salt$hash\n  tacacs-key: k3y\n")
+    monkeypatch.setenv("DUALRAIL_SECRETS", str(secrets))
+    return secrets
+
+
 @pytest.fixture(scope="session")
 def example_loaded() -> LoadedInventory:
     return load_inventory(EXAMPLE)

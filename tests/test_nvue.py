@@ -11,6 +11,8 @@ from types import SimpleNamespace
 
 import pytest
 
+from conftest import FakeClock
+
 from dualrail_net.deploy.drivers.base import PushRejected
 from dualrail_net.platforms.cumulus_nvue.driver import NvueDriver
 from dualrail_net.platforms.cumulus_nvue.parse import parse_text
@@ -21,6 +23,8 @@ from dualrail_net.resolve.model import Fabric
 from dualrail_net.verify.checks import run_checks
 from dualrail_net.verify.parsers import parse_device
 from dualrail_net.verify.snapshot import load_snapshot
+
+pytestmark = pytest.mark.usefixtures("switch_secrets")
 
 LEAF = "plane-A/a-leaf-su1-r0"
 GATEWAY = "multi-plane/gw-storage-1"
@@ -153,24 +157,10 @@ def test_hostile_files_are_findings_never_tracebacks() -> None:
 
 # -- the deploy driver against the simulator -------------------------------------------------------
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-@pytest.fixture(autouse=True)
-def _secrets(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    secrets = tmp_path / "outside" / "secrets.yaml"
-    secrets.parent.mkdir()
-    secrets.write_text("secrets:\n  netops-password: $6$salt$hash\n  tacacs-key: k3y\n")
-    monkeypatch.setenv("DUALRAIL_SECRETS", str(secrets))
 
 
 def _driver(nvue_variant: Path, peers: bool = True):  # type: ignore[no-untyped-def]
-    clock = Clock()
+    clock = FakeClock()
     folder = nvue_variant / LEAF
     dev = parse_text("x", (folder / "startup.yaml").read_text())
     real = {a: n.remote_asn for a, n in dev.bgp[None].neighbors.items() if n.remote_asn} if peers else {}

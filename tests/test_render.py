@@ -51,32 +51,22 @@ def test_golden(rendered: dict[str, str], path: str) -> None:
     assert rendered[path] == golden.read_text(), f"{path} differs from tests/golden (UPDATE_GOLDEN=1 to accept)"
 
 
-# the SONiC leaves of the example variant (conftest.platform_variant), under tests/golden/sonic/
-SONIC_GOLDEN_FILES = ["plane-A/a-leaf-su1-r0/config_db.json", "plane-A/a-leaf-su1-r0/frr.conf"]
+# platform variants of the example (conftest.platform_variant): the files of one leaf (and the NVUE
+# gateway), under tests/golden/<platform>/
+VARIANT_GOLDEN_FILES = [("sonic_variant", "sonic", "plane-A/a-leaf-su1-r0/config_db.json"),
+                        ("sonic_variant", "sonic", "plane-A/a-leaf-su1-r0/frr.conf"),
+                        ("nvue_variant", "cumulus-nvue", "plane-A/a-leaf-su1-r0/startup.yaml"),
+                        ("nvue_variant", "cumulus-nvue", "multi-plane/gw-storage-1/startup.yaml")]
 
 
-@pytest.mark.parametrize("path", SONIC_GOLDEN_FILES)
-def test_golden_sonic(sonic_variant: Path, path: str) -> None:
-    golden = GOLDEN / "sonic" / path
-    text = (sonic_variant / path).read_text()
+@pytest.mark.parametrize("variant,platform,path", VARIANT_GOLDEN_FILES, ids=[f"{v[1]}/{v[2]}" for v in VARIANT_GOLDEN_FILES])
+def test_golden_platform_variants(request: pytest.FixtureRequest, variant: str, platform: str, path: str) -> None:
+    golden = GOLDEN / platform / path
+    text = (request.getfixturevalue(variant) / path).read_text()
     if os.environ.get("UPDATE_GOLDEN"):
         golden.parent.mkdir(parents=True, exist_ok=True)
         golden.write_text(text)
-    assert text == golden.read_text(), f"sonic/{path} differs from tests/golden (UPDATE_GOLDEN=1 to accept)"
-
-
-# the NVUE leaves and gateway of the example variant, under tests/golden/cumulus-nvue/
-NVUE_GOLDEN_FILES = ["plane-A/a-leaf-su1-r0/startup.yaml", "multi-plane/gw-storage-1/startup.yaml"]
-
-
-@pytest.mark.parametrize("path", NVUE_GOLDEN_FILES)
-def test_golden_nvue(nvue_variant: Path, path: str) -> None:
-    golden = GOLDEN / "cumulus-nvue" / path
-    text = (nvue_variant / path).read_text()
-    if os.environ.get("UPDATE_GOLDEN"):
-        golden.parent.mkdir(parents=True, exist_ok=True)
-        golden.write_text(text)
-    assert text == golden.read_text(), f"cumulus-nvue/{path} differs from tests/golden (UPDATE_GOLDEN=1 to accept)"
+    assert text == golden.read_text(), f"{platform}/{path} differs from tests/golden (UPDATE_GOLDEN=1 to accept)"
 
 
 def test_one_folder_per_plane_and_device(rendered: dict[str, str], example_fabric: Fabric) -> None:

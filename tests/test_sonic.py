@@ -14,6 +14,8 @@ from types import SimpleNamespace
 
 import pytest
 
+from conftest import FakeClock
+
 from dualrail_net.deploy.drivers.base import PushRejected
 from dualrail_net.platforms.sonic.driver import SonicDriver, canonical
 from dualrail_net.platforms.sonic.parse import parse_base
@@ -24,6 +26,8 @@ from dualrail_net.resolve.model import Fabric
 from dualrail_net.verify.checks import run_checks
 from dualrail_net.verify.parsers import parse_device
 from dualrail_net.verify.snapshot import load_snapshot
+
+pytestmark = pytest.mark.usefixtures("switch_secrets")
 
 LEAF = "plane-A/a-leaf-su1-r0"
 DB = f"{LEAF}/config_db.json"
@@ -163,25 +167,10 @@ def test_a_duplicate_or_broken_file_is_a_finding_with_its_line(sonic_variant: Pa
 
 # -- the deploy driver against the simulator -------------------------------------------------------
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-@pytest.fixture(autouse=True)
-def _secrets(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The TACACS key the rendered config_db names (pushed values come from the secrets file)."""
-    secrets = tmp_path / "outside" / "secrets.yaml"
-    secrets.parent.mkdir()
-    secrets.write_text("secrets:\n  tacacs-key: k3y\n")
-    monkeypatch.setenv("DUALRAIL_SECRETS", str(secrets))
 
 
 def _driver(sonic_variant: Path, tmp_path: Path, peers: bool = True):  # type: ignore[no-untyped-def]
-    clock = Clock()
+    clock = FakeClock()
     folder = sonic_variant / LEAF
     from dualrail_net.verify.parsers.frr import parse_frr
     from dualrail_net.verify.model import DeviceConfig

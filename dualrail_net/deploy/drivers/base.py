@@ -101,6 +101,21 @@ def run_shell(conn: Any, command: str, timeout: float = 30) -> tuple[int, str]:
         return 255, out
 
 
+def sftp_upload(conn: Any, text: str, dest: str, device: str) -> None:
+    """``text`` to ``dest`` by SFTP over the SSH session netmiko opened (its host key already
+    verified), written beside and renamed into place so a reader never sees half a file."""
+    try:
+        sftp = conn.remote_conn_pre.open_sftp()
+        try:
+            with sftp.file(dest + ".part", "w") as fh:
+                fh.write(text)
+            sftp.posix_rename(dest + ".part", dest)
+        finally:
+            sftp.close()
+    except OSError as exc:
+        raise PushRejected(f"{device}: upload of {dest} failed: {exc}") from exc
+
+
 def image_url(host: Any, version: str) -> str:
     """Where a real switch gets ``version``: the playbook's URL for the host's platform (the runner
     puts the playbook's ``image_urls`` in ``host.data``), with {version} filled in. A platform the

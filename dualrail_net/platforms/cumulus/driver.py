@@ -17,6 +17,7 @@ from dualrail_net.deploy.drivers.base import (
     poll_healthy,
     prepend_commands,
     run_shell,
+    sftp_upload,
     unified_diff,
 )
 from dualrail_net.verify.model import DeviceConfig
@@ -51,17 +52,7 @@ class CumulusDriver:
         return f"vtysh --vty_socket {sock}" if sock else "vtysh"
 
     def _upload(self, text: str, dest: str) -> None:
-        """SFTP over the same SSH session netmiko opened (host key already verified)."""
-        try:
-            sftp = self.conn.remote_conn_pre.open_sftp()
-            try:
-                with sftp.file(dest + ".part", "w") as fh:
-                    fh.write(text)
-                sftp.posix_rename(dest + ".part", dest)
-            finally:
-                sftp.close()
-        except OSError as exc:
-            raise PushRejected(f"{self.name}: upload of {dest} failed: {exc}") from exc
+        sftp_upload(self.conn, text, dest, self.name)
 
     # -- what is managed ---------------------------------------------------------------------------
     def _managed(self) -> list[tuple[str, str]]:

@@ -19,7 +19,14 @@ from pathlib import Path
 from typing import Any
 
 from dualrail_net.deploy.credentials import named_secrets, substitute_secrets
-from dualrail_net.deploy.drivers.base import PushRejected, image_url, poll_healthy, prepend_commands, run_shell
+from dualrail_net.deploy.drivers.base import (
+    PushRejected,
+    image_url,
+    poll_healthy,
+    prepend_commands,
+    run_shell,
+    sftp_upload,
+)
 from dualrail_net.verify.model import DeviceConfig
 
 
@@ -42,16 +49,7 @@ class NvueDriver:
         return out
 
     def _upload(self, text: str, dest: str) -> None:
-        try:
-            sftp = self.conn.remote_conn_pre.open_sftp()
-            try:
-                with sftp.file(dest + ".part", "w") as fh:
-                    fh.write(text)
-                sftp.posix_rename(dest + ".part", dest)
-            finally:
-                sftp.close()
-        except OSError as exc:
-            raise PushRejected(f"{self.name}: upload of {dest} failed: {exc}") from exc
+        sftp_upload(self.conn, text, dest, self.name)
 
     # -- driver API ----------------------------------------------------------------------------------
     def intended(self) -> dict[str, str]:

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from dualrail_net.deploy.drivers.sftp_double import FilesTransport
 from dualrail_net.platforms.cumulus_nvue.parse import parse_text
 from dualrail_net.sot.yamlsource import SourceMap, YamlSourceError, load_yaml_text
 
@@ -82,7 +83,7 @@ class NvueSimulator:
 
     def __post_init__(self) -> None:
         self.saved = self.applied
-        self.remote_conn_pre = _Transport(self)
+        self.remote_conn_pre = FilesTransport(self.files)
 
     def send_command(self, command: str, **_: Any) -> str:
         self.fire_timer()
@@ -198,45 +199,6 @@ class NvueSimulator:
                      for address, n in inst.neighbors.items()}
             out[vrf or "default"] = {"ipv4Unicast": {"peers": peers}}
         return out
-
-
-class _Transport:
-    def __init__(self, sim: NvueSimulator) -> None:
-        self.sim = sim
-
-    def open_sftp(self) -> _Sftp:
-        return _Sftp(self.sim)
-
-
-class _Sftp:
-    """TEST DOUBLE of paramiko's SFTP client, writing into the simulator's files."""
-
-    def __init__(self, sim: NvueSimulator) -> None:
-        self.sim = sim
-
-    def file(self, path: str, mode: str) -> _File:
-        return _File(self.sim, path)
-
-    def posix_rename(self, old: str, new: str) -> None:
-        self.sim.files[new] = self.sim.files.pop(old)
-
-    def close(self) -> None:
-        pass
-
-
-class _File:
-    def __init__(self, sim: NvueSimulator, path: str) -> None:
-        self.sim, self.path = sim, path
-        self.parts: list[str] = []
-
-    def __enter__(self) -> _File:
-        return self
-
-    def write(self, text: str) -> None:
-        self.parts.append(text)
-
-    def __exit__(self, *exc: object) -> None:
-        self.sim.files[self.path] = "".join(self.parts)
 
 
 def simulator_for(folder: Path, hostname: str, peers: dict[str, int] | None = None,

@@ -29,6 +29,7 @@ from dualrail_net.deploy.drivers.base import (
     poll_healthy,
     prepend_commands,
     run_shell,
+    sftp_upload,
     unified_diff,
 )
 from dualrail_net.verify.model import DeviceConfig
@@ -71,17 +72,7 @@ class SonicDriver:
         return out
 
     def _upload(self, text: str, dest: str) -> None:
-        """SFTP over the SSH session netmiko opened, to the staging folder (no sudo needed there)."""
-        try:
-            sftp = self.conn.remote_conn_pre.open_sftp()
-            try:
-                with sftp.file(dest + ".part", "w") as fh:
-                    fh.write(text)
-                sftp.posix_rename(dest + ".part", dest)
-            finally:
-                sftp.close()
-        except OSError as exc:
-            raise PushRejected(f"{self.name}: upload of {dest} failed: {exc}") from exc
+        sftp_upload(self.conn, text, dest, self.name)
 
     def _vtysh(self, *args: str) -> str:
         return "sudo docker exec bgp vtysh " + " ".join(args)

@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from dualrail_net.deploy.drivers.sftp_double import FilesTransport
 from dualrail_net.verify.model import DeviceConfig
 from dualrail_net.verify.parsers.frr import parse_frr
 
@@ -99,45 +100,6 @@ class _Timer:
     command: str
 
 
-class _Sftp:
-    """TEST DOUBLE of paramiko's SFTP client, writing into the simulator's files."""
-
-    def __init__(self, sim: SonicSimulator) -> None:
-        self.sim = sim
-
-    def file(self, path: str, mode: str) -> _SftpFile:
-        return _SftpFile(self.sim, path)
-
-    def posix_rename(self, old: str, new: str) -> None:
-        self.sim.files[new] = self.sim.files.pop(old)
-
-    def close(self) -> None:
-        pass
-
-
-class _SftpFile:
-    def __init__(self, sim: SonicSimulator, path: str) -> None:
-        self.sim, self.path = sim, path
-        self.parts: list[str] = []
-
-    def __enter__(self) -> _SftpFile:
-        return self
-
-    def write(self, text: str) -> None:
-        self.parts.append(text)
-
-    def __exit__(self, *exc: object) -> None:
-        self.sim.files[self.path] = "".join(self.parts)
-
-
-class _Transport:
-    def __init__(self, sim: SonicSimulator) -> None:
-        self.sim = sim
-
-    def open_sftp(self) -> _Sftp:
-        return _Sftp(self.sim)
-
-
 @dataclass
 class SonicSimulator:
     """TEST DOUBLE (see the module docstring): answers netmiko's ``send_command`` as one SONiC
@@ -160,7 +122,7 @@ class SonicSimulator:
         self.files.setdefault(SAVED, json.dumps(self.running, indent=4))
         self.files.setdefault(f"{FRR_HOST_DIR}/frr.conf", self.frr_conf)
         self.frr_running = self.frr_conf
-        self.remote_conn_pre = _Transport(self)
+        self.remote_conn_pre = FilesTransport(self.files)
 
     # -- the session -----------------------------------------------------------------------------
     def send_command(self, command: str, **_: Any) -> str:

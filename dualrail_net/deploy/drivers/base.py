@@ -101,6 +101,14 @@ def run_shell(conn: Any, command: str, timeout: float = 30) -> tuple[int, str]:
         return 255, out
 
 
+def run_checked(conn: Any, command: str, what: str, device: str, timeout: float = 300) -> str:
+    """run_shell's output, or PushRejected naming ``what`` failed (with the output's end)."""
+    rc, out = run_shell(conn, command, timeout)
+    if rc != 0:
+        raise PushRejected(f"{device}: {what} failed: {out.strip()[-300:]}")
+    return out
+
+
 def sftp_upload(conn: Any, text: str, dest: str, device: str) -> None:
     """``text`` to ``dest`` by SFTP over the SSH session netmiko opened (its host key already
     verified), written beside and renamed into place so a reader never sees half a file."""

@@ -28,6 +28,7 @@ from dualrail_net.deploy.drivers.base import (
     image_url,
     poll_healthy,
     prepend_commands,
+    run_checked,
     run_shell,
     sftp_upload,
     unified_diff,
@@ -66,10 +67,7 @@ class SonicDriver:
         return run_shell(self.conn, command, timeout)
 
     def _must(self, command: str, what: str, timeout: float = 300) -> str:
-        rc, out = self._run(command, timeout)
-        if rc != 0:
-            raise PushRejected(f"{self.name}: {what} failed: {out.strip()[-300:]}")
-        return out
+        return run_checked(self.conn, command, what, self.name, timeout)
 
     def _upload(self, text: str, dest: str) -> None:
         sftp_upload(self.conn, text, dest, self.name)

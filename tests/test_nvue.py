@@ -241,15 +241,6 @@ def test_firmware_fetch_install_reboot(nvue_variant: Path) -> None:
     assert driver.running_version() == "5.11.0"
 
 
-def test_every_rendered_nvue_file_is_pushed(nvue_variant: Path) -> None:
-    from dualrail_net.manifest import Manifest
-    manifest = Manifest.load(nvue_variant)
-    nvue = {name: meta for name, meta in manifest.devices.items() if meta.platform == "cumulus-nvue"}
-    assert len(nvue) == 17
-    for name, meta in nvue.items():
-        host = SimpleNamespace(name=name, data={"device_dir": str(nvue_variant / meta.dir), "paths": {}})
-        assert set(NvueDriver(host, None).intended()) == set(meta.files), name
-
 
 def test_the_batfish_snapshot_has_the_linux_files_equivalent(nvue_variant: Path, tmp_path: Path) -> None:
     """Batfish reads no NVUE YAML: the export is the twin substitute in Batfish's Cumulus format."""

@@ -248,3 +248,19 @@ def test_in_the_twin_every_file_the_twin_runs_is_pushed(tmp_path: Path) -> None:
         runs = {p.name for p in (out / meta.twin_dir).iterdir()} & {"frr.conf", "interfaces", "qos_features.conf"}
         assert pushed == runs, name
         assert ("qos_features.conf" in pushed) == (meta.platform == "cumulus"), name
+
+
+@pytest.mark.usefixtures("switch_secrets")
+@pytest.mark.parametrize("variant,platform,devices", [("sonic_variant", "sonic", 16), ("nvue_variant", "cumulus-nvue", 17)])
+def test_every_file_of_a_newer_platform_is_pushed(request: pytest.FixtureRequest, variant: str, platform: str,
+                                                  devices: int) -> None:
+    """No silent no-op: on the example's platform variants, each switch of the platform is pushed
+    exactly the files the manifest lists for it."""
+    from dualrail_net.manifest import Manifest
+    out = request.getfixturevalue(variant)
+    manifest = Manifest.load(out)
+    on_it = {name: meta for name, meta in manifest.devices.items() if meta.platform == platform}
+    assert len(on_it) == devices
+    for name, meta in on_it.items():
+        host = SimpleNamespace(name=name, data={"device_dir": str(out / meta.dir), "paths": {}})
+        assert set(get_platform(platform).driver(host, None).intended()) == set(meta.files), name

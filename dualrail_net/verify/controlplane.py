@@ -20,8 +20,8 @@ lowest router ID (a real device keeps the oldest path; the set of installed next
 AS-path prepends in route-maps lengthen the path (an offer arrives as many levels later: the drain
 of a switch). Not modelled (each reported by CONFIG-UNMODELLED where it appears): other route-map
 `set` actions (local preference, MED, weight ...), a prepend of an ASN neither end of the session
-has (ROUTE-POLICY-UNMODELLED: the loop it causes is not followed), iBGP route reflection, VRF leaking inside a plane (the isolation
-checks judge leaks between planes).
+has (ROUTE-POLICY-UNMODELLED: the loop it causes is not followed), iBGP route reflection, VRF
+leaking inside a plane (the isolation checks judge leaks between planes).
 """
 
 from __future__ import annotations

@@ -69,6 +69,14 @@ def platform_variant(root: Path, **roles: str) -> Path:
 
 
 @pytest.fixture(scope="session")
+def example_build(tmp_path_factory: pytest.TempPathFactory, example_fabric: Fabric) -> Path:
+    """The example rendered once for the session's read-only users (never edited in place)."""
+    out = tmp_path_factory.mktemp("example") / "build"
+    write_artifacts(render_fabric(example_fabric), out)
+    return out
+
+
+@pytest.fixture(scope="session")
 def sonic_variant(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The example with SONiC leaves, rendered (the inventory is next to the build: ../inventory)."""
     root = tmp_path_factory.mktemp("sonic-variant")

@@ -17,9 +17,6 @@ from dualrail_net.deploy.drivers.base import PushRejected
 from dualrail_net.platforms.cumulus_nvue.driver import NvueDriver
 from dualrail_net.platforms.cumulus_nvue.parse import parse_text
 from dualrail_net.platforms.cumulus_nvue.simulator import simulator_for
-from dualrail_net.render import render_fabric
-from dualrail_net.render.artifacts import write_artifacts
-from dualrail_net.resolve.model import Fabric
 from dualrail_net.verify.checks import run_checks
 from dualrail_net.verify.parsers import parse_device
 from dualrail_net.verify.snapshot import load_snapshot
@@ -31,24 +28,17 @@ GATEWAY = "multi-plane/gw-storage-1"
 YAML = f"{LEAF}/startup.yaml"
 
 
-@pytest.fixture(scope="module")
-def cumulus_example(tmp_path_factory: pytest.TempPathFactory, example_fabric: Fabric) -> Path:
-    out = tmp_path_factory.mktemp("cumulus") / "build"
-    write_artifacts(render_fabric(example_fabric), out)
-    return out
-
-
 def test_the_nvue_variant_verifies_clean(nvue_variant: Path) -> None:
     findings = [f"{f.check}: {f.message}" for r in run_checks(load_snapshot(nvue_variant)) for f in r.findings]
     assert findings == []
 
 
 @pytest.mark.parametrize("device", [LEAF, "plane-B/b-leaf-su2-r3", GATEWAY])
-def test_startup_yaml_reads_back_as_the_linux_files_rendering(nvue_variant: Path, cumulus_example: Path,
+def test_startup_yaml_reads_back_as_the_linux_files_rendering(nvue_variant: Path, example_build: Path,
                                                               device: str) -> None:
     name = device.rsplit("/", 1)[1]
     nvue = parse_device(name, "cumulus-nvue", nvue_variant / device)
-    files = parse_device(name, "cumulus", cumulus_example / device)
+    files = parse_device(name, "cumulus", example_build / device)
     assert nvue.base_unmodelled == [] and nvue.unmodelled == []
     assert set(nvue.interfaces) - {"lo"} == set(files.interfaces) - {"lo"}
     for port, c in files.interfaces.items():

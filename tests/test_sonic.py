@@ -20,9 +20,6 @@ from dualrail_net.deploy.drivers.base import PushRejected
 from dualrail_net.platforms.sonic.driver import SonicDriver, canonical
 from dualrail_net.platforms.sonic.parse import parse_base
 from dualrail_net.platforms.sonic.simulator import SAVED, simulator_for
-from dualrail_net.render import render_fabric
-from dualrail_net.render.artifacts import write_artifacts
-from dualrail_net.resolve.model import Fabric
 from dualrail_net.verify.checks import run_checks
 from dualrail_net.verify.parsers import parse_device
 from dualrail_net.verify.snapshot import load_snapshot
@@ -31,13 +28,6 @@ pytestmark = pytest.mark.usefixtures("switch_secrets")
 
 LEAF = "plane-A/a-leaf-su1-r0"
 DB = f"{LEAF}/config_db.json"
-
-
-@pytest.fixture(scope="module")
-def cumulus_example(tmp_path_factory: pytest.TempPathFactory, example_fabric: Fabric) -> Path:
-    out = tmp_path_factory.mktemp("cumulus") / "build"
-    write_artifacts(render_fabric(example_fabric), out)
-    return out
 
 
 def test_the_sonic_variant_verifies_clean(sonic_variant: Path) -> None:
@@ -52,13 +42,13 @@ def _by_number(dev_interfaces: dict[str, object], prefix: str) -> list[object]:
 
 
 def test_config_db_reads_back_as_the_cumulus_rendering_of_the_same_leaf(sonic_variant: Path,
-                                                                       cumulus_example: Path) -> None:
+                                                                       example_build: Path) -> None:
     """Port by port (swpN is EthernetN*8-8): the same addresses, MTU, PFC priorities, ECN
     thresholds, strict classes and trust; the same DSCP maps; the same management."""
     for leaf in ("plane-A/a-leaf-su1-r0", "plane-B/b-leaf-su2-r3"):
         name = leaf.rsplit("/", 1)[1]
         sonic = parse_device(name, "sonic", sonic_variant / leaf)
-        cumulus = parse_device(name, "cumulus", cumulus_example / leaf)
+        cumulus = parse_device(name, "cumulus", example_build / leaf)
         s_ports, c_ports = _by_number(sonic.interfaces, "Ethernet"), _by_number(cumulus.interfaces, "swp")
         assert len(s_ports) == len(c_ports) >= 20
         for s, c in zip(s_ports, c_ports):

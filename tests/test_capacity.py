@@ -106,6 +106,26 @@ def test_fast_widths_equal_the_reference_in_three_tiers(scheme: str) -> None:
         _agree(fabric, "A", rng.sample(names, rng.randint(0, 8)))
 
 
+@pytest.mark.parametrize("scheme", ["rfc7938", "per-switch"])
+def test_fast_widths_count_parallel_links_as_the_reference_does(scheme: str) -> None:
+    """Two cables per leaf-spine and spine-super-spine pair: every cable is a session and a next hop,
+    so a leaf's width is twice its live spines; the fast path agrees with the path-vector walk."""
+    inv = synthetic_inventory(Shape(tiers=3, rails=2, sus_per_pod=1, pods=3, spines_per_pod=3,
+                                    super_spines_per_group=2, servers_per_su=2, leaf_uplinks=6, spine_downlinks=4,
+                                    spine_uplinks=4, super_spine_downlinks=6, border_ports=0, leaf_spine_links=2,
+                                    spine_super_spine_links=2))
+    raw = inv.model_dump()
+    for plane in raw["fabric"]["planes"].values():
+        plane["asn"]["scheme"] = scheme
+    fabric = resolve_fabric(Inventory.model_validate(raw))
+    leaves = sorted(s.name for s in fabric.plane_switches("A") if s.role == "leaf")
+    assert reference_widths(fabric, "A")[(leaves[0], leaves[-1])] == 6  # 3 spines x 2 links
+    names = sorted(s.name for s in fabric.plane_switches("A") if s.role != "gateway")
+    rng = random.Random(5)
+    for _ in range(40):
+        _agree(fabric, "A", rng.sample(names, rng.randint(0, 6)))
+
+
 def test_reference_knows_loop_prevention_and_the_path_rule() -> None:
     """rfc7938: two leaves of one pod that lost every common spine cannot use a super-spine (the
     spines share an ASN); the fast path says 0 as the reference does. Across pods: every live spine."""

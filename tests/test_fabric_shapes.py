@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import re
+import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 from conftest import InventoryFactory
@@ -60,3 +62,47 @@ def test_a_mixed_speed_server_fleet(make_inventory: InventoryFactory, tmp_path: 
     report = capacity_report(loaded.inventory, fabric)
     ports = {b.model: b.port_gbps for b in report.model.servers}
     assert ports == {"hgx-hpn-4x2": 8 * 200.0, "dgx-split-8x1": 8 * 100.0}
+
+
+def test_parallel_uplinks(make_inventory: InventoryFactory, tmp_path: Path) -> None:
+    """Two cables per leaf-spine pair (topology.parallel_links): consecutive ports on both ends, a
+    /31 and an eBGP session each, so a leaf installs spines x 2 next hops; the uplink bandwidth
+    the oversubscription rule and the capacity figures see doubles. Builds clean; one of a pair's
+    sessions lost (shut, or its route-map denying) is a lost next hop, reported as such."""
+    root = make_inventory({"fabric.yaml": [("  max_oversubscription: 1.0",
+                                            "  max_oversubscription: 1.0\n  parallel_links: {leaf_spine: 2}")]})
+    loaded = load_inventory(root)
+    diags = validate(loaded)
+    assert [d for d in diags if d.severity.value == "error"] == []
+    fabric = resolve_fabric(loaded.inventory)
+    leaf = fabric.switches["a-leaf-su1-r0"]
+    ups = [(p.number, p.peer, p.peer_port) for p in leaf.ports if p.kind == "uplink"]
+    assert ups[:4] == [(33, "a-spine-1", "Ethernet1"), (34, "a-spine-1", "Ethernet2"),
+                       (35, "a-spine-2", "Ethernet1"), (36, "a-spine-2", "Ethernet2")]
+    assert len(ups) == 8 and len({p.address for p in leaf.bgp_peers if p.kind == "uplink"}) == 8
+    out = tmp_path / "build"
+    write_artifacts(render_fabric(fabric), out)
+    assert _findings(out) == []
+    leaf_tier = next(t for t in capacity_report(loaded.inventory, fabric).figures.planes[0].tiers if t.tier == "leaf")
+    assert leaf_tier.up_gbps == 8 * 8 * 800.0  # 8 leaves x 8 uplinks x 800G
+
+    def mutated(name: str, edit: Callable[[str], str]) -> list[str]:
+        broken = tmp_path / name
+        shutil.copytree(out, broken)
+        conf = broken / "plane-A" / "a-leaf-su1-r0" / "frr.conf"
+        conf.write_text(edit(conf.read_text()))
+        return _findings(broken)
+
+    # the second cable to a-spine-1 (10.11.0.2): its session shut down
+    found = mutated("shut", lambda t: t.replace(" neighbor 10.11.0.2 description",
+                                                " neighbor 10.11.0.2 shutdown\n neighbor 10.11.0.2 description"))
+    assert any(f.startswith("BGP-SESSION-MISSING") and "a-leaf-su1-r0:swp34" in f for f in found), found
+    width = [f for f in found if f.startswith("ROUTE-ECMP-WIDTH")]
+    assert any("a-leaf-su1-r0 installs" in f and "a-spine-1 (1 of 2 links)" in f and "only 1 of the 2 planned" in f
+               for f in width), width
+    # its inbound route-map swapped for one that denies everything: the other cable still carries
+    found = mutated("deny", lambda t: t.replace("  neighbor 10.11.0.2 route-map PLANE-A-IN in",
+                                                "  neighbor 10.11.0.2 route-map NOTHING in")
+                    + "route-map NOTHING deny 10\n")
+    width = [f for f in found if f.startswith("ROUTE-ECMP-WIDTH")]
+    assert any("a-spine-1 (1 of 2 links)" in f and "route-map NOTHING" in f for f in width), width

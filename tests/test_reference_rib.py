@@ -35,20 +35,19 @@ def clean(tmp_path_factory: pytest.TempPathFactory, example_fabric: Fabric) -> P
     return out
 
 
-def model_rib(folder: Path) -> dict[str, dict[NodeId, dict[str, frozenset[NodeId]]]]:
+def model_rib(folder: Path) -> dict[str, dict[NodeId, dict[str, tuple[NodeId, ...]]]]:
     snap = load_snapshot(folder)
     topo = build_topology(snap)
     out = {}
     for plane in snap.planes:
         control = compute_plane(snap, topo, plane)
-        out[plane] = {node: {control.index.prefixes[bit]: frozenset(s for s, b in control.senders(node).items()
-                                                                  if b >> bit & 1)
+        out[plane] = {node: {control.index.prefixes[bit]: tuple(sorted(control.next_hops(node, bit)))
                              for bit in bits(control.reach.get(node, 0))}
                       for node in control.nodes}
     return out
 
 
-def plain_rib(folder: Path) -> dict[str, dict[NodeId, dict[str, frozenset[NodeId]]]]:
+def plain_rib(folder: Path) -> dict[str, dict[NodeId, dict[str, tuple[NodeId, ...]]]]:
     snap = load_snapshot(folder)
     topo = build_topology(snap)
     return {plane: reference_rib(snap, topo, plane) for plane in snap.planes}
@@ -112,6 +111,31 @@ def test_a_three_tier_fabric_agrees_under_random_edits(tmp_path: Path) -> None:
     configs = {name: (out / meta.dir / "frr.conf").read_text() for name, meta in manifest.devices.items()
                if (out / meta.dir / "frr.conf").exists()}
     for number, edit in enumerate(random_edits(11, 20, configs)):
+        edited = tmp_path / f"e{number}"
+        shutil.copytree(out, edited)
+        (edited / manifest.devices[edit.device].dir / "frr.conf").write_text(edit.text)
+        assert_agree(edited, f"{edit.device}: {edit.description}")
+        shutil.rmtree(edited)
+
+
+def test_parallel_links_agree_under_random_edits(tmp_path: Path) -> None:
+    """Two links per leaf-spine pair and per spine-super-spine pair: each is a session and a next
+    hop of its own (a leaf installs spines x 2 paths); the model and the reference agree on the
+    multiset of next hops, clean and under 20 edits."""
+    shape = Shape(tiers=3, rails=2, sus_per_pod=1, pods=2, spines_per_pod=2, super_spines_per_group=2,
+                  servers_per_su=2, leaf_uplinks=4, spine_downlinks=8, spine_uplinks=4,
+                  super_spine_downlinks=8, border_ports=0, leaf_spine_links=2, spine_super_spine_links=2)
+    out = tmp_path / "build"
+    write_artifacts(render_fabric(resolve_fabric(synthetic_inventory(shape))), out)
+    assert_agree(out, "parallel links")
+    model = model_rib(out)["A"]
+    leaf = next(node for node in model if "leaf" in node[0])
+    widths = {len(hops) for prefix, hops in model[leaf].items() if hops}
+    assert max(widths) == 4  # another leaf's prefix: 2 spines x 2 links
+    manifest = Manifest.load(out)
+    configs = {name: (out / meta.dir / "frr.conf").read_text() for name, meta in manifest.devices.items()
+               if (out / meta.dir / "frr.conf").exists()}
+    for number, edit in enumerate(random_edits(13, 20, configs)):
         edited = tmp_path / f"e{number}"
         shutil.copytree(out, edited)
         (edited / manifest.devices[edit.device].dir / "frr.conf").write_text(edit.text)

@@ -140,11 +140,12 @@ small = st.integers(min_value=1, max_value=3)
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(spines=small, sus=small, servers=small, rails=st.integers(1, 2),
        more_spines=st.integers(0, 2), more_sus=st.integers(0, 2), more_servers=st.integers(0, 3),
-       gateways=st.integers(0, 1))
+       gateways=st.integers(0, 1), links=st.integers(1, 2))
 def test_growth_never_renumbers_two_tier(spines: int, sus: int, servers: int, rails: int, more_spines: int,
-                                         more_sus: int, more_servers: int, gateways: int) -> None:
-    base = Shape(spines_per_pod=spines, sus_per_pod=sus, servers_per_su=servers, rails=rails, leaf_uplinks=8,
-                 spine_downlinks=16, leaf_server_ports=8, gateways=gateways, border_ports=2)
+                                         more_sus: int, more_servers: int, gateways: int, links: int) -> None:
+    """Growth keeps every address, ASN and port, with one or two links per leaf-spine pair."""
+    base = Shape(spines_per_pod=spines, sus_per_pod=sus, servers_per_su=servers, rails=rails, leaf_uplinks=16,
+                 spine_downlinks=32, leaf_server_ports=8, gateways=gateways, border_ports=2, leaf_spine_links=links)
     grown = replace(base, spines_per_pod=spines + more_spines, sus_per_pod=sus + more_sus,
                     servers_per_su=servers + more_servers)
     assert_superset(resolve_fabric(synthetic_inventory(base)), resolve_fabric(synthetic_inventory(grown)))
@@ -152,12 +153,13 @@ def test_growth_never_renumbers_two_tier(spines: int, sus: int, servers: int, ra
 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(pods=st.integers(1, 2), more_pods=st.integers(0, 2), ss=st.integers(1, 2), more_ss=st.integers(0, 2),
-       spines=st.integers(1, 2), more_spines=st.integers(0, 2))
+       spines=st.integers(1, 2), more_spines=st.integers(0, 2), links=st.integers(1, 2),
+       up_links=st.integers(1, 2))
 def test_growth_never_renumbers_three_tier(pods: int, more_pods: int, ss: int, more_ss: int, spines: int,
-                                           more_spines: int) -> None:
-    base = Shape(tiers=3, pods=pods, super_spines_per_group=ss, spines_per_pod=spines, leaf_uplinks=4,
-                 spine_downlinks=8, spine_uplinks=4, super_spine_downlinks=8, rails=2, sus_per_pod=1,
-                 servers_per_su=2, leaf_server_ports=4)
+                                           more_spines: int, links: int, up_links: int) -> None:
+    base = Shape(tiers=3, pods=pods, super_spines_per_group=ss, spines_per_pod=spines, leaf_uplinks=8,
+                 spine_downlinks=8, spine_uplinks=8, super_spine_downlinks=8, rails=2, sus_per_pod=1,
+                 servers_per_su=2, leaf_server_ports=4, leaf_spine_links=links, spine_super_spine_links=up_links)
     grown = replace(base, pods=pods + more_pods, super_spines_per_group=ss + more_ss,
                     spines_per_pod=spines + more_spines)
     assert_superset(resolve_fabric(synthetic_inventory(base)), resolve_fabric(synthetic_inventory(grown)))

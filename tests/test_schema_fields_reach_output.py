@@ -44,6 +44,9 @@ ADDED: dict[str, tuple[tuple[Any, ...], Any, Any, list[tuple[tuple[Any, ...], An
                                             []),
     "servers.server_models.*.nics.*.ports.*.speed": (("servers", "server_models", "hgx-hpn-4x2", "nics", 0, "ports", 0,
                                                       "speed"), None, "100G", []),
+    "fabric.topology.parallel_links.leaf_spine": (("fabric", "topology", "parallel_links"), {"leaf_spine": 1},
+                                                  {"leaf_spine": 2}, []),
+    "fabric.topology.parallel_links": (("fabric", "topology", "parallel_links"), {}, {"leaf_spine": 2}, []),
     "fabric.role_labels.leaf": (("fabric", "role_labels"), {"leaf": "leaf"}, {"leaf": "tor"}, []),
     "fabric.role_labels.spine": (("fabric", "role_labels"), {"spine": "spine"}, {"spine": "agg"}, []),
     "fabric.role_labels": (("fabric", "role_labels"), {}, {"leaf": "tor", "spine": "agg"}, []),
@@ -79,6 +82,8 @@ COVERED_ELSEWHERE = {
     "fabric.planes.*.pools.super_spine_links": "tests/test_resolve.py (3-tier)",
     "servers.servers.*.pod": "tests/test_resolve.py (3-tier: servers of every pod)",
     "fabric.role_labels.super_spine": "tests/test_resolve.py (3-tier: role labels name the super-spines)",
+    "fabric.topology.parallel_links.spine_super_spine": "tests/test_reference_rib.py and tests/test_capacity.py "
+                                                        "(3-tier with two links per spine-super-spine pair)",
     "infiniband.partitions.*.rate": "tests/test_infiniband.py (partition flags reach partitions.conf)",
 }
 

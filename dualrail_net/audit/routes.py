@@ -62,13 +62,13 @@ def planned_widths(out: Path, manifest: Manifest) -> dict[str, dict[str, int]]:
         prefixes = sorted(set(planned_prefixes(snap, plane)))
         bit_of = {p: i for i, p in enumerate(prefixes)}
         plan = expected_plane(snap, plane, bit_of)
-        for receiver, _sender, bits in plan.links():
+        for receiver, _sender, bits, links in plan.links():
             if manifest.devices[receiver].plane != plane:
                 continue  # a gateway's VRFs: not read live yet
             table = widths.setdefault(receiver, {})
             for prefix, bit in bit_of.items():
                 if bits >> bit & 1:
-                    table[prefix] = table.get(prefix, 0) + 1
+                    table[prefix] = table.get(prefix, 0) + links
     return widths
 
 

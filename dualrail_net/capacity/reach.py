@@ -48,13 +48,18 @@ class PlaneGraph:
         self.spine_asn = [fabric.switches[n].asn for n in spines]
         self.up: dict[str, int] = dict.fromkeys(self.leaves, 0)  # leaf -> spines cabled to it
         self.over: list[int] = [0] * len(spines)  # spine -> super-spines cabled to it
+        # cables per leaf-spine pair (topology.parallel_links, the same for every pair): each is a
+        # session, so a leaf's next hops toward a spine are that many
+        pairs: dict[tuple[str, str], int] = defaultdict(int)
         for link in (fabric.links if links is None else links):
             if link.plane != plane:
                 continue
             if link.kind == "leaf-spine":
                 self.up[link.a] |= 1 << self.spine_bit[link.b]
+                pairs[(link.a, link.b)] += 1
             elif link.kind == "spine-super_spine":
                 self.over[self.spine_bit[link.a]] |= 1 << self.super_bit[link.b]
+        self.parallel = max(pairs.values(), default=1)
 
     def dead_masks(self, failed: frozenset[str]) -> tuple[int, int]:
         spines = supers = 0
@@ -76,6 +81,7 @@ class PlaneReach:
         self.live_leaves = sorted(n for n in g.leaves if n not in failed)
         dead_spines, dead_supers = g.dead_masks(failed)
         self._spine_asn = g.spine_asn
+        self._parallel = g.parallel
         self._over = [0 if dead_spines >> i & 1 else m & ~dead_supers for i, m in enumerate(g.over)]
         groups: dict[tuple[int, int], list[str]] = defaultdict(list)
         for name in self.live_leaves:
@@ -97,7 +103,7 @@ class PlaneReach:
         """Next hops a leaf of class i installs toward a leaf of class j (before maximum-paths)."""
         key = (i, j)
         if key not in self._cache:
-            self._cache[key] = self._width(i, j)
+            self._cache[key] = self._width(i, j) * self._parallel  # a next hop per parallel link
         return self._cache[key]
 
     def _width(self, i: int, j: int) -> int:

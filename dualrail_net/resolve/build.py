@@ -155,12 +155,15 @@ class _PlaneBuilder:
                 if self.tiers == 2:
                     self.top_tier.append((pod * cap.spines_per_pod + j, sw))
                 else:
+                    par = cap.spine_super_spine_links
                     for k in range(self.spec.super_spines_per_group or 0):
                         ss = supers[(j, k)]
-                        self._connect("spine-super_spine", sw, self.pm.spine_up[k], "uplink", ss,
-                                      self.pm.ss_down[pod], "downlink", self.spec.pools.super_spine_links or "",
-                                      (pod * cap.spines_per_pod + j) * cap.super_spines_per_group + k,
-                                      self.spec.link_speeds.spine_super_spine or "")
+                        for m in range(par):  # parallel links: consecutive ports on both ends
+                            self._connect("spine-super_spine", sw, self.pm.spine_up[k * par + m], "uplink", ss,
+                                          self.pm.ss_down[pod * par + m], "downlink",
+                                          self.spec.pools.super_spine_links or "",
+                                          ((pod * cap.spines_per_pod + j) * cap.super_spines_per_group + k) * par + m,
+                                          self.spec.link_speeds.spine_super_spine or "")
             for su in range(topo.scalable_units_per_pod):
                 for rail in range(topo.rails):
                     i = su * topo.rails + rail
@@ -173,10 +176,13 @@ class _PlaneBuilder:
                     block = alloc.block(self.spec.pools.server_links, leaf_index, cap.server_block_size)
                     sw.networks.append(block)
                     sw.static_blackholes.append(block)
+                    par = cap.leaf_spine_links
                     for j, spine in enumerate(spines):
-                        self._connect("leaf-spine", sw, self.pm.leaf_up[j], "uplink", spine, self.pm.spine_down[i],
-                                      "downlink", self.spec.pools.fabric_links, leaf_index * cap.spines_per_pod + j,
-                                      self.spec.link_speeds.leaf_spine)
+                        for m in range(par):  # parallel links: consecutive ports on both ends
+                            self._connect("leaf-spine", sw, self.pm.leaf_up[j * par + m], "uplink", spine,
+                                          self.pm.spine_down[i * par + m], "downlink", self.spec.pools.fabric_links,
+                                          (leaf_index * cap.spines_per_pod + j) * par + m,
+                                          self.spec.link_speeds.leaf_spine)
                     self.leaf_at[(pod + 1, su + 1, rail)] = sw
                     self.switches.append(sw)
         for sw in self.switches:

@@ -21,6 +21,8 @@ class PlaneCapacity:
     super_spines_per_group: int
     gateways: int
     server_ports_per_leaf: int
+    leaf_spine_links: int = 1  # parallel cables per leaf-spine pair
+    spine_super_spine_links: int = 1  # parallel cables per spine-super-spine pair
 
     @property
     def spines(self) -> int:
@@ -81,12 +83,18 @@ def plane_capacity(fabric: Fabric) -> PlaneCapacity:
         border = hw.super_spine.border_ports if hw.super_spine else None
     else:
         border = hw.spine.border_ports
+    # Parallel links divide the ports: a pair of switches takes that many consecutive ports on each
+    # side (ports left over by the division stay unused).
+    ls = fabric.topology.parallel_links.leaf_spine
+    sss = fabric.topology.parallel_links.spine_super_spine
     return PlaneCapacity(
-        pods=ss_down if three_tier else 1,
-        spines_per_pod=leaf_uplinks,
-        leaves_per_pod=spine_down,
-        super_spine_groups=leaf_uplinks if three_tier else 0,
-        super_spines_per_group=spine_up if three_tier else 0,
+        pods=ss_down // sss if three_tier else 1,
+        spines_per_pod=leaf_uplinks // ls,
+        leaves_per_pod=spine_down // ls,
+        super_spine_groups=leaf_uplinks // ls if three_tier else 0,
+        super_spines_per_group=spine_up // sss if three_tier else 0,
         gateways=len(expand_ports(border)) if border else 0,
         server_ports_per_leaf=len(expand_ports(hw.leaf.server_ports)),
+        leaf_spine_links=ls,
+        spine_super_spine_links=sss,
     )

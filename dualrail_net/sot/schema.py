@@ -171,6 +171,15 @@ def expand_ports(spec: str) -> list[int]:
 # fabric.yaml
 
 
+class ParallelLinks(Strict):
+    """Cables between one pair of switches of adjacent tiers (each its own /31 and BGP session, so
+    a leaf's ECMP width toward a spine's prefixes is spines x links). A leaf with U uplink ports then
+    takes at most U / leaf_spine spines, and a spine at most its downlink ports / leaf_spine leaves."""
+
+    leaf_spine: int = Field(default=1, ge=1, le=16, description="parallel links per leaf-spine pair")
+    spine_super_spine: int = Field(default=1, ge=1, le=16, description="parallel links per spine-super-spine pair")
+
+
 class Topology(Strict):
     """Shared structure of every plane. Counts that may differ per plane live in PlaneSpec."""
 
@@ -180,6 +189,7 @@ class Topology(Strict):
     pods: int = Field(default=1, ge=1, le=MAX_PORT, description="pods per plane; must be 1 for tiers: 2")
     max_oversubscription: float = Field(default=1.0, ge=1.0, le=64.0,
                                         description="leaf server bandwidth / uplink bandwidth")
+    parallel_links: ParallelLinks = Field(default_factory=ParallelLinks)
 
 
 class LeafHardware(Strict):

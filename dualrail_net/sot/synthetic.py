@@ -21,6 +21,7 @@ from dualrail_net.sot.schema import (
     LinkSpeeds,
     Nic,
     NicPort,
+    ParallelLinks,
     PlaneSpec,
     Pools,
     QosFile,
@@ -54,6 +55,9 @@ class Shape:
     super_spine_downlinks: int = 0
     border_ports: int = 4
     gateways: int = 0
+    # parallel cables per leaf-spine and per spine-super-spine pair
+    leaf_spine_links: int = 1
+    spine_super_spine_links: int = 1
     # out-of-band management addresses (one per switch; what the twin's sshd and a deploy need)
     management_network: str | None = None
 
@@ -123,15 +127,17 @@ def synthetic_inventory(shape: Shape) -> Inventory:
         gateway=GatewayHardware(model="gw", ports=_ports(1, 512)) if shape.gateways else None,
     )
     topology = Topology(tiers=3 if three else 2, rails=shape.rails, scalable_units_per_pod=shape.sus_per_pod,
-                        pods=shape.pods, max_oversubscription=64.0)
+                        pods=shape.pods, max_oversubscription=64.0,
+                        parallel_links=ParallelLinks(leaf_spine=shape.leaf_spine_links,
+                                                     spine_super_spine=shape.spine_super_spine_links))
     probe = Fabric(name="synthetic", topology=topology, hardware=hardware,
                    planes={p: _plane(shape, i, {}) for i, p in enumerate(PLANE_NAMES[:2])})
     cap = plane_capacity(probe)
     needs = {
         "loopbacks": cap.loopbacks,
-        "fabric_links": cap.leaves * cap.spines_per_pod * 2,
+        "fabric_links": cap.leaves * cap.spines_per_pod * cap.leaf_spine_links * 2,
         "server_links": cap.leaves * cap.server_block_size,
-        "super_spine_links": cap.spines * cap.super_spines_per_group * 2 if three else 0,
+        "super_spine_links": cap.spines * cap.super_spines_per_group * cap.spine_super_spine_links * 2 if three else 0,
         "border_links": cap.top_tier * max(cap.gateways, 1) * 2 if shape.gateways else 0,
     }
     planes = {}

@@ -106,14 +106,18 @@ def check_capacity(inv: LoadedInventory) -> Iterator[Diagnostic]:
         if spec.spines_per_pod > cap.spines_per_pod:
             yield _diag(inv, (*base, "spines_per_pod"),
                         f"plane {plane}: {spec.spines_per_pod} spines per pod but a leaf has only "
-                        f"{cap.spines_per_pod} uplink ports", f"use at most {cap.spines_per_pod} spines")
+                        + (f"{cap.spines_per_pod} uplink ports" if cap.leaf_spine_links == 1 else
+                           f"room for {cap.spines_per_pod} spines ({cap.leaf_spine_links} links each)"),
+                        f"use at most {cap.spines_per_pod} spines")
         if topo.tiers == 3:
             if spec.super_spines_per_group is None:
                 yield _diag(inv, base, f"plane {plane}: tiers: 3 needs super_spines_per_group", "add it")
             elif spec.super_spines_per_group > cap.super_spines_per_group:
                 yield _diag(inv, (*base, "super_spines_per_group"),
                             f"plane {plane}: {spec.super_spines_per_group} super-spines per group but a spine has "
-                            f"{cap.super_spines_per_group} uplink ports", "use fewer super-spines per group")
+                            + (f"{cap.super_spines_per_group} uplink ports" if cap.spine_super_spine_links == 1 else
+                               f"room for {cap.super_spines_per_group} ({cap.spine_super_spine_links} links each)"),
+                            "use fewer super-spines per group")
             if spec.asn.super_spine is None:
                 yield _diag(inv, (*base, "asn"), f"plane {plane}: tiers: 3 needs asn.super_spine", "add it")
             if spec.link_speeds.spine_super_spine is None:
@@ -131,9 +135,10 @@ def check_capacity(inv: LoadedInventory) -> Iterator[Diagnostic]:
                             f"plane {plane}: {ratio.tier} oversubscription {ratio.ratio:.2f}:1 ({ratio.detail}) exceeds "
                             f"max_oversubscription {topo.max_oversubscription}",
                             f"add {ratio.remedy}, use faster uplinks or raise max_oversubscription")
-        need_paths = spec.spines_per_pod
+        # every parallel link is a session of its own: a next hop of its own
+        need_paths = spec.spines_per_pod * cap.leaf_spine_links
         if topo.tiers == 3 and spec.super_spines_per_group:
-            need_paths = max(need_paths, spec.super_spines_per_group)
+            need_paths = max(need_paths, spec.super_spines_per_group * cap.spine_super_spine_links)
         if fab.ecmp.maximum_paths < need_paths:
             yield _diag(inv, ("fabric", "ecmp", "maximum_paths"),
                         f"maximum_paths {fab.ecmp.maximum_paths} is below the {need_paths} equal-cost uplinks of plane "
@@ -161,16 +166,17 @@ def tier_ratios(inv: LoadedInventory, plane: str) -> list[TierRatio]:
     out = []
     used = max((s.slot for s in inv.inventory.servers.servers), default=0)
     down = used * SPEEDS_GBPS[spec.link_speeds.server]
-    up = spec.spines_per_pod * SPEEDS_GBPS[spec.link_speeds.leaf_spine]
+    ls, sss = topo.parallel_links.leaf_spine, topo.parallel_links.spine_super_spine
+    up = spec.spines_per_pod * ls * SPEEDS_GBPS[spec.link_speeds.leaf_spine]
     if up:
         out.append(TierRatio(plane, "leaf", down / up, f"{used} x {spec.link_speeds.server} down, "
-                             f"{spec.spines_per_pod} x {spec.link_speeds.leaf_spine} up", "spines_per_pod", "spines"))
+                             f"{spec.spines_per_pod * ls} x {spec.link_speeds.leaf_spine} up", "spines_per_pod", "spines"))
     if topo.tiers == 3 and spec.super_spines_per_group and spec.link_speeds.spine_super_spine:
         leaves = topo.rails * topo.scalable_units_per_pod
-        s_down = leaves * SPEEDS_GBPS[spec.link_speeds.leaf_spine]
-        s_up = spec.super_spines_per_group * SPEEDS_GBPS[spec.link_speeds.spine_super_spine]
-        out.append(TierRatio(plane, "spine", s_down / s_up, f"{leaves} x {spec.link_speeds.leaf_spine} down, "
-                             f"{spec.super_spines_per_group} x {spec.link_speeds.spine_super_spine} up",
+        s_down = leaves * ls * SPEEDS_GBPS[spec.link_speeds.leaf_spine]
+        s_up = spec.super_spines_per_group * sss * SPEEDS_GBPS[spec.link_speeds.spine_super_spine]
+        out.append(TierRatio(plane, "spine", s_down / s_up, f"{leaves * ls} x {spec.link_speeds.leaf_spine} down, "
+                             f"{spec.super_spines_per_group * sss} x {spec.link_speeds.spine_super_spine} up",
                              "super_spines_per_group", "super-spines"))
     return out
 
@@ -204,11 +210,11 @@ def shared_fate(inv: LoadedInventory) -> list[str]:
 def _pool_needs(cap: PlaneCapacity, three_tier: bool, has_gateways: bool) -> dict[str, int]:
     needs = {
         "loopbacks": cap.loopbacks,
-        "fabric_links": cap.leaves * cap.spines_per_pod * 2,
+        "fabric_links": cap.leaves * cap.spines_per_pod * cap.leaf_spine_links * 2,
         "server_links": cap.leaves * cap.server_block_size,
     }
     if three_tier:
-        needs["super_spine_links"] = cap.spines * cap.super_spines_per_group * 2
+        needs["super_spine_links"] = cap.spines * cap.super_spines_per_group * cap.spine_super_spine_links * 2
     if has_gateways:
         needs["border_links"] = cap.top_tier * max(cap.gateways, 1) * 2
     return needs

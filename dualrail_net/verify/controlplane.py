@@ -41,7 +41,9 @@ from dualrail_net.verify.topology import _NODE_SHIFT, NodeId, Session, Topology
 
 MAX_LEVELS = 64  # AS paths longer than this are not followed (a Clos fabric needs 4-6)
 Delays = tuple[tuple[int, int], ...]  # ((extra AS hops, prefixes), ...) a session's prepends add
-Edge = tuple[int, int | None, bool, Delays | None]  # (receiver, what may cross or None: all, iBGP, delays)
+# (receiver, what may cross or None: all, iBGP, delays, the sender's number on this session: its own,
+# or an alias (>= the instance count) for the second and later of parallel sessions to one receiver)
+Edge = tuple[int, int | None, bool, Delays | None, int]
 TRANSIT_ROLES = frozenset({"spine", "super_spine"})
 
 
@@ -63,7 +65,9 @@ class PlaneControl:
     sessions: list[SessionState]
     origin: dict[NodeId, int]  # what each instance originates
     reach: dict[NodeId, int]  # what each instance has a BGP route for
-    via_in: list[dict[int, int]]  # per receiver: sender number -> prefixes installed over that session
+    # per receiver: sender number -> prefixes installed over that session; a number >= len(nodes) is
+    # a parallel session of sender alias[number - len(nodes)] (each session is a next hop of its own)
+    via_in: list[dict[int, int]]
     edge_masks: dict[int, int] = field(default_factory=dict)  # sender * n + receiver -> what may cross
     looped: dict[int, int] = field(default_factory=dict)  # sender * n + receiver -> dropped by loop prevention
     suppressed: dict[NodeId, int] = field(default_factory=dict)  # summary-only: not advertised
@@ -72,21 +76,50 @@ class PlaneControl:
     # sender * n + receiver -> ((extra AS hops, prefixes), ...) the session's route-maps prepend
     edge_delays: dict[int, Delays] = field(default_factory=dict)
     unmodelled: list[tuple[str, int, str]] = field(default_factory=list)  # (device, line, what)
+    alias: list[int] = field(default_factory=list)  # parallel session numbers -> their sender's number
 
     def __post_init__(self) -> None:
         self.number = {node: i for i, node in enumerate(self.nodes)}
 
-    def via(self, receiver: NodeId, sender: NodeId) -> int:
-        """The prefixes ``receiver`` installs with ``sender`` as a next hop."""
+    def _real(self, s: int) -> int:
+        n = len(self.nodes)
+        return s if s < n else self.alias[s - n]
+
+    def sessions_via(self, receiver: NodeId, sender: NodeId) -> list[int]:
+        """What ``receiver`` installs over each session with ``sender`` (one entry per parallel
+        session that installs anything)."""
         r, s = self.number.get(receiver), self.number.get(sender)
-        return 0 if r is None or s is None else self.via_in[r].get(s, 0)
+        if r is None or s is None:
+            return []
+        return [bits_ for key, bits_ in self.via_in[r].items() if self._real(key) == s]
+
+    def via(self, receiver: NodeId, sender: NodeId) -> int:
+        """The prefixes ``receiver`` installs with ``sender`` as a next hop (over any session)."""
+        r, s = self.number.get(receiver), self.number.get(sender)
+        if r is None or s is None:
+            return 0
+        if not self.alias:
+            return self.via_in[r].get(s, 0)
+        return _or(self.sessions_via(receiver, sender))
 
     def senders(self, receiver: NodeId) -> dict[NodeId, int]:
         r = self.number.get(receiver)
-        return {} if r is None else {self.nodes[s]: bits_ for s, bits_ in self.via_in[r].items()}
+        out: dict[NodeId, int] = {}
+        for s, bits_ in ([] if r is None else self.via_in[r].items()):
+            node = self.nodes[self._real(s)]
+            out[node] = out.get(node, 0) | bits_
+        return out
+
+    def next_hops(self, node: NodeId, bit: int) -> list[NodeId]:
+        """The neighbors ``node`` installs for prefix ``bit``, once per session (parallel links)."""
+        r = self.number.get(node)
+        return [] if r is None else [self.nodes[self._real(s)] for s, bits_ in self.via_in[r].items()
+                                     if bits_ >> bit & 1]
 
     def width(self, node: NodeId, bit: int) -> int:
-        return sum(1 for bits_ in self.senders(node).values() if bits_ >> bit & 1)
+        """Next hops ``node`` installs for prefix ``bit``: one per session (parallel links count)."""
+        r = self.number.get(node)
+        return 0 if r is None else sum(1 for bits_ in self.via_in[r].values() if bits_ >> bit & 1)
 
     def edge_mask(self, sender: NodeId, receiver: NodeId) -> int | None:
         """What the session lets cross from ``sender`` to ``receiver`` (None: no session up)."""
@@ -341,11 +374,15 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
     edge_delays: dict[int, Delays] = {}
     unmodelled: list[tuple[str, int, str]] = []
     requires = [requires_policy(devices[node[0]], devices[node[0]].bgp[node[1]]) for node in nodes]
+    alias: list[int] = []  # parallel session numbers (n + i) -> the sender's own number
+    seen_pairs: set[tuple[int, int]] = set()
     for st in states:
         if not st.up:
             continue
         s = st.session
         a, b = number[s.a], number[s.b]
+        parallel = (a, b) in seen_pairs or (b, a) in seen_pairs
+        seen_pairs.add((a, b))
         a_dev, b_dev = devices[s.a[0]], devices[s.b[0]]
         a_nbr = a_dev.bgp[s.a[1]].neighbors[s.a_neighbor]
         b_nbr = b_dev.bgp[s.b[1]].neighbors[s.b_neighbor]
@@ -360,10 +397,15 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
             delays = _delays([(e, bits_ & mask) for e, bits_ in prepending(src_dev, out_map)],
                              [(e, bits_ & mask) for e, bits_ in prepending(dst_dev, in_map)],
                              (src_dev.name, {asn[src]}), (dst_dev.name, {asn[src], asn[dst]}), unmodelled)
-            edges[src].append((dst, None if mask == full else mask, ibgp, delays))
-            edge_masks[src * n + dst] = mask
+            sender = src
+            if parallel:
+                sender = n + len(alias)
+                alias.append(src)
+            edges[src].append((dst, None if mask == full else mask, ibgp, delays, sender))
+            key = src * n + dst  # parallel sessions: what crosses every one of them
+            edge_masks[key] = edge_masks.get(key, mask) & mask
             if delays is not None:
-                edge_delays[src * n + dst] = delays
+                edge_delays[key] = edge_delays.get(key, ()) + delays
     members: dict[int, list[int]] = defaultdict(list)
     for i, a in enumerate(asn):
         members[a].append(i)
@@ -374,6 +416,9 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
     for position, i in enumerate(sorted(range(n), key=rid.__getitem__)):
         rank[i] = position
     relax = [inst.multipath_relax for inst in insts]
+    for src in alias:  # a parallel session's sender ranks and counts as its device
+        asn.append(asn[src])
+        rank.append(rank[src])
     paths_cap = [maximum_paths(devices[node[0]], inst, path_overrides) for node, inst in zip(nodes, insts)]
 
     origin = [sum(1 << bit_of[p] for p in set(origins[node].prefixes)) for node in nodes]
@@ -381,7 +426,7 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
     suppressed: dict[int, int] = {}
     core: _Core | None = None
     for _ in range(4):  # aggregates: originate, propagate, repeat while an aggregate appears or goes
-        core = _propagate(origin, edges, asn, group_of, rank, relax, paths_cap, suppressed)
+        core = _propagate(origin, edges, asn, group_of, rank, relax, paths_cap, suppressed, alias)
         changed = False
         for i, node in enumerate(nodes):
             for agg in insts[i].aggregates:
@@ -399,9 +444,9 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
             break
     assert core is not None
     return PlaneControl(plane, idx, nodes, states, {node: origin[i] for i, node in enumerate(nodes)},
-                        {node: core.reach[i] for i, node in enumerate(nodes)}, core.via_in, edge_masks, core.looped,
-                        {nodes[i]: bits_ for i, bits_ in suppressed.items()}, dead, sorted(set(undefined)),
-                        edge_delays, sorted(set(unmodelled)))
+                        {node: core.reach[i] for i, node in enumerate(nodes)}, core.via_in[:n], edge_masks,
+                        core.looped, {nodes[i]: bits_ for i, bits_ in suppressed.items()}, dead,
+                        sorted(set(undefined)), edge_delays, sorted(set(unmodelled)), alias)
 
 
 def _delays(out: list[tuple[RouteMapEntry, int]], into: list[tuple[RouteMapEntry, int]],
@@ -442,12 +487,16 @@ def _more_specific(idx: PrefixIndex, prefix: str) -> int:
 
 
 def path_through(node: int, group: frozenset[int], bits_: int, via_in: list[dict[int, int]],
-                 rank: list[int] | None, memo: dict[tuple[int, frozenset[int]], tuple[int, int]]) -> int:
+                 rank: list[int] | None, memo: dict[tuple[int, frozenset[int]], tuple[int, int]],
+                 alias: Sequence[int] = ()) -> int:
     """Of ``bits_`` (prefixes ``node`` has), those whose path at ``node`` passes through a member of
     ``group``, walked back along the senders: with ``rank``, the best one per prefix (the lowest
     ranked installed sender, which is the best path's); without, every equal-cost sender (the
     plan's side). Asked only for prefixes some member of the group already has. ``memo``: per
-    (node, group), the prefixes answered and the answer (a path never changes once learned)."""
+    (node, group), the prefixes answered and the answer (a path never changes once learned).
+    ``alias``: the senders of parallel sessions (numbers from len(via_in) - len(alias) on)."""
+    if alias and node >= len(via_in) - len(alias):
+        node = alias[node - (len(via_in) - len(alias))]
     if node in group:
         return bits_
     key = (node, group)
@@ -460,7 +509,7 @@ def path_through(node: int, group: frozenset[int], bits_: int, via_in: list[dict
         for sender in order:
             part = left & senders[sender]
             if part:
-                found |= path_through(sender, group, part, via_in, rank, memo)
+                found |= path_through(sender, group, part, via_in, rank, memo, alias)
                 if rank is not None:
                     left ^= part
                     if not left:
@@ -478,7 +527,7 @@ class _Core:
 
 def _propagate(origin: list[int], edges: list[list[Edge]], asn: list[int],
                group_of: dict[int, frozenset[int]], rank: list[int], relax: list[bool], paths_cap: list[int],
-               suppressed: dict[int, int]) -> _Core:
+               suppressed: dict[int, int], alias: Sequence[int] = ()) -> _Core:
     """Level by level (a level is one AS of path length): every sender offers what it learned at
     the last level; a receiver keeps what it does not have yet. An offer over a session whose
     route-maps prepend k ASNs arrives k levels later (so it loses to shorter paths and joins
@@ -486,10 +535,13 @@ def _propagate(origin: list[int], edges: list[list[Edge]], asn: list[int],
     another device shares refuses prefixes whose best path at the sender crosses one of them; that
     is only possible for a prefix some member of the group had before this level, so only those
     are walked back (path_through). Instances are numbers here: a 100k-GPU plane has 7k instances
-    and 400k session directions, and tuple keys cost more than the set operations."""
+    and 400k session directions, and tuple keys cost more than the set operations. A parallel
+    session offers under its alias number (``asn`` and ``rank`` extended for it): each session is
+    a path of its own; the alias's installed routes are its sender's (one dict shared)."""
     n = len(origin)
     reach = list(origin)
     via_in: list[dict[int, int]] = [{} for _ in range(n)]
+    via_in += [via_in[src] for src in alias]
     ibgp_learned = [0] * n
     looped: dict[int, int] = {}
     memo: dict[tuple[int, frozenset[int]], tuple[int, int]] = {}
@@ -500,7 +552,7 @@ def _propagate(origin: list[int], edges: list[list[Edge]], asn: list[int],
         offers: dict[int, list[tuple[int, int]]] = defaultdict(list)
         for src, have in frontier.items():
             send = have ^ (have & suppressed[src]) if src in suppressed else have
-            for dst, mask, ibgp, delays in edges[src]:
+            for dst, mask, ibgp, delays, sender in edges[src]:
                 offer = send if mask is None else send & mask
                 offer ^= offer & reach[dst]  # offer & ~reach, as cheap as the smaller of the two
                 if not offer:
@@ -512,7 +564,7 @@ def _propagate(origin: list[int], edges: list[list[Edge]], asn: list[int],
                     if group is not None:
                         candidates = offer & group_reach[asn[dst]]
                         if candidates:
-                            dropped = path_through(src, group, candidates, via_in, rank, memo)
+                            dropped = path_through(src, group, candidates, via_in, rank, memo, alias)
                             if dropped:
                                 looped[src * n + dst] = looped.get(src * n + dst, 0) | dropped
                                 offer ^= dropped
@@ -521,9 +573,9 @@ def _propagate(origin: list[int], edges: list[list[Edge]], asn: list[int],
                         part = offer & prepended
                         if part:
                             offer ^= part
-                            later.setdefault(level + extra, {}).setdefault(dst, []).append((src, part))
+                            later.setdefault(level + extra, {}).setdefault(dst, []).append((sender, part))
                 if offer:
-                    offers[dst].append((src, offer))
+                    offers[dst].append((sender, offer))
         arriving = later.pop(level, {})
         for dst, delayed in arriving.items():
             offers[dst].extend(delayed)
@@ -622,12 +674,15 @@ class PlanePlan:
     origin: dict[str, int]  # device -> the prefixes it originates
     reach: dict[str, int]  # device -> every prefix it must have
     via_in: list[dict[int, int]]  # per receiver number: sender number -> prefixes expected over that link
+    parallel: dict[int, int] = field(default_factory=dict)  # receiver * n + sender -> links, where > 1
 
-    def links(self) -> Iterator[tuple[str, str, int]]:
-        """(receiver, sender, prefixes expected from that sender) for every planned next hop."""
+    def links(self) -> Iterator[tuple[str, str, int, int]]:
+        """(receiver, sender, prefixes expected from that sender, next hops each: the parallel
+        links between the two) for every planned neighbor."""
+        n = len(self.nodes)
         for dst, inbound in enumerate(self.via_in):
             for src, bits_ in inbound.items():
-                yield self.nodes[dst], self.nodes[src], bits_
+                yield self.nodes[dst], self.nodes[src], bits_, self.parallel.get(dst * n + src, 1)
 
 
 def planned_prefixes(snap: Snapshot, plane: str) -> list[str]:
@@ -644,14 +699,15 @@ def expected_plane(snap: Snapshot, plane: str, bit_of: Mapping[str, int]) -> Pla
     nodes = [name for name, meta in manifest.devices.items() if plane in (meta.planes or [meta.plane or ""])]
     number = {name: i for i, name in enumerate(nodes)}
     n = len(nodes)
-    links: list[dict[int, None]] = [{} for _ in nodes]  # ordered sets: findings come in plan order
+    # ordered: findings come in plan order; the value counts parallel links
+    links: list[dict[int, int]] = [{} for _ in nodes]
     plan = snap.cabling
     for a_end, b_end, row_plane in zip(plan.column("a_device"), plan.column("b_device"), plan.column("plane")):
         if row_plane == plane and a_end != b_end:
             i, j = number.get(a_end), number.get(b_end)
             if i is not None and j is not None:
-                links[i][j] = None
-                links[j][i] = None
+                links[i][j] = links[i].get(j, 0) + 1
+                links[j][i] = links[j].get(i, 0) + 1
     origin = [sum(1 << bit_of[net_str(network_of(p))] for p in set(manifest.devices[name].originates.get(plane, [])))
               for name in nodes]
     transit = [manifest.devices[name].role in TRANSIT_ROLES for name in nodes]
@@ -693,8 +749,9 @@ def expected_plane(snap: Snapshot, plane: str, bit_of: Mapping[str, int]) -> Pla
                 gained |= new
             reach[dst] |= gained
             frontier[dst] = gained
+    parallel = {dst * n + src: count for dst, ends in enumerate(links) for src, count in ends.items() if count > 1}
     return PlanePlan(plane, nodes, {name: origin[i] for i, name in enumerate(nodes)},
-                     {name: reach[i] for i, name in enumerate(nodes)}, via_in)
+                     {name: reach[i] for i, name in enumerate(nodes)}, via_in, parallel)
 
 
 def instance_of(topo: Topology, snap: Snapshot, device: str, plane: str) -> NodeId | None:

@@ -4,8 +4,8 @@ protocol, with explicit AS paths per prefix and per device, iterated until nothi
 ``compute_plane`` propagates bitsets level by level for speed; this module says what it must
 compute, the slow and obvious way: every device holds, per prefix, its candidate paths (one per
 neighbor that offers the prefix), each an explicit tuple of ASNs; every round each device takes
-its neighbors' best paths through their outbound and its own inbound route-map (one prefix at a
-time, with ``explain_route_map``), prepends, refuses a path that holds its own ASN (eBGP), keeps
+its neighbors' best paths over every session (parallel links are sessions of their own) through
+their outbound and its own inbound route-map (one prefix at a time, with ``explain_route_map``), prepends, refuses a path that holds its own ASN (eBGP), keeps
 the shortest, installs the equal ones of the best path's neighbor AS (any AS with multipath-relax)
 up to maximum-paths in router-ID order. Aggregates are re-derived until they settle. The result is
 the installed next hops of every prefix at every routing instance; tests require it to equal the
@@ -59,9 +59,10 @@ def _within(prefix: str, aggregate: str) -> bool:
 
 
 def reference_rib(snap: Snapshot, topo: Topology, plane: str,
-                  path_overrides: Mapping[str, int] | None = None) -> dict[NodeId, dict[str, frozenset[NodeId]]]:
-    """Per routing instance of ``plane``: prefix -> the neighbors it installs as next hops (a prefix
-    the instance originates itself maps to an empty set)."""
+                  path_overrides: Mapping[str, int] | None = None) -> dict[NodeId, dict[str, tuple[NodeId, ...]]]:
+    """Per routing instance of ``plane``: prefix -> the neighbors it installs as next hops, one per
+    session (a neighbor over parallel links appears once per link; a prefix the instance originates
+    itself maps to an empty tuple)."""
     nodes = plane_nodes(snap, topo, plane)
     in_plane = set(nodes)
     devices = snap.devices
@@ -95,7 +96,7 @@ def reference_rib(snap: Snapshot, topo: Topology, plane: str,
         if now == active_aggregates:
             break
         active_aggregates = now
-    return {node: {p: frozenset(path.sender for path in paths) for p, paths in rib[node].items()}
+    return {node: {p: tuple(sorted(path.sender for path in paths)) for p, paths in rib[node].items()}
             for node in nodes}
 
 

@@ -351,7 +351,7 @@ def _sessions(snap: Snapshot, topo: Topology) -> tuple[list[Session], list[tuple
     Each statement is tested in three steps: the address's owner (by_ip), the instance's own
     endpoint on that owner's subnet, the owner's instance's statement back toward that endpoint.
     A statement passing all three makes a session unless an earlier one already made one between
-    the same two instances."""
+    the same two endpoints (the other end's statement back)."""
     st = topo.statements
     owner, own_node = st.owner, st.node
     has_owner = owner >= 0
@@ -385,9 +385,10 @@ def _sessions(snap: Snapshot, topo: Topology) -> tuple[list[Session], list[tuple
         at = np.minimum(np.searchsorted(statement_keys, wanted), len(statement_keys) - 1)
         back[candidates] = np.where(statement_keys[at] == wanted, statements[at], -1)
     passed = np.flatnonzero(back >= 0)
-    # one session per pair of instances, whichever end comes first
-    a, b = own_node[passed], peer_node[passed]
-    _, first_of_pair = first_of_each(np.minimum(a, b) * len(topo.nodes) + np.maximum(a, b))
+    # one session per pair of endpoints (a link), whichever end's statement comes first: parallel
+    # links between the same two instances are sessions of their own
+    a, b = local[passed], owner[passed]
+    _, first_of_pair = first_of_each(np.minimum(a, b) * len(topo) + np.maximum(a, b))
     made = passed[np.sort(first_of_pair)]
     nodes, asn, addresses, neighbor, ips = topo.nodes, st.asn, st.address, st.neighbor, topo.ip
     sessions = [Session(nodes[mine], nodes[peer], addresses[i], ips[at], asn[mine], asn[peer],

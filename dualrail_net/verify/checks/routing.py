@@ -37,7 +37,7 @@ class PlaneView:
     control: PlaneControl
     plan: PlanePlan
     node: dict[str, NodeId | None]  # planned device -> its routing instance in the plane
-    sessions: dict[frozenset[NodeId], SessionState]
+    sessions: dict[frozenset[NodeId], list[SessionState]]  # parallel links: a session each
 
 
 def plane_view(ctx: Context, plane: str) -> PlaneView:
@@ -45,7 +45,9 @@ def plane_view(ctx: Context, plane: str) -> PlaneView:
     bit_of = {p: i for i, p in enumerate(control.index.prefixes)}
     plan = expected_plane(ctx.snap, plane, bit_of)
     node = {name: instance_of(ctx.topo, ctx.snap, name, plane) for name in plan.nodes}
-    sessions = {frozenset((st.session.a, st.session.b)): st for st in control.sessions}
+    sessions: dict[frozenset[NodeId], list[SessionState]] = {}
+    for st in control.sessions:
+        sessions.setdefault(frozenset((st.session.a, st.session.b)), []).append(st)
     return PlaneView(control, plan, node, sessions)
 
 
@@ -146,17 +148,23 @@ def explain_route_map(dev: DeviceConfig, name: str, prefix: str) -> tuple[bool, 
 
 
 def edge_reason(ctx: Context, view: PlaneView, sender: NodeId | None, receiver: NodeId, bit: int,
-                sender_name: str) -> str:
-    """Why ``receiver`` has no route for prefix ``bit`` over ``sender`` (first cause on the way)."""
+                sender_name: str, links: int = 1) -> str:
+    """Why ``receiver`` has no route for prefix ``bit`` over ``sender`` (first cause on the way), or
+    with ``links`` planned parallel links, over fewer of them than planned."""
     control = view.control
     prefix = control.index.prefixes[bit]
     if sender is None:
         return f"{sender_name} runs no BGP in plane {control.plane}"
-    state = view.sessions.get(frozenset((sender, receiver)))
-    if state is None:
+    states = view.sessions.get(frozenset((sender, receiver)), [])
+    if not states:
         return f"no BGP session is configured between {_label(sender)} and {_label(receiver)}"
-    if not state.up:
-        return state.reason
+    down = [st for st in states if not st.up]
+    if down and (len(down) == len(states) or control.via(receiver, sender) >> bit & 1):
+        return down[0].reason  # every session down, or a parallel one down while the others carry it
+    if len(states) < links and control.via(receiver, sender) >> bit & 1:
+        return (f"only {len(states)} of the {links} planned BGP sessions between {_label(sender)} and "
+                f"{_label(receiver)} are configured (a session per cable; BGP-SESSION-MISSING names the cable)")
+    state = next(st for st in states if st.up)
     if not control.reach.get(sender, 0) >> bit & 1:
         return f"{_label(sender)} has no route for it"
     if control.suppressed.get(sender, 0) >> bit & 1:
@@ -165,7 +173,8 @@ def edge_reason(ctx: Context, view: PlaneView, sender: NodeId | None, receiver: 
         line = agg.line if agg else 0
         return f"{_loc(ctx, sender[0], line)}: {_label(sender)} advertises only the aggregate (summary-only)"
     if not (control.edge_mask(sender, receiver) or 0) >> bit & 1:
-        return _policy_reason(ctx, state, sender, receiver, prefix)
+        reasons = [_policy_reason(ctx, st, sender, receiver, prefix) for st in states if st.up]
+        return next((r for r in reasons if r != NO_POLICY_REASON), reasons[0])
     if control.loop_dropped(sender, receiver) >> bit & 1:
         asn = ctx.snap.devices[receiver[0]].bgp[receiver[1]].asn
         return (f"{_loc(ctx, receiver[0], ctx.snap.devices[receiver[0]].bgp[receiver[1]].line)}: AS {asn} of "
@@ -174,7 +183,7 @@ def edge_reason(ctx: Context, view: PlaneView, sender: NodeId | None, receiver: 
     hop = _prepending_hop(control, sender, receiver, bit)
     if hop is not None:
         up_sender, up_receiver, extra = hop
-        up_state = view.sessions.get(frozenset((up_sender, up_receiver)))
+        up_state = next(iter(view.sessions.get(frozenset((up_sender, up_receiver)), [])), None)
         if up_state is not None:
             said = _prepend_reason(ctx, up_state, up_sender, up_receiver, prefix, extra)
             return (f"{said}, so the path over {_label(sender)} is longer than the best and is not installed "
@@ -211,7 +220,10 @@ def _policy_reason(ctx: Context, state: SessionState, sender: NodeId, receiver: 
         permitted, line, why = explain_route_map(dev, name, prefix)
         if not permitted:
             return f"{_loc(ctx, node[0], line or nbr.line)}: {_label(node)} {direction}bound: {why}"
-    return "a route-map drops it"
+    return NO_POLICY_REASON
+
+
+NO_POLICY_REASON = "a route-map drops it"
 
 
 def _prepending_hop(control: PlaneControl, sender: NodeId, receiver: NodeId,
@@ -344,29 +356,45 @@ def route_ecmp_width(ctx: Context, view: PlaneView) -> list[Finding]:
     plan, control = view.plan, view.control
     prefixes = control.index.prefixes
     grouped: dict[tuple[str, str], tuple[int, list[str], int]] = {}
-    for dst, src, expected in plan.links():
+    for dst, src, expected, links in plan.links():
         receiver = view.node.get(dst)
         if receiver is None:
             continue  # ROUTE-MISSING reports a switch without BGP in the plane
         sender = view.node.get(src)
         lost = expected & control.reach.get(receiver, 0)
         if sender is not None and lost:
-            lost ^= lost & control.via(receiver, sender)
+            # over parallel links each session is a next hop: a prefix is short unless as many
+            # sessions as planned links carry it
+            carried = (control.via(receiver, sender) if links == 1
+                       else at_least(control.sessions_via(receiver, sender), links))
+            lost ^= lost & carried
         if not lost:
             continue
         first = (lost & -lost).bit_length() - 1
-        reason = edge_reason(ctx, view, sender, receiver, first, src)
+        reason = edge_reason(ctx, view, sender, receiver, first, src, links)
         key = (dst, reason)
         count, senders, example = grouped.get(key, (0, [], first))
-        grouped[key] = (count + lost.bit_count(), senders + [src], example)
+        label = src
+        if links > 1 and sender is not None:
+            label = f"{src} ({sum(1 for m in control.sessions_via(receiver, sender) if m >> first & 1)} of {links} links)"
+        grouped[key] = (count + lost.bit_count(), senders + [label], example)
         if len(grouped) > MAX_FINDINGS:
             break
     for (dst, reason), (count, senders, example) in grouped.items():
-        out.append(finding(sorted({dst, *senders}), control.plane,
+        out.append(finding(sorted({dst, *(s.split(" (")[0] for s in senders)}), control.plane,
                            f"{dst} installs {count} route(s) without next hop {', '.join(senders[:6])}"
                            f"{' and more' if len(senders) > 6 else ''} (plane {control.plane}, e.g. "
                            f"{prefixes[example]}): {reason}", why))
     return out
+
+
+def at_least(masks: list[int], k: int) -> int:
+    """The bits set in at least ``k`` of ``masks`` (k small: the parallel links of one pair)."""
+    counts = [-1] + [0] * k  # counts[j]: bits seen in at least j masks so far
+    for mask in masks:
+        for j in range(k, 0, -1):
+            counts[j] |= counts[j - 1] & mask
+    return counts[k]
 
 
 @per_plane("BGP-SESSION-DOWN", "every configured session comes up and carries IPv4 unicast")

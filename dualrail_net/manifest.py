@@ -33,6 +33,19 @@ class ManifestError(Exception):
 
 
 @dataclass(frozen=True, slots=True)
+class ExternalPeerEntry:
+    """A gateway's planned eBGP peer outside the fabric (storage, the outside), in one plane's VRF:
+    what verify holds the gateway's configuration to (the peer itself is not rendered)."""
+
+    plane: str
+    vrf: str | None
+    name: str
+    port: str  # the gateway's port toward it
+    asn: int
+    prefixes: list[str]  # what the plane takes from it (the plan has the gateway bring them in)
+
+
+@dataclass(frozen=True, slots=True)
 class DeviceEntry:
     role: str
     plane: str | None  # None: a device in several planes (one VRF each)
@@ -50,6 +63,8 @@ class DeviceEntry:
     asn: int = 0  # its planned BGP ASN (0: not known): AS-path loop prevention is part of the design
     # a multi-plane device: plane -> its VRF there (its maintenance window changes one at a time)
     vrfs: dict[str, str] = field(default_factory=dict)
+    # a gateway's external peers: peer address -> the planned peering
+    external: dict[str, ExternalPeerEntry] = field(default_factory=dict)
 
 
 class ServerPortEntry(NamedTuple):
@@ -209,6 +224,7 @@ _LOADED: dict[tuple[str, int, int, int], Manifest] = {}
 _NESTED: dict[tuple[type, str], type] = {
     (Manifest, "qos_markers"): QosMarkers,
     (Manifest, "devices"): DeviceEntry,
+    (DeviceEntry, "external"): ExternalPeerEntry,
     (Manifest, "servers"): ServerEntry,
     (Manifest, "ib_planes"): IbPlaneEntry,
     (IbPlaneEntry, "switches"): IbSwitchEntry,
@@ -218,7 +234,7 @@ _NESTED: dict[tuple[type, str], type] = {
 # lists of entries, written compactly (see _port)
 _NESTED_LISTS: dict[tuple[type, str], type] = {(ServerEntry, "ports"): ServerPortEntry}
 _CLASSES = (Manifest, DeviceEntry, ServerEntry, IbSwitchEntry, IbPlaneEntry, QosMarkers, ManagementEntry,
-            ServerModelEntry)
+            ServerModelEntry, ExternalPeerEntry)
 
 
 @dataclass(frozen=True)
@@ -345,4 +361,5 @@ def _plain(value: Any) -> Any:
 
 
 __all__ = ["CABLING_FILE", "DEFAULT_OUTPUT", "MANIFEST_FILE", "RESOLVED_FILE", "TWIN_SUBSTITUTES", "DeviceEntry",
+           "ExternalPeerEntry",
            "IbPlaneEntry", "IbSwitchEntry", "Manifest", "ManifestError", "QosMarkers", "ServerEntry", "ServerPortEntry"]

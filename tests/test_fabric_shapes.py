@@ -8,6 +8,7 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from conftest import InventoryFactory
 from dualrail_net.capacity.run import capacity_report
 from dualrail_net.render import render_fabric
@@ -106,3 +107,83 @@ def test_parallel_uplinks(make_inventory: InventoryFactory, tmp_path: Path) -> N
                     + "route-map NOTHING deny 10\n")
     width = [f for f in found if f.startswith("ROUTE-ECMP-WIDTH")]
     assert any("a-spine-1 (1 of 2 links)" in f and "route-map NOTHING" in f for f in width), width
+
+
+EXTERNAL = '''    external:
+      A:
+        - {name: storage-a-1, port: 65, subnet: 100.64.0.0/31, asn: 65100, prefixes: [172.16.0.0/16]}
+      B:
+        - {name: storage-b-1, port: 66, subnet: 100.64.0.2/31, asn: 65100, prefixes: [172.17.0.0/16]}
+'''
+
+
+def _with_external(make_inventory: InventoryFactory, external: str = EXTERNAL) -> Path:
+    return make_inventory({"fabric.yaml": [("    asn: 4200000100\n    planes: [A, B]\n",
+                                            "    asn: 4200000100\n    planes: [A, B]\n" + external)]})
+
+
+def test_gateway_external_side(make_inventory: InventoryFactory, tmp_path: Path) -> None:
+    """A storage gateway with one external peering per plane, each in its plane's VRF: the port and
+    the session render in that VRF, the plane accepts only the peer's prefixes (EXTERNAL-<plane>-IN)
+    and passes them on to its spines; every switch of the plane learns them and no switch of the
+    other plane does; servers route them through their NIC of that plane. Builds clean; breaking the
+    peering or leaking the prefixes is reported."""
+    loaded = load_inventory(_with_external(make_inventory))
+    assert [d for d in validate(loaded) if d.severity.value == "error"] == []
+    fabric = resolve_fabric(loaded.inventory)
+    gw = fabric.switches["gw-storage-1"]
+    ext = [(p.name, p.address, p.vrf, p.peer) for p in gw.ports if p.kind == "external"]
+    assert ext == [("swp65", "100.64.0.0/31", "plane-a", "storage-a-1"), ("swp66", "100.64.0.2/31", "plane-b", "storage-b-1")]
+    assert "172.16.0.0/16" in fabric.planes["A"].routed_prefixes and "172.16.0.0/16" not in fabric.planes["B"].routed_prefixes
+    out = tmp_path / "build"
+    write_artifacts(render_fabric(fabric), out)
+    assert _findings(out) == []
+    frr = (out / "multi-plane" / "gw-storage-1" / "frr.conf").read_text()
+    assert "neighbor 100.64.0.1 route-map EXTERNAL-A-IN in" in frr and "neighbor 100.64.0.3 route-map EXTERNAL-B-IN in" in frr
+    server = (out / "servers" / "gpu001" / "interfaces").read_text()
+    assert "ip route replace 172.16.0.0/16 via 10.12.0.0" in server and "ip route replace 172.17.0.0/16 via 10.22.0.0" in server
+
+    def mutated(name: str, edit: Callable[[str], str], file: str = "frr.conf") -> list[str]:
+        broken = tmp_path / name
+        shutil.copytree(out, broken)
+        conf = broken / "multi-plane" / "gw-storage-1" / file
+        text = conf.read_text()
+        conf.write_text(edit(text))
+        assert conf.read_text() != text
+        return _findings(broken)
+
+    found = mutated("no-peer", lambda t: t.replace(" neighbor 100.64.0.1 remote-as 65100\n", ""))
+    assert any(f.startswith("BGP-EXTERNAL-DOWN") and "100.64.0.1" in f for f in found), found
+    assert any(f.startswith("ROUTE-MISSING") and "172.16.0.0/16" in f for f in found), found
+    found = mutated("wrong-as", lambda t: t.replace("neighbor 100.64.0.3 remote-as 65100", "neighbor 100.64.0.3 remote-as 65101"))
+    assert any(f.startswith("BGP-EXTERNAL-DOWN") and "remote-as 65101" in f for f in found), found
+    found = mutated("port-down", lambda t: t.replace("iface swp65\n", "iface swp65\n    link-down yes\n"), "interfaces")
+    assert any(f.startswith("BGP-EXTERNAL-DOWN") and "no port up" in f for f in found), found
+    # plane A's storage prefix let into plane B's VRF from B's peer: plane B would reach A's storage
+    found = mutated("leak", lambda t: t.replace("ip prefix-list EXTERNAL-B seq 10 permit 172.17.0.0/16 le 32",
+                                                "ip prefix-list EXTERNAL-B seq 10 permit 172.17.0.0/16 le 32\n"
+                                                "ip prefix-list EXTERNAL-B seq 20 permit 172.16.0.0/16 le 32"))
+    assert any(f.startswith("ISO-EXTERNAL-POLICY") and "172.16.0.0/16" in f and "storage-b-1" in f
+               for f in found), found
+    found = mutated("no-policy", lambda t: t.replace("  neighbor 100.64.0.3 route-map EXTERNAL-B-IN in\n", ""))
+    assert any(f.startswith("ISO-EXTERNAL-POLICY") and "no route-map in" in f for f in found), found
+
+
+@pytest.mark.parametrize("external,message", [
+    (EXTERNAL.replace("port: 65", "port: 12"), "is in hardware.gateway.ports"),
+    (EXTERNAL.replace("[172.17.0.0/16]", "[172.16.128.0/17]"), "overlaps 172.16.0.0/16 of plane A"),
+    (EXTERNAL.replace("asn: 65100, prefixes: [172.16", "asn: 4200001000, prefixes: [172.16"), "is in the range of plane A spines"),
+    (EXTERNAL.replace("100.64.0.0/31", "100.64.0.8/29"), "is not a /31 or /30"),
+    (EXTERNAL.replace("[172.16.0.0/16]", "[10.12.0.0/24]"), "overlaps pool server_links"),
+    (EXTERNAL.replace("100.64.0.2/31", "10.13.0.8/31"), "is inside pool border_links"),
+    (EXTERNAL.replace("      B:\n", "      C:\n"), "which it does not serve"),
+])
+def test_gateway_external_side_is_validated(make_inventory: InventoryFactory, external: str, message: str) -> None:
+    from dualrail_net.sot.load import InventoryError
+    try:
+        diags = validate(load_inventory(_with_external(make_inventory, external)))
+    except InventoryError as exc:
+        assert message in str(exc)
+        return
+    errors = [f"{d.file}:{d.line}: {d.message}" for d in diags if d.severity.value == "error"]
+    assert any(message in e and "fabric.yaml:" in e for e in errors), errors

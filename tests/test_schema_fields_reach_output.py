@@ -82,6 +82,8 @@ COVERED_ELSEWHERE = {
     "fabric.planes.*.pools.super_spine_links": "tests/test_resolve.py (3-tier)",
     "servers.servers.*.pod": "tests/test_resolve.py (3-tier: servers of every pod)",
     "fabric.role_labels.super_spine": "tests/test_resolve.py (3-tier: role labels name the super-spines)",
+    "fabric.gateways.*.external": "tests/test_fabric_shapes.py::test_gateway_external_side (ports, sessions, "
+                                  "policies, server routes; every field validated)",
     "fabric.topology.parallel_links.spine_super_spine": "tests/test_reference_rib.py and tests/test_capacity.py "
                                                         "(3-tier with two links per spine-super-spine pair)",
     "infiniband.partitions.*.rate": "tests/test_infiniband.py (partition flags reach partitions.conf)",

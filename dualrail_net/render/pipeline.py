@@ -17,6 +17,7 @@ from dualrail_net.manifest import (
     RESOLVED_FILE,
     TWIN_SUBSTITUTES,
     DeviceEntry,
+    ExternalPeerEntry,
     IbPlaneEntry,
     IbSwitchEntry,
     Manifest,
@@ -100,7 +101,16 @@ def _originates(sw: Switch) -> dict[str, list[str]]:
     multi-plane device)."""
     if sw.plane:
         return {sw.plane: list(sw.networks)}
-    return {vrf.plane: list(vrf.networks) for vrf in sw.vrfs}
+    # a gateway brings in what its external peers in that plane's VRF send (the plane learns it from it)
+    return {vrf.plane: list(dict.fromkeys([*vrf.networks, *(prefix for p in sw.bgp_peers
+                                                            if p.kind == "external" and p.vrf == vrf.name
+                                                            for prefix in p.accepts)]))
+            for vrf in sw.vrfs}
+
+
+def _external(sw: Switch) -> dict[str, ExternalPeerEntry]:
+    return {p.address: ExternalPeerEntry(p.plane, p.vrf, p.peer, p.port, p.remote_asn, list(p.accepts))
+            for p in sw.bgp_peers if p.kind == "external"}
 
 
 # From this many devices (switches + servers) the devices are rendered in two processes: the
@@ -129,7 +139,8 @@ def _render_switches(fabric: Fabric, switches: list[Switch], root: str, done: _R
             model=sw.model, mgmt_address=sw.mgmt_address, dir=device_dir(sw),
             files=[a.path.rsplit("/", 1)[1] for a in arts if a.path.startswith(device_dir(sw))],
             twin_dir=twin_dir(sw) if get_platform(sw.platform).twin_substitute else device_dir(sw),
-            originates=_originates(sw), asn=sw.asn, vrfs={v.plane: v.name for v in sw.vrfs})
+            originates=_originates(sw), asn=sw.asn, vrfs={v.plane: v.name for v in sw.vrfs},
+            external=_external(sw) if sw.role == "gateway" else {})
         if progress:
             progress(1)
 

@@ -21,6 +21,9 @@ def policy_names(plane: str) -> dict[str, str]:
         "in": f"PLANE-{plane}-IN",
         "out": f"PLANE-{plane}-OUT",
         "local_out": f"LOCAL-{plane}-OUT",
+        "external_list": f"EXTERNAL-{plane}",
+        "external_in": f"EXTERNAL-{plane}-IN",
+        "external_out": f"EXTERNAL-{plane}-OUT",
     }
 
 
@@ -29,13 +32,26 @@ def _prefix_entries(prefixes: list[str], le: bool) -> list[dict[str, Any]]:
             for i, p in enumerate(prefixes)]
 
 
-def _policies(fabric: Fabric, plane: str, local: list[str], non_transit: bool) -> tuple[list[Structured], list[Structured]]:
+def _policies(fabric: Fabric, plane: str, local: list[str], non_transit: bool,
+              external: list[str] | None = None) -> tuple[list[Structured], list[Structured]]:
+    """The plane's prefix-lists and route-maps on one device. ``external``: the prefixes a gateway
+    accepts from its external peers in this plane (EXTERNAL-<plane>-IN), which it passes on into
+    the plane with its own (LOCAL-<plane>-OUT); toward the peers it sends the plane's prefixes."""
     names = policy_names(plane)
     prefix_lists = [{"name": names["plane_list"], "entries": _prefix_entries(fabric.planes[plane].routed_prefixes, True)}]
     route_maps = [{"name": names["in"], "seq": 10, "action": "permit", "match": names["plane_list"]}]
     if non_transit:
-        prefix_lists.append({"name": names["local_list"], "entries": _prefix_entries(local, False)})
+        entries = _prefix_entries(local, False)
+        entries += [{"seq": 10 * (len(entries) + i + 1), "action": "permit", "prefix": p, "le": 32}
+                    for i, p in enumerate(external or [])]
+        prefix_lists.append({"name": names["local_list"], "entries": entries})
         route_maps.append({"name": names["local_out"], "seq": 10, "action": "permit", "match": names["local_list"]})
+        if external:
+            prefix_lists.append({"name": names["external_list"], "entries": _prefix_entries(external, True)})
+            route_maps.append({"name": names["external_in"], "seq": 10, "action": "permit",
+                               "match": names["external_list"]})
+            route_maps.append({"name": names["external_out"], "seq": 10, "action": "permit",
+                               "match": names["plane_list"]})
     else:
         route_maps.append({"name": names["out"], "seq": 10, "action": "permit", "match": names["plane_list"]})
     return prefix_lists, route_maps
@@ -47,8 +63,10 @@ def _instance(sw: Switch, plane: str, vrf: PlaneVrf | None) -> Structured:
     vrf_name = vrf.name if vrf else None
     neighbors = [
         {
-            "address": p.address, "remote_asn": p.remote_asn, "description": f"{p.peer}:{_peer_port(sw, p.port)}",
-            "policy_in": names["in"], "policy_out": out_policy, "port": p.port,
+            "address": p.address, "remote_asn": p.remote_asn,
+            "description": p.peer if p.kind == "external" else f"{p.peer}:{_peer_port(sw, p.port)}",
+            "policy_in": names["external_in"] if p.kind == "external" else names["in"],
+            "policy_out": names["external_out"] if p.kind == "external" else out_policy, "port": p.port,
         }
         for p in sw.bgp_peers if p.vrf == vrf_name and p.plane == plane
     ]
@@ -92,7 +110,8 @@ def switch_structured(fabric: Fabric, sw: Switch) -> Structured:
     qos = fabric.qos[sw.qos_profile]
     interfaces = [
         {
-            "name": p.name, "number": p.number, "kind": p.kind, "description": f"{p.peer}:{p.peer_port}",
+            "name": p.name, "number": p.number, "kind": p.kind,
+            "description": f"{p.peer}:{p.peer_port}" if p.peer_port else p.peer,
             "address": p.address, "mtu": sw.mtu, "vrf": p.vrf, "plane": p.plane, "speed": p.speed,
         }
         for p in sw.ports
@@ -106,7 +125,9 @@ def switch_structured(fabric: Fabric, sw: Switch) -> Structured:
         route_maps += rm
         instances.append(_instance(sw, sw.plane, None))
     for vrf in sw.vrfs:
-        pl, rm = _policies(fabric, vrf.plane, vrf.networks, sw.role in NON_TRANSIT_ROLES)
+        external = list(dict.fromkeys(prefix for p in sw.bgp_peers if p.kind == "external" and p.vrf == vrf.name
+                                      for prefix in p.accepts))
+        pl, rm = _policies(fabric, vrf.plane, vrf.networks, sw.role in NON_TRANSIT_ROLES, external)
         prefix_lists += pl
         route_maps += rm
         instances.append(_instance(sw, vrf.plane, vrf))

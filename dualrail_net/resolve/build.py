@@ -95,6 +95,7 @@ class _PlaneBuilder:
         self.links: list[Link] = []
         self.leaf_at: dict[tuple[int, int, int], Switch] = {}  # (pod, su, rail) -> leaf
         self.top_tier: list[tuple[int, Switch]] = []  # (top-tier slot, switch) for gateways
+        self.external = external_prefixes(inv, plane)  # what its gateways bring in from outside
 
     # -- helpers ---------------------------------------------------------------------------------
     def _switch(self, name: str, role: str, pod: int, index: int, slot: int, asn: int) -> Switch:
@@ -229,6 +230,20 @@ def _attach_gateways(inv: Inventory, builders: dict[str, _PlaneBuilder], cap: Pl
                 sw.bgp_peers.append(BgpPeer(alloc.bare(top_addr), top.asn, top.name, gname, "uplink", plane, vrf))
                 top.bgp_peers.append(BgpPeer(alloc.bare(gw_addr), gw.asn, sw.name, tname, "border", plane))
                 links.append(Link(plane, "border", sw.name, gname, gw_addr, top.name, tname, top_addr, speed))
+        for plane, peers in gw.external.items():
+            vrf = naming.vrf_name(plane)
+            speed = builders[plane].spec.link_speeds.border or ""
+            for peer in peers:
+                # the gateway takes the subnet's first usable address, the peer the next one
+                net = ipaddress.IPv4Network(peer.subnet)
+                low = int(net.network_address) + (0 if net.prefixlen == 31 else 1)
+                gw_addr = f"{ipaddress.IPv4Address(low)}/{net.prefixlen}"
+                peer_addr = f"{ipaddress.IPv4Address(low + 1)}/{net.prefixlen}"
+                gname = naming.port_name(platform, peer.port)
+                sw.ports.append(Port(gname, peer.port, "external", gw_addr, peer.name, "", peer_addr, speed, plane, vrf))
+                sw.bgp_peers.append(BgpPeer(alloc.bare(peer_addr), peer.asn, peer.name, gname, "external", plane, vrf,
+                                            tuple(peer.prefixes)))
+                links.append(Link(plane, "external", sw.name, gname, gw_addr, peer.name, "", peer_addr, speed))
         relax = False
         for vrf_obj in sw.vrfs:
             asns = {p.remote_asn for p in sw.bgp_peers if p.vrf == vrf_obj.name}
@@ -279,7 +294,15 @@ def _resolve_servers(inv: Inventory, builders: dict[str, _PlaneBuilder], cap: Pl
 
 
 def _routed(b: _PlaneBuilder) -> list[str]:
-    return [b.spec.pools.loopbacks, b.spec.pools.server_links]
+    """What may be routed inside the plane: its loopbacks, its server blocks and what its gateways
+    bring in from their external peers (never the /31 fabric links)."""
+    return [b.spec.pools.loopbacks, b.spec.pools.server_links, *b.external]
+
+
+def external_prefixes(inv: Inventory, plane: str) -> list[str]:
+    """The prefixes the plane's gateways accept from their external peers, in inventory order."""
+    return list(dict.fromkeys(p for gw in inv.fabric.gateways for peer in gw.external.get(plane, [])
+                              for p in peer.prefixes))
 
 
 def resolve_fabric(inv: Inventory) -> Fabric:
@@ -311,7 +334,7 @@ def _resolve(inv: Inventory) -> Fabric:
         name: Plane(
             name=name, mtu=spec.mtu, qos_profile=spec.qos_profile,
             pools={k: v for k, v in spec.pools.model_dump().items() if v},
-            routed_prefixes=[spec.pools.loopbacks, spec.pools.server_links],
+            routed_prefixes=_routed(builders[name]),
             firmware={k: v for k, v in spec.firmware.items() if v},
         )
         for name, spec in inv.fabric.planes.items()

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from dualrail_net.sot.schema import Management
 
 Role = Literal["leaf", "spine", "super_spine", "gateway"]
-PortKind = Literal["server", "uplink", "downlink", "border"]
+PortKind = Literal["server", "uplink", "downlink", "border", "external"]  # external: a gateway's outside
 
 
 @dataclass(slots=True)
@@ -41,6 +41,7 @@ class BgpPeer:
     kind: PortKind
     plane: str
     vrf: str | None = None
+    accepts: tuple[str, ...] = ()  # an external peer: the prefixes the plane takes from it
 
 
 @dataclass(slots=True)
@@ -91,7 +92,7 @@ class Link:
     """One cable of the cabling plan."""
 
     plane: str
-    kind: str  # server-leaf, leaf-spine, spine-super_spine, border
+    kind: str  # server-leaf, leaf-spine, spine-super_spine, border, external (b: a device outside the fabric)
     a: str
     a_port: str
     a_address: str

@@ -288,13 +288,28 @@ class PlaneSpec(Strict):
     asn: AsnPlan
 
 
+class ExternalPeer(Strict):
+    """One eBGP peering of a gateway toward storage or the outside, in one plane's VRF: a routed
+    port on ``subnet`` (the gateway takes its first usable address, the peer the next), a session to
+    ``asn``, and the prefixes the plane accepts from it (nothing else comes in; the plane's own
+    prefixes go out)."""
+
+    name: HostName = Field(description="the device on the other end (cabling plan, descriptions)")
+    port: int = Field(ge=1, le=MAX_PORT, description="the gateway's front-panel port")
+    subnet: Prefix = Field(description="a /31 or /30 for the link")
+    asn: Asn
+    prefixes: list[Prefix] = Field(min_length=1, max_length=256, description="what the plane learns from it")
+
+
 class GatewaySpec(Strict):
     """A device that touches several planes (border or storage gateway). Each plane lives in its own
-    VRF on it; nothing leaks between the VRFs."""
+    VRF on it; nothing leaks between the VRFs. ``external``: per plane, its peerings toward storage
+    or the outside, inside that plane's VRF."""
 
     name: HostName
     asn: Asn
     planes: list[PlaneName] = Field(min_length=1, max_length=16)
+    external: dict[PlaneName, list[ExternalPeer]] = Field(default={}, max_length=16)
 
 
 def _ipv4_address(value: str) -> str:

@@ -280,10 +280,9 @@ def check_pools(inv: LoadedInventory) -> Iterator[Diagnostic]:
                             "give every pool its own range", code="SOT-POOL-OVERLAP")
 
 
-def check_asns(inv: LoadedInventory) -> Iterator[Diagnostic]:
+def _asn_ranges(inv: LoadedInventory) -> list[tuple[int, int, str, tuple[str | int, ...]]]:
+    """(first, last, whose, inventory path) of every ASN range the fabric can grow into."""
     fab = inv.inventory.fabric
-    if fab.topology.tiers == 3 and (fab.hardware.super_spine is None or fab.hardware.spine.uplink_ports is None):
-        return
     cap = plane_capacity(fab)
     ranges: list[tuple[int, int, str, tuple[str | int, ...]]] = []
     for plane, spec in fab.planes.items():
@@ -300,6 +299,14 @@ def check_asns(inv: LoadedInventory) -> Iterator[Diagnostic]:
                            (*base, "super_spine")))
     for gi, gw in enumerate(fab.gateways):
         ranges.append((gw.asn, gw.asn, f"gateway {gw.name}", ("fabric", "gateways", gi, "asn")))
+    return ranges
+
+
+def check_asns(inv: LoadedInventory) -> Iterator[Diagnostic]:
+    fab = inv.inventory.fabric
+    if fab.topology.tiers == 3 and (fab.hardware.super_spine is None or fab.hardware.spine.uplink_ports is None):
+        return
+    ranges = _asn_ranges(inv)
     for lo, hi, what, path in ranges:
         if hi > 4294967294:
             yield _diag(inv, path, f"{what}: ASN range {lo}-{hi} runs past 4294967294", "lower the base")
@@ -659,9 +666,84 @@ def _switch_guids(inv: LoadedInventory, plane: str, spec: IbPlane) -> Iterator[D
         seen[guid] = name
 
 
+def check_external(inv: LoadedInventory) -> Iterator[Diagnostic]:
+    """Gateways' external peerings: in a plane the gateway serves, on a port of their own, on a
+    point-to-point subnet of their own, with an ASN the fabric does not use, bringing in prefixes
+    that no pool and no other plane uses (a prefix in two planes' VRFs would be one address space
+    reached through both: the planes would no longer be separate)."""
+    fab = inv.inventory.fabric
+    if not any(gw.external for gw in fab.gateways) or (
+            fab.topology.tiers == 3 and (fab.hardware.super_spine is None or fab.hardware.spine.uplink_ports is None)):
+        return
+    fabric_ports = set(expand_ports(fab.hardware.gateway.ports)) if fab.hardware.gateway else set()
+    pools = [(ipaddress.IPv4Network(v), plane, name) for plane, spec in fab.planes.items()
+             for name, v in spec.pools.model_dump().items() if v]
+    if fab.mgmt_network:
+        pools.append((ipaddress.IPv4Network(fab.mgmt_network), "-", "management"))
+    asn_ranges = [(lo, hi, what) for lo, hi, what, _ in _asn_ranges(inv)]
+    links: list[tuple[ipaddress.IPv4Network, tuple[str | int, ...]]] = []
+    prefix_plane: dict[ipaddress.IPv4Network, tuple[str, tuple[str | int, ...]]] = {}
+    for gi, gw in enumerate(fab.gateways):
+        ports: dict[int, str] = {}
+        for plane, peers in gw.external.items():
+            base: tuple[str | int, ...] = ("fabric", "gateways", gi, "external", plane)
+            if plane not in gw.planes:
+                yield _diag(inv, base, f"gateway {gw.name}: external peers in plane {plane}, which it does not serve "
+                            f"(planes: {', '.join(gw.planes)})", "add the plane to its planes or move the peers")
+                continue
+            for pi, peer in enumerate(peers):
+                at = (*base, pi)
+                if peer.port in fabric_ports:
+                    yield _diag(inv, (*at, "port"), f"gateway {gw.name}: port {peer.port} of external peer {peer.name} "
+                                "is in hardware.gateway.ports (the fabric side)", "use a port outside that range")
+                elif peer.port in ports:
+                    yield _diag(inv, (*at, "port"), f"gateway {gw.name}: port {peer.port} is used by external peers "
+                                f"{ports[peer.port]} and {peer.name}", "give every peering its own port")
+                ports.setdefault(peer.port, peer.name)
+                subnet = ipaddress.IPv4Network(peer.subnet)
+                if subnet.prefixlen not in (30, 31):
+                    yield _diag(inv, (*at, "subnet"), f"external peer {peer.name}: subnet {subnet} is not a /31 or /30",
+                                "use a point-to-point subnet")
+                for net, where in links:
+                    if net.overlaps(subnet):
+                        yield _diag(inv, (*at, "subnet"), f"external peer {peer.name}: subnet {subnet} overlaps {net}",
+                                    "give every peering its own subnet")
+                links.append((subnet, at))
+                for net, owner, name in pools:
+                    if net.overlaps(subnet):
+                        yield _diag(inv, (*at, "subnet"), f"external peer {peer.name}: subnet {subnet} is inside pool "
+                                    f"{name} {net} of plane {owner}", "use an address outside the fabric's pools")
+                for lo, hi, what in asn_ranges:
+                    if lo <= peer.asn <= hi:
+                        yield _diag(inv, (*at, "asn"), f"external peer {peer.name}: AS {peer.asn} is in the range of "
+                                    f"{what} ({lo}-{hi})", "an external peer needs an ASN the fabric does not use "
+                                    "(eBGP loop prevention would drop its routes)")
+                for qi, text in enumerate(peer.prefixes):
+                    prefix = ipaddress.IPv4Network(text)
+                    for net, owner, name in pools:
+                        if net.overlaps(prefix):
+                            yield _diag(inv, (*at, "prefixes", qi), f"external peer {peer.name}: prefix {prefix} "
+                                        f"overlaps pool {name} {net} of plane {owner}",
+                                        "the fabric's own addresses never come from outside")
+                    for other, (other_plane, other_at) in prefix_plane.items():
+                        if other_plane != plane and other.overlaps(prefix):
+                            yield _diag(inv, (*at, "prefixes", qi), f"external peer {peer.name}: prefix {prefix} of "
+                                        f"plane {plane} overlaps {other} of plane {other_plane}",
+                                        "every plane reaches its own storage/outside addresses: planes must not "
+                                        "share address space", code="SOT-POOL-OVERLAP")
+                    prefix_plane.setdefault(prefix, (plane, at))
+        counts = {plane: len(gw.external.get(plane, [])) for plane in gw.planes}
+        if len(set(counts.values())) > 1:
+            yield _diag(inv, ("fabric", "gateways", gi, "external"),
+                        f"gateway {gw.name}: external peerings per plane differ "
+                        f"({', '.join(f'{p}: {n}' for p, n in counts.items())})",
+                        "give every plane the same external side, or accept the asymmetry",
+                        severity=Severity.WARNING, code="SYM-EXTERNAL")
+
+
 RULES: tuple[Rule, ...] = (
     check_topology, check_capacity, check_pools, check_asns, check_symmetry, check_platforms, check_qos,
-    check_servers, check_host_layout, check_names, check_infiniband, check_racks,
+    check_servers, check_host_layout, check_names, check_infiniband, check_racks, check_external,
 )
 
 

@@ -77,6 +77,7 @@ class PlaneControl:
     edge_delays: dict[int, Delays] = field(default_factory=dict)
     unmodelled: list[tuple[str, int, str]] = field(default_factory=list)  # (device, line, what)
     alias: list[int] = field(default_factory=list)  # parallel session numbers -> their sender's number
+    external_down: list[tuple[NodeId, str, str]] = field(default_factory=list)  # (gateway, peer, why)
 
     def __post_init__(self) -> None:
         self.number = {node: i for i, node in enumerate(self.nodes)}
@@ -262,6 +263,69 @@ def static_in_rib(dev: DeviceConfig, vrf: str | None, conn: Mapping[str, str]) -
 class _Origination:
     prefixes: list[str]
     dead: list[tuple[str, int]]  # network statements without a route in the RIB
+    external_down: list[tuple[str, str]] = field(default_factory=list)  # (peer address, why no routes)
+
+
+def external_routes(snap: Snapshot, topo: Topology, node: NodeId) -> tuple[list[str], list[tuple[str, str]]]:
+    """What a gateway's instance learns from its planned external peers (the peers are outside the
+    rendered files: the plan says what they send): for each peer whose session the configuration
+    brings up (the neighbor configured with the peer's ASN and activated, its port up) the planned
+    prefixes its inbound route-map permits. Returns (prefixes, [(peer, why it brings nothing)])."""
+    meta = snap.manifest.devices.get(node[0])
+    if meta is None or not meta.external:
+        return [], []
+    dev = snap.devices[node[0]]
+    inst = dev.bgp[node[1]]
+    prefixes: list[str] = []
+    down: list[tuple[str, str]] = []
+    where = snap.where(node[0], dev.routing_file, inst.line)
+    for address, peer in meta.external.items():
+        if peer.vrf != node[1]:
+            continue
+        n = inst.neighbors.get(address)
+        label = f"{node[0]}{' VRF ' + node[1] if node[1] else ''}"
+        if n is None:
+            why = ("is shut down" if address in inst.shut_neighbors else "is not configured")
+            down.append((address, f"{where}: {label} neighbor {address} ({peer.name}, AS {peer.asn}) {why}"))
+            continue
+        at = snap.where(node[0], dev.routing_file, n.line)
+        agrees = remote_as_agrees(n, inst.asn, peer.asn) if n.remote_kind else n.remote_asn == peer.asn
+        if not agrees:
+            down.append((address, f"{at}: {label} neighbor {address} remote-as {n.remote_kind or n.remote_asn}, "
+                                  f"but {peer.name} is AS {peer.asn}"))
+            continue
+        if not active(inst, n) or node[1] in dev.routing_off:
+            down.append((address, f"{at}: IPv4 unicast is not active toward {address} on {label}"))
+            continue
+        port = next((ep.interface for ep in topo.endpoints_of(node)
+                     if _on_subnet(address, net_str(ep.net))), None)
+        iface = dev.interfaces.get(port) if port else None
+        if iface is None or iface.down:
+            down.append((address, f"{snap.device_folder(node[0])}: {label} has no port up on the subnet of "
+                                  f"{address} ({peer.name}, planned on {peer.port})"))
+            continue
+        if requires_policy(dev, inst) and n.route_map_in is None:
+            down.append((address, f"{at}: {label} neighbor {address} has no route-map in and ebgp-requires-policy "
+                                  "is on"))
+            continue
+        for prefix in peer.prefixes:
+            if n.route_map_in is None or _permits(dev, n.route_map_in, prefix):
+                prefixes.append(net_str(network_of(prefix)))
+    return prefixes, down
+
+
+def _on_subnet(address: str, subnet: str) -> bool:
+    net, length = network_of(subnet)
+    mask = ((1 << length) - 1) << (32 - length) if length else 0
+    try:
+        return ip_int(address) & mask == net
+    except ValueError:
+        return False
+
+
+def _permits(dev: DeviceConfig, route_map: str, prefix: str) -> bool:
+    from dualrail_net.verify.checks.routing import explain_route_map  # the plain evaluator (one prefix)
+    return explain_route_map(dev, route_map, prefix)[0]
 
 
 class ConnectedIndex:
@@ -291,7 +355,7 @@ def originated(snap: Snapshot, topo: Topology, node: NodeId, index: ConnectedInd
     dev = snap.devices[node[0]]
     inst = dev.bgp[node[1]]
     if node[1] in dev.routing_off:
-        return _Origination([], [])
+        return _Origination([], [], external_routes(snap, topo, node)[1])
     index = index or ConnectedIndex(topo)
     needs_connected = "connected" in inst.redistribute or any(r.nexthop is not None for r in dev.static_routes)
     conn = connected(snap, topo, node) if needs_connected else {}
@@ -310,7 +374,8 @@ def originated(snap: Snapshot, topo: Topology, node: NodeId, index: ConnectedInd
         out += list(conn)
     if "static" in inst.redistribute:
         out += statics
-    return _Origination(list(dict.fromkeys(out)), dead)
+    learned, external_down = external_routes(snap, topo, node)
+    return _Origination(list(dict.fromkeys(out + learned)), dead, external_down)
 
 
 def plane_nodes(snap: Snapshot, topo: Topology, plane: str) -> list[NodeId]:
@@ -446,7 +511,8 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
     return PlaneControl(plane, idx, nodes, states, {node: origin[i] for i, node in enumerate(nodes)},
                         {node: core.reach[i] for i, node in enumerate(nodes)}, core.via_in[:n], edge_masks,
                         core.looped, {nodes[i]: bits_ for i, bits_ in suppressed.items()}, dead,
-                        sorted(set(undefined)), edge_delays, sorted(set(unmodelled)), alias)
+                        sorted(set(undefined)), edge_delays, sorted(set(unmodelled)), alias,
+                        [(node, peer, why) for node, o in origins.items() for peer, why in o.external_down])
 
 
 def _delays(out: list[tuple[RouteMapEntry, int]], into: list[tuple[RouteMapEntry, int]],

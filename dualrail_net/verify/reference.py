@@ -177,6 +177,8 @@ def reference_p2p(ctx: Context) -> list[Finding]:
         for row, a_port, b_port in zip(cables.plan, cables.a, cables.b):
             a = a_port.addresses[0] if a_port is not None and a_port.addresses else None
             b = b_port.addresses[0] if b_port is not None and b_port.addresses else None
+            if row["kind"] == "external":
+                b = row["b_address"]  # outside the rendered files: as planned
             label = f"{row['a_device']}:{row['a_port']} - {row['b_device']}:{row['b_port']}"
             if a is None or b is None:
                 out.append(finding([row["a_device"], row["b_device"]], row["plane"],

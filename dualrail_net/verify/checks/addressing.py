@@ -68,6 +68,10 @@ def p2p_mismatch(ctx: Context) -> list[Finding]:
     plan = cables.plan
     a_first = [port.addresses[0] if port is not None and port.addresses else None for port in cables.a]
     b_first = [port.addresses[0] if port is not None and port.addresses else None for port in cables.b]
+    # a gateway's external peer is outside the rendered files: its end is as planned
+    for i, (kind, planned) in enumerate(zip(plan.column("kind"), plan.column("b_address"))):
+        if kind == "external":
+            b_first[i] = planned
     # over arrays: which cables have both ends addressed, on one subnet, with two IPs, as planned
     # (a missing end is parsed as 0.0.0.0/0 and masked out)
     a_value, a_length = parse_addresses([a or "0.0.0.0/0" for a in a_first])

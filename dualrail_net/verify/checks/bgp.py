@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from dualrail_net.manifest import DeviceEntry
 from dualrail_net.verify.checks import Context, ROUTING, SESSIONS, TOPOLOGY, check, finding, port_interfaces
 from dualrail_net.verify.controlplane import remote_as_agrees
 from dualrail_net.verify.findings import Finding
@@ -32,10 +33,19 @@ def peer_mismatch(ctx: Context) -> list[Finding]:
 @check("BGP-ONE-SIDED", "every configured neighbor is configured back by a device on a shared subnet",
        reads={ROUTING, SESSIONS, TOPOLOGY})
 def one_sided(ctx: Context) -> list[Finding]:
+    devices = ctx.snap.manifest.devices
     return [finding([node[0]], ctx.topo.node_plane.get(node),
                     f"{node[0]}{' VRF ' + node[1] if node[1] else ''} neighbor {addr}: {reason}",
                     "a half-configured session never establishes")
-            for node, addr, reason in ctx.topo.one_sided]
+            for node, addr, reason in ctx.topo.one_sided
+            if not _planned_external(devices.get(node[0]), node[1], addr)]
+
+
+def _planned_external(meta: DeviceEntry | None, vrf: str | None, address: str) -> bool:
+    """A gateway's planned external peer (outside the fabric: its other end is not rendered here;
+    BGP-EXTERNAL-DOWN judges it)."""
+    peer = meta.external.get(address) if meta is not None else None
+    return peer is not None and peer.vrf == vrf
 
 
 @check("BGP-SESSION-MISSING", "every switch-to-switch cable in the cabling plan carries a BGP session",

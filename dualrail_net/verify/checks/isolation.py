@@ -262,3 +262,41 @@ def _dedupe(found: list[Finding]) -> list[Finding]:
             seen.add(key)
             out.append(f)
     return out
+
+
+@check("ISO-EXTERNAL-POLICY", "a gateway takes nothing of another plane from an external peer of its plane",
+       reads={ROUTING})
+def external_policy(ctx: Context) -> list[Finding]:
+    """The inbound route-map toward each planned external peer, evaluated on every other plane's
+    routed prefixes: a peer of plane B that may hand plane A's addresses into B's VRF makes B reach
+    them (outside is where the planes would meet). The peer's planned prefixes are the model's
+    (BGP-EXTERNAL-DOWN, ROUTE-*); this judges what else the policy would let in."""
+    from dualrail_net.verify.checks.routing import explain_route_map
+    from dualrail_net.verify.controlplane import requires_policy
+    out = []
+    why = "what the outside sends in one plane's VRF must never be another plane's address space"
+    routed = ctx.snap.manifest.routed_prefixes
+    for name, meta in ctx.snap.manifest.devices.items():
+        dev = ctx.snap.devices.get(name)
+        if not meta.external or dev is None:
+            continue
+        for address, peer in meta.external.items():
+            inst = dev.bgp.get(peer.vrf)
+            n = inst.neighbors.get(address) if inst is not None else None
+            if inst is None or n is None:
+                continue  # no session: BGP-EXTERNAL-DOWN
+            where = ctx.snap.where(name, dev.routing_file, n.line)
+            if n.route_map_in is None:
+                if not requires_policy(dev, inst):
+                    out.append(finding([name], peer.plane, f"{where}: {name} takes every route from external peer "
+                                       f"{peer.name} ({address}) into VRF {peer.vrf}: no route-map in", why))
+                continue
+            taken = [prefix for plane, prefixes in routed.items() if plane != peer.plane for prefix in prefixes
+                     if explain_route_map(dev, n.route_map_in, prefix)[0]]
+            if taken:
+                _, line, verdict = explain_route_map(dev, n.route_map_in, taken[0])
+                out.append(finding([name], peer.plane,
+                                   f"{ctx.snap.where(name, dev.routing_file, line or n.line)}: {name} would take "
+                                   f"{', '.join(taken[:4])} (of another plane) from external peer {peer.name} "
+                                   f"({address}) into VRF {peer.vrf}: {verdict}", why))
+    return out

@@ -397,6 +397,13 @@ def at_least(masks: list[int], k: int) -> int:
     return counts[k]
 
 
+@per_plane("BGP-EXTERNAL-DOWN", "every planned external peering of a gateway comes up and brings its prefixes")
+def external_down(ctx: Context, view: PlaneView) -> list[Finding]:
+    why = "the plane loses what the peer brings (storage, the outside) on this gateway"
+    return [finding([node[0]], view.control.plane, f"external peer {peer}: {reason}", why)
+            for node, peer, reason in view.control.external_down]
+
+
 @per_plane("BGP-SESSION-DOWN", "every configured session comes up and carries IPv4 unicast")
 def session_down(ctx: Context, view: PlaneView) -> list[Finding]:
     out: list[Finding] = []

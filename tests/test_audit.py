@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import time
 from collections.abc import Iterator
+from typing import Any
 from pathlib import Path
 
 import pytest
@@ -178,7 +179,7 @@ class SimulatedSmShell:
     def __init__(self, env: dict[str, str], host: str) -> None:
         self.env = dict(env, SIM_HOST=host)
 
-    def send_command(self, command: str, read_timeout: float = 30) -> str:
+    def send_command(self, command: str, read_timeout: float = 30, **_: Any) -> str:
         proc = subprocess.run(["sh", "-c", command], env=self.env, capture_output=True, text=True, timeout=read_timeout)
         return proc.stdout + proc.stderr
 

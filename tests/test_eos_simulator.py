@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from dualrail_net.deploy.drivers.base import PushRejected
+from dualrail_net.deploy.drivers.base import PushRejected, split_status
 from dualrail_net.deploy.journal import Journal
 from dualrail_net.deploy.playbook import Playbook
 from dualrail_net.deploy.runner import Runner
@@ -231,7 +231,7 @@ def test_eos_firmware_with_a_bad_image_stops(build: Path, tmp_path: Path, secret
 
 class CumulusShellDouble:
     """TEST DOUBLE: a Cumulus switch's shell as netmiko's linux driver sees it, answering the
-    recorded dialogue of an optimized image upgrade (each command followed by `; echo __RC=$?`)."""
+    recorded dialogue of an optimized image upgrade (each command followed by run_shell's status marker)."""
 
     def __init__(self, fail_install: bool = False) -> None:
         self.sent: list[str] = []
@@ -239,8 +239,11 @@ class CumulusShellDouble:
         self.fail_install = fail_install
 
     def send_command(self, command: str, **_: Any) -> str:
-        body = command.removesuffix("; echo __RC=$?")
+        body, marker = split_status(command)
         self.sent.append(body)
+        return self._answer(body).replace("__RC=", marker or "__RC=")
+
+    def _answer(self, body: str) -> str:
         if body == "cat /etc/lsb-release":
             return f'DISTRIB_ID="Cumulus Linux"\nDISTRIB_RELEASE={self.release}\n__RC=0'
         if body.startswith("nv action fetch system image "):

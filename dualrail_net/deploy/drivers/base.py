@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import difflib
 import re
+import secrets
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -92,13 +93,30 @@ class RouteReader(Protocol):
 
 def run_shell(conn: Any, command: str, timeout: float = 30) -> tuple[int, str]:
     """(exit status, output) of one shell command over a netmiko ``linux`` session: the status is
-    echoed after the output (255 when it cannot be read back)."""
-    out: str = conn.send_command(f"{command}; echo __RC=$?", read_timeout=timeout)
-    body, _, rc = out.rpartition("__RC=")
+    echoed after the output behind a marker unique to this call (255 when it cannot be read back).
+
+    The read ends at the marker and the prompt line after it, not at a prompt netmiko searches for:
+    its prompt search sleeps a quarter second or more per command. Reading on to the prompt leaves
+    nothing in the session for the next command (a prompt left behind would end a later
+    prompt-terminated read at once). A marker of its own per call means output a timed-out earlier
+    command left in the session can never be taken for this command's status."""
+    marker = f"__RC_{secrets.token_hex(4)}="
+    out: str = conn.send_command(f"{command}; echo {marker}$?", read_timeout=timeout,
+                                 expect_string=r"(?s)" + re.escape(marker) + r"\d+\s.*[#$>]\s*$")
+    body, found, rc = out.rpartition(marker)
     try:
+        if not found:
+            raise ValueError(marker)
         return int(rc.strip().split()[0]), body
     except (ValueError, IndexError):
         return 255, out
+
+
+def split_status(command: str) -> tuple[str, str | None]:
+    """For the test doubles of a device's shell: (the command, its status marker) of a run_shell
+    line, or (the line, None) for a line sent otherwise."""
+    found = re.fullmatch(r"(?s)(.*); echo (__RC_[0-9a-f]{8}=)\$\?", command)
+    return (found.group(1), found.group(2)) if found else (command, None)
 
 
 def run_checked(conn: Any, command: str, what: str, device: str, timeout: float = 300) -> str:

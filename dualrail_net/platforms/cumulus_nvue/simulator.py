@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from dualrail_net.deploy.drivers.base import split_status
 from dualrail_net.deploy.drivers.sftp_double import FilesTransport
 from dualrail_net.platforms.cumulus_nvue.parse import parse_text
 from dualrail_net.sot.yamlsource import SourceMap, YamlSourceError, load_yaml_text
@@ -88,9 +89,9 @@ class NvueSimulator:
     def send_command(self, command: str, **_: Any) -> str:
         self.fire_timer()
         self.sent.append(command)
-        body = command.removesuffix("; echo __RC=$?")
+        body, marker = split_status(command)
         rc, out = self._one(shlex.split(body))
-        return f"{out}\n__RC={rc}\n" if body != command else out
+        return f"{out}\n{marker}{rc}\n" if marker else out
 
     def fire_timer(self) -> None:
         if self.confirm_deadline is not None and self.clock() >= self.confirm_deadline:

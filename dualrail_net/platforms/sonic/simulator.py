@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from dualrail_net.deploy.drivers.base import split_status
 from dualrail_net.deploy.drivers.sftp_double import FilesTransport
 from dualrail_net.verify.model import DeviceConfig
 from dualrail_net.verify.parsers.frr import parse_frr
@@ -128,9 +129,9 @@ class SonicSimulator:
     def send_command(self, command: str, **_: Any) -> str:
         self.fire_timers()
         self.sent.append(command)
-        body = command.removesuffix("; echo __RC=$?")
+        body, marker = split_status(command)
         rc, out = self.shell(body)
-        return f"{out}\n__RC={rc}\n" if body != command else out
+        return f"{out}\n{marker}{rc}\n" if marker else out
 
     def fire_timers(self) -> None:
         now = self.clock()

@@ -118,8 +118,8 @@ EXTERNAL = '''    external:
 
 
 def _with_external(make_inventory: InventoryFactory, external: str = EXTERNAL) -> Path:
-    return make_inventory({"fabric.yaml": [("    asn: 4200000100\n    planes: [A, B]\n",
-                                            "    asn: 4200000100\n    planes: [A, B]\n" + external)]})
+    """The example (whose storage gateway has this external side) with ``external`` instead."""
+    return make_inventory({"fabric.yaml": [(EXTERNAL, external)]})
 
 
 def test_gateway_external_side(make_inventory: InventoryFactory, tmp_path: Path) -> None:

@@ -81,6 +81,11 @@ def test_every_link_both_ends_agree(example_fabric: Fabric) -> None:
             leaf_port = ports[(link.b, link.b_port)]
             assert leaf_port.peer == link.a and leaf_port.peer_port == link.a_port
             continue
+        if link.kind == "external":  # a gateway's peer outside the fabric: one end is ours
+            a = ports[(link.a, link.a_port)]
+            assert (a.kind, a.peer, a.address, a.peer_address, a.plane) == (
+                "external", link.b, link.a_address, link.b_address, link.plane)
+            continue
         a = ports[(link.a, link.a_port)]
         b = ports[(link.b, link.b_port)]
         assert (a.peer, a.peer_port, b.peer, b.peer_port) == (link.b, link.b_port, link.a, link.a_port)
@@ -92,6 +97,9 @@ def test_bgp_sessions_are_symmetric(example_fabric: Fabric) -> None:
     sw = example_fabric.switches
     for s in sw.values():
         for peer in s.bgp_peers:
+            if peer.kind == "external":
+                assert peer.peer not in sw and peer.accepts  # outside the fabric, with what it brings
+                continue
             other = sw[peer.peer]
             assert peer.remote_asn == other.asn
             back = [p for p in other.bgp_peers if p.peer == s.name and p.plane == peer.plane]
@@ -103,6 +111,9 @@ def test_gateway_keeps_planes_in_vrfs(example_fabric: Fabric) -> None:
     assert [v.plane for v in gw.vrfs] == ["A", "B"]
     for port in gw.ports:
         assert port.vrf == f"plane-{port.plane.lower()}"
+        if port.kind == "external":
+            assert port.peer == f"storage-{port.plane.lower()}-1"
+            continue
         assert example_fabric.switches[port.peer].plane == port.plane
 
 

@@ -74,6 +74,8 @@ def compare_cabling(plan: Sequence[PlannedCable], neighbors: Iterable[Neighbor],
     seen_pairs: set[tuple[End, End]] = set()
     for n in neighbors:
         here, there = (n.device, n.port), (n.remote_device, n.remote_port)
+        if there not in cable_of and (n.remote_device, "") in cable_of:
+            there = (n.remote_device, "")  # an external peer: the plan does not name its port
         seen_pairs.add((here, there) if here < there else (there, here))
     wrong = []
     for e1, e2 in seen_pairs:

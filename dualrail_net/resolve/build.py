@@ -246,7 +246,8 @@ def _attach_gateways(inv: Inventory, builders: dict[str, _PlaneBuilder], cap: Pl
                 links.append(Link(plane, "external", sw.name, gname, gw_addr, peer.name, "", peer_addr, speed))
         relax = False
         for vrf_obj in sw.vrfs:
-            asns = {p.remote_asn for p in sw.bgp_peers if p.vrf == vrf_obj.name}
+            # over the fabric side: an external peer brings its own prefixes, never an equal path
+            asns = {p.remote_asn for p in sw.bgp_peers if p.vrf == vrf_obj.name and p.kind != "external"}
             relax = relax or len(asns) > 1
         sw.multipath_relax = relax
         sw.ports.sort(key=lambda p: p.number)

@@ -20,7 +20,17 @@ from dualrail_net.manifest import Manifest, ManifestError
 from dualrail_net.render.servers import HOST_PATHS
 from dualrail_net.twin import frr, lldp, sshd
 from dualrail_net.twin.gateway_driver import record_dir, write_record
-from dualrail_net.twin.plan import NS_PREFIX, Cable, SwitchNs, TwinPlan, build_plan, ns_name
+from dualrail_net.twin.plan import (
+    EXTERNAL_PORT,
+    NS_PREFIX,
+    Cable,
+    ExternalNs,
+    SwitchNs,
+    TwinPlan,
+    build_plan,
+    external_frr,
+    ns_name,
+)
 from dualrail_net.twin.shell import TwinError, in_ns, ip_batch, link_names, run
 from dualrail_net.twin.translate import frr_for_vrf, interfaces_for_vrf, interfaces_to_ip_batch, without_management
 
@@ -172,6 +182,16 @@ def _bring_up_switch(sw: SwitchNs, cabled: set[str], cabling: Future[None], inte
         _ifup(sw.ns, d / "interfaces")
 
 
+def _bring_up_external(ext: ExternalNs) -> None:
+    """A gateway's external peer: its address on its port, FRR announcing the planned prefixes."""
+    d = rundir(ext.ns)
+    d.mkdir(parents=True, exist_ok=True)
+    in_ns(ext.ns, ["ip", "link", "set", "lo", "up"])
+    in_ns(ext.ns, ["ip", "addr", "add", ext.address, "dev", EXTERNAL_PORT])
+    in_ns(ext.ns, ["ip", "link", "set", EXTERNAL_PORT, "up"])
+    frr.start(ext.ns, ext.name, d, external_frr(ext))
+
+
 def _bring_up_server(ns: str, folder: Path) -> None:
     d = rundir(ns)
     d.mkdir(parents=True, exist_ok=True)
@@ -211,6 +231,7 @@ def up(output: Path, progress: Progress | None = None, workers: int = 6, servers
     _sysctl_set(NEIGH_SYSCTLS[1], str(max(2048, links * 4)))
     _sysctl_set(NEIGH_SYSCTLS[2], str(max(4096, links * 8)))
     namespaces = [s.ns for s in plan.switches] + ([s.ns for s in plan.servers] if servers else [])
+    namespaces += [e.ns for e in plan.externals]
     say(f"creating {len(namespaces)} namespaces and {links} cables")
     ip_batch([f"netns add {ns}" for ns in namespaces])
     cables = [c for c in plan.cables if servers or c.kind != "server-leaf"]
@@ -221,6 +242,7 @@ def up(output: Path, progress: Progress | None = None, workers: int = 6, servers
         cabling = pool.submit(ip_batch, [f"link add name {c.a_port} netns {c.a_ns} type veth peer name {c.b_port} "
                                          f"netns {c.b_ns}" for c in cables])
         list(pool.map(lambda sw: _bring_up_switch(sw, ports[sw.ns], cabling, interfaces_mode), _start_order(plan)))
+        list(pool.map(_bring_up_external, plan.externals))
         if servers:
             say(f"configuring {len(plan.servers)} servers")
             list(pool.map(lambda s: _bring_up_server(s.ns, Path(s.config_dir)), plan.servers))
@@ -228,6 +250,7 @@ def up(output: Path, progress: Progress | None = None, workers: int = 6, servers
         say("starting lldpd in every namespace")
         speakers = [(s.ns, s.device) for s in plan.switches]
         speakers += [(s.ns, s.server) for s in plan.servers] if servers else []
+        speakers += [(e.ns, e.name) for e in plan.externals]
         with ThreadPoolExecutor(workers) as pool:
             list(pool.map(lambda item: lldp.start(item[0], item[1], rundir(item[0])), speakers))
         state["lldp"] = True
@@ -307,7 +330,8 @@ def plan_from_state(state: dict[str, Any]) -> TwinPlan:
     p = state["plan"]
     return TwinPlan(output=p["output"], switches=[SwitchNs(**s) for s in p["switches"]],
                     servers=[ServerNs(**s) for s in p["servers"]], cables=[Cable(**c) for c in p["cables"]],
-                    mgmt_network=p.get("mgmt_network"), planes=p.get("planes", []))
+                    mgmt_network=p.get("mgmt_network"), planes=p.get("planes", []),
+                    externals=[ExternalNs(**e) for e in p.get("externals", [])])
 
 
 def processes_of(ns: str) -> list[int]:

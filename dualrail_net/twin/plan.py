@@ -37,6 +37,24 @@ class ServerNs:
 
 
 @dataclass
+class ExternalNs:
+    """A gateway's planned external peer (storage, the outside), stood in for by FRR announcing the
+    planned prefixes: the plan says what the peer sends, the twin makes it send exactly that."""
+
+    ns: str
+    name: str
+    plane: str
+    address: str  # its end of the link, with length
+    asn: int
+    gateway_ip: str
+    gateway_asn: int
+    prefixes: list[str] = field(default_factory=list)
+
+
+EXTERNAL_PORT = "ext0"  # the stand-in's port (the plan does not name the far end's port)
+
+
+@dataclass
 class Cable:
     a_ns: str
     a_port: str
@@ -54,6 +72,7 @@ class TwinPlan:
     cables: list[Cable] = field(default_factory=list)
     mgmt_network: str | None = None
     planes: list[str] = field(default_factory=list)
+    externals: list[ExternalNs] = field(default_factory=list)
 
     def switch(self, ns: str) -> SwitchNs:
         return next(s for s in self.switches if s.ns == ns)
@@ -61,6 +80,22 @@ class TwinPlan:
 
 def ns_name(device: str, vrf: str | None = None) -> str:
     return f"{NS_PREFIX}{device}" + (f".{vrf}" if vrf else "")
+
+
+def external_ns(peer: str, plane: str) -> str:
+    """An external peer's stand-in, per plane (one storage system may face every plane)."""
+    return f"{NS_PREFIX}ext-{plane}-{peer}"
+
+
+def external_frr(ext: ExternalNs) -> str:
+    """The stand-in's FRR: the planned prefixes held by blackholes and announced to the gateway."""
+    lines = ["frr defaults datacenter", f"hostname {ext.name}", "!"]
+    lines += [f"ip route {p} blackhole" for p in ext.prefixes]
+    lines += ["!", f"router bgp {ext.asn}", f" bgp router-id {ext.address.split('/')[0]}",
+              f" neighbor {ext.gateway_ip} remote-as {ext.gateway_asn}", " address-family ipv4 unicast"]
+    lines += [f"  network {p}" for p in ext.prefixes]
+    lines += [" exit-address-family", "exit", "!", "end"]
+    return "\n".join(lines) + "\n"
 
 
 def build_plan(output: Path) -> TwinPlan:
@@ -90,6 +125,15 @@ def build_plan(output: Path) -> TwinPlan:
         plan.servers.append(ServerNs(ns_name(name), name, str(output / server.dir), server.mgmt_address))
     for row in rows:
         a_ns = port_ns.get((row["a_device"], row["a_port"]), ns_name(row["a_device"]))
+        if row["kind"] == "external":
+            meta = manifest.devices[row["a_device"]]
+            ip = row["b_address"].split("/")[0]
+            peer = meta.external[ip]
+            ext = ExternalNs(external_ns(peer.name, row["plane"]), peer.name, row["plane"], row["b_address"], peer.asn,
+                             row["a_address"].split("/")[0], meta.asn, list(peer.prefixes))
+            plan.externals.append(ext)
+            plan.cables.append(Cable(a_ns, row["a_port"], ext.ns, EXTERNAL_PORT, row["plane"], row["kind"]))
+            continue
         b_ns = port_ns.get((row["b_device"], row["b_port"]), ns_name(row["b_device"]))
         plan.cables.append(Cable(a_ns, row["a_port"], b_ns, row["b_port"], row["plane"], row["kind"]))
     mgmt = [m.mgmt_address for m in manifest.devices.values() if m.mgmt_address]

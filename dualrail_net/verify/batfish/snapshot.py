@@ -2,7 +2,8 @@
 
 * each device's files come from its platform plug-in (``Platform.batfish_files``): EOS as
   `configs/<device>.cfg`, Cumulus as Batfish's concatenated file (platforms/cumulus/batfish.py).
-* `batfish/layer1_topology.json`: every cable of the cabling plan, both directions.
+* `batfish/layer1_topology.json`: every cable of the cabling plan between two devices of the
+  snapshot (not a gateway's external peers), both directions.
 * `hosts/<server>.json`: each GPU server with one interface per NIC port.
 One snapshot for the whole fabric, so paths between planes are visible to Batfish.
 """
@@ -37,6 +38,8 @@ def export_snapshot(out: Path, dest: Path) -> dict[str, Any]:
     edges = []
     with manifest.cabling_path(out).open() as fh:
         for row in csv.DictReader(fh):
+            if row["kind"] == "external":
+                continue  # its far end is outside the snapshot (Batfish sees the gateway's session as external)
             a = {"hostname": row["a_device"], "interfaceName": row["a_port"]}
             b = {"hostname": row["b_device"], "interfaceName": row["b_port"]}
             edges += [{"node1": a, "node2": b}, {"node1": b, "node2": a}]

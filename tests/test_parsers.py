@@ -176,7 +176,7 @@ ODD_FRR = [
     "router bgp 1.10 vrf c\n bgp router-id 1.2.3.4\n",
     # a vrf with static routes, route-map children, a prefix list with `any`, a set line, a comment
     "  hostname h\n vrf x\n  ip route 1.0.0.0/8 blackhole\n  ip route 2.0.0.0/8 10.0.0.1\n"
-    "route-map M permit 10\n match ip address prefix-list P\n set metric 5\n"
+    "route-map M permit 10\n match ip address prefix-list P\n set community 65000:1\n"
     "! comment\nip prefix-list P seq 5 permit 1.0.0.0/8 le 32\nip prefix-list Q seq 5 deny any\n"
     "ip route 3.0.0.0/8 Null0 nexthop-vrf x\n",
     # no default ipv4-unicast with activate, aggregates, route targets, an unknown top-level block
@@ -246,7 +246,7 @@ def test_frr_reader_follows_frr_node_rules() -> None:
     odd = flat_parse_frr(ODD_FRR[1])
     assert odd.prefix_lists["Q"][0].prefix == "0.0.0.0/0" and odd.prefix_lists["Q"][0].le == 32
     assert [r.prefix for r in odd.static_routes] == ["1.0.0.0/8", "2.0.0.0/8", "3.0.0.0/8"]
-    assert (7, "set metric 5") in odd.unmodelled
+    assert (7, "set community 65000:1") in odd.unmodelled
     af = flat_parse_frr(ODD_FRR[2])
     inst = af.bgp[None]
     assert not inst.default_ipv4_unicast and inst.neighbors["1.1.1.1"].activate is True
@@ -361,3 +361,15 @@ def test_a_shut_down_neighbor_brings_up_no_session() -> None:
     eos = DeviceConfig("e", "eos")
     parse_eos("router bgp 1\n   neighbor 1.1.1.1 remote-as 2\n   neighbor 1.1.1.1 shutdown\n", eos)
     assert eos.bgp[None].neighbors == {} and eos.bgp[None].shut_neighbors == ["1.1.1.1"]
+
+
+def test_best_path_attributes_of_a_route_map_are_read() -> None:
+    """`set local-preference|weight|metric N` are read with their lines; relative or symbolic values
+    (`+5`, `igp`) are lines the model does not read."""
+    dev = flat_parse_frr("route-map M permit 10\n match ip address prefix-list P\n set local-preference 200\n"
+                         " set weight 7\n set metric 40\nroute-map N permit 10\n set metric +5\n set metric igp\n")
+    entry = dev.route_maps["M"][0]
+    assert (entry.local_pref, entry.weight, entry.med) == (200, 7, 40)
+    assert entry.attribute_lines == {"local-preference": 3, "weight": 4, "metric": 5}
+    assert dev.route_maps["N"][0].med is None
+    assert [text for _, text in dev.unmodelled] == ["set metric +5", "set metric igp"]

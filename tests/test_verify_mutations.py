@@ -146,6 +146,22 @@ def _prepend_toward_one_spine(r: Path) -> None:
                "LOCAL-A\n set as-path prepend 4200001100\nroute-map LOCAL-A-OUT permit 10\n")
 
 
+def _one_spine_sets(r: Path, line: str) -> None:
+    """The leaf takes its first spine's routes through a route-map that sets ``line``."""
+    path = r / LEAF_A / "frr.conf"
+    edit(path, "  neighbor 10.11.0.0 route-map PLANE-A-IN in\n", "  neighbor 10.11.0.0 route-map ONE-IN in\n")
+    edit(path, "route-map PLANE-A-IN permit 10\n", "route-map ONE-IN permit 10\n match ip address prefix-list "
+               f"PLANE-A\n {line}\nroute-map PLANE-A-IN permit 10\n")
+
+
+def _spine_med_to_one_leaf(r: Path) -> None:
+    """a-spine-1 (EOS) sends a-leaf-su1-r0 its routes with MED 50, the other leaves with none."""
+    path = r / SPINE_A / "running-config"
+    edit(path, "   neighbor 10.11.0.1 route-map PLANE-A-OUT out\n", "   neighbor 10.11.0.1 route-map MED-OUT out\n")
+    edit(path, "route-map PLANE-A-OUT permit 10\n", "route-map MED-OUT permit 10\n   match ip address prefix-list "
+               "PLANE-A\n   set metric 50\n!\nroute-map PLANE-A-OUT permit 10\n")
+
+
 def _prepend_from_one_spine(r: Path) -> None:
     """The leaf takes its first spine's routes through a route-map that prepends that spine's ASN."""
     path = r / LEAF_A / "frr.conf"
@@ -268,7 +284,14 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
                     "  network 10.10.0.32/32\n  aggregate-address 10.12.0.0/20 summary-only\n")),
     ("a route-map set line verify cannot judge", "CONFIG-UNMODELLED",
      lambda r: edit(r / LEAF_A / "frr.conf", " match ip address prefix-list LOCAL-A\n",
-                    " match ip address prefix-list LOCAL-A\n set local-preference 200\n")),
+                    " match ip address prefix-list LOCAL-A\n set community 65000:1\n")),
+    ("a leaf prefers one spine by local preference: it installs that spine alone", "ROUTE-ECMP-WIDTH",
+     lambda r: _one_spine_sets(r, "set local-preference 200")),
+    ("a leaf gives one spine's routes a weight: it installs that spine alone", "ROUTE-ECMP-WIDTH",
+     lambda r: _one_spine_sets(r, "set weight 100")),
+    ("a leaf gives one spine's routes a higher MED: it leaves that spine out", "ROUTE-ECMP-WIDTH",
+     lambda r: _one_spine_sets(r, "set metric 50")),
+    ("a spine sends one leaf a higher MED: that leaf leaves the spine out", "ROUTE-ECMP-WIDTH", _spine_med_to_one_leaf),
     ("a prepend of an ASN neither end has (the loop it causes is not followed)", "ROUTE-POLICY-UNMODELLED",
      lambda r: edit(r / LEAF_A / "frr.conf", " match ip address prefix-list LOCAL-A\n",
                     " match ip address prefix-list LOCAL-A\n set as-path prepend 65000 65000\n")),
@@ -476,6 +499,15 @@ VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
     ("every spine of plane A drained alike", lambda r: [edit(p, "route-map PLANE-A-OUT permit 10\n",
                                                             "route-map PLANE-A-OUT permit 10\n   set as-path prepend "
                                                             "4200001000\n") for p in r.glob("plane-A/a-spine-*/running-config")]),
+    ("every spine's routes given the same local preference on a leaf",
+     lambda r: edit(r / LEAF_A / "frr.conf", " match ip address prefix-list PLANE-A\n",
+                    " match ip address prefix-list PLANE-A\n set local-preference 200\n")),
+    ("a local preference set toward the spines (eBGP does not carry it)",
+     lambda r: edit(r / LEAF_A / "frr.conf", " match ip address prefix-list LOCAL-A\n",
+                    " match ip address prefix-list LOCAL-A\n set local-preference 50\n")),
+    ("every spine of plane A sends the same MED", lambda r: [edit(p, "route-map PLANE-A-OUT permit 10\n",
+                                                                  "route-map PLANE-A-OUT permit 10\n   set metric 10\n")
+                                                             for p in r.glob("plane-A/a-spine-*/running-config")]),
     ("an EOS interface block repeated (EOS merges it)",
      lambda r: edit(r / SPINE_A / "running-config", "interface Loopback0\n", "interface Ethernet1\n   mtu 9214\n"
                     "interface Loopback0\n")),

@@ -306,9 +306,35 @@ def _prepend(rng: random.Random, text: str) -> tuple[str, str] | None:
     return f"neighbor {n} route-map {name}-P {direction} prepends {prepend}", edited
 
 
+def _attribute(rng: random.Random, text: str) -> tuple[str, str] | None:
+    """A best-path attribute on one neighbor's route-map (a copy of it) or on the route-map every
+    neighbor uses: local preference or weight (inbound), MED (either way)."""
+    refs = re.findall(r"^ *neighbor (\S+) route-map (\S+) (in|out)$", text, re.M)
+    if not refs or "router bgp" not in text:
+        return None
+    n, name, direction = rng.choice(refs)
+    kind = rng.choice(["metric"] if direction == "out" else ["local-preference", "weight", "metric"])
+    value = {"local-preference": rng.choice([50, 200]), "weight": rng.choice([100, 32768]),
+             "metric": rng.choice([10, 500])}[kind]
+    entries = re.findall(rf"^route-map {re.escape(name)} (permit|deny) (\d+)\n((?:[ \t]+.*\n)*)", text, re.M)
+    if not entries:
+        return None
+    if rng.random() < 0.3:
+        edited = re.sub(rf"^(route-map {re.escape(name)} permit \d+\n)", rf"\1 set {kind} {value}\n", text, flags=re.M)
+        return f"route-map {name} sets {kind} {value}", edited
+    copy = "".join(f"route-map {name}-A {action} {seq}\n{body}"
+                   + (f" set {kind} {value}\n" if action == "permit" else "") + "exit\n!\n"
+                   for action, seq, body in entries)
+    edited = text.replace("router bgp", copy + "router bgp", 1)
+    edited = re.sub(rf"^( *neighbor {re.escape(n)} route-map ){re.escape(name)} {direction}$",
+                    rf"\g<1>{name}-A {direction}", edited, count=1, flags=re.M)
+    return f"neighbor {n} route-map {name}-A {direction} sets {kind} {value}", edited
+
+
 EDITS: tuple[Callable[[random.Random, str], tuple[str, str] | None], ...] = (
     _remove, _remove, _duplicate, _shutdown, _deny_own_prefix, _rename_reference, _no_default_af, _maximum_paths,
-    _unindent, _renumber, _external, _toggle_action, _aggregate, _change_asn, _prepend, _prepend)
+    _unindent, _renumber, _external, _toggle_action, _aggregate, _change_asn, _prepend, _prepend, _attribute,
+    _attribute)
 
 
 def random_edits(seed: int, count: int, configs: dict[str, str]) -> Iterator[Edit]:

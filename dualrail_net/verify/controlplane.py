@@ -18,8 +18,12 @@ Prefix sets are Python integers used as bitsets (one bit per prefix of the plane
 propagation is a few big-int operations per session. Best-path ties between equal paths go to the
 lowest router ID (a real device keeps the oldest path; the set of installed next hops is the same).
 AS-path prepends in route-maps lengthen the path (an offer arrives as many levels later: the drain
-of a switch). Not modelled (each reported by CONFIG-UNMODELLED where it appears): other route-map
-`set` actions (local preference, MED, weight ...), a prepend of an ASN neither end of the session
+of a switch). Weight and local preference set inbound outrank the path length, and MED decides
+between the paths of one neighbor AS (`_propagate_preferring`: a fixpoint of propagations with the
+outranked sessions blocked). Parallel links are a session and a next hop each. A gateway's planned
+external peers bring in the planned prefixes (`external_routes`). Not modelled (each reported by
+CONFIG-UNMODELLED where it appears): other route-map `set` actions (communities, relative or `igp`
+metrics ...), best-path attributes on iBGP sessions, a prepend of an ASN neither end of the session
 has (ROUTE-POLICY-UNMODELLED: the loop it causes is not followed), iBGP route reflection, VRF
 leaking inside a plane (the isolation checks judge leaks between planes).
 """
@@ -27,7 +31,7 @@ leaking inside a plane (the isolation checks judge leaks between planes).
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -35,7 +39,7 @@ import numpy as np
 from dualrail_net.platforms import PlatformError, get_platform
 from dualrail_net.verify.ipfast import ip_int, net_str, network_of
 from dualrail_net.verify.model import BgpInstance, DeviceConfig, Neighbor, RouteMapEntry
-from dualrail_net.verify.routes import PrefixIndex, _route_map_mask, route_map_prepends
+from dualrail_net.verify.routes import PrefixIndex, _route_map_mask, route_map_attributes, route_map_prepends
 from dualrail_net.verify.snapshot import Snapshot
 from dualrail_net.verify.topology import _NODE_SHIFT, NodeId, Session, Topology
 
@@ -78,6 +82,15 @@ class PlaneControl:
     unmodelled: list[tuple[str, int, str]] = field(default_factory=list)  # (device, line, what)
     alias: list[int] = field(default_factory=list)  # parallel session numbers -> their sender's number
     external_down: list[tuple[NodeId, str, str]] = field(default_factory=list)  # (gateway, peer, why)
+    # sender * n + receiver -> (prefixes not installed over that session because another path is
+    # preferred by weight, local preference or MED, the route-map entries that set them)
+    preferred: dict[int, tuple[int, list[RouteMapEntry]]] = field(default_factory=dict)
+
+    def outranked(self, sender: NodeId, receiver: NodeId) -> tuple[int, list[RouteMapEntry]]:
+        s, r = self.number.get(sender), self.number.get(receiver)
+        if s is None or r is None:
+            return 0, []
+        return self.preferred.get(s * len(self.nodes) + r, (0, []))
 
     def __post_init__(self) -> None:
         self.number = {node: i for i, node in enumerate(self.nodes)}
@@ -423,6 +436,14 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
         return hit
 
     prepend_cache: dict[tuple[str, str | None], list[tuple[RouteMapEntry, int]]] = {}
+    attribute_cache: dict[tuple[str, str | None], list[tuple[RouteMapEntry, int]]] = {}
+
+    def attributes(dev: DeviceConfig, name: str | None) -> list[tuple[RouteMapEntry, int]]:
+        key = (dev.name, name)
+        hit = attribute_cache.get(key)
+        if hit is None:
+            hit = attribute_cache[key] = route_map_attributes(dev, name, idx, full, undefined)
+        return hit
 
     def prepending(dev: DeviceConfig, name: str | None) -> list[tuple[RouteMapEntry, int]]:
         key = (dev.name, name)
@@ -438,6 +459,7 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
     edge_masks: dict[int, int] = {}
     edge_delays: dict[int, Delays] = {}
     unmodelled: list[tuple[str, int, str]] = []
+    preferences: dict[tuple[int, int], _Preference] = {}  # (sender, edge position) -> what its maps set
     requires = [requires_policy(devices[node[0]], devices[node[0]].bgp[node[1]]) for node in nodes]
     alias: list[int] = []  # parallel session numbers (n + i) -> the sender's own number
     seen_pairs: set[tuple[int, int]] = set()
@@ -466,6 +488,19 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
             if parallel:
                 sender = n + len(alias)
                 alias.append(src)
+            prefs = attributes(dst_dev, in_map)  # weight / local preference: the receiver's, inbound
+            meds = [(e, b) for e, b in attributes(src_dev, out_map) if e.med is not None]
+            meds += [(e, b) for e, b in prefs if e.med is not None]  # inbound MED overrides the sent one
+            prefs = [(e, b) for e, b in prefs if e.weight is not None or e.local_pref is not None]
+            if (prefs or meds) and not ibgp:
+                preferences[(src, len(edges[src]))] = _Preference(
+                    [((e.weight or 0, 100 if e.local_pref is None else e.local_pref), b & mask, e) for e, b in prefs],
+                    [(e.med or 0, b & mask, e) for e, b in meds])
+            elif prefs or meds:
+                for e, _ in prefs + meds:
+                    line = min(e.attribute_lines.values(), default=e.line)
+                    unmodelled.append((dst_dev.name if (e, _) in prefs else src_dev.name, line,
+                                       "a best-path attribute set on an iBGP session"))
             edges[src].append((dst, None if mask == full else mask, ibgp, delays, sender))
             key = src * n + dst  # parallel sessions: what crosses every one of them
             edge_masks[key] = edge_masks.get(key, mask) & mask
@@ -491,7 +526,8 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
     suppressed: dict[int, int] = {}
     core: _Core | None = None
     for _ in range(4):  # aggregates: originate, propagate, repeat while an aggregate appears or goes
-        core = _propagate(origin, edges, asn, group_of, rank, relax, paths_cap, suppressed, alias)
+        core, preferred = _propagate_preferring(origin, edges, asn, group_of, rank, relax, paths_cap, suppressed,
+                                                alias, preferences)
         changed = False
         for i, node in enumerate(nodes):
             for agg in insts[i].aggregates:
@@ -512,7 +548,8 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
                         {node: core.reach[i] for i, node in enumerate(nodes)}, core.via_in[:n], edge_masks,
                         core.looped, {nodes[i]: bits_ for i, bits_ in suppressed.items()}, dead,
                         sorted(set(undefined)), edge_delays, sorted(set(unmodelled)), alias,
-                        [(node, peer, why) for node, o in origins.items() for peer, why in o.external_down])
+                        [(node, peer, why) for node, o in origins.items() for peer, why in o.external_down],
+                        preferred)
 
 
 def _delays(out: list[tuple[RouteMapEntry, int]], into: list[tuple[RouteMapEntry, int]],
@@ -688,6 +725,152 @@ def _propagate(origin: list[int], edges: list[list[Edge]], asn: list[int],
             reach[dst] |= assigned
             frontier[dst] = assigned
     return _Core(reach, via_in, looped)
+
+
+@dataclass
+class _Preference:
+    """What a session's route-maps set on the routes it carries: (weight, local preference) as the
+    receiver sets them inbound, and the MED (sent by the sender, or set inbound), each with the
+    prefixes it applies to (the rest keep the defaults: weight 0, local preference 100, MED 0)."""
+
+    rank: list[tuple[tuple[int, int], int, RouteMapEntry]]
+    med: list[tuple[int, int, RouteMapEntry]]
+
+
+def _propagate_preferring(origin: list[int], edges: list[list[Edge]], asn: list[int],
+                          group_of: dict[int, frozenset[int]], rank: list[int], relax: list[bool],
+                          paths_cap: list[int], suppressed: dict[int, int], alias: Sequence[int],
+                          preferences: dict[tuple[int, int], _Preference],
+                          ) -> tuple[_Core, dict[int, tuple[int, list[RouteMapEntry]]]]:
+    """_propagate, with the best-path attributes route-maps set. BGP compares weight and local
+    preference before the AS path, and MED (between paths from one neighbor AS) after it: a session
+    whose routes are outranked is not installed for them, and what a device then advertises is its
+    preferred path. Modelled as a fixpoint: propagate, find on each receiver the sessions outranked
+    for prefixes a better session can deliver, block those, propagate again (a few rounds; a
+    fabric without such attributes takes one). MED is compared among the installed sessions of one
+    neighbor AS (FRR without always-compare-med; across ASNs under multipath-relax it is not)."""
+    core = _propagate(origin, edges, asn, group_of, rank, relax, paths_cap, suppressed, alias)
+    if not preferences:
+        return core, {}
+    n = len(origin)
+    blocked: dict[tuple[int, int], int] = {}
+    why: dict[tuple[int, int], list[RouteMapEntry]] = {}
+    incoming: dict[int, list[tuple[int, int]]] = defaultdict(list)
+    for src, outgoing in enumerate(edges):
+        for pos, edge in enumerate(outgoing):
+            incoming[edge[0]].append((src, pos))
+    receivers = {edges[src][pos][0] for src, pos in preferences}
+    for _ in range(8):
+        new: dict[tuple[int, int], int] = {}
+        memo: dict[tuple[int, frozenset[int]], tuple[int, int]] = {}
+        for dst in receivers:
+            # a sender cannot deliver what its own best path has through the receiver's AS
+            through = group_of.get(asn[dst], frozenset((dst,)))
+            _outranked(dst, incoming[dst], edges, preferences, core, n, asn, new, why,
+                       lambda src, bits_: path_through(src, through, bits_, core.via_in, rank, memo, alias), blocked)
+        if new == blocked:
+            break
+        blocked = new
+        masked = [[(dst, _minus(mask, blocked.get((src, pos), 0)), ibgp, delays, sender)
+                   for pos, (dst, mask, ibgp, delays, sender) in enumerate(outgoing)]
+                  for src, outgoing in enumerate(edges)]
+        core = _propagate(origin, masked, asn, group_of, rank, relax, paths_cap, suppressed, alias)
+    out: dict[int, tuple[int, list[RouteMapEntry]]] = {}
+    for (src, pos), bits_ in blocked.items():
+        key = src * n + edges[src][pos][0]
+        had = out.get(key, (0, []))
+        out[key] = (had[0] | bits_, had[1] + why.get((src, pos), []))
+    return core, out
+
+
+def _minus(mask: int | None, blocked: int) -> int | None:
+    """``mask`` (None: everything) without ``blocked`` (~blocked is negative: an infinite mask)."""
+    if not blocked:
+        return mask
+    return ~blocked if mask is None else mask & ~blocked
+
+
+def _outranked(dst: int, sessions: list[tuple[int, int]], edges: list[list[Edge]],
+               preferences: dict[tuple[int, int], _Preference], core: _Core, n: int, asn: list[int],
+               out: dict[tuple[int, int], int], why: dict[tuple[int, int], list[RouteMapEntry]],
+               looping: Callable[[int, int], int], previous: dict[tuple[int, int], int]) -> None:
+    """Into ``out``: per session into ``dst``, the prefixes it must not install because another
+    session offers them with a higher (weight, local preference), or, among the sessions of one
+    neighbor AS that install them, a lower MED (``previous``: the last round's blocks, so a session
+    blocked for its MED still counts as offering what it can deliver)."""
+    default = (0, 100)
+    available: dict[tuple[int, int], int] = defaultdict(int)
+    parts: dict[tuple[int, int], list[tuple[tuple[int, int], int]]] = {}
+    can: dict[tuple[int, int], int] = {}
+    for src, pos in sessions:
+        _, mask, _, _, _ = edges[src][pos]
+        deliverable = core.reach[src] & (-1 if mask is None else mask) & ~core.looped.get(src * n + dst, 0)
+        deliverable &= ~core.reach[dst] | ~looping(src, deliverable & core.reach[dst])
+        can[(src, pos)] = deliverable
+        pref = preferences.get((src, pos))
+        ranked = [(key, bits_) for key, bits_, _ in pref.rank] if pref else []
+        rest = -1
+        for _, bits_ in ranked:
+            rest &= ~bits_
+        mine = ranked + [(default, rest)]
+        parts[(src, pos)] = mine
+        for key, bits_ in mine:
+            available[key] |= bits_ & deliverable
+    keys = sorted(available)
+    for src, pos in sessions:
+        for key, bits_ in parts[(src, pos)]:
+            better = 0
+            for k in keys:
+                if k > key:
+                    better |= available[k]
+            lost = bits_ & better & core.reach[dst]
+            if lost:
+                out[(src, pos)] = out.get((src, pos), 0) | lost
+                pref = preferences.get((src, pos))
+                why[(src, pos)] = _setters(preferences, sessions, lambda p: [e for k, _, e in p.rank if k > key])
+    # MED: among the sessions that install a prefix, per neighbor AS, the lowest MED wins
+    inbound = core.via_in[dst]
+    by_as: dict[int, list[tuple[tuple[int, int], list[tuple[int, int]]]]] = defaultdict(list)
+    for src, pos in sessions:
+        pref = preferences.get((src, pos))
+        sender = edges[src][pos][4]
+        installed = (inbound.get(sender, 0) | previous.get((src, pos), 0) & can[(src, pos)]) & ~out.get((src, pos), 0)
+        if not installed:
+            continue
+        meds = [(m, bits_ & installed) for m, bits_, _ in (pref.med if pref else [])]
+        rest = installed
+        for _, bits_ in meds:
+            rest &= ~bits_
+        by_as[asn[src]].append(((src, pos), meds + [(0, rest)]))
+    for members in by_as.values():
+        if len(members) < 2 or not any(m for _, parts_ in members for m, b in parts_ if m and b):
+            continue
+        values = sorted({m for _, parts_ in members for m, _ in parts_})
+        carried = {m: 0 for m in values}
+        for _, parts_ in members:
+            for m, bits_ in parts_:
+                carried[m] |= bits_
+        for session, parts_ in members:
+            for m, bits_ in parts_:
+                lower = 0
+                for v in values:
+                    if v < m:
+                        lower |= carried[v]
+                lost = bits_ & lower
+                if lost:
+                    out[session] = out.get(session, 0) | lost
+                    why[session] = why.get(session, []) + _setters(
+                        preferences, [sm for sm, _ in members], lambda p: [e for _, _, e in p.med])
+
+
+def _setters(preferences: dict[tuple[int, int], _Preference], sessions: Iterable[tuple[int, int]],
+             pick: Callable[[_Preference], list[RouteMapEntry]]) -> list[RouteMapEntry]:
+    found: list[RouteMapEntry] = []
+    for session in sessions:
+        pref = preferences.get(session)
+        if pref is not None:
+            found += [e for e in pick(pref) if e not in found]
+    return found
 
 
 def _or(values: Iterable[int]) -> int:

@@ -105,6 +105,12 @@ class RouteMapEntry:
     # lose best-path selection and leave multipath: the way a switch is drained)
     prepend: tuple[int, ...] = ()
     prepend_line: int = 0
+    # `set local-preference N`, `set weight N`, `set metric N` (MED): best-path attributes a permit
+    # entry sets (None: not set), and the line that set each
+    local_pref: int | None = None
+    weight: int | None = None
+    med: int | None = None
+    attribute_lines: dict[str, int] = field(default_factory=dict)  # "local-preference" -> line
 
 
 @dataclass(slots=True)

@@ -27,7 +27,7 @@ from dualrail_net.verify.controlplane import (
     session_state,
 )
 from dualrail_net.verify.ipfast import net_str, network_of
-from dualrail_net.verify.model import DeviceConfig
+from dualrail_net.verify.model import DeviceConfig, RouteMapEntry
 from dualrail_net.verify.snapshot import Snapshot
 from dualrail_net.verify.topology import NodeId, Topology
 
@@ -39,17 +39,19 @@ class Path:
     sender: NodeId
     as_path: tuple[int, ...]
     ibgp: bool
+    rank: tuple[int, int] = (0, 100)  # (weight, local preference) the receiver set inbound
+    med: int = 0
 
 
-def _policy(dev: DeviceConfig, name: str | None, prefix: str) -> tuple[bool, tuple[int, ...]]:
-    """(permitted, ASNs prepended) for one prefix through one route-map (None: no route-map)."""
+def _policy(dev: DeviceConfig, name: str | None, prefix: str) -> tuple[bool, RouteMapEntry | None]:
+    """(permitted, the permit entry that decided) for one prefix through one route-map (None: no
+    route-map)."""
     if name is None:
-        return True, ()
+        return True, None
     permitted, line, _ = explain_route_map(dev, name, prefix)
     if not permitted:
-        return False, ()
-    entry = next((e for e in dev.route_maps.get(name, []) if e.line == line), None)
-    return True, entry.prepend if entry is not None else ()
+        return False, None
+    return True, next((e for e in dev.route_maps.get(name, []) if e.line == line), None)
 
 
 def _within(prefix: str, aggregate: str) -> bool:
@@ -133,28 +135,42 @@ def _converge(snap: Snapshot, nodes: list[NodeId],
                     best = paths[0] if paths else None
                     if best is not None and best.ibgp and ibgp:
                         continue  # iBGP split horizon
-                    ok, out_prepend = _policy(src_dev, out_map, prefix)
+                    ok, out_entry = _policy(src_dev, out_map, prefix)
                     if not ok:
                         continue
-                    as_path = out_prepend + (best.as_path if best else ())
+                    as_path = (out_entry.prepend if out_entry else ()) + (best.as_path if best else ())
                     if not ibgp:
                         as_path = (asn[src],) + as_path
                         if asn[dst] in as_path:
                             continue  # eBGP loop prevention
-                    ok, in_prepend = _policy(dst_dev, in_map, prefix)
+                    ok, in_entry = _policy(dst_dev, in_map, prefix)
                     if not ok:
                         continue
-                    candidates.setdefault(prefix, []).append(Path(src, in_prepend + as_path, ibgp))
+                    rank, med = (0, 100), 0
+                    if not ibgp:  # over eBGP: weight and local preference as set inbound, MED as sent or set inbound
+                        if in_entry is not None:
+                            rank = (in_entry.weight or 0, 100 if in_entry.local_pref is None else in_entry.local_pref)
+                        if out_entry is not None and out_entry.med is not None:
+                            med = out_entry.med
+                        if in_entry is not None and in_entry.med is not None:
+                            med = in_entry.med
+                    in_prepend = in_entry.prepend if in_entry else ()
+                    candidates.setdefault(prefix, []).append(Path(src, in_prepend + as_path, ibgp, rank, med))
             table: dict[str, list[Path]] = {p: [] for p in origin[dst]}
             cap = maximum_paths(dst_dev, dst_inst, path_overrides)
             for prefix, offered in candidates.items():
                 if prefix in table:
                     continue  # its own prefix: a BGP path never replaces it
+                top = max(p.rank for p in offered)  # weight, then local preference, outrank the path
+                offered = [p for p in offered if p.rank == top]
                 shortest = min(len(p.as_path) for p in offered)
                 equal = sorted((p for p in offered if len(p.as_path) == shortest), key=lambda p: rid[p.sender])
                 best = equal[0]
                 if not dst_inst.multipath_relax:
                     equal = [p for p in equal if asn[p.sender] == asn[best.sender]]
+                # MED between the paths of one neighbor AS: the lowest wins
+                lowest = {a: min(p.med for p in equal if asn[p.sender] == a) for a in {asn[p.sender] for p in equal}}
+                equal = [p for p in equal if p.med == lowest[asn[p.sender]]]
                 table[prefix] = equal[:cap]
             new[dst] = table
         if new == rib:

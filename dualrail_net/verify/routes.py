@@ -104,23 +104,39 @@ def route_map_prepends(dev: DeviceConfig, name: str | None, idx: PrefixIndex, fu
     entries = dev.route_maps.get(name) if name is not None else None
     if not entries or not any(e.prepend for e in entries):
         return []
-    return _evaluate(dev, entries, idx, full, undefined)[1]
+    return [(e, hit) for e, hit in _evaluate(dev, entries, idx, full, undefined)[1] if e.prepend]
+
+
+def route_map_attributes(dev: DeviceConfig, name: str | None, idx: PrefixIndex, full: int,
+                         undefined: list[tuple[str, str]]) -> list[tuple[RouteMapEntry, int]]:
+    """The permit entries of a route-map that set local preference, weight or MED, each with the
+    prefixes it decides."""
+    entries = dev.route_maps.get(name) if name is not None else None
+    if not entries or not any(_sets_attribute(e) for e in entries):
+        return []
+    return [(e, hit) for e, hit in _evaluate(dev, entries, idx, full, undefined)[1] if _sets_attribute(e)]
+
+
+def _sets_attribute(entry: RouteMapEntry) -> bool:
+    return entry.local_pref is not None or entry.weight is not None or entry.med is not None
 
 
 def _evaluate(dev: DeviceConfig, entries: list[RouteMapEntry], idx: PrefixIndex, full: int,
               undefined: list[tuple[str, str]]) -> tuple[int, list[tuple[RouteMapEntry, int]]]:
+    """(what the route-map permits, its permit entries that set something with the prefixes each
+    decides)."""
     remaining = full
     permitted = 0
-    prepending: list[tuple[RouteMapEntry, int]] = []
+    acting: list[tuple[RouteMapEntry, int]] = []
     for entry in sorted(entries, key=lambda e: e.seq):
         matched = _entry_matches(dev, entry, idx, full, undefined)
         hit = matched & remaining
         if entry.action == "permit":
             permitted |= hit
-            if entry.prepend and hit:
-                prepending.append((entry, hit))
+            if hit and (entry.prepend or _sets_attribute(entry)):
+                acting.append((entry, hit))
         remaining &= ~hit
-    return permitted, prepending
+    return permitted, acting
 
 
 def _entry_matches(dev: DeviceConfig, entry: RouteMapEntry, idx: PrefixIndex, full: int,

@@ -25,7 +25,7 @@ from dualrail_net.verify.controlplane import (
 )
 from dualrail_net.verify.findings import Finding, Severity
 from dualrail_net.verify.ipfast import network_of
-from dualrail_net.verify.model import DeviceConfig
+from dualrail_net.verify.model import DeviceConfig, RouteMapEntry
 from dualrail_net.verify.routes import bits
 from dualrail_net.verify.topology import NodeId
 
@@ -175,6 +175,10 @@ def edge_reason(ctx: Context, view: PlaneView, sender: NodeId | None, receiver: 
     if not (control.edge_mask(sender, receiver) or 0) >> bit & 1:
         reasons = [_policy_reason(ctx, st, sender, receiver, prefix) for st in states if st.up]
         return next((r for r in reasons if r != NO_POLICY_REASON), reasons[0])
+    outranked, setters = control.outranked(sender, receiver)
+    if outranked >> bit & 1:
+        return (f"{_label(receiver)} prefers other paths: {_attribute_lines(ctx, control, receiver, setters)} "
+                f"(weight and local preference outrank the AS path; MED decides between one AS's paths)")
     if control.loop_dropped(sender, receiver) >> bit & 1:
         asn = ctx.snap.devices[receiver[0]].bgp[receiver[1]].asn
         return (f"{_loc(ctx, receiver[0], ctx.snap.devices[receiver[0]].bgp[receiver[1]].line)}: AS {asn} of "
@@ -200,6 +204,20 @@ def edge_reason(ctx: Context, view: PlaneView, sender: NodeId | None, receiver: 
         return (f"{_loc(ctx, receiver[0], inst.line)}: {_label(receiver)} has equal paths from neighbors in "
                 "different ASNs and no `bgp bestpath as-path multipath-relax`: only the best path's AS is installed")
     return f"{_label(sender)} offers it over a longer AS path only"
+
+
+def _attribute_lines(ctx: Context, control: PlaneControl, receiver: NodeId, entries: list[RouteMapEntry]) -> str:
+    """Where each route-map entry that sets a best-path attribute is (the receiver's or a sender's)."""
+    said = []
+    devices = [receiver[0]] + [s[0] for s in control.senders(receiver)]
+    for entry in entries[:3]:
+        owner = next((d for d in devices if any(entry is e for es in ctx.snap.devices[d].route_maps.values()
+                                                  for e in es)), receiver[0])
+        name = next((n for n, es in ctx.snap.devices[owner].route_maps.items() if any(entry is e for e in es)), "?")
+        for attribute, line in entry.attribute_lines.items():
+            value = {"local-preference": entry.local_pref, "weight": entry.weight, "metric": entry.med}[attribute]
+            said.append(f"{_loc(ctx, owner, line)}: {owner} route-map {name} sets {attribute} {value}")
+    return "; ".join(said) or "a route-map sets a best-path attribute"
 
 
 def _policy_reason(ctx: Context, state: SessionState, sender: NodeId, receiver: NodeId, prefix: str) -> str:

@@ -107,10 +107,16 @@ def test_a_three_tier_fabric_agrees_under_random_edits(tmp_path: Path) -> None:
     out = tmp_path / "build"
     write_artifacts(render_fabric(resolve_fabric(synthetic_inventory(shape))), out)
     assert_agree(out, "three tiers")
+    agree_under_edits(out, 11, 20, tmp_path)
+
+
+def agree_under_edits(out: Path, seed: int, count: int, tmp_path: Path) -> None:
+    """The oracle's edit generator on the FRR switches of ``out``: the model and the reference agree
+    after each edit."""
     manifest = Manifest.load(out)
     configs = {name: (out / meta.dir / "frr.conf").read_text() for name, meta in manifest.devices.items()
                if (out / meta.dir / "frr.conf").exists()}
-    for number, edit in enumerate(random_edits(11, 20, configs)):
+    for number, edit in enumerate(random_edits(seed, count, configs)):
         edited = tmp_path / f"e{number}"
         shutil.copytree(out, edited)
         (edited / manifest.devices[edit.device].dir / "frr.conf").write_text(edit.text)
@@ -132,12 +138,4 @@ def test_parallel_links_agree_under_random_edits(tmp_path: Path) -> None:
     leaf = next(node for node in model if "leaf" in node[0])
     widths = {len(hops) for prefix, hops in model[leaf].items() if hops}
     assert max(widths) == 4  # another leaf's prefix: 2 spines x 2 links
-    manifest = Manifest.load(out)
-    configs = {name: (out / meta.dir / "frr.conf").read_text() for name, meta in manifest.devices.items()
-               if (out / meta.dir / "frr.conf").exists()}
-    for number, edit in enumerate(random_edits(13, 20, configs)):
-        edited = tmp_path / f"e{number}"
-        shutil.copytree(out, edited)
-        (edited / manifest.devices[edit.device].dir / "frr.conf").write_text(edit.text)
-        assert_agree(edited, f"{edit.device}: {edit.description}")
-        shutil.rmtree(edited)
+    agree_under_edits(out, 13, 20, tmp_path)

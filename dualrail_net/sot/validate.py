@@ -17,7 +17,7 @@ from dualrail_net.sot.diagnostics import Diagnostic, Severity
 from dualrail_net.sot.hostlayout import check_host_layout
 from dualrail_net.sot.racks import check_racks, switch_names
 from dualrail_net.sot.load import LoadedInventory
-from dualrail_net.sot.schema import SPEEDS_GBPS, IbPlane, expand_ports
+from dualrail_net.sot.schema import SPEEDS_GBPS, Fabric, IbPlane, expand_ports
 
 
 Rule = Callable[[LoadedInventory], Iterator[Diagnostic]]
@@ -27,6 +27,11 @@ def _diag(inv: LoadedInventory, path: tuple[str | int, ...], message: str, fix: 
           severity: Severity = Severity.ERROR, code: str = "SOT") -> Diagnostic:
     file, line = inv.where(*path)
     return Diagnostic(file, line, message, fix, severity, code)
+
+
+def _three_tiers_undescribed(fab: Fabric) -> bool:
+    """Three tiers without the hardware that makes their capacity computable."""
+    return fab.topology.tiers == 3 and (fab.hardware.super_spine is None or fab.hardware.spine.uplink_ports is None)
 
 
 def _prefix_len_for(addresses: int) -> int:
@@ -76,8 +81,8 @@ def check_topology(inv: LoadedInventory) -> Iterator[Diagnostic]:
 
 def check_capacity(inv: LoadedInventory) -> Iterator[Diagnostic]:
     fab = inv.inventory.fabric
-    if fab.topology.tiers == 3 and (fab.hardware.super_spine is None or fab.hardware.spine.uplink_ports is None):
-        return
+    if _three_tiers_undescribed(fab):
+        return  # check_topology says what is missing
     cap = plane_capacity(fab)
     topo = fab.topology
     leaves = topo.scalable_units_per_pod * topo.rails
@@ -222,8 +227,8 @@ def _pool_needs(cap: PlaneCapacity, three_tier: bool, has_gateways: bool) -> dic
 
 def check_pools(inv: LoadedInventory) -> Iterator[Diagnostic]:
     fab = inv.inventory.fabric
-    if fab.topology.tiers == 3 and (fab.hardware.super_spine is None or fab.hardware.spine.uplink_ports is None):
-        return
+    if _three_tiers_undescribed(fab):
+        return  # check_topology says what is missing
     cap = plane_capacity(fab)
     three = fab.topology.tiers == 3
     owners: list[tuple[ipaddress.IPv4Network, str, str]] = []
@@ -304,8 +309,8 @@ def _asn_ranges(inv: LoadedInventory) -> list[tuple[int, int, str, tuple[str | i
 
 def check_asns(inv: LoadedInventory) -> Iterator[Diagnostic]:
     fab = inv.inventory.fabric
-    if fab.topology.tiers == 3 and (fab.hardware.super_spine is None or fab.hardware.spine.uplink_ports is None):
-        return
+    if _three_tiers_undescribed(fab):
+        return  # check_topology says what is missing
     ranges = _asn_ranges(inv)
     for lo, hi, what, path in ranges:
         if hi > 4294967294:
@@ -672,8 +677,7 @@ def check_external(inv: LoadedInventory) -> Iterator[Diagnostic]:
     that no pool and no other plane uses (a prefix in two planes' VRFs would be one address space
     reached through both: the planes would no longer be separate)."""
     fab = inv.inventory.fabric
-    if not any(gw.external for gw in fab.gateways) or (
-            fab.topology.tiers == 3 and (fab.hardware.super_spine is None or fab.hardware.spine.uplink_ports is None)):
+    if not any(gw.external for gw in fab.gateways) or _three_tiers_undescribed(fab):
         return
     fabric_ports = set(expand_ports(fab.hardware.gateway.ports)) if fab.hardware.gateway else set()
     pools = [(ipaddress.IPv4Network(v), plane, name) for plane, spec in fab.planes.items()

@@ -297,13 +297,19 @@ def _prepend(rng: random.Random, text: str) -> tuple[str, str] | None:
         edited = re.sub(rf"^(route-map {re.escape(name)} permit \d+\n)", rf"\1 set as-path prepend {prepend}\n",
                         text, flags=re.M)
         return f"route-map {name} prepends {prepend}", edited
-    copy = "".join(f"route-map {name}-P {action} {seq}\n{body}"
-                   + (f" set as-path prepend {prepend}\n" if action == "permit" else "") + "exit\n!\n"
-                   for action, seq, body in entries)
-    edited = text.replace("router bgp", copy + "router bgp", 1)
-    edited = re.sub(rf"^( *neighbor {re.escape(n)} route-map ){re.escape(name)} {direction}$",
-                    rf"\g<1>{name}-P {direction}", edited, count=1, flags=re.M)
+    edited = _neighbors_own_copy(text, entries, name, "-P", f"set as-path prepend {prepend}", n, direction)
     return f"neighbor {n} route-map {name}-P {direction} prepends {prepend}", edited
+
+
+def _neighbors_own_copy(text: str, entries: list[tuple[str, str, str]], name: str, suffix: str, line: str,
+                        neighbor: str, direction: str) -> str:
+    """``text`` with a copy of route-map ``name`` whose permit entries also say ``line``, used by
+    ``neighbor`` alone in ``direction``."""
+    copy = "".join(f"route-map {name}{suffix} {action} {seq}\n{body}" + (f" {line}\n" if action == "permit" else "")
+                   + "exit\n!\n" for action, seq, body in entries)
+    edited = text.replace("router bgp", copy + "router bgp", 1)
+    return re.sub(rf"^( *neighbor {re.escape(neighbor)} route-map ){re.escape(name)} {direction}$",
+                  rf"\g<1>{name}{suffix} {direction}", edited, count=1, flags=re.M)
 
 
 def _attribute(rng: random.Random, text: str) -> tuple[str, str] | None:
@@ -322,12 +328,7 @@ def _attribute(rng: random.Random, text: str) -> tuple[str, str] | None:
     if rng.random() < 0.3:
         edited = re.sub(rf"^(route-map {re.escape(name)} permit \d+\n)", rf"\1 set {kind} {value}\n", text, flags=re.M)
         return f"route-map {name} sets {kind} {value}", edited
-    copy = "".join(f"route-map {name}-A {action} {seq}\n{body}"
-                   + (f" set {kind} {value}\n" if action == "permit" else "") + "exit\n!\n"
-                   for action, seq, body in entries)
-    edited = text.replace("router bgp", copy + "router bgp", 1)
-    edited = re.sub(rf"^( *neighbor {re.escape(n)} route-map ){re.escape(name)} {direction}$",
-                    rf"\g<1>{name}-A {direction}", edited, count=1, flags=re.M)
+    edited = _neighbors_own_copy(text, entries, name, "-A", f"set {kind} {value}", n, direction)
     return f"neighbor {n} route-map {name}-A {direction} sets {kind} {value}", edited
 
 

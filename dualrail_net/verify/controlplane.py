@@ -435,22 +435,8 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
             hit = policy[key] = _route_map_mask(dev, name, idx, full, cache, undefined)
         return hit
 
-    prepend_cache: dict[tuple[str, str | None], list[tuple[RouteMapEntry, int]]] = {}
-    attribute_cache: dict[tuple[str, str | None], list[tuple[RouteMapEntry, int]]] = {}
-
-    def attributes(dev: DeviceConfig, name: str | None) -> list[tuple[RouteMapEntry, int]]:
-        key = (dev.name, name)
-        hit = attribute_cache.get(key)
-        if hit is None:
-            hit = attribute_cache[key] = route_map_attributes(dev, name, idx, full, undefined)
-        return hit
-
-    def prepending(dev: DeviceConfig, name: str | None) -> list[tuple[RouteMapEntry, int]]:
-        key = (dev.name, name)
-        hit = prepend_cache.get(key)
-        if hit is None:
-            hit = prepend_cache[key] = route_map_prepends(dev, name, idx, full, undefined)
-        return hit
+    prepending = _per_route_map(route_map_prepends, idx, full, undefined)
+    attributes = _per_route_map(route_map_attributes, idx, full, undefined)
 
     number = {node: i for i, node in enumerate(nodes)}
     n = len(nodes)
@@ -550,6 +536,24 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
                         sorted(set(undefined)), edge_delays, sorted(set(unmodelled)), alias,
                         [(node, peer, why) for node, o in origins.items() for peer, why in o.external_down],
                         preferred)
+
+
+EntryReader = Callable[[DeviceConfig, str | None, PrefixIndex, int, list[tuple[str, str]]],
+                      list[tuple[RouteMapEntry, int]]]
+
+
+def _per_route_map(reader: EntryReader, idx: PrefixIndex, full: int, undefined: list[tuple[str, str]],
+                   ) -> Callable[[DeviceConfig, str | None], list[tuple[RouteMapEntry, int]]]:
+    """``reader`` remembered per (device, route-map): every session of a device shares its maps."""
+    cache: dict[tuple[str, str | None], list[tuple[RouteMapEntry, int]]] = {}
+
+    def read(dev: DeviceConfig, name: str | None) -> list[tuple[RouteMapEntry, int]]:
+        key = (dev.name, name)
+        hit = cache.get(key)
+        if hit is None:
+            hit = cache[key] = reader(dev, name, idx, full, undefined)
+        return hit
+    return read
 
 
 def _delays(out: list[tuple[RouteMapEntry, int]], into: list[tuple[RouteMapEntry, int]],

@@ -47,6 +47,15 @@ def test_resolution_is_deterministic(example_loaded) -> None:
     assert cabling_csv(a) == cabling_csv(b)
 
 
+def test_the_fast_export_is_the_plain_one(example_fabric: Fabric) -> None:
+    """resolved/fabric.json (one entry per line, C encoder) holds what asdict + json make of the model."""
+    import json
+    from dualrail_net.resolve.export import fabric_to_dict
+    text = fabric_json(example_fabric)
+    assert json.loads(text) == json.loads(json.dumps(fabric_to_dict(example_fabric)))
+    assert text.count("\n") > len(example_fabric.switches) + len(example_fabric.links)  # an entry per line
+
+
 def test_example_shape(example_fabric: Fabric) -> None:
     roles = Counter((s.plane, s.role) for s in example_fabric.switches.values())
     assert roles[("A", "spine")] == 4 and roles[("A", "leaf")] == 8

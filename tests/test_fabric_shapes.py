@@ -187,3 +187,29 @@ def test_gateway_external_side_is_validated(make_inventory: InventoryFactory, ex
         return
     errors = [f"{d.file}:{d.line}: {d.message}" for d in diags if d.severity.value == "error"]
     assert any(message in e and "fabric.yaml:" in e for e in errors), errors
+
+
+def test_two_storage_borders_with_their_storage_side(make_inventory: InventoryFactory, tmp_path: Path) -> None:
+    """A second storage gateway beside the example's, each with one storage peering per plane: both
+    gateways bring their plane's storage prefixes in (a switch of the plane reaches 172.16.0.0/16 over
+    both gateways' paths), and the two planes stay apart. Builds clean."""
+    second = ("  - name: gw-storage-2\n    asn: 4200000101\n    planes: [A, B]\n    external:\n      A:\n"
+              "        - {name: storage-a-2, port: 65, subnet: 100.64.0.4/31, asn: 65100, prefixes: [172.16.0.0/16]}\n"
+              "      B:\n"
+              "        - {name: storage-b-2, port: 66, subnet: 100.64.0.6/31, asn: 65100, prefixes: [172.17.0.0/16]}\n")
+    root = make_inventory({"fabric.yaml": [(EXTERNAL, EXTERNAL + second)]})
+    loaded = load_inventory(root)
+    assert [d.message for d in validate(loaded) if d.severity.value == "error"] == []
+    fabric = resolve_fabric(loaded.inventory)
+    assert {s.name for s in fabric.switches.values() if s.role == "gateway"} == {"gw-storage-1", "gw-storage-2"}
+    out = tmp_path / "build"
+    write_artifacts(render_fabric(fabric), out)
+    assert _findings(out) == []
+    snap = load_snapshot(out)
+    from dualrail_net.verify.controlplane import compute_plane, planned_prefixes
+    from dualrail_net.verify.topology import build_topology
+    control = compute_plane(snap, build_topology(snap), "A", planned_prefixes(snap, "A"))
+    bit = control.index.prefixes.index("172.16.0.0/16")
+    spine = ("a-spine-1", None)
+    assert sorted(n[0] for n in control.next_hops(spine, bit)) == ["gw-storage-1", "gw-storage-2"]
+    assert "172.17.0.0/16" not in control.index.prefixes

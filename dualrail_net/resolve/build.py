@@ -322,6 +322,10 @@ def _resolve(inv: Inventory) -> Fabric:
         builders[plane] = b
     links: list[Link] = []
     gateways = _attach_gateways(inv, builders, cap, pm, links)
+    for b in builders.values():  # gateways in other ASNs offering one external prefix: equal paths
+        for _slot, top in b.top_tier:
+            if len({p.remote_asn for p in top.bgp_peers if p.kind == "border"}) > 1 and b.external:
+                top.multipath_relax = True
     servers, server_links = _resolve_servers(inv, builders, cap, pm)
     switches: dict[str, Switch] = {}
     for b in builders.values():

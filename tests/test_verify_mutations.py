@@ -505,6 +505,10 @@ VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
     ("a local preference set toward the spines (eBGP does not carry it)",
      lambda r: edit(r / LEAF_A / "frr.conf", " match ip address prefix-list LOCAL-A\n",
                     " match ip address prefix-list LOCAL-A\n set local-preference 50\n")),
+    ("a spine sends one leaf a MED the leaf resets inbound (the inbound value wins)",
+     lambda r: (_spine_med_to_one_leaf(r),
+                edit(r / LEAF_A / "frr.conf", " match ip address prefix-list PLANE-A\n",
+                     " match ip address prefix-list PLANE-A\n set metric 0\n"))),
     ("every spine of plane A sends the same MED", lambda r: [edit(p, "route-map PLANE-A-OUT permit 10\n",
                                                                   "route-map PLANE-A-OUT permit 10\n   set metric 10\n")
                                                              for p in r.glob("plane-A/a-spine-*/running-config")]),

@@ -474,19 +474,24 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
             if parallel:
                 sender = n + len(alias)
                 alias.append(src)
-            prefs = attributes(dst_dev, in_map)  # weight / local preference: the receiver's, inbound
-            meds = [(e, b) for e, b in attributes(src_dev, out_map) if e.med is not None]
-            meds += [(e, b) for e, b in prefs if e.med is not None]  # inbound MED overrides the sent one
-            prefs = [(e, b) for e, b in prefs if e.weight is not None or e.local_pref is not None]
-            if (prefs or meds) and not ibgp:
-                preferences[(src, len(edges[src]))] = _Preference(
-                    [((e.weight or 0, 100 if e.local_pref is None else e.local_pref), b & mask, e) for e, b in prefs],
-                    [(e.med or 0, b & mask, e) for e, b in meds])
-            elif prefs or meds:
-                for e, _ in prefs + meds:
-                    line = min(e.attribute_lines.values(), default=e.line)
-                    unmodelled.append((dst_dev.name if (e, _) in prefs else src_dev.name, line,
-                                       "a best-path attribute set on an iBGP session"))
+            inbound, outbound = attributes(dst_dev, in_map), attributes(src_dev, out_map)
+            if ibgp:  # iBGP carries local preference and more: not followed
+                for device, entries in ((dst_dev.name, inbound), (src_dev.name, outbound)):
+                    for e, _ in entries:
+                        unmodelled.append((device, min(e.attribute_lines.values(), default=e.line),
+                                           "a best-path attribute set on an iBGP session"))
+            else:
+                # weight / local preference: the receiver's, inbound (eBGP does not carry them out);
+                # MED: sent, or set inbound (which overrides the sent one)
+                prefs = [(e, b) for e, b in inbound if e.weight is not None or e.local_pref is not None]
+                meds = [(e, b) for e, b in inbound if e.med is not None]
+                reset = _or(b for _, b in meds)
+                meds += [(e, b & ~reset) for e, b in outbound if e.med is not None and b & ~reset]
+                if prefs or meds:
+                    preferences[(src, len(edges[src]))] = _Preference(
+                        [((e.weight or 0, 100 if e.local_pref is None else e.local_pref), b & mask, e)
+                         for e, b in prefs],
+                        [(e.med or 0, b & mask, e) for e, b in meds])
             edges[src].append((dst, None if mask == full else mask, ibgp, delays, sender))
             key = src * n + dst  # parallel sessions: what crosses every one of them
             edge_masks[key] = edge_masks.get(key, mask) & mask
@@ -531,7 +536,7 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
             break
     assert core is not None
     return PlaneControl(plane, idx, nodes, states, {node: origin[i] for i, node in enumerate(nodes)},
-                        {node: core.reach[i] for i, node in enumerate(nodes)}, core.via_in[:n], edge_masks,
+                        {node: core.reach[i] for i, node in enumerate(nodes)}, core.via_in, edge_masks,
                         core.looped, {nodes[i]: bits_ for i, bits_ in suppressed.items()}, dead,
                         sorted(set(undefined)), edge_delays, sorted(set(unmodelled)), alias,
                         [(node, peer, why) for node, o in origins.items() for peer, why in o.external_down],
@@ -601,9 +606,9 @@ def path_through(node: int, group: frozenset[int], bits_: int, via_in: list[dict
     ranked installed sender, which is the best path's); without, every equal-cost sender (the
     plan's side). Asked only for prefixes some member of the group already has. ``memo``: per
     (node, group), the prefixes answered and the answer (a path never changes once learned).
-    ``alias``: the senders of parallel sessions (numbers from len(via_in) - len(alias) on)."""
-    if alias and node >= len(via_in) - len(alias):
-        node = alias[node - (len(via_in) - len(alias))]
+    ``alias``: the senders of parallel sessions (numbers from len(via_in) on)."""
+    if node >= len(via_in):
+        node = alias[node - len(via_in)]
     if node in group:
         return bits_
     key = (node, group)
@@ -644,11 +649,10 @@ def _propagate(origin: list[int], edges: list[list[Edge]], asn: list[int],
     are walked back (path_through). Instances are numbers here: a 100k-GPU plane has 7k instances
     and 400k session directions, and tuple keys cost more than the set operations. A parallel
     session offers under its alias number (``asn`` and ``rank`` extended for it): each session is
-    a path of its own; the alias's installed routes are its sender's (one dict shared)."""
+    a path of its own."""
     n = len(origin)
     reach = list(origin)
     via_in: list[dict[int, int]] = [{} for _ in range(n)]
-    via_in += [via_in[src] for src in alias]
     ibgp_learned = [0] * n
     looped: dict[int, int] = {}
     memo: dict[tuple[int, frozenset[int]], tuple[int, int]] = {}
@@ -809,7 +813,7 @@ def _outranked(dst: int, sessions: list[tuple[int, int]], edges: list[list[Edge]
     for src, pos in sessions:
         _, mask, _, _, _ = edges[src][pos]
         deliverable = core.reach[src] & (-1 if mask is None else mask) & ~core.looped.get(src * n + dst, 0)
-        deliverable &= ~core.reach[dst] | ~looping(src, deliverable & core.reach[dst])
+        deliverable &= ~looping(src, deliverable & core.reach[dst])
         can[(src, pos)] = deliverable
         pref = preferences.get((src, pos))
         ranked = [(key, bits_) for key, bits_, _ in pref.rank] if pref else []
@@ -830,7 +834,6 @@ def _outranked(dst: int, sessions: list[tuple[int, int]], edges: list[list[Edge]
             lost = bits_ & better & core.reach[dst]
             if lost:
                 out[(src, pos)] = out.get((src, pos), 0) | lost
-                pref = preferences.get((src, pos))
                 why[(src, pos)] = _setters(preferences, sessions, lambda p: [e for k, _, e in p.rank if k > key])
     # MED: among the sessions that install a prefix, per neighbor AS, the lowest MED wins
     inbound = core.via_in[dst]

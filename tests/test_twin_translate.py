@@ -6,7 +6,10 @@ from __future__ import annotations
 import pytest
 
 from dualrail_net.render import render_fabric
+from dualrail_net.render.artifacts import write_artifacts
 from dualrail_net.resolve.model import Fabric
+from dualrail_net.twin.plan import build_plan
+from dualrail_net.twin.shell import TwinError
 from dualrail_net.twin.translate import frr_for_vrf, interfaces_for_vrf, interfaces_to_ip_batch, without_management
 
 
@@ -35,3 +38,17 @@ def test_interfaces_translation_is_faithful_and_strict(rendered: dict[str, str])
     assert not [c for c in cmds if "swp34" in c]  # not cabled in this twin
     with pytest.raises(ValueError, match="adress"):
         interfaces_to_ip_batch(text.replace("    address 10.11.0.1/31", "    adress 10.11.0.1/31"))
+
+
+def test_an_external_cable_the_manifest_does_not_plan_is_refused(example_fabric: Fabric, tmp_path: Path) -> None:
+    """A cabling plan edited apart from the manifest (an external peer's address changed): the twin
+    refuses it in one line instead of failing with a traceback."""
+    out = tmp_path / "build"
+    write_artifacts(render_fabric(example_fabric), out)
+    plan = build_plan(out)
+    assert [(e.name, e.plane, e.prefixes) for e in plan.externals] == [("storage-a-1", "A", ["172.16.0.0/16"]),
+                                                                        ("storage-b-1", "B", ["172.17.0.0/16"])]
+    cabling = out / "resolved" / "cabling.csv"
+    cabling.write_text(cabling.read_text().replace("storage-a-1,,100.64.0.1/31", "storage-a-1,,100.64.0.9/31"))
+    with pytest.raises(TwinError, match="100.64.0.9/31 is not an external peer the manifest plans"):
+        build_plan(out)

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from dualrail_net.manifest import Manifest
+from dualrail_net.twin.shell import TwinError
 from dualrail_net.verify.parsers.ifupdown import read_interfaces
 
 NS_PREFIX = "drt-"
@@ -126,11 +127,14 @@ def build_plan(output: Path) -> TwinPlan:
     for row in rows:
         a_ns = port_ns.get((row["a_device"], row["a_port"]), ns_name(row["a_device"]))
         if row["kind"] == "external":
-            meta = manifest.devices[row["a_device"]]
+            gateway = manifest.devices.get(row["a_device"])
             ip = row["b_address"].split("/")[0]
-            peer = meta.external[ip]
+            peer = gateway.external.get(ip) if gateway is not None else None
+            if gateway is None or peer is None:  # the cabling plan edited apart from the manifest
+                raise TwinError(f"{manifest.cabling_path(output)}: external cable {row['a_device']}:{row['a_port']} "
+                                f"-> {row['b_address']} is not an external peer the manifest plans")
             ext = ExternalNs(external_ns(peer.name, row["plane"]), peer.name, row["plane"], row["b_address"], peer.asn,
-                             row["a_address"].split("/")[0], meta.asn, list(peer.prefixes))
+                             row["a_address"].split("/")[0], gateway.asn, list(peer.prefixes))
             plan.externals.append(ext)
             plan.cables.append(Cable(a_ns, row["a_port"], ext.ns, EXTERNAL_PORT, row["plane"], row["kind"]))
             continue

@@ -3,6 +3,8 @@ interfaces -> ip-batch translation used for large twins."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from dualrail_net.render import render_fabric

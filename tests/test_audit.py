@@ -226,7 +226,7 @@ def test_the_cli_refuses_an_unknown_ib_plane(build: Path, capsys: pytest.Capture
 
 def test_live_route_tables_are_read_strictly_and_judged_against_the_plan() -> None:
     from dualrail_net.audit.neighbors import NeighborsUnreadable
-    from dualrail_net.audit.routes import eos_route_widths, frr_route_widths, route_findings
+    from dualrail_net.audit.routes import RouteTable, eos_route_widths, frr_route_widths, route_findings
     frr = json.dumps({"10.0.0.0/24": [{"selected": True, "nexthops": [{"ip": "a", "fib": True}, {"ip": "b", "fib": True},
                                                                        {"ip": "c", "fib": False}]}],
                       "10.0.1.0/24": [{"selected": False, "nexthops": [{"fib": True}]}]})
@@ -236,19 +236,63 @@ def test_live_route_tables_are_read_strictly_and_judged_against_the_plan() -> No
     for bad in ("% Unknown command", "[]", json.dumps({"vrfs": {}})):
         with pytest.raises(NeighborsUnreadable):
             (eos_route_widths if "vrfs" in bad else frr_route_widths)("x", bad)
-    found = route_findings({"x": {"10.0.0.0/24": 4, "10.0.1.0/24": 2, "10.0.2.0/24": 1}},
-                           {"x": {"10.0.0.0/24": 3, "10.0.1.0/24": 2}}, {"x": "A"})
-    assert [(f.check, f.plane) for f in found] == [("ECMP-LIVE-WIDTH", "A"), ("ROUTE-LIVE-MISSING", "A")]
-    assert "over 3 of 4 planned next hops" in found[0].message
+    eos_vrf = json.dumps({"vrfs": {"plane-b": {"routes": {"10.0.0.0/24": {"vias": [{}]}}}}})
+    assert eos_route_widths("x", eos_vrf, "plane-b") == {"10.0.0.0/24": 1}
+    with pytest.raises(NeighborsUnreadable):
+        eos_route_widths("x", eos_vrf)  # the default VRF is not in that answer: never an empty table
+    found = route_findings({RouteTable("x", "A", "default"): {"10.0.0.0/24": 4, "10.0.1.0/24": 2, "10.0.2.0/24": 1},
+                            RouteTable("gw", "B", "plane-b"): {"10.1.0.0/24": 2},
+                            RouteTable("gw", "A", "plane-a"): {"10.0.0.0/24": 2},
+                            RouteTable("silent", "A", "default"): {"10.0.0.0/24": 2}},
+                           {"x": {"A": {"10.0.0.0/24": 3, "10.0.1.0/24": 2}},
+                            "gw": {"A": {"10.0.0.0/24": 2}, "B": {"10.1.0.0/24": 1}}})
+    assert [(f.check, f.plane, f.devices) for f in found] == [
+        ("ECMP-LIVE-WIDTH", "B", ("gw",)), ("ECMP-LIVE-WIDTH", "A", ("x",)), ("ROUTE-LIVE-MISSING", "A", ("x",))]
+    assert found[0].message == "gw (VRF plane-b) reaches 10.1.0.0/24 over 1 of 2 planned next hops"
+    assert "over 3 of 4 planned next hops" in found[1].message
+
+
+def test_a_gateway_is_asked_one_table_per_plane_it_serves() -> None:
+    from dualrail_net.audit.collect import _route_tables
+    from dualrail_net.deploy.drivers.base import RouteReader, frr_route_command
+
+    class Reader:
+        route_format = "eos"
+
+        def __init__(self) -> None:
+            self.asked: list[str | None] = []
+
+        def bgp_routes(self, vrf: str | None = None) -> str:
+            self.asked.append(vrf)
+            name = vrf or "default"
+            return json.dumps({"vrfs": {name: {"routes": {f"10.{len(self.asked)}.0.0/24": {"vias": [{}, {}]}}}}})
+
+    gateway = Reader()
+    assert isinstance(gateway, RouteReader)
+    tables = _route_tables(gateway, "gw", None, {"B": "plane-b", "A": "plane-a"})
+    assert gateway.asked == ["plane-a", "plane-b"]
+    assert tables == {"A": {"10.1.0.0/24": 2}, "B": {"10.2.0.0/24": 2}}
+    leaf = Reader()
+    assert _route_tables(leaf, "leaf", "A", {}) == {"A": {"10.1.0.0/24": 2}} and leaf.asked == [None]
+    assert frr_route_command("plane-a") == "show ip route vrf plane-a bgp json"
+    with pytest.raises(ValueError):
+        frr_route_command("x'; reboot; '")  # a name never reaches the device's shell unchecked
 
 
 def test_the_plan_gives_each_leaf_every_spine_as_a_next_hop(build: Path) -> None:
-    from dualrail_net.audit.routes import planned_widths
+    from dualrail_net.audit.routes import RouteTable, planned_widths
     widths = planned_widths(build, Manifest.load(build))
-    leaf = widths["a-leaf-su1-r0"]
+    leaf = widths[RouteTable("a-leaf-su1-r0", "A", "default")]
     other = [p for p, n in leaf.items() if n == 4]
     assert other and set(leaf.values()) == {1, 4}  # other leaves over the 4 spines; spines' loopbacks direct
-    assert "gw-storage-1" not in widths  # a gateway's VRFs are not read live
+    # the gateway: one table per plane, in that plane's VRF, each prefix of the plane over its spines
+    gateway = {key: table for key, table in widths.items() if key.device == "gw-storage-1"}
+    assert sorted(gateway) == [RouteTable("gw-storage-1", "A", "plane-a"), RouteTable("gw-storage-1", "B", "plane-b")]
+    a_side = gateway[RouteTable("gw-storage-1", "A", "plane-a")]
+    own = set(Manifest.load(build).devices["gw-storage-1"].originates["A"])
+    assert own and not own & set(a_side)  # what the gateway originates is not a route it learns
+    assert {p for p, n in leaf.items() if n == 4} - own <= set(a_side) and max(a_side.values()) > 1
+    assert not set(a_side) & set(gateway[RouteTable("gw-storage-1", "B", "plane-b")])  # nothing of the other plane
 
 
 # -- the twin ---------------------------------------------------------------------------------------
@@ -343,11 +387,14 @@ def test_a_lost_uplink_narrows_ecmp_where_the_plan_says(twin: Path) -> None:
         assert checks == {"LINK-DOWN", "BGP-DOWN", "ECMP-LIVE-WIDTH", "ROUTE-LIVE-MISSING"}, found
         narrowed = {d[0] for c, d in found if c == "ECMP-LIVE-WIDTH"}
         plane_a_leaves = {f"a-leaf-su{su}-r{r}" for su in (1, 2) for r in range(4)}
-        assert narrowed == plane_a_leaves, narrowed
+        # the storage gateway's plane-A VRF reaches the leaf over 3 of its 4 spines too; its plane-B
+        # VRF keeps full width (below: nothing in plane B)
+        assert narrowed == plane_a_leaves | {"gw-storage-1"}, narrowed
         # a-spine-1 loses the leaf's prefixes; the leaf loses a-spine-1's loopback (leaves pass no routes on)
         assert {d for c, d in found if c == "ROUTE-LIVE-MISSING"} == {("a-spine-1",), (leaf,)}, found
         messages = [f["message"] for c in doc["checks"] for f in c["findings"]]  # type: ignore[attr-defined,index]
         assert any(m.startswith(f"{leaf} reaches ") and "over 3 of 4 planned next hops" in m for m in messages)
+        assert any(m.startswith("gw-storage-1 (VRF plane-a) reaches ") and "over 3 of 4" in m for m in messages)
         assert not [f for c in doc["checks"] for f in c["findings"] if f["plane"] == "B"]  # type: ignore[attr-defined,index]
     finally:
         _ip(leaf, "link", "set", "swp33", "up")

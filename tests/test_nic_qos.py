@@ -124,3 +124,58 @@ def test_a_host_that_cannot_take_a_setting_fails_loudly(host: tuple[Path, dict[s
     dry = _run(script, env, "--dry-run")  # a dry run reports it and changes nothing: not a failure
     assert dry.returncode == 0 and "not possible here: mlnx_qos not installed" in dry.stdout
     assert _run(script, env, "--bogus").returncode == 2
+
+
+class LocalHostShell:
+    """TEST DOUBLE of a netmiko ``linux`` session: each command runs in a local ``sh`` with the
+    fake NIC's environment (the driver's status marker and prompt as a real shell prints them)."""
+
+    def __init__(self, env: dict[str, str]) -> None:
+        self.env = env
+
+    def send_command(self, command: str, **_: object) -> str:
+        done = subprocess.run(["sh", "-c", command], env=self.env, capture_output=True, text=True, timeout=60)
+        return done.stdout + done.stderr + "$ "
+
+
+def test_the_audit_reads_the_nic_qos_in_force(host: tuple[Path, dict[str, str], list[str]]) -> None:
+    """The installed program's dry run is the reader: clean once applied; a NIC reset to PCP trust
+    and a port that lost ECN notification are exactly two QOS-LIVE-NIC; without mlnx_qos each
+    port's trust/PFC is QOS-LIVE-UNREADABLE (a warning), never a pass."""
+    from types import SimpleNamespace
+
+    from dualrail_net.audit.qos import QosGap, nic_findings, nic_qos_gaps
+    from dualrail_net.deploy.drivers.server import ServerDriver
+    script, env, ports = host
+    assert _run(script, env).returncode == 0  # the NIC as planned
+    folder = script.parent
+    data = {"paths": {"nic-qos.sh": str(script)}, "device_dir": str(folder), "twin_dir": str(folder)}
+    driver = ServerDriver(SimpleNamespace(name="gpu001", data=data), LocalHostShell(env))
+    shown = driver.nic_qos_in_force()
+    assert shown is not None and nic_qos_gaps("gpu001", shown) == []
+    root, state = Path(env["DUALRAIL_NIC_QOS_ROOT"]), Path(env["STATE"])
+    (state / f"{ports[0]}.trust").write_text("pcp\n")
+    (root / "sys/class/net" / ports[1] / "ecn/roce_np/enable/3").write_text("0\n")
+    gaps = nic_qos_gaps("gpu001", driver.nic_qos_in_force() or "")
+    assert gaps == [QosGap(ports[0], "trust", "pcp", "dscp"), QosGap(ports[1], "ecn/roce_np/enable/3", "0", "1")]
+    found = nic_findings("gpu001", gaps)
+    assert [f.check for f in found] == ["QOS-LIVE-NIC", "QOS-LIVE-NIC"]
+    assert found[0].message == f"gpu001 {ports[0]}: trust in force is pcp, the plan says dscp"
+    bare = ServerDriver(SimpleNamespace(name="gpu001", data=data), LocalHostShell({**env, "PATH": "/usr/bin:/bin"}))
+    unread = nic_qos_gaps("gpu001", bare.nic_qos_in_force() or "")
+    assert {(g.where, g.setting) for g in unread if g.unreadable} == {(p, "trust/pfc") for p in ports}
+    assert {f.check for f in nic_findings("gpu001", unread) if f.devices == ("gpu001",)} == {"QOS-LIVE-NIC",
+                                                                                           "QOS-LIVE-UNREADABLE"}
+    gone = ServerDriver(SimpleNamespace(name="gpu001", data={**data, "paths": {"nic-qos.sh": str(folder / "none")}}),
+                        LocalHostShell(env))
+    assert [g.unreadable for g in nic_qos_gaps("gpu001", gone.nic_qos_in_force() or "")] == [
+        "the program is not installed"]
+
+
+def test_the_dry_run_reader_is_strict() -> None:
+    from dualrail_net.audit.neighbors import NeighborsUnreadable
+    from dualrail_net.audit.qos import nic_qos_gaps
+    for bad in ("", "sh: dualrail-nic-qos: not found", "error: eth1: unknown setting foo",
+                "nic-qos: every setting already in place\nwould set eth1 trust: pcp -> dscp"):
+        with pytest.raises(NeighborsUnreadable):
+            nic_qos_gaps("x", bad)

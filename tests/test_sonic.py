@@ -270,3 +270,38 @@ def test_the_batfish_snapshot_has_sonic_configs(sonic_variant: Path, tmp_path: P
     leaf = tmp_path / "snap/sonic_configs/a-leaf-su1-r0"
     assert (leaf / "config_db.json").read_text() == (sonic_variant / DB).read_text()
     assert (leaf / "frr.conf").read_text() == (sonic_variant / LEAF / "frr.conf").read_text()
+
+
+def test_the_audit_reads_the_lossless_priorities_in_force(sonic_variant: Path, tmp_path: Path) -> None:
+    """`show pfc priority` against the rendered files: clean as built; a run-time `pfc config` that
+    takes priority 3 off one port (unsaved: the files never change) is exactly one QOS-LIVE-PFC."""
+    from dualrail_net.audit.qos import pfc_findings, sonic_pfc_priorities
+    from dualrail_net.audit.run import planned_pfc
+    from dualrail_net.deploy.drivers.base import PfcReader
+    from dualrail_net.manifest import Manifest
+    driver, sim, _clock = _driver(sonic_variant, tmp_path)
+    assert isinstance(driver, PfcReader)
+    planned = planned_pfc(sonic_variant, Manifest.load(sonic_variant), "a-leaf-su1-r0")
+    assert planned and set(planned.values()) == {(3,)}
+    in_force = sonic_pfc_priorities("a-leaf-su1-r0", driver.pfc_in_force())
+    assert in_force == planned and pfc_findings("a-leaf-su1-r0", "A", in_force, planned) == []
+    assert sim.shell("pfc config priority off Ethernet0 3")[0] == 0
+    assert sim.shell("pfc config priority on Ethernet16 4")[0] == 0
+    assert sim.shell("pfc config priority on Ethernet4 4")[0] == 1  # no such port in PORT_QOS_MAP
+    saved = sim.files[SAVED]
+    found = pfc_findings("a-leaf-su1-r0", "A", sonic_pfc_priorities("a-leaf-su1-r0", driver.pfc_in_force()), planned)
+    assert [(f.check, f.plane, f.message) for f in found] == [
+        ("QOS-LIVE-PFC", "A", "a-leaf-su1-r0 Ethernet0: lossless priorities in force none, the plan says 3"),
+        ("QOS-LIVE-PFC", "A", "a-leaf-su1-r0 Ethernet16: lossless priorities in force 3,4, the plan says 3")]
+    assert sim.files[SAVED] == saved  # a run-time change: the saved files do not show it
+
+
+def test_the_pfc_table_reader_is_strict() -> None:
+    from dualrail_net.audit.neighbors import NeighborsUnreadable
+    from dualrail_net.audit.qos import sonic_pfc_priorities
+    table = "\nInterface    Lossless priorities\n-----------  ---------------------\nEthernet0    3,4\nEthernet4    N/A\n"
+    assert sonic_pfc_priorities("x", table) == {"Ethernet0": (3, 4), "Ethernet4": ()}
+    for bad in ("", "% Invalid input", table.replace("3,4", "3,9"), table + "Ethernet8  3  extra\n",
+                table.replace("Ethernet4", "Vlan4")):
+        with pytest.raises(NeighborsUnreadable):
+            sonic_pfc_priorities("x", bad)

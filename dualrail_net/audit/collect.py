@@ -21,9 +21,11 @@ from dualrail_net.audit.neighbors import (
     ip_link_states,
     lldpcli_neighbors,
 )
+from dualrail_net.audit.qos import PFC_READERS, QosGap, nic_qos_gaps
 from dualrail_net.audit.routes import eos_route_widths, frr_route_widths
 from dualrail_net.deploy.drivers import FirmwareDriver, driver_for
-from dualrail_net.deploy.drivers.base import RouteReader, run_shell, unified_diff
+from dualrail_net.deploy.drivers.base import PfcReader, RouteReader, run_shell, unified_diff
+from dualrail_net.deploy.drivers.server import ServerDriver
 from dualrail_net.verify.parsers.files import is_decimal
 
 SPEEDS = "for f in /sys/class/net/*/speed; do printf '%s %s\\n' \"${f%/speed}\" \"$(cat $f 2>/dev/null)\"; done"
@@ -40,7 +42,11 @@ class DeviceReport:
     planned_firmware: str = ""
     drift: str = ""  # unified diff of running against the build ("" when none)
     sessions: list[str] = field(default_factory=list)  # BGP sessions that are not up
-    routes: dict[str, int] | None = None  # BGP prefix -> installed next hops (None: not read)
+    # plane -> BGP prefix -> installed next hops, from the plane's VRF (a single-plane switch: its
+    # default VRF; a gateway: one table per plane it serves); None: not read
+    routes: dict[str, dict[str, int]] | None = None
+    pfc: dict[str, tuple[int, ...]] | None = None  # port -> lossless priorities in force (None: not shown)
+    nic_qos: list[QosGap] | None = None  # a server's NIC settings not in force (None: not shown)
     error: str = ""  # why it could not be asked (unreachable, unreadable answer)
 
 
@@ -78,6 +84,22 @@ def _eos(conn: Any, device: str) -> tuple[list[Neighbor], list[PortState]]:
     return neighbors, ports
 
 
+def _route_tables(drv: RouteReader, device: str, plane: str | None,
+                  vrfs: dict[str, str]) -> dict[str, dict[str, int]]:
+    """plane -> prefix -> next hops: the default VRF of a single-plane switch, each plane's VRF of
+    a gateway (asked one VRF at a time: the width is judged per plane)."""
+    if plane:
+        wanted: dict[str, str | None] = {plane: None}
+    else:
+        wanted = {p: vrf for p, vrf in vrfs.items()}
+    tables = {}
+    for p, vrf in sorted(wanted.items()):
+        text = drv.bgp_routes(vrf)
+        tables[p] = eos_route_widths(device, text, vrf or "default") if drv.route_format == "eos" \
+            else frr_route_widths(device, text)
+    return tables
+
+
 def collect_device(host: Any, connection: Any) -> DeviceReport:
     """Everything the audit asks one device (never raises: a failure is the report's ``error``)."""
     data = host.data
@@ -103,9 +125,13 @@ def collect_device(host: Any, connection: Any) -> DeviceReport:
             report.firmware = drv.running_version()
         if not data.get("server"):
             report.sessions = drv.health()
-        if not data.get("server") and data.get("plane") and isinstance(drv, RouteReader):
-            read = eos_route_widths if drv.route_format == "eos" else frr_route_widths
-            report.routes = read(host.name, drv.bgp_routes())
+        if isinstance(drv, ServerDriver):
+            shown = drv.nic_qos_in_force()
+            report.nic_qos = None if shown is None else nic_qos_gaps(host.name, shown)
+        if isinstance(drv, PfcReader):
+            report.pfc = PFC_READERS[drv.pfc_format](host.name, drv.pfc_in_force())
+        if not data.get("server") and isinstance(drv, RouteReader):
+            report.routes = _route_tables(drv, host.name, data.get("plane"), data.get("vrfs") or {})
     except Exception as exc:  # noqa: BLE001  (one device's failure is a finding, not the audit's end)
         report.error = f"{type(exc).__name__}: {str(exc).strip()[:300]}"
     return report

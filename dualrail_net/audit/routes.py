@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from dualrail_net.audit.neighbors import MAX_ANSWER, NeighborsUnreadable
 from dualrail_net.manifest import Manifest
@@ -44,48 +44,67 @@ def frr_route_widths(device: str, text: str) -> dict[str, int]:
     return out
 
 
-def eos_route_widths(device: str, text: str) -> dict[str, int]:
-    """prefix -> next hops (vias) of each BGP route of the default VRF."""
+def eos_route_widths(device: str, text: str, vrf: str = "default") -> dict[str, int]:
+    """prefix -> next hops (vias) of each BGP route of one VRF."""
     doc = _load(device, text, "show ip route bgp | json")
     try:
-        routes = doc["vrfs"]["default"]["routes"]
+        routes = doc["vrfs"][vrf]["routes"]
         return {prefix: len(body.get("vias") or []) for prefix, body in routes.items()}
     except (KeyError, TypeError, AttributeError):
         raise NeighborsUnreadable(f"{device}: show ip route bgp | json not as EOS prints it") from None
 
 
-def planned_widths(out: Path, manifest: Manifest) -> dict[str, dict[str, int]]:
-    """device -> prefix -> planned next hops, for every single-plane switch of every plane."""
+class RouteTable(NamedTuple):
+    """One routing table the audit reads: a device's table for one plane (``vrf`` "default" on a
+    single-plane switch, the plane's VRF on a gateway)."""
+
+    device: str
+    plane: str
+    vrf: str
+
+    def label(self) -> str:
+        return self.device if self.vrf == "default" else f"{self.device} (VRF {self.vrf})"
+
+
+def planned_widths(out: Path, manifest: Manifest) -> dict[RouteTable, dict[str, int]]:
+    """table -> prefix -> planned next hops, for every switch of every plane (a gateway's VRF there
+    included)."""
     snap = Snapshot(out, manifest, {}, {}, read_cabling(manifest.cabling_path(out)))
-    widths: dict[str, dict[str, int]] = {}
+    widths: dict[RouteTable, dict[str, int]] = {}
     for plane in manifest.planes:
         prefixes = sorted(set(planned_prefixes(snap, plane)))
         bit_of = {p: i for i, p in enumerate(prefixes)}
         plan = expected_plane(snap, plane, bit_of)
         for receiver, _sender, bits, links in plan.links():
-            if manifest.devices[receiver].plane != plane:
-                continue  # a gateway's VRFs: not read live yet
-            table = widths.setdefault(receiver, {})
+            meta = manifest.devices[receiver]
+            vrf = "default" if meta.plane == plane else meta.vrfs.get(plane)
+            if vrf is None:
+                continue  # not a routing table of this plane (the plan never gives it one)
+            table = widths.setdefault(RouteTable(receiver, plane, vrf), {})
             for prefix, bit in bit_of.items():
                 if bits >> bit & 1:
                     table[prefix] = table.get(prefix, 0) + links
     return widths
 
 
-def route_findings(planned: dict[str, dict[str, int]], live: dict[str, dict[str, int]],
-                   plane_of: dict[str, str | None]) -> list[Finding]:
+def route_findings(planned: dict[RouteTable, dict[str, int]],
+                   live: dict[str, dict[str, dict[str, int]]]) -> list[Finding]:
+    """``live``: device -> plane -> prefix -> next hops installed (only devices that answered)."""
     out = []
-    for device, table in sorted(live.items()):
-        for prefix, want in sorted(planned.get(device, {}).items()):
+    for key, wanted in sorted(planned.items()):
+        table = live.get(key.device, {}).get(key.plane)
+        if table is None:
+            continue  # not read: the device did not answer (its own finding) or cannot say
+        where = key.label()
+        for prefix, want in sorted(wanted.items()):
             got = table.get(prefix)
-            plane = plane_of.get(device) or ""
             if got is None or got == 0:
-                out.append(Finding("ROUTE-LIVE-MISSING", Severity.ERROR, (device,), plane,
-                                   f"{device} has no BGP route to {prefix} (planned over {want} next hops)",
+                out.append(Finding("ROUTE-LIVE-MISSING", Severity.ERROR, (key.device,), key.plane,
+                                   f"{where} has no BGP route to {prefix} (planned over {want} next hops)",
                                    "traffic to that prefix from this switch is dropped or leaves the plan"))
             elif got < want:
-                out.append(Finding("ECMP-LIVE-WIDTH", Severity.ERROR, (device,), plane,
-                                   f"{device} reaches {prefix} over {got} of {want} planned next hops",
+                out.append(Finding("ECMP-LIVE-WIDTH", Severity.ERROR, (key.device,), key.plane,
+                                   f"{where} reaches {prefix} over {got} of {want} planned next hops",
                                    "the plane carries less than designed toward it: a lost uplink, a session "
                                    "down or a neighbour that stopped advertising"))
     return out

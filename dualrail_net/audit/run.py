@@ -9,9 +9,11 @@ from pathlib import Path
 from dualrail_net.audit.cabling import PlannedCable, compare_cabling, unreachable
 from dualrail_net.audit.collect import DeviceReport
 from dualrail_net.audit.neighbors import ibnetdiscover_links
+from dualrail_net.audit.qos import nic_findings, pfc_findings
 from dualrail_net.audit.routes import planned_widths, route_findings
 from dualrail_net.audit.state import drift_findings, firmware_findings, session_findings
 from dualrail_net.manifest import Manifest
+from dualrail_net.platforms import get_platform
 from dualrail_net.verify.cabling import read_cabling
 from dualrail_net.verify.findings import CheckResult, Finding
 
@@ -29,6 +31,9 @@ CHECKS: dict[str, str] = {
     "BGP-DOWN": "every configured BGP session is established",
     "ECMP-LIVE-WIDTH": "every switch routes each planned prefix over every planned next hop",
     "ROUTE-LIVE-MISSING": "every switch has a BGP route to every prefix of its plane",
+    "QOS-LIVE-PFC": "every switch port runs the lossless priorities of its rendered files",
+    "QOS-LIVE-NIC": "every server NIC port runs its RoCE QoS settings (trust, PFC, ECN, CNP, ToS, MTU)",
+    "QOS-LIVE-UNREADABLE": "every QoS setting the plan makes can be read back on its device",
 }
 
 
@@ -37,6 +42,15 @@ def planned_cables(out: Path, manifest: Manifest) -> list[PlannedCable]:
     return [PlannedCable((ad, ap), (bd, bp), plane, speed or "") for plane, ad, ap, bd, bp, speed in
             zip(plan.column("plane"), plan.column("a_device"), plan.column("a_port"), plan.column("b_device"),
                 plan.column("b_port"), plan.column("speed"))]
+
+
+def planned_pfc(out: Path, manifest: Manifest, device: str) -> dict[str, tuple[int, ...]]:
+    """port -> lossless priorities of a switch, as its rendered files make them (its platform's
+    parser: the same reading verify judges)."""
+    meta = manifest.devices[device]
+    dev = get_platform(meta.platform).parser().base(device, out / meta.dir)
+    return {name: tuple(sorted(iface.pfc_priorities)) for name, iface in dev.interfaces.items()
+            if iface.pfc_priorities is not None}
 
 
 def ib_planned(out: Path, manifest: Manifest, plane: str) -> list[PlannedCable]:
@@ -66,8 +80,12 @@ def audit_findings(out: Path, manifest: Manifest, reports: dict[str, DeviceRepor
     findings += firmware_findings(ok) + drift_findings(ok) + session_findings(ok)
     live = {r.name: r.routes for r in ok if r.routes is not None}
     if live:
-        findings += route_findings(planned_widths(out, manifest), live,
-                                   {name: meta.plane for name, meta in manifest.devices.items()})
+        findings += route_findings(planned_widths(out, manifest), live)
+    for r in ok:
+        if r.nic_qos is not None:
+            findings += nic_findings(r.name, r.nic_qos)
+        if r.pfc is not None:
+            findings += pfc_findings(r.name, r.plane or "", r.pfc, planned_pfc(out, manifest, r.name))
     for plane, text in (ib or {}).items():
         findings += ib_findings(out, manifest, plane, text)
     return findings

@@ -171,6 +171,14 @@ class TwinGatewayDriver:
     def health(self) -> list[str]:
         return [problem for sub in self.subs.values() for problem in sub.health()]
 
+    route_format = "frr"
+
+    def bgp_routes(self, vrf: str | None = None) -> str:
+        """A VRF's routes: inside its own namespace they are the default VRF's."""
+        if vrf not in self.subs:
+            raise RuntimeError(f"{self.name}: no VRF {vrf!r} in the twin (it has {', '.join(sorted(self.subs))})")
+        return self.subs[vrf].bgp_routes()
+
     def wait_healthy(self, timeout: float) -> list[str]:
         return poll_healthy(self.health, timeout)
 

@@ -83,12 +83,36 @@ class FirmwareDriver(Protocol):
 
 @runtime_checkable
 class RouteReader(Protocol):
-    """A driver that can print the default VRF's BGP routes with their next hops (the live audit's
-    ECMP width), as JSON in ``route_format`` ("frr" or "eos"; the audit reads both)."""
+    """A driver that can print one VRF's BGP routes with their next hops (the live audit's ECMP
+    width), as JSON in ``route_format`` ("frr" or "eos"; the audit reads both). ``vrf`` None: the
+    default VRF (a single-plane switch); a name: that VRF (a gateway's plane)."""
 
     route_format: str
 
-    def bgp_routes(self) -> str: ...
+    def bgp_routes(self, vrf: str | None = None) -> str: ...
+
+
+@runtime_checkable
+class PfcReader(Protocol):
+    """A switch driver that can print the lossless (PFC) priorities in force per port, as text in
+    ``pfc_format`` (audit/qos.py reads "sonic": ``show pfc priority``)."""
+
+    pfc_format: str
+
+    def pfc_in_force(self) -> str: ...
+
+
+_VRF_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,14}")
+
+
+def frr_route_command(vrf: str | None) -> str:
+    """FRR's command for one VRF's BGP routes in JSON. A VRF name reaches a shell inside quotes, so
+    only the names Linux accepts for a VRF device pass (the build names them PLANE-<plane>)."""
+    if vrf is None:
+        return "show ip route bgp json"
+    if not _VRF_NAME.fullmatch(vrf):
+        raise ValueError(f"not a VRF name: {vrf[:40]!r}")
+    return f"show ip route vrf {vrf} bgp json"
 
 
 def run_shell(conn: Any, command: str, timeout: float = 30) -> tuple[int, str]:

@@ -67,6 +67,18 @@ class ServerDriver(CumulusDriver):
                                          ">/dev/null 2>&1"]
         return []  # nccl.env and nccl-topo.xml: read by the next job that starts
 
+    def nic_qos_in_force(self) -> str | None:
+        """What the installed NIC QoS program's dry run says is not in force (audit/qos.py reads
+        it). None: the twin (its veths have no NIC QoS to show) or a server without the program in
+        its build. A program missing on the host says so in the program's own words."""
+        path = self.paths.get("nic-qos.sh")
+        if self.twin or path is None or "nic-qos.sh" not in self.intended():
+            return None
+        rc, out = self._run(f"test -f {path} && sh {path} --dry-run", timeout=120)
+        if rc != 0 and not out.strip():
+            return f"would set {path} (not possible here: the program is not installed)"
+        return out
+
     def health(self) -> list[str]:
         """Every NIC port whose leaf (its table's next hop) does not answer on the port's own link."""
         ports = port_gateways(self.fetch().get("interfaces", ""))

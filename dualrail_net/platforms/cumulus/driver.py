@@ -13,6 +13,7 @@ from typing import Any
 
 from dualrail_net.deploy.drivers.base import (
     PushRejected,
+    frr_route_command,
     image_url,
     poll_healthy,
     prepend_commands,
@@ -232,11 +233,12 @@ class CumulusDriver:
 
     route_format = "frr"
 
-    def bgp_routes(self) -> str:
-        """The default VRF's BGP routes as FRR prints them in JSON (the live audit's ECMP width)."""
-        rc, out = self._run(f"{self._vtysh()} -c 'show ip route bgp json'", timeout=60)
+    def bgp_routes(self, vrf: str | None = None) -> str:
+        """One VRF's BGP routes as FRR prints them in JSON (the live audit's ECMP width)."""
+        command = frr_route_command(vrf)
+        rc, out = self._run(f"{self._vtysh()} -c '{command}'", timeout=60)
         if rc != 0:
-            raise RuntimeError(f"{self.name}: show ip route bgp json failed ({out.strip()[-160:]})")
+            raise RuntimeError(f"{self.name}: {command} failed ({out.strip()[-160:]})")
         return out
 
     def _expected_neighbors(self) -> set[str]:

@@ -21,6 +21,7 @@ from typing import Any
 from dualrail_net.deploy.credentials import named_secrets, substitute_secrets
 from dualrail_net.deploy.drivers.base import (
     PushRejected,
+    frr_route_command,
     image_url,
     poll_healthy,
     prepend_commands,
@@ -126,10 +127,11 @@ class NvueDriver:
 
     route_format = "frr"
 
-    def bgp_routes(self) -> str:
-        rc, out = self._run("sudo vtysh -c 'show ip route bgp json'", timeout=60)
+    def bgp_routes(self, vrf: str | None = None) -> str:
+        command = frr_route_command(vrf)
+        rc, out = self._run(f"sudo vtysh -c '{command}'", timeout=60)
         if rc != 0:
-            raise RuntimeError(f"{self.name}: show ip route bgp json failed ({out.strip()[-160:]})")
+            raise RuntimeError(f"{self.name}: {command} failed ({out.strip()[-160:]})")
         return out
 
     def drain(self, vrf: str | None = None) -> None:

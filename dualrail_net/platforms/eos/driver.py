@@ -18,7 +18,14 @@ from pathlib import Path
 from typing import Any
 
 from dualrail_net.deploy.credentials import named_secrets, substitute_secrets
-from dualrail_net.deploy.drivers.base import PushRejected, image_url, poll_healthy, prepend_commands, revert_timer
+from dualrail_net.deploy.drivers.base import (
+    PushRejected,
+    frr_route_command,
+    image_url,
+    poll_healthy,
+    prepend_commands,
+    revert_timer,
+)
 from dualrail_net.platforms.eos.parse_config import parse_eos
 from dualrail_net.verify.model import DeviceConfig
 
@@ -113,9 +120,11 @@ class EosDriver:
 
     route_format = "eos"
 
-    def bgp_routes(self) -> str:
-        """The default VRF's BGP routes as EOS prints them in JSON."""
-        out: str = self.conn.send_command("show ip route bgp | json")
+    def bgp_routes(self, vrf: str | None = None) -> str:
+        """One VRF's BGP routes as EOS prints them in JSON (under ``vrfs.<name>``)."""
+        command = "show ip route bgp | json" if vrf is None else \
+            frr_route_command(vrf).replace(" bgp json", " bgp | json")
+        out: str = self.conn.send_command(command)
         return out
 
     # -- firmware (FirmwareDriver) ------------------------------------------------------------------

@@ -25,6 +25,7 @@ from typing import Any
 from dualrail_net.deploy.credentials import named_secrets, substitute_secrets
 from dualrail_net.deploy.drivers.base import (
     PushRejected,
+    frr_route_command,
     image_url,
     poll_healthy,
     prepend_commands,
@@ -195,12 +196,22 @@ class SonicDriver:
     def _expected_neighbors(self) -> set[str]:
         return {a for inst in self._running_frr().bgp.values() for a in inst.neighbors}
 
+    pfc_format = "sonic"
+
+    def pfc_in_force(self) -> str:
+        """The lossless priorities per port as the switch runs them (``show pfc priority``)."""
+        rc, out = self._run("show pfc priority", timeout=60)
+        if rc != 0:
+            raise RuntimeError(f"{self.name}: show pfc priority failed ({out.strip()[-160:]})")
+        return out
+
     route_format = "frr"
 
-    def bgp_routes(self) -> str:
-        rc, out = self._run(self._vtysh("-c", "'show ip route bgp json'"), timeout=60)
+    def bgp_routes(self, vrf: str | None = None) -> str:
+        command = frr_route_command(vrf)
+        rc, out = self._run(self._vtysh("-c", f"'{command}'"), timeout=60)
         if rc != 0:
-            raise RuntimeError(f"{self.name}: show ip route bgp json failed ({out.strip()[-160:]})")
+            raise RuntimeError(f"{self.name}: {command} failed ({out.strip()[-160:]})")
         return out
 
     def drain(self, vrf: str | None = None) -> None:

@@ -17,6 +17,8 @@ not a canned "ok":
   ``clock``, so tests move time) and runs its command through this same simulator, connected or
   not; ``systemctl is-active|stop|start``;
 * files, ``cp``/``mv``/``rm``/``mkdir``/``cat``, SFTP uploads (``remote_conn_pre.open_sftp``);
+* ``show pfc priority`` (the running PORT_QOS_MAP's lossless priorities, as sonic-utilities prints
+  them) and ``pfc config priority on|off PORT N`` (a run-time change, unsaved);
 * ``show version``, ``sonic-installer install`` (the next boot's image) and ``reboot`` (boots it;
   the running config becomes the saved one and transient timers are gone, as on a real reboot).
 """
@@ -194,6 +196,10 @@ class SonicSimulator:
             return self._systemd_run(w[1:])
         if head == "systemctl":
             return self._systemctl(w[1:])
+        if w[:3] == ["show", "pfc", "priority"]:
+            return 0, self._pfc_table(w[3:])
+        if w[:3] == ["pfc", "config", "priority"] and len(w) == 6:
+            return self._pfc_config(*w[3:])
         if w[:2] == ["show", "version"]:
             return 0, f"SONiC Software Version: SONiC.{self.version}\nHwSKU: simulated\n"
         if head == "sonic-installer" and w[1:2] == ["install"]:
@@ -239,6 +245,32 @@ class SonicSimulator:
             return 0, ""
         return 2, f"Error: No such command {w[:1]}"
 
+    # -- PFC in force --------------------------------------------------------------------------------
+    def _pfc_table(self, only: list[str]) -> str:
+        """``show pfc priority [PORT]`` as sonic-utilities prints it: the running PORT_QOS_MAP's
+        pfc_enable per port (what the switch runs, saved or not)."""
+        rows = [(port, str(entry.get("pfc_enable", "")) or "N/A")
+                for port, entry in sorted(self.running.get("PORT_QOS_MAP", {}).items(), key=lambda kv: _port_key(kv[0]))
+                if port.startswith("Ethernet") and (not only or port in only)]
+        if only and not rows:
+            return f"Cannot find interface {only[0]}"
+        width = max([len("Interface")] + [len(port) for port, _ in rows])
+        head = f"{'Interface':<{width}}  Lossless priorities"
+        lines = ["", head, f"{'-' * width}  {'-' * len('Lossless priorities')}"]
+        lines += [f"{port:<{width}}  {pfc}" for port, pfc in rows]
+        return "\n".join(lines) + "\n"
+
+    def _pfc_config(self, status: str, port: str, priority: str) -> tuple[int, str]:
+        """``pfc config priority on|off PORT N``: changes the running PORT_QOS_MAP (not the saved
+        file: ``config save`` does)."""
+        entry = self.running.get("PORT_QOS_MAP", {}).get(port)
+        if status not in ("on", "off") or entry is None or not priority.isdigit() or int(priority) > 7:
+            return 1, f"Error: cannot set PFC priority {priority} {status} on {port}"
+        now = {p for p in str(entry.get("pfc_enable", "")).split(",") if p}
+        now = now | {priority} if status == "on" else now - {priority}
+        entry["pfc_enable"] = ",".join(sorted(now, key=int))
+        return 0, ""
+
     # -- FRR in the bgp container ----------------------------------------------------------------
     def _host_path(self, path: str) -> str:
         return path.replace("/etc/frr/", f"{FRR_HOST_DIR}/", 1) if path.startswith("/etc/frr/") else path
@@ -260,8 +292,9 @@ class SonicSimulator:
             return 0, ""
         if w[:1] == ["vtysh"] and w[1:3] == ["-c", "show bgp summary json"]:
             return 0, json.dumps({"ipv4Unicast": {"peers": self._peers()}})
-        if w[:1] == ["vtysh"] and w[1:3] == ["-c", "show ip route bgp json"]:
-            return 0, "{}"
+        if w[:1] == ["vtysh"] and w[1:2] == ["-c"] and w[2:3] and w[2].startswith("show ip route ") \
+                and w[2].endswith(" bgp json"):
+            return 0, "{}"  # no route: this double runs no routing daemon
         if w[:1] == ["vtysh"] and w[1:2] == ["-c"]:
             return 0, ""  # configuration lines (drain) and `clear bgp`: accepted
         return 1, f"unknown bgp container command {' '.join(w)[:80]}"
@@ -303,6 +336,11 @@ class SonicSimulator:
         self.running = json.loads(self.files[SAVED])
         self.frr_running = self.files.get(f"{FRR_HOST_DIR}/frr.conf", "")
         self.timers.clear()
+
+
+def _port_key(name: str) -> tuple[str, int]:
+    digits = name[len(name.rstrip("0123456789")):]
+    return name[:len(name) - len(digits)], int(digits or 0)
 
 
 def simulator_for(folder: Path, hostname: str, peers: dict[str, int] | None = None,

@@ -373,3 +373,47 @@ def test_best_path_attributes_of_a_route_map_are_read() -> None:
     assert entry.attribute_lines == {"local-preference": 3, "weight": 4, "metric": 5}
     assert dev.route_maps["N"][0].med is None
     assert [text for _, text in dev.unmodelled] == ["set metric +5", "set metric igp"]
+
+
+def test_the_ipv4_match_accepts_what_the_plain_reader_accepts() -> None:
+    rng = random.Random(8)
+    alphabet = "0123456789.²٣/ x-"
+    samples = ["0.0.0.0", "255.255.255.255", "256.1.1.1", "010.001.0.9", "1.2.3", "1.2.3.4.5", "1..2.3", "0255.1.1.1",
+               "1.2.3.4\n", " 1.2.3.4", "199.249.250.255", "200.0.0.0", "299.0.0.0", "²1.1.1.1", ""]
+    for _ in range(20000):
+        if rng.random() < 0.5:
+            samples.append(".".join(str(rng.randint(0, 300)).zfill(rng.choice((1, 1, 2, 3))) for _ in range(rng.choice((3, 4, 4, 5)))))
+        else:
+            samples.append("".join(rng.choice(alphabet) for _ in range(rng.randint(0, 16))))
+    for text in samples:
+        assert ifupdown._ipv4(text) == ifupdown.ipv4_plain(text), text
+    assert sum(ifupdown._ipv4(t) for t in samples) > 1000  # the grammar's valid half is exercised
+
+
+def test_the_nic_qos_reader_reads_what_the_plain_reader_reads(out: Path) -> None:
+    """The memo of the program's code (the same text on every server) changes no reading: the shipped
+    file, and edits that move the plan's markers, put plan lines in the code or code in the header."""
+    from dualrail_net.verify.model import ServerConfig
+    from dualrail_net.verify.parsers import PLAN_START, read_nic_qos, read_nic_qos_plain
+    text = next(out.glob("servers/*/nic-qos.sh")).read_text()
+    lines = text.split("\n")
+    start = next(i for i, line in enumerate(lines) if line.startswith(PLAN_START))
+    variants = [text, text.replace("\n", "\r\n"), "", "#!/bin/sh", "#!/bin/sh\n", PLAN_START + "\n" + text,
+                "\n".join(lines[:1] + [lines[start]] + lines[1:]),  # the plan starts on line 2
+                "\n".join(lines[:5] + ["port eth9 mlx5_9 mtu=9000"] + lines[5:]),  # a plan line among the code
+                "\n".join(lines[:5] + ["  " + lines[start]] + lines[5:]),  # an indented plan start in the code
+                "\n".join(lines[:5] + ["# --- end of the plan ---"] + lines[5:]),
+                "\n".join(lines[:2] + ["FAILED=0; reboot"] + lines[2:]),  # code added at line 3
+                "\n".join(lines[:start] + ["echo extra"] + lines[start:]),  # right before the plan
+                "\n".join(lines[:start + 2] + ["port broken"] + lines[start + 2:]),
+                text.replace(lines[start], "  " + lines[start]),  # the only plan start indented
+                text.replace("# --- end of the plan ---", "")]
+    for variant in variants * 2:  # twice: the second reading comes from the memo
+        fast, plain = ServerConfig(name="s"), ServerConfig(name="s")
+        read_nic_qos(variant, fast)
+        read_nic_qos_plain(variant, plain)
+        assert (fast.nic_qos_program, fast.nic_qos, fast.unmodelled) == \
+            (plain.nic_qos_program, plain.nic_qos, plain.unmodelled), variant[:200]
+    shipped = ServerConfig(name="s")
+    read_nic_qos(text, shipped)
+    assert shipped.nic_qos and len(shipped.nic_qos_program) > 40 and not shipped.unmodelled

@@ -105,3 +105,27 @@ def test_the_base_side_refuses_every_routing_field() -> None:
             assert isinstance(value, partitioned.ElsewhereDict | partitioned.ElsewhereList), name
             with pytest.raises(partitioned.ElsewhereError):
                 list(value.values()) if isinstance(value, dict) else list(value)
+
+
+def test_the_plan_computed_before_the_servers_arrive_is_the_models(clean: Path, tmp_path: Path) -> None:  # noqa: F811
+    """The routing side computes each plane's planned routes while the base side still parses the
+    servers, over the planned prefixes' bits alone: they must be the bits the model gives them, and
+    the plan the one the model's index gives, also when a config originates an unplanned prefix."""
+    from dualrail_net.verify.checks import Context
+    from dualrail_net.verify.checks.routing import plane_view
+    from dualrail_net.verify.controlplane import expected_plane, planned_bits
+    broken = tmp_path / "build"
+    shutil.copytree(clean, broken)
+    frr = broken / "plane-A/a-leaf-su1-r0/frr.conf"
+    frr.write_text(frr.read_text().replace(" address-family ipv4 unicast\n",
+                                           " address-family ipv4 unicast\n  aggregate-address 10.12.0.0/16\n", 1))
+    snap = load_snapshot(broken)
+    for plane in snap.planes:
+        view = plane_view(Context(snap), plane)
+        bits = planned_bits(snap, plane)
+        assert list(bits) == view.control.index.prefixes[:len(bits)]
+        assert expected_plane(snap, plane, bits) == view.plan
+        if plane == "A":
+            assert "10.12.0.0/16" in view.control.index.prefixes[len(bits):]
+    assert partitioned.check_folder(broken, workers=2) and partitioned._early_plans(
+        broken, snap.manifest, snap.cabling, registered()).keys() == set(snap.planes)

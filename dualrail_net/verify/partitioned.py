@@ -48,6 +48,8 @@ from dualrail_net.verify.checks import (
     run_checks,
     run_group,
 )
+from dualrail_net.verify.checks.routing import PER_PLANE
+from dualrail_net.verify.controlplane import PlanePlan, expected_plane, planned_bits
 from dualrail_net.verify.model import DeviceConfig, Interface, Qos, ServerConfig, ServerRoute, ServerRule
 from dualrail_net.verify.parsers import add_routing, parse_server, platform_parser
 from dualrail_net.manifest import Manifest
@@ -322,14 +324,25 @@ def _routing_side(root: Path, specs: list[CheckSpec], up: BinaryIO, down: Binary
                 dev.qos = Qos(ElsewhereDict(f"{part.name}'s DSCP map"), ElsewhereDict(f"{part.name}'s DSCP priorities"))
                 part = add_routing(dev, part)
             devices[part.name] = part
+        # the base side parses the servers now: their ports come next, and this side would wait
+        # idle for them; the plan's routes need only the manifest and the cabling plan
+        plans = _early_plans(root, manifest, plan, specs)
         servers = {name: _addressed_server(name, ports) for name, ports in marshal.loads(_unframe(down, "the base side"))}
         snap: Snapshot = assemble(root, manifest, devices, servers, plan)
         parsed = time.monotonic() - started
         sender.join()  # no thread runs while the checks may fork (checks/routing.py: one process per plane)
-        results = run_group(Context(snap), specs)
+        results = run_group(Context(snap, plans=plans), specs)
     finally:
         sender.join()  # one writer at a time on the pipe up, a failure's report included
     _write(up, "ok", (*results, parsed))
+
+
+def _early_plans(root: Path, manifest: Manifest, plan: CablingPlan, specs: list[CheckSpec]) -> dict[str, PlanePlan]:
+    """Every plane's planned routes, for the per-plane routing checks (when one of them runs)."""
+    if not any(spec.id in PER_PLANE for spec in specs):
+        return {}
+    snap = Snapshot(root, manifest, {}, {}, plan)
+    return {plane: expected_plane(snap, plane, planned_bits(snap, plane)) for plane in manifest.planes}
 
 
 def main(argv: list[str]) -> int:

@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from dualrail_net.gcpause import gc_paused
 from dualrail_net.verify.address_table import AddressTable, address_table
@@ -27,6 +27,9 @@ from dualrail_net.verify.routes import (
 )
 from dualrail_net.verify.snapshot import Snapshot
 from dualrail_net.verify.topology import Topology, build_topology
+
+if TYPE_CHECKING:
+    from dualrail_net.verify.controlplane import PlanePlan
 
 
 @dataclass(slots=True)
@@ -70,6 +73,9 @@ T = TypeVar("T")
 class Context:
     snap: Snapshot
     _memo: dict[Callable[..., Any], Any] = field(default_factory=dict)
+    # plane -> the plan's routes (controlplane.expected_plane), when computed before the configs
+    # were all read (verify/partitioned.py: while the other side still parses the servers)
+    plans: dict[str, PlanePlan] = field(default_factory=dict)
 
     @cached_property
     def topo(self) -> Topology:

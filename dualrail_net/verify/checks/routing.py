@@ -42,8 +42,11 @@ class PlaneView:
 
 def plane_view(ctx: Context, plane: str) -> PlaneView:
     control = compute_plane(ctx.snap, ctx.topo, plane, planned_prefixes(ctx.snap, plane))
-    bit_of = {p: i for i, p in enumerate(control.index.prefixes)}
-    plan = expected_plane(ctx.snap, plane, bit_of)
+    plan = ctx.plans.get(plane)
+    if plan is None:
+        # the planned prefixes are the index's first bits (compute_plane adds them first), so the
+        # plan computed over planned_bits alone (as partitioned.py does early) is this one
+        plan = expected_plane(ctx.snap, plane, {p: i for i, p in enumerate(control.index.prefixes)})
     node = {name: instance_of(ctx.topo, ctx.snap, name, plane) for name in plan.nodes}
     sessions: dict[frozenset[NodeId], list[SessionState]] = {}
     for st in control.sessions:

@@ -77,12 +77,17 @@ _PORT_WORD = re.compile(r"[A-Za-z0-9_.:-]+")
 _SETTING = re.compile(r"([a-z_]+)=([0-9a-z,]+)")
 
 
-def read_nic_qos(text: str, srv: ServerConfig) -> None:
+def read_nic_qos_plain(text: str, srv: ServerConfig) -> None:
     """nic-qos.sh: the plan's ``port IF RDMA key=value...`` lines (anything else inside the plan is
-    not modelled), and the program's code lines around it (compared with the shipped program)."""
+    not modelled), and the program's code lines around it (compared with the shipped program). The
+    reference of ``read_nic_qos``."""
     srv.nic_qos_file = True
-    inside = False
-    for number, line in enumerate(text.split("\n"), 1):
+    _scan_nic_qos(text, 1, False, srv)
+
+
+def _scan_nic_qos(text: str, first: int, inside: bool, srv: ServerConfig) -> bool:
+    """The lines of ``text`` (numbered from ``first``) from state ``inside``; the state at its end."""
+    for number, line in enumerate(text.split("\n"), first):
         stripped = line.strip()
         if stripped.startswith(PLAN_START):
             inside = True
@@ -108,6 +113,45 @@ def read_nic_qos(text: str, srv: ServerConfig) -> None:
             srv.nic_qos[words[1]] = NicQosPort(words[1], words[2], settings, number)
         else:
             srv.unmodelled.append(("nic-qos.sh", number, stripped))
+    return inside
+
+
+# the program's code between its two header lines (the second names the server) and the plan is
+# the same text on every server: its code lines, numbered from that text's first line, read once
+_PROGRAM_MEMO: dict[str, tuple[tuple[int, str], ...] | None] = {}
+_PROGRAM_MEMO_SIZE = 64
+
+
+def read_nic_qos(text: str, srv: ServerConfig) -> None:
+    """``read_nic_qos_plain``, with the program's code read once per distinct text: the part from
+    its third line to the plan's start line is scanned from the same state (outside the plan) on
+    every server, so its code lines are the same, shifted by where it starts. A file whose first
+    two lines start the plan, or whose middle part is not only code and comments, is read the plain
+    way (tests/test_parsers.py holds the two equal)."""
+    srv.nic_qos_file = True
+    second = text.find("\n", text.find("\n") + 1) + 1
+    cut = text.find("\n" + PLAN_START, second - 1)
+    head = text[:second - 1]
+    if second <= 0 or cut < second or PLAN_START in head:
+        _scan_nic_qos(text, 1, False, srv)
+        return
+    middle = text[second:cut]
+    code = _PROGRAM_MEMO.get(middle, ())
+    if code == ():  # not seen (None: seen, and not plain code)
+        probe = ServerConfig(name="")
+        ends_inside = _scan_nic_qos(middle, 0, False, probe)
+        plain = not ends_inside and not probe.nic_qos and not probe.unmodelled and \
+            not any(line.strip().startswith(PLAN_START) or line.strip() == PLAN_END for line in middle.split("\n"))
+        code = tuple(probe.nic_qos_program) if plain else None
+        if len(_PROGRAM_MEMO) >= _PROGRAM_MEMO_SIZE:
+            _PROGRAM_MEMO.clear()
+        _PROGRAM_MEMO[middle] = code
+    if code is None:
+        _scan_nic_qos(text, 1, False, srv)
+        return
+    _scan_nic_qos(head, 1, False, srv)  # lines 1-2: outside the plan at their end (no start in them)
+    srv.nic_qos_program += [(number + 3, line) for number, line in code]
+    _scan_nic_qos(text[cut + 1:], middle.count("\n") + 4, False, srv)
 
 
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")

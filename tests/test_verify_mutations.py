@@ -668,7 +668,7 @@ def test_the_plain_route_map_reading_agrees_with_the_bitset_one(clean: Path) -> 
     """explain_route_map (one prefix at a time, what findings quote) and routes._route_map_mask (all
     prefixes at once, what the model propagates) must decide every prefix alike: on every route-map
     of the example and on policies with deny, ge/le, any and undefined names."""
-    from dualrail_net.verify.checks.routing import explain_route_map
+    from dualrail_net.verify.routes import explain_route_map
     from dualrail_net.verify.model import DeviceConfig
     from dualrail_net.verify.parsers.frr import parse_frr
     from dualrail_net.verify.routes import PrefixIndex, _route_map_mask

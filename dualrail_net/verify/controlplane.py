@@ -39,7 +39,13 @@ import numpy as np
 from dualrail_net.platforms import PlatformError, get_platform
 from dualrail_net.verify.ipfast import ip_int, net_str, network_of
 from dualrail_net.verify.model import BgpInstance, DeviceConfig, Neighbor, RouteMapEntry
-from dualrail_net.verify.routes import PrefixIndex, _route_map_mask, route_map_attributes, route_map_prepends
+from dualrail_net.verify.routes import (
+    PrefixIndex,
+    _route_map_mask,
+    explain_route_map,
+    route_map_attributes,
+    route_map_prepends,
+)
 from dualrail_net.verify.snapshot import Snapshot
 from dualrail_net.verify.topology import _NODE_SHIFT, NodeId, Session, Topology
 
@@ -337,7 +343,6 @@ def _on_subnet(address: str, subnet: str) -> bool:
 
 
 def _permits(dev: DeviceConfig, route_map: str, prefix: str) -> bool:
-    from dualrail_net.verify.checks.routing import explain_route_map  # the plain evaluator (one prefix)
     return explain_route_map(dev, route_map, prefix)[0]
 
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from dualrail_net.verify.checks.routing import explain_route_map
 from dualrail_net.verify.controlplane import (
     _router_id,
     maximum_paths,
@@ -29,6 +28,7 @@ from dualrail_net.verify.controlplane import (
 from dualrail_net.verify.ipfast import net_str, network_of
 from dualrail_net.verify.model import DeviceConfig, RouteMapEntry
 from dualrail_net.verify.snapshot import Snapshot
+from dualrail_net.verify.routes import explain_route_map
 from dualrail_net.verify.topology import NodeId, Topology
 
 MAX_ROUNDS = 256

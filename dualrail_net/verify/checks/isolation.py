@@ -9,7 +9,7 @@ from dualrail_net.verify.address_table import NO_PLANE, keys_in_several_planes
 from dualrail_net.verify.checks import BASE, Context, ROUTING, SESSIONS, TOPOLOGY, check, finding
 from dualrail_net.verify.findings import Finding
 from dualrail_net.verify.ipfast import net_str
-from dualrail_net.verify.routes import bits
+from dualrail_net.verify.routes import bits, explain_route_map
 from dualrail_net.verify.topology import Endpoint
 
 MAX_LEAK_FINDINGS = 50
@@ -271,7 +271,6 @@ def external_policy(ctx: Context) -> list[Finding]:
     routed prefixes: a peer of plane B that may hand plane A's addresses into B's VRF makes B reach
     them (outside is where the planes would meet). The peer's planned prefixes are the model's
     (BGP-EXTERNAL-DOWN, ROUTE-*); this judges what else the policy would let in."""
-    from dualrail_net.verify.checks.routing import explain_route_map
     from dualrail_net.verify.controlplane import requires_policy
     out = []
     why = "what the outside sends in one plane's VRF must never be another plane's address space"

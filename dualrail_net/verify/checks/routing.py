@@ -25,8 +25,8 @@ from dualrail_net.verify.controlplane import (
 )
 from dualrail_net.verify.findings import Finding, Severity
 from dualrail_net.verify.ipfast import network_of
-from dualrail_net.verify.model import DeviceConfig, RouteMapEntry
-from dualrail_net.verify.routes import bits
+from dualrail_net.verify.model import RouteMapEntry
+from dualrail_net.verify.routes import bits, explain_route_map
 from dualrail_net.verify.topology import NodeId
 
 MAX_FINDINGS = 50  # per check and plane; a summary finding says how many more
@@ -115,39 +115,6 @@ def _label(node: NodeId) -> str:
 
 def _loc(ctx: Context, device: str, line: int) -> str:
     return ctx.snap.where(device, ctx.snap.devices[device].routing_file, line)
-
-
-def explain_route_map(dev: DeviceConfig, name: str, prefix: str) -> tuple[bool, int, str]:
-    """One prefix through one route-map, as the device evaluates it (a plain reference of
-    routes._route_map_mask): (permitted, the line that decided, why)."""
-    entries = dev.route_maps.get(name)
-    if entries is None:
-        return False, 0, f"route-map {name} is not defined (an undefined route-map denies everything)"
-    net, length = network_of(prefix)
-    for entry in sorted(entries, key=lambda e: e.seq):
-        matched = True
-        for pl_name in entry.match_prefix_lists:
-            pl = dev.prefix_lists.get(pl_name)
-            if pl is None:
-                matched = False
-                break
-            verdict = None
-            for e in sorted(pl, key=lambda x: x.seq):
-                e_net, e_len = network_of(e.prefix)
-                lo, hi = (e.ge or e_len, e.le or 32) if (e.ge is not None or e.le is not None) else (e_len, e_len)
-                if e.ge is not None and e.le is None:
-                    hi = 32
-                inside = length >= e_len and (net >> (32 - e_len) if e_len else 0) == (e_net >> (32 - e_len) if e_len else 0)
-                if inside and lo <= length <= hi:
-                    verdict = e.action == "permit"
-                    break
-            if not verdict:
-                matched = False
-                break
-        if matched:
-            return (entry.action == "permit", entry.line,
-                    f"route-map {name} {entry.action} {entry.seq} {'permits' if entry.action == 'permit' else 'denies'} it")
-    return False, entries[0].line, f"no entry of route-map {name} matches it (implicit deny)"
 
 
 def edge_reason(ctx: Context, view: PlaneView, sender: NodeId | None, receiver: NodeId, bit: int,

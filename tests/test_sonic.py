@@ -301,7 +301,8 @@ def test_the_pfc_table_reader_is_strict() -> None:
     from dualrail_net.audit.qos import sonic_pfc_priorities
     table = "\nInterface    Lossless priorities\n-----------  ---------------------\nEthernet0    3,4\nEthernet4    N/A\n"
     assert sonic_pfc_priorities("x", table) == {"Ethernet0": (3, 4), "Ethernet4": ()}
-    for bad in ("", "% Invalid input", table.replace("3,4", "3,9"), table + "Ethernet8  3  extra\n",
+    for bad in ("", "% Invalid input", table.replace("3,4", "3,9"), table.replace("3,4", "3,²"),
+                table + "Ethernet8  3  extra\n",
                 table.replace("Ethernet4", "Vlan4")):
         with pytest.raises(NeighborsUnreadable):
             sonic_pfc_priorities("x", bad)

@@ -21,6 +21,7 @@ from typing import NamedTuple
 
 from dualrail_net.audit.neighbors import MAX_ANSWER, NeighborsUnreadable
 from dualrail_net.verify.findings import Finding, Severity
+from dualrail_net.verify.parsers.files import is_decimal
 
 
 class QosGap(NamedTuple):
@@ -99,7 +100,7 @@ def sonic_pfc_priorities(device: str, text: str) -> dict[str, tuple[int, ...]]:
         if len(words) > 2 or not words[0].startswith("Ethernet"):
             raise NeighborsUnreadable(f"{device}: show pfc priority: not a port line ({line[:80]!r})")
         listed = words[1].split(",") if len(words) == 2 and words[1] != "N/A" else []
-        if not all(p.isdigit() and int(p) < 8 for p in listed):
+        if not all(is_decimal(p) and int(p) < 8 for p in listed):  # (str.isdigit takes '²', int() not)
             raise NeighborsUnreadable(f"{device}: show pfc priority: {words[0]} priorities {words[1]!r}")
         out[words[0]] = tuple(sorted(int(p) for p in listed))
     return out

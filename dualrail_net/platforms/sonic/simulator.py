@@ -41,6 +41,7 @@ from dualrail_net.deploy.drivers.base import split_status
 from dualrail_net.deploy.drivers.sftp_double import FilesTransport
 from dualrail_net.verify.model import DeviceConfig
 from dualrail_net.verify.parsers.frr import parse_frr
+from dualrail_net.verify.parsers.files import is_decimal
 
 SAVED = "/etc/sonic/config_db.json"
 FRR_HOST_DIR = "/etc/sonic/frr"
@@ -264,7 +265,7 @@ class SonicSimulator:
         """``pfc config priority on|off PORT N``: changes the running PORT_QOS_MAP (not the saved
         file: ``config save`` does)."""
         entry = self.running.get("PORT_QOS_MAP", {}).get(port)
-        if status not in ("on", "off") or entry is None or not priority.isdigit() or int(priority) > 7:
+        if status not in ("on", "off") or entry is None or not is_decimal(priority) or int(priority) > 7:
             return 1, f"Error: cannot set PFC priority {priority} {status} on {port}"
         now = {p for p in str(entry.get("pfc_enable", "")).split(",") if p}
         now = now | {priority} if status == "on" else now - {priority}

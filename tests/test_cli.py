@@ -60,6 +60,14 @@ def test_help_teaches() -> None:
         assert word in proc.stdout
 
 
+def test_audit_help_names_every_audit_check() -> None:
+    from dualrail_net.audit.run import CHECKS
+    proc = subprocess.run([sys.executable, "-m", "dualrail_net.cli", "audit", "--help"], capture_output=True, text=True)
+    assert proc.returncode == 0
+    flat = " ".join(proc.stdout.split())  # argparse may wrap a line anywhere
+    assert [check for check in CHECKS if check not in flat] == []
+
+
 def test_render_then_check_detects_drift(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     out = tmp_path / "build"
     code, _ = run(capsys, "render", "-i", str(EXAMPLE), "-o", str(out))

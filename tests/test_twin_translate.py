@@ -54,3 +54,31 @@ def test_an_external_cable_the_manifest_does_not_plan_is_refused(example_fabric:
     cabling.write_text(cabling.read_text().replace("storage-a-1,,100.64.0.1/31", "storage-a-1,,100.64.0.9/31"))
     with pytest.raises(TwinError, match="100.64.0.9/31 is not an external peer the manifest plans"):
         build_plan(out)
+
+
+def test_a_cabling_plan_edited_out_of_shape_is_refused_in_one_line(example_fabric: Fabric, tmp_path: Path) -> None:
+    """A short row, a dropped column, a row without its device, a missing file: one line naming the
+    file (and the line), never a KeyError or a TypeError from deep inside the twin."""
+    out = tmp_path / "build"
+    write_artifacts(render_fabric(example_fabric), out)
+    cabling = out / "resolved" / "cabling.csv"
+    good = cabling.read_text()
+    lines = good.splitlines()
+    edits = {
+        "a short row": ("\n".join(lines[:3] + [",".join(lines[3].split(",")[:4])] + lines[4:]) + "\n", ":4: error: a cable without"),
+        "no kind column": ("\n".join(",".join(w for i, w in enumerate(line.split(",")) if i != 1) for line in lines) + "\n",
+                           ":1: error: no column kind"),
+        "a row without its device": ("\n".join(lines[:2] + [",".join(w if i != 2 else "" for i, w in
+                                                                     enumerate(lines[2].split(",")))] + lines[3:]) + "\n",
+                                     ":3: error: a cable without its a_device"),
+    }
+    for desc, (text, said) in edits.items():
+        cabling.write_text(text)
+        with pytest.raises(TwinError, match=said) as caught:
+            build_plan(out)
+        assert "\n" not in str(caught.value), desc
+    cabling.unlink()
+    with pytest.raises(TwinError, match="missing"):
+        build_plan(out)
+    cabling.write_text(good)
+    assert build_plan(out).cables

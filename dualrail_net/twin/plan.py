@@ -4,12 +4,12 @@ server, a veth pair per cable named after the real ports, and a management addre
 
 from __future__ import annotations
 
-import csv
 import ipaddress
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from dualrail_net.manifest import Manifest
+from dualrail_net.verify.cabling import read_cabling
 from dualrail_net.twin.shell import TwinError
 from dualrail_net.verify.parsers.ifupdown import read_interfaces
 
@@ -99,9 +99,32 @@ def external_frr(ext: ExternalNs) -> str:
     return "\n".join(lines) + "\n"
 
 
+CABLE_FIELDS = ("plane", "kind", "a_device", "a_port", "a_address", "b_device", "b_port", "b_address")
+
+
+def _cabling_rows(path: Path) -> list[dict[str, str]]:
+    """The cabling plan's rows, each with every field the twin reads (a hand-edited file whose row
+    lacks one is refused in one line naming it, never a KeyError)."""
+    if not path.is_file():
+        raise TwinError(f"{path}: missing: the twin cables what the plan says (re-render)")
+    plan = read_cabling(path)
+    missing = [name for name in CABLE_FIELDS if name not in plan.header]
+    if missing:
+        raise TwinError(f"{path}:1: error: no column {', '.join(missing)} (re-render)")
+    rows = list(plan)
+    for number, row in enumerate(rows, 2):
+        # may be empty: an address (a cable without IP), the far port of an external peer (the plan
+        # names none); a short row's missing field is None
+        optional = {"a_address", "b_address"} | ({"b_port"} if row.get("kind") == "external" else set())
+        empty = [name for name in CABLE_FIELDS if row.get(name) is None or not row[name] and name not in optional]
+        if empty:
+            raise TwinError(f"{path}:{number}: error: a cable without its {', '.join(empty)}")
+    return rows
+
+
 def build_plan(output: Path) -> TwinPlan:
     manifest = Manifest.load(output)
-    rows = list(csv.DictReader(manifest.cabling_path(output).open()))
+    rows = _cabling_rows(manifest.cabling_path(output))
     output = output.resolve()
     plan = TwinPlan(output=str(output), planes=list(manifest.planes))
     port_ns: dict[tuple[str, str], str] = {}

@@ -172,6 +172,21 @@ def test_driver_offers_the_contract(name: str, tmp_path: Path) -> None:
     assert driver.name == "dev1"
 
 
+def test_every_route_reader_asks_for_one_vrf_by_a_checked_name(tmp_path: Path) -> None:
+    """A gateway's plane is read in its VRF: each platform's command names it, and a name that is not
+    a VRF device name never reaches the device's CLI or shell."""
+    from dualrail_net.deploy.drivers.base import RouteReader
+    eos = get_platform("eos").driver(SimpleNamespace(name="gw", data={"device_dir": str(tmp_path)}),
+                                     conn := _RecordingConnection())
+    assert isinstance(eos, RouteReader)
+    eos.bgp_routes("plane-b")
+    eos.bgp_routes()
+    assert conn.sent == ["show ip route vrf plane-b bgp | json", "show ip route bgp | json"]
+    with pytest.raises(ValueError):
+        eos.bgp_routes("x | bash")
+    assert len(conn.sent) == 2
+
+
 def test_a_broken_plugin_is_refused() -> None:
     class Half:
         name = "half"

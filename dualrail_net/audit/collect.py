@@ -88,10 +88,7 @@ def _route_tables(drv: RouteReader, device: str, plane: str | None,
                   vrfs: dict[str, str]) -> dict[str, dict[str, int]]:
     """plane -> prefix -> next hops: the default VRF of a single-plane switch, each plane's VRF of
     a gateway (asked one VRF at a time: the width is judged per plane)."""
-    if plane:
-        wanted: dict[str, str | None] = {plane: None}
-    else:
-        wanted = {p: vrf for p, vrf in vrfs.items()}
+    wanted: dict[str, str | None] = {plane: None} if plane else dict(vrfs)
     tables = {}
     for p, vrf in sorted(wanted.items()):
         text = drv.bgp_routes(vrf)

@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 from dualrail_net.audit.neighbors import MAX_ANSWER, NeighborsUnreadable
 from dualrail_net.manifest import Manifest
 from dualrail_net.verify.cabling import read_cabling
-from dualrail_net.verify.controlplane import expected_plane, planned_prefixes
+from dualrail_net.verify.controlplane import expected_plane, planned_bits
 from dualrail_net.verify.findings import Finding, Severity
 from dualrail_net.verify.snapshot import Snapshot
 
@@ -72,8 +72,7 @@ def planned_widths(out: Path, manifest: Manifest) -> dict[RouteTable, dict[str, 
     snap = Snapshot(out, manifest, {}, {}, read_cabling(manifest.cabling_path(out)))
     widths: dict[RouteTable, dict[str, int]] = {}
     for plane in manifest.planes:
-        prefixes = sorted(set(planned_prefixes(snap, plane)))
-        bit_of = {p: i for i, p in enumerate(prefixes)}
+        bit_of = planned_bits(snap, plane)
         plan = expected_plane(snap, plane, bit_of)
         for receiver, _sender, bits, links in plan.links():
             meta = manifest.devices[receiver]

@@ -147,15 +147,16 @@ def build_plan(output: Path) -> TwinPlan:
                                           mgmt_address=meta.mgmt_address if i == 0 else None, firmware=meta.firmware))
     for name, server in manifest.servers.items():
         plan.servers.append(ServerNs(ns_name(name), name, str(output / server.dir), server.mgmt_address))
-    for row in rows:
+    for number, row in enumerate(rows, 2):
         a_ns = port_ns.get((row["a_device"], row["a_port"]), ns_name(row["a_device"]))
         if row["kind"] == "external":
             gateway = manifest.devices.get(row["a_device"])
             ip = row["b_address"].split("/")[0]
             peer = gateway.external.get(ip) if gateway is not None else None
             if gateway is None or peer is None:  # the cabling plan edited apart from the manifest
-                raise TwinError(f"{manifest.cabling_path(output)}: external cable {row['a_device']}:{row['a_port']} "
-                                f"-> {row['b_address']} is not an external peer the manifest plans")
+                raise TwinError(f"{manifest.cabling_path(output)}:{number}: error: external cable "
+                                f"{row['a_device']}:{row['a_port']} -> {row['b_address']} is not an external peer "
+                                "the manifest plans")
             ext = ExternalNs(external_ns(peer.name, row["plane"]), peer.name, row["plane"], row["b_address"], peer.asn,
                              row["a_address"].split("/")[0], gateway.asn, list(peer.prefixes))
             plan.externals.append(ext)

@@ -953,8 +953,7 @@ def planned_prefixes(snap: Snapshot, plane: str) -> list[str]:
 def planned_bits(snap: Snapshot, plane: str) -> dict[str, int]:
     """The planned prefixes' bits as ``compute_plane`` numbers them (it adds them first, in this
     order, once each): what ``expected_plane`` needs, known from the manifest alone."""
-    return {net: bit for bit, net in enumerate(dict.fromkeys(net_str(network_of(p))
-                                                                 for p in planned_prefixes(snap, plane)))}
+    return {net: bit for bit, net in enumerate(dict.fromkeys(planned_prefixes(snap, plane)))}
 
 
 def expected_plane(snap: Snapshot, plane: str, bit_of: Mapping[str, int]) -> PlanePlan:

@@ -105,14 +105,17 @@ class PfcReader(Protocol):
 _VRF_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,14}")
 
 
-def frr_route_command(vrf: str | None) -> str:
-    """FRR's command for one VRF's BGP routes in JSON. A VRF name reaches a shell inside quotes, so
-    only the names Linux accepts for a VRF device pass (the build names them PLANE-<plane>)."""
-    if vrf is None:
-        return "show ip route bgp json"
+def checked_vrf(vrf: str) -> str:
+    """A VRF name about to reach a device's shell or CLI: only the names Linux accepts for a VRF
+    device pass (the build names them after the plane)."""
     if not _VRF_NAME.fullmatch(vrf):
         raise ValueError(f"not a VRF name: {vrf[:40]!r}")
-    return f"show ip route vrf {vrf} bgp json"
+    return vrf
+
+
+def frr_route_command(vrf: str | None) -> str:
+    """FRR's command for one VRF's BGP routes in JSON (None: the default VRF)."""
+    return "show ip route bgp json" if vrf is None else f"show ip route vrf {checked_vrf(vrf)} bgp json"
 
 
 def run_shell(conn: Any, command: str, timeout: float = 30) -> tuple[int, str]:

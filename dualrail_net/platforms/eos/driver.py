@@ -20,7 +20,7 @@ from typing import Any
 from dualrail_net.deploy.credentials import named_secrets, substitute_secrets
 from dualrail_net.deploy.drivers.base import (
     PushRejected,
-    frr_route_command,
+    checked_vrf,
     image_url,
     poll_healthy,
     prepend_commands,
@@ -122,8 +122,7 @@ class EosDriver:
 
     def bgp_routes(self, vrf: str | None = None) -> str:
         """One VRF's BGP routes as EOS prints them in JSON (under ``vrfs.<name>``)."""
-        command = "show ip route bgp | json" if vrf is None else \
-            frr_route_command(vrf).replace(" bgp json", " bgp | json")
+        command = "show ip route bgp | json" if vrf is None else f"show ip route vrf {checked_vrf(vrf)} bgp | json"
         out: str = self.conn.send_command(command)
         return out
 

@@ -138,11 +138,13 @@ def read_nic_qos(text: str, srv: ServerConfig) -> None:
     middle = text[second:cut]
     code = _PROGRAM_MEMO.get(middle, ())
     if code == ():  # not seen (None: seen, and not plain code)
-        probe = ServerConfig(name="")
-        ends_inside = _scan_nic_qos(middle, 0, False, probe)
-        plain = not ends_inside and not probe.nic_qos and not probe.unmodelled and \
-            not any(line.strip().startswith(PLAN_START) or line.strip() == PLAN_END for line in middle.split("\n"))
-        code = tuple(probe.nic_qos_program) if plain else None
+        # without a plan marker the scan stays outside the plan: only code lines come out
+        plain = not any(line.strip().startswith(PLAN_START) or line.strip() == PLAN_END for line in middle.split("\n"))
+        code = None
+        if plain:
+            probe = ServerConfig(name="")
+            _scan_nic_qos(middle, 0, False, probe)
+            code = tuple(probe.nic_qos_program)
         if len(_PROGRAM_MEMO) >= _PROGRAM_MEMO_SIZE:
             _PROGRAM_MEMO.clear()
         _PROGRAM_MEMO[middle] = code

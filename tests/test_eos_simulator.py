@@ -276,3 +276,49 @@ def test_cumulus_image_install_dialogue() -> None:
         failing.install_image("5.10.0")
     with pytest.raises(PushRejected, match="not an image version"):
         drv.install_image("5.10; reboot")
+
+
+class _CountingSwitch(EosSessionSimulator):
+    """The simulator, but its BGP summary takes a moment and the peak of summaries asked at once is kept
+    (shared by every switch of the fabric): what the runner's gates do at a time."""
+
+    def __init__(self, inner: EosSessionSimulator, peak: dict[str, int], lock: Any) -> None:
+        self.__dict__.update(inner.__dict__)
+        self._peak, self._lock = peak, lock
+
+    def send_command(self, command: str, **kw: Any) -> str:
+        if not command.startswith("show ip bgp summary"):
+            return super().send_command(command, **kw)
+        import time
+        with self._lock:
+            self._peak["now"] += 1
+            self._peak["max"] = max(self._peak["max"], self._peak["now"])
+        time.sleep(0.05)
+        try:
+            return super().send_command(command, **kw)
+        finally:
+            with self._lock:
+                self._peak["now"] -= 1
+
+
+@pytest.mark.parametrize("health_concurrency", [1, 3, 16])
+def test_health_gates_ask_the_playbooks_number_of_devices_at_once(build: Path, tmp_path: Path, secrets: None,
+                                                                   health_concurrency: int) -> None:
+    """Gates are read-only and ask every device of a plane after every batch: they run
+    `health_concurrency` sessions at once, apart from the batch's `concurrency` (here 1)."""
+    import threading
+    clock = Clock()
+    hosts, switches = _spines(build, clock, tmp_path / "devices")
+    peak, lock = {"now": 0, "max": 0}, threading.Lock()
+    counting = {name: _CountingSwitch(sw, peak, lock) for name, sw in switches.items()}
+    book = BOOK.model_copy(update={"concurrency": 1, "health_concurrency": health_concurrency})
+    runner = Runner(hosts, lambda h: counting[h.name], Journal(tmp_path / "j.sqlite"), book, tmp_path / "bk")
+    report = runner.run(str(build))
+    assert report.status == "ok", report.detail
+    assert peak["max"] == min(health_concurrency, 4)  # 4 spines per plane
+
+
+def test_a_playbook_refuses_a_gate_concurrency_out_of_range() -> None:
+    for bad in (0, 257):
+        with pytest.raises(ValueError, match="health_concurrency"):
+            Playbook(name="x", planes=["A"], health_concurrency=bad)

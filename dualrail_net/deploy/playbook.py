@@ -20,7 +20,11 @@ class Playbook(BaseModel):
     roles: list[str] = ["leaf", "spine", "super_spine"]
     canary: int = Field(default=1, ge=0, description="leaves changed alone first, in each plane")
     batch_size: int = Field(default=4, ge=1)
-    concurrency: int = Field(default=4, ge=1)
+    concurrency: int = Field(default=4, ge=1, description="devices changed at once within a batch")
+    health_concurrency: int = Field(
+        default=16, ge=1, le=256,
+        description="devices asked at once by a health gate or a post-check (read-only SSH sessions; a "
+                    "gate asks every device of a plane after every batch)")
     spines_one_at_a_time: bool = True
     drain_spines: bool = True
     drain_settle_seconds: float = Field(default=3.0, ge=0)
@@ -36,7 +40,7 @@ class Playbook(BaseModel):
 
     @model_validator(mode="after")
     def _timer_outlasts_checks(self) -> Playbook:
-        # the post-checks of a batch run one device after the other, then the plane's
+        # at worst the post-checks of a batch run one device after the other, then the plane's
         needed = self.post_check_timeout_seconds * (self.batch_size + 1) + self.drain_settle_seconds
         if self.kind == "config" and self.confirm_timeout_seconds <= needed:
             raise ValueError(f"confirm_timeout_seconds {self.confirm_timeout_seconds:g} must be longer than a batch's "

@@ -112,7 +112,7 @@ class Runner:
         names = [h.name for h in self.hosts.values() if h.data["plane"] == plane]
         if not names:
             return []
-        with ThreadPoolExecutor(min(self.book.concurrency, len(names))) as pool:
+        with ThreadPoolExecutor(min(self.book.health_concurrency, len(names))) as pool:
             found = list(pool.map(self.device_health, names))
         return [problem for problems in found for problem in problems]
 
@@ -438,7 +438,7 @@ class Runner:
     def _server_stage(self, run_id: int, plane: str, number: int, todo: list[tuple[str, Stage]],
                       batch: list[str]) -> None:
         """One plane's ports of one batch of servers; the gate is every port of the batch."""
-        workers = max(1, min(self.book.concurrency, len(batch)))
+        workers = max(1, min(self.book.health_concurrency, len(batch)))
         with ThreadPoolExecutor(workers) as pool:
             before = [p for found in pool.map(self.device_health, batch) for p in found]
         if before:
@@ -501,7 +501,7 @@ class Runner:
             return found
         # the batch's devices converge together: waited for concurrently, the gate takes the slowest
         # device's time, not the sum (problems stay in the batch's order)
-        with ThreadPoolExecutor(max(1, min(self.book.concurrency, len(names)))) as pool:
+        with ThreadPoolExecutor(max(1, min(self.book.health_concurrency, len(names)))) as pool:
             problems = [p for found in pool.map(one, names) for p in found]
         if not problems:
             problems += self.plane_health(plane)

@@ -141,3 +141,60 @@ def test_rerender_removes_only_what_the_previous_render_wrote(tmp_path: Path, ex
     assert not (out / "servers/gpu032").exists()  # the removed server's files and folder are gone
     assert (out / "notes.txt").read_text() == "mine"
     assert (out / "servers/gpu031/nccl.env").exists()
+
+
+def _render_both(fabric: Fabric, monkeypatch: pytest.MonkeyPatch) -> tuple[dict[str, str], dict[str, str]]:
+    import functools
+
+    from dualrail_net.render import engine, pipeline
+    fast = render_fabric(fabric).by_path()
+    with monkeypatch.context() as m:
+        m.setattr(pipeline, "template", functools.partial(engine.template, plain=True))
+        plain = render_fabric(fabric).by_path()
+    return fast, plain
+
+
+@pytest.mark.parametrize("roles", [{}, {"leaf": "sonic"}, {"leaf": "cumulus-nvue", "gateway": "cumulus-nvue"},
+                                   {"leaf": "eos", "spine": "cumulus"}], ids=["example", "sonic", "nvue", "eos-leaves"])
+def test_fast_attribute_lookup_renders_what_jinja_renders(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                         roles: dict[str, str]) -> None:
+    """FabricEnvironment (dict keys looked up before Python attributes) against Jinja's own
+    environment: every file of the example and of its platform variants, byte for byte."""
+    from conftest import platform_variant
+
+    from dualrail_net.resolve import resolve_fabric
+    from dualrail_net.sot.load import load_inventory
+    fabric = resolve_fabric(load_inventory(platform_variant(tmp_path, **roles)).inventory)
+    fast, plain = _render_both(fabric, monkeypatch)
+    assert fast.keys() == plain.keys() and len(fast) > 100
+    assert [p for p in fast if fast[p] != plain[p]] == []
+
+
+def test_fast_attribute_lookup_keeps_jinjas_answers() -> None:
+    """The edge cases of the lookup order: a key named like a dict method, a missing key (strict:
+    an error in both), a dict subclass, an object's attribute."""
+    import collections
+
+    import jinja2
+
+    from dualrail_net.render.engine import FabricEnvironment
+
+    class Port:
+        name = "swp1"
+
+    cases = [("{{ d.name }}", {"d": {"name": "x"}}),
+             ("{{ d['items'] }}|{{ d.items()|list|length }}", {"d": {"items": [1, 2, 3]}}),
+             ("{{ d.keys is defined }}", {"d": {"keys": 1}}),
+             ("{{ d.a }}", {"d": collections.OrderedDict(a=1)}),
+             ("{{ d.name }}", {"d": Port()}),
+             ("{{ d.missing }}", {"d": {"name": "x"}}),
+             ("{{ d.missing is defined }}", {"d": {}})]
+    for source, context in cases:
+        answers = []
+        for cls in (jinja2.Environment, FabricEnvironment):
+            env = cls(undefined=jinja2.StrictUndefined)
+            try:
+                answers.append(env.from_string(source).render(**context))
+            except jinja2.UndefinedError as exc:
+                answers.append(f"error: {exc}")
+        assert answers[0] == answers[1], source

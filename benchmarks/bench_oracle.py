@@ -4,7 +4,7 @@ servers), apply seeded random edits of the switches' frr.conf one at a time (twi
 compare the control-plane model's predicted sessions and RIBs with real FRR's on every switch.
 Prints agreement figures and every disagreement; asserts nothing. Needs root.
 
-    sudo python3 benchmarks/bench_oracle.py [--edits 40] [--seed 1] [--json]
+    sudo python3 benchmarks/bench_oracle.py [--edits 40] [--seed 1] [--kinds maximum-prefix,prepend] [--json]
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ def main() -> int:
     parser.add_argument("--edits", type=int, default=40)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--kinds", default="", help="only these edit kinds, comma-separated (e.g. maximum-prefix)")
     args = parser.parse_args()
     inventory = Path(__file__).resolve().parents[1] / "inventory"
     with tempfile.TemporaryDirectory() as tmp:
@@ -44,7 +45,8 @@ def main() -> int:
             clean = oracle.disagreements(oracle.predict(out, [sw.device for sw in switches]),
                                          oracle.settle(switches, lifecycle.rundir))
             results = oracle.differential(out, plan, lifecycle.rundir, args.seed, args.edits,
-                                          lifecycle.restart_switch, Path(tmp))
+                                          lifecycle.restart_switch, Path(tmp),
+                                          [k for k in args.kinds.split(",") if k])
         finally:
             lifecycle.down()
     compared = [r for r in results if not r.rejected]

@@ -389,6 +389,22 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
      lambda r: edit(r / GW / "interfaces", "vrf-table 1002", "vrf-table 1001")),
     ("an EOS spine without ip routing", "BGP-SESSION-DOWN",
      lambda r: edit(r / SPINE_A / "running-config", "ip routing\n", "")),
+    # the leaf accepts 17 prefixes from each spine (19 sent, its own 2 refused for its ASN in the path)
+    ("a receive limit well below what a spine sends: the session is torn down", "BGP-SESSION-DOWN",
+     lambda r: edit(r / LEAF_A / "frr.conf", " address-family ipv4 unicast\n",
+                    " address-family ipv4 unicast\n  neighbor 10.11.0.0 maximum-prefix 15\n")),
+    ("a receive limit torn down takes the spine's next hop away", "ROUTE-ECMP-WIDTH",
+     lambda r: edit(r / LEAF_A / "frr.conf", " address-family ipv4 unicast\n",
+                    " address-family ipv4 unicast\n  neighbor 10.11.0.0 maximum-prefix 2 90 restart 5\n")),
+    ("a receive limit one below what a spine sends (FRR accepts the route that crosses it)", "BGP-PREFIX-LIMIT",
+     lambda r: edit(r / LEAF_A / "frr.conf", " address-family ipv4 unicast\n",
+                    " address-family ipv4 unicast\n  neighbor 10.11.0.0 maximum-prefix 16\n")),
+    ("an EOS spine limits a leaf to fewer routes than it sends", "BGP-SESSION-DOWN",
+     lambda r: edit(r / SPINE_A / "running-config", "   neighbor 10.11.0.1 description",
+                    "   neighbor 10.11.0.1 maximum-routes 1\n   neighbor 10.11.0.1 description")),
+    ("a receive limit that also counts what the policy denies (force)", "CONFIG-UNMODELLED",
+     lambda r: edit(r / LEAF_A / "frr.conf", " address-family ipv4 unicast\n",
+                    " address-family ipv4 unicast\n  neighbor 10.11.0.0 maximum-prefix 100 force\n")),
     ("a shell line verify cannot judge", "HOST-UNMODELLED",
      lambda r: edit(r / "servers/gpu001/nccl.env", "NCCL_CROSS_NIC=0\n", "NCCL_CROSS_NIC=0\nexport PATH=$PATH:/opt/x\n")),
     ("NCCL told to read no topology file", "HOST-NCCL-TOPO",
@@ -431,7 +447,7 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
 ]
 
 
-WARNING_CHECKS = {"ROUTE-DEAD-NETWORK", "ROUTE-DEAD-POLICY"}  # checks that name a harmless-until-proven statement: warnings
+WARNING_CHECKS = {"ROUTE-DEAD-NETWORK", "ROUTE-DEAD-POLICY", "BGP-PREFIX-LIMIT"}  # harmless until proven (or until the next change): warnings
 
 
 def test_clean_example_has_zero_findings(clean: Path) -> None:
@@ -512,6 +528,14 @@ VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
     ("every spine of plane A sends the same MED", lambda r: [edit(p, "route-map PLANE-A-OUT permit 10\n",
                                                                   "route-map PLANE-A-OUT permit 10\n   set metric 10\n")
                                                              for p in r.glob("plane-A/a-spine-*/running-config")]),
+    ("receive limits above what the spines send, or only logged",
+     lambda r: edit(r / LEAF_A / "frr.conf", " address-family ipv4 unicast\n",
+                    " address-family ipv4 unicast\n  neighbor 10.11.0.0 maximum-prefix 17\n"
+                    "  neighbor 10.11.0.2 maximum-prefix 1 warning-only\n  neighbor 10.11.0.4 maximum-prefix 1000 80\n")),
+    ("an EOS spine's receive limits: unlimited, or above what a leaf sends",
+     lambda r: edit(r / SPINE_A / "running-config", "   neighbor 10.11.0.1 description",
+                    "   neighbor 10.11.0.1 maximum-routes 0\n   neighbor 10.11.0.65 maximum-routes 2\n"
+                    "   neighbor 10.11.0.1 description")),
     ("an EOS interface block repeated (EOS merges it)",
      lambda r: edit(r / SPINE_A / "running-config", "interface Loopback0\n", "interface Ethernet1\n   mtu 9214\n"
                     "interface Loopback0\n")),

@@ -59,6 +59,9 @@ class Platform(Protocol):
     name: str  # as written in the inventory (fabric.platforms.<role>, firmware.<name>)
     max_mtu: int  # the largest interface MTU the platform accepts
     default_maximum_paths: int  # BGP ECMP width when the config says no `maximum-paths`
+    # (optional, read with a default of 0 so that older plug-ins keep working) ``default_receive_limit``:
+    # the prefixes a BGP neighbor may send before the session is torn down when the config sets no
+    # limit (EOS: 12000); 0: none
     netmiko_type: str  # netmiko device_type used to reach a device of this platform
     files: tuple[OutputFile, ...]  # what a device of this platform gets, in its folder
     template_root: Path | None  # where its templates are; None: the project's templates/

@@ -19,7 +19,7 @@ import random
 import re
 import shutil
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -219,6 +219,18 @@ def _maximum_paths(rng: random.Random, text: str) -> tuple[str, str] | None:
     return f"maximum-paths {n}", re.sub(r"maximum-paths \d+", f"maximum-paths {n}", text, count=1)
 
 
+def _maximum_prefix(rng: random.Random, text: str) -> tuple[str, str] | None:
+    """A receive limit on one neighbor: small enough to tear the session down, or not, or only logged."""
+    neighbors = re.findall(r"^ neighbor (\S+) remote-as .*$", text, re.M)
+    if not neighbors or " address-family ipv4 unicast\n" not in text:
+        return None
+    n = rng.choice(neighbors)
+    limit = rng.choice([1, 2, 4, 8, 16, 1000])
+    option = rng.choice(["", "", " warning-only", " 90 restart 5"])
+    line = f"  neighbor {n} maximum-prefix {limit}{option}"
+    return line.strip(), text.replace(" address-family ipv4 unicast\n", f" address-family ipv4 unicast\n{line}\n", 1)
+
+
 def _unindent(rng: random.Random, text: str) -> tuple[str, str] | None:
     return "every line un-indented", "\n".join(line.strip() for line in _lines(text))
 
@@ -335,17 +347,25 @@ def _attribute(rng: random.Random, text: str) -> tuple[str, str] | None:
 EDITS: tuple[Callable[[random.Random, str], tuple[str, str] | None], ...] = (
     _remove, _remove, _duplicate, _shutdown, _deny_own_prefix, _rename_reference, _no_default_af, _maximum_paths,
     _unindent, _renumber, _external, _toggle_action, _aggregate, _change_asn, _prepend, _prepend, _attribute,
-    _attribute)
+    _attribute, _maximum_prefix, _maximum_prefix)
 
 
-def random_edits(seed: int, count: int, configs: dict[str, str]) -> Iterator[Edit]:
-    """``count`` seeded edits, each of one device's frr.conf (``configs``: device -> its text)."""
+def edit_kind(edit: Callable[[random.Random, str], tuple[str, str] | None]) -> str:
+    return edit.__name__.lstrip("_").replace("_", "-")
+
+
+def random_edits(seed: int, count: int, configs: dict[str, str], kinds: Sequence[str] = ()) -> Iterator[Edit]:
+    """``count`` seeded edits, each of one device's frr.conf (``configs``: device -> its text);
+    ``kinds``: only edits of those kinds (``edit_kind``), else any."""
+    edits = [e for e in EDITS if not kinds or edit_kind(e) in kinds]
+    if not edits:
+        raise ValueError(f"no edit of the kinds {', '.join(kinds)}; there are {', '.join(sorted({edit_kind(e) for e in EDITS}))}")
     rng = random.Random(seed)
     names = sorted(configs)
     made = 0
     while made < count:
         device = rng.choice(names)
-        change = rng.choice(EDITS)(rng, configs[device])
+        change = rng.choice(edits)(rng, configs[device])
         if change is None or change[1] == configs[device]:
             continue
         made += 1
@@ -379,7 +399,7 @@ def settle(switches: list[SwitchNs], rundir: Callable[[str], Path], quiet: float
 
 
 def differential(output: Path, plan: TwinPlan, rundir: Callable[[str], Path], seed: int, count: int,
-                 restart: Callable[[SwitchNs, str], None], work: Path) -> list[Comparison]:
+                 restart: Callable[[SwitchNs, str], None], work: Path, kinds: Sequence[str] = ()) -> list[Comparison]:
     """Apply ``count`` seeded edits to the running twin one at a time (``restart`` loads a config
     into one switch), compare predicted and observed routing on every switch after each, and put
     the device back before the next."""
@@ -394,7 +414,7 @@ def differential(output: Path, plan: TwinPlan, rundir: Callable[[str], Path], se
     originals = {name: path.read_text() for name, path in files.items()}
     devices = list(by_device)
     results = []
-    for edit in random_edits(seed, count, originals):
+    for edit in random_edits(seed, count, originals, kinds):
         sw = by_device[edit.device]
         comparison = Comparison(edit, devices=len(devices))
         files[edit.device].write_text(edit.text)

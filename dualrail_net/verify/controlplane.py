@@ -91,6 +91,8 @@ class PlaneControl:
     # sender * n + receiver -> (prefixes not installed over that session because another path is
     # preferred by weight, local preference or MED, the route-map entries that set them)
     preferred: dict[int, tuple[int, list[RouteMapEntry]]] = field(default_factory=dict)
+    # sessions that stay up with more prefixes than their receiver's limit: (receiver, sender, why)
+    over_limit: list[tuple[str, str, str]] = field(default_factory=list)
 
     def outranked(self, sender: NodeId, receiver: NodeId) -> tuple[int, list[RouteMapEntry]]:
         s, r = self.number.get(sender), self.number.get(receiver)
@@ -167,6 +169,17 @@ def default_paths(platform: str, overrides: Mapping[str, int] | None = None) -> 
         return get_platform(platform).default_maximum_paths
     except PlatformError:
         return 1
+
+
+def receive_limit(dev: DeviceConfig, n: Neighbor) -> int:
+    """The prefixes ``dev`` accepts from neighbor ``n`` before it tears the session down: the
+    configured limit, else the platform's default (``default_receive_limit``); 0: no limit."""
+    if n.max_prefix is not None:
+        return n.max_prefix
+    try:
+        return int(getattr(get_platform(dev.platform), "default_receive_limit", 0))
+    except PlatformError:
+        return 0
 
 
 def maximum_paths(dev: DeviceConfig, inst: BgpInstance, overrides: Mapping[str, int] | None = None) -> int:
@@ -408,9 +421,21 @@ def _router_id(inst: BgpInstance) -> int:
         return 1 << 32
 
 
+SessionKey = tuple[NodeId, NodeId, str, str]
+
+
+def session_key(s: Session) -> SessionKey:
+    """A session's identity (``Session`` is mutable: not a dict key)."""
+    return s.a, s.b, s.a_neighbor, s.b_neighbor
+
+
 def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Sequence[str] = (),
-                  path_overrides: Mapping[str, int] | None = None) -> PlaneControl:
-    """The control plane of one plane from the configs (module docstring)."""
+                  path_overrides: Mapping[str, int] | None = None,
+                  torn_down: Mapping[SessionKey, str] | None = None) -> PlaneControl:
+    """The control plane of one plane from the configs (module docstring). A session whose receiver
+    would accept more prefixes than its limit (``receive_limit``) is torn down and the plane
+    computed again without it (``torn_down``: session -> why, from the rounds before)."""
+    torn_down = dict(torn_down or {})
     nodes = plane_nodes(snap, topo, plane)
     in_plane = set(nodes)
     devices = snap.devices
@@ -429,6 +454,11 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
     full = (1 << len(idx.prefixes)) - 1
     down = {dev.name for dev in devices.values() if any(i.down for i in dev.interfaces.values())}
     states = [session_state(snap, topo, s, down) for s in topo.sessions if s.a in in_plane and s.b in in_plane]
+    if torn_down:
+        states = [SessionState(st.session, False, torn_down[session_key(st.session)])
+                  if st.up and session_key(st.session) in torn_down else st for st in states]
+    # session directions whose receiver has a limit: (session, sender, receiver, what may cross, limit, neighbor)
+    limited: list[tuple[Session, int, int, int, int, Neighbor]] = []
     cache: dict[tuple[object, ...], int] = {}
     undefined: list[tuple[str, str]] = []
     policy: dict[tuple[str, str | None], int] = {}
@@ -497,6 +527,9 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
                         [((e.weight or 0, 100 if e.local_pref is None else e.local_pref), b & mask, e)
                          for e, b in prefs],
                         [(e.med or 0, b & mask, e) for e, b in meds])
+            limit = receive_limit(dst_dev, in_nbr)
+            if limit and not ibgp:  # (an iBGP receiver's count would need iBGP's own rules: not followed)
+                limited.append((s, src, dst, mask, limit, in_nbr))
             edges[src].append((dst, None if mask == full else mask, ibgp, delays, sender))
             key = src * n + dst  # parallel sessions: what crosses every one of them
             edge_masks[key] = edge_masks.get(key, mask) & mask
@@ -540,12 +573,48 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
         if not changed:
             break
     assert core is not None
+    memo_limits: dict[tuple[int, frozenset[int]], tuple[int, int]] = {}
+    tripped: dict[SessionKey, str] = {}
+    over_limit: list[tuple[str, str, str]] = []
+    for s, src, dst, mask, limit, nbr in limited:
+        # what the sender advertises (its best routes, less what an aggregate suppresses) through
+        # both route-maps; what the receiver then refuses for its own ASN in the path is not counted
+        offer = core.reach[src]
+        if src in suppressed:
+            offer ^= offer & suppressed[src]
+        offer &= mask
+        if offer.bit_count() <= limit:
+            continue
+        group = group_of.get(asn[dst], frozenset((dst,)))
+        offer ^= offer & path_through(src, group, offer, core.via_in, rank, memo_limits, alias)
+        count = offer.bit_count()
+        if count <= limit or session_key(s) in tripped:
+            continue
+        receiver_name, sender_name = nodes[dst][0], nodes[src][0]
+        receiver_dev = devices[receiver_name]
+        eos = receiver_dev.platform == "eos"
+        said = (f"maximum-routes {limit}" if eos else f"maximum-prefix {limit}") \
+            if nbr.max_prefix is not None else f"no limit set, the platform's default is {limit}"
+        where = snap.where(receiver_name, receiver_dev.routing_file, nbr.max_prefix_line or nbr.line)
+        # FRR checks the count of the routes it holds before it adds the next one: the route that
+        # takes it one over the limit is accepted, the one after tears the session down (measured
+        # on the twin: 17 routes pass a limit of 16 at start-up, fail one of 15)
+        if eos or count > limit + 1:
+            tripped[session_key(s)] = (f"{where}: {receiver_name} accepts {count} prefixes from {sender_name} "
+                                        f"({said}): the session is torn down")
+        else:
+            over_limit.append((receiver_name, sender_name,
+                               f"{where}: {receiver_name} accepts {count} prefixes from {sender_name} ({said}): the "
+                               "session comes up, and the next prefix it receives, or re-applying the limit, tears "
+                               "it down"))
+    if tripped and len(torn_down) < len(states):
+        return compute_plane(snap, topo, plane, extra_prefixes, path_overrides, {**torn_down, **tripped})
     return PlaneControl(plane, idx, nodes, states, {node: origin[i] for i, node in enumerate(nodes)},
                         {node: core.reach[i] for i, node in enumerate(nodes)}, core.via_in, edge_masks,
                         core.looped, {nodes[i]: bits_ for i, bits_ in suppressed.items()}, dead,
                         sorted(set(undefined)), edge_delays, sorted(set(unmodelled)), alias,
                         [(node, peer, why) for node, o in origins.items() for peer, why in o.external_down],
-                        preferred)
+                        preferred, over_limit)
 
 
 EntryReader = Callable[[DeviceConfig, str | None, PrefixIndex, int, list[tuple[str, str]]],

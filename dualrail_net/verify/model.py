@@ -46,6 +46,11 @@ class Neighbor:
     peer_group: str | None = None  # the peer-group it is bound to (its settings are copied in, see finish_bgp)
     interface: bool = False  # an unnumbered neighbor: `neighbor PORT interface`, paired over the cable on PORT
     line: int = 0  # where it is first configured in the routing file (1-based; 0: not known)
+    # the prefixes accepted from it above which the session is torn down (FRR `maximum-prefix N`,
+    # EOS `maximum-routes N`); 0: no limit (`warning-only`, EOS `maximum-routes 0`); None: not
+    # configured, the platform's default applies (controlplane.receive_limit)
+    max_prefix: int | None = None
+    max_prefix_line: int = 0
 
 
 @dataclass(slots=True)

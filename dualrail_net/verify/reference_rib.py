@@ -22,7 +22,10 @@ from dualrail_net.verify.controlplane import (
     maximum_paths,
     originated,
     plane_nodes,
+    SessionKey,
+    receive_limit,
     requires_policy,
+    session_key,
     session_state,
 )
 from dualrail_net.verify.ipfast import net_str, network_of
@@ -64,7 +67,23 @@ def reference_rib(snap: Snapshot, topo: Topology, plane: str,
                   path_overrides: Mapping[str, int] | None = None) -> dict[NodeId, dict[str, tuple[NodeId, ...]]]:
     """Per routing instance of ``plane``: prefix -> the neighbors it installs as next hops, one per
     session (a neighbor over parallel links appears once per link; a prefix the instance originates
-    itself maps to an empty tuple)."""
+    itself maps to an empty tuple). A session whose receiver accepts more prefixes than its limit
+    allows (``receive_limit``; FRR accepts the route that crosses it, EOS does not) is torn down,
+    and the plane converges again without it, until no limit is crossed."""
+    down: set[SessionKey] = set()
+    while True:
+        rib, accepted = _converged_plane(snap, topo, plane, path_overrides, down)
+        crossed = {key for key, count, limit, eos in accepted if count > (limit if eos else limit + 1)}
+        if not crossed - down:
+            return rib
+        down |= crossed
+
+
+def _converged_plane(snap: Snapshot, topo: Topology, plane: str, path_overrides: Mapping[str, int] | None,
+                     down: set[SessionKey]) -> tuple[dict[NodeId, dict[str, tuple[NodeId, ...]]],
+                                                     list[tuple[SessionKey, int, int, bool]]]:
+    """The plane converged without the sessions in ``down``, and per session direction whose
+    receiver has a limit: (session, prefixes the receiver accepts over it, the limit, EOS)."""
     nodes = plane_nodes(snap, topo, plane)
     in_plane = set(nodes)
     devices = snap.devices
@@ -73,15 +92,21 @@ def reference_rib(snap: Snapshot, topo: Topology, plane: str,
     rid = {node: _router_id(inst[node]) for node in nodes}
     # session directions that carry IPv4 unicast: (sender, receiver, sender's neighbor entry, receiver's)
     links: list[tuple[NodeId, NodeId, str | None, str | None]] = []
+    limits: list[tuple[SessionKey, int, int, bool]] = []  # (session, receiver's link number, limit, EOS)
     for s in topo.sessions:
-        if s.a not in in_plane or s.b not in in_plane or not session_state(snap, topo, s).up:
+        if s.a not in in_plane or s.b not in in_plane or session_key(s) in down or not session_state(snap, topo, s).up:
             continue
         a_nbr = inst[s.a].neighbors[s.a_neighbor]
         b_nbr = inst[s.b].neighbors[s.b_neighbor]
-        links.append((s.a, s.b, a_nbr.route_map_out, b_nbr.route_map_in))
-        links.append((s.b, s.a, b_nbr.route_map_out, a_nbr.route_map_in))
+        for src, dst, out_nbr, in_nbr in ((s.a, s.b, a_nbr, b_nbr), (s.b, s.a, b_nbr, a_nbr)):
+            limit = receive_limit(devices[dst[0]], in_nbr)
+            if limit and asn[src] != asn[dst]:
+                limits.append((session_key(s), len(links), limit, devices[dst[0]].platform == "eos"))
+            links.append((src, dst, out_nbr.route_map_out, in_nbr.route_map_in))
     inbound: dict[NodeId, list[tuple[NodeId, str | None, str | None]]] = {node: [] for node in nodes}
+    position: list[int] = []  # link number -> its place among its receiver's inbound links
     for src, dst, out_map, in_map in links:
+        position.append(len(inbound[dst]))
         inbound[dst].append((src, out_map, in_map))
     base_origin = {node: set(originated(snap, topo, node).prefixes) for node in nodes}
     active_aggregates: dict[NodeId, set[str]] = {node: set() for node in nodes}
@@ -92,14 +117,15 @@ def reference_rib(snap: Snapshot, topo: Topology, plane: str,
                              for agg in inst[node].aggregates
                              if agg.summary_only and net_str(network_of(agg.prefix)) in active_aggregates[node]
                              and _within(p, agg.prefix)} for node in nodes}
-        rib = _converge(snap, nodes, inbound, origin, suppressed, asn, rid, path_overrides)
+        rib, counts = _converge(snap, nodes, inbound, origin, suppressed, asn, rid, path_overrides)
         now = {node: {net_str(network_of(agg.prefix)) for agg in inst[node].aggregates
                       if any(_within(p, agg.prefix) for p in _known(rib, origin, node))} for node in nodes}
         if now == active_aggregates:
             break
         active_aggregates = now
-    return {node: {p: tuple(sorted(path.sender for path in paths)) for p, paths in rib[node].items()}
-            for node in nodes}
+    accepted = [(s, counts[links[number][1]][position[number]], limit, eos) for s, number, limit, eos in limits]
+    return ({node: {p: tuple(sorted(path.sender for path in paths)) for p, paths in rib[node].items()}
+             for node in nodes}, accepted)
 
 
 def _known(rib: Mapping[NodeId, Mapping[str, Sequence[Path]]], origin: Mapping[NodeId, set[str]],
@@ -111,18 +137,23 @@ def _converge(snap: Snapshot, nodes: list[NodeId],
               inbound: Mapping[NodeId, list[tuple[NodeId, str | None, str | None]]],
               origin: Mapping[NodeId, set[str]], suppressed: Mapping[NodeId, set[str]],
               asn: Mapping[NodeId, int], rid: Mapping[NodeId, int],
-              path_overrides: Mapping[str, int] | None) -> dict[NodeId, dict[str, list[Path]]]:
-    """Synchronous rounds until no device's installed paths change."""
+              path_overrides: Mapping[str, int] | None,
+              ) -> tuple[dict[NodeId, dict[str, list[Path]]], dict[NodeId, list[int]]]:
+    """Synchronous rounds until no device's installed paths change. Also: per receiver, per inbound
+    link (in ``inbound``'s order), how many prefixes it accepts over it in the last round."""
     devices = snap.devices
     # per node: prefix -> installed paths, best first ([] for its own prefixes)
     rib: dict[NodeId, dict[str, list[Path]]] = {node: {p: [] for p in origin[node]} for node in nodes}
+    counts: dict[NodeId, list[int]] = {}
     for _ in range(MAX_ROUNDS):
         new: dict[NodeId, dict[str, list[Path]]] = {}
         for dst in nodes:
             dst_dev = devices[dst[0]]
             dst_inst = dst_dev.bgp[dst[1]]
             candidates: dict[str, list[Path]] = {}
+            counts[dst] = []
             for src, out_map, in_map in inbound[dst]:
+                counts[dst].append(0)
                 src_dev = devices[src[0]]
                 src_inst = src_dev.bgp[src[1]]
                 ibgp = asn[src] == asn[dst]
@@ -156,6 +187,7 @@ def _converge(snap: Snapshot, nodes: list[NodeId],
                             med = in_entry.med
                     in_prepend = in_entry.prepend if in_entry else ()
                     candidates.setdefault(prefix, []).append(Path(src, in_prepend + as_path, ibgp, rank, med))
+                    counts[dst][-1] += 1
             table: dict[str, list[Path]] = {p: [] for p in origin[dst]}
             cap = maximum_paths(dst_dev, dst_inst, path_overrides)
             for prefix, offered in candidates.items():
@@ -174,6 +206,6 @@ def _converge(snap: Snapshot, nodes: list[NodeId],
                 table[prefix] = equal[:cap]
             new[dst] = table
         if new == rib:
-            return rib
+            return rib, counts
         rib = new
-    return rib
+    return rib, counts

@@ -21,6 +21,9 @@ class Eos:
     name = "eos"
     max_mtu = 9214
     default_maximum_paths = 1  # EOS installs one BGP path unless told otherwise
+    # a neighbor without `maximum-routes` may send 12,000 prefixes; above that EOS tears the session
+    # down (which is why EVPN designs set `maximum-routes 0`)
+    default_receive_limit = 12000
     netmiko_type = "arista_eos"
     files: tuple[OutputFile, ...] = (OutputFile("eos/running-config.j2", "running-config", OutputFormat.EOS),)
     template_root: Path | None = None

@@ -134,7 +134,7 @@ def _bgp_statements(inst: BgpInstance, children: list[Node], dev: DeviceConfig) 
             inst.multipath_relax = True
         elif w == ["no", "bgp", "default", "ipv4-unicast"]:
             inst.default_ipv4_unicast = False
-        elif w[0] == "neighbor" and len(w) >= 3 and neighbor_statement(inst, _eos_neighbor(w), child.line):
+        elif w[0] == "neighbor" and len(w) >= 3 and neighbor_statement(inst, _eos_neighbor(w), child.line, eos=True):
             pass
         elif w[0] == "network" and len(w) == 2 and is_prefix(w[1]):
             inst.networks.append(w[1])

@@ -405,6 +405,16 @@ def session_down(ctx: Context, view: PlaneView) -> list[Finding]:
     return out
 
 
+@per_plane("BGP-PREFIX-LIMIT", "no session receives more prefixes than its receiver's limit (maximum-prefix, "
+           "maximum-routes)")
+def prefix_limit(ctx: Context, view: PlaneView) -> list[Finding]:
+    """The sessions a limit tears down are BGP-SESSION-DOWN's; these stay up over their limit (FRR
+    accepts the route that crosses it) until the next prefix arrives or the limit is re-applied."""
+    why = "the session goes down at the next change in the plane: its link leaves the plane then"
+    return [finding([receiver, sender], view.control.plane, reason, why, Severity.WARNING)
+            for receiver, sender, reason in view.control.over_limit]
+
+
 @check("ROUTE-UNDEFINED-REF", "every route-map, prefix-list and peer-group a config references is defined",
        reads={ROUTING, TOPOLOGY})
 def undefined_refs(ctx: Context) -> list[Finding]:

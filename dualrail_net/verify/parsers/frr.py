@@ -105,10 +105,12 @@ def _neighbor(inst: BgpInstance, w: list[str], line: int) -> Neighbor:
     return n
 
 
-def neighbor_statement(inst: BgpInstance, w: list[str], line: int = 0, negated: bool = False) -> bool:
+def neighbor_statement(inst: BgpInstance, w: list[str], line: int = 0, negated: bool = False,
+                       eos: bool = False) -> bool:
     """`neighbor ADDR|GROUP remote-as|description|route-map|peer-group|shutdown|activate ...`: the
-    same words in FRR and EOS. False for a neighbor statement the model does not read (timers,
-    update-source, an unnumbered interface neighbor ...): the caller reports it."""
+    same words in FRR and EOS, but for the receive limit (FRR `maximum-prefix`, EOS `maximum-routes`,
+    ``eos``). False for a neighbor statement the model does not read (timers, update-source, an
+    unnumbered interface neighbor ...): the caller reports it."""
     if len(w) < 3:
         return False
     name, verb = w[1], w[2]
@@ -149,6 +151,12 @@ def neighbor_statement(inst: BgpInstance, w: list[str], line: int = 0, negated: 
         _neighbor(inst, w, line)
     elif verb == "peer-group" and len(w) == 4:  # binds the neighbor to a group
         _neighbor(inst, w, line).peer_group = w[3]
+    elif verb == ("maximum-routes" if eos else "maximum-prefix"):
+        limit = _receive_limit(w[3:], frr=not eos)
+        if limit is None:
+            return False
+        n = _neighbor(inst, w, line)
+        n.max_prefix, n.max_prefix_line = limit, line
     elif verb == "route-map" and len(w) == 5 and w[4] in ("in", "out"):
         n = _neighbor(inst, w, line)
         if w[4] == "in":
@@ -158,6 +166,26 @@ def neighbor_statement(inst: BgpInstance, w: list[str], line: int = 0, negated: 
     else:
         return False
     return True
+
+
+def _receive_limit(w: list[str], frr: bool) -> int | None:
+    """The limit of `neighbor X maximum-prefix N [THRESHOLD] [warning-only | restart MINUTES]` (FRR)
+    or `neighbor X maximum-routes N [warning-only]` (EOS; 0 is no limit): N, or 0 when the limit
+    only logs (`warning-only`). A limit with `restart` still tears the session down (it comes back
+    after the minutes, and goes down again). None: what the model does not read (FRR's `force`,
+    which also counts what the inbound policy denies; a malformed number)."""
+    if not w or not is_decimal(w[0]) or int(w[0]) > 4294967295 or (frr and int(w[0]) == 0):
+        return None
+    limit, rest = int(w[0]), w[1:]
+    if frr and rest and is_decimal(rest[0]):
+        if not 1 <= int(rest[0]) <= 100:
+            return None
+        rest = rest[1:]  # the warning threshold (a percentage): a log line, nothing more
+    if rest == ["warning-only"]:
+        return 0
+    if frr and len(rest) == 2 and rest[0] == "restart" and is_decimal(rest[1]) and 1 <= int(rest[1]) <= 65535:
+        return limit
+    return limit if not rest else None
 
 
 def route_map_entry(node: Node, dev: DeviceConfig) -> None:
@@ -467,6 +495,8 @@ def finish_bgp(dev: DeviceConfig, frr: bool = True) -> None:
             n.route_map_in = n.route_map_in or group.route_map_in
             n.route_map_out = n.route_map_out or group.route_map_out
             n.shutdown = n.shutdown or group.shutdown
+            if n.max_prefix is None:
+                n.max_prefix, n.max_prefix_line = group.max_prefix, group.max_prefix_line
             if n.activate is None:
                 n.activate = group.activate
         inst.interface_neighbors = [name for name, n in inst.neighbors.items() if n.interface]

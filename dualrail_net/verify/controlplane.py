@@ -461,17 +461,20 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
     limited: list[tuple[Session, int, int, int, int, Neighbor]] = []
     cache: dict[tuple[object, ...], int] = {}
     undefined: list[tuple[str, str]] = []
-    policy: dict[tuple[str, str | None], int] = {}
-
-    def allowed(dev: DeviceConfig, name: str | None) -> int:
-        key = (dev.name, name)
-        hit = policy.get(key)
-        if hit is None:
-            hit = policy[key] = _route_map_mask(dev, name, idx, full, cache, undefined)
-        return hit
 
     prepending = _per_route_map(route_map_prepends, idx, full, undefined)
     attributes = _per_route_map(route_map_attributes, idx, full, undefined)
+    # per (device, route-map): what it lets through, what it prepends, what it sets: one lookup per
+    # side of a session direction (a 100k-GPU plane has 400k of them)
+    side_of: dict[tuple[str, str | None], _MapSide] = {}
+
+    def side(dev: DeviceConfig, name: str | None) -> _MapSide:
+        key = (dev.name, name)
+        hit = side_of.get(key)
+        if hit is None:
+            hit = side_of[key] = (_route_map_mask(dev, name, idx, full, cache, undefined), prepending(dev, name),
+                                  attributes(dev, name))
+        return hit
 
     number = {node: i for i, node in enumerate(nodes)}
     n = len(nodes)
@@ -498,19 +501,22 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
         for src, dst, src_dev, dst_dev, out_nbr, in_nbr in ((a, b, a_dev, b_dev, a_nbr, b_nbr),
                                                            (b, a, b_dev, a_dev, b_nbr, a_nbr)):
             out_map, in_map = out_nbr.route_map_out, in_nbr.route_map_in
+            out_mask, out_prepends, outbound = side(src_dev, out_map)
+            in_mask, in_prepends, inbound = side(dst_dev, in_map)
             if not ibgp and (requires[src] and out_map is None or requires[dst] and in_map is None):
                 mask = 0
             else:
-                mask = allowed(src_dev, out_map) & allowed(dst_dev, in_map)
-            delays = _delays([(e, bits_ & mask) for e, bits_ in prepending(src_dev, out_map)],
-                             [(e, bits_ & mask) for e, bits_ in prepending(dst_dev, in_map)],
-                             (src_dev.name, {asn[src]}), (dst_dev.name, {asn[src], asn[dst]}), unmodelled)
+                mask = out_mask & in_mask
+            delays = None if not out_prepends and not in_prepends else _delays(
+                [(e, bits_ & mask) for e, bits_ in out_prepends], [(e, bits_ & mask) for e, bits_ in in_prepends],
+                (src_dev.name, {asn[src]}), (dst_dev.name, {asn[src], asn[dst]}), unmodelled)
             sender = src
             if parallel:
                 sender = n + len(alias)
                 alias.append(src)
-            inbound, outbound = attributes(dst_dev, in_map), attributes(src_dev, out_map)
-            if ibgp:  # iBGP carries local preference and more: not followed
+            if not inbound and not outbound:
+                pass  # no route-map sets a best-path attribute on this session (the common case)
+            elif ibgp:  # iBGP carries local preference and more: not followed
                 for device, entries in ((dst_dev.name, inbound), (src_dev.name, outbound)):
                     for e, _ in entries:
                         unmodelled.append((device, min(e.attribute_lines.values(), default=e.line),
@@ -619,6 +625,9 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
 
 EntryReader = Callable[[DeviceConfig, str | None, PrefixIndex, int, list[tuple[str, str]]],
                       list[tuple[RouteMapEntry, int]]]
+# one side of a session direction: (the prefixes its route-map lets through, its prepending entries,
+# its attribute-setting entries), each entry with the prefixes it decides
+_MapSide = tuple[int, list[tuple[RouteMapEntry, int]], list[tuple[RouteMapEntry, int]]]
 
 
 def _per_route_map(reader: EntryReader, idx: PrefixIndex, full: int, undefined: list[tuple[str, str]],

@@ -31,32 +31,8 @@ class HostRouting:
     tables: dict[int, list[tuple[int, int, str | None, str | None]]]  # table -> (network, length, dev, via), longest first
     local: set[int]  # the server's own addresses
 
-    def chain(self, source: int) -> list[tuple[int, list[tuple[int, int, str | None, str | None]]]]:
-        """The tables a packet from ``source`` is looked up in, in rule order, each with its routes
-        as (network, mask, dev, via), longest first: what ``lookup`` walks for every destination,
-        worked out once per source (the rules select by source only)."""
-        out = []
-        for _, net, length, table in self.rules:
-            mask = ((1 << length) - 1) << (32 - length) if length else 0
-            if source & mask == net:
-                out.append((table, [(r_net, ((1 << r_len) - 1) << (32 - r_len) if r_len else 0, dev, via)
-                                    for r_net, r_len, dev, via in self.tables.get(table, ())]))
-        return out
-
-    def lookup_in(self, chain: list[tuple[int, list[tuple[int, int, str | None, str | None]]]],
-                  destination: int) -> Egress | None:
-        """``lookup`` for the source ``chain`` was made for (tests hold the two equal)."""
-        if destination in self.local:
-            return Egress(None, None, LOCAL)
-        for table, routes in chain:
-            for r_net, r_mask, dev, via in routes:
-                if destination & r_mask == r_net:
-                    return Egress(dev, via, table)
-        return None
-
     def lookup(self, source: int, destination: int) -> Egress | None:
-        """Where a packet from ``source`` to ``destination`` leaves (None: no route). The plain
-        reference of ``chain`` + ``lookup_in``."""
+        """Where a packet from ``source`` to ``destination`` leaves (None: no route)."""
         if destination in self.local:
             return Egress(None, None, LOCAL)
         for _, net, length, table in self.rules:

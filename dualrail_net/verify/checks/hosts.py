@@ -149,10 +149,9 @@ def host_forwarding(ctx: Context) -> list[Finding]:
             if iface is None or not iface.addresses:
                 continue  # ADDR checks report a planned port without an address
             source = ip_int(iface.addresses[0].partition("/")[0])
-            chain = routing.chain(source)
             for plane, targets in destinations.items():
                 for prefix, destination in targets:
-                    egress = routing.lookup_in(chain, destination)
+                    egress = routing.lookup(source, destination)
                     if egress is not None and egress.dev is None:
                         continue  # one of the server's own addresses
                     via = egress.dev if egress else None

@@ -129,7 +129,7 @@ def build_parser() -> argparse.ArgumentParser:
                        "references; dead statements\n"
                        "  ISO-*     nothing connects, peers, leaks or routes between planes (cables, subnets, bridges, "
                        "sessions, VRF leaks, computed propagation, server NIC routing)\n"
-                       "  ADDR-* BGP-* ECMP-*   addressing, sessions (incl. BGP-SESSION-DOWN), ECMP settings\n"
+                       "  ADDR-* BGP-* ECMP-*   addressing, sessions (incl. BGP-SESSION-DOWN, receive limits: BGP-PREFIX-LIMIT), ECMP settings\n"
                        "  QOS-* SYM-*           RoCE QoS (DSCP map, trust, PFC both ways, ECN, MTU, CNP) and plane symmetry\n"
                        "  HOST-*    NCCL env, sysctls and each NIC port's forwarding decision (simulated)\n"
                        "  MGMT-*    every switch keeps its management address, route, SSH/API and users (no lock-out)\n"

@@ -170,6 +170,12 @@ def _prepend_from_one_spine(r: Path) -> None:
                "PLANE-A\n set as-path prepend 4200001000\nroute-map PLANE-A-IN permit 10\n")
 
 
+def _leaf_af(r: Path, *lines: str) -> None:
+    """Statements added to the first leaf's IPv4 unicast address family."""
+    edit(r / LEAF_A / "frr.conf", " address-family ipv4 unicast\n",
+         " address-family ipv4 unicast\n" + "".join(f"  {line}\n" for line in lines))
+
+
 MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
     ("cable to the wrong plane", "ISO-CROSS-PLANE-LINK", _cable_to_wrong_plane),
     ("plane-B subnet on a plane-A port", "ISO-FOREIGN-SUBNET",
@@ -391,20 +397,16 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
      lambda r: edit(r / SPINE_A / "running-config", "ip routing\n", "")),
     # the leaf accepts 17 prefixes from each spine (19 sent, its own 2 refused for its ASN in the path)
     ("a receive limit well below what a spine sends: the session is torn down", "BGP-SESSION-DOWN",
-     lambda r: edit(r / LEAF_A / "frr.conf", " address-family ipv4 unicast\n",
-                    " address-family ipv4 unicast\n  neighbor 10.11.0.0 maximum-prefix 15\n")),
+     lambda r: _leaf_af(r, "neighbor 10.11.0.0 maximum-prefix 15")),
     ("a receive limit torn down takes the spine's next hop away", "ROUTE-ECMP-WIDTH",
-     lambda r: edit(r / LEAF_A / "frr.conf", " address-family ipv4 unicast\n",
-                    " address-family ipv4 unicast\n  neighbor 10.11.0.0 maximum-prefix 2 90 restart 5\n")),
+     lambda r: _leaf_af(r, "neighbor 10.11.0.0 maximum-prefix 2 90 restart 5")),
     ("a receive limit one below what a spine sends (FRR accepts the route that crosses it)", "BGP-PREFIX-LIMIT",
-     lambda r: edit(r / LEAF_A / "frr.conf", " address-family ipv4 unicast\n",
-                    " address-family ipv4 unicast\n  neighbor 10.11.0.0 maximum-prefix 16\n")),
+     lambda r: _leaf_af(r, "neighbor 10.11.0.0 maximum-prefix 16")),
     ("an EOS spine limits a leaf to fewer routes than it sends", "BGP-SESSION-DOWN",
      lambda r: edit(r / SPINE_A / "running-config", "   neighbor 10.11.0.1 description",
                     "   neighbor 10.11.0.1 maximum-routes 1\n   neighbor 10.11.0.1 description")),
     ("a receive limit that also counts what the policy denies (force)", "CONFIG-UNMODELLED",
-     lambda r: edit(r / LEAF_A / "frr.conf", " address-family ipv4 unicast\n",
-                    " address-family ipv4 unicast\n  neighbor 10.11.0.0 maximum-prefix 100 force\n")),
+     lambda r: _leaf_af(r, "neighbor 10.11.0.0 maximum-prefix 100 force")),
     ("a shell line verify cannot judge", "HOST-UNMODELLED",
      lambda r: edit(r / "servers/gpu001/nccl.env", "NCCL_CROSS_NIC=0\n", "NCCL_CROSS_NIC=0\nexport PATH=$PATH:/opt/x\n")),
     ("NCCL told to read no topology file", "HOST-NCCL-TOPO",
@@ -529,9 +531,8 @@ VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
                                                                   "route-map PLANE-A-OUT permit 10\n   set metric 10\n")
                                                              for p in r.glob("plane-A/a-spine-*/running-config")]),
     ("receive limits above what the spines send, or only logged",
-     lambda r: edit(r / LEAF_A / "frr.conf", " address-family ipv4 unicast\n",
-                    " address-family ipv4 unicast\n  neighbor 10.11.0.0 maximum-prefix 17\n"
-                    "  neighbor 10.11.0.2 maximum-prefix 1 warning-only\n  neighbor 10.11.0.4 maximum-prefix 1000 80\n")),
+     lambda r: _leaf_af(r, "neighbor 10.11.0.0 maximum-prefix 17", "neighbor 10.11.0.2 maximum-prefix 1 warning-only",
+                        "neighbor 10.11.0.4 maximum-prefix 1000 80")),
     ("an EOS spine's receive limits: unlimited, or above what a leaf sends",
      lambda r: edit(r / SPINE_A / "running-config", "   neighbor 10.11.0.1 description",
                     "   neighbor 10.11.0.1 maximum-routes 0\n   neighbor 10.11.0.65 maximum-routes 2\n"

@@ -405,6 +405,14 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
     ("an EOS spine limits a leaf to fewer routes than it sends", "BGP-SESSION-DOWN",
      lambda r: edit(r / SPINE_A / "running-config", "   neighbor 10.11.0.1 description",
                     "   neighbor 10.11.0.1 maximum-routes 1\n   neighbor 10.11.0.1 description")),
+    ("a TCP MD5 password on the leaf's end of a session only", "BGP-SESSION-DOWN",
+     lambda r: edit(r / LEAF_A / "frr.conf", " neighbor 10.11.0.0 description",
+                    " neighbor 10.11.0.0 password s3cret\n neighbor 10.11.0.0 description")),
+    ("both ends of a session wait passively", "BGP-SESSION-DOWN",
+     lambda r: (edit(r / LEAF_A / "frr.conf", " neighbor 10.11.0.0 description",
+                     " neighbor 10.11.0.0 passive\n neighbor 10.11.0.0 description"),
+                edit(r / SPINE_A / "running-config", "   neighbor 10.11.0.1 description",
+                     "   neighbor 10.11.0.1 passive\n   neighbor 10.11.0.1 description"))),
     ("a receive limit that also counts what the policy denies (force)", "CONFIG-UNMODELLED",
      lambda r: _leaf_af(r, "neighbor 10.11.0.0 maximum-prefix 100 force")),
     ("a shell line verify cannot judge", "HOST-UNMODELLED",
@@ -530,6 +538,9 @@ VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
     ("every spine of plane A sends the same MED", lambda r: [edit(p, "route-map PLANE-A-OUT permit 10\n",
                                                                   "route-map PLANE-A-OUT permit 10\n   set metric 10\n")
                                                              for p in r.glob("plane-A/a-spine-*/running-config")]),
+    ("one end of every spine session waits passively (the other connects)",
+     lambda r: edit(r / LEAF_A / "frr.conf", " neighbor 10.11.0.0 description",
+                    " neighbor 10.11.0.0 passive\n neighbor 10.11.0.2 passive\n neighbor 10.11.0.0 description")),
     ("receive limits above what the spines send, or only logged",
      lambda r: _leaf_af(r, "neighbor 10.11.0.0 maximum-prefix 17", "neighbor 10.11.0.2 maximum-prefix 1 warning-only",
                         "neighbor 10.11.0.4 maximum-prefix 1000 80")),
@@ -738,3 +749,23 @@ def test_a_digit_that_is_not_ascii_is_a_finding_not_a_crash(clean: Path, tmp_pat
     edit(broken / path, old, new)
     results = run_static(broken) if path.startswith("ib-plane") else run_checks(load_snapshot(broken))
     assert any(r.findings for r in results), path
+
+
+def test_tcp_md5_passwords_are_judged_pair_by_pair(all_frr: Path, tmp_path: Path) -> None:
+    """Both ends FRR: the same password on both ends keeps the session, another password or one end
+    without one takes it down (the kernel drops the segments); a peer-group carries it."""
+    def with_passwords(leaf: str | None, spine: str | None, name: str) -> set[str]:
+        edited = tmp_path / name
+        shutil.copytree(all_frr, edited)
+        for path, address, password in ((edited / "plane-A/a-leaf-su1-r0/frr.conf", "10.0.0.0", leaf),
+                                        (edited / "plane-A/a-spine-1/frr.conf", "10.0.0.1", spine)):
+            if password is not None:
+                text = path.read_text()
+                assert f" neighbor {address} remote-as" in text
+                path.write_text(text.replace(f" neighbor {address} remote-as",
+                                             f" neighbor {address} password {password}\n neighbor {address} remote-as", 1))
+        return {f"{f.check}: {f.message}" for r in run_checks(load_snapshot(edited)) for f in r.findings}
+    assert with_passwords("k1", "k1", "same") == set()
+    for leaf, spine, name in (("k1", "k2", "differ"), ("k1", None, "leaf-only"), (None, "k2", "spine-only")):
+        down = [f for f in with_passwords(leaf, spine, name) if f.startswith("BGP-SESSION-DOWN")]
+        assert len(down) == 1 and "TCP MD5" in down[0], (name, down)

@@ -231,6 +231,17 @@ def _maximum_prefix(rng: random.Random, text: str) -> tuple[str, str] | None:
     return line.strip(), text.replace(" address-family ipv4 unicast\n", f" address-family ipv4 unicast\n{line}\n", 1)
 
 
+def _session_option(rng: random.Random, text: str) -> tuple[str, str] | None:
+    """A TCP MD5 password or `passive` on one end of one session (the other end keeps its config)."""
+    neighbors = re.findall(r"^ neighbor (\S+) remote-as .*$", text, re.M)
+    if not neighbors:
+        return None
+    n = rng.choice(neighbors)
+    option = rng.choice(["password s3cret", "passive"])
+    return f"neighbor {n} {option}", re.sub(rf"^( neighbor {re.escape(n)} remote-as .*)$",
+                                            rf"\1\n neighbor {n} {option}", text, count=1, flags=re.M)
+
+
 def _unindent(rng: random.Random, text: str) -> tuple[str, str] | None:
     return "every line un-indented", "\n".join(line.strip() for line in _lines(text))
 
@@ -347,7 +358,7 @@ def _attribute(rng: random.Random, text: str) -> tuple[str, str] | None:
 EDITS: tuple[Callable[[random.Random, str], tuple[str, str] | None], ...] = (
     _remove, _remove, _duplicate, _shutdown, _deny_own_prefix, _rename_reference, _no_default_af, _maximum_paths,
     _unindent, _renumber, _external, _toggle_action, _aggregate, _change_asn, _prepend, _prepend, _attribute,
-    _attribute, _maximum_prefix, _maximum_prefix)
+    _attribute, _maximum_prefix, _maximum_prefix, _session_option)
 
 
 def edit_kind(edit: Callable[[random.Random, str], tuple[str, str] | None]) -> str:

@@ -210,11 +210,13 @@ def session_state(snap: Snapshot, topo: Topology, s: Session,
     """Whether a configured session comes up and carries IPv4 unicast, and if not, why.
     ``with_down_ports``: the devices that have a port down (None: look at every device)."""
     devices = snap.devices
+    ends: list[Neighbor] = []
     for me, peer, nbr_ip, own_asn, peer_asn in ((s.a, s.b, s.a_neighbor, s.a_asn, s.b_asn),
                                                 (s.b, s.a, s.b_neighbor, s.b_asn, s.a_asn)):
         dev = devices[me[0]]
         inst = dev.bgp[me[1]]
         n = inst.neighbors[nbr_ip]
+        ends.append(n)
         agrees = n.remote_asn == peer_asn if n.remote_kind is None else remote_as_agrees(n, own_asn, peer_asn)
         activated = active(inst, n)
         if agrees and activated and not dev.routing_off:
@@ -231,6 +233,21 @@ def session_state(snap: Snapshot, topo: Topology, s: Session,
             return SessionState(s, False, f"{where}: IPv4 unicast is not activated toward {nbr_ip} on {me[0]}"
                                           + ("" if inst.default_ipv4_unicast else
                                              " (`no bgp default ipv4-unicast` without `neighbor ... activate`)"))
+    a_end, b_end = ends
+    if a_end.password != b_end.password and not (a_end.password_opaque or b_end.password_opaque):
+        # TCP MD5: a segment without the signature the receiver expects (or with another key) is dropped
+        signing = [(node, end) for node, end in ((s.a, a_end), (s.b, b_end)) if end.password is not None]
+        signer, signed = signing[0]
+        other = s.b if signer == s.a else s.a
+        where = snap.where(signer[0], devices[signer[0]].routing_file, signed.password_line)
+        return SessionState(s, False, f"{where}: {signer[0]} signs the session with a TCP MD5 password "
+                                      + ("that differs from its peer's" if len(signing) == 2 else
+                                         f"and {other[0]} sets none")
+                                      + ": no TCP connection is accepted")
+    if a_end.passive and b_end.passive:
+        where = snap.where(s.a[0], devices[s.a[0]].routing_file, a_end.line)
+        return SessionState(s, False, f"{where}: both {s.a[0]} and {s.b[0]} wait passively for the other to "
+                                      "connect (`neighbor ... passive` on both ends)")
     for node, peer_ip in ((s.a, s.b_neighbor), (s.b, s.a_neighbor)):
         if with_down_ports is not None and node[0] not in with_down_ports:
             continue

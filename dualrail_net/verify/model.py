@@ -51,6 +51,11 @@ class Neighbor:
     # configured, the platform's default applies (controlplane.receive_limit)
     max_prefix: int | None = None
     max_prefix_line: int = 0
+    # TCP MD5 (`neighbor X password P`): both ends must agree, or no TCP connection is accepted
+    password: str | None = None
+    password_line: int = 0
+    passive: bool = False  # `neighbor X passive`: never opens the connection itself
+    password_opaque: bool = False  # a password the model cannot compare (EOS's encrypted form): not judged
 
 
 @dataclass(slots=True)

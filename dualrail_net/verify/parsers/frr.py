@@ -151,6 +151,16 @@ def neighbor_statement(inst: BgpInstance, w: list[str], line: int = 0, negated: 
         _neighbor(inst, w, line)
     elif verb == "peer-group" and len(w) == 4:  # binds the neighbor to a group
         _neighbor(inst, w, line).peer_group = w[3]
+    elif verb == "password" and len(w) >= 4:
+        # FRR's password is the rest of the line; EOS stores it encrypted with the neighbor's name, so
+        # two ends' strings cannot be compared: EOS's is reported unmodelled and the pair not judged
+        n = _neighbor(inst, w, line)
+        if eos:
+            n.password_opaque = True
+            return False
+        n.password, n.password_line = " ".join(w[3:]), line
+    elif verb == "passive" and len(w) == 3:
+        _neighbor(inst, w, line).passive = True
     elif verb == ("maximum-routes" if eos else "maximum-prefix"):
         limit = _receive_limit(w[3:], frr=not eos)
         if limit is None:
@@ -497,6 +507,10 @@ def finish_bgp(dev: DeviceConfig, frr: bool = True) -> None:
             n.shutdown = n.shutdown or group.shutdown
             if n.max_prefix is None:
                 n.max_prefix, n.max_prefix_line = group.max_prefix, group.max_prefix_line
+            if n.password is None:
+                n.password, n.password_line = group.password, group.password_line
+            n.passive = n.passive or group.passive
+            n.password_opaque = n.password_opaque or group.password_opaque
             if n.activate is None:
                 n.activate = group.activate
         inst.interface_neighbors = [name for name, n in inst.neighbors.items() if n.interface]

@@ -64,4 +64,8 @@ def environment(root: str, fmt: OutputFormat, plain: bool = False) -> jinja2.Env
 def template(root: str, name: str, fmt: OutputFormat | None = None, plain: bool = False) -> jinja2.Template:
     """Template ``name`` under ``root``, in the environment of its output format (given by the
     platform's OutputFile, or looked up by the file it renders)."""
-    return environment(root, fmt or format_of_template(name), plain).get_template(name)
+    fmt = fmt or format_of_template(name)
+    # the same call as everyone else's for the fast environment: lru_cache keys on how it is called,
+    # and a render must share one environment (and its finalize memo) per format
+    env = environment(root, fmt, plain=True) if plain else environment(root, fmt)
+    return env.get_template(name)

@@ -32,6 +32,10 @@ def main() -> int:
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--kinds", default="", help="only these edit kinds, comma-separated (e.g. maximum-prefix)")
     args = parser.parse_args()
+    kinds = [k for k in args.kinds.split(",") if k]
+    known = {oracle.edit_kind(e) for e in oracle.EDITS}
+    if set(kinds) - known:
+        parser.error(f"unknown edit kind {', '.join(sorted(set(kinds) - known))}; there are {', '.join(sorted(known))}")
     inventory = Path(__file__).resolve().parents[1] / "inventory"
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "build"
@@ -45,8 +49,7 @@ def main() -> int:
             clean = oracle.disagreements(oracle.predict(out, [sw.device for sw in switches]),
                                          oracle.settle(switches, lifecycle.rundir))
             results = oracle.differential(out, plan, lifecycle.rundir, args.seed, args.edits,
-                                          lifecycle.restart_switch, Path(tmp),
-                                          [k for k in args.kinds.split(",") if k])
+                                          lifecycle.restart_switch, Path(tmp), kinds)
         finally:
             lifecycle.down()
     compared = [r for r in results if not r.rejected]

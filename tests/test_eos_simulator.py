@@ -293,7 +293,7 @@ class _CountingSwitch(EosSessionSimulator):
         with self._lock:
             self._peak["now"] += 1
             self._peak["max"] = max(self._peak["max"], self._peak["now"])
-        time.sleep(0.05)
+        time.sleep(0.1)
         try:
             return super().send_command(command, **kw)
         finally:
@@ -315,7 +315,10 @@ def test_health_gates_ask_the_playbooks_number_of_devices_at_once(build: Path, t
     runner = Runner(hosts, lambda h: counting[h.name], Journal(tmp_path / "j.sqlite"), book, tmp_path / "bk")
     report = runner.run(str(build))
     assert report.status == "ok", report.detail
-    assert peak["max"] == min(health_concurrency, 4)  # 4 spines per plane
+    # never more than the playbook allows (4 spines per plane), and more than the batch's 1 when allowed
+    # (exactly that many would depend on how fast threads start on a loaded machine)
+    assert peak["max"] <= min(health_concurrency, 4)
+    assert (peak["max"] > 1) == (health_concurrency > 1)
 
 
 def test_a_playbook_refuses_a_gate_concurrency_out_of_range() -> None:

@@ -311,7 +311,7 @@ def test_health_gates_ask_the_playbooks_number_of_devices_at_once(build: Path, t
     hosts, switches = _spines(build, clock, tmp_path / "devices")
     peak, lock = {"now": 0, "max": 0}, threading.Lock()
     counting = {name: _CountingSwitch(sw, peak, lock) for name, sw in switches.items()}
-    book = BOOK.model_copy(update={"concurrency": 1, "health_concurrency": health_concurrency})
+    book = BOOK.model_copy(update={"planes": ["A"], "concurrency": 1, "health_concurrency": health_concurrency})
     runner = Runner(hosts, lambda h: counting[h.name], Journal(tmp_path / "j.sqlite"), book, tmp_path / "bk")
     report = runner.run(str(build))
     assert report.status == "ok", report.detail

@@ -171,13 +171,23 @@ def _duplicate(rng: random.Random, text: str) -> tuple[str, str] | None:
     return f"duplicate `{lines[i].strip()}`", "\n".join(lines[:i + 1] + lines[i:])
 
 
+def _neighbors(text: str) -> list[str]:
+    """The neighbors of the `router bgp` node, in the file's order."""
+    return re.findall(r"^ neighbor (\S+) remote-as .*$", text, re.M)
+
+
+def _after_remote_as(text: str, n: str, statement: str) -> str:
+    """``text`` with `neighbor N STATEMENT` on the line after N's `remote-as`."""
+    return re.sub(rf"^( neighbor {re.escape(n)} remote-as .*)$", rf"\1\n neighbor {n} {statement}", text,
+                  count=1, flags=re.M)
+
+
 def _shutdown(rng: random.Random, text: str) -> tuple[str, str] | None:
-    neighbors = re.findall(r"^ neighbor (\S+) remote-as .*$", text, re.M)
+    neighbors = _neighbors(text)
     if not neighbors:
         return None
     n = rng.choice(neighbors)
-    return f"shut down neighbor {n}", re.sub(rf"^( neighbor {re.escape(n)} remote-as .*)$",
-                                             rf"\1\n neighbor {n} shutdown", text, count=1, flags=re.M)
+    return f"shut down neighbor {n}", _after_remote_as(text, n, "shutdown")
 
 
 def _deny_own_prefix(rng: random.Random, text: str) -> tuple[str, str] | None:
@@ -221,7 +231,7 @@ def _maximum_paths(rng: random.Random, text: str) -> tuple[str, str] | None:
 
 def _maximum_prefix(rng: random.Random, text: str) -> tuple[str, str] | None:
     """A receive limit on one neighbor: small enough to tear the session down, or not, or only logged."""
-    neighbors = re.findall(r"^ neighbor (\S+) remote-as .*$", text, re.M)
+    neighbors = _neighbors(text)
     if not neighbors or " address-family ipv4 unicast\n" not in text:
         return None
     n = rng.choice(neighbors)
@@ -233,13 +243,12 @@ def _maximum_prefix(rng: random.Random, text: str) -> tuple[str, str] | None:
 
 def _session_option(rng: random.Random, text: str) -> tuple[str, str] | None:
     """A TCP MD5 password or `passive` on one end of one session (the other end keeps its config)."""
-    neighbors = re.findall(r"^ neighbor (\S+) remote-as .*$", text, re.M)
+    neighbors = _neighbors(text)
     if not neighbors:
         return None
     n = rng.choice(neighbors)
     option = rng.choice(["password s3cret", "passive"])
-    return f"neighbor {n} {option}", re.sub(rf"^( neighbor {re.escape(n)} remote-as .*)$",
-                                            rf"\1\n neighbor {n} {option}", text, count=1, flags=re.M)
+    return f"neighbor {n} {option}", _after_remote_as(text, n, option)
 
 
 def _unindent(rng: random.Random, text: str) -> tuple[str, str] | None:

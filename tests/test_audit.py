@@ -326,6 +326,12 @@ def test_the_clean_twin_audits_clean(twin: Path) -> None:
     code, doc = _audit(twin)
     assert _found(doc) == [] and code == 0, _found(doc)
     assert doc["devices"] == 25 + 32  # every switch (the gateway once) and every server with an address
+    # the servers' NIC QoS was read, from their NIC doubles, which the program set at start-up
+    from dualrail_net.twin import lifecycle, nic_double
+    folder = lifecycle.rundir("drt-gpu007")
+    double = nic_double.NicDouble(folder / nic_double.FOLDER)
+    ports = nic_double.planned_ports((folder / "nic-qos.sh").read_text())
+    assert ports and {double.trust(port) for port, _rdma in ports} == {"dscp"}
 
 
 def test_two_swapped_server_cables_on_one_leaf(twin: Path) -> None:
@@ -403,9 +409,14 @@ def test_a_lost_uplink_narrows_ecmp_where_the_plan_says(twin: Path) -> None:
         time.sleep(3)
 
 
-def test_an_unplugged_cable_firmware_off_plan_and_a_hand_edit(twin: Path) -> None:
-    from dualrail_net.twin import lifecycle
+def test_an_unplugged_cable_firmware_off_plan_a_hand_edit_and_a_nic_reset(twin: Path) -> None:
+    """Four faults at once, each exactly one finding; the NIC one is gpu007's first port back at
+    PCP trust in its NIC double (as a firmware update or a driver reload leaves a real NIC)."""
+    from dualrail_net.twin import lifecycle, nic_double
     leaf = "b-leaf-su2-r3"
+    double = nic_double.NicDouble(lifecycle.rundir("drt-gpu007") / nic_double.FOLDER)
+    port = nic_double.planned_ports((lifecycle.rundir("drt-gpu007") / "nic-qos.sh").read_text())[0][0]
+    double.set_trust(port, "pcp")
     _ip(leaf, "link", "set", "swp5", "down")
     marker = lifecycle.rundir("drt-a-leaf-su2-r2") / "firmware-version"
     frr = lifecycle.rundir("drt-b-spine-3") / "frr.conf"
@@ -417,10 +428,14 @@ def test_an_unplugged_cable_firmware_off_plan_and_a_hand_edit(twin: Path) -> Non
         code, doc = _audit(twin)
         assert code == 1
         assert _found(doc) == [("DRIFT-CONFIG", ("b-spine-3",)), ("FW-ASYMMETRIC", ("a-leaf-su2-r2",)),
-                               ("FW-NOT-PLANNED", ("a-leaf-su2-r2",)), ("LINK-DOWN", ("b-leaf-su2-r3", "gpu021"))]
+                               ("FW-NOT-PLANNED", ("a-leaf-su2-r2",)), ("LINK-DOWN", ("b-leaf-su2-r3", "gpu021")),
+                               ("QOS-LIVE-NIC", ("gpu007",))]
         drift = next(f for c in doc["checks"] for f in c["findings"] if f["check"] == "DRIFT-CONFIG")  # type: ignore[attr-defined,index]
         assert "-  maximum-paths 64" in drift["message"] or "maximum-paths 16" in drift["message"]
+        nic = next(f for c in doc["checks"] for f in c["findings"] if f["check"] == "QOS-LIVE-NIC")  # type: ignore[attr-defined,index]
+        assert nic["message"] == f"gpu007 {port}: trust in force is pcp, the plan says dscp"
     finally:
+        double.set_trust(port, "dscp")
         _ip(leaf, "link", "set", "swp5", "up")
         marker.write_text("5.9.2\n")
         frr.write_text(original)

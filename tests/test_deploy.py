@@ -70,8 +70,7 @@ def test_config_rollout_through_both_planes_without_loss(twin: Path, tmp_path: P
     for qos in new.glob("plane-*/*/qos_features.conf"):  # a QoS change rides along
         qos.write_text(qos.read_text().replace("# Apply with", "# (changed) Apply with"))
     for server in ("gpu003", "gpu019"):
-        f = new / "servers" / server / "interfaces"
-        f.write_text(f.read_text().replace("mtu 9214", "mtu 9100"))
+        _with_server_mtu(new / "servers" / server, 9100)
     view = TwinView(lifecycle.load_state() or {})
     stop = lifecycle.STATE_DIR / "deploy-stop"
     stop.unlink(missing_ok=True)
@@ -627,6 +626,16 @@ def _restore_servers(tmp_path: Path, journal: Journal, report: Any) -> None:
         nr.close_connections()
 
 
+def _with_server_mtu(folder: Path, mtu: int) -> None:
+    """A new MTU on every NIC port of a rendered server, as a render would write it: in the
+    interfaces file and in the NIC QoS program's plan (which sets it too: the NIC double obeys it)."""
+    for name, old, new in (("interfaces", "mtu 9214", f"mtu {mtu}"), ("nic-qos.sh", "mtu=9214", f"mtu={mtu}")):
+        path = folder / name
+        text = path.read_text()
+        assert old in text
+        path.write_text(text.replace(old, new))
+
+
 def twin_output() -> Path:
     return Path((lifecycle.load_state() or {})["output"])
 
@@ -637,8 +646,7 @@ def test_servers_change_one_planes_ports_at_a_time(twin: Path, tmp_path: Path, e
     # their batches are planned and skipped, as `touch only what changes` wants)
     servers = ["gpu001", "gpu002", "gpu017", "gpu018"]
     for name in servers:
-        f = new / "servers" / name / "interfaces"
-        f.write_text(f.read_text().replace("mtu 9214", "mtu 9000"))
+        _with_server_mtu(new / "servers" / name, 9000)
         env = new / "servers" / name / "nccl.env"
         env.write_text(env.read_text() + "NCCL_DEBUG=WARN\n")
     # what must change: the four edited servers, and any whose running files differ from this build
@@ -681,10 +689,9 @@ def test_servers_change_one_planes_ports_at_a_time(twin: Path, tmp_path: Path, e
 def test_a_server_port_that_loses_its_leaf_is_undone_in_its_plane_only(twin: Path, tmp_path: Path,
                                                                        example_fabric: Fabric) -> None:
     new = render_variant(example_fabric, tmp_path / "new", 64)
+    _with_server_mtu(new / "servers" / "gpu001", 9000)
     f = new / "servers" / "gpu001" / "interfaces"
-    text = f.read_text()
-    f.write_text(text.replace("mtu 9214", "mtu 9000").replace(
-        "default via 10.22.0.0 dev ens1f1np1 table", "default via 10.22.0.9 dev ens1f1np1 table"))
+    f.write_text(f.read_text().replace("default via 10.22.0.0 dev ens1f1np1 table", "default via 10.22.0.9 dev ens1f1np1 table"))
     report, journal = _server_run(new, tmp_path)
     try:
         assert report.status == "failed" and "plane B" in report.detail and "gpu001" in report.detail

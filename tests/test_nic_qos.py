@@ -1,5 +1,5 @@
-"""Issue 20: the NIC QoS program every server runs at boot (servers/<name>/nic-qos.sh), against a
-fake sysfs and a fake mlnx_qos: it sets what differs, only that, says what it did, and a dry run
+"""Issue 20: the NIC QoS program every server runs at boot (servers/<name>/nic-qos.sh), against the
+NIC double (twin/nic_double.py: a fake sysfs and a stand-in mlnx_qos): it sets what differs, only that, says what it did, and a dry run
 changes nothing."""
 
 from __future__ import annotations
@@ -12,60 +12,19 @@ import pytest
 
 from dualrail_net.render import render_fabric
 from dualrail_net.resolve.model import Fabric
-
-FAKE_MLNX_QOS = """#!/bin/sh
-# a stand-in for mlnx_qos (mlnx-tools) keeping each port's trust and PFC in $STATE/<if>.{trust,pfc}
-if=$2
-[ -f "$STATE/$if.trust" ] || echo pcp > "$STATE/$if.trust"
-[ -f "$STATE/$if.pfc" ] || echo "0 0 0 0 0 0 0 0" > "$STATE/$if.pfc"
-if [ $# -eq 2 ]; then
-    echo "DCBX mode: OS controlled"
-    echo "Priority trust state: $(cat "$STATE/$if.trust")"
-    echo "PFC configuration:"
-    echo "        priority    0   1   2   3   4   5   6   7"
-    echo "        enabled     $(cat "$STATE/$if.pfc")"
-    exit 0
-fi
-echo "$*" >> "$STATE/calls"
-case "$3" in
-    --trust) echo "$4" > "$STATE/$if.trust" ;;
-    --pfc) echo "$4" | tr ',' ' ' > "$STATE/$if.pfc" ;;
-esac
-"""
-
+from dualrail_net.twin import nic_double
 
 @pytest.fixture
 def host(tmp_path: Path, example_fabric: Fabric) -> tuple[Path, dict[str, str], list[str]]:
-    """The example's gpu001 program, a fake /sys with its ports, and a fake mlnx_qos on PATH."""
+    """The example's gpu001 program and a factory-fresh NIC double of its ports (a /sys tree, a
+    stand-in mlnx_qos on PATH, MTU files with a stand-in ip: dualrail_net/twin/nic_double.py)."""
     script = tmp_path / "nic-qos.sh"
     script.write_text(render_fabric(example_fabric).by_path()["servers/gpu001/nic-qos.sh"])
-    root = tmp_path / "root"
     server = next(s for s in example_fabric.servers if s.name == "gpu001")
-    for port in server.ports:
-        net = root / "sys/class/net" / port.ifname
-        for sub in ("ecn/roce_np/enable", "ecn/roce_rp/enable"):
-            (net / sub).mkdir(parents=True)
-            for prio in range(8):
-                (net / sub / str(prio)).write_text("0\n")
-        (net / "ecn/roce_np/cnp_dscp").write_text("0\n")
-        (net / "ecn/roce_np/cnp_802p_prio").write_text("0\n")
-        (net / "mtu").write_text("1500\n")
-        tos = root / "sys/kernel/config/rdma_cm" / port.rdma_device / "ports/1"
-        tos.mkdir(parents=True)
-        (tos / "default_roce_tos").write_text("0\n")
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    (bin_dir / "mlnx_qos").write_text(FAKE_MLNX_QOS)
-    (bin_dir / "mlnx_qos").chmod(0o755)
-    # `ip link set` changes the fake MTU file the way the kernel would
-    (bin_dir / "ip").write_text('#!/bin/sh\n[ "$1 $2 $3" = "link set dev" ] && echo "$6" > '
-                                '"$DUALRAIL_NIC_QOS_ROOT/sys/class/net/$4/mtu"\n')
-    (bin_dir / "ip").chmod(0o755)
-    state = tmp_path / "state"
-    state.mkdir()
-    env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}", "DUALRAIL_NIC_QOS_ROOT": str(root),
-           "STATE": str(state)}
-    return script, env, [p.ifname for p in server.ports]
+    ports = [(port.ifname, port.rdma_device) for port in server.ports]
+    assert nic_double.planned_ports(script.read_text()) == ports  # the double reads the plan's ports
+    double = nic_double.build(tmp_path / "double", ports, live_mtu=False)
+    return script, {**os.environ, **double.env()}, [p.ifname for p in server.ports]
 
 
 def _run(script: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
@@ -82,7 +41,7 @@ def test_a_dry_run_says_everything_and_changes_nothing(host: tuple[Path, dict[st
     before = _snapshot(root)
     dry = _run(script, env, "--dry-run")
     assert dry.returncode == 0, dry.stdout + dry.stderr
-    assert _snapshot(root) == before and not (Path(env["STATE"]) / "calls").exists()
+    assert _snapshot(root) == before and (Path(env["DUALRAIL_NIC_DOUBLE_STATE"]) / "calls").read_text() == ""
     for port in ports:
         assert f"would set {port} mtu: 1500 -> 9214" in dry.stdout
         assert f"would set {port} trust: pcp -> dscp" in dry.stdout
@@ -105,7 +64,7 @@ def test_apply_sets_what_differs_then_nothing(host: tuple[Path, dict[str, str], 
     assert (net / "ecn/roce_np/cnp_dscp").read_text().strip() == "48"
     assert (net / "ecn/roce_np/cnp_802p_prio").read_text().strip() == "6"
     assert (root / "sys/kernel/config/rdma_cm/mlx5_0/ports/1/default_roce_tos").read_text().strip() == "104"
-    state = Path(env["STATE"])
+    state = Path(env["DUALRAIL_NIC_DOUBLE_STATE"])
     assert (state / f"{port}.trust").read_text().strip() == "dscp"
     assert (state / f"{port}.pfc").read_text().strip() == "0 0 0 1 0 0 0 0"
     calls = (state / "calls").read_text().splitlines()
@@ -153,7 +112,7 @@ def test_the_audit_reads_the_nic_qos_in_force(host: tuple[Path, dict[str, str], 
     driver = ServerDriver(SimpleNamespace(name="gpu001", data=data), LocalHostShell(env))
     shown = driver.nic_qos_in_force()
     assert shown is not None and nic_qos_gaps("gpu001", shown) == []
-    root, state = Path(env["DUALRAIL_NIC_QOS_ROOT"]), Path(env["STATE"])
+    root, state = Path(env["DUALRAIL_NIC_QOS_ROOT"]), Path(env["DUALRAIL_NIC_DOUBLE_STATE"])
     (state / f"{ports[0]}.trust").write_text("pcp\n")
     (root / "sys/class/net" / ports[1] / "ecn/roce_np/enable/3").write_text("0\n")
     gaps = nic_qos_gaps("gpu001", driver.nic_qos_in_force() or "")

@@ -229,19 +229,24 @@ def test_capacity_model_predicts_the_ecmp_width_the_twin_shows(twin: Path, examp
     assert {w for (src, dst), w in leaf.predicted.items() if dst != "a-leaf-su1-r0"} == {4}
 
 
-def test_servers_run_the_nic_qos_program_dry_and_clean(twin: Path) -> None:
-    """Issue 20: every twin server ran its nic-qos.sh as a dry run at `twin up` (a failure would
-    have stopped it); run again, it names what it would set on each port, and nothing for the MTU
-    (ifupdown2 already gave the veths the planned MTU, which the program reads from /sys)."""
+def test_servers_run_the_nic_qos_program_against_their_nic_double(twin: Path) -> None:
+    """Every twin server's nic-qos.sh ran for real at `twin up`, against the server's NIC double (a
+    failure would have stopped it): run dry against the double now, it finds every setting in place,
+    the MTU read from the veth ifupdown2 configured; without the double it names what it cannot set
+    on each port (no mlnx_qos here) and nothing for the MTU."""
+    from dualrail_net.twin import nic_double
     from dualrail_net.twin.lifecycle import rundir
 
     state = lifecycle.load_state()
     assert state is not None
     ns = lifecycle.plan_from_state(state).servers[0].ns
-    out = in_ns(ns, ["sh", str(rundir(ns) / "nic-qos.sh"), "--dry-run"])
-    ports = [line.split()[1] for line in (rundir(ns) / "nic-qos.sh").read_text().splitlines()
-             if line.startswith("port ")]
-    assert len(ports) == 8
+    program = rundir(ns) / "nic-qos.sh"
+    double = nic_double.NicDouble(rundir(ns) / nic_double.FOLDER)
+    ports = [port for port, _rdma in nic_double.planned_ports(program.read_text())]
+    assert len(ports) == 8 and {double.trust(port) for port in ports} == {"dscp"}
+    with_double = in_ns(ns, ["env", *(f"{k}={v}" for k, v in double.env().items()), "sh", str(program), "--dry-run"])
+    assert with_double.strip() == "nic-qos: every setting already in place"
+    out = in_ns(ns, ["sh", str(program), "--dry-run"])
     for port in ports:
         assert f"would set {port} trust/pfc (not possible here: mlnx_qos not installed" in out
         assert f"{port} mtu" not in out

@@ -120,3 +120,36 @@ def test_example_golden_gateway_is_split(tmp_path: Path, gateway: dict[str, str]
     assert shared == set()
     shared_ifaces = {u.key for u in ifupdown_units(gateway["interfaces"]) if u.key and u.vrf not in VRFS.values()}
     assert shared_ifaces == {("iface", "lo"), ("iface", "mgmt"), ("iface", "eth0")}
+
+
+def test_a_servers_nic_qos_change_goes_one_planes_ports_at_a_time(example_fabric: Fabric) -> None:
+    """The NIC QoS program runs every port line of its plan: pushed whole with the first plane's
+    stage it would change the other plane's NIC ports too. Its port lines follow their port's plane;
+    a new program (code outside the plan) goes with any stage; a port line the new plan drops keeps
+    running, inside the plan, until its plane's stage."""
+    from dualrail_net.deploy.runner import SERVER_CARRIED
+    from dualrail_net.deploy.vrfstage import nic_qos_units, port_units
+    from dualrail_net.verify.model import ServerConfig
+    from dualrail_net.verify.parsers import read_nic_qos
+    files = render_fabric(example_fabric).by_path()
+    running = {name: files[f"servers/gpu001/{name}"] for name in ("interfaces", "nic-qos.sh", "nccl.env")}
+    server = next(s for s in example_fabric.servers if s.name == "gpu001")
+    ports = {p.ifname: p.plane for p in server.ports}
+    a_port = next(p for p, plane in ports.items() if plane == "A")
+    b_ports = [p for p, plane in ports.items() if plane == "B"]
+    assert {u.key for u in nic_qos_units(running["nic-qos.sh"]) if u.key} == {("port", p) for p in ports}
+    program = running["nic-qos.sh"].replace("mtu=9214", "mtu=9000").replace(
+        "set -u\n", "set -u\n# a newer program\numask 022\n", 1)
+    dropped = next(line for line in program.splitlines() if line.startswith(f"port {b_ports[0]} "))
+    new = {**running, "interfaces": running["interfaces"].replace("mtu 9214", "mtu 9000"),
+           "nic-qos.sh": program.replace(dropped + "\n", "")}
+    assert "nic-qos.sh" not in SERVER_CARRIED
+    stages = plan_stages(running, new, {"A": "A", "B": "B"}, ["A", "B"], units=port_units(ports),
+                         carried=SERVER_CARRIED)
+    assert [s.plane for s in stages] == ["A", "B"] and stages[-1].files == new
+    first = ServerConfig(name="gpu001")
+    read_nic_qos(stages[0].files["nic-qos.sh"], first)
+    assert first.nic_qos[a_port].settings["mtu"] == "9000"
+    assert {first.nic_qos[p].settings["mtu"] for p in b_ports} == {"9214"}  # plane B's ports as they run
+    assert "umask 022" in stages[0].files["nic-qos.sh"]  # the new code with the first stage
+    assert not first.unmodelled  # the dropped B line still runs, inside the plan

@@ -54,7 +54,7 @@ class RunReport:
 
 
 # a server's files that are not per plane: they go with its first plane's stage
-SERVER_CARRIED = tuple(name for name in HOST_PATHS if name != "interfaces")
+SERVER_CARRIED = tuple(name for name in HOST_PATHS if name not in ("interfaces", "nic-qos.sh"))  # split by port
 
 
 def batches(hosts: list[Any], book: Playbook) -> list[list[Any]]:

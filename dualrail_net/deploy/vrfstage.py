@@ -1,7 +1,8 @@
 """Split a multi-plane device's change by plane, so its maintenance window can change one plane's
 VRF at a time (``dualrail deploy --scope gateways``), and a server's change by plane, so it never
 loses both planes' ports at once (``--scope servers``: there a unit belongs to the plane of the NIC
-port it configures; its other files go whole with the first stage).
+port it configures — an interfaces stanza, a port line of the NIC QoS program's plan; its other
+files go whole with the first stage).
 
 A gateway carries one VRF per plane. Pushing its new files whole would change every plane at once;
 instead the change is cut into stages: stage k runs the intended text for the units of the first
@@ -23,8 +24,13 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-FRR, IFUPDOWN = "frr.conf", "interfaces"
-SPLITTABLE = (FRR, IFUPDOWN)
+from dualrail_net.verify.parsers import PLAN_END as NIC_PLAN_END, PLAN_START as NIC_PLAN_START
+
+FRR, IFUPDOWN, NIC_QOS = "frr.conf", "interfaces", "nic-qos.sh"
+SPLITTABLE = (FRR, IFUPDOWN, NIC_QOS)
+# the NIC QoS program's code outside its plan sets nothing by itself (every setting is a port line
+# of the plan, each read before it is written): a new program may go with any stage
+CODE_ONLY_SHARED = (NIC_QOS,)
 
 Key = tuple[str, str]  # (kind, name): ("bgp", "plane-a"), ("route-map", "PLANE-A-IN"), ...
 
@@ -151,19 +157,38 @@ def ifupdown_units(text: str) -> list[Unit]:
     return units
 
 
+def nic_qos_units(text: str) -> list[Unit]:
+    """The NIC QoS program as units: one per port line of its plan (``port IF RDMA key=value...``,
+    between the plan's marker lines); every other line is shared."""
+    units: list[Unit] = []
+    inside = False
+    for raw in text.splitlines():
+        line = raw.strip()
+        if line.startswith(NIC_PLAN_START):
+            inside = True
+        elif line == NIC_PLAN_END:
+            inside = False
+        words = line.split()
+        if inside and len(words) >= 2 and words[0] == "port":
+            units.append(Unit(("port", words[1]), [raw]))
+        else:
+            units.append(Unit(None, [raw]))
+    return units
+
+
 UnitsOf = Callable[[str, str], list[Unit]]  # (file name, text) -> its units, each with its group
 
 
 def gateway_units(name: str, text: str) -> list[Unit]:
     """A gateway's units, grouped by VRF."""
-    return frr_units(text) if name == FRR else ifupdown_units(text)
+    return frr_units(text) if name == FRR else nic_qos_units(text) if name == NIC_QOS else ifupdown_units(text)
 
 
 def port_units(port_plane: dict[str, str]) -> UnitsOf:
-    """A server's interfaces file grouped by the plane of each NIC port (``port_plane``: port ->
-    plane); its other stanzas are shared."""
+    """A server's interfaces file and NIC QoS program grouped by the plane of each NIC port
+    (``port_plane``: port -> plane); their other stanzas and lines are shared."""
     def units(name: str, text: str) -> list[Unit]:
-        out = ifupdown_units(text)
+        out = nic_qos_units(text) if name == NIC_QOS else ifupdown_units(text)
         for unit in out:
             unit.vrf = port_plane.get(unit.key[1]) if unit.key is not None else None
         return out
@@ -224,9 +249,14 @@ def staged(name: str, running: str, intended: str, done: set[str], units: UnitsO
     # units of VRFs not yet changed that the intended file no longer has: they still run
     extra = [u for key, u in now.items() if key not in kept and u.vrf not in done
              and key not in {v.key for v in units(name, intended) if v.vrf in done}]
-    tail: list[str] = []
+    # what must stay last: frr.conf's "end"; the NIC QoS program's end of the plan and what follows
+    # (its exit: a port line after it would never run)
+    cut = len(out)
     if out and out[-1].strip() == "end":
-        tail = [out.pop()]
+        cut -= 1
+    elif name == NIC_QOS:
+        cut = next((i for i, line in enumerate(out) if line.strip() == NIC_PLAN_END), cut)
+    out, tail = out[:cut], out[cut:]
     for unit in extra:
         out += unit.lines
     return "\n".join(out + tail) + "\n"
@@ -256,9 +286,9 @@ def plan_stages(running: dict[str, str], intended: dict[str, str], vrfs: dict[st
     a time, in ``order`` (planes without a change are skipped). ``vrfs``: plane -> VRF name (the
     group its units carry). Files in ``carried`` are not split: they go whole with the first stage.
     Raises ``Unsplittable`` when a shared part changes; the last stage's files equal ``intended``."""
-    splittable = tuple(n for n in (FRR, IFUPDOWN) if n not in carried)
+    splittable = tuple(n for n in SPLITTABLE if n not in carried)
     split = {name: text for name, text in intended.items() if name not in carried}
-    shared = [c for name, text in split.items()
+    shared = [c for name, text in split.items() if name not in CODE_ONLY_SHARED
               for c in shared_changes(name, running.get(name, ""), text, units, splittable)]
     if shared:
         raise Unsplittable("changes what its planes share, so no plane could stay untouched: " + "; ".join(shared[:4]))

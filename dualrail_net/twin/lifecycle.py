@@ -18,7 +18,7 @@ from typing import Any
 
 from dualrail_net.manifest import Manifest, ManifestError
 from dualrail_net.render.servers import HOST_PATHS
-from dualrail_net.twin import frr, lldp, sshd
+from dualrail_net.twin import frr, lldp, nic_double, sshd
 from dualrail_net.twin.gateway_driver import record_dir, write_record
 from dualrail_net.twin.plan import (
     EXTERNAL_PORT,
@@ -202,8 +202,12 @@ def _bring_up_server(ns: str, folder: Path) -> None:
     in_ns(ns, ["sysctl", "-q", "-p", str(folder / "sysctl.conf")], check=False)
     in_ns(ns, ["ip", "link", "set", "lo", "up"])
     _ifup(ns, d / "interfaces")
-    if (d / "nic-qos.sh").exists():  # veths take no NIC QoS: the program runs dry, and must run clean
-        in_ns(ns, ["sh", str(d / "nic-qos.sh"), "--dry-run"])
+    if (d / "nic-qos.sh").exists():
+        # veths take no NIC QoS: a double of the NICs does (twin/nic_double.py), factory-fresh, and
+        # the program runs as the boot unit would, for real against it (it must exit 0)
+        program = (d / "nic-qos.sh").read_text()
+        double = nic_double.build(d / nic_double.FOLDER, nic_double.planned_ports(program), live_mtu=True)
+        in_ns(ns, ["env", *(f"{k}={v}" for k, v in double.env().items()), "sh", str(d / "nic-qos.sh")])
 
 
 def up(output: Path, progress: Progress | None = None, workers: int = 6, servers: bool = True,

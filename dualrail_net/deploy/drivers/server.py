@@ -15,6 +15,7 @@ from typing import Any
 
 from dualrail_net.platforms.cumulus.driver import CumulusDriver
 from dualrail_net.render.servers import HOST_PATHS
+from dualrail_net.twin import nic_double
 from dualrail_net.verify.parsers.ifupdown import read_interfaces, server_policy
 
 # where a server keeps each file (render/servers.HOST_PATHS: nccl.env names the topology file's path);
@@ -58,23 +59,29 @@ class ServerDriver(CumulusDriver):
         if name == "sysctl.conf":
             return [f"sysctl -q -p {path} >/dev/null 2>&1"]
         if name == "nic-qos.sh":
-            # the twin's NICs are veths without QoS: the program runs as a dry run there (it must
-            # still run clean: every setting is reported as what it would set)
-            return [f"sh {path} --dry-run >/dev/null 2>&1"] if self.twin else [f"chmod 755 {path} && {path} >/dev/null 2>&1"]
+            # the twin's NICs are veths without QoS: there the program sets a double of the NICs
+            # (twin/nic_double.py), as it sets a real host's
+            return [f"{self._nic_double()} sh {path} >/dev/null 2>&1"] if self.twin \
+                else [f"chmod 755 {path} && {path} >/dev/null 2>&1"]
         if name == "dualrail-nic-qos.service":
             # the twin's namespaces run no systemd: the unit is placed, and enabled on real servers
             return [] if self.twin else ["systemctl daemon-reload && systemctl enable dualrail-nic-qos.service "
                                          ">/dev/null 2>&1"]
         return []  # nccl.env and nccl-topo.xml: read by the next job that starts
 
+    def _nic_double(self) -> str:
+        """The twin's NIC double as an environment prefix (it lives in the server's state folder)."""
+        return nic_double.shell_prefix(f"{self.paths['state_dir']}/{nic_double.FOLDER}")
+
     def nic_qos_in_force(self) -> str | None:
         """What the installed NIC QoS program's dry run says is not in force (audit/qos.py reads
-        it). None: the twin (its veths have no NIC QoS to show) or a server without the program in
-        its build. A program missing on the host says so in the program's own words."""
+        it); on the twin, of its NIC double. None: a server without the program in its build. A
+        program missing on the host says so in the program's own words."""
         path = self.paths.get("nic-qos.sh")
-        if self.twin or path is None or "nic-qos.sh" not in self.intended():
+        if path is None or "nic-qos.sh" not in self.intended():
             return None
-        rc, out = self._run(f"test -f {path} && sh {path} --dry-run", timeout=120)
+        prefix = f"{self._nic_double()} " if self.twin else ""
+        rc, out = self._run(f"test -f {path} && {prefix}sh {path} --dry-run", timeout=120)
         if rc != 0 and not out.strip():
             return f"would set {path} (not possible here: the program is not installed)"
         return out

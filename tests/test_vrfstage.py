@@ -122,9 +122,10 @@ def test_example_golden_gateway_is_split(tmp_path: Path, gateway: dict[str, str]
     assert shared_ifaces == {("iface", "lo"), ("iface", "mgmt"), ("iface", "eth0")}
 
 
-def test_a_servers_nic_qos_change_goes_one_planes_ports_at_a_time(example_fabric: Fabric) -> None:
-    """The NIC QoS program runs every port line of its plan: pushed whole with the first plane's
-    stage it would change the other plane's NIC ports too. Its port lines follow their port's plane;
+def test_a_servers_nic_qos_and_sysctl_change_goes_one_planes_ports_at_a_time(example_fabric: Fabric) -> None:
+    """The NIC QoS program runs every port line of its plan, and sysctl -p every line: pushed whole
+    with the first plane's stage they would change the other plane's NIC ports too. Their port lines
+    follow their port's plane (a port's sysctls too; the host-wide ones go with the first stage);
     a new program (code outside the plan) goes with any stage; a port line the new plan drops keeps
     running, inside the plan, until its plane's stage."""
     from dualrail_net.deploy.runner import SERVER_CARRIED
@@ -132,7 +133,7 @@ def test_a_servers_nic_qos_change_goes_one_planes_ports_at_a_time(example_fabric
     from dualrail_net.verify.model import ServerConfig
     from dualrail_net.verify.parsers import read_nic_qos
     files = render_fabric(example_fabric).by_path()
-    running = {name: files[f"servers/gpu001/{name}"] for name in ("interfaces", "nic-qos.sh", "nccl.env")}
+    running = {name: files[f"servers/gpu001/{name}"] for name in ("interfaces", "nic-qos.sh", "sysctl.conf", "nccl.env")}
     server = next(s for s in example_fabric.servers if s.name == "gpu001")
     ports = {p.ifname: p.plane for p in server.ports}
     a_port = next(p for p, plane in ports.items() if plane == "A")
@@ -141,9 +142,12 @@ def test_a_servers_nic_qos_change_goes_one_planes_ports_at_a_time(example_fabric
     program = running["nic-qos.sh"].replace("mtu=9214", "mtu=9000").replace(
         "set -u\n", "set -u\n# a newer program\numask 022\n", 1)
     dropped = next(line for line in program.splitlines() if line.startswith(f"port {b_ports[0]} "))
+    sysctl = running["sysctl.conf"].replace(f"net.ipv4.conf.{a_port}.rp_filter = 2", f"net.ipv4.conf.{a_port}.rp_filter = 0")
+    sysctl = sysctl.replace(f"net.ipv4.conf.{b_ports[1]}.rp_filter = 2", f"net.ipv4.conf.{b_ports[1]}.rp_filter = 0")
+    sysctl = sysctl.replace("net.ipv4.conf.all.arp_announce = 2", "net.ipv4.conf.all.arp_announce = 1")
     new = {**running, "interfaces": running["interfaces"].replace("mtu 9214", "mtu 9000"),
-           "nic-qos.sh": program.replace(dropped + "\n", "")}
-    assert "nic-qos.sh" not in SERVER_CARRIED
+           "nic-qos.sh": program.replace(dropped + "\n", ""), "sysctl.conf": sysctl}
+    assert "nic-qos.sh" not in SERVER_CARRIED and "sysctl.conf" not in SERVER_CARRIED
     stages = plan_stages(running, new, {"A": "A", "B": "B"}, ["A", "B"], units=port_units(ports),
                          carried=SERVER_CARRIED)
     assert [s.plane for s in stages] == ["A", "B"] and stages[-1].files == new
@@ -153,3 +157,11 @@ def test_a_servers_nic_qos_change_goes_one_planes_ports_at_a_time(example_fabric
     assert {first.nic_qos[p].settings["mtu"] for p in b_ports} == {"9214"}  # plane B's ports as they run
     assert "umask 022" in stages[0].files["nic-qos.sh"]  # the new code with the first stage
     assert not first.unmodelled  # the dropped B line still runs, inside the plan
+    # a port's sysctls follow its plane; the host-wide ones go with the first stage
+    staged_sysctl = stages[0].files["sysctl.conf"]
+    assert f"net.ipv4.conf.{a_port}.rp_filter = 0" in staged_sysctl
+    assert f"net.ipv4.conf.{b_ports[1]}.rp_filter = 2" in staged_sysctl
+    assert "net.ipv4.conf.all.arp_announce = 1" in staged_sysctl
+    assert sorted(staged_sysctl.splitlines()) == sorted(  # one line per setting, none lost or doubled
+        running["sysctl.conf"].replace(f"{a_port}.rp_filter = 2", f"{a_port}.rp_filter = 0")
+        .replace("all.arp_announce = 2", "all.arp_announce = 1").splitlines())

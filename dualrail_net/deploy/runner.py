@@ -30,7 +30,7 @@ from dualrail_net.deploy.drivers import Driver, FirmwareDriver, PushRejected, dr
 from dualrail_net.deploy.drivers.base import read_backup, write_backup
 from dualrail_net.deploy.journal import InvariantViolation, Journal
 from dualrail_net.deploy.playbook import Playbook
-from dualrail_net.deploy.vrfstage import Stage, Unsplittable, plan_stages, port_units
+from dualrail_net.deploy.vrfstage import SPLITTABLE, Stage, Unsplittable, plan_stages, port_units
 from dualrail_net.render.servers import HOST_PATHS
 
 Say = Callable[[str], None]
@@ -54,7 +54,7 @@ class RunReport:
 
 
 # a server's files that are not per plane: they go with its first plane's stage
-SERVER_CARRIED = tuple(name for name in HOST_PATHS if name not in ("interfaces", "nic-qos.sh"))  # split by port
+SERVER_CARRIED = tuple(name for name in HOST_PATHS if name not in SPLITTABLE)  # the others split by port
 
 
 def batches(hosts: list[Any], book: Playbook) -> list[list[Any]]:

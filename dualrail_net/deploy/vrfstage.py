@@ -1,8 +1,8 @@
 """Split a multi-plane device's change by plane, so its maintenance window can change one plane's
 VRF at a time (``dualrail deploy --scope gateways``), and a server's change by plane, so it never
 loses both planes' ports at once (``--scope servers``: there a unit belongs to the plane of the NIC
-port it configures — an interfaces stanza, a port line of the NIC QoS program's plan; its other
-files go whole with the first stage).
+port it configures — an interfaces stanza, a port line of the NIC QoS program's plan, a sysctl of
+the port; its other files go whole with the first stage).
 
 A gateway carries one VRF per plane. Pushing its new files whole would change every plane at once;
 instead the change is cut into stages: stage k runs the intended text for the units of the first
@@ -26,11 +26,13 @@ from dataclasses import dataclass, field
 
 from dualrail_net.verify.parsers import PLAN_END as NIC_PLAN_END, PLAN_START as NIC_PLAN_START
 
-FRR, IFUPDOWN, NIC_QOS = "frr.conf", "interfaces", "nic-qos.sh"
-SPLITTABLE = (FRR, IFUPDOWN, NIC_QOS)
-# the NIC QoS program's code outside its plan sets nothing by itself (every setting is a port line
-# of the plan, each read before it is written): a new program may go with any stage
-CODE_ONLY_SHARED = (NIC_QOS,)
+FRR, IFUPDOWN, NIC_QOS, SYSCTL = "frr.conf", "interfaces", "nic-qos.sh", "sysctl.conf"
+SPLITTABLE = (FRR, IFUPDOWN, NIC_QOS, SYSCTL)
+# files whose shared part may change in a split: it goes with the first stage, as a carried file
+# does. The NIC QoS program's code outside its plan sets nothing by itself (every setting is a port
+# line of the plan, each read before it is written); a server's host-wide sysctls (``all``, other
+# subsystems) belong to no plane, and went whole with the first stage before its ports' were split
+SHARED_GOES_FIRST = (NIC_QOS, SYSCTL)
 
 Key = tuple[str, str]  # (kind, name): ("bgp", "plane-a"), ("route-map", "PLANE-A-IN"), ...
 
@@ -157,38 +159,72 @@ def ifupdown_units(text: str) -> list[Unit]:
     return units
 
 
-def nic_qos_units(text: str) -> list[Unit]:
-    """The NIC QoS program as units: one per port line of its plan (``port IF RDMA key=value...``,
-    between the plan's marker lines); every other line is shared."""
+def _per_port(text: str, port_of: Callable[[str, bool], tuple[str | None, bool]]) -> list[Unit]:
+    """A file of one line per setting as units: the lines of one port are one unit (where its first
+    line is; a port listed twice keeps both lines, in order), every other line is shared.
+    ``port_of(line, state) -> (port or None, state)`` reads each stripped line in turn."""
     units: list[Unit] = []
-    inside = False
+    by_port: dict[str, Unit] = {}
+    state = False
     for raw in text.splitlines():
-        line = raw.strip()
-        if line.startswith(NIC_PLAN_START):
-            inside = True
-        elif line == NIC_PLAN_END:
-            inside = False
-        words = line.split()
-        if inside and len(words) >= 2 and words[0] == "port":
-            units.append(Unit(("port", words[1]), [raw]))
-        else:
+        port, state = port_of(raw.strip(), state)
+        if port is None:
             units.append(Unit(None, [raw]))
+            continue
+        unit = by_port.get(port)
+        if unit is None:
+            unit = by_port[port] = Unit(("port", port))
+            units.append(unit)
+        unit.lines.append(raw)
     return units
+
+
+def _nic_qos_port(line: str, inside: bool) -> tuple[str | None, bool]:
+    if line.startswith(NIC_PLAN_START) or line == NIC_PLAN_END:
+        return None, line != NIC_PLAN_END
+    words = line.split()
+    return (words[1] if inside and len(words) >= 2 and words[0] == "port" else None), inside
+
+
+def nic_qos_units(text: str) -> list[Unit]:
+    """The NIC QoS program as units: one per port of its plan's port lines (``port IF RDMA
+    key=value...``, between the plan's marker lines); every other line is shared."""
+    return _per_port(text, _nic_qos_port)
+
+
+# net.ipv4.conf.<if>.<key> (also neigh, ipv6, and the slash spelling): a setting of one interface
+_SYSCTL_PORT = re.compile(r"net[./]ipv[46][./](?:conf|neigh)[./]([^./\s=]+)[./]")
+
+
+def _sysctl_port(line: str, state: bool) -> tuple[str | None, bool]:
+    m = _SYSCTL_PORT.match(line)
+    return (m.group(1) if m else None), state
+
+
+def sysctl_units(text: str) -> list[Unit]:
+    """sysctl.conf as units: one per interface its lines set (``all`` and ``default`` included,
+    which belong to no NIC port and so stay shared); every other line is shared."""
+    return _per_port(text, _sysctl_port)
 
 
 UnitsOf = Callable[[str, str], list[Unit]]  # (file name, text) -> its units, each with its group
 
 
+# each splittable file's reader of units (a file of another name is read as an ifupdown2 file)
+_UNITS: dict[str, Callable[[str], list[Unit]]] = {FRR: frr_units, IFUPDOWN: ifupdown_units, NIC_QOS: nic_qos_units,
+                                                  SYSCTL: sysctl_units}
+
+
 def gateway_units(name: str, text: str) -> list[Unit]:
     """A gateway's units, grouped by VRF."""
-    return frr_units(text) if name == FRR else nic_qos_units(text) if name == NIC_QOS else ifupdown_units(text)
+    return _UNITS.get(name, ifupdown_units)(text)
 
 
 def port_units(port_plane: dict[str, str]) -> UnitsOf:
-    """A server's interfaces file and NIC QoS program grouped by the plane of each NIC port
+    """A server's interfaces file, NIC QoS program and sysctls grouped by the plane of each NIC port
     (``port_plane``: port -> plane); their other stanzas and lines are shared."""
     def units(name: str, text: str) -> list[Unit]:
-        out = nic_qos_units(text) if name == NIC_QOS else ifupdown_units(text)
+        out = _UNITS.get(name, ifupdown_units)(text)
         for unit in out:
             unit.vrf = port_plane.get(unit.key[1]) if unit.key is not None else None
         return out
@@ -288,7 +324,7 @@ def plan_stages(running: dict[str, str], intended: dict[str, str], vrfs: dict[st
     Raises ``Unsplittable`` when a shared part changes; the last stage's files equal ``intended``."""
     splittable = tuple(n for n in SPLITTABLE if n not in carried)
     split = {name: text for name, text in intended.items() if name not in carried}
-    shared = [c for name, text in split.items() if name not in CODE_ONLY_SHARED
+    shared = [c for name, text in split.items() if name not in SHARED_GOES_FIRST
               for c in shared_changes(name, running.get(name, ""), text, units, splittable)]
     if shared:
         raise Unsplittable("changes what its planes share, so no plane could stay untouched: " + "; ".join(shared[:4]))

@@ -165,3 +165,23 @@ def test_a_servers_nic_qos_and_sysctl_change_goes_one_planes_ports_at_a_time(exa
     assert sorted(staged_sysctl.splitlines()) == sorted(  # one line per setting, none lost or doubled
         running["sysctl.conf"].replace(f"{a_port}.rp_filter = 2", f"{a_port}.rp_filter = 0")
         .replace("all.arp_announce = 2", "all.arp_announce = 1").splitlines())
+
+
+def test_a_change_of_only_what_goes_first_still_gets_its_stage(example_fabric: Fabric) -> None:
+    """A new NIC QoS program with the same plan, or a host-wide sysctl alone, changes no port: it is
+    still pushed (with one stage, the first plane's), never left out as "no change"."""
+    from dualrail_net.deploy.runner import SERVER_CARRIED
+    from dualrail_net.deploy.vrfstage import port_units
+    files = render_fabric(example_fabric).by_path()
+    running = {name: files[f"servers/gpu001/{name}"] for name in ("interfaces", "nic-qos.sh", "sysctl.conf")}
+    server = next(s for s in example_fabric.servers if s.name == "gpu001")
+    ports = {p.ifname: p.plane for p in server.ports}
+    for name, old, new_text in (("nic-qos.sh", "set -u\n", "set -u\numask 022\n"),
+                                ("sysctl.conf", "all.arp_announce = 2", "all.arp_announce = 1")):
+        assert old in running[name]
+        new = {**running, name: running[name].replace(old, new_text, 1)}
+        stages = plan_stages(running, new, {"A": "A", "B": "B"}, ["B", "A"], units=port_units(ports),
+                             carried=SERVER_CARRIED)
+        assert [s.plane for s in stages] == ["B"] and stages[0].files == new, name
+    assert plan_stages(running, running, {"A": "A", "B": "B"}, ["A", "B"], units=port_units(ports),
+                       carried=SERVER_CARRIED) == []

@@ -334,8 +334,12 @@ def plan_stages(running: dict[str, str], intended: dict[str, str], vrfs: dict[st
     if unknown:
         raise Unsplittable(f"changes VRF(s) {', '.join(unknown)}, which belong to no plane it serves")
     todo = [plane for plane in order if vrfs.get(plane) in changed]
-    if not todo and any(running.get(name) != intended[name] for name in intended if name in carried):
-        todo = [p for p in order if p in vrfs][:1]  # only carried files change: one stage takes them
+    goes_first = [c for name, text in split.items() if name in SHARED_GOES_FIRST
+                  for c in shared_changes(name, running.get(name, ""), text, units, splittable)]
+    if not todo and (goes_first or any(running.get(name) != intended[name] for name in intended if name in carried)):
+        # only what goes with the first stage changes (a carried file, a shared part that may): one
+        # stage takes it
+        todo = [p for p in order if p in vrfs][:1]
     stages: list[Stage] = []
     done: set[str] = set()
     for i, plane in enumerate(todo):

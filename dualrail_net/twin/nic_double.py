@@ -108,6 +108,11 @@ def build(folder: Path, ports: list[tuple[str, str]], live_mtu: bool) -> NicDoub
     """A factory-fresh double for ``ports`` under ``folder`` (made anew: an old one is replaced).
     ``live_mtu``: each port's MTU is the namespace's own (``/sys/class/net/<port>/mtu``, read where
     the program runs), else a file at 1500 with a stand-in ``ip`` that writes it."""
+    for name in (n for port in ports for n in port):
+        # each name is one path component under the double's folder (the plan's reader admits
+        # [A-Za-z0-9_.:-]: "." and ".." would name a folder above the port's)
+        if name in ("", ".", "..") or "/" in name:
+            raise ValueError(f"NIC double: {name!r} cannot name a NIC port or RDMA device")
     double = NicDouble(folder)
     for sub in (double.root, double.state, folder / "bin"):
         sub.mkdir(parents=True, exist_ok=True)

@@ -415,6 +415,13 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
                      "   neighbor 10.11.0.1 passive\n   neighbor 10.11.0.1 description"))),
     ("a receive limit that also counts what the policy denies (force)", "CONFIG-UNMODELLED",
      lambda r: _leaf_af(r, "neighbor 10.11.0.0 maximum-prefix 100 force")),
+    # measured on FRR 8.4: "% Invalid command. Not an internal neighbor", and vtysh -b exits 13
+    ("a route-reflector client on an eBGP session (bgpd refuses the line)", "BGP-CONFIG-REFUSED",
+     lambda r: _leaf_af(r, "neighbor 10.11.0.0 route-reflector-client")),
+    ("a route-reflector client on an iBGP session (reflection is not modelled)", "CONFIG-UNMODELLED",
+     lambda r: (edit(r / LEAF_A / "frr.conf", " neighbor 10.11.0.0 description",
+                     " neighbor 10.11.0.200 remote-as internal\n neighbor 10.11.0.0 description"),
+                _leaf_af(r, "neighbor 10.11.0.200 route-reflector-client"))),
     ("a shell line verify cannot judge", "HOST-UNMODELLED",
      lambda r: edit(r / "servers/gpu001/nccl.env", "NCCL_CROSS_NIC=0\n", "NCCL_CROSS_NIC=0\nexport PATH=$PATH:/opt/x\n")),
     ("NCCL told to read no topology file", "HOST-NCCL-TOPO",

@@ -56,6 +56,9 @@ class Neighbor:
     password_line: int = 0
     passive: bool = False  # `neighbor X passive`: never opens the connection itself
     password_opaque: bool = False  # a password the model cannot compare (EOS's encrypted form): not judged
+    # `neighbor X route-reflector-client` (FRR): its line; FRR refuses it on an eBGP neighbor (the
+    # line is not applied and loading the file fails); on an iBGP one, route reflection (not modelled)
+    rr_client_line: int = 0
 
 
 @dataclass(slots=True)
@@ -73,6 +76,9 @@ class BgpInstance:
     rt_export: list[str] = field(default_factory=list)
     # neighbors configured with `shutdown`: taken out of ``neighbors`` (no session comes up with them)
     shut_neighbors: list[str] = field(default_factory=list)
+    # statements the routing daemon refuses when it loads the file (line, statement, FRR's reason):
+    # not applied, and the load fails (vtysh -b exits non-zero, frr-reload.py stops)
+    refused: list[tuple[int, str, str]] = field(default_factory=list)
     default_ipv4_unicast: bool = True  # `no bgp default ipv4-unicast`: a neighbor needs `activate`
     network_import_check: bool = True  # a `network` is advertised only while its prefix is in the RIB
     # `[no] bgp ebgp-requires-policy`; None: the platform's default (FRR `defaults traditional`: on).

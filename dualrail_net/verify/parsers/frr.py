@@ -161,6 +161,9 @@ def neighbor_statement(inst: BgpInstance, w: list[str], line: int = 0, negated: 
         n.password, n.password_line = " ".join(w[3:]), line
     elif verb == "passive" and len(w) == 3:
         _neighbor(inst, w, line).passive = True
+    elif verb == "route-reflector-client" and len(w) == 3 and not eos:
+        # judged once the session's kind is known (finish_bgp): refused on eBGP, unmodelled on iBGP
+        _neighbor(inst, w, line).rr_client_line = line
     elif verb == ("maximum-routes" if eos else "maximum-prefix"):
         limit = _receive_limit(w[3:], frr=not eos)
         if limit is None:
@@ -486,6 +489,12 @@ def _top_level(dev: DeviceConfig, w: list[str], number: int) -> int:
     return OTHER  # the block's lines belong to it: the block is what is reported
 
 
+def ebgp_neighbor(n: Neighbor, own_asn: int) -> bool:
+    """Whether the session with ``n`` is eBGP as its own configuration says (`remote-as external`, or
+    another ASN than the instance's); False also when no remote-as is known."""
+    return n.remote_kind == "external" or (n.remote_kind is None and n.remote_asn is not None and n.remote_asn != own_asn)
+
+
 def finish_bgp(dev: DeviceConfig, frr: bool = True) -> None:
     """After a device is read (every platform): peer-groups are copied into their members (a member's
     own setting wins) and leave ``neighbors``; a neighbor that is shut down brings up no session, so
@@ -510,9 +519,20 @@ def finish_bgp(dev: DeviceConfig, frr: bool = True) -> None:
             if n.password is None:
                 n.password, n.password_line = group.password, group.password_line
             n.passive = n.passive or group.passive
+            n.rr_client_line = n.rr_client_line or group.rr_client_line
             n.password_opaque = n.password_opaque or group.password_opaque
             if n.activate is None:
                 n.activate = group.activate
+        for name, n in inst.neighbors.items():
+            # route reflection on an iBGP session (or one whose kind the model cannot tell) is not
+            # modelled: said so; on an eBGP session FRR refuses the line (BGP-CONFIG-REFUSED)
+            if not n.rr_client_line:
+                continue
+            statement = f"neighbor {name} route-reflector-client"
+            if ebgp_neighbor(n, inst.asn):  # measured on FRR 8.4: "% Invalid command. Not an internal neighbor"
+                inst.refused.append((n.rr_client_line, statement, "not an internal neighbor"))
+            else:
+                dev.unmodelled.append((n.rr_client_line, statement))
         inst.interface_neighbors = [name for name, n in inst.neighbors.items() if n.interface]
         shut = [address for address, n in inst.neighbors.items() if n.shutdown]
         for address in shut:

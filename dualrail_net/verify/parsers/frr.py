@@ -502,6 +502,7 @@ def finish_bgp(dev: DeviceConfig, frr: bool = True) -> None:
     and matching route targets become ``vrf_route_leaks``."""
     for inst in dev.bgp.values():
         groups = {name: inst.neighbors.pop(name) for name in inst.peer_groups if name in inst.neighbors}
+        rr_written: dict[str, str] = {}  # a member -> the peer-group whose route-reflector-client it took
         for n in list(inst.neighbors.values()):
             if n.peer_group is None:
                 continue
@@ -519,16 +520,20 @@ def finish_bgp(dev: DeviceConfig, frr: bool = True) -> None:
             if n.password is None:
                 n.password, n.password_line = group.password, group.password_line
             n.passive = n.passive or group.passive
-            n.rr_client_line = n.rr_client_line or group.rr_client_line
+            if not n.rr_client_line and group.rr_client_line:
+                n.rr_client_line, rr_written[n.address] = group.rr_client_line, n.peer_group
             n.password_opaque = n.password_opaque or group.password_opaque
             if n.activate is None:
                 n.activate = group.activate
+        judged: set[int] = set()
         for name, n in inst.neighbors.items():
             # route reflection on an iBGP session (or one whose kind the model cannot tell) is not
-            # modelled: said so; on an eBGP session FRR refuses the line (BGP-CONFIG-REFUSED)
-            if not n.rr_client_line:
+            # modelled: said so; on an eBGP session FRR refuses the line (BGP-CONFIG-REFUSED). A
+            # peer-group's line is judged once, by its first member
+            if not n.rr_client_line or n.rr_client_line in judged:
                 continue
-            statement = f"neighbor {name} route-reflector-client"
+            judged.add(n.rr_client_line)
+            statement = f"neighbor {rr_written.get(name, name)} route-reflector-client"
             if ebgp_neighbor(n, inst.asn):  # measured on FRR 8.4: "% Invalid command. Not an internal neighbor"
                 inst.refused.append((n.rr_client_line, statement, "not an internal neighbor"))
             else:

@@ -422,16 +422,19 @@ def test_the_nic_qos_reader_reads_what_the_plain_reader_reads(out: Path) -> None
 def test_route_reflector_clients_are_refused_on_ebgp_and_unmodelled_on_ibgp() -> None:
     """bgpd refuses `route-reflector-client` on an eBGP neighbor (FRR 8.4: "Not an internal
     neighbor"); a peer-group's line is judged once, under the group's name; on iBGP (or without
-    any remote-as) route reflection is reported as unmodelled."""
+    any remote-as), or on a group no neighbor is bound to, it is reported as unmodelled."""
     dev = flat_parse_frr("router bgp 65001\n neighbor 10.0.0.2 remote-as 65002\n neighbor 10.0.0.3 remote-as 65001\n"
                          " neighbor SPINES peer-group\n neighbor SPINES remote-as external\n"
                          " neighbor 10.0.0.4 peer-group SPINES\n neighbor 10.0.0.5 peer-group SPINES\n"
-                         " neighbor 10.0.0.6 remote-as internal\n address-family ipv4 unicast\n"
+                         " neighbor 10.0.0.6 remote-as internal\n neighbor EMPTY peer-group\n"
+                         " neighbor EMPTY remote-as external\n address-family ipv4 unicast\n"
                          "  neighbor 10.0.0.2 route-reflector-client\n  neighbor 10.0.0.3 route-reflector-client\n"
                          "  neighbor SPINES route-reflector-client\n  neighbor 10.0.0.6 route-reflector-client\n"
-                         " exit-address-family\n")
+                         "  neighbor EMPTY route-reflector-client\n exit-address-family\n")
     inst = dev.bgp[None]
-    assert inst.refused == [(10, "neighbor 10.0.0.2 route-reflector-client", "not an internal neighbor"),
-                            (12, "neighbor SPINES route-reflector-client", "not an internal neighbor")]
-    assert sorted(dev.unmodelled) == [(11, "neighbor 10.0.0.3 route-reflector-client"),
-                                      (13, "neighbor 10.0.0.6 route-reflector-client")]
+    assert inst.refused == [(12, "neighbor 10.0.0.2 route-reflector-client", "not an internal neighbor"),
+                            (14, "neighbor SPINES route-reflector-client", "not an internal neighbor")]
+    # a group without members is not judged, but never left silent
+    assert sorted(dev.unmodelled) == [(13, "neighbor 10.0.0.3 route-reflector-client"),
+                                      (15, "neighbor 10.0.0.6 route-reflector-client"),
+                                      (16, "neighbor EMPTY route-reflector-client")]

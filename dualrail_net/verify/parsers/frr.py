@@ -538,6 +538,9 @@ def finish_bgp(dev: DeviceConfig, frr: bool = True) -> None:
                 inst.refused.append((n.rr_client_line, statement, "not an internal neighbor"))
             else:
                 dev.unmodelled.append((n.rr_client_line, statement))
+        for name, group in groups.items():  # a group no neighbor took it from: not judged, said so
+            if group.rr_client_line and group.rr_client_line not in judged:
+                dev.unmodelled.append((group.rr_client_line, f"neighbor {name} route-reflector-client"))
         inst.interface_neighbors = [name for name, n in inst.neighbors.items() if n.interface]
         shut = [address for address, n in inst.neighbors.items() if n.shutdown]
         for address in shut:

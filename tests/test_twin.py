@@ -244,7 +244,7 @@ def test_servers_run_the_nic_qos_program_against_their_nic_double(twin: Path) ->
     double = nic_double.NicDouble(rundir(ns) / nic_double.FOLDER)
     ports = [port for port, _rdma in nic_double.planned_ports(program.read_text())]
     assert len(ports) == 8 and {double.trust(port) for port in ports} == {"dscp"}
-    with_double = in_ns(ns, ["env", *(f"{k}={v}" for k, v in double.env().items()), "sh", str(program), "--dry-run"])
+    with_double = in_ns(ns, double.run_program(program, "--dry-run"))
     assert with_double.strip() == "nic-qos: every setting already in place"
     out = in_ns(ns, ["sh", str(program), "--dry-run"])
     for port in ports:

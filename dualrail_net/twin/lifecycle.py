@@ -207,7 +207,7 @@ def _bring_up_server(ns: str, folder: Path) -> None:
         # the program runs as the boot unit would, for real against it (it must exit 0)
         program = (d / "nic-qos.sh").read_text()
         double = nic_double.build(d / nic_double.FOLDER, nic_double.planned_ports(program), live_mtu=True)
-        in_ns(ns, ["env", *(f"{k}={v}" for k, v in double.env().items()), "sh", str(d / "nic-qos.sh")])
+        in_ns(ns, double.run_program(d / "nic-qos.sh"))
 
 
 def up(output: Path, progress: Progress | None = None, workers: int = 6, servers: bool = True,

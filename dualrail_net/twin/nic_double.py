@@ -80,6 +80,10 @@ class NicDouble:
         return {"DUALRAIL_NIC_QOS_ROOT": str(self.root), "DUALRAIL_NIC_DOUBLE_STATE": str(self.state),
                 "PATH": f"{self.folder / 'bin'}{os.pathsep}{os.environ.get('PATH', '/usr/sbin:/usr/bin:/sbin:/bin')}"}
 
+    def run_program(self, program: Path, *args: str) -> list[str]:
+        """The command that runs ``program`` (a nic-qos.sh) against this double."""
+        return ["env", *(f"{key}={value}" for key, value in self.env().items()), "sh", str(program), *args]
+
     def trust(self, port: str) -> str:
         return (self.state / f"{port}.trust").read_text().strip()
 

@@ -437,6 +437,8 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
      lambda r: edit(r / "servers/gpu001/nccl-topo.xml", 'name="mlx5_7"', 'name="mlx5_17"')),
     ("UCX over one plane's devices only", "HOST-NCCL-TRANSPORT",
      lambda r: edit(r / "servers/gpu001/nccl.env", "UCX_NET_DEVICES=mlx5_0:1,mlx5_1:1,", "UCX_NET_DEVICES=mlx5_0:1,")),
+    ("a /30 on an uplink makes the next uplink's address its broadcast", "BGP-SESSION-MISSING",
+     lambda r: edit(r / LEAF_A / "interfaces", "address 10.11.0.1/31", "address 10.11.0.1/30")),
     ("UCX on a RoCEv1 GID", "HOST-NCCL-TRANSPORT",
      lambda r: edit(r / "servers/gpu001/nccl.env", "UCX_IB_GID_INDEX=3", "UCX_IB_GID_INDEX=1")),
     ("UCX in a class without PFC", "HOST-NCCL-TRANSPORT",
@@ -610,6 +612,39 @@ def test_undefined_route_map_denies(clean: Path, tmp_path: Path) -> None:
     assert not ctx.routes.rib[("a-spine-1", None)] >> leaf_block & 1
     assert ("a-leaf-su1-r0", "route-map LOCAL-A-OUT") in ctx.routes.undefined_refs
     assert re.search("LOCAL-A-OUT", str(ctx.routes.undefined_refs))
+
+
+def _sessions_of(snap_dir: Path, device: str) -> dict[str, str]:
+    from dualrail_net.verify.checks import Context
+    topo = Context(load_snapshot(snap_dir)).topo
+    return {(s.a_neighbor if s.a[0] == device else s.b_neighbor): (s.b[0] if s.a[0] == device else s.a[0])
+            for s in topo.sessions if device in (s.a[0], s.b[0])}
+
+
+def test_a_session_follows_the_kernel_routes_not_equal_subnets(clean: Path, tmp_path: Path) -> None:
+    """Measured on the twin (the oracle's interfaces edits): a /30 against its spine's /31 still
+    connects (each end reaches the other over its own connected route), but the /30's broadcast
+    address, 10.11.0.3, is the leaf's next uplink address: configured later, it never answers, and
+    that session is lost. Moving the /30 after the port it shadows keeps both."""
+    edited = tmp_path / "build"
+    shutil.copytree(clean, edited)
+    assert _sessions_of(edited, "a-leaf-su1-r0") == {"10.11.0.0": "a-spine-1", "10.11.0.2": "a-spine-2",
+                                                     "10.11.0.4": "a-spine-3", "10.11.0.6": "a-spine-4"}
+    edit(edited / LEAF_A / "interfaces", "address 10.11.0.1/31", "address 10.11.0.1/30")
+    assert _sessions_of(edited, "a-leaf-su1-r0") == {"10.11.0.0": "a-spine-1", "10.11.0.4": "a-spine-3",
+                                                     "10.11.0.6": "a-spine-4"}
+    messages = {f.check: f.message for r in run_checks(load_snapshot(edited)) for f in r.findings}
+    assert "a-leaf-su1-r0:swp34 - a-spine-2" in messages["BGP-SESSION-MISSING"]
+    assert "10.11.0.3 on a-leaf-su1-r0 swp34 is the broadcast address of swp33's 10.11.0.1/30" in \
+        messages["BGP-ONE-SIDED"]
+    # the port with the /30 after the one it shadows: the address came first and keeps answering
+    text = (edited / LEAF_A / "interfaces").read_text()
+    swp33 = text[text.index("auto swp33\n"):text.index("auto swp34\n")]
+    (edited / LEAF_A / "interfaces").write_text(text.replace(swp33, "") + "\n" + swp33)
+    assert set(_sessions_of(edited, "a-leaf-su1-r0")) == {"10.11.0.0", "10.11.0.2", "10.11.0.4", "10.11.0.6"}
+    # a /32 has no connected route toward the spine
+    edit(edited / LEAF_A / "interfaces", "address 10.11.0.1/30", "address 10.11.0.1/32")
+    assert set(_sessions_of(edited, "a-leaf-su1-r0")) == {"10.11.0.2", "10.11.0.4", "10.11.0.6"}
 
 
 @pytest.mark.parametrize("desc,check_id,mutate", MUTATIONS, ids=[m[0] for m in MUTATIONS])

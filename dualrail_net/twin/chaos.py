@@ -16,7 +16,7 @@ from typing import Any
 from dualrail_net.twin import frr
 from dualrail_net.twin.checks import TwinView, wait_converged
 from dualrail_net.twin.lifecycle import STATE_DIR, load_state, rundir
-from dualrail_net.twin.shell import TwinError, in_ns, link_names
+from dualrail_net.twin.shell import TwinError, fabric_ports, in_ns
 from dualrail_net.twin.traffic import Background, Pairs, probe_once
 
 Say = Callable[[str], None]
@@ -44,20 +44,16 @@ def _pct(loss: dict[str, dict[str, int]]) -> dict[str, dict[str, float]]:
 
 
 def kill_switch(ns: str) -> None:
-    for link in _ports(ns):
+    for link in fabric_ports(ns):
         in_ns(ns, ["ip", "link", "set", link, "down"], check=False)
     frr.stop(rundir(ns), sig=signal.SIGKILL, wait=2)
 
 
 def restore_switch(ns: str, device: str) -> None:
-    for link in _ports(ns):
+    for link in fabric_ports(ns):
         in_ns(ns, ["ip", "link", "set", link, "up"], check=False)
     d = rundir(ns)
     frr.start(ns, device, d, (d / "frr.conf").read_text())
-
-
-def _ports(ns: str) -> list[str]:
-    return [name for name in link_names(ns) if name not in ("lo", "mgmt0")]
 
 
 def probe_jobs(view: TwinView) -> dict[str, Pairs]:

@@ -31,7 +31,7 @@ from dualrail_net.twin.plan import (
     external_frr,
     ns_name,
 )
-from dualrail_net.twin.shell import TwinError, in_ns, ip_batch, link_names, run
+from dualrail_net.twin.shell import MGMT_PORT, TwinError, fabric_ports, in_ns, ip_batch, link_names, run
 from dualrail_net.twin.translate import frr_for_vrf, interfaces_for_vrf, interfaces_to_ip_batch, without_management
 
 STATE_DIR = Path(os.environ.get("DUALRAIL_TWIN_STATE", "/run/dualrail-twin"))
@@ -44,6 +44,7 @@ SWITCH_SYSCTLS = {
     "net.ipv4.conf.all.ignore_routes_with_linkdown": "1",
     "net.ipv6.conf.all.disable_ipv6": "1",
 }
+VETH_MTU = 1500  # what `ip link add ... type veth` gives a port before its interfaces file sets one
 # The host's neighbour table is shared by every namespace (NOTES: ~1024 entries overflow).
 NEIGH_SYSCTLS = ("net.ipv4.neigh.default.gc_thresh1", "net.ipv4.neigh.default.gc_thresh2",
                  "net.ipv4.neigh.default.gc_thresh3")
@@ -136,14 +137,28 @@ DEVICE_WIDE = ("qos_features.conf", "ntp.conf", "rsyslog.conf", "resolv.conf")
 SWITCH_SYSCTL_PRELUDE = "sysctl -q -w " + " ".join(f"{k}={v}" for k, v in SWITCH_SYSCTLS.items())
 
 
-def restart_switch(sw: SwitchNs, frr_text: str) -> None:
+def restart_switch(sw: SwitchNs, frr_text: str, interfaces_text: str | None = None) -> None:
     """Restart one running switch's routing daemons on ``frr_text`` (what the oracle's edits do;
-    raises TwinError when FRR refuses a line of it)."""
+    raises TwinError when FRR refuses a line of it). With ``interfaces_text`` the switch boots again
+    on both files: its ports are put back as the kernel made them (no address, down, the veth's
+    MTU; the loopback up with 127.0.0.1 only), the daemons start, then ifupdown2 applies the new interfaces file, as at bring-up."""
     d = rundir(sw.ns)
     frr.stop(d)
     if sw.vrf:
         frr_text = frr_for_vrf(frr_text, sw.vrf)
+    if interfaces_text is None:
+        frr.start(sw.ns, sw.device, d, frr_text, prelude=[SWITCH_SYSCTL_PRELUDE])
+        return
+    ifaces = without_management(interfaces_text)
+    if sw.vrf:
+        ifaces = interfaces_for_vrf(ifaces, sw.vrf)
+    reset = [cmd for port in fabric_ports(sw.ns)
+             for cmd in (f"addr flush dev {port}", f"link set dev {port} down", f"link set dev {port} mtu {VETH_MTU}")]
+    # the loopback as the system leaves it at boot, whatever the file says (systemd brings lo up)
+    ip_batch(reset + ["link set dev lo down", "addr flush dev lo", "link set dev lo up"], namespace=sw.ns)
+    (d / "interfaces").write_text(ifaces)
     frr.start(sw.ns, sw.device, d, frr_text, prelude=[SWITCH_SYSCTL_PRELUDE])
+    _ifup(sw.ns, d / "interfaces")
 
 
 def _ifup(ns: str, path: Path) -> None:
@@ -299,13 +314,13 @@ def _management(plan: TwinPlan, servers: bool = True) -> dict[str, Any]:
     members: list[tuple[str, str, str]] = [(s.ns, s.device, s.mgmt_address) for s in plan.switches if s.mgmt_address]
     members += [(s.ns, s.server, s.mgmt_address) for s in plan.servers if s.mgmt_address and servers]
     for i, (ns, _name, _address) in enumerate(members):
-        commands += [f"link add name drm{i} type veth peer name mgmt0 netns {ns}",
+        commands += [f"link add name drm{i} type veth peer name {MGMT_PORT} netns {ns}",
                      f"link set drm{i} master {MGMT_BRIDGE}", f"link set drm{i} up"]
     ip_batch(commands)
     hosts: dict[str, Any] = {}
     for ns, name, address in members:
-        in_ns(ns, ["ip", "addr", "add", address, "dev", "mgmt0"])
-        in_ns(ns, ["ip", "link", "set", "mgmt0", "up"])
+        in_ns(ns, ["ip", "addr", "add", address, "dev", MGMT_PORT])
+        in_ns(ns, ["ip", "link", "set", MGMT_PORT, "up"])
         ip = address.split("/")[0]
         sshd.start(ns, name, rundir(ns), ip, keys)
         hosts[name] = {"ns": ns, "address": ip, "rundir": str(rundir(ns))}

@@ -26,7 +26,7 @@ from pathlib import Path
 from dualrail_net.manifest import Manifest
 from dualrail_net.twin import frr
 from dualrail_net.twin.plan import SwitchNs, TwinPlan
-from dualrail_net.twin.shell import TwinError
+from dualrail_net.twin.shell import TwinError, fabric_ports
 from dualrail_net.verify.cabling import read_cabling
 from dualrail_net.verify.controlplane import compute_plane, connected, static_in_rib
 from dualrail_net.verify.parsers import parse_device, parse_server
@@ -142,7 +142,9 @@ def disagreements(predicted: dict[str, DeviceRouting], observed: dict[str, Devic
 class Edit:
     device: str
     description: str
-    text: str  # the edited frr.conf
+    text: str  # the edited file
+    file: str = "frr.conf"  # which of the device's files (frr.conf or interfaces)
+    kind: str = ""  # the generator's edit kind (edit_kind)
 
 
 _STATEMENT = re.compile(r"^ *(network |ip route |ip prefix-list |neighbor \S+ (remote-as|route-map)|maximum-paths|"
@@ -364,32 +366,171 @@ def _attribute(rng: random.Random, text: str) -> tuple[str, str] | None:
     return f"neighbor {n} route-map {name}-A {direction} sets {kind} {value}", edited
 
 
+# --- edits of a switch's interfaces file (ifupdown2 applies them in the twin) -----------------------
+
+def _stanza_spans(text: str) -> list[tuple[str, int, int]]:
+    """(interface, first line, end line exclusive) of each `iface` block, its `auto` line included
+    when it directly precedes the block."""
+    lines = _lines(text)
+    spans = []
+    for i, line in enumerate(lines):
+        words = line.split()
+        if words[:1] != ["iface"] or len(words) < 2:
+            continue
+        start = i - 1 if i and lines[i - 1].split() == ["auto", words[1]] else i
+        end = i + 1
+        while end < len(lines) and lines[end].strip() and lines[end][:1] in (" ", "\t"):
+            end += 1
+        spans.append((words[1], start, end))
+    return spans
+
+
+def _port_addresses(text: str, ports: frozenset[str]) -> list[tuple[int, str, str]]:
+    """(line index, interface, address) of every `address` line of a cabled port or the loopback
+    (its 127/8 aside): the lines whose edit changes routing in the twin."""
+    lines = _lines(text)
+    out = []
+    for name, start, end in _stanza_spans(text):
+        if name not in ports and name != "lo":
+            continue
+        for i in range(start, end):
+            words = lines[i].split()
+            if words[:1] == ["address"] and len(words) == 2 and not words[1].startswith("127."):
+                out.append((i, name, words[1]))
+    return out
+
+
+def _iface_drop_address(rng: random.Random, text: str, ports: frozenset[str]) -> tuple[str, str] | None:
+    found = _port_addresses(text, ports)
+    if not found:
+        return None
+    i, name, address = rng.choice(found)
+    lines = _lines(text)
+    return f"interfaces: {name} loses `address {address}`", "\n".join(lines[:i] + lines[i + 1:])
+
+
+def _iface_readdress(rng: random.Random, text: str, ports: frozenset[str]) -> tuple[str, str] | None:
+    """An address typo: the other host of the /31 (the peer's own), another subnet, another length."""
+    found = _port_addresses(text, ports)
+    if not found:
+        return None
+    i, name, address = rng.choice(found)
+    ip, _, length = address.partition("/")
+    octets = [int(o) for o in ip.split(".")]
+    how = rng.choice(["other-host", "other-subnet", "length"])
+    if how == "other-host":
+        octets[3] ^= 1
+    elif how == "other-subnet":
+        octets[2] = (octets[2] + 37) % 256
+    else:
+        length = rng.choice([l for l in ("24", "30", "32") if l != length])
+    new = ".".join(map(str, octets)) + "/" + length
+    if new == address:
+        return None
+    lines = _lines(text)
+    lines[i] = lines[i].replace(address, new)
+    return f"interfaces: {name} address {address} -> {new}", "\n".join(lines)
+
+
+def _iface_link_down(rng: random.Random, text: str, ports: frozenset[str]) -> tuple[str, str] | None:
+    spans = [s for s in _stanza_spans(text) if s[0] in ports]
+    if not spans:
+        return None
+    name, start, end = rng.choice(spans)
+    lines = _lines(text)
+    return f"interfaces: {name} link-down yes", "\n".join(lines[:end] + ["    link-down yes"] + lines[end:])
+
+
+def _iface_drop_stanza(rng: random.Random, text: str, ports: frozenset[str]) -> tuple[str, str] | None:
+    spans = [s for s in _stanza_spans(text) if s[0] in ports or s[0] == "lo"]
+    if not spans:
+        return None
+    name, start, end = rng.choice(spans)
+    lines = _lines(text)
+    return f"interfaces: the {name} stanza removed", "\n".join(lines[:start] + lines[end:])
+
+
+def _iface_mtu(rng: random.Random, text: str, ports: frozenset[str]) -> tuple[str, str] | None:
+    """One end of a link with another MTU than its peer's."""
+    lines = _lines(text)
+    found = [(i, name) for name, start, end in _stanza_spans(text) if name in ports
+             for i in range(start, end) if lines[i].split()[:1] == ["mtu"]]
+    if not found:
+        return None
+    i, name = rng.choice(found)
+    mtu = rng.choice(["1500", "9000"])
+    lines[i] = f"    mtu {mtu}"
+    return f"interfaces: {name} mtu {mtu}", "\n".join(lines)
+
+
+def _iface_duplicate_stanza(rng: random.Random, text: str, ports: frozenset[str]) -> tuple[str, str] | None:
+    """A port's block pasted twice, the copy with a second address (ifupdown2 merges the two)."""
+    found = _port_addresses(text, ports)
+    if not found:
+        return None
+    i, name, address = rng.choice(found)
+    octets = [int(o) for o in address.split("/")[0].split(".")]
+    octets[1] = (octets[1] + 50) % 256
+    extra = ".".join(map(str, octets)) + "/31"
+    return (f"interfaces: {name} defined twice, the second with {extra}",
+            text.rstrip("\n") + f"\n\nauto {name}\niface {name}\n    address {extra}\n")
+
+
+def _iface_unindent(rng: random.Random, text: str, ports: frozenset[str]) -> tuple[str, str] | None:
+    return "interfaces: every line un-indented", "\n".join(line.strip() for line in _lines(text))
+
+
+IFACE_EDITS: tuple[Callable[[random.Random, str, frozenset[str]], tuple[str, str] | None], ...] = (
+    _iface_drop_address, _iface_readdress, _iface_readdress, _iface_link_down, _iface_drop_stanza, _iface_mtu,
+    _iface_duplicate_stanza, _iface_unindent)
+
+
 EDITS: tuple[Callable[[random.Random, str], tuple[str, str] | None], ...] = (
     _remove, _remove, _duplicate, _shutdown, _deny_own_prefix, _rename_reference, _no_default_af, _maximum_paths,
     _unindent, _renumber, _external, _toggle_action, _aggregate, _change_asn, _prepend, _prepend, _attribute,
     _attribute, _maximum_prefix, _maximum_prefix, _session_option)
 
 
-def edit_kind(edit: Callable[[random.Random, str], tuple[str, str] | None]) -> str:
+def edit_kind(edit: Callable[..., tuple[str, str] | None]) -> str:
     return edit.__name__.lstrip("_").replace("_", "-")
 
 
-def random_edits(seed: int, count: int, configs: dict[str, str], kinds: Sequence[str] = ()) -> Iterator[Edit]:
-    """``count`` seeded edits, each of one device's frr.conf (``configs``: device -> its text);
-    ``kinds``: only edits of those kinds (``edit_kind``), else any."""
-    edits = [e for e in EDITS if not kinds or edit_kind(e) in kinds]
-    if not edits:
-        raise ValueError(f"no edit of the kinds {', '.join(kinds)}; there are {', '.join(sorted({edit_kind(e) for e in EDITS}))}")
+def all_kinds() -> set[str]:
+    return {edit_kind(e) for e in EDITS} | {edit_kind(e) for e in IFACE_EDITS}
+
+
+def random_edits(seed: int, count: int, configs: dict[str, str], kinds: Sequence[str] = (),
+                 interfaces: dict[str, tuple[str, frozenset[str]]] | None = None) -> Iterator[Edit]:
+    """``count`` seeded edits, each of one device's frr.conf (``configs``: device -> its text) or,
+    when ``interfaces`` is given (device -> its interfaces file and the ports cabled in the twin),
+    of its interfaces file; ``kinds``: only edits of those kinds (``edit_kind``), else any."""
+    frr_edits = [e for e in EDITS if not kinds or edit_kind(e) in kinds]
+    iface_edits = [e for e in IFACE_EDITS if interfaces is not None and (not kinds or edit_kind(e) in kinds)]
+    if not frr_edits and not iface_edits:
+        raise ValueError(f"no edit of the kinds {', '.join(kinds)}; there are {', '.join(sorted(all_kinds()))}")
     rng = random.Random(seed)
     names = sorted(configs)
     made = 0
     while made < count:
         device = rng.choice(names)
-        change = rng.choice(edits)(rng, configs[device])
+        # frr.conf edits as often as before; an interfaces edit one time in four when offered
+        if iface_edits and interfaces is not None and device in interfaces and (not frr_edits or rng.random() < 0.25):
+            text, ports = interfaces[device]
+            iface_edit = rng.choice(iface_edits)
+            change = iface_edit(rng, text, ports)
+            if change is None or change[1] == text:
+                continue
+            made += 1
+            yield Edit(device, change[0], change[1], "interfaces", edit_kind(iface_edit))
+            continue
+        if not frr_edits:
+            continue
+        frr_edit = rng.choice(frr_edits)
+        change = frr_edit(rng, configs[device])
         if change is None or change[1] == configs[device]:
             continue
         made += 1
-        yield Edit(device, change[0], change[1])
+        yield Edit(device, change[0], change[1], kind=edit_kind(frr_edit))
 
 
 # --- running it against the twin -----------------------------------------------------------------
@@ -419,10 +560,12 @@ def settle(switches: list[SwitchNs], rundir: Callable[[str], Path], quiet: float
 
 
 def differential(output: Path, plan: TwinPlan, rundir: Callable[[str], Path], seed: int, count: int,
-                 restart: Callable[[SwitchNs, str], None], work: Path, kinds: Sequence[str] = ()) -> list[Comparison]:
-    """Apply ``count`` seeded edits to the running twin one at a time (``restart`` loads a config
-    into one switch), compare predicted and observed routing on every switch after each, and put
-    the device back before the next."""
+                 restart: Callable[[SwitchNs, str, str | None], None], work: Path, kinds: Sequence[str] = (),
+                 interfaces: bool = True) -> list[Comparison]:
+    """Apply ``count`` seeded edits to the running twin one at a time (``restart`` loads a device's
+    frr.conf, and its interfaces file when one is given, as at boot), compare predicted and observed
+    routing on every switch after each, and put the device back before the next. ``interfaces``:
+    edit interfaces files too (the ports cabled in the twin and the loopback)."""
     switches = compared_devices(plan)
     by_device = {sw.device: sw for sw in switches}
     manifest = Manifest.load(output)
@@ -430,17 +573,24 @@ def differential(output: Path, plan: TwinPlan, rundir: Callable[[str], Path], se
     if edited_root.exists():
         shutil.rmtree(edited_root)
     shutil.copytree(output, edited_root, symlinks=True)
-    files = {name: edited_root / manifest.devices[name].twin_dir / "frr.conf" for name in by_device}
-    originals = {name: path.read_text() for name, path in files.items()}
+    folders = {name: edited_root / manifest.devices[name].twin_dir for name in by_device}
+    originals = {name: (folder / "frr.conf").read_text() for name, folder in folders.items()}
+    iface_originals = {name: (folder / "interfaces").read_text() for name, folder in folders.items()}
+    cabled = {name: frozenset(fabric_ports(by_device[name].ns))
+              for name in by_device}
     devices = list(by_device)
     results = []
-    for edit in random_edits(seed, count, originals, kinds):
+    offered = {name: (iface_originals[name], cabled[name]) for name in by_device} if interfaces else None
+    for edit in random_edits(seed, count, originals, kinds, offered):
         sw = by_device[edit.device]
         comparison = Comparison(edit, devices=len(devices))
-        files[edit.device].write_text(edit.text)
+        (folders[edit.device] / edit.file).write_text(edit.text)
         try:
             try:
-                restart(sw, edit.text)
+                if edit.file == "interfaces":
+                    restart(sw, originals[edit.device], edit.text)
+                else:
+                    restart(sw, edit.text, None)
             except TwinError as exc:
                 comparison.rejected = str(exc)[:200]
                 results.append(comparison)
@@ -449,7 +599,8 @@ def differential(output: Path, plan: TwinPlan, rundir: Callable[[str], Path], se
             comparison.differences = disagreements(predict(edited_root, devices), observed)
             results.append(comparison)
         finally:
-            files[edit.device].write_text(originals[edit.device])
-            restart(sw, originals[edit.device])
+            (folders[edit.device] / "frr.conf").write_text(originals[edit.device])
+            (folders[edit.device] / "interfaces").write_text(iface_originals[edit.device])
+            restart(sw, originals[edit.device], iface_originals[edit.device] if edit.file == "interfaces" else None)
             settle(switches, rundir)
     return results

@@ -27,6 +27,14 @@ def link_names(namespace: str | None = None) -> list[str]:
     return [line.split(":")[1].strip().split("@")[0] for line in run(cmd, check=False).splitlines()]
 
 
+MGMT_PORT = "mgmt0"  # a namespace's port on the twin's management bridge (twin/lifecycle.py)
+
+
+def fabric_ports(namespace: str) -> list[str]:
+    """A namespace's cabled ports: its links but the loopback and the management port."""
+    return [name for name in link_names(namespace) if name not in ("lo", MGMT_PORT)]
+
+
 def ip_batch(commands: list[str], namespace: str | None = None, force: bool = False) -> None:
     """Many ip commands in one process (creating hundreds of veths one process each is slow).
     ``force``: keep going past errors (for clean-up, where some links may already be gone)."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dualrail_net.verify.checks import Context, finding, running
 from dualrail_net.verify.checks.isolation import _dedupe, foreign_endpoint
 from dualrail_net.verify.findings import Finding
-from dualrail_net.verify.ipfast import net_str, network_of, split_address
+from dualrail_net.verify.ipfast import ip_int, net_str, network_of, split_address
 from dualrail_net.verify.snapshot import Snapshot
 from dualrail_net.verify.topology import Endpoint, NodeId, Session
 
@@ -25,13 +25,15 @@ class PlainTopology:
         self.duplicates: dict[str, list[Endpoint]] = {}
         self.subnets: dict[NodeId, dict[tuple[int, int], Endpoint]] = {}
         self.seen: dict[NodeId, set[str]] = {}
+        self.port_up: list[bool] = []  # per endpoint: its port is not kept down
         for dev in snap.devices.values():
             undeclared = not snap.plane_of_device(dev.name)
             for iface in dev.interfaces.values():
                 node = (dev.name, iface.vrf)
                 for addr in iface.addresses:
                     ip, net = split_address(addr)
-                    self.add(Endpoint(dev.name, iface.name, iface.vrf, addr, ip, net, node, False, iface.is_loopback))
+                    self.add(Endpoint(dev.name, iface.name, iface.vrf, addr, ip, net, node, False, iface.is_loopback),
+                             not iface.down)
                     plane = snap.plane_of_net(net)
                     if undeclared and plane:
                         self.seen.setdefault(node, set()).add(plane)
@@ -39,7 +41,8 @@ class PlainTopology:
             for iface in srv.interfaces.values():
                 for addr in iface.addresses:
                     ip, net = split_address(addr)
-                    self.add(Endpoint(srv.name, iface.name, None, addr, ip, net, (srv.name, None), True))
+                    self.add(Endpoint(srv.name, iface.name, None, addr, ip, net, (srv.name, None), True),
+                             not iface.down)
         self.node_plane: dict[NodeId, str | None] = {}
         for dev in snap.devices.values():
             declared = snap.plane_of_device(dev.name)
@@ -48,30 +51,71 @@ class PlainTopology:
                 self.node_plane[(dev.name, vrf)] = declared or (next(iter(planes)) if len(planes) == 1 else None)
         self.sessions, self.one_sided = self.pair(snap)
 
-    def add(self, ep: Endpoint) -> None:
+    def add(self, ep: Endpoint, up: bool = True) -> None:
         self.endpoints.append(ep)
+        self.port_up.append(up)
         first = self.by_ip.setdefault(ep.ip, ep)
         if first is not ep:
             self.duplicates.setdefault(ep.ip, [first]).append(ep)
         if ep.net[1] != 32:
             self.subnets.setdefault(ep.node, {}).setdefault(ep.net, ep)
 
+    def route_to(self, node: NodeId, ip: str) -> Endpoint | None:
+        """The node's endpoint on its longest subnet (not a /32) holding ``ip``: its connected route."""
+        value = ip_int(ip)
+        best: Endpoint | None = None
+        for net, ep in self.subnets.get(node, {}).items():
+            mask = ((1 << net[1]) - 1) << (32 - net[1]) if net[1] else 0
+            if value & mask == net[0] and (best is None or net[1] > best.net[1]):
+                best = ep
+        return best
+
+    def shadowed_by(self, ep: Endpoint) -> Endpoint | None:
+        """The endpoint configured before ``ep`` in its instance, on a port that is up, whose subnet
+        (shorter than /31) has ``ep``'s address as its broadcast address."""
+        value = ip_int(ep.ip)
+        for other, up in zip(self.endpoints, self.port_up):
+            if other is ep:
+                return None
+            net, length = other.net
+            if other.node == ep.node and up and length < 31 and net | ((1 << (32 - length)) - 1) == value:
+                return other
+        return None
+
     def pair(self, snap: Snapshot) -> tuple[list[Session], list[tuple[NodeId, str, str]]]:
         instances = {(dev.name, vrf): inst for dev in snap.devices.values() for vrf, inst in dev.bgp.items()}
         sessions: list[Session] = []
         one_sided: list[tuple[NodeId, str, str]] = []
-        done: set[tuple[NodeId, NodeId]] = set()
+        done: set[frozenset[int]] = set()
         for node, inst in instances.items():
             for addr, neighbor in inst.neighbors.items():
                 peer = self.by_ip.get(addr)
                 if peer is None:
                     one_sided.append((node, addr, "no interface in the fabric has this address"))
                     continue
-                local = self.subnets.get(node, {}).get(peer.net)
+                local = self.route_to(node, addr)
                 if local is None:
                     where = f"VRF {node[1]}" if node[1] else "the default VRF"
                     one_sided.append((node, addr, f"no interface of {where} is on a subnet with {addr} "
                                       f"(it belongs to {peer.device} {peer.interface})"))
+                    continue
+                if any(ep.node == node and ep.ip == addr for ep in self.endpoints):
+                    one_sided.append((node, addr, f"{addr} is an address of {node[0]} itself "
+                                      f"(also configured on {peer.device} {peer.interface})"))
+                    continue
+                back_route = self.route_to(peer.node, local.ip)
+                if back_route is None or (back_route.device, back_route.interface) != (peer.device, peer.interface):
+                    one_sided.append((node, addr, f"{peer.node[0]} has no route back to {local.ip} over "
+                                      f"{peer.interface} (the port with {addr}): {node[0]} {local.interface} is "
+                                      f"{local.address}, {peer.node[0]} {peer.interface} is {peer.address}"))
+                    continue
+                hidden = peer if self.shadowed_by(peer) else local if self.shadowed_by(local) else None
+                if hidden is not None:
+                    by = self.shadowed_by(hidden)
+                    assert by is not None
+                    one_sided.append((node, addr, f"{hidden.ip} on {hidden.device} {hidden.interface} is the "
+                                      f"broadcast address of {by.interface}'s {by.address}, configured before it: "
+                                      "the kernel takes it as a broadcast and TCP to it is dropped"))
                     continue
                 peer_inst = instances.get(peer.node)
                 back = peer_inst.neighbors.get(local.ip) if peer_inst is not None else None
@@ -79,9 +123,10 @@ class PlainTopology:
                     one_sided.append((node, addr, f"{peer.node[0]} has no neighbor {local.ip}"
                                       + (f" in VRF {peer.node[1]}" if peer.node[1] else "")))
                     continue
-                if (node, peer.node) in done:
+                link = frozenset((id(local), id(peer)))
+                if link in done:
                     continue
-                done.update({(node, peer.node), (peer.node, node)})
+                done.add(link)
                 sessions.append(Session(node, peer.node, addr, local.ip, inst.asn, peer_inst.asn,
                                         neighbor.remote_asn, back.remote_asn))
         return sessions, one_sided

@@ -344,30 +344,90 @@ def _interface_sessions(snap: Snapshot, topo: Topology) -> tuple[list[Session], 
     return sessions, one_sided
 
 
+def _longest_match(topo: Topology, keys: Ints, first: Ints, node: Ints, ip: Ints) -> Ints:
+    """Per (instance, IP): the instance's endpoint on the longest of its subnets (other than a /32)
+    that holds the IP, as the kernel's connected routes choose; -1 when none holds it."""
+    out = np.full(len(ip), -1, dtype=np.int64)
+    if not len(keys) or not len(ip):
+        return out
+    pending = np.arange(len(ip))
+    for length in sorted(set(topo.length[topo.length != 32].tolist()), reverse=True):
+        mask = ((1 << length) - 1) << (32 - length) if length else 0
+        wanted = (node[pending] << _NODE_SHIFT) | ((ip[pending] & mask) << 6) | length
+        at = np.minimum(np.searchsorted(keys, wanted), len(keys) - 1)
+        hit = keys[at] == wanted
+        out[pending[hit]] = first[at[hit]]
+        pending = pending[~hit]
+        if not len(pending):
+            break
+    return out
+
+
+def _shadowed(topo: Topology) -> Ints:
+    """Per endpoint, the endpoint whose subnet's broadcast address is this endpoint's address, or -1.
+    The kernel installs the last address of a subnet shorter than /31 as a broadcast route when its
+    port comes up; an address of the same instance equal to it that is configured later is appended
+    behind that route and never answers (TCP to a broadcast address is dropped). The endpoints are
+    in configuration order (ifupdown2 applies stanzas in file order); a port kept down adds none."""
+    out = np.full(len(topo), -1, dtype=np.int64)
+    sub = np.flatnonzero(topo.length < 31)
+    if not len(sub):
+        return out
+    up = np.array([not topo.port_iface[p].down for p in topo.port[sub].tolist()], dtype=np.bool_)
+    sub = sub[up]
+    if not len(sub):
+        return out
+    broadcast = topo.net[sub] | ((np.int64(1) << (32 - topo.length[sub])) - 1)
+    unique, first = first_of_each((topo.node[sub] << 32) | broadcast)
+    holder = sub[first]  # the first endpoint (configured earliest) whose subnet has that broadcast
+    keys = (topo.node << 32) | topo.value
+    at = np.minimum(np.searchsorted(unique, keys), len(unique) - 1)
+    hit = (unique[at] == keys) & (holder[at] < np.arange(len(topo)))
+    out[hit] = holder[at[hit]]
+    return out
+
+
 def _sessions(snap: Snapshot, topo: Topology) -> tuple[list[Session], list[tuple[NodeId, str, str]]]:
     """Pair up neighbor statements: a session exists when both ends name each other's interface
-    address on a subnet they share. Whether the ASNs agree is the BGP check's business.
+    address and each reaches the other over the port that holds it. Whether the ASNs agree is the
+    BGP check's business.
 
-    Each statement is tested in three steps: the address's owner (by_ip), the instance's own
-    endpoint on that owner's subnet, the owner's instance's statement back toward that endpoint.
-    A statement passing all three makes a session unless an earlier one already made one between
+    Each statement is tested in steps: the address's owner (by_ip); the instance's own endpoint the
+    kernel sends from (its longest connected subnet holding the address: the two ends' subnets
+    need not be equal, a /30 against a /31 still connects); the owner's route back to that
+    endpoint's address leaving through the owner's port; neither address shadowed by a broadcast
+    route (_shadowed) nor the instance's own; the owner's instance's statement back toward that
+    endpoint. A statement passing all makes a session unless an earlier one already made one between
     the same two endpoints (the other end's statement back)."""
     st = topo.statements
     owner, own_node = st.owner, st.node
     has_owner = owner >= 0
-    owned = owner[has_owner]
-    # step 2: this instance's endpoint on the owner's subnet
+    owned_at = np.flatnonzero(has_owner)
+    owned = owner[owned_at]
+    # step 2: this instance's endpoint toward the owner's address
     keys, first = _first_subnet_owner(topo)
     local = np.full(len(owner), -1, dtype=np.int64)
-    if len(keys) and len(owned):
-        wanted = (own_node[has_owner] << _NODE_SHIFT) | (topo.net[owned] << 6) | topo.length[owned]
-        at = np.minimum(np.searchsorted(keys, wanted), len(keys) - 1)
-        local[has_owner] = np.where(keys[at] == wanted, first[at], -1)
+    local[owned_at] = _longest_match(topo, keys, first, own_node[owned_at], topo.value[owned])
+    # what stops a statement that has an endpoint: 1 the address is the instance's own, 2 the owner
+    # reaches this end's address through another port (or not at all), 3 an address is a broadcast
+    blocked = np.zeros(len(owner), dtype=np.int64)
+    reach = np.flatnonzero(local >= 0)
+    peer_node = np.where(has_owner, topo.node[np.maximum(owner, 0)], -1)
+    shadow = _shadowed(topo)
+    if len(reach):
+        own_keys = np.sort((topo.node << 32) | topo.value)
+        mine = (own_node[reach] << 32) | topo.value[owner[reach]]
+        at = np.minimum(np.searchsorted(own_keys, mine), len(own_keys) - 1)
+        blocked[reach[own_keys[at] == mine]] = 1
+        back_route = _longest_match(topo, keys, first, peer_node[reach], topo.value[local[reach]])
+        wrong_port = (back_route < 0) | (topo.port[np.maximum(back_route, 0)] != topo.port[owner[reach]])
+        blocked[reach[wrong_port & (blocked[reach] == 0)]] = 2
+        in_the_dark = (shadow[owner[reach]] >= 0) | (shadow[local[reach]] >= 0)
+        blocked[reach[in_the_dark & (blocked[reach] == 0)]] = 3
     # step 3: the owner's instance's statement toward that endpoint's IP. Whatever the statement's
     # text, by_ip gave it an owner: the statement toward an IP is the one whose owner is that IP's
     # first owner, an integer join (node << 32 | owner) instead of 800k lookups in neighbor dicts.
-    peer_node = np.where(has_owner, topo.node[np.maximum(owner, 0)], -1)
-    candidates = np.flatnonzero(local >= 0)
+    candidates = np.flatnonzero((local >= 0) & (blocked == 0))
     back = np.full(len(owner), -1, dtype=np.int64)
     if len(candidates):
         target = local[candidates]
@@ -402,13 +462,28 @@ def _sessions(snap: Snapshot, topo: Topology) -> tuple[list[Session], list[tuple
         node, addr = nodes[int(own_node[i])], addresses[i]
         if owner[i] < 0:
             one_sided.append((node, addr, "no interface in the fabric has this address"))
-        elif local[i] < 0:
-            where = f"VRF {node[1]}" if node[1] else "the default VRF"
-            peer_ep = topo.endpoint(int(owner[i]))
+            continue
+        peer_ep = topo.endpoint(int(owner[i]))
+        peer = nodes[int(peer_node[i])]
+        where = f"VRF {node[1]}" if node[1] else "the default VRF"
+        if local[i] < 0:
             one_sided.append((node, addr, f"no interface of {where} is on a subnet with {addr} "
                               f"(it belongs to {peer_ep.device} {peer_ep.interface})"))
+        elif blocked[i] == 1:
+            one_sided.append((node, addr, f"{addr} is an address of {node[0]} itself "
+                              f"(also configured on {peer_ep.device} {peer_ep.interface})"))
+        elif blocked[i] == 2:
+            mine_ep = topo.endpoint(int(local[i]))
+            one_sided.append((node, addr, f"{peer[0]} has no route back to {mine_ep.ip} over {peer_ep.interface} "
+                              f"(the port with {addr}): {node[0]} {mine_ep.interface} is {mine_ep.address}, "
+                              f"{peer[0]} {peer_ep.interface} is {peer_ep.address}"))
+        elif blocked[i] == 3:
+            dark_at = int(owner[i]) if shadow[int(owner[i])] >= 0 else int(local[i])
+            hidden, by = topo.endpoint(dark_at), topo.endpoint(int(shadow[dark_at]))
+            one_sided.append((node, addr, f"{hidden.ip} on {hidden.device} {hidden.interface} is the broadcast address "
+                              f"of {by.interface}'s {by.address}, configured before it: the kernel takes it "
+                              "as a broadcast and TCP to it is dropped"))
         else:
-            peer = nodes[int(peer_node[i])]
             one_sided.append((node, addr, f"{peer[0]} has no neighbor {ips[int(local[i])]}"
                               + (f" in VRF {peer[1]}" if peer[1] else "")))
     return sessions, one_sided

@@ -366,6 +366,44 @@ def _attribute(rng: random.Random, text: str) -> tuple[str, str] | None:
     return f"neighbor {n} route-map {name}-A {direction} sets {kind} {value}", edited
 
 
+def _router_id(rng: random.Random, text: str) -> tuple[str, str] | None:
+    """A router ID typo: another address of the loopbacks' /24 (the plane's spines number theirs
+    first, so .0-.3 is a spine's ID, a neighbor's when this is a leaf), or a class E address."""
+    current = re.search(r"^ bgp router-id (\d+\.\d+\.\d+)\.(\d+)$", text, re.M)
+    if not current:
+        return None
+    new = rng.choice(["240.0.0.1", f"{current.group(1)}.{rng.randrange(0, 4)}",
+                      f"{current.group(1)}.{int(current.group(2)) ^ 1}"])
+    return f"bgp router-id {new}", text.replace(current.group(0), f" bgp router-id {new}", 1)
+
+
+def _redistribute(rng: random.Random, text: str) -> tuple[str, str] | None:
+    """`redistribute connected|static`, with the neighbors' outbound policy or a route-map of its own."""
+    if " address-family ipv4 unicast\n" not in text:
+        return None
+    source = rng.choice(["connected", "static"])
+    maps = sorted(set(re.findall(r"^route-map (\S+) ", text, re.M)))
+    with_map = f" route-map {rng.choice(maps)}" if maps and rng.random() < 0.5 else ""
+    line = f"  redistribute {source}{with_map}"
+    return line.strip(), text.replace(" address-family ipv4 unicast\n", f" address-family ipv4 unicast\n{line}\n", 1)
+
+
+def _static_route(rng: random.Random, text: str) -> tuple[str, str] | None:
+    """A static route beside BGP: over a neighbor (its next hop on a connected subnet), into a
+    blackhole, or toward a next hop no port reaches; for one of the switch's own prefixes or a
+    prefix the switch learns (a loopback or server block of the plane's other switches)."""
+    neighbors = _neighbors(text)
+    lists = re.findall(r"^ip prefix-list \S+ seq \d+ permit (\d+)\.(\d+)\.\d+\.\d+/\d+", text, re.M)
+    if not neighbors or not lists:
+        return None
+    a, b = rng.choice(lists)
+    prefix = rng.choice([f"{a}.{b}.0.{rng.randrange(0, 48)}/32", f"{a}.{b}.{rng.randrange(0, 4)}.0/26",
+                         f"{a}.{b}.0.0/16"])
+    via = rng.choice([rng.choice(neighbors), "blackhole", "192.0.2.1"])
+    line = f"ip route {prefix} {via}"
+    return line, re.sub(r"^(router bgp )", f"{line}\n\\1", text, count=1, flags=re.M)
+
+
 # --- edits of a switch's interfaces file (ifupdown2 applies them in the twin) -----------------------
 
 def _stanza_spans(text: str) -> list[tuple[str, int, int]]:
@@ -488,7 +526,7 @@ IFACE_EDITS: tuple[Callable[[random.Random, str, frozenset[str]], tuple[str, str
 EDITS: tuple[Callable[[random.Random, str], tuple[str, str] | None], ...] = (
     _remove, _remove, _duplicate, _shutdown, _deny_own_prefix, _rename_reference, _no_default_af, _maximum_paths,
     _unindent, _renumber, _external, _toggle_action, _aggregate, _change_asn, _prepend, _prepend, _attribute,
-    _attribute, _maximum_prefix, _maximum_prefix, _session_option)
+    _attribute, _maximum_prefix, _maximum_prefix, _session_option, _router_id, _redistribute, _static_route)
 
 
 def edit_kind(edit: Callable[..., tuple[str, str] | None]) -> str:

@@ -100,6 +100,20 @@ def test_daemons_reading_their_share_run_what_vtysh_would_apply(
     assert ours == reference
 
 
+def test_a_static_route_after_a_route_map_runs_as_vtysh_runs_it(
+        rendered: dict[str, str], namespace: str, frr_dir: Path) -> None:
+    """A hand edit adds a static route below the route-maps: vtysh sends it to staticd, which never
+    entered the route-map block; the block's `exit` given to staticd took it out of configuration
+    mode and the twin refused the line (the oracle's static-route edits found it)."""
+    config = rendered["plane-A/a-leaf-su1-r0/frr.conf"].replace(
+        "router bgp ", "ip route 10.10.0.0/26 blackhole\nip prefix-list EXTRA seq 5 permit 10.0.0.0/8\nrouter bgp ", 1)
+    assert config.index("route-map ") < config.index("ip route 10.10.0.0/26")
+    reference = started_by_vtysh(namespace, frr_dir / "vtysh", config)
+    ours = started_by_twin(namespace, frr_dir / "twin", config)
+    assert "ip route 10.10.0.0/26 blackhole" in ours and "ip prefix-list EXTRA" in ours
+    assert ours == reference
+
+
 def test_split_gives_bgp_blocks_to_bgpd_only(rendered: dict[str, str]) -> None:
     config = rendered["plane-A/a-leaf-su1-r0/frr.conf"]
     shares = frr.split_config(config)
@@ -111,6 +125,11 @@ def test_split_gives_bgp_blocks_to_bgpd_only(rendered: dict[str, str]) -> None:
     assert all(shares[d][route] == lines[route] for d in frr.DAEMONS)
     vtysh_only = lines.index("service integrated-vtysh-config")
     assert all(shares[d][vtysh_only] is None for d in frr.DAEMONS)
+    # a route-map's closing `exit` goes to no daemon; the `router bgp` block's to bgpd
+    exits = [i for i, line in enumerate(lines) if line == "exit"]
+    bgp_exit = exits[-1]
+    assert all(shares[d][i] is None for d in frr.DAEMONS for i in exits[:-1])
+    assert shares["bgpd"][bgp_exit] == "exit" and shares["staticd"][bgp_exit] is None
 
 
 def test_lines_frr_refuses_stop_the_start(rendered: dict[str, str], namespace: str, frr_dir: Path) -> None:

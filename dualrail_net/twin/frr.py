@@ -66,7 +66,13 @@ def split_config(config: str) -> dict[str, list[str | None]]:
     """Each daemon's share of an integrated frr.conf, line for line: the line itself, or None where
     the line belongs to another daemon or to vtysh. Kept line-aligned so that a daemon's "config line
     N" is line N of frr.conf. The split follows vtysh's: a `router bgp` block goes to bgpd only,
-    every other line to every daemon, each keeping what its command tree knows."""
+    every other line to every daemon, each keeping what its command tree knows.
+
+    A top-level `exit` closing a block no daemon owns (a route-map, an interface) is given to none:
+    a daemon that does not know the block never entered it, and its `exit` would take it out of
+    configuration mode, refusing every later line (a static route after a route-map, which vtysh
+    sends to staticd alone). A daemon that did enter the block leaves it anyway: a line its node
+    does not know is tried in the parent node (measured on FRR 8.4: the same running-config)."""
     shares: dict[str, list[str | None]] = {d: [] for d in DAEMONS}
     owner: str | None = None
     for line in config.splitlines():
@@ -75,6 +81,10 @@ def split_config(config: str) -> dict[str, list[str | None]]:
                 for daemon in DAEMONS:
                     shares[daemon].append(line if daemon == owner else None)
                 owner = None
+                continue
+            if line.strip() == "exit":
+                for daemon in DAEMONS:
+                    shares[daemon].append(None)
                 continue
             owner = next((o for block, o in OWNED_BLOCKS.items() if line.startswith(block + " ")), None)
         for daemon in DAEMONS:

@@ -32,6 +32,7 @@ def main() -> int:
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--kinds", default="", help="only these edit kinds, comma-separated (e.g. maximum-prefix)")
     parser.add_argument("--no-interfaces", action="store_true", help="edit frr.conf files only")
+    parser.add_argument("--devices", default="", help="edit only these devices, comma-separated (all are compared)")
     args = parser.parse_args()
     kinds = [k for k in args.kinds.split(",") if k]
     known = oracle.all_kinds()
@@ -51,7 +52,8 @@ def main() -> int:
                                          oracle.settle(switches, lifecycle.rundir))
             results = oracle.differential(out, plan, lifecycle.rundir, args.seed, args.edits,
                                           lifecycle.restart_switch, Path(tmp), kinds,
-                                          interfaces=not args.no_interfaces)
+                                          interfaces=not args.no_interfaces,
+                                          only=[d for d in args.devices.split(",") if d])
         finally:
             lifecycle.down()
     compared = [r for r in results if not r.rejected]

@@ -1,8 +1,9 @@
 """The twin as the verifier's oracle: what real FRR does with a config, against what verify's
 control-plane model (verify/controlplane.py) predicts for the same files.
 
-For one rendered folder the model predicts, per switch, the BGP sessions that carry IPv4 unicast and
-every BGP route it installs with its number of next hops; the running twin is read for the same
+For one rendered folder the model predicts, per switch (per VRF of a multi-plane gateway, which the
+twin runs as one namespace per VRF), the BGP sessions that carry IPv4 unicast and every BGP route
+it installs with its number of next hops; the running twin is read for the same
 (`show bgp summary json`, `show ip route json`). ``differential`` applies seeded random edits of the
 files the twin runs (remove, duplicate, reorder, renumber, rename, toggle ...), one device at a time,
 restarts that device's FRR with the edited file, waits until the fabric settles, and compares every
@@ -19,6 +20,7 @@ import random
 import re
 import shutil
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,12 +30,12 @@ from dualrail_net.twin import frr
 from dualrail_net.twin.plan import SwitchNs, TwinPlan
 from dualrail_net.twin.shell import TwinError, fabric_ports
 from dualrail_net.verify.cabling import read_cabling
-from dualrail_net.verify.controlplane import compute_plane, connected, static_in_rib
+from dualrail_net.verify.controlplane import compute_plane, connected, external_peers, maximum_paths, static_in_rib
 from dualrail_net.verify.parsers import parse_device, parse_server
 from dualrail_net.verify.ipfast import net_str, network_of
 from dualrail_net.verify.routes import bits
 from dualrail_net.verify.snapshot import Snapshot, assemble
-from dualrail_net.verify.topology import build_topology
+from dualrail_net.verify.topology import NodeId, build_topology
 
 TWIN_MAXIMUM_PATHS = {"cumulus": 256}  # Debian's FRR is built with --enable-multipath=256
 
@@ -70,27 +72,34 @@ def twin_snapshot(output: Path) -> Snapshot:
 
 
 def compared_devices(plan: TwinPlan) -> list[SwitchNs]:
-    """The switches compared: one namespace per device (a multi-plane gateway runs one per VRF)."""
-    return [sw for sw in plan.switches if sw.vrf is None]
+    """The namespaces compared: every switch, a multi-plane gateway once per VRF it runs."""
+    return list(plan.switches)
+
+
+def label(device: str, vrf: str | None) -> str:
+    """What a comparison is keyed by: the device, or one VRF of a multi-plane device."""
+    return device if vrf is None else f"{device} VRF {vrf}"
 
 
 def predict(output: Path, devices: list[str]) -> dict[str, DeviceRouting]:
+    """The model's sessions and installed BGP routes of every routing instance of ``devices`` the
+    twin runs (a device's default VRF; each VRF of a multi-plane device: keyed by ``label``)."""
     snap = twin_snapshot(output)
     topo = build_topology(snap)
     out: dict[str, DeviceRouting] = {}
     wanted = set(devices)
     for plane in snap.planes:
         control = compute_plane(snap, topo, plane, path_overrides=TWIN_MAXIMUM_PATHS)
-        up: dict[str, set[str]] = {}
+        up: dict[NodeId, set[str]] = {}
         for state in control.sessions:
             if state.up:
                 s = state.session
-                up.setdefault(s.a[0], set()).add(s.a_neighbor)
-                up.setdefault(s.b[0], set()).add(s.b_neighbor)
+                up.setdefault(s.a, set()).add(s.a_neighbor)
+                up.setdefault(s.b, set()).add(s.b_neighbor)
         for node in control.nodes:
-            if node[0] not in wanted or node[1] is not None:
+            dev = snap.devices.get(node[0])
+            if node[0] not in wanted or dev is None or (node[1] is not None and node[1] not in dev.vrfs):
                 continue
-            dev = snap.devices[node[0]]
             conn = connected(snap, topo, node)
             local = set(conn) | set(static_in_rib(dev, node[1], conn))  # connected/static win over BGP
             learned = control.reach.get(node, 0) & ~control.origin.get(node, 0)
@@ -100,20 +109,27 @@ def predict(output: Path, devices: list[str]) -> dict[str, DeviceRouting]:
                 bit = control.index.prefixes.index(net_str(network_of(agg.prefix)))
                 if control.origin.get(node, 0) >> bit & 1 and control.index.prefixes[bit] not in local:
                     routes.append((control.index.prefixes[bit], 1))
+            # a gateway's planned external peers (the twin stands them in with FRR): each one up is
+            # a session; a prefix they send is installed over every one that sends it (eBGP, one
+            # AS hop: it beats the fabric's copies)
+            external = [peer for peer in external_peers(snap, topo, node) if peer.established]
+            sent = Counter(prefix for peer in external for prefix in peer.prefixes)
+            paths = maximum_paths(dev, dev.bgp[node[1]], TWIN_MAXIMUM_PATHS)
+            routes += [(prefix, min(count, paths)) for prefix, count in sent.items() if prefix not in local]
             for bit in bits(learned):
                 prefix = control.index.prefixes[bit]
-                if prefix in local:
+                if prefix in local or prefix in sent:
                     continue
                 width = control.width(node, bit)
                 routes.append((prefix, width))
-            out[node[0]] = DeviceRouting(frozenset(up.get(node[0], set())), tuple(sorted(routes)))
-    for name in devices:
-        out.setdefault(name, DeviceRouting(frozenset(), ()))
+            sessions = up.get(node, set()) | {peer.address for peer in external}
+            out[label(*node)] = DeviceRouting(frozenset(sessions), tuple(sorted(routes)))
     return out
 
 
 def observe(switches: list[SwitchNs], rundir: Callable[[str], Path]) -> dict[str, DeviceRouting]:
-    """What each running switch has: IPv4 unicast sessions Established, selected BGP routes."""
+    """What each running switch (each VRF namespace of a gateway) has: IPv4 unicast sessions
+    Established, selected BGP routes; keyed by ``label``."""
     out = {}
     for sw in switches:
         d = rundir(sw.ns)
@@ -127,13 +143,16 @@ def observe(switches: list[SwitchNs], rundir: Callable[[str], Path]) -> dict[str
                 if entry.get("protocol") == "bgp" and entry.get("selected"):
                     hops = [h for h in entry.get("nexthops", []) if h.get("active")]
                     routes.append((prefix, len(hops)))
-        out[sw.device] = DeviceRouting(sessions, tuple(sorted(routes)))
+        out[label(sw.device, sw.vrf)] = DeviceRouting(sessions, tuple(sorted(routes)))
     return out
 
 
 def disagreements(predicted: dict[str, DeviceRouting], observed: dict[str, DeviceRouting]) -> dict[str, str]:
-    return {name: predicted[name].describe_difference(observed.get(name, DeviceRouting(frozenset(), ())))
-            for name in predicted if predicted[name] != observed.get(name)}
+    """Per compared instance (``observed``'s keys), how the prediction differs; an instance the
+    model has no routing for is predicted to have no session and no route."""
+    nothing = DeviceRouting(frozenset(), ())
+    return {name: predicted.get(name, nothing).describe_difference(observed[name])
+            for name in observed if predicted.get(name, nothing) != observed[name]}
 
 
 # --- the edit generator ---------------------------------------------------------------------------
@@ -599,13 +618,16 @@ def settle(switches: list[SwitchNs], rundir: Callable[[str], Path], quiet: float
 
 def differential(output: Path, plan: TwinPlan, rundir: Callable[[str], Path], seed: int, count: int,
                  restart: Callable[[SwitchNs, str, str | None], None], work: Path, kinds: Sequence[str] = (),
-                 interfaces: bool = True) -> list[Comparison]:
+                 interfaces: bool = True, only: Sequence[str] = ()) -> list[Comparison]:
     """Apply ``count`` seeded edits to the running twin one at a time (``restart`` loads a device's
     frr.conf, and its interfaces file when one is given, as at boot), compare predicted and observed
     routing on every switch after each, and put the device back before the next. ``interfaces``:
-    edit interfaces files too (the ports cabled in the twin and the loopback)."""
+    edit interfaces files too (the ports cabled in the twin and the loopback); ``only``: edit only
+    these devices (every switch is compared all the same)."""
     switches = compared_devices(plan)
-    by_device = {sw.device: sw for sw in switches}
+    by_device: dict[str, list[SwitchNs]] = {}
+    for sw in switches:
+        by_device.setdefault(sw.device, []).append(sw)
     manifest = Manifest.load(output)
     edited_root = work / "edited"
     if edited_root.exists():
@@ -614,21 +636,24 @@ def differential(output: Path, plan: TwinPlan, rundir: Callable[[str], Path], se
     folders = {name: edited_root / manifest.devices[name].twin_dir for name in by_device}
     originals = {name: (folder / "frr.conf").read_text() for name, folder in folders.items()}
     iface_originals = {name: (folder / "interfaces").read_text() for name, folder in folders.items()}
-    cabled = {name: frozenset(fabric_ports(by_device[name].ns))
-              for name in by_device}
+    cabled = {name: frozenset(p for sw in by_device[name] for p in fabric_ports(sw.ns)) for name in by_device}
     devices = list(by_device)
     results = []
     offered = {name: (iface_originals[name], cabled[name]) for name in by_device} if interfaces else None
-    for edit in random_edits(seed, count, originals, kinds, offered):
-        sw = by_device[edit.device]
-        comparison = Comparison(edit, devices=len(devices))
+    unknown = set(only) - set(by_device)
+    if unknown:
+        raise ValueError(f"no twin switch {', '.join(sorted(unknown))}; there are {', '.join(sorted(by_device))}")
+    editable = {name: text for name, text in originals.items() if not only or name in only}
+    for edit in random_edits(seed, count, editable, kinds, offered):
+        comparison = Comparison(edit, devices=len(switches))
         (folders[edit.device] / edit.file).write_text(edit.text)
         try:
             try:
-                if edit.file == "interfaces":
-                    restart(sw, originals[edit.device], edit.text)
-                else:
-                    restart(sw, edit.text, None)
+                for sw in by_device[edit.device]:  # a gateway: each VRF's namespace
+                    if edit.file == "interfaces":
+                        restart(sw, originals[edit.device], edit.text)
+                    else:
+                        restart(sw, edit.text, None)
             except TwinError as exc:
                 comparison.rejected = str(exc)[:200]
                 results.append(comparison)
@@ -639,6 +664,8 @@ def differential(output: Path, plan: TwinPlan, rundir: Callable[[str], Path], se
         finally:
             (folders[edit.device] / "frr.conf").write_text(originals[edit.device])
             (folders[edit.device] / "interfaces").write_text(iface_originals[edit.device])
-            restart(sw, originals[edit.device], iface_originals[edit.device] if edit.file == "interfaces" else None)
+            for sw in by_device[edit.device]:
+                restart(sw, originals[edit.device],
+                        iface_originals[edit.device] if edit.file == "interfaces" else None)
             settle(switches, rundir)
     return results

@@ -315,18 +315,27 @@ class _Origination:
     external_down: list[tuple[str, str]] = field(default_factory=list)  # (peer address, why no routes)
 
 
-def external_routes(snap: Snapshot, topo: Topology, node: NodeId) -> tuple[list[str], list[tuple[str, str]]]:
-    """What a gateway's instance learns from its planned external peers (the peers are outside the
-    rendered files: the plan says what they send): for each peer whose session the configuration
-    brings up (the neighbor configured with the peer's ASN and activated, its port up) the planned
-    prefixes its inbound route-map permits. Returns (prefixes, [(peer, why it brings nothing)])."""
+@dataclass(frozen=True)
+class ExternalPeerState:
+    """One planned external peer of a gateway's instance as its configuration brings it up."""
+
+    address: str
+    established: bool  # the session comes up (it may still bring nothing: ``why``)
+    prefixes: tuple[str, ...]  # the planned prefixes its inbound policy accepts
+    why: str = ""  # why it brings nothing, with file:line ("": it brings ``prefixes``)
+
+
+def external_peers(snap: Snapshot, topo: Topology, node: NodeId) -> list[ExternalPeerState]:
+    """A gateway's instance's planned external peers (outside the rendered files: the plan says
+    what they send): a session comes up when the neighbor is configured with the peer's ASN and
+    activated on a port that is up; it brings the planned prefixes its inbound route-map permits,
+    nothing when ebgp-requires-policy is on without an inbound policy (the session is up)."""
     meta = snap.manifest.devices.get(node[0])
     if meta is None or not meta.external:
-        return [], []
+        return []
     dev = snap.devices[node[0]]
     inst = dev.bgp[node[1]]
-    prefixes: list[str] = []
-    down: list[tuple[str, str]] = []
+    out: list[ExternalPeerState] = []
     where = snap.where(node[0], dev.routing_file, inst.line)
     for address, peer in meta.external.items():
         if peer.vrf != node[1]:
@@ -335,32 +344,44 @@ def external_routes(snap: Snapshot, topo: Topology, node: NodeId) -> tuple[list[
         label = f"{node[0]}{' VRF ' + node[1] if node[1] else ''}"
         if n is None:
             why = ("is shut down" if address in inst.shut_neighbors else "is not configured")
-            down.append((address, f"{where}: {label} neighbor {address} ({peer.name}, AS {peer.asn}) {why}"))
+            out.append(ExternalPeerState(address, False, (), f"{where}: {label} neighbor {address} ({peer.name}, "
+                                                             f"AS {peer.asn}) {why}"))
             continue
         at = snap.where(node[0], dev.routing_file, n.line)
         agrees = remote_as_agrees(n, inst.asn, peer.asn) if n.remote_kind else n.remote_asn == peer.asn
         if not agrees:
-            down.append((address, f"{at}: {label} neighbor {address} remote-as {n.remote_kind or n.remote_asn}, "
-                                  f"but {peer.name} is AS {peer.asn}"))
+            out.append(ExternalPeerState(address, False, (), f"{at}: {label} neighbor {address} remote-as "
+                                                             f"{n.remote_kind or n.remote_asn}, but {peer.name} "
+                                                             f"is AS {peer.asn}"))
             continue
         if not active(inst, n) or node[1] in dev.routing_off:
-            down.append((address, f"{at}: IPv4 unicast is not active toward {address} on {label}"))
+            out.append(ExternalPeerState(address, False, (), f"{at}: IPv4 unicast is not active toward {address} "
+                                                             f"on {label}"))
             continue
         port = next((ep.interface for ep in topo.endpoints_of(node)
                      if _on_subnet(address, net_str(ep.net))), None)
         iface = dev.interfaces.get(port) if port else None
         if iface is None or iface.down:
-            down.append((address, f"{snap.device_folder(node[0])}: {label} has no port up on the subnet of "
-                                  f"{address} ({peer.name}, planned on {peer.port})"))
+            out.append(ExternalPeerState(address, False, (), f"{snap.device_folder(node[0])}: {label} has no port up "
+                                                             f"on the subnet of {address} ({peer.name}, planned on "
+                                                             f"{peer.port})"))
             continue
         if requires_policy(dev, inst) and n.route_map_in is None:
-            down.append((address, f"{at}: {label} neighbor {address} has no route-map in and ebgp-requires-policy "
-                                  "is on"))
+            out.append(ExternalPeerState(address, True, (), f"{at}: {label} neighbor {address} has no route-map in "
+                                                            "and ebgp-requires-policy is on"))
             continue
-        for prefix in peer.prefixes:
-            if n.route_map_in is None or _permits(dev, n.route_map_in, prefix):
-                prefixes.append(net_str(network_of(prefix)))
-    return prefixes, down
+        out.append(ExternalPeerState(address, True, tuple(
+            net_str(network_of(prefix)) for prefix in peer.prefixes
+            if n.route_map_in is None or _permits(dev, n.route_map_in, prefix))))
+    return out
+
+
+def external_routes(snap: Snapshot, topo: Topology, node: NodeId) -> tuple[list[str], list[tuple[str, str]]]:
+    """What a gateway's instance learns from its planned external peers (``external_peers``):
+    (prefixes, one per peer that sends it; [(peer, why it brings nothing)])."""
+    peers = external_peers(snap, topo, node)
+    return ([prefix for peer in peers for prefix in peer.prefixes],
+            [(peer.address, peer.why) for peer in peers if peer.why])
 
 
 def _on_subnet(address: str, subnet: str) -> bool:

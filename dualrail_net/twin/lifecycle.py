@@ -141,7 +141,8 @@ def restart_switch(sw: SwitchNs, frr_text: str, interfaces_text: str | None = No
     """Restart one running switch's routing daemons on ``frr_text`` (what the oracle's edits do;
     raises TwinError when FRR refuses a line of it). With ``interfaces_text`` the switch boots again
     on both files: its ports are put back as the kernel made them (no address, down, the veth's
-    MTU; the loopback up with 127.0.0.1 only), the daemons start, then ifupdown2 applies the new interfaces file, as at bring-up."""
+    MTU; the loopback up with 127.0.0.1 only), the daemons start, then ifupdown2 applies the new
+    interfaces file, as at bring-up."""
     d = rundir(sw.ns)
     frr.stop(d)
     if sw.vrf:

@@ -10,7 +10,7 @@ import signal
 import time
 from pathlib import Path
 
-from dualrail_net.twin.shell import TwinError, in_ns
+from dualrail_net.twin.shell import MGMT_PORT, TwinError, in_ns
 
 SOCKET, PIDFILE = "lldpd.socket", "lldpd.pid"
 
@@ -27,7 +27,7 @@ def start(ns: str, system_name: str, rundir: Path) -> None:
     """One lldpd in ``ns`` on every port but the twin's management link."""
     rundir.mkdir(parents=True, exist_ok=True)
     sock = socket_path(rundir)
-    in_ns(ns, ["lldpd", "-u", str(sock), "-p", str(rundir / PIDFILE), "-I", "*,!mgmt0,!lo"])
+    in_ns(ns, ["lldpd", "-u", str(sock), "-p", str(rundir / PIDFILE), "-I", f"*,!{MGMT_PORT},!lo"])
     for _ in range(100):  # its control socket appears once it runs
         if sock.exists():
             break

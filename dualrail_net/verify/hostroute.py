@@ -1,9 +1,13 @@
 """A server's forwarding decision, as the Linux kernel makes it from the rendered interfaces file:
 policy rules in priority order (local 0, the file's rules, main 32766, default 32767; a rule without a
-priority gets the one below the previous rule's, as `ip rule add` numbers it), then the longest
-matching route of the rule's table (the main table holds the connected subnets of every addressed
-port and the routes without a table; a route with a gateway and no device leaves by the port whose
-subnet holds the gateway). A table without a match passes on to the next rule.
+priority gets one below the lowest non-zero priority in place, as the kernel numbers it), then the
+longest matching route of the rule's table, the lowest metric among equal prefixes. The main table
+holds the connected subnets of every addressed port that is up; the local table every address of
+the server, a port kept down included. A route is installed as `ip route` would install it: its
+port must be up, its gateway on a connected subnet of that port (or of any port up, when none is
+named) unless `onlink`; `add` fails where a route with the same prefix and metric exists, `replace`
+replaces it. A table without a match passes on to the next rule. ``tests/test_twin_oracle.py`` holds
+the model to the kernel's own decisions (twin/host_oracle.py).
 """
 
 from __future__ import annotations
@@ -11,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from dualrail_net.verify.ipfast import ip_int, network_of
-from dualrail_net.verify.model import ServerConfig
+from dualrail_net.verify.model import ServerConfig, ServerRoute
 
 MAIN, LOCAL = 254, 255
 
@@ -28,7 +32,8 @@ class HostRouting:
     """One server's rules and tables, ready for lookups."""
 
     rules: list[tuple[int, int, int, int]]  # (priority, source network, source length, table)
-    tables: dict[int, list[tuple[int, int, str | None, str | None]]]  # table -> (network, length, dev, via), longest first
+    # table -> (network, length, dev, via), longest first, then the lowest metric, then the first added
+    tables: dict[int, list[tuple[int, int, str | None, str | None]]]
     local: set[int]  # the server's own addresses
 
     def lookup(self, source: int, destination: int) -> Egress | None:
@@ -46,45 +51,97 @@ class HostRouting:
         return None
 
 
+def _holds(net: int, length: int, ip: int) -> bool:
+    return ip & (((1 << length) - 1) << (32 - length) if length else 0) == net
+
+
+Entry = tuple[int, int, int, str | None, str | None]  # (network, length, metric, dev, via)
+
+
+def _resolve(route: ServerRoute, up: set[str], connected: list[tuple[int, int, str]]) -> Entry | None:
+    """The route as the kernel installs it, or None where `ip route` fails: its port missing or
+    down ("Nexthop device is not up"), its gateway on no connected subnet of that port (of any port
+    up, when none is named) unless `onlink` ("Nexthop has invalid gateway")."""
+    try:
+        net, length = (0, 0) if route.prefix == "default" else network_of(route.prefix)
+        via_ip = ip_int(route.via) if route.via else None
+    except ValueError:
+        return None
+    dev = route.dev
+    if dev is not None and dev not in up:
+        return None
+    if via_ip is not None and not route.onlink:
+        dev = next((d for n, l, d in connected if _holds(n, l, via_ip) and dev in (None, d)), None)
+    if dev is None:
+        return None
+    return (net, length, route.metric, dev, route.via)
+
+
+def _install(table: list[Entry], entry: Entry, verb: str) -> None:
+    """`ip route add|replace|append` into a table: add fails where a route with the same prefix and
+    metric exists ("File exists"), replace replaces it, append goes behind it."""
+    same = next((i for i, r in enumerate(table) if r[:3] == entry[:3]), None)
+    if same is not None and verb == "add":
+        return
+    if same is not None and verb == "replace":
+        table[same] = entry
+    else:
+        table.append(entry)
+
+
 def host_routing(srv: ServerConfig) -> HostRouting:
-    connected: list[tuple[int, int, str]] = []
+    """The server's rules and tables as the kernel holds them once ifupdown2 has brought every
+    stanza up in file order: a port's connected subnets enter the main table when its stanza comes
+    up, and a stanza's routes are installed then, over the ports up by that time."""
     local: set[int] = set()
+    subnets: dict[str, list[tuple[int, int]]] = {}
     for name, iface in srv.interfaces.items():
-        if iface.down:
-            continue
         for address in iface.addresses:
             try:
                 net, length = network_of(address)
-                local.add(ip_int(address.partition("/")[0]))
+                ip = ip_int(address.partition("/")[0])
             except ValueError:
                 continue
-            connected.append((net, length, name))
-    tables: dict[int, list[tuple[int, int, str | None, str | None]]] = {MAIN: [(n, l, d, None) for n, l, d in connected]}
+            local.add(ip)  # a down port's address stays in the local table
+            if not iface.down:
+                subnets.setdefault(name, []).append((net, length))
+    by_port: dict[str | None, list[ServerRoute]] = {}
     for route in srv.routes:
-        try:
-            net, length = (0, 0) if route.prefix == "default" else network_of(route.prefix)
-            via_ip = ip_int(route.via) if route.via else None
-        except ValueError:
-            continue
-        dev = route.dev
-        if dev is None and via_ip is not None:  # the port whose subnet holds the gateway
-            dev = next((d for n, l, d in connected if via_ip & (((1 << l) - 1) << (32 - l) if l else 0) == n), None)
-        table = tables.setdefault(route.table if route.table is not None else MAIN, [])
-        # `ip route replace` of the same prefix replaces it
-        table[:] = [r for r in table if (r[0], r[1]) != (net, length)] + [(net, length, dev, route.via)]
-    for table in tables.values():
-        table.sort(key=lambda r: -r[1])
-    rules: list[tuple[int, int, int, int]] = [(0, 0, 0, LOCAL)]
-    previous = 32766
+        by_port.setdefault(route.port if route.port in srv.interfaces else None, []).append(route)
+    # table -> [(network, length, metric, dev, via)] in the order added
+    added: dict[int, list[tuple[int, int, int, str | None, str | None]]] = {MAIN: []}
+    up: set[str] = set()
+    connected: list[tuple[int, int, str]] = []  # of the ports up so far, the longest first
+    for stanza in [*srv.interfaces, None]:
+        port = srv.interfaces.get(stanza) if stanza is not None else None
+        if port is not None and not port.down:
+            up.add(port.name)
+            for net, length in subnets.get(port.name, []):
+                _install(added[MAIN], (net, length, 0, port.name, None), "append")
+                connected.append((net, length, port.name))
+            connected.sort(key=lambda c: -c[1])
+        for route in by_port.get(stanza, []):
+            entry = _resolve(route, up, connected)
+            if entry is not None:
+                _install(added.setdefault(route.table if route.table is not None else MAIN, []), entry, route.verb)
+    tables = {t: [(n, l, d, v) for n, l, _m, d, v in sorted(entries, key=lambda r: (-r[1], r[2]))]
+              for t, entries in added.items()}
+    rules: list[tuple[int, int, int, int]] = [(0, 0, 0, LOCAL), (32766, 0, 0, MAIN), (32767, 0, 0, 253)]
     for rule in srv.rules:
-        priority = rule.priority if rule.priority is not None else previous - 1
-        previous = priority
         try:
             source = ip_int(rule.source)
         except ValueError:
             continue
+        if rule.priority is not None:
+            priority = rule.priority
+        else:  # the kernel: one below the second rule's priority (the first after local's 0), else 0
+            second = sorted(r[0] for r in rules)[1]
+            priority = second - 1 if second else 0
         mask = ((1 << rule.source_len) - 1) << (32 - rule.source_len) if rule.source_len else 0
-        rules.append((priority, source & mask, rule.source_len, rule.table))
-    rules += [(32766, 0, 0, MAIN), (32767, 0, 0, 253)]
-    rules.sort(key=lambda r: r[0])  # stable: equal priorities keep the order they were added in
+        new = (priority, source & mask, rule.source_len, rule.table)
+        if new in rules:
+            continue  # `ip rule add` of a rule in place: "File exists"
+        # after every rule of the same or a lower priority, as the kernel inserts it
+        at = next((i for i, r in enumerate(rules) if r[0] > priority), len(rules))
+        rules.insert(at, new)
     return HostRouting(rules, tables, local)

@@ -205,6 +205,10 @@ class ServerRoute:
     via: str | None
     dev: str | None
     table: int | None
+    metric: int = 0  # `metric N` (the kernel's route priority: the lower wins among equal prefixes)
+    verb: str = "replace"  # `ip route add|replace|append`: add fails where the same route exists
+    onlink: bool = False  # the gateway is taken as on-link whatever the port's subnets
+    port: str | None = None  # the stanza whose bring-up installs it (None: after every stanza)
 
 
 @dataclass(slots=True)

@@ -55,8 +55,13 @@ def parse_device(name: str, platform: str, folder: Path) -> DeviceConfig:
 def parse_server(name: str, folder: Path) -> ServerConfig:
     parsed = read_interfaces(read_text(folder / "interfaces"))
     other: list[str] = []
-    gateway_routes = [f"ip route add default via {gw} dev {name}" for name, gw in parsed.gateways.items()]
-    routes, rules = server_policy(gateway_routes + parsed.commands, other)
+    # in the order ifupdown2 brings the stanzas up: a stanza's `gateway` route, then its post-up
+    # commands (a route is installed only over the ports that are up by then)
+    order = {name: i for i, name in enumerate(parsed.interfaces)}
+    tagged = [(name, f"ip route add default via {gw} dev {name}") for name, gw in parsed.gateways.items()]
+    tagged += list(zip(parsed.command_ports, parsed.commands))
+    tagged.sort(key=lambda t: order.get(t[0], len(order)))
+    routes, rules = server_policy([cmd for _, cmd in tagged], other, [port for port, _ in tagged])
     srv = ServerConfig(name=name, interfaces=parsed.interfaces, routes=routes, rules=rules)
     srv.unmodelled += [("interfaces", line, text) for line, text in parsed.unmodelled]
     srv.unmodelled += [("interfaces", 0, f"post-up command: {cmd}") for cmd in other]

@@ -54,6 +54,7 @@ class InterfacesFile:
     interfaces: dict[str, Interface]
     vrfs: dict[str, int | None]  # VRF device -> table
     commands: list[str]  # the `post-up` / `up` commands of the stanzas, in order (server routes, rules)
+    command_ports: list[str]  # per command, the stanza that runs it
     # lines the model does not understand: (line number, text). Attributes known not to change
     # addressing, routing or forwarding (KNOWN_HARMLESS) are not reported
     unmodelled: list[tuple[int, str]] = field(default_factory=list)
@@ -77,6 +78,7 @@ def read_interfaces(text: str) -> InterfacesFile:
     ifaces: dict[str, Interface] = {}
     vrfs: dict[str, int | None] = {}
     commands: list[str] = []
+    command_ports: list[str] = []
     unmodelled: list[tuple[int, str]] = []
     iface: Interface | None = None  # the open stanza's interface
     netmask_of: dict[str, int] = {}
@@ -126,6 +128,7 @@ def read_interfaces(text: str) -> InterfacesFile:
             iface.bridge_ports = value.split()
         elif key == "post-up" or key == "up":
             commands.append(value)
+            command_ports.append(iface.name)
         elif key == "link-down":
             iface.down = "link-down" if value == "yes" else iface.down
         elif key == "netmask":
@@ -140,7 +143,7 @@ def read_interfaces(text: str) -> InterfacesFile:
             unmodelled.append((number, line.strip()))
     for name, length in netmask_of.items():
         ifaces[name].addresses = [a if "/" in a else f"{a}/{length}" for a in ifaces[name].addresses]
-    return InterfacesFile(ifaces, vrfs, commands, unmodelled, gateways)
+    return InterfacesFile(ifaces, vrfs, commands, command_ports, unmodelled, gateways)
 
 
 def _mask_length(mask: str) -> int | None:
@@ -184,20 +187,29 @@ def _route_target(text: str) -> bool:
     return text == "default" or (_ipv4(address) and (not length or is_decimal(length) and int(length) <= 32))
 
 
-def server_policy(commands: list[str], unmodelled: list[str] | None = None) -> tuple[list[ServerRoute], list[ServerRule]]:
+def server_policy(commands: list[str], unmodelled: list[str] | None = None,
+                  ports: list[str] | None = None) -> tuple[list[ServerRoute], list[ServerRule]]:
     """Routes and rules installed by post-up commands (``ip route add|replace|append ...``,
-    ``ip rule add ...``). Any other command goes to ``unmodelled`` (verify cannot judge it)."""
+    ``ip rule add ...``). Any other command goes to ``unmodelled`` (verify cannot judge it).
+    ``ports``: per command, the stanza that runs it (a route's ``port``)."""
     routes: list[ServerRoute] = []
     rules: list[ServerRule] = []
-    for value in commands:
+    for number, value in enumerate(commands):
         w = _ip_command(value)
+        onlink = "onlink" in w[4:]
+        if onlink and w[:2] == ["ip", "route"]:  # the one flag without a value
+            w = w[:4] + [word for word in w[4:] if word != "onlink"]
         if w[:2] == ["ip", "route"] and len(w) >= 4 and w[2] in ("add", "replace", "append") and len(w) % 2 == 0:
             opts = dict(zip(w[4::2], w[5::2]))
             table = opts.get("table")
             via = opts.get("via")
-            if set(opts) <= {"via", "dev", "table", "src", "proto", "metric", "onlink"} and (table is None or is_decimal(table)) \
-                    and _route_target(w[3]) and (via is None or _ipv4(via)):
-                routes.append(ServerRoute(w[3], opts.get("via"), opts.get("dev"), int(table) if table else None))
+            metric = opts.get("metric") or opts.get("priority") or opts.get("preference")
+            if set(opts) <= {"via", "dev", "table", "src", "proto", "metric", "priority", "preference"} \
+                    and (table is None or is_decimal(table)) and (metric is None or is_decimal(metric)) \
+                    and _route_target(w[3]) and (via is None or _ipv4(via)) and not (onlink and via is None):
+                routes.append(ServerRoute(w[3], opts.get("via"), opts.get("dev"), int(table) if table else None,
+                                          int(metric) if metric else 0, w[2], onlink,
+                                          ports[number] if ports is not None else None))
                 continue
         elif w[:3] == ["ip", "rule", "add"] and len(w) % 2 == 1:
             opts = dict(zip(w[3::2], w[4::2]))

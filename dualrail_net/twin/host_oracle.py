@@ -1,0 +1,264 @@
+"""The Linux kernel as the host model's oracle: a server's forwarding decision as verify predicts it
+(verify/hostroute.py, what HOST-FORWARDING judges) against the kernel's own, for the same file.
+
+A server's rendered interfaces file is applied by ifupdown2 in a namespace of its own, each port a
+veth whose far end stays in the namespace, up and unaddressed (the decision needs addresses, routes
+and rules, not cables; the port has carrier like a cabled NIC port), and the kernel is asked `ip route get DST from SRC` for every
+address of the server and a destination in every routed prefix of every plane (and one outside
+them all). ``differential`` applies seeded random edits of the file (rules and routes dropped,
+renumbered, re-tabled, re-pointed, metrics, `add` over an existing route, a port down or
+unaddressed) one at a time, and every disagreement is a bug in the model or a construct it does
+not claim. Needs root and ifupdown2; touches nothing outside its namespace.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from ipaddress import IPv4Network
+from pathlib import Path
+
+from dualrail_net.twin.shell import TwinError, in_ns, ip_batch, run
+from dualrail_net.verify.hostroute import host_routing
+from dualrail_net.verify.ipfast import dotted, ip_int
+from dualrail_net.verify.parsers import parse_server
+from dualrail_net.verify.parsers.ifupdown import parse_stanzas
+
+NS = "drt-host-oracle"
+Probe = tuple[str, str]  # (source address, destination address)
+# where a packet leaves: (port, gateway) — ("local", None): delivered to the server itself;
+# None: no route
+Decision = tuple[str, str | None] | None
+_GET = re.compile(r"^(?P<local>local )?\S+ (?:from \S+ )?(?:via (?P<via>\S+) )?dev (?P<dev>\S+)")
+
+
+def probes(folder: Path, destinations: Sequence[str]) -> list[Probe]:
+    """Every address of the server's ports as a source, to each destination and to every source."""
+    srv = parse_server(folder.name, folder)
+    sources = [a.partition("/")[0] for iface in srv.interfaces.values() if not iface.is_loopback
+               for a in iface.addresses]
+    return [(s, d) for s in sources for d in [*destinations, *sources]]
+
+
+def predicted(folder: Path, wanted: Sequence[Probe]) -> dict[Probe, Decision]:
+    """verify's host model on the folder's interfaces file."""
+    routing = host_routing(parse_server(folder.name, folder))
+    out: dict[Probe, Decision] = {}
+    for source, destination in wanted:
+        egress = routing.lookup(ip_int(source), ip_int(destination))
+        out[(source, destination)] = None if egress is None else ("local", None) if egress.dev is None \
+            else (egress.dev, egress.via)
+    return out
+
+
+def _ports(text: str) -> list[str]:
+    """The ports a file configures (what the namespace gets as links)."""
+    return [st.name for st in parse_stanzas(text)
+            if st.name != "lo" and re.fullmatch(r"[A-Za-z0-9_.-]{1,15}", st.name)]
+
+
+def observed(text: str, wanted: Sequence[Probe]) -> dict[Probe, Decision]:
+    """The kernel's decisions after ifupdown2 applied ``text`` in a fresh namespace."""
+    subprocess.run(["ip", "netns", "del", NS], capture_output=True)
+    run(["ip", "netns", "add", NS])
+    work = Path(tempfile.mkdtemp(prefix="drt-host-oracle-"))
+    try:
+        ports = _ports(text)
+        # each port a veth whose other end (unaddressed) is up: carrier, as on a cabled NIC port
+        # (no dummy driver in every kernel the twin runs on)
+        ip_batch(["link set dev lo up"] + [f"link add {port} type veth peer name drt-far{i}" for i, port in enumerate(ports)]
+                 + [f"link set dev drt-far{i} up" for i in range(len(ports))], namespace=NS)
+        (work / "interfaces").write_text(text)
+        # ifupdown2 keeps its state in /run/network: a private one (its exit status is not trusted
+        # either way: the decisions are what count)
+        in_ns(NS, ["unshare", "-m", "sh", "-c", "mkdir -p /run/network && mount -t tmpfs none /run/network && "
+                   f"exec ifup -a -i {work / 'interfaces'}"], check=False, timeout=120)
+        # one line per probe whatever ip prints (its first line, or its error)
+        script = "".join(f'echo "$(ip route get {d} from {s} 2>&1 | head -1)"\n' for s, d in wanted)
+        answer = in_ns(NS, ["sh", "-c", script], check=False, timeout=300).split("\n")
+    finally:
+        subprocess.run(["ip", "netns", "del", NS], capture_output=True)
+        shutil.rmtree(work, ignore_errors=True)
+    lines = answer[:len(wanted)]
+    if len(lines) != len(wanted):
+        raise TwinError(f"ip route get answered {len(lines)} of {len(wanted)} probes")
+    return {probe: _decision(line) for probe, line in zip(wanted, lines)}
+
+
+def _decision(line: str) -> Decision:
+    m = _GET.match(line)
+    if m is None:  # "RTNETLINK answers: Network is unreachable" and the like
+        return None
+    return ("local", None) if m.group("local") else (m.group("dev"), m.group("via"))
+
+
+def disagreements(model: dict[Probe, Decision], kernel: dict[Probe, Decision]) -> dict[Probe, str]:
+    return {p: f"predicted {model[p]}, kernel {kernel[p]}" for p in model if model[p] != kernel.get(p)}
+
+
+# --- the edit generator ---------------------------------------------------------------------------
+
+_RULE = re.compile(r"^(\s*post-up ip rule add from \S+ lookup )(\d+)( priority )(\d+)$", re.M)
+_ROUTE = re.compile(r"^(\s*post-up ip route )(replace|add) (\S+) via (\S+) dev (\S+)(.*)$", re.M)
+
+
+def _drop_line(rng: random.Random, text: str) -> tuple[str, str] | None:
+    lines = [m for m in re.finditer(r"^\s*post-up ip (rule|route) .*$", text, re.M)]
+    if not lines:
+        return None
+    m = rng.choice(lines)
+    return f"drop `{m.group(0).strip()}`", text[:m.start()] + text[m.end() + 1:]
+
+
+def _rule_priority(rng: random.Random, text: str) -> tuple[str, str] | None:
+    """A rule renumbered (before another port's, after main's) or left to the kernel's numbering."""
+    rules = list(_RULE.finditer(text))
+    if not rules:
+        return None
+    m = rng.choice(rules)
+    new = rng.choice(["", "100", "32767", "50", str(int(m.group(4)) + rng.choice([1, 2, 3]))])
+    line = f"{m.group(1)}{m.group(2)}" + (f"{m.group(3)}{new}" if new else "")
+    return f"rule of table {m.group(2)}: priority {new or 'left out'}", text[:m.start()] + line + text[m.end():]
+
+
+def _rule_table(rng: random.Random, text: str) -> tuple[str, str] | None:
+    rules = list(_RULE.finditer(text))
+    if len(rules) < 2:
+        return None
+    m, other = rng.sample(rules, 2)
+    line = f"{m.group(1)}{other.group(2)}{m.group(3)}{m.group(4)}"
+    return f"rule {m.group(4)} looks up table {other.group(2)}", text[:m.start()] + line + text[m.end():]
+
+
+def _route_gateway(rng: random.Random, text: str) -> tuple[str, str] | None:
+    """A route's gateway or port retyped: another port's gateway, a gateway off every subnet, the
+    other port with its gateway kept, or `onlink` added."""
+    routes = list(_ROUTE.finditer(text))
+    if len(routes) < 2:
+        return None
+    m, other = rng.sample(routes, 2)
+    how = rng.choice(["via", "dev", "off-subnet", "onlink"])
+    via, dev, rest = m.group(4), m.group(5), m.group(6)
+    if how == "via":
+        via = other.group(4)
+    elif how == "dev":
+        dev = other.group(5)
+    elif how == "off-subnet":
+        via = dotted(ip_int(via) ^ (1 << 12))
+    else:
+        via, dev, rest = other.group(4), dev, rest + " onlink"
+    line = f"{m.group(1)}{m.group(2)} {m.group(3)} via {via} dev {dev}{rest}"
+    return f"route {m.group(3)}{' ' + rest.strip() if rest.strip() else ''}: {how} -> via {via} dev {dev}", \
+        text[:m.start()] + line + text[m.end():]
+
+
+def _route_second(rng: random.Random, text: str) -> tuple[str, str] | None:
+    """A second route to a prefix through another port: `add` (refused when one exists), `replace`
+    (wins), or `add` with another metric (both kept, the lower metric wins)."""
+    routes = list(_ROUTE.finditer(text))
+    if len(routes) < 2:
+        return None
+    m, other = rng.sample(routes, 2)
+    how = rng.choice(["add", "replace", "metric-lower", "metric-higher"])
+    verb = "replace" if how == "replace" else "add"
+    metric = {"metric-lower": " metric 10", "metric-higher": " metric 2000"}.get(how, "")
+    first = m.group(0)
+    if how == "metric-lower":  # the existing route's metric is raised so the new one can be lower
+        first = f"{m.group(1)}{m.group(2)} {m.group(3)} via {m.group(4)} dev {m.group(5)}{m.group(6)} metric 100"
+    line = f"{m.group(1)}{verb} {m.group(3)} via {other.group(4)} dev {other.group(5)}{m.group(6)}{metric}"
+    return f"second route {m.group(3)} ({how}) via {other.group(4)} dev {other.group(5)}", \
+        text[:m.start()] + first + "\n" + line + text[m.end():]
+
+
+def _port_state(rng: random.Random, text: str) -> tuple[str, str] | None:
+    """A port kept down (`link-down yes`) or left without its address."""
+    stanzas = [m for m in re.finditer(r"^iface (\S+)\n((?:[ \t]+\S.*\n)*)", text, re.M)
+               if "address " in m.group(2)]
+    if not stanzas:
+        return None
+    m = rng.choice(stanzas)
+    if rng.random() < 0.5:
+        return f"{m.group(1)} link-down yes", text[:m.end()] + "    link-down yes\n" + text[m.end():]
+    body = re.sub(r"^\s*address \S+\n", "", m.group(2), count=1, flags=re.M)
+    return f"{m.group(1)} without its address", text[:m.start(2)] + body + text[m.end(2):]
+
+
+def _main_route(rng: random.Random, text: str) -> tuple[str, str] | None:
+    """A route in the main table toward one prefix of the routed space, through some port."""
+    routes = list(_ROUTE.finditer(text))
+    if not routes:
+        return None
+    m = rng.choice(routes)
+    target = rng.choice(["default", "10.0.0.0/8", "10.20.0.0/16", "10.10.0.0/16"])
+    line = f"{m.group(1)}replace {target} via {m.group(4)} dev {m.group(5)}"
+    return f"main-table route {target} via {m.group(5)}", text[:m.end()] + "\n" + line + text[m.end():]
+
+
+EDITS: tuple[Callable[[random.Random, str], tuple[str, str] | None], ...] = (
+    _drop_line, _rule_priority, _rule_priority, _rule_table, _route_gateway, _route_gateway, _route_second,
+    _route_second, _port_state, _main_route)
+
+
+@dataclass(frozen=True)
+class HostEdit:
+    server: str
+    description: str
+    text: str
+
+
+def random_edits(seed: int, count: int, files: dict[str, str]) -> Iterator[HostEdit]:
+    rng = random.Random(seed)
+    names = sorted(files)
+    made = 0
+    for _ in range(count * 50):
+        if made == count:
+            return
+        server = rng.choice(names)
+        change = rng.choice(EDITS)(rng, files[server])
+        if change is None or change[1] == files[server]:
+            continue
+        made += 1
+        yield HostEdit(server, change[0], change[1])
+
+
+@dataclass
+class HostComparison:
+    edit: HostEdit | None  # None: the clean file
+    server: str
+    probes: int = 0
+    differences: dict[Probe, str] = field(default_factory=dict)
+
+
+def compare(folder: Path, text: str, destinations: Sequence[str]) -> tuple[int, dict[Probe, str]]:
+    """Model against kernel for one server folder whose interfaces file is ``text``."""
+    (folder / "interfaces").write_text(text)
+    wanted = probes(folder, destinations)
+    return len(wanted), disagreements(predicted(folder, wanted), observed(text, wanted))
+
+
+def differential(servers: dict[str, Path], destinations: Sequence[str], seed: int, count: int,
+                 work: Path) -> list[HostComparison]:
+    """The clean file of each server, then ``count`` seeded edits, each compared on its own copy."""
+    results = []
+    files = {name: (folder / "interfaces").read_text() for name, folder in servers.items()}
+    for name, folder in servers.items():
+        copy = work / name
+        shutil.copytree(folder, copy, dirs_exist_ok=True)
+        n, diff = compare(copy, files[name], destinations)
+        results.append(HostComparison(None, name, n, diff))
+    for edit in random_edits(seed, count, files):
+        copy = work / edit.server
+        n, diff = compare(copy, edit.text, destinations)
+        results.append(HostComparison(edit, edit.server, n, diff))
+    return results
+
+
+def plane_destinations(routed: dict[str, list[IPv4Network]]) -> list[str]:
+    """One address inside every routed prefix of every plane (its network + 2, as HOST-FORWARDING
+    probes), and one outside them all."""
+    return [*(dotted(int(net.network_address) + 2) for nets in routed.values() for net in nets), "192.0.2.77"]

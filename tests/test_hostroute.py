@@ -1,0 +1,141 @@
+"""A server's forwarding decision (verify/hostroute.py, what HOST-FORWARDING judges) against the
+Linux kernel's own: each semantic the kernel oracle (twin/host_oracle.py) found the model missing is
+pinned here offline, and the differential runs the rendered servers' files, clean and under seeded
+random edits, through ifupdown2 and `ip route get` (root)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from dualrail_net.render import render_fabric
+from dualrail_net.render.artifacts import write_artifacts
+from dualrail_net.resolve.model import Fabric
+from dualrail_net.twin import host_oracle
+from dualrail_net.verify.hostroute import Egress, host_routing
+from dualrail_net.verify.ipfast import ip_int
+from dualrail_net.verify.parsers import parse_server
+from dualrail_net.verify.snapshot import load_snapshot
+
+TWO_PORTS = """\
+auto p0
+iface p0
+    address 10.12.0.1/31
+    post-up ip route replace default via 10.12.0.0 dev p0 table 101
+    post-up ip rule add from 10.12.0.1 lookup 101 priority 101
+    post-up ip route replace 10.10.0.0/24 via 10.12.0.0 dev p0
+
+auto p1
+iface p1
+    address 10.22.0.1/31
+    post-up ip route replace default via 10.22.0.0 dev p1 table 102
+    post-up ip rule add from 10.22.0.1 lookup 102 priority 102
+"""
+
+
+@pytest.fixture(scope="module")
+def rendered(tmp_path_factory: pytest.TempPathFactory, example_fabric: Fabric) -> Path:
+    out = tmp_path_factory.mktemp("hosts") / "build"
+    write_artifacts(render_fabric(example_fabric), out)
+    return out
+
+
+def decide(tmp_path: Path, text: str, source: str, destination: str) -> Egress | None:
+    folder = tmp_path / "srv"
+    folder.mkdir(exist_ok=True)
+    (folder / "interfaces").write_text(text)
+    return host_routing(parse_server("srv", folder)).lookup(ip_int(source), ip_int(destination))
+
+
+def test_the_rendered_policy_sends_each_port_out_of_itself(tmp_path: Path) -> None:
+    assert decide(tmp_path, TWO_PORTS, "10.12.0.1", "10.20.0.5") == Egress("p0", "10.12.0.0", 101)
+    assert decide(tmp_path, TWO_PORTS, "10.22.0.1", "10.20.0.5") == Egress("p1", "10.22.0.0", 102)
+    assert decide(tmp_path, TWO_PORTS, "10.22.0.1", "10.12.0.1") == Egress(None, None, 255)
+
+
+def test_a_gateway_off_the_named_port_is_not_installed(tmp_path: Path) -> None:
+    """`ip route replace default via 10.22.0.0 dev p0`: the gateway is not on p0 ("Nexthop has
+    invalid gateway"); table 101 stays empty and p0's traffic falls through to main."""
+    text = TWO_PORTS.replace("default via 10.12.0.0 dev p0 table 101", "default via 10.22.0.0 dev p0 table 101")
+    assert decide(tmp_path, text, "10.12.0.1", "10.10.0.9") == Egress("p0", "10.12.0.0", 254)
+    assert decide(tmp_path, text, "10.12.0.1", "10.20.0.5") is None
+    # `onlink` takes the gateway as it is
+    onlink = text.replace("dev p0 table 101", "dev p0 table 101 onlink")
+    assert decide(tmp_path, onlink, "10.12.0.1", "10.20.0.5") == Egress("p0", "10.22.0.0", 101)
+
+
+def test_a_route_over_a_port_that_comes_up_later_is_not_installed(tmp_path: Path) -> None:
+    """ifupdown2 runs a stanza's post-up when it brings that stanza up, in file order: p0's stanza
+    routing table 101 through p1's gateway fails, p1 has no address yet."""
+    text = TWO_PORTS.replace("post-up ip route replace default via 10.12.0.0 dev p0 table 101",
+                             "post-up ip route replace default via 10.22.0.0 dev p1 table 101")
+    assert decide(tmp_path, text, "10.12.0.1", "10.20.0.5") is None
+    # the same line in p1's stanza is installed
+    moved = TWO_PORTS.replace("    post-up ip route replace default via 10.12.0.0 dev p0 table 101\n", "")
+    moved += "    post-up ip route replace default via 10.22.0.0 dev p1 table 101\n"
+    assert decide(tmp_path, moved, "10.12.0.1", "10.20.0.5") == Egress("p1", "10.22.0.0", 101)
+
+
+def test_metrics_add_and_replace(tmp_path: Path) -> None:
+    second = "    post-up ip route {verb} default via 10.22.0.0 dev p1 table 101{metric}\n"
+    for verb, metric, port in (("add", "", "p0"),  # the same route exists: "File exists"
+                               ("replace", "", "p1"),  # replaces it
+                               ("add", " metric 2000", "p0"),  # both kept, the lower metric wins
+                               ("append", "", "p0")):  # behind the one in place
+        text = TWO_PORTS + second.format(verb=verb, metric=metric)
+        assert decide(tmp_path, text, "10.12.0.1", "10.20.0.5").dev == port, (verb, metric)  # type: ignore[union-attr]
+    lower = TWO_PORTS.replace("dev p0 table 101", "dev p0 table 101 metric 100") + \
+        second.format(verb="add", metric=" metric 10")
+    assert decide(tmp_path, lower, "10.12.0.1", "10.20.0.5") == Egress("p1", "10.22.0.0", 101)
+
+
+def test_a_port_kept_down_keeps_its_address_local_and_installs_nothing(tmp_path: Path) -> None:
+    text = TWO_PORTS.replace("    address 10.22.0.1/31\n", "    address 10.22.0.1/31\n    link-down yes\n")
+    assert decide(tmp_path, text, "10.12.0.1", "10.22.0.1") == Egress(None, None, 255)
+    # p1's table never got its route: its source falls through to main (p0's routes)
+    assert decide(tmp_path, text, "10.22.0.1", "10.10.0.9") == Egress("p0", "10.12.0.0", 254)
+
+
+def test_a_rule_without_priority_is_numbered_as_the_kernel_numbers_it(tmp_path: Path) -> None:
+    """One below the lowest non-zero priority in place (here 101), not below the previous line's."""
+    text = TWO_PORTS + "    post-up ip rule add from 10.22.0.1 lookup 101\n"
+    folder = tmp_path / "srv"
+    folder.mkdir()
+    (folder / "interfaces").write_text(text)
+    rules = host_routing(parse_server("srv", folder)).rules
+    assert [r[0] for r in rules] == [0, 100, 101, 102, 32766, 32767]
+    assert decide(tmp_path, text, "10.22.0.1", "10.20.0.5") == Egress("p0", "10.12.0.0", 101)
+
+
+def needs_kernel(test):  # type: ignore[no-untyped-def]
+    """Root (a namespace of its own) and ifupdown2 (the file's real consumer)."""
+    test = pytest.mark.skipif(shutil.which("ifup") is None, reason="needs ifupdown2")(test)
+    test = pytest.mark.skipif(os.geteuid() != 0, reason="applies interfaces files in a namespace")(test)
+    return pytest.mark.root(test)
+
+
+@needs_kernel
+@pytest.mark.parametrize("server", ["gpu001", "gpu017"])  # Ethernet and InfiniBand-addressed ports
+def test_the_clean_servers_decide_as_the_kernel(rendered: Path, server: str, tmp_path: Path) -> None:
+    destinations = host_oracle.plane_destinations(load_snapshot(rendered).routed)
+    copy = tmp_path / server
+    shutil.copytree(rendered / "servers" / server, copy)
+    probes, differences = host_oracle.compare(copy, (copy / "interfaces").read_text(), destinations)
+    assert probes >= 100 and differences == {}
+
+
+@needs_kernel
+def test_seeded_server_edits_decide_as_the_kernel(rendered: Path, tmp_path: Path) -> None:
+    """Seed 3 made the four disagreements pinned above before the model learnt them."""
+    destinations = host_oracle.plane_destinations(load_snapshot(rendered).routed)
+    servers = {name: rendered / "servers" / name for name in ("gpu001", "gpu017")}
+    results = host_oracle.differential(servers, destinations, seed=int(os.environ.get("HOST_ORACLE_SEED", "3")),
+                                       count=int(os.environ.get("HOST_ORACLE_EDITS", "24")), work=tmp_path)
+    edited = [r for r in results if r.edit is not None]
+    assert len(edited) == int(os.environ.get("HOST_ORACLE_EDITS", "24"))
+    failures = {f"{r.server}: {r.edit.description if r.edit else 'clean'}": dict(list(r.differences.items())[:3])
+                for r in results if r.differences}
+    assert failures == {}

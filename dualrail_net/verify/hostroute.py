@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from dualrail_net.verify.ipfast import ip_int, network_of
+from dualrail_net.verify.ipfast import ip_int, network_of, split_address
 from dualrail_net.verify.model import ServerConfig, ServerRoute
 
 MAIN, LOCAL = 254, 255
@@ -58,10 +58,11 @@ def _holds(net: int, length: int, ip: int) -> bool:
 Entry = tuple[int, int, int, str | None, str | None]  # (network, length, metric, dev, via)
 
 
-def _resolve(route: ServerRoute, up: set[str], connected: list[tuple[int, int, str]]) -> Entry | None:
+def _resolve(route: ServerRoute, up: dict[str, list[tuple[int, int]]], up_order: list[str]) -> Entry | None:
     """The route as the kernel installs it, or None where `ip route` fails: its port missing or
     down ("Nexthop device is not up"), its gateway on no connected subnet of that port (of any port
-    up, when none is named) unless `onlink` ("Nexthop has invalid gateway")."""
+    up, when none is named: the longest subnet holding it) unless `onlink` ("Nexthop has invalid
+    gateway"). ``up``: the connected subnets of each port up so far, in the order they came up."""
     try:
         net, length = (0, 0) if route.prefix == "default" else network_of(route.prefix)
         via_ip = ip_int(route.via) if route.via else None
@@ -71,22 +72,32 @@ def _resolve(route: ServerRoute, up: set[str], connected: list[tuple[int, int, s
     if dev is not None and dev not in up:
         return None
     if via_ip is not None and not route.onlink:
-        dev = next((d for n, l, d in connected if _holds(n, l, via_ip) and dev in (None, d)), None)
+        best = -1
+        for port in (dev,) if dev is not None else up_order:
+            for n, l in up[port]:
+                if l > best and _holds(n, l, via_ip):
+                    best, found = l, port
+        if best < 0:
+            return None
+        dev = found
     if dev is None:
         return None
     return (net, length, route.metric, dev, route.via)
 
 
-def _install(table: list[Entry], entry: Entry, verb: str) -> None:
-    """`ip route add|replace|append` into a table: add fails where a route with the same prefix and
-    metric exists ("File exists"), replace replaces it, append goes behind it."""
-    same = next((i for i, r in enumerate(table) if r[:3] == entry[:3]), None)
+def _install(table: list[Entry], keys: dict[tuple[int, int, int], int], entry: Entry, verb: str) -> None:
+    """`ip route add|replace|append` into a table (``keys``: where each prefix and metric first is):
+    add fails where a route with the same prefix and metric exists ("File exists"), replace
+    replaces it, append goes behind it."""
+    key = entry[:3]
+    same = keys.get(key)
     if same is not None and verb == "add":
         return
     if same is not None and verb == "replace":
         table[same] = entry
-    else:
-        table.append(entry)
+        return
+    keys.setdefault(key, len(table))
+    table.append(entry)
 
 
 def host_routing(srv: ServerConfig) -> HostRouting:
@@ -98,34 +109,33 @@ def host_routing(srv: ServerConfig) -> HostRouting:
     for name, iface in srv.interfaces.items():
         for address in iface.addresses:
             try:
-                net, length = network_of(address)
-                ip = ip_int(address.partition("/")[0])
+                ip, subnet = split_address(address)
+                local.add(ip_int(ip))  # a down port's address stays in the local table
             except ValueError:
                 continue
-            local.add(ip)  # a down port's address stays in the local table
             if not iface.down:
-                subnets.setdefault(name, []).append((net, length))
+                subnets.setdefault(name, []).append(subnet)
     by_port: dict[str | None, list[ServerRoute]] = {}
     for route in srv.routes:
         by_port.setdefault(route.port if route.port in srv.interfaces else None, []).append(route)
-    # table -> [(network, length, metric, dev, via)] in the order added
-    added: dict[int, list[tuple[int, int, int, str | None, str | None]]] = {MAIN: []}
-    up: set[str] = set()
-    connected: list[tuple[int, int, str]] = []  # of the ports up so far, the longest first
+    # table -> [(network, length, metric, dev, via)] in the order added, and its keys' places
+    added: dict[int, tuple[list[Entry], dict[tuple[int, int, int], int]]] = {MAIN: ([], {})}
+    up: dict[str, list[tuple[int, int]]] = {}  # the ports up so far, their connected subnets
+    up_order: list[str] = []
     for stanza in [*srv.interfaces, None]:
         port = srv.interfaces.get(stanza) if stanza is not None else None
-        if port is not None and not port.down:
-            up.add(port.name)
-            for net, length in subnets.get(port.name, []):
-                _install(added[MAIN], (net, length, 0, port.name, None), "append")
-                connected.append((net, length, port.name))
-            connected.sort(key=lambda c: -c[1])
-        for route in by_port.get(stanza, []):
-            entry = _resolve(route, up, connected)
+        if port is not None and not port.down and port.name not in up:
+            up[port.name] = subnets.get(port.name, [])
+            up_order.append(port.name)
+            for net, length in up[port.name]:
+                _install(*added[MAIN], (net, length, 0, port.name, None), "append")
+        for route in by_port.get(stanza, ()):
+            entry = _resolve(route, up, up_order)
             if entry is not None:
-                _install(added.setdefault(route.table if route.table is not None else MAIN, []), entry, route.verb)
+                _install(*added.setdefault(route.table if route.table is not None else MAIN, ([], {})), entry,
+                         route.verb)
     tables = {t: [(n, l, d, v) for n, l, _m, d, v in sorted(entries, key=lambda r: (-r[1], r[2]))]
-              for t, entries in added.items()}
+              for t, (entries, _keys) in added.items()}
     rules: list[tuple[int, int, int, int]] = [(0, 0, 0, LOCAL), (32766, 0, 0, MAIN), (32767, 0, 0, 253)]
     for rule in srv.rules:
         try:

@@ -58,8 +58,8 @@ def predicted(folder: Path, wanted: Sequence[Probe]) -> dict[Probe, Decision]:
 
 def _ports(text: str) -> list[str]:
     """The ports a file configures (what the namespace gets as links)."""
-    return [st.name for st in parse_stanzas(text)
-            if st.name != "lo" and re.fullmatch(r"[A-Za-z0-9_.-]{1,15}", st.name)]
+    return list(dict.fromkeys(st.name for st in parse_stanzas(text)  # a stanza written twice is one port
+                              if st.name != "lo" and re.fullmatch(r"[A-Za-z0-9_.-]{1,15}", st.name)))
 
 
 def observed(text: str, wanted: Sequence[Probe]) -> dict[Probe, Decision]:
@@ -71,7 +71,8 @@ def observed(text: str, wanted: Sequence[Probe]) -> dict[Probe, Decision]:
         ports = _ports(text)
         # each port a veth whose other end (unaddressed) is up: carrier, as on a cabled NIC port
         # (no dummy driver in every kernel the twin runs on)
-        ip_batch(["link set dev lo up"] + [f"link add {port} type veth peer name drt-far{i}" for i, port in enumerate(ports)]
+        ip_batch(["link set dev lo up"]
+                 + [f"link add {port} type veth peer name drt-far{i}" for i, port in enumerate(ports)]
                  + [f"link set dev drt-far{i} up" for i in range(len(ports))], namespace=NS)
         (work / "interfaces").write_text(text)
         # ifupdown2 keeps its state in /run/network: a private one (its exit status is not trusted
@@ -199,9 +200,23 @@ def _main_route(rng: random.Random, text: str) -> tuple[str, str] | None:
     return f"main-table route {target} via {m.group(5)}", text[:m.end()] + "\n" + line + text[m.end():]
 
 
+def _double_stanza(rng: random.Random, text: str) -> tuple[str, str] | None:
+    """A port's stanza pasted again at the end with a route of its own into the table of one of the
+    port's routes, through some port's gateway (when does ifupdown2 run it: with the port)."""
+    routes = list(_ROUTE.finditer(text))
+    if not routes:
+        return None
+    m = rng.choice(routes)
+    port = m.group(5)
+    other = rng.choice(routes)
+    line = f"    post-up ip route replace 10.0.0.0/8 via {other.group(4)} dev {other.group(5)}{m.group(6)}"
+    return f"{port} stanza repeated with a route 10.0.0.0/8 via {other.group(5)}", \
+        text.rstrip("\n") + f"\n\nauto {port}\niface {port}\n{line}\n"
+
+
 EDITS: tuple[Callable[[random.Random, str], tuple[str, str] | None], ...] = (
     _drop_line, _rule_priority, _rule_priority, _rule_table, _route_gateway, _route_gateway, _route_second,
-    _route_second, _port_state, _main_route)
+    _route_second, _port_state, _main_route, _double_stanza)
 
 
 @dataclass(frozen=True)

@@ -61,6 +61,7 @@ def main() -> int:
     by_kind = Counter(r.edit.kind for r in compared)
     figures = {
         "seed": args.seed, "edits": len(results), "rejected_by_frr": len(results) - len(compared),
+        "rejections_verify_foresaw": sum(1 for r in results if r.rejected and r.verify_refused),
         "compared": len(compared), "devices_per_edit": compared[0].devices if compared else 0,
         "device_comparisons": sum(r.devices for r in compared) + len(switches),
         "disagreeing_edits": len(disagreeing), "clean_disagreements": len(clean),
@@ -78,7 +79,8 @@ def main() -> int:
                 print(f"    {device}: {diff}")
         for r in results:
             if r.rejected:
-                print(f"rejected {r.edit.device}: {r.edit.description}: {r.rejected[:120]}")
+                foreseen = f" (verify: {r.verify_refused[0]})" if r.verify_refused else " (verify did not foresee it)"
+                print(f"rejected {r.edit.device}: {r.edit.description}: {r.rejected[:120]}{foreseen}")
     return 0
 
 

@@ -419,6 +419,26 @@ def test_the_nic_qos_reader_reads_what_the_plain_reader_reads(out: Path) -> None
     assert shipped.nic_qos and len(shipped.nic_qos_program) > 40 and not shipped.unmodelled
 
 
+def test_a_neighbors_lines_before_its_remote_as_are_refused() -> None:
+    """bgpd ("Specify remote-as or peer-group commands first") refuses every line of a neighbor that
+    no `remote-as`, `interface` or peer-group binding has created yet; the neighbor does not exist
+    through them. Binding to a group not yet defined is refused too."""
+    dev = flat_parse_frr("router bgp 65001\n neighbor 10.0.0.2 description early\n neighbor 10.0.0.2 remote-as 65002\n"
+                         " neighbor 10.0.0.2 passive\n neighbor 10.0.0.9 peer-group LATER\n neighbor LATER peer-group\n"
+                         " neighbor LATER remote-as external\n neighbor 10.0.0.8 peer-group LATER\n"
+                         " address-family ipv4 unicast\n  neighbor 10.0.0.7 activate\n  neighbor 10.0.0.8 activate\n"
+                         "  no neighbor 10.0.0.6 activate\n exit-address-family\n")
+    inst = dev.bgp[None]
+    assert inst.refused == [
+        (2, "neighbor 10.0.0.2 description early", "no `remote-as` or `peer-group` for that neighbor before this line"),
+        (5, "neighbor 10.0.0.9 peer-group LATER", "peer-group LATER is not defined before this line"),
+        (10, "neighbor 10.0.0.7 activate", "no `remote-as` or `peer-group` for that neighbor before this line"),
+        (12, "no neighbor 10.0.0.6 activate", "no `remote-as` or `peer-group` for that neighbor before this line")]
+    assert set(inst.neighbors) == {"10.0.0.2", "10.0.0.8"} and inst.peer_groups == {"LATER"}
+    assert inst.neighbors["10.0.0.2"].passive and inst.neighbors["10.0.0.2"].description == ""
+    assert inst.neighbors["10.0.0.8"].activate is True and dev.unmodelled == []
+
+
 def test_route_reflector_clients_are_refused_on_ebgp_and_unmodelled_on_ibgp() -> None:
     """bgpd refuses `route-reflector-client` on an eBGP neighbor (FRR 8.4: "Not an internal
     neighbor"); a peer-group's line is judged once, under the group's name; on iBGP (or without

@@ -437,6 +437,9 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
      lambda r: edit(r / "servers/gpu001/nccl-topo.xml", 'name="mlx5_7"', 'name="mlx5_17"')),
     ("UCX over one plane's devices only", "HOST-NCCL-TRANSPORT",
      lambda r: edit(r / "servers/gpu001/nccl.env", "UCX_NET_DEVICES=mlx5_0:1,mlx5_1:1,", "UCX_NET_DEVICES=mlx5_0:1,")),
+    ("a neighbor's route-map above its remote-as (bgpd refuses it)", "BGP-CONFIG-REFUSED",
+     lambda r: edit(r / LEAF_A / "frr.conf", " neighbor 10.11.0.0 remote-as",
+                    " neighbor 10.11.0.0 route-map PLANE-A-IN in\n neighbor 10.11.0.0 remote-as")),
     ("a /30 on an uplink makes the next uplink's address its broadcast", "BGP-SESSION-MISSING",
      lambda r: edit(r / LEAF_A / "interfaces", "address 10.11.0.1/31", "address 10.11.0.1/30")),
     ("UCX on a RoCEv1 GID", "HOST-NCCL-TRANSPORT",
@@ -548,8 +551,8 @@ VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
                                                                   "route-map PLANE-A-OUT permit 10\n   set metric 10\n")
                                                              for p in r.glob("plane-A/a-spine-*/running-config")]),
     ("one end of every spine session waits passively (the other connects)",
-     lambda r: edit(r / LEAF_A / "frr.conf", " neighbor 10.11.0.0 description",
-                    " neighbor 10.11.0.0 passive\n neighbor 10.11.0.2 passive\n neighbor 10.11.0.0 description")),
+     lambda r: [edit(r / LEAF_A / "frr.conf", f" neighbor {spine} description", f" neighbor {spine} passive\n"
+                     f" neighbor {spine} description") for spine in ("10.11.0.0", "10.11.0.2")]),
     ("receive limits above what the spines send, or only logged",
      lambda r: _leaf_af(r, "neighbor 10.11.0.0 maximum-prefix 17", "neighbor 10.11.0.2 maximum-prefix 1 warning-only",
                         "neighbor 10.11.0.4 maximum-prefix 1000 80")),
@@ -804,8 +807,9 @@ def test_tcp_md5_passwords_are_judged_pair_by_pair(all_frr: Path, tmp_path: Path
             if password is not None:
                 text = path.read_text()
                 assert f" neighbor {address} remote-as" in text
-                path.write_text(text.replace(f" neighbor {address} remote-as",
-                                             f" neighbor {address} password {password}\n neighbor {address} remote-as", 1))
+                # after the remote-as line: bgpd refuses a neighbor's other lines before it
+                path.write_text(re.sub(rf"^( neighbor {re.escape(address)} remote-as .*)$",
+                                       rf"\1\n neighbor {address} password {password}", text, count=1, flags=re.M))
         return {f"{f.check}: {f.message}" for r in run_checks(load_snapshot(edited)) for f in r.findings}
     assert with_passwords("k1", "k1", "same") == set()
     for leaf, spine, name in (("k1", "k2", "differ"), ("k1", None, "leaf-only"), (None, "k2", "spine-only")):

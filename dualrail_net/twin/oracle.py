@@ -596,6 +596,9 @@ def random_edits(seed: int, count: int, configs: dict[str, str], kinds: Sequence
 class Comparison:
     edit: Edit
     rejected: str = ""  # FRR refused the edited file (the edit is not compared)
+    # what verify's parse says bgpd refuses in the edited file (BGP-CONFIG-REFUSED): set when FRR
+    # refused it, to tell a refusal verify foresaw from one it did not
+    verify_refused: tuple[str, ...] = ()
     devices: int = 0
     differences: dict[str, str] = field(default_factory=dict)
 
@@ -656,6 +659,9 @@ def differential(output: Path, plan: TwinPlan, rundir: Callable[[str], Path], se
                         restart(sw, edit.text, None)
             except TwinError as exc:
                 comparison.rejected = str(exc)[:200]
+                dev = twin_snapshot(edited_root).devices[edit.device]
+                comparison.verify_refused = tuple(f"line {line}: {statement}" for inst in dev.bgp.values()
+                                                  for line, statement, _why in inst.refused)
                 results.append(comparison)
                 continue
             observed = settle(switches, rundir)

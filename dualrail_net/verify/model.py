@@ -59,6 +59,8 @@ class Neighbor:
     # `neighbor X route-reflector-client` (FRR): its line; FRR refuses it on an eBGP neighbor (the
     # line is not applied and loading the file fails); on an iBGP one, route reflection (not modelled)
     rr_client_line: int = 0
+    # defined by `remote-as`, `interface` or a peer-group (FRR takes its other lines only after that)
+    defined: bool = False
 
 
 @dataclass(slots=True)

@@ -117,11 +117,21 @@ def neighbor_statement(inst: BgpInstance, w: list[str], line: int = 0, negated: 
     # a name is checked once, when it is first met (neighbor lines are most of a big config)
     if name not in inst.neighbors and not (is_ip(name) or _NAME.fullmatch(name)):
         return False
+    if not eos and verb not in ("remote-as", "interface", "peer-group"):
+        known = inst.neighbors.get(name)
+        if known is None or not known.defined:
+            # bgpd: "Specify remote-as or peer-group commands first"; the neighbor does not exist
+            inst.refused.append((line, " ".join((["no"] if negated else []) + w),
+                                 "no `remote-as` or `peer-group` for that neighbor before this line"))
+            return True
+    if verb == "peer-group" and len(w) == 4 and not eos and w[3] not in inst.peer_groups:
+        inst.refused.append((line, " ".join(w), f"peer-group {w[3]} is not defined before this line"))
+        return True
     if verb == "interface" and not negated:
         # `neighbor PORT interface [v6only] [peer-group PG | remote-as ASN|external|internal]`
         rest = [x for x in w[3:] if x != "v6only"]
         n = _neighbor(inst, w, line)
-        n.interface = True
+        n.interface = n.defined = True
         if rest[:1] == ["remote-as"] and len(rest) == 2:
             return neighbor_statement(inst, ["neighbor", name, "remote-as", rest[1]], line)
         if rest[:1] == ["peer-group"] and len(rest) == 2:
@@ -139,7 +149,7 @@ def neighbor_statement(inst: BgpInstance, w: list[str], line: int = 0, negated: 
         if kind is None and asn is None:
             return False
         n = _neighbor(inst, w, line)
-        n.remote_asn, n.remote_kind = asn, kind
+        n.remote_asn, n.remote_kind, n.defined = asn, kind, True
     elif verb == "description":
         _neighbor(inst, w, line).description = " ".join(w[3:])
     elif verb == "shutdown" and len(w) == 3:
@@ -148,9 +158,10 @@ def neighbor_statement(inst: BgpInstance, w: list[str], line: int = 0, negated: 
         _neighbor(inst, w, line).activate = True
     elif verb == "peer-group" and len(w) == 3:  # defines the group
         inst.peer_groups.add(name)
-        _neighbor(inst, w, line)
+        _neighbor(inst, w, line).defined = True
     elif verb == "peer-group" and len(w) == 4:  # binds the neighbor to a group
-        _neighbor(inst, w, line).peer_group = w[3]
+        n = _neighbor(inst, w, line)
+        n.peer_group, n.defined = w[3], True
     elif verb == "password" and len(w) >= 4:
         # FRR's password is the rest of the line; EOS stores it encrypted with the neighbor's name, so
         # two ends' strings cannot be compared: EOS's is reported unmodelled and the pair not judged

@@ -79,7 +79,7 @@ def main() -> int:
                 print(f"    {device}: {diff}")
         for r in results:
             if r.rejected:
-                foreseen = f" (verify: {r.verify_refused[0]})" if r.verify_refused else " (verify did not foresee it)"
+                foreseen = f" (verify: {r.verify_refused[0]})" if r.verify_refused else " (not among verify's BGP-CONFIG-REFUSED findings)"
                 print(f"rejected {r.edit.device}: {r.edit.description}: {r.rejected[:120]}{foreseen}")
     return 0
 

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from ipaddress import IPv4Network
 from pathlib import Path
 
+from dualrail_net.twin.lifecycle import ifup_in
 from dualrail_net.twin.shell import TwinError, in_ns, ip_batch, run
 from dualrail_net.verify.hostroute import host_routing
 from dualrail_net.verify.ipfast import dotted, ip_int
@@ -75,10 +76,7 @@ def observed(text: str, wanted: Sequence[Probe]) -> dict[Probe, Decision]:
                  + [f"link add {port} type veth peer name drt-far{i}" for i, port in enumerate(ports)]
                  + [f"link set dev drt-far{i} up" for i in range(len(ports))], namespace=NS)
         (work / "interfaces").write_text(text)
-        # ifupdown2 keeps its state in /run/network: a private one (its exit status is not trusted
-        # either way: the decisions are what count)
-        in_ns(NS, ["unshare", "-m", "sh", "-c", "mkdir -p /run/network && mount -t tmpfs none /run/network && "
-                   f"exec ifup -a -i {work / 'interfaces'}"], check=False, timeout=120)
+        ifup_in(NS, work / "interfaces")  # its exit status is not trusted: the decisions are what count
         # one line per probe whatever ip prints (its first line, or its error)
         script = "".join(f'echo "$(ip route get {d} from {s} 2>&1 | head -1)"\n' for s, d in wanted)
         answer = in_ns(NS, ["sh", "-c", script], check=False, timeout=300).split("\n")

@@ -159,13 +159,13 @@ def restart_switch(sw: SwitchNs, frr_text: str, interfaces_text: str | None = No
     ip_batch(reset + ["link set dev lo down", "addr flush dev lo", "link set dev lo up"], namespace=sw.ns)
     (d / "interfaces").write_text(ifaces)
     frr.start(sw.ns, sw.device, d, frr_text, prelude=[SWITCH_SYSCTL_PRELUDE])
-    _ifup(sw.ns, d / "interfaces")
+    ifup_in(sw.ns, d / "interfaces")
 
 
-def _ifup(ns: str, path: Path) -> None:
-    # ifupdown2 keeps its lock and state in /run/network: each namespace gets a private one. Its
-    # exit status is not trusted either way (it exits 0 past unknown attributes): `twin check`
-    # tests the result.
+def ifup_in(ns: str, path: Path) -> None:
+    """ifupdown2 applies ``path`` in ``ns`` as at boot. It keeps its lock and state in /run/network:
+    each call gets a private one. Its exit status is not trusted either way (it exits 0 past
+    unknown attributes): the callers test the result (`twin check`, the host oracle)."""
     cmd = f"mkdir -p /run/network && mount -t tmpfs none /run/network && exec ifup -a -i {path}"
     in_ns(ns, ["unshare", "-m", "sh", "-c", cmd], check=False, timeout=120)
 
@@ -195,7 +195,7 @@ def _bring_up_switch(sw: SwitchNs, cabled: set[str], cabling: Future[None], inte
     if interfaces_mode == "translate":
         ip_batch(interfaces_to_ip_batch(ifaces, cabled | {"lo"}), namespace=sw.ns)
     else:
-        _ifup(sw.ns, d / "interfaces")
+        ifup_in(sw.ns, d / "interfaces")
 
 
 def _bring_up_external(ext: ExternalNs) -> None:
@@ -217,7 +217,7 @@ def _bring_up_server(ns: str, folder: Path) -> None:
             shutil.copy(folder / name, d / name)
     in_ns(ns, ["sysctl", "-q", "-p", str(folder / "sysctl.conf")], check=False)
     in_ns(ns, ["ip", "link", "set", "lo", "up"])
-    _ifup(ns, d / "interfaces")
+    ifup_in(ns, d / "interfaces")
     if (d / "nic-qos.sh").exists():
         # veths take no NIC QoS: a double of the NICs does (twin/nic_double.py), factory-fresh, and
         # the program runs as the boot unit would, for real against it (it must exit 0)

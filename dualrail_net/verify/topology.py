@@ -344,14 +344,15 @@ def _interface_sessions(snap: Snapshot, topo: Topology) -> tuple[list[Session], 
     return sessions, one_sided
 
 
-def _longest_match(topo: Topology, keys: Ints, first: Ints, node: Ints, ip: Ints) -> Ints:
+def _longest_match(lengths: list[int], keys: Ints, first: Ints, node: Ints, ip: Ints) -> Ints:
     """Per (instance, IP): the instance's endpoint on the longest of its subnets (other than a /32)
-    that holds the IP, as the kernel's connected routes choose; -1 when none holds it."""
+    that holds the IP, as the kernel's connected routes choose; -1 when none holds it.
+    ``lengths``: the subnet lengths the endpoints have, longest first."""
     out = np.full(len(ip), -1, dtype=np.int64)
     if not len(keys) or not len(ip):
         return out
     pending = np.arange(len(ip))
-    for length in sorted(set(topo.length[topo.length != 32].tolist()), reverse=True):
+    for length in lengths:
         mask = ((1 << length) - 1) << (32 - length) if length else 0
         wanted = (node[pending] << _NODE_SHIFT) | ((ip[pending] & mask) << 6) | length
         at = np.minimum(np.searchsorted(keys, wanted), len(keys) - 1)
@@ -406,8 +407,9 @@ def _sessions(snap: Snapshot, topo: Topology) -> tuple[list[Session], list[tuple
     owned = owner[owned_at]
     # step 2: this instance's endpoint toward the owner's address
     keys, first = _first_subnet_owner(topo)
+    lengths = sorted(distinct(topo.length[topo.length != 32]).tolist(), reverse=True)
     local = np.full(len(owner), -1, dtype=np.int64)
-    local[owned_at] = _longest_match(topo, keys, first, own_node[owned_at], topo.value[owned])
+    local[owned_at] = _longest_match(lengths, keys, first, own_node[owned_at], topo.value[owned])
     # what stops a statement that has an endpoint: 1 the address is the instance's own, 2 the owner
     # reaches this end's address through another port (or not at all), 3 an address is a broadcast
     blocked = np.zeros(len(owner), dtype=np.int64)
@@ -419,7 +421,7 @@ def _sessions(snap: Snapshot, topo: Topology) -> tuple[list[Session], list[tuple
         mine = (own_node[reach] << 32) | topo.value[owner[reach]]
         at = np.minimum(np.searchsorted(own_keys, mine), len(own_keys) - 1)
         blocked[reach[own_keys[at] == mine]] = 1
-        back_route = _longest_match(topo, keys, first, peer_node[reach], topo.value[local[reach]])
+        back_route = _longest_match(lengths, keys, first, peer_node[reach], topo.value[local[reach]])
         wrong_port = (back_route < 0) | (topo.port[np.maximum(back_route, 0)] != topo.port[owner[reach]])
         blocked[reach[wrong_port & (blocked[reach] == 0)]] = 2
         in_the_dark = (shadow[owner[reach]] >= 0) | (shadow[local[reach]] >= 0)

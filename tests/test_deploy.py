@@ -144,13 +144,18 @@ def test_config_rollout_through_both_planes_without_loss(twin: Path, tmp_path: P
                                               files_dir=tmp_path / "ib-standby" / plane, sim_host=meta.sm_standby)
             standbys[plane].write_files(standby_files(old, meta))
             standbys[plane].start()
+            # as on a settled fabric: the standby has found the master and stays standby
+            assert standbys[plane].wait_for("Entering STANDBY state", 0, 120), \
+                f"{plane}'s standby SM: {standbys[plane].sm_state()}\n{standbys[plane].log()[-1500:]}"
         sm = deploy_opensm(new, hosts, ["IBA", "IBB"], journal=journal, run_id=servers.run_id, standbys=standbys)
+        logs = {p: f"master: {h.log()[-1500:]}\nstandby: {standbys[p].log()[-1500:]}" for p, h in hosts.items()}
     finally:
         for host in [*hosts.values(), *standbys.values()]:
             host.stop()
         for sim in sims.values():
             sim.__exit__(None, None, None)
-    assert [(r.plane, r.status) for r in sm] == [("IBA", "ok"), ("IBB", "ok")], sm
+    assert [(r.plane, r.status) for r in sm] == [("IBA", "ok"), ("IBB", "ok")], \
+        f"{sm}\n" + "\n".join(logs[r.plane] for r in sm if r.status == "failed")
     assert all(standbys[p].read_files() == standby_files(new, manifest.ib_planes[p]) for p in standbys)
 
 

@@ -156,3 +156,84 @@ def test_the_cli_refuses_an_opensm_deploy_to_the_twin(builds: dict[str, Path], c
     code = main(["deploy", "--scope", "opensm", "--twin", "-o", str(builds["new"]), "--force", "--reason", "test"])
     assert code == 2
     assert "runs no subnet manager" in capsys.readouterr().out
+
+
+class LocalShellConnection:
+    """TEST DOUBLE of a netmiko ``linux`` session: each command runs in a local bash, with the
+    ibsim environment, so ``SshSmHost``'s own command lines (cat, grep, pkill -HUP, smpquery) run
+    for real against a real opensm."""
+
+    def __init__(self, env: dict[str, str]) -> None:
+        self.env = env
+
+    def send_command(self, command: str, **_: object) -> str:
+        import subprocess
+        done = subprocess.run(["bash", "-c", command], env=self.env, capture_output=True, text=True, timeout=120)
+        return done.stdout + done.stderr + "\nroot@sm:~# "
+
+
+def _relocated(build: Path, into: Path, config_dir: Path, logs: Path) -> Path:
+    """A copy of ``build`` whose plane-A SM files live under ``config_dir`` and log under ``logs``
+    (and without a standby SM: one local shell stands for one host)."""
+    import json
+    shutil.copytree(build, into)
+    manifest = json.loads((into / "manifest.json").read_text())
+    old_dir = manifest["ib_planes"]["IBA"]["config_dir"]
+    manifest["ib_planes"]["IBA"].update(config_dir=str(config_dir), sm_standby=None, sm_standby_guid="")
+    (into / "manifest.json").write_text(json.dumps(manifest))
+    for path in (into / "ib-plane-IBA").iterdir():
+        path.write_text(path.read_text().replace(old_dir, str(config_dir)).replace("/var/log/", f"{logs}/"))
+    return into
+
+
+def test_a_real_sm_host_is_driven_through_its_shell(builds: dict[str, Path], tmp_path: Path) -> None:
+    """SshSmHost's commands against a real opensm on ibsim: the log it waits on is the one the
+    plane's opensm.conf names (not opensm's default), and a dead SM is named in the failure."""
+    import subprocess
+
+    from dualrail_net.deploy.opensm import SshSmHost, log_path
+    etc, logs = tmp_path / "etc", tmp_path / "log"
+    etc.mkdir()
+    logs.mkdir()
+    old = _relocated(builds["old"], tmp_path / "old", etc, logs)
+    new = _relocated(builds["new"], tmp_path / "new", etc, logs)
+    meta = Manifest.load(new).ib_planes["IBA"]
+    for name in FILES:
+        shutil.copy(old / meta.dir / name, etc / name)
+    assert log_path((etc / "opensm.conf").read_text()) == f"{logs}/opensm-IBA.log"
+    with SimulatedPlane(old, "IBA", meta, tmp_path / "ib") as sim:
+        sim.prepare()
+        sim.start_ibsim()
+        env = dict(sim.env, SIM_HOST=meta.sm_host)
+        proc = subprocess.Popen(["opensm", "-e", "-D", "0x43", "--dump_files_dir", str(etc), "-F",
+                                 str(etc / "opensm.conf")], env=env, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+        try:
+            host = SshSmHost("gpu001", LocalShellConnection(env), meta)
+            assert host.wait_up(0, 120), "opensm did not bring the subnet up"
+            assert "last state MASTER" in host.sm_state()
+            results = deploy_opensm(new, {"IBA": host}, ["IBA"])
+            assert [(r.plane, r.status) for r in results] == [("IBA", "ok")], results
+            assert host.read_files() == {name: (new / meta.dir / name).read_text() for name in FILES}
+            assert host.pkeys()["0x0c42a10300a10003"][0x0101] == "full"
+            # the SM dies: the next push fails its gate, says why, and puts the files back
+            proc.terminate()
+            proc.wait(10)
+            broken = deploy_opensm(old, {"IBA": host}, ["IBA"], timeout=3)
+            assert broken[0].status == "failed" and "no opensm runs" in broken[0].detail, broken
+            assert host.read_files() == {name: (new / meta.dir / name).read_text() for name in FILES}
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+
+
+def test_the_failure_names_the_sms_state() -> None:
+    from dualrail_net.deploy.opensm import describe_log, log_path
+    log = ("Dec 02 23:05:01 740168 [D91CB740] 0x80 -> Entering DISCOVERING state\n"
+           "Dec 02 23:05:02 740168 [D91CB740] 0x01 -> osm_sm_mad_ctrl ERR 3120: Timeout while getting attribute\n"
+           "Dec 02 23:05:03 951914 [F06936C0] 0x80 -> Entering STANDBY state\n")
+    assert describe_log(log) == ("last state STANDBY; last error: osm_sm_mad_ctrl ERR 3120: Timeout while "
+                                 "getting attribute")
+    assert describe_log("") == "no state change logged"
+    assert log_path("guid 0x1\n# log_file /nope\nlog_file /a\n  log_file /var/log/b.log\n") == "/var/log/b.log"
+    assert log_path("guid 0x1\n") == "/var/log/opensm.log"

@@ -15,6 +15,7 @@ SSH by ``SshSmHost``.
 from __future__ import annotations
 
 import re
+import shlex
 import signal
 import subprocess
 import time
@@ -41,6 +42,27 @@ class SmHost(Protocol):
         ...
     def wait_up(self, marker: int, timeout: float) -> bool: ...
     def pkeys(self) -> dict[str, dict[int, str]]: ...
+    def sm_state(self) -> str:
+        """What the SM is doing, for a failed gate: whether it runs, its last state and error."""
+        ...
+
+
+DEFAULT_LOG = "/var/log/opensm.log"  # opensm's own default when opensm.conf names no log_file
+
+
+def log_path(conf: str) -> str:
+    """The log an opensm.conf sends opensm's messages to (its last ``log_file`` line, as opensm
+    reads the file top to bottom)."""
+    found = re.findall(r"^[ \t]*log_file[ \t]+(\S+)", conf, re.MULTILINE)
+    return found[-1] if found else DEFAULT_LOG
+
+
+def describe_log(log: str) -> str:
+    """The SM's last state change ("Entering STANDBY state") and last error line in its log."""
+    states = re.findall(r"Entering (\w+) state", log)
+    errors = [line for line in log.splitlines() if " ERR " in line]
+    said = f"last state {states[-1]}" if states else "no state change logged"
+    return said + (f"; last error: {errors[-1].split(' -> ', 1)[-1].strip()[:160]}" if errors else "")
 
 
 @dataclass
@@ -158,7 +180,7 @@ def _roll_plane(out: Path, meta: IbPlaneEntry, host: SmHost, plane: str, timeout
         return PlaneResult(plane, "unchanged", "the SM already runs these files")
     host.write_files(rendered)
     marker = host.reread()
-    problems = [] if host.wait_up(marker, timeout) else ["no SUBNET UP after the re-read"]
+    problems = [] if host.wait_up(marker, timeout) else [f"no SUBNET UP after the re-read ({host.sm_state()})"]
     if not problems:
         problems = pkey_problems(meta, host.pkeys())
     if problems:
@@ -253,6 +275,11 @@ class SimulatedSmHost:
         result: dict[str, dict[int, str]] = self.sim.read_pkeys(self.sim.guid2lid())
         return result
 
+    def sm_state(self) -> str:
+        if self.proc is None or self.proc.poll() is not None:
+            return f"opensm is not running (exit status {self.proc.returncode if self.proc else None})"
+        return describe_log(self.log())
+
 
 @dataclass
 class SshSmHost:
@@ -277,25 +304,44 @@ class SshSmHost:
             if rc != 0:
                 raise RuntimeError(f"{self.name}: cannot write {path}: {out.strip()[:200]}")
 
-    def reread(self) -> int:
-        rc, out = self._run("grep -c 'SUBNET UP' /var/log/opensm.log 2>/dev/null || echo 0")
-        self._run(f"pkill -HUP -f 'opensm.*{self.meta.config_dir}/opensm.conf'")
+    def _log(self) -> str:
+        """The log file the plane's opensm.conf names, read from the host each time (the file can
+        change with each push)."""
+        return log_path(self._run(f"cat {shlex.quote(self.meta.config_dir + '/opensm.conf')}")[1])
+
+    def _count_up(self, log: str) -> int | None:
+        _, out = self._run(f"grep -c 'SUBNET UP' {shlex.quote(log)} 2>/dev/null || echo 0")
         try:
             return int(out.strip().splitlines()[-1])
         except (ValueError, IndexError):
-            return 0
+            return None
+
+    def _process(self) -> str:
+        """pgrep/pkill's pattern for this plane's opensm. The ``[o]`` keeps the pattern from matching
+        a shell whose own command line carries it (a wrapper, ``bash -c``)."""
+        return shlex.quote("[o]pensm.*" + re.escape(self.meta.config_dir + "/opensm.conf"))
+
+    def reread(self) -> int:
+        marker = self._count_up(self._log()) or 0
+        self._run(f"pkill -HUP -f {self._process()}")
+        return marker
 
     def wait_up(self, marker: int, timeout: float) -> bool:
+        log = self._log()
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            _, out = self._run("grep -c 'SUBNET UP' /var/log/opensm.log 2>/dev/null || echo 0")
-            try:
-                if int(out.strip().splitlines()[-1]) > marker:
-                    return True
-            except (ValueError, IndexError):
-                pass
+            count = self._count_up(log)
+            if count is not None and count > marker:
+                return True
             time.sleep(1)
         return False
+
+    def sm_state(self) -> str:
+        if self._run(f"pgrep -f {self._process()}")[0] != 0:
+            return f"no opensm runs with {self.meta.config_dir}/opensm.conf on {self.name}"
+        log = self._log()
+        _, out = self._run(f"grep -E 'Entering [A-Z]+ state| ERR ' {shlex.quote(log)} 2>/dev/null | tail -n 200")
+        return describe_log(out)
 
     def pkeys(self) -> dict[str, dict[int, str]]:
         from dualrail_net.verify.ib.sim import parse_pkey_table

@@ -99,6 +99,28 @@ def test_a_port_kept_down_keeps_its_address_local_and_installs_nothing(tmp_path:
     assert decide(tmp_path, text, "10.22.0.1", "10.10.0.9") == Egress("p0", "10.12.0.0", 254)
 
 
+def test_a_routes_source_must_be_the_servers_by_then(tmp_path: Path) -> None:
+    """`src` names the address a socket bound to none sends from; the kernel refuses a route whose
+    `src` is no address of the server at that moment ("Invalid prefsrc address"): one of a later
+    stanza, or none at all. Without `src` the port's own address is taken."""
+    later = TWO_PORTS.replace("default via 10.12.0.0 dev p0 table 101", "default via 10.12.0.0 dev p0 src 10.22.0.1 table 101")
+    assert decide(tmp_path, later, "10.12.0.1", "10.99.0.2") is None  # table 101 empty: main has no default
+    foreign = TWO_PORTS.replace("default via 10.12.0.0 dev p0 table 101", "default via 10.12.0.0 dev p0 src 10.9.9.9 table 101")
+    assert decide(tmp_path, foreign, "10.12.0.1", "10.99.0.2") is None
+    earlier = TWO_PORTS + "    post-up ip route replace 10.20.0.0/24 via 10.22.0.0 dev p1 src 10.12.0.1\n"
+    folder = tmp_path / "srv"
+    (folder / "interfaces").write_text(earlier)
+    routing = host_routing(parse_server("srv", folder))
+    unbound = routing.lookup(0, ip_int("10.20.0.2"))
+    assert unbound is not None and unbound.dev == "p1" and routing.source_for(unbound) == ip_int("10.12.0.1")
+    plain = routing.lookup(0, ip_int("10.10.0.2"))
+    assert plain is not None and plain.dev == "p0" and routing.source_for(plain) == ip_int("10.12.0.1")
+    peer = routing.lookup(0, ip_int("10.22.0.0"))  # the connected /31: its own address
+    assert peer is not None and peer.dev == "p1" and routing.source_for(peer) == ip_int("10.22.0.1")
+    # a policy rule from one source does not match a socket bound to none
+    assert routing.lookup(0, ip_int("10.99.0.2")) is None
+
+
 def test_a_rule_without_priority_is_numbered_as_the_kernel_numbers_it(tmp_path: Path) -> None:
     """One below the lowest non-zero priority in place (here 101), not below the previous line's."""
     text = TWO_PORTS + "    post-up ip rule add from 10.22.0.1 lookup 101\n"

@@ -356,6 +356,12 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
                     "    post-up ip rule add from 10.12.0.1 lookup 101 priority 101\n"
                     "    post-up ip rule add from 10.12.0.0/20 lookup 102 priority 50\n")),
     ("a port whose plane has no route at all", "HOST-FORWARDING", _port_without_routes),
+    ("a plane-B route names a plane-A source (src): unbound sockets leak it", "HOST-FORWARDING",
+     lambda r: edit(r / "servers/gpu001/interfaces", "post-up ip route replace 10.20.0.0/24 via 10.22.0.0 dev ens1f1np1\n",
+                    "post-up ip route replace 10.20.0.0/24 via 10.22.0.0 dev ens1f1np1 src 10.12.0.1\n")),
+    ("a table's default route names a source configured only later (the kernel refuses it)", "HOST-FORWARDING",
+     lambda r: edit(r / "servers/gpu001/interfaces", "default via 10.12.0.0 dev ens1f0np0 table 101",
+                    "default via 10.12.0.0 dev ens1f0np0 src 10.22.0.1 table 101")),
     ("an EOS switch loses its management address", "MGMT-ADDRESS",
      lambda r: edit(r / SPINE_A / "running-config", "   ip address 198.51.100.1/24\n", "")),
     ("a Cumulus management port outside the management VRF", "MGMT-ADDRESS",

@@ -31,19 +31,21 @@ from dualrail_net.verify.parsers import parse_server
 from dualrail_net.verify.parsers.ifupdown import parse_stanzas
 
 NS = "drt-host-oracle"
-Probe = tuple[str, str]  # (source address, destination address)
-# where a packet leaves: (port, gateway) — ("local", None): delivered to the server itself;
-# None: no route
-Decision = tuple[str, str | None] | None
-_GET = re.compile(r"^(?P<local>local )?\S+ (?:from \S+ )?(?:via (?P<via>\S+) )?dev (?P<dev>\S+)")
+Probe = tuple[str, str]  # (source address, or "" for a socket bound to none; destination address)
+# where a packet leaves: (port, gateway, source) — the source only for a socket bound to none (the
+# address the kernel picks); ("local", None, None): delivered to the server itself; None: no route
+Decision = tuple[str, str | None, str | None] | None
+_GET = re.compile(r"^(?P<local>local )?\S+ (?:from \S+ )?(?:via (?P<via>\S+) )?dev (?P<dev>\S+)"
+                  r"(?:.*? src (?P<src>\S+))?")
 
 
 def probes(folder: Path, destinations: Sequence[str]) -> list[Probe]:
-    """Every address of the server's ports as a source, to each destination and to every source."""
+    """Every address of the server's ports as a source, and no source, to each destination and to
+    every source."""
     srv = parse_server(folder.name, folder)
     sources = [a.partition("/")[0] for iface in srv.interfaces.values() if not iface.is_loopback
                for a in iface.addresses]
-    return [(s, d) for s in sources for d in [*destinations, *sources]]
+    return [(s, d) for s in [*sources, ""] for d in [*destinations, *sources]]
 
 
 def predicted(folder: Path, wanted: Sequence[Probe]) -> dict[Probe, Decision]:
@@ -51,9 +53,14 @@ def predicted(folder: Path, wanted: Sequence[Probe]) -> dict[Probe, Decision]:
     routing = host_routing(parse_server(folder.name, folder))
     out: dict[Probe, Decision] = {}
     for source, destination in wanted:
-        egress = routing.lookup(ip_int(source), ip_int(destination))
-        out[(source, destination)] = None if egress is None else ("local", None) if egress.dev is None \
-            else (egress.dev, egress.via)
+        egress = routing.lookup(ip_int(source) if source else 0, ip_int(destination))
+        if egress is None:
+            out[(source, destination)] = None
+        elif egress.dev is None:
+            out[(source, destination)] = ("local", None, None)
+        else:
+            chosen = routing.source_for(egress) if not source else None
+            out[(source, destination)] = (egress.dev, egress.via, dotted(chosen) if chosen is not None else None)
     return out
 
 
@@ -78,7 +85,8 @@ def observed(text: str, wanted: Sequence[Probe]) -> dict[Probe, Decision]:
         (work / "interfaces").write_text(text)
         ifup_in(NS, work / "interfaces")  # its exit status is not trusted: the decisions are what count
         # one line per probe whatever ip prints (its first line, or its error)
-        script = "".join(f'echo "$(ip route get {d} from {s} 2>&1 | head -1)"\n' for s, d in wanted)
+        script = "".join(f'echo "$(ip route get {d}{f" from {s}" if s else ""} 2>&1 | head -1)"\n'
+                         for s, d in wanted)
         answer = in_ns(NS, ["sh", "-c", script], check=False, timeout=300).split("\n")
     finally:
         subprocess.run(["ip", "netns", "del", NS], capture_output=True)
@@ -86,14 +94,16 @@ def observed(text: str, wanted: Sequence[Probe]) -> dict[Probe, Decision]:
     lines = answer[:len(wanted)]
     if len(lines) != len(wanted):
         raise TwinError(f"ip route get answered {len(lines)} of {len(wanted)} probes")
-    return {probe: _decision(line) for probe, line in zip(wanted, lines)}
+    return {probe: _decision(line, bound=bool(probe[0])) for probe, line in zip(wanted, lines)}
 
 
-def _decision(line: str) -> Decision:
+def _decision(line: str, bound: bool = True) -> Decision:
     m = _GET.match(line)
     if m is None:  # "RTNETLINK answers: Network is unreachable" and the like
         return None
-    return ("local", None) if m.group("local") else (m.group("dev"), m.group("via"))
+    if m.group("local"):
+        return ("local", None, None)
+    return (m.group("dev"), m.group("via"), None if bound else m.group("src"))
 
 
 def disagreements(model: dict[Probe, Decision], kernel: dict[Probe, Decision]) -> dict[Probe, str]:
@@ -212,8 +222,21 @@ def _double_stanza(rng: random.Random, text: str) -> tuple[str, str] | None:
         text.rstrip("\n") + f"\n\nauto {port}\niface {port}\n{line}\n"
 
 
+def _route_source(rng: random.Random, text: str) -> tuple[str, str] | None:
+    """A route given a preferred source (`src`): its own port's address, another port's (one
+    configured before it or after it), or an address the server does not have."""
+    routes = list(_ROUTE.finditer(text))
+    addresses = re.findall(r"^\s*address (\d+\.\d+\.\d+\.\d+)", text, re.M)
+    if not routes or not addresses:
+        return None
+    m = rng.choice(routes)
+    src = rng.choice([*addresses, "10.99.0.1"])
+    line = f"{m.group(0)} src {src}"
+    return f"route {m.group(3)} via {m.group(5)}: src {src}", text[:m.start()] + line + text[m.end():]
+
+
 EDITS: tuple[Callable[[random.Random, str], tuple[str, str] | None], ...] = (
-    _drop_line, _rule_priority, _rule_priority, _rule_table, _route_gateway, _route_gateway, _route_second,
+    _route_source, _route_source, _drop_line, _rule_priority, _rule_priority, _rule_table, _route_gateway, _route_gateway, _route_second,
     _route_second, _port_state, _main_route, _double_stanza)
 
 

@@ -5,9 +5,12 @@ longest matching route of the rule's table, the lowest metric among equal prefix
 holds the connected subnets of every addressed port that is up; the local table every address of
 the server, a port kept down included. A route is installed as `ip route` would install it: its
 port must be up, its gateway on a connected subnet of that port (or of any port up, when none is
-named) unless `onlink`; `add` fails where a route with the same prefix and metric exists, `replace`
-replaces it. A table without a match passes on to the next rule. ``tests/test_twin_oracle.py`` holds
-the model to the kernel's own decisions (twin/host_oracle.py).
+named) unless `onlink`, its `src` (preferred source) an address of the server by then; `add` fails
+where a route with the same prefix and metric exists, `replace` replaces it. A table without a match
+passes on to the next rule. Traffic from a socket bound to no address takes the route's `src`, else
+the port's first primary address on the gateway's subnet, else its first one, else the first address
+of any port. ``tests/test_hostroute.py`` holds the model to the kernel's own decisions
+(twin/host_oracle.py).
 """
 
 from __future__ import annotations
@@ -25,6 +28,10 @@ class Egress:
     dev: str | None  # None: delivered locally
     via: str | None
     table: int
+    src: int | None = None  # the route's preferred source (`src`; a connected route's own address)
+
+
+Route = tuple[int, int, str | None, str | None, int | None]  # (network, length, dev, via, preferred source)
 
 
 @dataclass
@@ -32,41 +39,69 @@ class HostRouting:
     """One server's rules and tables, ready for lookups."""
 
     rules: list[tuple[int, int, int, int]]  # (priority, source network, source length, table)
-    # table -> (network, length, dev, via), longest first, then the lowest metric, then the first added
-    tables: dict[int, list[tuple[int, int, str | None, str | None]]]
+    # table -> routes, longest first, then the lowest metric, then the first added
+    tables: dict[int, list[Route]]
     local: set[int]  # the server's own addresses
+    # each port's primary addresses (address, network, length), in the order added; ports in file order
+    primaries: dict[str, list[tuple[int, int, int]]]
 
     def lookup(self, source: int, destination: int) -> Egress | None:
-        """Where a packet from ``source`` to ``destination`` leaves (None: no route)."""
+        """Where a packet from ``source`` to ``destination`` leaves (None: no route); ``source`` 0:
+        a socket bound to no address (only rules from any source match it)."""
         if destination in self.local:
             return Egress(None, None, LOCAL)
         for _, net, length, table in self.rules:
             mask = ((1 << length) - 1) << (32 - length) if length else 0
             if source & mask != net:
                 continue
-            for r_net, r_len, dev, via in self.tables.get(table, ()):
+            for r_net, r_len, dev, via, src in self.tables.get(table, ()):
                 r_mask = ((1 << r_len) - 1) << (32 - r_len) if r_len else 0
                 if destination & r_mask == r_net:
-                    return Egress(dev, via, table)
+                    return Egress(dev, via, table, src)
         return None
+
+    def source_for(self, egress: Egress) -> int | None:
+        """The source address a socket bound to none sends with (the kernel's inet_select_addr): the
+        route's `src`; else the port's first primary address on the gateway's subnet, else its first;
+        else the first address of any port."""
+        if egress.src is not None:
+            return egress.src
+        if egress.dev is None:
+            return None
+        own = self.primaries.get(egress.dev, [])
+        if egress.via is not None:
+            gateway = ip_int(egress.via)
+            for address, net, length in own:
+                if _holds(net, length, gateway):
+                    return address
+        if own:
+            return own[0][0]
+        return next((addresses[0][0] for addresses in self.primaries.values() if addresses), None)
 
 
 def _holds(net: int, length: int, ip: int) -> bool:
     return ip & (((1 << length) - 1) << (32 - length) if length else 0) == net
 
 
-Entry = tuple[int, int, int, str | None, str | None]  # (network, length, metric, dev, via)
+Entry = tuple[int, int, int, str | None, str | None, int | None]  # (network, length, metric, dev, via, src)
+LOOPBACK = 0x7F000001  # 127.0.0.1, on lo before any stanza comes up
 
 
-def _resolve(route: ServerRoute, up: dict[str, list[tuple[int, int]]], up_order: list[str]) -> Entry | None:
+def _resolve(route: ServerRoute, up: dict[str, list[tuple[int, int]]], up_order: list[str],
+             local: set[int]) -> Entry | None:
     """The route as the kernel installs it, or None where `ip route` fails: its port missing or
     down ("Nexthop device is not up"), its gateway on no connected subnet of that port (of any port
     up, when none is named: the longest subnet holding it) unless `onlink` ("Nexthop has invalid
-    gateway"). ``up``: the connected subnets of each port up so far, in the order they came up."""
+    gateway"), its `src` not an address of the server yet ("Invalid prefsrc address"). ``up``: the
+    connected subnets of each port up so far, in the order they came up; ``local``: the addresses
+    configured so far."""
     try:
         net, length = (0, 0) if route.prefix == "default" else network_of(route.prefix)
         via_ip = ip_int(route.via) if route.via else None
+        src = ip_int(route.src) if route.src else None
     except ValueError:
+        return None
+    if src is not None and src not in local:
         return None
     dev = route.dev
     if dev is not None and dev not in up:
@@ -82,7 +117,7 @@ def _resolve(route: ServerRoute, up: dict[str, list[tuple[int, int]]], up_order:
         dev = found
     if dev is None:
         return None
-    return (net, length, route.metric, dev, route.via)
+    return (net, length, route.metric, dev, route.via, src)
 
 
 def _install(table: list[Entry], keys: dict[tuple[int, int, int], int], entry: Entry, verb: str) -> None:
@@ -106,6 +141,8 @@ def host_routing(srv: ServerConfig) -> HostRouting:
     up, and a stanza's routes are installed then, over the ports up by that time."""
     local: set[int] = set()
     subnets: dict[str, list[tuple[int, int]]] = {}
+    addresses: dict[str, list[int]] = {}  # each port's addresses, in the order configured
+    primaries: dict[str, list[tuple[int, int, int]]] = {}
     for name, iface in srv.interfaces.items():
         for address in iface.addresses:
             try:
@@ -113,6 +150,10 @@ def host_routing(srv: ServerConfig) -> HostRouting:
                 local.add(ip_int(ip))  # a down port's address stays in the local table
             except ValueError:
                 continue
+            addresses.setdefault(name, []).append(ip_int(ip))
+            own = primaries.setdefault(name, [])
+            if not any((net, length) == subnet for _, net, length in own):  # else a secondary address
+                own.append((ip_int(ip), *subnet))
             if not iface.down:
                 subnets.setdefault(name, []).append(subnet)
     by_port: dict[str | None, list[ServerRoute]] = {}
@@ -122,19 +163,23 @@ def host_routing(srv: ServerConfig) -> HostRouting:
     added: dict[int, tuple[list[Entry], dict[tuple[int, int, int], int]]] = {MAIN: ([], {})}
     up: dict[str, list[tuple[int, int]]] = {}  # the ports up so far, their connected subnets
     up_order: list[str] = []
+    configured = {LOOPBACK}  # the addresses in place so far (a port kept down gets its own too)
     for stanza in [*srv.interfaces, None]:
         port = srv.interfaces.get(stanza) if stanza is not None else None
+        if port is not None:
+            configured.update(addresses.get(port.name, ()))
         if port is not None and not port.down and port.name not in up:
             up[port.name] = subnets.get(port.name, [])
             up_order.append(port.name)
+            own_address = {(net, length): ip for ip, net, length in primaries.get(port.name, [])}
             for net, length in up[port.name]:
-                _install(*added[MAIN], (net, length, 0, port.name, None), "append")
+                _install(*added[MAIN], (net, length, 0, port.name, None, own_address.get((net, length))), "append")
         for route in by_port.get(stanza, ()):
-            entry = _resolve(route, up, up_order)
+            entry = _resolve(route, up, up_order, configured)
             if entry is not None:
                 _install(*added.setdefault(route.table if route.table is not None else MAIN, ([], {})), entry,
                          route.verb)
-    tables = {t: [(n, l, d, v) for n, l, _m, d, v in sorted(entries, key=lambda r: (-r[1], r[2]))]
+    tables = {t: [(n, l, d, v, src) for n, l, _m, d, v, src in sorted(entries, key=lambda r: (-r[1], r[2]))]
               for t, (entries, _keys) in added.items()}
     rules: list[tuple[int, int, int, int]] = [(0, 0, 0, LOCAL), (32766, 0, 0, MAIN), (32767, 0, 0, 253)]
     for rule in srv.rules:
@@ -154,4 +199,4 @@ def host_routing(srv: ServerConfig) -> HostRouting:
         # after every rule of the same or a lower priority, as the kernel inserts it
         at = next((i for i, r in enumerate(rules) if r[0] > priority), len(rules))
         rules.insert(at, new)
-    return HostRouting(rules, tables, local)
+    return HostRouting(rules, tables, local, primaries)

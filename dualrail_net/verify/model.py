@@ -211,6 +211,7 @@ class ServerRoute:
     verb: str = "replace"  # `ip route add|replace|append`: add fails where the same route exists
     onlink: bool = False  # the gateway is taken as on-link whatever the port's subnets
     port: str | None = None  # the stanza whose bring-up installs it (None: after every stanza)
+    src: str | None = None  # `src A`: the source an unbound socket takes (A must be local by then)
 
 
 @dataclass(slots=True)

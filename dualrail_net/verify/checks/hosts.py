@@ -18,8 +18,8 @@ from functools import cache
 from dualrail_net.manifest import QosMarkers
 from dualrail_net.verify.checks import BASE, TOPOLOGY, Context, check, finding
 from dualrail_net.verify.findings import Finding, Severity
-from dualrail_net.verify.hostroute import host_routing
-from dualrail_net.verify.ipfast import ip_int
+from dualrail_net.verify.hostroute import HostRouting, host_routing
+from dualrail_net.verify.ipfast import dotted, ip_int
 from dualrail_net.verify.model import ServerConfig
 from dualrail_net.verify.parsers.files import is_decimal
 
@@ -131,7 +131,7 @@ def host_sysctl(ctx: Context) -> list[Finding]:
        "through another plane's port", reads={BASE, TOPOLOGY})
 def host_forwarding(ctx: Context) -> list[Finding]:
     """The kernel's decision (verify/hostroute.py) for a packet from each planned port's address to
-    a destination in every routed prefix of every plane."""
+    a destination in every routed prefix of every plane, and from a socket bound to no address."""
     out = []
     why_cross = "a plane's source address enters the other plane: replies cannot return, and a plane fault spreads"
     why_lost = "the port cannot reach its own plane: its share of every collective stalls"
@@ -179,6 +179,45 @@ def host_forwarding(ctx: Context) -> list[Finding]:
                         reported.add(key)
                         out.append(finding([name], plane, f"{name}: traffic from {port.ifname} (plane {port.plane}) "
                                            f"to {prefix} (plane {plane}) leaves through {via}", why_cross))
+        out += _unbound_traffic(name, srv, routing, plane_of_port, destinations, why_cross)
+    return out
+
+
+def _unbound_traffic(name: str, srv: ServerConfig, routing: HostRouting, plane_of_port: dict[str, str],
+                     destinations: dict[str, list[tuple[str, int]]], why: str) -> list[Finding]:
+    """Traffic from a socket bound to no address (the kernel picks its source: the route's `src`,
+    else the port's own address): to each plane's prefixes it must leave through a port of that
+    plane with a source address of that plane."""
+    plane_of_address: dict[int, str] = {}
+    for port, plane in plane_of_port.items():
+        iface = srv.interfaces.get(port)
+        for address in iface.addresses if iface is not None else ():
+            try:
+                plane_of_address[ip_int(address.partition("/")[0])] = plane
+            except ValueError:
+                continue
+    out = []
+    reported: set[tuple[str, str]] = set()
+    for plane, targets in destinations.items():
+        for prefix, destination in targets:
+            egress = routing.lookup(0, destination)
+            if egress is None or egress.dev is None:
+                continue
+            port_plane = plane_of_port.get(egress.dev)
+            source = routing.source_for(egress)
+            source_plane = plane_of_address.get(source) if source is not None else None
+            where = f"{egress.dev} (plane {port_plane}, table {egress.table})"
+            if port_plane is not None and port_plane != plane and (plane, "port") not in reported:
+                reported.add((plane, "port"))
+                out.append(finding([name], plane, f"{name}: traffic to {prefix} (plane {plane}) from a socket bound "
+                                   f"to no address leaves through {where}", why))
+            elif port_plane is not None and source_plane is not None and source_plane != port_plane \
+                    and (plane, "source") not in reported:
+                reported.add((plane, "source"))
+                out.append(finding([name], plane, f"{name}: traffic to {prefix} from a socket bound to no address "
+                                   f"leaves through {where} with source {dotted(source or 0)} of plane "
+                                   f"{source_plane}{' (the route names it: src)' if egress.src == source else ''}",
+                                   why))
     return out
 
 

@@ -204,12 +204,15 @@ def server_policy(commands: list[str], unmodelled: list[str] | None = None,
             table = opts.get("table")
             via = opts.get("via")
             metric = opts.get("metric") or opts.get("priority") or opts.get("preference")
+            src = opts.get("src")
             if set(opts) <= {"via", "dev", "table", "src", "proto", "metric", "priority", "preference"} \
+                    and len(opts) * 2 == len(w) - 4 \
                     and (table is None or is_decimal(table)) and (metric is None or is_decimal(metric)) \
-                    and _route_target(w[3]) and (via is None or _ipv4(via)) and not (onlink and via is None):
+                    and _route_target(w[3]) and (via is None or _ipv4(via)) and not (onlink and via is None) \
+                    and (src is None or _ipv4(src)):
                 routes.append(ServerRoute(w[3], opts.get("via"), opts.get("dev"), int(table) if table else None,
                                           int(metric) if metric else 0, w[2], onlink,
-                                          ports[number] if ports is not None else None))
+                                          ports[number] if ports is not None else None, src))
                 continue
         elif w[:3] == ["ip", "rule", "add"] and len(w) % 2 == 1:
             opts = dict(zip(w[3::2], w[4::2]))

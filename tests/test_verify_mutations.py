@@ -253,9 +253,16 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
      lambda r: edit(r / "servers/gpu001/nccl.env", "NCCL_IB_GID_INDEX=3", "NCCL_IB_GID_INDEX=1")),
     ("NCCL marks another traffic class", "HOST-NCCL-TC",
      lambda r: edit(r / "servers/gpu001/nccl.env", "NCCL_IB_TC=104", "NCCL_IB_TC=96")),
-    ("strict rp_filter on one port", "HOST-SYSCTL",
-     lambda r: edit(r / "servers/gpu001/sysctl.conf", "net.ipv4.conf.ens1f0np0.rp_filter = 2",
-                    "net.ipv4.conf.ens1f0np0.rp_filter = 1")),
+    ("strict rp_filter on one port (and conf.all off)", "HOST-SYSCTL",
+     lambda r: (edit(r / "servers/gpu001/sysctl.conf", "net.ipv4.conf.ens1f0np0.rp_filter = 2",
+                     "net.ipv4.conf.ens1f0np0.rp_filter = 1"),
+                edit(r / "servers/gpu001/sysctl.conf", "net.ipv4.conf.all.rp_filter = 2", "net.ipv4.conf.all.rp_filter = 0"))),
+    ("strict rp_filter on every port through conf.all", "HOST-SYSCTL",
+     lambda r: (edit(r / "servers/gpu001/sysctl.conf", "net.ipv4.conf.all.rp_filter = 2",
+                     "net.ipv4.conf.all.rp_filter = 1"),
+                _drop_port_rp_filter(r / "servers/gpu001/sysctl.conf"))),
+    ("a server that answers no ARP request (arp_ignore 8)", "HOST-SYSCTL",
+     lambda r: edit(r / "servers/gpu001/sysctl.conf", "net.ipv4.conf.all.arp_ignore = 1", "net.ipv4.conf.all.arp_ignore = 8")),
     ("the NIC trusts PCP while the leaf trusts DSCP", "HOST-NIC-QOS",
      lambda r: edit(r / "servers/gpu001/nic-qos.sh", "trust=dscp", "trust=pcp")),
     ("the NIC pauses another priority than the leaf", "HOST-NIC-QOS",
@@ -525,8 +532,22 @@ def _netmask(r: Path) -> None:
     edit(r / LEAF_A / "interfaces", "    address 10.11.0.1/31\n", "    address 10.11.0.1\n    netmask 255.255.255.254\n")
 
 
+def _drop_port_rp_filter(path: Path) -> None:
+    """The per-port rp_filter lines removed (each port then holds the default, 1 taken as strict)."""
+    path.write_text("".join(line for line in path.read_text().splitlines(keepends=True)
+                            if not (".rp_filter" in line and ".all." not in line)))
+
+
 VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
     ("an address with a netmask attribute", _netmask),
+    ("a port's rp_filter 1 under conf.all 2: the kernel takes the larger (loose)",
+     lambda r: edit(r / "servers/gpu001/sysctl.conf", "net.ipv4.conf.ens1f0np0.rp_filter = 2",
+                    "net.ipv4.conf.ens1f0np0.rp_filter = 1")),
+    ("arp_ignore set per port instead of through conf.all",
+     lambda r: edit(r / "servers/gpu001/sysctl.conf", "net.ipv4.conf.all.arp_ignore = 1\n",
+                    "".join(f"net.ipv4.conf.{p}.arp_ignore = 2\n" for p in (
+                        "ens1f0np0", "ens1f1np1", "ens2f0np0", "ens2f1np1", "ens3f0np0", "ens3f1np1", "ens4f0np0",
+                        "ens4f1np1")))),
     ("a link setting verify knows does not matter",
      lambda r: edit(r / LEAF_A / "interfaces", "    mtu 9214\n", "    mtu 9214\n    link-speed 400000\n", 1)),
     ("remote-as external on a leaf", lambda r: edit(r / LEAF_A / "frr.conf", "remote-as 4200001000", "remote-as external", 4)),

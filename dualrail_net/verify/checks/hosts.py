@@ -105,26 +105,56 @@ def nccl_tc(ctx: Context) -> list[Finding]:
     return out
 
 
+# The kernel reads each of these per port as the larger of conf/all and conf/<port>
+# (Documentation/networking/ip-sysctl.rst): a port's own line cannot lower what `all` sets, and
+# `all` cannot lower a port's. A port's value when its line is missing: the kernel's default (0)
+# for arp_*, and for rp_filter 1 (strict), as distributions that set conf/default to 1 make it.
+# What the kernel does with each value (net/ipv4/arp.c, fib_frontend.c): arp_ignore 1 and 2 reply
+# only for the port's own addresses, 8 replies to nothing, every other value replies as 0 does;
+# arp_announce 2 announces the port's own address, every other value as 0; rp_filter 1 alone is strict.
+ARP_IGNORE_OK = {1, 2}
+ARP_ANNOUNCE_OK = {2}
+RP_FILTER_OK = set(range(0, 256)) - {1}
+
+
 @check("HOST-SYSCTL", "servers answer ARP per port and do not drop policy-routed replies",
        reads={BASE, TOPOLOGY})
 def host_sysctl(ctx: Context) -> list[Finding]:
     out = []
-    why_arp = "with several NICs on one subnet side, another port answers ARP and traffic leaves on the wrong plane"
-    why_rp = "strict reverse-path filtering (1) drops replies that arrive on a port the main table does not use"
+    why = {"arp_ignore": "with several NICs on one subnet side, another port answers ARP and traffic leaves on the "
+                         "wrong plane",
+           "arp_announce": "ARP requests carry another port's address: the leaf learns it on the wrong port",
+           "rp_filter": "strict reverse-path filtering (1) drops replies that arrive on a port the main table does "
+                        "not use"}
+    why_silent = "the port answers no ARP request: its leaf cannot resolve it and the port carries nothing"
     for name, entry in ctx.snap.manifest.servers.items():
         srv = ctx.snap.servers.get(name)
         if srv is None or not entry.ports:
             continue
-        sysctl = srv.sysctl
-        for key, wanted in (("net.ipv4.conf.all.arp_ignore", "1"), ("net.ipv4.conf.all.arp_announce", "2")):
-            if sysctl.get(key) != wanted:
-                out.append(finding([name], "", f"{name}: {key} is {sysctl.get(key, 'not set')}, not {wanted}", why_arp))
-        for scope in ["all", *(p.ifname for p in entry.ports)]:
-            key = f"net.ipv4.conf.{scope}.rp_filter"
-            if sysctl.get(key, "1" if scope != "all" else "0") == "1":
-                out.append(finding([name], "", f"{name}: {key} is {sysctl.get(key, 'not set (the default, 1)')}",
-                                   why_rp))
+        for knob, default, wanted in (("arp_ignore", 0, ARP_IGNORE_OK), ("arp_announce", 0, ARP_ANNOUNCE_OK),
+                                      ("rp_filter", 1, RP_FILTER_OK)):
+            every, every_text = _sysctl(srv.sysctl, f"net.ipv4.conf.all.{knob}", 0)
+            wrong: dict[int, list[str]] = {}
+            planes: set[str] = set()
+            for port in entry.ports:
+                own, _ = _sysctl(srv.sysctl, f"net.ipv4.conf.{port.ifname}.{knob}", default)
+                if max(every, own) not in wanted:
+                    wrong.setdefault(max(every, own), []).append(port.ifname)
+                    planes.add(port.plane)
+            for effective, ports in wrong.items():
+                want = f"{' or '.join(map(str, sorted(wanted)))} wanted" if len(wanted) < 3 else "strict"
+                out.append(finding([name], next(iter(planes)) if len(planes) == 1 else "",
+                                   f"{name}: {knob} in force is {effective} on {', '.join(ports)} (the larger of "
+                                   f"net.ipv4.conf.all.{knob}, {every_text}, and each port's own, "
+                                   f"{default} when not set): {want}",
+                                   why_silent if knob == "arp_ignore" and effective == 8 else why[knob]))
     return out
+
+
+def _sysctl(sysctl: Mapping[str, str], key: str, default: int) -> tuple[int, str]:
+    """A sysctl's value as the kernel holds it (``default`` when the file does not set it), and as written."""
+    text = sysctl.get(key)
+    return (int(text), text) if text is not None and is_decimal(text) else (default, text or "not set")
 
 
 @check("HOST-FORWARDING", "traffic from each NIC port reaches its own plane through that port, and never leaves "

@@ -267,3 +267,5 @@ class ServerConfig:
     # dualrail-nic-qos.service: "Section.Key" -> value (None: no unit file)
     nic_qos_unit: dict[str, str] | None = None
     topology: HostTopology | None = None  # nccl-topo.xml (None: the server has none)
+    # (file, variable or key) -> the line that last set it, for nccl.env and sysctl.conf
+    line_of: dict[tuple[str, str], int] = field(default_factory=dict)

@@ -15,6 +15,8 @@ NIC QoS program runs at every boot.
 
 from __future__ import annotations
 
+import re
+
 from dualrail_net.render.servers import HOST_PATHS
 from dualrail_net.verify.checks import BASE, TOPOLOGY, Context, check, finding
 from dualrail_net.verify.checks.hosts import ROCE_V2_IPV4_GID_INDEX, hca_devices, roce_classes
@@ -135,6 +137,13 @@ def nccl_transport(ctx: Context) -> list[Finding]:
                 out.append(finding([name], "", f"{name}: NCCL_SOCKET_IFNAME is {value or 'not set'}, the model "
                                    f"bootstraps over {plan.bootstrap_ifname}",
                                    "NCCL's bootstrap may pick a fabric port: a plane fault then kills the job"))
+        out += _transport_choice(name, env, len(entry.planes))
+        if plan is not None and plan.bootstrap_ifname and "OMPI_MCA_btl_tcp_if_include" in env \
+                and env["OMPI_MCA_btl_tcp_if_include"] != plan.bootstrap_ifname:
+            out.append(finding([name], "", f"{name}: OMPI_MCA_btl_tcp_if_include is "
+                               f"{env['OMPI_MCA_btl_tcp_if_include'] or 'empty'}, the model's front-end interface is "
+                               f"{plan.bootstrap_ifname}", "Open MPI's TCP traffic may ride a fabric port: a plane "
+                               "fault then kills the job"))
         fabric_ports = {p.ifname for p in entry.ports}
         named = {item.lstrip("=^") for item in env.get("NCCL_SOCKET_IFNAME", "").split(",") if item}
         if named & fabric_ports and not env.get("NCCL_SOCKET_IFNAME", "").startswith("^"):
@@ -142,6 +151,50 @@ def nccl_transport(ctx: Context) -> list[Finding]:
                                f"{', '.join(sorted(named & fabric_ports))}",
                                "bootstrap and out-of-band traffic would die with that port's plane"))
     return out
+
+
+def _nccl_int(value: str | None) -> int | None:
+    """An integer setting as NCCL reads it (strtoll of the whole value; anything else, or nothing, is
+    its default: None here)."""
+    text = (value or "").strip()
+    digits = text[1:] if text[:1] in "+-" else text
+    return int(text) if digits and is_decimal(digits) else None
+
+
+def _transport_choice(name: str, env: dict[str, str], planes: int) -> list[Finding]:
+    """Whether NCCL takes the RDMA transport at all, and keeps each ring on one NIC."""
+    out = []
+    disabled = _nccl_int(env.get("NCCL_IB_DISABLE"))
+    if disabled:
+        out.append(finding([name], "", f"{name}: NCCL_IB_DISABLE={env['NCCL_IB_DISABLE']}: NCCL never uses the RDMA "
+                           "ports", "every collective falls back to TCP sockets: a fraction of the fabric's bandwidth"))
+    net = env.get("NCCL_NET")
+    if net is not None and net.upper() != "IB":
+        out.append(finding([name], "", f"{name}: NCCL_NET={net or '(empty)'}: NCCL uses that network, not its RDMA "
+                           "(IB verbs) transport", "collectives leave the planned RDMA ports (sockets, or a plugin the "
+                           "plan does not know)" if net.lower() != "socket" else "every collective runs over TCP sockets"))
+    cross = _nccl_int(env.get("NCCL_CROSS_NIC"))
+    if planes > 1 and cross != 0:
+        said = env.get("NCCL_CROSS_NIC")
+        out.append(finding([name], "", f"{name}: NCCL_CROSS_NIC is {said if cross is not None else 'not set'}"
+                           f"{' (NCCL takes its default, 2)' if cross is None else ''}: a ring may join different "
+                           "NICs on two servers", "on planes that never reach each other a plane-A NIC cannot connect to a plane-B "
+                           "NIC: the job hangs at connect (0 keeps each ring on its NIC)"))
+    return out
+
+
+# What verify judges in nccl.env (any other name is reported by HOST-UNMODELLED): the names the
+# checks read, and tuning that changes no reachability (QPs per connection, debug output).
+JUDGED_ENV = frozenset({
+    "NCCL_IB_HCA", "NCCL_IB_GID_INDEX", "NCCL_IB_TC", "NCCL_CROSS_NIC", "NCCL_IB_TIMEOUT", "NCCL_IB_RETRY_CNT",
+    "NCCL_TOPO_FILE", "NCCL_SOCKET_IFNAME", "NCCL_IB_DISABLE", "NCCL_NET", "OMPI_MCA_btl_tcp_if_include",
+    "UCX_NET_DEVICES", "UCX_IB_GID_INDEX", "UCX_IB_TRAFFIC_CLASS",
+    "NCCL_IB_QPS_PER_CONNECTION", "NCCL_DEBUG", "NCCL_DEBUG_SUBSYS", "NCCL_DEBUG_FILE"})
+JUDGED_ENV_PATTERN = re.compile(r"DUALRAIL_(?:PLANE|IB)_[A-Za-z0-9]+_HCA")
+
+
+def judged_env(key: str) -> bool:
+    return key in JUDGED_ENV or JUDGED_ENV_PATTERN.fullmatch(key) is not None
 
 
 @check("HOST-NIC-QOS-UNIT", "the NIC QoS program runs at every boot, before the network comes up",

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from functools import cache
 
-from dualrail_net.manifest import QosMarkers
+from dualrail_net.manifest import QosMarkers, ServerEntry
 from dualrail_net.verify.checks import BASE, TOPOLOGY, Context, check, finding
 from dualrail_net.verify.findings import Finding, Severity
 from dualrail_net.verify.hostroute import HostRouting, host_routing
@@ -148,7 +148,40 @@ def host_sysctl(ctx: Context) -> list[Finding]:
                                    f"net.ipv4.conf.all.{knob}, {every_text}, and each port's own, "
                                    f"{default} when not set): {want}",
                                    why_silent if knob == "arp_ignore" and effective == 8 else why[knob]))
+        out += _forwarding(name, srv, entry)
     return out
+
+
+def _forwarding(name: str, srv: ServerConfig, entry: ServerEntry) -> list[Finding]:
+    """IPv4 forwarding on the server's fabric ports: `net.ipv4.ip_forward` (which sets conf.all and
+    every port) or conf.all.forwarding turn it on for every port, conf.<port>.forwarding for one. A
+    port's own 0 holds only if written after them: not followed, so any global 1 is reported."""
+    sysctl = srv.sysctl
+    global_on = [key for key in ("net.ipv4.ip_forward", "net.ipv4.conf.all.forwarding")
+                 if _sysctl(sysctl, key, 0)[0] != 0]
+    ports = [p.ifname for p in entry.ports if global_on or _sysctl(sysctl, f"net.ipv4.conf.{p.ifname}.forwarding", 0)[0]]
+    if not ports:
+        return []
+    keys = global_on or [f"net.ipv4.conf.{port}.forwarding" for port in ports]
+    lines = ", ".join(f"sysctl.conf:{srv.line_of.get(('sysctl.conf', key), 0)} {key} = {sysctl[key]}" for key in keys)
+    planes = sorted({p.plane for p in entry.ports if p.ifname in ports})
+    return [finding([name], planes[0] if len(planes) == 1 else "",
+                    f"{name}: forwards IPv4 arriving on {', '.join(ports)} ({lines})",
+                    "the server routes between its ports: any route that reaches it from one plane carries on into "
+                    "the other (the planes are joined at layer 3 through it)")]
+
+
+SYSCTL_JUDGED = ("arp_ignore", "arp_announce", "rp_filter", "forwarding")
+
+
+def judged_sysctl(key: str, ports: Iterable[str]) -> bool:
+    """Whether verify judges a sysctl.conf key (HOST-SYSCTL): the per-port ARP, reverse-path and
+    forwarding settings of conf.all and the planned ports, and net.ipv4.ip_forward."""
+    if key == "net.ipv4.ip_forward":
+        return True
+    parts = key.split(".")
+    return len(parts) == 5 and parts[:3] == ["net", "ipv4", "conf"] and parts[4] in SYSCTL_JUDGED \
+        and (parts[3] == "all" or parts[3] in set(ports))
 
 
 def _sysctl(sysctl: Mapping[str, str], key: str, default: int) -> tuple[int, str]:

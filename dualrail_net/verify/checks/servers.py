@@ -6,6 +6,7 @@ from __future__ import annotations
 from dualrail_net.verify.checks import BASE, Context, TOPOLOGY, check, finding
 from dualrail_net.verify.findings import Finding
 from dualrail_net.verify.ipfast import contains, ip_int, net_str, network_of
+from dualrail_net.verify.model import Interface
 
 
 @check("ISO-SERVER-PLANE", "each server NIC port reaches its own plane only",
@@ -63,4 +64,27 @@ def server_planes(ctx: Context) -> list[Finding]:
                 out.append(finding([srv.name], port_plane.get(owner),
                                    f"{srv.name}: table {rule.table} for {rule.source} has no default route",
                                    "the port's traffic falls back to the main table and may leave on another plane"))
+        out += _bridged_ports(ctx, srv.name, srv.interfaces)
+    return out
+
+
+def _bridged_ports(ctx: Context, server: str, interfaces: dict[str, Interface]) -> list[Finding]:
+    """A bridge on a server over its fabric ports: frames of one port are switched to the others
+    (across planes when they are of two), and an enslaved port no longer holds its address."""
+    entry = ctx.snap.manifest.servers.get(server)
+    plane_of = {p.ifname: p.plane for p in entry.ports} if entry is not None else {}
+    out = []
+    for bridge in interfaces.values():
+        fabric = [port for port in bridge.bridge_ports if port in plane_of]
+        if not fabric:
+            continue
+        planes = sorted({plane_of[port] for port in fabric})
+        if len(planes) > 1:
+            out.append(finding([server], "", f"{server}: bridge {bridge.name} joins {', '.join(fabric)} of planes "
+                               f"{' and '.join(planes)}", "frames of one plane are switched into the other: the "
+                               "planes are one broadcast domain through this server"))
+        else:
+            out.append(finding([server], planes[0], f"{server}: bridge {bridge.name} enslaves fabric port(s) "
+                               f"{', '.join(fabric)} (plane {planes[0]})", "an enslaved port no longer routes: its "
+                               "address, rule and table stop working and its rail goes dark"))
     return out

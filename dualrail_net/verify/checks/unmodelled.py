@@ -6,16 +6,28 @@ lines (HOST-UNMODELLED)."""
 from __future__ import annotations
 
 from dualrail_net.verify.checks import BASE, ROUTING, TOPOLOGY, Context, check, finding
+from dualrail_net.verify.checks.hostnccl import judged_env
+from dualrail_net.verify.checks.hosts import judged_sysctl
 from dualrail_net.verify.findings import Finding, Severity
 
 
-@check("HOST-UNMODELLED", "every line of nccl.env and sysctl.conf is understood", reads={BASE, TOPOLOGY})
+@check("HOST-UNMODELLED", "every line of nccl.env and sysctl.conf is understood, and every variable and key is "
+       "one verify judges", reads={BASE, TOPOLOGY})
 def host_unmodelled(ctx: Context) -> list[Finding]:
     out = []
     for name, srv in ctx.snap.servers.items():
         for file, line, text in srv.unmodelled:
             out.append(finding([name], "", f"servers/{name}/{file}:{line}: not understood: {text[:80]}",
                                "verify cannot judge what this line does", Severity.WARNING))
+        entry = ctx.snap.manifest.servers.get(name)
+        ports = [p.ifname for p in entry.ports] if entry is not None else []
+        for file, keys, judged in (("nccl.env", srv.env, judged_env),
+                                   ("sysctl.conf", srv.sysctl, lambda key: judged_sysctl(key, ports))):
+            for key in keys:
+                if not judged(key):
+                    out.append(finding([name], "", f"servers/{name}/{file}:{srv.line_of.get((file, key), 0)}: "
+                                       f"{key} is not judged", "verify does not know what this setting does to the "
+                                       "server's traffic", Severity.WARNING))
     return out
 
 

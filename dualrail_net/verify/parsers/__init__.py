@@ -175,6 +175,7 @@ def _read_env(text: str, srv: ServerConfig) -> None:
         key, eq, value = body.partition("=")
         if eq and _ENV_NAME.fullmatch(key) and not any(c in value for c in " \t'\"$`\\;&|<>()"):
             srv.env[key] = value
+            srv.line_of[("nccl.env", key)] = number
         else:
             srv.unmodelled.append(("nccl.env", number, stripped))
 
@@ -188,5 +189,6 @@ def _read_sysctl(text: str, srv: ServerConfig) -> None:
         key, eq, value = stripped.partition("=")
         if eq and key.strip():
             srv.sysctl[key.strip().replace("/", ".")] = value.strip()
+            srv.line_of[("sysctl.conf", key.strip().replace("/", "."))] = number
         else:
             srv.unmodelled.append(("sysctl.conf", number, stripped))

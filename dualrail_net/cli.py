@@ -133,6 +133,8 @@ def build_parser() -> argparse.ArgumentParser:
                        "                        statements bgpd refuses, e.g. a neighbor's line above its remote-as:\n"
                        "                        BGP-CONFIG-REFUSED), ECMP settings\n"
                        "  QOS-* SYM-*           RoCE QoS (DSCP map, trust, PFC both ways, ECN, MTU, CNP) and plane symmetry\n"
+                       "  LINK-CONFIG           a port forced to another speed than its cable's plan, or two ends forcing\n"
+                       "                        different FEC or autonegotiation (the link stays down)\n"
                        "  HOST-*    NCCL env, sysctls and each NIC port's forwarding decision (simulated as the\n"
                        "            kernel installs ifupdown2's routes and rules: held to `ip route get`)\n"
                        "  MGMT-*    every switch keeps its management address, route, SSH/API and users (no lock-out)\n"

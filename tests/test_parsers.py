@@ -12,9 +12,9 @@ from dualrail_net.render import render_fabric
 from dualrail_net.render.artifacts import write_artifacts
 from dualrail_net.render.pipeline import device_dir
 from dualrail_net.resolve.model import Fabric, Switch
-from dualrail_net.verify.model import BgpInstance, DeviceConfig, Interface, RouteMapEntry
+from dualrail_net.verify.model import BgpInstance, DeviceConfig, Interface, LinkSettings, RouteMapEntry
 from dualrail_net.verify.parsers import frr as frr_parser
-from dualrail_net.verify.parsers import ifupdown
+from dualrail_net.verify.parsers import ifupdown, link
 from dualrail_net.verify.parsers import parse_device, parse_server
 from dualrail_net.platforms.cumulus.qos_features import expand_port_set
 from dualrail_net.verify.parsers.tree import parse_tree
@@ -290,6 +290,13 @@ def stanza_read_interfaces(text: str) -> ifupdown.InterfacesFile:
                 gateways[st.name] = value
             elif key == "link-down" and value == "yes":
                 iface.down = "link-down"
+            elif key in ("link-speed", "link-fec", "link-autoneg"):
+                try:
+                    value_of = {"link-speed": link.speed_mbps, "link-fec": link.fec, "link-autoneg": link.autoneg}[key]
+                    settings = {"link-speed": "speed", "link-fec": "fec_mode", "link-autoneg": "negotiate"}[key]
+                    link.set_link(iface, 0, **{settings: value_of(value)})
+                except link.Unreadable:
+                    pass
             elif key == "netmask" and ifupdown._mask_length(value) is not None:
                 netmasks[st.name] = ifupdown._mask_length(value)  # type: ignore[assignment]
     for name, length in netmasks.items():
@@ -308,6 +315,9 @@ ODD_INTERFACES = [
     # a VRF device, a bridge, a stanza closed by `source`, an empty address, an `iface` without a name
     "iface red\n    vrf-table auto\n    address 10.9.0.1/32\nsource /etc/x\n    address 1.1.1.1/32\n"
     "iface br0\n  bridge-ports swp1 swp2\n  vrf red\n  address\niface\n  mtu x\n",
+    # link settings, one unreadable, a later one overriding an earlier one
+    "auto swp1\niface swp1\n    link-speed 100000\n    link-fec rs\n    link-autoneg off\n    link-fec bogus\n"
+    "iface swp2\n    link-speed auto\n    link-fec baser\n    link-fec off\n",
     # server routes and rules, an `up` command, a loopback by method
     "auto ens1\niface ens1\n  post-up ip route replace default via 10.0.0.0 dev ens1 table 101\n"
     "  up ip rule add from 10.0.0.1 lookup 101\niface lo0 inet loopback\n  address 10.1.1.1/32\n",
@@ -328,8 +338,22 @@ def test_interfaces_lines_nobody_reads_are_reported() -> None:
                                       "    link-speed 100000\n    bond-slaves swp2\n    mtu jumbo\n"
                                       "    netmask 255.0.255.0\n    link-down yes\n")
     assert parsed.unmodelled == [(1, "mtu 1500"), (6, "bond-slaves swp2"), (7, "mtu jumbo"), (8, "netmask 255.0.255.0")]
+    assert parsed.interfaces["swp1"].link == LinkSettings(speed_mbps=100000)
     swp1 = parsed.interfaces["swp1"]
     assert swp1.addresses == ["10.0.0.1/31"] and swp1.down == "link-down"
+
+
+def test_link_settings_in_one_vocabulary() -> None:
+    odd = ifupdown.read_interfaces(ODD_INTERFACES[2])
+    assert odd.interfaces["swp1"].link == LinkSettings(100000, "rs", False)
+    assert odd.interfaces["swp1"].link.line == 3  # type: ignore[union-attr]
+    assert odd.interfaces["swp2"].link == LinkSettings(None, "none", None)
+    assert odd.unmodelled == [(6, "link-fec bogus")]
+    assert [link.speed_mbps(t) for t in ("400G", "400g-8", "100gfull", "400000", "auto")] == \
+        [400000, 400000, 100000, 400000, None]
+    assert [link.fec(t) for t in ("reed-solomon", "fire-code", "fc", "off", "auto")] == ["rs", "baser", "baser", "none", None]
+    with pytest.raises(link.Unreadable):
+        link.speed_mbps("fast")
 
 
 def test_files_read_as_text_mode_reads_them(tmp_path: Path) -> None:

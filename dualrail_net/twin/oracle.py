@@ -396,6 +396,18 @@ def _router_id(rng: random.Random, text: str) -> tuple[str, str] | None:
     return f"bgp router-id {new}", text.replace(current.group(0), f" bgp router-id {new}", 1)
 
 
+def _bgp_shutdown(rng: random.Random, text: str) -> tuple[str, str] | None:
+    """A whole BGP instance shut down (`bgp shutdown`), sometimes taken back again further down."""
+    instances = list(re.finditer(r"^router bgp .*\n", text, re.M))
+    if not instances:
+        return None
+    m = rng.choice(instances)
+    back = rng.random() < 0.25
+    line = " bgp shutdown\n" + (" no bgp shutdown\n" if back else "")
+    return (f"{m.group(0).strip()}: bgp shutdown{' then no bgp shutdown' if back else ''}",
+            text[:m.end()] + line + text[m.end():])
+
+
 def _redistribute(rng: random.Random, text: str) -> tuple[str, str] | None:
     """`redistribute connected|static`, with the neighbors' outbound policy or a route-map of its own."""
     if " address-family ipv4 unicast\n" not in text:
@@ -545,7 +557,8 @@ IFACE_EDITS: tuple[Callable[[random.Random, str, frozenset[str]], tuple[str, str
 EDITS: tuple[Callable[[random.Random, str], tuple[str, str] | None], ...] = (
     _remove, _remove, _duplicate, _shutdown, _deny_own_prefix, _rename_reference, _no_default_af, _maximum_paths,
     _unindent, _renumber, _external, _toggle_action, _aggregate, _change_asn, _prepend, _prepend, _attribute,
-    _attribute, _maximum_prefix, _maximum_prefix, _session_option, _router_id, _redistribute, _static_route)
+    _attribute, _maximum_prefix, _maximum_prefix, _session_option, _router_id, _redistribute, _static_route,
+    _bgp_shutdown)
 
 
 def edit_kind(edit: Callable[..., tuple[str, str] | None]) -> str:

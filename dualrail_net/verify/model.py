@@ -16,6 +16,17 @@ class EcnProfile:
     probability: int
 
 
+@dataclass(frozen=True, slots=True)
+class LinkSettings:
+    """What a port's configuration forces on its link (None: not said, the platform's default)."""
+
+    speed_mbps: int | None = None  # a forced speed ("auto" is None)
+    fec: str | None = None  # "rs" (Reed-Solomon), "baser" (Fire code), "none"; "auto" is None
+    autoneg: bool | None = None
+    line: int = field(default=0, compare=False)  # the first line that says one of them (for findings)
+    file: str = field(default="", compare=False)  # the file of that line, in the device's folder
+
+
 @dataclass(slots=True)
 class Interface:
     name: str
@@ -31,6 +42,7 @@ class Interface:
     # why the port carries no IP traffic although addressed ("shutdown", "switchport"); "": it does
     down: str = ""
     trust: str | None = None  # QoS trust source ("dscp", "cos"); None: not said in the file
+    link: LinkSettings | None = None  # speed, FEC, autonegotiation as configured (None: none said)
 
 
 @dataclass(slots=True)
@@ -94,6 +106,9 @@ class BgpInstance:
     line: int = 0  # the `router bgp` line
     network_lines: dict[str, int] = field(default_factory=dict)  # network statement -> its line
     maximum_paths_line: int = 0
+    # `bgp shutdown` (FRR) / `shutdown` under `router bgp` (EOS): the line (0: not shut down). Every
+    # neighbor of the instance then goes to ``shut_neighbors``: no session comes up
+    shutdown_line: int = 0
 
 
 @dataclass(slots=True)

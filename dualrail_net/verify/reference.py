@@ -13,7 +13,7 @@ from dualrail_net.verify.checks.isolation import _dedupe, foreign_endpoint
 from dualrail_net.verify.findings import Finding
 from dualrail_net.verify.ipfast import ip_int, net_str, network_of, split_address
 from dualrail_net.verify.snapshot import Snapshot
-from dualrail_net.verify.topology import Endpoint, NodeId, Session
+from dualrail_net.verify.topology import Endpoint, NodeId, Session, no_neighbor
 
 
 class PlainTopology:
@@ -120,8 +120,7 @@ class PlainTopology:
                 peer_inst = instances.get(peer.node)
                 back = peer_inst.neighbors.get(local.ip) if peer_inst is not None else None
                 if peer_inst is None or back is None:
-                    one_sided.append((node, addr, f"{peer.node[0]} has no neighbor {local.ip}"
-                                      + (f" in VRF {peer.node[1]}" if peer.node[1] else "")))
+                    one_sided.append((node, addr, no_neighbor(snap, peer.node, local.ip)))
                     continue
                 link = frozenset((id(local), id(peer)))
                 if link in done:

@@ -486,6 +486,20 @@ def _sessions(snap: Snapshot, topo: Topology) -> tuple[list[Session], list[tuple
                               f"of {by.interface}'s {by.address}, configured before it: the kernel takes it "
                               "as a broadcast and TCP to it is dropped"))
         else:
-            one_sided.append((node, addr, f"{peer[0]} has no neighbor {ips[int(local[i])]}"
-                              + (f" in VRF {peer[1]}" if peer[1] else "")))
+            one_sided.append((node, addr, no_neighbor(snap, peer, ips[int(local[i])])))
     return sessions, one_sided
+
+
+def no_neighbor(snap: Snapshot, peer: NodeId, address: str) -> str:
+    """Why the other end of a one-sided session has no neighbor ``address``: not configured, shut
+    down, or its whole BGP instance shut down (each with its line)."""
+    said = f"{peer[0]} has no neighbor {address}" + (f" in VRF {peer[1]}" if peer[1] else "")
+    dev = snap.devices.get(peer[0])
+    inst = dev.bgp.get(peer[1]) if dev is not None else None
+    if dev is None or inst is None:
+        return said
+    if inst.shutdown_line:
+        return f"{said}: {snap.where(peer[0], dev.routing_file, inst.shutdown_line)}: its BGP is shut down"
+    if address in inst.shut_neighbors:
+        return f"{said} that is up: it is shut down (`neighbor {address} shutdown`)"
+    return said

@@ -29,6 +29,7 @@ from dualrail_net.verify.model import (
     StaticRoute,
 )
 from dualrail_net.verify.parsers.files import read_text
+from dualrail_net.verify.parsers import link as linkset
 from dualrail_net.verify.parsers.frr import finish_bgp, is_ip, is_prefix, parse_asn
 
 FILE = "startup.yaml"
@@ -140,7 +141,7 @@ def _interfaces(r: _Reader, interfaces: dict[str, Any], path: PathKey) -> None:
         ip = _map(body.get("ip"))
         r.extra(ip, (*here, "ip"), {"address", "vrf", "gateway"})
         link = _map(body.get("link"))
-        r.extra(link, (*here, "link"), {"state", "mtu", "speed"})
+        r.extra(link, (*here, "link"), {"state", "mtu", "speed", "fec", "auto-negotiate"})
         iface = Interface(str(name), is_loopback=body.get("type") == "loopback")
         iface.description = _name(body.get("description")) or ""
         for address in _map(ip.get("address")):
@@ -155,6 +156,13 @@ def _interfaces(r: _Reader, interfaces: dict[str, Any], path: PathKey) -> None:
             r.base((*here, "link", "mtu"), f"interface {name} mtu {mtu}: not a number")
         if "down" in _map(link.get("state")):
             iface.down = "shutdown"
+        for key, read, setting in (("speed", linkset.speed_mbps, "speed"), ("fec", linkset.fec, "fec_mode"),
+                                   ("auto-negotiate", linkset.autoneg, "negotiate")):
+            if key in link:
+                try:
+                    linkset.set_link(iface, r.line((*here, "link", key)), file=FILE, **{setting: read(str(link[key]))})
+                except linkset.Unreadable:
+                    r.base((*here, "link", key), f"interface {name} link {key} {str(link[key])[:20]}: not read")
         if body.get("type") == "eth":  # the out-of-band port: in no plane
             mgmt.interfaces[str(name)] = iface
             gateways = [str(g) for g in _map(ip.get("gateway")) if is_ip(str(g))]

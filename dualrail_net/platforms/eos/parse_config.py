@@ -22,6 +22,7 @@ from dualrail_net.verify.model import (
     ManagementUser,
     StaticRoute,
 )
+from dualrail_net.verify.parsers import link
 from dualrail_net.verify.parsers.files import read_text
 from dualrail_net.verify.parsers.frr import (
     _int,
@@ -44,7 +45,7 @@ KNOWN_TOP_LEVEL = ("service routing protocols model", "end", "transceiver qsfp d
                    "aaa authorization", "aaa accounting", "tacacs-server host", "radius-server host", "snmp-server",
                    "management api gnmi")
 # interface lines with nothing for the model
-KNOWN_INTERFACE = ("speed ", "no shutdown", "load-interval", "no lldp", "lldp ", "link-debounce", "logging event")
+KNOWN_INTERFACE = ("no shutdown", "load-interval", "no lldp", "lldp ", "link-debounce", "logging event")
 
 
 def _threshold(words: list[str], key: str) -> int | None:
@@ -118,8 +119,33 @@ def _interface(node: Node, dev: DeviceConfig, routed: set[str], pfc_on: set[str]
             iface.pfc_priorities = sorted(set((iface.pfc_priorities or []) + [prio]))
         elif w[0] == "tx-queue":
             _tx_queue(child, iface, dev)
+        elif w[0] == "speed" or w[:2] == ["error-correction", "encoding"] \
+                or w[:3] == ["no", "error-correction", "encoding"]:
+            if not _link_setting(iface, w, child.line):
+                _unmodelled(dev, child)
         elif not child.text.startswith(KNOWN_INTERFACE):
             _unmodelled(dev, child)
+
+
+def _link_setting(iface: Interface, w: list[str], line: int) -> bool:
+    """`speed [forced|auto] SPEED`, `speed auto`, `error-correction encoding reed-solomon|fire-code`,
+    `no error-correction encoding`; False for a form not read."""
+    try:
+        if w[0] == "speed" and w[1:] == ["auto"]:
+            link.set_link(iface, line, speed=None, negotiate=True, file=FILE)
+        elif w[0] == "speed" and len(w) == 3 and w[1] in ("auto", "forced"):
+            link.set_link(iface, line, speed=link.speed_mbps(w[2]), negotiate=w[1] == "auto", file=FILE)
+        elif w[0] == "speed" and len(w) == 2:
+            link.set_link(iface, line, speed=link.speed_mbps(w[1]), negotiate=False, file=FILE)
+        elif w[0] == "error-correction" and len(w) == 3:
+            link.set_link(iface, line, fec_mode=link.fec(w[2]), file=FILE)
+        elif w[0] == "no" and len(w) == 3:
+            link.set_link(iface, line, fec_mode="none", file=FILE)
+        else:
+            return False
+    except link.Unreadable:
+        return False
+    return True
 
 
 def _bgp_statements(inst: BgpInstance, children: list[Node], dev: DeviceConfig) -> None:
@@ -134,6 +160,10 @@ def _bgp_statements(inst: BgpInstance, children: list[Node], dev: DeviceConfig) 
             inst.multipath_relax = True
         elif w == ["no", "bgp", "default", "ipv4-unicast"]:
             inst.default_ipv4_unicast = False
+        elif w == ["shutdown"]:
+            inst.shutdown_line = child.line
+        elif w == ["no", "shutdown"]:
+            inst.shutdown_line = 0
         elif w[0] == "neighbor" and len(w) >= 3 and neighbor_statement(inst, _eos_neighbor(w), child.line, eos=True):
             pass
         elif w[0] == "network" and len(w) == 2 and is_prefix(w[1]):

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from dualrail_net.verify.model import DeviceConfig, EcnProfile, Interface
+from dualrail_net.verify.parsers import link
 from dualrail_net.verify.parsers.files import read_text
 from dualrail_net.verify.parsers.frr import is_ip, is_prefix, parse_frr
 
@@ -152,6 +153,13 @@ def _ports(dev: DeviceConfig, db: ConfigDb) -> None:
         # SONiC brings a port up only when told: a missing admin_status is down
         iface.down = "" if fields.get("admin_status") == "up" else "shutdown"
         iface.description = str(fields.get("description", ""))
+        for key, read, setting in (("speed", link.speed_mbps, "speed"), ("fec", link.fec, "fec_mode"),
+                                   ("autoneg", link.autoneg, "negotiate")):
+            if key in fields:
+                try:
+                    link.set_link(iface, db.line("PORT", port), file=FILE, **{setting: read(str(fields[key]))})
+                except link.Unreadable:
+                    _note(dev, db, "PORT", port, f"PORT {port} {key} {str(fields[key])[:20]}")
         for key in sorted(set(fields) - _PORT_FIELDS):
             _note(dev, db, "PORT", port, f"PORT {port} {key}")
 

@@ -253,6 +253,7 @@ def registered(only: set[str] | None = None) -> list[CheckSpec]:
         hostnccl,
         hosts,
         isolation,
+        links,
         management,
         qos,
         routing,

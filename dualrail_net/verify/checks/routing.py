@@ -127,6 +127,11 @@ def edge_reason(ctx: Context, view: PlaneView, sender: NodeId | None, receiver: 
         return f"{sender_name} runs no BGP in plane {control.plane}"
     states = view.sessions.get(frozenset((sender, receiver)), [])
     if not states:
+        for node in (sender, receiver):
+            dev = ctx.snap.devices[node[0]]
+            inst = dev.bgp.get(node[1])
+            if inst is not None and inst.shutdown_line:
+                return f"{_loc(ctx, node[0], inst.shutdown_line)}: BGP is shut down on {_label(node)}"
         return f"no BGP session is configured between {_label(sender)} and {_label(receiver)}"
     down = [st for st in states if not st.up]
     if down and (len(down) == len(states) or control.via(receiver, sender) >> bit & 1):

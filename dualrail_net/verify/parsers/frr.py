@@ -298,6 +298,8 @@ def bgp_statement(inst: BgpInstance, w: list[str], line: int = 0) -> bool:
             inst.network_import_check = True
         elif w[1:] == ["ebgp-requires-policy"]:
             inst.ebgp_requires_policy = True
+        elif w[1:2] == ["shutdown"] and (len(w) == 2 or w[2] == "message"):
+            inst.shutdown_line = line
         else:
             return False
     elif head == "redistribute" and len(w) == 2 and w[1] in ("connected", "static"):
@@ -334,6 +336,8 @@ def _negated(inst: BgpInstance, w: list[str], line: int) -> bool:
         inst.network_import_check = False
     elif w == ["bgp", "ebgp-requires-policy"]:
         inst.ebgp_requires_policy = False
+    elif w[:2] == ["bgp", "shutdown"]:
+        inst.shutdown_line = 0
     elif w[:1] == ["neighbor"]:
         return neighbor_statement(inst, ["neighbor"] + w[1:], line, negated=True)
     else:
@@ -553,7 +557,7 @@ def finish_bgp(dev: DeviceConfig, frr: bool = True) -> None:
             if group.rr_client_line and group.rr_client_line not in judged:
                 dev.unmodelled.append((group.rr_client_line, f"neighbor {name} route-reflector-client"))
         inst.interface_neighbors = [name for name, n in inst.neighbors.items() if n.interface]
-        shut = [address for address, n in inst.neighbors.items() if n.shutdown]
+        shut = [address for address, n in inst.neighbors.items() if n.shutdown or inst.shutdown_line]
         for address in shut:
             del inst.neighbors[address]
         inst.shut_neighbors.extend(shut)

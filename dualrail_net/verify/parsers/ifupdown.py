@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from dualrail_net.verify.model import Interface, ServerRoute, ServerRule
+from dualrail_net.verify.parsers import link
 from dualrail_net.verify.parsers.files import is_decimal
 
 
@@ -62,10 +64,17 @@ class InterfacesFile:
 
 
 # attributes that change nothing verify judges (link settings, descriptions of the physical layer)
-KNOWN_HARMLESS = frozenset({"link-speed", "link-duplex", "link-autoneg", "link-fec", "hwaddress", "pre-down",
+KNOWN_HARMLESS = frozenset({"link-duplex", "hwaddress", "pre-down",
                             "post-down", "down", "mstpctl-portadminedge", "mstpctl-bpduguard", "bridge-vlan-aware",
                             "bridge-vids", "bridge-pvid", "bridge-stp", "address-purge", "inet", "dns-nameservers",
                             "dns-search"})
+
+
+_LINK_KEYS: dict[str, Callable[[Interface, int, str], None]] = {
+    "link-speed": lambda iface, line, value: link.set_link(iface, line, speed=link.speed_mbps(value)),
+    "link-fec": lambda iface, line, value: link.set_link(iface, line, fec_mode=link.fec(value)),
+    "link-autoneg": lambda iface, line, value: link.set_link(iface, line, negotiate=link.autoneg(value)),
+}
 
 
 def read_interfaces(text: str) -> InterfacesFile:
@@ -139,6 +148,11 @@ def read_interfaces(text: str) -> InterfacesFile:
                 netmask_of[iface.name] = length
         elif key == "gateway":
             gateways[iface.name] = value
+        elif key in _LINK_KEYS:
+            try:
+                _LINK_KEYS[key](iface, number, value)
+            except link.Unreadable:
+                unmodelled.append((number, line.strip()))
         elif key not in KNOWN_HARMLESS:
             unmodelled.append((number, line.strip()))
     for name, length in netmask_of.items():

@@ -1,0 +1,67 @@
+"""Link settings against the plan and the other end (LINK-CONFIG): a port forced to another speed
+than its cable is planned at, or two ends that force different FEC or autonegotiation, bring the
+link up at the wrong speed or not at all. What a platform leaves automatic is not judged."""
+
+from __future__ import annotations
+
+from dualrail_net.verify.checks import BASE, TOPOLOGY, Context, check, finding
+from dualrail_net.verify.findings import Finding
+from dualrail_net.verify.model import LinkSettings
+from dualrail_net.verify.parsers.link import planned_mbps
+
+
+def _gbps(mbps: int) -> str:
+    return f"{mbps // 1000}G" if mbps % 1000 == 0 else f"{mbps}M"
+
+
+def _fec(name: str | None) -> str:
+    return {"rs": "RS (Reed-Solomon)", "baser": "BASE-R (Fire code)", "none": "off"}.get(name or "", "auto")
+
+
+@check("LINK-CONFIG", "every cabled port runs its link's planned speed, and both ends agree on FEC and "
+       "autonegotiation", reads={BASE, TOPOLOGY})
+def link_config(ctx: Context) -> list[Finding]:
+    out: list[Finding] = []
+    cables = ctx.cables
+    plan = cables.plan
+    speeds, a_devices, b_devices = plan.column("speed"), plan.column("a_device"), plan.column("b_device")
+    a_ports, b_ports = plan.column("a_port"), plan.column("b_port")
+    for i, (a, b) in enumerate(zip(cables.a, cables.b)):
+        a_link = a.link if a is not None else None
+        b_link = b.link if b is not None else None
+        if a_link is None and b_link is None:
+            continue  # the common case: nothing forced at either end
+        plane = cables.a_plane[i] or cables.b_plane[i] or ""
+        ends = [(a_devices[i], a_ports[i], a_link), (b_devices[i], b_ports[i], b_link)]
+        planned = planned_mbps(speeds[i])
+        for device, port, settings in ends:
+            if settings is None or settings.speed_mbps is None or planned is None or settings.speed_mbps == planned:
+                continue
+            out.append(finding([device], plane, f"{_where(ctx, device, settings)}: {device} {port} is forced to "
+                               f"{_gbps(settings.speed_mbps)}, the link to {_other(ends, device, port)} is planned "
+                               f"at {speeds[i]}", "the ends cannot agree on a speed the cable was planned for: the "
+                               "link stays down, or runs slower than the plan counts on"))
+        if a_link is None or b_link is None:
+            continue
+        pairs: list[tuple[str, str | None, str | None]] = [
+            ("FEC", a_link.fec and _fec(a_link.fec), b_link.fec and _fec(b_link.fec)),
+            ("autonegotiation", None if a_link.autoneg is None else ("on" if a_link.autoneg else "off"),
+             None if b_link.autoneg is None else ("on" if b_link.autoneg else "off"))]
+        for what, left, right in pairs:
+            if left is None or right is None or left == right:
+                continue
+            out.append(finding([a_devices[i], b_devices[i]], plane,
+                               f"{_where(ctx, a_devices[i], a_link)}, {_where(ctx, b_devices[i], b_link)}: "
+                               f"{a_devices[i]} {a_ports[i]} {what} {left} (the other end {b_devices[i]} "
+                               f"{b_ports[i]}: {right})", f"two ends with different {what} do not bring the link up"))
+    return out
+
+
+def _where(ctx: Context, device: str, settings: LinkSettings) -> str:
+    return ctx.snap.where(device, settings.file, settings.line) if device in ctx.snap.devices else device
+
+
+def _other(ends: list[tuple[str, str, LinkSettings | None]], device: str, port: str) -> str:
+    return next(f"{d} {p}" for d, p, _ in ends if (d, p) != (device, port))
+
+

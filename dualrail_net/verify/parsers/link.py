@@ -1,0 +1,73 @@
+"""A port's link settings as each platform writes them, in one vocabulary (``LinkSettings``): a
+forced speed in Mb/s, the FEC ("rs", "baser", "none") and autonegotiation. ``None`` stands for
+"automatic / the platform's default" and is never judged against the other end."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+from dualrail_net.verify.model import Interface, LinkSettings
+
+# every platform's FEC names -> ours; None: automatic (the optic's and platform's default)
+FEC = {"rs": "rs", "reed-solomon": "rs", "rs528": "rs", "rs544": "rs", "baser": "baser", "fc": "baser",
+       "fire-code": "baser", "none": "none", "off": "none", "auto": None, "default": None}
+_SPEED = re.compile(r"(\d{1,7})(g|m)?(?:full|-\d)?")
+AUTO = "auto"
+
+
+class Unreadable(ValueError):
+    """A link setting this vocabulary does not have (the caller reports the line as unmodelled)."""
+
+
+def speed_mbps(text: str) -> int | None:
+    """'400G', '400g-8', '100gfull', '400000' (Mb/s) -> Mb/s; 'auto' -> None."""
+    value = text.strip().lower()
+    if value == AUTO:
+        return None
+    m = _SPEED.fullmatch(value)
+    if m is None:
+        raise Unreadable(text)
+    number = int(m.group(1))
+    return number * 1000 if m.group(2) == "g" else number
+
+
+def fec(text: str) -> str | None:
+    value = text.strip().lower()
+    if value not in FEC:
+        raise Unreadable(text)
+    return FEC[value]
+
+
+def autoneg(text: str) -> bool:
+    value = text.strip().lower()
+    if value in ("on", "yes", "true", "enabled"):
+        return True
+    if value in ("off", "no", "false", "disabled"):
+        return False
+    raise Unreadable(text)
+
+
+_UNSET = object()
+
+
+def set_link(iface: Interface, line: int, speed: object = _UNSET, fec_mode: object = _UNSET,
+             negotiate: object = _UNSET, file: str = "interfaces") -> None:
+    """Record what a line of ``file`` says of the port's link (a later line overrides an earlier one)."""
+    current = iface.link or LinkSettings(line=line, file=file)
+    changes: dict[str, object] = {}
+    if speed is not _UNSET:
+        changes["speed_mbps"] = speed
+    if fec_mode is not _UNSET:
+        changes["fec"] = fec_mode
+    if negotiate is not _UNSET:
+        changes["autoneg"] = negotiate
+    iface.link = dataclasses.replace(current, **changes)  # type: ignore[arg-type]
+
+
+def planned_mbps(speed: str) -> int | None:
+    """The cabling plan's speed ('400G') in Mb/s; None when it says none."""
+    try:
+        return speed_mbps(speed) if speed else None
+    except Unreadable:
+        return None

@@ -34,6 +34,13 @@ def server_planes(ctx: Context) -> list[Finding]:
                 out.append(finding([srv.name, leaf[0] if leaf else ""], leaf_plane,
                                    f"{srv.name} {name} has {iface.addresses[0]} (plane {plane}) but is cabled to "
                                    f"{leaf[0] if leaf else '?'} in plane {leaf_plane}", why))
+            for extra in iface.addresses[1:]:  # every address makes a connected route and a source
+                other = ctx.snap.plane_of_address(extra)
+                if other and other != (leaf_plane or plane):
+                    out.append(finding([srv.name], leaf_plane or plane or "",
+                                       f"{srv.name} {name} (plane {leaf_plane or plane}) also has {extra} (plane "
+                                       f"{other})", "its connected subnet sends that plane's addresses out through "
+                                       "this port, and that plane's source address enters this plane"))
         table_dev: dict[int, str | None] = {}
         for route in srv.routes:
             dev_plane = port_plane.get(route.dev or "")

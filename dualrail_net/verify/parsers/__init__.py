@@ -52,8 +52,12 @@ def parse_device(name: str, platform: str, folder: Path) -> DeviceConfig:
     return add_routing(dev, parser.routing(name, folder)) if parser.routing else dev
 
 
+_VRF_LINE = re.compile(r"\s*vrf(?:-table)?\s")
+
+
 def parse_server(name: str, folder: Path) -> ServerConfig:
-    parsed = read_interfaces(read_text(folder / "interfaces"))
+    interfaces_text = read_text(folder / "interfaces")
+    parsed = read_interfaces(interfaces_text)
     other: list[str] = []
     # in the order ifupdown2 brings the stanzas up: a stanza's `gateway` route, then its post-up
     # commands (a route is installed only over the ports that are up by then)
@@ -64,6 +68,10 @@ def parse_server(name: str, folder: Path) -> ServerConfig:
     routes, rules = server_policy([cmd for _, cmd in tagged], other, [port for port, _ in tagged])
     srv = ServerConfig(name=name, interfaces=parsed.interfaces, routes=routes, rules=rules)
     srv.unmodelled += [("interfaces", line, text) for line, text in parsed.unmodelled]
+    # a server port in a VRF (or a VRF device): its routes, rules and lookups leave the main
+    # table's model (the l3mdev rule decides first): not judged, and said so
+    srv.unmodelled += [("interfaces", number, line.strip()) for number, line in enumerate(interfaces_text.split("\n"), 1)
+                       if _VRF_LINE.match(line)]
     srv.unmodelled += [("interfaces", 0, f"post-up command: {cmd}") for cmd in other]
     _read_env(read_text(folder / "nccl.env"), srv)
     _read_sysctl(read_text(folder / "sysctl.conf"), srv)

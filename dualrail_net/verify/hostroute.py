@@ -147,13 +147,14 @@ def host_routing(srv: ServerConfig) -> HostRouting:
         for address in iface.addresses:
             try:
                 ip, subnet = split_address(address)
-                local.add(ip_int(ip))  # a down port's address stays in the local table
+                number = ip_int(ip)
             except ValueError:
                 continue
-            addresses.setdefault(name, []).append(ip_int(ip))
+            local.add(number)  # a down port's address stays in the local table
+            addresses.setdefault(name, []).append(number)
             own = primaries.setdefault(name, [])
             if not any((net, length) == subnet for _, net, length in own):  # else a secondary address
-                own.append((ip_int(ip), *subnet))
+                own.append((number, *subnet))
             if not iface.down:
                 subnets.setdefault(name, []).append(subnet)
     by_port: dict[str | None, list[ServerRoute]] = {}

@@ -70,8 +70,9 @@ def parse_server(name: str, folder: Path) -> ServerConfig:
     srv.unmodelled += [("interfaces", line, text) for line, text in parsed.unmodelled]
     # a server port in a VRF (or a VRF device): its routes, rules and lookups leave the main
     # table's model (the l3mdev rule decides first): not judged, and said so
-    srv.unmodelled += [("interfaces", number, line.strip()) for number, line in enumerate(interfaces_text.split("\n"), 1)
-                       if _VRF_LINE.match(line)]
+    if "vrf" in interfaces_text:  # (rare: a rendered server file has none)
+        srv.unmodelled += [("interfaces", number, line.strip())
+                           for number, line in enumerate(interfaces_text.split("\n"), 1) if _VRF_LINE.match(line)]
     srv.unmodelled += [("interfaces", 0, f"post-up command: {cmd}") for cmd in other]
     _read_env(read_text(folder / "nccl.env"), srv)
     _read_sysctl(read_text(folder / "sysctl.conf"), srv)

@@ -119,10 +119,13 @@ class IbPlaneEntry:
 
 @dataclass(frozen=True, slots=True)
 class QosMarkers:
-    """The markers verification needs to tell RoCE data from CNPs in rendered QoS maps."""
+    """The markers verification needs to tell RoCE data from CNPs in rendered QoS maps, and the
+    RoCE class's planned scheduling."""
 
     roce_dscp: int
     cnp_dscp: int
+    # the RoCE class's share of a port's bandwidth under contention, in percent (None: not planned)
+    roce_bandwidth_percent: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

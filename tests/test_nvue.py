@@ -123,6 +123,10 @@ def _down_first_uplink(root: Path) -> None:
 
 
 NVUE_MUTATIONS[7] = ("an uplink administratively down", "BGP-SESSION-DOWN", _down_first_uplink)
+NVUE_MUTATIONS += [
+    ("a server port forced to 100G on a 200G link", "LINK-CONFIG", _edit('          speed: "200G"', '          speed: "100G"')),
+    ("RoCE's bandwidth share halved", "QOS-SCHEDULER", _edit("              bw-percent: 50", "              bw-percent: 25")),
+]
 
 
 @pytest.mark.parametrize("desc,check_id,mutate", NVUE_MUTATIONS, ids=[m[0] for m in NVUE_MUTATIONS])

@@ -250,7 +250,8 @@ def _render(fabric: Fabric, templates: Path | None, progress: Progress | None,
         generator=f"dualrail-net {__version__}", fabric=fabric.name, planes=list(fabric.planes),
         routed_prefixes={name: p.routed_prefixes for name, p in fabric.planes.items()},
         pools={name: p.pools for name, p in fabric.planes.items()},
-        qos_markers={name: QosMarkers(fabric.qos[p.qos_profile].roce_dscp, fabric.qos[p.qos_profile].cnp_dscp)
+        qos_markers={name: QosMarkers(fabric.qos[p.qos_profile].roce_dscp, fabric.qos[p.qos_profile].cnp_dscp,
+                                      fabric.qos[p.qos_profile].roce_bandwidth_percent)
                      for name, p in fabric.planes.items()},
         devices=devices, servers=servers, ib_planes=ib_planes, cabling=CABLING,
         management=_management_plan(fabric), server_models=_server_models(fabric))

@@ -43,6 +43,9 @@ class Interface:
     down: str = ""
     trust: str | None = None  # QoS trust source ("dscp", "cos"); None: not said in the file
     link: LinkSettings | None = None  # speed, FEC, autonegotiation as configured (None: none said)
+    # each DWRR traffic class's share of the port under contention, in percent (weights turned into
+    # shares by the parser; EOS and NVUE write percents); None: no DWRR scheduling configured
+    dwrr_share: dict[int, int] | None = None
 
 
 @dataclass(slots=True)
@@ -159,6 +162,9 @@ class Qos:
     dscp_to_tc: dict[int, int] = field(default_factory=dict)
     dscp_to_priority: dict[int, int] = field(default_factory=dict)
     trust: str | None = None  # what sets a packet's priority, device-wide ("dscp", "pcp"); None: per port
+    # the priority of traffic no DSCP rule names (Cumulus traffic.port_default_priority); None: not said
+    default_priority: int | None = None
+    default_priority_line: int = 0
 
 
 @dataclass(slots=True)

@@ -37,6 +37,8 @@ class QosFile:
     strict: dict[str, list[int]]
     trust: str | None  # traffic.packet_priority_source_set: what sets a packet's priority
     unmodelled: tuple[str, ...]  # lines not understood (their text)
+    dwrr: dict[str, dict[int, int]]  # port -> DWRR traffic class -> its share in percent (one dict per profile)
+    default_priority: int | None  # traffic.port_default_priority
 
 
 # the keys switchd reads that the model reads or knows change nothing it judges
@@ -61,12 +63,16 @@ def parse_qos_features(text: str, dev: DeviceConfig) -> None:
     dev.qos.dscp_to_priority.update(parsed.dscp_to_priority)
     dev.qos.dscp_to_tc.update(parsed.dscp_to_tc)
     dev.qos.trust = parsed.trust
+    if parsed.default_priority is not None:
+        dev.qos.default_priority = parsed.default_priority
+        dev.qos.default_priority_line = next((i for i, line in enumerate(text.split("\n"), 1)
+                                              if line.strip().startswith("traffic.port_default_priority")), 0)
     if parsed.unmodelled:
         lines = text.split("\n")
         for item in parsed.unmodelled:
             number = next((i for i, line in enumerate(lines, 1) if line.strip() == item), 0)
             dev.base_unmodelled.append(("qos_features.conf", number, item))
-    for name in parsed.pfc.keys() | parsed.ecn.keys() | parsed.strict.keys():
+    for name in parsed.pfc.keys() | parsed.ecn.keys() | parsed.strict.keys() | parsed.dwrr.keys():
         iface = dev.interfaces.get(name)
         if iface is None:  # a QoS port the interfaces file does not list
             iface = dev.interfaces[name] = Interface(name)
@@ -76,6 +82,8 @@ def parse_qos_features(text: str, dev: DeviceConfig) -> None:
             iface.ecn = parsed.ecn[name]
         if name in parsed.strict:
             iface.strict_tcs = parsed.strict[name]
+        if name in parsed.dwrr:
+            iface.dwrr_share = parsed.dwrr[name]
 
 
 @lru_cache(maxsize=256)
@@ -146,12 +154,24 @@ def _parse_qos_text(text: str) -> QosFile:
             for tc in numbers(f"ecn_red.{group}.egress_queue_list", 7):
                 ecn.setdefault(name, {})[tc] = profile
     strict: dict[str, set[int]] = {}
+    dwrr: dict[str, dict[int, int]] = {}
     for profile_name in _list(kv.get("scheduling.egress_profile_list", "")):
-        queues = [int(m.group(1)) for k, v in kv.items()
-                  if (m := re.fullmatch(rf"scheduling\.{re.escape(profile_name)}\.egress_queue_(\d+)\.mode", k))
-                  and v == "strict"]
+        modes = {int(m.group(1)): v for k, v in kv.items()
+                 if (m := re.fullmatch(rf"scheduling\.{re.escape(profile_name)}\.egress_queue_(\d+)\.mode", k))}
+        queues = [q for q, mode in modes.items() if mode == "strict"]
+        # DWRR weights are relative: each queue's share is its weight over the sum of the profile's
+        weights = {q: _number(kv.get(f"scheduling.{profile_name}.egress_queue_{q}.weight", ""), 1 << 20)
+                   for q, mode in modes.items() if mode == "dwrr"}
+        if None in weights.values():
+            unmodelled.append(f"scheduling.{profile_name}: a DWRR queue without a numeric weight")
+        total = sum(w for w in weights.values() if w)
+        shares = {q: round(100 * w / total) for q, w in weights.items() if w is not None} if total else {}
         for name in ports(f"scheduling.{profile_name}.port_set"):
             strict.setdefault(name, set()).update(queues)
+            if shares:
+                dwrr[name] = shares
+    if "traffic.port_default_priority" in kv and _number(kv["traffic.port_default_priority"], 7) is None:
+        unmodelled.append(f"traffic.port_default_priority = {kv['traffic.port_default_priority']}")
     # ports of one group share their (never mutated) lists and dicts: checks compare them cheaply
     shared: dict[frozenset[int], list[int]] = {}
     same_ecn: dict[tuple[tuple[int, int], ...], dict[int, EcnProfile]] = {}
@@ -159,4 +179,4 @@ def _parse_qos_text(text: str) -> QosFile:
                    {n: shared.setdefault(frozenset(v), sorted(v)) for n, v in pfc.items()},
                    {n: same_ecn.setdefault(tuple(sorted((tc, id(p)) for tc, p in v.items())), v) for n, v in ecn.items()},
                    {n: shared.setdefault(frozenset(v), sorted(v)) for n, v in strict.items()},
-                   trust, tuple(unmodelled))
+                   trust, tuple(unmodelled), dwrr, _number(kv.get("traffic.port_default_priority", ""), 7))

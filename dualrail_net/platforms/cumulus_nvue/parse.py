@@ -341,12 +341,15 @@ def _qos(r: _Reader, qos: dict[str, Any], path: PathKey) -> None:
             ecn[int(tc)] = EcnProfile(low, high, prob)
     scheduler = _map(_map(_map(qos.get("egress-scheduler")).get("default-global")).get("traffic-class"))
     strict = sorted(int(tc) for tc, body in scheduler.items() if str(tc).isdigit() and _map(body).get("mode") == "strict")
+    shares = {int(tc): share for tc, body in scheduler.items() if str(tc).isdigit() and _map(body).get("mode") == "dwrr"
+              and (share := _int(_map(body).get("bw-percent"), 100)) is not None}
     shared_ecn = ecn or None
     for iface in dev.interfaces.values():
         if iface.is_loopback:
             continue
         # the default-global profiles apply to every port: one shared list and dict for all of them
         iface.pfc_priorities, iface.ecn, iface.strict_tcs, iface.trust = pfc_list, shared_ecn, strict, trust
+        iface.dwrr_share = shares or None
 
 
 def _services(r: _Reader, service: dict[str, Any], path: PathKey) -> None:

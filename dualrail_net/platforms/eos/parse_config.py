@@ -72,7 +72,9 @@ def _tx_queue(node: Node, iface: Interface, dev: DeviceConfig) -> None:
             iface.ecn[tc] = EcnProfile(low, high, prob)
         elif qw == ["priority", "strict"]:
             iface.strict_tcs = sorted(set(iface.strict_tcs + [tc]))
-        elif qw[:2] != ["bandwidth", "percent"]:
+        elif qw[:2] == ["bandwidth", "percent"] and len(qw) == 3 and (share := _int(qw[2], 100)) is not None:
+            iface.dwrr_share = {**(iface.dwrr_share or {}), tc: share}
+        else:
             _unmodelled(dev, q)
 
 

@@ -261,6 +261,7 @@ def _qos(dev: DeviceConfig, db: ConfigDb) -> None:
                                                      f"the switch's other ports' {name})")
     to_queue = next(iter(queue_maps.values()), {})
     queue_tc = {q: tc for tc, q in to_queue.items()}
+    weights: dict[str, dict[int, int]] = {}
     for key, value in db.table("QUEUE").entries:
         port, _, queue = key.partition("|")
         iface = dev.interfaces.get(port)
@@ -281,6 +282,17 @@ def _qos(dev: DeviceConfig, db: ConfigDb) -> None:
         scheduler = schedulers.get(str(fields.get("scheduler", "")))
         if scheduler is not None and scheduler.get("type") == "STRICT":
             iface.strict_tcs.append(tc)
+        elif scheduler is not None and scheduler.get("type") in ("DWRR", "WRR"):
+            weight = _count(scheduler.get("weight"))
+            if weight is None:
+                _note(dev, db, "QUEUE", key, f"QUEUE {key}: scheduler {fields.get('scheduler')} without a weight")
+            else:
+                weights.setdefault(port, {})[tc] = weight
+    # DWRR weights are relative: each class's share is its weight over the sum of the port's
+    for port, by_tc in weights.items():
+        total = sum(by_tc.values())
+        if total:
+            dev.interfaces[port].dwrr_share = {tc: round(100 * w / total) for tc, w in by_tc.items()}
 
 
 def _management(dev: DeviceConfig, db: ConfigDb) -> None:

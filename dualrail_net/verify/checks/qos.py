@@ -217,6 +217,78 @@ def cnp(ctx: Context) -> list[Finding]:
     return out
 
 
+@check("QOS-SCHEDULER", "the RoCE class gets its planned share of every port under contention (DWRR), never "
+       "strict priority", reads={BASE, TOPOLOGY})
+def scheduler(ctx: Context) -> list[Finding]:
+    """Per port, the RoCE traffic class's DWRR share (each parser turns its platform's weights or
+    percents into a share) against the plan's roce_bandwidth_percent (within a point: weights are
+    rounded); strict priority for RoCE starves every other class, including BGP's."""
+    out = []
+    roce = _roce_tcs(ctx)
+    markers = ctx.snap.manifest.qos_markers
+    for group in ctx.port_groups:
+        plane, device = group.plane, group.device
+        planned = markers[plane].roce_bandwidth_percent if plane in markers else None
+        roce_tc, _ = roce(plane, device)
+        if planned is None or roce_tc is None:
+            continue
+        wrong: dict[str, list[str]] = {}
+        for iface in group.ports:
+            share = iface.dwrr_share.get(roce_tc) if iface.dwrr_share else None
+            if roce_tc in iface.strict_tcs:
+                said = f"puts the RoCE class TC{roce_tc} in strict priority"
+            elif share is None:
+                said = f"gives the RoCE class TC{roce_tc} no DWRR share (the platform's default scheduling)"
+            elif abs(share - planned) > 1:
+                said = f"gives the RoCE class TC{roce_tc} {share}% under contention"
+            else:
+                continue
+            wrong.setdefault(said, []).append(iface.name)
+        for said, ports in wrong.items():
+            out.append(finding([device], plane, f"{device} {said} on {len(ports)} port(s) ({', '.join(ports[:4])}"
+                               f"{' ...' if len(ports) > 4 else ''}); the plan gives it {planned}%",
+                               "strict RoCE starves every other class (BGP keepalives included)" if "strict" in said
+                               else "RoCE gets another share of the link than the plan sizes the fabric for: "
+                               "collectives slow down when the link is shared, or starve the other classes"))
+    return out
+
+
+@check("QOS-DEFAULT-CLASS", "traffic no DSCP rule names lands outside the lossless (PFC) and CNP classes",
+       reads={BASE, TOPOLOGY})
+def default_class(ctx: Context) -> list[Finding]:
+    out = []
+    markers = ctx.snap.manifest.qos_markers
+    for group in ctx.port_groups:
+        dev = ctx.snap.devices[group.device]
+        default = dev.qos.default_priority
+        if default is None:
+            continue
+        cnp = markers[group.plane].cnp_dscp if group.plane in markers else None
+        cnp_prio = dev.qos.dscp_to_priority.get(cnp) if cnp is not None else None
+        lossless = default in (group.pfc_priorities or ())
+        if not lossless and default != cnp_prio:
+            continue
+        where = ctx.snap.where(group.device, "qos_features.conf", dev.qos.default_priority_line)
+        out.append(finding([group.device], group.plane, f"{where}: {group.device} gives unmarked traffic priority "
+                           f"{default}, the {'lossless RoCE' if lossless else 'CNP'} class's",
+                           "every packet without a DSCP rule (BGP, TCP, storage) shares the class: it is paused with "
+                           "RoCE and spreads PFC pauses" if lossless else
+                           "everything unmarked jumps ahead of data as CNPs do, and delays real CNPs"))
+        continue
+    return _one_per_device(out)
+
+
+def _one_per_device(found: list[Finding]) -> list[Finding]:
+    """A device-wide setting judged per port group: one finding per device."""
+    seen: set[tuple[str, ...]] = set()
+    out = []
+    for f in found:
+        if f.devices not in seen:
+            seen.add(f.devices)
+            out.append(f)
+    return out
+
+
 @check("QOS-PLANE-SYMMETRY", "both planes run the same RoCE QoS (DSCP map, PFC, ECN, MTU)",
        reads={BASE, TOPOLOGY})
 def plane_symmetry(ctx: Context) -> list[Finding]:

@@ -126,6 +126,10 @@ class QosMarkers:
     cnp_dscp: int
     # the RoCE class's share of a port's bandwidth under contention, in percent (None: not planned)
     roce_bandwidth_percent: int | None = None
+    # the lossless class's PFC headroom: bytes kept above the pause threshold, and the cable length
+    # it is sized for (None: not planned)
+    pfc_xoff_bytes: int | None = None
+    pfc_cable_length_m: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -126,6 +126,7 @@ NVUE_MUTATIONS[7] = ("an uplink administratively down", "BGP-SESSION-DOWN", _dow
 NVUE_MUTATIONS += [
     ("a server port forced to 100G on a 200G link", "LINK-CONFIG", _edit('          speed: "200G"', '          speed: "100G"')),
     ("RoCE's bandwidth share halved", "QOS-SCHEDULER", _edit("              bw-percent: 50", "              bw-percent: 25")),
+    ("PFC headroom sized for a shorter cable", "QOS-PFC-HEADROOM", _edit("          cable-length: 10", "          cable-length: 2")),
 ]
 
 

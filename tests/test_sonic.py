@@ -102,6 +102,8 @@ SONIC_MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
     ("a smaller MTU on one port", "QOS-MTU", _db_edit(lambda d: _table(d, "PORT")["Ethernet16"].update(mtu="9000"))),
     ("a server port's speed retyped (400G on a 200G link)", "LINK-CONFIG",
      _db_edit(lambda d: _table(d, "PORT")["Ethernet0"].update(speed="400000"))),
+    ("the lossless buffer profile's headroom cut", "QOS-PFC-HEADROOM",
+     _db_edit(lambda d: _table(d, "BUFFER_PROFILE")["ROCE_LOSSLESS_PG"].update(xoff="1000"))),
     ("RoCE's DWRR weight cut to a tenth of the other class's", "QOS-SCHEDULER",
      _db_edit(lambda d: _table(d, "SCHEDULER")["ROCE_DWRR"].update(weight="5"))),
     ("CNPs lose strict priority", "QOS-CNP", _db_edit(lambda d: _table(d, "SCHEDULER")["CNP_STRICT"].update(type="DWRR",

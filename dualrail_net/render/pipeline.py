@@ -34,7 +34,7 @@ from dualrail_net.platforms import Platform, get_platform
 from dualrail_net.render.servers import SERVER_FILES, TOPOLOGY_FILE, ib_hcas, server_structured, topology_structured
 from dualrail_net.render.structured import switch_structured
 from dualrail_net.resolve.export import cabling_csv, fabric_json
-from dualrail_net.resolve.model import Fabric, IbPlane, ResolvedServer, Switch
+from dualrail_net.resolve.model import Fabric, IbPlane, Qos, ResolvedServer, Switch
 
 MANIFEST, CABLING, RESOLVED = MANIFEST_FILE, CABLING_FILE, RESOLVED_FILE
 
@@ -250,9 +250,7 @@ def _render(fabric: Fabric, templates: Path | None, progress: Progress | None,
         generator=f"dualrail-net {__version__}", fabric=fabric.name, planes=list(fabric.planes),
         routed_prefixes={name: p.routed_prefixes for name, p in fabric.planes.items()},
         pools={name: p.pools for name, p in fabric.planes.items()},
-        qos_markers={name: QosMarkers(fabric.qos[p.qos_profile].roce_dscp, fabric.qos[p.qos_profile].cnp_dscp,
-                                      fabric.qos[p.qos_profile].roce_bandwidth_percent)
-                     for name, p in fabric.planes.items()},
+        qos_markers={name: _qos_markers(fabric.qos[p.qos_profile]) for name, p in fabric.planes.items()},
         devices=devices, servers=servers, ib_planes=ib_planes, cabling=CABLING,
         management=_management_plan(fabric), server_models=_server_models(fabric))
     result.artifacts.append(Artifact(MANIFEST, manifest.dumps()))
@@ -273,3 +271,9 @@ def _expected_pkeys(plane: IbPlane) -> dict[str, dict[str, str]]:
         for m in part.members:
             out.setdefault(m.guid, {})[f"0x{part.pkey & 0x7FFF:04x}"] = m.membership
     return out
+
+
+def _qos_markers(qos: Qos) -> QosMarkers:
+    """What verify needs of a plane's QoS profile: the markers and the planned scheduling and headroom."""
+    return QosMarkers(qos.roce_dscp, qos.cnp_dscp, qos.roce_bandwidth_percent, qos.pfc_xoff_bytes,
+                      qos.pfc_cable_length_m)

@@ -27,6 +27,14 @@ class LinkSettings:
     file: str = field(default="", compare=False)  # the file of that line, in the device's folder
 
 
+@dataclass(frozen=True, slots=True)
+class PfcHeadroom:
+    """The buffer a port keeps for what is still in flight after it sends a pause (None: not said)."""
+
+    xoff_bytes: int | None = None
+    cable_m: int | None = None  # the cable length the switch sizes the headroom for
+
+
 @dataclass(slots=True)
 class Interface:
     name: str
@@ -46,6 +54,7 @@ class Interface:
     # each DWRR traffic class's share of the port under contention, in percent (weights turned into
     # shares by the parser; EOS and NVUE write percents); None: no DWRR scheduling configured
     dwrr_share: dict[int, int] | None = None
+    pfc_headroom: PfcHeadroom | None = None  # the lossless priority's headroom (None: the platform sizes it)
 
 
 @dataclass(slots=True)

@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from dualrail_net.verify.model import DeviceConfig, EcnProfile, Interface
+from dualrail_net.verify.model import DeviceConfig, EcnProfile, Interface, PfcHeadroom
 
 
 def _list(value: str) -> list[str]:
@@ -39,6 +39,7 @@ class QosFile:
     unmodelled: tuple[str, ...]  # lines not understood (their text)
     dwrr: dict[str, dict[int, int]]  # port -> DWRR traffic class -> its share in percent (one dict per profile)
     default_priority: int | None  # traffic.port_default_priority
+    headroom: dict[str, PfcHeadroom]  # port -> its PFC group's xoff_size and cable_length
 
 
 # the keys switchd reads that the model reads or knows change nothing it judges
@@ -72,7 +73,7 @@ def parse_qos_features(text: str, dev: DeviceConfig) -> None:
         for item in parsed.unmodelled:
             number = next((i for i, line in enumerate(lines, 1) if line.strip() == item), 0)
             dev.base_unmodelled.append(("qos_features.conf", number, item))
-    for name in parsed.pfc.keys() | parsed.ecn.keys() | parsed.strict.keys() | parsed.dwrr.keys():
+    for name in parsed.pfc.keys() | parsed.ecn.keys() | parsed.strict.keys() | parsed.dwrr.keys() | parsed.headroom.keys():
         iface = dev.interfaces.get(name)
         if iface is None:  # a QoS port the interfaces file does not list
             iface = dev.interfaces[name] = Interface(name)
@@ -84,6 +85,8 @@ def parse_qos_features(text: str, dev: DeviceConfig) -> None:
             iface.strict_tcs = parsed.strict[name]
         if name in parsed.dwrr:
             iface.dwrr_share = parsed.dwrr[name]
+        if name in parsed.headroom:
+            iface.pfc_headroom = parsed.headroom[name]
 
 
 @lru_cache(maxsize=256)
@@ -132,13 +135,20 @@ def _parse_qos_text(text: str) -> QosFile:
         return [v for v in values if v is not None]
 
     pfc: dict[str, set[int]] = {}
+    headroom: dict[str, PfcHeadroom] = {}
     for group in _list(kv.get("pfc.port_group_list", "")):
         prios = set(numbers(f"pfc.{group}.cos_list", 7))
+        room = PfcHeadroom(_number(kv.get(f"pfc.{group}.xoff_size", "")), _number(kv.get(f"pfc.{group}.cable_length", "")))
+        for key in (f"pfc.{group}.xoff_size", f"pfc.{group}.cable_length"):
+            if key in kv and _number(kv[key]) is None:
+                unmodelled.append(f"{key} = {kv[key]}")
         # a pause frame must be both sent (tx) and honoured (rx): one direction off is no lossless class
         if kv.get(f"pfc.{group}.tx_enable", "true") != "true" or kv.get(f"pfc.{group}.rx_enable", "true") != "true":
             prios = set()
         for name in ports(f"pfc.{group}.port_set"):
             pfc.setdefault(name, set()).update(prios)
+            if room != PfcHeadroom():
+                headroom[name] = room
     ecn: dict[str, dict[int, EcnProfile]] = {}
     for group in _list(kv.get("ecn_red.port_group_list", "")):
         if kv.get(f"ecn_red.{group}.ecn_enable", "true") != "true":
@@ -179,4 +189,4 @@ def _parse_qos_text(text: str) -> QosFile:
                    {n: shared.setdefault(frozenset(v), sorted(v)) for n, v in pfc.items()},
                    {n: same_ecn.setdefault(tuple(sorted((tc, id(p)) for tc, p in v.items())), v) for n, v in ecn.items()},
                    {n: shared.setdefault(frozenset(v), sorted(v)) for n, v in strict.items()},
-                   trust, tuple(unmodelled), dwrr, _number(kv.get("traffic.port_default_priority", ""), 7))
+                   trust, tuple(unmodelled), dwrr, _number(kv.get("traffic.port_default_priority", ""), 7), headroom)

@@ -24,6 +24,7 @@ from dualrail_net.verify.model import (
     Interface,
     ManagementUser,
     Neighbor,
+    PfcHeadroom,
     PrefixListEntry,
     RouteMapEntry,
     StaticRoute,
@@ -332,6 +333,7 @@ def _qos(r: _Reader, qos: dict[str, Any], path: PathKey) -> None:
     if pfc.get("rx", "enable") != "enable" or pfc.get("tx", "enable") != "enable":
         prios = []  # a pause must be both sent and honoured: one direction off is no lossless class
     pfc_list: list[int] | None = prios if pfc else None
+    headroom = PfcHeadroom(_int(pfc.get("xoff-threshold")), _int(pfc.get("cable-length"))) if pfc else None
     ecn: dict[int, EcnProfile] = {}
     for tc, body in _map(_map(_map(qos.get("congestion-control")).get("default-global")).get("traffic-class")).items():
         body = _map(body)
@@ -350,6 +352,7 @@ def _qos(r: _Reader, qos: dict[str, Any], path: PathKey) -> None:
         # the default-global profiles apply to every port: one shared list and dict for all of them
         iface.pfc_priorities, iface.ecn, iface.strict_tcs, iface.trust = pfc_list, shared_ecn, strict, trust
         iface.dwrr_share = shares or None
+        iface.pfc_headroom = headroom if headroom != PfcHeadroom() else None
 
 
 def _services(r: _Reader, service: dict[str, Any], path: PathKey) -> None:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from dualrail_net.verify.model import DeviceConfig, EcnProfile, Interface
+from dualrail_net.verify.model import DeviceConfig, EcnProfile, Interface, PfcHeadroom
 from dualrail_net.verify.parsers import link
 from dualrail_net.verify.parsers.files import read_text
 from dualrail_net.verify.parsers.frr import is_ip, is_prefix, parse_frr
@@ -288,11 +288,32 @@ def _qos(dev: DeviceConfig, db: ConfigDb) -> None:
                 _note(dev, db, "QUEUE", key, f"QUEUE {key}: scheduler {fields.get('scheduler')} without a weight")
             else:
                 weights.setdefault(port, {})[tc] = weight
+    _headroom(dev, db)
     # DWRR weights are relative: each class's share is its weight over the sum of the port's
     for port, by_tc in weights.items():
         total = sum(by_tc.values())
         if total:
             dev.interfaces[port].dwrr_share = {tc: round(100 * w / total) for tc, w in by_tc.items()}
+
+
+def _headroom(dev: DeviceConfig, db: ConfigDb) -> None:
+    """Each lossless priority group's buffer profile (BUFFER_PG PORT|PRIO -> BUFFER_PROFILE xoff) and
+    the port's cable length (CABLE_LENGTH, "10m"): the headroom a PFC port keeps."""
+    xoff = {name: _count(_fields(value).get("xoff")) for name, value in db.table("BUFFER_PROFILE").entries}
+    cables: dict[str, int | None] = {}
+    for _, value in db.table("CABLE_LENGTH").entries:
+        for port, length in _fields(value).items():
+            text = str(length)
+            cables[port] = _count(text[:-1]) if text.endswith("m") else _count(text)
+    seen: dict[tuple[int | None, int | None], PfcHeadroom] = {}
+    for key, value in db.table("BUFFER_PG").entries:
+        port, _, _prio = key.partition("|")
+        iface = dev.interfaces.get(port)
+        if iface is None:
+            continue
+        profile = str(_fields(value).get("profile", ""))
+        room = (xoff.get(profile), cables.get(port))
+        iface.pfc_headroom = seen.setdefault(room, PfcHeadroom(*room))
 
 
 def _management(dev: DeviceConfig, db: ConfigDb) -> None:

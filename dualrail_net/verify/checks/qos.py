@@ -253,6 +253,38 @@ def scheduler(ctx: Context) -> list[Finding]:
     return out
 
 
+@check("QOS-PFC-HEADROOM", "every PFC port keeps at least the planned headroom, sized for at least the planned cable",
+       reads={BASE, TOPOLOGY})
+def pfc_headroom(ctx: Context) -> list[Finding]:
+    """A port that pauses its peer must still absorb what is in flight until the pause takes effect:
+    less headroom (xoff) than the plan, or a headroom sized for a shorter cable, drops lossless
+    frames. More than planned only costs buffer. What a platform sizes itself is not judged."""
+    out = []
+    markers = ctx.snap.manifest.qos_markers
+    for group in ctx.port_groups:
+        plane, device = group.plane, group.device
+        plan = markers.get(plane)
+        if plan is None or not group.pfc_priorities:
+            continue
+        short: dict[str, list[str]] = {}
+        for iface in group.ports:
+            room = iface.pfc_headroom
+            if room is None:
+                continue
+            if plan.pfc_xoff_bytes is not None and room.xoff_bytes is not None and room.xoff_bytes < plan.pfc_xoff_bytes:
+                short.setdefault(f"keeps {room.xoff_bytes} bytes of PFC headroom, the plan {plan.pfc_xoff_bytes}",
+                                 []).append(iface.name)
+            if plan.pfc_cable_length_m is not None and room.cable_m is not None \
+                    and room.cable_m < plan.pfc_cable_length_m:
+                short.setdefault(f"sizes its PFC headroom for {room.cable_m} m of cable, the plan for "
+                                 f"{plan.pfc_cable_length_m} m", []).append(iface.name)
+        for said, ports in short.items():
+            out.append(finding([device], plane, f"{device} {said} on {len(ports)} port(s) ({', '.join(ports[:4])}"
+                               f"{' ...' if len(ports) > 4 else ''})", "frames still in flight when the pause "
+                               "reaches the peer overflow the buffer: the lossless class drops RoCE"))
+    return out
+
+
 @check("QOS-DEFAULT-CLASS", "traffic no DSCP rule names lands outside the lossless (PFC) and CNP classes",
        reads={BASE, TOPOLOGY})
 def default_class(ctx: Context) -> list[Finding]:

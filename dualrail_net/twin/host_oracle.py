@@ -236,8 +236,8 @@ def _route_source(rng: random.Random, text: str) -> tuple[str, str] | None:
 
 
 EDITS: tuple[Callable[[random.Random, str], tuple[str, str] | None], ...] = (
-    _route_source, _route_source, _drop_line, _rule_priority, _rule_priority, _rule_table, _route_gateway, _route_gateway, _route_second,
-    _route_second, _port_state, _main_route, _double_stanza)
+    _route_source, _route_source, _drop_line, _rule_priority, _rule_priority, _rule_table, _route_gateway,
+    _route_gateway, _route_second, _route_second, _port_state, _main_route, _double_stanza)
 
 
 @dataclass(frozen=True)

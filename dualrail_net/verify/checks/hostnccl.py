@@ -164,22 +164,22 @@ def _nccl_int(value: str | None) -> int | None:
 def _transport_choice(name: str, env: dict[str, str], planes: int) -> list[Finding]:
     """Whether NCCL takes the RDMA transport at all, and keeps each ring on one NIC."""
     out = []
-    disabled = _nccl_int(env.get("NCCL_IB_DISABLE"))
-    if disabled:
-        out.append(finding([name], "", f"{name}: NCCL_IB_DISABLE={env['NCCL_IB_DISABLE']}: NCCL never uses the RDMA "
-                           "ports", "every collective falls back to TCP sockets: a fraction of the fabric's bandwidth"))
+    if _nccl_int(env.get("NCCL_IB_DISABLE")):
+        out.append(finding([name], "", f"{name}: NCCL_IB_DISABLE={env['NCCL_IB_DISABLE']}: NCCL never uses the "
+                           "RDMA ports", "every collective falls back to TCP sockets: a fraction of the fabric's "
+                           "bandwidth"))
     net = env.get("NCCL_NET")
     if net is not None and net.upper() != "IB":
+        why = ("every collective runs over TCP sockets" if net.lower() == "socket" else
+               "collectives leave the planned RDMA ports (a network plugin the plan does not know)")
         out.append(finding([name], "", f"{name}: NCCL_NET={net or '(empty)'}: NCCL uses that network, not its RDMA "
-                           "(IB verbs) transport", "collectives leave the planned RDMA ports (sockets, or a plugin the "
-                           "plan does not know)" if net.lower() != "socket" else "every collective runs over TCP sockets"))
+                           "(IB verbs) transport", why))
     cross = _nccl_int(env.get("NCCL_CROSS_NIC"))
     if planes > 1 and cross != 0:
-        said = env.get("NCCL_CROSS_NIC")
-        out.append(finding([name], "", f"{name}: NCCL_CROSS_NIC is {said if cross is not None else 'not set'}"
-                           f"{' (NCCL takes its default, 2)' if cross is None else ''}: a ring may join different "
-                           "NICs on two servers", "on planes that never reach each other a plane-A NIC cannot connect to a plane-B "
-                           "NIC: the job hangs at connect (0 keeps each ring on its NIC)"))
+        said = f"{env['NCCL_CROSS_NIC']}" if cross is not None else "not set (NCCL takes its default, 2)"
+        out.append(finding([name], "", f"{name}: NCCL_CROSS_NIC is {said}: a ring may join different NICs on two "
+                           "servers", "on planes that never reach each other a plane-A NIC cannot connect to a "
+                           "plane-B NIC: the job hangs at connect (0 keeps each ring on its NIC)"))
     return out
 
 

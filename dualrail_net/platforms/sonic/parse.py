@@ -297,8 +297,9 @@ def _qos(dev: DeviceConfig, db: ConfigDb) -> None:
 
 
 def _headroom(dev: DeviceConfig, db: ConfigDb) -> None:
-    """Each lossless priority group's buffer profile (BUFFER_PG PORT|PRIO -> BUFFER_PROFILE xoff) and
-    the port's cable length (CABLE_LENGTH, "10m"): the headroom a PFC port keeps."""
+    """Each lossless priority group's buffer profile (BUFFER_PG PORT|PRIO -> BUFFER_PROFILE xoff; a
+    profile without xoff is lossy) and the port's cable length (CABLE_LENGTH, "10m"): the headroom a
+    PFC port keeps (its tightest lossless group's)."""
     xoff = {name: _count(_fields(value).get("xoff")) for name, value in db.table("BUFFER_PROFILE").entries}
     cables: dict[str, int | None] = {}
     for _, value in db.table("CABLE_LENGTH").entries:
@@ -311,8 +312,11 @@ def _headroom(dev: DeviceConfig, db: ConfigDb) -> None:
         iface = dev.interfaces.get(port)
         if iface is None:
             continue
-        profile = str(_fields(value).get("profile", ""))
-        room = (xoff.get(profile), cables.get(port))
+        profile_xoff = xoff.get(str(_fields(value).get("profile", "")))
+        if profile_xoff is None:
+            continue  # a lossy priority group: no headroom to keep
+        held = iface.pfc_headroom.xoff_bytes if iface.pfc_headroom is not None else None
+        room = (profile_xoff if held is None else min(held, profile_xoff), cables.get(port))  # the tightest PG
         iface.pfc_headroom = seen.setdefault(room, PfcHeadroom(*room))
 
 

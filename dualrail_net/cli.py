@@ -126,7 +126,7 @@ def build_parser() -> argparse.ArgumentParser:
                        "maximum-paths with the platform's default, network statements only with their route in the RIB) "
                        "and compares it with the plan:\n"
                        "  ROUTE-*   every planned prefix on every switch of its plane at full ECMP width; undefined "
-                       "references; dead statements\n"
+                       "references; dead statements; switches that do not forward (FRR `no ip forwarding`)\n"
                        "  ISO-*     nothing connects, peers, leaks or routes between planes (cables, subnets, bridges, "
                        "sessions, VRF leaks, computed propagation, server NIC routing)\n"
                        "  ADDR-* BGP-* ECMP-*   addressing, sessions (incl. BGP-SESSION-DOWN, receive limits: BGP-PREFIX-LIMIT;\n"

@@ -353,6 +353,8 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
     ("a BGP neighbor shut down: no session on that uplink", "BGP-SESSION-MISSING",
      lambda r: edit(r / LEAF_A / "frr.conf", " neighbor 10.11.0.0 description", " neighbor 10.11.0.0 shutdown\n"
                     " neighbor 10.11.0.0 description")),
+    ("a leaf that does not forward IPv4 (FRR no ip forwarding)", "ROUTE-NOT-FORWARDED",
+     lambda r: edit(r / LEAF_A / "frr.conf", "no ipv6 forwarding\n", "no ipv6 forwarding\nno ip forwarding\n")),
     ("a leaf's whole BGP shut down (bgp shutdown)", "ROUTE-MISSING",
      lambda r: edit(r / LEAF_A / "frr.conf", " bgp router-id", " bgp shutdown\n bgp router-id")),
     ("a spine's whole BGP shut down (EOS router bgp shutdown)", "ROUTE-MISSING",
@@ -621,6 +623,8 @@ VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
                     "scheduling.roce_sched.egress_queue_0.mode = dwrr\nscheduling.roce_sched.egress_queue_0.weight = 50",
                     "scheduling.roce_sched.egress_queue_3.weight = 100\nscheduling.roce_sched.egress_queue_0.mode = dwrr\n"
                     "scheduling.roce_sched.egress_queue_0.weight = 100")),
+    ("ip forwarding spelled out",
+     lambda r: edit(r / LEAF_A / "frr.conf", "no ipv6 forwarding\n", "no ipv6 forwarding\nno ip forwarding\nip forwarding\n")),
     ("bgp shutdown written and taken back",
      lambda r: edit(r / LEAF_A / "frr.conf", " bgp router-id", " bgp shutdown\n no bgp shutdown\n bgp router-id")),
     ("forwarding spelled out as off",

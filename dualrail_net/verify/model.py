@@ -227,6 +227,10 @@ class DeviceConfig:
     # their sessions come up with nothing and nothing is forwarded
     routing_off: list[str | None] = field(default_factory=list)
     frr_defaults: str = ""  # FRR `frr defaults PROFILE` (datacenter, traditional); "" elsewhere
+    # FRR `no ip forwarding` in force: its line (empty: forwarding on; `ip forwarding` clears it).
+    # zebra turns the kernel's IPv4 forwarding off (measured in the twin: net.ipv4.ip_forward 0):
+    # BGP still runs and advertises paths through the switch, which drops what is not for itself
+    forwarding_off: list[int] = field(default_factory=list)
     # references the device's config cannot resolve at load time: (line, "peer-group NAME")
     undefined_refs: list[tuple[int, str]] = field(default_factory=list)
 

@@ -136,6 +136,7 @@ def _elsewhere_routing(dev: DeviceConfig, hostname: str, vrfs: list[str], instan
     dev.unmodelled = ElsewhereList(f"{dev.name}'s unmodelled routing lines")
     dev.undefined_refs = ElsewhereList(f"{dev.name}'s undefined references")
     dev.routing_off = ElsewhereList(f"{dev.name}'s IP routing state")
+    dev.forwarding_off = ElsewhereList(f"{dev.name}'s IP forwarding state")
 
 
 def _addressed_server(name: str, ports: Ports) -> ServerConfig:

@@ -420,6 +420,16 @@ def prefix_limit(ctx: Context, view: PlaneView) -> list[Finding]:
             for receiver, sender, reason in view.control.over_limit]
 
 
+@check("ROUTE-NOT-FORWARDED", "every switch forwards IPv4 (FRR `no ip forwarding` turns the kernel's forwarding off "
+       "while BGP still advertises the paths through it)", reads={ROUTING, TOPOLOGY})
+def not_forwarded(ctx: Context) -> list[Finding]:
+    return [finding([name], ctx.device_plane.get(name) or "",
+                    f"{_loc(ctx, name, dev.forwarding_off[-1])}: `no ip forwarding`: {name} does not forward IPv4",
+                    "its BGP sessions stay up and its neighbors keep sending traffic through it: every such path is "
+                    "a blackhole, and ECMP spreads every flow over it")
+            for name, dev in ctx.snap.devices.items() if dev.forwarding_off]
+
+
 @check("ROUTE-UNDEFINED-REF", "every route-map, prefix-list and peer-group a config references is defined",
        reads={ROUTING, TOPOLOGY})
 def undefined_refs(ctx: Context) -> list[Finding]:

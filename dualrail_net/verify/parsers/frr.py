@@ -498,6 +498,12 @@ def _top_level(dev: DeviceConfig, w: list[str], number: int) -> int:
     elif head == "frr" and w[1:2] == ["defaults"] and len(w) == 3:
         dev.frr_defaults = w[2]
         return TOP
+    elif w == ["no", "ip", "forwarding"]:
+        dev.forwarding_off[:] = [number]
+        return TOP
+    elif w == ["ip", "forwarding"]:
+        dev.forwarding_off.clear()
+        return TOP
     elif text.startswith(KNOWN_TOP_LEVEL):
         return TOP
     dev.unmodelled.append((number, text))

@@ -101,6 +101,18 @@ STATIC_CASES: list[tuple[str, str, str, str, str]] = [
      "routing_engine minhop", "IB-SM-STANDBY"),
     ("the standby drops partition enforcement", "ib-plane-IBA/opensm-standby.conf", "part_enforce both",
      "part_enforce off", "IB-SM-SECURITY"),
+    ("a tenant's IPoIB MTU changed on one plane", PA, "tenant_a=0x0101, ipoib, mtu=5, sl=0",
+     "tenant_a=0x0101, ipoib, mtu=2, sl=0", "IB-MEMBERS"),
+    ("a tenant's service level changed on one plane", PA, "tenant_a=0x0101, ipoib, mtu=5, sl=0",
+     "tenant_a=0x0101, ipoib, mtu=5, sl=3", "IB-MEMBERS"),
+    ("a spine missing from the fat tree's roots", "ib-plane-IBA/root_guids.conf", "0x0002c9000a010001\n", "",
+     "IB-ROUTING-FILES"),
+    ("a root that is no spine", "ib-plane-IBA/root_guids.conf", "0x0002c9000a010001", "0x0002c9000a019999",
+     "IB-ROUTING-FILES"),
+    ("an HCA port missing from the compute nodes", "ib-plane-IBA/cn_guids.conf", "0x0c42a10300a10001\n", "",
+     "IB-ROUTING-FILES"),
+    ("ftree reads another plane's roots", "ib-plane-IBA/opensm.conf", "/etc/opensm/IBA/root_guids.conf",
+     "/etc/opensm/IBB/root_guids.conf", "IB-ROUTING-FILES"),
 ]
 
 

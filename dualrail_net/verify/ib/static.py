@@ -7,7 +7,7 @@ import re
 from collections import defaultdict
 from pathlib import Path
 
-from dualrail_net.manifest import Manifest
+from dualrail_net.manifest import IbPlaneEntry, Manifest
 from dualrail_net.verify.findings import CheckResult, Finding, Severity
 from dualrail_net.verify.ib.partitions import Partition, parse_partitions
 from dualrail_net.verify.parsers.files import is_decimal
@@ -24,8 +24,8 @@ def run_static(out: Path) -> list[CheckResult]:
     syntax = CheckResult("IB-PARTITION-SYNTAX", "every partitions.conf parses cleanly under the OpenSM grammar "
                          "(no missing ';', unknown keywords or flags, over-long lines)")
     pkeys = CheckResult("IB-PKEY", "P_Keys are in the 15-bit range and unique per plane")
-    members = CheckResult("IB-MEMBERS", "every member GUID is a port cabled to that plane, and every server has "
-                          "the same tenant partitions in every plane")
+    members = CheckResult("IB-MEMBERS", "every member GUID is a port cabled to that plane, every server has "
+                          "the same tenant partitions in every plane, and each partition the same flags")
     prefix = CheckResult("IB-SUBNET-PREFIX", "every IB plane has its own subnet prefix and its SM on a port of "
                          "that plane")
     security = CheckResult("IB-SM-SECURITY", "every SM enforces partitions (opensm.conf keeps P_Key enforcement on "
@@ -33,6 +33,8 @@ def run_static(out: Path) -> list[CheckResult]:
     unmodelled = CheckResult("IB-OPENSM-UNMODELLED", "every line of opensm.conf is one the checks understand")
     standby = CheckResult("IB-SM-STANDBY", "each plane's standby SM binds to its planned port with a lower priority "
                           "than the master and otherwise runs the master's settings (a failover changes nothing)")
+    routing = CheckResult("IB-ROUTING-FILES", "the fat-tree engine reads this plane's files, whose roots are exactly "
+                          "the plane's spines and compute nodes exactly its HCA ports")
     parsed: dict[str, list[Partition]] = {}
     guid_plane = {g: (p, host) for p, meta in planes.items() for host, g in meta.hosts.items()}
     prefixes: dict[str, str] = {}
@@ -105,6 +107,7 @@ def run_static(out: Path) -> list[CheckResult]:
                                       "the SM would bind to no port of its plane"))
         standby.findings.extend(_standby_findings(standby.check, out, plane, meta.dir, meta.sm_standby,
                                                   meta.sm_standby_guid, settings, security))
+        routing.findings.extend(_routing_files(routing.check, folder, plane, meta, settings))
     # Tenant membership must be the same in every plane, server by server.
     by_server: dict[str, dict[str, dict[str, str]]] = defaultdict(dict)
     for plane, parts in parsed.items():
@@ -115,6 +118,17 @@ def run_static(out: Path) -> list[CheckResult]:
                 if m.target in guid_plane and guid_plane[m.target][0] == plane:
                     server = guid_plane[m.target][1]
                     by_server[server].setdefault(plane, {})[part.name] = m.membership or part.defmember
+    flags: dict[str, dict[str, tuple[int, list[str]]]] = defaultdict(dict)  # partition -> plane -> (line, its flags)
+    for plane, parts in parsed.items():
+        for part in parts:
+            flags[part.name][plane] = (part.line, sorted(f.replace(" ", "") for f in part.flags))
+    for name, by_plane in sorted(flags.items()):
+        if len(by_plane) > 1 and len({tuple(f) for _, f in by_plane.values()}) > 1:
+            detail = "; ".join(f"{planes[p].dir}/partitions.conf:{line}: {', '.join(f) or 'none'}"
+                               for p, (line, f) in by_plane.items())
+            members.findings.append(_f(members.check, "", f"partition {name} has other flags per plane ({detail})",
+                                       "the planes give the tenant another IPoIB MTU or service level: a job that "
+                                       "moves to the other plane behaves differently"))
     for server, per_plane in sorted(by_server.items()):
         views = {p: per_plane.get(p, {}) for p in planes}
         distinct = {json.dumps(v, sort_keys=True) for v in views.values()}
@@ -122,7 +136,49 @@ def run_static(out: Path) -> list[CheckResult]:
             detail = "; ".join(f"{p}: {v or 'none'}" for p, v in views.items())
             members.findings.append(_f(members.check, "", f"{server} has different tenant partitions per plane ({detail})",
                                        "a job that loses one plane would lose its partition too", (server,)))
-    return [syntax, pkeys, members, prefix, security, unmodelled, standby]
+    return [syntax, pkeys, members, prefix, security, unmodelled, standby, routing]
+
+
+def _guids(text: str) -> list[tuple[int, str]]:
+    """(line, GUID) of a root_guids.conf / cn_guids.conf: one GUID per line, '#' comments."""
+    return [(number, line.split("#", 1)[0].strip().lower()) for number, line in enumerate(text.split("\n"), 1)
+            if line.split("#", 1)[0].strip()]
+
+
+def _routing_files(check: str, folder: Path, plane: str, meta: IbPlaneEntry,
+                   settings: dict[str, tuple[int, str]]) -> list[Finding]:
+    """With routing_engine ftree, opensm.conf must name this plane's root and compute-node files,
+    and those must list the plane's spines and HCA ports: a missing root or a leaf taken for one
+    makes ftree fail its topology check and opensm fall back to another engine (no fat-tree
+    routing, credit loops possible); a missing compute node is routed as a switch port."""
+    engine = settings.get("routing_engine")
+    if engine is None or "ftree" not in engine[1].split(","):
+        return []
+    out = []
+    for key, name, wanted, what in (
+            ("root_guid_file", "root_guids.conf", {s.guid.lower() for s in meta.switches.values() if s.role == "spine"},
+             "spine"),
+            ("cn_guid_file", "cn_guids.conf", {g.lower() for g in meta.hosts.values()}, "HCA port")):
+        setting = settings.get(key)
+        expected = f"{meta.config_dir.rstrip('/')}/{name}"
+        if setting is None or setting[1] != expected:
+            where = f"{meta.dir}/opensm.conf:{setting[0]}" if setting else f"{meta.dir}/opensm.conf"
+            out.append(_f(check, plane, f"{where}: {key} is {setting[1] if setting else 'not set'}, not {expected}",
+                          "ftree reads another file, or guesses the roots itself"))
+        path = folder / name
+        listed = _guids(path.read_text()) if path.exists() else []
+        have = {guid for _, guid in listed}
+        missing = sorted(wanted - have)
+        if missing:
+            out.append(_f(check, plane, f"{meta.dir}/{name}: the plane's {what}(s) {', '.join(missing[:4])}"
+                          f"{' ...' if len(missing) > 4 else ''} not listed", "ftree's view of the fat tree is wrong: "
+                          "its topology check fails and opensm routes with another engine"))
+        for line, guid in listed:
+            if guid not in wanted:
+                out.append(_f(check, plane, f"{meta.dir}/{name}:{line}: {guid} is not a {what} of plane {plane}",
+                              "ftree's view of the fat tree is wrong: its topology check fails and opensm routes "
+                              "with another engine"))
+    return out
 
 
 STANDBY_FILE = "opensm-standby.conf"

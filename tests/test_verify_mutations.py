@@ -353,6 +353,12 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
     ("a BGP neighbor shut down: no session on that uplink", "BGP-SESSION-MISSING",
      lambda r: edit(r / LEAF_A / "frr.conf", " neighbor 10.11.0.0 description", " neighbor 10.11.0.0 shutdown\n"
                     " neighbor 10.11.0.0 description")),
+    ("a leaf presents another ASN to one spine (local-as)", "BGP-SESSION-DOWN",
+     lambda r: edit(r / LEAF_A / "frr.conf", " neighbor 10.11.0.0 remote-as 4200001000\n",
+                    " neighbor 10.11.0.0 remote-as 4200001000\n neighbor 10.11.0.0 local-as 4200009999\n")),
+    ("GTSM on one end of a leaf's uplink (ttl-security hops 1)", "BGP-SESSION-DOWN",
+     lambda r: edit(r / LEAF_A / "frr.conf", " neighbor 10.11.0.0 remote-as 4200001000\n",
+                    " neighbor 10.11.0.0 remote-as 4200001000\n neighbor 10.11.0.0 ttl-security hops 1\n")),
     ("a leaf that does not forward IPv4 (FRR no ip forwarding)", "ROUTE-NOT-FORWARDED",
      lambda r: edit(r / LEAF_A / "frr.conf", "no ipv6 forwarding\n", "no ipv6 forwarding\nno ip forwarding\n")),
     ("a leaf's whole BGP shut down (bgp shutdown)", "ROUTE-MISSING",
@@ -934,3 +940,35 @@ def test_tcp_md5_passwords_are_judged_pair_by_pair(all_frr: Path, tmp_path: Path
     for leaf, spine, name in (("k1", "k2", "differ"), ("k1", None, "leaf-only"), (None, "k2", "spine-only")):
         down = [f for f in with_passwords(leaf, spine, name) if f.startswith("BGP-SESSION-DOWN")]
         assert len(down) == 1 and "TCP MD5" in down[0], (name, down)
+
+
+def test_gtsm_needs_both_ends_and_local_as_the_peers_remote_as(clean: Path) -> None:
+    """ttl-security (GTSM) on one end drops the other end's TTL-1 packets; on both ends (TTL 255
+    sent, 255 wanted) the session comes up. local-as is the ASN the peer must expect. The one-end
+    and the mismatched local-as cases are held to the twin (bench_oracle.py, kind session-transport)."""
+    from dualrail_net.verify.controlplane import session_state
+    from dualrail_net.verify.topology import build_topology
+    snap = load_snapshot(clean)
+    topo = build_topology(snap)
+    session = next(s for s in topo.sessions if {s.a[0], s.b[0]} == {"a-leaf-su1-r0", "a-spine-1"})
+    leaf_end = session.a if session.a[0] == "a-leaf-su1-r0" else session.b
+    spine_end = session.b if leaf_end == session.a else session.a
+    leaf_nbr = snap.devices["a-leaf-su1-r0"].bgp[leaf_end[1]].neighbors[
+        session.a_neighbor if leaf_end == session.a else session.b_neighbor]
+    spine_nbr = snap.devices["a-spine-1"].bgp[spine_end[1]].neighbors[
+        session.b_neighbor if leaf_end == session.a else session.a_neighbor]
+    assert session_state(snap, topo, session).up
+    leaf_nbr.ttl_security = 1
+    down = session_state(snap, topo, session)
+    assert not down.up and "TTL >= 255" in down.reason and "sends with TTL 1" in down.reason
+    spine_nbr.ttl_security = 1
+    assert session_state(snap, topo, session).up
+    spine_nbr.ttl_security = None
+    spine_nbr.ebgp_multihop = 255  # sends with TTL 255: GTSM on the leaf takes it
+    assert session_state(snap, topo, session).up
+    leaf_nbr.ttl_security, spine_nbr.ebgp_multihop = None, None
+    leaf_nbr.local_as = 4200009999
+    refused = session_state(snap, topo, session)
+    assert not refused.up and "presents AS 4200009999" in refused.reason
+    spine_nbr.remote_asn = 4200009999  # the spine expects the ASN the leaf presents
+    assert session_state(snap, topo, session).up

@@ -28,7 +28,7 @@ from pathlib import Path
 from dualrail_net.manifest import Manifest
 from dualrail_net.twin import frr
 from dualrail_net.twin.plan import SwitchNs, TwinPlan
-from dualrail_net.twin.shell import TwinError, fabric_ports
+from dualrail_net.twin.shell import TwinError, fabric_ports, in_ns
 from dualrail_net.verify.cabling import read_cabling
 from dualrail_net.verify.controlplane import compute_plane, connected, external_peers, maximum_paths, static_in_rib
 from dualrail_net.verify.parsers import parse_device, parse_server
@@ -129,13 +129,27 @@ def predict(output: Path, devices: list[str]) -> dict[str, DeviceRouting]:
 
 def observe(switches: list[SwitchNs], rundir: Callable[[str], Path]) -> dict[str, DeviceRouting]:
     """What each running switch (each VRF namespace of a gateway) has: IPv4 unicast sessions
-    Established, selected BGP routes; keyed by ``label``."""
+    Established at both ends, selected BGP routes; keyed by ``label``. A session one end reports
+    Established and the other does not is not up: one end's GTSM drops what the other sends, and
+    the other flaps between Established and Idle (measured: for 10-15 s at a time, longer than
+    settle's quiet window) while no route crosses it for long."""
     out = {}
+    established: dict[str, set[str]] = {}
+    owner: dict[str, str] = {}  # an address of a compared instance -> its label
     for sw in switches:
         d = rundir(sw.ns)
         summary = frr.vtysh_json(d, "show bgp summary json")
         peers = summary.get("ipv4Unicast", {}).get("peers", {}) if isinstance(summary, dict) else {}
-        sessions = frozenset(addr for addr, peer in peers.items() if peer.get("state") == "Established")
+        established[label(sw.device, sw.vrf)] = {addr for addr, peer in peers.items()
+                                                 if peer.get("state") == "Established"}
+        for address in own_addresses(sw.ns):
+            owner.setdefault(address, label(sw.device, sw.vrf))
+    for sw in switches:
+        d = rundir(sw.ns)
+        mine = label(sw.device, sw.vrf)
+        # a peer among the compared instances must have this instance's side Established too
+        sessions = frozenset(addr for addr in established[mine]
+                             if addr not in owner or any(owner.get(back) == mine for back in established[owner[addr]]))
         table = frr.vtysh_json(d, "show ip route json", daemon="zebra")
         routes = []
         for prefix, entries in (table.items() if isinstance(table, dict) else []):
@@ -145,6 +159,12 @@ def observe(switches: list[SwitchNs], rundir: Callable[[str], Path]) -> dict[str
                     routes.append((prefix, len(hops)))
         out[label(sw.device, sw.vrf)] = DeviceRouting(sessions, tuple(sorted(routes)))
     return out
+
+
+def own_addresses(ns: str) -> list[str]:
+    """The IPv4 addresses configured in a namespace (`ip -4 -o addr`)."""
+    text = in_ns(ns, ["ip", "-4", "-o", "addr", "show"], check=False)
+    return [m.group(1) for m in re.finditer(r"\sinet (\d+\.\d+\.\d+\.\d+)/", text)]
 
 
 def disagreements(predicted: dict[str, DeviceRouting], observed: dict[str, DeviceRouting]) -> dict[str, str]:
@@ -269,6 +289,20 @@ def _session_option(rng: random.Random, text: str) -> tuple[str, str] | None:
         return None
     n = rng.choice(neighbors)
     option = rng.choice(["password s3cret", "passive"])
+    return f"neighbor {n} {option}", _after_remote_as(text, n, option)
+
+
+def _session_transport(rng: random.Random, text: str) -> tuple[str, str] | None:
+    """How one end opens its session: from its loopback (`update-source lo`), over more hops
+    (`ebgp-multihop`), with GTSM (`ttl-security hops 1`) or without the connected check, or with
+    another ASN toward the peer (`local-as`): lines verify reports as CONFIG-UNMODELLED, compared
+    all the same."""
+    neighbors = _neighbors(text)
+    if not neighbors:
+        return None
+    n = rng.choice(neighbors)
+    option = rng.choice(["update-source lo", "ebgp-multihop 2", "ttl-security hops 1", "disable-connected-check",
+                         "local-as 4200009999"])
     return f"neighbor {n} {option}", _after_remote_as(text, n, option)
 
 
@@ -558,7 +592,7 @@ EDITS: tuple[Callable[[random.Random, str], tuple[str, str] | None], ...] = (
     _remove, _remove, _duplicate, _shutdown, _deny_own_prefix, _rename_reference, _no_default_af, _maximum_paths,
     _unindent, _renumber, _external, _toggle_action, _aggregate, _change_asn, _prepend, _prepend, _attribute,
     _attribute, _maximum_prefix, _maximum_prefix, _session_option, _router_id, _redistribute, _static_route,
-    _bgp_shutdown)
+    _bgp_shutdown, _session_transport)
 
 
 def edit_kind(edit: Callable[..., tuple[str, str] | None]) -> str:

@@ -210,13 +210,16 @@ def session_state(snap: Snapshot, topo: Topology, s: Session,
     """Whether a configured session comes up and carries IPv4 unicast, and if not, why.
     ``with_down_ports``: the devices that have a port down (None: look at every device)."""
     devices = snap.devices
-    ends: list[Neighbor] = []
-    for me, peer, nbr_ip, own_asn, peer_asn in ((s.a, s.b, s.a_neighbor, s.a_asn, s.b_asn),
-                                                (s.b, s.a, s.b_neighbor, s.b_asn, s.a_asn)):
+    ends: list[Neighbor] = [devices[s.a[0]].bgp[s.a[1]].neighbors[s.a_neighbor],
+                            devices[s.b[0]].bgp[s.b[1]].neighbors[s.b_neighbor]]
+    # the ASN each end shows the other in its OPEN: its instance's, or its `local-as` toward that peer
+    shown = [s.a_asn if ends[0].local_as is None else ends[0].local_as,
+             s.b_asn if ends[1].local_as is None else ends[1].local_as]
+    for me, peer, nbr_ip, n, own_asn, peer_asn, peer_end in (
+            (s.a, s.b, s.a_neighbor, ends[0], shown[0], shown[1], ends[1]),
+            (s.b, s.a, s.b_neighbor, ends[1], shown[1], shown[0], ends[0])):
         dev = devices[me[0]]
         inst = dev.bgp[me[1]]
-        n = inst.neighbors[nbr_ip]
-        ends.append(n)
         agrees = n.remote_asn == peer_asn if n.remote_kind is None else remote_as_agrees(n, own_asn, peer_asn)
         activated = active(inst, n)
         if agrees and activated and not dev.routing_off:
@@ -224,6 +227,10 @@ def session_state(snap: Snapshot, topo: Topology, s: Session,
         where = snap.where(me[0], dev.routing_file, n.line)
         if not agrees:
             said = n.remote_kind or n.remote_asn
+            if peer_end.local_as is not None:  # (not a remote-as typo: BGP-SESSION-DOWN reports it)
+                at = snap.where(peer[0], devices[peer[0]].routing_file, peer_end.local_as_line)
+                return SessionState(s, False, f"{at}: {peer[0]} presents AS {peer_asn} to {me[0]} (`local-as`), but "
+                                              f"{me[0]} expects AS {said} ({where}): the OPEN is refused (bad peer AS)")
             return SessionState(s, False, f"{where}: {me[0]} neighbor {nbr_ip} remote-as {said}, but {peer[0]} "
                                           f"is AS {peer_asn}")
         if me[1] in dev.routing_off:
@@ -234,6 +241,17 @@ def session_state(snap: Snapshot, topo: Topology, s: Session,
                                           + ("" if inst.default_ipv4_unicast else
                                              " (`no bgp default ipv4-unicast` without `neighbor ... activate`)"))
     a_end, b_end = ends
+    ibgp = s.a_asn == s.b_asn
+    for node, mine, other_node, theirs in ((s.a, a_end, s.b, b_end), (s.b, b_end, s.a, a_end)):
+        if mine.ttl_security is None:
+            continue
+        # GTSM on a directly connected session: what the other end sends arrives with its TTL as sent
+        sent = 255 if theirs.ttl_security is not None or ibgp else (theirs.ebgp_multihop or 1)
+        if sent < 256 - mine.ttl_security:
+            where = snap.where(node[0], devices[node[0]].routing_file, mine.ttl_security_line)
+            return SessionState(s, False, f"{where}: {node[0]} takes only packets that arrive with TTL >= "
+                                          f"{256 - mine.ttl_security} (`ttl-security hops {mine.ttl_security}`), and "
+                                          f"{other_node[0]} sends with TTL {sent}: no TCP connection is accepted")
     if a_end.password != b_end.password and not (a_end.password_opaque or b_end.password_opaque):
         # TCP MD5: a segment without the signature the receiver expects (or with another key) is dropped
         signing = [(node, end) for node, end in ((s.a, a_end), (s.b, b_end)) if end.password is not None]

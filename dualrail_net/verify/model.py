@@ -83,6 +83,16 @@ class Neighbor:
     # `neighbor X route-reflector-client` (FRR): its line; FRR refuses it on an eBGP neighbor (the
     # line is not applied and loading the file fails); on an iBGP one, route reflection (not modelled)
     rr_client_line: int = 0
+    # `neighbor X local-as N [no-prepend [replace-as]]`: the ASN the peer sees in the OPEN (its
+    # remote-as must be N or the session never comes up); the path changes it makes when it does
+    # come up are not modelled (the line stays CONFIG-UNMODELLED then)
+    local_as: int | None = None
+    local_as_line: int = 0
+    # GTSM (`neighbor X ttl-security hops H`): packets go out with TTL 255 and only packets that
+    # arrive with TTL >= 256-H are taken; `ebgp-multihop N` sends with TTL N (eBGP default: 1)
+    ttl_security: int | None = None
+    ttl_security_line: int = 0
+    ebgp_multihop: int | None = None
     # defined by `remote-as`, `interface` or a peer-group (FRR takes its other lines only after that)
     defined: bool = False
 

@@ -181,6 +181,20 @@ def neighbor_statement(inst: BgpInstance, w: list[str], line: int = 0, negated: 
             return False
         n = _neighbor(inst, w, line)
         n.max_prefix, n.max_prefix_line = limit, line
+    elif verb == "local-as" and len(w) >= 4 and not eos and set(w[4:]) <= {"no-prepend", "replace-as"} \
+            and (local := parse_asn(w[3])) is not None:
+        n = _neighbor(inst, w, line)
+        n.local_as, n.local_as_line = local, line
+        return False  # the session check reads it; its path changes stay CONFIG-UNMODELLED
+    elif verb == "ttl-security" and len(w) == 5 and w[3] == "hops" and not eos and (hops := _int(w[4], 254)):
+        n = _neighbor(inst, w, line)
+        n.ttl_security, n.ttl_security_line = hops, line
+    elif verb == "ebgp-multihop" and len(w) in (3, 4) and not eos:
+        ttl = _int(w[3], 255) if len(w) == 4 else 255
+        if not ttl:
+            return False
+        _neighbor(inst, w, line).ebgp_multihop = ttl
+        return False  # read for GTSM's TTL; otherwise not modelled (a directly connected session is unchanged)
     elif verb == "route-map" and len(w) == 5 and w[4] in ("in", "out"):
         n = _neighbor(inst, w, line)
         if w[4] == "in":
@@ -541,6 +555,12 @@ def finish_bgp(dev: DeviceConfig, frr: bool = True) -> None:
             if n.password is None:
                 n.password, n.password_line = group.password, group.password_line
             n.passive = n.passive or group.passive
+            if n.local_as is None:
+                n.local_as, n.local_as_line = group.local_as, group.local_as_line
+            if n.ttl_security is None:
+                n.ttl_security, n.ttl_security_line = group.ttl_security, group.ttl_security_line
+            if n.ebgp_multihop is None:
+                n.ebgp_multihop = group.ebgp_multihop
             if not n.rr_client_line and group.rr_client_line:
                 n.rr_client_line, rr_written[n.address] = group.rr_client_line, n.peer_group
             n.password_opaque = n.password_opaque or group.password_opaque

@@ -288,36 +288,28 @@ def pfc_headroom(ctx: Context) -> list[Finding]:
 @check("QOS-DEFAULT-CLASS", "traffic no DSCP rule names lands outside the lossless (PFC) and CNP classes",
        reads={BASE, TOPOLOGY})
 def default_class(ctx: Context) -> list[Finding]:
+    """A device-wide setting (Cumulus traffic.port_default_priority), judged against the PFC
+    priorities of the device's ports: one finding per device."""
     out = []
     markers = ctx.snap.manifest.qos_markers
+    judged: set[str] = set()
     for group in ctx.port_groups:
         dev = ctx.snap.devices[group.device]
         default = dev.qos.default_priority
-        if default is None:
+        if default is None or group.device in judged:
             continue
         cnp = markers[group.plane].cnp_dscp if group.plane in markers else None
         cnp_prio = dev.qos.dscp_to_priority.get(cnp) if cnp is not None else None
         lossless = default in (group.pfc_priorities or ())
         if not lossless and default != cnp_prio:
             continue
+        judged.add(group.device)
         where = ctx.snap.where(group.device, "qos_features.conf", dev.qos.default_priority_line)
         out.append(finding([group.device], group.plane, f"{where}: {group.device} gives unmarked traffic priority "
                            f"{default}, the {'lossless RoCE' if lossless else 'CNP'} class's",
                            "every packet without a DSCP rule (BGP, TCP, storage) shares the class: it is paused with "
                            "RoCE and spreads PFC pauses" if lossless else
                            "everything unmarked jumps ahead of data as CNPs do, and delays real CNPs"))
-        continue
-    return _one_per_device(out)
-
-
-def _one_per_device(found: list[Finding]) -> list[Finding]:
-    """A device-wide setting judged per port group: one finding per device."""
-    seen: set[tuple[str, ...]] = set()
-    out = []
-    for f in found:
-        if f.devices not in seen:
-            seen.add(f.devices)
-            out.append(f)
     return out
 
 

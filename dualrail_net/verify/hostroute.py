@@ -44,6 +44,7 @@ class HostRouting:
     local: set[int]  # the server's own addresses
     # each port's primary addresses (address, network, length), in the order added; ports in file order
     primaries: dict[str, list[tuple[int, int, int]]]
+    addresses: dict[str, list[int]]  # each port's addresses, secondaries included, in the order configured
 
     def lookup(self, source: int, destination: int) -> Egress | None:
         """Where a packet from ``source`` to ``destination`` leaves (None: no route); ``source`` 0:
@@ -200,4 +201,4 @@ def host_routing(srv: ServerConfig) -> HostRouting:
         # after every rule of the same or a lower priority, as the kernel inserts it
         at = next((i for i, r in enumerate(rules) if r[0] > priority), len(rules))
         rules.insert(at, new)
-    return HostRouting(rules, tables, local, primaries)
+    return HostRouting(rules, tables, local, primaries, addresses)

@@ -12,7 +12,7 @@ against the plan (the manifest's NIC ports) and the fabric's QoS profile.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from functools import cache
 
 from dualrail_net.manifest import QosMarkers, ServerEntry
@@ -174,20 +174,21 @@ def _forwarding(name: str, srv: ServerConfig, entry: ServerEntry) -> list[Findin
 SYSCTL_JUDGED = ("arp_ignore", "arp_announce", "rp_filter", "forwarding")
 
 
-def judged_sysctl(key: str, ports: Iterable[str]) -> bool:
+def judged_sysctl(key: str, ports: Collection[str]) -> bool:
     """Whether verify judges a sysctl.conf key (HOST-SYSCTL): the per-port ARP, reverse-path and
     forwarding settings of conf.all and the planned ports, and net.ipv4.ip_forward."""
     if key == "net.ipv4.ip_forward":
         return True
     parts = key.split(".")
     return len(parts) == 5 and parts[:3] == ["net", "ipv4", "conf"] and parts[4] in SYSCTL_JUDGED \
-        and (parts[3] == "all" or parts[3] in set(ports))
+        and (parts[3] == "all" or parts[3] in ports)
 
 
 def _sysctl(sysctl: Mapping[str, str], key: str, default: int) -> tuple[int, str]:
     """A sysctl's value as the kernel holds it (``default`` when the file does not set it), and as written."""
     text = sysctl.get(key)
-    return (int(text), text) if text is not None and is_decimal(text) else (default, text or "not set")
+    value = _int(text)
+    return (default if value is None else value), text or "not set"
 
 
 @check("HOST-FORWARDING", "traffic from each NIC port reaches its own plane through that port, and never leaves "
@@ -242,23 +243,17 @@ def host_forwarding(ctx: Context) -> list[Finding]:
                         reported.add(key)
                         out.append(finding([name], plane, f"{name}: traffic from {port.ifname} (plane {port.plane}) "
                                            f"to {prefix} (plane {plane}) leaves through {via}", why_cross))
-        out += _unbound_traffic(name, srv, routing, plane_of_port, destinations, why_cross)
+        out += _unbound_traffic(name, routing, plane_of_port, destinations, why_cross)
     return out
 
 
-def _unbound_traffic(name: str, srv: ServerConfig, routing: HostRouting, plane_of_port: dict[str, str],
+def _unbound_traffic(name: str, routing: HostRouting, plane_of_port: dict[str, str],
                      destinations: dict[str, list[tuple[str, int]]], why: str) -> list[Finding]:
     """Traffic from a socket bound to no address (the kernel picks its source: the route's `src`,
     else the port's own address): to each plane's prefixes it must leave through a port of that
     plane with a source address of that plane."""
-    plane_of_address: dict[int, str] = {}
-    for port, plane in plane_of_port.items():
-        iface = srv.interfaces.get(port)
-        for address in iface.addresses if iface is not None else ():
-            try:
-                plane_of_address[ip_int(address.partition("/")[0])] = plane
-            except ValueError:
-                continue
+    plane_of_address = {address: plane for port, plane in plane_of_port.items()
+                        for address in routing.addresses.get(port, ())}
     out = []
     reported: set[tuple[str, str]] = set()
     for plane, targets in destinations.items():

@@ -212,7 +212,7 @@ def cnp(ctx: Context) -> list[Finding]:
         queued = [iface.name for iface in group.ports if tc not in iface.strict_tcs]
         if queued:
             out.append(finding([device], plane, f"{device}: CNP class TC{tc} is not strict priority on "
-                               f"{len(queued)} port(s) ({', '.join(queued[:4])}{' ...' if len(queued) > 4 else ''})",
+                               f"{_ports_phrase(queued)}",
                                "CNPs wait their weighted turn behind data: DCQCN slows the senders late"))
     return out
 
@@ -232,25 +232,31 @@ def scheduler(ctx: Context) -> list[Finding]:
         roce_tc, _ = roce(plane, device)
         if planned is None or roce_tc is None:
             continue
-        wrong: dict[str, list[str]] = {}
+        why_share = ("RoCE gets another share of the link than the plan sizes the fabric for: collectives slow "
+                     "down when the link is shared, or starve the other classes")
+        why_strict = "strict RoCE starves every other class (BGP keepalives included)"
+        wrong: dict[tuple[str, str], list[str]] = {}  # (what the port does, why it matters) -> its ports
         for iface in group.ports:
             share = iface.dwrr_share.get(roce_tc) if iface.dwrr_share else None
+            said: tuple[str, str]
             if roce_tc in iface.strict_tcs:
-                said = f"puts the RoCE class TC{roce_tc} in strict priority"
+                said = (f"puts the RoCE class TC{roce_tc} in strict priority", why_strict)
             elif share is None:
-                said = f"gives the RoCE class TC{roce_tc} no DWRR share (the platform's default scheduling)"
+                said = (f"gives the RoCE class TC{roce_tc} no DWRR share (the platform's default scheduling)", why_share)
             elif abs(share - planned) > 1:
-                said = f"gives the RoCE class TC{roce_tc} {share}% under contention"
+                said = (f"gives the RoCE class TC{roce_tc} {share}% under contention", why_share)
             else:
                 continue
             wrong.setdefault(said, []).append(iface.name)
-        for said, ports in wrong.items():
-            out.append(finding([device], plane, f"{device} {said} on {len(ports)} port(s) ({', '.join(ports[:4])}"
-                               f"{' ...' if len(ports) > 4 else ''}); the plan gives it {planned}%",
-                               "strict RoCE starves every other class (BGP keepalives included)" if "strict" in said
-                               else "RoCE gets another share of the link than the plan sizes the fabric for: "
-                               "collectives slow down when the link is shared, or starve the other classes"))
+        for (what, why), ports in wrong.items():
+            out.append(finding([device], plane, f"{device} {what} on {_ports_phrase(ports)}; the plan gives it "
+                               f"{planned}%", why))
     return out
+
+
+def _ports_phrase(ports: list[str]) -> str:
+    """"N port(s) (the first four ...)": how a per-port QoS finding names its ports."""
+    return f"{len(ports)} port(s) ({', '.join(ports[:4])}{' ...' if len(ports) > 4 else ''})"
 
 
 @check("QOS-PFC-HEADROOM", "every PFC port keeps at least the planned headroom, sized for at least the planned cable",
@@ -279,9 +285,8 @@ def pfc_headroom(ctx: Context) -> list[Finding]:
                 short.setdefault(f"sizes its PFC headroom for {room.cable_m} m of cable, the plan for "
                                  f"{plan.pfc_cable_length_m} m", []).append(iface.name)
         for said, ports in short.items():
-            out.append(finding([device], plane, f"{device} {said} on {len(ports)} port(s) ({', '.join(ports[:4])}"
-                               f"{' ...' if len(ports) > 4 else ''})", "frames still in flight when the pause "
-                               "reaches the peer overflow the buffer: the lossless class drops RoCE"))
+            out.append(finding([device], plane, f"{device} {said} on {_ports_phrase(ports)}", "frames still in "
+                               "flight when the pause reaches the peer overflow the buffer: the lossless class drops RoCE"))
     return out
 
 

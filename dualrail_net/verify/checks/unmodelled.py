@@ -20,7 +20,7 @@ def host_unmodelled(ctx: Context) -> list[Finding]:
             out.append(finding([name], "", f"servers/{name}/{file}:{line}: not understood: {text[:80]}",
                                "verify cannot judge what this line does", Severity.WARNING))
         entry = ctx.snap.manifest.servers.get(name)
-        ports = [p.ifname for p in entry.ports] if entry is not None else []
+        ports = {p.ifname for p in entry.ports} if entry is not None else set()
         for file, keys, judged in (("nccl.env", srv.env, judged_env),
                                    ("sysctl.conf", srv.sysctl, lambda key: judged_sysctl(key, ports))):
             for key in keys:

@@ -131,8 +131,8 @@ def observe(switches: list[SwitchNs], rundir: Callable[[str], Path]) -> dict[str
     """What each running switch (each VRF namespace of a gateway) has: IPv4 unicast sessions
     Established at both ends, selected BGP routes; keyed by ``label``. A session one end reports
     Established and the other does not is not up: one end's GTSM drops what the other sends, and
-    the other flaps between Established and Idle (measured: for 10-15 s at a time, longer than
-    settle's quiet window) while no route crosses it for long."""
+    the other flaps between Established and Idle, each spell longer than settle's quiet window
+    (figures: docs/performance.md), while no route crosses it for long."""
     out = {}
     established: dict[str, set[str]] = {}
     owner: dict[str, str] = {}  # an address of a compared instance -> its label

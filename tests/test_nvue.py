@@ -127,7 +127,34 @@ NVUE_MUTATIONS += [
     ("a server port forced to 100G on a 200G link", "LINK-CONFIG", _edit('          speed: "200G"', '          speed: "100G"')),
     ("RoCE's bandwidth share halved", "QOS-SCHEDULER", _edit("              bw-percent: 50", "              bw-percent: 25")),
     ("PFC headroom sized for a shorter cable", "QOS-PFC-HEADROOM", _edit("          cable-length: 10", "          cable-length: 2")),
+    # each of these was read as "not said" before: a silent pass
+    ("RoCE in lossy mode (ECN only: no pause frames)", "QOS-PFC", _edit('        mode: "lossless"', '        mode: "lossy"')),
+    ("a misspelt key under the PFC profile", "PORTS-UNMODELLED", _edit("          cable-length: 10", "          cable-lenght: 2")),
+    ("a headroom that is not a number", "PORTS-UNMODELLED", _edit("          cable-length: 10", '          cable-length: "10m"')),
+    ("a share that is not a number", "PORTS-UNMODELLED", _edit("              bw-percent: 50", '              bw-percent: "50%"')),
+    ("a second PFC profile (applies to the ports that name it)", "PORTS-UNMODELLED",
+     _edit("      pfc:\n", '      pfc:\n        lossy-uplinks:\n          rx: "disable"\n')),
+    ("an unknown scheduler mode", "PORTS-UNMODELLED", _edit('              mode: "strict"', '              mode: "ets"')),
+    ("a prefix-list rule key verify does not read", "CONFIG-UNMODELLED",
+     _edit('                action: "permit"\n                match:\n', '                action: "permit"\n'
+           '                remark: "x"\n                match:\n')),
 ]
+
+
+def test_nvue_qos_keys_are_all_checked(nvue_variant: Path) -> None:
+    """Every key under the rendered qos tree is one the model knows: the clean file reports nothing,
+    and a misspelt key at each level of it is reported with its own line."""
+    text = (nvue_variant / LEAF / "startup.yaml").read_text()
+    assert not parse_text("x", text).base_unmodelled
+    lines = text.splitlines()
+    start = lines.index("    qos:")
+    end = next(i for i in range(start + 1, len(lines)) if not lines[i].startswith("      "))
+    for i in range(start + 1, end):
+        indent = len(lines[i]) - len(lines[i].lstrip())
+        edited = lines[:i] + [" " * indent + "zz-unknown: 1"] + lines[i:]
+        dev = parse_text("x", "\n".join(edited) + "\n")
+        assert any(line == i + 1 and "zz-unknown" in what for _, line, what in dev.base_unmodelled), \
+            (lines[i], dev.base_unmodelled)
 
 
 @pytest.mark.parametrize("desc,check_id,mutate", NVUE_MUTATIONS, ids=[m[0] for m in NVUE_MUTATIONS])

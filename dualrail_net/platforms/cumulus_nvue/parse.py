@@ -179,6 +179,9 @@ def _policy(r: _Reader, policy: dict[str, Any], path: PathKey) -> None:
     r.extra(policy, path, {"prefix-list", "route-map"}, routing=True)
     for name, body in _map(policy.get("prefix-list")).items():
         body = _map(body)
+        r.extra(body, (*path, "prefix-list", name), {"type", "rule"}, routing=True)
+        if body.get("type", "ipv4") != "ipv4":  # an ipv6 list matches no IPv4 route
+            r.routing((*path, "prefix-list", name, "type"), f"prefix-list {name} type {body.get('type')}: not modelled")
         entries = dev.prefix_lists.setdefault(str(name), [])
         for seq, rule in _map(body.get("rule")).items():
             rule = _map(rule)
@@ -188,8 +191,13 @@ def _policy(r: _Reader, policy: dict[str, Any], path: PathKey) -> None:
             if number is None or action not in ("permit", "deny"):
                 r.routing(here, f"prefix-list {name} rule {seq}: not modelled")
                 continue
+            r.extra(rule, here, {"action", "match"}, routing=True)
             for prefix, match in _map(rule.get("match")).items():
+                r.extra(match, (*here, "match", prefix), {"min-prefix-len", "max-prefix-len"}, routing=True)
                 match = _map(match)
+                for bound in ("min-prefix-len", "max-prefix-len"):
+                    if bound in match and _int(match[bound], 32) is None:
+                        r.routing((*here, "match", prefix, bound), f"prefix-list {name} rule {seq} {bound}: not a length")
                 if not is_prefix(str(prefix)):
                     r.routing((*here, "match", prefix), f"prefix-list {name} rule {seq} match {prefix}: not a prefix")
                     continue
@@ -316,9 +324,52 @@ def _bgp(r: _Reader, bgp: dict[str, Any], path: PathKey, vrf: str | None, glob: 
         inst.neighbors[str(address)] = n
 
 
+# The QoS keys the model reads or knows to be harmless, as a tree: a dict names the keys allowed at
+# that level ("#" stands for any number key, as NVUE's priorities and traffic classes are); a leaf
+# says what value it takes ("int": a number, else the allowed words). Everything off the tree is
+# reported, so a profile other than default-global (NVUE applies it to the ports that name it, which
+# the model does not follow) or a misspelt key is never read as "not said".
+_Schema = dict[str, "_Schema"] | str | frozenset[str]
+_ON_OFF = frozenset({"enable", "disable"})
+QOS_TREE: dict[str, _Schema] = {
+    "roce": {"enable": frozenset({"on", "off"}), "mode": frozenset({"lossless", "lossy"})},
+    "mapping": {"default-global": {"trust": frozenset(TRUST), "dscp": {"#": {"switch-priority": "int"}}}},
+    "egress-queue-mapping": {"default-global": {"switch-priority": {"#": {"traffic-class": "int"}}}},
+    "pfc": {"default-global": {"switch-priority": {"#": {}}, "rx": _ON_OFF, "tx": _ON_OFF,
+                               "xoff-threshold": "int", "xon-threshold": "int", "cable-length": "int"}},
+    "congestion-control": {"default-global": {"traffic-class": {"#": {
+        "ecn": _ON_OFF, "red": _ON_OFF, "min-threshold": "int", "max-threshold": "int", "probability": "int"}}}},
+    "egress-scheduler": {"default-global": {"traffic-class": {"#": {
+        "mode": frozenset({"strict", "dwrr"}), "bw-percent": "int"}}}},
+}
+
+
+def _check_tree(r: _Reader, node: Any, path: PathKey, schema: _Schema) -> None:
+    where = " ".join(str(p) for p in path[2:])
+    if isinstance(schema, dict):
+        if node is None or node == {}:
+            return
+        if not isinstance(node, dict):
+            r.base(path, f"{where}: expected a mapping, found {str(node)[:40]!r}: not judged")
+            return
+        for key, body in node.items():
+            sub = schema.get(str(key))
+            if sub is None and "#" in schema and str(key).isascii() and str(key).isdigit():
+                sub = schema["#"]
+            if sub is None:
+                r.base((*path, key), f"{where} {key}: not modelled")
+            else:
+                _check_tree(r, body, (*path, key), sub)
+    elif schema == "int":
+        if _int(node) is None:
+            r.base(path, f"{where}: {str(node)[:40]!r} is not a number NVUE takes: not judged")
+    elif isinstance(schema, frozenset) and str(node) not in schema:
+        r.base(path, f"{where}: {str(node)[:40]!r} is none of {', '.join(sorted(schema))}: not judged")
+
+
 def _qos(r: _Reader, qos: dict[str, Any], path: PathKey) -> None:
     dev = r.dev
-    r.extra(qos, path, {"roce", "mapping", "egress-queue-mapping", "pfc", "congestion-control", "egress-scheduler"})
+    _check_tree(r, qos, path, QOS_TREE)
     mapping = _map(_map(qos.get("mapping")).get("default-global"))
     trust = TRUST.get(str(mapping.get("trust", "l2")), str(mapping.get("trust")))
     to_prio = {int(d): _int(_map(v).get("switch-priority"), 7) for d, v in _map(mapping.get("dscp")).items()
@@ -332,6 +383,9 @@ def _qos(r: _Reader, qos: dict[str, Any], path: PathKey) -> None:
     prios = sorted(int(p) for p in _map(pfc.get("switch-priority")) if str(p).isdigit())
     if pfc.get("rx", "enable") != "enable" or pfc.get("tx", "enable") != "enable":
         prios = []  # a pause must be both sent and honoured: one direction off is no lossless class
+    roce = _map(qos.get("roce"))
+    if roce.get("enable", "on") == "on" and roce.get("mode") == "lossy":
+        prios = []  # RoCE lossy mode is ECN only: NVUE sends and honours no pause frames
     pfc_list: list[int] | None = prios if pfc else None
     headroom = PfcHeadroom(_int(pfc.get("xoff-threshold")), _int(pfc.get("cable-length"))) if pfc else None
     ecn: dict[int, EcnProfile] = {}

@@ -131,7 +131,32 @@ SONIC_MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
     ("config_db.json that does not parse", "PORTS-UNMODELLED", _text_edit('"PORT": {', '"PORT": {{')),
     ("a leaf's frr.conf neighbor with the wrong ASN", "BGP-PEER-MISMATCH",
      _text_edit("remote-as 4200001000", "remote-as 4200001999", f"{LEAF}/frr.conf")),
+    # each of these passed before: read as if applied, or not read at all
+    ("a pause for the RoCE priority stops another queue", "QOS-PFC",
+     _db_edit(lambda d: _table(d, "MAP_PFC_PRIORITY_TO_QUEUE")["ROCE"].update({"3": "0"}))),
+    ("a port's QoS map names a TC_TO_QUEUE_MAP nobody defines (orchagent applies none of the entry)", "QOS-PFC",
+     _db_edit(lambda d: _table(d, "PORT_QOS_MAP")["Ethernet0"].update(tc_to_queue_map="ROCE2"))),
+    ("the lossless group's profile undefined", "QOS-PFC-HEADROOM",
+     _db_edit(lambda d: _table(d, "BUFFER_PG")["Ethernet0|3"].update(profile="ROCE_LOSSLESS"))),
+    ("the lossless profile moved to the lossy pool", "QOS-PFC-HEADROOM",
+     _db_edit(lambda d: _table(d, "BUFFER_PROFILE")["ROCE_LOSSLESS_PG"].update(pool="ingress_lossy_pool"))),
+    ("the BGP container disabled", "ROUTE-MISSING", _db_edit(lambda d: _table(d, "FEATURE").update(bgp={"state": "disabled"}))),
+    ("a feature verify does not judge (swss off: no forwarding)", "PORTS-UNMODELLED",
+     _db_edit(lambda d: _table(d, "FEATURE").update(swss={"state": "disabled"}))),
+    ("a WRED field verify does not read", "PORTS-UNMODELLED",
+     _db_edit(lambda d: _table(d, "WRED_PROFILE")["ROCE_ECN"].update(ecn_mode="x"))),
+    ("a port QoS field verify does not read", "PORTS-UNMODELLED",
+     _db_edit(lambda d: _table(d, "PORT_QOS_MAP")["Ethernet0"].update(dot1p_to_tc_map="X"))),
+    ("a server port in a VRF no plane routes in", "ADDR-PORT-VRF",
+     _db_edit(lambda d: _table(d, "INTERFACE")["Ethernet0"].update(vrf_name="Vrf_x"))),
 ]
+
+
+def test_the_bgp_feature_enabled_keeps_frr_read(sonic_variant: Path, tmp_path: Path) -> None:
+    broken = tmp_path / "build"
+    shutil.copytree(sonic_variant, broken)
+    _db_edit(lambda d: _table(d, "FEATURE").update(bgp={"state": "enabled"}))(broken)
+    assert not [r for r in run_checks(load_snapshot(broken)) if r.findings]
 
 
 @pytest.mark.parametrize("desc,check_id,mutate", SONIC_MUTATIONS, ids=[m[0] for m in SONIC_MUTATIONS])

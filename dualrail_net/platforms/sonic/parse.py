@@ -218,32 +218,73 @@ def _count(value: Any) -> int | None:
 _ECN_ON = ("ecn_all", "ecn_green", "ecn_green_yellow", "ecn_green_red")
 
 
+# PORT_QOS_MAP's map fields and the table each names an entry of
+_PORT_MAPS = {"dscp_to_tc_map": "DSCP_TO_TC_MAP", "tc_to_queue_map": "TC_TO_QUEUE_MAP",
+              "tc_to_pg_map": "TC_TO_PRIORITY_GROUP_MAP", "pfc_to_queue_map": "MAP_PFC_PRIORITY_TO_QUEUE",
+              "pfc_to_pg_map": "PFC_PRIORITY_TO_PRIORITY_GROUP_MAP"}
+_PORT_QOS_FIELDS = {*_PORT_MAPS, "pfc_enable", "pfcwd_sw_enable"}
+# fields of the tables the model reads, or knows to change nothing the checks judge
+_TABLE_FIELDS = {
+    "WRED_PROFILE": {"ecn", "wred_green_enable", "green_min_threshold", "green_max_threshold", "green_drop_probability",
+                     "wred_yellow_enable", "yellow_min_threshold", "yellow_max_threshold", "yellow_drop_probability",
+                     "wred_red_enable", "red_min_threshold", "red_max_threshold", "red_drop_probability"},
+    "SCHEDULER": {"type", "weight"},
+    "QUEUE": {"scheduler", "wred_profile"},
+    "BUFFER_PROFILE": {"pool", "xoff", "xon", "xon_offset", "size", "dynamic_th", "static_th"},
+    "BUFFER_PG": {"profile"},
+    "PFC_WD": {"action", "detection_time", "restoration_time", "POLL_INTERVAL"},
+}
+LOSSLESS_POOL = "ingress_lossless_pool"
+
+
+def _fields_known(dev: DeviceConfig, db: ConfigDb) -> None:
+    for table, known in _TABLE_FIELDS.items():
+        for key, value in db.table(table).entries:
+            for extra in sorted(set(_fields(value)) - known):
+                _note(dev, db, table, key, f"{table} {key} {extra}")
+
+
 def _qos(dev: DeviceConfig, db: ConfigDb) -> None:
-    dscp_maps = {name: _int_map(v) for name, v in db.table("DSCP_TO_TC_MAP").entries}
-    pg_maps = {name: _int_map(v) for name, v in db.table("TC_TO_PRIORITY_GROUP_MAP").entries}
-    queue_maps = {name: _int_map(v) for name, v in db.table("TC_TO_QUEUE_MAP").entries}
+    _fields_known(dev, db)
+    maps = {table: {name: _int_map(v) for name, v in db.table(table).entries} for table in _PORT_MAPS.values()}
+    dscp_maps, pg_maps = maps["DSCP_TO_TC_MAP"], maps["TC_TO_PRIORITY_GROUP_MAP"]
     wred = {name: _fields(v) for name, v in db.table("WRED_PROFILE").entries}
     schedulers = {name: _fields(v) for name, v in db.table("SCHEDULER").entries}
     used: Counter[str] = Counter()
     port_maps: dict[str, str] = {}
     pg_of_port: dict[str, str] = {}
+    queue_of_port: dict[str, dict[int, int]] = {}
     for port, value in db.table("PORT_QOS_MAP").entries:
         iface = dev.interfaces.get(port)
         if iface is None or iface.is_loopback:
             _note(dev, db, "PORT_QOS_MAP", port, f"PORT_QOS_MAP {port}: no PORT {port}")
             continue
         fields = _fields(value)
+        for extra in sorted(set(fields) - _PORT_QOS_FIELDS):
+            _note(dev, db, "PORT_QOS_MAP", port, f"PORT_QOS_MAP {port} {extra}")
+        # orchagent resolves every map the entry names before it applies any of it: one name no
+        # table defines and the port keeps none of its maps and no PFC (the entry waits, retried)
+        missing = [f"{f} {fields[f]}" for f, table in _PORT_MAPS.items()
+                   if f in fields and str(fields[f]) not in maps[table]]
+        if missing:
+            _note(dev, db, "PORT_QOS_MAP", port, f"PORT_QOS_MAP {port} names {', '.join(missing)}, which no table "
+                                                 "defines: orchagent applies none of the port's QoS maps nor its PFC")
+            continue
         dscp_map = fields.get("dscp_to_tc_map")
-        if isinstance(dscp_map, str) and dscp_map in dscp_maps:
+        if isinstance(dscp_map, str):
             iface.trust = "dscp"
             used[dscp_map] += 1
             port_maps[port] = dscp_map
         pg_of_port[port] = str(fields.get("tc_to_pg_map", ""))
+        queue_of_port[port] = to_queue = maps["TC_TO_QUEUE_MAP"].get(str(fields.get("tc_to_queue_map", "")), {})
         pfc = fields.get("pfc_enable")
         if pfc is not None:
             iface.pfc_priorities = _int_list(pfc)
             if iface.pfc_priorities is None:
                 _note(dev, db, "PORT_QOS_MAP", port, f"PORT_QOS_MAP {port} pfc_enable {str(pfc)[:20]}")
+            elif "pfc_to_queue_map" in fields:
+                _pause_targets(dev, db, port, iface, maps["MAP_PFC_PRIORITY_TO_QUEUE"][str(fields["pfc_to_queue_map"])],
+                               pg_maps.get(pg_of_port[port], {}), to_queue)
     for iface in dev.interfaces.values():
         if not iface.is_loopback and iface.trust is None:
             iface.trust = "none"  # no DSCP_TO_TC_MAP on the port: every packet is TC 0
@@ -259,7 +300,8 @@ def _qos(dev: DeviceConfig, db: ConfigDb) -> None:
             if other != name:
                 _note(dev, db, "PORT_QOS_MAP", port, f"PORT_QOS_MAP {port} dscp_to_tc_map {other} (another map than "
                                                      f"the switch's other ports' {name})")
-    to_queue = next(iter(queue_maps.values()), {})
+    common_queue = Counter(tuple(sorted(m.items())) for m in queue_of_port.values()).most_common(1)
+    to_queue = dict(common_queue[0][0]) if common_queue else {}
     queue_tc = {q: tc for tc, q in to_queue.items()}
     weights: dict[str, dict[int, int]] = {}
     for key, value in db.table("QUEUE").entries:
@@ -268,7 +310,9 @@ def _qos(dev: DeviceConfig, db: ConfigDb) -> None:
         if iface is None or not (queue.isascii() and queue.isdigit() and len(queue) <= 2):
             _note(dev, db, "QUEUE", key, f"QUEUE {key}")
             continue
-        tc = queue_tc.get(int(queue), int(queue))
+        own = queue_of_port.get(port)
+        tc = {q: t for t, q in own.items()}.get(int(queue), int(queue)) if own is not None else \
+            queue_tc.get(int(queue), int(queue))
         fields = _fields(value)
         profile = wred.get(str(fields.get("wred_profile", "")))
         if profile is not None and str(profile.get("ecn", "ecn_none")) in _ECN_ON \
@@ -296,11 +340,33 @@ def _qos(dev: DeviceConfig, db: ConfigDb) -> None:
             dev.interfaces[port].dwrr_share = {tc: round(100 * w / total) for tc, w in by_tc.items()}
 
 
+def _pause_targets(dev: DeviceConfig, db: ConfigDb, port: str, iface: Interface, pfc_queue: dict[int, int],
+                   tc_pg: dict[int, int], tc_queue: dict[int, int]) -> None:
+    """A pause frame the port receives for priority P stops the queue MAP_PFC_PRIORITY_TO_QUEUE
+    names; the traffic of P (the classes whose priority group is P) leaves by TC_TO_QUEUE_MAP's
+    queue. When the two differ the pause stops the wrong queue: P is paused nowhere, no lossless
+    class (a map absent from a table: SAI's default, the identity)."""
+    assert iface.pfc_priorities is not None
+    kept = []
+    for prio in iface.pfc_priorities:
+        queues = {tc_queue.get(tc, tc) for tc in range(8) if tc_pg.get(tc, tc) == prio} or {prio}
+        paused = pfc_queue.get(prio, prio)
+        if paused in queues:
+            kept.append(prio)
+        else:
+            _note(dev, db, "PORT_QOS_MAP", port, f"PORT_QOS_MAP {port}: a pause for priority {prio} stops queue "
+                                                 f"{paused} (MAP_PFC_PRIORITY_TO_QUEUE), but priority {prio}'s "
+                                                 f"traffic leaves by queue {', '.join(map(str, sorted(queues)))}: "
+                                                 "it is not paused")
+    iface.pfc_priorities = kept
+
+
 def _headroom(dev: DeviceConfig, db: ConfigDb) -> None:
     """Each lossless priority group's buffer profile (BUFFER_PG PORT|PRIO -> BUFFER_PROFILE xoff; a
     profile without xoff is lossy) and the port's cable length (CABLE_LENGTH, "10m"): the headroom a
     PFC port keeps (its tightest lossless group's)."""
-    xoff = {name: _count(_fields(value).get("xoff")) for name, value in db.table("BUFFER_PROFILE").entries}
+    profiles = {name: _fields(value) for name, value in db.table("BUFFER_PROFILE").entries}
+    xoff = {name: _count(f.get("xoff")) for name, f in profiles.items()}
     cables: dict[str, int | None] = {}
     for _, value in db.table("CABLE_LENGTH").entries:
         for port, length in _fields(value).items():
@@ -312,12 +378,34 @@ def _headroom(dev: DeviceConfig, db: ConfigDb) -> None:
         iface = dev.interfaces.get(port)
         if iface is None:
             continue
-        profile_xoff = xoff.get(str(_fields(value).get("profile", "")))
+        name = str(_fields(value).get("profile", ""))
+        profile_xoff = xoff.get(name)
+        lossless = bool(set(iface.pfc_priorities or ()) & _groups(_prio))
+        if name not in profiles or (profile_xoff is not None and profiles[name].get("pool") != LOSSLESS_POOL):
+            # bufferorch waits for a profile no table defines, and a pool other than the lossless
+            # one reserves no headroom: the group pauses too late, its packets are dropped
+            if lossless:
+                why = "which no BUFFER_PROFILE defines" if name not in profiles else \
+                    f"in pool {profiles[name].get('pool')}, not {LOSSLESS_POOL}"
+                _note(dev, db, "BUFFER_PG", key, f"BUFFER_PG {key} profile {name[:40]} {why}: no headroom")
+                iface.pfc_headroom = PfcHeadroom(0, cables.get(port))
+            continue
         if profile_xoff is None:
             continue  # a lossy priority group: no headroom to keep
         held = iface.pfc_headroom.xoff_bytes if iface.pfc_headroom is not None else None
+        if held == 0:
+            continue  # another group of the port already keeps none
         room = (profile_xoff if held is None else min(held, profile_xoff), cables.get(port))  # the tightest PG
         iface.pfc_headroom = seen.setdefault(room, PfcHeadroom(*room))
+
+
+def _groups(text: str) -> set[int]:
+    """The priority groups of a BUFFER_PG key's second part: "3" or a range "3-4"."""
+    low, _, high = text.partition("-")
+    high = high or low
+    if not (low.isascii() and low.isdigit() and high.isascii() and high.isdigit() and len(low + high) <= 4):
+        return set()
+    return set(range(int(low), int(high) + 1))
 
 
 def _management(dev: DeviceConfig, db: ConfigDb) -> None:
@@ -356,6 +444,8 @@ def _management(dev: DeviceConfig, db: ConfigDb) -> None:
         mgmt.lldp = features["lldp"].get("state") == "enabled"
     if "gnmi" in features:
         mgmt.api = features["gnmi"].get("state") == "enabled"
+    for name in sorted(set(features) - {"lldp", "gnmi", "bgp"}):
+        _note(dev, db, "FEATURE", name, f"FEATURE {name}")  # e.g. swss or syncd off: no forwarding at all
 
 
 _MODE = re.compile(r'"docker_routing_config_mode"\s*:\s*"([^"]*)"')
@@ -372,5 +462,13 @@ def parse_routing(name: str, folder: Path) -> DeviceConfig:
         dev.unmodelled.append((0, f"config_db.json docker_routing_config_mode is {mode[-1] if mode else 'not set'}, "
                                   f"not {ROUTING_MODE}: SONiC does not run frr.conf"))
         return dev
+    if '"bgp"' in (text := read_text(folder / FILE)):  # only then can FEATURE turn the BGP container off
+        db = read_config_db(text, DeviceConfig(name=name, platform="sonic"))
+        state = _fields(db.table("FEATURE").get("bgp")).get("state", "enabled") if db is not None else "enabled"
+        if state not in ("enabled", "always_enabled"):
+            dev.routing_file = "frr.conf"
+            dev.unmodelled.append((0, f"config_db.json FEATURE bgp is {str(state)[:20]}: SONiC runs no BGP "
+                                      "container, frr.conf is never read"))
+            return dev
     parse_frr(read_text(folder / "frr.conf"), dev)
     return dev

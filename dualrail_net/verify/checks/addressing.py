@@ -102,6 +102,36 @@ def p2p_mismatch(ctx: Context) -> list[Finding]:
     return out
 
 
+@check("ADDR-PORT-VRF", "every cabled switch port is in the VRF its plane's routing runs in",
+       reads={BASE, TOPOLOGY})
+def port_vrf(ctx: Context) -> list[Finding]:
+    """A port moved into a VRF that no plane instance of its switch runs in (a typo, the management
+    VRF, one never defined) still holds its address, so the cable's ends pair; but its connected
+    subnet and everything arriving on it are routed in that VRF, where the plane's routes are not:
+    the server (or switch) behind it is cut off, while the plane still advertises the leaf's
+    aggregate that covers it."""
+    out: list[Finding] = []
+    devices, plan = ctx.snap.devices, ctx.cables.plan
+    # the VRFs each switch routes in: those of its BGP instances (their names cross from the
+    # routing side); a switch with none is another check's finding
+    routed = {name: set(dev.bgp) for name, dev in devices.items()}
+    why = "traffic on the port is routed in a VRF without the plane's routes: the device behind it is cut off"
+    for side, ports in (("a", ctx.cables.a), ("b", ctx.cables.b)):
+        far = "b" if side == "a" else "a"
+        names = plan.column(f"{side}_device")
+        for i, iface in enumerate(ports):
+            if iface is None or not iface.addresses:
+                continue
+            vrfs = routed.get(names[i])
+            if not vrfs or iface.vrf in vrfs:
+                continue
+            row = plan[i]
+            out.append(finding([names[i], row[f"{far}_device"]], row["plane"],
+                               f"{names[i]} {iface.name} (to {row[f'{far}_device']} {row[f'{far}_port']}) is in VRF "
+                               f"{iface.vrf or 'default'}, where {names[i]} runs no routing of its plane", why))
+    return out
+
+
 @check("ADDR-LOOPBACK-NOT-ADVERTISED", "every loopback is originated into BGP",
        reads={ROUTING, SESSIONS, TOPOLOGY})
 def loopbacks_advertised(ctx: Context) -> list[Finding]:

@@ -144,6 +144,7 @@ class ManagementEntry:
     syslog: list[str] = field(default_factory=list)
     dns: list[str] = field(default_factory=list)
     lldp: bool = True
+    tacacs: list[str] = field(default_factory=list)  # TACACS+ servers, reached in the management VRF
 
 
 @dataclass(frozen=True)

@@ -135,6 +135,9 @@ NVUE_MUTATIONS += [
     ("a second PFC profile (applies to the ports that name it)", "PORTS-UNMODELLED",
      _edit("      pfc:\n", '      pfc:\n        lossy-uplinks:\n          rx: "disable"\n')),
     ("an unknown scheduler mode", "PORTS-UNMODELLED", _edit('              mode: "strict"', '              mode: "ets"')),
+    ("logins through TACACS+ only (no local in the order)", "MGMT-AAA",
+     _edit("        tacacs:\n", '        authentication-order:\n          "5": "tacacs"\n        tacacs:\n')),
+    ("TACACS+ turned off", "MGMT-AAA", _edit('        tacacs:\n          enable: "on"', '        tacacs:\n          enable: "off"')),
     ("a prefix-list rule key verify does not read", "CONFIG-UNMODELLED",
      _edit('                action: "permit"\n                match:\n', '                action: "permit"\n'
            '                remark: "x"\n                match:\n')),

@@ -147,6 +147,10 @@ SONIC_MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
      _db_edit(lambda d: _table(d, "WRED_PROFILE")["ROCE_ECN"].update(ecn_mode="x"))),
     ("a port QoS field verify does not read", "PORTS-UNMODELLED",
      _db_edit(lambda d: _table(d, "PORT_QOS_MAP")["Ethernet0"].update(dot1p_to_tc_map="X"))),
+    ("logins through TACACS+ only (no local fallback)", "MGMT-AAA",
+     _db_edit(lambda d: _table(d, "AAA")["authentication"].update(login="tacacs+"))),
+    ("the TACACS+ server outside the management VRF", "MGMT-AAA",
+     _db_edit(lambda d: _table(d, "TACPLUS_SERVER")["192.0.2.49"].pop("vrf"))),
     ("a server port in a VRF no plane routes in", "ADDR-PORT-VRF",
      _db_edit(lambda d: _table(d, "INTERFACE")["Ethernet0"].update(vrf_name="Vrf_x"))),
 ]

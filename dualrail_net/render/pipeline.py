@@ -85,7 +85,7 @@ def _management_plan(fabric: Fabric) -> dict[str, ManagementEntry]:
     if m is None:
         return {}
     return {m.vrf: ManagementEntry(m.gateway, m.ssh, m.api, [u.name for u in m.users], list(m.ntp), list(m.syslog),
-                                   list(m.dns), m.lldp)}
+                                   list(m.dns), m.lldp, list(m.tacacs.servers) if m.tacacs else [])}
 
 
 def _server_models(fabric: Fabric) -> dict[str, ServerModelEntry]:

@@ -210,6 +210,14 @@ class ManagementConfig:
     syslog: list[str] = field(default_factory=list)
     dns: list[str] = field(default_factory=list)
     lldp: bool | None = None
+    # TACACS+ servers the file points at in the management VRF; None: the file keeps no TACACS+
+    # configuration (the platform's OS does, or the platform has none)
+    tacacs: list[str] | None = None
+    # whether a local user still logs in when no TACACS+ server answers (EOS `aaa authentication
+    # login default` and `aaa authorization exec default` with `local`, SONiC AAA login with local);
+    # None: the file does not say (the platform's default: local accounts)
+    login_local: bool | None = None
+    login_methods: str = ""  # the line (or setting) that decides it, for the finding
 
 
 @dataclass(slots=True)

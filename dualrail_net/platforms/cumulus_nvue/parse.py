@@ -44,6 +44,7 @@ class _Reader:
     def __init__(self, dev: DeviceConfig, smap: SourceMap) -> None:
         self.dev = dev
         self.smap = smap
+        self.tacacs: list[tuple[str, str]] = []  # (server, VRF)
 
     def line(self, path: PathKey) -> int:
         return self.smap.locate(path)[1]
@@ -110,6 +111,7 @@ def parse_text(name: str, text: str) -> DeviceConfig:
     _vrfs(r, _map(root.get("vrf")), (*prefix, "vrf"), glob)
     _qos(r, _map(root.get("qos")), (*prefix, "qos"))
     _services(r, _map(root.get("service")), (*prefix, "service"))
+    dev.management.tacacs = [server for server, vrf in r.tacacs if vrf == dev.management.vrf]
     finish_bgp(dev)
     return dev
 
@@ -119,7 +121,8 @@ def _system(r: _Reader, system: dict[str, Any], path: PathKey) -> None:
     r.extra(system, path, {"hostname", "aaa", "api"})
     dev.hostname = _name(system.get("hostname")) or ""
     aaa = _map(system.get("aaa"))
-    r.extra(aaa, (*path, "aaa"), {"user", "tacacs"})
+    r.extra(aaa, (*path, "aaa"), {"user", "tacacs", "authentication-order"})
+    _tacacs(r, aaa, (*path, "aaa"))
     mgmt.users_in_file = True  # NVUE owns the local users: a replace keeps only those in the file
     for user, body in _map(aaa.get("user")).items():
         body = _map(body)
@@ -131,6 +134,24 @@ def _system(r: _Reader, system: dict[str, Any], path: PathKey) -> None:
     api = system.get("api")
     if api is not None:
         mgmt.api = _map(api).get("state") == "enabled"
+
+
+def _tacacs(r: _Reader, aaa: dict[str, Any], path: PathKey) -> None:
+    """The TACACS+ servers (kept with their VRF until the management VRF is known: _finish_tacacs)
+    and the login order: NVUE tries the methods of `authentication-order` by priority and moves on
+    when one cannot answer, so `local` among them lets the local users in when TACACS+ is away."""
+    tacacs = _map(aaa.get("tacacs"))
+    r.extra(tacacs, (*path, "tacacs"), {"enable", "vrf", "secret", "server"})
+    servers = _map(tacacs.get("server"))
+    for key, body in servers.items():
+        r.extra(body, (*path, "tacacs", "server", key), {"host", "port", "secret"})
+    if tacacs.get("enable") == "on":
+        r.tacacs = [(str(_map(b).get("host")), _name(tacacs.get("vrf")) or "default") for b in servers.values()]
+    order = aaa.get("authentication-order")
+    if order is not None:
+        methods = [str(m) for m in _map(order).values()]
+        r.dev.management.login_local = "local" in methods
+        r.dev.management.login_methods = f"system aaa authentication-order {' '.join(methods)[:60]}"
 
 
 def _interfaces(r: _Reader, interfaces: dict[str, Any], path: PathKey) -> None:

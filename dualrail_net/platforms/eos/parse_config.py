@@ -316,6 +316,11 @@ class _Mgmt:
     by_vrf: dict[str, dict[str, list[str]]] = field(default_factory=dict)  # vrf -> ntp/syslog/dns -> servers
     lldp: bool | None = None
     users: dict[str, ManagementUser] = field(default_factory=dict)
+    tacacs: list[tuple[str, str]] = field(default_factory=list)  # (server, VRF) of `tacacs-server host`
+    login: list[str] | None = None  # `aaa authentication login default` methods (None: EOS's default, local)
+    login_line: str = ""
+    exec_authz: list[str] | None = None  # `aaa authorization exec default` methods (None: none asked)
+    exec_line: str = ""
 
 
 def _vrf_block(node: Node, into: dict[str, bool]) -> None:
@@ -346,6 +351,12 @@ def _management_line(node: Node, dev: DeviceConfig, mgmt: _Mgmt) -> bool:
         mgmt.by_vrf.setdefault(w[3], {}).setdefault("ntp", []).append(w[4])
     elif w[:2] == ["logging", "vrf"] and len(w) == 5 and w[3] == "host":
         mgmt.by_vrf.setdefault(w[2], {}).setdefault("syslog", []).append(w[4])
+    elif w[:4] == ["aaa", "authentication", "login", "default"]:
+        mgmt.login, mgmt.login_line = w[4:], node.text
+    elif w[:4] == ["aaa", "authorization", "exec", "default"]:
+        mgmt.exec_authz, mgmt.exec_line = w[4:], node.text
+    elif w[:2] == ["tacacs-server", "host"] and len(w) >= 3:
+        mgmt.tacacs.append((w[2], w[w.index("vrf") + 1] if "vrf" in w[3:-1] else "default"))
     elif w == ["lldp", "run"]:
         mgmt.lldp = True
     elif w == ["no", "lldp", "run"]:
@@ -383,6 +394,15 @@ def _take_management(dev: DeviceConfig, mgmt: _Mgmt) -> None:
         dev.static_routes.remove(route)
         if route.prefix == "0.0.0.0/0":
             m.default_gateway = route.nexthop
+    m.tacacs = [server for server, where in mgmt.tacacs if where == vrf]
+    # EOS tries the methods in order and moves on only when one cannot answer (no server reachable):
+    # `local` (or `none`) among them lets the local users in when TACACS+ is away; an exec
+    # authorization that lists neither refuses them their shell
+    for methods, text in ((mgmt.login, mgmt.login_line), (mgmt.exec_authz, mgmt.exec_line)):
+        if methods is not None:
+            falls_back = "local" in methods or "none" in methods
+            if m.login_local is None or not falls_back:
+                m.login_local, m.login_methods = falls_back, text
     m.ssh = not mgmt.ssh_shutdown and mgmt.ssh_vrfs.get(vrf, False)
     m.api = mgmt.api_on and mgmt.api_vrfs.get(vrf, False)
     servers = mgmt.by_vrf.get(vrf, {})

@@ -444,8 +444,30 @@ def _management(dev: DeviceConfig, db: ConfigDb) -> None:
         mgmt.lldp = features["lldp"].get("state") == "enabled"
     if "gnmi" in features:
         mgmt.api = features["gnmi"].get("state") == "enabled"
+    _aaa(dev, db)
     for name in sorted(set(features) - {"lldp", "gnmi", "bgp"}):
         _note(dev, db, "FEATURE", name, f"FEATURE {name}")  # e.g. swss or syncd off: no forwarding at all
+
+
+def _aaa(dev: DeviceConfig, db: ConfigDb) -> None:
+    """TACACS+ servers in the management VRF, and whether local users log in when none answers:
+    hostcfgd tries the AAA login methods in order and moves on from TACACS+ when no server answers,
+    so `local` among them keeps the local users (no AAA login: local only)."""
+    mgmt = dev.management
+    mgmt.tacacs = [server for server, value in db.table("TACPLUS_SERVER").entries
+                   if _fields(value).get("vrf") == MANAGEMENT_VRF]
+    for key, value in db.table("TACPLUS_SERVER").entries:
+        for extra in sorted(set(_fields(value)) - {"priority", "tcp_port", "passkey", "vrf", "timeout", "auth_type"}):
+            _note(dev, db, "TACPLUS_SERVER", key, f"TACPLUS_SERVER {key} {extra}")
+    for key, value in db.table("AAA").entries:
+        fields = _fields(value)
+        known = {"login", "failthrough", "fallback"} if key == "authentication" else set()
+        for extra in sorted(set(fields) - known):
+            _note(dev, db, "AAA", key, f"AAA {key} {extra}")
+        if key == "authentication" and "login" in fields:
+            methods = [m.strip() for m in str(fields["login"]).split(",")]
+            mgmt.login_local = "local" in methods
+            mgmt.login_methods = f'AAA authentication login "{str(fields["login"])[:40]}"'
 
 
 _MODE = re.compile(r'"docker_routing_config_mode"\s*:\s*"([^"]*)"')

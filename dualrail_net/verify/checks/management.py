@@ -128,3 +128,24 @@ def mgmt_services(ctx: Context) -> list[Finding]:
                                f"{'on' if sw.plan.lldp else 'off'}",
                                "the live cabling audit reads LLDP neighbours: without them a miscabled port is not seen"))
     return out
+
+
+@check("MGMT-AAA", "every switch keeps a local login when TACACS+ does not answer, and points at the planned "
+       "TACACS+ servers in the management VRF", reads={BASE, TOPOLOGY})
+def mgmt_aaa(ctx: Context) -> list[Finding]:
+    out = []
+    for sw in _switches(ctx):
+        if sw.mgmt.login_local is False:
+            out.append(finding([sw.name], sw.plane, f"{sw.name} lets nobody in without TACACS+ "
+                               f"({sw.mgmt.login_methods}: no local method)",
+                               "when no TACACS+ server answers (the management network or the servers down) "
+                               "the local administrator cannot log in either: recovery needs the console"))
+        if sw.mgmt.tacacs is None:
+            continue  # the platform keeps TACACS+ outside the rendered files
+        missing = [server for server in sw.plan.tacacs if server not in sw.mgmt.tacacs]
+        if missing:
+            out.append(finding([sw.name], sw.plane, f"{sw.name} lacks TACACS+ server(s) {', '.join(missing)} in the "
+                               f"management VRF {sw.vrf}",
+                               "operators' own accounts are refused (only local users log in) and commands "
+                               "go unaccounted"))
+    return out

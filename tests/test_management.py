@@ -78,3 +78,31 @@ def test_secrets_are_put_in_at_push_time_only(tmp_path: Path, monkeypatch: pytes
         substitute_secrets(text, values, "a-spine-1 running-config")
     assert "tacacs-key" in str(missing.value) and "$6$" not in str(missing.value)
     assert substitute_secrets(text.split("\n")[0], values, "x") == "username a secret sha512 $6$salt$hash"
+
+
+def test_cumulus_renders_tacacs_only_when_planned(rendered: dict[str, str], example_loaded: LoadedInventory) -> None:
+    text = rendered["plane-A/a-leaf-su1-r0/tacplus_servers"]
+    assert text.splitlines()[2:] == ["secret=${secret:tacacs-key}", "server=192.0.2.49", "vrf=mgmt"]
+    from dualrail_net.resolve import resolve_fabric
+    raw = copy.deepcopy(example_loaded.inventory.model_dump())
+    raw["fabric"]["management"]["tacacs"] = None
+    without = render_fabric(resolve_fabric(Inventory.model_validate(raw))).by_path()
+    assert "plane-A/a-leaf-su1-r0/tacplus_servers" not in without
+    assert "tacacs-server" not in without["plane-A/a-spine-1/running-config"]
+
+
+def test_the_cumulus_driver_fills_the_tacacs_key_and_the_journal_never_shows_it(
+        example_build: Path, switch_secrets: Path, tmp_path: Path) -> None:
+    from types import SimpleNamespace
+    from dualrail_net.deploy.credentials import redact_secrets
+    from dualrail_net.platforms.cumulus.driver import CumulusDriver
+    paths = {"frr_conf": "/etc/frr/frr.conf", "interfaces": "/etc/network/interfaces", "tacacs": "/etc/tacplus_servers"}
+    host = SimpleNamespace(name="a-leaf-su1-r0", data={"device_dir": str(example_build / "plane-A/a-leaf-su1-r0"),
+                                                       "paths": paths})
+    files = CumulusDriver(host, None).intended()
+    assert "secret=k3y\n" in files["tacplus_servers"] and "${secret:" not in files["tacplus_servers"]
+    secrets = named_secrets(repo_root=Path("/nonexistent-repo"))
+    diff = "-secret=old-key-value\n+secret=" + secrets["netops-password"] + "\n"
+    shown = redact_secrets(diff, {**secrets, "old": "old-key-value"})
+    assert secrets["netops-password"] not in shown and "old-key-value" not in shown
+    assert "+secret=${secret:netops-password}" in shown

@@ -69,6 +69,17 @@ def substitute_secrets(text: str, secrets: dict[str, str], where: str) -> str:
     return _PLACEHOLDER.sub(lambda m: secrets[m.group(1)], text)
 
 
+def redact_secrets(text: str, secrets: dict[str, str]) -> str:
+    """``text`` with every secret's value put back as its ``${secret:NAME}`` placeholder: what a
+    device echoes (a diff, an error) is journalled and printed without the values pushed to it.
+    Longer values first, so one that contains another is replaced whole; values shorter than four
+    characters are left (they would match ordinary text)."""
+    for name, value in sorted(secrets.items(), key=lambda kv: -len(kv[1])):
+        if len(value) >= 4:
+            text = text.replace(value, "${secret:" + name + "}")
+    return text
+
+
 def load_credentials(repo_root: Path | None = None) -> Credentials:
     """DUALRAIL_SSH_USER / DUALRAIL_SSH_KEY / DUALRAIL_SSH_PASSWORD, or DUALRAIL_SECRETS=<yaml file> with
     username/key_file/password. A secrets file inside the repository is refused."""

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from dualrail_net.deploy.credentials import named_secrets, redact_secrets
 from dualrail_net.deploy.drivers import Driver, FirmwareDriver, PushRejected, driver_for
 from dualrail_net.deploy.drivers.base import read_backup, write_backup
 from dualrail_net.deploy.journal import InvariantViolation, Journal
@@ -168,10 +169,12 @@ class Runner:
             diff = drv.load(files)
             drv.commit(self.book.confirm_timeout_seconds)
         except PushRejected as exc:
+            exc.args = (redact_secrets(str(exc), named_secrets()),)  # journalled and printed: no secret
             self.journal.finish(sid, "failed", str(exc))
             raise
         self._committed.add(name)
-        self.journal.finish(sid, "ok", diff[:20000])
+        # the diff holds what the device echoed of the pushed files, their filled-in secrets too
+        self.journal.finish(sid, "ok", redact_secrets(diff, named_secrets())[:20000])
 
     def _confirm(self, run_id: int, plane: str, batch: int, names: list[str]) -> list[str]:
         """Confirm every committed device of a batch that passed its post-checks."""

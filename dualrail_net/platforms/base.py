@@ -36,8 +36,8 @@ class OutputFile:
     filename: str  # file name in the device folder
     format: OutputFormat  # the escaping rule its values pass
     twin: bool = True  # part of a twin substitute rendered by this platform (switchd QoS is not)
-    # rendered only when the structured config has this key set (the management services exist
-    # only with a management section); None: always
+    # rendered only when the structured config has this key set, a dotted path (the management
+    # services exist only with a management section, TACACS+ only when planned); None: always
     needs: str | None = None
 
 

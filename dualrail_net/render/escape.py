@@ -57,6 +57,7 @@ FORMAT_OF_FILE: dict[str, OutputFormat] = {
     "ntp.conf": OutputFormat.SERVICE,
     "rsyslog.conf": OutputFormat.SERVICE,
     "resolv.conf": OutputFormat.SERVICE,
+    "tacplus_servers": OutputFormat.SERVICE,
     "config_db.json": OutputFormat.JSON,
     "startup.yaml": OutputFormat.YAML,
 }

@@ -4,6 +4,7 @@ the resolved model, the cabling plan and a manifest that later stages read."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -56,6 +57,14 @@ def _root(platform: Platform, default: str) -> str:
     return str(platform.template_root) if platform.template_root is not None else default
 
 
+def _has(structured: dict[str, Any], needs: str | None) -> bool:
+    """Whether the structured config holds what a file needs (a dotted path: "management.tacacs")."""
+    node: Any = structured
+    for key in (needs or "").split(".") if needs else ():
+        node = node.get(key) if isinstance(node, dict) else None
+    return needs is None or bool(node)
+
+
 def render_switch(fabric: Fabric, sw: Switch, root: str) -> list[Artifact]:
     platform = get_platform(sw.platform)
     s = switch_structured(fabric, sw)
@@ -63,13 +72,13 @@ def render_switch(fabric: Fabric, sw: Switch, root: str) -> list[Artifact]:
     folder = device_dir(sw)
     proot = _root(platform, root)
     arts = [Artifact(f"{folder}/{f.filename}", template(proot, f.template, f.format).render(s=s, p=p))
-            for f in platform.files if f.needs is None or s.get(f.needs)]
+            for f in platform.files if _has(s, f.needs)]
     if platform.twin_substitute is not None:
         twin = get_platform(platform.twin_substitute)
         tp = twin.presentation(s)
         troot = _root(twin, root)
         arts += [Artifact(f"{twin_dir(sw)}/{f.filename}", template(troot, f.template, f.format).render(s=s, p=tp))
-                 for f in twin.files if f.twin and (f.needs is None or s.get(f.needs))]
+                 for f in twin.files if f.twin and _has(s, f.needs)]
     return arts
 
 

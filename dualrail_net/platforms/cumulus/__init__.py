@@ -32,6 +32,9 @@ class Cumulus:
         OutputFile("cumulus/ntp.conf.j2", "ntp.conf", OutputFormat.SERVICE, twin=False, needs="management"),
         OutputFile("cumulus/rsyslog.conf.j2", "rsyslog.conf", OutputFormat.SERVICE, twin=False, needs="management"),
         OutputFile("cumulus/resolv.conf.j2", "resolv.conf", OutputFormat.SERVICE, twin=False, needs="management"),
+        # read by the TACACS+ PAM and NSS modules at each login (tacplus-client): nothing to restart
+        OutputFile("cumulus/tacplus_servers.j2", "tacplus_servers", OutputFormat.SERVICE, twin=False,
+                   needs="management.tacacs"),
     )
     template_root: Path | None = None
     roles: frozenset[str] = frozenset({"leaf", "spine", "super_spine", "gateway"})
@@ -40,7 +43,7 @@ class Cumulus:
                     "frr_dir": "/etc/frr", "vty_socket": None,
                     "qos": "/etc/cumulus/datapath/qos/qos_features.conf",
                     "ntp": "/etc/ntpsec/ntp.conf", "syslog": "/etc/rsyslog.d/11-remotesyslog.conf",
-                    "resolv": "/etc/resolv.conf",
+                    "resolv": "/etc/resolv.conf", "tacacs": "/etc/tacplus_servers",
                     # where the driver keeps its revert job (script, token, pid) between commit and confirm
                     "state_dir": "/var/lib/dualrail"}
 

@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from dualrail_net.deploy.credentials import named_secrets, substitute_secrets
 from dualrail_net.deploy.drivers.base import (
     PushRejected,
     frr_route_command,
@@ -28,7 +29,7 @@ from dualrail_net.verify.parsers.frr import parse_frr
 FRR_RELOAD = "/usr/lib/frr/frr-reload.py"
 # the files a Cumulus switch takes, by the deploy_paths key of their location
 MANAGED = (("frr.conf", "frr_conf"), ("interfaces", "interfaces"), ("qos_features.conf", "qos"),
-           ("ntp.conf", "ntp"), ("rsyslog.conf", "syslog"), ("resolv.conf", "resolv"))
+           ("ntp.conf", "ntp"), ("rsyslog.conf", "syslog"), ("resolv.conf", "resolv"), ("tacplus_servers", "tacacs"))
 STAGED, PREVIOUS = ".dualrail-new", ".dualrail-prev"
 REVERT_SCRIPT, REVERT_TOKEN, REVERT_PID = "revert.sh", "revert-pending", "revert.pid"
 
@@ -73,6 +74,8 @@ class CumulusDriver:
         files = {name: (folder / name).read_text() for name, _path in self._managed()}
         if self.twin and "interfaces" in files:  # the twin has its own management network (twin up)
             files["interfaces"] = without_management(files["interfaces"])
+        for name in [n for n, text in files.items() if "${secret:" in text]:  # the TACACS+ key
+            files[name] = substitute_secrets(files[name], named_secrets(), f"{self.name} {name}")
         return files
 
     def fetch(self) -> dict[str, str]:

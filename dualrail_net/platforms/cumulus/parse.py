@@ -34,12 +34,14 @@ _SYSLOG_TARGET = re.compile(r'^action\(type="omfwd"\s+Target="([^"]+)"(.*)\)$')
 def parse_services(folder: Path, dev: DeviceConfig) -> None:
     """The management services as the rendered service files give them: ntpsec's ``server``
     lines, rsyslog's ``omfwd`` actions through the management VRF, resolv.conf's ``nameserver``
-    lines. A missing file holds no server (MGMT-SERVICES then names what is missing); a line none of
+    lines, tacplus_servers' ``server=`` lines (with its ``vrf=``). A missing file holds no server (MGMT-SERVICES then names what is missing); a line none of
     these understand is reported (UNMODELLED)."""
     mgmt = dev.management
     mgmt.services_in_file = True
     vrf = mgmt.vrf or MANAGEMENT_VRF
-    for name in ("ntp.conf", "rsyslog.conf", "resolv.conf"):
+    tacacs: list[str] = []
+    tacacs_vrf = "default"
+    for name in ("ntp.conf", "rsyslog.conf", "resolv.conf", "tacplus_servers"):
         for number, raw in enumerate(read_text(folder / name).splitlines(), 1):
             line = raw.split("#", 1)[0].strip() if name != "rsyslog.conf" else raw.strip()
             if not line or line.startswith("#"):
@@ -54,6 +56,12 @@ def parse_services(folder: Path, dev: DeviceConfig) -> None:
                     dev.base_unmodelled.append((name, number, raw))  # a name server in another VRF
                 else:
                     mgmt.dns.append(words[1])
+            elif name == "tacplus_servers" and line.partition("=")[0] in ("server", "vrf", "secret"):
+                key, _, value = line.partition("=")
+                if key == "server":
+                    tacacs.append(value.strip().partition(":")[0])  # server=IP[:port]
+                elif key == "vrf":
+                    tacacs_vrf = value.strip()
             elif name == "rsyslog.conf" and (m := _SYSLOG_TARGET.match(line)) is not None:
                 if f'Device="{vrf}"' in m.group(2):
                     mgmt.syslog.append(m.group(1))
@@ -61,6 +69,8 @@ def parse_services(folder: Path, dev: DeviceConfig) -> None:
                     dev.base_unmodelled.append((name, number, raw))
             else:
                 dev.base_unmodelled.append((name, number, raw))
+    # the client reaches its servers through vrf= (without it, the default VRF: the fabric)
+    mgmt.tacacs = tacacs if tacacs_vrf == vrf else []
 
 
 MANAGEMENT_VRF = "mgmt"  # Cumulus Linux reserves this name for the management VRF

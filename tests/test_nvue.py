@@ -138,6 +138,13 @@ NVUE_MUTATIONS += [
     ("logins through TACACS+ only (no local in the order)", "MGMT-AAA",
      _edit("        tacacs:\n", '        authentication-order:\n          "5": "tacacs"\n        tacacs:\n')),
     ("TACACS+ turned off", "MGMT-AAA", _edit('        tacacs:\n          enable: "on"', '        tacacs:\n          enable: "off"')),
+    ("BGP switched off for the whole switch (router bgp enable off)", "ROUTE-MISSING",
+     _edit('      bgp:\n        enable: "on"\n        autonomous-system', '      bgp:\n        enable: "off"\n        autonomous-system')),
+    ("the VRF's IPv4 unicast off (its neighbors' own enable cannot carry it)", "ROUTE-MISSING",
+     _edit('              ipv4-unicast:\n                enable: "on"\n                multipaths',
+           '              ipv4-unicast:\n                enable: "off"\n                multipaths')),
+    ("a global BGP key verify does not read", "CONFIG-UNMODELLED",
+     _edit('        router-id: "10.10.0.32"\n      policy', '        router-id: "10.10.0.32"\n        path-selection: {}\n      policy')),
     ("a prefix-list rule key verify does not read", "CONFIG-UNMODELLED",
      _edit('                action: "permit"\n                match:\n', '                action: "permit"\n'
            '                remark: "x"\n                match:\n')),

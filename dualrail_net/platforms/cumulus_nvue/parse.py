@@ -107,6 +107,9 @@ def parse_text(name: str, text: str) -> DeviceConfig:
     router = _map(root.get("router"))
     r.extra(router, (*prefix, "router"), {"bgp", "policy"}, routing=True)
     glob = _map(router.get("bgp"))
+    # the global BGP settings: the ASN and router ID every VRF takes unless it sets its own, and
+    # `enable`, BGP's switch for the whole device (off: no VRF runs BGP, whatever each says)
+    r.extra(glob, (*prefix, "router", "bgp"), {"enable", "autonomous-system", "router-id"}, routing=True)
     _policy(r, _map(router.get("policy")), (*prefix, "router", "policy"))
     _vrfs(r, _map(root.get("vrf")), (*prefix, "vrf"), glob)
     _qos(r, _map(root.get("qos")), (*prefix, "qos"))
@@ -279,7 +282,10 @@ def _vrfs(r: _Reader, vrfs: dict[str, Any], path: PathKey, glob: dict[str, Any])
                 continue
             dev.static_routes.append(StaticRoute(vrf, str(prefix), None if hops[0] == "blackhole" else hops[0]))
         bgp = _map(router.get("bgp"))
-        if not bgp or bgp.get("enable", "on") != "on":
+        if not bgp or bgp.get("enable", "on") != "on" or glob.get("enable", "on") != "on":
+            if bgp and glob.get("enable", "on") != "on":
+                r.routing((*path[:2], "router", "bgp", "enable"), f"router bgp enable {str(glob.get('enable'))[:10]}: "
+                                                                  f"no BGP in VRF {name}")
             continue
         _bgp(r, bgp, (*here, "router", "bgp"), vrf, glob)
 
@@ -298,8 +304,12 @@ def _bgp(r: _Reader, bgp: dict[str, Any], path: PathKey, vrf: str | None, glob: 
     af = _map(_map(bgp.get("address-family")).get("ipv4-unicast"))
     r.extra(af, (*path, "address-family", "ipv4-unicast"), {"enable", "multipaths", "network", "redistribute",
                                                              "aggregate-route"}, routing=True)
-    if af.get("enable", "on") != "on":
+    # the instance's IPv4 unicast off: NVUE configures no such address family, so no neighbor
+    # carries IPv4 routes (whatever its own enable says) and no network is announced
+    af_off = af.get("enable", "on") != "on"
+    if af_off:
         inst.default_ipv4_unicast = False
+        af = {key: value for key, value in af.items() if key in ("enable", "multipaths")}
     paths = _map(af.get("multipaths")).get("ebgp")
     inst.maximum_paths = _int(paths, 1024)
     inst.maximum_paths_line = r.line((*path, "address-family", "ipv4-unicast", "multipaths"))
@@ -337,8 +347,8 @@ def _bgp(r: _Reader, bgp: dict[str, Any], path: PathKey, vrf: str | None, glob: 
         n.interface = body.get("type") == "unnumbered"
         n.shutdown = body.get("enable", "on") != "on"
         naf = _map(_map(body.get("address-family")).get("ipv4-unicast"))
-        if "enable" in naf:
-            n.activate = naf["enable"] == "on"
+        if "enable" in naf or af_off:
+            n.activate = naf.get("enable") == "on" and not af_off
         policy = _map(naf.get("policy"))
         n.route_map_in = _name(_map(policy.get("inbound")).get("route-map"))
         n.route_map_out = _name(_map(policy.get("outbound")).get("route-map"))

@@ -145,6 +145,9 @@ NVUE_MUTATIONS += [
            '              ipv4-unicast:\n                enable: "off"\n                multipaths')),
     ("a global BGP key verify does not read", "CONFIG-UNMODELLED",
      _edit('        router-id: "10.10.0.32"\n      policy', '        router-id: "10.10.0.32"\n        path-selection: {}\n      policy')),
+    ("a server port down", "LINK-PORT-DOWN",
+     _edit('        description: "gpu001:ens1f0np0"\n        link:\n          state:\n            up: {}',
+           '        description: "gpu001:ens1f0np0"\n        link:\n          state:\n            down: {}')),
     ("a prefix-list rule key verify does not read", "CONFIG-UNMODELLED",
      _edit('                action: "permit"\n                match:\n', '                action: "permit"\n'
            '                remark: "x"\n                match:\n')),

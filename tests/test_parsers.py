@@ -482,3 +482,24 @@ def test_route_reflector_clients_are_refused_on_ebgp_and_unmodelled_on_ibgp() ->
     assert sorted(dev.unmodelled) == [(13, "neighbor 10.0.0.3 route-reflector-client"),
                                       (15, "neighbor 10.0.0.6 route-reflector-client"),
                                       (16, "neighbor EMPTY route-reflector-client")]
+
+
+def test_eos_installs_the_smaller_of_maximum_paths_and_ecmp() -> None:
+    """`maximum-paths N ecmp M`: N paths are multipath candidates, at most M next hops are installed
+    per route (a leaf with 4 uplinks and `ecmp 2` forwards over 2)."""
+    from dualrail_net.platforms.eos.parse_config import parse_eos
+    for line, width in (("maximum-paths 4 ecmp 2", 2), ("maximum-paths 4 ecmp 64", 4), ("maximum-paths 8", 8)):
+        eos = DeviceConfig("e", "eos")
+        parse_eos(f"router bgp 1\n   router-id 1.1.1.1\n   {line}\n", eos)
+        assert eos.bgp[None].maximum_paths == width, line
+
+
+def test_eos_lines_under_a_management_service_are_judged_or_reported() -> None:
+    """An access list or another setting under `management ssh` can keep the operator out: never
+    read silently."""
+    from dualrail_net.platforms.eos.parse_config import parse_eos
+    eos = DeviceConfig("e", "eos")
+    parse_eos("interface Management1\n   vrf mgmt\n   ip address 192.0.2.1/24\n!\nmanagement ssh\n   idle-timeout 60\n"
+              "   ip access-group SSH-IN in\n   vrf mgmt\n      no shutdown\n      ip access-group X in\n", eos)
+    assert [text for _, text in eos.unmodelled] == ["ip access-group SSH-IN in", "ip access-group X in"]
+    assert eos.management.ssh is True

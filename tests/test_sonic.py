@@ -151,6 +151,8 @@ SONIC_MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
      _db_edit(lambda d: _table(d, "AAA")["authentication"].update(login="tacacs+"))),
     ("the TACACS+ server outside the management VRF", "MGMT-AAA",
      _db_edit(lambda d: _table(d, "TACPLUS_SERVER")["192.0.2.49"].pop("vrf"))),
+    ("a server port administratively down", "LINK-PORT-DOWN",
+     _db_edit(lambda d: _table(d, "PORT")["Ethernet0"].update(admin_status="down"))),
     ("a server port in a VRF no plane routes in", "ADDR-PORT-VRF",
      _db_edit(lambda d: _table(d, "INTERFACE")["Ethernet0"].update(vrf_name="Vrf_x"))),
 ]

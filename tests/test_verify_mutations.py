@@ -207,6 +207,8 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
      lambda r: edit(r / LEAF_A / "interfaces", "address 10.11.0.1/31", "address 10.11.0.1/30")),
     ("/31 ends that do not pair", "ADDR-P2P-MISMATCH",
      lambda r: edit(r / LEAF_A / "interfaces", "address 10.11.0.3/31", "address 10.11.0.5/31")),
+    ("a leaf's server port kept down (no session to notice it)", "LINK-PORT-DOWN",
+     lambda r: edit(r / LEAF_A / "interfaces", "    alias gpu001:ens1f0np0\n", "    alias gpu001:ens1f0np0\n    link-down yes\n")),
     ("a server port moved into a VRF no plane runs in", "ADDR-PORT-VRF",
      lambda r: edit(r / LEAF_A / "interfaces", "    alias gpu001:ens1f0np0\n", "    alias gpu001:ens1f0np0\n    vrf blue\n")),
     ("loopback not advertised", "ADDR-LOOPBACK-NOT-ADVERTISED",

@@ -157,7 +157,9 @@ def _bgp_statements(inst: BgpInstance, children: list[Node], dev: DeviceConfig) 
             inst.router_id = w[1]
         elif w[0] == "maximum-paths" and len(w) in (2, 4) and (paths := _int(w[1], 1024)) \
                 and (len(w) == 2 or w[2] == "ecmp" and _int(w[3], 1024)):
-            inst.maximum_paths, inst.maximum_paths_line = paths, child.line
+            # `ecmp M` caps the next hops installed per route: the width is the smaller of the two
+            installed = _int(w[3], 1024) if len(w) == 4 else None
+            inst.maximum_paths, inst.maximum_paths_line = min(paths, installed or paths), child.line
         elif w == ["bgp", "bestpath", "as-path", "multipath-relax"]:
             inst.multipath_relax = True
         elif w == ["no", "bgp", "default", "ipv4-unicast"]:
@@ -323,7 +325,13 @@ class _Mgmt:
     exec_line: str = ""
 
 
-def _vrf_block(node: Node, into: dict[str, bool]) -> None:
+# lines under `management ssh` / `management api` that change nothing the checks judge
+_SERVICE_HARMLESS = (["idle-timeout"], ["protocol", "https"], ["protocol", "http"], ["connection", "limit"])
+
+
+def _vrf_block(node: Node, into: dict[str, bool], dev: DeviceConfig) -> None:
+    """A service's per-VRF state; every other line under it reported (an access list on the
+    service, an authentication mode, a port: each can keep the operator out, none is judged)."""
     for child in node.children:
         if child.words[0] == "vrf" and len(child.words) == 2:
             served = into.get(child.words[1], False)
@@ -332,7 +340,12 @@ def _vrf_block(node: Node, into: dict[str, bool]) -> None:
                     served = True
                 elif sub.words == ["shutdown"]:
                     served = False
+                else:
+                    _unmodelled(dev, sub)
             into[child.words[1]] = served
+        elif child.words not in (["shutdown"], ["no", "shutdown"]) and \
+                not any(child.words[:len(h)] == h for h in _SERVICE_HARMLESS):
+            _unmodelled(dev, child)
 
 
 def _management_line(node: Node, dev: DeviceConfig, mgmt: _Mgmt) -> bool:
@@ -340,11 +353,11 @@ def _management_line(node: Node, dev: DeviceConfig, mgmt: _Mgmt) -> bool:
     w = node.words
     if w == ["management", "ssh"]:
         mgmt.ssh_shutdown = any(c.words == ["shutdown"] for c in node.children)
-        _vrf_block(node, mgmt.ssh_vrfs)
+        _vrf_block(node, mgmt.ssh_vrfs, dev)
     elif w == ["management", "api", "http-commands"]:
         mgmt.api_on = any(c.words == ["no", "shutdown"] for c in node.children) and \
             not any(c.words == ["shutdown"] for c in node.children)
-        _vrf_block(node, mgmt.api_vrfs)
+        _vrf_block(node, mgmt.api_vrfs, dev)
     elif w[:3] == ["ip", "name-server", "vrf"] and len(w) >= 5:
         mgmt.by_vrf.setdefault(w[3], {}).setdefault("dns", []).extend(w[4:])
     elif w[:3] == ["ntp", "server", "vrf"] and len(w) >= 5:

@@ -1,6 +1,8 @@
 """Link settings against the plan and the other end (LINK-CONFIG): a port forced to another speed
 than its cable is planned at, or two ends that force different FEC or autonegotiation, bring the
-link up at the wrong speed or not at all. What a platform leaves automatic is not judged."""
+link up at the wrong speed or not at all. What a platform leaves automatic is not judged. A cabled
+switch port that is kept down or carries no IP (LINK-PORT-DOWN) loses its link whatever else is
+right on it."""
 
 from __future__ import annotations
 
@@ -65,3 +67,30 @@ def _other(ends: list[tuple[str, str, LinkSettings | None]], device: str, port: 
     return next(f"{d} {p}" for d, p, _ in ends if (d, p) != (device, port))
 
 
+
+
+_DOWN = {"shutdown": "administratively down", "link-down": "kept down (link-down yes)",
+         "switchport": "a switchport (its address routes nothing)", "not auto": "never brought up (no `auto` line: "
+         "ifupdown2 configures only the auto stanzas)"}
+
+
+@check("LINK-PORT-DOWN", "every cabled switch port is up and routed", reads={BASE, TOPOLOGY})
+def port_down(ctx: Context) -> list[Finding]:
+    """An uplink kept down also loses its BGP session (the session checks say so); a server port
+    has no session, and nothing else notices that the server lost its link into the plane."""
+    out: list[Finding] = []
+    cables, devices = ctx.cables, ctx.snap.devices
+    plan = cables.plan
+    for side, ports in (("a", cables.a), ("b", cables.b)):
+        far = "b" if side == "a" else "a"
+        names = plan.column(f"{side}_device")
+        for i, iface in enumerate(ports):
+            if iface is None or not iface.down or names[i] not in devices:
+                continue
+            row = plan[i]
+            plane = (cables.a_plane if side == "a" else cables.b_plane)[i] or row["plane"]
+            out.append(finding([names[i], row[f"{far}_device"]], plane,
+                               f"{names[i]} {iface.name} (to {row[f'{far}_device']} {row[f'{far}_port']}) is "
+                               f"{_DOWN.get(iface.down, iface.down)}",
+                               f"the link to {row[f'{far}_device']} carries no traffic: it loses this plane"))
+    return out

@@ -503,3 +503,22 @@ def test_eos_lines_under_a_management_service_are_judged_or_reported() -> None:
               "   ip access-group SSH-IN in\n   vrf mgmt\n      no shutdown\n      ip access-group X in\n", eos)
     assert [text for _, text in eos.unmodelled] == ["ip access-group SSH-IN in", "ip access-group X in"]
     assert eos.management.ssh is True
+
+
+def test_a_stanza_without_auto_is_never_applied() -> None:
+    """ifupdown2 (`ifup -a` at boot, `ifreload -a`) applies the auto class only: a stanza whose
+    `auto` line is gone keeps its port down; on a server nothing of it is applied (address,
+    gateway, post-up routes and rules)."""
+    from dualrail_net.verify.parsers import parse_server
+    from dualrail_net.verify.parsers.ifupdown import NOT_AUTO, read_interfaces
+    text = ("auto lo\niface lo inet loopback\n\nauto a b\niface a\n    address 10.0.0.1/31\niface b\n"
+            "    address 10.0.0.3/31\n\nallow-hotplug c\niface c\n    address 10.0.0.5/31\n\niface d\n"
+            "    address 10.0.0.7/31\n    post-up ip route add 10.9.0.0/16 via 10.0.0.6 dev d\n")
+    ifaces = read_interfaces(text).interfaces
+    assert {name: i.down for name, i in ifaces.items()} == {"lo": "", "a": "", "b": "", "c": "", "d": NOT_AUTO}
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        (Path(tmp) / "interfaces").write_text(text)
+        srv = parse_server("s", Path(tmp))
+    assert srv.interfaces["d"].addresses == [] and srv.routes == []
+    assert srv.interfaces["a"].addresses == ["10.0.0.1/31"]

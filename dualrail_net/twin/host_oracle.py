@@ -197,6 +197,15 @@ def _port_state(rng: random.Random, text: str) -> tuple[str, str] | None:
     return f"{m.group(1)} without its address", text[:m.start(2)] + body + text[m.end(2):]
 
 
+def _no_auto(rng: random.Random, text: str) -> tuple[str, str] | None:
+    """A port's `auto` line dropped: `ifup -a` never applies its stanza."""
+    lines = [m for m in re.finditer(r"^auto (\S+)\n", text, re.M) if m.group(1) != "lo"]
+    if not lines:
+        return None
+    m = rng.choice(lines)
+    return f"{m.group(1)} without its auto line", text[:m.start()] + text[m.end():]
+
+
 def _main_route(rng: random.Random, text: str) -> tuple[str, str] | None:
     """A route in the main table toward one prefix of the routed space, through some port."""
     routes = list(_ROUTE.finditer(text))
@@ -237,7 +246,7 @@ def _route_source(rng: random.Random, text: str) -> tuple[str, str] | None:
 
 EDITS: tuple[Callable[[random.Random, str], tuple[str, str] | None], ...] = (
     _route_source, _route_source, _drop_line, _rule_priority, _rule_priority, _rule_table, _route_gateway,
-    _route_gateway, _route_second, _route_second, _port_state, _main_route, _double_stanza)
+    _route_gateway, _route_second, _route_second, _port_state, _main_route, _double_stanza, _no_auto)
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ from dualrail_net.verify.arrays import distinct
 from dualrail_net.verify.checks import BASE, Context, ROUTING, SESSIONS, TOPOLOGY, check, finding
 from dualrail_net.verify.findings import Finding
 from dualrail_net.verify.ipfast import net_str, network_array, parse_addresses
+from dualrail_net.verify.parsers.ifupdown import NOT_AUTO
 from dualrail_net.verify.topology import Endpoint
 
 
@@ -89,9 +90,13 @@ def p2p_mismatch(ctx: Context) -> list[Finding]:
     for i in np.flatnonzero(~clean).tolist():
         a, b, row = a_first[i], b_first[i], plan[i]
         if a is None or b is None:
+            unapplied = [f"{row[f'{s}_device']}:{row[f'{s}_port']}" for s, port in (("a", cables.a[i]), ("b", cables.b[i]))
+                         if port is not None and port.down == NOT_AUTO]
             out.append(finding([row["a_device"], row["b_device"]], row["plane"],
                                f"{label(row)}: {'both ends have' if a is None and b is None else 'one end has'} "
-                               "no address in the rendered config", why))
+                               "no address in the rendered config" + (
+                                   f" ({', '.join(unapplied)}: its stanza has no `auto` line, ifupdown2 never "
+                                   "applies it)" if unapplied else ""), why))
         elif not paired[i] or a.partition("/")[0] == b.partition("/")[0]:
             out.append(finding([row["a_device"], row["b_device"]], row["plane"],
                                f"{label(row)}: {a} and {b} do not pair", why))

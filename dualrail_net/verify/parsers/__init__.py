@@ -13,7 +13,7 @@ from dualrail_net.platforms import PlatformError, PlatformParser, get_platform
 from dualrail_net.verify.model import NicQosPort, DeviceConfig, ServerConfig
 from dualrail_net.verify.parsers.hostfiles import TOPOLOGY_FILE, UNIT_FILE, read_topology, read_unit
 from dualrail_net.verify.parsers.files import UnreadableFile, read_text
-from dualrail_net.verify.parsers.ifupdown import read_interfaces, server_policy
+from dualrail_net.verify.parsers.ifupdown import NOT_AUTO, read_interfaces, server_policy
 
 __all__ = ["ROUTING_FIELDS", "PlatformParser", "UnreadableFile", "add_routing", "parse_device", "parse_server",
            "platform_parser", "read_text"]
@@ -58,6 +58,15 @@ _VRF_LINE = re.compile(r"\s*vrf(?:-table)?\s")
 def parse_server(name: str, folder: Path) -> ServerConfig:
     interfaces_text = read_text(folder / "interfaces")
     parsed = read_interfaces(interfaces_text)
+    # a stanza without its `auto` line is never applied at boot: no address, no gateway, none of
+    # its post-up commands (the port is there, down)
+    skipped = {name for name, iface in parsed.interfaces.items() if iface.down == NOT_AUTO}
+    for name in skipped:
+        parsed.interfaces[name].addresses = []
+        parsed.gateways.pop(name, None)
+    if skipped:
+        kept = [(port, cmd) for port, cmd in zip(parsed.command_ports, parsed.commands) if port not in skipped]
+        parsed.command_ports, parsed.commands = [p for p, _ in kept], [c for _, c in kept]
     other: list[str] = []
     # in the order ifupdown2 brings the stanzas up: a stanza's `gateway` route, then its post-up
     # commands (a route is installed only over the ports that are up by then)

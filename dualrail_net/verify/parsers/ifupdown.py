@@ -77,6 +77,9 @@ _LINK_KEYS: dict[str, Callable[[Interface, int, str], None]] = {
 }
 
 
+NOT_AUTO = "not auto"  # Interface.down of a stanza ifupdown2 never brings up
+
+
 def read_interfaces(text: str) -> InterfacesFile:
     """Interfaces and VRFs of an interfaces file in one pass (no Stanza objects: a large fabric has
     millions of lines). A stanza with vrf-table is a VRF device; its address is the VRF's loopback and is
@@ -92,6 +95,7 @@ def read_interfaces(text: str) -> InterfacesFile:
     iface: Interface | None = None  # the open stanza's interface
     netmask_of: dict[str, int] = {}
     gateways: dict[str, str] = {}
+    brought_up: set[str] = set()  # the stanzas of the auto (and allow-hotplug) class
     for number, line in enumerate(text.split("\n"), 1):
         w = line.split(None, 1)
         if not w:
@@ -107,9 +111,13 @@ def read_interfaces(text: str) -> InterfacesFile:
             continue
         if key[0] == "#":
             continue
+        if key in _ENDS_STANZA:
+            if key == "auto" or key == "allow-hotplug":
+                brought_up.update(w[1].split() if len(w) > 1 else ())
+            iface = None
+            continue
         if iface is None:
-            if key not in _ENDS_STANZA:
-                unmodelled.append((number, line.strip()))
+            unmodelled.append((number, line.strip()))
             continue
         value = w[1].rstrip() if len(w) > 1 else ""
         if key == "address":
@@ -125,8 +133,6 @@ def read_interfaces(text: str) -> InterfacesFile:
                 unmodelled.append((number, line.strip()))
         elif key == "alias":
             iface.description = value
-        elif key in _ENDS_STANZA:
-            iface = None
         elif key == "vrf":
             iface.vrf = value
         elif key == "vrf-table":
@@ -157,6 +163,11 @@ def read_interfaces(text: str) -> InterfacesFile:
             unmodelled.append((number, line.strip()))
     for name, length in netmask_of.items():
         ifaces[name].addresses = [a if "/" in a else f"{a}/{length}" for a in ifaces[name].addresses]
+    # `ifreload -a` / `ifup -a` (boot) apply only the auto class: a stanza without its `auto` line
+    # is never configured, and its port stays down (its addresses and commands never applied)
+    if len(brought_up) < len(ifaces):
+        for name in ifaces.keys() - brought_up:
+            ifaces[name].down = NOT_AUTO
     return InterfacesFile(ifaces, vrfs, commands, command_ports, unmodelled, gateways)
 
 

@@ -148,6 +148,13 @@ NVUE_MUTATIONS += [
     ("a server port down", "LINK-PORT-DOWN",
      _edit('        description: "gpu001:ens1f0np0"\n        link:\n          state:\n            up: {}',
            '        description: "gpu001:ens1f0np0"\n        link:\n          state:\n            down: {}')),
+    ("the gateway's plane-A VRF imports plane B's routes", "ISO-VRF-LEAK",
+     _edit('            autonomous-system: 4200000100\n            router-id: "10.10.0.92"\n            address-family:\n'
+           '              ipv4-unicast:\n                enable: "on"\n',
+           '            autonomous-system: 4200000100\n            router-id: "10.10.0.92"\n            address-family:\n'
+           '              ipv4-unicast:\n                enable: "on"\n                route-import:\n'
+           '                  from-vrf:\n                    list:\n                      "plane-b": {}\n',
+           f"{GATEWAY}/startup.yaml")),
     ("a prefix-list rule key verify does not read", "CONFIG-UNMODELLED",
      _edit('                action: "permit"\n                match:\n', '                action: "permit"\n'
            '                remark: "x"\n                match:\n')),

@@ -290,6 +290,18 @@ def _vrfs(r: _Reader, vrfs: dict[str, Any], path: PathKey, glob: dict[str, Any])
         _bgp(r, bgp, (*here, "router", "bgp"), vrf, glob)
 
 
+def _route_import(r: _Reader, imports: dict[str, Any], path: PathKey, vrf: str | None) -> None:
+    """`route-import from-vrf list OTHER`: the VRF takes OTHER's BGP routes (a leak between
+    plane VRFs when both are planes; ISO-VRF-LEAK judges it). `enable off` imports nothing."""
+    r.extra(imports, path, {"from-vrf"}, routing=True)
+    from_vrf = _map(imports.get("from-vrf"))
+    r.extra(from_vrf, (*path, "from-vrf"), {"enable", "list"}, routing=True)
+    if from_vrf.get("enable", "on") != "on":
+        return
+    for source in _map(from_vrf.get("list")):
+        r.dev.vrf_route_leaks.append((str(source), vrf or "default"))
+
+
 def _bgp(r: _Reader, bgp: dict[str, Any], path: PathKey, vrf: str | None, glob: dict[str, Any]) -> None:
     dev = r.dev
     r.extra(bgp, path, {"enable", "autonomous-system", "router-id", "path-selection", "address-family", "neighbor"},
@@ -303,7 +315,8 @@ def _bgp(r: _Reader, bgp: dict[str, Any], path: PathKey, vrf: str | None, glob: 
     inst.multipath_relax = _map(_map(bgp.get("path-selection")).get("multipath")).get("aspath-ignore") == "on"
     af = _map(_map(bgp.get("address-family")).get("ipv4-unicast"))
     r.extra(af, (*path, "address-family", "ipv4-unicast"), {"enable", "multipaths", "network", "redistribute",
-                                                             "aggregate-route"}, routing=True)
+                                                             "aggregate-route", "route-import"}, routing=True)
+    _route_import(r, _map(af.get("route-import")), (*path, "address-family", "ipv4-unicast", "route-import"), vrf)
     # the instance's IPv4 unicast off: NVUE configures no such address family, so no neighbor
     # carries IPv4 routes (whatever its own enable says) and no network is announced
     af_off = af.get("enable", "on") != "on"

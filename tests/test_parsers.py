@@ -522,3 +522,23 @@ def test_a_stanza_without_auto_is_never_applied() -> None:
         srv = parse_server("s", Path(tmp))
     assert srv.interfaces["d"].addresses == [] and srv.routes == []
     assert srv.interfaces["a"].addresses == ["10.0.0.1/31"]
+
+
+def test_post_up_commands_are_read_as_iproute2_reads_them() -> None:
+    """Abbreviations and synonyms iproute2 accepts (any prefix of a keyword, `-4`, `table main`, a
+    `|| true` tail) give the same route or rule as the rendered spelling; an unknown word keeps
+    the command unmodelled (reported with its line)."""
+    from dualrail_net.verify.parsers.ifupdown import server_policy
+    canonical = server_policy(["ip rule add from 10.12.0.1 lookup 101 priority 101",
+                               "ip route replace 10.10.0.0/24 via 10.12.0.0 dev e0 table 254"])
+    for rule in ("ip rule add from 10.12.0.1 table 101 pref 101", "ip ru a from 10.12.0.1 lookup 101 prio 101",
+                 "ip rule add priority 101 from 10.12.0.1/32 lookup 101 || true", "ip -4 rule add from 10.12.0.1 lookup 101 order 101"):
+        assert server_policy([rule, "ip route replace 10.10.0.0/24 via 10.12.0.0 dev e0 table 254"]) == canonical, rule
+    for route in ("ip r replace 10.10.0.0/24 via 10.12.0.0 dev e0 table main", "ip -4 ro rep 10.10.0.0/24 dev e0 via 10.12.0.0 table 254",
+                  "/sbin/ip route replace 10.10.0.0/24 via 10.12.0.0 oif e0 table main || :"):
+        assert server_policy(["ip rule add from 10.12.0.1 lookup 101 priority 101", route]) == canonical, route
+    routes, rules = server_policy(["ip rule add from all lookup 101 priority 5"])
+    assert (rules[0].source, rules[0].source_len) == ("0.0.0.0", 0)
+    unread: list[int] = []
+    server_policy(["ip route replace unreachable 10.0.0.0/8", "ip link set e0 down", "ip rule add fwmark 1 lookup 5"], unread)
+    assert unread == [0, 1, 2]

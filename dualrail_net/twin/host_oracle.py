@@ -206,6 +206,29 @@ def _no_auto(rng: random.Random, text: str) -> tuple[str, str] | None:
     return f"{m.group(1)} without its auto line", text[:m.start()] + text[m.end():]
 
 
+def _respell(rng: random.Random, text: str) -> tuple[str, str] | None:
+    """A rule or route written as an operator might: iproute2's abbreviations and synonyms, `-4`,
+    a table by name, a `|| true` tail; or a rule for every source (`from all`)."""
+    lines = [m for m in re.finditer(r"^(\s+post-up )ip (rule|route) (add|replace) (.*)$", text, re.M)]
+    if not lines:
+        return None
+    m = rng.choice(lines)
+    obj, verb, rest = m.group(2), m.group(3), m.group(4)
+    if obj == "rule":
+        rest = rest.replace("lookup", rng.choice(["lookup", "table"])).replace(
+            "priority", rng.choice(["pref", "prio", "order", "preference"]))
+        if rng.random() < 0.25:
+            rest = re.sub(r"from \S+", "from all", rest)
+        new = f"ip {rng.choice(['rule', 'ru', 'rul'])} {rng.choice(['add', 'a'])} {rest}"
+    else:
+        if "table" not in rest and rng.random() < 0.5:
+            rest += " table main"
+        new = f"ip {rng.choice(['', '-4 '])}{rng.choice(['route', 'r', 'ro'])} {verb} {rest}"
+    if rng.random() < 0.3:
+        new += " || true"
+    return f"respelt: {new}", text[:m.start()] + m.group(1) + new + text[m.end():]
+
+
 def _main_route(rng: random.Random, text: str) -> tuple[str, str] | None:
     """A route in the main table toward one prefix of the routed space, through some port."""
     routes = list(_ROUTE.finditer(text))
@@ -246,7 +269,8 @@ def _route_source(rng: random.Random, text: str) -> tuple[str, str] | None:
 
 EDITS: tuple[Callable[[random.Random, str], tuple[str, str] | None], ...] = (
     _route_source, _route_source, _drop_line, _rule_priority, _rule_priority, _rule_table, _route_gateway,
-    _route_gateway, _route_second, _route_second, _port_state, _main_route, _double_stanza, _no_auto)
+    _route_gateway, _route_second, _route_second, _port_state, _main_route, _double_stanza, _no_auto,
+    _respell)
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,8 @@ def parse_base(name: str, folder: Path) -> DeviceConfig:
     take_management(dev, parsed.gateways)
     dev.base_unmodelled = [("interfaces", line, text) for line, text in parsed.unmodelled]
     # a switch's routes and rules are frr.conf's: a command run at ifup is not in the model
-    dev.base_unmodelled += [("interfaces", 0, f"post-up/up command: {cmd}") for cmd in parsed.commands]
+    dev.base_unmodelled += [("interfaces", line, f"post-up/up command: {cmd}")
+                            for cmd, line in zip(parsed.commands, parsed.command_lines)]
     parse_qos_features(read_text(folder / "qos_features.conf"), dev)
     parse_services(folder, dev)
     return dev

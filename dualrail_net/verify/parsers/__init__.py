@@ -64,17 +64,15 @@ def parse_server(name: str, folder: Path) -> ServerConfig:
     for name in skipped:
         parsed.interfaces[name].addresses = []
         parsed.gateways.pop(name, None)
-    if skipped:
-        kept = [(port, cmd) for port, cmd in zip(parsed.command_ports, parsed.commands) if port not in skipped]
-        parsed.command_ports, parsed.commands = [p for p, _ in kept], [c for _, c in kept]
-    other: list[str] = []
+    other: list[int] = []
     # in the order ifupdown2 brings the stanzas up: a stanza's `gateway` route, then its post-up
     # commands (a route is installed only over the ports that are up by then)
     order = {name: i for i, name in enumerate(parsed.interfaces)}
-    tagged = [(name, f"ip route add default via {gw} dev {name}") for name, gw in parsed.gateways.items()]
-    tagged += list(zip(parsed.command_ports, parsed.commands))
+    tagged = [(name, f"ip route add default via {gw} dev {name}", parsed.gateway_lines.get(name, 0))
+              for name, gw in parsed.gateways.items()]
+    tagged += [t for t in zip(parsed.command_ports, parsed.commands, parsed.command_lines) if t[0] not in skipped]
     tagged.sort(key=lambda t: order.get(t[0], len(order)))
-    routes, rules = server_policy([cmd for _, cmd in tagged], other, [port for port, _ in tagged])
+    routes, rules = server_policy([cmd for _, cmd, _ in tagged], other, [port for port, _, _ in tagged])
     srv = ServerConfig(name=name, interfaces=parsed.interfaces, routes=routes, rules=rules)
     srv.unmodelled += [("interfaces", line, text) for line, text in parsed.unmodelled]
     # a server port in a VRF (or a VRF device): its routes, rules and lookups leave the main
@@ -82,7 +80,7 @@ def parse_server(name: str, folder: Path) -> ServerConfig:
     if "vrf" in interfaces_text:  # (rare: a rendered server file has none)
         srv.unmodelled += [("interfaces", number, line.strip())
                            for number, line in enumerate(interfaces_text.split("\n"), 1) if _VRF_LINE.match(line)]
-    srv.unmodelled += [("interfaces", 0, f"post-up command: {cmd}") for cmd in other]
+    srv.unmodelled += [("interfaces", tagged[i][2], f"post-up command: {tagged[i][1]}") for i in other]
     _read_env(read_text(folder / "nccl.env"), srv)
     _read_sysctl(read_text(folder / "sysctl.conf"), srv)
     if (folder / "nic-qos.sh").exists():

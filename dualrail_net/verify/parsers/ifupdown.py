@@ -57,10 +57,12 @@ class InterfacesFile:
     vrfs: dict[str, int | None]  # VRF device -> table
     commands: list[str]  # the `post-up` / `up` commands of the stanzas, in order (server routes, rules)
     command_ports: list[str]  # per command, the stanza that runs it
+    command_lines: list[int]  # per command, its line in the file
     # lines the model does not understand: (line number, text). Attributes known not to change
     # addressing, routing or forwarding (KNOWN_HARMLESS) are not reported
     unmodelled: list[tuple[int, str]] = field(default_factory=list)
     gateways: dict[str, str] = field(default_factory=dict)  # interface -> its `gateway` (a default route)
+    gateway_lines: dict[str, int] = field(default_factory=dict)
 
 
 # attributes that change nothing verify judges (link settings, descriptions of the physical layer)
@@ -91,6 +93,8 @@ def read_interfaces(text: str) -> InterfacesFile:
     vrfs: dict[str, int | None] = {}
     commands: list[str] = []
     command_ports: list[str] = []
+    command_lines: list[int] = []
+    gateway_lines: dict[str, int] = {}
     unmodelled: list[tuple[int, str]] = []
     iface: Interface | None = None  # the open stanza's interface
     netmask_of: dict[str, int] = {}
@@ -144,6 +148,7 @@ def read_interfaces(text: str) -> InterfacesFile:
         elif key == "post-up" or key == "up":
             commands.append(value)
             command_ports.append(iface.name)
+            command_lines.append(number)
         elif key == "link-down":
             iface.down = "link-down" if value == "yes" else iface.down
         elif key == "netmask":
@@ -154,6 +159,7 @@ def read_interfaces(text: str) -> InterfacesFile:
                 netmask_of[iface.name] = length
         elif key == "gateway":
             gateways[iface.name] = value
+            gateway_lines[iface.name] = number
         elif key in _LINK_KEYS:
             try:
                 _LINK_KEYS[key](iface, number, value)
@@ -168,7 +174,7 @@ def read_interfaces(text: str) -> InterfacesFile:
     if len(brought_up) < len(ifaces):
         for name in ifaces.keys() - brought_up:
             ifaces[name].down = NOT_AUTO
-    return InterfacesFile(ifaces, vrfs, commands, command_ports, unmodelled, gateways)
+    return InterfacesFile(ifaces, vrfs, commands, command_ports, command_lines, unmodelled, gateways, gateway_lines)
 
 
 def _mask_length(mask: str) -> int | None:
@@ -185,8 +191,56 @@ def _mask_length(mask: str) -> int | None:
     return length if value == ((1 << length) - 1) << (32 - length) else None
 
 
+# iproute2 takes any prefix of a word (its `matches()`), tried in its own order: `ip r` is route,
+# `ip ru` rule, `ip route a` add, `ip rule pref|prio|order` the priority
+_OBJECTS = ("route", "rule")
+_ROUTE_VERBS = ("add", "change", "replace", "prepend", "append")
+_ROUTE_KEYS = ("via", "dev", "oif", "table", "src", "protocol", "metric", "priority", "preference", "scope")
+_RULE_KEYS = {"from": "from", "lookup": "lookup", "table": "lookup", "priority": "priority", "preference": "priority",
+              "order": "priority"}
+_TABLE_NAMES = {"main": "254", "local": "255", "default": "253"}
+
+
+def _matches(word: str, *full: str) -> str | None:
+    """The first of ``full`` that ``word`` is a prefix of (iproute2's abbreviations), else None."""
+    return next((f for f in full if word and f.startswith(word)), None)
+
+
 def _ip_command(cmd: str) -> list[str]:
-    return cmd.split()
+    """A post-up command as the words of ``ip route|rule VERB ...`` in full (abbreviations spelled
+    out, `-4` dropped, a table named by number, a shell `|| true` tail cut: it only hides a failure);
+    any other command as its words, which no branch of server_policy reads."""
+    words = cmd.split()
+    if "||" in words:
+        words = words[:words.index("||")]
+    if len(words) < 3 or words[0] not in ("ip", "/sbin/ip", "/usr/sbin/ip", "/bin/ip"):
+        return words
+    rest = [w for w in words[1:] if w != "-4"]
+    obj = "rule" if rest and rest[0] != "r" and _matches(rest[0], "rule") else _matches(rest[0], *_OBJECTS) if rest else None
+    if obj is None or len(rest) < 2:
+        return words
+    verb = _matches(rest[1], *_ROUTE_VERBS) if obj == "route" else _matches(rest[1], "add")
+    if verb is None:
+        return words
+    out = ["ip", obj, verb]
+    args = rest[2:]
+    if obj == "route":
+        if args and args[0] == "unicast":
+            args = args[1:]  # the default type, spelled out
+        out.append(args[0] if args else "")
+        flags = [w for w in args[1:] if w == "onlink"]  # the one flag without a value
+        args = [w for w in args[1:] if w != "onlink"]
+        for i, word in enumerate(args):
+            key = _matches(word, *_ROUTE_KEYS) if i % 2 == 0 else None
+            out.append({"oif": "dev", "protocol": "proto"}.get(key or "", key or word))
+        out += flags
+    else:
+        for i, word in enumerate(args):
+            out.append(_RULE_KEYS.get(_matches(word, *_RULE_KEYS) or "", word) if i % 2 == 0 else word)
+    for i in range(3, len(out) - 1):
+        if out[i] in ("table", "lookup") and out[i + 1] in _TABLE_NAMES:
+            out[i + 1] = _TABLE_NAMES[out[i + 1]]
+    return out
 
 
 def ipv4_plain(text: str) -> bool:
@@ -212,10 +266,11 @@ def _route_target(text: str) -> bool:
     return text == "default" or (_ipv4(address) and (not length or is_decimal(length) and int(length) <= 32))
 
 
-def server_policy(commands: list[str], unmodelled: list[str] | None = None,
+def server_policy(commands: list[str], unmodelled: list[int] | None = None,
                   ports: list[str] | None = None) -> tuple[list[ServerRoute], list[ServerRule]]:
     """Routes and rules installed by post-up commands (``ip route add|replace|append ...``,
-    ``ip rule add ...``). Any other command goes to ``unmodelled`` (verify cannot judge it).
+    ``ip rule add ...``, as iproute2 reads them: _ip_command). The index of any other command goes
+    to ``unmodelled`` (verify cannot judge it).
     ``ports``: per command, the stanza that runs it (a route's ``port``)."""
     routes: list[ServerRoute] = []
     rules: list[ServerRule] = []
@@ -241,14 +296,16 @@ def server_policy(commands: list[str], unmodelled: list[str] | None = None,
                 continue
         elif w[:3] == ["ip", "rule", "add"] and len(w) % 2 == 1:
             opts = dict(zip(w[3::2], w[4::2]))
-            table = opts.get("lookup") or opts.get("table")
-            prio = opts.get("priority") or opts.get("pref")
+            table = opts.get("lookup")
+            prio = opts.get("priority")
             source, _, length = opts.get("from", "").partition("/")
+            if source == "all":  # every source: the rule catches the traffic of every port
+                source, length = "0.0.0.0", "0"
             if source and _ipv4(source) and table and is_decimal(table) \
-                    and set(opts) <= {"from", "lookup", "table", "priority", "pref"} \
+                    and set(opts) <= {"from", "lookup", "priority"} \
                     and (prio is None or is_decimal(prio)) and (not length or is_decimal(length) and int(length) <= 32):
                 rules.append(ServerRule(source, int(table), int(prio) if prio else None, int(length) if length else 32))
                 continue
         if unmodelled is not None:
-            unmodelled.append(value)
+            unmodelled.append(number)
     return routes, rules

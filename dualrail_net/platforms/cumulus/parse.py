@@ -35,8 +35,9 @@ _SYSLOG_TARGET = re.compile(r'^action\(type="omfwd"\s+Target="([^"]+)"(.*)\)$')
 def parse_services(folder: Path, dev: DeviceConfig) -> None:
     """The management services as the rendered service files give them: ntpsec's ``server``
     lines, rsyslog's ``omfwd`` actions through the management VRF, resolv.conf's ``nameserver``
-    lines, tacplus_servers' ``server=`` lines (with its ``vrf=``). A missing file holds no server (MGMT-SERVICES then names what is missing); a line none of
-    these understand is reported (UNMODELLED)."""
+    lines, tacplus_servers' ``server=`` lines (with its ``vrf=``). A missing file holds no server
+    (MGMT-SERVICES and MGMT-AAA then name what is missing); a line none of these understand is
+    reported (UNMODELLED)."""
     mgmt = dev.management
     mgmt.services_in_file = True
     vrf = mgmt.vrf or MANAGEMENT_VRF

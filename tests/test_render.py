@@ -21,6 +21,7 @@ GOLDEN_FILES = [
     "plane-A/a-leaf-su1-r0/ntp.conf",
     "plane-A/a-leaf-su1-r0/rsyslog.conf",
     "plane-A/a-leaf-su1-r0/resolv.conf",
+    "plane-A/a-leaf-su1-r0/tacplus_servers",
     "plane-B/b-leaf-su2-r3/frr.conf",
     "plane-A/a-spine-1/running-config",
     "plane-B/b-spine-4/running-config",
@@ -74,7 +75,7 @@ def test_one_folder_per_plane_and_device(rendered: dict[str, str], example_fabri
         folder = f"plane-{sw.plane}/{sw.name}" if sw.plane else f"multi-plane/{sw.name}"
         files = [p for p in rendered if p.startswith(folder + "/")]
         expected = {"cumulus": {"interfaces", "frr.conf", "qos_features.conf", "ntp.conf", "rsyslog.conf",
-                                    "resolv.conf"}, "eos": {"running-config"}}
+                                    "resolv.conf", "tacplus_servers"}, "eos": {"running-config"}}
         assert {f.rsplit("/", 1)[1] for f in files} == expected[sw.platform]
     # plane-A folders hold only plane-A devices: a diff there touches plane A only
     for path in rendered:

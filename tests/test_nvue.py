@@ -155,6 +155,10 @@ NVUE_MUTATIONS += [
            '              ipv4-unicast:\n                enable: "on"\n                route-import:\n'
            '                  from-vrf:\n                    list:\n                      "plane-b": {}\n',
            f"{GATEWAY}/startup.yaml")),
+    ("a neighbor address-family key verify does not read", "CONFIG-UNMODELLED",
+     _edit('                  ipv4-unicast:\n                    enable: "on"\n                    policy:',
+           '                  ipv4-unicast:\n                    enable: "on"\n                    soft-reconfiguration: "on"\n'
+           '                    policy:')),
     ("a prefix-list rule key verify does not read", "CONFIG-UNMODELLED",
      _edit('                action: "permit"\n                match:\n', '                action: "permit"\n'
            '                remark: "x"\n                match:\n')),
@@ -291,3 +295,17 @@ def test_the_batfish_snapshot_has_the_linux_files_equivalent(nvue_variant: Path,
     assert counts["cumulus-nvue"] == 17
     text = (tmp_path / "snap/configs/a-leaf-su1-r0").read_text()
     assert "router bgp 4200001100" in text and "iface swp1" in text
+
+
+def test_allow_my_asn_is_allowas_in(nvue_variant: Path) -> None:
+    text = (nvue_variant / LEAF / "startup.yaml").read_text()
+    old = '                  ipv4-unicast:\n                    enable: "on"\n                    policy:'
+    assert old in text
+    for extra, count in (("occurrences: 2\n", 2), ("origin: \"on\"\n", 1), ("", 3)):
+        edited = text.replace(old, '                  ipv4-unicast:\n                    enable: "on"\n'
+                              '                    aspath:\n                      allow-my-asn:\n'
+                              '                        enable: "on"\n' + ("                        " + extra if extra else "")
+                              + '                    policy:', 1)
+        dev = parse_text("x", edited)
+        assert not dev.unmodelled, dev.unmodelled
+        assert next(iter(dev.bgp[None].neighbors.values())).allowas_in == count

@@ -542,3 +542,16 @@ def test_post_up_commands_are_read_as_iproute2_reads_them() -> None:
     unread: list[int] = []
     server_policy(["ip route replace unreachable 10.0.0.0/8", "ip link set e0 down", "ip rule add fwmark 1 lookup 5"], unread)
     assert unread == [0, 1, 2]
+
+
+def test_allowas_in_is_read_on_frr_and_eos() -> None:
+    from dualrail_net.platforms.eos.parse_config import parse_eos
+    dev = flat_parse_frr("router bgp 1\n neighbor G peer-group\n neighbor G remote-as 2\n neighbor 1.1.1.1 peer-group G\n"
+                         " neighbor 2.2.2.2 remote-as 2\n neighbor 3.3.3.3 remote-as 2\n address-family ipv4 unicast\n"
+                         "  neighbor G allowas-in\n  neighbor 2.2.2.2 allowas-in origin\n  neighbor 3.3.3.3 allowas-in 2\n"
+                         " exit-address-family\n")
+    assert {a: n.allowas_in for a, n in dev.bgp[None].neighbors.items()} == {"1.1.1.1": 3, "2.2.2.2": 1, "3.3.3.3": 2}
+    assert dev.unmodelled == []
+    eos = DeviceConfig("e", "eos")
+    parse_eos("router bgp 1\n   neighbor 1.1.1.1 remote-as 2\n   neighbor 1.1.1.1 allowas-in 1\n", eos)
+    assert eos.bgp[None].neighbors["1.1.1.1"].allowas_in == 1 and eos.unmodelled == []

@@ -139,3 +139,17 @@ def test_parallel_links_agree_under_random_edits(tmp_path: Path) -> None:
     widths = {len(hops) for prefix, hops in model[leaf].items() if hops}
     assert max(widths) == 4  # another leaf's prefix: 2 spines x 2 links
     agree_under_edits(out, 13, 20, tmp_path)
+
+
+def test_allowas_in_agrees(clean: Path, tmp_path: Path) -> None:
+    """Two leaves sharing an ASN: without allowas-in each drops the other's routes (loop
+    prevention), with it each takes them; the model and the reference agree on both."""
+    from test_verify_mutations import _same_asn_on_two_leaves, _same_asn_taken_back
+    for name, mutate in (("shared", _same_asn_on_two_leaves), ("taken back", _same_asn_taken_back)):
+        edited = tmp_path / name
+        shutil.copytree(clean, edited)
+        mutate(edited)
+        assert_agree(edited, name)
+        plane_a = plain_rib(edited)["A"]
+        learned = plane_a[("a-leaf-su1-r0", None)]
+        assert ("10.10.0.33/32" in learned) == (name == "taken back")  # a-leaf-su1-r1's loopback

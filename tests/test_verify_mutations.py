@@ -133,6 +133,18 @@ def _same_asn_on_two_leaves(r: Path) -> None:
         edit(spine, "remote-as 4200001101", "remote-as 4200001100")
 
 
+def _same_asn_taken_back(r: Path) -> None:
+    """Two leaves sharing an ASN, each taking the other's routes back with `allowas-in` (as FRR
+    does: loop prevention lets N copies of the receiver's own ASN through)."""
+    _same_asn_on_two_leaves(r)
+    for leaf in ("a-leaf-su1-r0", "a-leaf-su1-r1"):
+        path = r / "plane-A" / leaf / "frr.conf"
+        text = path.read_text()
+        spines = re.findall(r"^  neighbor (\S+) route-map \S+ in$", text, re.M)
+        path.write_text(text.replace("  maximum-paths 64\n", "".join(f"  neighbor {s} allowas-in 1\n" for s in spines)
+                                     + "  maximum-paths 64\n"))
+
+
 def _ecn_plane_b(r: Path) -> None:
     edit_all(r, "plane-B/*/qos_features.conf", "min_threshold_bytes = 150000", "min_threshold_bytes = 160000")
     edit_all(r, "plane-B/*/running-config", "minimum-threshold 150000 bytes", "minimum-threshold 160000 bytes")
@@ -638,6 +650,7 @@ def _drop_port_rp_filter(path: Path) -> None:
 
 VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
     ("an address with a netmask attribute", _netmask),
+    ("two leaves share an ASN and take each other's routes back with allowas-in", _same_asn_taken_back),
     ("EOS tries local users before TACACS+ (they still log in)",
      lambda r: edit(r / SPINE_A / "running-config", "aaa authentication login default group dualrail local",
                     "aaa authentication login default local group dualrail")),

@@ -543,6 +543,7 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
     requires = [requires_policy(devices[node[0]], devices[node[0]].bgp[node[1]]) for node in nodes]
     alias: list[int] = []  # parallel session numbers (n + i) -> the sender's own number
     seen_pairs: set[tuple[int, int]] = set()
+    allowas: set[tuple[int, int]] = set()  # (sender, receiver) whose receiver takes its own ASN back
     for st in states:
         if not st.up:
             continue
@@ -589,6 +590,8 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
                         [((e.weight or 0, 100 if e.local_pref is None else e.local_pref), b & mask, e)
                          for e, b in prefs],
                         [(e.med or 0, b & mask, e) for e, b in meds])
+            if in_nbr.allowas_in and not ibgp:
+                allowas.add((src, dst))
             limit = receive_limit(dst_dev, in_nbr)
             if limit and not ibgp:  # (an iBGP receiver's count would need iBGP's own rules: not followed)
                 limited.append((s, src, dst, mask, limit, in_nbr))
@@ -618,7 +621,7 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
     core: _Core | None = None
     for _ in range(4):  # aggregates: originate, propagate, repeat while an aggregate appears or goes
         core, preferred = _propagate_preferring(origin, edges, asn, group_of, rank, relax, paths_cap, suppressed,
-                                                alias, preferences)
+                                                alias, preferences, frozenset(allowas))
         changed = False
         for i, node in enumerate(nodes):
             for agg in insts[i].aggregates:
@@ -648,7 +651,8 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
         if offer.bit_count() <= limit:
             continue
         group = group_of.get(asn[dst], frozenset((dst,)))
-        offer ^= offer & path_through(src, group, offer, core.via_in, rank, memo_limits, alias)
+        if (src, dst) not in allowas:
+            offer ^= offer & path_through(src, group, offer, core.via_in, rank, memo_limits, alias)
         count = offer.bit_count()
         if count <= limit or session_key(s) in tripped:
             continue
@@ -778,7 +782,8 @@ class _Core:
 
 def _propagate(origin: list[int], edges: list[list[Edge]], asn: list[int],
                group_of: dict[int, frozenset[int]], rank: list[int], relax: list[bool], paths_cap: list[int],
-               suppressed: dict[int, int], alias: Sequence[int] = ()) -> _Core:
+               suppressed: dict[int, int], alias: Sequence[int] = (),
+               allowas: frozenset[tuple[int, int]] = frozenset()) -> _Core:
     """Level by level (a level is one AS of path length): every sender offers what it learned at
     the last level; a receiver keeps what it does not have yet. An offer over a session whose
     route-maps prepend k ASNs arrives k levels later (so it loses to shorter paths and joins
@@ -788,7 +793,9 @@ def _propagate(origin: list[int], edges: list[list[Edge]], asn: list[int],
     are walked back (path_through). Instances are numbers here: a 100k-GPU plane has 7k instances
     and 400k session directions, and tuple keys cost more than the set operations. A parallel
     session offers under its alias number (``asn`` and ``rank`` extended for it): each session is
-    a path of its own."""
+    a path of its own. A receiver with `allowas-in` on a session (``allowas``: (sender, receiver))
+    takes paths through its own ASN over it (how many times is not counted: a fabric's path crosses
+    a shared ASN once; the plain reference counts)."""
     n = len(origin)
     reach = list(origin)
     via_in: list[dict[int, int]] = [{} for _ in range(n)]
@@ -811,7 +818,7 @@ def _propagate(origin: list[int], edges: list[list[Edge]], asn: list[int],
                     offer ^= offer & ibgp_learned[src]  # iBGP split horizon
                 else:
                     group = group_of.get(asn[dst])
-                    if group is not None:
+                    if group is not None and not (allowas and (src, dst) in allowas):
                         candidates = offer & group_reach[asn[dst]]
                         if candidates:
                             dropped = path_through(src, group, candidates, via_in, rank, memo, alias)
@@ -888,6 +895,7 @@ def _propagate_preferring(origin: list[int], edges: list[list[Edge]], asn: list[
                           group_of: dict[int, frozenset[int]], rank: list[int], relax: list[bool],
                           paths_cap: list[int], suppressed: dict[int, int], alias: Sequence[int],
                           preferences: dict[tuple[int, int], _Preference],
+                          allowas: frozenset[tuple[int, int]] = frozenset(),
                           ) -> tuple[_Core, dict[int, tuple[int, list[RouteMapEntry]]]]:
     """_propagate, with the best-path attributes route-maps set. BGP compares weight and local
     preference before the AS path, and MED (between paths from one neighbor AS) after it: a session
@@ -896,7 +904,7 @@ def _propagate_preferring(origin: list[int], edges: list[list[Edge]], asn: list[
     for prefixes a better session can deliver, block those, propagate again (a few rounds; a
     fabric without such attributes takes one). MED is compared among the installed sessions of one
     neighbor AS (FRR without always-compare-med; across ASNs under multipath-relax it is not)."""
-    core = _propagate(origin, edges, asn, group_of, rank, relax, paths_cap, suppressed, alias)
+    core = _propagate(origin, edges, asn, group_of, rank, relax, paths_cap, suppressed, alias, allowas)
     if not preferences:
         return core, {}
     n = len(origin)
@@ -914,14 +922,15 @@ def _propagate_preferring(origin: list[int], edges: list[list[Edge]], asn: list[
             # a sender cannot deliver what its own best path has through the receiver's AS
             through = group_of.get(asn[dst], frozenset((dst,)))
             _outranked(dst, incoming[dst], edges, preferences, core, n, asn, new, why,
-                       lambda src, bits_: path_through(src, through, bits_, core.via_in, rank, memo, alias), blocked)
+                       lambda src, bits_: 0 if (src, dst) in allowas else
+                       path_through(src, through, bits_, core.via_in, rank, memo, alias), blocked)
         if new == blocked:
             break
         blocked = new
         masked = [[(dst, _minus(mask, blocked.get((src, pos), 0)), ibgp, delays, sender)
                    for pos, (dst, mask, ibgp, delays, sender) in enumerate(outgoing)]
                   for src, outgoing in enumerate(edges)]
-        core = _propagate(origin, masked, asn, group_of, rank, relax, paths_cap, suppressed, alias)
+        core = _propagate(origin, masked, asn, group_of, rank, relax, paths_cap, suppressed, alias, allowas)
     out: dict[int, tuple[int, list[RouteMapEntry]]] = {}
     for (src, pos), bits_ in blocked.items():
         key = src * n + edges[src][pos][0]

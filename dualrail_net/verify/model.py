@@ -88,6 +88,10 @@ class Neighbor:
     # come up are not modelled (the line stays CONFIG-UNMODELLED then)
     local_as: int | None = None
     local_as_line: int = 0
+    # `neighbor X allowas-in [N|origin]`: routes from this neighbor whose AS path holds the
+    # receiver's own ASN up to N times (default 3; `origin`: only as the origin AS, taken as 1) are
+    # not dropped by loop prevention; 0: not configured
+    allowas_in: int = 0
     # GTSM (`neighbor X ttl-security hops H`): packets go out with TTL 255 and only packets that
     # arrive with TTL >= 256-H are taken; `ebgp-multihop N` sends with TTL N (eBGP default: 1)
     ttl_security: int | None = None

@@ -91,7 +91,7 @@ def _converged_plane(snap: Snapshot, topo: Topology, plane: str, path_overrides:
     asn = {node: inst[node].asn for node in nodes}
     rid = {node: _router_id(inst[node]) for node in nodes}
     # session directions that carry IPv4 unicast: (sender, receiver, sender's neighbor entry, receiver's)
-    links: list[tuple[NodeId, NodeId, str | None, str | None]] = []
+    links: list[tuple[NodeId, NodeId, str | None, str | None, int]] = []
     limits: list[tuple[SessionKey, int, int, bool]] = []  # (session, receiver's link number, limit, EOS)
     for s in topo.sessions:
         if s.a not in in_plane or s.b not in in_plane or session_key(s) in down or not session_state(snap, topo, s).up:
@@ -102,12 +102,12 @@ def _converged_plane(snap: Snapshot, topo: Topology, plane: str, path_overrides:
             limit = receive_limit(devices[dst[0]], in_nbr)
             if limit and asn[src] != asn[dst]:
                 limits.append((session_key(s), len(links), limit, devices[dst[0]].platform == "eos"))
-            links.append((src, dst, out_nbr.route_map_out, in_nbr.route_map_in))
-    inbound: dict[NodeId, list[tuple[NodeId, str | None, str | None]]] = {node: [] for node in nodes}
+            links.append((src, dst, out_nbr.route_map_out, in_nbr.route_map_in, in_nbr.allowas_in))
+    inbound: dict[NodeId, list[tuple[NodeId, str | None, str | None, int]]] = {node: [] for node in nodes}
     position: list[int] = []  # link number -> its place among its receiver's inbound links
-    for src, dst, out_map, in_map in links:
+    for src, dst, out_map, in_map, allowas in links:
         position.append(len(inbound[dst]))
-        inbound[dst].append((src, out_map, in_map))
+        inbound[dst].append((src, out_map, in_map, allowas))
     base_origin = {node: set(originated(snap, topo, node).prefixes) for node in nodes}
     active_aggregates: dict[NodeId, set[str]] = {node: set() for node in nodes}
     rib: dict[NodeId, dict[str, list[Path]]] = {}
@@ -134,7 +134,7 @@ def _known(rib: Mapping[NodeId, Mapping[str, Sequence[Path]]], origin: Mapping[N
 
 
 def _converge(snap: Snapshot, nodes: list[NodeId],
-              inbound: Mapping[NodeId, list[tuple[NodeId, str | None, str | None]]],
+              inbound: Mapping[NodeId, list[tuple[NodeId, str | None, str | None, int]]],
               origin: Mapping[NodeId, set[str]], suppressed: Mapping[NodeId, set[str]],
               asn: Mapping[NodeId, int], rid: Mapping[NodeId, int],
               path_overrides: Mapping[str, int] | None,
@@ -152,7 +152,7 @@ def _converge(snap: Snapshot, nodes: list[NodeId],
             dst_inst = dst_dev.bgp[dst[1]]
             candidates: dict[str, list[Path]] = {}
             counts[dst] = []
-            for src, out_map, in_map in inbound[dst]:
+            for src, out_map, in_map, allowas in inbound[dst]:
                 counts[dst].append(0)
                 src_dev = devices[src[0]]
                 src_inst = src_dev.bgp[src[1]]
@@ -172,8 +172,8 @@ def _converge(snap: Snapshot, nodes: list[NodeId],
                     as_path = (out_entry.prepend if out_entry else ()) + (best.as_path if best else ())
                     if not ibgp:
                         as_path = (asn[src],) + as_path
-                        if asn[dst] in as_path:
-                            continue  # eBGP loop prevention
+                        if as_path.count(asn[dst]) > allowas:
+                            continue  # eBGP loop prevention (`allowas-in N` takes N of its own ASN)
                     ok, in_entry = _policy(dst_dev, in_map, prefix)
                     if not ok:
                         continue

@@ -359,7 +359,19 @@ def _bgp(r: _Reader, bgp: dict[str, Any], path: PathKey, vrf: str | None, glob: 
         n.description = _name(body.get("description")) or ""
         n.interface = body.get("type") == "unnumbered"
         n.shutdown = body.get("enable", "on") != "on"
+        r.extra(_map(body.get("address-family")), (*here, "address-family"), {"ipv4-unicast"}, routing=True)
         naf = _map(_map(body.get("address-family")).get("ipv4-unicast"))
+        naf_path = (*here, "address-family", "ipv4-unicast")
+        r.extra(naf, naf_path, {"enable", "policy", "aspath"}, routing=True)
+        r.extra(_map(naf.get("policy")), (*naf_path, "policy"), {"inbound", "outbound"}, routing=True)
+        for way in ("inbound", "outbound"):
+            r.extra(_map(_map(naf.get("policy")).get(way)), (*naf_path, "policy", way), {"route-map"}, routing=True)
+        aspath = _map(naf.get("aspath"))
+        r.extra(aspath, (*naf_path, "aspath"), {"allow-my-asn"}, routing=True)
+        allow = _map(aspath.get("allow-my-asn"))
+        r.extra(allow, (*naf_path, "aspath", "allow-my-asn"), {"enable", "occurrences", "origin"}, routing=True)
+        if allow.get("enable") == "on":  # FRR's allowas-in: N copies of the own ASN (3), or as origin (1)
+            n.allowas_in = 1 if allow.get("origin") == "on" else _int(allow.get("occurrences", 3), 10) or 3
         if "enable" in naf or af_off:
             n.activate = naf.get("enable") == "on" and not af_off
         policy = _map(naf.get("policy"))

@@ -186,6 +186,11 @@ def neighbor_statement(inst: BgpInstance, w: list[str], line: int = 0, negated: 
         n = _neighbor(inst, w, line)
         n.local_as, n.local_as_line = local, line
         return False  # the session check reads it; its path changes stay CONFIG-UNMODELLED
+    elif verb == "allowas-in" and len(w) in (3, 4):
+        count = 3 if len(w) == 3 else 1 if w[3] == "origin" else _int(w[3], 10)
+        if not count:
+            return False
+        _neighbor(inst, w, line).allowas_in = count
     elif verb == "ttl-security" and len(w) == 5 and w[3] == "hops" and not eos and (hops := _int(w[4], 254)):
         n = _neighbor(inst, w, line)
         n.ttl_security, n.ttl_security_line = hops, line
@@ -552,6 +557,7 @@ def finish_bgp(dev: DeviceConfig, frr: bool = True) -> None:
             n.shutdown = n.shutdown or group.shutdown
             if n.max_prefix is None:
                 n.max_prefix, n.max_prefix_line = group.max_prefix, group.max_prefix_line
+            n.allowas_in = n.allowas_in or group.allowas_in
             if n.password is None:
                 n.password, n.password_line = group.password, group.password_line
             n.passive = n.passive or group.passive

@@ -6,7 +6,8 @@ down; IP routing is on), what each routing instance originates (a `network` only
 in the RIB as a connected subnet or a usable static route, FRR's and EOS's import check;
 redistribution; aggregates while a more specific route exists, `summary-only` suppressing those),
 and the BGP RIB every instance ends with: for each prefix, the shortest AS path and the next hops
-installed for it (eBGP AS-path loop prevention against the receiver's ASN, each side's route-map
+installed for it (eBGP AS-path loop prevention against the receiver's ASN, relaxed on a session
+whose receiver has `allowas-in`, each side's route-map
 with the platform's semantics incl. undefined names, `ebgp-requires-policy`, multipath only over
 the best path's neighbor AS unless `multipath-relax`, and `maximum-paths` with the platform default).
 

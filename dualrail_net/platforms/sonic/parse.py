@@ -303,6 +303,7 @@ def _qos(dev: DeviceConfig, db: ConfigDb) -> None:
     common_queue = Counter(tuple(sorted(m.items())) for m in queue_of_port.values()).most_common(1)
     to_queue = dict(common_queue[0][0]) if common_queue else {}
     queue_tc = {q: tc for tc, q in to_queue.items()}
+    inverses: dict[int, dict[int, int]] = {}
     weights: dict[str, dict[int, int]] = {}
     for key, value in db.table("QUEUE").entries:
         port, _, queue = key.partition("|")
@@ -311,8 +312,13 @@ def _qos(dev: DeviceConfig, db: ConfigDb) -> None:
             _note(dev, db, "QUEUE", key, f"QUEUE {key}")
             continue
         own = queue_of_port.get(port)
-        tc = {q: t for t, q in own.items()}.get(int(queue), int(queue)) if own is not None else \
-            queue_tc.get(int(queue), int(queue))
+        if own is None:
+            tc = queue_tc.get(int(queue), int(queue))
+        else:  # the port's own map (one inverse per map: the ports share their map's dict)
+            inverse = inverses.get(id(own))
+            if inverse is None:
+                inverse = inverses[id(own)] = {q: t for t, q in own.items()}
+            tc = inverse.get(int(queue), int(queue))
         fields = _fields(value)
         profile = wred.get(str(fields.get("wred_profile", "")))
         if profile is not None and str(profile.get("ecn", "ecn_none")) in _ECN_ON \

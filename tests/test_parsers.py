@@ -301,11 +301,18 @@ def stanza_read_interfaces(text: str) -> ifupdown.InterfacesFile:
                 netmasks[st.name] = ifupdown._mask_length(value)  # type: ignore[assignment]
     for name, length in netmasks.items():
         ifaces[name].addresses = [a if "/" in a else f"{a}/{length}" for a in ifaces[name].addresses]
-    return ifupdown.InterfacesFile(ifaces, vrfs, commands, [], gateways)
+    # the auto class, from its own lines (stanzas do not hold them)
+    brought_up = {name for line in text.split("\n") if line.split()[:1] in (["auto"], ["allow-hotplug"])
+                  for name in line.split()[1:]}
+    for name, iface in ifaces.items():
+        if name not in brought_up:
+            iface.down = ifupdown.NOT_AUTO
+    return ifupdown.InterfacesFile(ifaces, vrfs, commands, command_ports=[], command_lines=[], gateways=gateways)
 
 
 def _without_unmodelled(parsed: ifupdown.InterfacesFile) -> ifupdown.InterfacesFile:
-    return ifupdown.InterfacesFile(parsed.interfaces, parsed.vrfs, parsed.commands, [], parsed.gateways)
+    return ifupdown.InterfacesFile(parsed.interfaces, parsed.vrfs, parsed.commands, command_ports=[],
+                                   command_lines=[], gateways=parsed.gateways)
 
 
 ODD_INTERFACES = [
@@ -334,10 +341,10 @@ def test_one_pass_interfaces_reader_reads_what_the_stanzas_say(out: Path) -> Non
 
 
 def test_interfaces_lines_nobody_reads_are_reported() -> None:
-    parsed = ifupdown.read_interfaces("mtu 1500\niface swp1\n    address 10.0.0.1\n    netmask 255.255.255.254\n"
+    parsed = ifupdown.read_interfaces("mtu 1500\nauto swp1\niface swp1\n    address 10.0.0.1\n    netmask 255.255.255.254\n"
                                       "    link-speed 100000\n    bond-slaves swp2\n    mtu jumbo\n"
                                       "    netmask 255.0.255.0\n    link-down yes\n")
-    assert parsed.unmodelled == [(1, "mtu 1500"), (6, "bond-slaves swp2"), (7, "mtu jumbo"), (8, "netmask 255.0.255.0")]
+    assert parsed.unmodelled == [(1, "mtu 1500"), (7, "bond-slaves swp2"), (8, "mtu jumbo"), (9, "netmask 255.0.255.0")]
     assert parsed.interfaces["swp1"].link == LinkSettings(speed_mbps=100000)
     swp1 = parsed.interfaces["swp1"]
     assert swp1.addresses == ["10.0.0.1/31"] and swp1.down == "link-down"

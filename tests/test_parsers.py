@@ -124,12 +124,12 @@ def tree_parse_frr(text: str) -> DeviceConfig:
         elif w[0] == "vrf" and len(w) == 2:
             dev.vrfs.setdefault(w[1], None)
             for child in node.children:
-                route = frr_parser.static_route(child.words, w[1]) if child.words[:2] == ["ip", "route"] else None
+                route = frr_parser.static_route(child.words, w[1], child.line) if child.words[:2] == ["ip", "route"] else None
                 if route:
                     dev.static_routes.append(route)
                 else:
                     report(child)
-        elif w[:2] == ["ip", "route"] and (route := frr_parser.static_route(w, None)):
+        elif w[:2] == ["ip", "route"] and (route := frr_parser.static_route(w, None, node.line)):
             dev.static_routes.append(route)
         elif w[:2] == ["ip", "prefix-list"] and len(w) > 3 and \
                 (entry := frr_parser.parse_prefix_list_line(w, 3, node.line)):

@@ -178,6 +178,8 @@ class StaticRoute:
     prefix: str
     nexthop: str | None  # None: blackhole / Null0
     nexthop_vrf: str | None = None
+    distance: int = 1  # its administrative distance (a floating static loses to BGP for its prefix)
+    line: int = 0  # where the routing file says it (0: not known)
 
 
 @dataclass(slots=True)

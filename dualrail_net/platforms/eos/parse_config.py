@@ -214,7 +214,9 @@ def _static(w: list[str], dev: DeviceConfig, node: Node) -> None:
     if rest[:1] == ["vrf"] and len(rest) > 1:
         vrf, rest = rest[1], rest[2:]
     if len(rest) >= 2 and is_prefix(rest[0]) and (rest[1] == "Null0" or is_ip(rest[1]) or rest[1][:1].isalpha()):
-        dev.static_routes.append(StaticRoute(vrf, rest[0], None if rest[1] == "Null0" else rest[1]))
+        distance = int(rest[2]) if len(rest) > 2 and rest[2].isdigit() and len(rest[2]) <= 3 else 1
+        dev.static_routes.append(StaticRoute(vrf, rest[0], None if rest[1] == "Null0" else rest[1], None, distance,
+                                             node.line))
     else:
         _unmodelled(dev, node)
 

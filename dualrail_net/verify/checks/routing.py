@@ -6,6 +6,7 @@ it (file:line)."""
 
 from __future__ import annotations
 
+import bisect
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -17,14 +18,16 @@ from dualrail_net.verify.controlplane import (
     PlanePlan,
     SessionState,
     compute_plane,
+    connected,
     expected_plane,
     instance_of,
     maximum_paths,
     planned_prefixes,
     requires_policy,
+    static_in_rib,
 )
 from dualrail_net.verify.findings import Finding, Severity
-from dualrail_net.verify.ipfast import network_of
+from dualrail_net.verify.ipfast import net_str, network_of
 from dualrail_net.verify.model import RouteMapEntry
 from dualrail_net.verify.routes import bits, explain_route_map
 from dualrail_net.verify.topology import NodeId
@@ -512,3 +515,61 @@ def policy_unmodelled(ctx: Context, view: PlaneView) -> list[Finding]:
     return [finding([device], view.control.plane, f"{_loc(ctx, device, line)}: not modelled: {what}",
                     "verify counts the longer path but not which devices would drop it", Severity.WARNING)
             for device, line, what in view.control.unmodelled]
+
+
+# the administrative distance of a route learned over eBGP: a static route of a lower distance
+# replaces it in the FIB for the same prefix (FRR 20; EOS gives every BGP route 200)
+_EBGP_DISTANCE = {"eos": 200}
+
+
+@check("ROUTE-FIB-OVERRIDE", "no static route takes a planned prefix a switch learns by BGP away from its BGP "
+       "paths in the forwarding table", reads={ROUTING, TOPOLOGY})
+def fib_override(ctx: Context) -> list[Finding]:
+    """The BGP RIB (ROUTE-MISSING, ROUTE-ECMP-WIDTH) is not what forwards: the FIB takes, per
+    destination, the longest prefix, and for one prefix the lowest administrative distance. A static
+    route on a planned prefix another switch originates (or on a part of it), installed (a
+    blackhole always, a next hop when it resolves) and not floating above BGP's distance, sends
+    that traffic to the blackhole or the one next hop while BGP still shows every path."""
+    out: list[Finding] = []
+    snap, topo = ctx.snap, ctx.topo
+    starts: dict[str, tuple[list[int], list[tuple[int, int, str]]]] = {}  # plane -> sorted planned prefixes
+    for name, dev in snap.devices.items():
+        if not dev.static_routes:
+            continue
+        meta = snap.manifest.devices.get(name)
+        for vrf in dev.bgp:
+            plane = topo.node_plane.get((name, vrf))
+            if not plane:
+                continue
+            if plane not in starts:
+                planned = sorted({(*network_of(p), p) for p in planned_prefixes(snap, plane)})
+                starts[plane] = ([net for net, _, _ in planned], planned)
+            nets, planned = starts[plane]
+            own = {str(p) for p in (meta.originates.get(plane, []) if meta else [])}
+            installed = set(static_in_rib(dev, vrf, connected(snap, topo, (name, vrf))))
+            distance = _EBGP_DISTANCE.get(dev.platform, 20)
+            for route in dev.static_routes:
+                if route.vrf != vrf:
+                    continue
+                rnet, rlen = network_of(route.prefix)
+                if net_str((rnet, rlen)) not in installed:
+                    continue
+                # the planned prefixes the static's range overlaps: those at or under it, and the
+                # one it is under (a more specific static takes a part of it)
+                end = rnet + (1 << (32 - rlen)) - 1
+                low = bisect.bisect_right(nets, rnet) - 1
+                for net, length, prefix in planned[max(low, 0):bisect.bisect_right(nets, end)]:
+                    if prefix in own or net + (1 << (32 - length)) - 1 < rnet or net > end:
+                        continue
+                    if length > rlen or (length == rlen and route.distance >= distance):
+                        continue  # a more specific BGP route wins by its length; a floating static loses
+                    to = "a blackhole" if route.nexthop is None else f"next hop {route.nexthop} alone"
+                    out.append(finding([name], plane, f"{_loc(ctx, name, route.line)}: ip route {route.prefix} on "
+                                       f"{name} sends traffic to {route.prefix if rlen > length else prefix} (planned "
+                                       f"{prefix}, learned by BGP) to {to}",
+                                       "the forwarding table takes the longest prefix, and the lowest distance for "
+                                       "one prefix: BGP's paths stay in the RIB and are advertised on, but this "
+                                       "switch's traffic to it goes where the static route says"))
+                    if len(out) >= MAX_FINDINGS:
+                        return out
+    return out

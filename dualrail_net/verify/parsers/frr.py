@@ -269,7 +269,7 @@ def route_map_clause(entry: RouteMapEntry, w: list[str], line: int) -> bool:
     return w[0] == "description"
 
 
-def static_route(words: list[str], vrf: str | None) -> StaticRoute | None:
+def static_route(words: list[str], vrf: str | None, line: int = 0) -> StaticRoute | None:
     """ip route PREFIX (blackhole|Null0|reject|NEXTHOP|IFNAME) [DISTANCE] [nexthop-vrf X] [vrf X]"""
     if len(words) < 4 or not is_prefix(words[2]):
         return None
@@ -278,8 +278,9 @@ def static_route(words: list[str], vrf: str | None) -> StaticRoute | None:
         nexthop = None
     nh_vrf = None
     rest = words[4:]
-    if rest and is_decimal(rest[0]):  # administrative distance
-        rest = rest[1:]
+    distance = 1
+    if rest and is_decimal(rest[0]) and len(rest[0]) <= 3:  # administrative distance
+        distance, rest = int(rest[0]), rest[1:]
     if len(rest) % 2:
         return None
     for key, value in zip(rest[::2], rest[1::2]):
@@ -289,7 +290,7 @@ def static_route(words: list[str], vrf: str | None) -> StaticRoute | None:
             vrf = value
         elif key not in ("tag", "label", "table"):
             return None
-    return StaticRoute(vrf, words[2], nexthop, nh_vrf)
+    return StaticRoute(vrf, words[2], nexthop, nh_vrf, distance, line)
 
 
 def bgp_statement(inst: BgpInstance, w: list[str], line: int = 0) -> bool:
@@ -459,7 +460,7 @@ def parse_frr(text: str, dev: DeviceConfig, file: str = "frr.conf") -> None:
             if not route_map_clause(entry, w, number):
                 unmodelled.append((number, " ".join(w)))
         elif node == VRF:
-            route = static_route(w, vrf) if w[:2] == ["ip", "route"] else None
+            route = static_route(w, vrf, number) if w[:2] == ["ip", "route"] else None
             if route:
                 dev.static_routes.append(route)
             else:
@@ -494,7 +495,7 @@ def _top_level(dev: DeviceConfig, w: list[str], number: int) -> int:
                 dev.bgp[name] = BgpInstance(vrf=name, asn=asn, line=number)
             return BGP
     elif head == "ip" and w[1:2] == ["route"]:
-        route = static_route(w, None)
+        route = static_route(w, None, number)
         if route:
             dev.static_routes.append(route)
             return TOP

@@ -546,14 +546,12 @@ def fib_override(ctx: Context) -> list[Finding]:
                 starts[plane] = ([net for net, _, _ in planned], planned)
             nets, planned = starts[plane]
             own = {str(p) for p in (meta.originates.get(plane, []) if meta else [])}
-            installed = set(static_in_rib(dev, vrf, connected(snap, topo, (name, vrf))))
+            installed: set[str] | None = None  # computed only for a static that would override
             distance = _EBGP_DISTANCE.get(dev.platform, 20)
             for route in dev.static_routes:
                 if route.vrf != vrf:
                     continue
                 rnet, rlen = network_of(route.prefix)
-                if net_str((rnet, rlen)) not in installed:
-                    continue
                 # the planned prefixes the static's range overlaps: those at or under it, and the
                 # one it is under (a more specific static takes a part of it)
                 end = rnet + (1 << (32 - rlen)) - 1
@@ -563,6 +561,10 @@ def fib_override(ctx: Context) -> list[Finding]:
                         continue
                     if length > rlen or (length == rlen and route.distance >= distance):
                         continue  # a more specific BGP route wins by its length; a floating static loses
+                    if installed is None:
+                        installed = set(static_in_rib(dev, vrf, connected(snap, topo, (name, vrf))))
+                    if net_str((rnet, rlen)) not in installed:
+                        break  # not in the RIB (its next hop does not resolve): it forwards nothing
                     to = "a blackhole" if route.nexthop is None else f"next hop {route.nexthop} alone"
                     out.append(finding([name], plane, f"{_loc(ctx, name, route.line)}: ip route {route.prefix} on "
                                        f"{name} sends traffic to {route.prefix if rlen > length else prefix} (planned "

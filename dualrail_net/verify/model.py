@@ -255,6 +255,9 @@ class DeviceConfig:
     # zebra turns the kernel's IPv4 forwarding off (measured in the twin: net.ipv4.ip_forward 0):
     # BGP still runs and advertises paths through the switch, which drops what is not for itself
     forwarding_off: list[int] = field(default_factory=list)
+    # FRR `ip protocol bgp|any route-map NAME` (top level or in a `vrf` block): zebra installs in the
+    # kernel only the BGP routes the route-map permits. VRF (None: default) -> (route-map, line)
+    fib_filters: dict[str | None, tuple[str, int]] = field(default_factory=dict)
     # references the device's config cannot resolve at load time: (line, "peer-group NAME")
     undefined_refs: list[tuple[int, str]] = field(default_factory=list)
 

@@ -137,6 +137,7 @@ def _elsewhere_routing(dev: DeviceConfig, hostname: str, vrfs: list[str], instan
     dev.undefined_refs = ElsewhereList(f"{dev.name}'s undefined references")
     dev.routing_off = ElsewhereList(f"{dev.name}'s IP routing state")
     dev.forwarding_off = ElsewhereList(f"{dev.name}'s IP forwarding state")
+    dev.fib_filters = ElsewhereDict(f"{dev.name}'s FIB route-maps")
 
 
 def _addressed_server(name: str, ports: Ports) -> ServerConfig:

@@ -449,6 +449,10 @@ def undefined_refs(ctx: Context) -> list[Finding]:
                     if rm is not None and rm not in dev.route_maps:
                         out.append(finding([name], plane, f"{_loc(ctx, name, n.line)}: neighbor {n.address} route-map "
                                                           f"{rm} {direction}: route-map {rm} is not defined", why))
+        for rm, line in dev.fib_filters.values():
+            if rm not in dev.route_maps:
+                out.append(finding([name], plane, f"{_loc(ctx, name, line)}: ip protocol route-map {rm}: route-map "
+                                                  f"{rm} is not defined", why))
         for rm_name, entries in dev.route_maps.items():
             for entry in entries:
                 for pl in entry.match_prefix_lists:
@@ -484,7 +488,7 @@ def dead_policy(ctx: Context) -> list[Finding]:
     for name, dev in ctx.snap.devices.items():
         plane = ctx.device_plane.get(name) or ""
         used_maps = {rm for inst in dev.bgp.values() for n in inst.neighbors.values()
-                     for rm in (n.route_map_in, n.route_map_out) if rm}
+                     for rm in (n.route_map_in, n.route_map_out) if rm} | {rm for rm, _ in dev.fib_filters.values()}
         used_lists = {pl for entries in dev.route_maps.values() for e in entries for pl in e.match_prefix_lists}
         for rm_name, entries in dev.route_maps.items():
             if rm_name not in used_maps:
@@ -534,7 +538,7 @@ def fib_override(ctx: Context) -> list[Finding]:
     snap, topo = ctx.snap, ctx.topo
     starts: dict[str, tuple[list[int], list[tuple[int, int, str]]]] = {}  # plane -> sorted planned prefixes
     for name, dev in snap.devices.items():
-        if not dev.static_routes:
+        if not dev.static_routes and not dev.fib_filters:
             continue
         meta = snap.manifest.devices.get(name)
         for vrf in dev.bgp:
@@ -546,6 +550,8 @@ def fib_override(ctx: Context) -> list[Finding]:
                 starts[plane] = ([net for net, _, _ in planned], planned)
             nets, planned = starts[plane]
             own = {str(p) for p in (meta.originates.get(plane, []) if meta else [])}
+            if vrf in dev.fib_filters:
+                out += _fib_filtered(ctx, name, plane, dev.fib_filters[vrf], [p for _, _, p in planned if p not in own])
             installed: set[str] | None = None  # computed only for a static that would override
             distance = _EBGP_DISTANCE.get(dev.platform, 20)
             for route in dev.static_routes:
@@ -575,3 +581,17 @@ def fib_override(ctx: Context) -> list[Finding]:
                     if len(out) >= MAX_FINDINGS:
                         return out
     return out
+
+
+def _fib_filtered(ctx: Context, name: str, plane: str, fib_filter: tuple[str, int], learned: list[str]) -> list[Finding]:
+    """The planned prefixes zebra keeps out of the kernel (`ip protocol bgp route-map`, an
+    undefined route-map denying everything), in one finding."""
+    rm, line = fib_filter
+    dev = ctx.snap.devices[name]
+    denied = [p for p in learned if not explain_route_map(dev, rm, p)[0]]
+    if not denied:
+        return []
+    return [finding([name], plane, f"{_loc(ctx, name, line)}: ip protocol route-map {rm} keeps {len(denied)} planned "
+                    f"prefix(es) learned by BGP out of {name}'s forwarding table (e.g. {', '.join(denied[:3])})",
+                    "zebra installs in the kernel only what the route-map permits: BGP still has and advertises the "
+                    "paths, the switch drops (or default-routes) the traffic")]

@@ -463,7 +463,7 @@ def parse_frr(text: str, dev: DeviceConfig, file: str = "frr.conf") -> None:
             route = static_route(w, vrf, number) if w[:2] == ["ip", "route"] else None
             if route:
                 dev.static_routes.append(route)
-            else:
+            elif not _fib_filter(dev, w, vrf, number):
                 unmodelled.append((number, " ".join(w)))
         elif node == OTHER:
             continue  # covered by the report of the block's first line
@@ -480,6 +480,14 @@ def parse_frr(text: str, dev: DeviceConfig, file: str = "frr.conf") -> None:
 
 def _instance_vrf(w: list[str]) -> str | None:
     return w[4] if len(w) == 5 else None
+
+
+def _fib_filter(dev: DeviceConfig, w: list[str], vrf: str | None, number: int) -> bool:
+    """`ip protocol bgp|any route-map NAME`: zebra's filter between the RIB and the kernel."""
+    if len(w) == 5 and w[:2] == ["ip", "protocol"] and w[2] in ("bgp", "any") and w[3] == "route-map":
+        dev.fib_filters[vrf] = (w[4], number)
+        return True
+    return False
 
 
 def _top_level(dev: DeviceConfig, w: list[str], number: int) -> int:
@@ -523,6 +531,8 @@ def _top_level(dev: DeviceConfig, w: list[str], number: int) -> int:
         return TOP
     elif w == ["ip", "forwarding"]:
         dev.forwarding_off.clear()
+        return TOP
+    elif _fib_filter(dev, w, None, number):
         return TOP
     elif text.startswith(KNOWN_TOP_LEVEL):
         return TOP

@@ -106,3 +106,21 @@ def test_the_cumulus_driver_fills_the_tacacs_key_and_the_journal_never_shows_it(
     shown = redact_secrets(diff, {**secrets, "old": "old-key-value"})
     assert secrets["netops-password"] not in shown and "old-key-value" not in shown
     assert "+secret=${secret:netops-password}" in shown
+
+
+def test_a_pushed_secret_is_never_readable_by_others(example_build: Path, switch_secrets: Path) -> None:
+    """The Cumulus TACACS+ file is created owner-only before its key is written; other files keep
+    the switch's default mode (resolv.conf must stay readable)."""
+    from types import SimpleNamespace
+    from dualrail_net.deploy.drivers.sftp_double import FilesTransport
+    from dualrail_net.platforms.cumulus.driver import CumulusDriver
+    files: dict[str, str] = {}
+    modes: dict[str, int] = {}
+    conn = SimpleNamespace(remote_conn_pre=FilesTransport(files, modes))
+    host = SimpleNamespace(name="a-leaf-su1-r0", data={"device_dir": str(example_build / "plane-A/a-leaf-su1-r0"),
+                                                       "paths": {"tacacs": "/etc/tacplus_servers"}})
+    driver = CumulusDriver(host, conn)
+    driver._upload("secret=k3y\n", "/etc/tacplus_servers.dualrail-new")
+    driver._upload("nameserver 192.0.2.53\n", "/etc/resolv.conf.dualrail-new")
+    assert files["/etc/tacplus_servers.dualrail-new"] == "secret=k3y\n"
+    assert modes == {"/etc/tacplus_servers.dualrail-new": 0o600}

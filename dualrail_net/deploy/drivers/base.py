@@ -154,13 +154,17 @@ def run_checked(conn: Any, command: str, what: str, device: str, timeout: float 
     return out
 
 
-def sftp_upload(conn: Any, text: str, dest: str, device: str) -> None:
+def sftp_upload(conn: Any, text: str, dest: str, device: str, mode: int | None = None) -> None:
     """``text`` to ``dest`` by SFTP over the SSH session netmiko opened (its host key already
-    verified), written beside and renamed into place so a reader never sees half a file."""
+    verified), written beside and renamed into place so a reader never sees half a file. ``mode``:
+    set before a byte is written (a file that holds a pushed secret is never readable by others,
+    not even for a moment)."""
     try:
         sftp = conn.remote_conn_pre.open_sftp()
         try:
             with sftp.file(dest + ".part", "w") as fh:
+                if mode is not None:
+                    fh.chmod(mode)
                 fh.write(text)
             sftp.posix_rename(dest + ".part", dest)
         finally:

@@ -31,6 +31,7 @@ FRR_RELOAD = "/usr/lib/frr/frr-reload.py"
 MANAGED = (("frr.conf", "frr_conf"), ("interfaces", "interfaces"), ("qos_features.conf", "qos"),
            ("ntp.conf", "ntp"), ("rsyslog.conf", "syslog"), ("resolv.conf", "resolv"), ("tacplus_servers", "tacacs"))
 STAGED, PREVIOUS = ".dualrail-new", ".dualrail-prev"
+SECRET_FILES = ("tacplus_servers",)  # files that hold a filled-in secret on the switch
 REVERT_SCRIPT, REVERT_TOKEN, REVERT_PID = "revert.sh", "revert-pending", "revert.pid"
 
 
@@ -54,7 +55,9 @@ class CumulusDriver:
         return f"vtysh --vty_socket {sock}" if sock else "vtysh"
 
     def _upload(self, text: str, dest: str) -> None:
-        sftp_upload(self.conn, text, dest, self.name)
+        # the TACACS+ file holds its key once pushed: owner-only, as the tacplus client keeps it
+        secret = Path(dest).name.startswith(SECRET_FILES)
+        sftp_upload(self.conn, text, dest, self.name, 0o600 if secret else None)
 
     # -- what is managed ---------------------------------------------------------------------------
     def _managed(self) -> list[tuple[str, str]]:

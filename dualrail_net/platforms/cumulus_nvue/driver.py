@@ -48,7 +48,7 @@ class NvueDriver:
         return run_checked(self.conn, command, what, self.name, timeout)
 
     def _upload(self, text: str, dest: str) -> None:
-        sftp_upload(self.conn, text, dest, self.name)
+        sftp_upload(self.conn, text, dest, self.name, 0o600)  # startup.yaml carries the users' and AAA secrets
 
     # -- driver API ----------------------------------------------------------------------------------
     def intended(self) -> dict[str, str]:

@@ -280,7 +280,8 @@ def _vrfs(r: _Reader, vrfs: dict[str, Any], path: PathKey, glob: dict[str, Any])
             if not is_prefix(str(prefix)) or len(hops) != 1:
                 r.routing((*here, "router", "static", prefix), f"static {prefix}: not modelled")
                 continue
-            dev.static_routes.append(StaticRoute(vrf, str(prefix), None if hops[0] == "blackhole" else hops[0]))
+            dev.static_routes.append(StaticRoute(vrf, str(prefix), None if hops[0] == "blackhole" else hops[0],
+                                                 line=r.line((*here, "router", "static", prefix))))
         bgp = _map(router.get("bgp"))
         if not bgp or bgp.get("enable", "on") != "on" or glob.get("enable", "on") != "on":
             if bgp and glob.get("enable", "on") != "on":

@@ -71,7 +71,7 @@ class SonicDriver:
         return run_checked(self.conn, command, what, self.name, timeout)
 
     def _upload(self, text: str, dest: str) -> None:
-        sftp_upload(self.conn, text, dest, self.name)
+        sftp_upload(self.conn, text, dest, self.name, 0o600)  # config_db.json carries the AAA keys
 
     def _vtysh(self, *args: str) -> str:
         return "sudo docker exec bgp vtysh " + " ".join(args)

@@ -216,7 +216,7 @@ def _ip_command(cmd: str) -> list[str]:
     if len(words) < 3 or words[0] not in ("ip", "/sbin/ip", "/usr/sbin/ip", "/bin/ip"):
         return words
     rest = [w for w in words[1:] if w != "-4"]
-    obj = "rule" if rest and rest[0] != "r" and _matches(rest[0], "rule") else _matches(rest[0], *_OBJECTS) if rest else None
+    obj = _matches(rest[0], *_OBJECTS) if rest else None  # route first: `ip r` is route, `ip ru` rule
     if obj is None or len(rest) < 2:
         return words
     verb = _matches(rest[1], *_ROUTE_VERBS) if obj == "route" else _matches(rest[1], "add")

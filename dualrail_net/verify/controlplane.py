@@ -39,7 +39,7 @@ import numpy as np
 
 from dualrail_net.platforms import PlatformError, get_platform
 from dualrail_net.verify.ipfast import ip_int, net_str, network_of
-from dualrail_net.verify.model import BgpInstance, DeviceConfig, Neighbor, RouteMapEntry
+from dualrail_net.verify.model import BgpInstance, DeviceConfig, Neighbor, RouteMapEntry, why_down
 from dualrail_net.verify.routes import (
     PrefixIndex,
     _route_map_mask,
@@ -282,7 +282,7 @@ def session_state(snap: Snapshot, topo: Topology, s: Session,
         iface = devices[node[0]].interfaces.get(port_name)
         if iface is not None and iface.down:
             return SessionState(s, False, f"{snap.device_folder(node[0])}: port {port_name} of {node[0]} is "
-                                          f"{'shut down' if iface.down == 'shutdown' else 'a switchport (no `no switchport`), so its IP address is not used'}")
+                                          f"{why_down(iface.down)}")
     return SessionState(s, True)
 
 

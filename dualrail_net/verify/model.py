@@ -35,6 +35,16 @@ class PfcHeadroom:
     cable_m: int | None = None  # the cable length the switch sizes the headroom for
 
 
+# Interface.down's reasons, as a finding says them
+_DOWN_REASONS = {"shutdown": "administratively down (shut down)", "link-down": "kept down (link-down yes)",
+                 "switchport": "a switchport (no `no switchport`), so its IP address is not used",
+                 "not auto": "never brought up (no `auto` line: ifupdown2 configures only the auto stanzas)"}
+
+
+def why_down(reason: str) -> str:
+    return _DOWN_REASONS.get(reason, reason)
+
+
 @dataclass(slots=True)
 class Interface:
     name: str

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dualrail_net.verify.checks import BASE, TOPOLOGY, Context, check, finding
 from dualrail_net.verify.findings import Finding
-from dualrail_net.verify.model import LinkSettings
+from dualrail_net.verify.model import LinkSettings, why_down
 from dualrail_net.verify.parsers.link import planned_mbps
 
 
@@ -69,11 +69,6 @@ def _other(ends: list[tuple[str, str, LinkSettings | None]], device: str, port: 
 
 
 
-_DOWN = {"shutdown": "administratively down", "link-down": "kept down (link-down yes)",
-         "switchport": "a switchport (its address routes nothing)", "not auto": "never brought up (no `auto` line: "
-         "ifupdown2 configures only the auto stanzas)"}
-
-
 @check("LINK-PORT-DOWN", "every cabled switch port is up and routed", reads={BASE, TOPOLOGY})
 def port_down(ctx: Context) -> list[Finding]:
     """An uplink kept down also loses its BGP session (the session checks say so); a server port
@@ -91,6 +86,6 @@ def port_down(ctx: Context) -> list[Finding]:
             plane = (cables.a_plane if side == "a" else cables.b_plane)[i] or row["plane"]
             out.append(finding([names[i], row[f"{far}_device"]], plane,
                                f"{names[i]} {iface.name} (to {row[f'{far}_device']} {row[f'{far}_port']}) is "
-                               f"{_DOWN.get(iface.down, iface.down)}",
+                               f"{why_down(iface.down)}",
                                f"the link to {row[f'{far}_device']} carries no traffic: it loses this plane"))
     return out

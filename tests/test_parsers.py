@@ -562,3 +562,24 @@ def test_allowas_in_is_read_on_frr_and_eos() -> None:
     eos = DeviceConfig("e", "eos")
     parse_eos("router bgp 1\n   neighbor 1.1.1.1 remote-as 2\n   neighbor 1.1.1.1 allowas-in 1\n", eos)
     assert eos.bgp[None].neighbors["1.1.1.1"].allowas_in == 1 and eos.unmodelled == []
+
+
+def test_eos_access_lists_are_read_entry_by_entry() -> None:
+    from dualrail_net.platforms.eos.parse_config import parse_eos
+    from dualrail_net.verify.controlplane import acl_permits
+    from dualrail_net.verify.ipfast import ip_int
+    eos = DeviceConfig("e", "eos")
+    parse_eos("ip access-list A\n   remark x\n   10 permit tcp host 10.0.0.1 any eq bgp ssh\n"
+              "   20 deny tcp 10.0.0.0/24 range 100 200 any\n   30 permit udp any neq 53 10.1.0.0/16 gt 1000 log\n"
+              "   40 permit ip any any\n!\nip access-list standard S\n   10 permit 10.0.0.0/8\n!\n"
+              "ip access-list B\n   10 permit tcp any any fragments\n", eos)
+    a = eos.acls["A"]
+    assert a is not None and [e.line for e in a] == [3, 4, 5, 6] and eos.acls["B"] is None
+    assert a[0].destination_ports == ((179, 179), (22, 22)) and a[1].source_ports == ((100, 200),)
+    assert a[2].source_ports == ((0, 52), (54, 65535)) and a[2].destination_ports == ((1001, 65535),)
+    assert eos.acls["S"] is not None and eos.acls["S"][0].source == (ip_int("10.0.0.0"), 8)
+    assert [text for _, text in eos.unmodelled] == ["10 permit tcp any any fragments"]
+    one, two = ip_int("10.0.0.1"), ip_int("10.0.0.2")
+    assert acl_permits(a, "tcp", one, 40000, two, 179) == (True, a[0])
+    assert acl_permits(a, "tcp", two, 150, one, 179) == (False, a[1])
+    assert acl_permits(a[:2], "udp", one, 1, two, 2) == (False, None)  # the implicit deny

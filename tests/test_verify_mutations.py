@@ -230,6 +230,18 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
     ("ip protocol names a route-map nobody defines (zebra installs nothing from BGP)", "ROUTE-UNDEFINED-REF",
      lambda r: edit(r / LEAF_A / "frr.conf", "ip route 10.12.0.0/26 blackhole\n",
                     "ip route 10.12.0.0/26 blackhole\nip protocol bgp route-map NOFIB\n")),
+    ("an access list on a spine port drops BGP both ways", "BGP-SESSION-DOWN",
+     lambda r: (edit(r / SPINE_A / "running-config", "interface Ethernet1\n   description a-leaf-su1-r0:swp33\n",
+                     "interface Ethernet1\n   description a-leaf-su1-r0:swp33\n   ip access-group BLOCK in\n"),
+                edit(r / SPINE_A / "running-config", "ip routing\n", "ip routing\n!\nip access-list BLOCK\n"
+                     "   10 deny tcp any any eq bgp\n   20 deny tcp any eq bgp any\n   30 permit ip any any\n"))),
+    ("a control-plane access list without BGP (every session of the spine)", "BGP-SESSION-DOWN",
+     lambda r: edit(r / SPINE_A / "running-config", "ip routing\n", "ip routing\n!\nip access-list CP\n"
+                    "   10 permit icmp any any\n   20 permit tcp any any eq ssh\n!\nsystem control-plane\n"
+                    "   ip access-group CP in\n")),
+    ("an access-list entry the model does not read", "CONFIG-UNMODELLED",
+     lambda r: edit(r / SPINE_A / "running-config", "ip routing\n", "ip routing\n!\nip access-list X\n"
+                    "   10 permit tcp any any established\n")),
     ("duplicate IP", "ADDR-DUPLICATE-IP",
      lambda r: edit(r / "plane-A/a-leaf-su1-r1/interfaces", "address 10.10.0.33/32", "address 10.10.0.32/32")),
     ("overlapping subnets", "ADDR-OVERLAP",
@@ -675,6 +687,15 @@ VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
      lambda r: edit(r / LEAF_A / "frr.conf", "ip route 10.12.0.0/26 blackhole\n",
                     "ip route 10.12.0.0/26 blackhole\nroute-map FIB permit 10\n match ip address prefix-list PLANE-A\n"
                     "exit\nip protocol bgp route-map FIB\n")),
+    ("an access list that drops connections to the spine's port 179 only (the spine opens them)",
+     lambda r: (edit(r / SPINE_A / "running-config", "interface Ethernet1\n   description a-leaf-su1-r0:swp33\n",
+                     "interface Ethernet1\n   description a-leaf-su1-r0:swp33\n   ip access-group BLOCK in\n"),
+                edit(r / SPINE_A / "running-config", "ip routing\n", "ip routing\n!\nip access-list BLOCK\n"
+                     "   10 deny tcp any any eq bgp\n   20 permit ip any any\n"))),
+    ("a control-plane access list that lets the fabric's BGP in",
+     lambda r: edit(r / SPINE_A / "running-config", "ip routing\n", "ip routing\n!\nip access-list CP\n"
+                    "   10 permit tcp 10.0.0.0/8 any eq bgp\n   20 permit tcp 10.0.0.0/8 eq bgp any\n"
+                    "   30 permit tcp any any eq ssh\n!\nsystem control-plane\n   ip access-group CP in\n")),
     ("EOS tries local users before TACACS+ (they still log in)",
      lambda r: edit(r / SPINE_A / "running-config", "aaa authentication login default group dualrail local",
                     "aaa authentication login default local group dualrail")),

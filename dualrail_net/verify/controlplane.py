@@ -2,7 +2,7 @@
 
 Per plane: which configured BGP sessions come up for IPv4 unicast (both ends agree on the ASN,
 `remote-as external|internal` included; the address family is active on both ends; neither port is
-down; IP routing is on), what each routing instance originates (a `network` only while its prefix is
+down; IP routing is on; the access lists let one end open TCP 179), what each routing instance originates (a `network` only while its prefix is
 in the RIB as a connected subnet or a usable static route, FRR's and EOS's import check;
 redistribution; aggregates while a more specific route exists, `summary-only` suppressing those),
 and the BGP RIB every instance ends with: for each prefix, the shortest AS path and the next hops
@@ -39,7 +39,7 @@ import numpy as np
 
 from dualrail_net.platforms import PlatformError, get_platform
 from dualrail_net.verify.ipfast import ip_int, net_str, network_of
-from dualrail_net.verify.model import BgpInstance, DeviceConfig, Neighbor, RouteMapEntry, why_down
+from dualrail_net.verify.model import AclEntry, BgpInstance, DeviceConfig, Neighbor, RouteMapEntry, why_down
 from dualrail_net.verify.routes import (
     PrefixIndex,
     _route_map_mask,
@@ -267,6 +267,11 @@ def session_state(snap: Snapshot, topo: Topology, s: Session,
         where = snap.where(s.a[0], devices[s.a[0]].routing_file, a_end.line)
         return SessionState(s, False, f"{where}: both {s.a[0]} and {s.b[0]} wait passively for the other to "
                                       "connect (`neighbor ... passive` on both ends)")
+    if (devices[s.a[0]].acl_in or devices[s.a[0]].control_plane_acls or devices[s.b[0]].acl_in
+            or devices[s.b[0]].control_plane_acls):
+        refused = acl_refusal(snap, topo, s)
+        if refused:
+            return SessionState(s, False, refused)
     for node, peer_ip in ((s.a, s.b_neighbor), (s.b, s.a_neighbor)):
         if with_down_ports is not None and node[0] not in with_down_ports:
             continue
@@ -284,6 +289,70 @@ def session_state(snap: Snapshot, topo: Topology, s: Session,
             return SessionState(s, False, f"{snap.device_folder(node[0])}: port {port_name} of {node[0]} is "
                                           f"{why_down(iface.down)}")
     return SessionState(s, True)
+
+
+BGP_PORT = 179
+CLIENT_PORT = 50000  # the side that opens the connection sends from an ephemeral port (32768-60999)
+
+
+def acl_permits(entries: Sequence[AclEntry], protocol: str, source: int, source_port: int, destination: int,
+                destination_port: int) -> tuple[bool, AclEntry | None]:
+    """The verdict of an access list on one packet and the entry that gave it (None: the implicit
+    deny at the end)."""
+    for e in entries:
+        if e.protocol not in ("ip", protocol):
+            continue
+        if not (_within_net(source, e.source) and _within_net(destination, e.destination)):
+            continue
+        if e.source_ports is not None and not any(lo <= source_port <= hi for lo, hi in e.source_ports):
+            continue
+        if e.destination_ports is not None and not any(lo <= destination_port <= hi for lo, hi in e.destination_ports):
+            continue
+        return e.action == "permit", e
+    return False, None
+
+
+def _within_net(address: int, net: tuple[int, int]) -> bool:
+    network, length = net
+    return not length or address >> (32 - length) == network >> (32 - length)
+
+
+def acl_refusal(snap: Snapshot, topo: Topology, s: Session) -> str | None:
+    """Why the access lists on the session's ports or the switches' control planes let no TCP
+    connection through (None: one of the two ends can open it). The end that opens sends to port
+    179 from an ephemeral port; every segment of the other end comes back from 179. Each end's
+    arriving segments pass its port's `ip access-group ... in` and, being for the switch itself,
+    its control-plane list. A list the model does not read whole, or one not defined, is not judged."""
+    devices = snap.devices
+    ends = {s.a: (s.b_neighbor, s.a_neighbor), s.b: (s.a_neighbor, s.b_neighbor)}  # node -> (own, peer address)
+    denials: list[str] = []
+
+    def arrives(node: NodeId, source_port: int, destination_port: int) -> bool:
+        dev = devices[node[0]]
+        own, peer = ends[node]
+        i = topo.by_ip.get(own)
+        port = topo.endpoint(i).interface if i is not None and topo.endpoint(i).device == node[0] else None
+        bound = [(f"port {port}", dev.acl_in[port])] if port in dev.acl_in else []
+        if node[1] in dev.control_plane_acls:
+            bound.append(("control plane", dev.control_plane_acls[node[1]]))
+        for where, (name, line) in bound:
+            entries = dev.acls.get(name)
+            if entries is None:
+                continue  # not defined, or not read whole: not judged (the unread lines are reported)
+            ok, entry = acl_permits(entries, "tcp", ip_int(peer), source_port, ip_int(own), destination_port)
+            if not ok:
+                decided = f"line {entry.line}" if entry is not None else "its implicit deny"
+                denials.append(f"{snap.where(node[0], dev.routing_file, line)}: access list {name} on {node[0]}'s "
+                               f"{where} drops TCP from {peer} port {source_port} to port {destination_port} "
+                               f"({decided})")
+                return False
+        return True
+
+    a_opens = arrives(s.b, CLIENT_PORT, BGP_PORT) and arrives(s.a, BGP_PORT, CLIENT_PORT)
+    b_opens = a_opens or (arrives(s.a, CLIENT_PORT, BGP_PORT) and arrives(s.b, BGP_PORT, CLIENT_PORT))
+    if a_opens or b_opens:
+        return None
+    return "; ".join(dict.fromkeys(denials)) + ": neither end can open the BGP connection"
 
 
 def connected(snap: Snapshot, topo: Topology, node: NodeId) -> dict[str, str]:

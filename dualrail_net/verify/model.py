@@ -193,6 +193,20 @@ class StaticRoute:
 
 
 @dataclass(slots=True)
+class AclEntry:
+    """One entry of an IP access list: what it matches and what it does (first match wins; no
+    match: the implicit deny at the end)."""
+
+    action: str  # "permit" | "deny"
+    protocol: str  # "ip" (any), "tcp", "udp", "icmp", or a protocol number as written
+    source: tuple[int, int]  # (network, length); (0, 0): any
+    destination: tuple[int, int]
+    source_ports: tuple[tuple[int, int], ...] | None = None  # port ranges (TCP/UDP); None: any
+    destination_ports: tuple[tuple[int, int], ...] | None = None
+    line: int = 0
+
+
+@dataclass(slots=True)
 class Qos:
     dscp_to_tc: dict[int, int] = field(default_factory=dict)
     dscp_to_priority: dict[int, int] = field(default_factory=dict)
@@ -268,6 +282,13 @@ class DeviceConfig:
     # FRR `ip protocol bgp|any route-map NAME` (top level or in a `vrf` block): zebra installs in the
     # kernel only the BGP routes the route-map permits. VRF (None: default) -> (route-map, line)
     fib_filters: dict[str | None, tuple[str, int]] = field(default_factory=dict)
+    # IP access lists (EOS `ip access-list NAME`): name -> entries; None: an entry the model does
+    # not read (the list cannot be judged, and is reported)
+    acls: dict[str, list[AclEntry] | None] = field(default_factory=dict)
+    # where they apply to arriving packets: port -> (list, line); the packets for the switch itself
+    # (EOS `system control-plane` `ip access-group NAME [vrf V] in`): VRF (None: default) -> (list, line)
+    acl_in: dict[str, tuple[str, int]] = field(default_factory=dict)
+    control_plane_acls: dict[str | None, tuple[str, int]] = field(default_factory=dict)
     # references the device's config cannot resolve at load time: (line, "peer-group NAME")
     undefined_refs: list[tuple[int, str]] = field(default_factory=list)
 

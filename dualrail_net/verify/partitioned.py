@@ -138,6 +138,9 @@ def _elsewhere_routing(dev: DeviceConfig, hostname: str, vrfs: list[str], instan
     dev.routing_off = ElsewhereList(f"{dev.name}'s IP routing state")
     dev.forwarding_off = ElsewhereList(f"{dev.name}'s IP forwarding state")
     dev.fib_filters = ElsewhereDict(f"{dev.name}'s FIB route-maps")
+    dev.acls = ElsewhereDict(f"{dev.name}'s access lists")
+    dev.acl_in = ElsewhereDict(f"{dev.name}'s access-list bindings")
+    dev.control_plane_acls = ElsewhereDict(f"{dev.name}'s control-plane access lists")
 
 
 def _addressed_server(name: str, ports: Ports) -> ServerConfig:

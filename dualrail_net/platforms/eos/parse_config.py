@@ -13,7 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from dualrail_net.verify.ipfast import network_of
 from dualrail_net.verify.model import (
+    AclEntry,
     Aggregate,
     BgpInstance,
     DeviceConfig,
@@ -82,6 +84,104 @@ def _unmodelled(dev: DeviceConfig, node: Node) -> None:
     dev.unmodelled.append((node.line, node.text))
 
 
+# the port names EOS prints for the ports an access list matches
+_NAMED_PORTS = {"bgp": 179, "ssh": 22, "telnet": 23, "www": 80, "https": 443, "domain": 53, "ntp": 123, "snmp": 161,
+                "syslog": 514, "tacacs": 49, "bfd": 3784}
+_PORT_OPS = ("eq", "neq", "gt", "lt", "range")
+
+
+def _port_number(word: str) -> int | None:
+    return _NAMED_PORTS.get(word, _int(word, 65535))
+
+
+def _acl_address(words: list[str], i: int) -> tuple[tuple[int, int], int] | None:
+    """(network, length) of `any`, `host A` or `A/len` at ``words[i]``, and the index after it."""
+    if i >= len(words):
+        return None
+    if words[i] == "any":
+        return (0, 0), i + 1
+    if words[i] == "host" and i + 1 < len(words) and is_ip(words[i + 1]):
+        return network_of(words[i + 1] + "/32"), i + 2
+    if is_prefix(words[i]):
+        return network_of(words[i]), i + 1
+    return None
+
+
+def _acl_ports(words: list[str], i: int) -> tuple[tuple[tuple[int, int], ...] | None, int] | None:
+    """The port ranges of an operator at ``words[i]`` (none there: any port), and the index after."""
+    if i >= len(words) or words[i] not in _PORT_OPS:
+        return None, i
+    op, args = words[i], list[int]()
+    j = i + 1
+    while j < len(words) and (op in ("eq", "neq") or len(args) < (2 if op == "range" else 1)) \
+            and (port := _port_number(words[j])) is not None:
+        args.append(port)
+        j += 1
+    if not args or (op == "range" and len(args) != 2) or (op in ("gt", "lt") and len(args) != 1):
+        return None
+    if op == "eq":
+        return tuple((p, p) for p in args), j
+    if op == "range":
+        return ((args[0], args[1]),), j
+    if op == "gt":
+        return ((args[0] + 1, 65535),), j
+    if op == "lt":
+        return ((0, args[0] - 1),), j
+    edges = sorted(set(args))  # neq: every port but these
+    ranges, low = [], 0
+    for port in edges:
+        if port > low:
+            ranges.append((low, port - 1))
+        low = port + 1
+    if low <= 65535:
+        ranges.append((low, 65535))
+    return tuple(ranges), j
+
+
+def _acl_entry(words: list[str], line: int, standard: bool) -> AclEntry | None:
+    """`[SEQ] permit|deny PROTO SRC [PORTS] DST [PORTS] [log]` (standard: `[SEQ] permit|deny SRC`)."""
+    if words and words[0].isdigit():
+        words = words[1:]
+    if len(words) < 2 or words[0] not in ("permit", "deny"):
+        return None
+    if words[-1] == "log":
+        words = words[:-1]
+    if standard:
+        src = _acl_address(words, 1)
+        return AclEntry(words[0], "ip", src[0], (0, 0), line=line) if src and src[1] == len(words) else None
+    proto = words[1]
+    src = _acl_address(words, 2)
+    if src is None:
+        return None
+    sports = _acl_ports(words, src[1]) if proto in ("tcp", "udp") else (None, src[1])
+    if sports is None:
+        return None
+    dst = _acl_address(words, sports[1])
+    if dst is None:
+        return None
+    dports = _acl_ports(words, dst[1]) if proto in ("tcp", "udp") else (None, dst[1])
+    if dports is None or dports[1] != len(words):
+        return None  # flags (established, fragments, ttl ...) or anything else: not read
+    return AclEntry(words[0], proto, src[0], dst[0], sports[0], dports[0], line)
+
+
+def _access_list(node: Node, dev: DeviceConfig, standard: bool) -> None:
+    """An access list; one entry the model does not read makes the whole list unjudged (None) and
+    is reported: a verdict over a list with holes would be a guess."""
+    name = node.words[-1]
+    entries: list[AclEntry] | None = []
+    for child in node.children:
+        if child.words[0] in ("remark", "statistics", "counters") or child.words[1:2] == ["remark"]:
+            continue
+        entry = _acl_entry(child.words, child.line, standard)
+        if entry is None:
+            _unmodelled(dev, child)
+            entries = None
+        elif entries is not None:
+            entries.append(entry)
+    dev.acls[name] = entries
+
+
 def _interface(node: Node, dev: DeviceConfig, routed: set[str], pfc_on: set[str]) -> None:
     name = node.words[1]
     iface = dev.interfaces.get(name)
@@ -119,6 +219,8 @@ def _interface(node: Node, dev: DeviceConfig, routed: set[str], pfc_on: set[str]
         elif w[:2] == ["priority-flow-control", "priority"] and len(w) == 4 and w[3] == "no-drop" \
                 and (prio := _int(w[2], 7)) is not None:
             iface.pfc_priorities = sorted(set((iface.pfc_priorities or []) + [prio]))
+        elif w[:2] == ["ip", "access-group"] and len(w) == 4 and w[3] == "in":
+            dev.acl_in[name] = (w[2], child.line)
         elif w[0] == "tx-queue":
             _tx_queue(child, iface, dev)
         elif w[0] == "speed" or w[:2] == ["error-correction", "encoding"] \
@@ -282,6 +384,17 @@ def parse_eos(text: str, dev: DeviceConfig) -> None:
                     _unmodelled(dev, child)
         elif w[0] == "route-map":
             route_map_entry(node, dev)
+        elif w[:2] == ["ip", "access-list"] and len(w) in (3, 4) and (len(w) == 3 or w[2] == "standard"):
+            _access_list(node, dev, standard=len(w) == 4)
+        elif w == ["system", "control-plane"] or w == ["control-plane"]:
+            for child in node.children:
+                cw = child.words
+                if cw[:2] == ["ip", "access-group"] and cw[-1] == "in" and len(cw) in (4, 6) \
+                        and (len(cw) == 4 or cw[3] == "vrf"):
+                    vrf = None if len(cw) == 4 or cw[4] == "default" else cw[4]
+                    dev.control_plane_acls[vrf] = (cw[2], child.line)
+                else:
+                    _unmodelled(dev, child)
         elif w[:2] == ["router", "bgp"]:
             _router_bgp(node, dev)
         elif _management_line(node, dev, mgmt):

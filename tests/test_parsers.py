@@ -583,3 +583,12 @@ def test_eos_access_lists_are_read_entry_by_entry() -> None:
     assert acl_permits(a, "tcp", one, 40000, two, 179) == (True, a[0])
     assert acl_permits(a, "tcp", two, 150, one, 179) == (False, a[1])
     assert acl_permits(a[:2], "udp", one, 1, two, 2) == (False, None)  # the implicit deny
+
+
+def test_an_unnumbered_session_behind_an_access_list_is_not_judged() -> None:
+    """Neighbors named by port (unnumbered) have no IPv4 address to hold to a list: no verdict,
+    and never a traceback."""
+    from dualrail_net.verify.controlplane import acl_refusal
+    from dualrail_net.verify.topology import Session
+    s = Session(("a", None), ("b", None), "swp1", "Ethernet1", 1, 2, 2, 1)
+    assert acl_refusal(None, None, s) is None  # type: ignore[arg-type]

@@ -47,6 +47,7 @@ from dualrail_net.verify.routes import (
     route_map_attributes,
     route_map_prepends,
 )
+from dualrail_net.verify.parsers.frr import is_ip
 from dualrail_net.verify.snapshot import Snapshot
 from dualrail_net.verify.topology import _NODE_SHIFT, NodeId, Session, Topology
 
@@ -323,6 +324,8 @@ def acl_refusal(snap: Snapshot, topo: Topology, s: Session) -> str | None:
     179 from an ephemeral port; every segment of the other end comes back from 179. Each end's
     arriving segments pass its port's `ip access-group ... in` and, being for the switch itself,
     its control-plane list. A list the model does not read whole, or one not defined, is not judged."""
+    if not (is_ip(s.a_neighbor) and is_ip(s.b_neighbor)):
+        return None  # an unnumbered session (neighbors named by port): its link-local addresses are not judged
     devices = snap.devices
     ends = {s.a: (s.b_neighbor, s.a_neighbor), s.b: (s.a_neighbor, s.b_neighbor)}  # node -> (own, peer address)
     denials: list[str] = []

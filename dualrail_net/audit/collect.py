@@ -23,6 +23,7 @@ from dualrail_net.audit.neighbors import (
 )
 from dualrail_net.audit.qos import PFC_READERS, QosGap, nic_qos_gaps
 from dualrail_net.audit.routes import eos_route_widths, frr_route_widths
+from dualrail_net.deploy.credentials import named_secrets, redact_secrets
 from dualrail_net.deploy.drivers import FirmwareDriver, driver_for
 from dualrail_net.deploy.drivers.base import PfcReader, RouteReader, run_shell, unified_diff
 from dualrail_net.deploy.drivers.server import ServerDriver
@@ -117,7 +118,8 @@ def collect_device(host: Any, connection: Any) -> DeviceReport:
             report.neighbors = _linux_lldp(connection, host.name, socket)
             report.ports = _linux_ports(connection, host.name, speeds=not twin)
         drv = driver_for(host, connection)
-        report.drift = unified_diff(drv.fetch(), drv.intended())
+        # a device's running files hold the secrets pushed to it: the drift shows their names only
+        report.drift = redact_secrets(unified_diff(drv.fetch(), drv.intended()), named_secrets())
         if isinstance(drv, FirmwareDriver) and not data.get("server"):
             report.firmware = drv.running_version()
         if not data.get("server"):

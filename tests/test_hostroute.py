@@ -92,6 +92,18 @@ def test_metrics_add_and_replace(tmp_path: Path) -> None:
     assert decide(tmp_path, lower, "10.12.0.1", "10.20.0.5") == Egress("p1", "10.22.0.0", 101)
 
 
+def test_a_route_that_forwards_nothing_ends_the_lookup(tmp_path: Path) -> None:
+    """blackhole, unreachable and prohibit routes need no port and end the lookup where they win
+    (no other rule is tried); one floating behind a better route changes nothing. Held to the
+    kernel by the host oracle's `reject-route` edits."""
+    for kind in ("blackhole", "unreachable", "prohibit"):
+        text = TWO_PORTS + f"    post-up ip route add {kind} 10.20.0.0/26 table 101\n"
+        assert decide(tmp_path, text, "10.12.0.1", "10.20.0.5") is None, kind
+        assert decide(tmp_path, text, "10.12.0.1", "10.20.0.77") == Egress("p0", "10.12.0.0", 101)
+    floating = TWO_PORTS + "    post-up ip route add prohibit default table 101 metric 4000\n"
+    assert decide(tmp_path, floating, "10.12.0.1", "10.20.0.5") == Egress("p0", "10.12.0.0", 101)
+
+
 def test_a_port_kept_down_keeps_its_address_local_and_installs_nothing(tmp_path: Path) -> None:
     text = TWO_PORTS.replace("    address 10.22.0.1/31\n", "    address 10.22.0.1/31\n    link-down yes\n")
     assert decide(tmp_path, text, "10.12.0.1", "10.22.0.1") == Egress(None, None, 255)

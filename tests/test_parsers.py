@@ -546,8 +546,12 @@ def test_post_up_commands_are_read_as_iproute2_reads_them() -> None:
         assert server_policy(["ip rule add from 10.12.0.1 lookup 101 priority 101", route]) == canonical, route
     routes, rules = server_policy(["ip rule add from all lookup 101 priority 5"])
     assert (rules[0].source, rules[0].source_len) == ("0.0.0.0", 0)
+    routes, _ = server_policy(["ip route replace unreachable 10.0.0.0/8", "ip r a blackhole 10.1.0.0/16 table 101 metric 7"])
+    assert [(r.kind, r.prefix, r.table, r.metric) for r in routes] == [("unreachable", "10.0.0.0/8", None, 0),
+                                                                       ("blackhole", "10.1.0.0/16", 101, 7)]
     unread: list[int] = []
-    server_policy(["ip route replace unreachable 10.0.0.0/8", "ip link set e0 down", "ip rule add fwmark 1 lookup 5"], unread)
+    server_policy(["ip route add blackhole 10.0.0.0/8 via 10.1.1.1", "ip link set e0 down", "ip rule add fwmark 1 lookup 5"],
+                  unread)
     assert unread == [0, 1, 2]
 
 

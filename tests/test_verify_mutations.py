@@ -213,6 +213,10 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
     ("a server rule for every source sends all traffic to plane A's table", "HOST-FORWARDING",
      lambda r: edit(r / "servers/gpu001/interfaces", "ip rule add from 10.12.0.1 lookup 101 priority 101",
                     "ip rule add from all lookup 101 priority 101")),
+    ("a blackhole in a port's table over another leaf's servers", "HOST-FORWARDING",
+     lambda r: edit(r / "servers/gpu001/interfaces", "    post-up ip rule add from 10.12.0.1 lookup 101 priority 101\n",
+                    "    post-up ip rule add from 10.12.0.1 lookup 101 priority 101\n"
+                    "    post-up ip route add blackhole 10.12.0.64/26 table 101\n")),
     ("server port policy-routed out of another NIC", "ISO-SERVER-PLANE",
      lambda r: edit(r / "servers/gpu001/interfaces", "ip rule add from 10.12.0.1 lookup 101",
                     "ip rule add from 10.12.0.1 lookup 102")),
@@ -696,6 +700,10 @@ VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
      lambda r: edit(r / SPINE_A / "running-config", "ip routing\n", "ip routing\n!\nip access-list CP\n"
                     "   10 permit tcp 10.0.0.0/8 any eq bgp\n   20 permit tcp 10.0.0.0/8 eq bgp any\n"
                     "   30 permit tcp any any eq ssh\n!\nsystem control-plane\n   ip access-group CP in\n")),
+    ("a prohibit default floating behind a port table's default (metric 4000)",
+     lambda r: edit(r / "servers/gpu001/interfaces", "    post-up ip rule add from 10.12.0.1 lookup 101 priority 101\n",
+                    "    post-up ip rule add from 10.12.0.1 lookup 101 priority 101\n"
+                    "    post-up ip route add prohibit default table 101 metric 4000\n")),
     ("EOS tries local users before TACACS+ (they still log in)",
      lambda r: edit(r / SPINE_A / "running-config", "aaa authentication login default group dualrail local",
                     "aaa authentication login default local group dualrail")),

@@ -40,12 +40,16 @@ _GET = re.compile(r"^(?P<local>local )?\S+ (?:from \S+ )?(?:via (?P<via>\S+) )?d
 
 
 def probes(folder: Path, destinations: Sequence[str]) -> list[Probe]:
-    """Every address of the server's ports as a source, and no source, to each destination and to
-    every source."""
+    """Every address of the server's ports as a source, and no source, to each destination, to
+    every source, and to an address inside every route of the model's tables (a route more specific
+    than the planes' prefixes decides for its part only)."""
     srv = parse_server(folder.name, folder)
     sources = [a.partition("/")[0] for iface in srv.interfaces.values() if not iface.is_loopback
                for a in iface.addresses]
-    return [(s, d) for s in [*sources, ""] for d in [*destinations, *sources]]
+    routing = host_routing(srv)
+    inside = [dotted(next((a for a in range(net, net + min(1 << (32 - length), 64)) if a not in routing.local), net))
+              for entries in routing.tables.values() for net, length, *_ in entries if length >= 8]
+    return [(s, d) for s in [*sources, ""] for d in dict.fromkeys([*destinations, *sources, *inside])]
 
 
 def predicted(folder: Path, wanted: Sequence[Probe]) -> dict[Probe, Decision]:
@@ -229,6 +233,25 @@ def _respell(rng: random.Random, text: str) -> tuple[str, str] | None:
     return f"respelt: {new}", text[:m.start()] + m.group(1) + new + text[m.end():]
 
 
+def _reject_route(rng: random.Random, text: str) -> tuple[str, str] | None:
+    """A route that forwards nothing (blackhole, unreachable, prohibit) over a part of a plane or a
+    whole prefix, in a port's table or main, at metric 0 or floating behind the others."""
+    tables = re.findall(r"lookup (\d+)", text)
+    nets = re.findall(r"^\s*post-up ip route \S+ (\d+\.\d+\.\d+\.\d+/\d+) ", text, re.M)
+    stanzas = [m for m in re.finditer(r"^iface (\S+)\n((?:[ \t]+\S.*\n)*)", text, re.M)]
+    if not nets or not stanzas:
+        return None
+    net = IPv4Network(rng.choice(nets), strict=False)
+    longer = max(net.prefixlen, min(net.prefixlen + rng.choice([2, 6]), 30))
+    prefix = str(net) if rng.random() < 0.4 else str(next(net.subnets(new_prefix=longer)))
+    kind = rng.choice(["blackhole", "unreachable", "prohibit"])
+    where = f" table {rng.choice(tables)}" if tables and rng.random() < 0.6 else ""
+    metric = rng.choice(["", "", " metric 4000"])
+    line = f"post-up ip route {rng.choice(['add', 'replace'])} {kind} {prefix}{where}{metric}"
+    m = rng.choice(stanzas)
+    return line, text[:m.end()] + f"    {line}\n" + text[m.end():]
+
+
 def _main_route(rng: random.Random, text: str) -> tuple[str, str] | None:
     """A route in the main table toward one prefix of the routed space, through some port."""
     routes = list(_ROUTE.finditer(text))
@@ -270,7 +293,7 @@ def _route_source(rng: random.Random, text: str) -> tuple[str, str] | None:
 EDITS: tuple[Callable[[random.Random, str], tuple[str, str] | None], ...] = (
     _route_source, _route_source, _drop_line, _rule_priority, _rule_priority, _rule_table, _route_gateway,
     _route_gateway, _route_second, _route_second, _port_state, _main_route, _double_stanza, _no_auto,
-    _respell)
+    _respell, _reject_route)
 
 
 @dataclass(frozen=True)

@@ -58,7 +58,8 @@ class HostRouting:
             for r_net, r_len, dev, via, src in self.tables.get(table, ()):
                 r_mask = ((1 << r_len) - 1) << (32 - r_len) if r_len else 0
                 if destination & r_mask == r_net:
-                    return Egress(dev, via, table, src)
+                    # a blackhole, unreachable or prohibit route ends the lookup: nothing leaves
+                    return None if dev == REJECT else Egress(dev, via, table, src)
         return None
 
     def source_for(self, egress: Egress) -> int | None:
@@ -86,6 +87,7 @@ def _holds(net: int, length: int, ip: int) -> bool:
 
 Entry = tuple[int, int, int, str | None, str | None, int | None]  # (network, length, metric, dev, via, src)
 LOOPBACK = 0x7F000001  # 127.0.0.1, on lo before any stanza comes up
+REJECT = "!reject"  # the device of a route that forwards nothing (no port has this name)
 
 
 def _resolve(route: ServerRoute, up: dict[str, list[tuple[int, int]]], up_order: list[str],
@@ -102,6 +104,8 @@ def _resolve(route: ServerRoute, up: dict[str, list[tuple[int, int]]], up_order:
         src = ip_int(route.src) if route.src else None
     except ValueError:
         return None
+    if route.kind != "unicast":
+        return (net, length, route.metric, REJECT, None, None)  # needs no port: installed as it comes
     if src is not None and src not in local:
         return None
     dev = route.dev

@@ -304,6 +304,9 @@ class ServerRoute:
     onlink: bool = False  # the gateway is taken as on-link whatever the port's subnets
     port: str | None = None  # the stanza whose bring-up installs it (None: after every stanza)
     src: str | None = None  # `src A`: the source an unbound socket takes (A must be local by then)
+    # "unicast", or a route that forwards nothing: "blackhole" (drops), "unreachable", "prohibit"
+    # (the sender gets an error); a lookup that ends on one goes no further (no other rule is tried)
+    kind: str = "unicast"
 
 
 @dataclass(slots=True)

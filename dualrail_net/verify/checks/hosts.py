@@ -12,13 +12,13 @@ against the plan (the manifest's NIC ports) and the fabric's QoS profile.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from functools import cache
 
 from dualrail_net.manifest import QosMarkers, ServerEntry
 from dualrail_net.verify.checks import BASE, TOPOLOGY, Context, check, finding
 from dualrail_net.verify.findings import Finding, Severity
-from dualrail_net.verify.hostroute import HostRouting, host_routing
+from dualrail_net.verify.hostroute import REJECT, HostRouting, host_routing
 from dualrail_net.verify.ipfast import dotted, ip_int
 from dualrail_net.verify.model import ServerConfig
 from dualrail_net.verify.parsers.files import is_decimal
@@ -208,12 +208,13 @@ def host_forwarding(ctx: Context) -> list[Finding]:
         routing = host_routing(srv)
         plane_of_port = {p.ifname: p.plane for p in entry.ports}
         reported: set[tuple[str, str]] = set()
+        targets_of = _with_table_prefixes(destinations, routing, ctx.snap.plane_of_address)
         for port in entry.ports:
             iface = srv.interfaces.get(port.ifname)
             if iface is None or not iface.addresses:
                 continue  # ADDR checks report a planned port without an address
             source = ip_int(iface.addresses[0].partition("/")[0])
-            for plane, targets in destinations.items():
+            for plane, targets in targets_of.items():
                 for prefix, destination in targets:
                     egress = routing.lookup(source, destination)
                     if egress is not None and egress.dev is None:
@@ -228,7 +229,8 @@ def host_forwarding(ctx: Context) -> list[Finding]:
                         reported.add(key)
                         if via is None:
                             out.append(finding([name], plane, f"{name}: traffic from {port.ifname} "
-                                               f"({iface.addresses[0]}) to {prefix} has no route", why_lost))
+                                               f"({iface.addresses[0]}) to {prefix} has no route (or a blackhole, "
+                                               "unreachable or prohibit route ends its lookup)", why_lost))
                         elif plane_of_port.get(via) != plane:
                             out.append(finding([name], plane, f"{name}: traffic from {port.ifname} (plane {plane}) to "
                                                f"{prefix} leaves through {via} (plane {plane_of_port.get(via)}, "
@@ -243,8 +245,32 @@ def host_forwarding(ctx: Context) -> list[Finding]:
                         reported.add(key)
                         out.append(finding([name], plane, f"{name}: traffic from {port.ifname} (plane {port.plane}) "
                                            f"to {prefix} (plane {plane}) leaves through {via}", why_cross))
-        out += _unbound_traffic(name, routing, plane_of_port, destinations, why_cross)
+        out += _unbound_traffic(name, routing, plane_of_port, targets_of, why_cross)
     return out
+
+
+def _with_table_prefixes(destinations: dict[str, list[tuple[str, int]]], routing: HostRouting,
+                         plane_of_address: Callable[[str], str | None]) -> dict[str, list[tuple[str, int]]]:
+    """Each plane's probe destinations (one address per routed prefix), plus one inside every route
+    of the server's tables that is more specific than them (a route to a part of a plane, a
+    blackhole over another leaf's servers, decides for that part only, which one probe per
+    aggregate does not see)."""
+    extra: dict[str, list[tuple[str, int]]] = {}
+    probed = {prefix for targets in destinations.values() for prefix, _ in targets}
+    for entries in routing.tables.values():
+        for net, length, dev, via, _src in entries:
+            prefix = f"{dotted(net)}/{length}"
+            if length < 8 or prefix in probed or (via is None and dev != REJECT):
+                continue  # a default, a routed prefix itself, or a port's connected subnet
+            probed.add(prefix)
+            # an address of the prefix that is not the server's own (those are delivered locally)
+            address = next((a for a in range(net, net + min(1 << (32 - length), 64)) if a not in routing.local), net)
+            plane = plane_of_address(dotted(address))
+            if plane is not None:
+                extra.setdefault(plane, []).append((prefix, address))
+    if not extra:
+        return destinations
+    return {plane: targets + extra.get(plane, []) for plane, targets in destinations.items()}
 
 
 def _unbound_traffic(name: str, routing: HostRouting, plane_of_port: dict[str, str],

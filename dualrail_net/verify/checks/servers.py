@@ -43,6 +43,8 @@ def server_planes(ctx: Context) -> list[Finding]:
                                        "this port, and that plane's source address enters this plane"))
         table_dev: dict[int, str | None] = {}
         for route in srv.routes:
+            if route.kind != "unicast":
+                continue  # forwards into no plane (HOST-FORWARDING judges what it drops)
             dev_plane = port_plane.get(route.dev or "")
             if route.table is not None and route.prefix == "default":
                 table_dev[route.table] = route.dev

@@ -199,6 +199,7 @@ _ROUTE_KEYS = ("via", "dev", "oif", "table", "src", "protocol", "metric", "prior
 _RULE_KEYS = {"from": "from", "lookup": "lookup", "table": "lookup", "priority": "priority", "preference": "priority",
               "order": "priority"}
 _TABLE_NAMES = {"main": "254", "local": "255", "default": "253"}
+REJECT_KINDS = ("blackhole", "unreachable", "prohibit")  # route types that forward nothing
 
 
 def _matches(word: str, *full: str) -> str | None:
@@ -227,6 +228,9 @@ def _ip_command(cmd: str) -> list[str]:
     if obj == "route":
         if args and args[0] == "unicast":
             args = args[1:]  # the default type, spelled out
+        if args and args[0] in REJECT_KINDS:
+            out.append(args[0])  # a route type: the prefix follows it
+            args = args[1:]
         out.append(args[0] if args else "")
         flags = [w for w in args[1:] if w == "onlink"]  # the one flag without a value
         args = [w for w in args[1:] if w != "onlink"]
@@ -279,6 +283,9 @@ def server_policy(commands: list[str], unmodelled: list[int] | None = None,
         onlink = "onlink" in w[4:]
         if onlink and w[:2] == ["ip", "route"]:  # the one flag without a value
             w = w[:4] + [word for word in w[4:] if word != "onlink"]
+        kind = "unicast"
+        if w[:2] == ["ip", "route"] and len(w) >= 5 and w[3] in REJECT_KINDS:
+            kind, w = w[3], w[:3] + w[4:]
         if w[:2] == ["ip", "route"] and len(w) >= 4 and w[2] in ("add", "replace", "append") and len(w) % 2 == 0:
             opts = dict(zip(w[4::2], w[5::2]))
             table = opts.get("table")
@@ -289,10 +296,10 @@ def server_policy(commands: list[str], unmodelled: list[int] | None = None,
                     and len(opts) * 2 == len(w) - 4 \
                     and (table is None or is_decimal(table)) and (metric is None or is_decimal(metric)) \
                     and _route_target(w[3]) and (via is None or _ipv4(via)) and not (onlink and via is None) \
-                    and (src is None or _ipv4(src)):
+                    and (src is None or _ipv4(src)) and (kind == "unicast" or not {"via", "dev", "src"} & set(opts)):
                 routes.append(ServerRoute(w[3], opts.get("via"), opts.get("dev"), int(table) if table else None,
                                           int(metric) if metric else 0, w[2], onlink,
-                                          ports[number] if ports is not None else None, src))
+                                          ports[number] if ports is not None else None, src, kind))
                 continue
         elif w[:3] == ["ip", "rule", "add"] and len(w) % 2 == 1:
             opts = dict(zip(w[3::2], w[4::2]))

@@ -201,6 +201,7 @@ def host_forwarding(ctx: Context) -> list[Finding]:
     why_lost = "the port cannot reach its own plane: its share of every collective stalls"
     destinations = {plane: [(str(net), int(net.network_address) + 2) for net in nets]
                     for plane, nets in ctx.snap.routed.items()}
+    routed = frozenset((int(net.network_address), net.prefixlen) for nets in ctx.snap.routed.values() for net in nets)
     for name, entry in ctx.snap.manifest.servers.items():
         srv = ctx.snap.servers.get(name)
         if srv is None or not entry.ports:
@@ -208,7 +209,7 @@ def host_forwarding(ctx: Context) -> list[Finding]:
         routing = host_routing(srv)
         plane_of_port = {p.ifname: p.plane for p in entry.ports}
         reported: set[tuple[str, str]] = set()
-        targets_of = _with_table_prefixes(destinations, routing, ctx.snap.plane_of_address)
+        targets_of = _with_table_prefixes(destinations, routed, routing, ctx.snap.plane_of_address)
         for port in entry.ports:
             iface = srv.interfaces.get(port.ifname)
             if iface is None or not iface.addresses:
@@ -249,20 +250,21 @@ def host_forwarding(ctx: Context) -> list[Finding]:
     return out
 
 
-def _with_table_prefixes(destinations: dict[str, list[tuple[str, int]]], routing: HostRouting,
-                         plane_of_address: Callable[[str], str | None]) -> dict[str, list[tuple[str, int]]]:
+def _with_table_prefixes(destinations: dict[str, list[tuple[str, int]]], routed: frozenset[tuple[int, int]],
+                         routing: HostRouting, plane_of_address: Callable[[str], str | None],
+                         ) -> dict[str, list[tuple[str, int]]]:
     """Each plane's probe destinations (one address per routed prefix), plus one inside every route
     of the server's tables that is more specific than them (a route to a part of a plane, a
     blackhole over another leaf's servers, decides for that part only, which one probe per
     aggregate does not see)."""
     extra: dict[str, list[tuple[str, int]]] = {}
-    probed = {prefix for targets in destinations.values() for prefix, _ in targets}
+    probed = set(routed)  # (network, length): the routed prefixes are probed already
     for entries in routing.tables.values():
         for net, length, dev, via, _src in entries:
+            if length < 8 or (via is None and dev != REJECT) or (net, length) in probed:
+                continue  # a default, a port's connected subnet, or a prefix probed already
+            probed.add((net, length))
             prefix = f"{dotted(net)}/{length}"
-            if length < 8 or prefix in probed or (via is None and dev != REJECT):
-                continue  # a default, a routed prefix itself, or a port's connected subnet
-            probed.add(prefix)
             # an address of the prefix that is not the server's own (those are delivered locally)
             address = next((a for a in range(net, net + min(1 << (32 - length), 64)) if a not in routing.local), net)
             plane = plane_of_address(dotted(address))

@@ -127,7 +127,7 @@ def build_parser() -> argparse.ArgumentParser:
                        "and compares it with the plan:\n"
                        "  ROUTE-*   every planned prefix on every switch of its plane at full ECMP width; undefined "
                        "references; dead statements; switches that do not forward (FRR `no ip forwarding`); static "
-                       "routes that take a planned prefix away from BGP in the forwarding table\n"
+                       "routes that take a planned prefix away from BGP in the forwarding table; port access lists that drop RoCE\n"
                        "  ISO-*     nothing connects, peers, leaks or routes between planes (cables, subnets, bridges, "
                        "sessions, VRF leaks, computed propagation, server NIC routing)\n"
                        "  ADDR-* BGP-* ECMP-*   addressing, sessions (incl. BGP-SESSION-DOWN, receive limits: BGP-PREFIX-LIMIT;\n"

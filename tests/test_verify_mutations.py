@@ -243,6 +243,11 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
      lambda r: edit(r / SPINE_A / "running-config", "ip routing\n", "ip routing\n!\nip access-list CP\n"
                     "   10 permit icmp any any\n   20 permit tcp any any eq ssh\n!\nsystem control-plane\n"
                     "   ip access-group CP in\n")),
+    ("an access list on a spine port that lets BGP through and drops the rest (RoCE lost)", "ROUTE-ACL-DROP",
+     lambda r: (edit(r / SPINE_A / "running-config", "interface Ethernet1\n   description a-leaf-su1-r0:swp33\n",
+                     "interface Ethernet1\n   description a-leaf-su1-r0:swp33\n   ip access-group BGP-ONLY in\n"),
+                edit(r / SPINE_A / "running-config", "ip routing\n", "ip routing\n!\nip access-list BGP-ONLY\n"
+                     "   10 permit tcp any any eq bgp\n   20 permit tcp any eq bgp any\n   30 permit icmp any any\n"))),
     ("an access-list entry the model does not read", "CONFIG-UNMODELLED",
      lambda r: edit(r / SPINE_A / "running-config", "ip routing\n", "ip routing\n!\nip access-list X\n"
                     "   10 permit tcp any any established\n")),

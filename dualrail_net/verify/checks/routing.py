@@ -17,6 +17,7 @@ from dualrail_net.verify.controlplane import (
     PlaneControl,
     PlanePlan,
     SessionState,
+    acl_permits,
     compute_plane,
     connected,
     expected_plane,
@@ -27,7 +28,7 @@ from dualrail_net.verify.controlplane import (
     static_in_rib,
 )
 from dualrail_net.verify.findings import Finding, Severity
-from dualrail_net.verify.ipfast import net_str, network_of
+from dualrail_net.verify.ipfast import ip_int, net_str, network_of
 from dualrail_net.verify.model import RouteMapEntry
 from dualrail_net.verify.routes import bits, explain_route_map
 from dualrail_net.verify.topology import NodeId
@@ -595,3 +596,41 @@ def _fib_filtered(ctx: Context, name: str, plane: str, fib_filter: tuple[str, in
                     f"prefix(es) learned by BGP out of {name}'s forwarding table (e.g. {', '.join(denied[:3])})",
                     "zebra installs in the kernel only what the route-map permits: BGP still has and advertises the "
                     "paths, the switch drops (or default-routes) the traffic")]
+
+
+ROCE_PORT = 4791  # RoCEv2's UDP destination port (its source port varies per flow)
+
+
+@check("ROUTE-ACL-DROP", "no access list on a switch port drops the plane's RoCE traffic arriving on it",
+       reads={ROUTING, TOPOLOGY})
+def acl_drops(ctx: Context) -> list[Finding]:
+    """An access list bound to a fabric port (EOS `ip access-group NAME in`) is applied to every
+    packet arriving on it: one that lets BGP through but not RoCEv2 (UDP 4791) keeps the sessions
+    and routes up while the training traffic over that link is dropped. Probed: from the port's
+    peer on its subnet to an address in every routed prefix of the port's plane."""
+    out: list[Finding] = []
+    for name, dev in ctx.snap.devices.items():
+        if not dev.acl_in:
+            continue
+        for port, (acl, line) in dev.acl_in.items():
+            entries = dev.acls.get(acl)
+            iface = dev.interfaces.get(port)
+            if entries is None or iface is None or not iface.addresses:
+                continue  # not defined or not read whole (reported), or a port without an address
+            plane = ctx.topo.node_plane.get((name, iface.vrf)) or ctx.device_plane.get(name)
+            if not plane:
+                continue
+            net, length = network_of(iface.addresses[0])
+            own = ip_int(iface.addresses[0].partition("/")[0])
+            peer = own ^ 1 if length == 31 else (net + 1 if own != net + 1 else net + 2)
+            for prefix in ctx.snap.routed.get(plane, []):
+                destination = int(prefix.network_address) + 2
+                ok, entry = acl_permits(entries, "udp", peer, 49152, destination, ROCE_PORT)
+                if not ok:
+                    decided = f"line {entry.line}" if entry is not None else "its implicit deny"
+                    out.append(finding([name], plane, f"{_loc(ctx, name, line)}: access list {acl} on {name} {port} "
+                                       f"drops RoCE (UDP {ROCE_PORT}) arriving for {prefix} ({decided})",
+                                       "the link's BGP session and routes stay up, so ECMP keeps sending flows into "
+                                       "it: every RoCE packet over it is lost"))
+                    break
+    return out

@@ -47,7 +47,7 @@ def probes(folder: Path, destinations: Sequence[str]) -> list[Probe]:
     sources = [a.partition("/")[0] for iface in srv.interfaces.values() if not iface.is_loopback
                for a in iface.addresses]
     routing = host_routing(srv)
-    inside = [dotted(next((a for a in range(net, net + min(1 << (32 - length), 64)) if a not in routing.local), net))
+    inside = [dotted(routing.address_inside(net, length))
               for entries in routing.tables.values() for net, length, *_ in entries if length >= 8]
     return [(s, d) for s in [*sources, ""] for d in dict.fromkeys([*destinations, *sources, *inside])]
 

@@ -334,7 +334,8 @@ def acl_refusal(snap: Snapshot, topo: Topology, s: Session) -> str | None:
         dev = devices[node[0]]
         own, peer = ends[node]
         i = topo.by_ip.get(own)
-        port = topo.endpoint(i).interface if i is not None and topo.endpoint(i).device == node[0] else None
+        ep = topo.endpoint(i) if i is not None else None
+        port = ep.interface if ep is not None and ep.device == node[0] else None
         bound = [(f"port {port}", dev.acl_in[port])] if port in dev.acl_in else []
         if node[1] in dev.control_plane_acls:
             bound.append(("control plane", dev.control_plane_acls[node[1]]))

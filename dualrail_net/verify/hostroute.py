@@ -62,6 +62,11 @@ class HostRouting:
                     return None if dev == REJECT else Egress(dev, via, table, src)
         return None
 
+    def address_inside(self, net: int, length: int) -> int:
+        """An address of the prefix that is not the server's own (those are delivered locally);
+        the network itself when its first 64 addresses all are: what a probe of the route sends to."""
+        return next((a for a in range(net, net + min(1 << (32 - length), 64)) if a not in self.local), net)
+
     def source_for(self, egress: Egress) -> int | None:
         """The source address a socket bound to none sends with (the kernel's inet_select_addr): the
         route's `src`; else the port's first primary address on the gateway's subnet, else its first;

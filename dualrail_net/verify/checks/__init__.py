@@ -43,6 +43,11 @@ class Cables:
     a_plane: list[str | None]  # the plane the end is in (see Context.cables)
     b_plane: list[str | None]
 
+    def sides(self) -> list[tuple[str, str, list[Interface | None], list[str | None]]]:
+        """Each side of the cables as (its name in the plan's columns, the far side's, its ports,
+        their planes): for the checks that judge every cable end alike."""
+        return [("a", "b", self.a, self.a_plane), ("b", "a", self.b, self.b_plane)]
+
 
 def port_interfaces(holders: Mapping[str, DeviceConfig | ServerConfig], names: list[str],
                     ports: list[str]) -> list[Interface | None]:

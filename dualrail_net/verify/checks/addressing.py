@@ -121,8 +121,7 @@ def port_vrf(ctx: Context) -> list[Finding]:
     # routing side); a switch with none is another check's finding
     routed = {name: set(dev.bgp) for name, dev in devices.items()}
     why = "traffic on the port is routed in a VRF without the plane's routes: the device behind it is cut off"
-    for side, ports in (("a", ctx.cables.a), ("b", ctx.cables.b)):
-        far = "b" if side == "a" else "a"
+    for side, far, ports, _planes in ctx.cables.sides():
         names = plan.column(f"{side}_device")
         for i, iface in enumerate(ports):
             if iface is None or not iface.addresses:

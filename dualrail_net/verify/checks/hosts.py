@@ -265,8 +265,7 @@ def _with_table_prefixes(destinations: dict[str, list[tuple[str, int]]], routed:
                 continue  # a default, a port's connected subnet, or a prefix probed already
             probed.add((net, length))
             prefix = f"{dotted(net)}/{length}"
-            # an address of the prefix that is not the server's own (those are delivered locally)
-            address = next((a for a in range(net, net + min(1 << (32 - length), 64)) if a not in routing.local), net)
+            address = routing.address_inside(net, length)
             plane = plane_of_address(dotted(address))
             if plane is not None:
                 extra.setdefault(plane, []).append((prefix, address))

@@ -76,14 +76,13 @@ def port_down(ctx: Context) -> list[Finding]:
     out: list[Finding] = []
     cables, devices = ctx.cables, ctx.snap.devices
     plan = cables.plan
-    for side, ports in (("a", cables.a), ("b", cables.b)):
-        far = "b" if side == "a" else "a"
+    for side, far, ports, planes in cables.sides():
         names = plan.column(f"{side}_device")
         for i, iface in enumerate(ports):
             if iface is None or not iface.down or names[i] not in devices:
                 continue
             row = plan[i]
-            plane = (cables.a_plane if side == "a" else cables.b_plane)[i] or row["plane"]
+            plane = planes[i] or row["plane"]
             out.append(finding([names[i], row[f"{far}_device"]], plane,
                                f"{names[i]} {iface.name} (to {row[f'{far}_device']} {row[f'{far}_port']}) is "
                                f"{why_down(iface.down)}",

@@ -550,7 +550,8 @@ def fib_override(ctx: Context) -> list[Finding]:
                 planned = sorted({(*network_of(p), p) for p in planned_prefixes(snap, plane)})
                 starts[plane] = ([net for net, _, _ in planned], planned)
             nets, planned = starts[plane]
-            own = {str(p) for p in (meta.originates.get(plane, []) if meta else [])}
+            # as planned_prefixes spells them (normalized), so the two sets compare
+            own = {net_str(network_of(p)) for p in (meta.originates.get(plane, []) if meta else [])}
             if vrf in dev.fib_filters:
                 out += _fib_filtered(ctx, name, plane, dev.fib_filters[vrf], [p for _, _, p in planned if p not in own])
             installed: set[str] | None = None  # computed only for a static that would override

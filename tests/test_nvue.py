@@ -143,6 +143,14 @@ NVUE_MUTATIONS += [
     ("the VRF's IPv4 unicast off (its neighbors' own enable cannot carry it)", "ROUTE-MISSING",
      _edit('              ipv4-unicast:\n                enable: "on"\n                multipaths',
            '              ipv4-unicast:\n                enable: "off"\n                multipaths')),
+    ("BGP's admin distance 255 (its routes are never installed)", "ROUTE-FIB-OVERRIDE",
+     _edit('              ipv4-unicast:\n                enable: "on"\n                multipaths',
+           '              ipv4-unicast:\n                enable: "on"\n                admin-distance:\n'
+           '                  external: 255\n                multipaths')),
+    ("an admin distance that is not a number", "CONFIG-UNMODELLED",
+     _edit('              ipv4-unicast:\n                enable: "on"\n                multipaths',
+           '              ipv4-unicast:\n                enable: "on"\n                admin-distance:\n'
+           '                  external: "low"\n                multipaths')),
     ("a global BGP key verify does not read", "CONFIG-UNMODELLED",
      _edit('        router-id: "10.10.0.32"\n      policy', '        router-id: "10.10.0.32"\n        path-selection: {}\n      policy')),
     ("a server port down", "LINK-PORT-DOWN",

@@ -30,7 +30,14 @@ from dualrail_net.twin import frr
 from dualrail_net.twin.plan import SwitchNs, TwinPlan
 from dualrail_net.twin.shell import TwinError, fabric_ports, in_ns
 from dualrail_net.verify.cabling import read_cabling
-from dualrail_net.verify.controlplane import compute_plane, connected, external_peers, maximum_paths, static_in_rib
+from dualrail_net.verify.controlplane import (
+    compute_plane,
+    connected,
+    external_peers,
+    kept_out_of_fib,
+    maximum_paths,
+    static_wins,
+)
 from dualrail_net.verify.parsers import parse_device, parse_server
 from dualrail_net.verify.ipfast import net_str, network_of
 from dualrail_net.verify.routes import bits
@@ -101,7 +108,8 @@ def predict(output: Path, devices: list[str]) -> dict[str, DeviceRouting]:
             if node[0] not in wanted or dev is None or (node[1] is not None and node[1] not in dev.vrfs):
                 continue
             conn = connected(snap, topo, node)
-            local = set(conn) | set(static_in_rib(dev, node[1], conn))  # connected/static win over BGP
+            # connected routes, and statics below BGP's distance, take the FIB from BGP
+            local = set(conn) | static_wins(dev, node[1], conn)
             learned = control.reach.get(node, 0) & ~control.origin.get(node, 0)
             routes = []
             # an active aggregate is installed by its own device too (a blackhole: one next hop)
@@ -115,10 +123,11 @@ def predict(output: Path, devices: list[str]) -> dict[str, DeviceRouting]:
             external = [peer for peer in external_peers(snap, topo, node) if peer.established]
             sent = Counter(prefix for peer in external for prefix in peer.prefixes)
             paths = maximum_paths(dev, dev.bgp[node[1]], TWIN_MAXIMUM_PATHS)
-            routes += [(prefix, min(count, paths)) for prefix, count in sent.items() if prefix not in local]
+            routes += [(prefix, min(count, paths)) for prefix, count in sent.items()
+                       if prefix not in local and kept_out_of_fib(dev, node[1], prefix) is None]
             for bit in bits(learned):
                 prefix = control.index.prefixes[bit]
-                if prefix in local or prefix in sent:
+                if prefix in local or prefix in sent or kept_out_of_fib(dev, node[1], prefix) is not None:
                     continue
                 width = control.width(node, bit)
                 routes.append((prefix, width))
@@ -465,7 +474,73 @@ def _static_route(rng: random.Random, text: str) -> tuple[str, str] | None:
     prefix = rng.choice([f"{a}.{b}.0.{rng.randrange(0, 48)}/32", f"{a}.{b}.{rng.randrange(0, 4)}.0/26",
                          f"{a}.{b}.0.0/16"])
     via = rng.choice([rng.choice(neighbors), "blackhole", "192.0.2.1"])
-    line = f"ip route {prefix} {via}"
+    # sometimes with a distance: below BGP's it still wins, above it floats
+    line = f"ip route {prefix} {via}" + (f" {rng.choice([10, 200, 250])}" if rng.random() < 0.3 else "")
+    return line, re.sub(r"^(router bgp )", f"{line}\n\\1", text, count=1, flags=re.M)
+
+
+def _weight(rng: random.Random, text: str) -> tuple[str, str] | None:
+    """`neighbor X weight N` on one neighbor (its routes outrank the others': ECMP narrows), on
+    every neighbor alike (nothing changes), or 0 (the default)."""
+    neighbors = _neighbors(text)
+    if not neighbors or " address-family ipv4 unicast\n" not in text:
+        return None
+    chosen = neighbors if rng.random() < 0.25 else [rng.choice(neighbors)]
+    weight = rng.choice([0, 100, 100, 32768])
+    lines = "".join(f"  neighbor {n} weight {weight}\n" for n in chosen)
+    what = "every neighbor" if len(chosen) > 1 else f"neighbor {chosen[0]}"
+    return f"{what} weight {weight}", text.replace(" address-family ipv4 unicast\n",
+                                                    f" address-family ipv4 unicast\n{lines}", 1)
+
+
+def _distance(rng: random.Random, text: str) -> tuple[str, str] | None:
+    """`distance bgp E I L`: BGP's routes kept out of the FIB (255), or at another distance, with a
+    static route beside it on a prefix the switch learns that wins or floats accordingly."""
+    lists = re.findall(r"^ip prefix-list \S+ seq \d+ permit (\d+)\.(\d+)\.\d+\.\d+/\d+", text, re.M)
+    if " address-family ipv4 unicast\n" not in text or not lists:
+        return None
+    external = rng.choice([20, 120, 150, 255])
+    line = f"  distance bgp {external} 200 200"
+    edited = text.replace(" address-family ipv4 unicast\n", f" address-family ipv4 unicast\n{line}\n", 1)
+    if rng.random() < 0.6:
+        a, b = rng.choice(lists)
+        static = f"ip route {a}.{b}.{rng.randrange(0, 4)}.0/26 blackhole {rng.choice([100, 140, 200])}"
+        edited = re.sub(r"^(router bgp )", f"{static}\n\\1", edited, count=1, flags=re.M)
+        return f"{line.strip()} and {static}", edited
+    return line.strip(), edited
+
+
+def _table_map(rng: random.Random, text: str) -> tuple[str, str] | None:
+    """`table-map NAME`: one of the file's route-maps (the inbound one permits what the switch
+    learns, the outbound one only its own prefixes), one that denies one learned prefix, or one
+    nobody defines."""
+    maps = sorted(set(re.findall(r"^route-map (\S+) ", text, re.M)))
+    lists = re.findall(r"^ip prefix-list (\S+) seq \d+ permit (\d+\.\d+)\.\d+\.\d+/\d+", text, re.M)
+    if " address-family ipv4 unicast\n" not in text or not maps or not lists:
+        return None
+    choice = rng.random()
+    if choice < 0.5:
+        name = rng.choice(maps)
+    elif choice < 0.8:
+        pl, ab = rng.choice(lists)
+        name = "NOINSTALL"
+        text = re.sub(r"^(router bgp )", f"ip prefix-list ONE seq 5 permit {ab}.{rng.randrange(0, 4)}.0/26\n"
+                      f"route-map {name} deny 10\n match ip address prefix-list ONE\nexit\n"
+                      f"route-map {name} permit 20\nexit\n\\1", text, count=1, flags=re.M)
+    else:
+        name = "UNDEFINED-MAP"
+    line = f"  table-map {name}"
+    return line.strip(), text.replace(" address-family ipv4 unicast\n", f" address-family ipv4 unicast\n{line}\n", 1)
+
+
+def _fib_filter(rng: random.Random, text: str) -> tuple[str, str] | None:
+    """zebra's `ip protocol bgp route-map NAME` (top level): one of the file's route-maps or one
+    nobody defines."""
+    maps = sorted(set(re.findall(r"^route-map (\S+) ", text, re.M)))
+    if "router bgp " not in text or not maps:
+        return None
+    name = rng.choice(maps + ["UNDEFINED-MAP"])
+    line = f"ip protocol bgp route-map {name}"
     return line, re.sub(r"^(router bgp )", f"{line}\n\\1", text, count=1, flags=re.M)
 
 
@@ -592,7 +667,7 @@ EDITS: tuple[Callable[[random.Random, str], tuple[str, str] | None], ...] = (
     _remove, _remove, _duplicate, _shutdown, _deny_own_prefix, _rename_reference, _no_default_af, _maximum_paths,
     _unindent, _renumber, _external, _toggle_action, _aggregate, _change_asn, _prepend, _prepend, _attribute,
     _attribute, _maximum_prefix, _maximum_prefix, _session_option, _router_id, _redistribute, _static_route,
-    _bgp_shutdown, _session_transport)
+    _bgp_shutdown, _session_transport, _weight, _distance, _table_map, _fib_filter)
 
 
 def edit_kind(edit: Callable[..., tuple[str, str] | None]) -> str:

@@ -372,6 +372,50 @@ def connected(snap: Snapshot, topo: Topology, node: NodeId) -> dict[str, str]:
     return out
 
 
+# the administrative distance of a route learned over eBGP when `distance bgp` does not say: a
+# static route of a lower distance replaces it in the FIB for the same prefix (FRR 20; EOS gives
+# every BGP route 200)
+EBGP_DISTANCE = {"eos": 200}
+NOT_INSTALLED = 255  # a route of this distance never enters the FIB (FRR and EOS)
+
+
+def bgp_distance(dev: DeviceConfig, inst: BgpInstance) -> int:
+    """The distance the instance's eBGP routes enter the FIB with."""
+    return inst.distance[0] if inst.distance else EBGP_DISTANCE.get(dev.platform, 20)
+
+
+def kept_out_of_fib(dev: DeviceConfig, vrf: str | None, prefix: str) -> tuple[int, str] | None:
+    """Why a best BGP route for ``prefix`` in the instance of ``vrf`` is not installed in the
+    forwarding table although BGP holds (and advertises) it, as (line, what): `distance bgp 255`,
+    a `table-map` route-map that denies it (bgpd never hands it to zebra), zebra's `ip protocol
+    bgp route-map` (zebra keeps it out of the kernel); an undefined route-map denies everything.
+    None: it is installed (a static or connected route of a lower distance aside)."""
+    inst = dev.bgp.get(vrf)
+    if inst is None:
+        return None
+    if inst.distance is not None and inst.distance[0] >= NOT_INSTALLED:
+        return inst.distance_line, f"distance bgp {inst.distance[0]} (a route of distance 255 is never installed)"
+    if inst.table_map is not None and not explain_route_map(dev, inst.table_map[0], prefix)[0]:
+        return inst.table_map[1], f"table-map {inst.table_map[0]} denies it (bgpd never hands it to zebra)"
+    fib = dev.fib_filters.get(vrf)
+    if fib is not None and not explain_route_map(dev, fib[0], prefix)[0]:
+        return fib[1], f"ip protocol bgp route-map {fib[0]} denies it (zebra keeps it out of the kernel)"
+    return None
+
+
+def static_wins(dev: DeviceConfig, vrf: str | None, conn: Mapping[str, str]) -> set[str]:
+    """The prefixes (normalized) for which an installed static route of the instance takes the
+    FIB from BGP: its distance is below BGP's (a floating static loses; an equal one is left to
+    the platform's tie-break and not counted)."""
+    inst = dev.bgp.get(vrf)
+    if inst is None or not dev.static_routes:
+        return set()
+    bgp = bgp_distance(dev, inst)
+    installed = set(static_in_rib(dev, vrf, conn))
+    return {net_str(network_of(r.prefix)) for r in dev.static_routes
+            if r.vrf == vrf and r.distance < bgp and net_str(network_of(r.prefix)) in installed}
+
+
 def static_in_rib(dev: DeviceConfig, vrf: str | None, conn: Mapping[str, str]) -> list[str]:
     """The instance's static routes the device installs: a blackhole always; a next hop only when it
     is on a connected subnet (or names a port that is up) of the VRF."""
@@ -645,25 +689,32 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
             if parallel:
                 sender = n + len(alias)
                 alias.append(src)
-            if not inbound and not outbound:
+            weight = in_nbr.weight or 0  # the receiver's `neighbor X weight N`
+            if not inbound and not outbound and not weight:
                 pass  # no route-map sets a best-path attribute on this session (the common case)
             elif ibgp:  # iBGP carries local preference and more: not followed
                 for device, entries in ((dst_dev.name, inbound), (src_dev.name, outbound)):
                     for e, _ in entries:
                         unmodelled.append((device, min(e.attribute_lines.values(), default=e.line),
                                            "a best-path attribute set on an iBGP session"))
+                if weight:
+                    unmodelled.append((dst_dev.name, in_nbr.weight_line, "a neighbor weight on an iBGP session"))
             else:
                 # weight / local preference: the receiver's, inbound (eBGP does not carry them out);
+                # a route-map's `set weight` overrides the neighbor's weight (bgpd applies it after);
                 # MED: sent, or set inbound (which overrides the sent one)
                 prefs = [(e, b) for e, b in inbound if e.weight is not None or e.local_pref is not None]
+                ranks = [((weight if e.weight is None else e.weight, 100 if e.local_pref is None else e.local_pref),
+                          b & mask, e) for e, b in prefs]
+                if weight and full & ~_or(b for _, b in prefs):
+                    ranks.append(((weight, 100), full & ~_or(b for _, b in prefs) & mask,
+                                  neighbor_weight_entry(in_nbr)))
                 meds = [(e, b) for e, b in inbound if e.med is not None]
                 reset = _or(b for _, b in meds)
                 meds += [(e, b & ~reset) for e, b in outbound if e.med is not None and b & ~reset]
-                if prefs or meds:
-                    preferences[(src, len(edges[src]))] = _Preference(
-                        [((e.weight or 0, 100 if e.local_pref is None else e.local_pref), b & mask, e)
-                         for e, b in prefs],
-                        [(e.med or 0, b & mask, e) for e, b in meds])
+                if ranks or meds:
+                    preferences[(src, len(edges[src]))] = _Preference(ranks, [(e.med or 0, b & mask, e)
+                                                                              for e, b in meds])
             if in_nbr.allowas_in and not ibgp:
                 allowas.add((src, dst))
             limit = receive_limit(dst_dev, in_nbr)
@@ -953,6 +1004,16 @@ def _propagate(origin: list[int], edges: list[list[Edge]], asn: list[int],
             reach[dst] |= assigned
             frontier[dst] = assigned
     return _Core(reach, via_in, looped)
+
+
+NEIGHBOR_WEIGHT_SEQ = -1  # the seq of the entry that stands for a `neighbor X weight N` line
+
+
+def neighbor_weight_entry(nbr: Neighbor) -> RouteMapEntry:
+    """A `neighbor X weight N` line as the route-map entry it acts like: weight N on every route of
+    the session no inbound route-map entry sets a weight on (findings quote its line)."""
+    return RouteMapEntry(NEIGHBOR_WEIGHT_SEQ, "permit", line=nbr.weight_line, weight=nbr.weight,
+                         attribute_lines={"weight": nbr.weight_line})
 
 
 @dataclass

@@ -107,6 +107,10 @@ class Neighbor:
     ttl_security: int | None = None
     ttl_security_line: int = 0
     ebgp_multihop: int | None = None
+    # `neighbor X weight N`: the weight every route from it starts with (an inbound route-map's `set
+    # weight` overrides it); best-path compares weight first. None: not configured (0)
+    weight: int | None = None
+    weight_line: int = 0
     # defined by `remote-as`, `interface` or a peer-group (FRR takes its other lines only after that)
     defined: bool = False
 
@@ -145,6 +149,14 @@ class BgpInstance:
     # `bgp shutdown` (FRR) / `shutdown` under `router bgp` (EOS): the line (0: not shut down). Every
     # neighbor of the instance then goes to ``shut_neighbors``: no session comes up
     shutdown_line: int = 0
+    # `distance bgp EXTERNAL INTERNAL LOCAL` (FRR; EOS `distance bgp EXTERNAL [INTERNAL LOCAL]`): the
+    # administrative distance its routes enter the FIB with (platform default: FRR 20/200/200, EOS
+    # 200/200/200); 255 keeps them out. None: not configured
+    distance: tuple[int, int, int] | None = None
+    distance_line: int = 0
+    # `table-map NAME` (FRR): the route-map every best route passes on its way to zebra; what it
+    # denies stays in BGP (and is advertised) but is not installed. (name, line); None: none
+    table_map: tuple[str, int] | None = None
 
 
 @dataclass(slots=True)

@@ -5,7 +5,8 @@ protocol, with explicit AS paths per prefix and per device, iterated until nothi
 compute, the slow and obvious way: every device holds, per prefix, its candidate paths (one per
 neighbor that offers the prefix), each an explicit tuple of ASNs; every round each device takes
 its neighbors' best paths over every session (parallel links are sessions of their own) through
-their outbound and its own inbound route-map (one prefix at a time, with ``explain_route_map``), prepends, refuses a path that holds its own ASN (eBGP), keeps
+their outbound and its own inbound route-map (one prefix at a time, with ``explain_route_map``)
+and the receiver's neighbor weight, prepends, refuses a path that holds its own ASN (eBGP), keeps
 the shortest, installs the equal ones of the best path's neighbor AS (any AS with multipath-relax)
 up to maximum-paths in router-ID order. Aggregates are re-derived until they settle. The result is
 the installed next hops of every prefix at every routing instance; tests require it to equal the
@@ -91,7 +92,7 @@ def _converged_plane(snap: Snapshot, topo: Topology, plane: str, path_overrides:
     asn = {node: inst[node].asn for node in nodes}
     rid = {node: _router_id(inst[node]) for node in nodes}
     # session directions that carry IPv4 unicast: (sender, receiver, sender's neighbor entry, receiver's)
-    links: list[tuple[NodeId, NodeId, str | None, str | None, int]] = []
+    links: list[tuple[NodeId, NodeId, str | None, str | None, int, int]] = []
     limits: list[tuple[SessionKey, int, int, bool]] = []  # (session, receiver's link number, limit, EOS)
     for s in topo.sessions:
         if s.a not in in_plane or s.b not in in_plane or session_key(s) in down or not session_state(snap, topo, s).up:
@@ -102,12 +103,13 @@ def _converged_plane(snap: Snapshot, topo: Topology, plane: str, path_overrides:
             limit = receive_limit(devices[dst[0]], in_nbr)
             if limit and asn[src] != asn[dst]:
                 limits.append((session_key(s), len(links), limit, devices[dst[0]].platform == "eos"))
-            links.append((src, dst, out_nbr.route_map_out, in_nbr.route_map_in, in_nbr.allowas_in))
-    inbound: dict[NodeId, list[tuple[NodeId, str | None, str | None, int]]] = {node: [] for node in nodes}
+            links.append((src, dst, out_nbr.route_map_out, in_nbr.route_map_in, in_nbr.allowas_in,
+                          in_nbr.weight or 0))
+    inbound: dict[NodeId, list[tuple[NodeId, str | None, str | None, int, int]]] = {node: [] for node in nodes}
     position: list[int] = []  # link number -> its place among its receiver's inbound links
-    for src, dst, out_map, in_map, allowas in links:
+    for src, dst, out_map, in_map, allowas, weight in links:
         position.append(len(inbound[dst]))
-        inbound[dst].append((src, out_map, in_map, allowas))
+        inbound[dst].append((src, out_map, in_map, allowas, weight))
     base_origin = {node: set(originated(snap, topo, node).prefixes) for node in nodes}
     active_aggregates: dict[NodeId, set[str]] = {node: set() for node in nodes}
     rib: dict[NodeId, dict[str, list[Path]]] = {}
@@ -134,7 +136,7 @@ def _known(rib: Mapping[NodeId, Mapping[str, Sequence[Path]]], origin: Mapping[N
 
 
 def _converge(snap: Snapshot, nodes: list[NodeId],
-              inbound: Mapping[NodeId, list[tuple[NodeId, str | None, str | None, int]]],
+              inbound: Mapping[NodeId, list[tuple[NodeId, str | None, str | None, int, int]]],
               origin: Mapping[NodeId, set[str]], suppressed: Mapping[NodeId, set[str]],
               asn: Mapping[NodeId, int], rid: Mapping[NodeId, int],
               path_overrides: Mapping[str, int] | None,
@@ -152,7 +154,7 @@ def _converge(snap: Snapshot, nodes: list[NodeId],
             dst_inst = dst_dev.bgp[dst[1]]
             candidates: dict[str, list[Path]] = {}
             counts[dst] = []
-            for src, out_map, in_map, allowas in inbound[dst]:
+            for src, out_map, in_map, allowas, weight in inbound[dst]:
                 counts[dst].append(0)
                 src_dev = devices[src[0]]
                 src_inst = src_dev.bgp[src[1]]
@@ -179,8 +181,10 @@ def _converge(snap: Snapshot, nodes: list[NodeId],
                         continue
                     rank, med = (0, 100), 0
                     if not ibgp:  # over eBGP: weight and local preference as set inbound, MED as sent or set inbound
+                        rank = (weight, 100)  # the neighbor's weight, unless the route-map sets one
                         if in_entry is not None:
-                            rank = (in_entry.weight or 0, 100 if in_entry.local_pref is None else in_entry.local_pref)
+                            rank = (weight if in_entry.weight is None else in_entry.weight,
+                                    100 if in_entry.local_pref is None else in_entry.local_pref)
                         if out_entry is not None and out_entry.med is not None:
                             med = out_entry.med
                         if in_entry is not None and in_entry.med is not None:

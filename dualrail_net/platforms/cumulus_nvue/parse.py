@@ -316,7 +316,18 @@ def _bgp(r: _Reader, bgp: dict[str, Any], path: PathKey, vrf: str | None, glob: 
     inst.multipath_relax = _map(_map(bgp.get("path-selection")).get("multipath")).get("aspath-ignore") == "on"
     af = _map(_map(bgp.get("address-family")).get("ipv4-unicast"))
     r.extra(af, (*path, "address-family", "ipv4-unicast"), {"enable", "multipaths", "network", "redistribute",
-                                                             "aggregate-route", "route-import"}, routing=True)
+                                                             "aggregate-route", "route-import", "admin-distance"},
+            routing=True)
+    distance = _map(af.get("admin-distance"))
+    r.extra(distance, (*path, "address-family", "ipv4-unicast", "admin-distance"), {"external", "internal"},
+            routing=True)
+    if distance:  # FRR's `distance bgp EXTERNAL INTERNAL 200` (what is not said keeps FRR's default)
+        external, internal = _int(distance.get("external", 20), 255), _int(distance.get("internal", 200), 255)
+        if external and internal:
+            inst.distance = (external, internal, 200)
+            inst.distance_line = r.line((*path, "address-family", "ipv4-unicast", "admin-distance"))
+        else:
+            r.routing((*path, "address-family", "ipv4-unicast", "admin-distance"), "admin-distance: not 1-255")
     _route_import(r, _map(af.get("route-import")), (*path, "address-family", "ipv4-unicast", "route-import"), vrf)
     # the instance's IPv4 unicast off: NVUE configures no such address family, so no neighbor
     # carries IPv4 routes (whatever its own enable says) and no network is announced

@@ -264,6 +264,11 @@ def _bgp_statements(inst: BgpInstance, children: list[Node], dev: DeviceConfig) 
             inst.maximum_paths, inst.maximum_paths_line = min(paths, installed or paths), child.line
         elif w == ["bgp", "bestpath", "as-path", "multipath-relax"]:
             inst.multipath_relax = True
+        elif w[:2] == ["distance", "bgp"] and len(w) in (3, 5) and None not in (ds := [_int(x, 255) for x in w[2:]]) \
+                and 0 not in ds:
+            # `distance bgp EXTERNAL [INTERNAL LOCAL]`: internal and local keep EOS's 200 when not said
+            inst.distance = (ds[0] or 0, ds[1] or 0, ds[2] or 0) if len(ds) == 3 else (ds[0] or 0, 200, 200)
+            inst.distance_line = child.line
         elif w == ["no", "bgp", "default", "ipv4-unicast"]:
             inst.default_ipv4_unicast = False
         elif w == ["shutdown"]:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from dualrail_net.forked import Forked, Tick, can_fork
 from dualrail_net.verify.checks import Context, ROUTING, SESSIONS, TOPOLOGY, check, finding, running
 from dualrail_net.verify.controlplane import (
+    NEIGHBOR_WEIGHT_SEQ,
     PlaneControl,
     PlanePlan,
     SessionState,
@@ -21,7 +22,9 @@ from dualrail_net.verify.controlplane import (
     compute_plane,
     connected,
     expected_plane,
+    bgp_distance,
     instance_of,
+    kept_out_of_fib,
     maximum_paths,
     planned_prefixes,
     requires_policy,
@@ -190,6 +193,9 @@ def _attribute_lines(ctx: Context, control: PlaneControl, receiver: NodeId, entr
     said = []
     devices = [receiver[0]] + [s[0] for s in control.senders(receiver)]
     for entry in entries[:3]:
+        if entry.seq == NEIGHBOR_WEIGHT_SEQ:  # the receiver's own `neighbor X weight N`
+            said.append(f"{_loc(ctx, receiver[0], entry.line)}: {receiver[0]} gives a neighbor weight {entry.weight}")
+            continue
         owner = next((d for d in devices if any(entry is e for es in ctx.snap.devices[d].route_maps.values()
                                                   for e in es)), receiver[0])
         name = next((n for n, es in ctx.snap.devices[owner].route_maps.items() if any(entry is e for e in es)), "?")
@@ -454,6 +460,11 @@ def undefined_refs(ctx: Context) -> list[Finding]:
             if rm not in dev.route_maps:
                 out.append(finding([name], plane, f"{_loc(ctx, name, line)}: ip protocol route-map {rm}: route-map "
                                                   f"{rm} is not defined", why))
+        for inst in dev.bgp.values():
+            if inst.table_map is not None and inst.table_map[0] not in dev.route_maps:
+                rm, line = inst.table_map
+                out.append(finding([name], plane, f"{_loc(ctx, name, line)}: table-map {rm}: route-map {rm} is not "
+                                                  "defined (no BGP route is installed)", why))
         for rm_name, entries in dev.route_maps.items():
             for entry in entries:
                 for pl in entry.match_prefix_lists:
@@ -489,7 +500,8 @@ def dead_policy(ctx: Context) -> list[Finding]:
     for name, dev in ctx.snap.devices.items():
         plane = ctx.device_plane.get(name) or ""
         used_maps = {rm for inst in dev.bgp.values() for n in inst.neighbors.values()
-                     for rm in (n.route_map_in, n.route_map_out) if rm} | {rm for rm, _ in dev.fib_filters.values()}
+                     for rm in (n.route_map_in, n.route_map_out) if rm} | {rm for rm, _ in dev.fib_filters.values()} \
+            | {inst.table_map[0] for inst in dev.bgp.values() if inst.table_map}
         used_lists = {pl for entries in dev.route_maps.values() for e in entries for pl in e.match_prefix_lists}
         for rm_name, entries in dev.route_maps.items():
             if rm_name not in used_maps:
@@ -522,11 +534,6 @@ def policy_unmodelled(ctx: Context, view: PlaneView) -> list[Finding]:
             for device, line, what in view.control.unmodelled]
 
 
-# the administrative distance of a route learned over eBGP: a static route of a lower distance
-# replaces it in the FIB for the same prefix (FRR 20; EOS gives every BGP route 200)
-_EBGP_DISTANCE = {"eos": 200}
-
-
 @check("ROUTE-FIB-OVERRIDE", "no static route takes a planned prefix a switch learns by BGP away from its BGP "
        "paths in the forwarding table", reads={ROUTING, TOPOLOGY})
 def fib_override(ctx: Context) -> list[Finding]:
@@ -539,7 +546,8 @@ def fib_override(ctx: Context) -> list[Finding]:
     snap, topo = ctx.snap, ctx.topo
     starts: dict[str, tuple[list[int], list[tuple[int, int, str]]]] = {}  # plane -> sorted planned prefixes
     for name, dev in snap.devices.items():
-        if not dev.static_routes and not dev.fib_filters:
+        if not dev.static_routes and not dev.fib_filters and \
+                not any(i.distance or i.table_map for i in dev.bgp.values()):
             continue
         meta = snap.manifest.devices.get(name)
         for vrf in dev.bgp:
@@ -552,10 +560,9 @@ def fib_override(ctx: Context) -> list[Finding]:
             nets, planned = starts[plane]
             # as planned_prefixes spells them (normalized), so the two sets compare
             own = {net_str(network_of(p)) for p in (meta.originates.get(plane, []) if meta else [])}
-            if vrf in dev.fib_filters:
-                out += _fib_filtered(ctx, name, plane, dev.fib_filters[vrf], [p for _, _, p in planned if p not in own])
+            out += _kept_out(ctx, name, plane, vrf, [p for _, _, p in planned if p not in own])
             installed: set[str] | None = None  # computed only for a static that would override
-            distance = _EBGP_DISTANCE.get(dev.platform, 20)
+            distance = bgp_distance(dev, dev.bgp[vrf])
             for route in dev.static_routes:
                 if route.vrf != vrf:
                     continue
@@ -585,18 +592,20 @@ def fib_override(ctx: Context) -> list[Finding]:
     return out
 
 
-def _fib_filtered(ctx: Context, name: str, plane: str, fib_filter: tuple[str, int], learned: list[str]) -> list[Finding]:
-    """The planned prefixes zebra keeps out of the kernel (`ip protocol bgp route-map`, an
-    undefined route-map denying everything), in one finding."""
-    rm, line = fib_filter
+def _kept_out(ctx: Context, name: str, plane: str, vrf: str | None, learned: list[str]) -> list[Finding]:
+    """The planned prefixes BGP learns but the instance keeps out of its forwarding table
+    (controlplane.kept_out_of_fib), one finding per cause."""
     dev = ctx.snap.devices[name]
-    denied = [p for p in learned if not explain_route_map(dev, rm, p)[0]]
-    if not denied:
-        return []
-    return [finding([name], plane, f"{_loc(ctx, name, line)}: ip protocol route-map {rm} keeps {len(denied)} planned "
-                    f"prefix(es) learned by BGP out of {name}'s forwarding table (e.g. {', '.join(denied[:3])})",
-                    "zebra installs in the kernel only what the route-map permits: BGP still has and advertises the "
-                    "paths, the switch drops (or default-routes) the traffic")]
+    causes: dict[tuple[int, str], list[str]] = {}
+    for prefix in learned:
+        why = kept_out_of_fib(dev, vrf, prefix)
+        if why is not None:
+            causes.setdefault(why, []).append(prefix)
+    return [finding([name], plane, f"{_loc(ctx, name, line)}: {what}: {len(denied)} planned prefix(es) learned by BGP "
+                    f"stay out of {name}'s forwarding table (e.g. {', '.join(denied[:3])})",
+                    "BGP still has and advertises the paths, so its neighbors keep sending the traffic here: the "
+                    "switch drops it (or sends it to a default route)")
+            for (line, what), denied in causes.items()]
 
 
 ROCE_PORT = 4791  # RoCEv2's UDP destination port (its source port varies per flow)

@@ -191,6 +191,9 @@ def neighbor_statement(inst: BgpInstance, w: list[str], line: int = 0, negated: 
         if not count:
             return False
         _neighbor(inst, w, line).allowas_in = count
+    elif verb == "weight" and len(w) == 4 and (weight := _int(w[3], 65535)) is not None:
+        n = _neighbor(inst, w, line)
+        n.weight, n.weight_line = weight, line
     elif verb == "ttl-security" and len(w) == 5 and w[3] == "hops" and not eos and (hops := _int(w[4], 254)):
         n = _neighbor(inst, w, line)
         n.ttl_security, n.ttl_security_line = hops, line
@@ -329,6 +332,11 @@ def bgp_statement(inst: BgpInstance, w: list[str], line: int = 0) -> bool:
         if not paths:
             return False
         inst.maximum_paths, inst.maximum_paths_line = paths, line
+    elif head == "distance" and w[1:2] == ["bgp"] and len(w) == 5 and None not in (ds := [_int(x, 255) for x in w[2:]]) \
+            and 0 not in ds:
+        inst.distance, inst.distance_line = (ds[0] or 0, ds[1] or 0, ds[2] or 0), line
+    elif head == "table-map" and len(w) == 2:
+        inst.table_map = (w[1], line)
     elif head == "aggregate-address" and len(w) >= 2 and is_prefix(w[1]) and set(w[2:]) <= {"summary-only"}:
         inst.aggregates.append(Aggregate(w[1], "summary-only" in w[2:], line))
     elif head == "import" and w[1:2] == ["vrf"] and len(w) == 3 and w[2] != "route-map":
@@ -569,6 +577,8 @@ def finish_bgp(dev: DeviceConfig, frr: bool = True) -> None:
             if n.max_prefix is None:
                 n.max_prefix, n.max_prefix_line = group.max_prefix, group.max_prefix_line
             n.allowas_in = n.allowas_in or group.allowas_in
+            if n.weight is None:
+                n.weight, n.weight_line = group.weight, group.weight_line
             if n.password is None:
                 n.password, n.password_line = group.password, group.password_line
             n.passive = n.passive or group.passive

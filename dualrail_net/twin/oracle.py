@@ -428,6 +428,29 @@ def _attribute(rng: random.Random, text: str) -> tuple[str, str] | None:
     return f"neighbor {n} route-map {name}-A {direction} sets {kind} {value}", edited
 
 
+def _next_hop(rng: random.Random, text: str) -> tuple[str, str] | None:
+    """`set ip next-hop` on one neighbor's route-map (a copy of it) or on the route-map every
+    neighbor uses, either way: the peer's address or `peer-address` (nothing changes), `unchanged`
+    (the learned next hop, out of the receiver's reach but for the sender's own prefixes), the
+    switch's loopback or an address nobody has (inaccessible at the receiver)."""
+    refs = re.findall(r"^ *neighbor (\S+) route-map (\S+) (in|out)$", text, re.M)
+    router_id = re.search(r"^ bgp router-id (\S+)$", text, re.M)
+    if not refs or "router bgp" not in text or router_id is None:
+        return None
+    n, name, direction = rng.choice(refs)
+    choices = ["peer-address", "192.0.2.1", n] + (["unchanged", router_id.group(1)] if direction == "out" else [])
+    hop = rng.choice(choices)
+    entries = re.findall(rf"^route-map {re.escape(name)} (permit|deny) (\d+)\n((?:[ \t]+.*\n)*)", text, re.M)
+    if not entries:
+        return None
+    if rng.random() < 0.3:
+        edited = re.sub(rf"^(route-map {re.escape(name)} permit \d+\n)", rf"\1 set ip next-hop {hop}\n", text,
+                        flags=re.M)
+        return f"route-map {name} sets ip next-hop {hop}", edited
+    edited = _neighbors_own_copy(text, entries, name, "-N", f"set ip next-hop {hop}", n, direction)
+    return f"neighbor {n} route-map {name}-N {direction} sets ip next-hop {hop}", edited
+
+
 def _router_id(rng: random.Random, text: str) -> tuple[str, str] | None:
     """A router ID typo: another address of the loopbacks' /24 (the plane's spines number theirs
     first, so .0-.3 is a spine's ID, a neighbor's when this is a leaf), or a class E address."""
@@ -667,7 +690,7 @@ EDITS: tuple[Callable[[random.Random, str], tuple[str, str] | None], ...] = (
     _remove, _remove, _duplicate, _shutdown, _deny_own_prefix, _rename_reference, _no_default_af, _maximum_paths,
     _unindent, _renumber, _external, _toggle_action, _aggregate, _change_asn, _prepend, _prepend, _attribute,
     _attribute, _maximum_prefix, _maximum_prefix, _session_option, _router_id, _redistribute, _static_route,
-    _bgp_shutdown, _session_transport, _weight, _distance, _table_map, _fib_filter)
+    _bgp_shutdown, _session_transport, _weight, _distance, _table_map, _fib_filter, _next_hop)
 
 
 def edit_kind(edit: Callable[..., tuple[str, str] | None]) -> str:

@@ -45,6 +45,7 @@ from dualrail_net.verify.routes import (
     _route_map_mask,
     explain_route_map,
     route_map_attributes,
+    route_map_next_hops,
     route_map_prepends,
 )
 from dualrail_net.verify.parsers.frr import is_ip
@@ -95,6 +96,22 @@ class PlaneControl:
     preferred: dict[int, tuple[int, list[RouteMapEntry]]] = field(default_factory=dict)
     # sessions that stay up with more prefixes than their receiver's limit: (receiver, sender, why)
     over_limit: list[tuple[str, str, str]] = field(default_factory=list)
+    # sender * n + receiver -> [(prefixes, why)]: what crosses the session with a next hop a
+    # route-map set that the receiver cannot use (the path is neither installed nor advertised)
+    unusable_next_hop: dict[int, list[tuple[int, str]]] = field(default_factory=dict)
+    # receiver -> [(session number, prefixes, the address they are sent to, why)]: a next hop a
+    # route-map moved to another address the receiver is connected to; its sessions' addresses
+    # (receiver, session number) -> the address it names the sender by (kept only for receivers
+    # with a moved next hop)
+    moved_next_hops: dict[int, list[tuple[int, int, str, str]]] = field(default_factory=dict)
+    session_addresses: dict[tuple[int, int], str] = field(default_factory=dict)
+
+    def next_hop_unusable(self, sender: NodeId, receiver: NodeId, bit: int) -> str:
+        """Why prefix ``bit`` from ``sender`` is unusable at ``receiver`` for its next hop ("": it is not)."""
+        s, r = self.number.get(sender), self.number.get(receiver)
+        if s is None or r is None:
+            return ""
+        return next((why for bits_, why in self.unusable_next_hop.get(s * len(self.nodes) + r, []) if bits_ >> bit & 1), "")
 
     def outranked(self, sender: NodeId, receiver: NodeId) -> tuple[int, list[RouteMapEntry]]:
         s, r = self.number.get(sender), self.number.get(receiver)
@@ -141,9 +158,44 @@ class PlaneControl:
                                      if bits_ >> bit & 1]
 
     def width(self, node: NodeId, bit: int) -> int:
-        """Next hops ``node`` installs for prefix ``bit``: one per session (parallel links count)."""
+        """Next hops ``node`` installs for prefix ``bit``: one per session (parallel links count);
+        paths a route-map sent to one address are one next hop (the FIB installs each address once)."""
         r = self.number.get(node)
-        return 0 if r is None else sum(1 for bits_ in self.via_in[r].values() if bits_ >> bit & 1)
+        if r is None:
+            return 0
+        if r not in self.moved_next_hops:
+            return sum(1 for bits_ in self.via_in[r].values() if bits_ >> bit & 1)
+        return len({self._target(r, key, bit) for key, bits_ in self.via_in[r].items() if bits_ >> bit & 1})
+
+    def _target(self, r: int, key: int, bit: int) -> str:
+        """Where receiver ``r`` forwards prefix ``bit`` learned over session ``key``."""
+        for k, bits_, target, _ in self.moved_next_hops.get(r, []):
+            if k == key and bits_ >> bit & 1:
+                return target
+        return self.session_addresses.get((r, key), f"#{key}")
+
+    def fib_via(self, receiver: NodeId, sender: NodeId) -> tuple[int, str]:
+        """The prefixes ``receiver`` forwards to ``sender`` (``via``, with the next hops a route-map
+        moved: a path over another neighbor sent to this one counts here, one of this one's sent
+        elsewhere does not), and why one of its own paths goes elsewhere ("": none does)."""
+        r, s = self.number.get(receiver), self.number.get(sender)
+        if r is None or s is None or r not in self.moved_next_hops:
+            return self.via(receiver, sender), ""
+        mine = {address for (rr, key), address in self.session_addresses.items() if rr == r and self._real(key) == s}
+        out, why = 0, ""
+        for key, bits_ in self.via_in[r].items():
+            moved = 0
+            for k, b, target, said in self.moved_next_hops[r]:
+                if k != key:
+                    continue
+                moved |= b
+                if target in mine:
+                    out |= bits_ & b
+                elif self._real(key) == s and bits_ & b:
+                    why = said
+            if self._real(key) == s:
+                out |= bits_ & ~moved
+        return out, why
 
     def edge_mask(self, sender: NodeId, receiver: NodeId) -> int | None:
         """What the session lets cross from ``sender`` to ``receiver`` (None: no session up)."""
@@ -370,6 +422,37 @@ def connected(snap: Snapshot, topo: Topology, node: NodeId) -> dict[str, str]:
         if iface is not None and not iface.down:
             out.setdefault(net_str(ep.net), ep.interface)
     return out
+
+
+SAME, UNUSABLE, MOVED = "same", "unusable", "moved"
+
+
+def next_hop_verdict(next_hop: str, outbound: bool, sender_address: str, receiver_address: str,
+                     receiver_nets: Sequence[tuple[int, int]], sender_originates: bool) -> str:
+    """What the receiver of an eBGP route over a directly connected session makes of a next hop a
+    route-map set (`set ip next-hop`; ``outbound``: the sender's map, else the receiver's):
+    SAME (the session's own next hop: nothing changes), UNUSABLE (not on a subnet the receiver is
+    connected to, or the receiver's own address: bgpd marks the path inaccessible or martian, so it
+    is neither installed nor advertised), MOVED (another connected address: traffic goes there;
+    not modelled). `peer-address` is the session's own next hop either way; `unchanged` on the
+    way out keeps the next hop the sender learned the route with, the address of a neighbor the
+    receiver is not connected to, unless the sender originates the route (then it is its own)."""
+    if next_hop == "peer-address":
+        return SAME
+    if next_hop == "unchanged":
+        return SAME if not outbound or sender_originates else UNUSABLE
+    if next_hop == sender_address:
+        return SAME
+    if next_hop == receiver_address:
+        return UNUSABLE
+    try:
+        value = ip_int(next_hop)
+    except ValueError:
+        return MOVED
+    for net, length in receiver_nets:
+        if length and value >> (32 - length) == net >> (32 - length):
+            return MOVED
+    return UNUSABLE
 
 
 # the administrative distance of a route learned over eBGP when `distance bgp` does not say: a
@@ -650,6 +733,58 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
                                   attributes(dev, name))
         return hit
 
+    next_hops = _per_route_map(route_map_next_hops, idx, full, undefined)
+    # devices with a route-map that sets a next hop (rare): only their sessions are looked at for it
+    hop_setters = {dev.name for dev in devices.values()
+                   if dev.route_maps and any(e.next_hop for es in dev.route_maps.values() for e in es)}
+    unusable_next_hop: dict[int, list[tuple[int, str]]] = {}
+    moved_next_hops: dict[int, list[tuple[int, int, str, str]]] = {}
+    session_addresses: dict[tuple[int, int], str] = {}
+    moved_lines: list[tuple[int, str, str, int]] = []  # (receiver, address, device that set it, line)
+
+    def unusable(src: int, dst: int, src_dev: DeviceConfig, dst_dev: DeviceConfig, out_nbr: Neighbor,
+                 in_nbr: Neighbor, ibgp: bool) -> tuple[list[tuple[int, str]], list[tuple[int, str, str]]]:
+        """The prefixes crossing src -> dst with a next hop a route-map set that dst cannot use,
+        each with why (next_hop_verdict), and those sent to another address dst is connected to
+        (prefixes, the address, why)."""
+        out_maps = next_hops(src_dev, out_nbr.route_map_out) if src_dev.name in hop_setters else []
+        in_maps = next_hops(dst_dev, in_nbr.route_map_in) if dst_dev.name in hop_setters else []
+        if not out_maps and not in_maps:
+            return [], []
+        if ibgp or out_nbr.interface or in_nbr.interface:
+            for dev, entries in ((src_dev, out_maps), (dst_dev, in_maps)):
+                unmodelled.extend((dev.name, e.next_hop_line, f"set ip next-hop {e.next_hop} on an iBGP or "
+                                   "unnumbered session") for e, _ in entries)
+            return [], []
+        nets = [network_of(p) for p in connected(snap, topo, nodes[dst])]
+        own = sum(1 << bit_of[p] for p in set(origins[nodes[src]].prefixes))
+        replaced = _or(b for _, b in in_maps)  # the receiver's own `set ip next-hop` comes last
+        found: list[tuple[int, str]] = []
+        moved: list[tuple[int, str, str]] = []
+        for dev, entries, outbound in ((dst_dev, in_maps, False), (src_dev, out_maps, True)):
+            for e, b in entries:
+                assert e.next_hop is not None
+                if outbound:
+                    b &= ~replaced
+                if e.next_hop == "unchanged" and outbound:
+                    bad = b & ~own
+                else:
+                    verdict = next_hop_verdict(e.next_hop, outbound, in_nbr.address, out_nbr.address, nets, False)
+                    if verdict == MOVED and b:
+                        where = snap.where(dev.name, dev.routing_file, e.next_hop_line)
+                        moved_lines.append((dst, e.next_hop, dev.name, e.next_hop_line))
+                        moved.append((b, e.next_hop, f"{where}: {dev.name} sets ip next-hop {e.next_hop} "
+                                      f"{'on the way out' if outbound else 'on the way in'}: {nodes[dst][0]} "
+                                      f"forwards these paths to {e.next_hop}"))
+                    bad = b if verdict == UNUSABLE else 0
+                if bad:
+                    where = snap.where(dev.name, dev.routing_file, e.next_hop_line)
+                    found.append((bad, f"{where}: {dev.name} sets ip next-hop {e.next_hop} "
+                                       f"{'on the way out' if outbound else 'on the way in'}: {nodes[dst][0]} "
+                                       "cannot reach it over a connected subnet (or it is its own address), so the "
+                                       "path is inaccessible: neither installed nor advertised"))
+        return found, moved
+
     number = {node: i for i, node in enumerate(nodes)}
     n = len(nodes)
     asn = [devices[node[0]].bgp[node[1]].asn for node in nodes]
@@ -682,6 +817,13 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
                 mask = 0
             else:
                 mask = out_mask & in_mask
+            policy_mask = mask  # what the receiver accepts (and counts toward its limit)
+            moved: list[tuple[int, str, str]] = []
+            if hop_setters and (src_dev.name in hop_setters or dst_dev.name in hop_setters):
+                found, moved = unusable(src, dst, src_dev, dst_dev, out_nbr, in_nbr, ibgp)
+                if found:
+                    mask &= ~_or(b for b, _ in found)
+                    unusable_next_hop.setdefault(src * n + dst, []).extend(found)
             delays = None if not out_prepends and not in_prepends else _delays(
                 [(e, bits_ & mask) for e, bits_ in out_prepends], [(e, bits_ & mask) for e, bits_ in in_prepends],
                 (src_dev.name, {asn[src]}), (dst_dev.name, {asn[src], asn[dst]}), unmodelled)
@@ -689,6 +831,10 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
             if parallel:
                 sender = n + len(alias)
                 alias.append(src)
+            if hop_setters:
+                session_addresses[(dst, sender)] = in_nbr.address
+                for b, target, why in moved:
+                    moved_next_hops.setdefault(dst, []).append((sender, b & mask, target, why))
             weight = in_nbr.weight or 0  # the receiver's `neighbor X weight N`
             if not inbound and not outbound and not weight:
                 pass  # no route-map sets a best-path attribute on this session (the common case)
@@ -719,10 +865,21 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
                 allowas.add((src, dst))
             limit = receive_limit(dst_dev, in_nbr)
             if limit and not ibgp:  # (an iBGP receiver's count would need iBGP's own rules: not followed)
-                limited.append((s, src, dst, mask, limit, in_nbr))
+                limited.append((s, src, dst, policy_mask, limit, in_nbr))
             edges[src].append((dst, None if mask == full else mask, ibgp, delays, sender))
             key = src * n + dst  # parallel sessions: what crosses every one of them
             edge_masks[key] = edge_masks.get(key, mask) & mask
+            if delays is not None:
+                edge_delays[key] = edge_delays.get(key, ()) + delays
+    # a next hop moved to an address that is none of the receiver's BGP neighbors (a server, a
+    # management host ...): where those packets end is not followed
+    neighbors_of: dict[int, set[str]] = defaultdict(set)
+    for (r, _), address in session_addresses.items():
+        neighbors_of[r].add(address)
+    for r, target, device, line in moved_lines:
+        if target not in neighbors_of[r]:
+            unmodelled.append((device, line, f"set ip next-hop {target}: {nodes[r][0]} forwards to an address "
+                               "that is none of its BGP neighbors"))
             if delays is not None:
                 edge_delays[key] = edge_delays.get(key, ()) + delays
     members: dict[int, list[int]] = defaultdict(list)
@@ -805,7 +962,8 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
                         core.looped, {nodes[i]: bits_ for i, bits_ in suppressed.items()}, dead,
                         sorted(set(undefined)), edge_delays, sorted(set(unmodelled)), alias,
                         [(node, peer, why) for node, o in origins.items() for peer, why in o.external_down],
-                        preferred, over_limit)
+                        preferred, over_limit, unusable_next_hop, moved_next_hops,
+                        {key: a for key, a in session_addresses.items() if key[0] in moved_next_hops})
 
 
 EntryReader = Callable[[DeviceConfig, str | None, PrefixIndex, int, list[tuple[str, str]]],

@@ -192,6 +192,10 @@ class RouteMapEntry:
     weight: int | None = None
     med: int | None = None
     attribute_lines: dict[str, int] = field(default_factory=dict)  # "local-preference" -> line
+    # `set ip next-hop A.B.C.D | peer-address | unchanged`: the next hop a permit entry writes
+    # (controlplane.next_hop_verdict says whether the receiver can use it); None: not set
+    next_hop: str | None = None
+    next_hop_line: int = 0
 
 
 @dataclass(slots=True)

@@ -6,7 +6,8 @@ compute, the slow and obvious way: every device holds, per prefix, its candidate
 neighbor that offers the prefix), each an explicit tuple of ASNs; every round each device takes
 its neighbors' best paths over every session (parallel links are sessions of their own) through
 their outbound and its own inbound route-map (one prefix at a time, with ``explain_route_map``)
-and the receiver's neighbor weight, prepends, refuses a path that holds its own ASN (eBGP), keeps
+and the receiver's neighbor weight, drops a path whose route-map-set next hop the receiver cannot
+use, prepends, refuses a path that holds its own ASN (eBGP), keeps
 the shortest, installs the equal ones of the best path's neighbor AS (any AS with multipath-relax)
 up to maximum-paths in router-ID order. Aggregates are re-derived until they settle. The result is
 the installed next hops of every prefix at every routing instance; tests require it to equal the
@@ -17,9 +18,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from dualrail_net.verify.controlplane import (
+    UNUSABLE,
     _router_id,
+    connected,
     maximum_paths,
     originated,
     plane_nodes,
@@ -27,6 +31,7 @@ from dualrail_net.verify.controlplane import (
     receive_limit,
     requires_policy,
     session_key,
+    next_hop_verdict,
     session_state,
 )
 from dualrail_net.verify.ipfast import net_str, network_of
@@ -45,6 +50,19 @@ class Path:
     ibgp: bool
     rank: tuple[int, int] = (0, 100)  # (weight, local preference) the receiver set inbound
     med: int = 0
+
+
+class _Inbound(NamedTuple):
+    """One session direction as its receiver sees it."""
+
+    sender: NodeId
+    out_map: str | None  # the sender's outbound route-map
+    in_map: str | None  # the receiver's inbound route-map
+    allowas: int  # copies of its own ASN the receiver takes back
+    weight: int  # the receiver's neighbor weight for the sender
+    sender_address: str  # as the receiver names the sender
+    receiver_address: str  # as the sender names the receiver
+    unnumbered: bool
 
 
 def _policy(dev: DeviceConfig, name: str | None, prefix: str) -> tuple[bool, RouteMapEntry | None]:
@@ -92,7 +110,7 @@ def _converged_plane(snap: Snapshot, topo: Topology, plane: str, path_overrides:
     asn = {node: inst[node].asn for node in nodes}
     rid = {node: _router_id(inst[node]) for node in nodes}
     # session directions that carry IPv4 unicast: (sender, receiver, sender's neighbor entry, receiver's)
-    links: list[tuple[NodeId, NodeId, str | None, str | None, int, int]] = []
+    links: list[tuple[NodeId, _Inbound]] = []  # (receiver, what crosses to it)
     limits: list[tuple[SessionKey, int, int, bool]] = []  # (session, receiver's link number, limit, EOS)
     for s in topo.sessions:
         if s.a not in in_plane or s.b not in in_plane or session_key(s) in down or not session_state(snap, topo, s).up:
@@ -103,13 +121,14 @@ def _converged_plane(snap: Snapshot, topo: Topology, plane: str, path_overrides:
             limit = receive_limit(devices[dst[0]], in_nbr)
             if limit and asn[src] != asn[dst]:
                 limits.append((session_key(s), len(links), limit, devices[dst[0]].platform == "eos"))
-            links.append((src, dst, out_nbr.route_map_out, in_nbr.route_map_in, in_nbr.allowas_in,
-                          in_nbr.weight or 0))
-    inbound: dict[NodeId, list[tuple[NodeId, str | None, str | None, int, int]]] = {node: [] for node in nodes}
+            links.append((dst, _Inbound(src, out_nbr.route_map_out, in_nbr.route_map_in, in_nbr.allowas_in,
+                                        in_nbr.weight or 0, in_nbr.address, out_nbr.address,
+                                        a_nbr.interface or b_nbr.interface)))
+    inbound: dict[NodeId, list[_Inbound]] = {node: [] for node in nodes}
     position: list[int] = []  # link number -> its place among its receiver's inbound links
-    for src, dst, out_map, in_map, allowas, weight in links:
+    for dst, link in links:
         position.append(len(inbound[dst]))
-        inbound[dst].append((src, out_map, in_map, allowas, weight))
+        inbound[dst].append(link)
     base_origin = {node: set(originated(snap, topo, node).prefixes) for node in nodes}
     active_aggregates: dict[NodeId, set[str]] = {node: set() for node in nodes}
     rib: dict[NodeId, dict[str, list[Path]]] = {}
@@ -119,13 +138,13 @@ def _converged_plane(snap: Snapshot, topo: Topology, plane: str, path_overrides:
                              for agg in inst[node].aggregates
                              if agg.summary_only and net_str(network_of(agg.prefix)) in active_aggregates[node]
                              and _within(p, agg.prefix)} for node in nodes}
-        rib, counts = _converge(snap, nodes, inbound, origin, suppressed, asn, rid, path_overrides)
+        rib, counts = _converge(snap, topo, nodes, inbound, origin, suppressed, asn, rid, path_overrides)
         now = {node: {net_str(network_of(agg.prefix)) for agg in inst[node].aggregates
                       if any(_within(p, agg.prefix) for p in _known(rib, origin, node))} for node in nodes}
         if now == active_aggregates:
             break
         active_aggregates = now
-    accepted = [(s, counts[links[number][1]][position[number]], limit, eos) for s, number, limit, eos in limits]
+    accepted = [(s, counts[links[number][0]][position[number]], limit, eos) for s, number, limit, eos in limits]
     return ({node: {p: tuple(sorted(path.sender for path in paths)) for p, paths in rib[node].items()}
              for node in nodes}, accepted)
 
@@ -135,8 +154,7 @@ def _known(rib: Mapping[NodeId, Mapping[str, Sequence[Path]]], origin: Mapping[N
     return set(rib.get(node, {})) | origin[node]
 
 
-def _converge(snap: Snapshot, nodes: list[NodeId],
-              inbound: Mapping[NodeId, list[tuple[NodeId, str | None, str | None, int, int]]],
+def _converge(snap: Snapshot, topo: Topology, nodes: list[NodeId], inbound: Mapping[NodeId, list[_Inbound]],
               origin: Mapping[NodeId, set[str]], suppressed: Mapping[NodeId, set[str]],
               asn: Mapping[NodeId, int], rid: Mapping[NodeId, int],
               path_overrides: Mapping[str, int] | None,
@@ -154,7 +172,8 @@ def _converge(snap: Snapshot, nodes: list[NodeId],
             dst_inst = dst_dev.bgp[dst[1]]
             candidates: dict[str, list[Path]] = {}
             counts[dst] = []
-            for src, out_map, in_map, allowas, weight in inbound[dst]:
+            nets: list[tuple[int, int]] | None = None
+            for src, out_map, in_map, allowas, weight, sender_address, receiver_address, unnumbered in inbound[dst]:
                 counts[dst].append(0)
                 src_dev = devices[src[0]]
                 src_inst = src_dev.bgp[src[1]]
@@ -179,6 +198,16 @@ def _converge(snap: Snapshot, nodes: list[NodeId],
                     ok, in_entry = _policy(dst_dev, in_map, prefix)
                     if not ok:
                         continue
+                    # a next hop a route-map set (the receiver's own last) the receiver cannot use:
+                    # the path is inaccessible
+                    hop, outbound = (in_entry.next_hop, False) if in_entry and in_entry.next_hop else \
+                        (out_entry.next_hop if out_entry else None, True)
+                    if hop is not None and not ibgp and not unnumbered:
+                        if nets is None:
+                            nets = [network_of(p) for p in connected(snap, topo, dst)]
+                        if next_hop_verdict(hop, outbound, sender_address, receiver_address, nets,
+                                            best is None) == UNUSABLE:
+                            continue
                     rank, med = (0, 100), 0
                     if not ibgp:  # over eBGP: weight and local preference as set inbound, MED as sent or set inbound
                         rank = (weight, 100)  # the neighbor's weight, unless the route-map sets one

@@ -117,6 +117,15 @@ def route_map_attributes(dev: DeviceConfig, name: str | None, idx: PrefixIndex, 
     return [(e, hit) for e, hit in _evaluate(dev, entries, idx, full, undefined)[1] if _sets_attribute(e)]
 
 
+def route_map_next_hops(dev: DeviceConfig, name: str | None, idx: PrefixIndex, full: int,
+                        undefined: list[tuple[str, str]]) -> list[tuple[RouteMapEntry, int]]:
+    """The permit entries of a route-map that set the next hop, each with the prefixes it decides."""
+    entries = dev.route_maps.get(name) if name is not None else None
+    if not entries or not any(e.next_hop for e in entries):
+        return []
+    return [(e, hit) for e, hit in _evaluate(dev, entries, idx, full, undefined)[1] if e.next_hop]
+
+
 def _sets_attribute(entry: RouteMapEntry) -> bool:
     return entry.local_pref is not None or entry.weight is not None or entry.med is not None
 
@@ -133,7 +142,7 @@ def _evaluate(dev: DeviceConfig, entries: list[RouteMapEntry], idx: PrefixIndex,
         hit = matched & remaining
         if entry.action == "permit":
             permitted |= hit
-            if hit and (entry.prepend or _sets_attribute(entry)):
+            if hit and (entry.prepend or _sets_attribute(entry) or entry.next_hop):
                 acting.append((entry, hit))
         remaining &= ~hit
     return permitted, acting

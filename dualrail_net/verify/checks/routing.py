@@ -155,6 +155,9 @@ def edge_reason(ctx: Context, view: PlaneView, sender: NodeId | None, receiver: 
         line = agg.line if agg else 0
         return f"{_loc(ctx, sender[0], line)}: {_label(sender)} advertises only the aggregate (summary-only)"
     if not (control.edge_mask(sender, receiver) or 0) >> bit & 1:
+        unusable = control.next_hop_unusable(sender, receiver, bit)
+        if unusable:
+            return unusable
         reasons = [_policy_reason(ctx, st, sender, receiver, prefix) for st in states if st.up]
         return next((r for r in reasons if r != NO_POLICY_REASON), reasons[0])
     outranked, setters = control.outranked(sender, receiver)
@@ -365,16 +368,19 @@ def route_ecmp_width(ctx: Context, view: PlaneView) -> list[Finding]:
             continue  # ROUTE-MISSING reports a switch without BGP in the plane
         sender = view.node.get(src)
         lost = expected & control.reach.get(receiver, 0)
+        moved_why = ""
         if sender is not None and lost:
             # over parallel links each session is a next hop: a prefix is short unless as many
             # sessions as planned links carry it
-            carried = (control.via(receiver, sender) if links == 1
-                       else at_least(control.sessions_via(receiver, sender), links))
+            if links == 1:
+                carried, moved_why = control.fib_via(receiver, sender)
+            else:
+                carried = at_least(control.sessions_via(receiver, sender), links)
             lost ^= lost & carried
         if not lost:
             continue
         first = (lost & -lost).bit_length() - 1
-        reason = edge_reason(ctx, view, sender, receiver, first, src, links)
+        reason = moved_why or edge_reason(ctx, view, sender, receiver, first, src, links)
         key = (dst, reason)
         count, senders, example = grouped.get(key, (0, [], first))
         label = src
@@ -524,13 +530,17 @@ def dead_policy(ctx: Context) -> list[Finding]:
     return out
 
 
-@per_plane("ROUTE-POLICY-UNMODELLED", "every AS-path prepend names an ASN the model can follow")
+@per_plane("ROUTE-POLICY-UNMODELLED", "every route-map action the model cannot follow is named (prepends of a "
+          "third ASN, best-path attributes on iBGP, a next hop moved to another connected address)")
 def policy_unmodelled(ctx: Context, view: PlaneView) -> list[Finding]:
-    """A prepend of an ASN that is neither end's would make that ASN's devices drop the route
-    (eBGP loop prevention), which the model does not follow: the path length is counted, the
-    loop is not."""
+    """What the propagation reads but cannot follow to the end: a prepend of an ASN that is
+    neither end's (that ASN's devices would drop the route by loop prevention: the path length is
+    counted, the loop is not), a best-path attribute or weight on an iBGP session, a `set ip
+    next-hop` that moves traffic to another connected address (the paths are counted, where the
+    packets go is not)."""
     return [finding([device], view.control.plane, f"{_loc(ctx, device, line)}: not modelled: {what}",
-                    "verify counts the longer path but not which devices would drop it", Severity.WARNING)
+                    "verify counts the paths but does not follow this action to the end: judge it by hand",
+                    Severity.WARNING)
             for device, line, what in view.control.unmodelled]
 
 

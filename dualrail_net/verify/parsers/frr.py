@@ -252,8 +252,8 @@ def route_map_entry(node: Node, dev: DeviceConfig) -> None:
 def route_map_clause(entry: RouteMapEntry, w: list[str], line: int) -> bool:
     """One line inside a route-map entry (FRR and EOS spell these alike): `match ip address
     prefix-list X`, `set as-path prepend ASN...` (repeated: FRR and EOS keep the last),
-    `set local-preference|weight|metric N` (absolute values; `+N`, `-N`, `igp` are not read), a
-    description. False: a line the model does not read."""
+    `set local-preference|weight|metric N` (absolute values; `+N`, `-N`, `igp` are not read),
+    `set ip next-hop A.B.C.D|peer-address|unchanged`, a description. False: a line the model does not read."""
     if w[:4] == ["match", "ip", "address", "prefix-list"] and len(w) == 5:
         entry.match_prefix_lists.append(w[4])
         return True
@@ -263,6 +263,9 @@ def route_map_clause(entry: RouteMapEntry, w: list[str], line: int) -> bool:
             return False  # `last-as N`, `auto`, a malformed ASN: not modelled
         entry.prepend = tuple(a for a in asns if a is not None)
         entry.prepend_line = line
+        return True
+    if w[:3] == ["set", "ip", "next-hop"] and len(w) == 4 and (is_ip(w[3]) or w[3] in ("peer-address", "unchanged")):
+        entry.next_hop, entry.next_hop_line = w[3], line
         return True
     if len(w) == 3 and w[0] == "set" and w[1] in ("local-preference", "weight", "metric") and is_decimal(w[2]) \
             and int(w[2]) <= 4294967295:

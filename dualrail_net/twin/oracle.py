@@ -451,6 +451,23 @@ def _next_hop(rng: random.Random, text: str) -> tuple[str, str] | None:
     return f"neighbor {n} route-map {name}-N {direction} sets ip next-hop {hop}", edited
 
 
+def _neighbor_prefix_list(rng: random.Random, text: str) -> tuple[str, str] | None:
+    """`neighbor X prefix-list NAME in|out` on one neighbor or on all: one of the file's lists (the
+    plane's own passes everything planned, the switch's local one only its own prefixes) or one
+    nobody defines."""
+    neighbors = _neighbors(text)
+    lists = sorted(set(re.findall(r"^ip prefix-list (\S+) seq", text, re.M)))
+    if not neighbors or not lists or " address-family ipv4 unicast\n" not in text:
+        return None
+    name = rng.choice(lists + ["UNDEFINED-LIST"])
+    direction = rng.choice(["in", "out"])
+    chosen = neighbors if rng.random() < 0.3 else [rng.choice(neighbors)]
+    lines = "".join(f"  neighbor {n} prefix-list {name} {direction}\n" for n in chosen)
+    what = "every neighbor" if len(chosen) > 1 else f"neighbor {chosen[0]}"
+    return f"{what} prefix-list {name} {direction}", text.replace(" address-family ipv4 unicast\n",
+                                                                   f" address-family ipv4 unicast\n{lines}", 1)
+
+
 def _router_id(rng: random.Random, text: str) -> tuple[str, str] | None:
     """A router ID typo: another address of the loopbacks' /24 (the plane's spines number theirs
     first, so .0-.3 is a spine's ID, a neighbor's when this is a leaf), or a class E address."""
@@ -690,7 +707,8 @@ EDITS: tuple[Callable[[random.Random, str], tuple[str, str] | None], ...] = (
     _remove, _remove, _duplicate, _shutdown, _deny_own_prefix, _rename_reference, _no_default_af, _maximum_paths,
     _unindent, _renumber, _external, _toggle_action, _aggregate, _change_asn, _prepend, _prepend, _attribute,
     _attribute, _maximum_prefix, _maximum_prefix, _session_option, _router_id, _redistribute, _static_route,
-    _bgp_shutdown, _session_transport, _weight, _distance, _table_map, _fib_filter, _next_hop)
+    _bgp_shutdown, _session_transport, _weight, _distance, _table_map, _fib_filter, _next_hop,
+    _neighbor_prefix_list)
 
 
 def edit_kind(edit: Callable[..., tuple[str, str] | None]) -> str:

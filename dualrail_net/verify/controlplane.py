@@ -43,8 +43,10 @@ from dualrail_net.verify.model import AclEntry, BgpInstance, DeviceConfig, Neigh
 from dualrail_net.verify.routes import (
     PrefixIndex,
     _route_map_mask,
+    explain_prefix_list,
     explain_route_map,
     route_map_attributes,
+    prefix_list_mask,
     route_map_next_hops,
     route_map_prepends,
 )
@@ -585,13 +587,14 @@ def external_peers(snap: Snapshot, topo: Topology, node: NodeId) -> list[Externa
                                                              f"on the subnet of {address} ({peer.name}, planned on "
                                                              f"{peer.port})"))
             continue
-        if requires_policy(dev, inst) and n.route_map_in is None:
+        if requires_policy(dev, inst) and n.route_map_in is None and n.prefix_list_in is None:
             out.append(ExternalPeerState(address, True, (), f"{at}: {label} neighbor {address} has no route-map in "
                                                             "and ebgp-requires-policy is on"))
             continue
         out.append(ExternalPeerState(address, True, tuple(
             net_str(network_of(prefix)) for prefix in peer.prefixes
-            if n.route_map_in is None or _permits(dev, n.route_map_in, prefix))))
+            if (n.prefix_list_in is None or explain_prefix_list(dev, n.prefix_list_in, prefix)[0])
+            and (n.route_map_in is None or _permits(dev, n.route_map_in, prefix)))))
     return out
 
 
@@ -734,6 +737,14 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
         return hit
 
     next_hops = _per_route_map(route_map_next_hops, idx, full, undefined)
+    plist_of: dict[tuple[str, str | None], int] = {}
+
+    def plist(dev: DeviceConfig, name: str | None) -> int:
+        key = (dev.name, name)
+        hit = plist_of.get(key)
+        if hit is None:
+            hit = plist_of[key] = prefix_list_mask(dev, name, idx, full, undefined)
+        return hit
     # devices with a route-map that sets a next hop (rare): only their sessions are looked at for it
     hop_setters = {dev.name for dev in devices.values()
                    if dev.route_maps and any(e.next_hop for es in dev.route_maps.values() for e in es)}
@@ -813,10 +824,14 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
             out_map, in_map = out_nbr.route_map_out, in_nbr.route_map_in
             out_mask, out_prepends, outbound = side(src_dev, out_map)
             in_mask, in_prepends, inbound = side(dst_dev, in_map)
-            if not ibgp and (requires[src] and out_map is None or requires[dst] and in_map is None):
+            if not ibgp and (requires[src] and out_map is None and out_nbr.prefix_list_out is None
+                             or requires[dst] and in_map is None and in_nbr.prefix_list_in is None):
                 mask = 0
             else:
                 mask = out_mask & in_mask
+                if out_nbr.prefix_list_out is not None or in_nbr.prefix_list_in is not None:
+                    # a neighbor's prefix-list is applied before its route-map: both must permit
+                    mask &= plist(src_dev, out_nbr.prefix_list_out) & plist(dst_dev, in_nbr.prefix_list_in)
             policy_mask = mask  # what the receiver accepts (and counts toward its limit)
             moved: list[tuple[int, str, str]] = []
             if hop_setters and (src_dev.name in hop_setters or dst_dev.name in hop_setters):

@@ -111,6 +111,11 @@ class Neighbor:
     # weight` overrides it); best-path compares weight first. None: not configured (0)
     weight: int | None = None
     weight_line: int = 0
+    # `neighbor X prefix-list NAME in|out`: applied before the route-map of that direction; both
+    # must permit (an undefined list denies everything, as an undefined route-map does)
+    prefix_list_in: str | None = None
+    prefix_list_out: str | None = None
+    prefix_list_lines: dict[str, int] = field(default_factory=dict)  # "in"|"out" -> line
     # defined by `remote-as`, `interface` or a peer-group (FRR takes its other lines only after that)
     defined: bool = False
 

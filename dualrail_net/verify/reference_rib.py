@@ -37,7 +37,7 @@ from dualrail_net.verify.controlplane import (
 from dualrail_net.verify.ipfast import net_str, network_of
 from dualrail_net.verify.model import DeviceConfig, RouteMapEntry
 from dualrail_net.verify.snapshot import Snapshot
-from dualrail_net.verify.routes import explain_route_map
+from dualrail_net.verify.routes import explain_prefix_list, explain_route_map
 from dualrail_net.verify.topology import NodeId, Topology
 
 MAX_ROUNDS = 256
@@ -60,6 +60,8 @@ class _Inbound(NamedTuple):
     in_map: str | None  # the receiver's inbound route-map
     allowas: int  # copies of its own ASN the receiver takes back
     weight: int  # the receiver's neighbor weight for the sender
+    out_list: str | None  # the sender's `neighbor prefix-list ... out`
+    in_list: str | None  # the receiver's `neighbor prefix-list ... in`
     sender_address: str  # as the receiver names the sender
     receiver_address: str  # as the sender names the receiver
     unnumbered: bool
@@ -122,7 +124,8 @@ def _converged_plane(snap: Snapshot, topo: Topology, plane: str, path_overrides:
             if limit and asn[src] != asn[dst]:
                 limits.append((session_key(s), len(links), limit, devices[dst[0]].platform == "eos"))
             links.append((dst, _Inbound(src, out_nbr.route_map_out, in_nbr.route_map_in, in_nbr.allowas_in,
-                                        in_nbr.weight or 0, in_nbr.address, out_nbr.address,
+                                        in_nbr.weight or 0, out_nbr.prefix_list_out, in_nbr.prefix_list_in,
+                                        in_nbr.address, out_nbr.address,
                                         a_nbr.interface or b_nbr.interface)))
     inbound: dict[NodeId, list[_Inbound]] = {node: [] for node in nodes}
     position: list[int] = []  # link number -> its place among its receiver's inbound links
@@ -173,13 +176,14 @@ def _converge(snap: Snapshot, topo: Topology, nodes: list[NodeId], inbound: Mapp
             candidates: dict[str, list[Path]] = {}
             counts[dst] = []
             nets: list[tuple[int, int]] | None = None
-            for src, out_map, in_map, allowas, weight, sender_address, receiver_address, unnumbered in inbound[dst]:
+            for src, out_map, in_map, allowas, weight, out_list, in_list, sender_address, receiver_address, \
+                    unnumbered in inbound[dst]:
                 counts[dst].append(0)
                 src_dev = devices[src[0]]
                 src_inst = src_dev.bgp[src[1]]
                 ibgp = asn[src] == asn[dst]
-                if not ibgp and ((requires_policy(src_dev, src_inst) and out_map is None)
-                                 or (requires_policy(dst_dev, dst_inst) and in_map is None)):
+                if not ibgp and ((requires_policy(src_dev, src_inst) and out_map is None and out_list is None)
+                                 or (requires_policy(dst_dev, dst_inst) and in_map is None and in_list is None)):
                     continue
                 for prefix, paths in rib[src].items():
                     if prefix in suppressed[src]:
@@ -187,6 +191,8 @@ def _converge(snap: Snapshot, topo: Topology, nodes: list[NodeId], inbound: Mapp
                     best = paths[0] if paths else None
                     if best is not None and best.ibgp and ibgp:
                         continue  # iBGP split horizon
+                    if out_list is not None and not explain_prefix_list(src_dev, out_list, prefix)[0]:
+                        continue
                     ok, out_entry = _policy(src_dev, out_map, prefix)
                     if not ok:
                         continue
@@ -195,6 +201,8 @@ def _converge(snap: Snapshot, topo: Topology, nodes: list[NodeId], inbound: Mapp
                         as_path = (asn[src],) + as_path
                         if as_path.count(asn[dst]) > allowas:
                             continue  # eBGP loop prevention (`allowas-in N` takes N of its own ASN)
+                    if in_list is not None and not explain_prefix_list(dst_dev, in_list, prefix)[0]:
+                        continue
                     ok, in_entry = _policy(dst_dev, in_map, prefix)
                     if not ok:
                         continue

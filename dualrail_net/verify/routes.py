@@ -126,6 +126,33 @@ def route_map_next_hops(dev: DeviceConfig, name: str | None, idx: PrefixIndex, f
     return [(e, hit) for e, hit in _evaluate(dev, entries, idx, full, undefined)[1] if e.next_hop]
 
 
+def prefix_list_mask(dev: DeviceConfig, name: str | None, idx: PrefixIndex, full: int,
+                     undefined: list[tuple[str, str]]) -> int:
+    """What a neighbor's `prefix-list NAME in|out` lets through (every prefix without one; none
+    through an undefined list)."""
+    if name is None:
+        return full
+    return _entry_matches(dev, RouteMapEntry(0, "permit", [name]), idx, full, undefined)
+
+
+def explain_prefix_list(dev: DeviceConfig, name: str, prefix: str) -> tuple[bool, int, str]:
+    """One prefix through one prefix-list (a plain reference of prefix_list_mask): (permitted,
+    the line that decided, why)."""
+    entries = dev.prefix_lists.get(name)
+    if entries is None:
+        return False, 0, f"prefix-list {name} is not defined (an undefined list denies everything)"
+    net, length = network_of(prefix)
+    for e in sorted(entries, key=lambda x: x.seq):
+        e_net, e_len = network_of(e.prefix)
+        lo, hi = (e.ge or e_len, e.le or 32) if (e.ge is not None or e.le is not None) else (e_len, e_len)
+        if e.ge is not None and e.le is None:
+            hi = 32
+        inside = length >= e_len and (net >> (32 - e_len) if e_len else 0) == (e_net >> (32 - e_len) if e_len else 0)
+        if inside and lo <= length <= hi:
+            return e.action == "permit", e.line, f"prefix-list {name} seq {e.seq} {e.action}s it"
+    return False, entries[0].line if entries else 0, f"no entry of prefix-list {name} matches it (implicit deny)"
+
+
 def _sets_attribute(entry: RouteMapEntry) -> bool:
     return entry.local_pref is not None or entry.weight is not None or entry.med is not None
 
@@ -356,21 +383,7 @@ def explain_route_map(dev: DeviceConfig, name: str, prefix: str) -> tuple[bool, 
     for entry in sorted(entries, key=lambda e: e.seq):
         matched = True
         for pl_name in entry.match_prefix_lists:
-            pl = dev.prefix_lists.get(pl_name)
-            if pl is None:
-                matched = False
-                break
-            verdict = None
-            for e in sorted(pl, key=lambda x: x.seq):
-                e_net, e_len = network_of(e.prefix)
-                lo, hi = (e.ge or e_len, e.le or 32) if (e.ge is not None or e.le is not None) else (e_len, e_len)
-                if e.ge is not None and e.le is None:
-                    hi = 32
-                inside = length >= e_len and (net >> (32 - e_len) if e_len else 0) == (e_net >> (32 - e_len) if e_len else 0)
-                if inside and lo <= length <= hi:
-                    verdict = e.action == "permit"
-                    break
-            if not verdict:
+            if not explain_prefix_list(dev, pl_name, prefix)[0]:  # undefined, denied or unmatched
                 matched = False
                 break
         if matched:

@@ -9,7 +9,7 @@ from dualrail_net.verify.address_table import NO_PLANE, keys_in_several_planes
 from dualrail_net.verify.checks import BASE, Context, ROUTING, SESSIONS, TOPOLOGY, check, finding
 from dualrail_net.verify.findings import Finding
 from dualrail_net.verify.ipfast import net_str
-from dualrail_net.verify.routes import bits, explain_route_map
+from dualrail_net.verify.routes import bits, explain_prefix_list, explain_route_map
 from dualrail_net.verify.topology import Endpoint
 
 MAX_LEAK_FINDINGS = 50
@@ -285,15 +285,18 @@ def external_policy(ctx: Context) -> list[Finding]:
             if inst is None or n is None:
                 continue  # no session: BGP-EXTERNAL-DOWN
             where = ctx.snap.where(name, dev.routing_file, n.line)
-            if n.route_map_in is None:
+            if n.route_map_in is None and n.prefix_list_in is None:
                 if not requires_policy(dev, inst):
                     out.append(finding([name], peer.plane, f"{where}: {name} takes every route from external peer "
                                        f"{peer.name} ({address}) into VRF {peer.vrf}: no route-map in", why))
                 continue
+            # a neighbor's prefix-list, then its route-map: what both permit is taken
             taken = [prefix for plane, prefixes in routed.items() if plane != peer.plane for prefix in prefixes
-                     if explain_route_map(dev, n.route_map_in, prefix)[0]]
+                     if (n.prefix_list_in is None or explain_prefix_list(dev, n.prefix_list_in, prefix)[0])
+                     and (n.route_map_in is None or explain_route_map(dev, n.route_map_in, prefix)[0])]
             if taken:
-                _, line, verdict = explain_route_map(dev, n.route_map_in, taken[0])
+                _, line, verdict = (explain_route_map(dev, n.route_map_in, taken[0]) if n.route_map_in is not None
+                                    else explain_prefix_list(dev, n.prefix_list_in or "", taken[0]))
                 out.append(finding([name], peer.plane,
                                    f"{ctx.snap.where(name, dev.routing_file, line or n.line)}: {name} would take "
                                    f"{', '.join(taken[:4])} (of another plane) from external peer {peer.name} "

@@ -33,7 +33,7 @@ from dualrail_net.verify.controlplane import (
 from dualrail_net.verify.findings import Finding, Severity
 from dualrail_net.verify.ipfast import ip_int, net_str, network_of
 from dualrail_net.verify.model import RouteMapEntry
-from dualrail_net.verify.routes import bits, explain_route_map
+from dualrail_net.verify.routes import bits, explain_prefix_list, explain_route_map
 from dualrail_net.verify.topology import NodeId
 
 MAX_FINDINGS = 50  # per check and plane; a summary finding says how many more
@@ -217,9 +217,16 @@ def _policy_reason(ctx: Context, state: SessionState, sender: NodeId, receiver: 
     in_nbr = dst_dev.bgp[receiver[1]].neighbors[in_ip]
     for dev, node, nbr, name, direction in ((src_dev, sender, out_nbr, out_nbr.route_map_out, "out"),
                                             (dst_dev, receiver, in_nbr, in_nbr.route_map_in, "in")):
+        plist = nbr.prefix_list_out if direction == "out" else nbr.prefix_list_in
+        if plist is not None:  # applied before the route-map
+            permitted, line, why = explain_prefix_list(dev, plist, prefix)
+            if not permitted:
+                return (f"{_loc(ctx, node[0], nbr.prefix_list_lines.get(direction) or nbr.line)}: {_label(node)} "
+                        f"neighbor {nbr.address} prefix-list {plist} {direction}: {why}"
+                        + (f" (line {line})" if line else ""))
         if name is None:
             inst = dev.bgp[node[1]]
-            if requires_policy(dev, inst) and s.a_asn != s.b_asn:
+            if plist is None and requires_policy(dev, inst) and s.a_asn != s.b_asn:
                 return (f"{_loc(ctx, node[0], nbr.line)}: {_label(node)} neighbor {nbr.address} has no route-map "
                         f"{direction} and ebgp-requires-policy is on (FRR `defaults traditional`)")
             continue
@@ -462,6 +469,12 @@ def undefined_refs(ctx: Context) -> list[Finding]:
                     if rm is not None and rm not in dev.route_maps:
                         out.append(finding([name], plane, f"{_loc(ctx, name, n.line)}: neighbor {n.address} route-map "
                                                           f"{rm} {direction}: route-map {rm} is not defined", why))
+                for pl, direction in ((n.prefix_list_in, "in"), (n.prefix_list_out, "out")):
+                    if pl is not None and pl not in dev.prefix_lists:
+                        line = n.prefix_list_lines.get(direction) or n.line
+                        out.append(finding([name], plane, f"{_loc(ctx, name, line)}: neighbor {n.address} prefix-list "
+                                                          f"{pl} {direction}: prefix-list {pl} is not defined (it "
+                                                          "denies everything)", why))
         for rm, line in dev.fib_filters.values():
             if rm not in dev.route_maps:
                 out.append(finding([name], plane, f"{_loc(ctx, name, line)}: ip protocol route-map {rm}: route-map "
@@ -508,7 +521,9 @@ def dead_policy(ctx: Context) -> list[Finding]:
         used_maps = {rm for inst in dev.bgp.values() for n in inst.neighbors.values()
                      for rm in (n.route_map_in, n.route_map_out) if rm} | {rm for rm, _ in dev.fib_filters.values()} \
             | {inst.table_map[0] for inst in dev.bgp.values() if inst.table_map}
-        used_lists = {pl for entries in dev.route_maps.values() for e in entries for pl in e.match_prefix_lists}
+        used_lists = {pl for entries in dev.route_maps.values() for e in entries for pl in e.match_prefix_lists} \
+            | {pl for inst in dev.bgp.values() for n in inst.neighbors.values()
+               for pl in (n.prefix_list_in, n.prefix_list_out) if pl}
         for rm_name, entries in dev.route_maps.items():
             if rm_name not in used_maps:
                 out.append(finding([name], plane, f"{_loc(ctx, name, entries[0].line)}: route-map {rm_name} is used "

@@ -203,6 +203,13 @@ def neighbor_statement(inst: BgpInstance, w: list[str], line: int = 0, negated: 
             return False
         _neighbor(inst, w, line).ebgp_multihop = ttl
         return False  # read for GTSM's TTL; otherwise not modelled (a directly connected session is unchanged)
+    elif verb == "prefix-list" and len(w) == 5 and w[4] in ("in", "out") and _NAME.fullmatch(w[3]):
+        n = _neighbor(inst, w, line)
+        if w[4] == "in":
+            n.prefix_list_in = w[3]
+        else:
+            n.prefix_list_out = w[3]
+        n.prefix_list_lines[w[4]] = line
     elif verb == "route-map" and len(w) == 5 and w[4] in ("in", "out"):
         n = _neighbor(inst, w, line)
         if w[4] == "in":
@@ -576,6 +583,10 @@ def finish_bgp(dev: DeviceConfig, frr: bool = True) -> None:
                 n.remote_asn, n.remote_kind = group.remote_asn, group.remote_kind
             n.route_map_in = n.route_map_in or group.route_map_in
             n.route_map_out = n.route_map_out or group.route_map_out
+            for way in ("in", "out"):
+                if getattr(n, f"prefix_list_{way}") is None and getattr(group, f"prefix_list_{way}") is not None:
+                    setattr(n, f"prefix_list_{way}", getattr(group, f"prefix_list_{way}"))
+                    n.prefix_list_lines[way] = group.prefix_list_lines.get(way, 0)
             n.shutdown = n.shutdown or group.shutdown
             if n.max_prefix is None:
                 n.max_prefix, n.max_prefix_line = group.max_prefix, group.max_prefix_line

@@ -482,6 +482,9 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
                     "ip prefix-list LOCAL-A seq 10 permit 10.10.0.32/32\nip prefix-list LO-ONLY seq 10 permit "
                     "10.10.0.32/32\n") or edit(r / LEAF_A / "frr.conf", "  maximum-paths 64\n", "  maximum-paths 64\n"
                     + "".join(f"  neighbor 10.11.0.{i} prefix-list LO-ONLY out\n" for i in (0, 2, 4, 6)))),
+    ("an EOS spine sends one leaf its routes with the next hops it learned them with", "ROUTE-ECMP-WIDTH",
+     lambda r: edit(r / SPINE_A / "running-config", "   router-id 10.10.0.0\n",
+                    "   router-id 10.10.0.0\n   neighbor 10.11.0.1 next-hop-unchanged\n")),
     ("a leaf gives one spine's routes a higher MED: it leaves that spine out", "ROUTE-ECMP-WIDTH",
      lambda r: _one_spine_sets(r, "set metric 50")),
     ("a spine sends one leaf a higher MED: that leaf leaves the spine out", "ROUTE-ECMP-WIDTH", _spine_med_to_one_leaf),
@@ -760,6 +763,9 @@ VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
     ("an EOS spine filters what it sends one leaf by the plane's list",
      lambda r: edit(r / SPINE_A / "running-config", "   router-id 10.10.0.0\n",
                     "   router-id 10.10.0.0\n   neighbor 10.11.0.1 prefix-list PLANE-A out\n")),
+    ("a leaf sends its own routes with the next hop unchanged, and next-hop-self (both its own anyway)",
+     lambda r: edit(r / LEAF_A / "frr.conf", "  maximum-paths 64\n", "  maximum-paths 64\n"
+                    "  neighbor 10.11.0.0 attribute-unchanged next-hop\n  neighbor 10.11.0.2 next-hop-self\n")),
     ("a table-map that permits the plane's prefixes",
      lambda r: edit(r / LEAF_A / "frr.conf", "  maximum-paths 64\n", "  maximum-paths 64\n  table-map PLANE-A-IN\n")),
     ("the same neighbor weight toward every spine (ECMP unchanged)",

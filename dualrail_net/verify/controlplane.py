@@ -747,7 +747,8 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
         return hit
     # devices with a route-map that sets a next hop (rare): only their sessions are looked at for it
     hop_setters = {dev.name for dev in devices.values()
-                   if dev.route_maps and any(e.next_hop for es in dev.route_maps.values() for e in es)}
+                   if dev.route_maps and any(e.next_hop for es in dev.route_maps.values() for e in es)
+                   or any(n.next_hop_unchanged_line for inst in dev.bgp.values() for n in inst.neighbors.values())}
     unusable_next_hop: dict[int, list[tuple[int, str]]] = {}
     moved_next_hops: dict[int, list[tuple[int, int, str, str]]] = {}
     session_addresses: dict[tuple[int, int], str] = {}
@@ -760,6 +761,10 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
         (prefixes, the address, why)."""
         out_maps = next_hops(src_dev, out_nbr.route_map_out) if src_dev.name in hop_setters else []
         in_maps = next_hops(dst_dev, in_nbr.route_map_in) if dst_dev.name in hop_setters else []
+        if out_nbr.next_hop_unchanged_line:  # the neighbor's own setting, for what no route-map entry sets
+            rest = full & ~_or(b for _, b in out_maps)
+            out_maps = out_maps + [(RouteMapEntry(0, "permit", next_hop="unchanged",
+                                                  next_hop_line=out_nbr.next_hop_unchanged_line), rest)]
         if not out_maps and not in_maps:
             return [], []
         if ibgp or out_nbr.interface or in_nbr.interface:

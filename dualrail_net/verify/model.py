@@ -116,6 +116,12 @@ class Neighbor:
     prefix_list_in: str | None = None
     prefix_list_out: str | None = None
     prefix_list_lines: dict[str, int] = field(default_factory=dict)  # "in"|"out" -> line
+    # FRR `neighbor X attribute-unchanged next-hop` (or without attributes: all of them), EOS
+    # `neighbor X next-hop-unchanged`: routes go out with the next hop they were learned with, as a
+    # route-map's `set ip next-hop unchanged` (which, set, wins); its line (0: not configured)
+    next_hop_unchanged_line: int = 0
+    # `neighbor X next-hop-self`: the sender's own address, what eBGP sends anyway (no effect there)
+    next_hop_self: bool = False
     # defined by `remote-as`, `interface` or a peer-group (FRR takes its other lines only after that)
     defined: bool = False
 

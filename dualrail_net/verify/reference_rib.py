@@ -62,6 +62,7 @@ class _Inbound(NamedTuple):
     weight: int  # the receiver's neighbor weight for the sender
     out_list: str | None  # the sender's `neighbor prefix-list ... out`
     in_list: str | None  # the receiver's `neighbor prefix-list ... in`
+    unchanged: bool  # the sender's neighbor setting: next hop unchanged (a route-map's set wins)
     sender_address: str  # as the receiver names the sender
     receiver_address: str  # as the sender names the receiver
     unnumbered: bool
@@ -125,6 +126,7 @@ def _converged_plane(snap: Snapshot, topo: Topology, plane: str, path_overrides:
                 limits.append((session_key(s), len(links), limit, devices[dst[0]].platform == "eos"))
             links.append((dst, _Inbound(src, out_nbr.route_map_out, in_nbr.route_map_in, in_nbr.allowas_in,
                                         in_nbr.weight or 0, out_nbr.prefix_list_out, in_nbr.prefix_list_in,
+                                        bool(out_nbr.next_hop_unchanged_line),
                                         in_nbr.address, out_nbr.address,
                                         a_nbr.interface or b_nbr.interface)))
     inbound: dict[NodeId, list[_Inbound]] = {node: [] for node in nodes}
@@ -176,8 +178,8 @@ def _converge(snap: Snapshot, topo: Topology, nodes: list[NodeId], inbound: Mapp
             candidates: dict[str, list[Path]] = {}
             counts[dst] = []
             nets: list[tuple[int, int]] | None = None
-            for src, out_map, in_map, allowas, weight, out_list, in_list, sender_address, receiver_address, \
-                    unnumbered in inbound[dst]:
+            for src, out_map, in_map, allowas, weight, out_list, in_list, unchanged, sender_address, \
+                    receiver_address, unnumbered in inbound[dst]:
                 counts[dst].append(0)
                 src_dev = devices[src[0]]
                 src_inst = src_dev.bgp[src[1]]
@@ -209,7 +211,8 @@ def _converge(snap: Snapshot, topo: Topology, nodes: list[NodeId], inbound: Mapp
                     # a next hop a route-map set (the receiver's own last) the receiver cannot use:
                     # the path is inaccessible
                     hop, outbound = (in_entry.next_hop, False) if in_entry and in_entry.next_hop else \
-                        (out_entry.next_hop if out_entry else None, True)
+                        (out_entry.next_hop if out_entry and out_entry.next_hop else
+                         "unchanged" if unchanged else None, True)
                     if hop is not None and not ibgp and not unnumbered:
                         if nets is None:
                             nets = [network_of(p) for p in connected(snap, topo, dst)]

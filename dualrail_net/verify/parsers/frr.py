@@ -191,6 +191,15 @@ def neighbor_statement(inst: BgpInstance, w: list[str], line: int = 0, negated: 
         if not count:
             return False
         _neighbor(inst, w, line).allowas_in = count
+    elif verb == "attribute-unchanged" and not eos and set(w[3:]) <= {"as-path", "next-hop", "med"} \
+            and (len(w) == 3 or "next-hop" in w[3:]):
+        # as-path and med left unchanged are not followed: only the next hop's effect is modelled
+        _neighbor(inst, w, line).next_hop_unchanged_line = line
+        return set(w[3:]) == {"next-hop"}
+    elif verb == "next-hop-unchanged" and eos and len(w) == 3:
+        _neighbor(inst, w, line).next_hop_unchanged_line = line
+    elif verb == "next-hop-self" and len(w) == 3:
+        _neighbor(inst, w, line).next_hop_self = True
     elif verb == "weight" and len(w) == 4 and (weight := _int(w[3], 65535)) is not None:
         n = _neighbor(inst, w, line)
         n.weight, n.weight_line = weight, line
@@ -593,6 +602,8 @@ def finish_bgp(dev: DeviceConfig, frr: bool = True) -> None:
             n.allowas_in = n.allowas_in or group.allowas_in
             if n.weight is None:
                 n.weight, n.weight_line = group.weight, group.weight_line
+            n.next_hop_unchanged_line = n.next_hop_unchanged_line or group.next_hop_unchanged_line
+            n.next_hop_self = n.next_hop_self or group.next_hop_self
             if n.password is None:
                 n.password, n.password_line = group.password, group.password_line
             n.passive = n.passive or group.passive

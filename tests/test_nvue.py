@@ -151,6 +151,9 @@ NVUE_MUTATIONS += [
      _edit('              ipv4-unicast:\n                enable: "on"\n                multipaths',
            '              ipv4-unicast:\n                enable: "on"\n                admin-distance:\n'
            '                  external: "low"\n                multipaths')),
+    ("a neighbor's inbound prefix-list nobody defines (it denies everything)", "ROUTE-UNDEFINED-REF",
+     _edit('                    policy:\n                      inbound:\n',
+           '                    policy:\n                      inbound:\n                        prefix-list: "NOSUCH"\n')),
     ("a global BGP key verify does not read", "CONFIG-UNMODELLED",
      _edit('        router-id: "10.10.0.32"\n      policy', '        router-id: "10.10.0.32"\n        path-selection: {}\n      policy')),
     ("a server port down", "LINK-PORT-DOWN",

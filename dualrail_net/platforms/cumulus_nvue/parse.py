@@ -377,7 +377,8 @@ def _bgp(r: _Reader, bgp: dict[str, Any], path: PathKey, vrf: str | None, glob: 
         r.extra(naf, naf_path, {"enable", "policy", "aspath"}, routing=True)
         r.extra(_map(naf.get("policy")), (*naf_path, "policy"), {"inbound", "outbound"}, routing=True)
         for way in ("inbound", "outbound"):
-            r.extra(_map(_map(naf.get("policy")).get(way)), (*naf_path, "policy", way), {"route-map"}, routing=True)
+            r.extra(_map(_map(naf.get("policy")).get(way)), (*naf_path, "policy", way), {"route-map", "prefix-list"},
+                    routing=True)
         aspath = _map(naf.get("aspath"))
         r.extra(aspath, (*naf_path, "aspath"), {"allow-my-asn"}, routing=True)
         allow = _map(aspath.get("allow-my-asn"))
@@ -389,6 +390,12 @@ def _bgp(r: _Reader, bgp: dict[str, Any], path: PathKey, vrf: str | None, glob: 
         policy = _map(naf.get("policy"))
         n.route_map_in = _name(_map(policy.get("inbound")).get("route-map"))
         n.route_map_out = _name(_map(policy.get("outbound")).get("route-map"))
+        # FRR's `neighbor X prefix-list NAME in|out`: applied before the route-map, both must permit
+        n.prefix_list_in = _name(_map(policy.get("inbound")).get("prefix-list"))
+        n.prefix_list_out = _name(_map(policy.get("outbound")).get("prefix-list"))
+        for way, key in (("in", "inbound"), ("out", "outbound")):
+            if _map(policy.get(key)).get("prefix-list") is not None:
+                n.prefix_list_lines[way] = r.line((*naf_path, "policy", key, "prefix-list"))
         inst.neighbors[str(address)] = n
 
 

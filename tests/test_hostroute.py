@@ -104,6 +104,37 @@ def test_a_route_that_forwards_nothing_ends_the_lookup(tmp_path: Path) -> None:
     assert decide(tmp_path, floating, "10.12.0.1", "10.20.0.5") == Egress("p0", "10.12.0.0", 101)
 
 
+def test_a_multipath_route_needs_every_hop_and_offers_each(tmp_path: Path) -> None:
+    """`nexthop via A dev X [weight W] nexthop ...`: installed only when every hop resolves (the
+    kernel refuses the whole route otherwise), and a flow may be hashed onto any hop, so the lookup
+    gives them all. Held to the kernel by the host oracle's `multipath` edits."""
+    line = "    post-up ip route replace 10.20.0.0/24 table 101 nexthop via 10.12.0.0 dev p0 weight 2 " \
+        "nexthop via 10.22.0.0 dev p1\n"
+    early = TWO_PORTS.replace("dev p0\n\nauto p1", "dev p0\n" + line + "\nauto p1")
+    # p1 is not up when p0's stanza runs the line: its hop does not resolve, nothing is installed
+    assert decide(tmp_path, early, "10.12.0.1", "10.20.0.5") == Egress("p0", "10.12.0.0", 101)
+    late = TWO_PORTS + line  # in p1's stanza: both ports are up
+    found = decide(tmp_path, late, "10.12.0.1", "10.20.0.5")
+    assert found is not None and [(e.dev, e.via) for e in found.each()] == [("p0", "10.12.0.0"), ("p1", "10.22.0.0")]
+    off = late.replace("nexthop via 10.22.0.0 dev p1\n", "nexthop via 10.22.16.0 dev p1\n")
+    assert decide(tmp_path, off, "10.12.0.1", "10.20.0.5") == Egress("p0", "10.12.0.0", 101)  # refused whole
+
+
+def test_rules_select_by_destination_arriving_port_and_not(tmp_path: Path) -> None:
+    """`to PREFIX` takes only packets to it; the server's own traffic arrives on `lo`, so `iif lo`
+    takes it and `iif PORT` never does; `not` takes what the selectors do not match. Held to the
+    kernel by the host oracle's `rule-selector` edits."""
+    rule = "    post-up ip rule add {} lookup 102 priority 50\n"
+    to = TWO_PORTS + rule.format("to 10.20.0.0/26")
+    assert decide(tmp_path, to, "10.12.0.1", "10.20.0.5") == Egress("p1", "10.22.0.0", 102)
+    assert decide(tmp_path, to, "10.12.0.1", "10.20.0.77") == Egress("p0", "10.12.0.0", 101)
+    assert decide(tmp_path, TWO_PORTS + rule.format("iif lo"), "10.12.0.1", "10.20.0.5").dev == "p1"  # type: ignore[union-attr]
+    assert decide(tmp_path, TWO_PORTS + rule.format("iif p0"), "10.12.0.1", "10.20.0.5").dev == "p0"  # type: ignore[union-attr]
+    negated = TWO_PORTS + rule.format("not from 10.22.0.1")
+    assert decide(tmp_path, negated, "10.12.0.1", "10.20.0.5").dev == "p1"  # type: ignore[union-attr]
+    assert decide(tmp_path, negated, "10.22.0.1", "10.20.0.5").dev == "p1"  # its own table 102 anyway
+
+
 def test_a_port_kept_down_keeps_its_address_local_and_installs_nothing(tmp_path: Path) -> None:
     text = TWO_PORTS.replace("    address 10.22.0.1/31\n", "    address 10.22.0.1/31\n    link-down yes\n")
     assert decide(tmp_path, text, "10.12.0.1", "10.22.0.1") == Egress(None, None, 255)

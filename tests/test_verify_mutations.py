@@ -217,6 +217,22 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
      lambda r: edit(r / "servers/gpu001/interfaces", "    post-up ip rule add from 10.12.0.1 lookup 101 priority 101\n",
                     "    post-up ip rule add from 10.12.0.1 lookup 101 priority 101\n"
                     "    post-up ip route add blackhole 10.12.0.64/26 table 101\n")),
+    ("a server spreads plane A's prefix over both NICs (multipath: half the flows cross planes)", "ISO-SERVER-PLANE",
+     lambda r: edit(r / "servers/gpu001/interfaces", "post-up ip route replace 10.12.0.0/20 via 10.12.0.0 dev ens1f0np0",
+                    "post-up ip route replace 10.12.0.0/20 nexthop via 10.12.0.0 dev ens1f0np0 "
+                    "nexthop via 10.22.0.0 dev ens1f1np1")),
+    ("a port's table made multipath over both NICs (its source's flows cross planes)", "HOST-FORWARDING",
+     lambda r: edit(r / "servers/gpu001/interfaces", "post-up ip route replace default via 10.12.0.0 dev ens1f0np0 "
+                    "table 101", "post-up ip route replace default table 101 nexthop via 10.12.0.0 dev ens1f0np0 "
+                    "weight 3 nexthop via 10.22.0.0 dev ens1f1np1")),
+    ("a server rule sends every source's traffic to plane B's loopbacks into plane A's table", "HOST-FORWARDING",
+     lambda r: edit(r / "servers/gpu001/interfaces", "    post-up ip rule add from 10.12.0.1 lookup 101 priority 101\n",
+                    "    post-up ip rule add from 10.12.0.1 lookup 101 priority 101\n"
+                    "    post-up ip rule add to 10.20.0.0/24 lookup 101 priority 50\n")),
+    ("a server rule for everything but plane A's source into plane A's table", "HOST-FORWARDING",
+     lambda r: edit(r / "servers/gpu001/interfaces", "    post-up ip rule add from 10.12.0.1 lookup 101 priority 101\n",
+                    "    post-up ip rule add from 10.12.0.1 lookup 101 priority 101\n"
+                    "    post-up ip rule add not from 10.12.0.1 lookup 101 priority 50\n")),
     ("server port policy-routed out of another NIC", "ISO-SERVER-PLANE",
      lambda r: edit(r / "servers/gpu001/interfaces", "ip rule add from 10.12.0.1 lookup 101",
                     "ip rule add from 10.12.0.1 lookup 102")),
@@ -766,6 +782,13 @@ VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
     ("a leaf sends its own routes with the next hop unchanged, and next-hop-self (both its own anyway)",
      lambda r: edit(r / LEAF_A / "frr.conf", "  maximum-paths 64\n", "  maximum-paths 64\n"
                     "  neighbor 10.11.0.0 attribute-unchanged next-hop\n  neighbor 10.11.0.2 next-hop-self\n")),
+    ("a server route written as multipath with one next hop (the same route)",
+     lambda r: edit(r / "servers/gpu001/interfaces", "post-up ip route replace 10.12.0.0/20 via 10.12.0.0 dev ens1f0np0",
+                    "post-up ip route replace 10.12.0.0/20 nexthop via 10.12.0.0 dev ens1f0np0")),
+    ("a server rule for packets arriving on a NIC (never the server's own traffic)",
+     lambda r: edit(r / "servers/gpu001/interfaces", "    post-up ip rule add from 10.12.0.1 lookup 101 priority 101\n",
+                    "    post-up ip rule add from 10.12.0.1 lookup 101 priority 101\n"
+                    "    post-up ip rule add iif ens1f0np0 lookup 102 priority 50\n")),
     ("a table-map that permits the plane's prefixes",
      lambda r: edit(r / LEAF_A / "frr.conf", "  maximum-paths 64\n", "  maximum-paths 64\n  table-map PLANE-A-IN\n")),
     ("the same neighbor weight toward every spine (ECMP unchanged)",

@@ -52,19 +52,23 @@ def probes(folder: Path, destinations: Sequence[str]) -> list[Probe]:
     return [(s, d) for s in [*sources, ""] for d in dict.fromkeys([*destinations, *sources, *inside])]
 
 
-def predicted(folder: Path, wanted: Sequence[Probe]) -> dict[Probe, Decision]:
-    """verify's host model on the folder's interfaces file."""
+def predicted(folder: Path, wanted: Sequence[Probe]) -> dict[Probe, tuple[Decision, ...]]:
+    """verify's host model on the folder's interfaces file: per probe, the decisions the kernel may
+    take (one, or one per next hop of a multipath route: the kernel hashes the flow onto one)."""
     routing = host_routing(parse_server(folder.name, folder))
-    out: dict[Probe, Decision] = {}
+    out: dict[Probe, tuple[Decision, ...]] = {}
     for source, destination in wanted:
-        egress = routing.lookup(ip_int(source) if source else 0, ip_int(destination))
-        if egress is None:
-            out[(source, destination)] = None
-        elif egress.dev is None:
-            out[(source, destination)] = ("local", None, None)
+        found = routing.lookup(ip_int(source) if source else 0, ip_int(destination))
+        if found is None:
+            out[(source, destination)] = (None,)
+        elif found.dev is None:
+            out[(source, destination)] = (("local", None, None),)
         else:
-            chosen = routing.source_for(egress) if not source else None
-            out[(source, destination)] = (egress.dev, egress.via, dotted(chosen) if chosen is not None else None)
+            decisions: list[Decision] = []
+            for egress in found.each():
+                chosen = routing.source_for(egress) if not source else None
+                decisions.append((egress.dev or "", egress.via, dotted(chosen) if chosen is not None else None))
+            out[(source, destination)] = tuple(decisions)
     return out
 
 
@@ -110,8 +114,10 @@ def _decision(line: str, bound: bool = True) -> Decision:
     return (m.group("dev"), m.group("via"), None if bound else m.group("src"))
 
 
-def disagreements(model: dict[Probe, Decision], kernel: dict[Probe, Decision]) -> dict[Probe, str]:
-    return {p: f"predicted {model[p]}, kernel {kernel[p]}" for p in model if model[p] != kernel.get(p)}
+def disagreements(model: dict[Probe, tuple[Decision, ...]], kernel: dict[Probe, Decision]) -> dict[Probe, str]:
+    """The probes whose kernel decision is none of the model's."""
+    return {p: f"predicted {' or '.join(map(str, model[p]))}, kernel {kernel.get(p)}" for p in model
+            if kernel.get(p) not in model[p]}
 
 
 # --- the edit generator ---------------------------------------------------------------------------
@@ -290,10 +296,50 @@ def _route_source(rng: random.Random, text: str) -> tuple[str, str] | None:
     return f"route {m.group(3)} via {m.group(5)}: src {src}", text[:m.start()] + line + text[m.end():]
 
 
+def _multipath(rng: random.Random, text: str) -> tuple[str, str] | None:
+    """A route made multipath: its own next hop and another port's (the other plane's: flows are
+    hashed across planes), or the same port twice, or a second hop whose gateway is off every
+    subnet (the kernel then refuses the whole route), written with `nexthop` groups."""
+    routes = list(_ROUTE.finditer(text))
+    if len(routes) < 2:
+        return None
+    m, other = rng.sample(routes, 2)
+    how = rng.choice(["other-port", "other-port", "same-port", "off-subnet"])
+    via, dev = other.group(4), other.group(5)
+    if how == "same-port":
+        via, dev = m.group(4), m.group(5)
+    elif how == "off-subnet":
+        via = dotted(ip_int(via) ^ (1 << 12))
+    weight = rng.choice(["", " weight 2"])
+    line = (f"{m.group(1)}{m.group(2)} {m.group(3)}{m.group(6)} nexthop via {m.group(4)} dev {m.group(5)}"
+            f"{weight} nexthop via {via} dev {dev}")
+    return f"route {m.group(3)}{m.group(6)} multipath: {how} -> +via {via} dev {dev}", \
+        text[:m.start()] + line + text[m.end():]
+
+
+def _rule_selector(rng: random.Random, text: str) -> tuple[str, str] | None:
+    """A rule that selects by destination (`to PREFIX`), by arriving port (`iif lo`: the server's
+    own traffic; `iif PORT`: never it), or inverted (`not`), into another port's table, before or
+    after the rendered rules."""
+    rules = list(_RULE.finditer(text))
+    nets = re.findall(r"^\s*post-up ip route \S+ (\d+\.\d+\.\d+\.\d+/\d+) ", text, re.M)
+    ports = re.findall(r"^iface (\S+)", text, re.M)
+    if not rules or not nets:
+        return None
+    m = rng.choice(rules)
+    selector = rng.choice([f"to {rng.choice(nets)}", "iif lo", f"iif {rng.choice(ports)}",
+                           f"from {m.group(1).split()[-2]} to {rng.choice(nets)}"])
+    negated = "not " if rng.random() < 0.25 else ""
+    table = rng.choice(rules).group(2)
+    priority = rng.choice([" priority 50", " priority 150", " priority 40000", ""])
+    line = f"    post-up ip rule add {negated}{selector} lookup {table}{priority}"
+    return line.strip(), text[:m.end()] + "\n" + line + text[m.end():]
+
+
 EDITS: tuple[Callable[[random.Random, str], tuple[str, str] | None], ...] = (
     _route_source, _route_source, _drop_line, _rule_priority, _rule_priority, _rule_table, _route_gateway,
     _route_gateway, _route_second, _route_second, _port_state, _main_route, _double_stanza, _no_auto,
-    _respell, _reject_route)
+    _respell, _reject_route, _multipath, _rule_selector)
 
 
 @dataclass(frozen=True)

@@ -15,12 +15,15 @@ of any port. ``tests/test_hostroute.py`` holds the model to the kernel's own dec
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from dualrail_net.verify.ipfast import ip_int, network_of, split_address
 from dualrail_net.verify.model import ServerConfig, ServerRoute
 
 MAIN, LOCAL = 254, 255
+
+
+Hop = tuple[str, str | None]  # (port, gateway) of one next hop
 
 
 @dataclass(frozen=True)
@@ -29,37 +32,52 @@ class Egress:
     via: str | None
     table: int
     src: int | None = None  # the route's preferred source (`src`; a connected route's own address)
+    # a multipath route: every (port, gateway) a flow may be hashed onto (dev/via: the first);
+    # empty: one next hop
+    hops: tuple[Hop, ...] = ()
+
+    def each(self) -> list[Egress]:
+        """One Egress per next hop a flow may take (itself when there is one)."""
+        return [Egress(dev, via, self.table, self.src) for dev, via in self.hops] if self.hops else [self]
 
 
 Route = tuple[int, int, str | None, str | None, int | None]  # (network, length, dev, via, preferred source)
+# (priority, source network, source length, table, destination network, destination length, whether
+# the server's own traffic matches its `iif`, `not`)
+Rule = tuple[int, int, int, int, int, int, bool, bool]
 
 
 @dataclass
 class HostRouting:
     """One server's rules and tables, ready for lookups."""
 
-    rules: list[tuple[int, int, int, int]]  # (priority, source network, source length, table)
+    rules: list[Rule]  # in priority order
     # table -> routes, longest first, then the lowest metric, then the first added
     tables: dict[int, list[Route]]
     local: set[int]  # the server's own addresses
     # each port's primary addresses (address, network, length), in the order added; ports in file order
     primaries: dict[str, list[tuple[int, int, int]]]
     addresses: dict[str, list[int]]  # each port's addresses, secondaries included, in the order configured
+    # (table, place in it) -> the next hops of a multipath route there
+    multipath: dict[tuple[int, int], tuple[Hop, ...]] = field(default_factory=dict)
 
     def lookup(self, source: int, destination: int) -> Egress | None:
         """Where a packet from ``source`` to ``destination`` leaves (None: no route); ``source`` 0:
         a socket bound to no address (only rules from any source match it)."""
         if destination in self.local:
             return Egress(None, None, LOCAL)
-        for _, net, length, table in self.rules:
+        for _, net, length, table, to_net, to_len, arrives, invert in self.rules:
             mask = ((1 << length) - 1) << (32 - length) if length else 0
-            if source & mask != net:
+            to_mask = ((1 << to_len) - 1) << (32 - to_len) if to_len else 0
+            # the server's own traffic arrives on lo: a rule for another port never takes it
+            if (source & mask == net and destination & to_mask == to_net and arrives) == invert:
                 continue
-            for r_net, r_len, dev, via, src in self.tables.get(table, ()):
+            for place, (r_net, r_len, dev, via, src) in enumerate(self.tables.get(table, ())):
                 r_mask = ((1 << r_len) - 1) << (32 - r_len) if r_len else 0
                 if destination & r_mask == r_net:
                     # a blackhole, unreachable or prohibit route ends the lookup: nothing leaves
-                    return None if dev == REJECT else Egress(dev, via, table, src)
+                    return None if dev == REJECT else Egress(dev, via, table, src,
+                                                             self.multipath.get((table, place), ()))
         return None
 
     def address_inside(self, net: int, length: int) -> int:
@@ -90,7 +108,8 @@ def _holds(net: int, length: int, ip: int) -> bool:
     return ip & (((1 << length) - 1) << (32 - length) if length else 0) == net
 
 
-Entry = tuple[int, int, int, str | None, str | None, int | None]  # (network, length, metric, dev, via, src)
+# (network, length, metric, dev, via, src, a multipath route's hops)
+Entry = tuple[int, int, int, str | None, str | None, int | None, tuple[Hop, ...]]
 LOOPBACK = 0x7F000001  # 127.0.0.1, on lo before any stanza comes up
 REJECT = "!reject"  # the device of a route that forwards nothing (no port has this name)
 
@@ -110,24 +129,38 @@ def _resolve(route: ServerRoute, up: dict[str, list[tuple[int, int]]], up_order:
     except ValueError:
         return None
     if route.kind != "unicast":
-        return (net, length, route.metric, REJECT, None, None)  # needs no port: installed as it comes
+        return (net, length, route.metric, REJECT, None, None, ())  # needs no port: installed as it comes
     if src is not None and src not in local:
         return None
-    dev = route.dev
+    if route.hops:  # every hop must resolve, or `ip route` refuses the whole route
+        hops: list[Hop] = []
+        for via, dev, onlink in route.hops:
+            port = _hop_port(dev, ip_int(via) if via else None, onlink, up, up_order)
+            if port is None:
+                return None
+            hops.append((port, via))
+        return (net, length, route.metric, hops[0][0], hops[0][1], src, tuple(hops))
+    dev = _hop_port(route.dev, via_ip, route.onlink, up, up_order)
+    if dev is None:
+        return None
+    return (net, length, route.metric, dev, route.via, src, ())
+
+
+def _hop_port(dev: str | None, via_ip: int | None, onlink: bool, up: dict[str, list[tuple[int, int]]],
+              up_order: list[str]) -> str | None:
+    """The port a next hop leaves by (None: it does not resolve): the named port, up; a gateway on
+    a connected subnet of it (of any port up, when none is named: the longest subnet holding it)
+    unless `onlink`."""
     if dev is not None and dev not in up:
         return None
-    if via_ip is not None and not route.onlink:
-        best = -1
+    if via_ip is not None and not onlink:
+        best, found = -1, None
         for port in (dev,) if dev is not None else up_order:
             for n, l in up[port]:
                 if l > best and _holds(n, l, via_ip):
                     best, found = l, port
-        if best < 0:
-            return None
-        dev = found
-    if dev is None:
-        return None
-    return (net, length, route.metric, dev, route.via, src)
+        return found
+    return dev
 
 
 def _install(table: list[Entry], keys: dict[tuple[int, int, int], int], entry: Entry, verb: str) -> None:
@@ -184,18 +217,22 @@ def host_routing(srv: ServerConfig) -> HostRouting:
             up_order.append(port.name)
             own_address = {(net, length): ip for ip, net, length in primaries.get(port.name, [])}
             for net, length in up[port.name]:
-                _install(*added[MAIN], (net, length, 0, port.name, None, own_address.get((net, length))), "append")
+                _install(*added[MAIN], (net, length, 0, port.name, None, own_address.get((net, length)), ()), "append")
         for route in by_port.get(stanza, ()):
             entry = _resolve(route, up, up_order, configured)
             if entry is not None:
                 _install(*added.setdefault(route.table if route.table is not None else MAIN, ([], {})), entry,
                          route.verb)
-    tables = {t: [(n, l, d, v, src) for n, l, _m, d, v, src in sorted(entries, key=lambda r: (-r[1], r[2]))]
-              for t, (entries, _keys) in added.items()}
-    rules: list[tuple[int, int, int, int]] = [(0, 0, 0, LOCAL), (32766, 0, 0, MAIN), (32767, 0, 0, 253)]
+    ordered = {t: sorted(entries, key=lambda r: (-r[1], r[2])) for t, (entries, _keys) in added.items()}
+    tables = {t: [(n, l, d, v, src) for n, l, _m, d, v, src, _hops in entries] for t, entries in ordered.items()}
+    multipath = {(t, place): entry[6] for t, entries in ordered.items() for place, entry in enumerate(entries)
+                 if entry[6]}
+    rules: list[Rule] = [(0, 0, 0, LOCAL, 0, 0, True, False), (32766, 0, 0, MAIN, 0, 0, True, False),
+                         (32767, 0, 0, 253, 0, 0, True, False)]
     for rule in srv.rules:
         try:
             source = ip_int(rule.source)
+            to_net, to_len = network_of(rule.destination) if rule.destination else (0, 0)
         except ValueError:
             continue
         if rule.priority is not None:
@@ -204,10 +241,10 @@ def host_routing(srv: ServerConfig) -> HostRouting:
             second = sorted(r[0] for r in rules)[1]
             priority = second - 1 if second else 0
         mask = ((1 << rule.source_len) - 1) << (32 - rule.source_len) if rule.source_len else 0
-        new = (priority, source & mask, rule.source_len, rule.table)
+        new = (priority, source & mask, rule.source_len, rule.table, to_net, to_len, rule.iif in (None, "lo"), rule.invert)
         if new in rules:
             continue  # `ip rule add` of a rule in place: "File exists"
         # after every rule of the same or a lower priority, as the kernel inserts it
         at = next((i for i, r in enumerate(rules) if r[0] > priority), len(rules))
         rules.insert(at, new)
-    return HostRouting(rules, tables, local, primaries, addresses)
+    return HostRouting(rules, tables, local, primaries, addresses, multipath)

@@ -334,6 +334,10 @@ class ServerRoute:
     # "unicast", or a route that forwards nothing: "blackhole" (drops), "unreachable", "prohibit"
     # (the sender gets an error); a lookup that ends on one goes no further (no other rule is tried)
     kind: str = "unicast"
+    # a multipath route (`nexthop via A [dev X] [weight W] [onlink] nexthop ...`): each hop as
+    # (gateway, port, onlink); ``via`` and ``dev`` are None then. The kernel installs it only when
+    # every hop resolves, and hashes each flow onto one of them
+    hops: tuple[tuple[str | None, str | None, bool], ...] = ()
 
 
 @dataclass(slots=True)
@@ -342,6 +346,11 @@ class ServerRule:
     table: int
     priority: int | None = None  # `priority N`; None: the kernel numbers it (below the previous one)
     source_len: int = 32  # `from A.B.C.D/N`: the source prefix length
+    destination: str | None = None  # `to A.B.C.D[/N]`: only packets to it (None: to anywhere)
+    # `iif PORT` (`dev PORT`): only packets arriving on PORT; the server's own traffic counts as
+    # arriving on `lo`. None: any
+    iif: str | None = None
+    invert: bool = False  # `not`: the rule takes what its selectors do not match
 
 
 @dataclass(slots=True)

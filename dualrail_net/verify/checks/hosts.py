@@ -217,35 +217,37 @@ def host_forwarding(ctx: Context) -> list[Finding]:
             source = ip_int(iface.addresses[0].partition("/")[0])
             for plane, targets in targets_of.items():
                 for prefix, destination in targets:
-                    egress = routing.lookup(source, destination)
-                    if egress is not None and egress.dev is None:
-                        continue  # one of the server's own addresses
-                    via = egress.dev if egress else None
-                    key = (port.ifname, plane)
-                    if plane == port.plane:
-                        if via == port.ifname:
-                            continue
-                        if key in reported:
-                            continue
-                        reported.add(key)
-                        if via is None:
-                            out.append(finding([name], plane, f"{name}: traffic from {port.ifname} "
-                                               f"({iface.addresses[0]}) to {prefix} has no route (or a blackhole, "
-                                               "unreachable or prohibit route ends its lookup)", why_lost))
-                        elif plane_of_port.get(via) != plane:
-                            out.append(finding([name], plane, f"{name}: traffic from {port.ifname} (plane {plane}) to "
-                                               f"{prefix} leaves through {via} (plane {plane_of_port.get(via)}, "
-                                               f"table {egress.table if egress else '?'})", why_cross))
-                        else:
-                            out.append(finding([name], plane, f"{name}: traffic from {port.ifname} to {prefix} leaves "
-                                               f"through {via}, another port of plane {plane} (table "
-                                               f"{egress.table if egress else '?'})",
-                                               "the reply comes back on another rail: asymmetric paths across rails",
-                                               Severity.WARNING))
-                    elif via is not None and plane_of_port.get(via) == plane and key not in reported:
-                        reported.add(key)
-                        out.append(finding([name], plane, f"{name}: traffic from {port.ifname} (plane {port.plane}) "
-                                           f"to {prefix} (plane {plane}) leaves through {via}", why_cross))
+                    found = routing.lookup(source, destination)
+                    # a multipath route hashes each flow onto one of its next hops: every one is judged
+                    for egress in (found.each() if found is not None else [None]):
+                        if egress is not None and egress.dev is None:
+                            continue  # one of the server's own addresses
+                        via = egress.dev if egress else None
+                        key = (port.ifname, plane)
+                        if plane == port.plane:
+                            if via == port.ifname:
+                                continue
+                            if key in reported:
+                                continue
+                            reported.add(key)
+                            if via is None:
+                                out.append(finding([name], plane, f"{name}: traffic from {port.ifname} "
+                                                   f"({iface.addresses[0]}) to {prefix} has no route (or a blackhole, "
+                                                   "unreachable or prohibit route ends its lookup)", why_lost))
+                            elif plane_of_port.get(via) != plane:
+                                out.append(finding([name], plane, f"{name}: traffic from {port.ifname} (plane {plane}) to "
+                                                   f"{prefix} leaves through {via} (plane {plane_of_port.get(via)}, "
+                                                   f"table {egress.table if egress else '?'})", why_cross))
+                            else:
+                                out.append(finding([name], plane, f"{name}: traffic from {port.ifname} to {prefix} leaves "
+                                                   f"through {via}, another port of plane {plane} (table "
+                                                   f"{egress.table if egress else '?'})",
+                                                   "the reply comes back on another rail: asymmetric paths across rails",
+                                                   Severity.WARNING))
+                        elif via is not None and plane_of_port.get(via) == plane and key not in reported:
+                            reported.add(key)
+                            out.append(finding([name], plane, f"{name}: traffic from {port.ifname} (plane {port.plane}) "
+                                               f"to {prefix} (plane {plane}) leaves through {via}", why_cross))
         out += _unbound_traffic(name, routing, plane_of_port, targets_of, why_cross)
     return out
 
@@ -285,24 +287,25 @@ def _unbound_traffic(name: str, routing: HostRouting, plane_of_port: dict[str, s
     reported: set[tuple[str, str]] = set()
     for plane, targets in destinations.items():
         for prefix, destination in targets:
-            egress = routing.lookup(0, destination)
-            if egress is None or egress.dev is None:
-                continue
-            port_plane = plane_of_port.get(egress.dev)
-            source = routing.source_for(egress)
-            source_plane = plane_of_address.get(source) if source is not None else None
-            where = f"{egress.dev} (plane {port_plane}, table {egress.table})"
-            if port_plane is not None and port_plane != plane and (plane, "port") not in reported:
-                reported.add((plane, "port"))
-                out.append(finding([name], plane, f"{name}: traffic to {prefix} (plane {plane}) from a socket bound "
-                                   f"to no address leaves through {where}", why))
-            elif port_plane is not None and source_plane is not None and source_plane != port_plane \
-                    and (plane, "source") not in reported:
-                reported.add((plane, "source"))
-                out.append(finding([name], plane, f"{name}: traffic to {prefix} from a socket bound to no address "
-                                   f"leaves through {where} with source {dotted(source or 0)} of plane "
-                                   f"{source_plane}{' (the route names it: src)' if egress.src == source else ''}",
-                                   why))
+            found = routing.lookup(0, destination)
+            for egress in (found.each() if found is not None else []):  # each next hop of a multipath route
+                if egress.dev is None:
+                    continue
+                port_plane = plane_of_port.get(egress.dev)
+                source = routing.source_for(egress)
+                source_plane = plane_of_address.get(source) if source is not None else None
+                where = f"{egress.dev} (plane {port_plane}, table {egress.table})"
+                if port_plane is not None and port_plane != plane and (plane, "port") not in reported:
+                    reported.add((plane, "port"))
+                    out.append(finding([name], plane, f"{name}: traffic to {prefix} (plane {plane}) from a socket bound "
+                                       f"to no address leaves through {where}", why))
+                elif port_plane is not None and source_plane is not None and source_plane != port_plane \
+                        and (plane, "source") not in reported:
+                    reported.add((plane, "source"))
+                    out.append(finding([name], plane, f"{name}: traffic to {prefix} from a socket bound to no address "
+                                       f"leaves through {where} with source {dotted(source or 0)} of plane "
+                                       f"{source_plane}{' (the route names it: src)' if egress.src == source else ''}",
+                                       why))
     return out
 
 

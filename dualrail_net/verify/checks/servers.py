@@ -45,19 +45,21 @@ def server_planes(ctx: Context) -> list[Finding]:
         for route in srv.routes:
             if route.kind != "unicast":
                 continue  # forwards into no plane (HOST-FORWARDING judges what it drops)
-            dev_plane = port_plane.get(route.dev or "")
-            if route.table is not None and route.prefix == "default":
-                table_dev[route.table] = route.dev
-            if route.prefix != "default":
-                dest = ctx.snap.plane_of_address(route.prefix)
-                if dest and dev_plane and dest != dev_plane:
+            # every next hop of a multipath route carries some flows: each is judged as a route
+            for via, dev in ([(route.via, route.dev)] if not route.hops else [(v, d) for v, d, _ in route.hops]):
+                dev_plane = port_plane.get(dev or "")
+                if route.table is not None and route.prefix == "default" and table_dev.get(route.table) in (None, dev):
+                    table_dev[route.table] = dev
+                if route.prefix != "default":
+                    dest = ctx.snap.plane_of_address(route.prefix)
+                    if dest and dev_plane and dest != dev_plane:
+                        out.append(finding([srv.name], dev_plane,
+                                           f"{srv.name} routes {route.prefix} (plane {dest}) via {dev} (plane "
+                                           f"{dev_plane})", why))
+                if via and dev in port_net and not contains(port_net[dev], ip_int(via)):
                     out.append(finding([srv.name], dev_plane,
-                                       f"{srv.name} routes {route.prefix} (plane {dest}) via {route.dev} (plane "
-                                       f"{dev_plane})", why))
-            if route.via and route.dev in port_net and not contains(port_net[route.dev], ip_int(route.via)):
-                out.append(finding([srv.name], dev_plane,
-                                   f"{srv.name} route {route.prefix} via {route.via} is not on {route.dev}'s subnet "
-                                   f"{net_str(port_net[route.dev])}", why))
+                                       f"{srv.name} route {route.prefix} via {via} is not on {dev}'s subnet "
+                                       f"{net_str(port_net[dev])}", why))
         port_of_ip: dict[str, str] = {}
         for name, iface in srv.interfaces.items():
             for address in iface.addresses:

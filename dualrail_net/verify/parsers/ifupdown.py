@@ -197,7 +197,7 @@ _OBJECTS = ("route", "rule")
 _ROUTE_VERBS = ("add", "change", "replace", "prepend", "append")
 _ROUTE_KEYS = ("via", "dev", "oif", "table", "src", "protocol", "metric", "priority", "preference", "scope")
 _RULE_KEYS = {"from": "from", "lookup": "lookup", "table": "lookup", "priority": "priority", "preference": "priority",
-              "order": "priority"}
+              "order": "priority", "to": "to", "iif": "iif", "dev": "iif"}
 _TABLE_NAMES = {"main": "254", "local": "255", "default": "253"}
 REJECT_KINDS = ("blackhole", "unreachable", "prohibit")  # route types that forward nothing
 
@@ -232,19 +232,53 @@ def _ip_command(cmd: str) -> list[str]:
             out.append(args[0])  # a route type: the prefix follows it
             args = args[1:]
         out.append(args[0] if args else "")
-        flags = [w for w in args[1:] if w == "onlink"]  # the one flag without a value
-        args = [w for w in args[1:] if w != "onlink"]
-        for i, word in enumerate(args):
-            key = _matches(word, *_ROUTE_KEYS) if i % 2 == 0 else None
-            out.append({"oif": "dev", "protocol": "proto"}.get(key or "", key or word))
-        out += flags
+        groups = _split_hops(args[1:])  # the route's own options, then each `nexthop` group
+        for number, group in enumerate(groups):
+            if number:
+                out.append("nexthop")
+            flags = [w for w in group if w == "onlink"]  # the one flag without a value
+            group = [w for w in group if w != "onlink"]
+            for i, word in enumerate(group):
+                key = _matches(word, *_ROUTE_KEYS, *(("weight",) if number else ())) if i % 2 == 0 else None
+                out.append({"oif": "dev", "protocol": "proto"}.get(key or "", key or word))
+            out += flags
     else:
+        if "not" in args:  # the one flag without a value (it inverts the selectors)
+            out.append("not")
+            args = [w for w in args if w != "not"]
         for i, word in enumerate(args):
             out.append(_RULE_KEYS.get(_matches(word, *_RULE_KEYS) or "", word) if i % 2 == 0 else word)
     for i in range(3, len(out) - 1):
         if out[i] in ("table", "lookup") and out[i + 1] in _TABLE_NAMES:
             out[i + 1] = _TABLE_NAMES[out[i + 1]]
     return out
+
+
+def _split_hops(args: list[str]) -> list[list[str]]:
+    """A route's words after its prefix: its own options, then one group per `nexthop` keyword."""
+    groups: list[list[str]] = [[]]
+    for word in args:
+        if word == "nexthop":
+            groups.append([])
+        else:
+            groups[-1].append(word)
+    return groups
+
+
+def _hops(groups: list[list[str]]) -> tuple[tuple[str | None, str | None, bool], ...] | None:
+    """The (gateway, port, onlink) of each `nexthop` group, or None when one is not read whole."""
+    hops = []
+    for group in groups:
+        onlink = "onlink" in group
+        words = [w for w in group if w != "onlink"]
+        opts = dict(zip(words[::2], words[1::2]))
+        via, weight = opts.get("via"), opts.get("weight")
+        if len(words) % 2 or len(opts) * 2 != len(words) or not set(opts) <= {"via", "dev", "weight"} \
+                or not (via or opts.get("dev")) or (via is not None and not _ipv4(via)) or (onlink and via is None) \
+                or (weight is not None and not (is_decimal(weight) and 1 <= int(weight) <= 256)):
+            return None
+        hops.append((via, opts.get("dev"), onlink))
+    return tuple(hops) if hops else None
 
 
 def ipv4_plain(text: str) -> bool:
@@ -270,6 +304,25 @@ def _route_target(text: str) -> bool:
     return text == "default" or (_ipv4(address) and (not length or is_decimal(length) and int(length) <= 32))
 
 
+def _multipath(w: list[str], port: str | None) -> ServerRoute | None:
+    """`ip route add|replace|append PREFIX [table N] [metric M] [src A] nexthop ... nexthop ...`
+    (_ip_command's words), or None when the model does not read it whole."""
+    if len(w) < 5 or w[2] not in ("add", "replace", "append") or not _route_target(w[3]):
+        return None
+    head, *groups = _split_hops(w[4:])
+    opts = dict(zip(head[::2], head[1::2]))
+    table, src = opts.get("table"), opts.get("src")
+    metric = opts.get("metric") or opts.get("priority") or opts.get("preference")
+    hops = _hops(groups)
+    if hops is None or len(head) % 2 or len(opts) * 2 != len(head) \
+            or not set(opts) <= {"table", "src", "proto", "metric", "priority", "preference"} \
+            or (table is not None and not is_decimal(table)) or (metric is not None and not is_decimal(metric)) \
+            or (src is not None and not _ipv4(src)):
+        return None
+    return ServerRoute(w[3], None, None, int(table) if table else None, int(metric) if metric else 0, w[2],
+                       port=port, src=src, hops=hops)
+
+
 def server_policy(commands: list[str], unmodelled: list[int] | None = None,
                   ports: list[str] | None = None) -> tuple[list[ServerRoute], list[ServerRule]]:
     """Routes and rules installed by post-up commands (``ip route add|replace|append ...``,
@@ -280,6 +333,13 @@ def server_policy(commands: list[str], unmodelled: list[int] | None = None,
     rules: list[ServerRule] = []
     for number, value in enumerate(commands):
         w = _ip_command(value)
+        if w[:2] == ["ip", "route"] and "nexthop" in w[4:]:
+            route = _multipath(w, ports[number] if ports is not None else None)
+            if route is not None:
+                routes.append(route)
+            elif unmodelled is not None:
+                unmodelled.append(number)
+            continue
         onlink = "onlink" in w[4:]
         if onlink and w[:2] == ["ip", "route"]:  # the one flag without a value
             w = w[:4] + [word for word in w[4:] if word != "onlink"]
@@ -301,17 +361,23 @@ def server_policy(commands: list[str], unmodelled: list[int] | None = None,
                                           int(metric) if metric else 0, w[2], onlink,
                                           ports[number] if ports is not None else None, src, kind))
                 continue
-        elif w[:3] == ["ip", "rule", "add"] and len(w) % 2 == 1:
-            opts = dict(zip(w[3::2], w[4::2]))
+        elif w[:3] == ["ip", "rule", "add"] and len(w) % 2 == (0 if w[3:4] == ["not"] else 1):
+            invert = w[3:4] == ["not"]
+            opts = dict(zip(w[3 + invert::2], w[4 + invert::2]))
             table = opts.get("lookup")
             prio = opts.get("priority")
-            source, _, length = opts.get("from", "").partition("/")
+            source, _, length = opts.get("from", "all").partition("/")  # no `from`: every source
             if source == "all":  # every source: the rule catches the traffic of every port
                 source, length = "0.0.0.0", "0"
+            to = opts.get("to")
+            if to == "all":
+                to = None
             if source and _ipv4(source) and table and is_decimal(table) \
-                    and set(opts) <= {"from", "lookup", "priority"} \
+                    and set(opts) <= {"from", "lookup", "priority", "to", "iif"} \
+                    and (to is None or _route_target(to) and to != "default") \
                     and (prio is None or is_decimal(prio)) and (not length or is_decimal(length) and int(length) <= 32):
-                rules.append(ServerRule(source, int(table), int(prio) if prio else None, int(length) if length else 32))
+                rules.append(ServerRule(source, int(table), int(prio) if prio else None, int(length) if length else 32,
+                                        to, opts.get("iif"), invert))
                 continue
         if unmodelled is not None:
             unmodelled.append(number)

@@ -155,7 +155,38 @@ SONIC_MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
      _db_edit(lambda d: _table(d, "PORT")["Ethernet0"].update(admin_status="down"))),
     ("a server port in a VRF no plane routes in", "ADDR-PORT-VRF",
      _db_edit(lambda d: _table(d, "INTERFACE")["Ethernet0"].update(vrf_name="Vrf_x"))),
+    # access lists: SONiC forwards what no rule matches; the highest PRIORITY decides
+    ("an uplink ACL drops BGP both ways", "BGP-SESSION-DOWN",
+     _db_edit(lambda d: _acl(d, ["Ethernet256"], {"RULE_1": {"PRIORITY": "100", "PACKET_ACTION": "DROP",
+                                                             "IP_PROTOCOL": "6", "L4_DST_PORT": "179"},
+                                                  "RULE_2": {"PRIORITY": "99", "PACKET_ACTION": "DROP",
+                                                             "IP_PROTOCOL": "6", "L4_SRC_PORT": "179"}}))),
+    ("an uplink ACL lets BGP through and drops RoCE", "ROUTE-ACL-DROP",
+     _db_edit(lambda d: _acl(d, ["Ethernet256"], {"RULE_1": {"PRIORITY": "10", "PACKET_ACTION": "DROP",
+                                                             "IP_PROTOCOL": "17", "L4_DST_PORT_RANGE": "4000-5000"}}))),
+    ("an ACL rule the model does not read (the table is not judged: said so)", "PORTS-UNMODELLED",
+     _db_edit(lambda d: _acl(d, ["Ethernet256"], {"RULE_1": {"PRIORITY": "10", "PACKET_ACTION": "DROP",
+                                                             "TCP_FLAGS": "0x02/0x02"}}))),
 ]
+
+
+def _acl(doc: dict[str, object], ports: list[str], rules: dict[str, dict[str, str]]) -> None:
+    doc["ACL_TABLE"] = {"FABRIC": {"type": "L3", "stage": "ingress", "ports": ports, "policy_desc": "x"}}
+    doc["ACL_RULE"] = {f"FABRIC|{name}": fields for name, fields in rules.items()}
+
+
+def test_an_acl_that_lets_the_fabric_through_is_a_valid_edit(sonic_variant: Path, tmp_path: Path) -> None:
+    """A higher-priority FORWARD rule for BGP and RoCE ahead of a DROP of the rest of TCP, and
+    a drop of IPv6 only: nothing the fabric needs is dropped, no finding."""
+    edited = tmp_path / "build"
+    shutil.copytree(sonic_variant, edited)
+    _db_edit(lambda d: _acl(d, ["Ethernet256", "Ethernet0"], {
+        "BGP": {"PRIORITY": "200", "PACKET_ACTION": "FORWARD", "IP_PROTOCOL": "6", "L4_DST_PORT": "179"},
+        "BGP_BACK": {"PRIORITY": "199", "PACKET_ACTION": "FORWARD", "IP_PROTOCOL": "6", "L4_SRC_PORT": "179"},
+        "TCP": {"PRIORITY": "10", "PACKET_ACTION": "DROP", "IP_PROTOCOL": "6"},
+        "V6": {"PRIORITY": "300", "PACKET_ACTION": "DROP", "IP_TYPE": "IPV6ANY"}}))(edited)
+    findings = [f"{r.check}: {f.message}" for r in run_checks(load_snapshot(edited)) for f in r.findings]
+    assert findings == []
 
 
 def test_the_bgp_feature_enabled_keeps_frr_read(sonic_variant: Path, tmp_path: Path) -> None:

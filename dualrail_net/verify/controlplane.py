@@ -400,7 +400,7 @@ def acl_refusal(snap: Snapshot, topo: Topology, s: Session) -> str | None:
             ok, entry = acl_permits(entries, "tcp", ip_int(peer), source_port, ip_int(own), destination_port)
             if not ok:
                 decided = f"line {entry.line}" if entry is not None else "its implicit deny"
-                denials.append(f"{snap.where(node[0], dev.routing_file, line)}: access list {name} on {node[0]}'s "
+                denials.append(f"{snap.where(node[0], dev.acl_file or dev.routing_file, line)}: access list {name} on {node[0]}'s "
                                f"{where} drops TCP from {peer} port {source_port} to port {destination_port} "
                                f"({decided})")
                 return False

@@ -58,8 +58,9 @@ class HostRouting:
     # each port's primary addresses (address, network, length), in the order added; ports in file order
     primaries: dict[str, list[tuple[int, int, int]]]
     addresses: dict[str, list[int]]  # each port's addresses, secondaries included, in the order configured
-    # (table, place in it) -> the next hops of a multipath route there
-    multipath: dict[tuple[int, int], tuple[Hop, ...]] = field(default_factory=dict)
+    # (table, network, length) -> the next hops of the multipath route that wins for that prefix
+    # there (only the first route of a prefix in a table is ever taken)
+    multipath: dict[tuple[int, int, int], tuple[Hop, ...]] = field(default_factory=dict)
 
     def lookup(self, source: int, destination: int) -> Egress | None:
         """Where a packet from ``source`` to ``destination`` leaves (None: no route); ``source`` 0:
@@ -68,16 +69,21 @@ class HostRouting:
             return Egress(None, None, LOCAL)
         for _, net, length, table, to_net, to_len, arrives, invert in self.rules:
             mask = ((1 << length) - 1) << (32 - length) if length else 0
-            to_mask = ((1 << to_len) - 1) << (32 - to_len) if to_len else 0
-            # the server's own traffic arrives on lo: a rule for another port never takes it
-            if (source & mask == net and destination & to_mask == to_net and arrives) == invert:
+            if to_len or invert or not arrives:
+                to_mask = ((1 << to_len) - 1) << (32 - to_len) if to_len else 0
+                # the server's own traffic arrives on lo: a rule for another port never takes it
+                if (source & mask == net and destination & to_mask == to_net and arrives) == invert:
+                    continue
+            elif source & mask != net:  # (the common rule: by source only)
                 continue
-            for place, (r_net, r_len, dev, via, src) in enumerate(self.tables.get(table, ())):
+            for r_net, r_len, dev, via, src in self.tables.get(table, ()):
                 r_mask = ((1 << r_len) - 1) << (32 - r_len) if r_len else 0
                 if destination & r_mask == r_net:
                     # a blackhole, unreachable or prohibit route ends the lookup: nothing leaves
-                    return None if dev == REJECT else Egress(dev, via, table, src,
-                                                             self.multipath.get((table, place), ()))
+                    if dev == REJECT:
+                        return None
+                    return Egress(dev, via, table, src, self.multipath.get((table, r_net, r_len), ())
+                                  if self.multipath else ())
         return None
 
     def address_inside(self, net: int, length: int) -> int:
@@ -225,8 +231,13 @@ def host_routing(srv: ServerConfig) -> HostRouting:
                          route.verb)
     ordered = {t: sorted(entries, key=lambda r: (-r[1], r[2])) for t, (entries, _keys) in added.items()}
     tables = {t: [(n, l, d, v, src) for n, l, _m, d, v, src, _hops in entries] for t, entries in ordered.items()}
-    multipath = {(t, place): entry[6] for t, entries in ordered.items() for place, entry in enumerate(entries)
-                 if entry[6]}
+    multipath: dict[tuple[int, int, int], tuple[Hop, ...]] = {}
+    for t, entries in ordered.items():
+        first: set[tuple[int, int]] = set()
+        for n, l, *_rest, hops in entries:
+            if (n, l) not in first and hops:
+                multipath[(t, n, l)] = hops
+            first.add((n, l))
     rules: list[Rule] = [(0, 0, 0, LOCAL, 0, 0, True, False), (32766, 0, 0, MAIN, 0, 0, True, False),
                          (32767, 0, 0, 253, 0, 0, True, False)]
     for rule in srv.rules:

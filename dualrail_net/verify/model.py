@@ -316,6 +316,7 @@ class DeviceConfig:
     # (EOS `system control-plane` `ip access-group NAME [vrf V] in`): VRF (None: default) -> (list, line)
     acl_in: dict[str, tuple[str, int]] = field(default_factory=dict)
     control_plane_acls: dict[str | None, tuple[str, int]] = field(default_factory=dict)
+    acl_file: str = ""  # the file the access lists' lines are in ("": the routing file; SONiC: config_db.json)
     # references the device's config cannot resolve at load time: (line, "peer-group NAME")
     undefined_refs: list[tuple[int, str]] = field(default_factory=list)
 

@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from dualrail_net.verify.model import DeviceConfig, EcnProfile, Interface, PfcHeadroom
+from dualrail_net.verify.ipfast import network_of
+from dualrail_net.verify.model import AclEntry, DeviceConfig, EcnProfile, Interface, PfcHeadroom
 from dualrail_net.verify.parsers import link
 from dualrail_net.verify.parsers.files import read_text
 from dualrail_net.verify.parsers.frr import is_ip, is_prefix, parse_frr
@@ -126,10 +127,14 @@ def parse_base(name: str, folder: Path) -> DeviceConfig:
     if db is None:
         return dev
     handled = {"DEVICE_METADATA", "PORT", "INTERFACE", "LOOPBACK_INTERFACE", "PORT_QOS_MAP", "QUEUE",
-               "MGMT_VRF_CONFIG", "MGMT_INTERFACE", "NTP_SERVER", "SYSLOG_SERVER", "DNS_NAMESERVER", "FEATURE"}
+               "MGMT_VRF_CONFIG", "MGMT_INTERFACE", "NTP_SERVER", "SYSLOG_SERVER", "DNS_NAMESERVER", "FEATURE",
+               "ACL_TABLE", "ACL_RULE"}
     for table in db.tables:
         if table not in handled and table not in _KNOWN_TABLES:
             dev.base_unmodelled.append((FILE, db.line(table), f"table {table}"))
+    # the routing side judges the access lists (they decide sessions and RoCE); what it cannot
+    # read is reported here, against this file
+    dev.base_unmodelled += [(FILE, line, what) for line, what in read_acls(db).unread]
     dev.hostname = str(_fields(db.table("DEVICE_METADATA").get("localhost")).get("hostname", ""))
     _ports(dev, db)
     _interfaces(dev, db)
@@ -479,11 +484,120 @@ def _aaa(dev: DeviceConfig, db: ConfigDb) -> None:
 _MODE = re.compile(r'"docker_routing_config_mode"\s*:\s*"([^"]*)"')
 
 
+@dataclass
+class Acls:
+    """config_db's IPv4 access lists as the model reads them."""
+
+    lists: dict[str, list[AclEntry] | None] = field(default_factory=dict)  # None: not read whole
+    bound: dict[str, tuple[str, int]] = field(default_factory=dict)  # port -> (table, line)
+    unread: list[tuple[int, str]] = field(default_factory=list)  # (line, what): not judged
+
+
+_ACL_TABLE_FIELDS = {"type", "stage", "ports", "policy_desc"}
+_ACL_RULE_FIELDS = {"PRIORITY", "PACKET_ACTION", "IP_PROTOCOL", "SRC_IP", "DST_IP", "L4_SRC_PORT", "L4_DST_PORT",
+                    "L4_SRC_PORT_RANGE", "L4_DST_PORT_RANGE", "ETHER_TYPE", "IP_TYPE"}
+_PROTOCOLS = {"6": "tcp", "17": "udp", "1": "icmp"}
+_NOT_IPV4 = "matches no IPv4 packet"
+
+
+def read_acls(db: ConfigDb) -> Acls:
+    """ACL_TABLE (type L3 or L3V4V6, stage ingress, bound to ports) with its ACL_RULEs, highest
+    PRIORITY first; a packet no rule matches is forwarded (SONiC adds no implicit deny: only an
+    explicit rule drops). A table of another type or stage (mirror, PFC watchdog, control plane,
+    egress) or one with a rule the model does not read is not judged and is reported."""
+    out = Acls()
+    rules: dict[str, list[tuple[int, str, dict[str, Any], int]]] = {}
+    for key, value in db.table("ACL_RULE").entries:
+        table, _, rule = key.partition("|")
+        fields = _fields(value)
+        said = str(fields.get("PRIORITY", "0"))
+        rules.setdefault(table, []).append((int(said) if said.isascii() and said.isdigit() and len(said) < 8 else -1,
+                                            rule, fields, db.line("ACL_RULE", key)))
+    for name, value in db.table("ACL_TABLE").entries:
+        fields, line = _fields(value), db.line("ACL_TABLE", name)
+        kind, stage = str(fields.get("type", "")).upper(), str(fields.get("stage", "ingress")).lower()
+        extra = sorted(set(fields) - _ACL_TABLE_FIELDS)
+        if kind not in ("L3", "L3V4V6") or stage != "ingress" or extra:
+            out.unread.append((line, f"ACL_TABLE {name} (type {kind[:20] or '?'}, stage {stage[:20]}"
+                                     f"{', ' + ', '.join(extra)[:60] if extra else ''}): not judged"))
+            continue
+        entries: list[AclEntry] | None = []
+        for priority, rule, rule_fields, rule_line in sorted(rules.get(name, []), key=lambda r: -r[0]):
+            entry = _acl_rule(rule_fields, rule_line) if priority >= 0 else None
+            if entry == _NOT_IPV4:
+                continue
+            if not isinstance(entry, AclEntry):
+                out.unread.append((rule_line, f"ACL_RULE {name}|{rule}: not modelled, table {name} is not judged"))
+                entries = None
+            elif entries is not None:
+                entries.append(entry)
+        if entries is not None:
+            entries.append(AclEntry("permit", "ip", (0, 0), (0, 0), line=line))  # no rule matched: forwarded
+        out.lists[name] = entries
+        ports = fields.get("ports", [])
+        for port in ports if isinstance(ports, list) else str(ports).split(","):
+            out.bound[str(port)] = (name, line)
+    tables = {k for k, _ in db.table("ACL_TABLE").entries}
+    for table, listed in rules.items():
+        if table not in tables:
+            out.unread.append((listed[0][3], f"ACL_RULE {table}|{listed[0][1]}: no ACL_TABLE {table}"))
+    return out
+
+
+def _acl_rule(fields: dict[str, Any], line: int) -> AclEntry | str | None:
+    """One ACL_RULE as an entry; _NOT_IPV4 for a rule that matches no IPv4 packet; None: not read."""
+    if set(fields) - _ACL_RULE_FIELDS:
+        return None
+    action = {"FORWARD": "permit", "DROP": "deny"}.get(str(fields.get("PACKET_ACTION", "")).upper())
+    if action is None:  # REDIRECT, a missing action ...
+        return None
+    ether = str(fields.get("ETHER_TYPE", "0x0800")).lower()
+    ip_type = str(fields.get("IP_TYPE", "IPV4ANY")).upper()
+    if ether not in ("2048", "0x0800", "0x800") or ip_type in ("IPV6ANY", "IPV6", "NON_IP", "NON_IPV4", "ARP",
+                                                                  "ARP_REQUEST", "ARP_REPLY"):
+        return _NOT_IPV4
+    if ip_type not in ("ANY", "IP", "IPV4", "IPV4ANY"):
+        return None
+    protocol = str(fields.get("IP_PROTOCOL", ""))
+    proto = "ip" if not protocol else _PROTOCOLS.get(protocol) or (protocol if protocol.isascii() and protocol.isdigit()
+                                                                  and int(protocol) < 256 else None)
+    if proto is None:
+        return None
+    nets = []
+    for key in ("SRC_IP", "DST_IP"):
+        value = str(fields.get(key, "0.0.0.0/0"))
+        value = value if "/" in value else value + "/32"
+        if not is_prefix(value):
+            return None
+        nets.append(network_of(value))
+    ports: list[tuple[tuple[int, int], ...] | None] = []
+    for single, spread in (("L4_SRC_PORT", "L4_SRC_PORT_RANGE"), ("L4_DST_PORT", "L4_DST_PORT_RANGE")):
+        if single in fields and spread in fields:
+            return None
+        text = str(fields.get(single, fields.get(spread, "")))
+        low, _, high = text.partition("-") if spread in fields else (text, "", text)
+        if not text:
+            ports.append(None)
+        elif low.isascii() and low.isdigit() and high.isascii() and high.isdigit() and int(low) <= int(high) < 65536:
+            ports.append(((int(low), int(high)),))
+        else:
+            return None
+    return AclEntry(action, proto, nets[0], nets[1], ports[0], ports[1], line)
+
+
 def parse_routing(name: str, folder: Path) -> DeviceConfig:
     """frr.conf, read only when config_db.json puts FRR in split-unified mode: in any other mode
     SONiC generates FRR's configuration from config_db's BGP tables (none are rendered) and never
-    reads this file."""
+    reads this file. config_db.json's access lists are read here too (they decide which sessions
+    come up and what RoCE traffic passes)."""
     dev = DeviceConfig(name=name, platform="sonic")
+    if '"ACL_TABLE"' in (text := read_text(folder / FILE)):
+        db = read_config_db(text, DeviceConfig(name=name, platform="sonic"))
+        if db is not None:
+            acls = read_acls(db)
+            dev.acls.update(acls.lists)
+            dev.acl_in.update(acls.bound)
+            dev.acl_file = FILE
     mode = _MODE.findall(read_text(folder / FILE))
     if mode[-1:] != [ROUTING_MODE]:
         dev.routing_file = "frr.conf"

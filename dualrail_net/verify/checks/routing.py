@@ -663,7 +663,8 @@ def acl_drops(ctx: Context) -> list[Finding]:
                 ok, entry = acl_permits(entries, "udp", peer, 49152, destination, ROCE_PORT)
                 if not ok:
                     decided = f"line {entry.line}" if entry is not None else "its implicit deny"
-                    out.append(finding([name], plane, f"{_loc(ctx, name, line)}: access list {acl} on {name} {port} "
+                    where = ctx.snap.where(name, dev.acl_file or dev.routing_file, line)
+                    out.append(finding([name], plane, f"{where}: access list {acl} on {name} {port} "
                                        f"drops RoCE (UDP {ROCE_PORT}) arriving for {prefix} ({decided})",
                                        "the link's BGP session and routes stay up, so ECMP keeps sending flows into "
                                        "it: every RoCE packet over it is lost"))

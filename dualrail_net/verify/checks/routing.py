@@ -585,7 +585,9 @@ def fib_override(ctx: Context) -> list[Finding]:
             nets, planned = starts[plane]
             # as planned_prefixes spells them (normalized), so the two sets compare
             own = {net_str(network_of(p)) for p in (meta.originates.get(plane, []) if meta else [])}
-            out += _kept_out(ctx, name, plane, vrf, [p for _, _, p in planned if p not in own])
+            inst = dev.bgp[vrf]
+            if inst.distance or inst.table_map or vrf in dev.fib_filters:  # (else nothing is kept out)
+                out += _kept_out(ctx, name, plane, vrf, [p for _, _, p in planned if p not in own])
             installed: set[str] | None = None  # computed only for a static that would override
             distance = bgp_distance(dev, dev.bgp[vrf])
             for route in dev.static_routes:

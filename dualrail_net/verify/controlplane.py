@@ -782,23 +782,19 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
                 assert e.next_hop is not None
                 if outbound:
                     b &= ~replaced
+                said = (f"{snap.where(dev.name, dev.routing_file, e.next_hop_line)}: {dev.name} sets ip next-hop "
+                        f"{e.next_hop} {'on the way out' if outbound else 'on the way in'}: {nodes[dst][0]}")
                 if e.next_hop == "unchanged" and outbound:
                     bad = b & ~own
                 else:
                     verdict = next_hop_verdict(e.next_hop, outbound, in_nbr.address, out_nbr.address, nets, False)
                     if verdict == MOVED and b:
-                        where = snap.where(dev.name, dev.routing_file, e.next_hop_line)
                         moved_lines.append((dst, e.next_hop, dev.name, e.next_hop_line))
-                        moved.append((b, e.next_hop, f"{where}: {dev.name} sets ip next-hop {e.next_hop} "
-                                      f"{'on the way out' if outbound else 'on the way in'}: {nodes[dst][0]} "
-                                      f"forwards these paths to {e.next_hop}"))
+                        moved.append((b, e.next_hop, f"{said} forwards these paths to {e.next_hop}"))
                     bad = b if verdict == UNUSABLE else 0
                 if bad:
-                    where = snap.where(dev.name, dev.routing_file, e.next_hop_line)
-                    found.append((bad, f"{where}: {dev.name} sets ip next-hop {e.next_hop} "
-                                       f"{'on the way out' if outbound else 'on the way in'}: {nodes[dst][0]} "
-                                       "cannot reach it over a connected subnet (or it is its own address), so the "
-                                       "path is inaccessible: neither installed nor advertised"))
+                    found.append((bad, f"{said} cannot reach it over a connected subnet (or it is its own address), "
+                                       "so the path is inaccessible: neither installed nor advertised"))
         return found, moved
 
     number = {node: i for i, node in enumerate(nodes)}

@@ -208,6 +208,7 @@ def _converge(snap: Snapshot, topo: Topology, nodes: list[NodeId], inbound: Mapp
                     ok, in_entry = _policy(dst_dev, in_map, prefix)
                     if not ok:
                         continue
+                    counts[dst][-1] += 1  # accepted: it counts toward a receive limit, usable or not
                     # a next hop a route-map set (the receiver's own last) the receiver cannot use:
                     # the path is inaccessible
                     hop, outbound = (in_entry.next_hop, False) if in_entry and in_entry.next_hop else \
@@ -231,7 +232,6 @@ def _converge(snap: Snapshot, topo: Topology, nodes: list[NodeId], inbound: Mapp
                             med = in_entry.med
                     in_prepend = in_entry.prepend if in_entry else ()
                     candidates.setdefault(prefix, []).append(Path(src, in_prepend + as_path, ibgp, rank, med))
-                    counts[dst][-1] += 1
             table: dict[str, list[Path]] = {p: [] for p in origin[dst]}
             cap = maximum_paths(dst_dev, dst_inst, path_overrides)
             for prefix, offered in candidates.items():

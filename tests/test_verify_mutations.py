@@ -501,6 +501,14 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
     ("an EOS spine sends one leaf its routes with the next hops it learned them with", "ROUTE-ECMP-WIDTH",
      lambda r: edit(r / SPINE_A / "running-config", "   router-id 10.10.0.0\n",
                     "   router-id 10.10.0.0\n   neighbor 10.11.0.1 next-hop-unchanged\n")),
+    ("an EOS control-plane list in the management VRF without SSH (everyone locked out)", "MGMT-ACL",
+     lambda r: edit(r / SPINE_A / "running-config", "ip routing\n", "ip routing\n!\nip access-list MGMT-CP\n"
+                    "   10 permit icmp any any\n   20 permit tcp any any eq https\n!\nsystem control-plane\n"
+                    "   ip access-group MGMT-CP vrf mgmt in\n")),
+    ("an EOS control-plane list in the management VRF that denies SSH first", "MGMT-ACL",
+     lambda r: edit(r / SPINE_A / "running-config", "ip routing\n", "ip routing\n!\nip access-list MGMT-CP\n"
+                    "   10 deny tcp any any eq 22\n   20 permit ip any any\n!\nsystem control-plane\n"
+                    "   ip access-group MGMT-CP vrf mgmt in\n")),
     ("a leaf gives one spine's routes a higher MED: it leaves that spine out", "ROUTE-ECMP-WIDTH",
      lambda r: _one_spine_sets(r, "set metric 50")),
     ("a spine sends one leaf a higher MED: that leaf leaves the spine out", "ROUTE-ECMP-WIDTH", _spine_med_to_one_leaf),
@@ -789,6 +797,10 @@ VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
      lambda r: edit(r / "servers/gpu001/interfaces", "    post-up ip rule add from 10.12.0.1 lookup 101 priority 101\n",
                     "    post-up ip rule add from 10.12.0.1 lookup 101 priority 101\n"
                     "    post-up ip rule add iif ens1f0np0 lookup 102 priority 50\n")),
+    ("an EOS control-plane list in the management VRF that admits SSH and the API from a jump-host subnet only",
+     lambda r: edit(r / SPINE_A / "running-config", "ip routing\n", "ip routing\n!\nip access-list MGMT-CP\n"
+                    "   10 permit tcp 192.0.2.128/28 any eq ssh\n   20 permit tcp 192.0.2.128/28 any eq https\n"
+                    "   30 permit icmp any any\n!\nsystem control-plane\n   ip access-group MGMT-CP vrf mgmt in\n")),
     ("a table-map that permits the plane's prefixes",
      lambda r: edit(r / LEAF_A / "frr.conf", "  maximum-paths 64\n", "  maximum-paths 64\n  table-map PLANE-A-IN\n")),
     ("the same neighbor weight toward every spine (ECMP unchanged)",

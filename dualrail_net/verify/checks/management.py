@@ -9,9 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from dualrail_net.manifest import ManagementEntry
-from dualrail_net.verify.checks import BASE, TOPOLOGY, Context, check, finding
+from dualrail_net.verify.checks import BASE, ROUTING, TOPOLOGY, Context, check, finding
 from dualrail_net.verify.findings import Finding
 from dualrail_net.verify.model import ManagementConfig
+from dualrail_net.verify.controlplane import acl_permits
 from dualrail_net.verify.ipfast import contains, ip_int, network_of
 
 WHY_LOCKOUT = "after the push nobody can reach the switch out of band: recovery needs the console"
@@ -148,4 +149,46 @@ def mgmt_aaa(ctx: Context) -> list[Finding]:
                                f"management VRF {sw.vrf}",
                                "operators' own accounts are refused (only local users log in) and commands "
                                "go unaccounted"))
+    return out
+
+
+SSH_PORT, API_PORT = 22, 443
+
+
+@check("MGMT-ACL", "no switch's control-plane access list in the management VRF refuses every SSH (and planned "
+       "API) connection to its management address", reads={ROUTING, TOPOLOGY})
+def mgmt_acl(ctx: Context) -> list[Finding]:
+    """EOS `system control-plane` `ip access-group NAME vrf MGMT in` replaces the platform's own
+    list for what arrives for the switch in the management VRF: first match wins, an implicit deny
+    ends it. A list that lets no source open TCP 22 (443 for the API, where planned) to the
+    management address locks everyone out after the push. Sources tried: the planned gateway, any
+    address, and a few addresses of every permit entry's source range (a list that admits only a
+    jump host is a valid edit). A list not defined or not read whole is not judged (reported)."""
+    planned = ctx.snap.manifest.management_vrf
+    if planned is None:
+        return []
+    vrf, plan = planned
+    out: list[Finding] = []
+    for name, meta in ctx.snap.manifest.devices.items():
+        dev = ctx.snap.devices.get(name)
+        if dev is None or not meta.mgmt_address or vrf not in dev.control_plane_acls:
+            continue
+        acl, line = dev.control_plane_acls[vrf]
+        entries = dev.acls.get(acl)
+        if entries is None:
+            continue
+        own = ip_int(meta.mgmt_address.partition("/")[0])
+        sources = {0x0A000001, ip_int(plan.gateway)} if plan.gateway else {0x0A000001}
+        for e in entries:
+            if e.action == "permit":
+                net, length = e.source
+                size = 1 << (32 - length)
+                sources |= {net + 1 if size > 2 else net, net + size // 2, net + max(size - 2, 0)}
+        for port, what, wanted in ((SSH_PORT, "SSH", plan.ssh), (API_PORT, "its API", plan.api)):
+            if wanted and not any(acl_permits(entries, "tcp", src, 50000, own, port)[0] for src in sorted(sources)):
+                where = ctx.snap.where(name, dev.acl_file or dev.routing_file, line)
+                out.append(finding([name], ctx.device_plane.get(name) or "",
+                                   f"{where}: control-plane access list {acl} in the management VRF {vrf} lets no "
+                                   f"source open {what} (TCP {port}) to {name}'s management address "
+                                   f"{meta.mgmt_address.partition('/')[0]}", WHY_LOCKOUT))
     return out

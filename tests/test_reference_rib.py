@@ -4,6 +4,7 @@ every routing instance, on the example, on every routing mutation and on seeded 
 
 from __future__ import annotations
 
+import re
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -153,3 +154,32 @@ def test_allowas_in_agrees(clean: Path, tmp_path: Path) -> None:
         plane_a = plain_rib(edited)["A"]
         learned = plane_a[("a-leaf-su1-r0", None)]
         assert ("10.10.0.33/32" in learned) == (name == "taken back")  # a-leaf-su1-r1's loopback
+
+
+def test_always_compare_med_agrees_and_narrows_ecmp_across_asns(tmp_path: Path) -> None:
+    """Spines each in their own ASN (multipath-relax): a higher MED from one of them is not compared
+    with the others' (another neighbor AS) and changes nothing; with `bgp always-compare-med` on
+    the leaf it is, and that spine leaves the leaf's ECMP. The model and the reference agree on both."""
+    from dualrail_net.sot.schema import Inventory
+    from dualrail_net.verify.checks import run_checks
+    inv = synthetic_inventory(Shape(spines_per_pod=2, sus_per_pod=1, rails=2, servers_per_su=2)).model_dump()
+    for plane in inv["fabric"]["planes"].values():
+        plane["asn"]["scheme"] = "per-switch"
+    out = tmp_path / "build"
+    write_artifacts(render_fabric(resolve_fabric(Inventory.model_validate(inv))), out)
+    leaf = next(p for p in sorted(out.rglob("frr.conf")) if "leaf" in p.parent.name)
+    text = leaf.read_text()
+    neighbor, name = re.findall(r"^ +neighbor (\S+) route-map (\S+) in$", text, re.M)[0]
+    body = re.search(rf"^route-map {re.escape(name)} permit (\d+)\n((?:[ \t]+.*\n)*)", text, re.M)
+    assert body is not None
+    copy = f"route-map {name}-MED permit {body.group(1)}\n{body.group(2)} set metric 50\nexit\n!\n"
+    text = text.replace("router bgp", copy + "router bgp", 1).replace(
+        f"neighbor {neighbor} route-map {name} in", f"neighbor {neighbor} route-map {name}-MED in")
+    for compare, fires in ((False, False), (True, True)):
+        edited = tmp_path / f"compare-{compare}"
+        shutil.copytree(out, edited)
+        (edited / leaf.relative_to(out)).write_text(
+            text.replace(" bgp router-id", " bgp always-compare-med\n bgp router-id", 1) if compare else text)
+        assert_agree(edited, f"always-compare-med {compare}")
+        width = [f for r in run_checks(load_snapshot(edited)) if r.check == "ROUTE-ECMP-WIDTH" for f in r.findings]
+        assert bool(width) == fires, (compare, [f.message for f in width])

@@ -919,7 +919,8 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
     core: _Core | None = None
     for _ in range(4):  # aggregates: originate, propagate, repeat while an aggregate appears or goes
         core, preferred = _propagate_preferring(origin, edges, asn, group_of, rank, relax, paths_cap, suppressed,
-                                                alias, preferences, frozenset(allowas))
+                                                alias, preferences, frozenset(allowas),
+                                                frozenset(i for i, inst in enumerate(insts) if inst.always_compare_med))
         changed = False
         for i, node in enumerate(nodes):
             for agg in insts[i].aggregates:
@@ -1205,6 +1206,7 @@ def _propagate_preferring(origin: list[int], edges: list[list[Edge]], asn: list[
                           paths_cap: list[int], suppressed: dict[int, int], alias: Sequence[int],
                           preferences: dict[tuple[int, int], _Preference],
                           allowas: frozenset[tuple[int, int]] = frozenset(),
+                          always_med: frozenset[int] = frozenset(),
                           ) -> tuple[_Core, dict[int, tuple[int, list[RouteMapEntry]]]]:
     """_propagate, with the best-path attributes route-maps set. BGP compares weight and local
     preference before the AS path, and MED (between paths from one neighbor AS) after it: a session
@@ -1212,7 +1214,7 @@ def _propagate_preferring(origin: list[int], edges: list[list[Edge]], asn: list[
     preferred path. Modelled as a fixpoint: propagate, find on each receiver the sessions outranked
     for prefixes a better session can deliver, block those, propagate again (a few rounds; a
     fabric without such attributes takes one). MED is compared among the installed sessions of one
-    neighbor AS (FRR without always-compare-med; across ASNs under multipath-relax it is not)."""
+    neighbor AS, or of every AS at a receiver in ``always_med`` (`bgp always-compare-med`)."""
     core = _propagate(origin, edges, asn, group_of, rank, relax, paths_cap, suppressed, alias, allowas)
     if not preferences:
         return core, {}
@@ -1232,7 +1234,8 @@ def _propagate_preferring(origin: list[int], edges: list[list[Edge]], asn: list[
             through = group_of.get(asn[dst], frozenset((dst,)))
             _outranked(dst, incoming[dst], edges, preferences, core, n, asn, new, why,
                        lambda src, bits_: 0 if (src, dst) in allowas else
-                       path_through(src, through, bits_, core.via_in, rank, memo, alias), blocked)
+                       path_through(src, through, bits_, core.via_in, rank, memo, alias), blocked,
+                       dst in always_med)
         if new == blocked:
             break
         blocked = new
@@ -1258,7 +1261,8 @@ def _minus(mask: int | None, blocked: int) -> int | None:
 def _outranked(dst: int, sessions: list[tuple[int, int]], edges: list[list[Edge]],
                preferences: dict[tuple[int, int], _Preference], core: _Core, n: int, asn: list[int],
                out: dict[tuple[int, int], int], why: dict[tuple[int, int], list[RouteMapEntry]],
-               looping: Callable[[int, int], int], previous: dict[tuple[int, int], int]) -> None:
+               looping: Callable[[int, int], int], previous: dict[tuple[int, int], int],
+               any_as: bool = False) -> None:
     """Into ``out``: per session into ``dst``, the prefixes it must not install because another
     session offers them with a higher (weight, local preference), or, among the sessions of one
     neighbor AS that install them, a lower MED (``previous``: the last round's blocks, so a session
@@ -1292,7 +1296,8 @@ def _outranked(dst: int, sessions: list[tuple[int, int]], edges: list[list[Edge]
             if lost:
                 out[(src, pos)] = out.get((src, pos), 0) | lost
                 why[(src, pos)] = _setters(preferences, sessions, lambda p: [e for k, _, e in p.rank if k > key])
-    # MED: among the sessions that install a prefix, per neighbor AS, the lowest MED wins
+    # MED: among the sessions that install a prefix, per neighbor AS (all of them with
+    # always-compare-med: ``any_as``), the lowest MED wins
     inbound = core.via_in[dst]
     by_as: dict[int, list[tuple[tuple[int, int], list[tuple[int, int]]]]] = defaultdict(list)
     for src, pos in sessions:
@@ -1305,7 +1310,7 @@ def _outranked(dst: int, sessions: list[tuple[int, int]], edges: list[list[Edge]
         rest = installed
         for _, bits_ in meds:
             rest &= ~bits_
-        by_as[asn[src]].append(((src, pos), meds + [(0, rest)]))
+        by_as[-1 if any_as else asn[src]].append(((src, pos), meds + [(0, rest)]))
     for members in by_as.values():
         if len(members) < 2 or not any(m for _, parts_ in members for m, b in parts_ if m and b):
             continue

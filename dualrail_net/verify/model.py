@@ -136,6 +136,8 @@ class BgpInstance:
     redistribute: list[str] = field(default_factory=list)  # "connected", "static"
     maximum_paths: int | None = None
     multipath_relax: bool = False
+    # `bgp always-compare-med`: MED decides between paths of any neighbor AS (else only of one)
+    always_compare_med: bool = False
     vrf_imports: list[str] = field(default_factory=list)  # VRFs whose routes this instance imports
     rt_import: list[str] = field(default_factory=list)
     rt_export: list[str] = field(default_factory=list)

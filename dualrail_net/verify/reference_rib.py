@@ -244,9 +244,13 @@ def _converge(snap: Snapshot, topo: Topology, nodes: list[NodeId], inbound: Mapp
                 best = equal[0]
                 if not dst_inst.multipath_relax:
                     equal = [p for p in equal if asn[p.sender] == asn[best.sender]]
-                # MED between the paths of one neighbor AS: the lowest wins
-                lowest = {a: min(p.med for p in equal if asn[p.sender] == a) for a in {asn[p.sender] for p in equal}}
-                equal = [p for p in equal if p.med == lowest[asn[p.sender]]]
+                # MED between the paths of one neighbor AS (of all, `bgp always-compare-med`): the lowest wins
+                every_as = dst_inst.always_compare_med
+                lowest: dict[int, int] = {}
+                for p in equal:
+                    g = 0 if every_as else asn[p.sender]
+                    lowest[g] = min(lowest.get(g, p.med), p.med)
+                equal = [p for p in equal if p.med == lowest[0 if every_as else asn[p.sender]]]
                 table[prefix] = equal[:cap]
             new[dst] = table
         if new == rib:

@@ -264,6 +264,8 @@ def _bgp_statements(inst: BgpInstance, children: list[Node], dev: DeviceConfig) 
             inst.maximum_paths, inst.maximum_paths_line = min(paths, installed or paths), child.line
         elif w == ["bgp", "bestpath", "as-path", "multipath-relax"]:
             inst.multipath_relax = True
+        elif w == ["bgp", "always-compare-med"]:
+            inst.always_compare_med = True
         elif w[:2] == ["distance", "bgp"] and len(w) in (3, 5) and None not in (ds := [_int(x, 255) for x in w[2:]]) \
                 and 0 not in ds:
             # `distance bgp EXTERNAL [INTERNAL LOCAL]`: internal and local keep EOS's 200 when not said

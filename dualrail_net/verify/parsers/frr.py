@@ -334,6 +334,8 @@ def bgp_statement(inst: BgpInstance, w: list[str], line: int = 0) -> bool:
             inst.router_id = w[2]
         elif w[1:] == ["bestpath", "as-path", "multipath-relax"]:
             inst.multipath_relax = True
+        elif w[1:] == ["always-compare-med"]:
+            inst.always_compare_med = True
         elif w[1:] == ["default", "ipv4-unicast"]:
             inst.default_ipv4_unicast = True
         elif w[1:] == ["network", "import-check"]:

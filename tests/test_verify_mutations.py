@@ -801,6 +801,12 @@ VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
      lambda r: edit(r / SPINE_A / "running-config", "ip routing\n", "ip routing\n!\nip access-list MGMT-CP\n"
                     "   10 permit tcp 192.0.2.128/28 any eq ssh\n   20 permit tcp 192.0.2.128/28 any eq https\n"
                     "   30 permit icmp any any\n!\nsystem control-plane\n   ip access-group MGMT-CP vrf mgmt in\n")),
+    ("BGP knobs that change no route: timers, logging, graceful restart, deterministic MED, update timing",
+     lambda r: (edit(r / LEAF_A / "frr.conf", " bgp router-id", " timers bgp 3 9\n bgp log-neighbor-changes\n"
+                     " bgp graceful-restart\n bgp deterministic-med\n bgp bestpath compare-routerid\n"
+                     " update-delay 10\n coalesce-time 1000\n bgp router-id"),
+                edit(r / LEAF_A / "frr.conf", "  maximum-paths 64\n", "  maximum-paths 64\n"
+                     "  neighbor 10.11.0.0 soft-reconfiguration inbound\n  neighbor 10.11.0.0 send-community both\n"))),
     ("a table-map that permits the plane's prefixes",
      lambda r: edit(r / LEAF_A / "frr.conf", "  maximum-paths 64\n", "  maximum-paths 64\n  table-map PLANE-A-IN\n")),
     ("the same neighbor weight toward every spine (ECMP unchanged)",

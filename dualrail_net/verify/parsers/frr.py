@@ -170,6 +170,9 @@ def neighbor_statement(inst: BgpInstance, w: list[str], line: int = 0, negated: 
             n.password_opaque = True
             return False
         n.password, n.password_line = " ".join(w[3:]), line
+    elif verb == "soft-reconfiguration" and w[3:] == ["inbound"] or verb == "send-community" and \
+            (len(w) == 3 or len(w) == 4 and w[3] in ("all", "both", "standard", "extended", "large")):
+        pass  # keeps a copy of what arrives / sends communities nothing in the fabric matches on
     elif verb == "passive" and len(w) == 3:
         _neighbor(inst, w, line).passive = True
     elif verb == "route-reflector-client" and len(w) == 3 and not eos:
@@ -344,8 +347,15 @@ def bgp_statement(inst: BgpInstance, w: list[str], line: int = 0) -> bool:
             inst.ebgp_requires_policy = True
         elif w[1:2] == ["shutdown"] and (len(w) == 2 or w[2] == "message"):
             inst.shutdown_line = line
+        elif w[1:] in _HARMLESS_BGP:
+            pass  # logging, restart helper, FRR's default MED grouping, the tie-break among equal paths
         else:
             return False
+    elif head == "timers" and w[1:2] == ["bgp"] and len(w) == 4 and is_decimal(w[2]) and is_decimal(w[3]) \
+            and int(w[2]) <= 65535 and (int(w[3]) == 0 or 3 <= int(w[3]) <= 65535):
+        pass  # keepalive and hold time: how fast a failure is seen, not which routes are held
+    elif head in ("update-delay", "coalesce-time") and len(w) == 2 and is_decimal(w[1]):
+        pass  # when updates go out at start, not which
     elif head == "redistribute" and len(w) == 2 and w[1] in ("connected", "static"):
         inst.redistribute.append(w[1])
     elif head == "maximum-paths" and len(w) == 2:
@@ -393,6 +403,12 @@ def _negated(inst: BgpInstance, w: list[str], line: int) -> bool:
         return False
     return True
 
+
+# `bgp ...` statements that change no route the fabric holds: logging, graceful restart (a helper
+# keeps routes through a peer's restart), deterministic MED (FRR's default, how the model groups
+# MEDs anyway), and compare-routerid (which of several equal paths is "best": the multipath set
+# is the same)
+_HARMLESS_BGP = (["log-neighbor-changes"], ["graceful-restart"], ["deterministic-med"], ["bestpath", "compare-routerid"])
 
 # Top-level lines with nothing for the routing model to read: they neither add nor change a route.
 KNOWN_TOP_LEVEL = ("frr version ", "log ", "service integrated-vtysh-config", "no ipv6 forwarding",

@@ -135,6 +135,8 @@ def parse_base(name: str, folder: Path) -> DeviceConfig:
     # the routing side judges the access lists (they decide sessions and RoCE); what it cannot
     # read is reported here, against this file
     dev.base_unmodelled += [(FILE, line, what) for line, what in read_acls(db).unread]
+    if db.tables.get("ACL_TABLE") is not None:
+        dev.acl_file = FILE  # (as the routing side sets it: both sides know where the lists are)
     dev.hostname = str(_fields(db.table("DEVICE_METADATA").get("localhost")).get("hostname", ""))
     _ports(dev, db)
     _interfaces(dev, db)

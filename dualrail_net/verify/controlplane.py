@@ -34,6 +34,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 import numpy as np
 
@@ -737,14 +738,7 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
         return hit
 
     next_hops = _per_route_map(route_map_next_hops, idx, full, undefined)
-    plist_of: dict[tuple[str, str | None], int] = {}
-
-    def plist(dev: DeviceConfig, name: str | None) -> int:
-        key = (dev.name, name)
-        hit = plist_of.get(key)
-        if hit is None:
-            hit = plist_of[key] = prefix_list_mask(dev, name, idx, full, undefined)
-        return hit
+    plist = _per_route_map(prefix_list_mask, idx, full, undefined)  # a neighbor's prefix-list: what it lets through
     # devices with a route-map that sets a next hop (rare): only their sessions are looked at for it
     hop_setters = {dev.name for dev in devices.values()
                    if dev.route_maps and any(e.next_hop for es in dev.route_maps.values() for e in es)
@@ -983,19 +977,20 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
                         {key: a for key, a in session_addresses.items() if key[0] in moved_next_hops})
 
 
-EntryReader = Callable[[DeviceConfig, str | None, PrefixIndex, int, list[tuple[str, str]]],
-                      list[tuple[RouteMapEntry, int]]]
+_T = TypeVar("_T")
 # one side of a session direction: (the prefixes its route-map lets through, its prepending entries,
 # its attribute-setting entries), each entry with the prefixes it decides
 _MapSide = tuple[int, list[tuple[RouteMapEntry, int]], list[tuple[RouteMapEntry, int]]]
 
 
-def _per_route_map(reader: EntryReader, idx: PrefixIndex, full: int, undefined: list[tuple[str, str]],
-                   ) -> Callable[[DeviceConfig, str | None], list[tuple[RouteMapEntry, int]]]:
-    """``reader`` remembered per (device, route-map): every session of a device shares its maps."""
-    cache: dict[tuple[str, str | None], list[tuple[RouteMapEntry, int]]] = {}
+def _per_route_map(reader: Callable[[DeviceConfig, str | None, PrefixIndex, int, list[tuple[str, str]]], _T],
+                   idx: PrefixIndex, full: int, undefined: list[tuple[str, str]],
+                   ) -> Callable[[DeviceConfig, str | None], _T]:
+    """``reader`` remembered per (device, route-map or prefix-list name): every session of a device
+    shares its maps."""
+    cache: dict[tuple[str, str | None], _T] = {}
 
-    def read(dev: DeviceConfig, name: str | None) -> list[tuple[RouteMapEntry, int]]:
+    def read(dev: DeviceConfig, name: str | None) -> _T:
         key = (dev.name, name)
         hit = cache.get(key)
         if hit is None:

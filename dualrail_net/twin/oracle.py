@@ -418,14 +418,23 @@ def _attribute(rng: random.Random, text: str) -> tuple[str, str] | None:
     kind = rng.choice(["metric"] if direction == "out" else ["local-preference", "weight", "metric"])
     value = {"local-preference": rng.choice([50, 200]), "weight": rng.choice([100, 32768]),
              "metric": rng.choice([10, 500])}[kind]
+    return _route_map_sets(rng, text, n, name, direction, f"set {kind} {value}", "-A")
+
+
+def _route_map_sets(rng: random.Random, text: str, neighbor: str, name: str, direction: str, line: str,
+                    suffix: str) -> tuple[str, str] | None:
+    """``line`` (a `set ...`) in every permit entry of route-map ``name``, which every neighbor
+    using it then carries (3 times in 10), or in a copy of it (``name`` + ``suffix``) that
+    ``neighbor`` alone uses in ``direction``."""
     entries = re.findall(rf"^route-map {re.escape(name)} (permit|deny) (\d+)\n((?:[ \t]+.*\n)*)", text, re.M)
     if not entries:
         return None
+    said = line.removeprefix("set ")
     if rng.random() < 0.3:
-        edited = re.sub(rf"^(route-map {re.escape(name)} permit \d+\n)", rf"\1 set {kind} {value}\n", text, flags=re.M)
-        return f"route-map {name} sets {kind} {value}", edited
-    edited = _neighbors_own_copy(text, entries, name, "-A", f"set {kind} {value}", n, direction)
-    return f"neighbor {n} route-map {name}-A {direction} sets {kind} {value}", edited
+        edited = re.sub(rf"^(route-map {re.escape(name)} permit \d+\n)", rf"\1 {line}\n", text, flags=re.M)
+        return f"route-map {name} sets {said}", edited
+    edited = _neighbors_own_copy(text, entries, name, suffix, line, neighbor, direction)
+    return f"neighbor {neighbor} route-map {name}{suffix} {direction} sets {said}", edited
 
 
 def _next_hop(rng: random.Random, text: str) -> tuple[str, str] | None:
@@ -440,15 +449,7 @@ def _next_hop(rng: random.Random, text: str) -> tuple[str, str] | None:
     n, name, direction = rng.choice(refs)
     choices = ["peer-address", "192.0.2.1", n] + (["unchanged", router_id.group(1)] if direction == "out" else [])
     hop = rng.choice(choices)
-    entries = re.findall(rf"^route-map {re.escape(name)} (permit|deny) (\d+)\n((?:[ \t]+.*\n)*)", text, re.M)
-    if not entries:
-        return None
-    if rng.random() < 0.3:
-        edited = re.sub(rf"^(route-map {re.escape(name)} permit \d+\n)", rf"\1 set ip next-hop {hop}\n", text,
-                        flags=re.M)
-        return f"route-map {name} sets ip next-hop {hop}", edited
-    edited = _neighbors_own_copy(text, entries, name, "-N", f"set ip next-hop {hop}", n, direction)
-    return f"neighbor {n} route-map {name}-N {direction} sets ip next-hop {hop}", edited
+    return _route_map_sets(rng, text, n, name, direction, f"set ip next-hop {hop}", "-N")
 
 
 def _neighbor_prefix_list(rng: random.Random, text: str) -> tuple[str, str] | None:

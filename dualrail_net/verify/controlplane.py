@@ -470,6 +470,13 @@ def bgp_distance(dev: DeviceConfig, inst: BgpInstance) -> int:
     return inst.distance[0] if inst.distance else EBGP_DISTANCE.get(dev.platform, 20)
 
 
+def fib_restricted(dev: DeviceConfig, vrf: str | None) -> bool:
+    """Whether anything can keep the instance's BGP routes out of its FIB (kept_out_of_fib can
+    answer at all): a `distance bgp`, a `table-map` or zebra's `ip protocol` route-map."""
+    inst = dev.bgp.get(vrf)
+    return inst is not None and bool(inst.distance or inst.table_map) or vrf in dev.fib_filters
+
+
 def kept_out_of_fib(dev: DeviceConfig, vrf: str | None, prefix: str) -> tuple[int, str] | None:
     """Why a best BGP route for ``prefix`` in the instance of ``vrf`` is not installed in the
     forwarding table although BGP holds (and advertises) it, as (line, what): `distance bgp 255`,

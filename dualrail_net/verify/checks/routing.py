@@ -23,6 +23,7 @@ from dualrail_net.verify.controlplane import (
     connected,
     expected_plane,
     bgp_distance,
+    fib_restricted,
     instance_of,
     kept_out_of_fib,
     maximum_paths,
@@ -571,8 +572,7 @@ def fib_override(ctx: Context) -> list[Finding]:
     snap, topo = ctx.snap, ctx.topo
     starts: dict[str, tuple[list[int], list[tuple[int, int, str]]]] = {}  # plane -> sorted planned prefixes
     for name, dev in snap.devices.items():
-        if not dev.static_routes and not dev.fib_filters and \
-                not any(i.distance or i.table_map for i in dev.bgp.values()):
+        if not dev.static_routes and not any(fib_restricted(dev, vrf) for vrf in dev.bgp):
             continue
         meta = snap.manifest.devices.get(name)
         for vrf in dev.bgp:
@@ -585,8 +585,7 @@ def fib_override(ctx: Context) -> list[Finding]:
             nets, planned = starts[plane]
             # as planned_prefixes spells them (normalized), so the two sets compare
             own = {net_str(network_of(p)) for p in (meta.originates.get(plane, []) if meta else [])}
-            inst = dev.bgp[vrf]
-            if inst.distance or inst.table_map or vrf in dev.fib_filters:  # (else nothing is kept out)
+            if fib_restricted(dev, vrf):  # (else nothing is kept out)
                 out += _kept_out(ctx, name, plane, vrf, [p for _, _, p in planned if p not in own])
             installed: set[str] | None = None  # computed only for a static that would override
             distance = bgp_distance(dev, dev.bgp[vrf])

@@ -167,7 +167,55 @@ SONIC_MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
     ("an ACL rule the model does not read (the table is not judged: said so)", "PORTS-UNMODELLED",
      _db_edit(lambda d: _acl(d, ["Ethernet256"], {"RULE_1": {"PRIORITY": "10", "PACKET_ACTION": "DROP",
                                                              "TCP_FLAGS": "0x02/0x02"}}))),
+    # control-plane tables (caclmgrd): once any rule is made, whatever no rule accepts is dropped
+    ("a control-plane table for SNMP only: caclmgrd's final drop shuts SSH out too", "MGMT-ACL",
+     _db_edit(lambda d: _cacl(d, ["SNMP"], {"R1": {"PRIORITY": "10", "PACKET_ACTION": "ACCEPT",
+                                                  "SRC_IP": "192.0.2.0/24"}}))),
+    ("an SSH table whose accept says FORWARD (iptables refuses the target; the drop stays)", "MGMT-ACL",
+     _db_edit(lambda d: _cacl(d, ["SSH"], {"R1": {"PRIORITY": "10", "PACKET_ACTION": "FORWARD",
+                                                 "SRC_IP": "0.0.0.0/0"}}))),
+    ("an SSH drop at PRIORITY 9 ahead of the accept at 10 (caclmgrd sorts the strings)", "MGMT-ACL",
+     _db_edit(lambda d: _cacl(d, ["SSH"], {"ALLOW": {"PRIORITY": "10", "PACKET_ACTION": "ACCEPT",
+                                                    "SRC_IP": "0.0.0.0/0"},
+                                          "DENY": {"PRIORITY": "9", "PACKET_ACTION": "DROP",
+                                                   "SRC_IP": "0.0.0.0/0"}}))),
+    ("an SSH table with IPv6 rules only: IPv4 SSH meets the final drop", "MGMT-ACL",
+     _db_edit(lambda d: _cacl(d, ["SSH"], {"R1": {"PRIORITY": "10", "PACKET_ACTION": "ACCEPT",
+                                                 "SRC_IPV6": "2001:db8::/32"}}))),
+    ("an SSH accept bound to a data port only (the management port's SSH is dropped)", "MGMT-ACL",
+     _db_edit(lambda d: _cacl(d, ["SSH"], {"R1": {"PRIORITY": "10", "PACKET_ACTION": "ACCEPT",
+                                                 "SRC_IP": "0.0.0.0/0", "IN_PORTS": "Ethernet0"}}))),
+    ("SSH admitted, gNMI (planned) dropped by the final drop", "MGMT-ACL",
+     _db_edit(lambda d: _cacl(d, ["SSH"], {"R1": {"PRIORITY": "10", "PACKET_ACTION": "ACCEPT",
+                                                 "SRC_IP": "0.0.0.0/0"}}))),
+    ("a control-plane table's services written as a string (caclmgrd finds no service: said)", "PORTS-UNMODELLED",
+     _db_edit(lambda d: _cacl(d, "SSH", {"R1": {"PRIORITY": "10", "PACKET_ACTION": "ACCEPT",
+                                               "SRC_IP": "0.0.0.0/0"}}))),
 ]
+
+
+def _cacl(doc: dict[str, object], services: object, rules: dict[str, dict[str, str]]) -> None:
+    doc["ACL_TABLE"] = {"MGMT_ONLY": {"type": "CTRLPLANE", "stage": "ingress", "services": services,
+                                      "policy_desc": "x"}}
+    doc["ACL_RULE"] = {f"MGMT_ONLY|{name}": fields for name, fields in rules.items()}
+
+
+@pytest.mark.parametrize("services,rules", [
+    (["SSH", "EXTERNAL_CLIENT"], {"JUMP": {"PRIORITY": "20", "PACKET_ACTION": "ACCEPT", "SRC_IP": "192.0.2.0/28"},
+                                  "GNMI": {"PRIORITY": "10", "PACKET_ACTION": "ACCEPT", "SRC_IP": "192.0.2.0/28",
+                                           "L4_DST_PORT": "8080"}}),
+    (["ANY"], {"JUMP": {"PRIORITY": "20", "PACKET_ACTION": "ACCEPT", "SRC_IP": "198.51.100.7"}}),
+    (["SSH", "EXTERNAL_CLIENT"], {"NOT_FROM": {"PRIORITY": "30", "PACKET_ACTION": "DROP", "SRC_IP": "203.0.113.0/24"},
+                                  "REST": {"PRIORITY": "20", "PACKET_ACTION": "ACCEPT", "SRC_IP": "0.0.0.0/0",
+                                           "L4_DST_PORT": "8080"}}),
+], ids=["a jump-host subnet for SSH and gNMI", "everything from one jump host", "one subnet refused, the rest let in"])
+def test_a_control_plane_table_that_lets_someone_in_is_a_valid_edit(sonic_variant: Path, tmp_path: Path,
+                                                                     services: list[str],
+                                                                     rules: dict[str, dict[str, str]]) -> None:
+    edited = tmp_path / "build"
+    shutil.copytree(sonic_variant, edited)
+    _db_edit(lambda d: _cacl(d, services, rules))(edited)
+    assert [f"{r.check}: {f.message}" for r in run_checks(load_snapshot(edited)) for f in r.findings] == []
 
 
 def _acl(doc: dict[str, object], ports: list[str], rules: dict[str, dict[str, str]]) -> None:

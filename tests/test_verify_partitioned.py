@@ -100,7 +100,7 @@ def test_the_base_side_refuses_every_routing_field() -> None:
     partitioned._elsewhere_routing(dev, "leaf", ["RED"], [None, "RED"])
     assert dev.hostname == "leaf" and list(dev.vrfs) == ["RED"] and set(dev.bgp) == {None, "RED"}
     for name in ROUTING_FIELDS:
-        if name not in ("hostname", "routing_file", "frr_defaults", "acl_file"):  # strings cannot refuse (both sides know them)
+        if name not in ("hostname", "routing_file", "frr_defaults", "acl_file", "api_port"):  # scalars cannot refuse
             value = getattr(dev, name)
             assert isinstance(value, partitioned.ElsewhereDict | partitioned.ElsewhereList), name
             with pytest.raises(partitioned.ElsewhereError):

@@ -319,6 +319,7 @@ class DeviceConfig:
     acl_in: dict[str, tuple[str, int]] = field(default_factory=dict)
     control_plane_acls: dict[str | None, tuple[str, int]] = field(default_factory=dict)
     acl_file: str = ""  # the file the access lists' lines are in ("": the routing file; SONiC: config_db.json)
+    api_port: int = 443  # the TCP port of the API served in the management VRF (EOS eAPI; SONiC gNMI 8080)
     # references the device's config cannot resolve at load time: (line, "peer-group NAME")
     undefined_refs: list[tuple[int, str]] = field(default_factory=list)
 

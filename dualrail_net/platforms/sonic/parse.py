@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from dualrail_net.platforms.sonic.cacl import ControlPlane, Rule, control_plane
 from dualrail_net.verify.ipfast import network_of
 from dualrail_net.verify.model import AclEntry, DeviceConfig, EcnProfile, Interface, PfcHeadroom
 from dualrail_net.verify.parsers import link
@@ -493,6 +494,7 @@ class Acls:
     lists: dict[str, list[AclEntry] | None] = field(default_factory=dict)  # None: not read whole
     bound: dict[str, tuple[str, int]] = field(default_factory=dict)  # port -> (table, line)
     unread: list[tuple[int, str]] = field(default_factory=list)  # (line, what): not judged
+    control_plane: ControlPlane | None = None  # the CTRLPLANE tables' chain for the management port
 
 
 _ACL_TABLE_FIELDS = {"type", "stage", "ports", "policy_desc"}
@@ -509,14 +511,21 @@ def read_acls(db: ConfigDb) -> Acls:
     egress) or one with a rule the model does not read is not judged and is reported."""
     out = Acls()
     rules: dict[str, list[tuple[int, str, dict[str, Any], int]]] = {}
+    control: list[tuple[str, dict[str, Any], int]] = []
+    control_rules: dict[str, list[Rule]] = {}
     for key, value in db.table("ACL_RULE").entries:
         table, _, rule = key.partition("|")
         fields = _fields(value)
+        control_rules.setdefault(table, []).append((rule, {str(k).upper(): v for k, v in fields.items()},
+                                                    db.line("ACL_RULE", key)))
         said = str(fields.get("PRIORITY", "0"))
         rules.setdefault(table, []).append((int(said) if said.isascii() and said.isdigit() and len(said) < 8 else -1,
                                             rule, fields, db.line("ACL_RULE", key)))
     for name, value in db.table("ACL_TABLE").entries:
         fields, line = _fields(value), db.line("ACL_TABLE", name)
+        if fields.get("type") == "CTRLPLANE":  # caclmgrd compares the type exactly
+            control.append((name, fields, line))
+            continue
         kind, stage = str(fields.get("type", "")).upper(), str(fields.get("stage", "ingress")).lower()
         extra = sorted(set(fields) - _ACL_TABLE_FIELDS)
         if kind not in ("L3", "L3V4V6") or stage != "ingress" or extra:
@@ -539,6 +548,10 @@ def read_acls(db: ConfigDb) -> Acls:
         ports = fields.get("ports", [])
         for port in ports if isinstance(ports, list) else str(ports).split(","):
             out.bound[str(port)] = (name, line)
+    management_ports = {key.partition("|")[0] for key, _ in db.table("MGMT_INTERFACE").entries}
+    out.control_plane = control_plane(control, {t[0]: control_rules.get(t[0], []) for t in control}, management_ports)
+    if out.control_plane is not None:
+        out.unread += out.control_plane.notes
     tables = {k for k, _ in db.table("ACL_TABLE").entries}
     for table, listed in rules.items():
         if table not in tables:
@@ -587,6 +600,9 @@ def _acl_rule(fields: dict[str, Any], line: int) -> AclEntry | str | None:
     return AclEntry(action, proto, nets[0], nets[1], ports[0], ports[1], line)
 
 
+GNMI_PORT = 8080  # gnmi-native.sh's port when config_db has no GNMI|gnmi port
+
+
 def parse_routing(name: str, folder: Path) -> DeviceConfig:
     """frr.conf, read only when config_db.json puts FRR in split-unified mode: in any other mode
     SONiC generates FRR's configuration from config_db's BGP tables (none are rendered) and never
@@ -600,6 +616,14 @@ def parse_routing(name: str, folder: Path) -> DeviceConfig:
             dev.acls.update(acls.lists)
             dev.acl_in.update(acls.bound)
             dev.acl_file = FILE
+            cp = acls.control_plane
+            if cp is not None and cp.active:
+                # caclmgrd's chain guards every VRF's packets for the switch; only the management
+                # port's are judged against it (BGP is accepted ahead of it on the other ports)
+                dev.acls[cp.name] = cp.entries
+                dev.control_plane_acls[MANAGEMENT_VRF] = (cp.name, cp.line)
+                port = str(_fields(db.table("GNMI").get("gnmi")).get("port", GNMI_PORT))
+                dev.api_port = int(port) if port.isascii() and port.isdigit() and int(port) < 65536 else GNMI_PORT
     mode = _MODE.findall(read_text(folder / FILE))
     if mode[-1:] != [ROUTING_MODE]:
         dev.routing_file = "frr.conf"

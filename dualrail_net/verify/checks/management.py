@@ -152,7 +152,7 @@ def mgmt_aaa(ctx: Context) -> list[Finding]:
     return out
 
 
-SSH_PORT, API_PORT = 22, 443
+SSH_PORT = 22
 
 
 @check("MGMT-ACL", "no switch's control-plane access list in the management VRF refuses every SSH (and planned "
@@ -160,10 +160,12 @@ SSH_PORT, API_PORT = 22, 443
 def mgmt_acl(ctx: Context) -> list[Finding]:
     """EOS `system control-plane` `ip access-group NAME vrf MGMT in` replaces the platform's own
     list for what arrives for the switch in the management VRF: first match wins, an implicit deny
-    ends it. A list that lets no source open TCP 22 (443 for the API, where planned) to the
-    management address locks everyone out after the push. Sources tried: the planned gateway, any
-    address, and a few addresses of every permit entry's source range (a list that admits only a
-    jump host is a valid edit). A list not defined or not read whole is not judged (reported)."""
+    ends it. A list that lets no source open TCP 22 (the API's port, where planned) to the
+    management address locks everyone out after the push. SONiC's CTRLPLANE tables make the same
+    kind of list (platforms/sonic/cacl.py: caclmgrd's chain, which drops everything no rule accepts
+    once it has a rule; gNMI on 8080). Sources tried: the planned gateway, any address, and a few
+    addresses of every permit entry's source range (a list that admits only a jump host is a valid
+    edit). A list not defined or not read whole is not judged (reported)."""
     planned = ctx.snap.manifest.management_vrf
     if planned is None:
         return []
@@ -184,7 +186,7 @@ def mgmt_acl(ctx: Context) -> list[Finding]:
                 net, length = e.source
                 size = 1 << (32 - length)
                 sources |= {net + 1 if size > 2 else net, net + size // 2, net + max(size - 2, 0)}
-        for port, what, wanted in ((SSH_PORT, "SSH", plan.ssh), (API_PORT, "its API", plan.api)):
+        for port, what, wanted in ((SSH_PORT, "SSH", plan.ssh), (dev.api_port, "its API", plan.api)):
             if wanted and not any(acl_permits(entries, "tcp", src, 50000, own, port)[0] for src in sorted(sources)):
                 where = ctx.snap.where(name, dev.acl_file or dev.routing_file, line)
                 out.append(finding([name], ctx.device_plane.get(name) or "",

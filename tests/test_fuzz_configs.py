@@ -149,6 +149,38 @@ def test_hostile_sonic_access_lists_never_raise() -> None:
     assert judged  # some tables are read whole: the fuzz reaches the rule reader
 
 
+def test_hostile_sonic_control_plane_tables_never_raise() -> None:
+    """CTRLPLANE tables and their rules of any shape (services not a list, unknown services,
+    targets iptables refuses, TCP flags that are not hexadecimal, both address families): the
+    chain is made, or left unjudged and reported, never an exception."""
+    import json
+    from dualrail_net.platforms.sonic.parse import read_acls, read_config_db
+    from dualrail_net.verify.model import DeviceConfig
+    rng = random.Random(4)
+    values = ["", "0", "9", "10", "abc", "1.2.3.4", "10.0.0.0/8", "1.2.3.4/40", "2001:db8::/32", "ACCEPT", "DROP",
+              "FORWARD", "eth0", "Ethernet0", "0x02/0x12", "0x10/0x10", "0xzz/0x2", "8080", "5-10", None, 7, [1, 2],
+              {"a": 1}, True]
+    keys = ["PRIORITY", "PACKET_ACTION", "SRC_IP", "DST_IP", "SRC_IPV6", "DST_IPV6", "L4_DST_PORT",
+            "L4_DST_PORT_RANGE", "IN_PORTS", "TCP_FLAGS", "IP_PROTOCOL", "priority"]
+    services = [["SSH"], ["SSH", "ANY", 5], ["EXTERNAL_CLIENT"], ["NTP", "SNMP"], "SSH", None, [], {"a": 1}]
+    judged = 0
+    for _ in range(600):
+        rules = {f"T|R{j}": {k: rng.choice(values) for k in rng.sample(keys, rng.randint(0, 5))}
+                 for j in range(rng.randint(0, 4))}
+        for fields in rules.values():
+            if rng.random() < 0.6:  # often the fields caclmgrd needs, so that chains get made
+                fields.update(PRIORITY=str(rng.randint(1, 30)), PACKET_ACTION=rng.choice(["ACCEPT", "DROP"]),
+                              SRC_IP=rng.choice(["1.2.3.4", "10.0.0.0/8"]))
+        table = {"T": {"type": "CTRLPLANE", "services": rng.choice(services), "stage": rng.choice(values)}}
+        doc = {"ACL_TABLE": rng.choice([table, table, {"T": 5}]), "ACL_RULE": rng.choice([rules, rules, "y"]),
+               "MGMT_INTERFACE": {"eth0|198.51.100.33/24": {}}}
+        db = read_config_db(json.dumps(doc), DeviceConfig(name="x", platform="sonic"))
+        if db is not None:
+            cp = read_acls(db).control_plane
+            judged += cp is not None and cp.active and cp.entries is not None
+    assert judged  # some chains are made whole: the fuzz reaches the rule reader
+
+
 def test_hostile_server_routes_and_rules_never_raise(tmp_path: Path) -> None:
     """post-up `ip route` / `ip rule` commands of random words (multipath groups, selectors, flags
     in odd places) through the parser, the kernel model and every lookup: never an exception."""

@@ -508,7 +508,8 @@ def test_eos_lines_under_a_management_service_are_judged_or_reported() -> None:
     eos = DeviceConfig("e", "eos")
     parse_eos("interface Management1\n   vrf mgmt\n   ip address 192.0.2.1/24\n!\nmanagement ssh\n   idle-timeout 60\n"
               "   ip access-group SSH-IN in\n   vrf mgmt\n      no shutdown\n      ip access-group X in\n", eos)
-    assert [text for _, text in eos.unmodelled] == ["ip access-group SSH-IN in", "ip access-group X in"]
+    assert [text for _, text in eos.unmodelled] == ["ip access-group X in"]  # not a form EOS has there
+    assert eos.service_acls == {("ssh", None): ("SSH-IN", 7)}  # the default VRF's SSH (MGMT-ACL judges it)
     assert eos.management.ssh is True
 
 

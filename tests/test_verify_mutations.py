@@ -509,6 +509,15 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
      lambda r: edit(r / SPINE_A / "running-config", "ip routing\n", "ip routing\n!\nip access-list MGMT-CP\n"
                     "   10 deny tcp any any eq 22\n   20 permit ip any any\n!\nsystem control-plane\n"
                     "   ip access-group MGMT-CP vrf mgmt in\n")),
+    ("an EOS SSH access list in the management VRF whose deny comes before the jump host's permit",
+     "MGMT-ACL", lambda r: edit(r / SPINE_A / "running-config", "management ssh\n", "ip access-list standard SSH-IN\n"
+                                "   10 deny any\n   20 permit 192.0.2.10/32\n!\nmanagement ssh\n"
+                                "   ip access-group SSH-IN vrf mgmt in\n")),
+    ("an EOS SSH list that permits only what the control-plane list denies", "MGMT-ACL",
+     lambda r: edit(r / SPINE_A / "running-config", "management ssh\n", "ip access-list CP\n"
+                    "   10 deny tcp 192.0.2.0/24 any eq 22\n   20 permit ip any any\n!\nip access-list standard SSH-IN\n"
+                    "   10 permit 192.0.2.0/24\n!\nsystem control-plane\n   ip access-group CP vrf mgmt in\n!\n"
+                    "management ssh\n   ip access-group SSH-IN vrf mgmt in\n")),
     ("a leaf gives one spine's routes a higher MED: it leaves that spine out", "ROUTE-ECMP-WIDTH",
      lambda r: _one_spine_sets(r, "set metric 50")),
     ("a spine sends one leaf a higher MED: that leaf leaves the spine out", "ROUTE-ECMP-WIDTH", _spine_med_to_one_leaf),
@@ -760,6 +769,9 @@ def _drop_port_rp_filter(path: Path) -> None:
 
 
 VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
+    ("an EOS SSH access list in the management VRF that admits the jump-host subnet only",
+     lambda r: edit(r / SPINE_A / "running-config", "management ssh\n", "ip access-list standard SSH-IN\n"
+                    "   10 permit 192.0.2.0/28\n!\nmanagement ssh\n   ip access-group SSH-IN vrf mgmt in\n")),
     ("an address with a netmask attribute", _netmask),
     ("two leaves share an ASN and take each other's routes back with allowas-in", _same_asn_taken_back),
     ("a floating static under another leaf's subnet (distance 250: BGP's route wins)",

@@ -318,6 +318,9 @@ class DeviceConfig:
     # (EOS `system control-plane` `ip access-group NAME [vrf V] in`): VRF (None: default) -> (list, line)
     acl_in: dict[str, tuple[str, int]] = field(default_factory=dict)
     control_plane_acls: dict[str | None, tuple[str, int]] = field(default_factory=dict)
+    # a service's own list, on top of the control plane's (EOS `management ssh` `ip access-group
+    # NAME [vrf V] in`): (service "ssh", VRF) -> (list, line)
+    service_acls: dict[tuple[str, str | None], tuple[str, int]] = field(default_factory=dict)
     acl_file: str = ""  # the file the access lists' lines are in ("": the routing file; SONiC: config_db.json)
     api_port: int = 443  # the TCP port of the API served in the management VRF (EOS eAPI; SONiC gNMI 8080)
     # references the device's config cannot resolve at load time: (line, "peer-group NAME")

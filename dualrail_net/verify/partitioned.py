@@ -141,6 +141,7 @@ def _elsewhere_routing(dev: DeviceConfig, hostname: str, vrfs: list[str], instan
     dev.acls = ElsewhereDict(f"{dev.name}'s access lists")
     dev.acl_in = ElsewhereDict(f"{dev.name}'s access-list bindings")
     dev.control_plane_acls = ElsewhereDict(f"{dev.name}'s control-plane access lists")
+    dev.service_acls = ElsewhereDict(f"{dev.name}'s services' access lists")
 
 
 def _addressed_server(name: str, ports: Ports) -> ServerConfig:

@@ -451,11 +451,17 @@ class _Mgmt:
 _SERVICE_HARMLESS = (["idle-timeout"], ["protocol", "https"], ["protocol", "http"], ["connection", "limit"])
 
 
-def _vrf_block(node: Node, into: dict[str, bool], dev: DeviceConfig) -> None:
-    """A service's per-VRF state; every other line under it reported (an access list on the
-    service, an authentication mode, a port: each can keep the operator out, none is judged)."""
+def _vrf_block(node: Node, into: dict[str, bool], dev: DeviceConfig, service: str = "") -> None:
+    """A service's per-VRF state and (``service``: SSH) its access lists, `ip access-group NAME
+    [vrf V] in` (V: default when not said); every other line under it reported (an authentication
+    mode, a port: each can keep the operator out, none is judged)."""
     for child in node.children:
-        if child.words[0] == "vrf" and len(child.words) == 2:
+        cw = child.words
+        if service and cw[:2] == ["ip", "access-group"] and cw[-1] == "in" and len(cw) in (4, 6) \
+                and (len(cw) == 4 or cw[3] == "vrf"):
+            vrf = None if len(cw) == 4 or cw[4] == "default" else cw[4]
+            dev.service_acls[(service, vrf)] = (cw[2], child.line)
+        elif child.words[0] == "vrf" and len(child.words) == 2:
             served = into.get(child.words[1], False)
             for sub in child.children:
                 if sub.words == ["no", "shutdown"]:
@@ -475,7 +481,7 @@ def _management_line(node: Node, dev: DeviceConfig, mgmt: _Mgmt) -> bool:
     w = node.words
     if w == ["management", "ssh"]:
         mgmt.ssh_shutdown = any(c.words == ["shutdown"] for c in node.children)
-        _vrf_block(node, mgmt.ssh_vrfs, dev)
+        _vrf_block(node, mgmt.ssh_vrfs, dev, service="ssh")
     elif w == ["management", "api", "http-commands"]:
         mgmt.api_on = any(c.words == ["no", "shutdown"] for c in node.children) and \
             not any(c.words == ["shutdown"] for c in node.children)

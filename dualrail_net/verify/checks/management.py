@@ -163,9 +163,10 @@ def mgmt_acl(ctx: Context) -> list[Finding]:
     ends it. A list that lets no source open TCP 22 (the API's port, where planned) to the
     management address locks everyone out after the push. SONiC's CTRLPLANE tables make the same
     kind of list (platforms/sonic/cacl.py: caclmgrd's chain, which drops everything no rule accepts
-    once it has a rule; gNMI on 8080). Sources tried: the planned gateway, any address, and a few
-    addresses of every permit entry's source range (a list that admits only a jump host is a valid
-    edit). A list not defined or not read whole is not judged (reported)."""
+    once it has a rule; gNMI on 8080). A service's own list (EOS `management ssh` `ip access-group
+    NAME [vrf V] in`) must let the connection through too. Sources tried: the planned gateway, any
+    address, and a few addresses of every permit entry's source range (a list that admits only a
+    jump host is a valid edit). A list not defined or not read whole is not judged (reported)."""
     planned = ctx.snap.manifest.management_vrf
     if planned is None:
         return []
@@ -173,24 +174,35 @@ def mgmt_acl(ctx: Context) -> list[Finding]:
     out: list[Finding] = []
     for name, meta in ctx.snap.manifest.devices.items():
         dev = ctx.snap.devices.get(name)
-        if dev is None or not meta.mgmt_address or vrf not in dev.control_plane_acls:
+        if dev is None or not meta.mgmt_address:
             continue
-        acl, line = dev.control_plane_acls[vrf]
-        entries = dev.acls.get(acl)
-        if entries is None:
-            continue
+        shared = [dev.control_plane_acls[vrf]] if vrf in dev.control_plane_acls else []
         own = ip_int(meta.mgmt_address.partition("/")[0])
-        sources = {0x0A000001, ip_int(plan.gateway)} if plan.gateway else {0x0A000001}
-        for e in entries:
-            if e.action == "permit":
-                net, length = e.source
-                size = 1 << (32 - length)
-                sources |= {net + 1 if size > 2 else net, net + size // 2, net + max(size - 2, 0)}
-        for port, what, wanted in ((SSH_PORT, "SSH", plan.ssh), (dev.api_port, "its API", plan.api)):
-            if wanted and not any(acl_permits(entries, "tcp", src, 50000, own, port)[0] for src in sorted(sources)):
-                where = ctx.snap.where(name, dev.acl_file or dev.routing_file, line)
-                out.append(finding([name], ctx.device_plane.get(name) or "",
-                                   f"{where}: control-plane access list {acl} in the management VRF {vrf} lets no "
-                                   f"source open {what} (TCP {port}) to {name}'s management address "
-                                   f"{meta.mgmt_address.partition('/')[0]}", WHY_LOCKOUT))
+        for port, what, wanted, service in ((SSH_PORT, "SSH", plan.ssh, "ssh"),
+                                            (dev.api_port, "its API", plan.api, "api")):
+            bound = shared + ([dev.service_acls[(service, vrf)]] if (service, vrf) in dev.service_acls else [])
+            lists = [(acl, line, dev.acls.get(acl)) for acl, line in bound]
+            if not wanted or not lists or any(entries is None for _, _, entries in lists):
+                continue  # nothing in the way, or a list not defined or not read whole: not judged
+            sources = {0x0A000001, ip_int(plan.gateway)} if plan.gateway else {0x0A000001}
+            for _, _, entries in lists:
+                for e in entries or []:
+                    if e.action == "permit":
+                        net, length = e.source
+                        size = 1 << (32 - length)
+                        sources |= {net + 1 if size > 2 else net, net + size // 2, net + max(size - 2, 0)}
+            if any(all(acl_permits(entries or [], "tcp", src, 50000, own, port)[0] for _, _, entries in lists)
+                   for src in sorted(sources)):
+                continue
+            # located at the first list that refuses the planned gateway (or any address)
+            probe = ip_int(plan.gateway) if plan.gateway else 0x0A000001
+            acl, line, _ = next((x for x in lists if not acl_permits(x[2] or [], "tcp", probe, 50000, own, port)[0]),
+                                lists[-1])
+            where = ctx.snap.where(name, dev.acl_file or dev.routing_file, line)
+            names = " and ".join(x[0] for x in lists)
+            out.append(finding([name], ctx.device_plane.get(name) or "",
+                               f"{where}: access list{'s' if len(lists) > 1 else ''} {names} in the management VRF "
+                               f"{vrf} let{'' if len(lists) > 1 else 's'} no source open {what} (TCP {port}) to "
+                               f"{name}'s management address {meta.mgmt_address.partition('/')[0]}"
+                               + (f" ({acl} refuses the planned gateway)" if len(lists) > 1 else ""), WHY_LOCKOUT))
     return out

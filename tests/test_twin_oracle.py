@@ -39,7 +39,7 @@ def test_clean_fabric_prediction_equals_the_twin(twin: Path) -> None:
 
 def test_seeded_edits_agree_with_the_twin(twin: Path, tmp_path: Path) -> None:
     results = oracle.differential(twin, _plan(), lifecycle.rundir, seed=int(os.environ.get("ORACLE_SEED", "16")),
-                                  count=int(os.environ.get("ORACLE_EDITS", "8")), restart=lifecycle.restart_switch,
+                                  count=int(os.environ.get("ORACLE_EDITS", "6")), restart=lifecycle.restart_switch,
                                   work=tmp_path)
     compared = [r for r in results if not r.rejected]
     assert len(compared) >= 4, [r.rejected for r in results]

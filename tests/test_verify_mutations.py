@@ -518,6 +518,11 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
                     "   10 deny tcp 192.0.2.0/24 any eq 22\n   20 permit ip any any\n!\nip access-list standard SSH-IN\n"
                     "   10 permit 192.0.2.0/24\n!\nsystem control-plane\n   ip access-group CP vrf mgmt in\n!\n"
                     "management ssh\n   ip access-group SSH-IN vrf mgmt in\n")),
+    ("an EOS eAPI access list in the management VRF that admits SSH only", "MGMT-ACL",
+     lambda r: edit(r / SPINE_A / "running-config", "management api http-commands\n   no shutdown\n   vrf mgmt\n"
+                    "      no shutdown\n", "ip access-list API-IN\n   10 permit tcp any any eq 22\n!\n"
+                    "management api http-commands\n   no shutdown\n   vrf mgmt\n      no shutdown\n"
+                    "      ip access-group API-IN\n")),
     ("a leaf gives one spine's routes a higher MED: it leaves that spine out", "ROUTE-ECMP-WIDTH",
      lambda r: _one_spine_sets(r, "set metric 50")),
     ("a spine sends one leaf a higher MED: that leaf leaves the spine out", "ROUTE-ECMP-WIDTH", _spine_med_to_one_leaf),
@@ -769,6 +774,11 @@ def _drop_port_rp_filter(path: Path) -> None:
 
 
 VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
+    ("an EOS eAPI access list in the management VRF that admits the automation subnet only",
+     lambda r: edit(r / SPINE_A / "running-config", "management api http-commands\n   no shutdown\n   vrf mgmt\n"
+                    "      no shutdown\n", "ip access-list API-IN\n   10 permit tcp 192.0.2.0/28 any eq https\n!\n"
+                    "management api http-commands\n   no shutdown\n   vrf mgmt\n      no shutdown\n"
+                    "      ip access-group API-IN\n")),
     ("an EOS SSH access list in the management VRF that admits the jump-host subnet only",
      lambda r: edit(r / SPINE_A / "running-config", "management ssh\n", "ip access-list standard SSH-IN\n"
                     "   10 permit 192.0.2.0/28\n!\nmanagement ssh\n   ip access-group SSH-IN vrf mgmt in\n")),

@@ -452,12 +452,13 @@ _SERVICE_HARMLESS = (["idle-timeout"], ["protocol", "https"], ["protocol", "http
 
 
 def _vrf_block(node: Node, into: dict[str, bool], dev: DeviceConfig, service: str = "") -> None:
-    """A service's per-VRF state and (``service``: SSH) its access lists, `ip access-group NAME
-    [vrf V] in` (V: default when not said); every other line under it reported (an authentication
-    mode, a port: each can keep the operator out, none is judged)."""
+    """A service's per-VRF state and its access lists: SSH's `ip access-group NAME [vrf V] in` (V:
+    default when not said), the API's `ip access-group NAME` in its `vrf V` block; every other
+    line under it reported (an authentication mode, a port: each can keep the operator out, none
+    is judged)."""
     for child in node.children:
         cw = child.words
-        if service and cw[:2] == ["ip", "access-group"] and cw[-1] == "in" and len(cw) in (4, 6) \
+        if service == "ssh" and cw[:2] == ["ip", "access-group"] and cw[-1] == "in" and len(cw) in (4, 6) \
                 and (len(cw) == 4 or cw[3] == "vrf"):
             vrf = None if len(cw) == 4 or cw[4] == "default" else cw[4]
             dev.service_acls[(service, vrf)] = (cw[2], child.line)
@@ -468,6 +469,10 @@ def _vrf_block(node: Node, into: dict[str, bool], dev: DeviceConfig, service: st
                     served = True
                 elif sub.words == ["shutdown"]:
                     served = False
+                elif service == "api" and sub.words[:2] == ["ip", "access-group"] and len(sub.words) == 3:
+                    # the API's list sits in its VRF block (no direction: what arrives)
+                    dev.service_acls[("api", None if child.words[1] == "default" else child.words[1])] = \
+                        (sub.words[2], sub.line)
                 else:
                     _unmodelled(dev, sub)
             into[child.words[1]] = served
@@ -485,7 +490,7 @@ def _management_line(node: Node, dev: DeviceConfig, mgmt: _Mgmt) -> bool:
     elif w == ["management", "api", "http-commands"]:
         mgmt.api_on = any(c.words == ["no", "shutdown"] for c in node.children) and \
             not any(c.words == ["shutdown"] for c in node.children)
-        _vrf_block(node, mgmt.api_vrfs, dev)
+        _vrf_block(node, mgmt.api_vrfs, dev, service="api")
     elif w[:3] == ["ip", "name-server", "vrf"] and len(w) >= 5:
         mgmt.by_vrf.setdefault(w[3], {}).setdefault("dns", []).extend(w[4:])
     elif w[:3] == ["ntp", "server", "vrf"] and len(w) >= 5:

@@ -23,7 +23,7 @@ from typing import Any
 
 from dualrail_net.verify.ipfast import network_of
 from dualrail_net.verify.model import AclEntry
-from dualrail_net.verify.parsers.frr import is_ip, is_prefix
+from dualrail_net.verify.parsers.frr import is_prefix
 
 # service -> (protocols, destination port ranges; None: every port)
 SERVICES: dict[str, tuple[tuple[str, ...], tuple[tuple[int, int], ...] | None]] = {
@@ -158,7 +158,7 @@ def _entries(props: dict[str, Any], protocols: tuple[str, ...], ports: tuple[tup
     for key in ("SRC_IP", "DST_IP"):
         value = str(props.get(key) or "0.0.0.0/0")
         value = value if "/" in value else value + "/32"
-        if not (is_prefix(value) or is_ip(value.partition("/")[0]) and value.endswith("/32")):
+        if not is_prefix(value):  # iptables refuses what is not an address (host bits it masks)
             return []
         nets.append(network_of(value))
     out = []

@@ -183,3 +183,23 @@ def test_always_compare_med_agrees_and_narrows_ecmp_across_asns(tmp_path: Path) 
         assert_agree(edited, f"always-compare-med {compare}")
         width = [f for r in run_checks(load_snapshot(edited)) if r.check == "ROUTE-ECMP-WIDTH" for f in r.findings]
         assert bool(width) == fires, (compare, [f.message for f in width])
+
+
+def test_remove_private_as_agrees(clean: Path, tmp_path: Path) -> None:
+    """`remove-private-as` on one spine toward one leaf: its paths arrive one AS long and the leaf
+    installs that spine alone; on every spine toward every leaf, every path is one AS long alike
+    and the leaves keep every spine. The model and the reference agree on both."""
+    from test_verify_mutations import SPINE_A, _strip_everywhere, edit
+
+    def one(r: Path) -> None:
+        edit(r / SPINE_A / "running-config", "   neighbor 10.11.0.1 route-map PLANE-A-OUT out\n",
+             "   neighbor 10.11.0.1 route-map PLANE-A-OUT out\n   neighbor 10.11.0.1 remove-private-as\n")
+
+    for name, mutate, width in (("one", one, 1), ("everywhere", _strip_everywhere, 4)):
+        edited = tmp_path / name
+        shutil.copytree(clean, edited)
+        mutate(edited)
+        assert_agree(edited, name)
+        learned = plain_rib(edited)["A"][("a-leaf-su1-r0", None)]
+        assert len(learned["10.10.0.33/32"]) == width  # a-leaf-su1-r1's loopback
+        assert "10.10.0.32/32" in learned and learned["10.10.0.32/32"] == ()  # its own, never taken back

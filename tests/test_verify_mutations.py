@@ -158,6 +158,16 @@ def _prepend_toward_one_spine(r: Path) -> None:
                "LOCAL-A\n set as-path prepend 4200001100\nroute-map LOCAL-A-OUT permit 10\n")
 
 
+def _strip_everywhere(r: Path) -> None:
+    """Every spine of plane A strips the private ASNs from what it sends every leaf: every path
+    arrives one AS long alike (the leaves' own ASNs are kept, so nothing comes back to them)."""
+    for spine in sorted((r / "plane-A").glob("a-spine-*")):
+        path = spine / "running-config"
+        text = path.read_text()
+        path.write_text(re.sub(r"^(   neighbor (\S+) route-map PLANE-A-OUT out\n)",
+                               lambda m: f"{m.group(1)}   neighbor {m.group(2)} remove-private-as\n", text, flags=re.M))
+
+
 def _one_spine_sets(r: Path, line: str) -> None:
     """The leaf takes its first spine's routes through a route-map that sets ``line``."""
     path = r / LEAF_A / "frr.conf"
@@ -523,6 +533,15 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
                     "      no shutdown\n", "ip access-list API-IN\n   10 permit tcp any any eq 22\n!\n"
                     "management api http-commands\n   no shutdown\n   vrf mgmt\n      no shutdown\n"
                     "      ip access-group API-IN\n")),
+    ("an EOS spine strips the private ASNs toward one leaf: its paths arrive shorter, the leaf takes it alone",
+     "ROUTE-ECMP-WIDTH", lambda r: edit(r / SPINE_A / "running-config", "   neighbor 10.11.0.1 route-map PLANE-A-OUT out\n",
+                                        "   neighbor 10.11.0.1 route-map PLANE-A-OUT out\n"
+                                        "   neighbor 10.11.0.1 remove-private-as all\n")),
+    ("an EOS spine replaces the private ASNs toward one leaf (the loop effects are not followed: said)",
+     "ROUTE-POLICY-UNMODELLED", lambda r: edit(r / SPINE_A / "running-config",
+                                               "   neighbor 10.11.0.1 route-map PLANE-A-OUT out\n",
+                                               "   neighbor 10.11.0.1 route-map PLANE-A-OUT out\n"
+                                               "   neighbor 10.11.0.1 remove-private-as all replace-as\n")),
     ("a leaf gives one spine's routes a higher MED: it leaves that spine out", "ROUTE-ECMP-WIDTH",
      lambda r: _one_spine_sets(r, "set metric 50")),
     ("a spine sends one leaf a higher MED: that leaf leaves the spine out", "ROUTE-ECMP-WIDTH", _spine_med_to_one_leaf),
@@ -774,6 +793,10 @@ def _drop_port_rp_filter(path: Path) -> None:
 
 
 VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
+    ("every spine strips the private ASNs toward every leaf (every path one AS long alike)", _strip_everywhere),
+    ("a leaf strips the private ASNs toward a spine (it sends only its own prefixes)",
+     lambda r: edit(r / LEAF_A / "frr.conf", "  neighbor 10.11.0.0 route-map LOCAL-A-OUT out\n",
+                    "  neighbor 10.11.0.0 route-map LOCAL-A-OUT out\n  neighbor 10.11.0.0 remove-private-AS\n")),
     ("an EOS eAPI access list in the management VRF that admits the automation subnet only",
      lambda r: edit(r / SPINE_A / "running-config", "management api http-commands\n   no shutdown\n   vrf mgmt\n"
                     "      no shutdown\n", "ip access-list API-IN\n   10 permit tcp 192.0.2.0/28 any eq https\n!\n"

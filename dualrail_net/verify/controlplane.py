@@ -108,6 +108,9 @@ class PlaneControl:
     # with a moved next hop)
     moved_next_hops: dict[int, list[tuple[int, int, str, str]]] = field(default_factory=dict)
     session_addresses: dict[tuple[int, int], str] = field(default_factory=dict)
+    # (sender, receiver) -> (sender's device, line) of a `remove-private-AS` the model follows: the
+    # sender's paths arrive one AS long
+    stripped: dict[tuple[NodeId, NodeId], tuple[str, int]] = field(default_factory=dict)
 
     def next_hop_unusable(self, sender: NodeId, receiver: NodeId, bit: int) -> str:
         """Why prefix ``bit`` from ``sender`` is unusable at ``receiver`` for its next hop ("": it is not)."""
@@ -226,6 +229,22 @@ def default_paths(platform: str, overrides: Mapping[str, int] | None = None) -> 
         return get_platform(platform).default_maximum_paths
     except PlatformError:
         return 1
+
+
+def private_asn(asn: int) -> bool:
+    """RFC 6996's private ranges (what `remove-private-AS` strips)."""
+    return 64512 <= asn <= 65534 or 4200000000 <= asn <= 4294967294
+
+
+def strip_private(as_path: tuple[int, ...], mode: str, own_asn: int, peer_asn: int) -> tuple[int, ...]:
+    """The AS path bgpd sends a neighbor with `remove-private-AS` ``mode`` (Neighbor.remove_private),
+    before its own ASN goes in front: the peer's own ASN is always kept (so loop prevention still
+    works there); "plain" and "replace" act only on a path of private ASNs alone."""
+    if not mode or mode in ("plain", "replace") and not (as_path and all(private_asn(a) for a in as_path)):
+        return as_path
+    if mode.endswith("replace"):
+        return tuple(own_asn if private_asn(a) and a != peer_asn else a for a in as_path)
+    return tuple(a for a in as_path if not private_asn(a) or a == peer_asn)
 
 
 def receive_limit(dev: DeviceConfig, n: Neighbor) -> int:
@@ -810,6 +829,10 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
     alias: list[int] = []  # parallel session numbers (n + i) -> the sender's own number
     seen_pairs: set[tuple[int, int]] = set()
     allowas: set[tuple[int, int]] = set()  # (sender, receiver) whose receiver takes its own ASN back
+    # `remove-private-AS` followed: (sender, receiver, session number, mask, the receiver's prepends)
+    strips: list[tuple[int, int, int, int | None, Delays | None]] = []
+    stripped: dict[tuple[NodeId, NodeId], tuple[str, int]] = {}
+    all_private: bool | None = None  # whether every ASN a path of the plane can hold is private
     for st in states:
         if not st.up:
             continue
@@ -841,6 +864,18 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
                 if found:
                     mask &= ~_or(b for b, _ in found)
                     unusable_next_hop.setdefault(src * n + dst, []).extend(found)
+            strip = out_nbr.remove_private if not ibgp else ""
+            if strip:
+                if all_private is None:
+                    all_private = _plane_all_private(devices, nodes)
+                why_not = _strip_unmodelled(strip, all_private, in_nbr, bool(inbound or outbound or in_nbr.weight))
+                if why_not:
+                    word = "remove-private-as" if src_dev.platform == "eos" else "remove-private-AS"
+                    unmodelled.append((src_dev.name, out_nbr.remove_private_line,
+                                       f"neighbor {out_nbr.address} {word}: {why_not}"))
+                    strip = ""
+                else:
+                    out_prepends = []  # private ASNs too: stripped with the rest of the path
             delays = None if not out_prepends and not in_prepends else _delays(
                 [(e, bits_ & mask) for e, bits_ in out_prepends], [(e, bits_ & mask) for e, bits_ in in_prepends],
                 (src_dev.name, {asn[src]}), (dst_dev.name, {asn[src], asn[dst]}), unmodelled)
@@ -883,6 +918,9 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
             limit = receive_limit(dst_dev, in_nbr)
             if limit and not ibgp:  # (an iBGP receiver's count would need iBGP's own rules: not followed)
                 limited.append((s, src, dst, policy_mask, limit, in_nbr))
+            if strip:
+                strips.append((src, dst, sender, None if mask == full else mask, delays))
+                stripped[(nodes[src], nodes[dst])] = (src_dev.name, out_nbr.remove_private_line)
             edges[src].append((dst, None if mask == full else mask, ibgp, delays, sender))
             key = src * n + dst  # parallel sessions: what crosses every one of them
             edge_masks[key] = edge_masks.get(key, mask) & mask
@@ -919,9 +957,21 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
     suppressed: dict[int, int] = {}
     core: _Core | None = None
     for _ in range(4):  # aggregates: originate, propagate, repeat while an aggregate appears or goes
-        core, preferred = _propagate_preferring(origin, edges, asn, group_of, rank, relax, paths_cap, suppressed,
-                                                alias, preferences, frozenset(allowas),
-                                                frozenset(i for i, inst in enumerate(insts) if inst.always_compare_med))
+        seeded: _Seeds = {}
+        for _round in range(8):  # `remove-private-AS`: until what the strippers hold stops changing
+            core, preferred = _propagate_preferring(
+                origin, edges, asn, group_of, rank, relax, paths_cap, suppressed, alias, preferences,
+                frozenset(allowas), frozenset(i for i, inst in enumerate(insts) if inst.always_compare_med), seeded)
+            if not strips:
+                break
+            now = _strip_seeds(strips, core, suppressed, group_of, asn, rank, alias)
+            if now == seeded:
+                break
+            seeded = now
+        else:
+            for device, line in stripped.values():
+                unmodelled.append((device, line, "remove-private-AS: the plane does not settle within 8 rounds"))
+        assert core is not None
         changed = False
         for i, node in enumerate(nodes):
             for agg in insts[i].aggregates:
@@ -981,7 +1031,7 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
                         sorted(set(undefined)), edge_delays, sorted(set(unmodelled)), alias,
                         [(node, peer, why) for node, o in origins.items() for peer, why in o.external_down],
                         preferred, over_limit, unusable_next_hop, moved_next_hops,
-                        {key: a for key, a in session_addresses.items() if key[0] in moved_next_hops})
+                        {key: a for key, a in session_addresses.items() if key[0] in moved_next_hops}, stripped)
 
 
 _T = TypeVar("_T")
@@ -1082,10 +1132,67 @@ class _Core:
     looped: dict[int, int]
 
 
+# level -> receiver -> [(session number, prefixes)]: offers that arrive at that level whatever the
+# sender's own path (`remove-private-AS`: the sender's paths reach the receiver one AS long)
+_Seeds = dict[int, dict[int, list[tuple[int, int]]]]
+
+
+def _plane_all_private(devices: Mapping[str, DeviceConfig], nodes: Sequence[NodeId]) -> bool:
+    """Whether every ASN a path in the plane can hold is private: the instances', their neighbors'
+    (external peers included) and every route-map's prepends. Then a stripped path keeps only the
+    receiver's own ASN, whatever way it came."""
+    asns: set[int] = set()
+    for name, vrf in nodes:
+        inst = devices[name].bgp[vrf]
+        asns.add(inst.asn)
+        asns.update(n.remote_asn for n in inst.neighbors.values() if n.remote_asn is not None)
+        asns.update(a for entries in devices[name].route_maps.values() for e in entries for a in e.prepend)
+    return all(private_asn(a) for a in asns)
+
+
+def _strip_unmodelled(mode: str, all_private: bool, receiver: Neighbor, attributes: bool) -> str:
+    """Why a `remove-private-AS` on a session is not followed ("": it is)."""
+    if mode not in ("plain", "all"):
+        return "replace-AS rewrites the path without shortening it; its loop-prevention effects are not followed"
+    if not all_private:
+        return "the plane holds public ASNs: what is stripped depends on each path; not followed"
+    if receiver.allowas_in:
+        return "the receiver's allowas-in takes paths with its own ASN (which is kept); not followed"
+    if attributes:
+        return "the session's route-maps also set best-path attributes; not followed"
+    return ""
+
+
+def _strip_seeds(strips: Sequence[tuple[int, int, int, int | None, Delays | None]], core: _Core,
+                 suppressed: Mapping[int, int], group_of: Mapping[int, frozenset[int]], asn: Sequence[int],
+                 rank: Sequence[int], alias: Sequence[int]) -> _Seeds:
+    """What each stripping sender's paths deliver one AS long (at the level of its receiver's own
+    prepends): everything it holds and advertises through the session's policy, less what its
+    best path has through the receiver's ASN (the peer's ASN is kept: loop prevention refuses it)."""
+    seeds: _Seeds = {}
+    memo: dict[tuple[int, frozenset[int]], tuple[int, int]] = {}
+    for src, dst, sender, mask, delays in strips:
+        bits_ = core.reach[src]
+        if src in suppressed:
+            bits_ ^= bits_ & suppressed[src]
+        if mask is not None:
+            bits_ &= mask
+        group = group_of.get(asn[dst], frozenset((dst,)))
+        bits_ ^= bits_ & path_through(src, group, bits_, core.via_in, list(rank), memo, alias)
+        for extra, part in delays or ():
+            taken = bits_ & part
+            if taken:
+                bits_ ^= taken
+                seeds.setdefault(extra, {}).setdefault(dst, []).append((sender, taken))
+        if bits_:
+            seeds.setdefault(0, {}).setdefault(dst, []).append((sender, bits_))
+    return seeds
+
+
 def _propagate(origin: list[int], edges: list[list[Edge]], asn: list[int],
                group_of: dict[int, frozenset[int]], rank: list[int], relax: list[bool], paths_cap: list[int],
                suppressed: dict[int, int], alias: Sequence[int] = (),
-               allowas: frozenset[tuple[int, int]] = frozenset()) -> _Core:
+               allowas: frozenset[tuple[int, int]] = frozenset(), seeded: _Seeds | None = None) -> _Core:
     """Level by level (a level is one AS of path length): every sender offers what it learned at
     the last level; a receiver keeps what it does not have yet. An offer over a session whose
     route-maps prepend k ASNs arrives k levels later (so it loses to shorter paths and joins
@@ -1097,7 +1204,8 @@ def _propagate(origin: list[int], edges: list[list[Edge]], asn: list[int],
     session offers under its alias number (``asn`` and ``rank`` extended for it): each session is
     a path of its own. A receiver with `allowas-in` on a session (``allowas``: (sender, receiver))
     takes paths through its own ASN over it (how many times is not counted: a fabric's path crosses
-    a shared ASN once; the plain reference counts)."""
+    a shared ASN once; the plain reference counts). ``seeded``: offers that arrive at a given level
+    whatever the sender's path (`remove-private-AS`, _strip_seeds)."""
     n = len(origin)
     reach = list(origin)
     via_in: list[dict[int, int]] = [{} for _ in range(n)]
@@ -1105,7 +1213,9 @@ def _propagate(origin: list[int], edges: list[list[Edge]], asn: list[int],
     looped: dict[int, int] = {}
     memo: dict[tuple[int, frozenset[int]], tuple[int, int]] = {}
     frontier = {i: bits_ for i, bits_ in enumerate(reach) if bits_}
-    later: dict[int, dict[int, list[tuple[int, int]]]] = {}  # level -> receiver -> delayed offers
+    # level -> receiver -> delayed offers (and the seeded ones, copied: the lists grow)
+    later: dict[int, dict[int, list[tuple[int, int]]]] = {
+        level: {dst: list(offers) for dst, offers in by_dst.items()} for level, by_dst in (seeded or {}).items()}
     for level in range(MAX_LEVELS):
         group_reach = {a: _or(reach[m] for m in group) for a, group in group_of.items()} if frontier else {}
         offers: dict[int, list[tuple[int, int]]] = defaultdict(list)
@@ -1208,7 +1318,7 @@ def _propagate_preferring(origin: list[int], edges: list[list[Edge]], asn: list[
                           paths_cap: list[int], suppressed: dict[int, int], alias: Sequence[int],
                           preferences: dict[tuple[int, int], _Preference],
                           allowas: frozenset[tuple[int, int]] = frozenset(),
-                          always_med: frozenset[int] = frozenset(),
+                          always_med: frozenset[int] = frozenset(), seeded: _Seeds | None = None,
                           ) -> tuple[_Core, dict[int, tuple[int, list[RouteMapEntry]]]]:
     """_propagate, with the best-path attributes route-maps set. BGP compares weight and local
     preference before the AS path, and MED (between paths from one neighbor AS) after it: a session
@@ -1217,7 +1327,7 @@ def _propagate_preferring(origin: list[int], edges: list[list[Edge]], asn: list[
     for prefixes a better session can deliver, block those, propagate again (a few rounds; a
     fabric without such attributes takes one). MED is compared among the installed sessions of one
     neighbor AS, or of every AS at a receiver in ``always_med`` (`bgp always-compare-med`)."""
-    core = _propagate(origin, edges, asn, group_of, rank, relax, paths_cap, suppressed, alias, allowas)
+    core = _propagate(origin, edges, asn, group_of, rank, relax, paths_cap, suppressed, alias, allowas, seeded)
     if not preferences:
         return core, {}
     n = len(origin)
@@ -1244,7 +1354,7 @@ def _propagate_preferring(origin: list[int], edges: list[list[Edge]], asn: list[
         masked = [[(dst, _minus(mask, blocked.get((src, pos), 0)), ibgp, delays, sender)
                    for pos, (dst, mask, ibgp, delays, sender) in enumerate(outgoing)]
                   for src, outgoing in enumerate(edges)]
-        core = _propagate(origin, masked, asn, group_of, rank, relax, paths_cap, suppressed, alias, allowas)
+        core = _propagate(origin, masked, asn, group_of, rank, relax, paths_cap, suppressed, alias, allowas, seeded)
     out: dict[int, tuple[int, list[RouteMapEntry]]] = {}
     for (src, pos), bits_ in blocked.items():
         key = src * n + edges[src][pos][0]

@@ -122,6 +122,14 @@ class Neighbor:
     next_hop_unchanged_line: int = 0
     # `neighbor X next-hop-self`: the sender's own address, what eBGP sends anyway (no effect there)
     next_hop_self: bool = False
+    # FRR `neighbor X remove-private-AS [all] [replace-AS]`, EOS `neighbor X remove-private-as [all
+    # [replace-as]]`: what bgpd does to the AS path of routes sent to X (eBGP only), after the
+    # outbound route-map and before its own ASN goes in front: "plain" strips the private ASNs when
+    # every ASN of the path is private, "all" strips them whatever else is there, "replace" and
+    # "all-replace" put the sender's ASN in their place; the peer's own ASN is always kept ("": not
+    # configured)
+    remove_private: str = ""
+    remove_private_line: int = 0
     # defined by `remote-as`, `interface` or a peer-group (FRR takes its other lines only after that)
     defined: bool = False
 

@@ -98,6 +98,11 @@ _NEIGHBOR_BGP_NODE = {"remote-as", "description", "peer-group", "shutdown", "int
                       "graceful-restart", "graceful-restart-helper", "graceful-restart-disable", "tcp-mss"}
 
 
+# the words after `remove-private-AS` (FRR) / `remove-private-as` (EOS) -> Neighbor.remove_private
+_REMOVE_PRIVATE = {(): "plain", ("all",): "all", ("replace-AS",): "replace", ("all", "replace-AS"): "all-replace"}
+_REMOVE_PRIVATE_EOS = {(): "plain", ("all",): "all", ("all", "replace-as"): "all-replace"}
+
+
 def _neighbor(inst: BgpInstance, w: list[str], line: int) -> Neighbor:
     n = inst.neighbors.get(w[1])
     if n is None:  # not setdefault: that would build a throwaway Neighbor for each of its lines
@@ -201,6 +206,10 @@ def neighbor_statement(inst: BgpInstance, w: list[str], line: int = 0, negated: 
         return set(w[3:]) == {"next-hop"}
     elif verb == "next-hop-unchanged" and eos and len(w) == 3:
         _neighbor(inst, w, line).next_hop_unchanged_line = line
+    elif verb == ("remove-private-as" if eos else "remove-private-AS") and \
+            (mode := _REMOVE_PRIVATE_EOS.get(tuple(w[3:])) if eos else _REMOVE_PRIVATE.get(tuple(w[3:]))):
+        n = _neighbor(inst, w, line)
+        n.remove_private, n.remove_private_line = mode, line
     elif verb == "next-hop-self" and len(w) == 3:
         _neighbor(inst, w, line).next_hop_self = True
     elif verb == "weight" and len(w) == 4 and (weight := _int(w[3], 65535)) is not None:
@@ -622,6 +631,8 @@ def finish_bgp(dev: DeviceConfig, frr: bool = True) -> None:
                 n.weight, n.weight_line = group.weight, group.weight_line
             n.next_hop_unchanged_line = n.next_hop_unchanged_line or group.next_hop_unchanged_line
             n.next_hop_self = n.next_hop_self or group.next_hop_self
+            if not n.remove_private:
+                n.remove_private, n.remove_private_line = group.remove_private, group.remove_private_line
             if n.password is None:
                 n.password, n.password_line = group.password, group.password_line
             n.passive = n.passive or group.passive

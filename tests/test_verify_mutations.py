@@ -542,6 +542,14 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
                                                "   neighbor 10.11.0.1 route-map PLANE-A-OUT out\n",
                                                "   neighbor 10.11.0.1 route-map PLANE-A-OUT out\n"
                                                "   neighbor 10.11.0.1 remove-private-as all replace-as\n")),
+    ("an EOS spine offers one leaf a default route its inbound route-map takes (where it leads: said)",
+     "ROUTE-POLICY-UNMODELLED", lambda r: edit(r / SPINE_A / "running-config",
+                                               "   neighbor 10.11.0.1 route-map PLANE-A-OUT out\n",
+                                               "   neighbor 10.11.0.1 route-map PLANE-A-OUT out\n"
+                                               "   neighbor 10.11.0.1 default-originate always\n")
+     or edit(r / LEAF_A / "frr.conf", "route-map PLANE-A-IN permit 10\n match ip address prefix-list PLANE-A\nexit\n",
+             "route-map PLANE-A-IN permit 10\n match ip address prefix-list PLANE-A\nexit\n"
+             "route-map PLANE-A-IN permit 20\nexit\n")),
     ("a leaf gives one spine's routes a higher MED: it leaves that spine out", "ROUTE-ECMP-WIDTH",
      lambda r: _one_spine_sets(r, "set metric 50")),
     ("a spine sends one leaf a higher MED: that leaf leaves the spine out", "ROUTE-ECMP-WIDTH", _spine_med_to_one_leaf),
@@ -793,6 +801,12 @@ def _drop_port_rp_filter(path: Path) -> None:
 
 
 VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
+    ("a leaf offers its spines a default route (their inbound policy takes only the plane's prefixes)",
+     lambda r: edit(r / LEAF_A / "frr.conf", "  neighbor 10.11.0.0 route-map LOCAL-A-OUT out\n",
+                    "  neighbor 10.11.0.0 route-map LOCAL-A-OUT out\n  neighbor 10.11.0.0 default-originate\n")),
+    ("an EOS spine offers a leaf a default route (the leaf's inbound policy takes only the plane's prefixes)",
+     lambda r: edit(r / SPINE_A / "running-config", "   neighbor 10.11.0.1 route-map PLANE-A-OUT out\n",
+                    "   neighbor 10.11.0.1 route-map PLANE-A-OUT out\n   neighbor 10.11.0.1 default-originate\n")),
     ("every spine strips the private ASNs toward every leaf (every path one AS long alike)", _strip_everywhere),
     ("a leaf strips the private ASNs toward a spine (it sends only its own prefixes)",
      lambda r: edit(r / LEAF_A / "frr.conf", "  neighbor 10.11.0.0 route-map LOCAL-A-OUT out\n",

@@ -864,6 +864,11 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
                 if found:
                     mask &= ~_or(b for b, _ in found)
                     unusable_next_hop.setdefault(src * n + dst, []).extend(found)
+            if out_nbr.default_originate_line and _takes_default(src_dev, dst_dev, out_nbr, in_nbr, requires[src],
+                                                                 requires[dst], ibgp):
+                unmodelled.append((src_dev.name, out_nbr.default_originate_line,
+                                   f"neighbor {out_nbr.address} default-originate: {dst_dev.name}'s inbound policy "
+                                   "takes the default route; where it then sends traffic is not followed"))
             strip = out_nbr.remove_private if not ibgp else ""
             if strip:
                 if all_private is None:
@@ -1135,6 +1140,24 @@ class _Core:
 # level -> receiver -> [(session number, prefixes)]: offers that arrive at that level whatever the
 # sender's own path (`remove-private-AS`: the sender's paths reach the receiver one AS long)
 _Seeds = dict[int, dict[int, list[tuple[int, int]]]]
+
+
+DEFAULT_ROUTE = "0.0.0.0/0"
+
+
+def _takes_default(sender: DeviceConfig, receiver: DeviceConfig, out_nbr: Neighbor, in_nbr: Neighbor,
+                   sender_requires: bool, receiver_requires: bool, ibgp: bool) -> bool:
+    """Whether the default route a `default-originate` offers passes the receiver's inbound
+    neighbor prefix-list and route-map (the sender sends it whatever its own outbound policy says,
+    but eBGP's `ebgp-requires-policy` still holds on either end). A fabric's inbound policy takes
+    only the plane's prefixes: then the statement changes nothing."""
+    if not ibgp and (sender_requires and out_nbr.route_map_out is None and out_nbr.prefix_list_out is None
+                     or receiver_requires and in_nbr.route_map_in is None and in_nbr.prefix_list_in is None):
+        return False
+    if in_nbr.prefix_list_in is not None and not explain_prefix_list(receiver, in_nbr.prefix_list_in,
+                                                                      DEFAULT_ROUTE)[0]:
+        return False
+    return in_nbr.route_map_in is None or explain_route_map(receiver, in_nbr.route_map_in, DEFAULT_ROUTE)[0]
 
 
 def _plane_all_private(devices: Mapping[str, DeviceConfig], nodes: Sequence[NodeId]) -> bool:

@@ -130,6 +130,9 @@ class Neighbor:
     # configured)
     remove_private: str = ""
     remove_private_line: int = 0
+    # `neighbor X default-originate [always] [route-map M]`: a default route offered to X whatever
+    # the sender's own table holds; what X's inbound policy does with it decides (0: not configured)
+    default_originate_line: int = 0
     # defined by `remote-as`, `interface` or a peer-group (FRR takes its other lines only after that)
     defined: bool = False
 

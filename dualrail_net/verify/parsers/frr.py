@@ -210,6 +210,9 @@ def neighbor_statement(inst: BgpInstance, w: list[str], line: int = 0, negated: 
             (mode := _REMOVE_PRIVATE_EOS.get(tuple(w[3:])) if eos else _REMOVE_PRIVATE.get(tuple(w[3:]))):
         n = _neighbor(inst, w, line)
         n.remove_private, n.remove_private_line = mode, line
+    elif verb == "default-originate" and (w[3:] in ([], ["route-map", w[-1]]) or eos and w[3:4] == ["always"]
+                                          and w[4:] in ([], ["route-map", w[-1]])):
+        _neighbor(inst, w, line).default_originate_line = line
     elif verb == "next-hop-self" and len(w) == 3:
         _neighbor(inst, w, line).next_hop_self = True
     elif verb == "weight" and len(w) == 4 and (weight := _int(w[3], 65535)) is not None:
@@ -633,6 +636,7 @@ def finish_bgp(dev: DeviceConfig, frr: bool = True) -> None:
             n.next_hop_self = n.next_hop_self or group.next_hop_self
             if not n.remove_private:
                 n.remove_private, n.remove_private_line = group.remove_private, group.remove_private_line
+            n.default_originate_line = n.default_originate_line or group.default_originate_line
             if n.password is None:
                 n.password, n.password_line = group.password, group.password_line
             n.passive = n.passive or group.passive

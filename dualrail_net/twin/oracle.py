@@ -491,6 +491,16 @@ def _remove_private_as(rng: random.Random, text: str) -> tuple[str, str] | None:
     return line.strip(), text.replace(" address-family ipv4 unicast\n", f" address-family ipv4 unicast\n{line}\n", 1)
 
 
+def _default_originate(rng: random.Random, text: str) -> tuple[str, str] | None:
+    """`neighbor X default-originate` on one neighbor: the receiver's inbound policy decides
+    whether the default route gets in (the fabric's takes only the plane's prefixes)."""
+    neighbors = _neighbors(text)
+    if not neighbors or " address-family ipv4 unicast\n" not in text:
+        return None
+    line = f"  neighbor {rng.choice(neighbors)} default-originate"
+    return line.strip(), text.replace(" address-family ipv4 unicast\n", f" address-family ipv4 unicast\n{line}\n", 1)
+
+
 def _router_id(rng: random.Random, text: str) -> tuple[str, str] | None:
     """A router ID typo: another address of the loopbacks' /24 (the plane's spines number theirs
     first, so .0-.3 is a spine's ID, a neighbor's when this is a leaf), or a class E address."""
@@ -731,7 +741,7 @@ EDITS: tuple[Callable[[random.Random, str], tuple[str, str] | None], ...] = (
     _unindent, _renumber, _external, _toggle_action, _aggregate, _change_asn, _prepend, _prepend, _attribute,
     _attribute, _maximum_prefix, _maximum_prefix, _session_option, _router_id, _redistribute, _static_route,
     _bgp_shutdown, _session_transport, _weight, _distance, _table_map, _fib_filter, _next_hop,
-    _neighbor_prefix_list, _next_hop_unchanged, _remove_private_as)
+    _neighbor_prefix_list, _next_hop_unchanged, _remove_private_as, _default_originate)
 
 
 def edit_kind(edit: Callable[..., tuple[str, str] | None]) -> str:

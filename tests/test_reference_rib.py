@@ -203,3 +203,35 @@ def test_remove_private_as_agrees(clean: Path, tmp_path: Path) -> None:
         learned = plain_rib(edited)["A"][("a-leaf-su1-r0", None)]
         assert len(learned["10.10.0.33/32"]) == width  # a-leaf-su1-r1's loopback
         assert "10.10.0.32/32" in learned and learned["10.10.0.32/32"] == ()  # its own, never taken back
+
+
+def test_as_override_agrees(tmp_path: Path) -> None:
+    """Two leaves of an all-FRR fabric sharing an ASN drop each other's prefixes (loop prevention);
+    with `as-override` on the spines toward them, the spines put their own ASN in its place and
+    each leaf takes the other's. The model and the reference agree on both."""
+    shape = Shape(spines_per_pod=2, sus_per_pod=1, rails=2, servers_per_su=2)
+    out = tmp_path / "build"
+    write_artifacts(render_fabric(resolve_fabric(synthetic_inventory(shape))), out)
+    leaves = sorted(p.parent for p in out.glob("plane-A/*/frr.conf") if "leaf" in p.parent.name)[:2]
+    asns = [re.search(r"^router bgp (\d+)", (leaf / "frr.conf").read_text(), re.M).group(1)  # type: ignore[union-attr]
+            for leaf in leaves]
+    second = leaves[1] / "frr.conf"
+    second.write_text(second.read_text().replace(f"router bgp {asns[1]}", f"router bgp {asns[0]}"))
+    spines = sorted(p for p in out.glob("plane-A/*/frr.conf") if "spine" in p.parent.name)
+    for spine in spines:
+        spine.write_text(spine.read_text().replace(f"remote-as {asns[1]}", f"remote-as {asns[0]}"))
+    first_loopback = re.search(r"^  network (\S+/32)$", (leaves[0] / "frr.conf").read_text(), re.M).group(1)  # type: ignore[union-attr]
+    node = (leaves[1].name, None)
+    assert_agree(out, "shared ASN")
+    assert first_loopback not in plain_rib(out)["A"][node]
+    from dualrail_net.verify.checks import run_checks
+    assert [r for r in run_checks(load_snapshot(out)) if r.check == "ROUTE-MISSING" and r.findings]
+    for spine in spines:
+        text = spine.read_text()
+        peers = re.findall(rf"^ neighbor (\S+) remote-as {asns[0]}$", text, re.M)
+        spine.write_text(text.replace(" address-family ipv4 unicast\n", " address-family ipv4 unicast\n"
+                                      + "".join(f"  neighbor {p} as-override\n" for p in peers), 1))
+    assert_agree(out, "as-override")
+    assert len(plain_rib(out)["A"][node][first_loopback]) == len(spines)
+    from dualrail_net.verify.checks import run_checks
+    assert not [f.message for r in run_checks(load_snapshot(out)) if r.check == "ROUTE-MISSING" for f in r.findings]

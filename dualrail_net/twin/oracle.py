@@ -491,6 +491,16 @@ def _remove_private_as(rng: random.Random, text: str) -> tuple[str, str] | None:
     return line.strip(), text.replace(" address-family ipv4 unicast\n", f" address-family ipv4 unicast\n{line}\n", 1)
 
 
+def _as_override(rng: random.Random, text: str) -> tuple[str, str] | None:
+    """`neighbor X as-override` on one neighbor: X's own ASN in what it is sent becomes the
+    sender's, so X's loop prevention lets those paths in (its own prefixes stay its own)."""
+    neighbors = _neighbors(text)
+    if not neighbors or " address-family ipv4 unicast\n" not in text:
+        return None
+    line = f"  neighbor {rng.choice(neighbors)} as-override"
+    return line.strip(), text.replace(" address-family ipv4 unicast\n", f" address-family ipv4 unicast\n{line}\n", 1)
+
+
 def _default_originate(rng: random.Random, text: str) -> tuple[str, str] | None:
     """`neighbor X default-originate` on one neighbor: the receiver's inbound policy decides
     whether the default route gets in (the fabric's takes only the plane's prefixes)."""
@@ -741,7 +751,7 @@ EDITS: tuple[Callable[[random.Random, str], tuple[str, str] | None], ...] = (
     _unindent, _renumber, _external, _toggle_action, _aggregate, _change_asn, _prepend, _prepend, _attribute,
     _attribute, _maximum_prefix, _maximum_prefix, _session_option, _router_id, _redistribute, _static_route,
     _bgp_shutdown, _session_transport, _weight, _distance, _table_map, _fib_filter, _next_hop,
-    _neighbor_prefix_list, _next_hop_unchanged, _remove_private_as, _default_originate)
+    _neighbor_prefix_list, _next_hop_unchanged, _remove_private_as, _default_originate, _as_override)
 
 
 def edit_kind(edit: Callable[..., tuple[str, str] | None]) -> str:

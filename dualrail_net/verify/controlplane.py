@@ -870,6 +870,15 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
                                    f"neighbor {out_nbr.address} default-originate: {dst_dev.name}'s inbound policy "
                                    "takes the default route; where it then sends traffic is not followed"))
             strip = out_nbr.remove_private if not ibgp else ""
+            if out_nbr.as_override_line and not ibgp:
+                if strip:
+                    unmodelled.append((src_dev.name, out_nbr.as_override_line,
+                                       f"neighbor {out_nbr.address} as-override with remove-private-AS: not followed"))
+                    strip = ""
+                else:
+                    # the receiver's ASN is replaced by the sender's: its loop prevention lets the
+                    # paths through it in, as allowas-in does over that session (same length)
+                    allowas.add((src, dst))
             if strip:
                 if all_private is None:
                     all_private = _plane_all_private(devices, nodes)

@@ -133,6 +133,9 @@ class Neighbor:
     # `neighbor X default-originate [always] [route-map M]`: a default route offered to X whatever
     # the sender's own table holds; what X's inbound policy does with it decides (0: not configured)
     default_originate_line: int = 0
+    # FRR `neighbor X as-override`: X's own ASN in the paths sent to it is replaced by the sender's
+    # (same length), so X's loop prevention lets them in; its line (0: not configured)
+    as_override_line: int = 0
     # defined by `remote-as`, `interface` or a peer-group (FRR takes its other lines only after that)
     defined: bool = False
 

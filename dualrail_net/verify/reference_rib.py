@@ -7,9 +7,10 @@ neighbor that offers the prefix), each an explicit tuple of ASNs; every round ea
 its neighbors' best paths over every session (parallel links are sessions of their own) through
 their outbound and its own inbound route-map (one prefix at a time, with ``explain_route_map``)
 and the receiver's neighbor weight, drops a path whose route-map-set next hop the receiver cannot
-use, strips private ASNs (`remove-private-AS`, after the outbound route-map), prepends, refuses a
-path that holds its own ASN (eBGP), keeps the shortest, installs the equal ones of the best path's neighbor AS (any AS with multipath-relax)
-up to maximum-paths in router-ID order. Aggregates are re-derived until they settle. The result is
+use, strips private ASNs (`remove-private-AS`, after the outbound route-map) and overrides the
+receiver's (`as-override`), prepends, refuses a path that holds its own ASN (eBGP), keeps the
+shortest, installs the equal ones of the best path's neighbor AS (any AS with multipath-relax) up
+to maximum-paths in router-ID order. Aggregates are re-derived until they settle. The result is
 the installed next hops of every prefix at every routing instance; tests require it to equal the
 model's on the example, on every routing mutation and on seeded random edits.
 """
@@ -68,6 +69,7 @@ class _Inbound(NamedTuple):
     receiver_address: str  # as the sender names the receiver
     unnumbered: bool
     strip: str  # the sender's `remove-private-AS` toward the receiver (Neighbor.remove_private)
+    override: bool  # the sender's `as-override` toward the receiver
 
 
 def _policy(dev: DeviceConfig, name: str | None, prefix: str) -> tuple[bool, RouteMapEntry | None]:
@@ -130,7 +132,8 @@ def _converged_plane(snap: Snapshot, topo: Topology, plane: str, path_overrides:
                                         in_nbr.weight or 0, out_nbr.prefix_list_out, in_nbr.prefix_list_in,
                                         bool(out_nbr.next_hop_unchanged_line),
                                         in_nbr.address, out_nbr.address,
-                                        a_nbr.interface or b_nbr.interface, out_nbr.remove_private)))
+                                        a_nbr.interface or b_nbr.interface, out_nbr.remove_private,
+                                        bool(out_nbr.as_override_line))))
     inbound: dict[NodeId, list[_Inbound]] = {node: [] for node in nodes}
     position: list[int] = []  # link number -> its place among its receiver's inbound links
     for dst, link in links:
@@ -181,7 +184,7 @@ def _converge(snap: Snapshot, topo: Topology, nodes: list[NodeId], inbound: Mapp
             counts[dst] = []
             nets: list[tuple[int, int]] | None = None
             for src, out_map, in_map, allowas, weight, out_list, in_list, unchanged, sender_address, \
-                    receiver_address, unnumbered, strip in inbound[dst]:
+                    receiver_address, unnumbered, strip, override in inbound[dst]:
                 counts[dst].append(0)
                 src_dev = devices[src[0]]
                 src_inst = src_dev.bgp[src[1]]
@@ -202,7 +205,10 @@ def _converge(snap: Snapshot, topo: Topology, nodes: list[NodeId], inbound: Mapp
                         continue
                     as_path = (out_entry.prepend if out_entry else ()) + (best.as_path if best else ())
                     if not ibgp:
-                        as_path = (asn[src],) + strip_private(as_path, strip, asn[src], asn[dst])
+                        as_path = strip_private(as_path, strip, asn[src], asn[dst])
+                        if override:  # `as-override`: the receiver's ASN becomes the sender's
+                            as_path = tuple(asn[src] if a == asn[dst] else a for a in as_path)
+                        as_path = (asn[src],) + as_path
                         if as_path.count(asn[dst]) > allowas:
                             continue  # eBGP loop prevention (`allowas-in N` takes N of its own ASN)
                     if in_list is not None and not explain_prefix_list(dst_dev, in_list, prefix)[0]:

@@ -213,6 +213,8 @@ def neighbor_statement(inst: BgpInstance, w: list[str], line: int = 0, negated: 
     elif verb == "default-originate" and (w[3:] in ([], ["route-map", w[-1]]) or eos and w[3:4] == ["always"]
                                           and w[4:] in ([], ["route-map", w[-1]])):
         _neighbor(inst, w, line).default_originate_line = line
+    elif verb == "as-override" and len(w) == 3 and not eos:
+        _neighbor(inst, w, line).as_override_line = line
     elif verb == "next-hop-self" and len(w) == 3:
         _neighbor(inst, w, line).next_hop_self = True
     elif verb == "weight" and len(w) == 4 and (weight := _int(w[3], 65535)) is not None:
@@ -637,6 +639,7 @@ def finish_bgp(dev: DeviceConfig, frr: bool = True) -> None:
             if not n.remove_private:
                 n.remove_private, n.remove_private_line = group.remove_private, group.remove_private_line
             n.default_originate_line = n.default_originate_line or group.default_originate_line
+            n.as_override_line = n.as_override_line or group.as_override_line
             if n.password is None:
                 n.password, n.password_line = group.password, group.password_line
             n.passive = n.passive or group.passive

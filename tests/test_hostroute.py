@@ -198,9 +198,9 @@ def test_seeded_server_edits_decide_as_the_kernel(rendered: Path, tmp_path: Path
     destinations = host_oracle.plane_destinations(load_snapshot(rendered).routed)
     servers = {name: rendered / "servers" / name for name in ("gpu001", "gpu017")}
     results = host_oracle.differential(servers, destinations, seed=int(os.environ.get("HOST_ORACLE_SEED", "3")),
-                                       count=int(os.environ.get("HOST_ORACLE_EDITS", "24")), work=tmp_path)
+                                       count=int(os.environ.get("HOST_ORACLE_EDITS", "12")), work=tmp_path)
     edited = [r for r in results if r.edit is not None]
-    assert len(edited) == int(os.environ.get("HOST_ORACLE_EDITS", "24"))
+    assert len(edited) == int(os.environ.get("HOST_ORACLE_EDITS", "12"))
     failures = {f"{r.server}: {r.edit.description if r.edit else 'clean'}": dict(list(r.differences.items())[:3])
                 for r in results if r.differences}
     assert failures == {}

@@ -537,6 +537,10 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
      "ROUTE-ECMP-WIDTH", lambda r: edit(r / SPINE_A / "running-config", "   neighbor 10.11.0.1 route-map PLANE-A-OUT out\n",
                                         "   neighbor 10.11.0.1 route-map PLANE-A-OUT out\n"
                                         "   neighbor 10.11.0.1 remove-private-as all\n")),
+    ("the gateway strips the storage peer's private ASN toward one spine: every leaf takes that spine alone "
+     "for storage", "ROUTE-ECMP-WIDTH",
+     lambda r: edit(r / "multi-plane/gw-storage-1/frr.conf", "  neighbor 10.13.0.0 route-map LOCAL-A-OUT out\n",
+                    "  neighbor 10.13.0.0 route-map LOCAL-A-OUT out\n  neighbor 10.13.0.0 remove-private-AS all\n")),
     ("an EOS spine replaces the private ASNs toward one leaf (the loop effects are not followed: said)",
      "ROUTE-POLICY-UNMODELLED", lambda r: edit(r / SPINE_A / "running-config",
                                                "   neighbor 10.11.0.1 route-map PLANE-A-OUT out\n",

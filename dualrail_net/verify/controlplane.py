@@ -625,6 +625,21 @@ def external_peers(snap: Snapshot, topo: Topology, node: NodeId) -> list[Externa
     return out
 
 
+def external_paths(snap: Snapshot, topo: Topology, node: NodeId) -> dict[str, tuple[int, ...]]:
+    """The AS path of each prefix a gateway's instance learns from its external peers, as the plan
+    has it: the peer's own ASN (a planned peer originates what it sends). Paths through the plane
+    are that much longer than the model's origin-at-the-gateway counts: it matters only where a
+    `remove-private-AS` takes it off one session and not the others."""
+    meta = snap.manifest.devices.get(node[0])
+    if meta is None or not meta.external:
+        return {}
+    out: dict[str, tuple[int, ...]] = {}
+    for peer in external_peers(snap, topo, node):
+        for prefix in peer.prefixes:
+            out.setdefault(prefix, (meta.external[peer.address].asn,))
+    return out
+
+
 def external_routes(snap: Snapshot, topo: Topology, node: NodeId) -> tuple[list[str], list[tuple[str, str]]]:
     """What a gateway's instance learns from its planned external peers (``external_peers``):
     (prefixes, one per peer that sends it; [(peer, why it brings nothing)])."""
@@ -940,6 +955,16 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
             edge_masks[key] = edge_masks.get(key, mask) & mask
             if delays is not None:
                 edge_delays[key] = edge_delays.get(key, ()) + delays
+    if strips:
+        # a stripping session takes the external peer's ASN off what a gateway learned outside:
+        # on every other session those paths are one AS longer than an origin at the gateway
+        stripping = {(src, dst) for src, dst, _, _, _ in strips}
+        for i, node in enumerate(nodes):
+            outside = _or(1 << bit_of[p] for p in external_paths(snap, topo, node) if p in bit_of)
+            if outside:
+                edges[i] = [(dst, mask, ibgp_, delays if (i, dst) in stripping else
+                             _one_more(delays, outside if mask is None else outside & mask), sender_)
+                            for dst, mask, ibgp_, delays, sender_ in edges[i]]
     # a next hop moved to an address that is none of the receiver's BGP neighbors (a server, a
     # management host ...): where those packets end is not followed
     neighbors_of: dict[int, set[str]] = defaultdict(set)
@@ -1144,6 +1169,20 @@ class _Core:
     reach: list[int]
     via_in: list[dict[int, int]]
     looped: dict[int, int]
+
+
+def _one_more(delays: Delays | None, extra_hop: int) -> Delays | None:
+    """``delays`` with one more AS hop for the prefixes ``extra_hop``."""
+    if not extra_hop:
+        return delays
+    by_length: dict[int, int] = defaultdict(int)
+    covered = 0
+    for extra, bits_ in delays or ():
+        by_length[extra + 1] |= bits_ & extra_hop
+        by_length[extra] |= bits_ & ~extra_hop
+        covered |= bits_
+    by_length[1] |= extra_hop & ~covered
+    return tuple(sorted((k, v) for k, v in by_length.items() if v)) or None
 
 
 # level -> receiver -> [(session number, prefixes)]: offers that arrive at that level whatever the

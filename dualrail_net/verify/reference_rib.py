@@ -25,6 +25,7 @@ from dualrail_net.verify.controlplane import (
     UNUSABLE,
     _router_id,
     connected,
+    external_paths,
     maximum_paths,
     originated,
     plane_nodes,
@@ -140,6 +141,7 @@ def _converged_plane(snap: Snapshot, topo: Topology, plane: str, path_overrides:
         position.append(len(inbound[dst]))
         inbound[dst].append(link)
     base_origin = {node: set(originated(snap, topo, node).prefixes) for node in nodes}
+    outside = {node: external_paths(snap, topo, node) for node in nodes}  # a gateway's external prefixes
     active_aggregates: dict[NodeId, set[str]] = {node: set() for node in nodes}
     rib: dict[NodeId, dict[str, list[Path]]] = {}
     for _ in range(8):  # aggregates appear or go with the more specific routes under them
@@ -148,7 +150,7 @@ def _converged_plane(snap: Snapshot, topo: Topology, plane: str, path_overrides:
                              for agg in inst[node].aggregates
                              if agg.summary_only and net_str(network_of(agg.prefix)) in active_aggregates[node]
                              and _within(p, agg.prefix)} for node in nodes}
-        rib, counts = _converge(snap, topo, nodes, inbound, origin, suppressed, asn, rid, path_overrides)
+        rib, counts = _converge(snap, topo, nodes, inbound, origin, suppressed, asn, rid, path_overrides, outside)
         now = {node: {net_str(network_of(agg.prefix)) for agg in inst[node].aggregates
                       if any(_within(p, agg.prefix) for p in _known(rib, origin, node))} for node in nodes}
         if now == active_aggregates:
@@ -168,6 +170,7 @@ def _converge(snap: Snapshot, topo: Topology, nodes: list[NodeId], inbound: Mapp
               origin: Mapping[NodeId, set[str]], suppressed: Mapping[NodeId, set[str]],
               asn: Mapping[NodeId, int], rid: Mapping[NodeId, int],
               path_overrides: Mapping[str, int] | None,
+              outside: Mapping[NodeId, Mapping[str, tuple[int, ...]]],
               ) -> tuple[dict[NodeId, dict[str, list[Path]]], dict[NodeId, list[int]]]:
     """Synchronous rounds until no device's installed paths change. Also: per receiver, per inbound
     link (in ``inbound``'s order), how many prefixes it accepts over it in the last round."""
@@ -203,7 +206,8 @@ def _converge(snap: Snapshot, topo: Topology, nodes: list[NodeId], inbound: Mapp
                     ok, out_entry = _policy(src_dev, out_map, prefix)
                     if not ok:
                         continue
-                    as_path = (out_entry.prepend if out_entry else ()) + (best.as_path if best else ())
+                    as_path = (out_entry.prepend if out_entry else ()) + \
+                        (best.as_path if best else outside[src].get(prefix, ()))
                     if not ibgp:
                         as_path = strip_private(as_path, strip, asn[src], asn[dst])
                         if override:  # `as-override`: the receiver's ASN becomes the sender's

@@ -170,14 +170,17 @@ def edge_reason(ctx: Context, view: PlaneView, sender: NodeId | None, receiver: 
         return (f"{_loc(ctx, receiver[0], ctx.snap.devices[receiver[0]].bgp[receiver[1]].line)}: AS {asn} of "
                 f"{_label(receiver)} is already in the path {_label(sender)} offers (another device has the same ASN): "
                 "eBGP loop prevention drops it")
-    shorter = next(((other, at) for (other, into), at in control.stripped.items()
+    shorter = next(((other, into, at) for (other, into), at in control.stripped.items()
                     if into == receiver and other != sender and control.via(receiver, other) >> bit & 1), None)
+    # or further up: a stripping session the prefix crosses on the way to another next hop
+    shorter = shorter or next(((other, into, at) for (other, into), at in control.stripped.items()
+                               if into != receiver and control.reach.get(into, 0) >> bit & 1), None)
     if shorter is not None and (sender, receiver) not in control.stripped:
-        other, (device, line) = shorter
+        other, into, (device, line) = shorter
         word = "remove-private-as" if ctx.snap.devices[device].platform == "eos" else "remove-private-AS"
+        said = "they arrive one AS long" if into == receiver else f"the paths through {_label(into)} are shorter"
         return (f"{_loc(ctx, device, line)}: {_label(other)} strips the private ASNs from the paths it sends "
-                f"{_label(receiver)} (`{word}`): they arrive one AS long, shorter than the path over "
-                f"{_label(sender)}, which is not installed")
+                f"{_label(into)} (`{word}`): {said}, so the path over {_label(sender)} is longer and not installed")
     hop = _prepending_hop(control, sender, receiver, bit)
     if hop is not None:
         up_sender, up_receiver, extra = hop

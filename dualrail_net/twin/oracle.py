@@ -469,46 +469,39 @@ def _neighbor_prefix_list(rng: random.Random, text: str) -> tuple[str, str] | No
                                                                    f" address-family ipv4 unicast\n{lines}", 1)
 
 
-def _next_hop_unchanged(rng: random.Random, text: str) -> tuple[str, str] | None:
-    """`neighbor X attribute-unchanged next-hop` or `next-hop-self` on one neighbor: a spine then
-    sends the next hops it learned (out of the leaf's reach), a leaf its own (nothing changes)."""
+def _neighbor_option(rng: random.Random, text: str, options: Sequence[str]) -> tuple[str, str] | None:
+    """One of ``options`` on one neighbor, in the IPv4 unicast address family (a choice among
+    several options draws once more from ``rng``)."""
     neighbors = _neighbors(text)
     if not neighbors or " address-family ipv4 unicast\n" not in text:
         return None
     n = rng.choice(neighbors)
-    line = f"  neighbor {n} {rng.choice(['attribute-unchanged next-hop', 'next-hop-self'])}"
+    line = f"  neighbor {n} {options[0] if len(options) == 1 else rng.choice(options)}"
     return line.strip(), text.replace(" address-family ipv4 unicast\n", f" address-family ipv4 unicast\n{line}\n", 1)
+
+
+def _next_hop_unchanged(rng: random.Random, text: str) -> tuple[str, str] | None:
+    """`neighbor X attribute-unchanged next-hop` or `next-hop-self` on one neighbor: a spine then
+    sends the next hops it learned (out of the leaf's reach), a leaf its own (nothing changes)."""
+    return _neighbor_option(rng, text, ["attribute-unchanged next-hop", "next-hop-self"])
 
 
 def _remove_private_as(rng: random.Random, text: str) -> tuple[str, str] | None:
     """`neighbor X remove-private-AS [all]` on one neighbor: a spine's paths to that leaf then
     arrive one AS long (the leaf installs it alone); a leaf's own prefixes are unchanged."""
-    neighbors = _neighbors(text)
-    if not neighbors or " address-family ipv4 unicast\n" not in text:
-        return None
-    n = rng.choice(neighbors)
-    line = f"  neighbor {n} remove-private-AS{rng.choice(['', ' all'])}"
-    return line.strip(), text.replace(" address-family ipv4 unicast\n", f" address-family ipv4 unicast\n{line}\n", 1)
+    return _neighbor_option(rng, text, ["remove-private-AS", "remove-private-AS all"])
 
 
 def _as_override(rng: random.Random, text: str) -> tuple[str, str] | None:
     """`neighbor X as-override` on one neighbor: X's own ASN in what it is sent becomes the
     sender's, so X's loop prevention lets those paths in (its own prefixes stay its own)."""
-    neighbors = _neighbors(text)
-    if not neighbors or " address-family ipv4 unicast\n" not in text:
-        return None
-    line = f"  neighbor {rng.choice(neighbors)} as-override"
-    return line.strip(), text.replace(" address-family ipv4 unicast\n", f" address-family ipv4 unicast\n{line}\n", 1)
+    return _neighbor_option(rng, text, ["as-override"])
 
 
 def _default_originate(rng: random.Random, text: str) -> tuple[str, str] | None:
     """`neighbor X default-originate` on one neighbor: the receiver's inbound policy decides
     whether the default route gets in (the fabric's takes only the plane's prefixes)."""
-    neighbors = _neighbors(text)
-    if not neighbors or " address-family ipv4 unicast\n" not in text:
-        return None
-    line = f"  neighbor {rng.choice(neighbors)} default-originate"
-    return line.strip(), text.replace(" address-family ipv4 unicast\n", f" address-family ipv4 unicast\n{line}\n", 1)
+    return _neighbor_option(rng, text, ["default-originate"])
 
 
 def _router_id(rng: random.Random, text: str) -> tuple[str, str] | None:

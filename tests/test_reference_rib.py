@@ -203,6 +203,13 @@ def test_remove_private_as_agrees(clean: Path, tmp_path: Path) -> None:
         learned = plain_rib(edited)["A"][("a-leaf-su1-r0", None)]
         assert len(learned["10.10.0.33/32"]) == width  # a-leaf-su1-r1's loopback
         assert "10.10.0.32/32" in learned and learned["10.10.0.32/32"] == ()  # its own, never taken back
+        from dualrail_net.verify.checks import run_checks
+        narrowed = [f.message for r in run_checks(load_snapshot(edited)) if r.check == "ROUTE-ECMP-WIDTH"
+                    for f in r.findings]
+        if width == 1:  # the finding names the stripping line
+            assert narrowed and all("running-config:" in m and "remove-private-as" in m for m in narrowed), narrowed
+        else:
+            assert narrowed == []
 
 
 def test_as_override_agrees(tmp_path: Path) -> None:

@@ -172,9 +172,10 @@ def edge_reason(ctx: Context, view: PlaneView, sender: NodeId | None, receiver: 
                 "eBGP loop prevention drops it")
     shorter = next(((other, into, at) for (other, into), at in control.stripped.items()
                     if into == receiver and other != sender and control.via(receiver, other) >> bit & 1), None)
-    # or further up: a stripping session the prefix crosses on the way to another next hop
+    # or one hop up: the next hop the receiver installs instead took the stripped paths itself
     shorter = shorter or next(((other, into, at) for (other, into), at in control.stripped.items()
-                               if into != receiver and control.reach.get(into, 0) >> bit & 1), None)
+                               if into not in (receiver, sender) and control.via(receiver, into) >> bit & 1
+                               and control.via(into, other) >> bit & 1), None)
     if shorter is not None and (sender, receiver) not in control.stripped:
         other, into, (device, line) = shorter
         word = "remove-private-as" if ctx.snap.devices[device].platform == "eos" else "remove-private-AS"

@@ -168,6 +168,16 @@ def _strip_everywhere(r: Path) -> None:
                                lambda m: f"{m.group(1)}   neighbor {m.group(2)} remove-private-as\n", text, flags=re.M))
 
 
+def _local_as_toward_spine(r: Path, options: str = "") -> None:
+    """The leaf presents AS 4200009999 to its first spine (a migration), and that spine expects it:
+    the session comes up; without no-prepend and replace-as the paths over it are one AS longer
+    each way."""
+    edit(r / LEAF_A / "frr.conf", " neighbor 10.11.0.0 remote-as 4200001000\n",
+         f" neighbor 10.11.0.0 remote-as 4200001000\n neighbor 10.11.0.0 local-as 4200009999{options}\n")
+    edit(r / SPINE_A / "running-config", "   neighbor 10.11.0.1 remote-as 4200001100\n",
+         "   neighbor 10.11.0.1 remote-as 4200009999\n")
+
+
 def _one_spine_sets(r: Path, line: str) -> None:
     """The leaf takes its first spine's routes through a route-map that sets ``line``."""
     path = r / LEAF_A / "frr.conf"
@@ -541,6 +551,8 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
      "for storage", "ROUTE-ECMP-WIDTH",
      lambda r: edit(r / "multi-plane/gw-storage-1/frr.conf", "  neighbor 10.13.0.0 route-map LOCAL-A-OUT out\n",
                     "  neighbor 10.13.0.0 route-map LOCAL-A-OUT out\n  neighbor 10.13.0.0 remove-private-AS all\n")),
+    ("a leaf presents another ASN to one spine (local-as), which expects it: the paths over it grow by one AS",
+     "ROUTE-ECMP-WIDTH", _local_as_toward_spine),
     ("an EOS spine replaces the private ASNs toward one leaf (the loop effects are not followed: said)",
      "ROUTE-POLICY-UNMODELLED", lambda r: edit(r / SPINE_A / "running-config",
                                                "   neighbor 10.11.0.1 route-map PLANE-A-OUT out\n",
@@ -805,6 +817,8 @@ def _drop_port_rp_filter(path: Path) -> None:
 
 
 VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
+    ("a leaf migrates one session to another ASN with no-prepend replace-as (the paths keep their length)",
+     lambda r: _local_as_toward_spine(r, " no-prepend replace-as")),
     ("a leaf offers its spines a default route (their inbound policy takes only the plane's prefixes)",
      lambda r: edit(r / LEAF_A / "frr.conf", "  neighbor 10.11.0.0 route-map LOCAL-A-OUT out\n",
                     "  neighbor 10.11.0.0 route-map LOCAL-A-OUT out\n  neighbor 10.11.0.0 default-originate\n")),

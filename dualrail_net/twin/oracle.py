@@ -304,8 +304,8 @@ def _session_option(rng: random.Random, text: str) -> tuple[str, str] | None:
 def _session_transport(rng: random.Random, text: str) -> tuple[str, str] | None:
     """How one end opens its session: from its loopback (`update-source lo`), over more hops
     (`ebgp-multihop`), with GTSM (`ttl-security hops 1`) or without the connected check, or with
-    another ASN toward the peer (`local-as`): lines verify reports as CONFIG-UNMODELLED, compared
-    all the same."""
+    another ASN toward the peer (`local-as`, the peer left expecting the old one: the session stays
+    down). The transport lines verify reports as CONFIG-UNMODELLED are compared all the same."""
     neighbors = _neighbors(text)
     if not neighbors:
         return None

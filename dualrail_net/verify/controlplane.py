@@ -908,6 +908,17 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
             delays = None if not out_prepends and not in_prepends else _delays(
                 [(e, bits_ & mask) for e, bits_ in out_prepends], [(e, bits_ & mask) for e, bits_ in in_prepends],
                 (src_dev.name, {asn[src]}), (dst_dev.name, {asn[src], asn[dst]}), unmodelled)
+            if not ibgp and (out_nbr.local_as is not None or in_nbr.local_as is not None):
+                # `local-as L`: L in front of what the sender sends (before its real ASN, which
+                # replace-as leaves out) and of what the receiver takes in (unless no-prepend)
+                extra = (out_nbr.local_as is not None and not out_nbr.local_as_replace) + \
+                    (in_nbr.local_as is not None and not in_nbr.local_as_no_prepend)
+                if out_nbr.local_as is not None and out_nbr.local_as_replace and shared_asn(asn, src):
+                    unmodelled.append((src_dev.name, out_nbr.local_as_line, f"neighbor {out_nbr.address} local-as "
+                                       "... replace-as: the paths leave without an ASN other devices share; their "
+                                       "loop prevention is not followed"))
+                for _ in range(extra):
+                    delays = _one_more(delays, mask)
             sender = src
             if parallel:
                 sender = n + len(alias)
@@ -1169,6 +1180,11 @@ class _Core:
     reach: list[int]
     via_in: list[dict[int, int]]
     looped: dict[int, int]
+
+
+def shared_asn(asn: Sequence[int], i: int) -> bool:
+    """Whether instance ``i``'s ASN is another instance's too."""
+    return asn.count(asn[i]) > 1
 
 
 def _one_more(delays: Delays | None, extra_hop: int) -> Delays | None:

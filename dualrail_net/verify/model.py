@@ -93,11 +93,14 @@ class Neighbor:
     # `neighbor X route-reflector-client` (FRR): its line; FRR refuses it on an eBGP neighbor (the
     # line is not applied and loading the file fails); on an iBGP one, route reflection (not modelled)
     rr_client_line: int = 0
-    # `neighbor X local-as N [no-prepend [replace-as]]`: the ASN the peer sees in the OPEN (its
-    # remote-as must be N or the session never comes up); the path changes it makes when it does
-    # come up are not modelled (the line stays CONFIG-UNMODELLED then)
+    # FRR `neighbor X local-as N [no-prepend [replace-as]]`: the ASN the peer sees in the OPEN (its
+    # remote-as must be N or the session never comes up); once up, N goes in front of what is
+    # received from X (unless no-prepend) and of what is sent to X, before the real ASN (which
+    # replace-as leaves out): each one AS more on that session
     local_as: int | None = None
     local_as_line: int = 0
+    local_as_no_prepend: bool = False
+    local_as_replace: bool = False
     # `neighbor X allowas-in [N|origin]`: routes from this neighbor whose AS path holds the
     # receiver's own ASN up to N times (default 3; `origin`: only as the origin AS, taken as 1) are
     # not dropped by loop prevention; 0: not configured

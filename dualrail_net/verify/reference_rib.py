@@ -38,7 +38,7 @@ from dualrail_net.verify.controlplane import (
     strip_private,
 )
 from dualrail_net.verify.ipfast import net_str, network_of
-from dualrail_net.verify.model import DeviceConfig, RouteMapEntry
+from dualrail_net.verify.model import DeviceConfig, Neighbor, RouteMapEntry
 from dualrail_net.verify.snapshot import Snapshot
 from dualrail_net.verify.routes import explain_prefix_list, explain_route_map
 from dualrail_net.verify.topology import NodeId, Topology
@@ -71,6 +71,20 @@ class _Inbound(NamedTuple):
     unnumbered: bool
     strip: str  # the sender's `remove-private-AS` toward the receiver (Neighbor.remove_private)
     override: bool  # the sender's `as-override` toward the receiver
+    sent_as: tuple[int, ...]  # what the sender puts in front: its ASN, or `local-as L` (and its ASN)
+    taken_as: tuple[int, ...]  # what the receiver puts in front of what it takes in (`local-as L`)
+
+
+def _sent_as(n: Neighbor, own: int) -> tuple[int, ...]:
+    """What a sender puts in front of a path it sends ``n`` over eBGP."""
+    if n.local_as is None:
+        return (own,)
+    return (n.local_as,) if n.local_as_replace else (n.local_as, own)
+
+
+def _taken_as(n: Neighbor) -> tuple[int, ...]:
+    """What a receiver puts in front of a path it takes from ``n`` over eBGP (`local-as L`)."""
+    return () if n.local_as is None or n.local_as_no_prepend else (n.local_as,)
 
 
 def _policy(dev: DeviceConfig, name: str | None, prefix: str) -> tuple[bool, RouteMapEntry | None]:
@@ -134,7 +148,8 @@ def _converged_plane(snap: Snapshot, topo: Topology, plane: str, path_overrides:
                                         bool(out_nbr.next_hop_unchanged_line),
                                         in_nbr.address, out_nbr.address,
                                         a_nbr.interface or b_nbr.interface, out_nbr.remove_private,
-                                        bool(out_nbr.as_override_line))))
+                                        bool(out_nbr.as_override_line), _sent_as(out_nbr, asn[src]),
+                                        _taken_as(in_nbr))))
     inbound: dict[NodeId, list[_Inbound]] = {node: [] for node in nodes}
     position: list[int] = []  # link number -> its place among its receiver's inbound links
     for dst, link in links:
@@ -187,7 +202,7 @@ def _converge(snap: Snapshot, topo: Topology, nodes: list[NodeId], inbound: Mapp
             counts[dst] = []
             nets: list[tuple[int, int]] | None = None
             for src, out_map, in_map, allowas, weight, out_list, in_list, unchanged, sender_address, \
-                    receiver_address, unnumbered, strip, override in inbound[dst]:
+                    receiver_address, unnumbered, strip, override, sent_as, taken_as in inbound[dst]:
                 counts[dst].append(0)
                 src_dev = devices[src[0]]
                 src_inst = src_dev.bgp[src[1]]
@@ -212,9 +227,10 @@ def _converge(snap: Snapshot, topo: Topology, nodes: list[NodeId], inbound: Mapp
                         as_path = strip_private(as_path, strip, asn[src], asn[dst])
                         if override:  # `as-override`: the receiver's ASN becomes the sender's
                             as_path = tuple(asn[src] if a == asn[dst] else a for a in as_path)
-                        as_path = (asn[src],) + as_path
+                        as_path = sent_as + as_path
                         if as_path.count(asn[dst]) > allowas:
                             continue  # eBGP loop prevention (`allowas-in N` takes N of its own ASN)
+                        as_path = taken_as + as_path
                     if in_list is not None and not explain_prefix_list(dst_dev, in_list, prefix)[0]:
                         continue
                     ok, in_entry = _policy(dst_dev, in_map, prefix)

@@ -17,10 +17,11 @@ def peer_mismatch(ctx: Context) -> list[Finding]:
     why = "a remote-as that does not match the peer's ASN keeps the session down"
     devices = ctx.snap.devices
     for s in ctx.topo.sessions:
-        for me, peer, said, actual, nbr, own in ((s.a, s.b, s.a_remote_as, s.b_asn, s.a_neighbor, s.a_asn),
-                                                 (s.b, s.a, s.b_remote_as, s.a_asn, s.b_neighbor, s.b_asn)):
-            if said == actual:
-                continue
+        for me, peer, said, actual, nbr, own, back in (
+                (s.a, s.b, s.a_remote_as, s.b_asn, s.a_neighbor, s.a_asn, s.b_neighbor),
+                (s.b, s.a, s.b_remote_as, s.a_asn, s.b_neighbor, s.b_asn, s.a_neighbor)):
+            if said == actual or said == devices[peer[0]].bgp[peer[1]].neighbors[back].local_as:
+                continue  # (the peer presents that ASN to it: `local-as`)
             neighbor = devices[me[0]].bgp[me[1]].neighbors[nbr]
             if not remote_as_agrees(neighbor, own, actual):  # `remote-as external|internal` included
                 out.append(finding([me[0], peer[0]], ctx.topo.node_plane.get(me),

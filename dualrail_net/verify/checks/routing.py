@@ -276,7 +276,8 @@ def _prepending_hop(control: PlaneControl, sender: NodeId, receiver: NodeId,
 
 def _prepend_reason(ctx: Context, state: SessionState, sender: NodeId, receiver: NodeId, prefix: str,
                     extra: int) -> str:
-    """The route-map lines that make a session's path longer than the planned equal-cost ones."""
+    """The route-map lines (and `local-as` statements) that make a session's path longer than the
+    planned equal-cost ones."""
     s = state.session
     out_ip = s.a_neighbor if s.a == sender else s.b_neighbor
     in_ip = s.b_neighbor if s.a == sender else s.a_neighbor
@@ -284,6 +285,9 @@ def _prepend_reason(ctx: Context, state: SessionState, sender: NodeId, receiver:
     for node, ip, direction in ((sender, out_ip, "out"), (receiver, in_ip, "in")):
         dev = ctx.snap.devices[node[0]]
         nbr = dev.bgp[node[1]].neighbors[ip]
+        if nbr.local_as is not None and not (nbr.local_as_replace if direction == "out" else nbr.local_as_no_prepend):
+            said.append(f"{_loc(ctx, node[0], nbr.local_as_line)}: {_label(node)} presents local-as {nbr.local_as} "
+                        f"to {ip} and puts it in front of what it {'sends' if direction == 'out' else 'takes in'}")
         name = nbr.route_map_out if direction == "out" else nbr.route_map_in
         if name is None:
             continue

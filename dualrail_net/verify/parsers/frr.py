@@ -189,11 +189,11 @@ def neighbor_statement(inst: BgpInstance, w: list[str], line: int = 0, negated: 
             return False
         n = _neighbor(inst, w, line)
         n.max_prefix, n.max_prefix_line = limit, line
-    elif verb == "local-as" and len(w) >= 4 and not eos and set(w[4:]) <= {"no-prepend", "replace-as"} \
+    elif verb == "local-as" and len(w) >= 4 and not eos and w[4:] in ([], ["no-prepend"], ["no-prepend", "replace-as"]) \
             and (local := parse_asn(w[3])) is not None:
         n = _neighbor(inst, w, line)
         n.local_as, n.local_as_line = local, line
-        return False  # the session check reads it; its path changes stay CONFIG-UNMODELLED
+        n.local_as_no_prepend, n.local_as_replace = "no-prepend" in w[4:], "replace-as" in w[4:]
     elif verb == "allowas-in" and len(w) in (3, 4):
         count = 3 if len(w) == 3 else 1 if w[3] == "origin" else _int(w[3], 10)
         if not count:
@@ -645,6 +645,7 @@ def finish_bgp(dev: DeviceConfig, frr: bool = True) -> None:
             n.passive = n.passive or group.passive
             if n.local_as is None:
                 n.local_as, n.local_as_line = group.local_as, group.local_as_line
+                n.local_as_no_prepend, n.local_as_replace = group.local_as_no_prepend, group.local_as_replace
             if n.ttl_security is None:
                 n.ttl_security, n.ttl_security_line = group.ttl_security, group.ttl_security_line
             if n.ebgp_multihop is None:

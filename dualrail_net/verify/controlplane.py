@@ -231,6 +231,11 @@ def default_paths(platform: str, overrides: Mapping[str, int] | None = None) -> 
         return 1
 
 
+def remove_private_word(platform: str) -> str:
+    """How the platform spells `remove-private-AS` (for findings that quote it)."""
+    return "remove-private-as" if platform == "eos" else "remove-private-AS"
+
+
 def private_asn(asn: int) -> bool:
     """RFC 6996's private ranges (what `remove-private-AS` strips)."""
     return 64512 <= asn <= 65534 or 4200000000 <= asn <= 4294967294
@@ -864,8 +869,9 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
             out_map, in_map = out_nbr.route_map_out, in_nbr.route_map_in
             out_mask, out_prepends, outbound = side(src_dev, out_map)
             in_mask, in_prepends, inbound = side(dst_dev, in_map)
-            if not ibgp and (requires[src] and out_map is None and out_nbr.prefix_list_out is None
-                             or requires[dst] and in_map is None and in_nbr.prefix_list_in is None):
+            unpoliced = not ibgp and (requires[src] and out_map is None and out_nbr.prefix_list_out is None
+                                      or requires[dst] and in_map is None and in_nbr.prefix_list_in is None)
+            if unpoliced:  # ebgp-requires-policy without a policy on one end: nothing crosses
                 mask = 0
             else:
                 mask = out_mask & in_mask
@@ -879,8 +885,7 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
                 if found:
                     mask &= ~_or(b for b, _ in found)
                     unusable_next_hop.setdefault(src * n + dst, []).extend(found)
-            if out_nbr.default_originate_line and _takes_default(src_dev, dst_dev, out_nbr, in_nbr, requires[src],
-                                                                 requires[dst], ibgp):
+            if out_nbr.default_originate_line and not unpoliced and _takes_default(dst_dev, in_nbr):
                 unmodelled.append((src_dev.name, out_nbr.default_originate_line,
                                    f"neighbor {out_nbr.address} default-originate: {dst_dev.name}'s inbound policy "
                                    "takes the default route; where it then sends traffic is not followed"))
@@ -899,9 +904,8 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
                     all_private = _plane_all_private(devices, nodes)
                 why_not = _strip_unmodelled(strip, all_private, in_nbr, bool(inbound or outbound or in_nbr.weight))
                 if why_not:
-                    word = "remove-private-as" if src_dev.platform == "eos" else "remove-private-AS"
                     unmodelled.append((src_dev.name, out_nbr.remove_private_line,
-                                       f"neighbor {out_nbr.address} {word}: {why_not}"))
+                                       f"neighbor {out_nbr.address} {remove_private_word(src_dev.platform)}: {why_not}"))
                     strip = ""
                 else:
                     out_prepends = []  # private ASNs too: stripped with the rest of the path
@@ -1209,15 +1213,11 @@ _Seeds = dict[int, dict[int, list[tuple[int, int]]]]
 DEFAULT_ROUTE = "0.0.0.0/0"
 
 
-def _takes_default(sender: DeviceConfig, receiver: DeviceConfig, out_nbr: Neighbor, in_nbr: Neighbor,
-                   sender_requires: bool, receiver_requires: bool, ibgp: bool) -> bool:
+def _takes_default(receiver: DeviceConfig, in_nbr: Neighbor) -> bool:
     """Whether the default route a `default-originate` offers passes the receiver's inbound
-    neighbor prefix-list and route-map (the sender sends it whatever its own outbound policy says,
-    but eBGP's `ebgp-requires-policy` still holds on either end). A fabric's inbound policy takes
-    only the plane's prefixes: then the statement changes nothing."""
-    if not ibgp and (sender_requires and out_nbr.route_map_out is None and out_nbr.prefix_list_out is None
-                     or receiver_requires and in_nbr.route_map_in is None and in_nbr.prefix_list_in is None):
-        return False
+    neighbor prefix-list and route-map (the sender sends it whatever its own outbound policy says;
+    eBGP's `ebgp-requires-policy` is the caller's). A fabric's inbound policy takes only the
+    plane's prefixes: then the statement changes nothing."""
     if in_nbr.prefix_list_in is not None and not explain_prefix_list(receiver, in_nbr.prefix_list_in,
                                                                       DEFAULT_ROUTE)[0]:
         return False
@@ -1252,7 +1252,7 @@ def _strip_unmodelled(mode: str, all_private: bool, receiver: Neighbor, attribut
 
 def _strip_seeds(strips: Sequence[tuple[int, int, int, int | None, Delays | None]], core: _Core,
                  suppressed: Mapping[int, int], group_of: Mapping[int, frozenset[int]], asn: Sequence[int],
-                 rank: Sequence[int], alias: Sequence[int]) -> _Seeds:
+                 rank: list[int], alias: Sequence[int]) -> _Seeds:
     """What each stripping sender's paths deliver one AS long (at the level of its receiver's own
     prepends): everything it holds and advertises through the session's policy, less what its
     best path has through the receiver's ASN (the peer's ASN is kept: loop prevention refuses it)."""
@@ -1265,7 +1265,7 @@ def _strip_seeds(strips: Sequence[tuple[int, int, int, int | None, Delays | None
         if mask is not None:
             bits_ &= mask
         group = group_of.get(asn[dst], frozenset((dst,)))
-        bits_ ^= bits_ & path_through(src, group, bits_, core.via_in, list(rank), memo, alias)
+        bits_ ^= bits_ & path_through(src, group, bits_, core.via_in, rank, memo, alias)
         for extra, part in delays or ():
             taken = bits_ & part
             if taken:

@@ -133,7 +133,8 @@ def _service(service: str, rules: list[Rule]) -> tuple[tuple[str, ...], tuple[tu
     if len(ports) != 1 or None in ports:
         return None  # the port caclmgrd would take depends on an order the file does not fix
     only = ports.pop()
-    return (("tcp",), (only,)) if only is not None else None
+    assert only is not None
+    return ("tcp",), (only,)
 
 
 def _port_range(props: dict[str, Any]) -> tuple[int, int] | None:

@@ -512,12 +512,9 @@ def read_acls(db: ConfigDb) -> Acls:
     out = Acls()
     rules: dict[str, list[tuple[int, str, dict[str, Any], int]]] = {}
     control: list[tuple[str, dict[str, Any], int]] = []
-    control_rules: dict[str, list[Rule]] = {}
     for key, value in db.table("ACL_RULE").entries:
         table, _, rule = key.partition("|")
         fields = _fields(value)
-        control_rules.setdefault(table, []).append((rule, {str(k).upper(): v for k, v in fields.items()},
-                                                    db.line("ACL_RULE", key)))
         said = str(fields.get("PRIORITY", "0"))
         rules.setdefault(table, []).append((int(said) if said.isascii() and said.isdigit() and len(said) < 8 else -1,
                                             rule, fields, db.line("ACL_RULE", key)))
@@ -549,7 +546,11 @@ def read_acls(db: ConfigDb) -> Acls:
         for port in ports if isinstance(ports, list) else str(ports).split(","):
             out.bound[str(port)] = (name, line)
     management_ports = {key.partition("|")[0] for key, _ in db.table("MGMT_INTERFACE").entries}
-    out.control_plane = control_plane(control, {t[0]: control_rules.get(t[0], []) for t in control}, management_ports)
+    # caclmgrd reads a rule's fields by their upper-cased names
+    control_rules: dict[str, list[Rule]] = {
+        name: [(rule, {str(k).upper(): v for k, v in fields.items()}, at) for _, rule, fields, at in rules.get(name, [])]
+        for name, _, _ in control}
+    out.control_plane = control_plane(control, control_rules, management_ports)
     if out.control_plane is not None:
         out.unread += out.control_plane.notes
     tables = {k for k, _ in db.table("ACL_TABLE").entries}

@@ -27,6 +27,7 @@ from dualrail_net.verify.controlplane import (
     instance_of,
     kept_out_of_fib,
     maximum_paths,
+    remove_private_word,
     planned_prefixes,
     requires_policy,
     static_in_rib,
@@ -178,7 +179,7 @@ def edge_reason(ctx: Context, view: PlaneView, sender: NodeId | None, receiver: 
                                and control.via(into, other) >> bit & 1), None)
     if shorter is not None and (sender, receiver) not in control.stripped:
         other, into, (device, line) = shorter
-        word = "remove-private-as" if ctx.snap.devices[device].platform == "eos" else "remove-private-AS"
+        word = remove_private_word(ctx.snap.devices[device].platform)
         said = "they arrive one AS long" if into == receiver else f"the paths through {_label(into)} are shorter"
         return (f"{_loc(ctx, device, line)}: {_label(other)} strips the private ASNs from the paths it sends "
                 f"{_label(into)} (`{word}`): {said}, so the path over {_label(sender)} is longer and not installed")

@@ -607,6 +607,12 @@ def external_peers(snap: Snapshot, topo: Topology, node: NodeId) -> list[Externa
                                                              f"{n.remote_kind or n.remote_asn}, but {peer.name} "
                                                              f"is AS {peer.asn}"))
             continue
+        if n.local_as is not None and n.local_as != inst.asn:
+            # the planned peer is configured for the gateway's own ASN: it refuses the OPEN
+            out.append(ExternalPeerState(address, False, (), f"{snap.where(node[0], dev.routing_file, n.local_as_line)}:"
+                                                             f" {label} presents AS {n.local_as} to {peer.name} "
+                                                             f"(`local-as`), which expects AS {inst.asn}"))
+            continue
         if not active(inst, n) or node[1] in dev.routing_off:
             out.append(ExternalPeerState(address, False, (), f"{at}: IPv4 unicast is not active toward {address} "
                                                              f"on {label}"))

@@ -20,6 +20,21 @@ EXAMPLE = REPO / "inventory"
 
 InventoryFactory = Callable[..., Path]
 
+# The suite runs in two processes (pytest-xdist, `--dist loadgroup`: pyproject's addopts). Tests that
+# use one thing the host has once -- the twin's namespaces ("drt-*", which `twin down` removes
+# wholesale), its state folder and management bridge, PostgreSQL's port -- run in one process, one
+# after another, in collection order; everything else (ibsim runs on a private socket each, the
+# real consumers on private files) shares the other process.
+ONE_HOST_MODULES = frozenset({"test_audit", "test_deploy", "test_twin", "test_twin_oracle",
+                              "test_twin_frr_start", "test_hostroute", "test_journal_shared"})
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        module = item.module.__name__.rpartition(".")[2] if item.module else ""
+        if module in ONE_HOST_MODULES or item.get_closest_marker("root"):
+            item.add_marker(pytest.mark.xdist_group("host"))
+
 
 @pytest.fixture
 def make_inventory(tmp_path: Path) -> InventoryFactory:

@@ -29,6 +29,7 @@ ONE_HOST_MODULES = frozenset({"test_audit", "test_deploy", "test_twin", "test_tw
                               "test_twin_frr_start", "test_hostroute", "test_journal_shared"})
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook, which turns the mark into the group
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         module = item.module.__name__.rpartition(".")[2] if item.module else ""

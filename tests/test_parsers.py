@@ -597,3 +597,27 @@ def test_an_unnumbered_session_behind_an_access_list_is_not_judged() -> None:
     from dualrail_net.verify.topology import Session
     s = Session(("a", None), ("b", None), "swp1", "Ethernet1", 1, 2, 2, 1)
     assert acl_refusal(None, None, s) is None  # type: ignore[arg-type]
+
+
+def test_send_community_as_the_platforms_default_it() -> None:
+    """`[no] neighbor X send-community [standard|both|all]`: bgpd sends the standard communities
+    unless told not to (a peer-group's setting reaches its members, a member's own wins); EOS sends
+    none unless told to. Only the standard communities carry GRACEFUL_SHUTDOWN."""
+    from dualrail_net.platforms.eos.parse_config import parse_eos
+    from dualrail_net.verify.controlplane import sends_communities
+    dev = DeviceConfig(name="leaf", platform="cumulus")
+    frr_parser.parse_frr("router bgp 65001\n bgp graceful-shutdown\n neighbor PG peer-group\n neighbor PG remote-as external\n"
+                         " neighbor 10.0.0.1 peer-group PG\n neighbor 10.0.0.3 peer-group PG\n"
+                         " neighbor 10.0.0.5 remote-as 65002\n neighbor 10.0.0.7 remote-as 65002\n"
+                         " address-family ipv4 unicast\n  no neighbor PG send-community\n"
+                         "  neighbor 10.0.0.3 send-community both\n  no neighbor 10.0.0.7 send-community extended\n"
+                         " exit-address-family\n", dev)
+    inst = dev.bgp[None]
+    assert inst.graceful_shutdown_line == 2 and dev.unmodelled == []
+    sends = {a: sends_communities(dev, n) for a, n in inst.neighbors.items()}
+    assert sends == {"10.0.0.1": False, "10.0.0.3": True, "10.0.0.5": True, "10.0.0.7": True}
+    eos = DeviceConfig(name="spine", platform="eos")
+    parse_eos("router bgp 65000\n   neighbor 10.0.0.0 remote-as 65001\n   neighbor 10.0.0.2 remote-as 65001\n"
+              "   neighbor 10.0.0.2 send-community\n", eos)
+    sends = {a: sends_communities(eos, n) for a, n in eos.bgp[None].neighbors.items()}
+    assert sends == {"10.0.0.0": False, "10.0.0.2": True}

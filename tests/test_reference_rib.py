@@ -111,13 +111,24 @@ def test_a_three_tier_fabric_agrees_under_random_edits(tmp_path: Path) -> None:
     agree_under_edits(out, 11, 20, tmp_path)
 
 
-def agree_under_edits(out: Path, seed: int, count: int, tmp_path: Path) -> None:
+def test_graceful_shutdown_and_missing_meds_agree_on_three_tiers(tmp_path: Path) -> None:
+    """`bgp graceful-shutdown` (the community travels on through the spines and super-spines that
+    send communities) and `bgp bestpath med missing-as-worst`, 12 edits of those kinds."""
+    shape = Shape(tiers=3, rails=2, sus_per_pod=1, pods=2, spines_per_pod=2, super_spines_per_group=2,
+                  servers_per_su=2, leaf_uplinks=2, spine_downlinks=4, spine_uplinks=2,
+                  super_spine_downlinks=4, border_ports=0)
+    out = tmp_path / "build"
+    write_artifacts(render_fabric(resolve_fabric(synthetic_inventory(shape))), out)
+    agree_under_edits(out, 1, 12, tmp_path, ("graceful-shutdown", "med-missing-as-worst"))
+
+
+def agree_under_edits(out: Path, seed: int, count: int, tmp_path: Path, kinds: tuple[str, ...] = ()) -> None:
     """The oracle's edit generator on the FRR switches of ``out``: the model and the reference agree
     after each edit."""
     manifest = Manifest.load(out)
     configs = {name: (out / meta.dir / "frr.conf").read_text() for name, meta in manifest.devices.items()
                if (out / meta.dir / "frr.conf").exists()}
-    for number, edit in enumerate(random_edits(seed, count, configs)):
+    for number, edit in enumerate(random_edits(seed, count, configs, kinds)):
         edited = tmp_path / f"e{number}"
         shutil.copytree(out, edited)
         (edited / manifest.devices[edit.device].dir / "frr.conf").write_text(edit.text)

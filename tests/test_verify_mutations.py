@@ -194,6 +194,11 @@ def _spine_med_to_one_leaf(r: Path) -> None:
                "PLANE-A\n   set metric 50\n!\nroute-map PLANE-A-OUT permit 10\n")
 
 
+def _missing_med_worst(r: Path) -> None:
+    """a-leaf-su1-r0 compares a path without a MED as the highest MED."""
+    edit(r / LEAF_A / "frr.conf", "router bgp 4200001100\n", "router bgp 4200001100\n bgp bestpath med missing-as-worst\n")
+
+
 def _prepend_from_one_spine(r: Path) -> None:
     """The leaf takes its first spine's routes through a route-map that prepends that spine's ASN."""
     path = r / LEAF_A / "frr.conf"
@@ -572,6 +577,8 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
     ("a leaf gives one spine's routes a higher MED: it leaves that spine out", "ROUTE-ECMP-WIDTH",
      lambda r: _one_spine_sets(r, "set metric 50")),
     ("a spine sends one leaf a higher MED: that leaf leaves the spine out", "ROUTE-ECMP-WIDTH", _spine_med_to_one_leaf),
+    ("a leaf that takes a missing MED as the worst, and one spine sends it a MED: that spine alone is installed",
+     "ROUTE-ECMP-WIDTH", lambda r: (_spine_med_to_one_leaf(r), _missing_med_worst(r))),
     ("a prepend of an ASN neither end has (the loop it causes is not followed)", "ROUTE-POLICY-UNMODELLED",
      lambda r: edit(r / LEAF_A / "frr.conf", " match ip address prefix-list LOCAL-A\n",
                     " match ip address prefix-list LOCAL-A\n set as-path prepend 65000 65000\n")),
@@ -984,6 +991,16 @@ VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
      lambda r: edit(r / SPINE_A / "running-config", "   neighbor 10.11.0.1 description",
                     "   neighbor 10.11.0.1 maximum-routes 0\n   neighbor 10.11.0.65 maximum-routes 2\n"
                     "   neighbor 10.11.0.1 description")),
+    # a leaf's own prefixes arrive tagged over every spine alike (local preference 0 everywhere),
+    # and what it takes in is tagged alike; the gateway's storage prefixes have no other way in
+    ("a leaf that takes a missing MED as the worst, where no MED is sent", _missing_med_worst),
+    ("a leaf that takes a missing MED as the worst, where every spine sends the same MED",
+     lambda r: (_missing_med_worst(r), [edit(p, "route-map PLANE-A-OUT permit 10\n", "route-map PLANE-A-OUT permit 10\n"
+                                             "   set metric 10\n") for p in r.glob("plane-A/a-spine-*/running-config")])),
+    ("a leaf in graceful-shutdown (a drain with nothing to drain to)",
+     lambda r: edit(r / LEAF_A / "frr.conf", "router bgp 4200001100\n", "router bgp 4200001100\n bgp graceful-shutdown\n")),
+    ("the gateway's plane-A instance in graceful-shutdown (its one way to storage stays the only one)",
+     lambda r: edit(r / GW / "frr.conf", " bgp router-id 10.10.0.92\n", " bgp router-id 10.10.0.92\n bgp graceful-shutdown\n")),
     ("an EOS interface block repeated (EOS merges it)",
      lambda r: edit(r / SPINE_A / "running-config", "interface Loopback0\n", "interface Ethernet1\n   mtu 9214\n"
                     "interface Loopback0\n")),
@@ -1239,6 +1256,45 @@ def test_tcp_md5_passwords_are_judged_pair_by_pair(all_frr: Path, tmp_path: Path
     for leaf, spine, name in (("k1", "k2", "differ"), ("k1", None, "leaf-only"), (None, "k2", "spine-only")):
         down = [f for f in with_passwords(leaf, spine, name) if f.startswith("BGP-SESSION-DOWN")]
         assert len(down) == 1 and "TCP MD5" in down[0], (name, down)
+
+
+def test_graceful_shutdown_drains_a_spine_where_the_community_reaches(all_frr: Path, tmp_path: Path) -> None:
+    """`bgp graceful-shutdown` on an FRR spine: every leaf gives its paths local preference 0 and
+    installs the other spine alone (ROUTE-ECMP-WIDTH names the line); a leaf the spine sends no
+    communities to (`no neighbor X send-community`) keeps both; the model and its plain reference
+    agree throughout."""
+    from test_reference_rib import assert_agree
+    spine = all_frr / "plane-A/a-spine-1/frr.conf"
+    text = spine.read_text()
+    bgp = re.search(r"^router bgp \d+\n", text, re.M)
+    assert bgp is not None
+    drained = tmp_path / "drained"
+    shutil.copytree(all_frr, drained)
+    (drained / "plane-A/a-spine-1/frr.conf").write_text(text[:bgp.end()] + " bgp graceful-shutdown\n" + text[bgp.end():])
+    assert_agree(drained, "a spine in graceful-shutdown")
+    findings = [f for r in run_checks(load_snapshot(drained)) for f in r.findings]
+    assert {f.check for f in findings} == {"ROUTE-ECMP-WIDTH"}
+    line = 1 + text[:bgp.end()].count("\n")
+    narrowed = {f.devices[0] for f in findings}
+    assert narrowed == {"a-leaf-su1-r0", "a-leaf-su1-r1"}, narrowed
+    assert all(f"plane-A/a-spine-1/frr.conf:{line}: a-spine-1 is in `bgp graceful-shutdown`" in f.message
+               for f in findings)
+    # the spine sends one leaf no communities: that leaf keeps both spines
+    leaf = re.search(r"^ neighbor (\S+) description a-leaf-su1-r0", text, re.M)
+    assert leaf is not None
+    partial = tmp_path / "partial"
+    shutil.copytree(drained, partial)
+    path = partial / "plane-A/a-spine-1/frr.conf"
+    path.write_text(path.read_text().replace(" address-family ipv4 unicast\n",
+                                             f" address-family ipv4 unicast\n  no neighbor {leaf.group(1)} send-community\n", 1))
+    assert_agree(partial, "no communities to one leaf")
+    assert {f.devices[0] for r in run_checks(load_snapshot(partial)) for f in r.findings} == {"a-leaf-su1-r1"}
+    # the same line taken back further down: nothing changes
+    undone = tmp_path / "undone"
+    shutil.copytree(drained, undone)
+    path = undone / "plane-A/a-spine-1/frr.conf"
+    path.write_text(path.read_text().replace(" bgp graceful-shutdown\n", " bgp graceful-shutdown\n no bgp graceful-shutdown\n"))
+    assert [f.message for r in run_checks(load_snapshot(undone)) for f in r.findings] == []
 
 
 def test_gtsm_needs_both_ends_and_local_as_the_peers_remote_as(clean: Path) -> None:

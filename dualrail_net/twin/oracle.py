@@ -437,6 +437,25 @@ def _route_map_sets(rng: random.Random, text: str, neighbor: str, name: str, dir
     return f"neighbor {neighbor} route-map {name}{suffix} {direction} sets {said}", edited
 
 
+def _med_missing_as_worst(rng: random.Random, text: str) -> tuple[str, str] | None:
+    """`bgp bestpath med missing-as-worst` on the receiver, sometimes with one neighbor's inbound
+    routes given a MED (a copy of its route-map): that neighbor then beats every one whose paths
+    carry none (without the setting, it loses to them)."""
+    bgp = re.search(r"^router bgp .*\n", text, re.M)
+    if bgp is None:
+        return None
+    edited = text[:bgp.end()] + " bgp bestpath med missing-as-worst\n" + text[bgp.end():]
+    refs = re.findall(r"^ *neighbor (\S+) route-map (\S+) in$", edited, re.M)
+    if refs and rng.random() < 0.7:
+        n, name = rng.choice(refs)
+        entries = re.findall(rf"^route-map {re.escape(name)} (permit|deny) (\d+)\n((?:[ \t]+.*\n)*)", edited, re.M)
+        if entries:
+            value = rng.choice([0, 10, 500])
+            return (f"bgp bestpath med missing-as-worst, neighbor {n} route-map {name}-M in sets metric {value}",
+                    _neighbors_own_copy(edited, entries, name, "-M", f"set metric {value}", n, "in"))
+    return "bgp bestpath med missing-as-worst", edited
+
+
 def _next_hop(rng: random.Random, text: str) -> tuple[str, str] | None:
     """`set ip next-hop` on one neighbor's route-map (a copy of it) or on the route-map every
     neighbor uses, either way: the peer's address or `peer-address` (nothing changes), `unchanged`
@@ -525,6 +544,24 @@ def _bgp_shutdown(rng: random.Random, text: str) -> tuple[str, str] | None:
     line = " bgp shutdown\n" + (" no bgp shutdown\n" if back else "")
     return (f"{m.group(0).strip()}: bgp shutdown{' then no bgp shutdown' if back else ''}",
             text[:m.end()] + line + text[m.end():])
+
+
+def _graceful_shutdown(rng: random.Random, text: str) -> tuple[str, str] | None:
+    """`bgp graceful-shutdown` on a BGP instance (a spine's paths then lose to every other spine's
+    at the leaves; a leaf's own prefixes arrive tagged everywhere alike), sometimes with one
+    neighbor that is sent no communities (`no neighbor X send-community`: the tag does not reach it)."""
+    instances = list(re.finditer(r"^router bgp .*\n", text, re.M))
+    if not instances:
+        return None
+    m = rng.choice(instances)
+    edited = text[:m.end()] + " bgp graceful-shutdown\n" + text[m.end():]
+    neighbors = _neighbors(edited)
+    if neighbors and rng.random() < 0.4 and " address-family ipv4 unicast\n" in edited:
+        n = rng.choice(neighbors)
+        return (f"{m.group(0).strip()}: bgp graceful-shutdown, no neighbor {n} send-community",
+                edited.replace(" address-family ipv4 unicast\n",
+                               f" address-family ipv4 unicast\n  no neighbor {n} send-community\n", 1))
+    return f"{m.group(0).strip()}: bgp graceful-shutdown", edited
 
 
 def _redistribute(rng: random.Random, text: str) -> tuple[str, str] | None:
@@ -744,7 +781,8 @@ EDITS: tuple[Callable[[random.Random, str], tuple[str, str] | None], ...] = (
     _unindent, _renumber, _external, _toggle_action, _aggregate, _change_asn, _prepend, _prepend, _attribute,
     _attribute, _maximum_prefix, _maximum_prefix, _session_option, _router_id, _redistribute, _static_route,
     _bgp_shutdown, _session_transport, _weight, _distance, _table_map, _fib_filter, _next_hop,
-    _neighbor_prefix_list, _next_hop_unchanged, _remove_private_as, _default_originate, _as_override)
+    _neighbor_prefix_list, _next_hop_unchanged, _remove_private_as, _default_originate, _as_override,
+    _graceful_shutdown, _med_missing_as_worst)
 
 
 def edit_kind(edit: Callable[..., tuple[str, str] | None]) -> str:

@@ -34,7 +34,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import NamedTuple, TypeVar
 
 import numpy as np
 
@@ -111,6 +111,8 @@ class PlaneControl:
     # (sender, receiver) -> (sender's device, line) of a `remove-private-AS` the model follows: the
     # sender's paths arrive one AS long
     stripped: dict[tuple[NodeId, NodeId], tuple[str, int]] = field(default_factory=dict)
+    # the devices in `bgp graceful-shutdown`, each with the entry that stands for it in ``preferred``
+    graceful: list[tuple[str, RouteMapEntry]] = field(default_factory=list)
 
     def next_hop_unusable(self, sender: NodeId, receiver: NodeId, bit: int) -> str:
         """Why prefix ``bit`` from ``sender`` is unusable at ``receiver`` for its next hop ("": it is not)."""
@@ -859,6 +861,11 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
     strips: list[tuple[int, int, int, int | None, Delays | None]] = []
     stripped: dict[tuple[NodeId, NodeId], tuple[str, int]] = {}
     all_private: bool | None = None  # whether every ASN a path of the plane can hold is private
+    # `bgp graceful-shutdown`: the plane's devices in it, and every eBGP session direction with what
+    # the GRACEFUL_SHUTDOWN community needs: (sender, edge position, receiver, sender alias, whether
+    # the sender sends standard communities, the receiver's platform, its neighbor weight)
+    gshut = {i for i, node in enumerate(nodes) if devices[node[0]].bgp[node[1]].graceful_shutdown_line}
+    ebgp_dirs: list[_EbgpDirection] = []
     for st in states:
         if not st.up:
             continue
@@ -971,6 +978,9 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
             if strip:
                 strips.append((src, dst, sender, None if mask == full else mask, delays))
                 stripped[(nodes[src], nodes[dst])] = (src_dev.name, out_nbr.remove_private_line)
+            if gshut and not ibgp:
+                ebgp_dirs.append(_EbgpDirection(src, len(edges[src]), dst, sender,
+                                                sends_communities(src_dev, out_nbr), weight))
             edges[src].append((dst, None if mask == full else mask, ibgp, delays, sender))
             key = src * n + dst  # parallel sessions: what crosses every one of them
             edge_masks[key] = edge_masks.get(key, mask) & mask
@@ -1012,16 +1022,28 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
         rank.append(rank[src])
     paths_cap = [maximum_paths(devices[node[0]], inst, path_overrides) for node, inst in zip(nodes, insts)]
 
+    # one entry per device in graceful-shutdown: what ROUTE-ECMP-WIDTH names for the paths it outranks
+    graceful = {i: RouteMapEntry(GRACEFUL_SHUTDOWN_SEQ, "permit", line=insts[i].graceful_shutdown_line, local_pref=0,
+                                 attribute_lines={"local-preference": insts[i].graceful_shutdown_line})
+                for i in sorted(gshut)}
     origin = [sum(1 << bit_of[p] for p in set(origins[node].prefixes)) for node in nodes]
     dead = [(node, prefix, line) for node, o in origins.items() for prefix, line in o.dead]
     suppressed: dict[int, int] = {}
+    med_rules = _MedRules(frozenset(i for i, inst in enumerate(insts) if inst.always_compare_med),
+                          frozenset(i for i, inst in enumerate(insts) if inst.med_missing_as_worst_line))
     core: _Core | None = None
     for _ in range(4):  # aggregates: originate, propagate, repeat while an aggregate appears or goes
         seeded: _Seeds = {}
         for _round in range(8):  # `remove-private-AS`: until what the strippers hold stops changing
             core, preferred = _propagate_preferring(
                 origin, edges, asn, group_of, rank, relax, paths_cap, suppressed, alias, preferences,
-                frozenset(allowas), frozenset(i for i, inst in enumerate(insts) if inst.always_compare_med), seeded)
+                frozenset(allowas), med_rules, seeded)
+            if gshut:
+                core, preferred = _graceful_shutdown(
+                    core, preferred, gshut, ebgp_dirs, preferences, graceful, full,
+                    lambda prefs: _propagate_preferring(
+                        origin, edges, asn, group_of, rank, relax, paths_cap, suppressed, alias, prefs,
+                        frozenset(allowas), med_rules, seeded))
             if not strips:
                 break
             now = _strip_seeds(strips, core, suppressed, group_of, asn, rank, alias)
@@ -1091,7 +1113,8 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
                         sorted(set(undefined)), edge_delays, sorted(set(unmodelled)), alias,
                         [(node, peer, why) for node, o in origins.items() for peer, why in o.external_down],
                         preferred, over_limit, unusable_next_hop, moved_next_hops,
-                        {key: a for key, a in session_addresses.items() if key[0] in moved_next_hops}, stripped)
+                        {key: a for key, a in session_addresses.items() if key[0] in moved_next_hops}, stripped,
+                        [(nodes[i][0], entry) for i, entry in graceful.items()])
 
 
 _T = TypeVar("_T")
@@ -1387,6 +1410,85 @@ def _propagate(origin: list[int], edges: list[list[Edge]], asn: list[int],
 
 
 NEIGHBOR_WEIGHT_SEQ = -1  # the seq of the entry that stands for a `neighbor X weight N` line
+GRACEFUL_SHUTDOWN_SEQ = -2  # the seq of the entries that stand for a `bgp graceful-shutdown` line
+
+
+class _EbgpDirection(NamedTuple):
+    """One eBGP session direction, as `bgp graceful-shutdown` needs it."""
+
+    src: int
+    pos: int  # its place among the sender's edges (the key of ``preferences``)
+    dst: int
+    sender: int  # as the receiver's ``via_in`` names it (a parallel session's alias)
+    communities: bool  # the sender sends standard communities (``sends_communities``)
+    weight: int  # the receiver's neighbor weight
+
+
+def sends_communities(dev: DeviceConfig, nbr: Neighbor) -> bool:
+    """Whether ``dev`` sends the standard communities to ``nbr``: as configured, else the platform's
+    default (bgpd sends them; EOS sends none without `neighbor X send-community`)."""
+    return nbr.send_community if nbr.send_community is not None else dev.platform != "eos"
+
+
+def _graceful_shutdown(core: _Core, preferred: dict[int, tuple[int, list[RouteMapEntry]]], gshut: set[int],
+                       dirs: list[_EbgpDirection], base: dict[tuple[int, int], _Preference],
+                       graceful: dict[int, RouteMapEntry], full: int, propagate: Callable[[dict[tuple[int, int], _Preference]],
+                                           tuple[_Core, dict[int, tuple[int, list[RouteMapEntry]]]]],
+                       ) -> tuple[_Core, dict[int, tuple[int, list[RouteMapEntry]]]]:
+    """FRR's `bgp graceful-shutdown` (bgpd's update and announce paths): a device in it sends every
+    route to its eBGP peers with the GRACEFUL_SHUTDOWN community and tags every route it takes from
+    them (local preference 0). A receiver gives local preference 0 to every eBGP route that arrives
+    with the community, after its inbound route-map: bgpd does (bgp_update), and so does EOS, whose
+    default maintenance receiver route-map is applied after the neighbor's inbound one (Arista's
+    description of it). The community is transitive: a device whose best path carries it sends it
+    on, over the sessions that send communities. Fixpoint: what each device's installed paths carry
+    decides the next round's preferences, until it stops changing."""
+    tagged: dict[int, dict[int, int]] = {g: {g: full} for g in gshut}  # device -> {origin: prefixes}
+    for _ in range(16):
+        prefs = dict(base)
+        for d in dirs:
+            carried: dict[int, int] = dict(tagged.get(d.src, {})) if d.communities else {}
+            if d.dst in gshut:  # the receiver in graceful-shutdown tags what it takes in
+                carried[d.dst] = full
+            carried = {g: b for g, b in carried.items() if b}
+            if not carried:
+                continue
+            prefs[(d.src, d.pos)] = _lowered(base.get((d.src, d.pos)), carried, graceful, d.weight, full)
+        core, preferred = propagate(prefs)
+        now: dict[int, dict[int, int]] = {g: {g: full} for g in gshut}
+        for d in dirs:
+            if d.dst in gshut or not d.communities or d.src not in tagged:
+                continue
+            installed = core.via_in[d.dst].get(d.sender, 0)
+            for g, bits_ in tagged[d.src].items():
+                if bits_ & installed:
+                    mine = now.setdefault(d.dst, {})
+                    mine[g] = mine.get(g, 0) | bits_ & installed
+        if now == tagged:
+            break
+        tagged = now
+    return core, preferred
+
+
+def _lowered(pref: _Preference | None, carried: dict[int, int], graceful: dict[int, RouteMapEntry], weight: int,
+             full: int) -> _Preference:
+    """A session's preferences with local preference 0 on the prefixes that arrive with the
+    GRACEFUL_SHUTDOWN community (``carried``: per device in graceful-shutdown, the prefixes it
+    tagged), over what its route-maps set (bgpd lowers it after the inbound route-map)."""
+    lowered = _or(carried.values())
+    entry = graceful[min(carried, key=lambda g: -carried[g].bit_count())]
+    ranks: list[tuple[tuple[int, int], int, RouteMapEntry]] = []
+    covered = 0
+    for key, bits_, e in pref.rank if pref else []:
+        covered |= bits_
+        if bits_ & ~lowered:
+            ranks.append((key, bits_ & ~lowered, e))
+        if bits_ & lowered:
+            ranks.append(((key[0], 0), bits_ & lowered, entry))
+    rest = full & ~covered & lowered
+    if rest:
+        ranks.append(((weight, 0), rest, entry))
+    return _Preference(ranks, pref.med if pref else [])
 
 
 def neighbor_weight_entry(nbr: Neighbor) -> RouteMapEntry:
@@ -1394,6 +1496,17 @@ def neighbor_weight_entry(nbr: Neighbor) -> RouteMapEntry:
     the session no inbound route-map entry sets a weight on (findings quote its line)."""
     return RouteMapEntry(NEIGHBOR_WEIGHT_SEQ, "permit", line=nbr.weight_line, weight=nbr.weight,
                          attribute_lines={"weight": nbr.weight_line})
+
+
+WORST_MED = 4294967295  # what a path without a MED compares as under `bgp bestpath med missing-as-worst`
+
+
+class _MedRules(NamedTuple):
+    """The receivers (node numbers) that compare MED across every neighbor AS (`bgp
+    always-compare-med`), and those that take a missing MED as the worst."""
+
+    always: frozenset[int] = frozenset()
+    missing_as_worst: frozenset[int] = frozenset()
 
 
 @dataclass
@@ -1411,7 +1524,7 @@ def _propagate_preferring(origin: list[int], edges: list[list[Edge]], asn: list[
                           paths_cap: list[int], suppressed: dict[int, int], alias: Sequence[int],
                           preferences: dict[tuple[int, int], _Preference],
                           allowas: frozenset[tuple[int, int]] = frozenset(),
-                          always_med: frozenset[int] = frozenset(), seeded: _Seeds | None = None,
+                          med_rules: _MedRules = _MedRules(), seeded: _Seeds | None = None,
                           ) -> tuple[_Core, dict[int, tuple[int, list[RouteMapEntry]]]]:
     """_propagate, with the best-path attributes route-maps set. BGP compares weight and local
     preference before the AS path, and MED (between paths from one neighbor AS) after it: a session
@@ -1419,7 +1532,7 @@ def _propagate_preferring(origin: list[int], edges: list[list[Edge]], asn: list[
     preferred path. Modelled as a fixpoint: propagate, find on each receiver the sessions outranked
     for prefixes a better session can deliver, block those, propagate again (a few rounds; a
     fabric without such attributes takes one). MED is compared among the installed sessions of one
-    neighbor AS, or of every AS at a receiver in ``always_med`` (`bgp always-compare-med`)."""
+    neighbor AS, or of every AS at a receiver with `bgp always-compare-med` (``med_rules``)."""
     core = _propagate(origin, edges, asn, group_of, rank, relax, paths_cap, suppressed, alias, allowas, seeded)
     if not preferences:
         return core, {}
@@ -1440,7 +1553,7 @@ def _propagate_preferring(origin: list[int], edges: list[list[Edge]], asn: list[
             _outranked(dst, incoming[dst], edges, preferences, core, n, asn, new, why,
                        lambda src, bits_: 0 if (src, dst) in allowas else
                        path_through(src, through, bits_, core.via_in, rank, memo, alias), blocked,
-                       dst in always_med)
+                       dst in med_rules.always, WORST_MED if dst in med_rules.missing_as_worst else 0)
         if new == blocked:
             break
         blocked = new
@@ -1467,14 +1580,14 @@ def _outranked(dst: int, sessions: list[tuple[int, int]], edges: list[list[Edge]
                preferences: dict[tuple[int, int], _Preference], core: _Core, n: int, asn: list[int],
                out: dict[tuple[int, int], int], why: dict[tuple[int, int], list[RouteMapEntry]],
                looping: Callable[[int, int], int], previous: dict[tuple[int, int], int],
-               any_as: bool = False) -> None:
+               any_as: bool = False, missing_med: int = 0) -> None:
     """Into ``out``: per session into ``dst``, the prefixes it must not install because another
     session offers them with a higher (weight, local preference), or, among the sessions of one
     neighbor AS that install them, a lower MED (``previous``: the last round's blocks, so a session
     blocked for its MED still counts as offering what it can deliver)."""
     default = (0, 100)
     available: dict[tuple[int, int], int] = defaultdict(int)
-    parts: dict[tuple[int, int], list[tuple[tuple[int, int], int]]] = {}
+    parts: dict[tuple[int, int], list[tuple[tuple[int, int], int, RouteMapEntry | None]]] = {}
     can: dict[tuple[int, int], int] = {}
     for src, pos in sessions:
         _, mask, _, _, _ = edges[src][pos]
@@ -1482,17 +1595,17 @@ def _outranked(dst: int, sessions: list[tuple[int, int]], edges: list[list[Edge]
         deliverable &= ~looping(src, deliverable & core.reach[dst])
         can[(src, pos)] = deliverable
         pref = preferences.get((src, pos))
-        ranked = [(key, bits_) for key, bits_, _ in pref.rank] if pref else []
+        ranked: list[tuple[tuple[int, int], int, RouteMapEntry | None]] = list(pref.rank) if pref else []
         rest = -1
-        for _, bits_ in ranked:
+        for _, bits_, _ in ranked:
             rest &= ~bits_
-        mine = ranked + [(default, rest)]
+        mine = ranked + [(default, rest, None)]
         parts[(src, pos)] = mine
-        for key, bits_ in mine:
+        for key, bits_, _ in mine:
             available[key] |= bits_ & deliverable
     keys = sorted(available)
     for src, pos in sessions:
-        for key, bits_ in parts[(src, pos)]:
+        for key, bits_, entry in parts[(src, pos)]:
             better = 0
             for k in keys:
                 if k > key:
@@ -1500,7 +1613,10 @@ def _outranked(dst: int, sessions: list[tuple[int, int]], edges: list[list[Edge]
             lost = bits_ & better & core.reach[dst]
             if lost:
                 out[(src, pos)] = out.get((src, pos), 0) | lost
-                why[(src, pos)] = _setters(preferences, sessions, lambda p: [e for k, _, e in p.rank if k > key])
+                # what raised the others, and what lowered this one (graceful-shutdown's local
+                # preference 0, a route-map's low local preference)
+                why[(src, pos)] = _setters(preferences, sessions, lambda p: [e for k, _, e in p.rank if k > key]) + \
+                    ([entry] if entry is not None and key < default else [])
     # MED: among the sessions that install a prefix, per neighbor AS (all of them with
     # always-compare-med: ``any_as``), the lowest MED wins
     inbound = core.via_in[dst]
@@ -1515,7 +1631,7 @@ def _outranked(dst: int, sessions: list[tuple[int, int]], edges: list[list[Edge]
         rest = installed
         for _, bits_ in meds:
             rest &= ~bits_
-        by_as[-1 if any_as else asn[src]].append(((src, pos), meds + [(0, rest)]))
+        by_as[-1 if any_as else asn[src]].append(((src, pos), meds + [(missing_med, rest)]))
     for members in by_as.values():
         if len(members) < 2 or not any(m for _, parts_ in members for m, b in parts_ if m and b):
             continue

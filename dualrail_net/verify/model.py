@@ -139,6 +139,10 @@ class Neighbor:
     # FRR `neighbor X as-override`: X's own ASN in the paths sent to it is replaced by the sender's
     # (same length), so X's loop prevention lets them in; its line (0: not configured)
     as_override_line: int = 0
+    # `[no] neighbor X send-community [standard|both|all]`: whether the standard communities (the
+    # graceful-shutdown one among them) are sent to X; None: the platform's default (FRR sends them,
+    # EOS does not: ``sends_communities``)
+    send_community: bool | None = None
     # defined by `remote-as`, `interface` or a peer-group (FRR takes its other lines only after that)
     defined: bool = False
 
@@ -155,6 +159,9 @@ class BgpInstance:
     multipath_relax: bool = False
     # `bgp always-compare-med`: MED decides between paths of any neighbor AS (else only of one)
     always_compare_med: bool = False
+    # `bgp bestpath med missing-as-worst`: a path without a MED compares as the highest MED
+    # (4294967295), not as 0; its line (0: not set)
+    med_missing_as_worst_line: int = 0
     vrf_imports: list[str] = field(default_factory=list)  # VRFs whose routes this instance imports
     rt_import: list[str] = field(default_factory=list)
     rt_export: list[str] = field(default_factory=list)
@@ -187,6 +194,10 @@ class BgpInstance:
     # `table-map NAME` (FRR): the route-map every best route passes on its way to zebra; what it
     # denies stays in BGP (and is advertised) but is not installed. (name, line); None: none
     table_map: tuple[str, int] | None = None
+    # FRR `bgp graceful-shutdown`: every route sent to an eBGP peer carries the GRACEFUL_SHUTDOWN
+    # community (65535:0) and every route taken from one gets it, with local preference 0; an FRR
+    # eBGP receiver sets local preference 0 on any route that carries it. The line (0: not set)
+    graceful_shutdown_line: int = 0
 
 
 @dataclass(slots=True)

@@ -23,6 +23,7 @@ from typing import NamedTuple
 
 from dualrail_net.verify.controlplane import (
     UNUSABLE,
+    WORST_MED,
     _router_id,
     connected,
     external_paths,
@@ -35,6 +36,7 @@ from dualrail_net.verify.controlplane import (
     session_key,
     next_hop_verdict,
     session_state,
+    sends_communities,
     strip_private,
 )
 from dualrail_net.verify.ipfast import net_str, network_of
@@ -53,6 +55,7 @@ class Path:
     ibgp: bool
     rank: tuple[int, int] = (0, 100)  # (weight, local preference) the receiver set inbound
     med: int = 0
+    gshut: bool = False  # it carries the GRACEFUL_SHUTDOWN community (`bgp graceful-shutdown`)
 
 
 class _Inbound(NamedTuple):
@@ -73,6 +76,7 @@ class _Inbound(NamedTuple):
     override: bool  # the sender's `as-override` toward the receiver
     sent_as: tuple[int, ...]  # what the sender puts in front: its ASN, or `local-as L` (and its ASN)
     taken_as: tuple[int, ...]  # what the receiver puts in front of what it takes in (`local-as L`)
+    communities: bool  # the sender sends standard communities (``sends_communities``)
 
 
 def _sent_as(n: Neighbor, own: int) -> tuple[int, ...]:
@@ -149,7 +153,7 @@ def _converged_plane(snap: Snapshot, topo: Topology, plane: str, path_overrides:
                                         in_nbr.address, out_nbr.address,
                                         a_nbr.interface or b_nbr.interface, out_nbr.remove_private,
                                         bool(out_nbr.as_override_line), _sent_as(out_nbr, asn[src]),
-                                        _taken_as(in_nbr))))
+                                        _taken_as(in_nbr), sends_communities(devices[src[0]], out_nbr))))
     inbound: dict[NodeId, list[_Inbound]] = {node: [] for node in nodes}
     position: list[int] = []  # link number -> its place among its receiver's inbound links
     for dst, link in links:
@@ -202,7 +206,7 @@ def _converge(snap: Snapshot, topo: Topology, nodes: list[NodeId], inbound: Mapp
             counts[dst] = []
             nets: list[tuple[int, int]] | None = None
             for src, out_map, in_map, allowas, weight, out_list, in_list, unchanged, sender_address, \
-                    receiver_address, unnumbered, strip, override, sent_as, taken_as in inbound[dst]:
+                    receiver_address, unnumbered, strip, override, sent_as, taken_as, communities in inbound[dst]:
                 counts[dst].append(0)
                 src_dev = devices[src[0]]
                 src_inst = src_dev.bgp[src[1]]
@@ -248,18 +252,26 @@ def _converge(snap: Snapshot, topo: Topology, nodes: list[NodeId], inbound: Mapp
                         if next_hop_verdict(hop, outbound, sender_address, receiver_address, nets,
                                             best is None) == UNUSABLE:
                             continue
-                    rank, med = (0, 100), 0
+                    rank, med = (0, 100), WORST_MED if dst_inst.med_missing_as_worst_line else 0  # none sent or set
+                    # GRACEFUL_SHUTDOWN: sent on with the path it came with, or put on by a sender in
+                    # graceful-shutdown (to eBGP peers), if the sender sends communities at all
+                    gshut = communities and (best is not None and best.gshut or not ibgp and src_inst.graceful_shutdown_line > 0)
                     if not ibgp:  # over eBGP: weight and local preference as set inbound, MED as sent or set inbound
                         rank = (weight, 100)  # the neighbor's weight, unless the route-map sets one
                         if in_entry is not None:
                             rank = (weight if in_entry.weight is None else in_entry.weight,
                                     100 if in_entry.local_pref is None else in_entry.local_pref)
+                        # after the inbound route-map, the community lowers local preference to 0;
+                        # a receiver in graceful-shutdown tags what it takes in alike
+                        gshut = gshut or dst_inst.graceful_shutdown_line > 0
+                        if gshut:
+                            rank = (rank[0], 0)
                         if out_entry is not None and out_entry.med is not None:
                             med = out_entry.med
                         if in_entry is not None and in_entry.med is not None:
                             med = in_entry.med
                     in_prepend = in_entry.prepend if in_entry else ()
-                    candidates.setdefault(prefix, []).append(Path(src, in_prepend + as_path, ibgp, rank, med))
+                    candidates.setdefault(prefix, []).append(Path(src, in_prepend + as_path, ibgp, rank, med, gshut))
             table: dict[str, list[Path]] = {p: [] for p in origin[dst]}
             cap = maximum_paths(dst_dev, dst_inst, path_overrides)
             for prefix, offered in candidates.items():

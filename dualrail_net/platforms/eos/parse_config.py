@@ -266,6 +266,8 @@ def _bgp_statements(inst: BgpInstance, children: list[Node], dev: DeviceConfig) 
             inst.multipath_relax = True
         elif w == ["bgp", "always-compare-med"]:
             inst.always_compare_med = True
+        elif w == ["bgp", "bestpath", "med", "missing-as-worst"]:
+            inst.med_missing_as_worst_line = child.line
         elif w[:2] == ["distance", "bgp"] and len(w) in (3, 5) and None not in (ds := [_int(x, 255) for x in w[2:]]) \
                 and 0 not in ds:
             # `distance bgp EXTERNAL [INTERNAL LOCAL]`: internal and local keep EOS's 200 when not said

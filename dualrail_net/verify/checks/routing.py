@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from dualrail_net.forked import Forked, Tick, can_fork
 from dualrail_net.verify.checks import Context, ROUTING, SESSIONS, TOPOLOGY, check, finding, running
 from dualrail_net.verify.controlplane import (
+    GRACEFUL_SHUTDOWN_SEQ,
     NEIGHBOR_WEIGHT_SEQ,
     PlaneControl,
     PlanePlan,
@@ -213,12 +214,22 @@ def _attribute_lines(ctx: Context, control: PlaneControl, receiver: NodeId, entr
         if entry.seq == NEIGHBOR_WEIGHT_SEQ:  # the receiver's own `neighbor X weight N`
             said.append(f"{_loc(ctx, receiver[0], entry.line)}: {receiver[0]} gives a neighbor weight {entry.weight}")
             continue
+        if entry.seq == GRACEFUL_SHUTDOWN_SEQ:
+            device = next((d for d, e in control.graceful if e is entry), receiver[0])
+            said.append(f"{_loc(ctx, device, entry.line)}: {device} is in `bgp graceful-shutdown`: the routes it "
+                        f"sends or takes carry the GRACEFUL_SHUTDOWN community, and {receiver[0]} gives them local "
+                        "preference 0")
+            continue
         owner = next((d for d in devices if any(entry is e for es in ctx.snap.devices[d].route_maps.values()
                                                   for e in es)), receiver[0])
         name = next((n for n, es in ctx.snap.devices[owner].route_maps.items() if any(entry is e for e in es)), "?")
         for attribute, line in entry.attribute_lines.items():
             value = {"local-preference": entry.local_pref, "weight": entry.weight, "metric": entry.med}[attribute]
             said.append(f"{_loc(ctx, owner, line)}: {owner} route-map {name} sets {attribute} {value}")
+    inst = ctx.snap.devices[receiver[0]].bgp.get(receiver[1])
+    if inst is not None and inst.med_missing_as_worst_line and any(e.med is not None for e in entries):
+        said.append(f"{_loc(ctx, receiver[0], inst.med_missing_as_worst_line)}: {receiver[0]} takes a path without "
+                    "a MED as the worst (`bgp bestpath med missing-as-worst`)")
     return "; ".join(said) or "a route-map sets a best-path attribute"
 
 

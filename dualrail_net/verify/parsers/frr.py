@@ -110,6 +110,10 @@ def _neighbor(inst: BgpInstance, w: list[str], line: int) -> Neighbor:
     return n
 
 
+# `[no] neighbor X send-community [WHICH]`: the forms that include the standard communities
+_STANDARD_COMMUNITIES = ("all", "both", "standard")
+
+
 def neighbor_statement(inst: BgpInstance, w: list[str], line: int = 0, negated: bool = False,
                        eos: bool = False) -> bool:
     """`neighbor ADDR|GROUP remote-as|description|route-map|peer-group|shutdown|activate ...`: the
@@ -147,6 +151,11 @@ def neighbor_statement(inst: BgpInstance, w: list[str], line: int = 0, negated: 
         if verb == "activate" and len(w) == 3:
             _neighbor(inst, w, line).activate = False
             return True
+        if verb == "send-community" and (len(w) == 3 or len(w) == 4 and w[3] in _STANDARD_COMMUNITIES):
+            _neighbor(inst, w, line).send_community = False
+            return True
+        if verb == "send-community" and len(w) == 4 and w[3] in ("extended", "large"):
+            return True  # communities nothing in the fabric reads
         return False
     if verb == "remote-as" and len(w) == 4:
         kind = w[3] if w[3] in ("external", "internal") else None
@@ -175,9 +184,11 @@ def neighbor_statement(inst: BgpInstance, w: list[str], line: int = 0, negated: 
             n.password_opaque = True
             return False
         n.password, n.password_line = " ".join(w[3:]), line
+    elif verb == "send-community" and (len(w) == 3 or len(w) == 4 and w[3] in _STANDARD_COMMUNITIES):
+        _neighbor(inst, w, line).send_community = True
     elif verb == "soft-reconfiguration" and w[3:] == ["inbound"] or verb == "send-community" and \
-            (len(w) == 3 or len(w) == 4 and w[3] in ("all", "both", "standard", "extended", "large")):
-        pass  # keeps a copy of what arrives / sends communities nothing in the fabric matches on
+            len(w) == 4 and w[3] in ("extended", "large"):
+        pass  # keeps a copy of what arrives / sends communities nothing in the fabric reads
     elif verb == "passive" and len(w) == 3:
         _neighbor(inst, w, line).passive = True
     elif verb == "route-reflector-client" and len(w) == 3 and not eos:
@@ -353,6 +364,8 @@ def bgp_statement(inst: BgpInstance, w: list[str], line: int = 0) -> bool:
             inst.multipath_relax = True
         elif w[1:] == ["always-compare-med"]:
             inst.always_compare_med = True
+        elif w[1:3] == ["bestpath", "med"] and "missing-as-worst" in w[3:] and set(w[3:]) <= {"missing-as-worst", "confed"}:
+            inst.med_missing_as_worst_line = line  # (confed: the fabric has no confederation)
         elif w[1:] == ["default", "ipv4-unicast"]:
             inst.default_ipv4_unicast = True
         elif w[1:] == ["network", "import-check"]:
@@ -361,6 +374,8 @@ def bgp_statement(inst: BgpInstance, w: list[str], line: int = 0) -> bool:
             inst.ebgp_requires_policy = True
         elif w[1:2] == ["shutdown"] and (len(w) == 2 or w[2] == "message"):
             inst.shutdown_line = line
+        elif w[1:] == ["graceful-shutdown"]:
+            inst.graceful_shutdown_line = line
         elif w[1:] in _HARMLESS_BGP:
             pass  # logging, restart helper, FRR's default MED grouping, the tie-break among equal paths
         else:
@@ -411,6 +426,8 @@ def _negated(inst: BgpInstance, w: list[str], line: int) -> bool:
         inst.ebgp_requires_policy = False
     elif w[:2] == ["bgp", "shutdown"]:
         inst.shutdown_line = 0
+    elif w == ["bgp", "graceful-shutdown"]:
+        inst.graceful_shutdown_line = 0
     elif w[:1] == ["neighbor"]:
         return neighbor_statement(inst, ["neighbor"] + w[1:], line, negated=True)
     else:
@@ -640,6 +657,8 @@ def finish_bgp(dev: DeviceConfig, frr: bool = True) -> None:
                 n.remove_private, n.remove_private_line = group.remove_private, group.remove_private_line
             n.default_originate_line = n.default_originate_line or group.default_originate_line
             n.as_override_line = n.as_override_line or group.as_override_line
+            if n.send_community is None:
+                n.send_community = group.send_community
             if n.password is None:
                 n.password, n.password_line = group.password, group.password_line
             n.passive = n.passive or group.passive

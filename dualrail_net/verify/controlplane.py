@@ -861,9 +861,8 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
     strips: list[tuple[int, int, int, int | None, Delays | None]] = []
     stripped: dict[tuple[NodeId, NodeId], tuple[str, int]] = {}
     all_private: bool | None = None  # whether every ASN a path of the plane can hold is private
-    # `bgp graceful-shutdown`: the plane's devices in it, and every eBGP session direction with what
-    # the GRACEFUL_SHUTDOWN community needs: (sender, edge position, receiver, sender alias, whether
-    # the sender sends standard communities, the receiver's platform, its neighbor weight)
+    # `bgp graceful-shutdown`: the plane's devices in it, and (only when there is one) every eBGP
+    # session direction as the GRACEFUL_SHUTDOWN community crosses it (_EbgpDirection)
     gshut = {i for i, node in enumerate(nodes) if devices[node[0]].bgp[node[1]].graceful_shutdown_line}
     ebgp_dirs: list[_EbgpDirection] = []
     for st in states:
@@ -1413,6 +1412,9 @@ NEIGHBOR_WEIGHT_SEQ = -1  # the seq of the entry that stands for a `neighbor X w
 GRACEFUL_SHUTDOWN_SEQ = -2  # the seq of the entries that stand for a `bgp graceful-shutdown` line
 
 
+_Preferred = dict[int, tuple[int, list[RouteMapEntry]]]  # PlaneControl.preferred
+
+
 class _EbgpDirection(NamedTuple):
     """One eBGP session direction, as `bgp graceful-shutdown` needs it."""
 
@@ -1430,11 +1432,11 @@ def sends_communities(dev: DeviceConfig, nbr: Neighbor) -> bool:
     return nbr.send_community if nbr.send_community is not None else dev.platform != "eos"
 
 
-def _graceful_shutdown(core: _Core, preferred: dict[int, tuple[int, list[RouteMapEntry]]], gshut: set[int],
+def _graceful_shutdown(core: _Core, preferred: _Preferred, gshut: set[int],
                        dirs: list[_EbgpDirection], base: dict[tuple[int, int], _Preference],
-                       graceful: dict[int, RouteMapEntry], full: int, propagate: Callable[[dict[tuple[int, int], _Preference]],
-                                           tuple[_Core, dict[int, tuple[int, list[RouteMapEntry]]]]],
-                       ) -> tuple[_Core, dict[int, tuple[int, list[RouteMapEntry]]]]:
+                       graceful: dict[int, RouteMapEntry], full: int,
+                       propagate: Callable[[dict[tuple[int, int], _Preference]], tuple[_Core, _Preferred]],
+                       ) -> tuple[_Core, _Preferred]:
     """FRR's `bgp graceful-shutdown` (bgpd's update and announce paths): a device in it sends every
     route to its eBGP peers with the GRACEFUL_SHUTDOWN community and tags every route it takes from
     them (local preference 0). A receiver gives local preference 0 to every eBGP route that arrives

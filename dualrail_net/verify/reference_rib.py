@@ -255,7 +255,8 @@ def _converge(snap: Snapshot, topo: Topology, nodes: list[NodeId], inbound: Mapp
                     rank, med = (0, 100), WORST_MED if dst_inst.med_missing_as_worst_line else 0  # none sent or set
                     # GRACEFUL_SHUTDOWN: sent on with the path it came with, or put on by a sender in
                     # graceful-shutdown (to eBGP peers), if the sender sends communities at all
-                    gshut = communities and (best is not None and best.gshut or not ibgp and src_inst.graceful_shutdown_line > 0)
+                    gshut = communities and (best is not None and best.gshut
+                                             or not ibgp and src_inst.graceful_shutdown_line > 0)
                     if not ibgp:  # over eBGP: weight and local preference as set inbound, MED as sent or set inbound
                         rank = (weight, 100)  # the neighbor's weight, unless the route-map sets one
                         if in_entry is not None:

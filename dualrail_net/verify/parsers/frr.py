@@ -364,7 +364,8 @@ def bgp_statement(inst: BgpInstance, w: list[str], line: int = 0) -> bool:
             inst.multipath_relax = True
         elif w[1:] == ["always-compare-med"]:
             inst.always_compare_med = True
-        elif w[1:3] == ["bestpath", "med"] and "missing-as-worst" in w[3:] and set(w[3:]) <= {"missing-as-worst", "confed"}:
+        elif w[1:3] == ["bestpath", "med"] and "missing-as-worst" in w[3:] \
+                and set(w[3:]) <= {"missing-as-worst", "confed"}:
             inst.med_missing_as_worst_line = line  # (confed: the fabric has no confederation)
         elif w[1:] == ["default", "ipv4-unicast"]:
             inst.default_ipv4_unicast = True

@@ -618,6 +618,9 @@ def test_send_community_as_the_platforms_default_it() -> None:
     assert sends == {"10.0.0.1": False, "10.0.0.3": True, "10.0.0.5": True, "10.0.0.7": True}
     eos = DeviceConfig(name="spine", platform="eos")
     parse_eos("router bgp 65000\n   neighbor 10.0.0.0 remote-as 65001\n   neighbor 10.0.0.2 remote-as 65001\n"
-              "   neighbor 10.0.0.2 send-community\n", eos)
+              "   neighbor 10.0.0.4 remote-as 65001\n   neighbor 10.0.0.6 remote-as 65001\n"
+              "   neighbor 10.0.0.2 send-community\n   neighbor 10.0.0.4 send-community extended standard\n"
+              "   neighbor 10.0.0.6 send-community extended large\n", eos)
+    assert eos.unmodelled == []
     sends = {a: sends_communities(eos, n) for a, n in eos.bgp[None].neighbors.items()}
-    assert sends == {"10.0.0.0": False, "10.0.0.2": True}
+    assert sends == {"10.0.0.0": False, "10.0.0.2": True, "10.0.0.4": True, "10.0.0.6": False}

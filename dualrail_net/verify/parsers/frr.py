@@ -110,8 +110,18 @@ def _neighbor(inst: BgpInstance, w: list[str], line: int) -> Neighbor:
     return n
 
 
-# `[no] neighbor X send-community [WHICH]`: the forms that include the standard communities
-_STANDARD_COMMUNITIES = ("all", "both", "standard")
+def _standard_communities(which: list[str], eos: bool) -> bool | None:
+    """`[no] neighbor X send-community [WHICH]`: whether the statement is about the standard
+    communities (FRR: none, `standard`, `both`, `all`; `extended` and `large` are not; EOS may list
+    several of standard/extended/large); None: not a form the platform knows."""
+    if not which:
+        return True
+    if eos:
+        return "standard" in which if len(set(which)) == len(which) <= 3 and \
+            set(which) <= {"standard", "extended", "large"} else None
+    if len(which) != 1 or which[0] not in ("all", "both", "standard", "extended", "large"):
+        return None
+    return which[0] in ("all", "both", "standard")
 
 
 def neighbor_statement(inst: BgpInstance, w: list[str], line: int = 0, negated: bool = False,
@@ -151,11 +161,10 @@ def neighbor_statement(inst: BgpInstance, w: list[str], line: int = 0, negated: 
         if verb == "activate" and len(w) == 3:
             _neighbor(inst, w, line).activate = False
             return True
-        if verb == "send-community" and (len(w) == 3 or len(w) == 4 and w[3] in _STANDARD_COMMUNITIES):
-            _neighbor(inst, w, line).send_community = False
+        if verb == "send-community" and (standard := _standard_communities(w[3:], eos)) is not None:
+            if standard:  # (only extended or large ones: communities nothing in the fabric reads)
+                _neighbor(inst, w, line).send_community = False
             return True
-        if verb == "send-community" and len(w) == 4 and w[3] in ("extended", "large"):
-            return True  # communities nothing in the fabric reads
         return False
     if verb == "remote-as" and len(w) == 4:
         kind = w[3] if w[3] in ("external", "internal") else None
@@ -184,11 +193,11 @@ def neighbor_statement(inst: BgpInstance, w: list[str], line: int = 0, negated: 
             n.password_opaque = True
             return False
         n.password, n.password_line = " ".join(w[3:]), line
-    elif verb == "send-community" and (len(w) == 3 or len(w) == 4 and w[3] in _STANDARD_COMMUNITIES):
-        _neighbor(inst, w, line).send_community = True
-    elif verb == "soft-reconfiguration" and w[3:] == ["inbound"] or verb == "send-community" and \
-            len(w) == 4 and w[3] in ("extended", "large"):
-        pass  # keeps a copy of what arrives / sends communities nothing in the fabric reads
+    elif verb == "send-community" and (standard := _standard_communities(w[3:], eos)) is not None:
+        if standard:  # (only extended or large ones: communities nothing in the fabric reads)
+            _neighbor(inst, w, line).send_community = True
+    elif verb == "soft-reconfiguration" and w[3:] == ["inbound"]:
+        pass  # keeps a copy of what arrives
     elif verb == "passive" and len(w) == 3:
         _neighbor(inst, w, line).passive = True
     elif verb == "route-reflector-client" and len(w) == 3 and not eos:

@@ -21,7 +21,9 @@ JUNK = ["999999999999999999999", "-1", "٣", "0x", "1.2.3.4/99", "256.1.1.1", ""
         "neighbor", "interface", "vrf", "route-map X permit", "ip prefix-list P seq 5 permit any", "   ",
         "address-family ipv4 unicast", "no bgp default ipv4-unicast", "aggregate-address 10.0.0.0/8 summary-only",
         "neighbor swp1 interface remote-as external", "ip route 0.0.0.0/0 swp99", "netmask 255.0.255.0",
-        "pfc.roce_pfc.port_set = swp1-swp99999", "qos trust", "username x role", "management ssh"]
+        "pfc.roce_pfc.port_set = swp1-swp99999", "qos trust", "username x role", "management ssh",
+        "bgp graceful-shutdown", "no bgp graceful-shutdown", "send-community", "no neighbor PG send-community all",
+        "bgp bestpath med missing-as-worst confed"]
 
 
 def _mutate(rng: random.Random, text: str) -> str:

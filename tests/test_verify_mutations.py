@@ -997,6 +997,8 @@ VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
     ("a leaf that takes a missing MED as the worst, where every spine sends the same MED",
      lambda r: (_missing_med_worst(r), [edit(p, "route-map PLANE-A-OUT permit 10\n", "route-map PLANE-A-OUT permit 10\n"
                                              "   set metric 10\n") for p in r.glob("plane-A/a-spine-*/running-config")])),
+    ("a leaf sends its spines every path it has (addpath: each with the leaf as next hop)",
+     lambda r: _leaf_af(r, "neighbor 10.11.0.0 addpath-tx-all-paths", "neighbor 10.11.0.2 addpath-tx-bestpath-per-AS")),
     ("a leaf in graceful-shutdown (a drain with nothing to drain to)",
      lambda r: edit(r / LEAF_A / "frr.conf", "router bgp 4200001100\n", "router bgp 4200001100\n bgp graceful-shutdown\n")),
     ("the gateway's plane-A instance in graceful-shutdown (its one way to storage stays the only one)",
@@ -1295,6 +1297,28 @@ def test_graceful_shutdown_drains_a_spine_where_the_community_reaches(all_frr: P
     path = undone / "plane-A/a-spine-1/frr.conf"
     path.write_text(path.read_text().replace(" bgp graceful-shutdown\n", " bgp graceful-shutdown\n no bgp graceful-shutdown\n"))
     assert [f.message for r in run_checks(load_snapshot(undone)) for f in r.findings] == []
+
+
+def test_addpath_with_next_hops_of_their_own_is_said_not_judged(all_frr: Path, tmp_path: Path) -> None:
+    """addpath-tx over eBGP changes nothing a receiver installs (every path has the sender as next
+    hop); with the next hops left unchanged the extra paths could widen the receiver's multipath:
+    reported with the line, not judged."""
+    edited = tmp_path / "build"
+    shutil.copytree(all_frr, edited)
+    spine = edited / "plane-A/a-spine-1/frr.conf"
+    text = spine.read_text()
+    leaf = re.search(r"^ neighbor (\S+) description a-leaf-su1-r0", text, re.M)
+    assert leaf is not None and " address-family ipv4 unicast\n" in text
+    spine.write_text(text.replace(" address-family ipv4 unicast\n", " address-family ipv4 unicast\n"
+                                  f"  neighbor {leaf.group(1)} addpath-tx-all-paths\n", 1))
+    assert [f.message for r in run_checks(load_snapshot(edited)) for f in r.findings] == []
+    spine.write_text(spine.read_text().replace(f"  neighbor {leaf.group(1)} addpath-tx-all-paths\n",
+                                               f"  neighbor {leaf.group(1)} addpath-tx-all-paths\n"
+                                               f"  neighbor {leaf.group(1)} attribute-unchanged next-hop\n"))
+    said = [f.message for r in run_checks(load_snapshot(edited)) for f in r.findings
+            if "addpath-tx" in f.message]
+    line = 1 + spine.read_text().split(f"  neighbor {leaf.group(1)} addpath-tx-all-paths\n")[0].count("\n")
+    assert said and all(f"plane-A/a-spine-1/frr.conf:{line}:" in m for m in said), said
 
 
 def test_gtsm_needs_both_ends_and_local_as_the_peers_remote_as(clean: Path) -> None:

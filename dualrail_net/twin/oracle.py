@@ -517,6 +517,12 @@ def _as_override(rng: random.Random, text: str) -> tuple[str, str] | None:
     return _neighbor_option(rng, text, ["as-override"])
 
 
+def _addpath(rng: random.Random, text: str) -> tuple[str, str] | None:
+    """`neighbor X addpath-tx-all-paths` or `addpath-tx-bestpath-per-AS` on one neighbor: over eBGP
+    every extra path has the sender as next hop, so what X installs does not change."""
+    return _neighbor_option(rng, text, ["addpath-tx-all-paths", "addpath-tx-bestpath-per-AS"])
+
+
 def _default_originate(rng: random.Random, text: str) -> tuple[str, str] | None:
     """`neighbor X default-originate` on one neighbor: the receiver's inbound policy decides
     whether the default route gets in (the fabric's takes only the plane's prefixes)."""
@@ -782,7 +788,7 @@ EDITS: tuple[Callable[[random.Random, str], tuple[str, str] | None], ...] = (
     _attribute, _maximum_prefix, _maximum_prefix, _session_option, _router_id, _redistribute, _static_route,
     _bgp_shutdown, _session_transport, _weight, _distance, _table_map, _fib_filter, _next_hop,
     _neighbor_prefix_list, _next_hop_unchanged, _remove_private_as, _default_originate, _as_override,
-    _graceful_shutdown, _med_missing_as_worst)
+    _graceful_shutdown, _med_missing_as_worst, _addpath)
 
 
 def edit_kind(edit: Callable[..., tuple[str, str] | None]) -> str:

@@ -901,6 +901,12 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
                 unmodelled.append((src_dev.name, out_nbr.default_originate_line,
                                    f"neighbor {out_nbr.address} default-originate: {dst_dev.name}'s inbound policy "
                                    "takes the default route; where it then sends traffic is not followed"))
+            if out_nbr.addpath_tx_line and (ibgp or out_nbr.next_hop_unchanged_line
+                                             or src_dev.name in hop_setters and next_hops(src_dev, out_map)):
+                # paths that keep next hops of their own: the receiver's multipath could take several
+                unmodelled.append((src_dev.name, out_nbr.addpath_tx_line,
+                                   f"neighbor {out_nbr.address} addpath-tx with next hops other than the sender's "
+                                   "(iBGP, or unchanged or set by a route-map): the extra paths are not followed"))
             strip = out_nbr.remove_private if not ibgp else ""
             if out_nbr.as_override_line and not ibgp:
                 if strip:

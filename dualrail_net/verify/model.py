@@ -143,6 +143,10 @@ class Neighbor:
     # graceful-shutdown one among them) are sent to X; None: the platform's default (FRR sends them,
     # EOS does not: ``sends_communities``)
     send_community: bool | None = None
+    # FRR `neighbor X addpath-tx-all-paths | addpath-tx-bestpath-per-AS`: more than the best path is
+    # sent to X; over eBGP every one carries the sender's own address as next hop, and bgpd's
+    # multipath takes one path per next hop, so what X installs is unchanged. Its line (0: not set)
+    addpath_tx_line: int = 0
     # defined by `remote-as`, `interface` or a peer-group (FRR takes its other lines only after that)
     defined: bool = False
 

@@ -165,6 +165,9 @@ def neighbor_statement(inst: BgpInstance, w: list[str], line: int = 0, negated: 
             if standard:  # (only extended or large ones: communities nothing in the fabric reads)
                 _neighbor(inst, w, line).send_community = False
             return True
+        if verb in ("addpath-tx-all-paths", "addpath-tx-bestpath-per-AS") and len(w) == 3 and not eos:
+            _neighbor(inst, w, line).addpath_tx_line = 0
+            return True
         return False
     if verb == "remote-as" and len(w) == 4:
         kind = w[3] if w[3] in ("external", "internal") else None
@@ -235,6 +238,8 @@ def neighbor_statement(inst: BgpInstance, w: list[str], line: int = 0, negated: 
         _neighbor(inst, w, line).default_originate_line = line
     elif verb == "as-override" and len(w) == 3 and not eos:
         _neighbor(inst, w, line).as_override_line = line
+    elif verb in ("addpath-tx-all-paths", "addpath-tx-bestpath-per-AS") and len(w) == 3 and not eos:
+        _neighbor(inst, w, line).addpath_tx_line = line
     elif verb == "next-hop-self" and len(w) == 3:
         _neighbor(inst, w, line).next_hop_self = True
     elif verb == "weight" and len(w) == 4 and (weight := _int(w[3], 65535)) is not None:
@@ -669,6 +674,7 @@ def finish_bgp(dev: DeviceConfig, frr: bool = True) -> None:
             n.as_override_line = n.as_override_line or group.as_override_line
             if n.send_community is None:
                 n.send_community = group.send_community
+            n.addpath_tx_line = n.addpath_tx_line or group.addpath_tx_line
             if n.password is None:
                 n.password, n.password_line = group.password, group.password_line
             n.passive = n.passive or group.passive

@@ -110,6 +110,9 @@ def _neighbor(inst: BgpInstance, w: list[str], line: int) -> Neighbor:
     return n
 
 
+_ADDPATH_TX = ("addpath-tx-all-paths", "addpath-tx-bestpath-per-AS")  # FRR's words (Neighbor.addpath_tx_line)
+
+
 def _standard_communities(which: list[str], eos: bool) -> bool | None:
     """`[no] neighbor X send-community [WHICH]`: whether the statement is about the standard
     communities (FRR: none, `standard`, `both`, `all`; `extended` and `large` are not; EOS may list
@@ -165,7 +168,7 @@ def neighbor_statement(inst: BgpInstance, w: list[str], line: int = 0, negated: 
             if standard:  # (only extended or large ones: communities nothing in the fabric reads)
                 _neighbor(inst, w, line).send_community = False
             return True
-        if verb in ("addpath-tx-all-paths", "addpath-tx-bestpath-per-AS") and len(w) == 3 and not eos:
+        if verb in _ADDPATH_TX and len(w) == 3 and not eos:
             _neighbor(inst, w, line).addpath_tx_line = 0
             return True
         return False
@@ -238,7 +241,7 @@ def neighbor_statement(inst: BgpInstance, w: list[str], line: int = 0, negated: 
         _neighbor(inst, w, line).default_originate_line = line
     elif verb == "as-override" and len(w) == 3 and not eos:
         _neighbor(inst, w, line).as_override_line = line
-    elif verb in ("addpath-tx-all-paths", "addpath-tx-bestpath-per-AS") and len(w) == 3 and not eos:
+    elif verb in _ADDPATH_TX and len(w) == 3 and not eos:
         _neighbor(inst, w, line).addpath_tx_line = line
     elif verb == "next-hop-self" and len(w) == 3:
         _neighbor(inst, w, line).next_hop_self = True

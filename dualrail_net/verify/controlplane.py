@@ -985,7 +985,7 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
                 stripped[(nodes[src], nodes[dst])] = (src_dev.name, out_nbr.remove_private_line)
             if gshut and not ibgp:
                 ebgp_dirs.append(_EbgpDirection(src, len(edges[src]), dst, sender,
-                                                sends_communities(src_dev, out_nbr), weight))
+                                                sends_communities(src_dev, out_nbr)))
             edges[src].append((dst, None if mask == full else mask, ibgp, delays, sender))
             key = src * n + dst  # parallel sessions: what crosses every one of them
             edge_masks[key] = edge_masks.get(key, mask) & mask
@@ -1040,15 +1040,11 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
     for _ in range(4):  # aggregates: originate, propagate, repeat while an aggregate appears or goes
         seeded: _Seeds = {}
         for _round in range(8):  # `remove-private-AS`: until what the strippers hold stops changing
-            core, preferred = _propagate_preferring(
-                origin, edges, asn, group_of, rank, relax, paths_cap, suppressed, alias, preferences,
-                frozenset(allowas), med_rules, seeded)
-            if gshut:
-                core, preferred = _graceful_shutdown(
-                    core, preferred, gshut, ebgp_dirs, preferences, graceful, full,
-                    lambda prefs: _propagate_preferring(
-                        origin, edges, asn, group_of, rank, relax, paths_cap, suppressed, alias, prefs,
-                        frozenset(allowas), med_rules, seeded))
+            def propagate(prefs: dict[tuple[int, int], _Preference]) -> tuple[_Core, _Preferred]:
+                return _propagate_preferring(origin, edges, asn, group_of, rank, relax, paths_cap, suppressed,
+                                             alias, prefs, frozenset(allowas), med_rules, seeded)
+            core, preferred = (_graceful_shutdown(gshut, ebgp_dirs, preferences, graceful, full, propagate) if gshut
+                               else propagate(preferences))
             if not strips:
                 break
             now = _strip_seeds(strips, core, suppressed, group_of, asn, rank, alias)
@@ -1429,7 +1425,6 @@ class _EbgpDirection(NamedTuple):
     dst: int
     sender: int  # as the receiver's ``via_in`` names it (a parallel session's alias)
     communities: bool  # the sender sends standard communities (``sends_communities``)
-    weight: int  # the receiver's neighbor weight
 
 
 def sends_communities(dev: DeviceConfig, nbr: Neighbor) -> bool:
@@ -1438,7 +1433,7 @@ def sends_communities(dev: DeviceConfig, nbr: Neighbor) -> bool:
     return nbr.send_community if nbr.send_community is not None else dev.platform != "eos"
 
 
-def _graceful_shutdown(core: _Core, preferred: _Preferred, gshut: set[int],
+def _graceful_shutdown(gshut: set[int],
                        dirs: list[_EbgpDirection], base: dict[tuple[int, int], _Preference],
                        graceful: dict[int, RouteMapEntry], full: int,
                        propagate: Callable[[dict[tuple[int, int], _Preference]], tuple[_Core, _Preferred]],
@@ -1452,7 +1447,8 @@ def _graceful_shutdown(core: _Core, preferred: _Preferred, gshut: set[int],
     on, over the sessions that send communities. Fixpoint: what each device's installed paths carry
     decides the next round's preferences, until it stops changing."""
     tagged: dict[int, dict[int, int]] = {g: {g: full} for g in gshut}  # device -> {origin: prefixes}
-    for _ in range(16):
+    rounds = 1
+    while True:
         prefs = dict(base)
         for d in dirs:
             carried: dict[int, int] = dict(tagged.get(d.src, {})) if d.communities else {}
@@ -1461,7 +1457,7 @@ def _graceful_shutdown(core: _Core, preferred: _Preferred, gshut: set[int],
             carried = {g: b for g, b in carried.items() if b}
             if not carried:
                 continue
-            prefs[(d.src, d.pos)] = _lowered(base.get((d.src, d.pos)), carried, graceful, d.weight, full)
+            prefs[(d.src, d.pos)] = _lowered(base.get((d.src, d.pos)), carried, graceful, full)
         core, preferred = propagate(prefs)
         now: dict[int, dict[int, int]] = {g: {g: full} for g in gshut}
         for d in dirs:
@@ -1472,13 +1468,12 @@ def _graceful_shutdown(core: _Core, preferred: _Preferred, gshut: set[int],
                 if bits_ & installed:
                     mine = now.setdefault(d.dst, {})
                     mine[g] = mine.get(g, 0) | bits_ & installed
-        if now == tagged:
-            break
-        tagged = now
-    return core, preferred
+        if now == tagged or rounds == 16:
+            return core, preferred
+        tagged, rounds = now, rounds + 1
 
 
-def _lowered(pref: _Preference | None, carried: dict[int, int], graceful: dict[int, RouteMapEntry], weight: int,
+def _lowered(pref: _Preference | None, carried: dict[int, int], graceful: dict[int, RouteMapEntry],
              full: int) -> _Preference:
     """A session's preferences with local preference 0 on the prefixes that arrive with the
     GRACEFUL_SHUTDOWN community (``carried``: per device in graceful-shutdown, the prefixes it
@@ -1493,9 +1488,10 @@ def _lowered(pref: _Preference | None, carried: dict[int, int], graceful: dict[i
             ranks.append((key, bits_ & ~lowered, e))
         if bits_ & lowered:
             ranks.append(((key[0], 0), bits_ & lowered, entry))
+    # what no entry ranks keeps weight 0 (a neighbor weight is one of ``pref``'s entries)
     rest = full & ~covered & lowered
     if rest:
-        ranks.append(((weight, 0), rest, entry))
+        ranks.append(((0, 0), rest, entry))
     return _Preference(ranks, pref.med if pref else [])
 
 

@@ -1299,6 +1299,47 @@ def test_graceful_shutdown_drains_a_spine_where_the_community_reaches(all_frr: P
     assert [f.message for r in run_checks(load_snapshot(undone)) for f in r.findings] == []
 
 
+def test_graceful_shutdown_and_route_maps_over_ibgp_are_said_not_judged(all_frr: Path, tmp_path: Path) -> None:
+    """A spine moved into a leaf's ASN holds an iBGP session with it. bgpd in graceful-shutdown
+    sends an iBGP peer every route with local preference 0, and a route-map's local preference
+    crosses iBGP: the model follows neither, so each is reported with its line, never passed in
+    silence."""
+    edited = tmp_path / "build"
+    shutil.copytree(all_frr, edited)
+    plane = edited / "plane-A"
+    spine, leaf0, leaf1 = (plane / d / "frr.conf" for d in ("a-spine-1", "a-leaf-su1-r0", "a-leaf-su1-r1"))
+    leaf_asn = re.search(r"^router bgp (\d+)$", leaf0.read_text(), re.M)
+    spine_asn = re.search(r"^router bgp (\d+)$", spine.read_text(), re.M)
+    to_leaf = re.search(r"^ neighbor (\S+) description a-leaf-su1-r0", spine.read_text(), re.M)
+    assert leaf_asn and spine_asn and to_leaf
+    spine.write_text(spine.read_text().replace(spine_asn.group(0), leaf_asn.group(0) + "\n bgp graceful-shutdown"))
+    for leaf in (leaf0, leaf1):
+        text = leaf.read_text()
+        up = re.search(r"^ neighbor (\S+) description a-spine-1:", text, re.M)
+        assert up is not None
+        leaf.write_text(text.replace(f" neighbor {up.group(1)} remote-as {spine_asn.group(1)}",
+                                     f" neighbor {up.group(1)} remote-as {leaf_asn.group(1)}"))
+    line = 1 + spine.read_text().split(" bgp graceful-shutdown\n")[0].count("\n")
+    said = [f.message for r in run_checks(load_snapshot(edited)) for f in r.findings
+            if f.check == "ROUTE-POLICY-UNMODELLED"]
+    assert any(m.startswith(f"plane-A/a-spine-1/frr.conf:{line}: ") and "iBGP peer a-leaf-su1-r0" in m
+               and "local preference 0" in m for m in said), said
+    # without graceful-shutdown, a route-map setting local preference on that iBGP session
+    spine.write_text(spine.read_text().replace(" bgp graceful-shutdown\n", ""))
+    assert not [m for r in run_checks(load_snapshot(edited)) for f in r.findings
+                for m in [f.message] if f.check == "ROUTE-POLICY-UNMODELLED"]
+    text = spine.read_text().replace(f"  neighbor {to_leaf.group(1)} route-map PLANE-A-IN in\n",
+                                     f"  neighbor {to_leaf.group(1)} route-map LP-IN in\n")
+    assert "route-map LP-IN in" in text
+    head, bgp = text.split("router bgp ", 1)
+    spine.write_text(head + "route-map LP-IN permit 10\n match ip address prefix-list PLANE-A\n"
+                     " set local-preference 200\nexit\n!\nrouter bgp " + bgp)
+    set_line = 3 + head.count("\n")
+    said = [f.message for r in run_checks(load_snapshot(edited)) for f in r.findings
+            if f.check == "ROUTE-POLICY-UNMODELLED"]
+    assert any(m.startswith(f"plane-A/a-spine-1/frr.conf:{set_line}: ") and "iBGP session" in m for m in said), said
+
+
 def test_addpath_with_next_hops_of_their_own_is_said_not_judged(all_frr: Path, tmp_path: Path) -> None:
     """addpath-tx over eBGP changes nothing a receiver installs (every path has the sender as next
     hop); with the next hops left unchanged the extra paths could widen the receiver's multipath:

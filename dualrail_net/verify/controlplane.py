@@ -863,7 +863,9 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
     all_private: bool | None = None  # whether every ASN a path of the plane can hold is private
     # `bgp graceful-shutdown`: the plane's devices in it, and (only when there is one) every eBGP
     # session direction as the GRACEFUL_SHUTDOWN community crosses it (_EbgpDirection)
-    gshut = {i for i, node in enumerate(nodes) if devices[node[0]].bgp[node[1]].graceful_shutdown_line}
+    gshut_line = {i: devices[node[0]].bgp[node[1]].graceful_shutdown_line for i, node in enumerate(nodes)
+                   if devices[node[0]].bgp[node[1]].graceful_shutdown_line}
+    gshut = set(gshut_line)
     ebgp_dirs: list[_EbgpDirection] = []
     for st in states:
         if not st.up:
@@ -986,6 +988,14 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
             if gshut and not ibgp:
                 ebgp_dirs.append(_EbgpDirection(src, len(edges[src]), dst, sender,
                                                 sends_communities(src_dev, out_nbr)))
+            elif gshut:
+                # bgpd sends an iBGP peer every route with local preference 0 (not the community),
+                # and a tagged path crosses iBGP with its community: neither is followed (the
+                # fixpoint runs over eBGP directions only)
+                for g in sorted(gshut):
+                    what = (f"it sends its iBGP peer {dst_dev.name} every route with local preference 0" if g == src
+                            else f"its community crossing the iBGP session {src_dev.name} -> {dst_dev.name}")
+                    unmodelled.append((nodes[g][0], gshut_line[g], f"bgp graceful-shutdown: {what}"))
             edges[src].append((dst, None if mask == full else mask, ibgp, delays, sender))
             key = src * n + dst  # parallel sessions: what crosses every one of them
             edge_masks[key] = edge_masks.get(key, mask) & mask
@@ -1010,8 +1020,6 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
         if target not in neighbors_of[r]:
             unmodelled.append((device, line, f"set ip next-hop {target}: {nodes[r][0]} forwards to an address "
                                "that is none of its BGP neighbors"))
-            if delays is not None:
-                edge_delays[key] = edge_delays.get(key, ()) + delays
     members: dict[int, list[int]] = defaultdict(list)
     for i, a in enumerate(asn):
         members[a].append(i)

@@ -76,6 +76,9 @@ def _edit(old: str, new: str, file: str = YAML, count: int = 1) -> Callable[[Pat
     return mutate
 
 
+_SPINE_1 = '                description: "a-spine-1:Ethernet1"\n'  # the leaf's neighbor toward a-spine-1
+_FAMILY = '                address-family:\n                  ipv4-unicast:\n                    enable: "on"\n'
+
 NVUE_MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
     ("PFC not honoured on receive", "QOS-PFC", _edit('          rx: "enable"', '          rx: "disable"')),
     ("PFC on another priority", "QOS-PFC", _edit('          switch-priority:\n            "3": {}',
@@ -109,7 +112,7 @@ NVUE_MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
      _edit('          vrf: "plane-a"', '          vrf: "plane-b"', f"{GATEWAY}/startup.yaml")),
     ("a key verify does not read", "PORTS-UNMODELLED", _edit('        type: "swp"\n', '        type: "swp"\n        breakout: "2x"\n')),
     ("a routing key verify does not read", "CONFIG-UNMODELLED",
-     _edit('                type: "numbered"\n', '                type: "numbered"\n                timers: {}\n')),
+     _edit('                type: "numbered"\n', '                type: "numbered"\n                update-source: "lo"\n')),
     ("startup.yaml that does not parse", "PORTS-UNMODELLED", _edit("- set:\n", "- set: [\n")),
 ]
 
@@ -170,6 +173,25 @@ NVUE_MUTATIONS += [
      _edit('                  ipv4-unicast:\n                    enable: "on"\n                    policy:',
            '                  ipv4-unicast:\n                    enable: "on"\n                    soft-reconfiguration: "on"\n'
            '                    policy:')),
+    # the session and family keys of NVUE's BGP reference, read as the FRR lines NVUE writes
+    ("a neighbor shut down (`shutdown on`)", "ROUTE-MISSING", _edit(_SPINE_1, _SPINE_1 + '                shutdown: "on"\n')),
+    ("a TCP MD5 password on the leaf's end only", "BGP-SESSION-DOWN",
+     _edit(_SPINE_1, _SPINE_1 + '                password: "s3cret"\n')),
+    ("GTSM on the leaf's end only", "BGP-SESSION-DOWN",
+     _edit(_SPINE_1, _SPINE_1 + '                ttl-security:\n                  enable: "on"\n                  hops: 1\n')),
+    ("a local-as the spine does not expect", "BGP-SESSION-DOWN",
+     _edit(_SPINE_1, _SPINE_1 + '                local-as:\n                  enable: "on"\n                  asn: 4200001199\n')),
+    ("a receive limit below what the spine sends", "BGP-SESSION-DOWN",
+     _edit(_SPINE_1 + _FAMILY, _SPINE_1 + _FAMILY + '                    prefix-limits:\n                      inbound:\n'
+           '                        maximum: 5\n')),
+    ("a neighbor weight: one spine's paths win", "ROUTE-ECMP-WIDTH",
+     _edit(_SPINE_1 + _FAMILY, _SPINE_1 + _FAMILY + '                    weight: 100\n')),
+    ("a multihop TTL (read for GTSM, otherwise not judged)", "CONFIG-UNMODELLED",
+     _edit(_SPINE_1, _SPINE_1 + '                multihop-ttl: 2\n')),
+    ("AS-path attributes left unchanged", "CONFIG-UNMODELLED",
+     _edit(_SPINE_1 + _FAMILY, _SPINE_1 + _FAMILY + '                    attribute-mod:\n                      aspath: "off"\n')),
+    ("a session switch that is neither on nor off", "CONFIG-UNMODELLED",
+     _edit(_SPINE_1, _SPINE_1 + '                shutdown: "yes"\n')),
     ("a prefix-list rule key verify does not read", "CONFIG-UNMODELLED",
      _edit('                action: "permit"\n                match:\n', '                action: "permit"\n'
            '                remark: "x"\n                match:\n')),
@@ -320,3 +342,45 @@ def test_allow_my_asn_is_allowas_in(nvue_variant: Path) -> None:
         dev = parse_text("x", edited)
         assert not dev.unmodelled, dev.unmodelled
         assert next(iter(dev.bgp[None].neighbors.values())).allowas_in == count
+
+
+NVUE_VALID = [
+    ("`shutdown off`", _SPINE_1 + '                shutdown: "off"\n'),
+    ("passive on one end (the spine opens the session)", _SPINE_1 + '                passive-mode: "on"\n'),
+    ("timers, BFD and graceful restart",
+     _SPINE_1 + '                timers:\n                  keepalive: 1\n                  hold: 3\n'
+     '                bfd:\n                  enable: "on"\n                graceful-restart:\n                  mode: "helper-only"\n'),
+    ("next hop self (over eBGP the sender's address anyway)",
+     _SPINE_1 + _FAMILY + '                    nexthop-setting: "self"\n'),
+    ("every path sent to the spine (one next hop per path over eBGP)",
+     _SPINE_1 + _FAMILY + '                    add-path-tx: "all-paths"\n'),
+    ("no communities to the spine", _SPINE_1 + _FAMILY + '                    community-advertise:\n                      regular: "off"\n'),
+    ("a receive limit well above what the spine sends",
+     _SPINE_1 + _FAMILY + '                    prefix-limits:\n                      inbound:\n                        maximum: 12000\n'
+     '                        warning-threshold: 80\n'),
+    ("as-override toward a spine (the leaf sends only its own prefixes)",
+     _SPINE_1 + _FAMILY + '                    aspath:\n                      replace-peer-as: "on"\n'),
+]
+
+
+@pytest.mark.parametrize("desc,new", NVUE_VALID, ids=[v[0] for v in NVUE_VALID])
+def test_nvue_valid_session_keys_pass(nvue_variant: Path, tmp_path: Path, desc: str, new: str) -> None:
+    edited = tmp_path / "build"
+    shutil.copytree(nvue_variant, edited)
+    old = new.split("\n", 1)[0] + "\n" + (_FAMILY if _FAMILY in new else "")
+    _edit(old, new)(edited)
+    assert [f"{f.check}: {f.message}" for r in run_checks(load_snapshot(edited)) for f in r.findings] == []
+
+
+def test_nvue_global_graceful_shutdown_drains_the_device(nvue_variant: Path) -> None:
+    """`router bgp graceful-shutdown on` (NVUE's global switch) is FRR's `bgp graceful-shutdown` on
+    every instance of the device, with the key's line; `off` is none."""
+    text = (nvue_variant / LEAF / "startup.yaml").read_text()
+    old = '        router-id: "10.10.0.32"\n      policy:'
+    assert old in text
+    for value, drained in (("on", True), ("off", False)):
+        edited = text.replace(old, f'        router-id: "10.10.0.32"\n        graceful-shutdown: "{value}"\n      policy:')
+        line = 1 + edited.split("        graceful-shutdown:")[0].count("\n")
+        dev = parse_text("x", edited)
+        assert not dev.unmodelled
+        assert [inst.graceful_shutdown_line for inst in dev.bgp.values()] == [line if drained else 0]

@@ -108,10 +108,18 @@ def parse_text(name: str, text: str) -> DeviceConfig:
     r.extra(router, (*prefix, "router"), {"bgp", "policy"}, routing=True)
     glob = _map(router.get("bgp"))
     # the global BGP settings: the ASN and router ID every VRF takes unless it sets its own, and
-    # `enable`, BGP's switch for the whole device (off: no VRF runs BGP, whatever each says)
-    r.extra(glob, (*prefix, "router", "bgp"), {"enable", "autonomous-system", "router-id"}, routing=True)
+    # `enable`, BGP's switch for the whole device (off: no VRF runs BGP, whatever each says);
+    # `graceful-shutdown on`, FRR's global `bgp graceful-shutdown` (every instance of the device);
+    # timing-only keys (read-only mode's waits, the policy update timer, waiting for the ASIC,
+    # message queues, graceful restart) change no route the fabric settles on
+    r.extra(glob, (*prefix, "router", "bgp"), {"enable", "autonomous-system", "router-id", "graceful-shutdown",
+                                               "convergence-wait", "policy-update-timer", "wait-for-install",
+                                               "queue-limit", "graceful-restart"}, routing=True)
     _policy(r, _map(router.get("policy")), (*prefix, "router", "policy"))
     _vrfs(r, _map(root.get("vrf")), (*prefix, "vrf"), glob)
+    if _switch(r, glob, "graceful-shutdown", (*prefix, "router", "bgp")):
+        for inst in dev.bgp.values():
+            inst.graceful_shutdown_line = r.line((*prefix, "router", "bgp", "graceful-shutdown"))
     _qos(r, _map(root.get("qos")), (*prefix, "qos"))
     _services(r, _map(root.get("service")), (*prefix, "service"))
     dev.management.tacacs = [server for server, vrf in r.tacacs if vrf == dev.management.vrf]
@@ -358,7 +366,8 @@ def _bgp(r: _Reader, bgp: dict[str, Any], path: PathKey, vrf: str | None, glob: 
     for address, body in _map(bgp.get("neighbor")).items():
         body = _map(body)
         here = (*path, "neighbor", address)
-        r.extra(body, here, {"type", "remote-as", "description", "address-family", "enable"}, routing=True)
+        r.extra(body, here, {"type", "remote-as", "description", "address-family", "enable", *_SESSION_KEYS},
+                routing=True)
         if not is_ip(str(address)) and body.get("type") != "unnumbered":
             r.routing(here, f"neighbor {str(address)[:40]}: not an address (and not unnumbered)")
             continue
@@ -371,16 +380,22 @@ def _bgp(r: _Reader, bgp: dict[str, Any], path: PathKey, vrf: str | None, glob: 
         n.description = _name(body.get("description")) or ""
         n.interface = body.get("type") == "unnumbered"
         n.shutdown = body.get("enable", "on") != "on"
+        _session(r, body, here, n)
         r.extra(_map(body.get("address-family")), (*here, "address-family"), {"ipv4-unicast"}, routing=True)
         naf = _map(_map(body.get("address-family")).get("ipv4-unicast"))
         naf_path = (*here, "address-family", "ipv4-unicast")
-        r.extra(naf, naf_path, {"enable", "policy", "aspath"}, routing=True)
+        r.extra(naf, naf_path, {"enable", "policy", "aspath", *_FAMILY_KEYS}, routing=True)
+        _family(r, naf, naf_path, n)
         r.extra(_map(naf.get("policy")), (*naf_path, "policy"), {"inbound", "outbound"}, routing=True)
         for way in ("inbound", "outbound"):
             r.extra(_map(_map(naf.get("policy")).get(way)), (*naf_path, "policy", way), {"route-map", "prefix-list"},
                     routing=True)
         aspath = _map(naf.get("aspath"))
-        r.extra(aspath, (*naf_path, "aspath"), {"allow-my-asn"}, routing=True)
+        r.extra(aspath, (*naf_path, "aspath"), {"allow-my-asn", "replace-peer-as"}, routing=True)
+        if aspath.get("replace-peer-as") == "on":  # FRR's `neighbor X as-override`
+            n.as_override_line = r.line((*naf_path, "aspath", "replace-peer-as"))
+        elif aspath.get("replace-peer-as", "off") != "off":
+            r.routing((*naf_path, "aspath", "replace-peer-as"), "aspath replace-peer-as: not on or off")
         allow = _map(aspath.get("allow-my-asn"))
         r.extra(allow, (*naf_path, "aspath", "allow-my-asn"), {"enable", "occurrences", "origin"}, routing=True)
         if allow.get("enable") == "on":  # FRR's allowas-in: N copies of the own ASN (3), or as origin (1)
@@ -397,6 +412,125 @@ def _bgp(r: _Reader, bgp: dict[str, Any], path: PathKey, vrf: str | None, glob: 
             if _map(policy.get(key)).get("prefix-list") is not None:
                 n.prefix_list_lines[way] = r.line((*naf_path, "policy", key, "prefix-list"))
         inst.neighbors[str(address)] = n
+
+
+# A neighbor's session keys NVUE's reference documents (`nv set vrf V router bgp neighbor N ...`)
+# that the model reads, or knows to change nothing a directly connected numbered session installs
+# (timers, BFD, graceful restart, enforce-first-as: the peer's own ASN is first anyway; the
+# connected check: the peer is connected). `update-source`, `capabilities source-address`,
+# `peer-group` and the rest stay reported.
+_SESSION_KEYS = frozenset({"shutdown", "password", "passive-mode", "multihop-ttl", "ttl-security", "local-as",
+                           "timers", "bfd", "graceful-restart", "enforce-first-as", "nexthop-connected-check"})
+# ... and of its IPv4 unicast family (`... address-family ipv4-unicast ...`)
+_FAMILY_KEYS = frozenset({"weight", "prefix-limits", "community-advertise", "nexthop-setting", "add-path-tx",
+                          "attribute-mod"})
+_ON_OFF_WORDS = ("on", "off")
+
+
+def _switch(r: _Reader, node: dict[str, Any], key: str, path: PathKey) -> bool | None:
+    """An `on`/`off` key: True/False, None when absent; any other value is reported (None)."""
+    value = node.get(key)
+    if value is None:
+        return None
+    if value not in _ON_OFF_WORDS:
+        r.routing((*path, key), f"{key} {str(value)[:20]}: not on or off")
+        return None
+    return bool(value == "on")
+
+
+def _session(r: _Reader, body: dict[str, Any], here: PathKey, n: Neighbor) -> None:
+    """The session keys, as the FRR statements NVUE writes for them: `shutdown on` (`neighbor X
+    shutdown`), `password P` (TCP MD5, both ends must agree), `passive-mode on`, `multihop-ttl N`
+    (`ebgp-multihop N`: read for GTSM's TTL and reported, as FRR's), `ttl-security enable on` with
+    `hops H` (`ttl-security hops H`), `local-as enable on` with `asn`, `prepend` and `replace`
+    (`local-as N [no-prepend [replace-as]]`)."""
+    if _switch(r, body, "shutdown", here):
+        n.shutdown = True
+    password = body.get("password")
+    if password is not None:
+        if _name(password) is None or not str(password):
+            r.routing((*here, "password"), "password: not a string")
+        else:
+            n.password, n.password_line = str(password), r.line((*here, "password"))
+    if _switch(r, body, "passive-mode", here):
+        n.passive = True
+    ttl = body.get("multihop-ttl")
+    if ttl is not None and ttl != "auto":
+        hops = _int(ttl, 255)
+        if hops:
+            n.ebgp_multihop = hops
+        r.routing((*here, "multihop-ttl"), f"multihop-ttl {str(ttl)[:20]}: not modelled"
+                  if hops else f"multihop-ttl {str(ttl)[:20]}: not 1-255 or auto")
+    gtsm = _map(body.get("ttl-security"))
+    r.extra(gtsm, (*here, "ttl-security"), {"enable", "hops"}, routing=True)
+    if _switch(r, gtsm, "enable", (*here, "ttl-security")):
+        hops = _int(gtsm.get("hops"), 254)
+        if hops:
+            n.ttl_security, n.ttl_security_line = hops, r.line((*here, "ttl-security"))
+        else:  # NVUE's default hop count is not documented: not guessed
+            r.routing((*here, "ttl-security"), "ttl-security without hops 1-254: not modelled")
+    local = _map(body.get("local-as"))
+    r.extra(local, (*here, "local-as"), {"enable", "asn", "prepend", "replace"}, routing=True)
+    if _switch(r, local, "enable", (*here, "local-as")):
+        asn = _int(local.get("asn"))
+        prepend = _switch(r, local, "prepend", (*here, "local-as"))
+        replace = _switch(r, local, "replace", (*here, "local-as"))
+        if not asn or replace and prepend is not False:  # FRR: replace-as only with no-prepend
+            r.routing((*here, "local-as"), "local-as: no asn, or replace without prepend off: not modelled")
+        else:
+            n.local_as, n.local_as_line = asn, r.line((*here, "local-as"))
+            n.local_as_no_prepend, n.local_as_replace = prepend is False, bool(replace)
+
+
+def _family(r: _Reader, naf: dict[str, Any], path: PathKey, n: Neighbor) -> None:
+    """The IPv4 unicast keys, as FRR's: `weight N`, `prefix-limits inbound maximum N`
+    (`maximum-prefix N`; the warning threshold and the wait before re-establishing change no
+    route), `community-advertise regular on|off` (`[no] send-community`; extended and large carry
+    nothing the fabric reads), `nexthop-setting self|force` (`next-hop-self`: over eBGP the sender's
+    own address anyway), `add-path-tx all-paths|best-per-AS`, `attribute-mod nexthop off`
+    (`attribute-unchanged next-hop`; `on` is bgpd's normal procedure, `aspath`/`med off` are
+    reported)."""
+    if "weight" in naf:
+        weight = _int(naf.get("weight"), 65535)
+        if weight is None:
+            r.routing((*path, "weight"), "weight: not 0-65535")
+        else:
+            n.weight, n.weight_line = weight, r.line((*path, "weight"))
+    limits = _map(naf.get("prefix-limits"))
+    r.extra(limits, (*path, "prefix-limits"), {"inbound"}, routing=True)
+    inbound = _map(limits.get("inbound"))
+    r.extra(inbound, (*path, "prefix-limits", "inbound"), {"maximum", "warning-threshold", "reestablish-wait"},
+            routing=True)
+    if "maximum" in inbound:
+        maximum = _int(inbound.get("maximum"))
+        if maximum is None:
+            r.routing((*path, "prefix-limits", "inbound", "maximum"), "prefix-limits inbound maximum: not a number")
+        else:
+            n.max_prefix, n.max_prefix_line = maximum, r.line((*path, "prefix-limits", "inbound", "maximum"))
+    communities = _map(naf.get("community-advertise"))
+    r.extra(communities, (*path, "community-advertise"), {"regular", "extended", "large"}, routing=True)
+    regular = _switch(r, communities, "regular", (*path, "community-advertise"))
+    if regular is not None:
+        n.send_community = regular
+    for key in ("extended", "large"):
+        _switch(r, communities, key, (*path, "community-advertise"))
+    setting = naf.get("nexthop-setting")
+    if setting in ("self", "force"):
+        n.next_hop_self = True
+    elif setting not in (None, "auto"):
+        r.routing((*path, "nexthop-setting"), f"nexthop-setting {str(setting)[:20]}: not auto, self or force")
+    addpath = naf.get("add-path-tx")
+    if addpath in ("all-paths", "best-per-AS"):
+        n.addpath_tx_line = r.line((*path, "add-path-tx"))
+    elif addpath not in (None, "off"):
+        r.routing((*path, "add-path-tx"), f"add-path-tx {str(addpath)[:20]}: not off, all-paths or best-per-AS")
+    unchanged = _map(naf.get("attribute-mod"))
+    r.extra(unchanged, (*path, "attribute-mod"), {"aspath", "med", "nexthop"}, routing=True)
+    if _switch(r, unchanged, "nexthop", (*path, "attribute-mod")) is False:
+        n.next_hop_unchanged_line = r.line((*path, "attribute-mod", "nexthop"))
+    for key in ("aspath", "med"):
+        if _switch(r, unchanged, key, (*path, "attribute-mod")) is False:
+            r.routing((*path, "attribute-mod", key), f"attribute-mod {key} off: not modelled")
 
 
 # The QoS keys the model reads or knows to be harmless, as a tree: a dict names the keys allowed at

@@ -138,6 +138,8 @@ SONIC_MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
      _db_edit(lambda d: _table(d, "PORT_QOS_MAP")["Ethernet0"].update(tc_to_queue_map="ROCE2"))),
     ("the lossless group's profile undefined", "QOS-PFC-HEADROOM",
      _db_edit(lambda d: _table(d, "BUFFER_PG")["Ethernet0|3"].update(profile="ROCE_LOSSLESS"))),
+    ("a lossless port without its BUFFER_PG entry (buffermgrd sizes one from its lookup table)", "PORTS-UNMODELLED",
+     _db_edit(lambda d: _table(d, "BUFFER_PG").pop("Ethernet0|3"))),
     ("the lossless profile moved to the lossy pool", "QOS-PFC-HEADROOM",
      _db_edit(lambda d: _table(d, "BUFFER_PROFILE")["ROCE_LOSSLESS_PG"].update(pool="ingress_lossy_pool"))),
     ("the BGP container disabled", "ROUTE-MISSING", _db_edit(lambda d: _table(d, "FEATURE").update(bgp={"state": "disabled"}))),

@@ -387,11 +387,13 @@ def _headroom(dev: DeviceConfig, db: ConfigDb) -> None:
             text = str(length)
             cables[port] = _count(text[:-1]) if text.endswith("m") else _count(text)
     seen: dict[tuple[int | None, int | None], PfcHeadroom] = {}
+    grouped: dict[str, set[int]] = {}  # port -> the priorities some BUFFER_PG entry of it names
     for key, value in db.table("BUFFER_PG").entries:
         port, _, _prio = key.partition("|")
         iface = dev.interfaces.get(port)
         if iface is None:
             continue
+        grouped.setdefault(port, set()).update(_groups(_prio))
         name = str(_fields(value).get("profile", ""))
         profile_xoff = xoff.get(name)
         lossless = bool(set(iface.pfc_priorities or ()) & _groups(_prio))
@@ -411,6 +413,14 @@ def _headroom(dev: DeviceConfig, db: ConfigDb) -> None:
             continue  # another group of the port already keeps none
         room = (profile_xoff if held is None else min(held, profile_xoff), cables.get(port))  # the tightest PG
         iface.pfc_headroom = seen.setdefault(room, PfcHeadroom(*room))
+    # a lossless priority no BUFFER_PG entry names: buffermgrd gives it a profile of its own, sized
+    # from the platform's pg_profile_lookup.ini (not in the rendered files): not the plan's headroom,
+    # and not judged
+    for port, iface in dev.interfaces.items():
+        missing = sorted(set(iface.pfc_priorities or ()) - grouped.get(port, set()))
+        if missing:
+            _note(dev, db, "PORT_QOS_MAP", port, f"PORT_QOS_MAP {port} pfc_enable {','.join(map(str, missing))} "
+                  "without a BUFFER_PG entry: its headroom would be the platform's lookup table's, not the plan's")
 
 
 def _groups(text: str) -> set[int]:

@@ -18,7 +18,7 @@ from functools import cache
 from dualrail_net.manifest import QosMarkers, ServerEntry
 from dualrail_net.verify.checks import BASE, TOPOLOGY, Context, check, finding
 from dualrail_net.verify.findings import Finding, Severity
-from dualrail_net.verify.hostroute import REJECT, HostRouting, host_routing
+from dualrail_net.verify.hostroute import MAIN, REJECT, HostRouting, host_routing
 from dualrail_net.verify.ipfast import dotted, ip_int
 from dualrail_net.verify.model import ServerConfig
 from dualrail_net.verify.parsers.files import is_decimal
@@ -27,8 +27,13 @@ ROCE_V2_IPV4_GID_INDEX = "3"
 
 
 def hca_devices(value: str | None) -> list[str]:
-    """The devices of an HCA list as NCCL and UCX write it (``=mlx5_0:1,mlx5_1:1``; ``=``/``^`` prefixes)."""
-    return [item.partition(":")[0] for item in (value or "").lstrip("=^").split(",") if item]
+    """The devices of an HCA list as NCCL and UCX write it (``=mlx5_0:1,mlx5_1:1``; ``=``/``^``
+    prefixes). Each planned NIC port is an RDMA device of its own with one port, port 1: an entry
+    naming another port selects nothing on that device, so it stays whole (``mlx5_0:2``), a device
+    the server does not have, and ``mlx5_0`` counts as left out."""
+    return [device if port in ("", "1") else item
+            for item in (value or "").lstrip("=^").split(",") if item
+            for device, _, port in [item.partition(":")]]
 
 
 def roce_classes(markers: Mapping[str, QosMarkers], planes: Iterable[str]) -> list[int]:
@@ -58,7 +63,7 @@ def nccl_hca(ctx: Context) -> list[Finding]:
         missing = sorted(set(expected) - set(devices))
         if unknown:
             out.append(finding([name], "", f"{name}: NCCL_IB_HCA lists {', '.join(unknown)}, which the server "
-                               "does not have", "NCCL fails to open the device or uses one outside the fabric"))
+                               "does not have (each of its RDMA devices has one port, port 1)", "NCCL fails to open the device or uses one outside the fabric"))
         if missing:
             planes = sorted({expected[d] for d in missing})
             lost = sorted(set(planes) - {expected[d] for d in devices if d in expected})
@@ -192,7 +197,7 @@ def _sysctl(sysctl: Mapping[str, str], key: str, default: int) -> tuple[int, str
 
 
 @check("HOST-FORWARDING", "traffic from each NIC port reaches its own plane through that port, and never leaves "
-       "through another plane's port", reads={BASE, TOPOLOGY})
+       "through another plane's port; the main table sends only fabric prefixes into the fabric", reads={BASE, TOPOLOGY})
 def host_forwarding(ctx: Context) -> list[Finding]:
     """The kernel's decision (verify/hostroute.py) for a packet from each planned port's address to
     a destination in every routed prefix of every plane, and from a socket bound to no address."""
@@ -249,6 +254,32 @@ def host_forwarding(ctx: Context) -> list[Finding]:
                             out.append(finding([name], plane, f"{name}: traffic from {port.ifname} (plane {port.plane}) "
                                                f"to {prefix} (plane {plane}) leaves through {via}", why_cross))
         out += _unbound_traffic(name, routing, plane_of_port, targets_of, why_cross)
+        out += _outside_routes(name, routing, plane_of_port, routed)
+    return out
+
+
+def _outside_routes(name: str, routing: HostRouting, plane_of_port: dict[str, str],
+                    routed: frozenset[tuple[int, int]]) -> list[Finding]:
+    """A main-table route through a fabric port for destinations outside every plane's routed
+    prefixes (a default, a wider prefix): the server's traffic to the front end and beyond (whose
+    routes are not in the rendered files; `ip route replace default` replaces the front end's own)
+    enters that plane, where no route leads out. The per-port tables' defaults are the design:
+    only traffic sourced from a fabric address is looked up there."""
+    out = []
+    for net, length, dev, via, _src in routing.tables.get(MAIN, ()):
+        if via is None and dev != REJECT:
+            continue  # a connected subnet
+        devs = [dev] + [hop for hop, _ in routing.multipath.get((MAIN, net, length), ())]
+        planes = sorted({plane_of_port[d] for d in devs if d in plane_of_port})
+        if not planes or any(length >= rl and net >> (32 - rl) << (32 - rl) == rn if rl else True
+                             for rn, rl in routed):
+            continue
+        prefix = "default" if length == 0 else f"{dotted(net)}/{length}"
+        out.append(finding([name], planes[0] if len(planes) == 1 else "",
+                           f"{name}: the main table routes {prefix} through {', '.join(d for d in devs if d)} "
+                           f"(plane {', '.join(planes)}), though it is no plane's prefix",
+                           "traffic to the front end and beyond enters the fabric, where no route leads out "
+                           "(a replaced default takes the front end's own away)"))
     return out
 
 

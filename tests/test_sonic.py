@@ -149,6 +149,8 @@ SONIC_MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
      _db_edit(lambda d: _table(d, "WRED_PROFILE")["ROCE_ECN"].update(ecn_mode="x"))),
     ("a port QoS field verify does not read", "PORTS-UNMODELLED",
      _db_edit(lambda d: _table(d, "PORT_QOS_MAP")["Ethernet0"].update(dot1p_to_tc_map="X"))),
+    ("a TACACS+ passkey written into the file (a secret in git)", "MGMT-SECRET",
+     _db_edit(lambda d: next(iter(_table(d, "TACPLUS_SERVER").values())).update(passkey="hunter22"))),
     ("logins through TACACS+ only (no local fallback)", "MGMT-AAA",
      _db_edit(lambda d: _table(d, "AAA")["authentication"].update(login="tacacs+"))),
     ("the TACACS+ server outside the management VRF", "MGMT-AAA",

@@ -4,10 +4,10 @@ inventory. Nothing here is logged."""
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from dualrail_net.secretref import PLACEHOLDER
 from dualrail_net.sot.yamlsource import SourceMap, YamlSourceError, load_yaml
 
 
@@ -45,7 +45,7 @@ def _read_secrets(path: Path, shown: str) -> dict[str, str]:
     return out
 
 
-_PLACEHOLDER = re.compile(r"\$\{secret:([A-Za-z0-9_.-]+)\}")
+_PLACEHOLDER = PLACEHOLDER  # the renderer's ``${secret:NAME}`` (dualrail_net/secretref.py)
 
 
 def named_secrets(repo_root: Path | None = None) -> dict[str, str]:

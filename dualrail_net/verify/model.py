@@ -309,6 +309,9 @@ class ManagementConfig:
     # None: the file does not say (the platform's default: local accounts)
     login_local: bool | None = None
     login_methods: str = ""  # the line (or setting) that decides it, for the finding
+    # credentials written as a value instead of the renderer's ``${secret:NAME}`` (a user's password
+    # or hash, a TACACS+/RADIUS key, an SNMP community): (file, line, what)
+    literal_secrets: list[tuple[str, int, str]] = field(default_factory=list)
 
 
 @dataclass(slots=True)

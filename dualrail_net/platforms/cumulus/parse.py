@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 from dualrail_net.platforms.cumulus.qos_features import parse_qos_features
+from dualrail_net.secretref import is_reference
 from dualrail_net.verify.model import DeviceConfig
 from dualrail_net.verify.parsers.files import read_text
 from dualrail_net.verify.parsers.frr import parse_frr
@@ -64,6 +65,8 @@ def parse_services(folder: Path, dev: DeviceConfig) -> None:
                     tacacs.append(value.strip().partition(":")[0])  # server=IP[:port]
                 elif key == "vrf":
                     tacacs_vrf = value.strip()
+                elif not is_reference(value.strip()):
+                    mgmt.literal_secrets.append((name, number, "tacplus_servers secret"))
             elif name == "rsyslog.conf" and (m := _SYSLOG_TARGET.match(line)) is not None:
                 if f'Device="{vrf}"' in m.group(2):
                     mgmt.syslog.append(m.group(1))

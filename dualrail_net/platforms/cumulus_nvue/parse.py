@@ -15,6 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from dualrail_net.secretref import is_reference
 from dualrail_net.sot.yamlsource import PathKey, SourceMap, YamlSourceError, load_yaml_text
 from dualrail_net.verify.model import (
     Aggregate,
@@ -54,6 +55,12 @@ class _Reader:
 
     def routing(self, path: PathKey, what: str) -> None:
         self.dev.unmodelled.append((self.line(path), what))
+
+    def literal_secret(self, node: dict[str, Any], key: str, path: PathKey, what: str) -> None:
+        """A credential key whose value is not the renderer's ``${secret:NAME}``."""
+        value = node.get(key)
+        if value is not None and not (isinstance(value, str) and is_reference(value)):
+            self.dev.management.literal_secrets.append((FILE, self.line((*path, key)), what))
 
     def extra(self, node: Any, path: PathKey, known: set[str], routing: bool = False) -> None:
         if isinstance(node, dict):
@@ -140,6 +147,8 @@ def _system(r: _Reader, system: dict[str, Any], path: PathKey) -> None:
         r.extra(body, (*path, "aaa", "user", user), {"role", "hashed-password", "password", "ssh"})
         keys = _map(_map(body.get("ssh")).get("authorized-key"))
         credential = bool(body.get("hashed-password") or body.get("password") or keys)
+        for key in ("hashed-password", "password"):
+            r.literal_secret(body, key, (*path, "aaa", "user", user), f"user {str(user)[:40]} {key}")
         role = _name(body.get("role")) or ""
         mgmt.users.append(ManagementUser(str(user), "admin" if role in ADMIN_ROLES else role, credential))
     api = system.get("api")
@@ -154,8 +163,10 @@ def _tacacs(r: _Reader, aaa: dict[str, Any], path: PathKey) -> None:
     tacacs = _map(aaa.get("tacacs"))
     r.extra(tacacs, (*path, "tacacs"), {"enable", "vrf", "secret", "server"})
     servers = _map(tacacs.get("server"))
+    r.literal_secret(tacacs, "secret", (*path, "tacacs"), "tacacs secret")
     for key, body in servers.items():
         r.extra(body, (*path, "tacacs", "server", key), {"host", "port", "secret"})
+        r.literal_secret(_map(body), "secret", (*path, "tacacs", "server", key), f"tacacs server {str(key)[:20]} secret")
     if tacacs.get("enable") == "on":
         r.tacacs = [(str(_map(b).get("host")), _name(tacacs.get("vrf")) or "default") for b in servers.values()]
     order = aaa.get("authentication-order")

@@ -36,6 +36,7 @@ from dualrail_net.verify.parsers.frr import (
     parse_prefix_list_line,
     route_map_entry,
 )
+from dualrail_net.secretref import is_reference
 from dualrail_net.verify.parsers.tree import Node, parse_tree
 
 UNITS = {"bytes": 1, "kbytes": 1000, "mbytes": 1000 * 1000}
@@ -483,9 +484,25 @@ def _vrf_block(node: Node, into: dict[str, bool], dev: DeviceConfig, service: st
             _unmodelled(dev, child)
 
 
+def _literal_secret(w: list[str]) -> str | None:
+    """What an EOS line holds as a literal credential (a user's secret, a TACACS+/RADIUS key, an
+    SNMP community) where the renderer writes ``${secret:NAME}``; None: none, or a reference."""
+    if w[0] == "username" and "secret" in w[2:-1]:
+        what, value = f"username {w[1]} secret", w[-1]
+    elif w[0] in ("tacacs-server", "radius-server") and "key" in w[1:-1]:
+        what, value = f"{w[0]} key", w[-1]
+    elif w[:2] == ["snmp-server", "community"] and len(w) >= 3:
+        what, value = "snmp-server community", w[2]
+    else:
+        return None
+    return None if is_reference(value) else what
+
+
 def _management_line(node: Node, dev: DeviceConfig, mgmt: _Mgmt) -> bool:
     """A management line of EOS (False: not one)."""
     w = node.words
+    if (secret := _literal_secret(w)) is not None:
+        dev.management.literal_secrets.append((FILE, node.line, secret))
     if w == ["management", "ssh"]:
         mgmt.ssh_shutdown = any(c.words == ["shutdown"] for c in node.children)
         _vrf_block(node, mgmt.ssh_vrfs, dev, service="ssh")
@@ -503,6 +520,8 @@ def _management_line(node: Node, dev: DeviceConfig, mgmt: _Mgmt) -> bool:
         mgmt.login, mgmt.login_line = w[4:], node.text
     elif w[:4] == ["aaa", "authorization", "exec", "default"]:
         mgmt.exec_authz, mgmt.exec_line = w[4:], node.text
+    elif w[:2] == ["tacacs-server", "key"] and len(w) >= 3:
+        pass  # the key all servers share (held to a reference above)
     elif w[:2] == ["tacacs-server", "host"] and len(w) >= 3:
         mgmt.tacacs.append((w[2], w[w.index("vrf") + 1] if "vrf" in w[3:-1] else "default"))
     elif w == ["lldp", "run"]:

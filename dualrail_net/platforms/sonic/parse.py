@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from dualrail_net.platforms.sonic.cacl import ControlPlane, Rule, control_plane
+from dualrail_net.secretref import is_reference
 from dualrail_net.verify.ipfast import network_of
 from dualrail_net.verify.model import AclEntry, DeviceConfig, EcnProfile, Interface, PfcHeadroom
 from dualrail_net.verify.parsers import link
@@ -483,6 +484,16 @@ def _aaa(dev: DeviceConfig, db: ConfigDb) -> None:
     for key, value in db.table("TACPLUS_SERVER").entries:
         for extra in sorted(set(_fields(value)) - {"priority", "tcp_port", "passkey", "vrf", "timeout", "auth_type"}):
             _note(dev, db, "TACPLUS_SERVER", key, f"TACPLUS_SERVER {key} {extra}")
+    # credentials the renderer writes as ``${secret:NAME}``: a passkey (TACACS+, RADIUS, the global
+    # ones) and the SNMP community (the table's key itself)
+    for table in ("TACPLUS_SERVER", "RADIUS_SERVER", "TACPLUS", "RADIUS"):
+        for key, value in db.table(table).entries:
+            passkey = _fields(value).get("passkey")
+            if passkey is not None and not is_reference(str(passkey)):
+                mgmt.literal_secrets.append((FILE, db.line(table, key), f"{table} {key[:40]} passkey"))
+    for key, _ in db.table("SNMP_COMMUNITY").entries:
+        if not is_reference(key):
+            mgmt.literal_secrets.append((FILE, db.line("SNMP_COMMUNITY", key), "SNMP_COMMUNITY"))
     for key, value in db.table("AAA").entries:
         fields = _fields(value)
         known = {"login", "failthrough", "fallback"} if key == "authentication" else set()

@@ -152,6 +152,23 @@ def mgmt_aaa(ctx: Context) -> list[Finding]:
     return out
 
 
+@check("MGMT-SECRET", "no rendered file holds a credential's value: each names it as ${secret:NAME}",
+       reads={BASE, TOPOLOGY})
+def mgmt_secret(ctx: Context) -> list[Finding]:
+    """The renderer writes every credential as ``${secret:NAME}``, filled in from the secrets file
+    (outside the repository) when the file is pushed; a hand edit that writes the value itself puts
+    a password, hash or key into git (rendered files are committed and reviewed in pull requests)."""
+    out = []
+    for name, dev in ctx.snap.devices.items():
+        for file, line, what in dev.management.literal_secrets:
+            out.append(finding([name], ctx.device_plane.get(name) or "",
+                               f"{ctx.snap.where(name, file, line)}: {what} is written as a value, not as "
+                               "${secret:NAME}",
+                               "the rendered files are committed: the credential is now in the repository's "
+                               "history; keep it in the secrets file and name it"))
+    return out
+
+
 SSH_PORT = 22
 
 

@@ -388,3 +388,25 @@ def test_nvue_global_graceful_shutdown_drains_the_device(nvue_variant: Path) -> 
         dev = parse_text("x", edited)
         assert not dev.unmodelled
         assert [inst.graceful_shutdown_line for inst in dev.bgp.values()] == [line if drained else 0]
+
+
+def test_hostile_neighbor_keys_never_raise(nvue_variant: Path) -> None:
+    """The neighbor's session and family keys with values of every YAML type and range: each is
+    read or reported, never an exception."""
+    import random
+    text = (nvue_variant / LEAF / "startup.yaml").read_text()
+    assert _SPINE_1 + _FAMILY in text
+    values = ['"on"', '"off"', '1', '0', '-5', '99999999999', '"x"', '[]', '{}', '[1, 2]', 'null', 'true', '"auto"',
+              '{enable: "on"}', '{enable: "on", hops: 300}', '{enable: "on", asn: 5, prepend: "off", replace: "on"}',
+              '"self"', '"all-paths"', '{inbound: {maximum: "x"}}', '{regular: 5}', '{nexthop: "off", med: "off"}']
+    session = ["shutdown", "password", "passive-mode", "multihop-ttl", "ttl-security", "local-as", "timers", "bfd"]
+    family = ["weight", "prefix-limits", "community-advertise", "nexthop-setting", "add-path-tx", "attribute-mod",
+              "aspath"]
+    rng = random.Random(5)
+    reported = 0
+    for _ in range(300):
+        keys = "".join(f"                {k}: {rng.choice(values)}\n" for k in rng.sample(session, rng.randint(1, 4)))
+        keys_af = "".join(f"                    {k}: {rng.choice(values)}\n" for k in rng.sample(family, rng.randint(1, 4)))
+        dev = parse_text("x", text.replace(_SPINE_1 + _FAMILY, _SPINE_1 + keys + _FAMILY + keys_af, 1))
+        reported += bool(dev.unmodelled)
+    assert reported  # the odd values reach the reader and are reported

@@ -711,6 +711,12 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
      lambda r: _leaf_af(r, "neighbor 10.11.0.0 maximum-prefix 2 90 restart 5")),
     ("a receive limit one below what a spine sends (FRR accepts the route that crosses it)", "BGP-PREFIX-LIMIT",
      lambda r: _leaf_af(r, "neighbor 10.11.0.0 maximum-prefix 16")),
+    ("an EOS spine presents another ASN to one leaf (local-as ... no-prepend replace-as)", "BGP-SESSION-DOWN",
+     lambda r: _spine_neighbor(r, "local-as 4200001999 no-prepend replace-as")),
+    ("GTSM on the EOS end of a session only (ttl maximum-hops)", "BGP-SESSION-DOWN",
+     lambda r: _spine_neighbor(r, "ttl maximum-hops 1")),
+    ("an EOS password toward a leaf that sets none (its encrypted form is not compared, its presence is)",
+     "BGP-SESSION-DOWN", lambda r: _spine_neighbor(r, "password 7 0123456789ABCDEF")),
     ("an EOS spine limits a leaf to fewer routes than it sends", "BGP-SESSION-DOWN",
      lambda r: edit(r / SPINE_A / "running-config", "   neighbor 10.11.0.1 description",
                     "   neighbor 10.11.0.1 maximum-routes 1\n   neighbor 10.11.0.1 description")),
@@ -842,7 +848,23 @@ def _drop_port_rp_filter(path: Path) -> None:
                             if not (".rp_filter" in line and ".all." not in line)))
 
 
+def _spine_neighbor(root: Path, statement: str) -> None:
+    """One more statement for the EOS spine's neighbor a-leaf-su1-r0 (10.11.0.1)."""
+    edit(root / SPINE_A / "running-config", "   neighbor 10.11.0.1 route-map PLANE-A-OUT out\n",
+         f"   neighbor 10.11.0.1 route-map PLANE-A-OUT out\n   neighbor 10.11.0.1 {statement}\n")
+
+
 VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
+    ("EOS session timing toward a leaf: BFD, timers, graceful restart, the pre-policy copy",
+     lambda r: [_spine_neighbor(r, s) for s in ("bfd", "timers 1 3", "graceful-restart", "rib-in pre-policy retain")]),
+    ("FRR session timing toward a spine: BFD, timers, the advertisement interval",
+     lambda r: edit(r / LEAF_A / "frr.conf", " neighbor 10.11.0.0 description a-spine-1:Ethernet1\n",
+                    " neighbor 10.11.0.0 description a-spine-1:Ethernet1\n neighbor 10.11.0.0 bfd\n"
+                    " neighbor 10.11.0.0 timers 1 3\n neighbor 10.11.0.0 advertisement-interval 0\n")),
+    ("GTSM on both ends of a session (EOS ttl maximum-hops, FRR ttl-security hops)",
+     lambda r: (_spine_neighbor(r, "ttl maximum-hops 1"),
+                edit(r / LEAF_A / "frr.conf", " neighbor 10.11.0.0 description a-spine-1:Ethernet1\n",
+                     " neighbor 10.11.0.0 description a-spine-1:Ethernet1\n neighbor 10.11.0.0 ttl-security hops 1\n"))),
     ("a leaf migrates one session to another ASN with no-prepend replace-as (the paths keep their length)",
      lambda r: _local_as_toward_spine(r, " no-prepend replace-as")),
     ("a leaf offers its spines a default route (their inbound policy takes only the plane's prefixes)",

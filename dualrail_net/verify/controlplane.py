@@ -333,11 +333,15 @@ def session_state(snap: Snapshot, topo: Topology, s: Session,
         if sent < 256 - mine.ttl_security:
             where = snap.where(node[0], devices[node[0]].routing_file, mine.ttl_security_line)
             return SessionState(s, False, f"{where}: {node[0]} takes only packets that arrive with TTL >= "
-                                          f"{256 - mine.ttl_security} (`ttl-security hops {mine.ttl_security}`), and "
+                                          f"{256 - mine.ttl_security} (GTSM, {mine.ttl_security} hop(s)), and "
                                           f"{other_node[0]} sends with TTL {sent}: no TCP connection is accepted")
-    if a_end.password != b_end.password and not (a_end.password_opaque or b_end.password_opaque):
-        # TCP MD5: a segment without the signature the receiver expects (or with another key) is dropped
-        signing = [(node, end) for node, end in ((s.a, a_end), (s.b, b_end)) if end.password is not None]
+    signs = [end.password is not None or end.password_opaque for end in ends]
+    if signs[0] != signs[1] or signs[0] and a_end.password != b_end.password \
+            and not (a_end.password_opaque or b_end.password_opaque):
+        # TCP MD5: a segment without the signature the receiver expects (or with another key) is
+        # dropped; an opaque password (EOS's encrypted form) is compared only with none
+        signing = [(node, end) for node, end in ((s.a, a_end), (s.b, b_end))
+                   if end.password is not None or end.password_opaque]
         signer, signed = signing[0]
         other = s.b if signer == s.a else s.a
         where = snap.where(signer[0], devices[signer[0]].routing_file, signed.password_line)

@@ -111,6 +111,12 @@ def _neighbor(inst: BgpInstance, w: list[str], line: int) -> Neighbor:
 
 
 _ADDPATH_TX = ("addpath-tx-all-paths", "addpath-tx-bestpath-per-AS")  # FRR's words (Neighbor.addpath_tx_line)
+# neighbor statements that change when a session notices a fault or restarts, never whether it
+# comes up or what it carries (keepalive/hold timers, BFD: bgpd and EOS take a session down only
+# when a BFD session that was up goes down, graceful restart, the advertisement interval, EOS's
+# copy of what arrives before the policy)
+_SESSION_TIMING = frozenset({"timers", "bfd", "graceful-restart", "graceful-restart-helper",
+                             "graceful-restart-disable", "advertisement-interval"})
 
 
 def _standard_communities(which: list[str], eos: bool) -> bool | None:
@@ -160,6 +166,8 @@ def neighbor_statement(inst: BgpInstance, w: list[str], line: int = 0, negated: 
             n.peer_group = rest[1]
             return True
         return not rest
+    if verb in _SESSION_TIMING or eos and w[2:] == ["rib-in", "pre-policy", "retain"]:
+        return True
     if negated:
         if verb == "activate" and len(w) == 3:
             _neighbor(inst, w, line).activate = False
@@ -195,8 +203,8 @@ def neighbor_statement(inst: BgpInstance, w: list[str], line: int = 0, negated: 
         # FRR's password is the rest of the line; EOS stores it encrypted with the neighbor's name, so
         # two ends' strings cannot be compared: EOS's is reported unmodelled and the pair not judged
         n = _neighbor(inst, w, line)
-        if eos:
-            n.password_opaque = True
+        if eos:  # (judged where the other end sets none: one end signs, the other does not)
+            n.password_opaque, n.password_line = True, line
             return False
         n.password, n.password_line = " ".join(w[3:]), line
     elif verb == "send-community" and (standard := _standard_communities(w[3:], eos)) is not None:
@@ -215,8 +223,10 @@ def neighbor_statement(inst: BgpInstance, w: list[str], line: int = 0, negated: 
             return False
         n = _neighbor(inst, w, line)
         n.max_prefix, n.max_prefix_line = limit, line
-    elif verb == "local-as" and len(w) >= 4 and not eos and w[4:] in ([], ["no-prepend"], ["no-prepend", "replace-as"]) \
-            and (local := parse_asn(w[3])) is not None:
+    elif verb == "local-as" and len(w) >= 4 and (local := parse_asn(w[3])) is not None and (
+            w[4:] in ([], ["no-prepend"], ["no-prepend", "replace-as"]) if not eos else w[4:] == ["no-prepend", "replace-as"]):
+        # (EOS takes only `local-as N no-prepend replace-as [fallback]`; with fallback the session
+        # also comes up with the real ASN: not read)
         n = _neighbor(inst, w, line)
         n.local_as, n.local_as_line = local, line
         n.local_as_no_prepend, n.local_as_replace = "no-prepend" in w[4:], "replace-as" in w[4:]
@@ -248,10 +258,12 @@ def neighbor_statement(inst: BgpInstance, w: list[str], line: int = 0, negated: 
     elif verb == "weight" and len(w) == 4 and (weight := _int(w[3], 65535)) is not None:
         n = _neighbor(inst, w, line)
         n.weight, n.weight_line = weight, line
-    elif verb == "ttl-security" and len(w) == 5 and w[3] == "hops" and not eos and (hops := _int(w[4], 254)):
+    elif (verb == "ttl-security" and len(w) == 5 and w[3] == "hops" and not eos
+          or verb == "ttl" and len(w) == 5 and w[3] == "maximum-hops" and eos) and (hops := _int(w[4], 254)):
+        # GTSM: FRR `ttl-security hops H`, EOS `ttl maximum-hops H` (sent with TTL 255, taken at >= 256-H)
         n = _neighbor(inst, w, line)
         n.ttl_security, n.ttl_security_line = hops, line
-    elif verb == "ebgp-multihop" and len(w) in (3, 4) and not eos:
+    elif verb == "ebgp-multihop" and len(w) in (3, 4):  # (EOS alike: no number is 255)
         ttl = _int(w[3], 255) if len(w) == 4 else 255
         if not ttl:
             return False

@@ -129,3 +129,33 @@ def test_the_plan_computed_before_the_servers_arrive_is_the_models(clean: Path, 
             assert "10.12.0.0/16" in view.control.index.prefixes[len(bits):]
     assert partitioned.check_folder(broken, workers=2) and partitioned._early_plans(
         broken, snap.manifest, snap.cabling, registered()).keys() == set(snap.planes)
+
+
+def test_reading_ahead_changes_no_result_and_stays_in_the_folder(clean: Path, tmp_path: Path) -> None:  # noqa: F811
+    """The kernel's read-ahead (verify/prefetch.py) is advice only: the results are the same with
+    and without it, and it passes over what is not a regular file of the folder (a symbolic link
+    out of it, a FIFO, a missing folder) without opening it or raising."""
+    import os
+    import threading
+    from dualrail_net.verify import prefetch
+    with_ahead = partitioned.check_folder(clean, workers=2)
+    assert outcome(with_ahead) == outcome(partitioned.check_folder(clean, workers=2, read_ahead=False))
+    folder = tmp_path / "dev"
+    folder.mkdir()
+    (folder / "frr.conf").write_text("x\n")
+    (folder / "link").symlink_to("/etc/passwd")
+    os.mkfifo(folder / "fifo")  # opening a FIFO for reading would block: it must not be opened
+    for thread in threading.enumerate():  # the runs above read ahead in threads of their own
+        if thread.name == "dualrail-read-ahead":
+            thread.join(60)
+    opened: list[str] = []
+    real_open = os.open
+    def spy(path: str, flags: int, *args: int) -> int:
+        opened.append(os.path.basename(path))
+        return real_open(path, flags, *args)
+    prefetch.os.open = spy  # type: ignore[assignment]
+    try:
+        prefetch.read_ahead([folder, tmp_path / "missing"])  # (a FIFO opened would block here)
+    finally:
+        prefetch.os.open = real_open  # type: ignore[assignment]
+    assert opened == ["frr.conf"]

@@ -52,6 +52,7 @@ from dualrail_net.verify.checks.routing import PER_PLANE
 from dualrail_net.verify.controlplane import PlanePlan, expected_plane, planned_bits
 from dualrail_net.verify.model import DeviceConfig, Interface, Qos, ServerConfig, ServerRoute, ServerRule
 from dualrail_net.verify.parsers import add_routing, parse_server, platform_parser
+from dualrail_net.verify.prefetch import start_read_ahead
 from dualrail_net.manifest import Manifest
 from dualrail_net.verify.snapshot import Snapshot, assemble, cabling_path, load_snapshot, read_manifest
 
@@ -203,11 +204,15 @@ TWO_SIDES_FROM = 1500
 
 
 def check_folder(root: Path, only: set[str] | None = None, workers: int | None = None,
-                 timings: dict[str, float] | None = None) -> list[CheckResult]:
+                 timings: dict[str, float] | None = None, read_ahead: bool = True) -> list[CheckResult]:
     """Parse and check the rendered folder: in two processes (see the module's text) from
     TWO_SIDES_FROM switches and servers, or when ``workers`` = 2; else load_snapshot and
-    run_checks in this process. The results are the same either way."""
+    run_checks in this process. The results are the same either way. ``read_ahead``: the kernel
+    reads the folders' files ahead of the parsers (verify/prefetch.py; off: the plain reads)."""
     manifest = read_manifest(root)
+    if read_ahead:  # switches, then servers: the order both sides parse them in
+        start_read_ahead([root / meta.dir for meta in manifest.devices.values()]
+                         + [root / meta.dir for meta in manifest.servers.values()])
     size = len(manifest.devices) + len(manifest.servers)
     if workers is None:
         workers = 2 if size >= TWO_SIDES_FROM and len(os.sched_getaffinity(0)) > 1 else 1

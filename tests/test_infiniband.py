@@ -113,7 +113,45 @@ STATIC_CASES: list[tuple[str, str, str, str, str]] = [
      "IB-ROUTING-FILES"),
     ("ftree reads another plane's roots", "ib-plane-IBA/opensm.conf", "/etc/opensm/IBA/root_guids.conf",
      "/etc/opensm/IBB/root_guids.conf", "IB-ROUTING-FILES"),
+    # the same edit in both planes keeps them alike (IB-MEMBERS): the plan still tells
+    ("every port a full member of the default partition", PA, "    ALL=limited,\n", "    ALL=full,\n", "IB-PKEYS"),
+    ("a tenant member dropped", PA, "    0x0c42a10300a10003=full,\n", "", "IB-PKEYS"),
 ]
+
+# partitions.conf edits opensm accepts, each with the P_Key tables it changes: the offline model
+# (ib/pkeys.py) and opensm on ibsim must name the same ports with the same tables
+PKEY_EDITS: list[tuple[str, str, str, bool]] = [  # (what, old, new, whether any port's table changes)
+    ("every port a full member of the default partition", "    ALL=limited,\n", "    ALL=full,\n", True),
+    ("the SM's own port no longer full in the default partition", "    SELF=full ;\n", "    SELF=limited ;\n", True),
+    ("HCAs named by ALL_CAS (for HCA ports the same as ALL)", "    ALL=limited,\n", "    ALL_CAS=limited,\n", False),
+    # opensm puts every port in the default partition anyway, as a limited member
+    ("switches only in the default partition", "    ALL=limited,\n", "    ALL_SWITCHES=full,\n", False),
+    ("a tenant member dropped", "    0x0c42a10300a10003=full,\n", "", True),
+    ("a tenant member limited", "    0x0c42a10300a10003=full,\n", "    0x0c42a10300a10003=limited,\n", True),
+    ("a member named twice, limited then full (full wins)", "    0x0c42a10300a10004=full,\n",
+     "    0x0c42a10300a10004=limited,\n    0x0c42a10300a10004=full,\n", False),
+    ("a P_Key with the membership bit (only 15 bits count)", "tenant_a=0x0101", "tenant_a=0x8101", False),
+]
+
+
+@needs_sim
+def test_pkey_model_agrees_with_opensm(clean: Path, tmp_path: Path) -> None:
+    """The oracle: for each edit, the ports IB-PKEYS names (offline) and IB-SIM-PKEYS names (opensm
+    on ibsim, the tables read back from the ports) are the same, each with the same table."""
+    import re
+    said = re.compile(r"(\S+) \((0x[0-9a-f]+)\)(?::| would get) P_Keys (.*?), (?:the )?inventory says")
+
+    def tables(messages: list[str]) -> set[tuple[str, str]]:
+        found = {m.groups() for m in map(said.search, messages) if m}
+        assert len(found) == len(messages), messages
+        return {(guid, table) for _, guid, table in found}
+
+    for i, (desc, old, new, changes) in enumerate(PKEY_EDITS):
+        out = broken_copy(clean, tmp_path / str(i), PA, old, new)
+        static = tables(fired(run_static(out), "IB-PKEYS"))
+        simulated = tables(fired(run_simulation(out)[0], "IB-SIM-PKEYS"))
+        assert static == simulated, (desc, static ^ simulated)
+        assert bool(static) == changes, (desc, static)
 
 
 @pytest.mark.parametrize("desc,path,old,new,check", STATIC_CASES, ids=[c[0] for c in STATIC_CASES])

@@ -10,6 +10,7 @@ from pathlib import Path
 from dualrail_net.manifest import IbPlaneEntry, Manifest
 from dualrail_net.verify.findings import CheckResult, Finding, Severity
 from dualrail_net.verify.ib.partitions import Partition, parse_partitions
+from dualrail_net.verify.ib.pkeys import hca_pkey_tables
 from dualrail_net.verify.parsers.files import is_decimal
 
 WHY_OPEN = "opensm drops a file it cannot parse and puts every port in the default partition as a full member"
@@ -33,6 +34,8 @@ def run_static(out: Path) -> list[CheckResult]:
     unmodelled = CheckResult("IB-OPENSM-UNMODELLED", "every line of opensm.conf is one the checks understand")
     standby = CheckResult("IB-SM-STANDBY", "each plane's standby SM binds to its planned port with a lower priority "
                           "than the master and otherwise runs the master's settings (a failover changes nothing)")
+    tables = CheckResult("IB-PKEYS", "every HCA port's P_Key table, as opensm programs it from partitions.conf, "
+                         "holds exactly the partitions and membership the inventory says")
     routing = CheckResult("IB-ROUTING-FILES", "the fat-tree engine reads this plane's files, whose roots are exactly "
                           "the plane's spines and compute nodes exactly its HCA ports")
     parsed: dict[str, list[Partition]] = {}
@@ -75,6 +78,8 @@ def run_static(out: Path) -> list[CheckResult]:
                     members.findings.append(_f(members.check, plane, f"{rel}:{m.line}: {part.name}: GUID {m.target} is "
                                                f"{owner[1]}'s port in plane {owner[0]}, not cabled to plane {plane}",
                                                "the member would be missing from this plane", (owner[1],)))
+        if not res.errors:  # (a file opensm refuses is IB-PARTITION-SYNTAX's: opensm drops it whole)
+            tables.findings.extend(_pkey_findings(tables.check, plane, meta, res.partitions))
         conf = (folder / "opensm.conf").read_text()
         settings, unknown = read_opensm_conf(conf)
         for line, text in unknown:
@@ -136,7 +141,28 @@ def run_static(out: Path) -> list[CheckResult]:
             detail = "; ".join(f"{p}: {v or 'none'}" for p, v in views.items())
             members.findings.append(_f(members.check, "", f"{server} has different tenant partitions per plane ({detail})",
                                        "a job that loses one plane would lose its partition too", (server,)))
-    return [syntax, pkeys, members, prefix, security, unmodelled, standby, routing]
+    return [syntax, pkeys, members, tables, prefix, security, unmodelled, standby, routing]
+
+
+def _pkey_findings(check: str, plane: str, meta: IbPlaneEntry, partitions: list[Partition]) -> list[Finding]:
+    """The P_Key table opensm would program into each of the plane's HCA ports (ib/pkeys.py)
+    against the inventory's (manifest ``expected_pkeys``), port by port."""
+    out = []
+    host_of = {guid: host for host, guid in meta.hosts.items()}
+    got = hca_pkey_tables(partitions, meta.expected_pkeys, meta.sm_guid)
+    for guid, want in meta.expected_pkeys.items():
+        want_int = {int(k, 16): ("full" if v == "both" else v) for k, v in want.items()}
+        table = got.get(guid.lower(), {})
+        if table != want_int:
+            out.append(_f(check, plane, f"{meta.dir}/partitions.conf: {host_of.get(guid, guid)} ({guid}) would get "
+                          f"P_Keys {fmt_pkeys(table)}, the inventory says {fmt_pkeys(want_int)}",
+                          "the port is in partitions it should not see, or cut off from its own",
+                          (host_of[guid],) if guid in host_of else ()))
+    return out
+
+
+def fmt_pkeys(table: dict[int, str]) -> str:
+    return ", ".join(f"{k:#06x}={v}" for k, v in sorted(table.items())) or "none"
 
 
 def _guids(text: str) -> list[tuple[int, str]]:

@@ -39,7 +39,7 @@ def rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def measure(name: str, shape: Shape, write: bool) -> dict[str, float | int | str]:
+def measure(name: str, shape: Shape, write: bool, read_ahead: bool = True) -> dict[str, float | int | str]:
     t0 = time.perf_counter()
     inv = synthetic_inventory(shape)
     t1 = time.perf_counter()
@@ -58,7 +58,7 @@ def measure(name: str, shape: Shape, write: bool) -> dict[str, float | int | str
             written_s = time.perf_counter() - t4
             t5 = time.perf_counter()
             timings: dict[str, float] = {}
-            results = check_folder(Path(tmp), timings=timings)
+            results = check_folder(Path(tmp), timings=timings, read_ahead=read_ahead)
             verify_s = time.perf_counter() - t5
             parse_s = timings.get("parse", 0.0)
             topo_s = timings.get("topology", 0.0)
@@ -87,6 +87,8 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="skip the 100k-GPU fabric")
     parser.add_argument("--json", action="store_true", help="print JSON lines")
     parser.add_argument("--no-write", action="store_true", help="do not time writing files")
+    parser.add_argument("--no-read-ahead", action="store_true",
+                        help="verify without the kernel's read-ahead of the folder (verify/prefetch.py): the plain reads")
     args = parser.parse_args()
     shapes = dict(SHAPES)
     if not args.quick:
@@ -96,7 +98,7 @@ def main() -> int:
     if not args.json:
         print(header)
     for name, shape in shapes.items():
-        row = measure(name, shape, not args.no_write)
+        row = measure(name, shape, not args.no_write, not args.no_read_ahead)
         if args.json:
             print(json.dumps(row))
         else:

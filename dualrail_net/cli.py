@@ -142,9 +142,10 @@ def build_parser() -> argparse.ArgumentParser:
                        "  HOST-*    NCCL env, sysctls and each NIC port's forwarding decision (simulated as the\n"
                        "            kernel installs ifupdown2's routes and rules: held to `ip route get`)\n"
                        "  MGMT-*    every switch keeps its management address, route, SSH/API and users, a local login\n"
-                       "            when TACACS+ does not answer, and the planned TACACS+ servers (no lock-out)\n"
-                       "  IB-*      partitions.conf/opensm.conf statically (incl. enforcement), and with --ib (or when "
-                       "installed) on a simulated fabric\n"
+                       "            when TACACS+ does not answer, and the planned TACACS+ servers (no lock-out);\n"
+                       "            MGMT-SECRET: no credential written into a file as its value (`${secret:NAME}`)\n"
+                       "  IB-*      partitions.conf/opensm.conf statically (incl. enforcement and each HCA port's P_Key\n"
+                       "            table as opensm programs it), and with --ib (or when installed) on a simulated fabric\n"
                        "  CONSUMER-*  the real programs: FRR's parser on every frr.conf, ifupdown2 on every interfaces file\n\n"
                        "Every finding names its devices and plane, what is wrong and why it matters; the check table "
                        "is in docs/architecture.md. Exit 0: no error (warnings allowed); 1: an error; 2: bad arguments.",

@@ -663,6 +663,19 @@ def _fib_filter(rng: random.Random, text: str) -> tuple[str, str] | None:
     return line, re.sub(r"^(router bgp )", f"{line}\n\\1", text, count=1, flags=re.M)
 
 
+def _match_list(rng: random.Random, text: str) -> tuple[str, str] | None:
+    """A route-map entry also matches on a community list or an AS-path access list that the file
+    does not define (bgpd: no list, no match: the entry matches nothing)."""
+    entries = re.findall(r"^route-map (\S+) (permit|deny) (\d+)$", text, re.M)
+    if not entries:
+        return None
+    name, action, seq = rng.choice(entries)
+    clause = rng.choice(["match community UNDEFINED-COMMUNITIES", "match as-path UNDEFINED-PATHS",
+                         "match community UNDEFINED-COMMUNITIES exact-match"])
+    head = f"route-map {name} {action} {seq}\n"
+    return f"route-map {name} {action} {seq}: {clause}", text.replace(head, head + f" {clause}\n", 1)
+
+
 # --- edits of a switch's interfaces file (ifupdown2 applies them in the twin) -----------------------
 
 def _stanza_spans(text: str) -> list[tuple[str, int, int]]:
@@ -788,7 +801,7 @@ EDITS: tuple[Callable[[random.Random, str], tuple[str, str] | None], ...] = (
     _attribute, _maximum_prefix, _maximum_prefix, _session_option, _router_id, _redistribute, _static_route,
     _bgp_shutdown, _session_transport, _weight, _distance, _table_map, _fib_filter, _next_hop,
     _neighbor_prefix_list, _next_hop_unchanged, _remove_private_as, _default_originate, _as_override,
-    _graceful_shutdown, _med_missing_as_worst, _addpath)
+    _graceful_shutdown, _med_missing_as_worst, _addpath, _match_list)
 
 
 def edit_kind(edit: Callable[..., tuple[str, str] | None]) -> str:

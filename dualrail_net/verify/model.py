@@ -241,6 +241,12 @@ class RouteMapEntry:
     # (controlplane.next_hop_verdict says whether the receiver can use it); None: not set
     next_hop: str | None = None
     next_hop_line: int = 0
+    # `match community NAME [exact-match]`, `match as-path NAME`: (kind, list, line). A list the
+    # device does not define matches nothing (bgpd's route_match_community/aspath: no list, no
+    # match), so the entry matches no route (``never_line``: the first such clause, set when an FRR
+    # device is read); one it defines, or EOS's undefined one, is not evaluated (reported)
+    match_lists: list[tuple[str, str, int]] = field(default_factory=list)
+    never_line: int = 0
 
 
 @dataclass(slots=True)
@@ -360,6 +366,10 @@ class DeviceConfig:
     api_port: int = 443  # the TCP port of the API served in the management VRF (EOS eAPI; SONiC gNMI 8080)
     # references the device's config cannot resolve at load time: (line, "peer-group NAME")
     undefined_refs: list[tuple[int, str]] = field(default_factory=list)
+    # the community and AS-path lists the config defines: (kind, name) -> the line of its first
+    # entry; kind "community" or "as-path" (their entries are not evaluated; a route-map's match on
+    # a list not here is)
+    match_list_names: dict[tuple[str, str], int] = field(default_factory=dict)
 
 
 @dataclass(slots=True)

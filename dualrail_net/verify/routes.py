@@ -88,7 +88,7 @@ def _route_map_mask(dev: DeviceConfig, name: str | None, idx: PrefixIndex, full:
     signature = tuple((e.seq, e.action, tuple((pl, tuple((x.seq, x.action, x.prefix, x.ge, x.le)
                                                           for x in dev.prefix_lists.get(pl, []))
                                                if pl in dev.prefix_lists else (pl, None))
-                                              for pl in e.match_prefix_lists))
+                                              for pl in e.match_prefix_lists), e.never_line)
                       for e in entries)
     if signature in cache:
         return cache[signature]
@@ -177,6 +177,8 @@ def _evaluate(dev: DeviceConfig, entries: list[RouteMapEntry], idx: PrefixIndex,
 
 def _entry_matches(dev: DeviceConfig, entry: RouteMapEntry, idx: PrefixIndex, full: int,
                    undefined: list[tuple[str, str]]) -> int:
+    if entry.never_line:
+        return 0  # a match on a community or AS-path list the device does not define
     if not entry.match_prefix_lists:
         return full
     matched = full
@@ -381,8 +383,8 @@ def explain_route_map(dev: DeviceConfig, name: str, prefix: str) -> tuple[bool, 
         return False, 0, f"route-map {name} is not defined (an undefined route-map denies everything)"
     net, length = network_of(prefix)
     for entry in sorted(entries, key=lambda e: e.seq):
-        matched = True
-        for pl_name in entry.match_prefix_lists:
+        matched = not entry.never_line
+        for pl_name in entry.match_prefix_lists if matched else ():
             if not explain_prefix_list(dev, pl_name, prefix)[0]:  # undefined, denied or unmatched
                 matched = False
                 break

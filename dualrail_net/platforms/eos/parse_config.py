@@ -29,6 +29,7 @@ from dualrail_net.verify.parsers.files import read_text
 from dualrail_net.verify.parsers.frr import (
     _int,
     finish_bgp,
+    match_list_definition,
     is_ip,
     is_prefix,
     neighbor_statement,
@@ -421,6 +422,8 @@ def parse_eos(text: str, dev: DeviceConfig) -> None:
                     else:
                         _unmodelled(dev, leak)
         elif not node.text.startswith(KNOWN_TOP_LEVEL):
+            if (defined := match_list_definition(w)) is not None:
+                dev.match_list_names.setdefault(defined, node.line)  # (entries not evaluated: reported)
             _unmodelled(dev, node)
     for name, iface in dev.interfaces.items():
         if name.startswith("Ethernet") and name not in routed and iface.addresses and not iface.down:

@@ -330,6 +330,10 @@ def route_map_clause(entry: RouteMapEntry, w: list[str], line: int) -> bool:
     if w[:4] == ["match", "ip", "address", "prefix-list"] and len(w) == 5:
         entry.match_prefix_lists.append(w[4])
         return True
+    if (w[:2] == ["match", "community"] and len(w) in (3, 4) and w[3:] in ([], ["exact-match"])
+            or w[:2] == ["match", "as-path"] and len(w) == 3):
+        entry.match_lists.append((w[1], w[2], line))  # judged once the device is read (finish_bgp)
+        return True
     if w[:3] == ["set", "as-path", "prepend"] and len(w) > 3:
         asns = [parse_asn(word) for word in w[3:]]
         if None in asns or len(asns) > 16:
@@ -642,8 +646,24 @@ def _top_level(dev: DeviceConfig, w: list[str], number: int) -> int:
         return TOP
     elif text.startswith(KNOWN_TOP_LEVEL):
         return TOP
+    elif (defined := match_list_definition(w)) is not None:
+        dev.match_list_names.setdefault(defined, number)  # (its entries are not evaluated: the line is reported)
     dev.unmodelled.append((number, text))
     return OTHER  # the block's lines belong to it: the block is what is reported
+
+
+def match_list_definition(w: list[str]) -> tuple[str, str] | None:
+    """The (kind, name) a community-list or AS-path access-list line defines (FRR `bgp
+    community-list [standard|expanded] NAME ...`, `bgp as-path access-list NAME ...`, their older
+    `ip ...` forms; EOS `ip community-list [regexp] NAME ...`, `ip as-path access-list NAME ...`)."""
+    if w[:1] not in (["bgp"], ["ip"]) or len(w) < 4:
+        return None
+    if w[1] == "community-list":
+        name = w[3] if w[2] in ("standard", "expanded", "regexp") else w[2]
+        return ("community", name)
+    if w[1:3] == ["as-path", "access-list"] and len(w) >= 5:
+        return ("as-path", w[3])
+    return None
 
 
 def ebgp_neighbor(n: Neighbor, own_asn: int) -> bool:
@@ -657,6 +677,17 @@ def finish_bgp(dev: DeviceConfig, frr: bool = True) -> None:
     own setting wins) and leave ``neighbors``; a neighbor that is shut down brings up no session, so
     it leaves ``neighbors`` (what pairing and propagation read) for ``shut_neighbors``; VRF imports
     and matching route targets become ``vrf_route_leaks``."""
+    for entries in dev.route_maps.values():
+        for entry in entries:
+            for kind, name, line in entry.match_lists:
+                if (kind, name) in dev.match_list_names:
+                    dev.unmodelled.append((line, f"match {kind} {name}"))
+                elif not frr:  # (bgpd's rule, read in its source; EOS's is not known here)
+                    dev.unmodelled.append((line, f"match {kind} {name}: a list the config does not define"))
+                else:
+                    entry.never_line = entry.never_line or line
+                    dev.undefined_refs.append((line, f"{'community-list' if kind == 'community' else 'as-path access-list'} "
+                                                     f"{name} (the route-map entry that matches on it matches nothing)"))
     for inst in dev.bgp.values():
         groups = {name: inst.neighbors.pop(name) for name in inst.peer_groups if name in inst.neighbors}
         rr_written: dict[str, str] = {}  # a member -> the peer-group whose route-reflector-client it took

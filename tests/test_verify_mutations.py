@@ -717,6 +717,13 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
     ("a route-map entry matching an AS-path list nobody defines", "ROUTE-UNDEFINED-REF",
      lambda r: edit(r / LEAF_A / "frr.conf", "route-map LOCAL-A-OUT permit 10\n match ip address prefix-list LOCAL-A\n",
                     "route-map LOCAL-A-OUT permit 10\n match ip address prefix-list LOCAL-A\n match as-path NOPE\n")),
+    ("a route-map entry matching an access list nobody defines (`match ip address NAME`)", "ROUTE-MISSING",
+     lambda r: edit(r / LEAF_A / "frr.conf", "route-map PLANE-A-IN permit 10\n match ip address prefix-list PLANE-A\n",
+                    "route-map PLANE-A-IN permit 10\n match ip address prefix-list PLANE-A\n match ip address NOACL\n")),
+    ("a route-map entry matching next hops by a prefix-list nobody defines", "ROUTE-UNDEFINED-REF",
+     lambda r: edit(r / LEAF_A / "frr.conf", "route-map PLANE-A-IN permit 10\n match ip address prefix-list PLANE-A\n",
+                    "route-map PLANE-A-IN permit 10\n match ip address prefix-list PLANE-A\n"
+                    " match ip next-hop prefix-list NOPL\n")),
     ("a match on a community list the config defines (its entries are not evaluated)", "CONFIG-UNMODELLED",
      lambda r: edit(r / LEAF_A / "frr.conf", "route-map PLANE-A-IN permit 10\n match ip address prefix-list PLANE-A\n",
                     "bgp community-list standard ANY seq 5 permit internet\n!\n"

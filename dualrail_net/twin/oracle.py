@@ -664,14 +664,16 @@ def _fib_filter(rng: random.Random, text: str) -> tuple[str, str] | None:
 
 
 def _match_list(rng: random.Random, text: str) -> tuple[str, str] | None:
-    """A route-map entry also matches on a community list or an AS-path access list that the file
-    does not define (bgpd: no list, no match: the entry matches nothing)."""
+    """A route-map entry also matches on a community list, an AS-path access list, an access list or
+    a next-hop prefix-list that the file does not define (bgpd: no list, no match: the entry
+    matches nothing)."""
     entries = re.findall(r"^route-map (\S+) (permit|deny) (\d+)$", text, re.M)
     if not entries:
         return None
     name, action, seq = rng.choice(entries)
     clause = rng.choice(["match community UNDEFINED-COMMUNITIES", "match as-path UNDEFINED-PATHS",
-                         "match community UNDEFINED-COMMUNITIES exact-match"])
+                         "match community UNDEFINED-COMMUNITIES exact-match", "match ip address UNDEFINED-ACL",
+                         "match ip next-hop prefix-list UNDEFINED-NEXT-HOPS"])
     head = f"route-map {name} {action} {seq}\n"
     return f"route-map {name} {action} {seq}: {clause}", text.replace(head, head + f" {clause}\n", 1)
 

@@ -334,6 +334,12 @@ def route_map_clause(entry: RouteMapEntry, w: list[str], line: int) -> bool:
             or w[:2] == ["match", "as-path"] and len(w) == 3):
         entry.match_lists.append((w[1], w[2], line))  # judged once the device is read (finish_bgp)
         return True
+    if w[:3] == ["match", "ip", "address"] and len(w) == 4:
+        entry.match_lists.append(("access-list", w[3], line))
+        return True
+    if w[:4] == ["match", "ip", "next-hop", "prefix-list"] and len(w) == 5:
+        entry.match_lists.append(("next-hop prefix-list", w[4], line))
+        return True
     if w[:3] == ["set", "as-path", "prepend"] and len(w) > 3:
         asns = [parse_asn(word) for word in w[3:]]
         if None in asns or len(asns) > 16:
@@ -653,9 +659,12 @@ def _top_level(dev: DeviceConfig, w: list[str], number: int) -> int:
 
 
 def match_list_definition(w: list[str]) -> tuple[str, str] | None:
-    """The (kind, name) a community-list or AS-path access-list line defines (FRR `bgp
+    """The (kind, name) a community-list, AS-path access-list or access-list line defines (FRR `bgp
     community-list [standard|expanded] NAME ...`, `bgp as-path access-list NAME ...`, their older
-    `ip ...` forms; EOS `ip community-list [regexp] NAME ...`, `ip as-path access-list NAME ...`)."""
+    `ip ...` forms, `access-list NAME ...`; EOS `ip community-list [regexp] NAME ...`, `ip as-path
+    access-list NAME ...`)."""
+    if w[0] == "access-list" and len(w) >= 3:  # FRR's IPv4 access list (`match ip address NAME`)
+        return ("access-list", w[1])
     if w[:1] not in (["bgp"], ["ip"]) or len(w) < 4:
         return None
     if w[1] == "community-list":
@@ -680,14 +689,15 @@ def finish_bgp(dev: DeviceConfig, frr: bool = True) -> None:
     for entries in dev.route_maps.values():
         for entry in entries:
             for kind, name, line in entry.match_lists:
-                if (kind, name) in dev.match_list_names:
+                if (kind, name) in dev.match_list_names or kind == "next-hop prefix-list" and name in dev.prefix_lists:
                     dev.unmodelled.append((line, f"match {kind} {name}"))
                 elif not frr:  # (bgpd's rule, read in its source; EOS's is not known here)
                     dev.unmodelled.append((line, f"match {kind} {name}: a list the config does not define"))
                 else:
                     entry.never_line = entry.never_line or line
-                    dev.undefined_refs.append((line, f"{'community-list' if kind == 'community' else 'as-path access-list'} "
-                                                     f"{name} (the route-map entry that matches on it matches nothing)"))
+                    listed = {"community": "community-list", "as-path": "as-path access-list"}.get(kind, kind)
+                    dev.undefined_refs.append((line, f"{listed} {name} (the route-map entry that matches on it "
+                                                     "matches nothing)"))
     for inst in dev.bgp.values():
         groups = {name: inst.neighbors.pop(name) for name in inst.peer_groups if name in inst.neighbors}
         rr_written: dict[str, str] = {}  # a member -> the peer-group whose route-reflector-client it took

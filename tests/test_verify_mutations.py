@@ -712,22 +712,16 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
     ("a receive limit one below what a spine sends (FRR accepts the route that crosses it)", "BGP-PREFIX-LIMIT",
      lambda r: _leaf_af(r, "neighbor 10.11.0.0 maximum-prefix 16")),
     ("a route-map entry that also matches a community list nobody defines (bgpd: no list, no match)", "ROUTE-MISSING",
-     lambda r: edit(r / LEAF_A / "frr.conf", "route-map PLANE-A-IN permit 10\n match ip address prefix-list PLANE-A\n",
-                    "route-map PLANE-A-IN permit 10\n match ip address prefix-list PLANE-A\n match community NOPE\n")),
+     lambda r: _leaf_clause(r, "PLANE-A-IN", "match community NOPE")),
     ("a route-map entry matching an AS-path list nobody defines", "ROUTE-UNDEFINED-REF",
-     lambda r: edit(r / LEAF_A / "frr.conf", "route-map LOCAL-A-OUT permit 10\n match ip address prefix-list LOCAL-A\n",
-                    "route-map LOCAL-A-OUT permit 10\n match ip address prefix-list LOCAL-A\n match as-path NOPE\n")),
+     lambda r: _leaf_clause(r, "LOCAL-A-OUT", "match as-path NOPE")),
     ("a route-map entry matching an access list nobody defines (`match ip address NAME`)", "ROUTE-MISSING",
-     lambda r: edit(r / LEAF_A / "frr.conf", "route-map PLANE-A-IN permit 10\n match ip address prefix-list PLANE-A\n",
-                    "route-map PLANE-A-IN permit 10\n match ip address prefix-list PLANE-A\n match ip address NOACL\n")),
+     lambda r: _leaf_clause(r, "PLANE-A-IN", "match ip address NOACL")),
     ("a route-map entry matching next hops by a prefix-list nobody defines", "ROUTE-UNDEFINED-REF",
-     lambda r: edit(r / LEAF_A / "frr.conf", "route-map PLANE-A-IN permit 10\n match ip address prefix-list PLANE-A\n",
-                    "route-map PLANE-A-IN permit 10\n match ip address prefix-list PLANE-A\n"
-                    " match ip next-hop prefix-list NOPL\n")),
+     lambda r: _leaf_clause(r, "PLANE-A-IN", "match ip next-hop prefix-list NOPL")),
     ("a match on a community list the config defines (its entries are not evaluated)", "CONFIG-UNMODELLED",
-     lambda r: edit(r / LEAF_A / "frr.conf", "route-map PLANE-A-IN permit 10\n match ip address prefix-list PLANE-A\n",
-                    "bgp community-list standard ANY seq 5 permit internet\n!\n"
-                    "route-map PLANE-A-IN permit 10\n match ip address prefix-list PLANE-A\n match community ANY\n")),
+     lambda r: _leaf_clause(r, "PLANE-A-IN", "match community ANY",
+                                before="bgp community-list standard ANY seq 5 permit internet\n!\n")),
     ("an EOS spine presents another ASN to one leaf (local-as ... no-prepend replace-as)", "BGP-SESSION-DOWN",
      lambda r: _spine_neighbor(r, "local-as 4200001999 no-prepend replace-as")),
     ("GTSM on the EOS end of a session only (ttl maximum-hops)", "BGP-SESSION-DOWN",
@@ -863,6 +857,16 @@ def _drop_port_rp_filter(path: Path) -> None:
     """The per-port rp_filter lines removed (each port then holds the default, 1 taken as strict)."""
     path.write_text("".join(line for line in path.read_text().splitlines(keepends=True)
                             if not (".rp_filter" in line and ".all." not in line)))
+
+
+def _leaf_clause(root: Path, route_map: str, clause: str, before: str = "") -> None:
+    """One more clause in the leaf's route-map ROUTE_MAP (entry 10, which matches its prefix-list),
+    with ``before`` (a definition) above the route-map."""
+    head = f"route-map {route_map} permit 10\n"
+    text = (root / LEAF_A / "frr.conf").read_text()
+    start = text.index(head)
+    end = text.index("\n", start + len(head)) + 1  # after the entry's match line
+    (root / LEAF_A / "frr.conf").write_text(text[:start] + before + text[start:end] + f" {clause}\n" + text[end:])
 
 
 def _spine_neighbor(root: Path, statement: str) -> None:

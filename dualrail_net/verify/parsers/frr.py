@@ -658,6 +658,11 @@ def _top_level(dev: DeviceConfig, w: list[str], number: int) -> int:
     return OTHER  # the block's lines belong to it: the block is what is reported
 
 
+# the route-map clause of each kind of list a route-map entry may match on (RouteMapEntry.match_lists)
+_MATCH_CLAUSE = {"community": "match community", "as-path": "match as-path", "access-list": "match ip address",
+                 "next-hop prefix-list": "match ip next-hop prefix-list"}
+
+
 def match_list_definition(w: list[str]) -> tuple[str, str] | None:
     """The (kind, name) a community-list, AS-path access-list or access-list line defines (FRR `bgp
     community-list [standard|expanded] NAME ...`, `bgp as-path access-list NAME ...`, their older
@@ -689,10 +694,11 @@ def finish_bgp(dev: DeviceConfig, frr: bool = True) -> None:
     for entries in dev.route_maps.values():
         for entry in entries:
             for kind, name, line in entry.match_lists:
+                clause = f"{_MATCH_CLAUSE[kind]} {name}"
                 if (kind, name) in dev.match_list_names or kind == "next-hop prefix-list" and name in dev.prefix_lists:
-                    dev.unmodelled.append((line, f"match {kind} {name}"))
+                    dev.unmodelled.append((line, clause))
                 elif not frr:  # (bgpd's rule, read in its source; EOS's is not known here)
-                    dev.unmodelled.append((line, f"match {kind} {name}: a list the config does not define"))
+                    dev.unmodelled.append((line, f"{clause}: a list the config does not define"))
                 else:
                     entry.never_line = entry.never_line or line
                     listed = {"community": "community-list", "as-path": "as-path access-list"}.get(kind, kind)

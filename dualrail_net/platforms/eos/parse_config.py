@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from dualrail_net.secretref import is_reference
 from dualrail_net.verify.ipfast import network_of
 from dualrail_net.verify.model import (
     AclEntry,
@@ -37,7 +38,6 @@ from dualrail_net.verify.parsers.frr import (
     parse_prefix_list_line,
     route_map_entry,
 )
-from dualrail_net.secretref import is_reference
 from dualrail_net.verify.parsers.tree import Node, parse_tree
 
 UNITS = {"bytes": 1, "kbytes": 1000, "mbytes": 1000 * 1000}
@@ -487,18 +487,23 @@ def _vrf_block(node: Node, into: dict[str, bool], dev: DeviceConfig, service: st
             _unmodelled(dev, child)
 
 
+_SECRET_FORMS = frozenset({"0", "5", "7", "8a", "sha512"})  # the words EOS puts between `secret`/`key` and the value
+
+
 def _literal_secret(w: list[str]) -> str | None:
     """What an EOS line holds as a literal credential (a user's secret, a TACACS+/RADIUS key, an
     SNMP community) where the renderer writes ``${secret:NAME}``; None: none, or a reference."""
     if w[0] == "username" and "secret" in w[2:-1]:
-        what, value = f"username {w[1]} secret", w[-1]
+        what, at = f"username {w[1]} secret", w.index("secret") + 1
     elif w[0] in ("tacacs-server", "radius-server") and "key" in w[1:-1]:
-        what, value = f"{w[0]} key", w[-1]
+        what, at = f"{w[0]} key", w.index("key") + 1
     elif w[:2] == ["snmp-server", "community"] and len(w) >= 3:
-        what, value = "snmp-server community", w[2]
+        what, at = "snmp-server community", 2
     else:
         return None
-    return None if is_reference(value) else what
+    if w[at] in _SECRET_FORMS and at + 1 < len(w):
+        at += 1  # the value's form (cleartext 0, encrypted 7, a hash), then the value
+    return None if is_reference(w[at]) else what
 
 
 def _management_line(node: Node, dev: DeviceConfig, mgmt: _Mgmt) -> bool:

@@ -7,8 +7,9 @@ port named twice in one partition is a full member if any entry says full (``bot
 full, as the simulation's comparison takes it). Only the low 15 bits of a P_Key count. GUIDs that
 are no port of the plane are skipped (opensm skips them). After the file, opensm makes the default
 partition (0x7fff) with every port in it: a port the file left out of it is a limited member
-(measured: a Default that names only ``ALL_SWITCHES`` leaves every HCA port 0x7fff=limited). The simulation (ib/sim.py: opensm on
-ibsim, the ports' tables read back) is the oracle: tests hold the two equal."""
+(measured: a Default that names only ``ALL_SWITCHES`` leaves every HCA port 0x7fff=limited). The
+simulation (ib/sim.py: opensm on ibsim, the ports' tables read back) is the oracle: tests hold the
+two equal."""
 
 from __future__ import annotations
 
@@ -45,3 +46,8 @@ def hca_pkey_tables(partitions: Iterable[Partition], hca_guids: Iterable[str], s
     for table in tables.values():
         table.setdefault(DEFAULT_PKEY, "limited")
     return tables
+
+
+def fmt(table: dict[int, str]) -> str:
+    """A P_Key table as findings write it: ``0x0101=full, 0x7fff=limited`` (``none`` when empty)."""
+    return ", ".join(f"{k:#06x}={v}" for k, v in sorted(table.items())) or "none"

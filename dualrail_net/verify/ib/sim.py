@@ -23,6 +23,7 @@ from typing import Any
 from dualrail_net.manifest import IbPlaneEntry, IbSwitchEntry, Manifest
 from dualrail_net.verify.findings import CheckResult, Finding, Severity
 from dualrail_net.verify.ib.netfile import build_netfile
+from dualrail_net.verify.ib.pkeys import fmt
 
 UMAD2SIM = "/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so"
 TOOLS = ("ibsim", "opensm", "smpquery")
@@ -167,8 +168,6 @@ class SimulatedPlane:
         return result
 
 
-def fmt(table: dict[int, str]) -> str:
-    return ", ".join(f"{k:#06x}={v}" for k, v in sorted(table.items())) or "none"
 
 
 def route_findings(check: str, plane: str, lfts: str, switches: dict[str, IbSwitchEntry],

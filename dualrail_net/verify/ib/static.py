@@ -10,7 +10,7 @@ from pathlib import Path
 from dualrail_net.manifest import IbPlaneEntry, Manifest
 from dualrail_net.verify.findings import CheckResult, Finding, Severity
 from dualrail_net.verify.ib.partitions import Partition, parse_partitions
-from dualrail_net.verify.ib.pkeys import hca_pkey_tables
+from dualrail_net.verify.ib.pkeys import fmt, hca_pkey_tables
 from dualrail_net.verify.parsers.files import is_decimal
 
 WHY_OPEN = "opensm drops a file it cannot parse and puts every port in the default partition as a full member"
@@ -155,14 +155,11 @@ def _pkey_findings(check: str, plane: str, meta: IbPlaneEntry, partitions: list[
         table = got.get(guid.lower(), {})
         if table != want_int:
             out.append(_f(check, plane, f"{meta.dir}/partitions.conf: {host_of.get(guid, guid)} ({guid}) would get "
-                          f"P_Keys {fmt_pkeys(table)}, the inventory says {fmt_pkeys(want_int)}",
+                          f"P_Keys {fmt(table)}, the inventory says {fmt(want_int)}",
                           "the port is in partitions it should not see, or cut off from its own",
                           (host_of[guid],) if guid in host_of else ()))
     return out
 
-
-def fmt_pkeys(table: dict[int, str]) -> str:
-    return ", ".join(f"{k:#06x}={v}" for k, v in sorted(table.items())) or "none"
 
 
 def _guids(text: str) -> list[tuple[int, str]]:

@@ -178,7 +178,7 @@ def _evaluate(dev: DeviceConfig, entries: list[RouteMapEntry], idx: PrefixIndex,
 def _entry_matches(dev: DeviceConfig, entry: RouteMapEntry, idx: PrefixIndex, full: int,
                    undefined: list[tuple[str, str]]) -> int:
     if entry.never_line:
-        return 0  # a match on a community or AS-path list the device does not define
+        return 0  # a match on a list the device does not define (community, AS path, access list, next hops)
     if not entry.match_prefix_lists:
         return full
     matched = full

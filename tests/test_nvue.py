@@ -4,6 +4,7 @@ the same breakages on it; the driver's NVUE revision lifecycle against the state
 
 from __future__ import annotations
 
+import re
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -410,3 +411,37 @@ def test_hostile_neighbor_keys_never_raise(nvue_variant: Path) -> None:
         dev = parse_text("x", text.replace(_SPINE_1 + _FAMILY, _SPINE_1 + keys + _FAMILY + keys_af, 1))
         reported += bool(dev.unmodelled)
     assert reported  # the odd values reach the reader and are reported
+
+
+def _grouped(text: str, inbound: str = "PLANE-A-IN", member_group: str = "SPINES") -> str:
+    """The leaf's four neighbors with their remote AS and policies moved to a peer group SPINES
+    (NVUE `router bgp peer-group`), each bound to ``member_group``."""
+    block = re.search(r"(            neighbor:\n)((?:              .*\n|                .*\n)+)", text)
+    assert block is not None
+    neighbors = re.findall(r'              "(10\.11\.0\.\d+)":\n                type: "numbered"\n'
+                           r'                remote-as: (\d+)\n                description: "([^"]+)"\n', block.group(2))
+    assert len(neighbors) == 4, neighbors
+    out = (f'            peer-group:\n              "SPINES":\n                remote-as: {neighbors[0][1]}\n'
+           '                address-family:\n                  ipv4-unicast:\n                    enable: "on"\n'
+           f'                    policy:\n                      inbound:\n                        route-map: "{inbound}"\n'
+           '                      outbound:\n                        route-map: "LOCAL-A-OUT"\n            neighbor:\n')
+    out += "".join(f'              "{address}":\n                type: "numbered"\n                peer-group: "{member_group}"\n'
+                   f'                description: "{description}"\n' for address, _, description in neighbors)
+    return text.replace(block.group(0), out, 1)
+
+
+@pytest.mark.parametrize("desc,change,check_id", [
+    ("the neighbors' settings moved to a peer group", {}, None),
+    ("the peer group's inbound route-map nobody defines", {"inbound": "NOPE"}, "ROUTE-UNDEFINED-REF"),
+    ("the neighbors bound to a peer group nobody defines", {"member_group": "NOPE"}, "ROUTE-UNDEFINED-REF"),
+])
+def test_nvue_peer_groups(nvue_variant: Path, tmp_path: Path, desc: str, change: dict[str, str],
+                          check_id: str | None) -> None:
+    """NVUE peer groups (`router bgp peer-group NAME`, `neighbor N peer-group NAME`): a member takes
+    what it does not set itself, as in FRR; the same fabric written with a group verifies clean."""
+    edited = tmp_path / "build"
+    shutil.copytree(nvue_variant, edited)
+    path = edited / LEAF / "startup.yaml"
+    path.write_text(_grouped(path.read_text(), **change))
+    checks = {f.check for r in run_checks(load_snapshot(edited)) for f in r.findings}
+    assert checks == set() if check_id is None else check_id in checks, (desc, checks)

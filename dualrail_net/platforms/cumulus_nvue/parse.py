@@ -324,8 +324,8 @@ def _route_import(r: _Reader, imports: dict[str, Any], path: PathKey, vrf: str |
 
 def _bgp(r: _Reader, bgp: dict[str, Any], path: PathKey, vrf: str | None, glob: dict[str, Any]) -> None:
     dev = r.dev
-    r.extra(bgp, path, {"enable", "autonomous-system", "router-id", "path-selection", "address-family", "neighbor"},
-            routing=True)
+    r.extra(bgp, path, {"enable", "autonomous-system", "router-id", "path-selection", "address-family", "neighbor",
+                        "peer-group"}, routing=True)
     asn = _int(bgp.get("autonomous-system", glob.get("autonomous-system")))
     if asn is None:
         r.routing(path, "router bgp without an autonomous-system")
@@ -374,55 +374,74 @@ def _bgp(r: _Reader, bgp: dict[str, Any], path: PathKey, vrf: str | None, glob: 
             continue
         inst.aggregates.append(Aggregate(str(prefix), _map(body).get("summary-only") == "on",
                                          r.line((*path, "address-family", "ipv4-unicast", "aggregate-route", prefix))))
+    # peer groups (`... router bgp peer-group NAME ...`): the same keys as a neighbor's; each member
+    # (`neighbor N peer-group NAME`) takes what it does not set itself (finish_bgp, as FRR's)
+    for name, body in _map(bgp.get("peer-group")).items():
+        here = (*path, "peer-group", name)
+        body = _map(body)
+        r.extra(body, here, {"remote-as", "description", "address-family", "enable", *_SESSION_KEYS}, routing=True)
+        group = Neighbor(str(name), line=r.line(here), defined=True)
+        _peer(r, body, here, group, af_off)
+        inst.peer_groups.add(str(name))
+        inst.neighbors[str(name)] = group
     for address, body in _map(bgp.get("neighbor")).items():
         body = _map(body)
         here = (*path, "neighbor", address)
-        r.extra(body, here, {"type", "remote-as", "description", "address-family", "enable", *_SESSION_KEYS},
-                routing=True)
+        r.extra(body, here, {"type", "remote-as", "description", "address-family", "enable", "peer-group",
+                             *_SESSION_KEYS}, routing=True)
         if not is_ip(str(address)) and body.get("type") != "unnumbered":
             r.routing(here, f"neighbor {str(address)[:40]}: not an address (and not unnumbered)")
             continue
         n = Neighbor(str(address), line=r.line(here))
-        remote = body.get("remote-as")
-        if remote in ("external", "internal"):
-            n.remote_kind = str(remote)
-        else:
-            n.remote_asn = parse_asn(str(remote)) if remote is not None else None
-        n.description = _name(body.get("description")) or ""
         n.interface = body.get("type") == "unnumbered"
-        n.shutdown = body.get("enable", "on") != "on"
-        _session(r, body, here, n)
-        r.extra(_map(body.get("address-family")), (*here, "address-family"), {"ipv4-unicast"}, routing=True)
-        naf = _map(_map(body.get("address-family")).get("ipv4-unicast"))
-        naf_path = (*here, "address-family", "ipv4-unicast")
-        r.extra(naf, naf_path, {"enable", "policy", "aspath", *_FAMILY_KEYS}, routing=True)
-        _family(r, naf, naf_path, n)
-        r.extra(_map(naf.get("policy")), (*naf_path, "policy"), {"inbound", "outbound"}, routing=True)
-        for way in ("inbound", "outbound"):
-            r.extra(_map(_map(naf.get("policy")).get(way)), (*naf_path, "policy", way), {"route-map", "prefix-list"},
-                    routing=True)
-        aspath = _map(naf.get("aspath"))
-        r.extra(aspath, (*naf_path, "aspath"), {"allow-my-asn", "replace-peer-as"}, routing=True)
-        if aspath.get("replace-peer-as") == "on":  # FRR's `neighbor X as-override`
-            n.as_override_line = r.line((*naf_path, "aspath", "replace-peer-as"))
-        elif aspath.get("replace-peer-as", "off") != "off":
-            r.routing((*naf_path, "aspath", "replace-peer-as"), "aspath replace-peer-as: not on or off")
-        allow = _map(aspath.get("allow-my-asn"))
-        r.extra(allow, (*naf_path, "aspath", "allow-my-asn"), {"enable", "occurrences", "origin"}, routing=True)
-        if allow.get("enable") == "on":  # FRR's allowas-in: N copies of the own ASN (3), or as origin (1)
-            n.allowas_in = 1 if allow.get("origin") == "on" else _int(allow.get("occurrences", 3), 10) or 3
-        if "enable" in naf or af_off:
-            n.activate = naf.get("enable") == "on" and not af_off
-        policy = _map(naf.get("policy"))
-        n.route_map_in = _name(_map(policy.get("inbound")).get("route-map"))
-        n.route_map_out = _name(_map(policy.get("outbound")).get("route-map"))
-        # FRR's `neighbor X prefix-list NAME in|out`: applied before the route-map, both must permit
-        n.prefix_list_in = _name(_map(policy.get("inbound")).get("prefix-list"))
-        n.prefix_list_out = _name(_map(policy.get("outbound")).get("prefix-list"))
-        for way, key in (("in", "inbound"), ("out", "outbound")):
-            if _map(policy.get(key)).get("prefix-list") is not None:
-                n.prefix_list_lines[way] = r.line((*naf_path, "policy", key, "prefix-list"))
+        group_name = body.get("peer-group")
+        if group_name is not None:
+            n.peer_group = _name(group_name) or str(group_name)[:40]
+        _peer(r, body, here, n, af_off)
         inst.neighbors[str(address)] = n
+
+
+def _peer(r: _Reader, body: dict[str, Any], here: PathKey, n: Neighbor, af_off: bool) -> None:
+    """What a neighbor or a peer group says: its remote AS, switches, session keys and IPv4
+    unicast family (policy, AS-path options, the keys of ``_family``)."""
+    remote = body.get("remote-as")
+    if remote in ("external", "internal"):
+        n.remote_kind = str(remote)
+    else:
+        n.remote_asn = parse_asn(str(remote)) if remote is not None else None
+    n.description = _name(body.get("description")) or ""
+    n.shutdown = body.get("enable", "on") != "on"
+    _session(r, body, here, n)
+    r.extra(_map(body.get("address-family")), (*here, "address-family"), {"ipv4-unicast"}, routing=True)
+    naf = _map(_map(body.get("address-family")).get("ipv4-unicast"))
+    naf_path = (*here, "address-family", "ipv4-unicast")
+    r.extra(naf, naf_path, {"enable", "policy", "aspath", *_FAMILY_KEYS}, routing=True)
+    _family(r, naf, naf_path, n)
+    r.extra(_map(naf.get("policy")), (*naf_path, "policy"), {"inbound", "outbound"}, routing=True)
+    for way in ("inbound", "outbound"):
+        r.extra(_map(_map(naf.get("policy")).get(way)), (*naf_path, "policy", way), {"route-map", "prefix-list"},
+                routing=True)
+    aspath = _map(naf.get("aspath"))
+    r.extra(aspath, (*naf_path, "aspath"), {"allow-my-asn", "replace-peer-as"}, routing=True)
+    if aspath.get("replace-peer-as") == "on":  # FRR's `neighbor X as-override`
+        n.as_override_line = r.line((*naf_path, "aspath", "replace-peer-as"))
+    elif aspath.get("replace-peer-as", "off") != "off":
+        r.routing((*naf_path, "aspath", "replace-peer-as"), "aspath replace-peer-as: not on or off")
+    allow = _map(aspath.get("allow-my-asn"))
+    r.extra(allow, (*naf_path, "aspath", "allow-my-asn"), {"enable", "occurrences", "origin"}, routing=True)
+    if allow.get("enable") == "on":  # FRR's allowas-in: N copies of the own ASN (3), or as origin (1)
+        n.allowas_in = 1 if allow.get("origin") == "on" else _int(allow.get("occurrences", 3), 10) or 3
+    if "enable" in naf or af_off:
+        n.activate = naf.get("enable") == "on" and not af_off
+    policy = _map(naf.get("policy"))
+    n.route_map_in = _name(_map(policy.get("inbound")).get("route-map"))
+    n.route_map_out = _name(_map(policy.get("outbound")).get("route-map"))
+    # FRR's `neighbor X prefix-list NAME in|out`: applied before the route-map, both must permit
+    n.prefix_list_in = _name(_map(policy.get("inbound")).get("prefix-list"))
+    n.prefix_list_out = _name(_map(policy.get("outbound")).get("prefix-list"))
+    for way, key in (("in", "inbound"), ("out", "outbound")):
+        if _map(policy.get(key)).get("prefix-list") is not None:
+            n.prefix_list_lines[way] = r.line((*naf_path, "policy", key, "prefix-list"))
 
 
 # A neighbor's session keys NVUE's reference documents (`nv set vrf V router bgp neighbor N ...`)

@@ -19,7 +19,7 @@ from dualrail_net.manifest import QosMarkers, ServerEntry
 from dualrail_net.verify.checks import BASE, TOPOLOGY, Context, check, finding
 from dualrail_net.verify.findings import Finding, Severity
 from dualrail_net.verify.hostroute import MAIN, REJECT, HostRouting, host_routing
-from dualrail_net.verify.ipfast import dotted, ip_int
+from dualrail_net.verify.ipfast import contains, dotted, ip_int
 from dualrail_net.verify.model import ServerConfig
 from dualrail_net.verify.parsers.files import is_decimal
 
@@ -271,8 +271,7 @@ def _outside_routes(name: str, routing: HostRouting, plane_of_port: dict[str, st
             continue  # a connected subnet
         devs = [dev] + [hop for hop, _ in routing.multipath.get((MAIN, net, length), ())]
         planes = sorted({plane_of_port[d] for d in devs if d in plane_of_port})
-        if not planes or any(length >= rl and net >> (32 - rl) << (32 - rl) == rn if rl else True
-                             for rn, rl in routed):
+        if not planes or any(length >= rl and contains((rn, rl), net) for rn, rl in routed):
             continue
         prefix = "default" if length == 0 else f"{dotted(net)}/{length}"
         out.append(finding([name], planes[0] if len(planes) == 1 else "",

@@ -658,9 +658,11 @@ def _top_level(dev: DeviceConfig, w: list[str], number: int) -> int:
     return OTHER  # the block's lines belong to it: the block is what is reported
 
 
-# the route-map clause of each kind of list a route-map entry may match on (RouteMapEntry.match_lists)
-_MATCH_CLAUSE = {"community": "match community", "as-path": "match as-path", "access-list": "match ip address",
-                 "next-hop prefix-list": "match ip next-hop prefix-list"}
+# each kind of list a route-map entry may match on (RouteMapEntry.match_lists): its clause, and
+# what the list is called where a finding names it
+_MATCH_LIST = {"community": ("match community", "community-list"), "as-path": ("match as-path", "as-path access-list"),
+               "access-list": ("match ip address", "access-list"),
+               "next-hop prefix-list": ("match ip next-hop prefix-list", "next-hop prefix-list")}
 
 
 def match_list_definition(w: list[str]) -> tuple[str, str] | None:
@@ -694,14 +696,13 @@ def finish_bgp(dev: DeviceConfig, frr: bool = True) -> None:
     for entries in dev.route_maps.values():
         for entry in entries:
             for kind, name, line in entry.match_lists:
-                clause = f"{_MATCH_CLAUSE[kind]} {name}"
+                clause, listed = f"{_MATCH_LIST[kind][0]} {name}", _MATCH_LIST[kind][1]
                 if (kind, name) in dev.match_list_names or kind == "next-hop prefix-list" and name in dev.prefix_lists:
                     dev.unmodelled.append((line, clause))
                 elif not frr:  # (bgpd's rule, read in its source; EOS's is not known here)
                     dev.unmodelled.append((line, f"{clause}: a list the config does not define"))
                 else:
                     entry.never_line = entry.never_line or line
-                    listed = {"community": "community-list", "as-path": "as-path access-list"}.get(kind, kind)
                     dev.undefined_refs.append((line, f"{listed} {name} (the route-map entry that matches on it "
                                                      "matches nothing)"))
     for inst in dev.bgp.values():

@@ -119,8 +119,10 @@ def test_a_wrong_file_is_put_back_and_the_next_plane_waits(builds: dict[str, Pat
 def test_the_journal_records_each_plane(builds: dict[str, Path], sm: SimulatedSmHost, standby: SimulatedSmHost,
                                        tmp_path: Path) -> None:
     from dualrail_net.deploy.journal import Journal
-    # the SM runs the new files; the broken ones differ
-    deploy_opensm(builds["new"], {"IBA": sm}, ["IBA"], standbys={"IBA": standby})
+    # the SM runs the new files; the broken ones differ (a failure here would leave the SM on the old
+    # files, which the broken build equals: said here, not later as an 'unchanged' plane)
+    first = deploy_opensm(builds["new"], {"IBA": sm}, ["IBA"], standbys={"IBA": standby})
+    assert first[0].status == "ok", first
     journal = Journal(tmp_path / "journal.sqlite")
     run_id = journal.start_run("opensm", "test", str(builds["broken"]))
     results = deploy_opensm(builds["broken"], {"IBA": sm}, ["IBA"], journal=journal, run_id=run_id,

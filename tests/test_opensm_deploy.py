@@ -60,9 +60,8 @@ def standby(builds: dict[str, Path], sm: SimulatedSmHost, tmp_path: Path) -> Ite
     host = SimulatedSmHost("sm-a-standby", sm.sim, meta.config_dir, files_dir=tmp_path / "standby",
                            sim_host=meta.sm_standby)
     host.write_files(standby_files(builds["old"], meta))
-    host.start()
     try:
-        assert host.wait_for("STANDBY", 0, 60), "the standby opensm did not enter STANDBY:\n" + host.log()[-2000:]
+        host.join_as_standby(sm)
         yield host
     finally:
         host.stop()
@@ -239,3 +238,39 @@ def test_the_failure_names_the_sms_state() -> None:
     assert describe_log("") == "no state change logged"
     assert log_path("guid 0x1\n# log_file /nope\nlog_file /a\n  log_file /var/log/b.log\n") == "/var/log/b.log"
     assert log_path("guid 0x1\n") == "/var/log/opensm.log"
+
+
+def test_a_pair_that_does_not_settle_is_started_again(builds: dict[str, Path], sm: SimulatedSmHost,
+                                                      tmp_path: Path) -> None:
+    """ibsim never times a MAD out, so a MAD lost while the standby starts stalls the master for ever
+    (seen under load). The master's first wait for its sweep fails here (a stand-in for that loss,
+    which cannot be produced on demand); the pair is started again, master first, and the plane then
+    takes a rollout as a settled one does. A pair that never settles is an error naming both."""
+    meta = Manifest.load(builds["old"]).ib_planes["IBA"]
+    standby = SimulatedSmHost("sm-a-standby", sm.sim, meta.config_dir, files_dir=tmp_path / "standby",
+                              sim_host=meta.sm_standby)
+    standby.write_files(standby_files(builds["old"], meta))
+    first_master = sm.proc
+    real_wait_up = sm.wait_up
+    waits: list[float] = []
+
+    def stalled_once(marker: int, timeout: float) -> bool:
+        waits.append(timeout)
+        return False if len(waits) == 1 else real_wait_up(marker, timeout)
+
+    sm.wait_up = stalled_once  # type: ignore[method-assign]
+    try:
+        standby.join_as_standby(sm, settle=5)
+        assert waits[0] == 5 and sm.proc is not first_master and first_master is not None
+        assert first_master.poll() is not None  # the stalled master was stopped, not left beside the new one
+        assert "Entering MASTER state" in sm.log() and "Entering STANDBY state" in standby.log()
+        assert (sm.home / "opensm.log.1").exists()  # the stalled run's log is kept
+        results = deploy_opensm(builds["new"], {"IBA": sm}, ["IBA"], standbys={"IBA": standby})
+        assert [(r.plane, r.status) for r in results] == [("IBA", "ok")], results
+
+        sm.wait_up = lambda marker, timeout: False  # type: ignore[method-assign]
+        with pytest.raises(RuntimeError, match="sm-a and its standby sm-a-standby did not settle"):
+            standby.join_as_standby(sm, settle=1, attempts=2)
+        assert standby.proc is not None and standby.proc.poll() is not None
+    finally:
+        standby.stop()

@@ -20,7 +20,7 @@ import signal
 import subprocess
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -207,7 +207,6 @@ class SimulatedSmHost:
     files_dir: Path | None = None  # default: the simulated plane's folder (the master's files)
     sim_host: str | None = None  # the server whose HCA port it binds (default: the plane's SM host)
     proc: subprocess.Popen[bytes] | None = None
-    _log_seen: int = field(default=0)
 
     @property
     def home(self) -> Path:
@@ -217,6 +216,10 @@ class SimulatedSmHost:
         home = self.home
         for sub in ("cache", "tmp"):
             (home / sub).mkdir(parents=True, exist_ok=True)
+        # a start begins a new log (the last one kept beside it): the markers wait_up() and
+        # wait_for() count from then hold whether opensm appends to its log or truncates it
+        if (home / "opensm.log").exists():
+            (home / "opensm.log").replace(home / "opensm.log.1")
         self.proc = subprocess.Popen(
             ["opensm", "-e", "-D", "0x43", "-f", str(home / "opensm.log"),
              "--dump_files_dir", str(home), "-F", str(home / "opensm.conf")],
@@ -270,6 +273,31 @@ class SimulatedSmHost:
                 return True
             time.sleep(0.2)
         return False
+
+    def join_as_standby(self, master: SimulatedSmHost, settle: float = 30, attempts: int = 4) -> None:
+        """Start this SM beside the running ``master`` on the same simulated fabric and return once
+        both have settled: this one in STANDBY, and the master's sweep that its arrival starts (the
+        trap 144 its IS_SM bit sends) finished with SUBNET UP.
+
+        ibsim and umad2sim never time a MAD out; on a host the kernel's MAD layer does and opensm
+        sends again. A MAD lost while the second SM starts up therefore stalls the master's sweep
+        for ever (seen under load, about one start in eight: the master's log ends at the standby's
+        trap 144 with one SMP outstanding, every socket queue of the simulator empty, no error; a
+        master restarted beside that standby stalls again). A pair that does not settle within
+        ``settle`` seconds is started again, master first, at most ``attempts`` times, so the
+        rehearsal starts from a settled plane, as a real one would."""
+        for _ in range(attempts):
+            marker = master.log().count("SUBNET UP")
+            self.start()
+            if self.wait_for("Entering STANDBY state", 0, settle) and master.wait_up(marker, settle):
+                return
+            self.stop()
+            master.stop()
+            master.start()
+            if not master.wait_up(0, 120):
+                break
+        raise RuntimeError(f"SM {master.name} and its standby {self.name} did not settle on the simulated fabric "
+                           f"(master: {master.sm_state()}; standby: {self.sm_state()})")
 
     def pkeys(self) -> dict[str, dict[int, str]]:
         result: dict[str, dict[int, str]] = self.sim.read_pkeys(self.sim.guid2lid())

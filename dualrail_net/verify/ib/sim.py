@@ -62,6 +62,7 @@ class SimulatedPlane:
         self.env = dict(os.environ, IBSIM_SOCKNAME=str(self.dir / "ibsim.sock"), LD_PRELOAD=UMAD2SIM,
                         OSM_CACHE_DIR=str(self.dir / "cache"), OSM_TMP_DIR=str(self.dir / "tmp"))
         self.ibsim: subprocess.Popen[bytes] | None = None
+        self.log_path = self.dir / "ibsim.log"
         self.timings: dict[str, float] = {}
 
     def __enter__(self) -> SimulatedPlane:
@@ -91,16 +92,19 @@ class SimulatedPlane:
         if size > 1000:
             args[1:1] = ["-N", str(size * 2), "-S", str(max(1024, len(self.meta.switches) * 2)),
                          "-P", str(size * 40)]
-        self.ibsim = subprocess.Popen(args, env={k: v for k, v in self.env.items() if k != "LD_PRELOAD"},
-                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-        assert self.ibsim.stdout is not None
+        # ibsim's console output goes to a file, never to a pipe: a pipe nobody reads after
+        # "ready" fills with its warnings (a dropped packet, a dead client) and the simulator,
+        # blocked writing one, stops answering every SM and tool on the fabric
+        with open(self.log_path, "wb") as log:
+            self.ibsim = subprocess.Popen(args, env={k: v for k, v in self.env.items() if k != "LD_PRELOAD"},
+                                          stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 120
-        for line in iter(self.ibsim.stdout.readline, b""):
-            if b"Network simulator ready" in line:
+        while time.monotonic() < deadline and self.ibsim.poll() is None:
+            if b"Network simulator ready" in self.log_path.read_bytes():
                 return
-            if time.monotonic() > deadline:
-                break
-        raise RuntimeError(f"ibsim did not start for plane {self.plane}")
+            time.sleep(0.05)
+        tail = self.log_path.read_text(errors="replace")[-400:].strip()
+        raise RuntimeError(f"ibsim did not start for plane {self.plane}: {tail or 'no output'}")
 
     def run_opensm(self) -> subprocess.CompletedProcess[str]:
         started = time.monotonic()

@@ -250,3 +250,18 @@ def test_servers_run_the_nic_qos_program_against_their_nic_double(twin: Path) ->
     for port in ports:
         assert f"would set {port} trust/pfc (not possible here: mlnx_qos not installed" in out
         assert f"{port} mtu" not in out
+
+
+def test_losses_are_placed_by_each_probers_own_start() -> None:
+    """A prober started 1 s after the run counts its losses from its own start: a loss it saw 2 s in
+    happened 3 s into the run. Without that shift the outage window of a loaded run slid off the
+    outage (71.7% measured where every plane-A probe was lost)."""
+    from dualrail_net.twin.chaos import window_loss
+    t0 = 1000.0
+    late = {"ns1": [{"dst": "10.12.0.1", "lost_at": [2.0, 2.05, 2.1], "started": t0 + 1.0},
+                    {"dst": "10.22.0.1", "lost_at": [], "started": t0 + 1.0}]}
+    plane = {"10.12.0.1": "A", "10.22.0.1": "B"}.get
+    # the outage: 3.0 to 3.15 s of the run
+    assert window_loss(late, plane, t0 + 3.0, t0 + 3.15, 0.05) == {"A": {"sent": 3, "lost": 3},
+                                                                  "B": {"sent": 3, "lost": 0}}
+    assert window_loss(late, plane, t0 + 2.0, t0 + 2.15, 0.05)["A"]["lost"] == 0

@@ -719,6 +719,23 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
      lambda r: _leaf_clause(r, "PLANE-A-IN", "match ip address NOACL")),
     ("a route-map entry matching next hops by a prefix-list nobody defines", "ROUTE-UNDEFINED-REF",
      lambda r: _leaf_clause(r, "PLANE-A-IN", "match ip next-hop prefix-list NOPL")),
+    ("an access list the route-map matches leaves the server subnets out", "ROUTE-MISSING",
+     lambda r: _leaf_acl(r, "access-list PA seq 10 permit 10.10.0.0/24\naccess-list PA seq 30 permit 172.16.0.0/16\n", "PA")),
+    ("an access list entry made exact-match (the /32 loopbacks inside the /24 no longer match)", "ROUTE-MISSING",
+     lambda r: _leaf_acl(r, ZEBRA_ACL.replace("10.10.0.0/24", "10.10.0.0/24 exact-match"), "PA")),
+    ("a cisco-style access list that denies one leaf's loopback first (`deny host`)", "ROUTE-MISSING",
+     lambda r: _leaf_acl(r, "access-list 10 deny host 10.10.0.33\naccess-list 10 permit any\n", "10")),
+    ("an access list with only a remark (an empty list permits nothing)", "ROUTE-MISSING",
+     lambda r: _leaf_acl(r, "access-list PA remark to be filled in\n", "PA")),
+    ("an extended access list in a route-map (not evaluated)", "CONFIG-UNMODELLED",
+     lambda r: _leaf_acl(r, "access-list 100 permit ip 10.0.0.0 0.255.255.255 any\n", "100")),
+    ("a distribute-list that denies everything from one spine", "ROUTE-ECMP-WIDTH",
+     lambda r: _leaf_distribute(r, "neighbor 10.11.0.0 distribute-list DL in", "access-list DL deny any\n")),
+    ("a distribute-list on an access list nobody defines", "ROUTE-UNDEFINED-REF",
+     lambda r: _leaf_distribute(r, "neighbor 10.11.0.0 distribute-list NODL in")),
+    ("a distribute-list beside a prefix-list of the same direction (bgpd refuses the second)", "BGP-CONFIG-REFUSED",
+     lambda r: _leaf_distribute(r, "neighbor 10.11.0.0 prefix-list PLANE-A in\n  neighbor 10.11.0.0 distribute-list DL in",
+                                "access-list DL permit any\n")),
     ("a match on a community list the config defines (its entries are not evaluated)", "CONFIG-UNMODELLED",
      lambda r: _leaf_clause(r, "PLANE-A-IN", "match community ANY",
                                 before="bgp community-list standard ANY seq 5 permit internet\n!\n")),
@@ -867,6 +884,30 @@ def _leaf_clause(root: Path, route_map: str, clause: str, before: str = "") -> N
     start = text.index(head)
     end = text.index("\n", start + len(head)) + 1  # after the entry's match line
     (root / LEAF_A / "frr.conf").write_text(text[:start] + before + text[start:end] + f" {clause}\n" + text[end:])
+
+
+def _leaf_acl(root: Path, definitions: str, name: str) -> None:
+    """The leaf's inbound route-map matches access list NAME (``definitions``) in place of its
+    prefix-list PLANE-A (which goes: it would be matched by nothing)."""
+    path = root / LEAF_A / "frr.conf"
+    lines = [line for line in path.read_text().splitlines(keepends=True) if not line.startswith("ip prefix-list PLANE-A ")]
+    text = "".join(lines).replace(" match ip address prefix-list PLANE-A\n", f" match ip address {name}\n", 1)
+    path.write_text(text.replace("route-map PLANE-A-IN permit 10\n", definitions + "route-map PLANE-A-IN permit 10\n", 1))
+
+
+# the leaf's plane-A prefix-list as an access list, zebra-style (prefixes) and cisco-style (wildcards)
+ZEBRA_ACL = ("access-list PA seq 10 permit 10.10.0.0/24\naccess-list PA seq 20 permit 10.12.0.0/20\n"
+             "access-list PA seq 30 permit 172.16.0.0/16\n")
+CISCO_ACL = ("access-list 10 permit 10.10.0.0 0.0.0.255\naccess-list 10 permit 10.12.0.0 0.0.15.255\n"
+             "access-list 10 permit 172.16.0.0 0.0.255.255\n")
+
+
+def _leaf_distribute(root: Path, statement: str, definitions: str = "") -> None:
+    """A statement for the leaf's session to a-spine-1 (10.11.0.0) in its address family, with
+    ``definitions`` (access lists) above ``router bgp``."""
+    _leaf_af(root, statement)
+    if definitions:
+        edit(root / LEAF_A / "frr.conf", "router bgp 4200001100\n", definitions + "router bgp 4200001100\n")
 
 
 def _spine_neighbor(root: Path, statement: str) -> None:
@@ -1062,6 +1103,12 @@ VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
      lambda r: edit(r / LEAF_A / "frr.conf", "router bgp 4200001100\n", "router bgp 4200001100\n bgp graceful-shutdown\n")),
     ("the gateway's plane-A instance in graceful-shutdown (its one way to storage stays the only one)",
      lambda r: edit(r / GW / "frr.conf", " bgp router-id 10.10.0.92\n", " bgp router-id 10.10.0.92\n bgp graceful-shutdown\n")),
+    ("the leaf's inbound route-map matches an access list with the prefix-list's prefixes",
+     lambda r: _leaf_acl(r, ZEBRA_ACL, "PA")),
+    ("the same as a cisco-style (wildcard) access list", lambda r: _leaf_acl(r, CISCO_ACL, "10")),
+    ("a distribute-list toward a spine that permits the plane, out and in",
+     lambda r: _leaf_distribute(r, "neighbor 10.11.0.0 distribute-list DL in\n  neighbor 10.11.0.0 distribute-list DL out",
+                                "access-list DL seq 5 permit 10.0.0.0/8\naccess-list DL seq 10 permit 172.16.0.0/16\n")),
     ("an EOS interface block repeated (EOS merges it)",
      lambda r: edit(r / SPINE_A / "running-config", "interface Loopback0\n", "interface Ethernet1\n   mtu 9214\n"
                     "interface Loopback0\n")),
@@ -1451,3 +1498,20 @@ def test_gtsm_needs_both_ends_and_local_as_the_peers_remote_as(clean: Path) -> N
     assert not refused.up and "presents AS 4200009999" in refused.reason
     spine_nbr.remote_asn = 4200009999  # the spine expects the ASN the leaf presents
     assert session_state(snap, topo, session).up
+
+
+def test_an_entry_that_matches_on_a_list_does_not_hide_the_entries_after_it(clean: Path, tmp_path: Path) -> None:
+    """ROUTE-DEAD-POLICY said every entry after one without a prefix-list was never reached; an entry
+    that matches a community list (defined or not) matches some routes or none, never all."""
+    edited = tmp_path / "build"
+    shutil.copytree(clean, edited)
+    edit(edited / LEAF_A / "frr.conf", "route-map PLANE-A-IN permit 10\n",
+         "bgp community-list standard NOEXPORT seq 5 permit no-export\n"
+         "route-map PLANE-A-IN permit 5\n match community NOEXPORT\nexit\nroute-map PLANE-A-IN permit 10\n")
+    found = [(f.check, f.message) for r in run_checks(load_snapshot(edited)) for f in r.findings]
+    assert not [f for f in found if f[0] == "ROUTE-DEAD-POLICY"], found
+    assert {f[0] for f in found} == {"CONFIG-UNMODELLED"}  # the list's entries are not evaluated: said so
+    edit(edited / LEAF_A / "frr.conf", "route-map PLANE-A-IN permit 5\n match community NOEXPORT\n",
+         "route-map PLANE-A-IN permit 5\n")  # now it matches everything
+    found = [(f.check, f.message) for r in run_checks(load_snapshot(edited)) for f in r.findings]
+    assert any(c == "ROUTE-DEAD-POLICY" and "PLANE-A-IN permit 10 is never reached" in m for c, m in found), found

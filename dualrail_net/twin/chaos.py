@@ -39,6 +39,21 @@ class Phase:
                 "loss": _pct(self.loss), "outage_loss": _pct(self.outage_loss)}
 
 
+def window_loss(results: dict[str, list[dict[str, Any]]], plane_of: Callable[[str], str | None], lo: float, hi: float,
+                interval: float) -> dict[str, dict[str, int]]:
+    """Per plane, the probes sent and lost between ``lo`` and ``hi`` (the system's monotonic clock).
+    A prober counts from its own start, which comes a moment after the run's (a process started in a
+    namespace: a second or more on a loaded machine); its losses are placed by that start (its row's
+    ``started``), else a window slides off the outage it measures."""
+    out: dict[str, dict[str, int]] = {}
+    for rows in results.values():
+        for r in rows:
+            agg = out.setdefault(plane_of(r["dst"]) or "?", {"sent": 0, "lost": 0})
+            agg["sent"] += int(round((hi - lo) / interval))
+            agg["lost"] += sum(1 for t in r["lost_at"] if lo <= r["started"] + t < hi)
+    return out
+
+
 def _pct(loss: dict[str, dict[str, int]]) -> dict[str, dict[str, float]]:
     return {p: {**v, "loss_pct": round(100 * v["lost"] / v["sent"], 2) if v["sent"] else 0.0} for p, v in loss.items()}
 
@@ -133,10 +148,5 @@ def run_chaos(say: Say | None = None, settle: float = 2.0, outage: float = 3.0, 
         if phase.restored:
             windows.append((phase.outage_loss, phase.start, phase.restored))
         for bucket, lo, hi in windows:
-            for rows in results.values():
-                for r in rows:
-                    plane = view.plane_of(r["dst"]) or "?"
-                    agg = bucket.setdefault(plane, {"sent": 0, "lost": 0})
-                    agg["sent"] += int(round((hi - lo) / 0.05))
-                    agg["lost"] += sum(1 for t in r["lost_at"] if lo <= t < hi)
+            bucket.update(window_loss(results, view.plane_of, t0 + lo, t0 + hi, 0.05))
     return {"phases": [p.to_dict() for p in phases], "pairs": sum(len(v) for v in jobs.values())}

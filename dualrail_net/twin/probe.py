@@ -91,8 +91,10 @@ def run_probes(spec: dict[str, Any]) -> dict[str, Any]:
     for i, (src, dst) in enumerate(pairs):
         mine = [(k, t) for k, t in sent_at.items() if k[0] == i]
         lost = sorted(t for k, t in mine if k not in received)
+        # lost_at counts from this prober's start; "started" is that start on the system's monotonic
+        # clock (one clock for every process and namespace), so a caller can place the losses on its own
         results.append({"src": src, "dst": dst, "sent": len(mine), "received": len(mine) - len(lost),
-                        "lost_at": [round(t, 3) for t in lost]})
+                        "lost_at": [round(t, 3) for t in lost], "started": round(start, 6)})
     return {"results": results, "seconds": round(time.monotonic() - start, 3)}
 
 

@@ -211,6 +211,24 @@ class Aggregate:
     line: int = 0
 
 
+# the prefix-list name an access list read as a route filter is evaluated as (DeviceConfig.
+# access_lists): "access-list NAME", which no real prefix-list can be called (it holds a space)
+ACCESS_LIST_PREFIX = "access-list "
+
+
+def list_label(name: str) -> str:
+    """How a finding names a list a route-map or neighbor filters with: "prefix-list NAME", or
+    "access-list NAME" for an access list evaluated as one."""
+    return name if name.startswith(ACCESS_LIST_PREFIX) else f"prefix-list {name}"
+
+
+def filter_clause(name: str) -> str:
+    """The neighbor statement that filters with a list, as written: "prefix-list NAME", or
+    "distribute-list NAME" for an access list."""
+    return f"distribute-list {name[len(ACCESS_LIST_PREFIX):]}" if name.startswith(ACCESS_LIST_PREFIX) \
+        else f"prefix-list {name}"
+
+
 @dataclass(slots=True)
 class PrefixListEntry:
     seq: int
@@ -370,6 +388,14 @@ class DeviceConfig:
     # entry; kind "community" or "as-path" (their entries are not evaluated; a route-map's match on
     # a list not here is)
     match_list_names: dict[tuple[str, str], int] = field(default_factory=dict)
+    # FRR's IPv4 access lists as route filters (`access-list NAME [seq N] permit|deny ...`), each
+    # entry written as the prefix-list entries that match the routes it matches, in order; a list
+    # with an entry that is not read (an extended entry, a wildcard that is not a prefix) is in
+    # ``access_lists_unread`` and not evaluated. A route-map's `match ip address NAME` and a
+    # neighbor's `distribute-list NAME in|out` on a list read here are evaluated as prefix-list
+    # ``access-list NAME`` (a name no prefix-list can have: it holds a space)
+    access_lists: dict[str, list[PrefixListEntry]] = field(default_factory=dict)
+    access_lists_unread: set[str] = field(default_factory=set)
 
 
 @dataclass(slots=True)

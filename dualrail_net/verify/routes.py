@@ -14,7 +14,7 @@ from collections import defaultdict, deque
 from dataclasses import dataclass, field
 
 from dualrail_net.verify.ipfast import net_str, network_of
-from dualrail_net.verify.model import DeviceConfig, PrefixListEntry, RouteMapEntry
+from dualrail_net.verify.model import DeviceConfig, PrefixListEntry, RouteMapEntry, list_label
 from dualrail_net.verify.snapshot import Snapshot
 from dualrail_net.verify.topology import NodeId, Topology
 
@@ -140,7 +140,7 @@ def explain_prefix_list(dev: DeviceConfig, name: str, prefix: str) -> tuple[bool
     the line that decided, why)."""
     entries = dev.prefix_lists.get(name)
     if entries is None:
-        return False, 0, f"prefix-list {name} is not defined (an undefined list denies everything)"
+        return False, 0, f"{list_label(name)} is not defined (an undefined list denies everything)"
     net, length = network_of(prefix)
     for e in sorted(entries, key=lambda x: x.seq):
         e_net, e_len = network_of(e.prefix)
@@ -149,8 +149,8 @@ def explain_prefix_list(dev: DeviceConfig, name: str, prefix: str) -> tuple[bool
             hi = 32
         inside = length >= e_len and (net >> (32 - e_len) if e_len else 0) == (e_net >> (32 - e_len) if e_len else 0)
         if inside and lo <= length <= hi:
-            return e.action == "permit", e.line, f"prefix-list {name} seq {e.seq} {e.action}s it"
-    return False, entries[0].line if entries else 0, f"no entry of prefix-list {name} matches it (implicit deny)"
+            return e.action == "permit", e.line, f"{list_label(name)} seq {e.seq} {'permits' if e.action == 'permit' else 'denies'} it"
+    return False, entries[0].line if entries else 0, f"no entry of {list_label(name)} matches it (implicit deny)"
 
 
 def _sets_attribute(entry: RouteMapEntry) -> bool:
@@ -185,7 +185,7 @@ def _entry_matches(dev: DeviceConfig, entry: RouteMapEntry, idx: PrefixIndex, fu
     for pl_name in entry.match_prefix_lists:
         pl = dev.prefix_lists.get(pl_name)
         if pl is None:
-            undefined.append((dev.name, f"prefix-list {pl_name}"))
+            undefined.append((dev.name, list_label(pl_name)))
             return 0
         remaining = full
         permitted = 0

@@ -35,7 +35,7 @@ from dualrail_net.verify.controlplane import (
 )
 from dualrail_net.verify.findings import Finding, Severity
 from dualrail_net.verify.ipfast import ip_int, net_str, network_of
-from dualrail_net.verify.model import RouteMapEntry
+from dualrail_net.verify.model import ACCESS_LIST_PREFIX, RouteMapEntry, filter_clause, list_label
 from dualrail_net.verify.routes import bits, explain_prefix_list, explain_route_map
 from dualrail_net.verify.topology import NodeId
 
@@ -247,7 +247,7 @@ def _policy_reason(ctx: Context, state: SessionState, sender: NodeId, receiver: 
             permitted, line, why = explain_prefix_list(dev, plist, prefix)
             if not permitted:
                 return (f"{_loc(ctx, node[0], nbr.prefix_list_lines.get(direction) or nbr.line)}: {_label(node)} "
-                        f"neighbor {nbr.address} prefix-list {plist} {direction}: {why}"
+                        f"neighbor {nbr.address} {filter_clause(plist)} {direction}: {why}"
                         + (f" (line {line})" if line else ""))
         if name is None:
             inst = dev.bgp[node[1]]
@@ -501,8 +501,9 @@ def undefined_refs(ctx: Context) -> list[Finding]:
                 for pl, direction in ((n.prefix_list_in, "in"), (n.prefix_list_out, "out")):
                     if pl is not None and pl not in dev.prefix_lists:
                         line = n.prefix_list_lines.get(direction) or n.line
-                        out.append(finding([name], plane, f"{_loc(ctx, name, line)}: neighbor {n.address} prefix-list "
-                                                          f"{pl} {direction}: prefix-list {pl} is not defined (it "
+                        out.append(finding([name], plane, f"{_loc(ctx, name, line)}: neighbor {n.address} "
+                                                          f"{filter_clause(pl)} "
+                                                          f"{direction}: {list_label(pl)} is not defined (it "
                                                           "denies everything)", why))
         for rm, line in dev.fib_filters.values():
             if rm not in dev.route_maps:
@@ -518,7 +519,7 @@ def undefined_refs(ctx: Context) -> list[Finding]:
                 for pl in entry.match_prefix_lists:
                     if pl not in dev.prefix_lists:
                         out.append(finding([name], plane, f"{_loc(ctx, name, entry.line)}: route-map {rm_name} "
-                                                          f"{entry.action} {entry.seq} matches prefix-list {pl}, "
+                                                          f"{entry.action} {entry.seq} matches {list_label(pl)}, "
                                                           "which is not defined", why))
     return out
 
@@ -560,14 +561,14 @@ def dead_policy(ctx: Context) -> list[Finding]:
                 continue
             ordered = sorted(entries, key=lambda e: e.seq)
             for i, entry in enumerate(ordered[:-1]):
-                if not entry.match_prefix_lists:  # matches everything: nothing after it is evaluated
+                if not entry.match_prefix_lists and not entry.match_lists:  # matches everything: nothing after it is evaluated
                     for later in ordered[i + 1:]:
                         out.append(finding([name], plane, f"{_loc(ctx, name, later.line)}: route-map {rm_name} "
                                                           f"{later.action} {later.seq} is never reached (entry "
                                                           f"{entry.seq} matches everything)", why, Severity.WARNING))
                     break
         for pl_name, pl_entries in dev.prefix_lists.items():
-            if pl_name not in used_lists:
+            if pl_name not in used_lists and not pl_name.startswith(ACCESS_LIST_PREFIX):
                 line = pl_entries[0].line if pl_entries else 0  # an NVUE prefix-list may have no rule
                 out.append(finding([name], plane, f"{_loc(ctx, name, line)}: prefix-list {pl_name} is "
                                                   "matched by no route-map", why, Severity.WARNING))

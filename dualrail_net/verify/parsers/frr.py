@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 
 from dualrail_net.verify.model import (
+    ACCESS_LIST_PREFIX,
     Aggregate,
     BgpInstance,
     DeviceConfig,
@@ -26,6 +27,7 @@ from dualrail_net.verify.model import (
     RouteMapEntry,
     StaticRoute,
 )
+from dualrail_net.verify.ipfast import ip_int, net_str, network_of
 from dualrail_net.verify.parsers.files import is_decimal
 from dualrail_net.verify.parsers.tree import Node
 
@@ -88,6 +90,58 @@ def parse_prefix_list_line(words: list[str], start: int, line: int = 0) -> Prefi
         else:
             entry.le = length
     return entry
+
+
+_LIST_NAME = re.compile(r"[\w.-]{1,63}")
+
+
+def access_list_line(w: list[str], existing: list[PrefixListEntry], line: int = 0) -> list[PrefixListEntry] | None:
+    """One FRR IPv4 access-list line, ``access-list NAME [seq N] permit|deny MATCH``, as the
+    prefix-list entries that match the routes it matches (zebra's filter.c as a route filter):
+
+    * ``A.B.C.D/M``: every prefix inside it (``A.B.C.D/M le 32``); with ``exact-match`` that prefix only;
+    * ``any``: every prefix;
+    * ``A.B.C.D WILDCARD`` and ``host A.B.C.D`` (a "cisco" entry): the prefixes whose *address*
+      matches, whatever their length: those inside ``A.B.C.D/M`` (M = 32 - the wildcard's bits),
+      and each shorter prefix ``A.B.C.D/L`` whose address is A.B.C.D.
+
+    ``[]`` for a remark. None for what is not read: an extended entry (``permit ip ...``), a
+    wildcard that is not contiguous low bits, an address with bits inside its wildcard. Without
+    ``seq`` FRR numbers the entry 5 above the list's highest."""
+    rest = w[2:]
+    if not _LIST_NAME.fullmatch(w[1]) or not rest:
+        return None
+    if rest[0] == "remark":
+        return []
+    seq = max((e.seq for e in existing), default=0) + 5
+    if rest[0] == "seq":
+        number = _int(rest[1], 4294967295) if len(rest) > 1 else None
+        if number is None:
+            return None
+        seq, rest = number, rest[2:]
+    if len(rest) < 2 or rest[0] not in ("permit", "deny"):
+        return None
+    action, match = rest[0], rest[1:]
+    if match == ["any"]:
+        return [PrefixListEntry(seq, action, "0.0.0.0/0", None, 32, line)]
+    if len(match) in (1, 2) and is_prefix(match[0]) and match[1:] in ([], ["exact-match"]):
+        prefix = net_str(network_of(match[0]))
+        return [PrefixListEntry(seq, action, prefix, None, None if match[1:] else 32, line)]
+    if match[:1] == ["host"] and len(match) == 2 and is_ip(match[1]):
+        address, wildcard = ip_int(match[1]), 0
+    elif len(match) == 2 and is_ip(match[0]) and is_ip(match[1]):
+        address, wildcard = ip_int(match[0]), ip_int(match[1])
+    else:
+        return None
+    if wildcard & (wildcard + 1) or address & wildcard:
+        return None  # not a prefix's host bits, or an address FRR would compare with bits it masks
+    length = 32 - wildcard.bit_length()
+    entries = [PrefixListEntry(seq, action, net_str((address, length)), None, 32, line)]
+    for shorter in range(length - 1, -1, -1):
+        if address & ((1 << (32 - shorter)) - 1):
+            break  # (a shorter prefix's address has zeros below its length)
+        entries.append(PrefixListEntry(seq, action, net_str((address, shorter)), None, None, line))
+    return entries
 
 
 # neighbor subcommands of the `router bgp` node itself; every other one belongs to an address family
@@ -269,12 +323,19 @@ def neighbor_statement(inst: BgpInstance, w: list[str], line: int = 0, negated: 
             return False
         _neighbor(inst, w, line).ebgp_multihop = ttl
         return False  # read for GTSM's TTL; otherwise not modelled (a directly connected session is unchanged)
-    elif verb == "prefix-list" and len(w) == 5 and w[4] in ("in", "out") and _NAME.fullmatch(w[3]):
+    elif len(w) == 5 and w[4] in ("in", "out") and (verb == "prefix-list" and _NAME.fullmatch(w[3])
+                                                   or verb == "distribute-list" and not eos
+                                                   and _LIST_NAME.fullmatch(w[3])):
+        # a distribute-list (an access list) is evaluated as the prefix-list its list is read as
+        # (finish_bgp); bgpd refuses a prefix-list and a distribute-list on one neighbor and
+        # direction ("% Prefix/distribute list can not co-exist"): the second is not taken
         n = _neighbor(inst, w, line)
-        if w[4] == "in":
-            n.prefix_list_in = w[3]
-        else:
-            n.prefix_list_out = w[3]
+        name = w[3] if verb == "prefix-list" else ACCESS_LIST_PREFIX + w[3]
+        held = getattr(n, f"prefix_list_{w[4]}")
+        if held is not None and held.startswith(ACCESS_LIST_PREFIX) != name.startswith(ACCESS_LIST_PREFIX):
+            inst.refused.append((line, " ".join(w), "a prefix-list and a distribute-list cannot co-exist"))
+            return True
+        setattr(n, f"prefix_list_{w[4]}", name)
         n.prefix_list_lines[w[4]] = line
     elif verb == "route-map" and len(w) == 5 and w[4] in ("in", "out"):
         n = _neighbor(inst, w, line)
@@ -653,7 +714,15 @@ def _top_level(dev: DeviceConfig, w: list[str], number: int) -> int:
     elif text.startswith(KNOWN_TOP_LEVEL):
         return TOP
     elif (defined := match_list_definition(w)) is not None:
-        dev.match_list_names.setdefault(defined, number)  # (its entries are not evaluated: the line is reported)
+        dev.match_list_names.setdefault(defined, number)
+        if defined[0] == "access-list" and defined[1] not in dev.access_lists_unread:
+            read = access_list_line(w, dev.access_lists.get(w[1], []), number)
+            if read is not None:
+                dev.access_lists.setdefault(w[1], []).extend(read)
+                return TOP
+            dev.access_lists_unread.add(w[1])
+            dev.access_lists.pop(w[1], None)
+        # (a community or AS-path list's entries, an access list with an entry not read: reported)
     dev.unmodelled.append((number, text))
     return OTHER  # the block's lines belong to it: the block is what is reported
 
@@ -682,6 +751,15 @@ def match_list_definition(w: list[str]) -> tuple[str, str] | None:
     return None
 
 
+def access_list_filter(dev: DeviceConfig, name: str) -> str:
+    """The prefix-list an access list read as a route filter is evaluated as (model.DeviceConfig.
+    access_lists); an undefined one stays undefined (FRR: no list, nothing passes)."""
+    synthetic = ACCESS_LIST_PREFIX + name
+    if name in dev.access_lists:
+        dev.prefix_lists[synthetic] = dev.access_lists[name]
+    return synthetic
+
+
 def ebgp_neighbor(n: Neighbor, own_asn: int) -> bool:
     """Whether the session with ``n`` is eBGP as its own configuration says (`remote-as external`, or
     another ASN than the instance's); False also when no remote-as is known."""
@@ -697,7 +775,9 @@ def finish_bgp(dev: DeviceConfig, frr: bool = True) -> None:
         for entry in entries:
             for kind, name, line in entry.match_lists:
                 clause, listed = f"{_MATCH_LIST[kind][0]} {name}", _MATCH_LIST[kind][1]
-                if (kind, name) in dev.match_list_names or kind == "next-hop prefix-list" and name in dev.prefix_lists:
+                if kind == "access-list" and name in dev.access_lists:
+                    entry.match_prefix_lists.append(access_list_filter(dev, name))  # evaluated as a prefix-list
+                elif (kind, name) in dev.match_list_names or kind == "next-hop prefix-list" and name in dev.prefix_lists:
                     dev.unmodelled.append((line, clause))
                 elif not frr:  # (bgpd's rule, read in its source; EOS's is not known here)
                     dev.unmodelled.append((line, f"{clause}: a list the config does not define"))
@@ -769,6 +849,18 @@ def finish_bgp(dev: DeviceConfig, frr: bool = True) -> None:
         for name, group in groups.items():  # a group no neighbor took it from: not judged, said so
             if group.rr_client_line and group.rr_client_line not in judged:
                 dev.unmodelled.append((group.rr_client_line, f"neighbor {name} route-reflector-client"))
+        for n in inst.neighbors.values():
+            for way in ("in", "out"):
+                listed = getattr(n, f"prefix_list_{way}")
+                if listed is None or not listed.startswith(ACCESS_LIST_PREFIX):
+                    continue
+                name = listed[len(ACCESS_LIST_PREFIX):]
+                if name in dev.access_lists_unread:  # its list is not evaluated: the neighbor's line is reported
+                    setattr(n, f"prefix_list_{way}", None)
+                    dev.unmodelled.append((n.prefix_list_lines.pop(way, n.line),
+                                           f"neighbor {n.address} distribute-list {name} {way}"))
+                else:
+                    access_list_filter(dev, name)  # (undefined: it stays undefined and denies everything)
         inst.interface_neighbors = [name for name, n in inst.neighbors.items() if n.interface]
         shut = [address for address, n in inst.neighbors.items() if n.shutdown or inst.shutdown_line]
         for address in shut:

@@ -678,6 +678,52 @@ def _match_list(rng: random.Random, text: str) -> tuple[str, str] | None:
     return f"route-map {name} {action} {seq}: {clause}", text.replace(head, head + f" {clause}\n", 1)
 
 
+def _access_list(rng: random.Random, text: str) -> tuple[str, str] | None:
+    """One of the file's prefix-lists written as an access list, in a style drawn at random
+    (prefixes, one entry exact-match, cisco wildcards, a `deny host` of one of its /32s first, a
+    remark only, `permit any`), used in place of the list by the route-map entry that matched it
+    (`match ip address NAME`) or by one neighbor (`distribute-list NAME in|out`)."""
+    rows = re.findall(r"^ip prefix-list (\S+) seq (\d+) (permit|deny) (\S+)( le 32)?$", text, re.M)
+    if not rows:
+        return None
+    listed = rng.choice(sorted({r[0] for r in rows}))
+    entries = [(int(seq), action, prefix, bool(le)) for name, seq, action, prefix, le in rows if name == listed]
+    style = rng.choice(["prefixes", "exact", "cisco", "deny-host", "remark", "any"])
+    lines: list[str] = []
+    if style == "remark":
+        lines.append("access-list ORACLE-ACL remark written by the oracle")
+    elif style == "any":
+        lines.append("access-list ORACLE-ACL seq 5 permit any")
+    else:
+        exact_one = rng.randrange(len(entries)) if style == "exact" else -1
+        if style == "deny-host":
+            hosts = re.findall(r"^\s*network (\d+\.\d+\.\d+\.\d+)/32$", text, re.M) or ["10.10.0.0"]
+            lines.append(f"access-list ORACLE-ACL seq 1 deny host {rng.choice(hosts)}")
+        for i, (seq, action, prefix, le) in enumerate(entries):
+            address, length = prefix.split("/")
+            if style == "cisco" and le:
+                wildcard = (1 << (32 - int(length))) - 1
+                match = f"{address} {'.'.join(str(wildcard >> s & 255) for s in (24, 16, 8, 0))}"
+            else:
+                match = prefix + ("" if le and i != exact_one else " exact-match")
+            lines.append(f"access-list ORACLE-ACL seq {seq} {action} {match}")
+    acl = "".join(line + "\n" for line in lines)
+    clause = f" match ip address prefix-list {listed}\n"
+    neighbors = _neighbors(text)
+    if clause in text and (rng.random() < 0.6 or not neighbors):
+        edited = text.replace(clause, " match ip address ORACLE-ACL\n")
+        where = f"the route-maps matching {listed}"
+    elif neighbors and " address-family ipv4 unicast\n" in text:
+        n, direction = rng.choice(neighbors), rng.choice(["in", "out"])
+        edited = text.replace(" address-family ipv4 unicast\n",
+                              f" address-family ipv4 unicast\n  neighbor {n} distribute-list ORACLE-ACL {direction}\n", 1)
+        where = f"neighbor {n} distribute-list {direction}"
+    else:
+        return None
+    edited = re.sub(r"^(router bgp )", acl.replace("\\", "\\\\") + "\\1", edited, count=1, flags=re.M)
+    return f"{listed} as an access list ({style}) in {where}", edited
+
+
 # --- edits of a switch's interfaces file (ifupdown2 applies them in the twin) -----------------------
 
 def _stanza_spans(text: str) -> list[tuple[str, int, int]]:
@@ -803,7 +849,7 @@ EDITS: tuple[Callable[[random.Random, str], tuple[str, str] | None], ...] = (
     _attribute, _maximum_prefix, _maximum_prefix, _session_option, _router_id, _redistribute, _static_route,
     _bgp_shutdown, _session_transport, _weight, _distance, _table_map, _fib_filter, _next_hop,
     _neighbor_prefix_list, _next_hop_unchanged, _remove_private_as, _default_originate, _as_override,
-    _graceful_shutdown, _med_missing_as_worst, _addpath, _match_list)
+    _graceful_shutdown, _med_missing_as_worst, _addpath, _match_list, _access_list)
 
 
 def edit_kind(edit: Callable[..., tuple[str, str] | None]) -> str:

@@ -135,7 +135,7 @@ def _ibnetdiscover(build: Path, plane: str, netfile_edit: object = None) -> str:
             net.write_text(netfile_edit(net.read_text()))
         sim.start_ibsim()
         proc = subprocess.run(["ibnetdiscover"], env=dict(sim.env, SIM_HOST=manifest.ib_planes[plane].sm_host),
-                              capture_output=True, text=True, timeout=120)
+                              cwd=sim.dir, capture_output=True, text=True, timeout=120)
         assert proc.returncode == 0, proc.stderr
         return proc.stdout
 
@@ -180,7 +180,9 @@ class SimulatedSmShell:
         self.env = dict(env, SIM_HOST=host)
 
     def send_command(self, command: str, read_timeout: float = 30, **_: Any) -> str:
-        proc = subprocess.run(["sh", "-c", command], env=self.env, capture_output=True, text=True, timeout=read_timeout)
+        # in the simulation's folder: umad2sim leaves its fake sysfs (sys-<pid>) in the working directory
+        proc = subprocess.run(["sh", "-c", command], env=self.env, cwd=Path(self.env["IBSIM_SOCKNAME"]).parent,
+                              capture_output=True, text=True, timeout=read_timeout)
         return proc.stdout + proc.stderr
 
 

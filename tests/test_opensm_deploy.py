@@ -169,7 +169,9 @@ class LocalShellConnection:
 
     def send_command(self, command: str, **_: object) -> str:
         import subprocess
-        done = subprocess.run(["bash", "-c", command], env=self.env, capture_output=True, text=True, timeout=120)
+        # in the simulation's folder: umad2sim leaves its fake sysfs (sys-<pid>) in the working directory
+        done = subprocess.run(["bash", "-c", command], env=self.env, cwd=Path(self.env["IBSIM_SOCKNAME"]).parent,
+                              capture_output=True, text=True, timeout=120)
         return done.stdout + done.stderr + "\nroot@sm:~# "
 
 
@@ -207,7 +209,7 @@ def test_a_real_sm_host_is_driven_through_its_shell(builds: dict[str, Path], tmp
         sim.start_ibsim()
         env = dict(sim.env, SIM_HOST=meta.sm_host)
         proc = subprocess.Popen(["opensm", "-e", "-D", "0x43", "--dump_files_dir", str(etc), "-F",
-                                 str(etc / "opensm.conf")], env=env, stdout=subprocess.DEVNULL,
+                                 str(etc / "opensm.conf")], env=env, cwd=sim.dir, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.DEVNULL)
         try:
             host = SshSmHost("gpu001", LocalShellConnection(env), meta)
@@ -274,3 +276,30 @@ def test_a_pair_that_does_not_settle_is_started_again(builds: dict[str, Path], s
         assert standby.proc is not None and standby.proc.poll() is not None
     finally:
         standby.stop()
+
+
+def test_simulated_processes_leave_nothing_in_the_callers_folder(builds: dict[str, Path], tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """umad2sim writes a fake sysfs (sys-<pid>) into its process's working directory and leaves it when
+    the process is killed; one was once committed from a repository's root. Every simulated process
+    runs in the simulation's own folder."""
+    import signal
+    caller = tmp_path / "caller"
+    caller.mkdir()
+    monkeypatch.chdir(caller)
+    meta = Manifest.load(builds["old"]).ib_planes["IBA"]
+    with SimulatedPlane(builds["old"], "IBA", meta, tmp_path / "sim") as sim:
+        sim.prepare()
+        sim.start_ibsim()
+        host = SimulatedSmHost("sm-a", sim, meta.config_dir)
+        host.start()
+        try:
+            assert host.wait_up(0, 120)
+            assert host.pkeys()
+            assert host.proc is not None
+            host.proc.send_signal(signal.SIGKILL)
+            host.proc.wait(10)
+        finally:
+            host.stop()
+    assert list(caller.iterdir()) == []
+    assert list((tmp_path / "sim").rglob("sys-*"))  # where it went instead (the test sees what it guards)

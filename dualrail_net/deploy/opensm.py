@@ -225,7 +225,7 @@ class SimulatedSmHost:
              "--dump_files_dir", str(home), "-F", str(home / "opensm.conf")],
             env=dict(self.sim.env, SIM_HOST=self.sim_host or self.sim.meta.sm_host, OSM_CACHE_DIR=str(home / "cache"),
                      OSM_TMP_DIR=str(home / "tmp")),
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            cwd=home, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
     def stop(self) -> None:
         if self.proc is not None and self.proc.poll() is None:

@@ -59,6 +59,9 @@ class SimulatedPlane:
         self.dir.mkdir(parents=True)
         for sub in ("cache", "tmp"):
             (self.dir / sub).mkdir()
+        # every process with umad2sim preloaded runs in this folder (cwd=self.dir): umad2sim writes a
+        # fake sysfs, sys-<pid>, into its working directory and leaves it there when the process is
+        # killed; it must never land in the caller's folder (a repository, a build)
         self.env = dict(os.environ, IBSIM_SOCKNAME=str(self.dir / "ibsim.sock"), LD_PRELOAD=UMAD2SIM,
                         OSM_CACHE_DIR=str(self.dir / "cache"), OSM_TMP_DIR=str(self.dir / "tmp"))
         self.ibsim: subprocess.Popen[bytes] | None = None
@@ -111,7 +114,7 @@ class SimulatedPlane:
         proc = subprocess.run(
             ["opensm", "-o", "-e", "-D", "0x43", "-f", str(self.dir / "opensm.log"),
              "--dump_files_dir", str(self.dir), "-F", str(self.dir / "opensm.conf")],
-            env=dict(self.env, SIM_HOST=self.meta.sm_host), capture_output=True, text=True, timeout=600)
+            env=dict(self.env, SIM_HOST=self.meta.sm_host), cwd=self.dir, capture_output=True, text=True, timeout=600)
         self.timings["opensm_s"] = time.monotonic() - started
         return proc
 
@@ -130,7 +133,7 @@ class SimulatedPlane:
         hosts = [g for g in self.meta.hosts.values() if g in lids]
         proc = subprocess.run([sys.executable, "-m", "dualrail_net.verify.ib.pkey_reader"],
                               input=json.dumps({"lids": [lids[g] for g in hosts]}), capture_output=True, text=True,
-                              env=dict(self.env, SIM_HOST=self.meta.sm_host), timeout=600)
+                              env=dict(self.env, SIM_HOST=self.meta.sm_host), cwd=self.dir, timeout=600)
         self.timings["pkeys_s"] = time.monotonic() - started
         if proc.returncode != 0:
             raise RuntimeError(f"P_Key reader failed: {proc.stderr.strip()[-300:]}")
@@ -156,7 +159,7 @@ class SimulatedPlane:
         def one(guid: str) -> tuple[str, dict[int, str]]:
             # ibsim serves a bounded number of simulated clients at once: a refused attach is retried.
             for attempt in range(20):
-                proc = subprocess.run(["smpquery", "pkeys", str(lids[guid]), "1"], env=env, capture_output=True,
+                proc = subprocess.run(["smpquery", "pkeys", str(lids[guid]), "1"], env=env, cwd=self.dir, capture_output=True,
                                       text=True, timeout=60)
                 if proc.returncode == 0:
                     return guid, parse_pkey_table(proc.stdout)

@@ -281,7 +281,7 @@ class SimulatedSmHost:
 
         ibsim and umad2sim never time a MAD out; on a host the kernel's MAD layer does and opensm
         sends again. A MAD lost while the second SM starts up therefore stalls the master's sweep
-        for ever (seen under load, about one start in eight: the master's log ends at the standby's
+        for ever (seen under load, about one start in seven: the master's log ends at the standby's
         trap 144 with one SMP outstanding, every socket queue of the simulator empty, no error; a
         master restarted beside that standby stalls again). A pair that does not settle within
         ``settle`` seconds is started again, master first, at most ``attempts`` times, so the

@@ -95,9 +95,9 @@ class SimulatedPlane:
         if size > 1000:
             args[1:1] = ["-N", str(size * 2), "-S", str(max(1024, len(self.meta.switches) * 2)),
                          "-P", str(size * 40)]
-        # ibsim's console output goes to a file, never to a pipe: a pipe nobody reads after
-        # "ready" fills with its warnings (a dropped packet, a dead client) and the simulator,
-        # blocked writing one, stops answering every SM and tool on the fabric
+        # ibsim's console output goes to a file, never to a pipe: once nobody reads a pipe (after
+        # "ready"), enough warnings (dropped packets, dead clients) would fill it and block the
+        # simulator, and with it every SM and tool on the fabric
         with open(self.log_path, "wb") as log:
             self.ibsim = subprocess.Popen(args, env={k: v for k, v in self.env.items() if k != "LD_PRELOAD"},
                                           stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
@@ -131,9 +131,13 @@ class SimulatedPlane:
         """Every HCA port's P_Key table, read back with SubnGet(PKeyTable) SMPs from one process."""
         started = time.monotonic()
         hosts = [g for g in self.meta.hosts.values() if g in lids]
+        # run in the simulation's folder, so the package is found by path, not by the caller's folder
+        package_root = str(Path(__file__).resolve().parents[3])
+        paths = os.pathsep.join(p for p in (package_root, os.environ.get("PYTHONPATH")) if p)
         proc = subprocess.run([sys.executable, "-m", "dualrail_net.verify.ib.pkey_reader"],
                               input=json.dumps({"lids": [lids[g] for g in hosts]}), capture_output=True, text=True,
-                              env=dict(self.env, SIM_HOST=self.meta.sm_host), cwd=self.dir, timeout=600)
+                              env=dict(self.env, SIM_HOST=self.meta.sm_host, PYTHONPATH=paths), cwd=self.dir,
+                              timeout=600)
         self.timings["pkeys_s"] = time.monotonic() - started
         if proc.returncode != 0:
             raise RuntimeError(f"P_Key reader failed: {proc.stderr.strip()[-300:]}")

@@ -64,18 +64,24 @@ def parse_asn(word: str) -> int | None:
     return value if value else None
 
 
-def parse_prefix_list_line(words: list[str], start: int, line: int = 0) -> PrefixListEntry | None:
-    """words[start:] = 'seq N permit|deny PREFIX|any [ge N] [le N]' (or without 'seq N'); None for
-    anything else (a description, a malformed entry: reported as unmodelled by the caller)."""
-    rest = words[start:]
-    seq = 0
+def _sequenced(rest: list[str], seq: int) -> tuple[int, list[str]] | None:
+    """'[seq N] permit|deny ...' -> (N, or ``seq`` when not written; the words from the action on);
+    None when no action follows."""
     if rest and rest[0] == "seq":
         number = _int(rest[1], 4294967295) if len(rest) > 1 else None
         if number is None:
             return None
         seq, rest = number, rest[2:]
-    if len(rest) < 2 or rest[0] not in ("permit", "deny"):
+    return (seq, rest) if len(rest) >= 2 and rest[0] in ("permit", "deny") else None
+
+
+def parse_prefix_list_line(words: list[str], start: int, line: int = 0) -> PrefixListEntry | None:
+    """words[start:] = 'seq N permit|deny PREFIX|any [ge N] [le N]' (or without 'seq N'); None for
+    anything else (a description, a malformed entry: reported as unmodelled by the caller)."""
+    head = _sequenced(words[start:], 0)
+    if head is None:
         return None
+    seq, rest = head
     if rest[1] == "any":  # 0.0.0.0/0 le 32: every prefix
         return PrefixListEntry(seq, rest[0], "0.0.0.0/0", None, 32, line) if len(rest) == 2 else None
     if not is_prefix(rest[1]) or len(rest) % 2:
@@ -113,14 +119,10 @@ def access_list_line(w: list[str], existing: list[PrefixListEntry], line: int = 
         return None
     if rest[0] == "remark":
         return []
-    seq = max((e.seq for e in existing), default=0) + 5
-    if rest[0] == "seq":
-        number = _int(rest[1], 4294967295) if len(rest) > 1 else None
-        if number is None:
-            return None
-        seq, rest = number, rest[2:]
-    if len(rest) < 2 or rest[0] not in ("permit", "deny"):
+    head = _sequenced(rest, max((e.seq for e in existing), default=0) + 5)
+    if head is None:
         return None
+    seq, rest = head
     action, match = rest[0], rest[1:]
     if match == ["any"]:
         return [PrefixListEntry(seq, action, "0.0.0.0/0", None, 32, line)]

@@ -28,6 +28,7 @@ class Phase:
     targets: list[str]
     start: float = 0.0
     end: float = 0.0
+    down: float = 0.0  # when the last target was down (taking several down takes a while under load)
     restored: float = 0.0
     recovery_seconds: float | None = None
     loss: dict[str, dict[str, int]] = field(default_factory=dict)  # plane -> {sent, lost}, whole phase
@@ -35,6 +36,7 @@ class Phase:
 
     def to_dict(self) -> dict[str, Any]:
         return {"phase": self.name, "targets": self.targets, "window": [round(self.start, 2), round(self.end, 2)],
+                "outage_window": [round(self.down, 2), round(self.restored, 2)],
                 "recovery_seconds": None if self.recovery_seconds is None else round(self.recovery_seconds, 2),
                 "loss": _pct(self.loss), "outage_loss": _pct(self.outage_loss)}
 
@@ -128,6 +130,7 @@ def run_chaos(say: Say | None = None, settle: float = 2.0, outage: float = 3.0, 
             phase.start = time.monotonic() - t0
             for t in targets:
                 kill_switch(t.ns)
+            phase.down = time.monotonic() - t0
             time.sleep(outage)
             log(f"chaos: restoring {name}")
             restored = time.monotonic()
@@ -145,8 +148,8 @@ def run_chaos(say: Say | None = None, settle: float = 2.0, outage: float = 3.0, 
         stop_file.unlink(missing_ok=True)
     for phase in phases:
         windows = [(phase.loss, phase.start, phase.end)]
-        if phase.restored:
-            windows.append((phase.outage_loss, phase.start, phase.restored))
+        if phase.restored:  # "while the targets were down": from the last one down to the restore
+            windows.append((phase.outage_loss, phase.down, phase.restored))
         for bucket, lo, hi in windows:
             bucket.update(window_loss(results, view.plane_of, t0 + lo, t0 + hi, 0.05))
     return {"phases": [p.to_dict() for p in phases], "pairs": sum(len(v) for v in jobs.values())}

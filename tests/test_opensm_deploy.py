@@ -270,10 +270,12 @@ def test_a_pair_that_does_not_settle_is_started_again(builds: dict[str, Path], s
         results = deploy_opensm(builds["new"], {"IBA": sm}, ["IBA"], standbys={"IBA": standby})
         assert [(r.plane, r.status) for r in results] == [("IBA", "ok")], results
 
+        settled = standby.proc
         sm.wait_up = lambda marker, timeout: False  # type: ignore[method-assign]
         with pytest.raises(RuntimeError, match="sm-a and its standby sm-a-standby did not settle"):
             standby.join_as_standby(sm, settle=1, attempts=2)
         assert standby.proc is not None and standby.proc.poll() is not None
+        assert settled is not None and settled.poll() is not None  # a start stops the SM that ran (none is left behind)
     finally:
         standby.stop()
 

@@ -213,6 +213,9 @@ class SimulatedSmHost:
         return self.files_dir or Path(self.sim.dir)
 
     def start(self) -> None:
+        """Start opensm (one that runs is stopped first: a host runs one SM, and a process left
+        behind would keep its port on the simulated fabric)."""
+        self.stop()
         home = self.home
         for sub in ("cache", "tmp"):
             (home / sub).mkdir(parents=True, exist_ok=True)

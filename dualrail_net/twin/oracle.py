@@ -39,7 +39,7 @@ from dualrail_net.verify.controlplane import (
     static_wins,
 )
 from dualrail_net.verify.parsers import parse_device, parse_server
-from dualrail_net.verify.ipfast import net_str, network_of
+from dualrail_net.verify.ipfast import dotted, net_str, network_of
 from dualrail_net.verify.routes import bits
 from dualrail_net.verify.snapshot import Snapshot, assemble
 from dualrail_net.verify.topology import NodeId, build_topology
@@ -703,7 +703,7 @@ def _access_list(rng: random.Random, text: str) -> tuple[str, str] | None:
             address, length = prefix.split("/")
             if style == "cisco" and le:
                 wildcard = (1 << (32 - int(length))) - 1
-                match = f"{address} {'.'.join(str(wildcard >> s & 255) for s in (24, 16, 8, 0))}"
+                match = f"{address} {dotted(wildcard)}"
             else:
                 match = prefix + ("" if le and i != exact_one else " exact-match")
             lines.append(f"access-list ORACLE-ACL seq {seq} {action} {match}")

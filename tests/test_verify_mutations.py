@@ -1241,23 +1241,6 @@ def test_cabling_rows_read_as_dictreader_reads_them(tmp_path: Path) -> None:
     assert read_cabling(tmp_path / "missing.csv") == []
 
 
-def test_planes_computed_in_forked_processes_give_the_same_findings(clean: Path, tmp_path: Path) -> None:
-    """checks/routing.py computes large planes in forked children: the findings must be those of the
-    plain sequential computation (a mutation in each plane, so both have findings)."""
-    from dualrail_net.verify.checks import Context
-    from dualrail_net.verify.checks.routing import routing_findings
-    broken = tmp_path / "build"
-    shutil.copytree(clean, broken)
-    edit(broken / LEAF_A / "frr.conf", "ip route 10.12.0.0/26 blackhole\n", "")
-    edit(broken / "plane-B/b-spine-1/running-config", "   neighbor 10.21.0.1 description",
-         "   neighbor 10.21.0.1 shutdown\n   neighbor 10.21.0.1 description")
-    snap = load_snapshot(broken)
-    forked = routing_findings(Context(snap), parallel_from=1)
-    plain = routing_findings(Context(snap), parallel_from=10 ** 9)
-    assert forked == plain
-    assert {f.plane for found in plain.values() for f in found} == {"A", "B"}
-
-
 @pytest.fixture(scope="module")
 def all_frr(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A small fabric whose spines run FRR too (the example's spines are EOS)."""

@@ -343,7 +343,7 @@ def _routing_side(root: Path, specs: list[CheckSpec], up: BinaryIO, down: Binary
         servers = {name: _addressed_server(name, ports) for name, ports in marshal.loads(_unframe(down, "the base side"))}
         snap: Snapshot = assemble(root, manifest, devices, servers, plan)
         parsed = time.monotonic() - started
-        sender.join()  # no thread runs while the checks may fork (checks/routing.py: one process per plane)
+        sender.join()
         results = run_group(Context(snap, plans=plans), specs)
     finally:
         sender.join()  # one writer at a time on the pipe up, a failure's report included

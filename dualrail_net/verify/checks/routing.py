@@ -11,7 +11,6 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from dualrail_net.forked import Forked, Tick, can_fork
 from dualrail_net.verify.checks import Context, ROUTING, SESSIONS, TOPOLOGY, check, finding, running
 from dualrail_net.verify.controlplane import (
     GRACEFUL_SHUTDOWN_SEQ,
@@ -67,10 +66,6 @@ def plane_view(ctx: Context, plane: str) -> PlaneView:
 PlaneCheck = Callable[[Context, PlaneView], list[Finding]]
 PER_PLANE: dict[str, PlaneCheck] = {}  # check id -> its body for one plane, in registry order
 
-# From this many routing instances in a plane, the planes are computed in forked children at once
-# (each plane's model is independent; a 100k-GPU plane takes ~14 s)
-PARALLEL_FROM = 2000
-
 
 def plane_findings(ctx: Context, view: PlaneView) -> dict[str, list[Finding]]:
     out = {}
@@ -80,28 +75,16 @@ def plane_findings(ctx: Context, view: PlaneView) -> dict[str, list[Finding]]:
     return out
 
 
-def routing_findings(ctx: Context, parallel_from: int | None = None) -> dict[str, list[Finding]]:
-    """Every per-plane routing check's findings, plane by plane in the snapshot's order. Large
-    planes are computed in forked children (the parent computes the first plane); only the
-    findings come back (pickled), never the model."""
-    threshold = PARALLEL_FROM if parallel_from is None else parallel_from
-    planes = list(ctx.snap.planes)
-    per_plane: dict[str, dict[str, list[Finding]]] = {}
-    children: list[tuple[str, Forked[dict[str, list[Finding]]]]] = []
-    large = len(ctx.snap.devices) >= threshold and len(planes) > 1 and can_fork()
-    if large:
-        _ = ctx.topo.sessions  # built once, before the fork: every child reads it
-        for plane in planes[1:]:
-            def one(_tick: Tick, plane: str = plane) -> dict[str, list[Finding]]:
-                return plane_findings(ctx, plane_view(ctx, plane))
-            children.append((plane, Forked(one, f"the control-plane model of plane {plane}")))
-    for plane in planes[:1] if large else planes:
-        per_plane[plane] = plane_findings(ctx, plane_view(ctx, plane))
-    for plane, child in children:
-        per_plane[plane] = child.result()
+def routing_findings(ctx: Context) -> dict[str, list[Finding]]:
+    """Every per-plane routing check's findings, plane by plane in the snapshot's order.
+
+    One plane after the other in this process, never in forked children: a forked child of the
+    parsed folder shares its pages, and every object either process then reads (its reference
+    count is written) copies the page it is on; at 100k GPUs those copies cost more than the
+    second core gives back (docs/performance.md, nineteenth session)."""
     merged: dict[str, list[Finding]] = {check_id: [] for check_id in PER_PLANE}
-    for plane in planes:
-        for check_id, found in per_plane[plane].items():
+    for plane in ctx.snap.planes:
+        for check_id, found in plane_findings(ctx, plane_view(ctx, plane)).items():
             merged[check_id] += found
     return merged
 

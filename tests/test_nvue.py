@@ -182,6 +182,8 @@ NVUE_MUTATIONS += [
     ("a neighbor shut down (`shutdown on`)", "ROUTE-MISSING", _edit(_SPINE_1, _SPINE_1 + '                shutdown: "on"\n')),
     ("a TCP MD5 password on the leaf's end only", "BGP-SESSION-DOWN",
      _edit(_SPINE_1, _SPINE_1 + '                password: "s3cret"\n')),
+    ("a TCP MD5 password written into startup.yaml (a key in git)", "BGP-SECRET",
+     _edit(_SPINE_1, _SPINE_1 + '                password: "s3cret"\n')),
     ("GTSM on the leaf's end only", "BGP-SESSION-DOWN",
      _edit(_SPINE_1, _SPINE_1 + '                ttl-security:\n                  enable: "on"\n                  hops: 1\n')),
     ("a local-as the spine does not expect", "BGP-SESSION-DOWN",

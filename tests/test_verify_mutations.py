@@ -689,6 +689,11 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
      lambda r: edit(r / SPINE_A / "running-config", "lldp run\n", "lldp run\nsnmp-server community public ro\n")),
     ("a Cumulus TACACS+ key written into the file", "MGMT-SECRET",
      lambda r: edit(r / LEAF_A / "tacplus_servers", "secret=${secret:tacacs-key}", "secret=hunter22")),
+    ("a BGP session password written into frr.conf (a TCP MD5 key in git)", "BGP-SECRET",
+     lambda r: edit(r / LEAF_A / "frr.conf", " neighbor 10.11.0.0 description",
+                    " neighbor 10.11.0.0 password s3cret\n neighbor 10.11.0.0 description")),
+    ("an EOS BGP password in its reversible type-7 form", "BGP-SECRET",
+     lambda r: _spine_neighbor(r, "password 7 0123456789ABCDEF")),
     ("a Cumulus TACACS+ setting the model does not know", "PORTS-UNMODELLED",
      lambda r: edit(r / LEAF_A / "tacplus_servers", "vrf=mgmt\n", "vrf=mgmt\nlogin=pap\n")),
     ("an EOS switch without its users", "MGMT-USER",
@@ -1343,8 +1348,14 @@ def test_tcp_md5_passwords_are_judged_pair_by_pair(all_frr: Path, tmp_path: Path
                 path.write_text(re.sub(rf"^( neighbor {re.escape(address)} remote-as .*)$",
                                        rf"\1\n neighbor {address} password {password}", text, count=1, flags=re.M))
         return {f"{f.check}: {f.message}" for r in run_checks(load_snapshot(edited)) for f in r.findings}
-    assert with_passwords("k1", "k1", "same") == set()
-    for leaf, spine, name in (("k1", "k2", "differ"), ("k1", None, "leaf-only"), (None, "k2", "spine-only")):
+    # the renderer's form, a named secret on both ends: nothing to say
+    assert with_passwords("${secret:bgp-a}", "${secret:bgp-a}", "same") == set()
+    # the same value written on both ends: the session holds, the key is in git (BGP-SECRET, each line)
+    written = with_passwords("k1", "k1", "same-literal")
+    assert {f.partition(":")[0] for f in written} == {"BGP-SECRET"} and len(written) == 2, written
+    assert all("frr.conf:" in f and "written as a value" in f for f in written)
+    for leaf, spine, name in (("k1", "k2", "differ"), ("k1", None, "leaf-only"), (None, "k2", "spine-only"),
+                              ("${secret:bgp-a}", "${secret:bgp-b}", "other-secret")):
         down = [f for f in with_passwords(leaf, spine, name) if f.startswith("BGP-SESSION-DOWN")]
         assert len(down) == 1 and "TCP MD5" in down[0], (name, down)
 

@@ -190,6 +190,9 @@ class BgpInstance:
     # `bgp shutdown` (FRR) / `shutdown` under `router bgp` (EOS): the line (0: not shut down). Every
     # neighbor of the instance then goes to ``shut_neighbors``: no session comes up
     shutdown_line: int = 0
+    # the lines of `neighbor X password P` statements whose password is written as its value (EOS's
+    # encrypted form included: it is reversible) where the renderer writes ``${secret:NAME}``
+    literal_passwords: list[int] = field(default_factory=list)
     # `distance bgp EXTERNAL INTERNAL LOCAL` (FRR; EOS `distance bgp EXTERNAL [INTERNAL LOCAL]`): the
     # administrative distance its routes enter the FIB with (platform default: FRR 20/200/200, EOS
     # 200/200/200); 255 keeps them out. None: not configured

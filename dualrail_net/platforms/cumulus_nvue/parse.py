@@ -382,6 +382,7 @@ def _bgp(r: _Reader, bgp: dict[str, Any], path: PathKey, vrf: str | None, glob: 
         r.extra(body, here, {"remote-as", "description", "address-family", "enable", *_SESSION_KEYS}, routing=True)
         group = Neighbor(str(name), line=r.line(here), defined=True)
         _peer(r, body, here, group, af_off)
+        _literal_password(inst, group)
         inst.peer_groups.add(str(name))
         inst.neighbors[str(name)] = group
     for address, body in _map(bgp.get("neighbor")).items():
@@ -398,7 +399,14 @@ def _bgp(r: _Reader, bgp: dict[str, Any], path: PathKey, vrf: str | None, glob: 
         if group_name is not None:
             n.peer_group = _name(group_name) or str(group_name)[:40]
         _peer(r, body, here, n, af_off)
+        _literal_password(inst, n)
         inst.neighbors[str(address)] = n
+
+
+def _literal_password(inst: BgpInstance, n: Neighbor) -> None:
+    """A session password written as its value, where the renderer writes ``${secret:NAME}``."""
+    if n.password is not None and not is_reference(n.password):
+        inst.literal_passwords.append(n.password_line)
 
 
 def _peer(r: _Reader, body: dict[str, Any], here: PathKey, n: Neighbor, af_off: bool) -> None:

@@ -117,3 +117,22 @@ def config_refused(ctx: Context) -> list[Finding]:
                                    "the statement is not applied, and loading the file fails on it "
                                    "(vtysh -b exits non-zero, frr-reload.py stops): the push fails"))
     return out
+
+
+@check("BGP-SECRET", "no BGP session password is written into a rendered file as its value: each names it "
+       "as ${secret:NAME}", reads={ROUTING, TOPOLOGY})
+def bgp_secret(ctx: Context) -> list[Finding]:
+    """The renderer writes no session password; one a hand edit adds must name a secret (the push
+    fills it in from the secrets file, as it does the management credentials MGMT-SECRET holds to).
+    A value written into frr.conf, startup.yaml or running-config (EOS's type-7 form too: anyone
+    can reverse it) is a TCP MD5 key in the repository's history."""
+    out = []
+    for dev in ctx.snap.devices.values():
+        for vrf, inst in dev.bgp.items():
+            for line in inst.literal_passwords:
+                out.append(finding([dev.name], ctx.topo.node_plane.get((dev.name, vrf)),
+                                   f"{ctx.snap.where(dev.name, dev.routing_file, line)}: a BGP session password is "
+                                   "written as a value, not as ${secret:NAME}",
+                                   "the rendered files are committed: the session's key is now in the "
+                                   "repository's history; keep it in the secrets file and name it"))
+    return out

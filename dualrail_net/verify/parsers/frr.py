@@ -30,6 +30,7 @@ from dualrail_net.verify.model import (
 from dualrail_net.verify.ipfast import ip_int, net_str, network_of
 from dualrail_net.verify.parsers.files import is_decimal
 from dualrail_net.verify.parsers.tree import Node
+from dualrail_net.secretref import is_reference
 
 _PREFIX = re.compile(r"(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)/(?:3[0-2]|[12]?\d)")
 _IP = re.compile(r"(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)")
@@ -166,6 +167,7 @@ def _neighbor(inst: BgpInstance, w: list[str], line: int) -> Neighbor:
     return n
 
 
+_EOS_PASSWORD_FORMS = frozenset({"0", "7", "8a"})  # the word EOS may put between `password` and the value
 _ADDPATH_TX = ("addpath-tx-all-paths", "addpath-tx-bestpath-per-AS")  # FRR's words (Neighbor.addpath_tx_line)
 # neighbor statements that change when a session notices a fault or restarts, never whether it
 # comes up or what it carries (keepalive/hold timers, BFD: bgpd and EOS take a session down only
@@ -259,6 +261,10 @@ def neighbor_statement(inst: BgpInstance, w: list[str], line: int = 0, negated: 
         # FRR's password is the rest of the line; EOS stores it encrypted with the neighbor's name, so
         # two ends' strings cannot be compared: EOS's is reported unmodelled and the pair not judged
         n = _neighbor(inst, w, line)
+        # EOS: `password [0|7|8a] VALUE`; FRR: the rest of the line
+        value = w[4:] if eos and w[3] in _EOS_PASSWORD_FORMS and len(w) > 4 else w[3:]
+        if not (len(value) == 1 and is_reference(value[0])):
+            inst.literal_passwords.append(line)
         if eos:  # (judged where the other end sets none: one end signs, the other does not)
             n.password_opaque, n.password_line = True, line
             return False

@@ -23,7 +23,9 @@ JUNK = ["999999999999999999999", "-1", "٣", "0x", "1.2.3.4/99", "256.1.1.1", ""
         "neighbor swp1 interface remote-as external", "ip route 0.0.0.0/0 swp99", "netmask 255.0.255.0",
         "pfc.roce_pfc.port_set = swp1-swp99999", "qos trust", "username x role", "management ssh",
         "bgp graceful-shutdown", "no bgp graceful-shutdown", "send-community", "no neighbor PG send-community all",
-        "bgp bestpath med missing-as-worst confed"]
+        "bgp bestpath med missing-as-worst confed", "bgp community-list standard C seq", "match community C",
+        "bgp community-list expanded C permit ((", "bgp community-list 500 deny [^]*", "set community 1:1",
+        "bgp community-list 7 permit 70000:1", "neighbor 10.0.0.1 password ${secret:", "neighbor X password 7"]
 
 
 def _mutate(rng: random.Random, text: str) -> str:

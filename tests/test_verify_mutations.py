@@ -741,6 +741,15 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
     ("a distribute-list beside a prefix-list of the same direction (bgpd refuses the second)", "BGP-CONFIG-REFUSED",
      lambda r: _leaf_distribute(r, "neighbor 10.11.0.0 prefix-list PLANE-A in\n  neighbor 10.11.0.0 distribute-list DL in",
                                 "access-list DL permit any\n")),
+    ("a leaf advertises only routes tagged with a community nothing sets (a standard list)", "ROUTE-MISSING",
+     lambda r: _leaf_clause(r, "LOCAL-A-OUT", "match community TAGGED",
+                            before="bgp community-list standard TAGGED seq 5 permit 65000:100 no-export\n!\n")),
+    ("an expanded community-list whose first entry a route without communities matches denies it", "ROUTE-MISSING",
+     lambda r: _leaf_clause(r, "PLANE-A-IN", "match community 120",
+                            before="bgp community-list 120 deny ^$\nbgp community-list 120 permit .*\n!\n")),
+    ("a numbered standard community-list in a permit entry (no route of the fabric carries 65000:7)", "ROUTE-MISSING",
+     lambda r: _leaf_clause(r, "PLANE-A-IN", "match community 7 exact-match",
+                            before="bgp community-list 7 seq 10 permit 65000:7\n!\n")),
     ("a match on a community list the config defines (its entries are not evaluated)", "CONFIG-UNMODELLED",
      lambda r: _leaf_clause(r, "PLANE-A-IN", "match community ANY",
                                 before="bgp community-list standard ANY seq 5 permit internet\n!\n")),
@@ -1509,3 +1518,47 @@ def test_an_entry_that_matches_on_a_list_does_not_hide_the_entries_after_it(clea
          "route-map PLANE-A-IN permit 5\n")  # now it matches everything
     found = [(f.check, f.message) for r in run_checks(load_snapshot(edited)) for f in r.findings]
     assert any(c == "ROUTE-DEAD-POLICY" and "PLANE-A-IN permit 10 is never reached" in m for c, m in found), found
+
+
+def test_community_matches_are_judged_on_routes_without_communities(clean: Path, tmp_path: Path) -> None:
+    """Nothing in the example gives a route a community, so a route-map's match on a community-list
+    read whole has one answer for the fabric's routes (verify/communities.py): a deny entry on a
+    list such a route does not match changes nothing (it was a false ROUTE-MISSING), a list whose
+    expression matches the empty string matches every such route; the external peers' routes stay
+    unjudged and said so. Once a route-map anywhere sets a community, the clause is reported and not
+    evaluated. The model and its plain reference agree throughout."""
+    from test_reference_rib import assert_agree
+
+    def findings(name: str, *edits: tuple[str, str, str]) -> list[tuple[str, str, str]]:
+        edited = tmp_path / name
+        shutil.copytree(clean, edited)
+        for path, old, new in edits:
+            edit(edited / path, old, new)
+        assert_agree(edited, name)
+        return [(f.check, f.severity.value, f.message) for r in run_checks(load_snapshot(edited)) for f in r.findings]
+
+    deny_first = (LEAF_A + "/frr.conf", "route-map LOCAL-A-OUT permit 10\n",
+                  "bgp community-list standard NOEXP seq 5 permit no-export\n"
+                  "route-map LOCAL-A-OUT deny 5\n match community NOEXP\nexit\nroute-map LOCAL-A-OUT permit 10\n")
+    found = findings("deny-first", deny_first)
+    assert [f for f in found if f[1] == "error"] == [], found
+    assert {f[0] for f in found} == {"CONFIG-UNMODELLED"} and all("external peers" in f[2] for f in found), found
+    # an expanded list whose expression matches the empty string: the permit entry keeps every route
+    found = findings("empty-matches", (LEAF_A + "/frr.conf", "route-map LOCAL-A-OUT permit 10\n match ip address "
+                                       "prefix-list LOCAL-A\n", "bgp community-list expanded ALL permit _\n!\n"
+                                       "route-map LOCAL-A-OUT permit 10\n match ip address prefix-list LOCAL-A\n"
+                                       " match community ALL\n"))
+    assert [f for f in found if f[1] == "error"] == [], found
+    # the same clause on a list of one tag nothing sets: the leaf's prefixes go nowhere
+    tagged = (LEAF_A + "/frr.conf", "route-map LOCAL-A-OUT permit 10\n match ip address prefix-list LOCAL-A\n",
+              "bgp community-list standard TAGGED permit 65000:100\n!\n"
+              "route-map LOCAL-A-OUT permit 10\n match ip address prefix-list LOCAL-A\n match community TAGGED\n")
+    found = findings("tagged", tagged)
+    assert any(f[0] == "ROUTE-MISSING" and f[1] == "error" for f in found), found
+    # a spine that sets a community: the leaf's clause is no longer judged (reported, as before)
+    sets = (SPINE_A + "/running-config", "route-map PLANE-A-OUT permit 10\n   match ip address prefix-list PLANE-A\n",
+            "route-map PLANE-A-OUT permit 10\n   match ip address prefix-list PLANE-A\n   set community 65000:100\n")
+    found = findings("with-a-source", tagged, sets)
+    assert not any(f[0] == "ROUTE-MISSING" for f in found), found
+    assert any(f[0] == "CONFIG-UNMODELLED" and "match community TAGGED: not evaluated, routes get communities at a-spine-1:" in f[2]
+               for f in found), found

@@ -75,7 +75,9 @@ def twin_snapshot(output: Path) -> Snapshot:
         substitute = meta.twin_dir != meta.dir
         devices[name] = parse_device(name, "cumulus" if substitute else meta.platform, output / meta.twin_dir)
     servers = {name: parse_server(name, output / meta.dir) for name, meta in manifest.servers.items()}
-    return assemble(output, manifest, devices, servers, read_cabling(manifest.cabling_path(output)))
+    # the twin's external peers are FRR announcing the planned prefixes: no community on them
+    return assemble(output, manifest, devices, servers, read_cabling(manifest.cabling_path(output)),
+                    external_untagged=True)
 
 
 def compared_devices(plan: TwinPlan) -> list[SwitchNs]:
@@ -724,6 +726,42 @@ def _access_list(rng: random.Random, text: str) -> tuple[str, str] | None:
     return f"{listed} as an access list ({style}) in {where}", edited
 
 
+def _community_list(rng: random.Random, text: str) -> tuple[str, str] | None:
+    """A route-map entry also matches on a community-list the file defines, drawn at random:
+    standard (AA:NN values, well-known names; numbered or named, `exact-match` or not) or expanded
+    (expressions that match the empty string or not, deny entries first); in the fabric no route
+    carries a community, so each list either matches every route or none (verify/communities.py).
+    Sometimes a new entry in front denies what the list matches, before the entry that permitted."""
+    entries = re.findall(r"^route-map (\S+) (permit|deny) (\d+)$", text, re.M)
+    if not entries:
+        return None
+    name, action, seq = rng.choice(entries)
+    style = rng.choice(["standard", "numbered-standard", "expanded", "numbered-expanded"])
+    values = rng.choice([["65000:100"], ["no-export"], ["65000:1", "no-advertise"], ["graceful-shutdown"]])
+    expressions = rng.choice([[("permit", ".*")], [("permit", "^$")], [("permit", "_")], [("permit", "65000:.*")],
+                              [("deny", "^$"), ("permit", ".*")], [("deny", "^65000:1$"), ("permit", "^$")],
+                              [("permit", "^65[0-9]+:.*$")]])
+    listed = {"standard": "ORACLE-COMM", "numbered-standard": "42", "expanded": "ORACLE-RE",
+              "numbered-expanded": "142"}[style]
+    kind = "expanded" if "expanded" in style else "standard"
+    named = "numbered" not in style
+    head_words = f"bgp community-list {kind + ' ' if named else ''}{listed}"
+    if kind == "standard":
+        lines = [f"{head_words} seq 5 {rng.choice(['permit', 'deny'])} {' '.join(values)}",
+                 f"{head_words} seq 10 permit {values[0]}"]
+    else:
+        lines = [f"{head_words} {verb} {expression}" for verb, expression in expressions]
+    definition = "".join(line + "\n" for line in lines)
+    clause = f"match community {listed}" + (" exact-match" if rng.random() < 0.3 else "")
+    head = f"route-map {name} {action} {seq}\n"
+    edited = text.replace(head, head + f" {clause}\n", 1)
+    if rng.random() < 0.3 and int(seq) > 1:  # an entry in front that denies what the list matches
+        front = f"route-map {name} deny {int(seq) - 1}\n {clause}\nexit\n"
+        edited = edited.replace(head, front + head, 1)
+    edited = re.sub(r"^(route-map )", definition.replace("\\", "\\\\") + "\\1", edited, count=1, flags=re.M)
+    return f"route-map {name} {action} {seq}: {clause} ({'; '.join(lines)})", edited
+
+
 # --- edits of a switch's interfaces file (ifupdown2 applies them in the twin) -----------------------
 
 def _stanza_spans(text: str) -> list[tuple[str, int, int]]:
@@ -849,7 +887,7 @@ EDITS: tuple[Callable[[random.Random, str], tuple[str, str] | None], ...] = (
     _attribute, _maximum_prefix, _maximum_prefix, _session_option, _router_id, _redistribute, _static_route,
     _bgp_shutdown, _session_transport, _weight, _distance, _table_map, _fib_filter, _next_hop,
     _neighbor_prefix_list, _next_hop_unchanged, _remove_private_as, _default_originate, _as_override,
-    _graceful_shutdown, _med_missing_as_worst, _addpath, _match_list, _access_list)
+    _graceful_shutdown, _med_missing_as_worst, _addpath, _match_list, _access_list, _community_list)
 
 
 def edit_kind(edit: Callable[..., tuple[str, str] | None]) -> str:

@@ -217,12 +217,15 @@ class Aggregate:
 # the prefix-list name an access list read as a route filter is evaluated as (DeviceConfig.
 # access_lists): "access-list NAME", which no real prefix-list can be called (it holds a space)
 ACCESS_LIST_PREFIX = "access-list "
+# the synthetic prefix-list verify/communities.py writes: the external peers' planned prefixes, which
+# an entry matching on a community-list keeps matching (what they carry is not known)
+OUTSIDE_PREFIX = "the external peers' routes, for community-list "
 
 
 def list_label(name: str) -> str:
     """How a finding names a list a route-map or neighbor filters with: "prefix-list NAME", or
-    "access-list NAME" for an access list evaluated as one."""
-    return name if name.startswith(ACCESS_LIST_PREFIX) else f"prefix-list {name}"
+    "access-list NAME" for an access list evaluated as one (a synthetic list: its own name)."""
+    return name if name.startswith((ACCESS_LIST_PREFIX, OUTSIDE_PREFIX)) else f"prefix-list {name}"
 
 
 def filter_clause(name: str) -> str:
@@ -268,6 +271,12 @@ class RouteMapEntry:
     # device is read); one it defines, or EOS's undefined one, is not evaluated (reported)
     match_lists: list[tuple[str, str, int]] = field(default_factory=list)
     never_line: int = 0
+    # `match community NAME [exact-match]` on an FRR community-list read whole: (list, whether it
+    # matches a route that carries no community, line); verify/communities.py judges it once the
+    # snapshot is assembled (no route of the fabric carries one unless a route-map sets it)
+    community_clauses: list[tuple[str, bool, int]] = field(default_factory=list)
+    # `set community ...` (other than `none`): the line (0: none); the entry gives routes communities
+    sets_community_line: int = 0
 
 
 @dataclass(slots=True)
@@ -399,6 +408,11 @@ class DeviceConfig:
     # ``access-list NAME`` (a name no prefix-list can have: it holds a space)
     access_lists: dict[str, list[PrefixListEntry]] = field(default_factory=dict)
     access_lists_unread: set[str] = field(default_factory=set)
+    # FRR's community-lists read whole (`bgp community-list standard|expanded NAME [seq N] permit|deny
+    # ...`, the numbered forms): each entry as (seq, action, the regular expression of an expanded
+    # entry or None for a standard one); a list with an entry not read is in ``community_lists_unread``
+    community_lists: dict[str, list[tuple[int, str, str | None]]] = field(default_factory=dict)
+    community_lists_unread: set[str] = field(default_factory=set)
 
 
 @dataclass(slots=True)

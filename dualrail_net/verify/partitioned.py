@@ -269,7 +269,8 @@ def _check_in_two(root: Path, manifest: Manifest, only: set[str] | None,
             for parser, dev in zip(parsers, base):
                 if parser.routing:
                     _elsewhere_routing(dev, *next(routing_names))
-            snap = assemble(root, manifest, {dev.name: dev for dev in base}, {srv.name: srv for srv in servers}, plan)
+            snap = assemble(root, manifest, {dev.name: dev for dev in base}, {srv.name: srv for srv in servers}, plan,
+                            routing=False)
             parsed = time.monotonic() - started
             results, seconds = run_group(Context(snap), base_specs)
             routing_results, routing_seconds, routing_parsed = _read(up)

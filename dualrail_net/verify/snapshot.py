@@ -85,10 +85,16 @@ def cabling_path(root: Path, manifest: Manifest) -> Path:
 
 
 def assemble(root: Path, manifest: Manifest, devices: dict[str, DeviceConfig], servers: dict[str, ServerConfig],
-             cabling: CablingPlan) -> Snapshot:
-    """The snapshot of parsed parts, with the manifest's pools indexed."""
+             cabling: CablingPlan, routing: bool = True, external_untagged: bool = False) -> Snapshot:
+    """The snapshot of parsed parts, with the manifest's pools indexed. With ``routing`` (the
+    devices' routing parts are read), what needs every device read is judged: the route-maps'
+    community matches (verify/communities.py; ``external_untagged``: the external peers are known
+    to send no community, as the twin's stand-ins do)."""
     snap = Snapshot(root, manifest, devices, servers, cabling)
     snap.pools = {p: [ipaddress.IPv4Network(v) for v in pools.values()] for p, pools in manifest.pools.items()}
     snap.routed = {p: [ipaddress.IPv4Network(v) for v in nets] for p, nets in manifest.routed_prefixes.items()}
     snap.index_pools()
+    if routing:
+        from dualrail_net.verify.communities import judge_community_matches  # (it reads this module's Snapshot)
+        judge_community_matches(snap, external_untagged)
     return snap

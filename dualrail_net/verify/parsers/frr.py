@@ -424,6 +424,8 @@ def route_map_clause(entry: RouteMapEntry, w: list[str], line: int) -> bool:
         setattr(entry, {"local-preference": "local_pref", "weight": "weight", "metric": "med"}[w[1]], int(w[2]))
         entry.attribute_lines[w[1]] = line
         return True
+    if w[:2] == ["set", "community"] and w[2:] != ["none"]:
+        entry.sets_community_line = line  # (the line itself is not modelled: reported by the caller)
     return w[0] == "description"
 
 
@@ -730,6 +732,13 @@ def _top_level(dev: DeviceConfig, w: list[str], number: int) -> int:
                 return TOP
             dev.access_lists_unread.add(w[1])
             dev.access_lists.pop(w[1], None)
+        elif defined[0] == "community" and defined[1] not in dev.community_lists_unread:
+            entry = community_list_line(w, dev.community_lists.get(defined[1], []))
+            if entry is not None:
+                dev.community_lists.setdefault(defined[1], []).append(entry)
+                return TOP
+            dev.community_lists_unread.add(defined[1])
+            dev.community_lists.pop(defined[1], None)
         # (a community or AS-path list's entries, an access list with an entry not read: reported)
     dev.unmodelled.append((number, text))
     return OTHER  # the block's lines belong to it: the block is what is reported
@@ -759,6 +768,64 @@ def match_list_definition(w: list[str]) -> tuple[str, str] | None:
     return None
 
 
+# the community values bgpd's community_str2com takes besides AA:NN (`internet` left out: its
+# meaning in a list changed across FRR releases, so a list holding it is not read)
+_WELL_KNOWN_COMMUNITIES = frozenset({
+    "graceful-shutdown", "accept-own", "accept-own-nexthop", "route-filter-translated-v4", "route-filter-v4",
+    "route-filter-translated-v6", "route-filter-v6", "llgr-stale", "no-llgr", "blackhole", "no-export",
+    "no-advertise", "local-AS", "no-peer"})
+_AA_NN = re.compile(r"(\d{1,5}):(\d{1,5})")
+# what an expanded entry's expression may hold for Python's re to decide as POSIX's regexec does
+# whether it matches the empty string (no back-references, escapes, POSIX classes or `[]` forms)
+_SIMPLE_REGEX = re.compile(r"[A-Za-z0-9:._*+?^$|(){},\[\] -]*")
+_FRR_UNDERSCORE = "(^|[,{}() ]|$)"  # bgp_regcomp's meaning of `_`
+
+
+def community_list_line(w: list[str], existing: list[tuple[int, str, str | None]]) -> tuple[int, str, str | None] | None:
+    """One FRR community-list line, ``bgp community-list standard|expanded NAME [seq N] permit|deny
+    ...`` or its numbered forms (1-99 standard, 100-500 expanded), as (seq, action, the expression
+    of an expanded entry or None); None for a line not read (a value or expression outside what is
+    read here, or a style other than the list's first entry's, which bgpd refuses)."""
+    kind = w[2]
+    if kind in ("standard", "expanded"):
+        style, rest = kind, w[4:]
+    elif is_decimal(kind) and 1 <= int(kind) <= 500:
+        style, rest = ("standard" if int(kind) <= 99 else "expanded"), w[3:]
+    else:
+        return None
+    head = _sequenced(rest, max((e[0] for e in existing), default=0) + 5)
+    if head is None or existing and (existing[0][2] is None) != (style == "standard"):
+        return None
+    seq, rest = head
+    action, values = rest[0], rest[1:]
+    if style == "standard":
+        for value in values:
+            m = _AA_NN.fullmatch(value)
+            if not (m and int(m[1]) <= 65535 and int(m[2]) <= 65535 or value in _WELL_KNOWN_COMMUNITIES):
+                return None
+        return seq, action, None
+    expression = " ".join(values)
+    if not _SIMPLE_REGEX.fullmatch(expression) or "[]" in expression or "[^]" in expression:
+        return None
+    try:
+        re.compile(expression.replace("_", _FRR_UNDERSCORE))
+    except re.error:
+        return None
+    return seq, action, expression
+
+
+def matches_no_community(entries: list[tuple[int, str, str | None]]) -> bool:
+    """Whether a community-list matches a route that carries no community (bgpd's
+    community_list_match and community_list_exact_match alike): entries in seq order; a standard
+    entry never matches it (its communities are not all there), an expanded one when its
+    expression matches the empty string; the first that matches decides (permit: the list
+    matches); none: no match."""
+    for _seq, action, expression in sorted(entries, key=lambda e: e[0]):
+        if expression is not None and re.search(expression.replace("_", _FRR_UNDERSCORE), ""):
+            return action == "permit"
+    return False
+
+
 def access_list_filter(dev: DeviceConfig, name: str) -> str:
     """The prefix-list an access list read as a route filter is evaluated as (model.DeviceConfig.
     access_lists); an undefined one stays undefined (FRR: no list, nothing passes)."""
@@ -785,6 +852,9 @@ def finish_bgp(dev: DeviceConfig, frr: bool = True) -> None:
                 clause, listed = f"{_MATCH_LIST[kind][0]} {name}", _MATCH_LIST[kind][1]
                 if kind == "access-list" and name in dev.access_lists:
                     entry.match_prefix_lists.append(access_list_filter(dev, name))  # evaluated as a prefix-list
+                elif kind == "community" and frr and name in dev.community_lists:
+                    # judged once the snapshot is assembled (verify/communities.py)
+                    entry.community_clauses.append((name, matches_no_community(dev.community_lists[name]), line))
                 elif (kind, name) in dev.match_list_names or kind == "next-hop prefix-list" and name in dev.prefix_lists:
                     dev.unmodelled.append((line, clause))
                 elif not frr:  # (bgpd's rule, read in its source; EOS's is not known here)

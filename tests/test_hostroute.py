@@ -135,6 +135,18 @@ def test_rules_select_by_destination_arriving_port_and_not(tmp_path: Path) -> No
     assert decide(tmp_path, negated, "10.22.0.1", "10.20.0.5").dev == "p1"  # its own table 102 anyway
 
 
+def test_a_fwmark_rule_takes_the_servers_own_traffic_only_when_its_mark_is_zero_under_the_mask(tmp_path: Path) -> None:
+    """The server's own traffic (RoCE, NCCL's sockets) carries no mark: `fwmark 1` never takes it,
+    `fwmark 0` (the kernel keeps no mask) and `fwmark 0x100/0xff` (no bit under the mask) take
+    every packet; `not fwmark 1` takes it all. Held to the kernel by the host oracle's
+    `rule-selector` edits."""
+    rule = "    post-up ip rule add {} lookup 102 priority 50\n"
+    for selector, port in (("fwmark 1", "p0"), ("fwmark 0x10/0xf0", "p0"), ("fwmark 0", "p1"),
+                           ("fwmark 0x100/0xff", "p1"), ("fwmark 0/0xffffffff", "p1"), ("not fwmark 1", "p1")):
+        found = decide(tmp_path, TWO_PORTS + rule.format(selector), "10.12.0.1", "10.20.0.5")
+        assert found is not None and found.dev == port, selector
+
+
 def test_a_port_kept_down_keeps_its_address_local_and_installs_nothing(tmp_path: Path) -> None:
     text = TWO_PORTS.replace("    address 10.22.0.1/31\n", "    address 10.22.0.1/31\n    link-down yes\n")
     assert decide(tmp_path, text, "10.12.0.1", "10.22.0.1") == Egress(None, None, 255)

@@ -140,6 +140,8 @@ def tree_parse_frr(text: str) -> DeviceConfig:
                 if child.words[:4] == ["match", "ip", "address", "prefix-list"] and len(child.words) == 5:
                     rm.match_prefix_lists.append(child.words[4])
                 elif child.words[0] != "description":
+                    if child.words[:2] == ["set", "community"] and child.words[2:] != ["none"]:
+                        rm.sets_community_line = child.line  # (a source of communities: communities.py)
                     report(child)
             dev.route_maps.setdefault(w[1], []).append(rm)
         elif w[:2] == ["router", "bgp"] and len(w) in (3, 5) and (asn := frr_parser.parse_asn(w[2])):
@@ -551,9 +553,13 @@ def test_post_up_commands_are_read_as_iproute2_reads_them() -> None:
     assert [(r.kind, r.prefix, r.table, r.metric) for r in routes] == [("unreachable", "10.0.0.0/8", None, 0),
                                                                        ("blackhole", "10.1.0.0/16", 101, 7)]
     unread: list[int] = []
-    server_policy(["ip route add blackhole 10.0.0.0/8 via 10.1.1.1", "ip link set e0 down", "ip rule add fwmark 1 lookup 5"],
-                  unread)
-    assert unread == [0, 1, 2]
+    server_policy(["ip route add blackhole 10.0.0.0/8 via 10.1.1.1", "ip link set e0 down", "ip rule add fwmark 0x lookup 5",
+                   "ip rule add fwmark 1/0x100000000 lookup 5", "ip rule add fwmark 09 lookup 5"], unread)
+    assert unread == [0, 1, 2, 3, 4]  # (iproute2 refuses the last three marks: no digit, 33 bits, not octal)
+    # the kernel's mask: the one given, else every bit for a mark that is not 0, none for 0
+    _, rules = server_policy(["ip rule add fwmark 1 lookup 5", "ip rule add fwmark 0 lookup 5",
+                              "ip rule add fwmark 0x10/0xf0 lookup 5", "ip rule add fwmark 010 lookup 5"])
+    assert [r.fwmark for r in rules] == [(1, 0xFFFFFFFF), (0, 0), (16, 0xF0), (8, 0xFFFFFFFF)]
 
 
 def test_allowas_in_is_read_on_frr_and_eos() -> None:

@@ -319,8 +319,9 @@ def _multipath(rng: random.Random, text: str) -> tuple[str, str] | None:
 
 def _rule_selector(rng: random.Random, text: str) -> tuple[str, str] | None:
     """A rule that selects by destination (`to PREFIX`), by arriving port (`iif lo`: the server's
-    own traffic; `iif PORT`: never it), or inverted (`not`), into another port's table, before or
-    after the rendered rules."""
+    own traffic; `iif PORT`: never it), by firewall mark (the server's own traffic carries none: a
+    mark under its mask that is not 0 never takes it, `fwmark 0` takes everything), or inverted
+    (`not`), into another port's table, before or after the rendered rules."""
     rules = list(_RULE.finditer(text))
     nets = re.findall(r"^\s*post-up ip route \S+ (\d+\.\d+\.\d+\.\d+/\d+) ", text, re.M)
     ports = re.findall(r"^iface (\S+)", text, re.M)
@@ -328,7 +329,9 @@ def _rule_selector(rng: random.Random, text: str) -> tuple[str, str] | None:
         return None
     m = rng.choice(rules)
     selector = rng.choice([f"to {rng.choice(nets)}", "iif lo", f"iif {rng.choice(ports)}",
-                           f"from {m.group(1).split()[-2]} to {rng.choice(nets)}"])
+                           f"from {m.group(1).split()[-2]} to {rng.choice(nets)}",
+                           rng.choice(["fwmark 1", "fwmark 0", "fwmark 0x0/0xffffffff", "fwmark 0x100/0xff",
+                                       "fwmark 0x10/0xf0", "fwmark 010"])])
     negated = "not " if rng.random() < 0.25 else ""
     table = rng.choice(rules).group(2)
     priority = rng.choice([" priority 50", " priority 150", " priority 40000", ""])

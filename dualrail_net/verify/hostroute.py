@@ -43,7 +43,7 @@ class Egress:
 
 Route = tuple[int, int, str | None, str | None, int | None]  # (network, length, dev, via, preferred source)
 # (priority, source network, source length, table, destination network, destination length, whether
-# the server's own traffic matches its `iif`, `not`)
+# the server's own traffic matches its `iif` and `fwmark`, `not`)
 Rule = tuple[int, int, int, int, int, int, bool, bool]
 
 
@@ -252,7 +252,10 @@ def host_routing(srv: ServerConfig) -> HostRouting:
             second = sorted(r[0] for r in rules)[1]
             priority = second - 1 if second else 0
         mask = ((1 << rule.source_len) - 1) << (32 - rule.source_len) if rule.source_len else 0
-        new = (priority, source & mask, rule.source_len, rule.table, to_net, to_len, rule.iif in (None, "lo"), rule.invert)
+        # the server's own traffic arrives on lo and carries no mark (nothing in the rendered files
+        # sets one): a fwmark selector matches it when the mark's bits under the mask are all 0
+        takes_own = rule.iif in (None, "lo") and (rule.fwmark is None or rule.fwmark[0] & rule.fwmark[1] == 0)
+        new = (priority, source & mask, rule.source_len, rule.table, to_net, to_len, takes_own, rule.invert)
         if new in rules:
             continue  # `ip rule add` of a rule in place: "File exists"
         # after every rule of the same or a lower priority, as the kernel inserts it

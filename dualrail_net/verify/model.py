@@ -446,6 +446,9 @@ class ServerRule:
     # arriving on `lo`. None: any
     iif: str | None = None
     invert: bool = False  # `not`: the rule takes what its selectors do not match
+    # `fwmark MARK[/MASK]`: (mark, mask as the kernel keeps it: the given one, else all bits for a
+    # mark other than 0 and none for 0); None: no fwmark selector
+    fwmark: tuple[int, int] | None = None
 
 
 @dataclass(slots=True)

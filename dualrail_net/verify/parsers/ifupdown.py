@@ -177,6 +177,28 @@ def read_interfaces(text: str) -> InterfacesFile:
     return InterfacesFile(ifaces, vrfs, commands, command_ports, command_lines, unmodelled, gateways, gateway_lines)
 
 
+# iproute2's get_u32(..., 0): strtoul's base 0 (0x hexadecimal, a leading 0 octal, else decimal),
+# nothing after the number, at most 32 bits
+_U32 = re.compile(r"0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*")
+
+
+def _u32(text: str) -> int | None:
+    if not _U32.fullmatch(text):
+        return None
+    value = int(text, 16) if text[1:2] in ("x", "X") else int(text, 8) if text.startswith("0") else int(text)
+    return value if value <= 0xFFFFFFFF else None
+
+
+def _fwmark(text: str) -> tuple[int, int] | None:
+    """`ip rule ... fwmark MARK[/MASK]` as the kernel keeps it: (mark, mask), the mask all bits when
+    none is given and the mark is not 0, none for a mark of 0 (fib_rules.c: such a rule matches
+    every packet); None for what iproute2 refuses."""
+    mark_text, slash, mask_text = text.partition("/")
+    mark = _u32(mark_text)
+    mask = _u32(mask_text) if slash else (0xFFFFFFFF if mark else 0)
+    return None if mark is None or mask is None else (mark, mask)
+
+
 def _mask_length(mask: str) -> int | None:
     """'255.255.255.254' (or '31') -> 31; None for what is not a contiguous mask."""
     if is_decimal(mask):
@@ -372,12 +394,14 @@ def server_policy(commands: list[str], unmodelled: list[int] | None = None,
             to = opts.get("to")
             if to == "all":
                 to = None
+            fwmark = _fwmark(opts["fwmark"]) if "fwmark" in opts else None
             if source and _ipv4(source) and table and is_decimal(table) \
-                    and set(opts) <= {"from", "lookup", "priority", "to", "iif"} \
+                    and set(opts) <= {"from", "lookup", "priority", "to", "iif", "fwmark"} \
+                    and ("fwmark" not in opts or fwmark is not None) \
                     and (to is None or _route_target(to) and to != "default") \
                     and (prio is None or is_decimal(prio)) and (not length or is_decimal(length) and int(length) <= 32):
                 rules.append(ServerRule(source, int(table), int(prio) if prio else None, int(length) if length else 32,
-                                        to, opts.get("iif"), invert))
+                                        to, opts.get("iif"), invert, fwmark))
                 continue
         if unmodelled is not None:
             unmodelled.append(number)

@@ -268,7 +268,8 @@ class RouteMapEntry:
     # `match community NAME [exact-match]`, `match as-path NAME`: (kind, list, line). A list the
     # device does not define matches nothing (bgpd's route_match_community/aspath: no list, no
     # match), so the entry matches no route (``never_line``: the first such clause, set when an FRR
-    # device is read); one it defines, or EOS's undefined one, is not evaluated (reported)
+    # device is read); one it defines, or EOS's undefined one, is not evaluated (reported), but for
+    # an FRR community-list read whole (``community_clauses``)
     match_lists: list[tuple[str, str, int]] = field(default_factory=list)
     never_line: int = 0
     # `match community NAME [exact-match]` on an FRR community-list read whole: (list, whether it

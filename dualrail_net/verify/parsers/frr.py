@@ -16,6 +16,7 @@ not judge instead of ignoring it; nothing in a line makes the parser raise.
 from __future__ import annotations
 
 import re
+from typing import TypeVar
 
 from dualrail_net.verify.model import (
     ACCESS_LIST_PREFIX,
@@ -31,6 +32,8 @@ from dualrail_net.verify.ipfast import ip_int, net_str, network_of
 from dualrail_net.verify.parsers.files import is_decimal
 from dualrail_net.verify.parsers.tree import Node
 from dualrail_net.secretref import is_reference
+
+_Entry = TypeVar("_Entry")
 
 _PREFIX = re.compile(r"(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)/(?:3[0-2]|[12]?\d)")
 _IP = re.compile(r"(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)")
@@ -724,24 +727,30 @@ def _top_level(dev: DeviceConfig, w: list[str], number: int) -> int:
     elif text.startswith(KNOWN_TOP_LEVEL):
         return TOP
     elif (defined := match_list_definition(w)) is not None:
+        kind, name = defined
         dev.match_list_names.setdefault(defined, number)
-        if defined[0] == "access-list" and defined[1] not in dev.access_lists_unread:
-            read = access_list_line(w, dev.access_lists.get(w[1], []), number)
-            if read is not None:
-                dev.access_lists.setdefault(w[1], []).extend(read)
+        if kind == "access-list" and name not in dev.access_lists_unread:
+            if _list_line_read(dev.access_lists, dev.access_lists_unread, name,
+                               access_list_line(w, dev.access_lists.get(name, []), number)):
                 return TOP
-            dev.access_lists_unread.add(w[1])
-            dev.access_lists.pop(w[1], None)
-        elif defined[0] == "community" and defined[1] not in dev.community_lists_unread:
-            entry = community_list_line(w, dev.community_lists.get(defined[1], []))
-            if entry is not None:
-                dev.community_lists.setdefault(defined[1], []).append(entry)
+        elif kind == "community" and name not in dev.community_lists_unread:
+            entry = community_list_line(w, dev.community_lists.get(name, []))
+            if _list_line_read(dev.community_lists, dev.community_lists_unread, name, entry and [entry]):
                 return TOP
-            dev.community_lists_unread.add(defined[1])
-            dev.community_lists.pop(defined[1], None)
-        # (a community or AS-path list's entries, an access list with an entry not read: reported)
+        # (an AS-path list's entries, a line of a list not read whole: reported)
     dev.unmodelled.append((number, text))
     return OTHER  # the block's lines belong to it: the block is what is reported
+
+
+def _list_line_read(lists: dict[str, list[_Entry]], unread: set[str], name: str, read: list[_Entry] | None) -> bool:
+    """A list's line read (its entries added: True), or not (None): the list is then not read whole,
+    so it leaves ``lists`` for ``unread`` and what matches on it is reported, not evaluated."""
+    if read is None:
+        unread.add(name)
+        lists.pop(name, None)
+        return False
+    lists.setdefault(name, []).extend(read)
+    return True
 
 
 # each kind of list a route-map entry may match on (RouteMapEntry.match_lists): its clause, and

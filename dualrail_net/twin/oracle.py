@@ -762,6 +762,41 @@ def _community_list(rng: random.Random, text: str) -> tuple[str, str] | None:
     return f"route-map {name} {action} {seq}: {clause} ({'; '.join(lines)})", edited
 
 
+def _as_path_list(rng: random.Random, text: str) -> tuple[str, str] | None:
+    """An AS-path access list drawn at random (the empty path, every path, one-AS or two-AS paths,
+    paths from or originated by one of the file's neighbor ASNs; sometimes a deny entry first, or
+    without `seq`), used by one neighbor as `filter-list NAME in|out` or by a route-map entry as
+    `match as-path NAME` (verify/aspaths.py judges either on each route's path)."""
+    peers = sorted(set(re.findall(r"^\s*neighbor \S+ remote-as (\d+)$", text, re.M)))
+    if not peers:
+        return None
+    peer = rng.choice(peers)
+    rows = rng.choice([[("permit", "^$")], [("permit", ".*")], [("permit", "_")], [("permit", f"^{peer}$")],
+                       [("permit", f"^{peer}_")], [("permit", f"_{peer}$")], [("permit", "^[0-9]+$")],
+                       [("permit", "^[0-9]+ [0-9]+$")], [("deny", f"_{peer}$"), ("permit", ".*")],
+                       [("deny", "^[0-9]+$"), ("permit", ".*")], [("deny", f"^{peer}_"), ("permit", "^$")]])
+    numbered = rng.random() < 0.7
+    lines = [f"bgp as-path access-list ORACLE-PATHS{f' seq {5 * (i + 1)}' if numbered else ''} {verb} {expression}"
+             .rstrip() for i, (verb, expression) in enumerate(rows)]
+    definition = "".join(line + "\n" for line in lines)
+    entries = re.findall(r"^route-map (\S+) (permit|deny) (\d+)$", text, re.M)
+    neighbors = _neighbors(text)
+    if entries and (rng.random() < 0.4 or not neighbors):
+        name, action, seq = rng.choice(entries)
+        head = f"route-map {name} {action} {seq}\n"
+        edited = text.replace(head, head + " match as-path ORACLE-PATHS\n", 1)
+        where = f"route-map {name} {action} {seq}: match as-path"
+    elif neighbors and " address-family ipv4 unicast\n" in text:
+        n, direction = rng.choice(neighbors), rng.choice(["in", "out"])
+        edited = text.replace(" address-family ipv4 unicast\n",
+                              f" address-family ipv4 unicast\n  neighbor {n} filter-list ORACLE-PATHS {direction}\n", 1)
+        where = f"neighbor {n} filter-list {direction}"
+    else:
+        return None
+    edited = re.sub(r"^(router bgp )", definition.replace("\\", "\\\\") + "\\1", edited, count=1, flags=re.M)
+    return f"{where} ({'; '.join(lines)})", edited
+
+
 # --- edits of a switch's interfaces file (ifupdown2 applies them in the twin) -----------------------
 
 def _stanza_spans(text: str) -> list[tuple[str, int, int]]:
@@ -887,7 +922,8 @@ EDITS: tuple[Callable[[random.Random, str], tuple[str, str] | None], ...] = (
     _attribute, _maximum_prefix, _maximum_prefix, _session_option, _router_id, _redistribute, _static_route,
     _bgp_shutdown, _session_transport, _weight, _distance, _table_map, _fib_filter, _next_hop,
     _neighbor_prefix_list, _next_hop_unchanged, _remove_private_as, _default_originate, _as_override,
-    _graceful_shutdown, _med_missing_as_worst, _addpath, _match_list, _access_list, _community_list)
+    _graceful_shutdown, _med_missing_as_worst, _addpath, _match_list, _access_list, _community_list,
+    _as_path_list)
 
 
 def edit_kind(edit: Callable[..., tuple[str, str] | None]) -> str:

@@ -39,6 +39,7 @@ from typing import NamedTuple, TypeVar
 import numpy as np
 
 from dualrail_net.platforms import PlatformError, get_platform
+from dualrail_net.verify.aspaths import list_permits, path_text
 from dualrail_net.verify.ipfast import ip_int, net_str, network_of
 from dualrail_net.verify.model import AclEntry, BgpInstance, DeviceConfig, Neighbor, RouteMapEntry, why_down
 from dualrail_net.verify.routes import (
@@ -113,6 +114,10 @@ class PlaneControl:
     stripped: dict[tuple[NodeId, NodeId], tuple[str, int]] = field(default_factory=dict)
     # the devices in `bgp graceful-shutdown`, each with the entry that stands for it in ``preferred``
     graceful: list[tuple[str, RouteMapEntry]] = field(default_factory=list)
+    # AS-path filters the plane's routes were judged through (verify/aspaths.py): (device, line, what)
+    path_filters: list[tuple[str, int, str]] = field(default_factory=list)
+    # (sender, receiver) -> {prefix bit: (device, line, why)}: what an AS-path filter keeps out
+    path_denied: dict[tuple[NodeId, NodeId], dict[int, tuple[str, int, str]]] = field(default_factory=dict)
 
     def next_hop_unusable(self, sender: NodeId, receiver: NodeId, bit: int) -> str:
         """Why prefix ``bit`` from ``sender`` is unusable at ``receiver`` for its next hop ("": it is not)."""
@@ -631,14 +636,24 @@ def external_peers(snap: Snapshot, topo: Topology, node: NodeId) -> list[Externa
                                                              f"on the subnet of {address} ({peer.name}, planned on "
                                                              f"{peer.port})"))
             continue
-        if requires_policy(dev, inst) and n.route_map_in is None and n.prefix_list_in is None:
+        if requires_policy(dev, inst) and n.route_map_in is None and n.prefix_list_in is None \
+                and n.filter_list_in is None:
             out.append(ExternalPeerState(address, True, (), f"{at}: {label} neighbor {address} has no route-map in "
                                                             "and ebgp-requires-policy is on"))
+            continue
+        # the path as it arrives: the peer's ASN (a planned peer originates what it sends), behind
+        # the gateway's `local-as` unless no-prepend
+        path = ((n.local_as,) if n.local_as is not None and not n.local_as_no_prepend else ()) + (peer.asn,)
+        if n.filter_list_in is not None and not list_permits(dev, n.filter_list_in, path):
+            where_filter = snap.where(node[0], dev.routing_file, n.filter_list_lines.get("in", n.line))
+            out.append(ExternalPeerState(address, True, (), f"{where_filter}: {label} neighbor {address} filter-list "
+                                                            f"{n.filter_list_in} in denies its AS path "
+                                                            f"\"{path_text(path)}\""))
             continue
         out.append(ExternalPeerState(address, True, tuple(
             net_str(network_of(prefix)) for prefix in peer.prefixes
             if (n.prefix_list_in is None or explain_prefix_list(dev, n.prefix_list_in, prefix)[0])
-            and (n.route_map_in is None or _permits(dev, n.route_map_in, prefix)))))
+            and (n.route_map_in is None or explain_route_map(dev, n.route_map_in, prefix, path)[0]))))
     return out
 
 
@@ -672,10 +687,6 @@ def _on_subnet(address: str, subnet: str) -> bool:
         return ip_int(address) & mask == net
     except ValueError:
         return False
-
-
-def _permits(dev: DeviceConfig, route_map: str, prefix: str) -> bool:
-    return explain_route_map(dev, route_map, prefix)[0]
 
 
 class ConnectedIndex:
@@ -867,6 +878,9 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
     all_private: bool | None = None  # whether every ASN a path of the plane can hold is private
     # `bgp graceful-shutdown`: the plane's devices in it, and (only when there is one) every eBGP
     # session direction as the GRACEFUL_SHUTDOWN community crosses it (_EbgpDirection)
+    # only where a device of the plane defines an AS-path list can a filter need the paths: then each
+    # receiver's sessions are kept in order (receiver -> sender numbers) for aspaths.judge_path_filters
+    path_keys: dict[int, list[int]] | None = {} if any(devices[node[0]].as_path_lists for node in nodes) else None
     gshut_line = {i: devices[node[0]].bgp[node[1]].graceful_shutdown_line for i, node in enumerate(nodes)
                    if devices[node[0]].bgp[node[1]].graceful_shutdown_line}
     gshut = set(gshut_line)
@@ -888,8 +902,13 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
             out_mask, out_prepends, outbound = side(src_dev, out_map)
             in_mask, in_prepends, inbound = side(dst_dev, in_map)
             unpoliced = not ibgp and (requires[src] and out_map is None and out_nbr.prefix_list_out is None
-                                      or requires[dst] and in_map is None and in_nbr.prefix_list_in is None)
-            if unpoliced:  # ebgp-requires-policy without a policy on one end: nothing crosses
+                                      and out_nbr.filter_list_out is None
+                                      or requires[dst] and in_map is None and in_nbr.prefix_list_in is None
+                                      and in_nbr.filter_list_in is None)
+            if unpoliced or out_nbr.filter_list_out is not None and out_nbr.filter_list_out not in src_dev.as_path_lists \
+                    or in_nbr.filter_list_in is not None and in_nbr.filter_list_in not in dst_dev.as_path_lists:
+                # ebgp-requires-policy without a policy on one end, or a filter-list on an AS-path
+                # list nobody defined: nothing crosses (a defined list: aspaths.judge_path_filters)
                 mask = 0
             else:
                 mask = out_mask & in_mask
@@ -951,6 +970,8 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
             if parallel:
                 sender = n + len(alias)
                 alias.append(src)
+            if path_keys is not None:
+                path_keys.setdefault(dst, []).append(sender)
             if hop_setters:
                 session_addresses[(dst, sender)] = in_nbr.address
                 for b, target, why in moved:
@@ -1120,7 +1141,7 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
                                "it down"))
     if tripped and len(torn_down) < len(states):
         return compute_plane(snap, topo, plane, extra_prefixes, path_overrides, {**torn_down, **tripped})
-    return PlaneControl(plane, idx, nodes, states, {node: origin[i] for i, node in enumerate(nodes)},
+    control = PlaneControl(plane, idx, nodes, states, {node: origin[i] for i, node in enumerate(nodes)},
                         {node: core.reach[i] for i, node in enumerate(nodes)}, core.via_in, edge_masks,
                         core.looped, {nodes[i]: bits_ for i, bits_ in suppressed.items()}, dead,
                         sorted(set(undefined)), edge_delays, sorted(set(unmodelled)), alias,
@@ -1128,6 +1149,10 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
                         preferred, over_limit, unusable_next_hop, moved_next_hops,
                         {key: a for key, a in session_addresses.items() if key[0] in moved_next_hops}, stripped,
                         [(nodes[i][0], entry) for i, entry in graceful.items()])
+    if path_keys is not None:
+        from dualrail_net.verify.aspaths import judge_path_filters  # (it reads this module's PlaneControl)
+        judge_path_filters(snap, topo, control, path_keys, path_overrides)
+    return control
 
 
 _T = TypeVar("_T")

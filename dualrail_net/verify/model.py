@@ -119,6 +119,12 @@ class Neighbor:
     prefix_list_in: str | None = None
     prefix_list_out: str | None = None
     prefix_list_lines: dict[str, int] = field(default_factory=dict)  # "in"|"out" -> line
+    # FRR `neighbor X filter-list NAME in|out`: an AS-path access list every route of that direction
+    # must pass (on its AS path: verify/aspaths.py); an undefined list denies everything (bgpd's
+    # as_list_apply on no list)
+    filter_list_in: str | None = None
+    filter_list_out: str | None = None
+    filter_list_lines: dict[str, int] = field(default_factory=dict)  # "in"|"out" -> line
     # FRR `neighbor X attribute-unchanged next-hop` (or without attributes: all of them), EOS
     # `neighbor X next-hop-unchanged`: routes go out with the next hop they were learned with, as a
     # route-map's `set ip next-hop unchanged` (which, set, wins); its line (0: not configured)
@@ -278,6 +284,9 @@ class RouteMapEntry:
     community_clauses: list[tuple[str, bool, int]] = field(default_factory=list)
     # `set community ...` (other than `none`): the line (0: none); the entry gives routes communities
     sets_community_line: int = 0
+    # `match as-path NAME` on an FRR AS-path access list read whole: (list, line); judged on each
+    # route's AS path (verify/aspaths.py); the bitset model takes the entry as without the clause
+    as_path_clauses: list[tuple[str, int]] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -414,6 +423,11 @@ class DeviceConfig:
     # entry or None for a standard one); a list with an entry not read is in ``community_lists_unread``
     community_lists: dict[str, list[tuple[int, str, str | None]]] = field(default_factory=dict)
     community_lists_unread: set[str] = field(default_factory=set)
+    # FRR's AS-path access lists read whole (`bgp as-path access-list NAME [seq N] permit|deny
+    # REGEX`, the older `ip as-path access-list`): each entry as (seq, action, the expression as
+    # written); a list with an entry not read is in ``as_path_lists_unread`` (not evaluated)
+    as_path_lists: dict[str, list[tuple[int, str, str]]] = field(default_factory=dict)
+    as_path_lists_unread: set[str] = field(default_factory=set)
 
 
 @dataclass(slots=True)

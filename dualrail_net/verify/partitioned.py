@@ -139,6 +139,7 @@ def _elsewhere_routing(dev: DeviceConfig, hostname: str, vrfs: list[str], instan
     dev.match_list_names = ElsewhereDict(f"{dev.name}'s community and AS-path lists")
     dev.access_lists = ElsewhereDict(f"{dev.name}'s route-filter access lists")
     dev.community_lists = ElsewhereDict(f"{dev.name}'s community-lists")
+    dev.as_path_lists = ElsewhereDict(f"{dev.name}'s AS-path access lists")
     dev.routing_off = ElsewhereList(f"{dev.name}'s IP routing state")
     dev.forwarding_off = ElsewhereList(f"{dev.name}'s IP forwarding state")
     dev.fib_filters = ElsewhereDict(f"{dev.name}'s FIB route-maps")

@@ -39,6 +39,7 @@ from dualrail_net.verify.controlplane import (
     sends_communities,
     strip_private,
 )
+from dualrail_net.verify.aspaths import list_permits, path_text
 from dualrail_net.verify.ipfast import net_str, network_of
 from dualrail_net.verify.model import DeviceConfig, Neighbor, RouteMapEntry
 from dualrail_net.verify.snapshot import Snapshot
@@ -77,6 +78,8 @@ class _Inbound(NamedTuple):
     sent_as: tuple[int, ...]  # what the sender puts in front: its ASN, or `local-as L` (and its ASN)
     taken_as: tuple[int, ...]  # what the receiver puts in front of what it takes in (`local-as L`)
     communities: bool  # the sender sends standard communities (``sends_communities``)
+    out_filter: str | None  # the sender's `neighbor filter-list ... out` (an AS-path access list)
+    in_filter: str | None  # the receiver's `neighbor filter-list ... in`
 
 
 def _sent_as(n: Neighbor, own: int) -> tuple[int, ...]:
@@ -91,12 +94,30 @@ def _taken_as(n: Neighbor) -> tuple[int, ...]:
     return () if n.local_as is None or n.local_as_no_prepend else (n.local_as,)
 
 
-def _policy(dev: DeviceConfig, name: str | None, prefix: str) -> tuple[bool, RouteMapEntry | None]:
-    """(permitted, the permit entry that decided) for one prefix through one route-map (None: no
-    route-map)."""
+def _filter_denial(dev: DeviceConfig, neighbor: str, name: str, way: str,
+                   path: tuple[int, ...]) -> tuple[str, int, str]:
+    """Why a neighbor's filter-list keeps a path out: (device, line, text). ``neighbor``: the
+    address ``dev`` names the neighbor by."""
+    n = next((nb for inst in dev.bgp.values() for nb in inst.neighbors.values()
+              if nb.address == neighbor and getattr(nb, f"filter_list_{way}") == name), None)
+    line = n.filter_list_lines.get(way, n.line) if n else 0
+    return dev.name, line, f"neighbor {neighbor} filter-list {name} {way} denies the AS path \"{path_text(path)}\""
+
+
+def _map_denial(dev: DeviceConfig, name: str, path: tuple[int, ...]) -> tuple[str, int, str]:
+    """Why a route-map keeps a path out that it lets through on its prefix alone: its `match
+    as-path` clauses (device, the first such clause's line, text)."""
+    line = next((at for e in dev.route_maps.get(name, []) for _, at in e.as_path_clauses), 0)
+    return dev.name, line, f"route-map {name}'s `match as-path` leaves the AS path \"{path_text(path)}\" out"
+
+
+def _policy(dev: DeviceConfig, name: str | None, prefix: str,
+            as_path: tuple[int, ...] | None) -> tuple[bool, RouteMapEntry | None]:
+    """(permitted, the permit entry that decided) for one prefix, with the AS path the route-map
+    sees (None: `match as-path` taken as matching), through one route-map (None: no route-map)."""
     if name is None:
         return True, None
-    permitted, line, _ = explain_route_map(dev, name, prefix)
+    permitted, line, _ = explain_route_map(dev, name, prefix, as_path)
     if not permitted:
         return False, None
     return True, next((e for e in dev.route_maps.get(name, []) if e.line == line), None)
@@ -108,16 +129,22 @@ def _within(prefix: str, aggregate: str) -> bool:
     return length > agg_len and (net >> (32 - agg_len) if agg_len else 0) == (agg >> (32 - agg_len) if agg_len else 0)
 
 
+# (sender, receiver, prefix) -> (device, line, why): an AS-path filter that keeps the path out
+PathDenials = dict[tuple[NodeId, NodeId, str], tuple[str, int, str]]
+
+
 def reference_rib(snap: Snapshot, topo: Topology, plane: str,
-                  path_overrides: Mapping[str, int] | None = None) -> dict[NodeId, dict[str, tuple[NodeId, ...]]]:
+                  path_overrides: Mapping[str, int] | None = None,
+                  denied: PathDenials | None = None) -> dict[NodeId, dict[str, tuple[NodeId, ...]]]:
     """Per routing instance of ``plane``: prefix -> the neighbors it installs as next hops, one per
     session (a neighbor over parallel links appears once per link; a prefix the instance originates
     itself maps to an empty tuple). A session whose receiver accepts more prefixes than its limit
     allows (``receive_limit``; FRR accepts the route that crosses it, EOS does not) is torn down,
-    and the plane converges again without it, until no limit is crossed."""
+    and the plane converges again without it, until no limit is crossed. ``denied`` (when given)
+    receives the paths an AS-path filter keeps out in the converged plane (verify/aspaths.py)."""
     down: set[SessionKey] = set()
     while True:
-        rib, accepted = _converged_plane(snap, topo, plane, path_overrides, down)
+        rib, accepted = _converged_plane(snap, topo, plane, path_overrides, down, denied)
         crossed = {key for key, count, limit, eos in accepted if count > (limit if eos else limit + 1)}
         if not crossed - down:
             return rib
@@ -125,7 +152,7 @@ def reference_rib(snap: Snapshot, topo: Topology, plane: str,
 
 
 def _converged_plane(snap: Snapshot, topo: Topology, plane: str, path_overrides: Mapping[str, int] | None,
-                     down: set[SessionKey]) -> tuple[dict[NodeId, dict[str, tuple[NodeId, ...]]],
+                     down: set[SessionKey], denied: PathDenials | None = None) -> tuple[dict[NodeId, dict[str, tuple[NodeId, ...]]],
                                                      list[tuple[SessionKey, int, int, bool]]]:
     """The plane converged without the sessions in ``down``, and per session direction whose
     receiver has a limit: (session, prefixes the receiver accepts over it, the limit, EOS)."""
@@ -153,7 +180,8 @@ def _converged_plane(snap: Snapshot, topo: Topology, plane: str, path_overrides:
                                         in_nbr.address, out_nbr.address,
                                         a_nbr.interface or b_nbr.interface, out_nbr.remove_private,
                                         bool(out_nbr.as_override_line), _sent_as(out_nbr, asn[src]),
-                                        _taken_as(in_nbr), sends_communities(devices[src[0]], out_nbr))))
+                                        _taken_as(in_nbr), sends_communities(devices[src[0]], out_nbr),
+                                        out_nbr.filter_list_out, in_nbr.filter_list_in)))
     inbound: dict[NodeId, list[_Inbound]] = {node: [] for node in nodes}
     position: list[int] = []  # link number -> its place among its receiver's inbound links
     for dst, link in links:
@@ -169,7 +197,8 @@ def _converged_plane(snap: Snapshot, topo: Topology, plane: str, path_overrides:
                              for agg in inst[node].aggregates
                              if agg.summary_only and net_str(network_of(agg.prefix)) in active_aggregates[node]
                              and _within(p, agg.prefix)} for node in nodes}
-        rib, counts = _converge(snap, topo, nodes, inbound, origin, suppressed, asn, rid, path_overrides, outside)
+        rib, counts = _converge(snap, topo, nodes, inbound, origin, suppressed, asn, rid, path_overrides, outside,
+                                denied)
         now = {node: {net_str(network_of(agg.prefix)) for agg in inst[node].aggregates
                       if any(_within(p, agg.prefix) for p in _known(rib, origin, node))} for node in nodes}
         if now == active_aggregates:
@@ -190,6 +219,7 @@ def _converge(snap: Snapshot, topo: Topology, nodes: list[NodeId], inbound: Mapp
               asn: Mapping[NodeId, int], rid: Mapping[NodeId, int],
               path_overrides: Mapping[str, int] | None,
               outside: Mapping[NodeId, Mapping[str, tuple[int, ...]]],
+              denied: PathDenials | None = None,
               ) -> tuple[dict[NodeId, dict[str, list[Path]]], dict[NodeId, list[int]]]:
     """Synchronous rounds until no device's installed paths change. Also: per receiver, per inbound
     link (in ``inbound``'s order), how many prefixes it accepts over it in the last round."""
@@ -198,6 +228,8 @@ def _converge(snap: Snapshot, topo: Topology, nodes: list[NodeId], inbound: Mapp
     rib: dict[NodeId, dict[str, list[Path]]] = {node: {p: [] for p in origin[node]} for node in nodes}
     counts: dict[NodeId, list[int]] = {}
     for _ in range(MAX_ROUNDS):
+        if denied is not None:
+            denied.clear()  # what the last round keeps out is what the converged plane keeps out
         new: dict[NodeId, dict[str, list[Path]]] = {}
         for dst in nodes:
             dst_dev = devices[dst[0]]
@@ -206,13 +238,16 @@ def _converge(snap: Snapshot, topo: Topology, nodes: list[NodeId], inbound: Mapp
             counts[dst] = []
             nets: list[tuple[int, int]] | None = None
             for src, out_map, in_map, allowas, weight, out_list, in_list, unchanged, sender_address, \
-                    receiver_address, unnumbered, strip, override, sent_as, taken_as, communities in inbound[dst]:
+                    receiver_address, unnumbered, strip, override, sent_as, taken_as, communities, out_filter, \
+                    in_filter in inbound[dst]:
                 counts[dst].append(0)
                 src_dev = devices[src[0]]
                 src_inst = src_dev.bgp[src[1]]
                 ibgp = asn[src] == asn[dst]
-                if not ibgp and ((requires_policy(src_dev, src_inst) and out_map is None and out_list is None)
-                                 or (requires_policy(dst_dev, dst_inst) and in_map is None and in_list is None)):
+                if not ibgp and ((requires_policy(src_dev, src_inst) and out_map is None and out_list is None
+                                  and out_filter is None)
+                                 or (requires_policy(dst_dev, dst_inst) and in_map is None and in_list is None
+                                     and in_filter is None)):
                     continue
                 for prefix, paths in rib[src].items():
                     if prefix in suppressed[src]:
@@ -222,11 +257,18 @@ def _converge(snap: Snapshot, topo: Topology, nodes: list[NodeId], inbound: Mapp
                         continue  # iBGP split horizon
                     if out_list is not None and not explain_prefix_list(src_dev, out_list, prefix)[0]:
                         continue
-                    ok, out_entry = _policy(src_dev, out_map, prefix)
-                    if not ok:
+                    held = best.as_path if best else outside[src].get(prefix, ())  # (before the sender's ASN)
+                    if out_filter is not None and not list_permits(src_dev, out_filter, held):
+                        if denied is not None:
+                            denied[(src, dst, prefix)] = _filter_denial(src_dev, receiver_address,
+                                                                        out_filter, "out", held)
                         continue
-                    as_path = (out_entry.prepend if out_entry else ()) + \
-                        (best.as_path if best else outside[src].get(prefix, ()))
+                    ok, out_entry = _policy(src_dev, out_map, prefix, held)
+                    if not ok:
+                        if denied is not None and out_map is not None and _policy(src_dev, out_map, prefix, None)[0]:
+                            denied[(src, dst, prefix)] = _map_denial(src_dev, out_map, held)
+                        continue
+                    as_path = (out_entry.prepend if out_entry else ()) + held
                     if not ibgp:
                         as_path = strip_private(as_path, strip, asn[src], asn[dst])
                         if override:  # `as-override`: the receiver's ASN becomes the sender's
@@ -237,8 +279,15 @@ def _converge(snap: Snapshot, topo: Topology, nodes: list[NodeId], inbound: Mapp
                         as_path = taken_as + as_path
                     if in_list is not None and not explain_prefix_list(dst_dev, in_list, prefix)[0]:
                         continue
-                    ok, in_entry = _policy(dst_dev, in_map, prefix)
+                    if in_filter is not None and not list_permits(dst_dev, in_filter, as_path):
+                        if denied is not None:
+                            denied[(src, dst, prefix)] = _filter_denial(dst_dev, sender_address,
+                                                                        in_filter, "in", as_path)
+                        continue
+                    ok, in_entry = _policy(dst_dev, in_map, prefix, as_path)
                     if not ok:
+                        if denied is not None and in_map is not None and _policy(dst_dev, in_map, prefix, None)[0]:
+                            denied[(src, dst, prefix)] = _map_denial(dst_dev, in_map, as_path)
                         continue
                     counts[dst][-1] += 1  # accepted: it counts toward a receive limit, usable or not
                     # a next hop a route-map set (the receiver's own last) the receiver cannot use:

@@ -13,6 +13,7 @@ import bisect
 from collections import defaultdict, deque
 from dataclasses import dataclass, field
 
+from dualrail_net.verify.aspaths import list_permits
 from dualrail_net.verify.ipfast import net_str, network_of
 from dualrail_net.verify.model import DeviceConfig, PrefixListEntry, RouteMapEntry, list_label
 from dualrail_net.verify.snapshot import Snapshot
@@ -375,19 +376,23 @@ def bits(mask: int) -> list[int]:
     return out
 
 
-def explain_route_map(dev: DeviceConfig, name: str, prefix: str) -> tuple[bool, int, str]:
+def explain_route_map(dev: DeviceConfig, name: str, prefix: str,
+                      as_path: tuple[int, ...] | None = None) -> tuple[bool, int, str]:
     """One prefix through one route-map, as the device evaluates it (a plain reference of
-    routes._route_map_mask): (permitted, the line that decided, why)."""
+    routes._route_map_mask): (permitted, the line that decided, why). With ``as_path`` (the path
+    the route has where the route-map sees it), `match as-path` clauses are judged on it; without,
+    they are taken as matching, as the bitset model takes them (verify/aspaths.py)."""
     entries = dev.route_maps.get(name)
     if entries is None:
         return False, 0, f"route-map {name} is not defined (an undefined route-map denies everything)"
-    net, length = network_of(prefix)
     for entry in sorted(entries, key=lambda e: e.seq):
         matched = not entry.never_line
         for pl_name in entry.match_prefix_lists if matched else ():
             if not explain_prefix_list(dev, pl_name, prefix)[0]:  # undefined, denied or unmatched
                 matched = False
                 break
+        if matched and as_path is not None:
+            matched = all(list_permits(dev, listed, as_path) for listed, _ in entry.as_path_clauses)
         if matched:
             return (entry.action == "permit", entry.line,
                     f"route-map {name} {entry.action} {entry.seq} {'permits' if entry.action == 'permit' else 'denies'} it")

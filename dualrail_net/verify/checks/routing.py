@@ -146,6 +146,10 @@ def edge_reason(ctx: Context, view: PlaneView, sender: NodeId | None, receiver: 
             return unusable
         reasons = [_policy_reason(ctx, st, sender, receiver, prefix) for st in states if st.up]
         return next((r for r in reasons if r != NO_POLICY_REASON), reasons[0])
+    path_denied = control.path_denied.get((sender, receiver), {}).get(bit)
+    if path_denied is not None:
+        device, line, why = path_denied
+        return f"{_loc(ctx, device, line)}: {why}"
     outranked, setters = control.outranked(sender, receiver)
     if outranked >> bit & 1:
         return (f"{_label(receiver)} prefers other paths: {_attribute_lines(ctx, control, receiver, setters)} "
@@ -232,9 +236,14 @@ def _policy_reason(ctx: Context, state: SessionState, sender: NodeId, receiver: 
                 return (f"{_loc(ctx, node[0], nbr.prefix_list_lines.get(direction) or nbr.line)}: {_label(node)} "
                         f"neighbor {nbr.address} {filter_clause(plist)} {direction}: {why}"
                         + (f" (line {line})" if line else ""))
+        path_filter = nbr.filter_list_out if direction == "out" else nbr.filter_list_in
+        if path_filter is not None and path_filter not in dev.as_path_lists:
+            return (f"{_loc(ctx, node[0], nbr.filter_list_lines.get(direction) or nbr.line)}: {_label(node)} "
+                    f"neighbor {nbr.address} filter-list {path_filter} {direction}: the AS-path list is not "
+                    "defined (an undefined list denies everything)")
         if name is None:
             inst = dev.bgp[node[1]]
-            if plist is None and requires_policy(dev, inst) and s.a_asn != s.b_asn:
+            if plist is None and path_filter is None and requires_policy(dev, inst) and s.a_asn != s.b_asn:
                 return (f"{_loc(ctx, node[0], nbr.line)}: {_label(node)} neighbor {nbr.address} has no route-map "
                         f"{direction} and ebgp-requires-policy is on (FRR `defaults traditional`)")
             continue

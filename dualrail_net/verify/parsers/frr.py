@@ -348,6 +348,10 @@ def neighbor_statement(inst: BgpInstance, w: list[str], line: int = 0, negated: 
             return True
         setattr(n, f"prefix_list_{w[4]}", name)
         n.prefix_list_lines[w[4]] = line
+    elif verb == "filter-list" and len(w) == 5 and w[4] in ("in", "out") and not eos and _LIST_NAME.fullmatch(w[3]):
+        n = _neighbor(inst, w, line)  # (evaluated on each route's AS path: verify/aspaths.py)
+        setattr(n, f"filter_list_{w[4]}", w[3])
+        n.filter_list_lines[w[4]] = line
     elif verb == "route-map" and len(w) == 5 and w[4] in ("in", "out"):
         n = _neighbor(inst, w, line)
         if w[4] == "in":
@@ -737,7 +741,11 @@ def _top_level(dev: DeviceConfig, w: list[str], number: int) -> int:
             entry = community_list_line(w, dev.community_lists.get(name, []))
             if _list_line_read(dev.community_lists, dev.community_lists_unread, name, entry and [entry]):
                 return TOP
-        # (an AS-path list's entries, a line of a list not read whole: reported)
+        elif kind == "as-path" and name not in dev.as_path_lists_unread:
+            path_entry = as_path_list_line(w, dev.as_path_lists.get(name, []))
+            if _list_line_read(dev.as_path_lists, dev.as_path_lists_unread, name, path_entry and [path_entry]):
+                return TOP
+        # (a line of a list not read whole: reported)
     dev.unmodelled.append((number, text))
     return OTHER  # the block's lines belong to it: the block is what is reported
 
@@ -823,6 +831,34 @@ def community_list_line(w: list[str], existing: list[tuple[int, str, str | None]
     return seq, action, expression
 
 
+# what bgpd takes as an AS-path expression (config_bgp_aspath_validate), less what Python's re and
+# POSIX's regexec could read apart: `\\` escapes and `{}` (an AS_SET's braces, or an interval)
+_AS_PATH_REGEX = re.compile(r"[0-9_^|\[\],() $*+.?-]+")
+
+
+def as_path_list_line(w: list[str], existing: list[tuple[int, str, str]]) -> tuple[int, str, str] | None:
+    """One FRR AS-path access-list line, ``bgp as-path access-list NAME [seq N] permit|deny REGEX...``
+    (the words after the action are one expression, joined by a space, as bgpd joins them), as
+    (seq, action, expression); None for a line not read (the older `ip as-path` form, an
+    expression outside what is read here). Whether a match exists is the same question for
+    Python's re and POSIX's regexec on these expressions (no back-references or escapes; leftmost-
+    longest only changes which match is found)."""
+    if w[0] != "bgp":
+        return None
+    head = _sequenced(w[4:], max((e[0] for e in existing), default=0) + 5)
+    if head is None:
+        return None
+    seq, rest = head
+    expression = " ".join(rest[1:])
+    if not _AS_PATH_REGEX.fullmatch(expression) or "[]" in expression or "[^]" in expression:
+        return None
+    try:
+        re.compile(expression.replace("_", _FRR_UNDERSCORE))
+    except re.error:
+        return None
+    return seq, rest[0], expression
+
+
 def matches_no_community(entries: list[tuple[int, str, str | None]]) -> bool:
     """Whether a community-list matches a route that carries no community (bgpd's
     community_list_match and community_list_exact_match alike): entries in seq order; a standard
@@ -842,6 +878,27 @@ def access_list_filter(dev: DeviceConfig, name: str) -> str:
     if name in dev.access_lists:
         dev.prefix_lists[synthetic] = dev.access_lists[name]
     return synthetic
+
+
+def _judge_filter_list(dev: DeviceConfig, n: Neighbor, way: str, reported: set[tuple[int, str]]) -> None:
+    """A neighbor's `filter-list NAME in|out` on a list read whole stays (evaluated on each route's
+    AS path); on a list not read whole it is reported and dropped (not evaluated); on one the
+    config does not define it stays and denies everything (bgpd's as_list_apply on no list)."""
+    listed = getattr(n, f"filter_list_{way}")
+    if listed is None or listed in dev.as_path_lists:
+        return
+    line = n.filter_list_lines.get(way, n.line)
+    known = ("as-path", listed) in dev.match_list_names
+    if known:
+        setattr(n, f"filter_list_{way}", None)
+    if (line, listed) in reported:
+        return
+    reported.add((line, listed))
+    if known:
+        dev.unmodelled.append((line, f"neighbor {n.address} filter-list {listed} {way}"))
+    else:
+        dev.undefined_refs.append((line, f"as-path access-list {listed} (neighbor {n.address} filter-list {way}: "
+                                         "nothing passes)"))
 
 
 def ebgp_neighbor(n: Neighbor, own_asn: int) -> bool:
@@ -864,6 +921,8 @@ def finish_bgp(dev: DeviceConfig, frr: bool = True) -> None:
                 elif kind == "community" and frr and name in dev.community_lists:
                     # judged once the snapshot is assembled (verify/communities.py)
                     entry.community_clauses.append((name, matches_no_community(dev.community_lists[name]), line))
+                elif kind == "as-path" and frr and name in dev.as_path_lists:
+                    entry.as_path_clauses.append((name, line))  # judged on each route's path (verify/aspaths.py)
                 elif (kind, name) in dev.match_list_names or kind == "next-hop prefix-list" and name in dev.prefix_lists:
                     dev.unmodelled.append((line, clause))
                 elif not frr:  # (bgpd's rule, read in its source; EOS's is not known here)
@@ -872,6 +931,14 @@ def finish_bgp(dev: DeviceConfig, frr: bool = True) -> None:
                     entry.never_line = entry.never_line or line
                     dev.undefined_refs.append((line, f"{listed} {name} (the route-map entry that matches on it "
                                                      "matches nothing)"))
+    # the route-maps that decide what is installed (zebra's `ip protocol bgp route-map`, bgpd's
+    # table-map): a route's AS path there is not followed, so an AS-path match in them is reported
+    deciding = {name for name, _ in dev.fib_filters.values()} | {inst.table_map[0] for inst in dev.bgp.values()
+                                                                 if inst.table_map}
+    for name in sorted(deciding):
+        for entry in dev.route_maps.get(name, []):
+            dev.unmodelled += [(line, f"match as-path {listed} (route-map {name} decides what is installed)")
+                               for listed, line in entry.as_path_clauses]
     for inst in dev.bgp.values():
         groups = {name: inst.neighbors.pop(name) for name in inst.peer_groups if name in inst.neighbors}
         rr_written: dict[str, str] = {}  # a member -> the peer-group whose route-reflector-client it took
@@ -890,6 +957,9 @@ def finish_bgp(dev: DeviceConfig, frr: bool = True) -> None:
                 if getattr(n, f"prefix_list_{way}") is None and getattr(group, f"prefix_list_{way}") is not None:
                     setattr(n, f"prefix_list_{way}", getattr(group, f"prefix_list_{way}"))
                     n.prefix_list_lines[way] = group.prefix_list_lines.get(way, 0)
+                if getattr(n, f"filter_list_{way}") is None and getattr(group, f"filter_list_{way}") is not None:
+                    setattr(n, f"filter_list_{way}", getattr(group, f"filter_list_{way}"))
+                    n.filter_list_lines[way] = group.filter_list_lines.get(way, 0)
             n.shutdown = n.shutdown or group.shutdown
             if n.max_prefix is None:
                 n.max_prefix, n.max_prefix_line = group.max_prefix, group.max_prefix_line
@@ -936,6 +1006,7 @@ def finish_bgp(dev: DeviceConfig, frr: bool = True) -> None:
         for name, group in groups.items():  # a group no neighbor took it from: not judged, said so
             if group.rr_client_line and group.rr_client_line not in judged:
                 dev.unmodelled.append((group.rr_client_line, f"neighbor {name} route-reflector-client"))
+        reported: set[tuple[int, str]] = set()  # (a peer-group's filter-list line is reported once)
         for n in inst.neighbors.values():
             for way in ("in", "out"):
                 listed = getattr(n, f"prefix_list_{way}")
@@ -948,6 +1019,8 @@ def finish_bgp(dev: DeviceConfig, frr: bool = True) -> None:
                                            f"neighbor {n.address} distribute-list {name} {way}"))
                 else:
                     access_list_filter(dev, name)  # (undefined: it stays undefined and denies everything)
+            for way in ("in", "out"):
+                _judge_filter_list(dev, n, way, reported)
         inst.interface_neighbors = [name for name, n in inst.neighbors.items() if n.interface]
         shut = [address for address, n in inst.neighbors.items() if n.shutdown or inst.shutdown_line]
         for address in shut:

@@ -25,7 +25,9 @@ JUNK = ["999999999999999999999", "-1", "٣", "0x", "1.2.3.4/99", "256.1.1.1", ""
         "bgp graceful-shutdown", "no bgp graceful-shutdown", "send-community", "no neighbor PG send-community all",
         "bgp bestpath med missing-as-worst confed", "bgp community-list standard C seq", "match community C",
         "bgp community-list expanded C permit ((", "bgp community-list 500 deny [^]*", "set community 1:1",
-        "bgp community-list 7 permit 70000:1", "neighbor 10.0.0.1 password ${secret:", "neighbor X password 7"]
+        "bgp community-list 7 permit 70000:1", "neighbor 10.0.0.1 password ${secret:", "neighbor X password 7",
+        "bgp as-path access-list P seq", "bgp as-path access-list P permit ((", "match as-path P",
+        "bgp as-path access-list P deny _1$", "neighbor 10.0.0.1 filter-list P in", "neighbor X filter-list Q out"]
 
 
 def _mutate(rng: random.Random, text: str) -> str:

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 FRR_UNDERSCORE = "(^|[,{}() ]|$)"  # bgp_regcomp's meaning of `_`
 # session directions times prefixes above which a plane's AS-path filters are reported, not judged:
 # the reference's cost grows with it (docs/performance.md, twentieth session)
-EXACT_LIMIT = 2_000_000
+EXACT_LIMIT = 600_000
 
 
 @lru_cache(maxsize=4096)

@@ -275,7 +275,8 @@ class RouteMapEntry:
     # device does not define matches nothing (bgpd's route_match_community/aspath: no list, no
     # match), so the entry matches no route (``never_line``: the first such clause, set when an FRR
     # device is read); one it defines, or EOS's undefined one, is not evaluated (reported), but for
-    # an FRR community-list read whole (``community_clauses``)
+    # an FRR community-list or AS-path access list read whole (``community_clauses``,
+    # ``as_path_clauses``)
     match_lists: list[tuple[str, str, int]] = field(default_factory=list)
     never_line: int = 0
     # `match community NAME [exact-match]` on an FRR community-list read whole: (list, whether it
@@ -407,8 +408,8 @@ class DeviceConfig:
     # references the device's config cannot resolve at load time: (line, "peer-group NAME")
     undefined_refs: list[tuple[int, str]] = field(default_factory=list)
     # the community and AS-path lists the config defines: (kind, name) -> the line of its first
-    # entry; kind "community" or "as-path" (their entries are not evaluated; a route-map's match on
-    # a list not here is)
+    # entry; kind "community" or "as-path" (what is read of their entries: community_lists,
+    # as_path_lists; a route-map's match on a list not here matches nothing)
     match_list_names: dict[tuple[str, str], int] = field(default_factory=dict)
     # FRR's IPv4 access lists as route filters (`access-list NAME [seq N] permit|deny ...`), each
     # entry written as the prefix-list entries that match the routes it matches, in order; a list

@@ -67,7 +67,7 @@ def filtered_directions(snap: Snapshot, control: PlaneControl) -> list[tuple[Nod
             for way in ("in", "out"):
                 listed = getattr(n, f"filter_list_{way}")
                 if listed is not None:
-                    line = n.filter_list_lines.get(way, n.line)
+                    line = getattr(n, f"filter_list_{way}_line") or n.line
                     out.setdefault((dev.name, line), (node, dev.name, line, f"neighbor {n.address} filter-list "
                                                                             f"{listed} {way}"))
             for name in (n.route_map_in, n.route_map_out):

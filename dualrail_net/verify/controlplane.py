@@ -645,7 +645,7 @@ def external_peers(snap: Snapshot, topo: Topology, node: NodeId) -> list[Externa
         # the gateway's `local-as` unless no-prepend
         path = ((n.local_as,) if n.local_as is not None and not n.local_as_no_prepend else ()) + (peer.asn,)
         if n.filter_list_in is not None and not list_permits(dev, n.filter_list_in, path):
-            where_filter = snap.where(node[0], dev.routing_file, n.filter_list_lines.get("in", n.line))
+            where_filter = snap.where(node[0], dev.routing_file, n.filter_list_in_line or n.line)
             out.append(ExternalPeerState(address, True, (), f"{where_filter}: {label} neighbor {address} filter-list "
                                                             f"{n.filter_list_in} in denies its AS path "
                                                             f"\"{path_text(path)}\""))

@@ -100,7 +100,7 @@ def _filter_denial(dev: DeviceConfig, neighbor: str, name: str, way: str,
     address ``dev`` names the neighbor by."""
     n = next((nb for inst in dev.bgp.values() for nb in inst.neighbors.values()
               if nb.address == neighbor and getattr(nb, f"filter_list_{way}") == name), None)
-    line = n.filter_list_lines.get(way, n.line) if n else 0
+    line = (getattr(n, f"filter_list_{way}_line") or n.line) if n else 0
     return dev.name, line, f"neighbor {neighbor} filter-list {name} {way} denies the AS path \"{path_text(path)}\""
 
 

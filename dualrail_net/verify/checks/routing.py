@@ -238,7 +238,8 @@ def _policy_reason(ctx: Context, state: SessionState, sender: NodeId, receiver: 
                         + (f" (line {line})" if line else ""))
         path_filter = nbr.filter_list_out if direction == "out" else nbr.filter_list_in
         if path_filter is not None and path_filter not in dev.as_path_lists:
-            return (f"{_loc(ctx, node[0], nbr.filter_list_lines.get(direction) or nbr.line)}: {_label(node)} "
+            at = getattr(nbr, f"filter_list_{direction}_line") or nbr.line
+            return (f"{_loc(ctx, node[0], at)}: {_label(node)} "
                     f"neighbor {nbr.address} filter-list {path_filter} {direction}: the AS-path list is not "
                     "defined (an undefined list denies everything)")
         if name is None:

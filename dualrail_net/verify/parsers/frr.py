@@ -351,7 +351,7 @@ def neighbor_statement(inst: BgpInstance, w: list[str], line: int = 0, negated: 
     elif verb == "filter-list" and len(w) == 5 and w[4] in ("in", "out") and not eos and _LIST_NAME.fullmatch(w[3]):
         n = _neighbor(inst, w, line)  # (evaluated on each route's AS path: verify/aspaths.py)
         setattr(n, f"filter_list_{w[4]}", w[3])
-        n.filter_list_lines[w[4]] = line
+        setattr(n, f"filter_list_{w[4]}_line", line)
     elif verb == "route-map" and len(w) == 5 and w[4] in ("in", "out"):
         n = _neighbor(inst, w, line)
         if w[4] == "in":
@@ -887,7 +887,7 @@ def _judge_filter_list(dev: DeviceConfig, n: Neighbor, way: str, reported: set[t
     listed = getattr(n, f"filter_list_{way}")
     if listed is None or listed in dev.as_path_lists:
         return
-    line = n.filter_list_lines.get(way, n.line)
+    line = getattr(n, f"filter_list_{way}_line") or n.line
     known = ("as-path", listed) in dev.match_list_names
     if known:
         setattr(n, f"filter_list_{way}", None)
@@ -959,7 +959,7 @@ def finish_bgp(dev: DeviceConfig, frr: bool = True) -> None:
                     n.prefix_list_lines[way] = group.prefix_list_lines.get(way, 0)
                 if getattr(n, f"filter_list_{way}") is None and getattr(group, f"filter_list_{way}") is not None:
                     setattr(n, f"filter_list_{way}", getattr(group, f"filter_list_{way}"))
-                    n.filter_list_lines[way] = group.filter_list_lines.get(way, 0)
+                    setattr(n, f"filter_list_{way}_line", getattr(group, f"filter_list_{way}_line"))
             n.shutdown = n.shutdown or group.shutdown
             if n.max_prefix is None:
                 n.max_prefix, n.max_prefix_line = group.max_prefix, group.max_prefix_line

@@ -881,6 +881,7 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
     # only where a device of the plane defines an AS-path list can a filter need the paths: then each
     # receiver's sessions are kept in order (receiver -> sender numbers) for aspaths.judge_path_filters
     path_keys: dict[int, list[int]] | None = {} if any(devices[node[0]].as_path_lists for node in nodes) else None
+    shared_masks: dict[int, int] = {}
     gshut_line = {i: devices[node[0]].bgp[node[1]].graceful_shutdown_line for i, node in enumerate(nodes)
                    if devices[node[0]].bgp[node[1]].graceful_shutdown_line}
     gshut = set(gshut_line)
@@ -1021,9 +1022,13 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
                     what = (f"it sends its iBGP peer {dst_dev.name} every route with local preference 0" if g == src
                             else f"its community crossing the iBGP session {src_dev.name} -> {dst_dev.name}")
                     unmodelled.append((nodes[g][0], gshut_line[g], f"bgp graceful-shutdown: {what}"))
+            # equal masks share one int: a 100k-GPU plane has 400k session directions and ~3k
+            # distinct masks, each ~1.3 KB (docs/performance.md, twentieth session)
+            mask = shared_masks.setdefault(mask, mask)
             edges[src].append((dst, None if mask == full else mask, ibgp, delays, sender))
             key = src * n + dst  # parallel sessions: what crosses every one of them
-            edge_masks[key] = edge_masks.get(key, mask) & mask
+            prior = edge_masks.get(key)
+            edge_masks[key] = mask if prior is None else shared_masks.setdefault(prior & mask, prior & mask)
             if delays is not None:
                 edge_delays[key] = edge_delays.get(key, ()) + delays
     if strips:

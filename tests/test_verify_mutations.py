@@ -732,8 +732,12 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
      lambda r: _leaf_acl(r, "access-list 10 deny host 10.10.0.33\naccess-list 10 permit any\n", "10")),
     ("an access list with only a remark (an empty list permits nothing)", "ROUTE-MISSING",
      lambda r: _leaf_acl(r, "access-list PA remark to be filled in\n", "PA")),
-    ("an extended access list in a route-map (not evaluated)", "CONFIG-UNMODELLED",
-     lambda r: _leaf_acl(r, "access-list 100 permit ip 10.0.0.0 0.255.255.255 any\n", "100")),
+    ("an extended access list that leaves the external prefixes out (their addresses are not in 10/8)",
+     "ROUTE-MISSING", lambda r: _leaf_acl(r, "access-list 100 permit ip 10.0.0.0 0.255.255.255 any\n", "100")),
+    ("an extended access list that takes only /32s (the server subnets' netmasks do not match)", "ROUTE-MISSING",
+     lambda r: _leaf_acl(r, "access-list 101 permit ip any host 255.255.255.255\n", "101")),
+    ("an access list with a wildcard that is not a prefix's host bits (not evaluated)", "CONFIG-UNMODELLED",
+     lambda r: _leaf_acl(r, "access-list 100 permit ip 10.0.0.0 0.255.0.255 any\n", "100")),
     ("a distribute-list that denies everything from one spine", "ROUTE-ECMP-WIDTH",
      lambda r: _leaf_distribute(r, "neighbor 10.11.0.0 distribute-list DL in", "access-list DL deny any\n")),
     ("a distribute-list on an access list nobody defines", "ROUTE-UNDEFINED-REF",
@@ -949,6 +953,10 @@ def _spine_neighbor(root: Path, statement: str) -> None:
 
 
 VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
+    ("the leaf's plane-A prefix-list as an extended access list (source: the prefixes, destination: any mask)",
+     lambda r: _leaf_acl(r, "access-list 120 permit ip 10.10.0.0 0.0.0.255 any\n"
+                            "access-list 120 permit ip 10.12.0.0 0.0.15.255 any\n"
+                            "access-list 120 permit ip 172.16.0.0 0.0.255.255 any\n", "120")),
     ("a leaf sends its spines only the routes it originates (filter-list out, `^$`)",
      lambda r: _leaf_distribute(r, "neighbor 10.11.0.0 filter-list OWN out", "bgp as-path access-list OWN permit ^$\n")),
     ("a route-map entry also matches every path that came through the spines' AS (match as-path)",

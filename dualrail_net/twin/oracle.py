@@ -683,14 +683,15 @@ def _match_list(rng: random.Random, text: str) -> tuple[str, str] | None:
 def _access_list(rng: random.Random, text: str) -> tuple[str, str] | None:
     """One of the file's prefix-lists written as an access list, in a style drawn at random
     (prefixes, one entry exact-match, cisco wildcards, a `deny host` of one of its /32s first, a
-    remark only, `permit any`), used in place of the list by the route-map entry that matched it
+    remark only, `permit any`, extended entries `ip ADDRESS WILDCARD any|host NETMASK`, or with
+    `host 255.255.255.255`: /32s only), used in place of the list by the route-map entry that matched it
     (`match ip address NAME`) or by one neighbor (`distribute-list NAME in|out`)."""
     rows = re.findall(r"^ip prefix-list (\S+) seq (\d+) (permit|deny) (\S+)( le 32)?$", text, re.M)
     if not rows:
         return None
     listed = rng.choice(sorted({r[0] for r in rows}))
     entries = [(int(seq), action, prefix, bool(le)) for name, seq, action, prefix, le in rows if name == listed]
-    style = rng.choice(["prefixes", "exact", "cisco", "deny-host", "remark", "any"])
+    style = rng.choice(["prefixes", "exact", "cisco", "deny-host", "remark", "any", "extended", "extended-hosts"])
     lines: list[str] = []
     if style == "remark":
         lines.append("access-list ORACLE-ACL remark written by the oracle")
@@ -703,9 +704,13 @@ def _access_list(rng: random.Random, text: str) -> tuple[str, str] | None:
             lines.append(f"access-list ORACLE-ACL seq 1 deny host {rng.choice(hosts)}")
         for i, (seq, action, prefix, le) in enumerate(entries):
             address, length = prefix.split("/")
+            wildcard = (1 << (32 - int(length))) - 1
             if style == "cisco" and le:
-                wildcard = (1 << (32 - int(length))) - 1
                 match = f"{address} {dotted(wildcard)}"
+            elif style.startswith("extended"):  # the prefix's address, and its netmask: any, or /32 only
+                netmask = dotted(0xFFFFFFFF ^ wildcard)
+                mask = "host 255.255.255.255" if style == "extended-hosts" else "any" if le else f"host {netmask}"
+                match = f"ip {address} {dotted(wildcard)} {mask}"
             else:
                 match = prefix + ("" if le and i != exact_one else " exact-match")
             lines.append(f"access-list ORACLE-ACL seq {seq} {action} {match}")

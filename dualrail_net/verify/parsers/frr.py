@@ -115,9 +115,14 @@ def access_list_line(w: list[str], existing: list[PrefixListEntry], line: int = 
       matches, whatever their length: those inside ``A.B.C.D/M`` (M = 32 - the wildcard's bits),
       and each shorter prefix ``A.B.C.D/L`` whose address is A.B.C.D.
 
-    ``[]`` for a remark. None for what is not read: an extended entry (``permit ip ...``), a
-    wildcard that is not contiguous low bits, an address with bits inside its wildcard. Without
-    ``seq`` FRR numbers the entry 5 above the list's highest."""
+    * ``ip SOURCE DESTINATION`` (an "extended" entry; each side ``A.B.C.D WILDCARD``, ``host
+      A.B.C.D`` or ``any``): filter_match_cisco compares the prefix's address with SOURCE and its
+      netmask with DESTINATION, so the entry matches the prefixes whose address matches SOURCE at
+      each length whose netmask matches DESTINATION (``_extended_entries``).
+
+    ``[]`` for a remark. None for what is not read: a source wildcard that is not contiguous low
+    bits, an address with bits inside its wildcard. Without ``seq`` FRR numbers the entry 5 above
+    the list's highest."""
     rest = w[2:]
     if not _LIST_NAME.fullmatch(w[1]) or not rest:
         return None
@@ -133,12 +138,16 @@ def access_list_line(w: list[str], existing: list[PrefixListEntry], line: int = 
     if len(match) in (1, 2) and is_prefix(match[0]) and match[1:] in ([], ["exact-match"]):
         prefix = net_str(network_of(match[0]))
         return [PrefixListEntry(seq, action, prefix, None, None if match[1:] else 32, line)]
-    if match[:1] == ["host"] and len(match) == 2 and is_ip(match[1]):
-        address, wildcard = ip_int(match[1]), 0
-    elif len(match) == 2 and is_ip(match[0]) and is_ip(match[1]):
-        address, wildcard = ip_int(match[0]), ip_int(match[1])
-    else:
+    if match[:1] == ["ip"]:
+        source, rest_words = _cisco_side(match[1:])
+        destination, rest_words = _cisco_side(rest_words)
+        if source is None or destination is None or rest_words:
+            return None
+        return _extended_entries(seq, action, source, destination, line)
+    side, rest_words = _cisco_side(match)
+    if side is None or rest_words:
         return None
+    address, wildcard = side
     if wildcard & (wildcard + 1) or address & wildcard:
         return None  # not a prefix's host bits, or an address FRR would compare with bits it masks
     length = 32 - wildcard.bit_length()
@@ -147,6 +156,48 @@ def access_list_line(w: list[str], existing: list[PrefixListEntry], line: int = 
         if address & ((1 << (32 - shorter)) - 1):
             break  # (a shorter prefix's address has zeros below its length)
         entries.append(PrefixListEntry(seq, action, net_str((address, shorter)), None, None, line))
+    return entries
+
+
+def _cisco_side(words: list[str]) -> tuple[tuple[int, int] | None, list[str]]:
+    """One side of a cisco access-list entry: ``A.B.C.D WILDCARD``, ``host A.B.C.D`` or ``any``, as
+    (address, wildcard) and the words after it; None when the words start with none of those."""
+    if words[:1] == ["any"]:
+        return (0, 0xFFFFFFFF), words[1:]
+    if words[:1] == ["host"] and len(words) >= 2 and is_ip(words[1]):
+        return (ip_int(words[1]), 0), words[2:]
+    if len(words) >= 2 and is_ip(words[0]) and is_ip(words[1]):
+        return (ip_int(words[0]), ip_int(words[1])), words[2:]
+    return None, words
+
+
+def _extended_entries(seq: int, action: str, source: tuple[int, int], destination: tuple[int, int],
+                      line: int) -> list[PrefixListEntry] | None:
+    """An extended entry as prefix-list entries: at each length L whose netmask matches the
+    destination (``netmask(L) & ~wildcard == mask & ~wildcard``), the prefixes of length L whose
+    address matches the source: ``A/S ge L le L`` from the source's own length S on, and below it
+    the one prefix ``A/L`` when A has no bits past L. None: a source wildcard that is not contiguous
+    low bits, or an address (or mask) with bits inside its wildcard."""
+    address, wildcard = source
+    mask, mask_wildcard = destination
+    if wildcard & (wildcard + 1) or address & wildcard or mask & mask_wildcard:
+        return None
+    length = 32 - wildcard.bit_length()
+    lengths = [n for n in range(33) if ((0xFFFFFFFF << (32 - n)) & 0xFFFFFFFF) & ~mask_wildcard == mask]
+    entries = [PrefixListEntry(seq, action, net_str((address, n)), None, None, line)
+               for n in lengths if n < length and not address & ((1 << (32 - n)) - 1)]
+    runs: list[list[int]] = []  # consecutive lengths from the source's own on: one entry each
+    for n in (n for n in lengths if n >= length):
+        if runs and runs[-1][1] == n - 1:
+            runs[-1][1] = n
+        else:
+            runs.append([n, n])
+    prefix = net_str((address, length))
+    for low, high in runs:
+        if low == high == length:
+            entries.append(PrefixListEntry(seq, action, prefix, None, None, line))
+        else:
+            entries.append(PrefixListEntry(seq, action, prefix, None if low == length else low, high, line))
     return entries
 
 

@@ -207,6 +207,14 @@ def _prepend_from_one_spine(r: Path) -> None:
                "PLANE-A\n set as-path prepend 4200001000\nroute-map PLANE-A-IN permit 10\n")
 
 
+def _leaf_redistributes(r: Path, *lines: str) -> None:
+    """The first leaf's `network` statements replaced by ``lines`` (redistribution)."""
+    path = r / LEAF_A / "frr.conf"
+    kept = [line for line in path.read_text().splitlines(keepends=True) if not line.strip().startswith("network ")]
+    path.write_text("".join(kept))
+    _leaf_af(r, *lines)
+
+
 def _leaf_af(r: Path, *lines: str) -> None:
     """Statements added to the first leaf's IPv4 unicast address family."""
     edit(r / LEAF_A / "frr.conf", " address-family ipv4 unicast\n",
@@ -757,6 +765,16 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
     ("a match on a community list the config defines (its entries are not evaluated)", "CONFIG-UNMODELLED",
      lambda r: _leaf_clause(r, "PLANE-A-IN", "match community ANY",
                                 before="bgp community-list standard ANY seq 5 permit internet\n!\n")),
+    ("a leaf redistributes its connected routes through its outbound map in place of its network statements "
+     "(the server subnet is a static blackhole, not connected)", "ROUTE-MISSING",
+     lambda r: _leaf_redistributes(r, "redistribute connected route-map LOCAL-A-OUT")),
+    ("a leaf redistributes through a route-map nobody defines", "ROUTE-UNDEFINED-REF",
+     lambda r: _leaf_redistributes(r, "redistribute connected route-map NOPE", "redistribute static route-map NOPE")),
+    ("a leaf redistributes through a route-map that also sets a MED (not followed: said so)", "CONFIG-UNMODELLED",
+     lambda r: (_leaf_redistributes(r, "redistribute connected route-map LOCAL-A-OUT",
+                                    "redistribute static route-map LOCAL-A-OUT"),
+                edit(r / LEAF_A / "frr.conf", " match ip address prefix-list LOCAL-A\n",
+                     " match ip address prefix-list LOCAL-A\n set metric 50\n"))),
     ("a leaf takes from one spine only the paths of the spine's own AS (filter-list in)", "ROUTE-ECMP-WIDTH",
      lambda r: _leaf_distribute(r, "neighbor 10.11.0.0 filter-list SP in",
                                 "bgp as-path access-list SP seq 5 permit ^4200001000$\n")),
@@ -953,6 +971,9 @@ def _spine_neighbor(root: Path, statement: str) -> None:
 
 
 VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
+    ("a leaf redistributes its connected and static routes through its outbound map in place of its network "
+     "statements", lambda r: _leaf_redistributes(r, "redistribute connected route-map LOCAL-A-OUT",
+                                                 "redistribute static route-map LOCAL-A-OUT")),
     ("the leaf's plane-A prefix-list as an extended access list (source: the prefixes, destination: any mask)",
      lambda r: _leaf_acl(r, "access-list 120 permit ip 10.10.0.0 0.0.0.255 any\n"
                             "access-list 120 permit ip 10.12.0.0 0.0.15.255 any\n"

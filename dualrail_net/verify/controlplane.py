@@ -731,10 +731,12 @@ def originated(snap: Snapshot, topo: Topology, node: NodeId, index: ConnectedInd
             out.append(canonical)
         else:
             dead.append((net, inst.network_lines.get(net, 0)))
-    if "connected" in inst.redistribute:
-        out += list(conn)
-    if "static" in inst.redistribute:
-        out += statics
+    for source, routes in (("connected", list(conn)), ("static", statics)):
+        if source not in inst.redistribute:
+            continue
+        mapped = inst.redistribute_maps.get(source)
+        # through its route-map (an undefined one passes nothing); a redistributed route's AS path is empty
+        out += routes if mapped is None else [p for p in routes if explain_route_map(dev, mapped[0], p, ())[0]]
     learned, external_down = external_routes(snap, topo, node)
     return _Origination(list(dict.fromkeys(out + learned)), dead, external_down)
 

@@ -166,6 +166,9 @@ class BgpInstance:
     neighbors: dict[str, Neighbor] = field(default_factory=dict)
     networks: list[str] = field(default_factory=list)
     redistribute: list[str] = field(default_factory=list)  # "connected", "static"
+    # `redistribute connected|static route-map NAME`: source -> (route-map, line); only the routes
+    # the route-map permits are originated (an undefined one: none, bgpd's route_map_apply on no map)
+    redistribute_maps: dict[str, tuple[str, int]] = field(default_factory=dict)
     maximum_paths: int | None = None
     multipath_relax: bool = False
     # `bgp always-compare-med`: MED decides between paths of any neighbor AS (else only of one)

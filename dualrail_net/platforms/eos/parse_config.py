@@ -36,6 +36,7 @@ from dualrail_net.verify.parsers.frr import (
     neighbor_statement,
     parse_asn,
     parse_prefix_list_line,
+    redistribution,
     route_map_entry,
 )
 from dualrail_net.verify.parsers.tree import Node, parse_tree
@@ -286,8 +287,8 @@ def _bgp_statements(inst: BgpInstance, children: list[Node], dev: DeviceConfig) 
         elif w[0] == "network" and len(w) == 2 and is_prefix(w[1]):
             inst.networks.append(w[1])
             inst.network_lines.setdefault(w[1], child.line)
-        elif w[0] == "redistribute" and len(w) == 2 and w[1] in ("connected", "static"):
-            inst.redistribute.append(w[1])
+        elif w[0] == "redistribute" and redistribution(inst, w, child.line):
+            pass
         elif w[0] == "aggregate-address" and len(w) >= 2 and is_prefix(w[1]) and set(w[2:]) <= {"summary-only"}:
             inst.aggregates.append(Aggregate(w[1], "summary-only" in w[2:], child.line))
         elif w[0] == "route-target" and len(w) >= 3 and w[1] in ("import", "export", "both"):

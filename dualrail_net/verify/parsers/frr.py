@@ -414,6 +414,20 @@ def neighbor_statement(inst: BgpInstance, w: list[str], line: int = 0, negated: 
     return True
 
 
+def redistribution(inst: BgpInstance, w: list[str], line: int) -> bool:
+    """`redistribute connected|static [route-map NAME]` (FRR and EOS spell it alike); False for
+    another source or option (`metric`, ...: not read)."""
+    if len(w) not in (2, 4) or w[1] not in ("connected", "static") or len(w) == 4 and w[2] != "route-map":
+        return False
+    if w[1] not in inst.redistribute:
+        inst.redistribute.append(w[1])
+    if len(w) == 4:
+        inst.redistribute_maps[w[1]] = (w[3], line)
+    else:
+        inst.redistribute_maps.pop(w[1], None)
+    return True
+
+
 def _receive_limit(w: list[str], frr: bool) -> int | None:
     """The limit of `neighbor X maximum-prefix N [THRESHOLD] [warning-only | restart MINUTES]` (FRR)
     or `neighbor X maximum-routes N [warning-only]` (EOS; 0 is no limit): N, or 0 when the limit
@@ -554,8 +568,8 @@ def bgp_statement(inst: BgpInstance, w: list[str], line: int = 0) -> bool:
         pass  # keepalive and hold time: how fast a failure is seen, not which routes are held
     elif head in ("update-delay", "coalesce-time") and len(w) == 2 and is_decimal(w[1]):
         pass  # when updates go out at start, not which
-    elif head == "redistribute" and len(w) == 2 and w[1] in ("connected", "static"):
-        inst.redistribute.append(w[1])
+    elif head == "redistribute" and redistribution(inst, w, line):
+        pass
     elif head == "maximum-paths" and len(w) == 2:
         paths = _int(w[1], 1024)
         if not paths:
@@ -982,6 +996,15 @@ def finish_bgp(dev: DeviceConfig, frr: bool = True) -> None:
                     entry.never_line = entry.never_line or line
                     dev.undefined_refs.append((line, f"{listed} {name} (the route-map entry that matches on it "
                                                      "matches nothing)"))
+    for inst in dev.bgp.values():
+        for source, (name, line) in inst.redistribute_maps.items():
+            if name not in dev.route_maps:
+                dev.undefined_refs.append((line, f"route-map {name} (redistribute {source}: nothing is redistributed)"))
+                continue
+            for entry in dev.route_maps[name]:  # what a permit entry sets on the routes it originates
+                sets = [at for at in (entry.prepend_line, entry.next_hop_line, *entry.attribute_lines.values()) if at]
+                dev.unmodelled += [(at, f"a set in route-map {name} (redistribute {source}): the routes are "
+                                        "originated, what it sets on them is not followed") for at in sets]
     # the route-maps that decide what is installed (zebra's `ip protocol bgp route-map`, bgpd's
     # table-map): a route's AS path there is not followed, so an AS-path match in them is reported
     deciding = {name for name, _ in dev.fib_filters.values()} | {inst.table_map[0] for inst in dev.bgp.values()

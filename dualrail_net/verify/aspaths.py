@@ -13,7 +13,7 @@ say which path a route arrives with. On a plane where such a filter is in play t
 computed again by the plain reference (verify/reference_rib.py), which holds every path, and its
 result replaces the installed routes of the bitset model (``judge_path_filters``). The reference
 costs seconds where the bitset model costs milliseconds; above ``EXACT_LIMIT`` session directions
-times prefixes the filters are reported (CONFIG-UNMODELLED) and the plane's routes are the bitset
+times prefixes the filters are reported (ROUTE-POLICY-UNMODELLED) and the plane's routes are the bitset
 model's, as if the filters let everything through."""
 
 from __future__ import annotations

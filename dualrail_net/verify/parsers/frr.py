@@ -175,9 +175,10 @@ def _extended_entries(seq: int, action: str, source: tuple[int, int], destinatio
                       line: int) -> list[PrefixListEntry] | None:
     """An extended entry as prefix-list entries: at each length L whose netmask matches the
     destination (``netmask(L) & ~wildcard == mask & ~wildcard``), the prefixes of length L whose
-    address matches the source: ``A/S ge L le L`` from the source's own length S on, and below it
-    the one prefix ``A/L`` when A has no bits past L. None: a source wildcard that is not contiguous
-    low bits, or an address (or mask) with bits inside its wildcard."""
+    address matches the source: from the source's own length S on, ``A/S ge L le M`` for each run
+    L..M of such lengths (``A/S le M`` from S itself), and below S the one prefix ``A/L`` when A has
+    no bits past L. None: a source wildcard that is not contiguous low bits, or an address (or mask)
+    with bits inside its wildcard."""
     address, wildcard = source
     mask, mask_wildcard = destination
     if wildcard & (wildcard + 1) or address & wildcard or mask & mask_wildcard:

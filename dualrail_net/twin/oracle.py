@@ -727,15 +727,11 @@ def _access_list(rng: random.Random, text: str) -> tuple[str, str] | None:
     if clause in text and (rng.random() < 0.6 or not neighbors):
         edited = text.replace(clause, " match ip address ORACLE-ACL\n")
         where = f"the route-maps matching {listed}"
-    elif neighbors and " address-family ipv4 unicast\n" in text:
-        n, direction = rng.choice(neighbors), rng.choice(["in", "out"])
-        edited = text.replace(" address-family ipv4 unicast\n",
-                              f" address-family ipv4 unicast\n  neighbor {n} distribute-list ORACLE-ACL {direction}\n", 1)
-        where = f"neighbor {n} distribute-list {direction}"
+    elif (on_neighbor := _on_a_neighbor(rng, text, neighbors, "distribute-list ORACLE-ACL")) is not None:
+        where, edited = on_neighbor
     else:
         return None
-    edited = re.sub(r"^(router bgp )", acl.replace("\\", "\\\\") + "\\1", edited, count=1, flags=re.M)
-    return f"{listed} as an access list ({style}) in {where}", edited
+    return f"{listed} as an access list ({style}) in {where}", _defined_above_bgp(edited, acl)
 
 
 def _community_list(rng: random.Random, text: str) -> tuple[str, str] | None:
@@ -798,15 +794,27 @@ def _as_path_list(rng: random.Random, text: str) -> tuple[str, str] | None:
         head = f"route-map {name} {action} {seq}\n"
         edited = text.replace(head, head + " match as-path ORACLE-PATHS\n", 1)
         where = f"route-map {name} {action} {seq}: match as-path"
-    elif neighbors and " address-family ipv4 unicast\n" in text:
-        n, direction = rng.choice(neighbors), rng.choice(["in", "out"])
-        edited = text.replace(" address-family ipv4 unicast\n",
-                              f" address-family ipv4 unicast\n  neighbor {n} filter-list ORACLE-PATHS {direction}\n", 1)
-        where = f"neighbor {n} filter-list {direction}"
+    elif (on_neighbor := _on_a_neighbor(rng, text, neighbors, "filter-list ORACLE-PATHS")) is not None:
+        where, edited = on_neighbor
     else:
         return None
-    edited = re.sub(r"^(router bgp )", definition.replace("\\", "\\\\") + "\\1", edited, count=1, flags=re.M)
-    return f"{where} ({'; '.join(lines)})", edited
+    return f"{where} ({'; '.join(lines)})", _defined_above_bgp(edited, definition)
+
+
+def _on_a_neighbor(rng: random.Random, text: str, neighbors: list[str], statement: str) -> tuple[str, str] | None:
+    """`neighbor N STATEMENT in|out` for one of ``neighbors`` drawn at random, in the IPv4 address
+    family: (what was done, the edited text); None without an address family."""
+    if not neighbors or " address-family ipv4 unicast\n" not in text:
+        return None
+    n, direction = rng.choice(neighbors), rng.choice(["in", "out"])
+    edited = text.replace(" address-family ipv4 unicast\n",
+                          f" address-family ipv4 unicast\n  neighbor {n} {statement} {direction}\n", 1)
+    return f"neighbor {n} {statement.split()[0]} {direction}", edited
+
+
+def _defined_above_bgp(text: str, definition: str) -> str:
+    """``definition`` (list lines) written above the first `router bgp`."""
+    return re.sub(r"^(router bgp )", definition.replace("\\", "\\\\") + "\\1", text, count=1, flags=re.M)
 
 
 # --- edits of a switch's interfaces file (ifupdown2 applies them in the twin) -----------------------

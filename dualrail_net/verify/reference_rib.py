@@ -111,6 +111,20 @@ def _map_denial(dev: DeviceConfig, name: str, path: tuple[int, ...]) -> tuple[st
     return dev.name, line, f"route-map {name}'s `match as-path` leaves the AS path \"{path_text(path)}\" out"
 
 
+def _one_side(dev: DeviceConfig, neighbor: str, path_filter: str | None, route_map: str | None, way: str,
+              prefix: str, path: tuple[int, ...], explain: bool,
+              ) -> tuple[bool, RouteMapEntry | None, tuple[str, int, str] | None]:
+    """One side of a session direction after its prefix-list: the neighbor's filter-list, then its
+    route-map, on the route's ``path`` as that side sees it: (permitted, the route-map's deciding
+    permit entry, and when ``explain`` and an AS-path filter is what kept it out: why)."""
+    if path_filter is not None and not list_permits(dev, path_filter, path):
+        return False, None, _filter_denial(dev, neighbor, path_filter, way, path) if explain else None
+    ok, entry = _policy(dev, route_map, prefix, path)
+    if ok or not explain or route_map is None or not _policy(dev, route_map, prefix, None)[0]:
+        return ok, entry, None
+    return False, None, _map_denial(dev, route_map, path)
+
+
 def _policy(dev: DeviceConfig, name: str | None, prefix: str,
             as_path: tuple[int, ...] | None) -> tuple[bool, RouteMapEntry | None]:
     """(permitted, the permit entry that decided) for one prefix, with the AS path the route-map
@@ -258,15 +272,11 @@ def _converge(snap: Snapshot, topo: Topology, nodes: list[NodeId], inbound: Mapp
                     if out_list is not None and not explain_prefix_list(src_dev, out_list, prefix)[0]:
                         continue
                     held = best.as_path if best else outside[src].get(prefix, ())  # (before the sender's ASN)
-                    if out_filter is not None and not list_permits(src_dev, out_filter, held):
-                        if denied is not None:
-                            denied[(src, dst, prefix)] = _filter_denial(src_dev, receiver_address,
-                                                                        out_filter, "out", held)
-                        continue
-                    ok, out_entry = _policy(src_dev, out_map, prefix, held)
+                    ok, out_entry, why = _one_side(src_dev, receiver_address, out_filter, out_map, "out", prefix, held,
+                                                   denied is not None)
                     if not ok:
-                        if denied is not None and out_map is not None and _policy(src_dev, out_map, prefix, None)[0]:
-                            denied[(src, dst, prefix)] = _map_denial(src_dev, out_map, held)
+                        if why is not None and denied is not None:
+                            denied[(src, dst, prefix)] = why
                         continue
                     as_path = (out_entry.prepend if out_entry else ()) + held
                     if not ibgp:
@@ -279,15 +289,11 @@ def _converge(snap: Snapshot, topo: Topology, nodes: list[NodeId], inbound: Mapp
                         as_path = taken_as + as_path
                     if in_list is not None and not explain_prefix_list(dst_dev, in_list, prefix)[0]:
                         continue
-                    if in_filter is not None and not list_permits(dst_dev, in_filter, as_path):
-                        if denied is not None:
-                            denied[(src, dst, prefix)] = _filter_denial(dst_dev, sender_address,
-                                                                        in_filter, "in", as_path)
-                        continue
-                    ok, in_entry = _policy(dst_dev, in_map, prefix, as_path)
+                    ok, in_entry, why = _one_side(dst_dev, sender_address, in_filter, in_map, "in", prefix, as_path,
+                                                  denied is not None)
                     if not ok:
-                        if denied is not None and in_map is not None and _policy(dst_dev, in_map, prefix, None)[0]:
-                            denied[(src, dst, prefix)] = _map_denial(dst_dev, in_map, as_path)
+                        if why is not None and denied is not None:
+                            denied[(src, dst, prefix)] = why
                         continue
                     counts[dst][-1] += 1  # accepted: it counts toward a receive limit, usable or not
                     # a next hop a route-map set (the receiver's own last) the receiver cannot use:

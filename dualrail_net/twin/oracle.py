@@ -574,14 +574,16 @@ def _graceful_shutdown(rng: random.Random, text: str) -> tuple[str, str] | None:
 
 def _redistribute(rng: random.Random, text: str) -> tuple[str, str] | None:
     """`redistribute connected|static`, with the neighbors' outbound policy or a route-map of its own
-    (one of the file's, or one nobody defines); sometimes in place of the `network` statements."""
+    (one of the file's, or one nobody defines), sometimes with a metric; sometimes in place of the
+    `network` statements."""
     if " address-family ipv4 unicast\n" not in text:
         return None
     sources = rng.choice([["connected"], ["static"], ["connected", "static"]])
     maps = sorted(set(re.findall(r"^route-map (\S+) ", text, re.M)))
     draw = rng.random()
     with_map = f" route-map {rng.choice(maps)}" if maps and draw < 0.5 else " route-map UNDEFINED-MAP" if draw < 0.6 else ""
-    lines = "".join(f"  redistribute {source}{with_map}\n" for source in sources)
+    metric = " metric 50" if rng.random() < 0.3 else ""  # (the MED at origin)
+    lines = "".join(f"  redistribute {source}{with_map}{metric}\n" for source in sources)
     edited = text.replace(" address-family ipv4 unicast\n", f" address-family ipv4 unicast\n{lines}", 1)
     said = "; ".join(line.strip() for line in lines.splitlines())
     if rng.random() < 0.4:

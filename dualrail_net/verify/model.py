@@ -169,6 +169,8 @@ class BgpInstance:
     # `redistribute connected|static route-map NAME`: source -> (route-map, line); only the routes
     # the route-map permits are originated (an undefined one: none, bgpd's route_map_apply on no map)
     redistribute_maps: dict[str, tuple[str, int]] = field(default_factory=dict)
+    # `redistribute connected|static metric N`: source -> line (the MED at origin: reported, not followed)
+    redistribute_metrics: dict[str, int] = field(default_factory=dict)
     maximum_paths: int | None = None
     multipath_relax: bool = False
     # `bgp always-compare-med`: MED decides between paths of any neighbor AS (else only of one)

@@ -416,16 +416,29 @@ def neighbor_statement(inst: BgpInstance, w: list[str], line: int = 0, negated: 
 
 
 def redistribution(inst: BgpInstance, w: list[str], line: int) -> bool:
-    """`redistribute connected|static [route-map NAME]` (FRR and EOS spell it alike); False for
-    another source or option (`metric`, ...: not read)."""
-    if len(w) not in (2, 4) or w[1] not in ("connected", "static") or len(w) == 4 and w[2] != "route-map":
+    """`redistribute connected|static [route-map NAME] [metric N]` (FRR takes the options in either
+    order; EOS spells the route-map alike); False for another source or option (not read). The
+    metric is the MED the originated routes carry: read, and reported (finish_bgp)."""
+    if len(w) < 2 or w[1] not in ("connected", "static"):
         return False
+    options: dict[str, str] = {}
+    rest = w[2:]
+    while rest:
+        if len(rest) < 2 or rest[0] not in ("route-map", "metric") or rest[0] in options \
+                or rest[0] == "metric" and _int(rest[1], 4294967295) is None:
+            return False
+        options[rest[0]] = rest[1]
+        rest = rest[2:]
     if w[1] not in inst.redistribute:
         inst.redistribute.append(w[1])
-    if len(w) == 4:
-        inst.redistribute_maps[w[1]] = (w[3], line)
+    if "route-map" in options:
+        inst.redistribute_maps[w[1]] = (options["route-map"], line)
     else:
         inst.redistribute_maps.pop(w[1], None)
+    if "metric" in options:
+        inst.redistribute_metrics[w[1]] = line
+    else:
+        inst.redistribute_metrics.pop(w[1], None)
     return True
 
 
@@ -998,6 +1011,8 @@ def finish_bgp(dev: DeviceConfig, frr: bool = True) -> None:
                     dev.undefined_refs.append((line, f"{listed} {name} (the route-map entry that matches on it "
                                                      "matches nothing)"))
     for inst in dev.bgp.values():
+        dev.unmodelled += [(line, f"redistribute {source} metric: the routes are originated, the MED they carry is "
+                                  "not followed") for source, line in inst.redistribute_metrics.items()]
         for source, (name, line) in inst.redistribute_maps.items():
             if name not in dev.route_maps:
                 dev.undefined_refs.append((line, f"route-map {name} (redistribute {source}: nothing is redistributed)"))

@@ -18,27 +18,20 @@ model's, as if the filters let everything through."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
-from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from dualrail_net.verify.model import DeviceConfig
+from dualrail_net.verify.parsers.frr import bgp_regex
 
 if TYPE_CHECKING:
     from dualrail_net.verify.controlplane import PlaneControl
     from dualrail_net.verify.snapshot import Snapshot
     from dualrail_net.verify.topology import NodeId, Topology
 
-FRR_UNDERSCORE = "(^|[,{}() ]|$)"  # bgp_regcomp's meaning of `_`
 # session directions times prefixes above which a plane's AS-path filters are reported, not judged:
 # the reference's cost grows with it (docs/performance.md, twentieth session)
 EXACT_LIMIT = 600_000
-
-
-@lru_cache(maxsize=4096)
-def _compiled(expression: str) -> re.Pattern[str]:
-    return re.compile(expression.replace("_", FRR_UNDERSCORE))
 
 
 def path_text(path: tuple[int, ...]) -> str:
@@ -52,7 +45,8 @@ def list_permits(dev: DeviceConfig, name: str, path: tuple[int, ...]) -> bool:
         return False  # a list nobody defined denies everything
     text = path_text(path)
     for _seq, action, expression in sorted(entries, key=lambda e: e[0]):
-        if _compiled(expression).search(text):
+        pattern = bgp_regex(expression)  # (the reader keeps only expressions that compile)
+        if pattern is not None and pattern.search(text):
             return action == "permit"
     return False
 
@@ -125,4 +119,3 @@ def judge_path_filters(snap: Snapshot, topo: Topology, control: PlaneControl,
                 via[key] = via.get(key, 0) | 1 << bit
         control.reach[node] = reach
         control.via_in[r] = via
-    control.path_filters = [(device, line, what) for _, device, line, what in filters]

@@ -114,8 +114,6 @@ class PlaneControl:
     stripped: dict[tuple[NodeId, NodeId], tuple[str, int]] = field(default_factory=dict)
     # the devices in `bgp graceful-shutdown`, each with the entry that stands for it in ``preferred``
     graceful: list[tuple[str, RouteMapEntry]] = field(default_factory=list)
-    # AS-path filters the plane's routes were judged through (verify/aspaths.py): (device, line, what)
-    path_filters: list[tuple[str, int, str]] = field(default_factory=list)
     # (sender, receiver) -> {prefix bit: (device, line, why)}: what an AS-path filter keeps out
     path_denied: dict[tuple[NodeId, NodeId], dict[int, tuple[str, int, str]]] = field(default_factory=dict)
 

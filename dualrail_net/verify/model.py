@@ -431,8 +431,9 @@ class DeviceConfig:
     community_lists: dict[str, list[tuple[int, str, str | None]]] = field(default_factory=dict)
     community_lists_unread: set[str] = field(default_factory=set)
     # FRR's AS-path access lists read whole (`bgp as-path access-list NAME [seq N] permit|deny
-    # REGEX`, the older `ip as-path access-list`): each entry as (seq, action, the expression as
-    # written); a list with an entry not read is in ``as_path_lists_unread`` (not evaluated)
+    # REGEX`; the older `ip as-path access-list` form is not read): each entry as (seq, action, the
+    # expression as written); a list with an entry not read is in ``as_path_lists_unread`` (not
+    # evaluated)
     as_path_lists: dict[str, list[tuple[int, str, str]]] = field(default_factory=dict)
     as_path_lists_unread: set[str] = field(default_factory=set)
 

@@ -15,6 +15,7 @@ not judge instead of ignoring it; nothing in a line makes the parser raise.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import TypeVar
 
@@ -877,6 +878,16 @@ _SIMPLE_REGEX = re.compile(r"[A-Za-z0-9:._*+?^$|(){},\[\] -]*")
 _FRR_UNDERSCORE = "(^|[,{}() ]|$)"  # bgp_regcomp's meaning of `_`
 
 
+@functools.lru_cache(maxsize=4096)
+def bgp_regex(expression: str) -> re.Pattern[str] | None:
+    """An expression of a community-list or AS-path list as bgp_regcomp compiles it (`_` a
+    delimiter), for the expressions the callers let through; None where Python's re refuses it."""
+    try:
+        return re.compile(expression.replace("_", _FRR_UNDERSCORE))
+    except re.error:
+        return None
+
+
 def community_list_line(w: list[str], existing: list[tuple[int, str, str | None]]) -> tuple[int, str, str | None] | None:
     """One FRR community-list line, ``bgp community-list standard|expanded NAME [seq N] permit|deny
     ...`` or its numbered forms (1-99 standard, 100-500 expanded), as (seq, action, the expression
@@ -901,13 +912,14 @@ def community_list_line(w: list[str], existing: list[tuple[int, str, str | None]
                 return None
         return seq, action, None
     expression = " ".join(values)
-    if not _SIMPLE_REGEX.fullmatch(expression) or "[]" in expression or "[^]" in expression:
-        return None
-    try:
-        re.compile(expression.replace("_", _FRR_UNDERSCORE))
-    except re.error:
-        return None
-    return seq, action, expression
+    return (seq, action, expression) if _readable_regex(expression, _SIMPLE_REGEX) else None
+
+
+def _readable_regex(expression: str, allowed: re.Pattern[str]) -> bool:
+    """Whether an expression holds only ``allowed`` characters (what Python's re reads as POSIX's
+    regexec does), no `[]` forms, and compiles."""
+    return bool(allowed.fullmatch(expression)) and "[]" not in expression and "[^]" not in expression \
+        and bgp_regex(expression) is not None
 
 
 # what bgpd takes as an AS-path expression (config_bgp_aspath_validate), less what Python's re and
@@ -929,13 +941,7 @@ def as_path_list_line(w: list[str], existing: list[tuple[int, str, str]]) -> tup
         return None
     seq, rest = head
     expression = " ".join(rest[1:])
-    if not _AS_PATH_REGEX.fullmatch(expression) or "[]" in expression or "[^]" in expression:
-        return None
-    try:
-        re.compile(expression.replace("_", _FRR_UNDERSCORE))
-    except re.error:
-        return None
-    return seq, rest[0], expression
+    return (seq, rest[0], expression) if _readable_regex(expression, _AS_PATH_REGEX) else None
 
 
 def matches_no_community(entries: list[tuple[int, str, str | None]]) -> bool:
@@ -945,7 +951,7 @@ def matches_no_community(entries: list[tuple[int, str, str | None]]) -> bool:
     expression matches the empty string; the first that matches decides (permit: the list
     matches); none: no match."""
     for _seq, action, expression in sorted(entries, key=lambda e: e[0]):
-        if expression is not None and re.search(expression.replace("_", _FRR_UNDERSCORE), ""):
+        if expression is not None and (pattern := bgp_regex(expression)) is not None and pattern.search(""):
             return action == "permit"
     return False
 

@@ -1022,8 +1022,8 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
                     what = (f"it sends its iBGP peer {dst_dev.name} every route with local preference 0" if g == src
                             else f"its community crossing the iBGP session {src_dev.name} -> {dst_dev.name}")
                     unmodelled.append((nodes[g][0], gshut_line[g], f"bgp graceful-shutdown: {what}"))
-            # equal masks share one int: a 100k-GPU plane has 400k session directions and ~3k
-            # distinct masks, each ~1.3 KB (docs/performance.md, twentieth session)
+            # equal masks share one int: a large plane has far fewer distinct masks than session
+            # directions, and each is as long as the plane's prefixes (docs/performance.md, twentieth session)
             mask = shared_masks.setdefault(mask, mask)
             edges[src].append((dst, None if mask == full else mask, ibgp, delays, sender))
             key = src * n + dst  # parallel sessions: what crosses every one of them

@@ -124,7 +124,7 @@ class Neighbor:
     # as_list_apply on no list)
     filter_list_in: str | None = None
     filter_list_out: str | None = None
-    filter_list_in_line: int = 0  # (ints, not a dict: a 100k-GPU fabric has 600k neighbors)
+    filter_list_in_line: int = 0  # (ints, not a dict per neighbor: large fabrics hold many neighbors)
     filter_list_out_line: int = 0
     # FRR `neighbor X attribute-unchanged next-hop` (or without attributes: all of them), EOS
     # `neighbor X next-hop-unchanged`: routes go out with the next hop they were learned with, as a

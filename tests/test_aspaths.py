@@ -12,7 +12,7 @@ import pytest
 from dualrail_net.render import render_fabric
 from dualrail_net.render.artifacts import write_artifacts
 from dualrail_net.resolve.model import Fabric
-from dualrail_net.verify import aspaths
+from dualrail_net.verify import aspaths, pathjudge
 from dualrail_net.verify.checks import run_checks
 from dualrail_net.verify.model import DeviceConfig
 from dualrail_net.verify.parsers import frr as frr_parser
@@ -114,7 +114,7 @@ def test_a_plane_too_large_to_follow_is_said_so(clean: Path, tmp_path: Path, mon
     judged = [(f.check, f.message) for r in run_checks(load_snapshot(edited)) for f in r.findings]
     assert any(c == "ROUTE-ECMP-WIDTH" and "filter-list SP in denies the AS path" in m for c, m in judged), judged
     assert_agree(edited, "filter-list judged")
-    monkeypatch.setattr(aspaths, "EXACT_LIMIT", 0)
+    monkeypatch.setattr(pathjudge, "EXACT_LIMIT", 0)
     reported = [(f.check, f.severity.value, f.message) for r in run_checks(load_snapshot(edited)) for f in r.findings]
     assert [f for f in reported if f[1] == "error"] == [], reported
     assert any(c == "ROUTE-POLICY-UNMODELLED" and "filter-list SP in: not evaluated, the plane is too large" in m

@@ -587,9 +587,17 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
     ("a spine sends one leaf a higher MED: that leaf leaves the spine out", "ROUTE-ECMP-WIDTH", _spine_med_to_one_leaf),
     ("a leaf that takes a missing MED as the worst, and one spine sends it a MED: that spine alone is installed",
      "ROUTE-ECMP-WIDTH", lambda r: (_spine_med_to_one_leaf(r), _missing_med_worst(r))),
-    ("a prepend of an ASN neither end has (the loop it causes is not followed)", "ROUTE-POLICY-UNMODELLED",
+    ("a leaf prepends its spines' ASN to what it sends them: they drop it (loop prevention)", "ROUTE-MISSING",
      lambda r: edit(r / LEAF_A / "frr.conf", " match ip address prefix-list LOCAL-A\n",
-                    " match ip address prefix-list LOCAL-A\n set as-path prepend 65000 65000\n")),
+                    " match ip address prefix-list LOCAL-A\n set as-path prepend 4200001000\n")),
+    ("a leaf prepends another leaf's ASN: that leaf drops its prefixes (loop prevention)", "ROUTE-MISSING",
+     lambda r: edit(r / LEAF_A / "frr.conf", " match ip address prefix-list LOCAL-A\n",
+                    " match ip address prefix-list LOCAL-A\n set as-path prepend 4200001101\n")),
+    ("a spine prepends one leaf's ASN to what it sends another (EOS): that leaf loses the spine's paths",
+     "ROUTE-ECMP-WIDTH", lambda r: edit(r / SPINE_A / "running-config", "route-map PLANE-A-OUT permit 10\n",
+                                        "route-map PLANE-A-OUT permit 10\n   set as-path prepend 4200001101\n")),
+    ("a leaf gives one spine's routes ORIGIN incomplete: it leaves that spine out", "ROUTE-ECMP-WIDTH",
+     lambda r: _one_spine_sets(r, "set origin incomplete")),
     ("a spine's drain left in place: it prepends its ASN to everything it sends", "ROUTE-ECMP-WIDTH",
      lambda r: edit(r / SPINE_A / "running-config", "route-map PLANE-A-OUT permit 10\n",
                     "route-map PLANE-A-OUT permit 10\n   set as-path prepend 4200001000 4200001000\n")),
@@ -974,6 +982,12 @@ def _spine_neighbor(root: Path, statement: str) -> None:
 
 
 VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
+    ("a leaf gives every spine's routes ORIGIN egp alike (the route-map all its sessions use)",
+     lambda r: edit(r / LEAF_A / "frr.conf", " match ip address prefix-list PLANE-A\n",
+                    " match ip address prefix-list PLANE-A\n set origin egp\n")),
+    ("a leaf prepends a private ASN no device has toward every spine alike (longer everywhere, no loop)",
+     lambda r: edit(r / LEAF_A / "frr.conf", " match ip address prefix-list LOCAL-A\n",
+                    " match ip address prefix-list LOCAL-A\n set as-path prepend 65000 65000\n")),
     ("a leaf redistributes its connected and static routes through its outbound map in place of its network "
      "statements", lambda r: _leaf_redistributes(r, "redistribute connected route-map LOCAL-A-OUT",
                                                  "redistribute static route-map LOCAL-A-OUT")),

@@ -399,6 +399,40 @@ def _prepend(rng: random.Random, text: str) -> tuple[str, str] | None:
     return f"neighbor {n} route-map {name}-P {direction} prepends {prepend}", edited
 
 
+def _prepend_foreign(rng: random.Random, text: str) -> tuple[str, str] | None:
+    """A prepend of an ASN that is not on the path: outbound the neighbor's own (it then drops what
+    it receives by loop prevention), or either way an ASN next to the device's own (in a fabric of
+    numbered leaves, another leaf's, which drops the path when it reaches it)."""
+    refs = re.findall(r"^ *neighbor (\S+) route-map (\S+) (in|out)$", text, re.M)
+    own = re.search(r"^router bgp (\d+)$", text, re.M)
+    if not refs or not own:
+        return None
+    n, name, direction = rng.choice(refs)
+    peer = re.search(rf"^ *neighbor {re.escape(n)} remote-as (\d+)$", text, re.M)
+    choices = [str(int(own.group(1)) + 1)] + ([peer.group(1)] if peer and direction == "out" else [])
+    prepend = rng.choice(choices)
+    entries = re.findall(rf"^route-map {re.escape(name)} (permit|deny) (\d+)\n((?:[ \t]+.*\n)*)", text, re.M)
+    if not entries or "router bgp" not in text:
+        return None
+    if rng.random() < 0.3:
+        edited = re.sub(rf"^(route-map {re.escape(name)} permit \d+\n)", rf"\1 set as-path prepend {prepend}\n",
+                        text, flags=re.M)
+        return f"route-map {name} prepends {prepend}", edited
+    edited = _neighbors_own_copy(text, entries, name, "-F", f"set as-path prepend {prepend}", n, direction)
+    return f"neighbor {n} route-map {name}-F {direction} prepends {prepend}", edited
+
+
+def _origin(rng: random.Random, text: str) -> tuple[str, str] | None:
+    """`set origin igp|egp|incomplete` on one neighbor's route-map (a copy of it) or on the one
+    every neighbor uses, either way: a path of a higher ORIGIN loses to the others."""
+    refs = re.findall(r"^ *neighbor (\S+) route-map (\S+) (in|out)$", text, re.M)
+    if not refs or "router bgp" not in text:
+        return None
+    n, name, direction = rng.choice(refs)
+    return _route_map_sets(rng, text, n, name, direction, f"set origin {rng.choice(['igp', 'egp', 'incomplete'])}",
+                           "-O")
+
+
 def _neighbors_own_copy(text: str, entries: list[tuple[str, str, str]], name: str, suffix: str, line: str,
                         neighbor: str, direction: str) -> str:
     """``text`` with a copy of route-map ``name`` whose permit entries also say ``line``, used by
@@ -945,7 +979,7 @@ EDITS: tuple[Callable[[random.Random, str], tuple[str, str] | None], ...] = (
     _bgp_shutdown, _session_transport, _weight, _distance, _table_map, _fib_filter, _next_hop,
     _neighbor_prefix_list, _next_hop_unchanged, _remove_private_as, _default_originate, _as_override,
     _graceful_shutdown, _med_missing_as_worst, _addpath, _match_list, _access_list, _community_list,
-    _as_path_list)
+    _as_path_list, _prepend_foreign, _origin)
 
 
 def edit_kind(edit: Callable[..., tuple[str, str] | None]) -> str:

@@ -41,7 +41,7 @@ import numpy as np
 from dualrail_net.platforms import PlatformError, get_platform
 from dualrail_net.verify.aspaths import list_permits, path_text
 from dualrail_net.verify.ipfast import ip_int, net_str, network_of
-from dualrail_net.verify.model import AclEntry, BgpInstance, DeviceConfig, Neighbor, RouteMapEntry, why_down
+from dualrail_net.verify.model import ORIGIN_CODES, AclEntry, BgpInstance, DeviceConfig, Neighbor, RouteMapEntry, why_down
 from dualrail_net.verify.routes import (
     PrefixIndex,
     _route_map_mask,
@@ -575,6 +575,8 @@ class _Origination:
     prefixes: list[str]
     dead: list[tuple[str, int]]  # network statements without a route in the RIB
     external_down: list[tuple[str, str]] = field(default_factory=list)  # (peer address, why no routes)
+    # what only redistribution originates: ORIGIN incomplete (a `network` statement's route is igp)
+    incomplete: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -729,14 +731,18 @@ def originated(snap: Snapshot, topo: Topology, node: NodeId, index: ConnectedInd
             out.append(canonical)
         else:
             dead.append((net, inst.network_lines.get(net, 0)))
+    networks = set(out)
+    redistributed: list[str] = []
     for source, routes in (("connected", list(conn)), ("static", statics)):
         if source not in inst.redistribute:
             continue
         mapped = inst.redistribute_maps.get(source)
         # through its route-map (an undefined one passes nothing); a redistributed route's AS path is empty
-        out += routes if mapped is None else [p for p in routes if explain_route_map(dev, mapped[0], p, ())[0]]
+        redistributed += routes if mapped is None else [p for p in routes
+                                                        if explain_route_map(dev, mapped[0], p, ())[0]]
     learned, external_down = external_routes(snap, topo, node)
-    return _Origination(list(dict.fromkeys(out + learned)), dead, external_down)
+    return _Origination(list(dict.fromkeys(out + redistributed + learned)), dead, external_down,
+                        [p for p in dict.fromkeys(redistributed) if p not in networks])
 
 
 def plane_nodes(snap: Snapshot, topo: Topology, plane: str) -> list[NodeId]:
@@ -878,9 +884,14 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
     all_private: bool | None = None  # whether every ASN a path of the plane can hold is private
     # `bgp graceful-shutdown`: the plane's devices in it, and (only when there is one) every eBGP
     # session direction as the GRACEFUL_SHUTDOWN community crosses it (_EbgpDirection)
-    # only where a device of the plane defines an AS-path list can a filter need the paths: then each
-    # receiver's sessions are kept in order (receiver -> sender numbers) for aspaths.judge_path_filters
-    path_keys: dict[int, list[int]] | None = {} if any(devices[node[0]].as_path_lists for node in nodes) else None
+    # only where a device of the plane defines an AS-path list, prepends or sets ORIGIN, or one
+    # prefix is originated with different ORIGINs, can the plane need its paths followed: then each
+    # receiver's sessions are kept in order (receiver -> sender numbers) for pathjudge.judge_by_paths,
+    # with what needs the paths (path_triggers: (device, line, what))
+    writes_paths = {node[0] for node in nodes if devices[node[0]].as_path_lists or _writes_path(devices[node[0]])}
+    path_triggers: list[tuple[str, int, str]] = _mixed_origins(devices, origins)
+    path_keys: dict[int, list[int]] | None = {} if writes_paths or path_triggers else None
+    origin_read: set[tuple[str, str]] = set()  # (device, route-map) whose `set origin` entries are listed
     shared_masks: dict[int, int] = {}
     gshut_line = {i: devices[node[0]].bgp[node[1]].graceful_shutdown_line for i, node in enumerate(nodes)
                    if devices[node[0]].bgp[node[1]].graceful_shutdown_line}
@@ -955,7 +966,7 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
                     out_prepends = []  # private ASNs too: stripped with the rest of the path
             delays = None if not out_prepends and not in_prepends else _delays(
                 [(e, bits_ & mask) for e, bits_ in out_prepends], [(e, bits_ & mask) for e, bits_ in in_prepends],
-                (src_dev.name, {asn[src]}), (dst_dev.name, {asn[src], asn[dst]}), unmodelled)
+                (src_dev.name, {asn[src]}), (dst_dev.name, {asn[src], asn[dst]}), path_triggers)
             if not ibgp and (out_nbr.local_as is not None or in_nbr.local_as is not None):
                 # `local-as L`: L in front of what the sender sends (before its real ASN, which
                 # replace-as leaves out) and of what the receiver takes in (unless no-prepend)
@@ -973,6 +984,12 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
                 alias.append(src)
             if path_keys is not None:
                 path_keys.setdefault(dst, []).append(sender)
+                for dev_, map_ in ((src_dev, out_map), (dst_dev, in_map)):
+                    if map_ is not None and dev_.name in writes_paths and (dev_.name, map_) not in origin_read:
+                        origin_read.add((dev_.name, map_))
+                        path_triggers += [(dev_.name, e.origin_line, f"set origin {ORIGIN_CODES[e.origin]} (route-map "
+                                                                     f"{map_})") for e in dev_.route_maps.get(map_, [])
+                                          if e.origin is not None and e.action == "permit"]
             if hop_setters:
                 session_addresses[(dst, sender)] = in_nbr.address
                 for b, target, why in moved:
@@ -1155,9 +1172,35 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
                         {key: a for key, a in session_addresses.items() if key[0] in moved_next_hops}, stripped,
                         [(nodes[i][0], entry) for i, entry in graceful.items()])
     if path_keys is not None:
-        from dualrail_net.verify.aspaths import judge_path_filters  # (it reads this module's PlaneControl)
-        judge_path_filters(snap, topo, control, path_keys, path_overrides)
+        from dualrail_net.verify.pathjudge import judge_by_paths  # (it reads this module's PlaneControl)
+        judge_by_paths(snap, topo, control, path_keys, path_overrides, sorted(set(path_triggers)))
     return control
+
+
+def _writes_path(dev: DeviceConfig) -> bool:
+    """Whether a route-map of ``dev`` prepends to the AS path or sets ORIGIN."""
+    return any(e.prepend or e.origin is not None for entries in dev.route_maps.values() for e in entries)
+
+
+def _mixed_origins(devices: Mapping[str, DeviceConfig], origins: Mapping[NodeId, _Origination]) -> list[tuple[str, int, str]]:
+    """Where a prefix that only redistribution originates (ORIGIN incomplete) at one instance is
+    also originated at another or may fall under an aggregate: the paths' ORIGINs then differ
+    (the bitset model takes every path's as equal), (device, line of the redistribution, what)."""
+    if not any(o.incomplete for o in origins.values()):
+        return []
+    count: dict[str, int] = defaultdict(int)
+    for o in origins.values():
+        for prefix in o.prefixes:
+            count[prefix] += 1
+    aggregates = any(devices[node[0]].bgp[node[1]].aggregates for node in origins)
+    out = []
+    for node, o in origins.items():
+        inst = devices[node[0]].bgp[node[1]]
+        line = min(inst.redistribute_lines.values(), default=inst.line)
+        out += [(node[0], line, f"{prefix} is redistributed here (ORIGIN incomplete) and "
+                                + ("originated elsewhere too" if count[prefix] > 1 else "may fall under an aggregate"))
+                for prefix in o.incomplete if count[prefix] > 1 or aggregates]
+    return out
 
 
 _T = TypeVar("_T")
@@ -1184,20 +1227,22 @@ def _per_route_map(reader: Callable[[DeviceConfig, str | None, PrefixIndex, int,
 
 def _delays(out: list[tuple[RouteMapEntry, int]], into: list[tuple[RouteMapEntry, int]],
             out_side: tuple[str, set[int]], in_side: tuple[str, set[int]],
-            unmodelled: list[tuple[str, int, str]]) -> Delays | None:
+            foreign_asns: list[tuple[str, int, str]]) -> Delays | None:
     """What a session's route-maps prepend: (extra AS hops, prefixes) per distinct length, the
     outbound and inbound prepends of a prefix added up. Prepending the sender's own ASN (out) or the
     sender's or receiver's ASN (in) changes only the path's length: those ASNs are already on it, or
     are the receiver's own, checked before the inbound policy. Any other ASN would also make its
-    owners drop the route, which the model does not follow: reported (ROUTE-POLICY-UNMODELLED)."""
+    owners drop the route, which the bitset model does not follow: listed in ``foreign_asns`` (the plain
+    reference then judges the plane: verify/pathjudge.py)."""
     if not out and not into:
         return None
     for entries, (device, allowed) in ((out, out_side), (into, in_side)):
         for entry, _ in entries:
             foreign = sorted(set(entry.prepend) - allowed)
             if foreign:
-                unmodelled.append((device, entry.prepend_line, f"set as-path prepend {' '.join(map(str, entry.prepend))}"
-                                                               f" (AS {', '.join(map(str, foreign))} is neither end's)"))
+                foreign_asns.append((device, entry.prepend_line, f"set as-path prepend {' '.join(map(str, entry.prepend))}"
+                                                                 f" (AS {', '.join(map(str, foreign))} is not on the "
+                                                                 "path: its devices drop it)"))
     by_length: dict[int, int] = defaultdict(int)
     sides = [[(len(e.prepend), m) for e, m in entries] + [(0, ~_or(m for _, m in entries))] for entries in (out, into)]
     for k_out, m_out in sides[0]:

@@ -166,6 +166,7 @@ class BgpInstance:
     neighbors: dict[str, Neighbor] = field(default_factory=dict)
     networks: list[str] = field(default_factory=list)
     redistribute: list[str] = field(default_factory=list)  # "connected", "static"
+    redistribute_lines: dict[str, int] = field(default_factory=dict)  # source -> its line
     # `redistribute connected|static route-map NAME`: source -> (route-map, line); only the routes
     # the route-map permits are originated (an undefined one: none, bgpd's route_map_apply on no map)
     redistribute_maps: dict[str, tuple[str, int]] = field(default_factory=dict)
@@ -277,6 +278,10 @@ class RouteMapEntry:
     # (controlplane.next_hop_verdict says whether the receiver can use it); None: not set
     next_hop: str | None = None
     next_hop_line: int = 0
+    # `set origin igp|egp|incomplete`: the ORIGIN a permit entry writes (ORIGIN_CODES' index: the
+    # lower wins best-path selection after the AS path's length); None: not set
+    origin: int | None = None
+    origin_line: int = 0
     # `match community NAME [exact-match]`, `match as-path NAME`: (kind, list, line). A list the
     # device does not define matches nothing (bgpd's route_match_community/aspath: no list, no
     # match), so the entry matches no route (``never_line``: the first such clause, set when an FRR
@@ -294,6 +299,10 @@ class RouteMapEntry:
     # `match as-path NAME` on an FRR AS-path access list read whole: (list, line); judged on each
     # route's AS path (verify/aspaths.py); the bitset model takes the entry as without the clause
     as_path_clauses: list[tuple[str, int]] = field(default_factory=list)
+
+
+# BGP ORIGIN as a route-map sets it, in the order best-path selection prefers them (RFC 4271 9.1.2.2 c)
+ORIGIN_CODES = ("igp", "egp", "incomplete")
 
 
 @dataclass(slots=True)

@@ -9,7 +9,8 @@ their outbound and its own inbound route-map (one prefix at a time, with ``expla
 and the receiver's neighbor weight, drops a path whose route-map-set next hop the receiver cannot
 use, strips private ASNs (`remove-private-AS`, after the outbound route-map) and overrides the
 receiver's (`as-override`), prepends, refuses a path that holds its own ASN (eBGP), keeps the
-shortest, installs the equal ones of the best path's neighbor AS (any AS with multipath-relax) up
+shortest, then the lowest ORIGIN (`set origin`; redistributed routes are incomplete, an aggregate
+takes the highest of the routes under it), installs the equal ones of the best path's neighbor AS (any AS with multipath-relax) up
 to maximum-paths in router-ID order. Aggregates are re-derived until they settle. The result is
 the installed next hops of every prefix at every routing instance; tests require it to equal the
 model's on the example, on every routing mutation and on seeded random edits.
@@ -41,7 +42,7 @@ from dualrail_net.verify.controlplane import (
 )
 from dualrail_net.verify.aspaths import list_permits, path_text
 from dualrail_net.verify.ipfast import net_str, network_of
-from dualrail_net.verify.model import DeviceConfig, Neighbor, RouteMapEntry
+from dualrail_net.verify.model import ORIGIN_CODES, DeviceConfig, Neighbor, RouteMapEntry
 from dualrail_net.verify.snapshot import Snapshot
 from dualrail_net.verify.routes import explain_prefix_list, explain_route_map
 from dualrail_net.verify.topology import NodeId, Topology
@@ -57,6 +58,11 @@ class Path:
     rank: tuple[int, int] = (0, 100)  # (weight, local preference) the receiver set inbound
     med: int = 0
     gshut: bool = False  # it carries the GRACEFUL_SHUTDOWN community (`bgp graceful-shutdown`)
+    origin: int = 0  # ORIGIN: 0 igp, 1 egp, 2 incomplete (model.ORIGIN_CODES); the lowest wins after the length
+    # the ASNs a route-map prepended that were not on the path yet: (ASN, device, line), so that a
+    # device of that ASN dropping the path by loop prevention can name the statement
+    prepended: tuple[tuple[int, str, int], ...] = ()
+    origin_at: tuple[str, int] = ("", 0)  # (device, line) that gave it its ORIGIN, when not igp by default
 
 
 class _Inbound(NamedTuple):
@@ -201,18 +207,26 @@ def _converged_plane(snap: Snapshot, topo: Topology, plane: str, path_overrides:
     for dst, link in links:
         position.append(len(inbound[dst]))
         inbound[dst].append(link)
-    base_origin = {node: set(originated(snap, topo, node).prefixes) for node in nodes}
+    originations = {node: originated(snap, topo, node) for node in nodes}
+    base_origin = {node: set(o.prefixes) for node, o in originations.items()}
+    incomplete = {node: {p: 2 for p in o.incomplete} for node, o in originations.items()}
+    redistributed_at = {node: (node[0], min(inst[node].redistribute_lines.values(), default=inst[node].line))
+                        for node in nodes}
     outside = {node: external_paths(snap, topo, node) for node in nodes}  # a gateway's external prefixes
     active_aggregates: dict[NodeId, set[str]] = {node: set() for node in nodes}
     rib: dict[NodeId, dict[str, list[Path]]] = {}
     for _ in range(8):  # aggregates appear or go with the more specific routes under them
         origin = {node: base_origin[node] | active_aggregates[node] for node in nodes}
+        # ORIGIN of what each node originates: an aggregate takes the highest of the routes under it
+        origin_code = {node: {**{agg: max((_origin_of(rib, incomplete, node, p) for p in _known(rib, origin, node)
+                                          if _within(p, agg)), default=0)
+                                 for agg in active_aggregates[node]}, **incomplete[node]} for node in nodes}
         suppressed = {node: {p for p in _known(rib, origin, node)
                              for agg in inst[node].aggregates
                              if agg.summary_only and net_str(network_of(agg.prefix)) in active_aggregates[node]
                              and _within(p, agg.prefix)} for node in nodes}
         rib, counts = _converge(snap, topo, nodes, inbound, origin, suppressed, asn, rid, path_overrides, outside,
-                                denied)
+                                denied, origin_code, redistributed_at)
         now = {node: {net_str(network_of(agg.prefix)) for agg in inst[node].aggregates
                       if any(_within(p, agg.prefix) for p in _known(rib, origin, node))} for node in nodes}
         if now == active_aggregates:
@@ -221,6 +235,12 @@ def _converged_plane(snap: Snapshot, topo: Topology, plane: str, path_overrides:
     accepted = [(s, counts[links[number][0]][position[number]], limit, eos) for s, number, limit, eos in limits]
     return ({node: {p: tuple(sorted(path.sender for path in paths)) for p, paths in rib[node].items()}
              for node in nodes}, accepted)
+
+
+def _origin_of(rib: Mapping[NodeId, Mapping[str, Sequence[Path]]], own: Mapping[NodeId, Mapping[str, int]],
+               node: NodeId, prefix: str) -> int:
+    paths = rib.get(node, {}).get(prefix)
+    return paths[0].origin if paths else own[node].get(prefix, 0)
 
 
 def _known(rib: Mapping[NodeId, Mapping[str, Sequence[Path]]], origin: Mapping[NodeId, set[str]],
@@ -234,6 +254,8 @@ def _converge(snap: Snapshot, topo: Topology, nodes: list[NodeId], inbound: Mapp
               path_overrides: Mapping[str, int] | None,
               outside: Mapping[NodeId, Mapping[str, tuple[int, ...]]],
               denied: PathDenials | None = None,
+              origin_code: Mapping[NodeId, Mapping[str, int]] | None = None,
+              redistributed_at: Mapping[NodeId, tuple[str, int]] | None = None,
               ) -> tuple[dict[NodeId, dict[str, list[Path]]], dict[NodeId, list[int]]]:
     """Synchronous rounds until no device's installed paths change. Also: per receiver, per inbound
     link (in ``inbound``'s order), how many prefixes it accepts over it in the last round."""
@@ -241,6 +263,7 @@ def _converge(snap: Snapshot, topo: Topology, nodes: list[NodeId], inbound: Mapp
     # per node: prefix -> installed paths, best first ([] for its own prefixes)
     rib: dict[NodeId, dict[str, list[Path]]] = {node: {p: [] for p in origin[node]} for node in nodes}
     counts: dict[NodeId, list[int]] = {}
+    own_origin = origin_code or {}
     for _ in range(MAX_ROUNDS):
         if denied is not None:
             denied.clear()  # what the last round keeps out is what the converged plane keeps out
@@ -278,6 +301,10 @@ def _converge(snap: Snapshot, topo: Topology, nodes: list[NodeId], inbound: Mapp
                         if why is not None and denied is not None:
                             denied[(src, dst, prefix)] = why
                         continue
+                    prepended = best.prepended if best else ()
+                    if out_entry is not None and out_entry.prepend:
+                        prepended += _foreign(out_entry.prepend, held + (asn[src],), src_dev.name,
+                                              out_entry.prepend_line)
                     as_path = (out_entry.prepend if out_entry else ()) + held
                     if not ibgp:
                         as_path = strip_private(as_path, strip, asn[src], asn[dst])
@@ -285,7 +312,10 @@ def _converge(snap: Snapshot, topo: Topology, nodes: list[NodeId], inbound: Mapp
                             as_path = tuple(asn[src] if a == asn[dst] else a for a in as_path)
                         as_path = sent_as + as_path
                         if as_path.count(asn[dst]) > allowas:
-                            continue  # eBGP loop prevention (`allowas-in N` takes N of its own ASN)
+                            # eBGP loop prevention (`allowas-in N` takes N of its own ASN)
+                            if denied is not None and any(a == asn[dst] for a, _, _ in prepended):
+                                denied[(src, dst, prefix)] = _loop_denial(prepended, asn[dst], dst, as_path)
+                            continue
                         as_path = taken_as + as_path
                     if in_list is not None and not explain_prefix_list(dst_dev, in_list, prefix)[0]:
                         continue
@@ -327,7 +357,19 @@ def _converge(snap: Snapshot, topo: Topology, nodes: list[NodeId], inbound: Mapp
                         if in_entry is not None and in_entry.med is not None:
                             med = in_entry.med
                     in_prepend = in_entry.prepend if in_entry else ()
-                    candidates.setdefault(prefix, []).append(Path(src, in_prepend + as_path, ibgp, rank, med, gshut))
+                    if in_entry is not None and in_prepend:
+                        prepended += _foreign(in_prepend, as_path + (asn[dst],), dst_dev.name, in_entry.prepend_line)
+                    # ORIGIN: as the sender holds it, unless a route-map sets it (outbound, then inbound)
+                    if best is not None:
+                        code, origin_at = best.origin, best.origin_at
+                    else:
+                        code = own_origin.get(src, {}).get(prefix, 0)
+                        origin_at = (redistributed_at or {}).get(src, ("", 0)) if code else ("", 0)
+                    for entry, by in ((out_entry, src_dev.name), (in_entry, dst_dev.name)):
+                        if entry is not None and entry.origin is not None:
+                            code, origin_at = entry.origin, (by, entry.origin_line)
+                    candidates.setdefault(prefix, []).append(Path(src, in_prepend + as_path, ibgp, rank, med, gshut,
+                                                                  code, prepended, origin_at))
             table: dict[str, list[Path]] = {p: [] for p in origin[dst]}
             cap = maximum_paths(dst_dev, dst_inst, path_overrides)
             for prefix, offered in candidates.items():
@@ -336,7 +378,13 @@ def _converge(snap: Snapshot, topo: Topology, nodes: list[NodeId], inbound: Mapp
                 top = max(p.rank for p in offered)  # weight, then local preference, outrank the path
                 offered = [p for p in offered if p.rank == top]
                 shortest = min(len(p.as_path) for p in offered)
-                equal = sorted((p for p in offered if len(p.as_path) == shortest), key=lambda p: rid[p.sender])
+                offered = [p for p in offered if len(p.as_path) == shortest]
+                lowest_origin = min(p.origin for p in offered)
+                if denied is not None:
+                    for p in offered:
+                        if p.origin != lowest_origin:
+                            denied[(p.sender, dst, prefix)] = _origin_denial(p, lowest_origin, dst)
+                equal = sorted((p for p in offered if p.origin == lowest_origin), key=lambda p: rid[p.sender])
                 best = equal[0]
                 if not dst_inst.multipath_relax:
                     equal = [p for p in equal if asn[p.sender] == asn[best.sender]]
@@ -353,3 +401,25 @@ def _converge(snap: Snapshot, topo: Topology, nodes: list[NodeId], inbound: Mapp
             return rib, counts
         rib = new
     return rib, counts
+
+
+def _foreign(prepend: tuple[int, ...], on_path: tuple[int, ...], device: str,
+             line: int) -> tuple[tuple[int, str, int], ...]:
+    """The ASNs of a prepend that were not on the path (nor the prepending side's own)."""
+    return tuple((a, device, line) for a in dict.fromkeys(prepend) if a not in on_path)
+
+
+def _loop_denial(prepended: tuple[tuple[int, str, int], ...], own: int, receiver: NodeId,
+                 as_path: tuple[int, ...]) -> tuple[str, int, str]:
+    """Why ``receiver`` drops a path by loop prevention that a route-map put its ASN on."""
+    _, device, line = next(p for p in prepended if p[0] == own)
+    return device, line, (f"set as-path prepend puts AS {own} on the path \"{path_text(as_path)}\": {receiver[0]} "
+                          f"(AS {own}) drops it by eBGP loop prevention")
+
+
+def _origin_denial(path: Path, lowest: int, receiver: NodeId) -> tuple[str, int, str]:
+    """Why ``receiver`` leaves ``path`` out for one of a lower ORIGIN."""
+    device, line = path.origin_at if path.origin_at[0] else (receiver[0], 0)
+    return device, line, (f"the path arrives with ORIGIN {ORIGIN_CODES[path.origin]}, and {receiver[0]} has paths of "
+                          f"ORIGIN {ORIGIN_CODES[lowest]}, which best-path selection prefers right after the AS "
+                          "path's length")

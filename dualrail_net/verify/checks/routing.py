@@ -568,14 +568,15 @@ def dead_policy(ctx: Context) -> list[Finding]:
     return out
 
 
-@per_plane("ROUTE-POLICY-UNMODELLED", "every route-map action the model cannot follow is named (prepends of a "
-          "third ASN, best-path attributes on iBGP, a next hop moved to another connected address)")
+@per_plane("ROUTE-POLICY-UNMODELLED", "every route-map action the model cannot follow is named (on a plane too "
+          "large for the plain reference: AS-path filters, prepends of an ASN not on the path, ORIGIN; best-path "
+          "attributes on iBGP, a next hop moved to another connected address)")
 def policy_unmodelled(ctx: Context, view: PlaneView) -> list[Finding]:
-    """What the propagation reads but cannot follow to the end: a prepend of an ASN that is
-    neither end's (that ASN's devices would drop the route by loop prevention: the path length is
-    counted, the loop is not), a best-path attribute or weight on an iBGP session, a `set ip
-    next-hop` that moves traffic to another connected address (the paths are counted, where the
-    packets go is not)."""
+    """What the propagation reads but cannot follow to the end: on a plane above
+    pathjudge.EXACT_LIMIT, what needs the AS paths (filters, a prepend of an ASN not on the path
+    whose devices would drop the route by loop prevention, ORIGIN), a best-path attribute or weight
+    on an iBGP session, a `set ip next-hop` that moves traffic to another connected address (the
+    paths are counted, where the packets go is not)."""
     return [finding([device], view.control.plane, f"{_loc(ctx, device, line)}: not modelled: {what}",
                     "verify counts the paths but does not follow this action to the end: judge it by hand",
                     Severity.WARNING)

@@ -21,6 +21,7 @@ from typing import TypeVar
 
 from dualrail_net.verify.model import (
     ACCESS_LIST_PREFIX,
+    ORIGIN_CODES,
     Aggregate,
     BgpInstance,
     DeviceConfig,
@@ -432,6 +433,7 @@ def redistribution(inst: BgpInstance, w: list[str], line: int) -> bool:
         rest = rest[2:]
     if w[1] not in inst.redistribute:
         inst.redistribute.append(w[1])
+    inst.redistribute_lines[w[1]] = line
     if "route-map" in options:
         inst.redistribute_maps[w[1]] = (options["route-map"], line)
     else:
@@ -482,7 +484,7 @@ def route_map_clause(entry: RouteMapEntry, w: list[str], line: int) -> bool:
     """One line inside a route-map entry (FRR and EOS spell these alike): `match ip address
     prefix-list X`, `set as-path prepend ASN...` (repeated: FRR and EOS keep the last),
     `set local-preference|weight|metric N` (absolute values; `+N`, `-N`, `igp` are not read),
-    `set ip next-hop A.B.C.D|peer-address|unchanged`, a description. False: a line the model does not read."""
+    `set ip next-hop A.B.C.D|peer-address|unchanged`, `set origin igp|egp|incomplete`, a description. False: a line the model does not read."""
     if w[:4] == ["match", "ip", "address", "prefix-list"] and len(w) == 5:
         entry.match_prefix_lists.append(w[4])
         return True
@@ -510,6 +512,9 @@ def route_map_clause(entry: RouteMapEntry, w: list[str], line: int) -> bool:
             and int(w[2]) <= 4294967295:
         setattr(entry, {"local-preference": "local_pref", "weight": "weight", "metric": "med"}[w[1]], int(w[2]))
         entry.attribute_lines[w[1]] = line
+        return True
+    if w[:2] == ["set", "origin"] and len(w) == 3 and w[2] in ORIGIN_CODES:
+        entry.origin, entry.origin_line = ORIGIN_CODES.index(w[2]), line
         return True
     if w[:2] == ["set", "community"] and w[2:] != ["none"]:
         entry.sets_community_line = line  # (the line itself is not modelled: reported by the caller)
@@ -1024,7 +1029,8 @@ def finish_bgp(dev: DeviceConfig, frr: bool = True) -> None:
                 dev.undefined_refs.append((line, f"route-map {name} (redistribute {source}: nothing is redistributed)"))
                 continue
             for entry in dev.route_maps[name]:  # what a permit entry sets on the routes it originates
-                sets = [at for at in (entry.prepend_line, entry.next_hop_line, *entry.attribute_lines.values()) if at]
+                sets = [at for at in (entry.prepend_line, entry.next_hop_line, entry.origin_line,
+                                      *entry.attribute_lines.values()) if at]
                 dev.unmodelled += [(at, f"a set in route-map {name} (redistribute {source}): the routes are "
                                         "originated, what it sets on them is not followed") for at in sets]
     # the route-maps that decide what is installed (zebra's `ip protocol bgp route-map`, bgpd's

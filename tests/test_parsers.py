@@ -666,3 +666,19 @@ def test_extended_access_list_entries_match_what_zebra_matches() -> None:
             assert explain_prefix_list(dev, "X", net_str((net, length)))[0] == expected, (words, net_str((net, length)))
             checked += expected
     assert checked > 100  # (the draws match often enough to test both answers)
+
+
+def test_update_source_is_read_for_frr_and_eos_and_a_peer_group_passes_it_on() -> None:
+    from dualrail_net.verify.parsers import frr as frr_parser
+    dev = DeviceConfig("x", "cumulus")
+    frr_parser.parse_frr("router bgp 65000\n neighbor G peer-group\n neighbor G remote-as external\n"
+                         " neighbor G update-source lo\n neighbor 1.1.1.1 peer-group G\n"
+                         " neighbor 2.2.2.2 remote-as 65001\n neighbor 2.2.2.2 update-source 10.0.0.1\n"
+                         " neighbor 3.3.3.3 remote-as 65001\n neighbor 3.3.3.3 update-source lo extra\n", dev)
+    nbrs = dev.bgp[None].neighbors
+    assert (nbrs["1.1.1.1"].update_source, nbrs["2.2.2.2"].update_source) == ("lo", "10.0.0.1")
+    assert nbrs["1.1.1.1"].update_source_line == 4 and nbrs["3.3.3.3"].update_source is None
+    assert (9, "neighbor 3.3.3.3 update-source lo extra") in dev.unmodelled
+    inst = BgpInstance(None, 65000)
+    assert frr_parser.neighbor_statement(inst, "neighbor 1.1.1.1 update-source Ethernet1/1".split(), 7, eos=True)
+    assert inst.neighbors["1.1.1.1"].update_source == "Ethernet1/1"

@@ -816,6 +816,14 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
     ("a TCP MD5 password on the leaf's end of a session only", "BGP-SESSION-DOWN",
      lambda r: edit(r / LEAF_A / "frr.conf", " neighbor 10.11.0.0 description",
                     " neighbor 10.11.0.0 password s3cret\n neighbor 10.11.0.0 description")),
+    ("both ends of a session open from their loopbacks (update-source): neither connection is accepted",
+     "BGP-SESSION-DOWN", lambda r: (edit(r / LEAF_A / "frr.conf", " neighbor 10.11.0.0 description",
+                                         " neighbor 10.11.0.0 update-source lo\n neighbor 10.11.0.0 description"),
+                                    _spine_neighbor(r, "update-source Loopback0"))),
+    ("a leaf opens from its loopback toward a spine that waits passively", "BGP-SESSION-DOWN",
+     lambda r: (edit(r / LEAF_A / "frr.conf", " neighbor 10.11.0.0 description",
+                     " neighbor 10.11.0.0 update-source 10.10.0.32\n neighbor 10.11.0.0 description"),
+                _spine_neighbor(r, "passive"))),
     ("both ends of a session wait passively", "BGP-SESSION-DOWN",
      lambda r: (edit(r / LEAF_A / "frr.conf", " neighbor 10.11.0.0 description",
                      " neighbor 10.11.0.0 passive\n neighbor 10.11.0.0 description"),
@@ -982,6 +990,13 @@ def _spine_neighbor(root: Path, statement: str) -> None:
 
 
 VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
+    ("one end of a session opens from its loopback: the other end's connection brings it up (measured in the twin)",
+     lambda r: edit(r / LEAF_A / "frr.conf", " neighbor 10.11.0.0 description",
+                    " neighbor 10.11.0.0 update-source lo\n neighbor 10.11.0.0 description")),
+    ("both ends open from the port's own addresses (update-source the port, its address)",
+     lambda r: (edit(r / LEAF_A / "frr.conf", " neighbor 10.11.0.0 description",
+                     " neighbor 10.11.0.0 update-source swp33\n neighbor 10.11.0.0 description"),
+                _spine_neighbor(r, "update-source Ethernet1"))),
     ("a leaf gives every spine's routes ORIGIN egp alike (the route-map all its sessions use)",
      lambda r: edit(r / LEAF_A / "frr.conf", " match ip address prefix-list PLANE-A\n",
                     " match ip address prefix-list PLANE-A\n set origin egp\n")),

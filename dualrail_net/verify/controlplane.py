@@ -356,6 +356,10 @@ def session_state(snap: Snapshot, topo: Topology, s: Session,
         where = snap.where(s.a[0], devices[s.a[0]].routing_file, a_end.line)
         return SessionState(s, False, f"{where}: both {s.a[0]} and {s.b[0]} wait passively for the other to "
                                       "connect (`neighbor ... passive` on both ends)")
+    if a_end.update_source is not None or b_end.update_source is not None:
+        refused_source = _unopenable(snap, s, a_end, b_end)
+        if refused_source:
+            return SessionState(s, False, refused_source)
     if (devices[s.a[0]].acl_in or devices[s.a[0]].control_plane_acls or devices[s.b[0]].acl_in
             or devices[s.b[0]].control_plane_acls):
         refused = acl_refusal(snap, topo, s)
@@ -378,6 +382,41 @@ def session_state(snap: Snapshot, topo: Topology, s: Session,
             return SessionState(s, False, f"{snap.device_folder(node[0])}: port {port_name} of {node[0]} is "
                                           f"{why_down(iface.down)}")
     return SessionState(s, True)
+
+
+def update_source_address(dev: DeviceConfig, source: str) -> str | None:
+    """The address a neighbor's `update-source` opens connections from: the address itself, or
+    the port's first IPv4 address (None: a port the files give no address: bgpd then binds to
+    nothing and the kernel picks the address toward the peer, as without the statement)."""
+    if is_ip(source):
+        return source
+    iface = dev.interfaces.get(source)
+    if iface is None or not iface.addresses:
+        return None
+    return iface.addresses[0].split("/")[0]
+
+
+def _unopenable(snap: Snapshot, s: Session, a_end: Neighbor, b_end: Neighbor) -> str | None:
+    """Why neither end can open the session once `passive` and `update-source` are taken into
+    account (None: one can). An end opens from its update-source address; its peer takes the
+    connection only from the address it names that end by (bgpd's bgp_accept looks the peer up by
+    the remote address: another one is "not configured" and closed). An end that cannot open still
+    accepts its peer's connection (the twin: one end's `update-source lo` leaves the session up)."""
+    reasons: list[str] = []
+    for node, end, own, peer in ((s.a, a_end, s.b_neighbor, s.b), (s.b, b_end, s.a_neighbor, s.a)):
+        dev = snap.devices[node[0]]
+        if end.passive:
+            reasons.append(f"{snap.where(node[0], dev.routing_file, end.line)}: {node[0]} waits passively")
+            continue
+        if end.update_source is None or not is_ip(own):
+            return None
+        source = update_source_address(dev, end.update_source)
+        if source is None or source == own or source in snap.devices[peer[0]].bgp[peer[1]].neighbors:
+            return None  # (a neighbor of the peer for that address: another session, not judged here)
+        reasons.append(f"{snap.where(node[0], dev.routing_file, end.update_source_line)}: {node[0]} opens from "
+                       f"{source} (update-source {end.update_source}), and {peer[0]} has no neighbor {source} "
+                       f"(it names {node[0]} {own})")
+    return "; ".join(reasons) + ": neither end can open the BGP connection"
 
 
 BGP_PORT = 179

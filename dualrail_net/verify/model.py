@@ -89,6 +89,12 @@ class Neighbor:
     password: str | None = None
     password_line: int = 0
     passive: bool = False  # `neighbor X passive`: never opens the connection itself
+    # `neighbor X update-source IFNAME|A.B.C.D` (FRR, EOS): the address it opens its connection
+    # from (a port's: its first IPv4 address); the peer takes only a connection from an address it
+    # has a neighbor for, so an end whose source is not the address its peer names it by cannot
+    # open the session (it still accepts the peer's connection); None: not configured
+    update_source: str | None = None
+    update_source_line: int = 0
     password_opaque: bool = False  # a password the model cannot compare (EOS's encrypted form): not judged
     # `neighbor X route-reflector-client` (FRR): its line; FRR refuses it on an eBGP neighbor (the
     # line is not applied and loading the file fails); on an iBGP one, route reflection (not modelled)

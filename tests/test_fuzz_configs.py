@@ -27,7 +27,9 @@ JUNK = ["999999999999999999999", "-1", "٣", "0x", "1.2.3.4/99", "256.1.1.1", ""
         "bgp community-list expanded C permit ((", "bgp community-list 500 deny [^]*", "set community 1:1",
         "bgp community-list 7 permit 70000:1", "neighbor 10.0.0.1 password ${secret:", "neighbor X password 7",
         "bgp as-path access-list P seq", "bgp as-path access-list P permit ((", "match as-path P",
-        "bgp as-path access-list P deny _1$", "neighbor 10.0.0.1 filter-list P in", "neighbor X filter-list Q out"]
+        "bgp as-path access-list P deny _1$", "neighbor 10.0.0.1 filter-list P in", "neighbor X filter-list Q out",
+        "on-match next", "on-match goto 99999", "on-match goto 1", "continue 70000", "call X", "call ROUTE-MAP",
+        "set origin incomplete", "set origin", "neighbor 10.0.0.1 update-source lo", "update-source 999.1.1.1"]
 
 
 def _mutate(rng: random.Random, text: str) -> str:

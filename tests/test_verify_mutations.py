@@ -786,6 +786,16 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
                                     "redistribute static route-map LOCAL-A-OUT"),
                 edit(r / LEAF_A / "frr.conf", " match ip address prefix-list LOCAL-A\n",
                      " match ip address prefix-list LOCAL-A\n set metric 50\n"))),
+    ("a leaf's inbound route-map goes on (on-match next) to an entry that matches only the loopbacks: bgpd denies "
+     "the rest", "ROUTE-MISSING",
+     lambda r: _leaf_clause(r, "PLANE-A-IN", "on-match next",
+                            before="ip prefix-list LOOPS seq 5 permit 10.10.0.0/24 le 32\n!\n"
+                                   "route-map PLANE-A-IN permit 20\n match ip address prefix-list LOOPS\nexit\n!\n")),
+    ("a leaf's outbound route-map calls a map that denies its server subnet", "ROUTE-MISSING",
+     lambda r: _leaf_clause(r, "LOCAL-A-OUT", "call NO-SERVERS",
+                            before="route-map NO-SERVERS deny 10\n match ip address prefix-list SERVERS\nexit\n!\n"
+                                   "route-map NO-SERVERS permit 20\nexit\n!\n"
+                                   "ip prefix-list SERVERS seq 5 permit 10.12.0.0/26\n!\n")),
     ("a leaf takes from one spine only the paths of the spine's own AS (filter-list in)", "ROUTE-ECMP-WIDTH",
      lambda r: _leaf_distribute(r, "neighbor 10.11.0.0 filter-list SP in",
                                 "bgp as-path access-list SP seq 5 permit ^4200001000$\n")),
@@ -990,6 +1000,12 @@ def _spine_neighbor(root: Path, statement: str) -> None:
 
 
 VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
+    ("a leaf's inbound route-map goes on (on-match goto) to an entry that sets a MED on everything alike",
+     lambda r: _leaf_clause(r, "PLANE-A-IN", "on-match goto 30",
+                            before="route-map PLANE-A-IN deny 20\nexit\n!\n"
+                                   "route-map PLANE-A-IN permit 30\n set metric 10\nexit\n!\n")),
+    ("a leaf's outbound route-map calls a map nobody defines (bgpd goes on as without it)",
+     lambda r: _leaf_clause(r, "LOCAL-A-OUT", "call NOBODY")),
     ("one end of a session opens from its loopback: the other end's connection brings it up (measured in the twin)",
      lambda r: edit(r / LEAF_A / "frr.conf", " neighbor 10.11.0.0 description",
                     " neighbor 10.11.0.0 update-source lo\n neighbor 10.11.0.0 description")),

@@ -433,6 +433,43 @@ def _origin(rng: random.Random, text: str) -> tuple[str, str] | None:
                            "-O")
 
 
+def _flow(rng: random.Random, text: str) -> tuple[str, str] | None:
+    """FRR's route-map flow control on one neighbor's route-map (a copy of it) or the one every
+    neighbor uses: `on-match next` with nothing after it (the route leaves permitted), or with a
+    later entry that matches everything (setting a MED) or only one prefix-list (what it does not
+    match leaves denied: bgpd's result turns to deny on an entry that does not match); `on-match goto N` over a deny
+    entry; `call` of a map that denies what one prefix-list matches, sets local preference, or that
+    nobody defines."""
+    refs = re.findall(r"^ *neighbor (\S+) route-map (\S+) (in|out)$", text, re.M)
+    lists = sorted(set(re.findall(r"^ip prefix-list (\S+) ", text, re.M)))
+    if not refs or not lists or "router bgp" not in text:
+        return None
+    n, name, direction = rng.choice(refs)
+    entries = re.findall(rf"^route-map {re.escape(name)} (permit|deny) (\d+)\n((?:[ \t]+.*\n)*)", text, re.M)
+    if not entries:
+        return None
+    style = rng.choice(["next-alone", "next-all", "next-list", "goto", "call-deny", "call-set", "call-undefined"])
+    listed = rng.choice(lists)
+    target = name
+    if rng.random() >= 0.3:  # one neighbor's own copy
+        target = name + "-C"
+        text = _neighbors_own_copy(text, entries, name, "-C", "", n, direction).replace(" \nexit\n", "exit\n")
+    flow = {"next-alone": "on-match next", "next-all": "on-match next", "next-list": "on-match next",
+            "goto": "on-match goto 1000", "call-deny": "call SUB-F", "call-set": "call SUB-F",
+            "call-undefined": "call NOPE-F"}[style]
+    edited = re.sub(rf"^(route-map {re.escape(target)} permit \d+\n(?:[ \t]+.*\n)*)", rf"\1 {flow}\n", text,
+                    flags=re.M)
+    after = {"next-all": f"route-map {target} permit 1000\n set metric 50\nexit\n!\n",
+             "next-list": f"route-map {target} permit 1000\n match ip address prefix-list {listed}\nexit\n!\n",
+             "goto": f"route-map {target} deny 500\nexit\n!\nroute-map {target} permit 1000\nexit\n!\n",
+             "call-deny": f"route-map SUB-F deny 10\n match ip address prefix-list {listed}\nexit\n!\n"
+                          "route-map SUB-F permit 20\nexit\n!\n",
+             "call-set": "route-map SUB-F permit 10\n set local-preference 50\nexit\n!\n"}.get(style, "")
+    edited = edited.replace("router bgp", after + "router bgp", 1)
+    return f"route-map {target} ({'every neighbor' if target == name else 'neighbor ' + n} {direction}): {style}" \
+        + (f" ({listed})" if "list" in style or style == "call-deny" else ""), edited
+
+
 def _neighbors_own_copy(text: str, entries: list[tuple[str, str, str]], name: str, suffix: str, line: str,
                         neighbor: str, direction: str) -> str:
     """``text`` with a copy of route-map ``name`` whose permit entries also say ``line``, used by
@@ -979,7 +1016,7 @@ EDITS: tuple[Callable[[random.Random, str], tuple[str, str] | None], ...] = (
     _bgp_shutdown, _session_transport, _weight, _distance, _table_map, _fib_filter, _next_hop,
     _neighbor_prefix_list, _next_hop_unchanged, _remove_private_as, _default_originate, _as_override,
     _graceful_shutdown, _med_missing_as_worst, _addpath, _match_list, _access_list, _community_list,
-    _as_path_list, _prepend_foreign, _origin)
+    _as_path_list, _prepend_foreign, _origin, _flow)
 
 
 def edit_kind(edit: Callable[..., tuple[str, str] | None]) -> str:

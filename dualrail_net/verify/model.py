@@ -288,6 +288,14 @@ class RouteMapEntry:
     # lower wins best-path selection after the AS path's length); None: not set
     origin: int | None = None
     origin_line: int = 0
+    # FRR's flow control once a permit entry matched and its sets are applied: `on-match next` /
+    # `continue` ("next": on to the following entry), `on-match goto N` / `continue N` ("goto":
+    # on to the first entry of seq >= N), else "exit" (decided); `call NAME`: route-map NAME is
+    # applied first, and its deny ends the evaluation (routes.py, bgpd's route_map_apply_ext)
+    exit_policy: str = "exit"
+    goto_seq: int = 0
+    call: str | None = None
+    flow_line: int = 0  # the first flow-control line (0: none)
     # `match community NAME [exact-match]`, `match as-path NAME`: (kind, list, line). A list the
     # device does not define matches nothing (bgpd's route_match_community/aspath: no list, no
     # match), so the entry matches no route (``never_line``: the first such clause, set when an FRR

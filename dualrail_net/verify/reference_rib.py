@@ -5,7 +5,7 @@ protocol, with explicit AS paths per prefix and per device, iterated until nothi
 compute, the slow and obvious way: every device holds, per prefix, its candidate paths (one per
 neighbor that offers the prefix), each an explicit tuple of ASNs; every round each device takes
 its neighbors' best paths over every session (parallel links are sessions of their own) through
-their outbound and its own inbound route-map (one prefix at a time, with ``explain_route_map``)
+their outbound and its own inbound route-map (one prefix at a time, with ``route_map_outcome``)
 and the receiver's neighbor weight, drops a path whose route-map-set next hop the receiver cannot
 use, strips private ASNs (`remove-private-AS`, after the outbound route-map) and overrides the
 receiver's (`as-override`), prepends, refuses a path that holds its own ASN (eBGP), keeps the
@@ -44,7 +44,7 @@ from dualrail_net.verify.aspaths import list_permits, path_text
 from dualrail_net.verify.ipfast import net_str, network_of
 from dualrail_net.verify.model import ORIGIN_CODES, DeviceConfig, Neighbor, RouteMapEntry
 from dualrail_net.verify.snapshot import Snapshot
-from dualrail_net.verify.routes import explain_prefix_list, explain_route_map
+from dualrail_net.verify.routes import explain_prefix_list, route_map_outcome
 from dualrail_net.verify.topology import NodeId, Topology
 
 MAX_ROUNDS = 256
@@ -137,10 +137,8 @@ def _policy(dev: DeviceConfig, name: str | None, prefix: str,
     sees (None: `match as-path` taken as matching), through one route-map (None: no route-map)."""
     if name is None:
         return True, None
-    permitted, line, _ = explain_route_map(dev, name, prefix, as_path)
-    if not permitted:
-        return False, None
-    return True, next((e for e in dev.route_maps.get(name, []) if e.line == line), None)
+    permitted, carried, _, _ = route_map_outcome(dev, name, prefix, as_path)
+    return permitted, carried
 
 
 def _within(prefix: str, aggregate: str) -> bool:

@@ -86,6 +86,8 @@ def _route_map_mask(dev: DeviceConfig, name: str | None, idx: PrefixIndex, full:
     if entries is None:
         undefined.append((dev.name, f"route-map {name}"))
         return 0
+    if has_flow(entries):  # (what it calls is another map: not in the signature below)
+        return _evaluate(dev, entries, idx, full, undefined)[0]
     signature = tuple((e.seq, e.action, tuple((pl, tuple((x.seq, x.action, x.prefix, x.ge, x.le)
                                                           for x in dev.prefix_lists.get(pl, []))
                                                if pl in dev.prefix_lists else (pl, None))
@@ -103,7 +105,7 @@ def route_map_prepends(dev: DeviceConfig, name: str | None, idx: PrefixIndex, fu
     """The permit entries of a route-map that prepend to the AS path, each with the prefixes it
     decides (first match wins, as in the mask above)."""
     entries = dev.route_maps.get(name) if name is not None else None
-    if not entries or not any(e.prepend for e in entries):
+    if not entries or not any(e.prepend or e.call is not None for e in entries):  # (a called map may set it)
         return []
     return [(e, hit) for e, hit in _evaluate(dev, entries, idx, full, undefined)[1] if e.prepend]
 
@@ -113,7 +115,7 @@ def route_map_attributes(dev: DeviceConfig, name: str | None, idx: PrefixIndex, 
     """The permit entries of a route-map that set local preference, weight or MED, each with the
     prefixes it decides."""
     entries = dev.route_maps.get(name) if name is not None else None
-    if not entries or not any(_sets_attribute(e) for e in entries):
+    if not entries or not any(_sets_attribute(e) or e.call is not None for e in entries):  # (a called map may set it)
         return []
     return [(e, hit) for e, hit in _evaluate(dev, entries, idx, full, undefined)[1] if _sets_attribute(e)]
 
@@ -122,7 +124,7 @@ def route_map_next_hops(dev: DeviceConfig, name: str | None, idx: PrefixIndex, f
                         undefined: list[tuple[str, str]]) -> list[tuple[RouteMapEntry, int]]:
     """The permit entries of a route-map that set the next hop, each with the prefixes it decides."""
     entries = dev.route_maps.get(name) if name is not None else None
-    if not entries or not any(e.next_hop for e in entries):
+    if not entries or not any(e.next_hop or e.call is not None for e in entries):  # (a called map may set it)
         return []
     return [(e, hit) for e, hit in _evaluate(dev, entries, idx, full, undefined)[1] if e.next_hop]
 
@@ -158,10 +160,123 @@ def _sets_attribute(entry: RouteMapEntry) -> bool:
     return entry.local_pref is not None or entry.weight is not None or entry.med is not None
 
 
+def _sets_something(entry: RouteMapEntry) -> bool:
+    return bool(entry.prepend or _sets_attribute(entry) or entry.next_hop)
+
+
+def has_flow(entries: list[RouteMapEntry]) -> bool:
+    """Whether a route-map uses FRR's flow control (`on-match`, `continue N`, `call`)."""
+    return any(e.exit_policy != "exit" or e.call is not None for e in entries)
+
+
+# bgpd's RMAP_RECURSION_LIMIT: a chain of `call`s deeper than this denies the route
+CALL_DEPTH = 10
+
+
+def merge_sets(before: RouteMapEntry | None, entry: RouteMapEntry) -> RouteMapEntry:
+    """What a route carries after ``entry``'s sets are applied on top of ``before``'s (entries an
+    `on-match` chain or a `call` went through): each attribute the later one sets wins; prepends add
+    up, the later one's ASNs in front. The result is ``entry`` itself when nothing came before."""
+    if before is None:
+        return entry
+    merged = RouteMapEntry(entry.seq, "permit", line=entry.line)
+    merged.prepend = entry.prepend + before.prepend
+    merged.prepend_line = entry.prepend_line or before.prepend_line
+    merged.local_pref = before.local_pref if entry.local_pref is None else entry.local_pref
+    merged.weight = before.weight if entry.weight is None else entry.weight
+    merged.med = before.med if entry.med is None else entry.med
+    merged.attribute_lines = {**before.attribute_lines, **entry.attribute_lines}
+    merged.next_hop, merged.next_hop_line = (entry.next_hop, entry.next_hop_line) if entry.next_hop else \
+        (before.next_hop, before.next_hop_line)
+    merged.origin, merged.origin_line = (entry.origin, entry.origin_line) if entry.origin is not None else \
+        (before.origin, before.origin_line)
+    merged.sets_community_line = entry.sets_community_line or before.sets_community_line
+    return merged
+
+
+def _flow_evaluate(dev: DeviceConfig, entries: list[RouteMapEntry], idx: PrefixIndex, full: int,
+                   undefined: list[tuple[str, str]], depth: int = 0) -> tuple[int, list[tuple[RouteMapEntry, int]]]:
+    """``_evaluate`` for a route-map with flow control, over sets of prefixes, as bgpd's
+    route_map_apply_ext runs it for one route: the first entry that matches is where it starts; a
+    permit entry that matches applies its sets (and calls its `call` map, whose deny ends it), then
+    ends it (permit) or goes on (`on-match next`: the next entry; `goto N`: the first of seq >= N,
+    none: permit); a deny entry that matches ends it (deny); an entry that does not match leaves the
+    result "deny" until a later permit entry matches, and what falls off the end leaves with that
+    result. Each group of prefixes that takes the same way carries the sets merged along it."""
+    ordered = sorted(entries, key=lambda e: e.seq)
+    matches = [_entry_matches(dev, e, idx, full, undefined) for e in ordered]
+    permitted = 0
+    acting: list[tuple[RouteMapEntry, int]] = []
+
+    def finish(mask: int, carried: RouteMapEntry | None) -> None:
+        nonlocal permitted
+        permitted |= mask
+        if carried is not None and _sets_something(carried):
+            acting.append((carried, mask))
+
+    def go_on(i: int, mask: int, carried: RouteMapEntry) -> None:
+        """After permit entry ``i`` matched ``mask`` and its sets (and call) were applied."""
+        policy = ordered[i].exit_policy
+        if policy == "exit":
+            finish(mask, carried)
+            return
+        k = i + 1
+        if policy == "goto":
+            while k < len(ordered) and ordered[k].seq < ordered[i].goto_seq:
+                k += 1
+            if k == len(ordered):
+                finish(mask, carried)
+                return
+        walk(k, mask, True, carried, False)
+
+    def walk(i: int, mask: int, permit: bool, carried: RouteMapEntry | None, known: bool) -> None:
+        while mask and i < len(ordered):
+            entry = ordered[i]
+            hit = mask if known else mask & matches[i]
+            known = False
+            missed = mask & ~hit
+            if missed:
+                walk(i + 1, missed, False, carried, False)  # no match: "deny" until a permit matches
+            if not hit or entry.action == "deny":
+                return
+            after = merge_sets(carried, entry)
+            if entry.call is None:
+                go_on(i, hit, after)
+                return
+            called = dev.route_maps.get(entry.call)
+            if called is None:  # a map nobody defines: bgpd goes on as without the call
+                go_on(i, hit, after)
+                return
+            if depth + 1 > CALL_DEPTH:
+                return  # bgpd's recursion limit: denied
+            through, sets = _flow_evaluate(dev, called, idx, full, undefined, depth + 1) if has_flow(called) \
+                else _evaluate(dev, called, idx, full, undefined)
+            hit &= through  # what the called map denies ends here, denied
+            for called_sets, bits in sets:
+                if hit & bits:
+                    go_on(i, hit & bits, merge_sets(after, called_sets))
+                    hit &= ~bits
+            if hit:
+                go_on(i, hit, after)
+            return
+        if mask and permit:
+            finish(mask, carried)
+
+    remaining = full
+    for i, matched in enumerate(matches):
+        first = matched & remaining
+        remaining &= ~first
+        if first:
+            walk(i, first, True, None, True)
+    return permitted, acting
+
+
 def _evaluate(dev: DeviceConfig, entries: list[RouteMapEntry], idx: PrefixIndex, full: int,
               undefined: list[tuple[str, str]]) -> tuple[int, list[tuple[RouteMapEntry, int]]]:
     """(what the route-map permits, its permit entries that set something with the prefixes each
-    decides)."""
+    decides; with flow control, the sets merged along each way: ``_flow_evaluate``)."""
+    if has_flow(entries):
+        return _flow_evaluate(dev, entries, idx, full, undefined)
     remaining = full
     permitted = 0
     acting: list[tuple[RouteMapEntry, int]] = []
@@ -382,18 +497,69 @@ def explain_route_map(dev: DeviceConfig, name: str, prefix: str,
     routes._route_map_mask): (permitted, the line that decided, why). With ``as_path`` (the path
     the route has where the route-map sees it), `match as-path` clauses are judged on it; without,
     they are taken as matching, as the bitset model takes them (verify/aspaths.py)."""
+    permitted, _, line, why = route_map_outcome(dev, name, prefix, as_path)
+    return permitted, line, why
+
+
+def _one_entry_matches(dev: DeviceConfig, entry: RouteMapEntry, prefix: str, as_path: tuple[int, ...] | None) -> bool:
+    if entry.never_line:
+        return False
+    if not all(explain_prefix_list(dev, pl_name, prefix)[0] for pl_name in entry.match_prefix_lists):
+        return False  # undefined, denied or unmatched
+    return as_path is None or all(list_permits(dev, listed, as_path) for listed, _ in entry.as_path_clauses)
+
+
+def route_map_outcome(dev: DeviceConfig, name: str, prefix: str, as_path: tuple[int, ...] | None = None,
+                      depth: int = 0) -> tuple[bool, RouteMapEntry | None, int, str]:
+    """One prefix through one route-map, one entry at a time as bgpd's route_map_apply_ext runs it
+    (the plain reference of ``_evaluate`` and ``_flow_evaluate``): (permitted, what the route
+    carries out of it: the deciding permit entry, or with flow control the sets merged along the
+    way (``merge_sets``), the line that decided, why)."""
     entries = dev.route_maps.get(name)
     if entries is None:
-        return False, 0, f"route-map {name} is not defined (an undefined route-map denies everything)"
-    for entry in sorted(entries, key=lambda e: e.seq):
-        matched = not entry.never_line
-        for pl_name in entry.match_prefix_lists if matched else ():
-            if not explain_prefix_list(dev, pl_name, prefix)[0]:  # undefined, denied or unmatched
-                matched = False
+        return False, None, 0, f"route-map {name} is not defined (an undefined route-map denies everything)"
+    ordered = sorted(entries, key=lambda e: e.seq)
+    if not has_flow(entries):
+        for entry in ordered:
+            if _one_entry_matches(dev, entry, prefix, as_path):
+                return (entry.action == "permit", entry if entry.action == "permit" else None, entry.line,
+                        f"route-map {name} {entry.action} {entry.seq} "
+                        f"{'permits' if entry.action == 'permit' else 'denies'} it")
+        return False, None, entries[0].line, f"no entry of route-map {name} matches it (implicit deny)"
+    i = next((k for k, entry in enumerate(ordered) if _one_entry_matches(dev, entry, prefix, as_path)), None)
+    if i is None:
+        return False, None, entries[0].line, f"no entry of route-map {name} matches it (implicit deny)"
+    permit, carried, known = True, None, True
+    decided = ordered[i]
+    while i < len(ordered):
+        entry = ordered[i]
+        if not known and not _one_entry_matches(dev, entry, prefix, as_path):
+            permit, i = False, i + 1  # "deny" until a later permit entry matches
+            continue
+        known = False
+        if entry.action == "deny":
+            return False, None, entry.line, f"route-map {name} deny {entry.seq} denies it"
+        permit, carried, decided = True, merge_sets(carried, entry), entry
+        if entry.call is not None and entry.call in dev.route_maps:
+            if depth + 1 > CALL_DEPTH:
+                return False, None, entry.flow_line, f"route-map {name} {entry.seq}: calls nested deeper than " \
+                                                     f"{CALL_DEPTH} (bgpd denies the route)"
+            ok, called, line, why = route_map_outcome(dev, entry.call, prefix, as_path, depth + 1)
+            if not ok:
+                return False, None, line, f"route-map {name} {entry.seq} calls {entry.call}: {why}"
+            if called is not None:
+                carried = merge_sets(carried, called)
+        if entry.exit_policy == "exit":
+            break
+        i += 1
+        if entry.exit_policy == "goto":
+            while i < len(ordered) and ordered[i].seq < entry.goto_seq:
+                i += 1
+            if i == len(ordered):
                 break
-        if matched and as_path is not None:
-            matched = all(list_permits(dev, listed, as_path) for listed, _ in entry.as_path_clauses)
-        if matched:
-            return (entry.action == "permit", entry.line,
-                    f"route-map {name} {entry.action} {entry.seq} {'permits' if entry.action == 'permit' else 'denies'} it")
-    return False, entries[0].line, f"no entry of route-map {name} matches it (implicit deny)"
+    if not permit:
+        return False, None, decided.flow_line or decided.line, (
+            f"route-map {name} permit {decided.seq} goes on (`on-match`) and no entry after it matches: bgpd "
+            "denies it")
+    return True, carried, decided.line, f"route-map {name} permit {decided.seq} permits it"
+

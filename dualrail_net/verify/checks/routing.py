@@ -35,7 +35,7 @@ from dualrail_net.verify.controlplane import (
 from dualrail_net.verify.findings import Finding, Severity
 from dualrail_net.verify.ipfast import ip_int, net_str, network_of
 from dualrail_net.verify.model import ACCESS_LIST_PREFIX, RouteMapEntry, filter_clause, list_label
-from dualrail_net.verify.routes import bits, explain_prefix_list, explain_route_map
+from dualrail_net.verify.routes import bits, explain_prefix_list, explain_route_map, has_flow, route_map_outcome
 from dualrail_net.verify.topology import NodeId
 
 MAX_FINDINGS = 50  # per check and plane; a summary finding says how many more
@@ -296,8 +296,7 @@ def _prepend_reason(ctx: Context, state: SessionState, sender: NodeId, receiver:
         name = nbr.route_map_out if direction == "out" else nbr.route_map_in
         if name is None:
             continue
-        permitted, line, _ = explain_route_map(dev, name, prefix)
-        entry = next((e for e in dev.route_maps.get(name, []) if e.line == line), None)
+        permitted, entry, _, _ = route_map_outcome(dev, name, prefix)
         if permitted and entry is not None and entry.prepend:
             said.append(f"{_loc(ctx, node[0], entry.prepend_line)}: route-map {name} {entry.seq} ({direction}bound on "
                         f"{_label(node)}) prepends {' '.join(map(str, entry.prepend))}")
@@ -543,7 +542,9 @@ def dead_policy(ctx: Context) -> list[Finding]:
         plane = ctx.device_plane.get(name) or ""
         used_maps = {rm for inst in dev.bgp.values() for n in inst.neighbors.values()
                      for rm in (n.route_map_in, n.route_map_out) if rm} | {rm for rm, _ in dev.fib_filters.values()} \
-            | {inst.table_map[0] for inst in dev.bgp.values() if inst.table_map}
+            | {inst.table_map[0] for inst in dev.bgp.values() if inst.table_map} \
+            | {used for inst in dev.bgp.values() for used, _ in inst.redistribute_maps.values()} \
+            | {e.call for entries in dev.route_maps.values() for e in entries if e.call is not None}
         used_lists = {pl for entries in dev.route_maps.values() for e in entries for pl in e.match_prefix_lists} \
             | {pl for inst in dev.bgp.values() for n in inst.neighbors.values()
                for pl in (n.prefix_list_in, n.prefix_list_out) if pl}
@@ -552,7 +553,8 @@ def dead_policy(ctx: Context) -> list[Finding]:
                 out.append(finding([name], plane, f"{_loc(ctx, name, entries[0].line)}: route-map {rm_name} is used "
                                                   "by no neighbor", why, Severity.WARNING))
                 continue
-            ordered = sorted(entries, key=lambda e: e.seq)
+            # (with flow control an on-match or call can reach any later entry: not judged)
+            ordered = [] if has_flow(entries) else sorted(entries, key=lambda e: e.seq)
             for i, entry in enumerate(ordered[:-1]):
                 if not entry.match_prefix_lists and not entry.match_lists:  # matches everything: nothing after it is evaluated
                     for later in ordered[i + 1:]:

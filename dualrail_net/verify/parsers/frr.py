@@ -525,6 +525,26 @@ def route_map_clause(entry: RouteMapEntry, w: list[str], line: int) -> bool:
     return w[0] == "description"
 
 
+def _flow_clause(entry: RouteMapEntry, w: list[str], line: int) -> bool:
+    """FRR's flow control in a route-map entry: `on-match next`, `on-match goto N` and `continue N`
+    (the same: bgpd writes it back as `on-match goto N`), `call NAME`. A goto that does not go
+    forward (bgpd refuses to jump backwards) and a bare `continue` are not read: reported. EOS's
+    `continue` is not read."""
+    if w == ["on-match", "next"]:
+        entry.exit_policy, entry.goto_seq = "next", 0
+    elif (w[:2] == ["on-match", "goto"] and len(w) == 3 or w[0] == "continue" and len(w) == 2) \
+            and (target := _int(w[-1], 65535)) is not None:
+        if target <= entry.seq:
+            return False
+        entry.exit_policy, entry.goto_seq = "goto", target
+    elif w[0] == "call" and len(w) == 2 and _NAME.fullmatch(w[1]):
+        entry.call = w[1]
+    else:
+        return False
+    entry.flow_line = entry.flow_line or line
+    return True
+
+
 def static_route(words: list[str], vrf: str | None, line: int = 0) -> StaticRoute | None:
     """ip route PREFIX (blackhole|Null0|reject|NEXTHOP|IFNAME) [DISTANCE] [nexthop-vrf X] [vrf X]"""
     if len(words) < 4 or not is_prefix(words[2]):
@@ -740,7 +760,7 @@ def parse_frr(text: str, dev: DeviceConfig, file: str = "frr.conf") -> None:
             continue  # covered by the report of its address-family line
         elif node == ROUTE_MAP:
             assert entry is not None
-            if not route_map_clause(entry, w, number):
+            if not route_map_clause(entry, w, number) and not _flow_clause(entry, w, number):
                 unmodelled.append((number, " ".join(w)))
         elif node == VRF:
             route = static_route(w, vrf, number) if w[:2] == ["ip", "route"] else None

@@ -150,3 +150,14 @@ def test_mixed_origins_are_found_only_where_they_can_meet() -> None:
     both = {**alone, ("n", None): _Origination(["10.0.0.0/24"], [])}
     assert _mixed_origins(devices, both) == [("r", 9, "10.0.0.0/24 is redistributed here (ORIGIN incomplete) and "
                                                       "originated elsewhere too")]
+
+
+def test_origin_set_in_a_called_map_is_judged(clean: Path, tmp_path: Path) -> None:
+    edited = _copy(clean, tmp_path)
+    path = edited / LEAF_A / "frr.conf"
+    _edit(path, "  neighbor 10.11.0.0 route-map PLANE-A-IN in\n", "  neighbor 10.11.0.0 route-map ONE-IN in\n")
+    _edit(path, "route-map LOCAL-A-OUT permit 10\n", "route-map ONE-IN permit 10\n match ip address prefix-list PLANE-A\n"
+          " call SET-O\nexit\n!\nroute-map SET-O permit 10\n set origin egp\nexit\n!\nroute-map LOCAL-A-OUT permit 10\n")
+    found = _findings(edited)
+    assert any(c == "ROUTE-ECMP-WIDTH" and "arrives with ORIGIN egp" in m for c, _, m in found), found
+    assert_agree(edited, "set origin in a called map")

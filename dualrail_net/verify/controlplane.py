@@ -1027,7 +1027,8 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
                     if map_ is not None and dev_.name in writes_paths and (dev_.name, map_) not in origin_read:
                         origin_read.add((dev_.name, map_))
                         path_triggers += [(dev_.name, e.origin_line, f"set origin {ORIGIN_CODES[e.origin]} (route-map "
-                                                                     f"{map_})") for e in dev_.route_maps.get(map_, [])
+                                                                     f"{used})") for used in _with_called(dev_, map_)
+                                          for e in dev_.route_maps.get(used, [])
                                           if e.origin is not None and e.action == "permit"]
             if hop_setters:
                 session_addresses[(dst, sender)] = in_nbr.address
@@ -1214,6 +1215,14 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
         from dualrail_net.verify.pathjudge import judge_by_paths  # (it reads this module's PlaneControl)
         judge_by_paths(snap, topo, control, path_keys, path_overrides, sorted(set(path_triggers)))
     return control
+
+
+def _with_called(dev: DeviceConfig, name: str) -> list[str]:
+    """Route-map ``name`` and every map it calls (`call`), directly or through another."""
+    seen = [name]
+    for used in seen:
+        seen += [e.call for e in dev.route_maps.get(used, []) if e.call is not None and e.call not in seen]
+    return seen
 
 
 def _writes_path(dev: DeviceConfig) -> bool:

@@ -113,7 +113,7 @@ NVUE_MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
      _edit('          vrf: "plane-a"', '          vrf: "plane-b"', f"{GATEWAY}/startup.yaml")),
     ("a key verify does not read", "PORTS-UNMODELLED", _edit('        type: "swp"\n', '        type: "swp"\n        breakout: "2x"\n')),
     ("a routing key verify does not read", "CONFIG-UNMODELLED",
-     _edit('                type: "numbered"\n', '                type: "numbered"\n                update-source: "lo"\n')),
+     _edit('                type: "numbered"\n', '                type: "numbered"\n                capabilities:\n                  source-address: "lo"\n')),
     ("startup.yaml that does not parse", "PORTS-UNMODELLED", _edit("- set:\n", "- set: [\n")),
 ]
 
@@ -354,6 +354,8 @@ def test_allow_my_asn_is_allowas_in(nvue_variant: Path) -> None:
 NVUE_VALID = [
     ("`shutdown off`", _SPINE_1 + '                shutdown: "off"\n'),
     ("passive on one end (the spine opens the session)", _SPINE_1 + '                passive-mode: "on"\n'),
+    ("the leaf opens from its loopback (the spine's connection brings the session up)",
+     _SPINE_1 + '                update-source: "lo"\n'),
     ("timers, BFD and graceful restart",
      _SPINE_1 + '                timers:\n                  keepalive: 1\n                  hold: 3\n'
      '                bfd:\n                  enable: "on"\n                graceful-restart:\n                  mode: "helper-only"\n'),
@@ -379,6 +381,24 @@ def test_nvue_valid_session_keys_pass(nvue_variant: Path, tmp_path: Path, desc: 
     assert [f"{f.check}: {f.message}" for r in run_checks(load_snapshot(edited)) for f in r.findings] == []
 
 
+def test_nvue_update_source_is_read_and_judged_with_the_other_end(nvue_variant: Path, tmp_path: Path) -> None:
+    """`update-source lo` on the leaf and `passive-mode on` on the same session's other end (the EOS
+    spine): neither end can open it (BGP-SESSION-DOWN); an address that is no port is reported."""
+    edited = tmp_path / "build"
+    shutil.copytree(nvue_variant, edited)
+    _edit(_SPINE_1, _SPINE_1 + '                update-source: "lo"\n')(edited)
+    spine = edited / "plane-A/a-spine-1/running-config"
+    text = spine.read_text()
+    assert "   neighbor 10.11.0.1 description" in text
+    spine.write_text(text.replace("   neighbor 10.11.0.1 description", "   neighbor 10.11.0.1 passive\n"
+                                                                        "   neighbor 10.11.0.1 description", 1))
+    down = [f.message for r in run_checks(load_snapshot(edited)) for f in r.findings if f.check == "BGP-SESSION-DOWN"]
+    assert any("opens from 10.10.0.32 (update-source lo)" in m and "neither end can open" in m for m in down), down
+    bad = parse_text("x", (nvue_variant / LEAF / "startup.yaml").read_text().replace(
+        _SPINE_1, _SPINE_1 + '                update-source: "1.2.3"\n', 1))
+    assert any("update-source 1.2.3: not a port" in what for _, what in bad.unmodelled), bad.unmodelled
+
+
 def test_nvue_global_graceful_shutdown_drains_the_device(nvue_variant: Path) -> None:
     """`router bgp graceful-shutdown on` (NVUE's global switch) is FRR's `bgp graceful-shutdown` on
     every instance of the device, with the key's line; `off` is none."""
@@ -402,7 +422,8 @@ def test_hostile_neighbor_keys_never_raise(nvue_variant: Path) -> None:
     values = ['"on"', '"off"', '1', '0', '-5', '99999999999', '"x"', '[]', '{}', '[1, 2]', 'null', 'true', '"auto"',
               '{enable: "on"}', '{enable: "on", hops: 300}', '{enable: "on", asn: 5, prepend: "off", replace: "on"}',
               '"self"', '"all-paths"', '{inbound: {maximum: "x"}}', '{regular: 5}', '{nexthop: "off", med: "off"}']
-    session = ["shutdown", "password", "passive-mode", "multihop-ttl", "ttl-security", "local-as", "timers", "bfd"]
+    session = ["shutdown", "password", "passive-mode", "multihop-ttl", "ttl-security", "local-as", "timers", "bfd",
+               "update-source"]
     family = ["weight", "prefix-limits", "community-advertise", "nexthop-setting", "add-path-tx", "attribute-mod",
               "aspath"]
     rng = random.Random(5)

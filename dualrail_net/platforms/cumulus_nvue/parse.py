@@ -32,7 +32,7 @@ from dualrail_net.verify.model import (
 )
 from dualrail_net.verify.parsers.files import read_text
 from dualrail_net.verify.parsers import link as linkset
-from dualrail_net.verify.parsers.frr import finish_bgp, is_ip, is_prefix, parse_asn
+from dualrail_net.verify.parsers.frr import PORT_NAME, finish_bgp, is_ip, is_prefix, parse_asn
 
 FILE = "startup.yaml"
 TRUST = {"l3": "dscp", "l2": "pcp", "both": "pcp,dscp", "port": "port"}
@@ -455,10 +455,11 @@ def _peer(r: _Reader, body: dict[str, Any], here: PathKey, n: Neighbor, af_off: 
 # A neighbor's session keys NVUE's reference documents (`nv set vrf V router bgp neighbor N ...`)
 # that the model reads, or knows to change nothing a directly connected numbered session installs
 # (timers, BFD, graceful restart, enforce-first-as: the peer's own ASN is first anyway; the
-# connected check: the peer is connected). `update-source`, `capabilities source-address`,
+# connected check: the peer is connected), `update-source` (FRR's). `capabilities source-address`,
 # `peer-group` and the rest stay reported.
 _SESSION_KEYS = frozenset({"shutdown", "password", "passive-mode", "multihop-ttl", "ttl-security", "local-as",
-                           "timers", "bfd", "graceful-restart", "enforce-first-as", "nexthop-connected-check"})
+                           "timers", "bfd", "graceful-restart", "enforce-first-as", "nexthop-connected-check",
+                           "update-source"})
 # ... and of its IPv4 unicast family (`... address-family ipv4-unicast ...`)
 _FAMILY_KEYS = frozenset({"weight", "prefix-limits", "community-advertise", "nexthop-setting", "add-path-tx",
                           "attribute-mod"})
@@ -478,7 +479,8 @@ def _switch(r: _Reader, node: dict[str, Any], key: str, path: PathKey) -> bool |
 
 def _session(r: _Reader, body: dict[str, Any], here: PathKey, n: Neighbor) -> None:
     """The session keys, as the FRR statements NVUE writes for them: `shutdown on` (`neighbor X
-    shutdown`), `password P` (TCP MD5, both ends must agree), `passive-mode on`, `multihop-ttl N`
+    shutdown`), `password P` (TCP MD5, both ends must agree), `passive-mode on`, `update-source
+    PORT|A.B.C.D` (what the session opens from: controlplane._unopenable), `multihop-ttl N`
     (`ebgp-multihop N`: read for GTSM's TTL and reported, as FRR's), `ttl-security enable on` with
     `hops H` (`ttl-security hops H`), `local-as enable on` with `asn`, `prepend` and `replace`
     (`local-as N [no-prepend [replace-as]]`)."""
@@ -492,6 +494,12 @@ def _session(r: _Reader, body: dict[str, Any], here: PathKey, n: Neighbor) -> No
             n.password, n.password_line = str(password), r.line((*here, "password"))
     if _switch(r, body, "passive-mode", here):
         n.passive = True
+    source = body.get("update-source")
+    if source is not None:  # FRR's `neighbor X update-source PORT|A.B.C.D`
+        if _name(source) is None or not (is_ip(str(source)) or PORT_NAME.fullmatch(str(source))):
+            r.routing((*here, "update-source"), f"update-source {str(source)[:20]}: not a port or an IPv4 address")
+        else:
+            n.update_source, n.update_source_line = str(source), r.line((*here, "update-source"))
     ttl = body.get("multihop-ttl")
     if ttl is not None and ttl != "auto":
         hops = _int(ttl, 255)

@@ -41,7 +41,7 @@ _PREFIX = re.compile(r"(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[
 _IP = re.compile(r"(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)")
 MAX_ASN = 4294967295
 _NAME = re.compile(r"[A-Za-z][\w.-]{0,62}")
-_PORT_NAME = re.compile(r"[A-Za-z][\w./-]{0,62}")  # a port as `update-source` names it (EOS: Ethernet1/1)
+PORT_NAME = re.compile(r"[A-Za-z][\w./-]{0,62}")  # a port as `update-source` names it (EOS: Ethernet1/1)
 
 
 def is_prefix(word: str) -> bool:
@@ -334,7 +334,7 @@ def neighbor_statement(inst: BgpInstance, w: list[str], line: int = 0, negated: 
         pass  # keeps a copy of what arrives
     elif verb == "passive" and len(w) == 3:
         _neighbor(inst, w, line).passive = True
-    elif verb == "update-source" and len(w) == 4 and (is_ip(w[3]) or _PORT_NAME.fullmatch(w[3])):
+    elif verb == "update-source" and len(w) == 4 and (is_ip(w[3]) or PORT_NAME.fullmatch(w[3])):
         n = _neighbor(inst, w, line)
         n.update_source, n.update_source_line = w[3], line
     elif verb == "route-reflector-client" and len(w) == 3 and not eos:

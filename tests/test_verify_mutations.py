@@ -1662,3 +1662,28 @@ def test_community_matches_are_judged_on_routes_without_communities(clean: Path,
     assert not any(f[0] == "ROUTE-MISSING" for f in found), found
     assert any(f[0] == "CONFIG-UNMODELLED" and "match community TAGGED: not evaluated, routes get communities at a-spine-1:" in f[2]
                for f in found), found
+
+
+def test_maximum_paths_ibgp_is_read_and_said_only_where_ibgp_runs(all_frr: Path, tmp_path: Path) -> None:
+    """`maximum-paths ibgp N` caps what iBGP brings: on a fabric of eBGP sessions it changes nothing
+    (no finding); on a spine moved into a leaf's ASN (an iBGP session with it) it is reported."""
+    edited = tmp_path / "build"
+    shutil.copytree(all_frr, edited)
+    plane = edited / "plane-A"
+    spine, leaf0 = (plane / d / "frr.conf" for d in ("a-spine-1", "a-leaf-su1-r0"))
+    leaf0.write_text(leaf0.read_text().replace("  maximum-paths 64\n", "  maximum-paths 64\n  maximum-paths ibgp 4\n"))
+    assert [f.message for r in run_checks(load_snapshot(edited)) for f in r.findings] == []
+    leaf_asn = re.search(r"^router bgp (\d+)$", leaf0.read_text(), re.M)
+    spine_asn = re.search(r"^router bgp (\d+)$", spine.read_text(), re.M)
+    assert leaf_asn and spine_asn
+    spine.write_text(spine.read_text().replace(spine_asn.group(0), leaf_asn.group(0)))
+    text = leaf0.read_text()
+    up = re.search(r"^ neighbor (\S+) description a-spine-1:", text, re.M)
+    assert up is not None
+    leaf0.write_text(text.replace(f" neighbor {up.group(1)} remote-as {spine_asn.group(1)}",
+                                  f" neighbor {up.group(1)} remote-as {leaf_asn.group(1)}"))
+    line = 1 + leaf0.read_text().split("  maximum-paths ibgp 4\n")[0].count("\n")
+    said = [f.message for r in run_checks(load_snapshot(edited)) for f in r.findings
+            if f.check == "ROUTE-POLICY-UNMODELLED"]
+    assert any(m.startswith(f"plane-A/a-leaf-su1-r0/frr.conf:{line}: ") and "maximum-paths ibgp" in m
+               for m in said), said

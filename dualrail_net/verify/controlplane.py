@@ -1035,6 +1035,9 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
                 for b, target, why in moved:
                     moved_next_hops.setdefault(dst, []).append((sender, b & mask, target, why))
             weight = in_nbr.weight or 0  # the receiver's `neighbor X weight N`
+            if ibgp and dst_dev.bgp[nodes[dst][1]].maximum_paths_ibgp_line:
+                unmodelled.append((dst_dev.name, dst_dev.bgp[nodes[dst][1]].maximum_paths_ibgp_line,
+                                   "maximum-paths ibgp: the cap on paths learned over iBGP is not followed"))
             if not inbound and not outbound and not weight:
                 pass  # no route-map sets a best-path attribute on this session (the common case)
             elif ibgp:  # iBGP carries local preference and more: not followed

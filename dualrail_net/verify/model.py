@@ -206,6 +206,9 @@ class BgpInstance:
     line: int = 0  # the `router bgp` line
     network_lines: dict[str, int] = field(default_factory=dict)  # network statement -> its line
     maximum_paths_line: int = 0
+    # FRR `maximum-paths ibgp N`: the cap for routes learned over iBGP (none in a fabric of eBGP
+    # sessions; where an iBGP session is up it is reported: iBGP multipath is not followed); its line
+    maximum_paths_ibgp_line: int = 0
     # `bgp shutdown` (FRR) / `shutdown` under `router bgp` (EOS): the line (0: not shut down). Every
     # neighbor of the instance then goes to ``shut_neighbors``: no session comes up
     shutdown_line: int = 0

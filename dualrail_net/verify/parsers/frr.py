@@ -619,6 +619,9 @@ def bgp_statement(inst: BgpInstance, w: list[str], line: int = 0) -> bool:
         if not paths:
             return False
         inst.maximum_paths, inst.maximum_paths_line = paths, line
+    elif head == "maximum-paths" and w[1] == "ibgp" and len(w) in (3, 4) and _int(w[2], 1024) \
+            and w[3:] in ([], ["equal-cluster-length"]):
+        inst.maximum_paths_ibgp_line = line  # (judged where an iBGP session is up: controlplane)
     elif head == "distance" and w[1:2] == ["bgp"] and len(w) == 5 and None not in (ds := [_int(x, 255) for x in w[2:]]) \
             and 0 not in ds:
         inst.distance, inst.distance_line = (ds[0] or 0, ds[1] or 0, ds[2] or 0), line

@@ -14,7 +14,7 @@ from dualrail_net.render.artifacts import write_artifacts
 from dualrail_net.resolve.model import Fabric
 from dualrail_net.verify import pathjudge
 from dualrail_net.verify.checks import run_checks
-from dualrail_net.verify.controlplane import _mixed_origins, _Origination, compute_plane
+from dualrail_net.verify.controlplane import _origin_attributes, _Origination, compute_plane
 from dualrail_net.verify.model import BgpInstance, DeviceConfig
 from dualrail_net.verify.parsers import frr as frr_parser
 from dualrail_net.verify.snapshot import load_snapshot
@@ -137,7 +137,7 @@ def test_a_prefix_redistributed_at_one_leaf_and_a_network_at_another(clean: Path
     assert_agree(edited, "anycast with two ORIGINs")
 
 
-def test_mixed_origins_are_found_only_where_they_can_meet() -> None:
+def test_origin_attributes_are_found_only_where_they_can_meet() -> None:
     dev = DeviceConfig("r", "cumulus")
     inst = dev.bgp[None] = BgpInstance(None, 65001, line=3)
     inst.redistribute_lines["static"] = 9
@@ -146,9 +146,9 @@ def test_mixed_origins_are_found_only_where_they_can_meet() -> None:
     devices = {"r": dev, "n": other}
     alone = {("r", None): _Origination(["10.0.0.0/24"], [], [], ["10.0.0.0/24"]),
              ("n", None): _Origination(["10.0.1.0/24"], [])}
-    assert _mixed_origins(devices, alone) == []
+    assert _origin_attributes(devices, alone) == []
     both = {**alone, ("n", None): _Origination(["10.0.0.0/24"], [])}
-    assert _mixed_origins(devices, both) == [("r", 9, "10.0.0.0/24 is redistributed here (ORIGIN incomplete) and "
+    assert _origin_attributes(devices, both) == [("r", 9, "10.0.0.0/24 is redistributed here (ORIGIN incomplete) and "
                                                       "originated elsewhere too")]
 
 
@@ -161,3 +161,29 @@ def test_origin_set_in_a_called_map_is_judged(clean: Path, tmp_path: Path) -> No
     found = _findings(edited)
     assert any(c == "ROUTE-ECMP-WIDTH" and "arrives with ORIGIN egp" in m for c, _, m in found), found
     assert_agree(edited, "set origin in a called map")
+
+
+def test_the_med_a_redistribution_gives_counts_where_two_originators_meet(clean: Path, tmp_path: Path) -> None:
+    """Two leaves redistribute one static prefix (anycast) with metrics 50 and 10: a spine that
+    compares MED across neighbor ASes (`bgp always-compare-med`) installs the metric-10 leaf alone;
+    without it the MEDs of different ASes are not compared (the lowest router ID wins)."""
+    anycast = "10.12.15.0/24"
+    for compare, winner in ((True, "a-leaf-su1-r1"), (False, "a-leaf-su1-r0")):
+        edited = _copy(clean, tmp_path / str(compare))
+        for leaf, metric in ((LEAF_A, 50), (LEAF_B, 10)):
+            path = edited / leaf / "frr.conf"
+            _edit(path, "!\nip prefix-list PLANE-A", f"ip route {anycast} blackhole\n!\nip prefix-list PLANE-A")
+            _edit(path, "ip prefix-list LOCAL-A seq 20", f"ip prefix-list LOCAL-A seq 15 permit {anycast}\n"
+                                                         "ip prefix-list LOCAL-A seq 20")
+            _edit(path, "  maximum-paths 64\n", f"  redistribute static metric {metric}\n  maximum-paths 64\n")
+        if compare:
+            _edit(edited / "plane-A/a-spine-1/running-config", "router bgp 4200001000\n",
+                  "router bgp 4200001000\n   bgp always-compare-med\n")
+        snap = load_snapshot(edited)
+        control = compute_plane(snap, build_topology(snap), "A")
+        bit = control.index.prefixes.index(anycast)
+        n = len(control.nodes)
+        senders = [control.nodes[k if k < n else control.alias[k - n]][0]
+                   for k, mask in control.via_in[control.nodes.index(("a-spine-1", None))].items() if mask >> bit & 1]
+        assert senders == [winner], (compare, senders)
+        assert_agree(edited, f"anycast MEDs, always-compare-med {compare}")

@@ -778,9 +778,6 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
      lambda r: _leaf_redistributes(r, "redistribute connected route-map LOCAL-A-OUT")),
     ("a leaf redistributes through a route-map nobody defines", "ROUTE-UNDEFINED-REF",
      lambda r: _leaf_redistributes(r, "redistribute connected route-map NOPE", "redistribute static route-map NOPE")),
-    ("a leaf redistributes with a metric (the MED at origin: the routes are originated, the MED not followed)",
-     "CONFIG-UNMODELLED", lambda r: _leaf_redistributes(r, "redistribute connected metric 50 route-map LOCAL-A-OUT",
-                                                        "redistribute static route-map LOCAL-A-OUT metric 50")),
     ("a leaf redistributes through a route-map that also sets a MED (not followed: said so)", "CONFIG-UNMODELLED",
      lambda r: (_leaf_redistributes(r, "redistribute connected route-map LOCAL-A-OUT",
                                     "redistribute static route-map LOCAL-A-OUT"),
@@ -1000,6 +997,9 @@ def _spine_neighbor(root: Path, statement: str) -> None:
 
 
 VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
+    ("a leaf redistributes with a metric (the MED its routes leave with: one originator, and eBGP sends a learned "
+     "route on without it)", lambda r: _leaf_redistributes(r, "redistribute connected metric 50 route-map LOCAL-A-OUT",
+                                                          "redistribute static route-map LOCAL-A-OUT metric 50")),
     ("a leaf's inbound route-map goes on (on-match goto) to an entry that sets a MED on everything alike",
      lambda r: _leaf_clause(r, "PLANE-A-IN", "on-match goto 30",
                             before="route-map PLANE-A-IN deny 20\nexit\n!\n"

@@ -616,6 +616,8 @@ class _Origination:
     external_down: list[tuple[str, str]] = field(default_factory=list)  # (peer address, why no routes)
     # what only redistribution originates: ORIGIN incomplete (a `network` statement's route is igp)
     incomplete: list[str] = field(default_factory=list)
+    # ... and the MED it leaves with (`redistribute ... metric N`): prefix -> N
+    med: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -772,16 +774,19 @@ def originated(snap: Snapshot, topo: Topology, node: NodeId, index: ConnectedInd
             dead.append((net, inst.network_lines.get(net, 0)))
     networks = set(out)
     redistributed: list[str] = []
+    med: dict[str, int] = {}
     for source, routes in (("connected", list(conn)), ("static", statics)):
         if source not in inst.redistribute:
             continue
         mapped = inst.redistribute_maps.get(source)
         # through its route-map (an undefined one passes nothing); a redistributed route's AS path is empty
-        redistributed += routes if mapped is None else [p for p in routes
-                                                        if explain_route_map(dev, mapped[0], p, ())[0]]
+        taken = routes if mapped is None else [p for p in routes if explain_route_map(dev, mapped[0], p, ())[0]]
+        redistributed += taken
+        if source in inst.redistribute_metrics:
+            med.update((p, inst.redistribute_metrics[source][0]) for p in taken if p not in networks and p not in med)
     learned, external_down = external_routes(snap, topo, node)
     return _Origination(list(dict.fromkeys(out + redistributed + learned)), dead, external_down,
-                        [p for p in dict.fromkeys(redistributed) if p not in networks])
+                        [p for p in dict.fromkeys(redistributed) if p not in networks], med)
 
 
 def plane_nodes(snap: Snapshot, topo: Topology, plane: str) -> list[NodeId]:
@@ -928,7 +933,7 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
     # receiver's sessions are kept in order (receiver -> sender numbers) for pathjudge.judge_by_paths,
     # with what needs the paths (path_triggers: (device, line, what))
     writes_paths = {node[0] for node in nodes if devices[node[0]].as_path_lists or _writes_path(devices[node[0]])}
-    path_triggers: list[tuple[str, int, str]] = _mixed_origins(devices, origins)
+    path_triggers: list[tuple[str, int, str]] = _origin_attributes(devices, origins)
     path_keys: dict[int, list[int]] | None = {} if writes_paths or path_triggers else None
     origin_read: set[tuple[str, str]] = set()  # (device, route-map) whose `set origin` entries are listed
     shared_masks: dict[int, int] = {}
@@ -1233,10 +1238,13 @@ def _writes_path(dev: DeviceConfig) -> bool:
     return any(e.prepend or e.origin is not None for entries in dev.route_maps.values() for e in entries)
 
 
-def _mixed_origins(devices: Mapping[str, DeviceConfig], origins: Mapping[NodeId, _Origination]) -> list[tuple[str, int, str]]:
-    """Where a prefix that only redistribution originates (ORIGIN incomplete) at one instance is
-    also originated at another or may fall under an aggregate: the paths' ORIGINs then differ
-    (the bitset model takes every path's as equal), (device, line of the redistribution, what)."""
+def _origin_attributes(devices: Mapping[str, DeviceConfig],
+                       origins: Mapping[NodeId, _Origination]) -> list[tuple[str, int, str]]:
+    """Where a prefix that only redistribution originates (ORIGIN incomplete, and the MED of
+    `redistribute ... metric N`) at one instance is also originated at another or may fall under an
+    aggregate: the paths' ORIGINs and MEDs then differ where they meet (the bitset model takes every
+    path's as equal; elsewhere a receiver holds one originator's paths, and eBGP sends a learned
+    route on without its MED), (device, line of the redistribution, what)."""
     if not any(o.incomplete for o in origins.values()):
         return []
     count: dict[str, int] = defaultdict(int)

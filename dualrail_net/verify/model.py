@@ -176,8 +176,10 @@ class BgpInstance:
     # `redistribute connected|static route-map NAME`: source -> (route-map, line); only the routes
     # the route-map permits are originated (an undefined one: none, bgpd's route_map_apply on no map)
     redistribute_maps: dict[str, tuple[str, int]] = field(default_factory=dict)
-    # `redistribute connected|static metric N`: source -> line (the MED at origin: reported, not followed)
-    redistribute_metrics: dict[str, int] = field(default_factory=dict)
+    # `redistribute connected|static metric N`: source -> (N, line): the MED the routes leave with
+    # (eBGP sends a learned route on without it, so it counts only where paths of one prefix from
+    # different originators meet: controlplane._origin_attributes)
+    redistribute_metrics: dict[str, tuple[int, int]] = field(default_factory=dict)
     maximum_paths: int | None = None
     multipath_relax: bool = False
     # `bgp always-compare-med`: MED decides between paths of any neighbor AS (else only of one)

@@ -10,7 +10,8 @@ and the receiver's neighbor weight, drops a path whose route-map-set next hop th
 use, strips private ASNs (`remove-private-AS`, after the outbound route-map) and overrides the
 receiver's (`as-override`), prepends, refuses a path that holds its own ASN (eBGP), keeps the
 shortest, then the lowest ORIGIN (`set origin`; redistributed routes are incomplete, an aggregate
-takes the highest of the routes under it), installs the equal ones of the best path's neighbor AS (any AS with multipath-relax) up
+takes the highest of the routes under it), installs the equal ones (a redistributed route leaves
+with its `metric` as MED; eBGP sends a learned route on without one) of the best path's neighbor AS (any AS with multipath-relax) up
 to maximum-paths in router-ID order. Aggregates are re-derived until they settle. The result is
 the installed next hops of every prefix at every routing instance; tests require it to equal the
 model's on the example, on every routing mutation and on seeded random edits.
@@ -224,7 +225,7 @@ def _converged_plane(snap: Snapshot, topo: Topology, plane: str, path_overrides:
                              if agg.summary_only and net_str(network_of(agg.prefix)) in active_aggregates[node]
                              and _within(p, agg.prefix)} for node in nodes}
         rib, counts = _converge(snap, topo, nodes, inbound, origin, suppressed, asn, rid, path_overrides, outside,
-                                denied, origin_code, redistributed_at)
+                                denied, origin_code, redistributed_at, {node: o.med for node, o in originations.items()})
         now = {node: {net_str(network_of(agg.prefix)) for agg in inst[node].aggregates
                       if any(_within(p, agg.prefix) for p in _known(rib, origin, node))} for node in nodes}
         if now == active_aggregates:
@@ -254,6 +255,7 @@ def _converge(snap: Snapshot, topo: Topology, nodes: list[NodeId], inbound: Mapp
               denied: PathDenials | None = None,
               origin_code: Mapping[NodeId, Mapping[str, int]] | None = None,
               redistributed_at: Mapping[NodeId, tuple[str, int]] | None = None,
+              origin_med: Mapping[NodeId, Mapping[str, int]] | None = None,
               ) -> tuple[dict[NodeId, dict[str, list[Path]]], dict[NodeId, list[int]]]:
     """Synchronous rounds until no device's installed paths change. Also: per receiver, per inbound
     link (in ``inbound``'s order), how many prefixes it accepts over it in the last round."""
@@ -336,6 +338,8 @@ def _converge(snap: Snapshot, topo: Topology, nodes: list[NodeId], inbound: Mapp
                                             best is None) == UNUSABLE:
                             continue
                     rank, med = (0, 100), WORST_MED if dst_inst.med_missing_as_worst_line else 0  # none sent or set
+                    if best is None and origin_med and prefix in origin_med.get(src, {}):
+                        med = origin_med[src][prefix]  # `redistribute ... metric N`: the MED it leaves with
                     # GRACEFUL_SHUTDOWN: sent on with the path it came with, or put on by a sender in
                     # graceful-shutdown (to eBGP peers), if the sender sends communities at all
                     gshut = communities and (best is not None and best.gshut
@@ -383,6 +387,9 @@ def _converge(snap: Snapshot, topo: Topology, nodes: list[NodeId], inbound: Mapp
                         if p.origin != lowest_origin:
                             denied[(p.sender, dst, prefix)] = _origin_denial(p, lowest_origin, dst)
                 equal = sorted((p for p in offered if p.origin == lowest_origin), key=lambda p: rid[p.sender])
+                if dst_inst.always_compare_med:  # MED across every AS decides before the router ID does
+                    least = min(p.med for p in equal)
+                    equal = [p for p in equal if p.med == least]
                 best = equal[0]
                 if not dst_inst.multipath_relax:
                     equal = [p for p in equal if asn[p.sender] == asn[best.sender]]

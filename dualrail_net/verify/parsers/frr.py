@@ -424,7 +424,7 @@ def neighbor_statement(inst: BgpInstance, w: list[str], line: int = 0, negated: 
 def redistribution(inst: BgpInstance, w: list[str], line: int) -> bool:
     """`redistribute connected|static [route-map NAME] [metric N]` (FRR takes the options in either
     order; EOS spells the route-map alike); False for another source or option (not read). The
-    metric is the MED the originated routes carry: read, and reported (finish_bgp)."""
+    metric is the MED the originated routes carry (controlplane._origin_attributes)."""
     if len(w) < 2 or w[1] not in ("connected", "static"):
         return False
     options: dict[str, str] = {}
@@ -443,7 +443,7 @@ def redistribution(inst: BgpInstance, w: list[str], line: int) -> bool:
     else:
         inst.redistribute_maps.pop(w[1], None)
     if "metric" in options:
-        inst.redistribute_metrics[w[1]] = line
+        inst.redistribute_metrics[w[1]] = (int(options["metric"]), line)
     else:
         inst.redistribute_metrics.pop(w[1], None)
     return True
@@ -1049,8 +1049,6 @@ def finish_bgp(dev: DeviceConfig, frr: bool = True) -> None:
                     dev.undefined_refs.append((line, f"{listed} {name} (the route-map entry that matches on it "
                                                      "matches nothing)"))
     for inst in dev.bgp.values():
-        dev.unmodelled += [(line, f"redistribute {source} metric: the routes are originated, the MED they carry is "
-                                  "not followed") for source, line in inst.redistribute_metrics.items()]
         for source, (name, line) in inst.redistribute_maps.items():
             if name not in dev.route_maps:
                 dev.undefined_refs.append((line, f"route-map {name} (redistribute {source}: nothing is redistributed)"))

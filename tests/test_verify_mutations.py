@@ -997,6 +997,9 @@ def _spine_neighbor(root: Path, statement: str) -> None:
 
 
 VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
+    ("an EOS spine's ipv4 address-family block above its neighbors (bgpd's order rule is not EOS's)",
+     lambda r: edit(r / SPINE_A / "running-config", "   router-id 10.10.0.0\n",
+                    "   router-id 10.10.0.0\n   !\n   address-family ipv4\n      neighbor 10.11.0.1 activate\n   !\n")),
     ("a leaf redistributes with a metric (the MED its routes leave with: one originator, and eBGP sends a learned "
      "route on without it)", lambda r: _leaf_redistributes(r, "redistribute connected metric 50 route-map LOCAL-A-OUT",
                                                           "redistribute static route-map LOCAL-A-OUT metric 50")),

@@ -303,9 +303,9 @@ def _bgp_statements(inst: BgpInstance, children: list[Node], dev: DeviceConfig) 
             for statement in child.children:
                 sw = statement.words
                 if sw[0] == "neighbor" and len(sw) == 3 and sw[2] == "activate":
-                    neighbor_statement(inst, sw, statement.line)
+                    neighbor_statement(inst, sw, statement.line, eos=True)  # (bgpd's order rule is not EOS's)
                 elif sw[:1] == ["no"] and sw[1:2] == ["neighbor"] and sw[3:] == ["activate"]:
-                    neighbor_statement(inst, sw[1:], statement.line, negated=True)
+                    neighbor_statement(inst, sw[1:], statement.line, negated=True, eos=True)
                 elif sw[0] == "network" and len(sw) == 2 and is_prefix(sw[1]):
                     inst.networks.append(sw[1])
                     inst.network_lines.setdefault(sw[1], statement.line)

@@ -1511,6 +1511,24 @@ def test_graceful_shutdown_drains_a_spine_where_the_community_reaches(all_frr: P
     assert [f.message for r in run_checks(load_snapshot(undone)) for f in r.findings] == []
 
 
+def _spine_into_leaf_asn(root: Path, leaves: tuple[str, ...]) -> int:
+    """a-spine-1 (all-FRR fabric) moved into a-leaf-su1-r0's ASN, and ``leaves`` told so: their
+    sessions with it become iBGP. Returns that ASN."""
+    spine = root / "plane-A/a-spine-1/frr.conf"
+    leaf_asn = re.search(r"^router bgp (\d+)$", (root / "plane-A/a-leaf-su1-r0/frr.conf").read_text(), re.M)
+    spine_asn = re.search(r"^router bgp (\d+)$", spine.read_text(), re.M)
+    assert leaf_asn and spine_asn
+    spine.write_text(spine.read_text().replace(spine_asn.group(0), leaf_asn.group(0)))
+    for leaf in leaves:
+        path = root / "plane-A" / leaf / "frr.conf"
+        text = path.read_text()
+        up = re.search(r"^ neighbor (\S+) description a-spine-1:", text, re.M)
+        assert up is not None
+        path.write_text(text.replace(f" neighbor {up.group(1)} remote-as {spine_asn.group(1)}",
+                                     f" neighbor {up.group(1)} remote-as {leaf_asn.group(1)}"))
+    return int(leaf_asn.group(1))
+
+
 def test_graceful_shutdown_and_route_maps_over_ibgp_are_said_not_judged(all_frr: Path, tmp_path: Path) -> None:
     """A spine moved into a leaf's ASN holds an iBGP session with it. bgpd in graceful-shutdown
     sends an iBGP peer every route with local preference 0, and a route-map's local preference
@@ -1518,19 +1536,11 @@ def test_graceful_shutdown_and_route_maps_over_ibgp_are_said_not_judged(all_frr:
     silence."""
     edited = tmp_path / "build"
     shutil.copytree(all_frr, edited)
-    plane = edited / "plane-A"
-    spine, leaf0, leaf1 = (plane / d / "frr.conf" for d in ("a-spine-1", "a-leaf-su1-r0", "a-leaf-su1-r1"))
-    leaf_asn = re.search(r"^router bgp (\d+)$", leaf0.read_text(), re.M)
-    spine_asn = re.search(r"^router bgp (\d+)$", spine.read_text(), re.M)
+    spine = edited / "plane-A/a-spine-1/frr.conf"
     to_leaf = re.search(r"^ neighbor (\S+) description a-leaf-su1-r0", spine.read_text(), re.M)
-    assert leaf_asn and spine_asn and to_leaf
-    spine.write_text(spine.read_text().replace(spine_asn.group(0), leaf_asn.group(0) + "\n bgp graceful-shutdown"))
-    for leaf in (leaf0, leaf1):
-        text = leaf.read_text()
-        up = re.search(r"^ neighbor (\S+) description a-spine-1:", text, re.M)
-        assert up is not None
-        leaf.write_text(text.replace(f" neighbor {up.group(1)} remote-as {spine_asn.group(1)}",
-                                     f" neighbor {up.group(1)} remote-as {leaf_asn.group(1)}"))
+    assert to_leaf
+    leaf_asn = _spine_into_leaf_asn(edited, ("a-leaf-su1-r0", "a-leaf-su1-r1"))
+    spine.write_text(spine.read_text().replace(f"router bgp {leaf_asn}\n", f"router bgp {leaf_asn}\n bgp graceful-shutdown\n"))
     line = 1 + spine.read_text().split(" bgp graceful-shutdown\n")[0].count("\n")
     said = [f.message for r in run_checks(load_snapshot(edited)) for f in r.findings
             if f.check == "ROUTE-POLICY-UNMODELLED"]
@@ -1672,19 +1682,10 @@ def test_maximum_paths_ibgp_is_read_and_said_only_where_ibgp_runs(all_frr: Path,
     (no finding); on a spine moved into a leaf's ASN (an iBGP session with it) it is reported."""
     edited = tmp_path / "build"
     shutil.copytree(all_frr, edited)
-    plane = edited / "plane-A"
-    spine, leaf0 = (plane / d / "frr.conf" for d in ("a-spine-1", "a-leaf-su1-r0"))
+    leaf0 = edited / "plane-A/a-leaf-su1-r0/frr.conf"
     leaf0.write_text(leaf0.read_text().replace("  maximum-paths 64\n", "  maximum-paths 64\n  maximum-paths ibgp 4\n"))
     assert [f.message for r in run_checks(load_snapshot(edited)) for f in r.findings] == []
-    leaf_asn = re.search(r"^router bgp (\d+)$", leaf0.read_text(), re.M)
-    spine_asn = re.search(r"^router bgp (\d+)$", spine.read_text(), re.M)
-    assert leaf_asn and spine_asn
-    spine.write_text(spine.read_text().replace(spine_asn.group(0), leaf_asn.group(0)))
-    text = leaf0.read_text()
-    up = re.search(r"^ neighbor (\S+) description a-spine-1:", text, re.M)
-    assert up is not None
-    leaf0.write_text(text.replace(f" neighbor {up.group(1)} remote-as {spine_asn.group(1)}",
-                                  f" neighbor {up.group(1)} remote-as {leaf_asn.group(1)}"))
+    _spine_into_leaf_asn(edited, ("a-leaf-su1-r0",))
     line = 1 + leaf0.read_text().split("  maximum-paths ibgp 4\n")[0].count("\n")
     said = [f.message for r in run_checks(load_snapshot(edited)) for f in r.findings
             if f.check == "ROUTE-POLICY-UNMODELLED"]

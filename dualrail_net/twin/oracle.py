@@ -388,15 +388,9 @@ def _prepend(rng: random.Random, text: str) -> tuple[str, str] | None:
             return None
         asn = peer.group(1)
     prepend = " ".join([asn] * rng.choice([1, 2]))
-    entries = re.findall(rf"^route-map {re.escape(name)} (permit|deny) (\d+)\n((?:[ \t]+.*\n)*)", text, re.M)
-    if not entries or "router bgp" not in text:
+    if "router bgp" not in text:
         return None
-    if rng.random() < 0.3:  # the route-map itself: every neighbor that uses it
-        edited = re.sub(rf"^(route-map {re.escape(name)} permit \d+\n)", rf"\1 set as-path prepend {prepend}\n",
-                        text, flags=re.M)
-        return f"route-map {name} prepends {prepend}", edited
-    edited = _neighbors_own_copy(text, entries, name, "-P", f"set as-path prepend {prepend}", n, direction)
-    return f"neighbor {n} route-map {name}-P {direction} prepends {prepend}", edited
+    return _route_map_sets(rng, text, n, name, direction, f"set as-path prepend {prepend}", "-P")
 
 
 def _prepend_foreign(rng: random.Random, text: str) -> tuple[str, str] | None:
@@ -411,15 +405,9 @@ def _prepend_foreign(rng: random.Random, text: str) -> tuple[str, str] | None:
     peer = re.search(rf"^ *neighbor {re.escape(n)} remote-as (\d+)$", text, re.M)
     choices = [str(int(own.group(1)) + 1)] + ([peer.group(1)] if peer and direction == "out" else [])
     prepend = rng.choice(choices)
-    entries = re.findall(rf"^route-map {re.escape(name)} (permit|deny) (\d+)\n((?:[ \t]+.*\n)*)", text, re.M)
-    if not entries or "router bgp" not in text:
+    if "router bgp" not in text:
         return None
-    if rng.random() < 0.3:
-        edited = re.sub(rf"^(route-map {re.escape(name)} permit \d+\n)", rf"\1 set as-path prepend {prepend}\n",
-                        text, flags=re.M)
-        return f"route-map {name} prepends {prepend}", edited
-    edited = _neighbors_own_copy(text, entries, name, "-F", f"set as-path prepend {prepend}", n, direction)
-    return f"neighbor {n} route-map {name}-F {direction} prepends {prepend}", edited
+    return _route_map_sets(rng, text, n, name, direction, f"set as-path prepend {prepend}", "-F")
 
 
 def _origin(rng: random.Random, text: str) -> tuple[str, str] | None:

@@ -209,8 +209,6 @@ def _converged_plane(snap: Snapshot, topo: Topology, plane: str, path_overrides:
     originations = {node: originated(snap, topo, node) for node in nodes}
     base_origin = {node: set(o.prefixes) for node, o in originations.items()}
     incomplete = {node: {p: 2 for p in o.incomplete} for node, o in originations.items()}
-    redistributed_at = {node: (node[0], min(inst[node].redistribute_lines.values(), default=inst[node].line))
-                        for node in nodes}
     outside = {node: external_paths(snap, topo, node) for node in nodes}  # a gateway's external prefixes
     active_aggregates: dict[NodeId, set[str]] = {node: set() for node in nodes}
     rib: dict[NodeId, dict[str, list[Path]]] = {}
@@ -225,7 +223,7 @@ def _converged_plane(snap: Snapshot, topo: Topology, plane: str, path_overrides:
                              if agg.summary_only and net_str(network_of(agg.prefix)) in active_aggregates[node]
                              and _within(p, agg.prefix)} for node in nodes}
         rib, counts = _converge(snap, topo, nodes, inbound, origin, suppressed, asn, rid, path_overrides, outside,
-                                denied, origin_code, redistributed_at, {node: o.med for node, o in originations.items()})
+                                denied, origin_code, {node: o.med for node, o in originations.items()})
         now = {node: {net_str(network_of(agg.prefix)) for agg in inst[node].aggregates
                       if any(_within(p, agg.prefix) for p in _known(rib, origin, node))} for node in nodes}
         if now == active_aggregates:
@@ -254,7 +252,6 @@ def _converge(snap: Snapshot, topo: Topology, nodes: list[NodeId], inbound: Mapp
               outside: Mapping[NodeId, Mapping[str, tuple[int, ...]]],
               denied: PathDenials | None = None,
               origin_code: Mapping[NodeId, Mapping[str, int]] | None = None,
-              redistributed_at: Mapping[NodeId, tuple[str, int]] | None = None,
               origin_med: Mapping[NodeId, Mapping[str, int]] | None = None,
               ) -> tuple[dict[NodeId, dict[str, list[Path]]], dict[NodeId, list[int]]]:
     """Synchronous rounds until no device's installed paths change. Also: per receiver, per inbound
@@ -366,7 +363,9 @@ def _converge(snap: Snapshot, topo: Topology, nodes: list[NodeId], inbound: Mapp
                         code, origin_at = best.origin, best.origin_at
                     else:
                         code = own_origin.get(src, {}).get(prefix, 0)
-                        origin_at = (redistributed_at or {}).get(src, ("", 0)) if code else ("", 0)
+                        # (what a node originates with another ORIGIN than igp, it redistributes)
+                        origin_at = (src[0], min(src_inst.redistribute_lines.values(), default=src_inst.line)) \
+                            if code else ("", 0)
                     for entry, by in ((out_entry, src_dev.name), (in_entry, dst_dev.name)):
                         if entry is not None and entry.origin is not None:
                             code, origin_at = entry.origin, (by, entry.origin_line)

@@ -518,14 +518,7 @@ def route_map_outcome(dev: DeviceConfig, name: str, prefix: str, as_path: tuple[
     entries = dev.route_maps.get(name)
     if entries is None:
         return False, None, 0, f"route-map {name} is not defined (an undefined route-map denies everything)"
-    ordered = sorted(entries, key=lambda e: e.seq)
-    if not has_flow(entries):
-        for entry in ordered:
-            if _one_entry_matches(dev, entry, prefix, as_path):
-                return (entry.action == "permit", entry if entry.action == "permit" else None, entry.line,
-                        f"route-map {name} {entry.action} {entry.seq} "
-                        f"{'permits' if entry.action == 'permit' else 'denies'} it")
-        return False, None, entries[0].line, f"no entry of route-map {name} matches it (implicit deny)"
+    ordered = sorted(entries, key=lambda e: e.seq)  # (without flow control the first match decides)
     i = next((k for k, entry in enumerate(ordered) if _one_entry_matches(dev, entry, prefix, as_path)), None)
     if i is None:
         return False, None, entries[0].line, f"no entry of route-map {name} matches it (implicit deny)"

@@ -682,3 +682,18 @@ def test_update_source_is_read_for_frr_and_eos_and_a_peer_group_passes_it_on() -
     inst = BgpInstance(None, 65000)
     assert frr_parser.neighbor_statement(inst, "neighbor 1.1.1.1 update-source Ethernet1/1".split(), 7, eos=True)
     assert inst.neighbors["1.1.1.1"].update_source == "Ethernet1/1"
+
+
+def test_network_statement_takes_a_route_map_and_the_later_one_wins() -> None:
+    inst = BgpInstance(None, 65000)
+    assert frr_parser.bgp_statement(inst, ["network", "10.0.0.0/24", "route-map", "A"], 3)
+    assert frr_parser.bgp_statement(inst, ["network", "10.0.0.0/24", "route-map", "B"], 4)
+    assert frr_parser.bgp_statement(inst, ["network", "10.1.0.0/24"], 5)
+    assert inst.networks == ["10.0.0.0/24", "10.1.0.0/24"]
+    assert inst.network_maps == {"10.0.0.0/24": ("B", 4)}
+    assert frr_parser.bgp_statement(inst, ["network", "10.0.0.0/24"], 6)  # the map is gone again
+    assert inst.network_maps == {} and inst.network_lines["10.0.0.0/24"] == 3
+    for unread in (["network", "10.2.0.0/24", "backdoor"], ["network", "10.2.0.0/24", "route-map"],
+                   ["network", "10.2.0.0/24", "label-index", "5"], ["network", "nonsense"]):
+        assert not frr_parser.bgp_statement(inst, unread, 7)
+    assert "10.2.0.0/24" not in inst.networks

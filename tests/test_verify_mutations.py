@@ -776,6 +776,18 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
     ("a leaf redistributes its connected routes through its outbound map in place of its network statements "
      "(the server subnet is a static blackhole, not connected)", "ROUTE-MISSING",
      lambda r: _leaf_redistributes(r, "redistribute connected route-map LOCAL-A-OUT")),
+    ("a leaf's server-subnet network statement through a route-map nobody defines (bgpd advertises nothing)",
+     "ROUTE-UNDEFINED-REF", lambda r: edit(r / LEAF_A / "frr.conf", "  network 10.12.0.0/26\n",
+                                           "  network 10.12.0.0/26 route-map NOPE\n")),
+    ("a leaf's server-subnet network statement through a route-map that permits only its loopback",
+     "ROUTE-MISSING", lambda r: (edit(r / LEAF_A / "frr.conf", "  network 10.12.0.0/26\n",
+                                      "  network 10.12.0.0/26 route-map LOOP-ONLY\n"),
+                                 edit(r / LEAF_A / "frr.conf", "router bgp 4200001100\n",
+                                      "ip prefix-list LOOP seq 5 permit 10.10.0.32/32\n!\nroute-map LOOP-ONLY permit 10\n"
+                                      " match ip address prefix-list LOOP\nexit\n!\nrouter bgp 4200001100\n"))),
+    ("an EOS spine's loopback network statement through a route-map that denies everything", "ROUTE-MISSING",
+     lambda r: edit(r / SPINE_A / "running-config", "   network 10.10.0.0/32\n",
+                    "   network 10.10.0.0/32 route-map NOTHING\n!\nroute-map NOTHING deny 10\n")),
     ("a leaf redistributes through a route-map nobody defines", "ROUTE-UNDEFINED-REF",
      lambda r: _leaf_redistributes(r, "redistribute connected route-map NOPE", "redistribute static route-map NOPE")),
     ("a leaf redistributes through a route-map that also sets a MED (not followed: said so)", "CONFIG-UNMODELLED",
@@ -997,6 +1009,10 @@ def _spine_neighbor(root: Path, statement: str) -> None:
 
 
 VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
+    ("a leaf's network statements through its outbound route-map (it permits both)",
+     lambda r: (edit(r / LEAF_A / "frr.conf", "  network 10.12.0.0/26\n", "  network 10.12.0.0/26 route-map LOCAL-A-OUT\n"),
+                edit(r / LEAF_A / "frr.conf", "  network 10.10.0.32/32\n",
+                     "  network 10.10.0.32/32 route-map LOCAL-A-OUT\n"))),
     ("an EOS spine's ipv4 address-family block above its neighbors (bgpd's order rule is not EOS's)",
      lambda r: edit(r / SPINE_A / "running-config", "   router-id 10.10.0.0\n",
                     "   router-id 10.10.0.0\n   !\n   address-family ipv4\n      neighbor 10.11.0.1 activate\n   !\n")),

@@ -651,6 +651,34 @@ def _redistribute(rng: random.Random, text: str) -> tuple[str, str] | None:
     return said, edited
 
 
+def _network_map(rng: random.Random, text: str) -> tuple[str, str] | None:
+    """`network PREFIX route-map NAME` on one of the file's network statements: one of the file's
+    route-maps (it permits the prefix or not by its prefix-lists), one nobody defines, or a new map
+    that denies everything or permits only what one of the file's prefix-lists permits."""
+    networks = re.findall(r"^(\s*network (\S+))$", text, re.M)
+    if not networks:
+        return None
+    line, prefix = rng.choice(networks)
+    maps = sorted(set(re.findall(r"^route-map (\S+) ", text, re.M)))
+    lists = sorted(set(re.findall(r"^ip prefix-list (\S+) ", text, re.M)))
+    draw = rng.random()
+    defined = ""
+    if maps and draw < 0.4:
+        name = rng.choice(maps)
+    elif draw < 0.6:
+        name = "UNDEFINED-NET-MAP"
+    elif lists and draw < 0.85:
+        name = "NET-MAP"
+        defined = f"route-map NET-MAP permit 10\n match ip address prefix-list {rng.choice(lists)}\nexit\n!\n"
+    else:
+        name = "NET-MAP"
+        defined = "route-map NET-MAP deny 10\nexit\n!\n"
+    edited = text.replace(line + "\n", f"{line} route-map {name}\n", 1)
+    if defined:
+        edited = re.sub(r"^router bgp ", lambda m: defined + m.group(0), edited, count=1, flags=re.M)
+    return f"network {prefix} route-map {name}" + (f" ({defined.splitlines()[0]}...)" if defined else ""), edited
+
+
 def _static_route(rng: random.Random, text: str) -> tuple[str, str] | None:
     """A static route beside BGP: over a neighbor (its next hop on a connected subnet), into a
     blackhole, or toward a next hop no port reaches; for one of the switch's own prefixes or a
@@ -1004,7 +1032,7 @@ EDITS: tuple[Callable[[random.Random, str], tuple[str, str] | None], ...] = (
     _bgp_shutdown, _session_transport, _weight, _distance, _table_map, _fib_filter, _next_hop,
     _neighbor_prefix_list, _next_hop_unchanged, _remove_private_as, _default_originate, _as_override,
     _graceful_shutdown, _med_missing_as_worst, _addpath, _match_list, _access_list, _community_list,
-    _as_path_list, _prepend_foreign, _origin, _flow)
+    _as_path_list, _prepend_foreign, _origin, _flow, _network_map)
 
 
 def edit_kind(edit: Callable[..., tuple[str, str] | None]) -> str:

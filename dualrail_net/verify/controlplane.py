@@ -116,6 +116,8 @@ class PlaneControl:
     graceful: list[tuple[str, RouteMapEntry]] = field(default_factory=list)
     # (sender, receiver) -> {prefix bit: (device, line, why)}: what an AS-path filter keeps out
     path_denied: dict[tuple[NodeId, NodeId], dict[int, tuple[str, int, str]]] = field(default_factory=dict)
+    # network statements their route-map keeps from being advertised: (node, prefix, line, why)
+    withheld_networks: list[tuple[NodeId, str, int, str]] = field(default_factory=list)
 
     def next_hop_unusable(self, sender: NodeId, receiver: NodeId, bit: int) -> str:
         """Why prefix ``bit`` from ``sender`` is unusable at ``receiver`` for its next hop ("": it is not)."""
@@ -618,6 +620,8 @@ class _Origination:
     incomplete: list[str] = field(default_factory=list)
     # ... and the MED it leaves with (`redistribute ... metric N`): prefix -> N
     med: dict[str, int] = field(default_factory=dict)
+    # network statements whose route-map denies their prefix: (statement's prefix, deciding line, why)
+    withheld: list[tuple[str, int, str]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -765,10 +769,17 @@ def originated(snap: Snapshot, topo: Topology, node: NodeId, index: ConnectedInd
     static_set = set(statics)
     out: list[str] = []
     dead: list[tuple[str, int]] = []
+    withheld: list[tuple[str, int, str]] = []
     for net in inst.networks:
         canonical = net_str(network_of(net))
         if not inst.network_import_check or canonical in static_set or canonical in conn \
                 or (not needs_connected and index.has(node, canonical)):
+            mapped = inst.network_maps.get(net)
+            if mapped is not None:  # through its route-map, on an empty AS path (an undefined map denies)
+                permitted, line, why = explain_route_map(dev, mapped[0], canonical, ())
+                if not permitted:
+                    withheld.append((net, line or mapped[1], f"network {net} route-map {mapped[0]}: {why}"))
+                    continue
             out.append(canonical)
         else:
             dead.append((net, inst.network_lines.get(net, 0)))
@@ -786,7 +797,7 @@ def originated(snap: Snapshot, topo: Topology, node: NodeId, index: ConnectedInd
             med.update((p, inst.redistribute_metrics[source][0]) for p in taken if p not in networks and p not in med)
     learned, external_down = external_routes(snap, topo, node)
     return _Origination(list(dict.fromkeys(out + redistributed + learned)), dead, external_down,
-                        [p for p in dict.fromkeys(redistributed) if p not in networks], med)
+                        [p for p in dict.fromkeys(redistributed) if p not in networks], med, withheld)
 
 
 def plane_nodes(snap: Snapshot, topo: Topology, plane: str) -> list[NodeId]:
@@ -1218,7 +1229,9 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
                         [(node, peer, why) for node, o in origins.items() for peer, why in o.external_down],
                         preferred, over_limit, unusable_next_hop, moved_next_hops,
                         {key: a for key, a in session_addresses.items() if key[0] in moved_next_hops}, stripped,
-                        [(nodes[i][0], entry) for i, entry in graceful.items()])
+                        [(nodes[i][0], entry) for i, entry in graceful.items()],
+                        withheld_networks=[(node, net, line, why) for node, o in origins.items()
+                                           for net, line, why in o.withheld])
     if path_keys is not None:
         from dualrail_net.verify.pathjudge import judge_by_paths  # (it reads this module's PlaneControl)
         judge_by_paths(snap, topo, control, path_keys, path_overrides, sorted(set(path_triggers)))

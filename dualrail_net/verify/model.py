@@ -180,6 +180,10 @@ class BgpInstance:
     # (eBGP sends a learned route on without it, so it counts only where paths of one prefix from
     # different originators meet: controlplane._origin_attributes)
     redistribute_metrics: dict[str, tuple[int, int]] = field(default_factory=dict)
+    # `network PREFIX route-map NAME`: prefix (as written) -> (route-map, line); the prefix is
+    # originated only when the route-map permits it (an undefined one: never, bgpd's route_map_apply
+    # on no map denies; measured in the twin)
+    network_maps: dict[str, tuple[str, int]] = field(default_factory=dict)
     maximum_paths: int | None = None
     multipath_relax: bool = False
     # `bgp always-compare-med`: MED decides between paths of any neighbor AS (else only of one)

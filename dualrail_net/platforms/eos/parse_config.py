@@ -34,6 +34,7 @@ from dualrail_net.verify.parsers.frr import (
     is_ip,
     is_prefix,
     neighbor_statement,
+    network_statement,
     parse_asn,
     parse_prefix_list_line,
     redistribution,
@@ -284,9 +285,8 @@ def _bgp_statements(inst: BgpInstance, children: list[Node], dev: DeviceConfig) 
             inst.shutdown_line = 0
         elif w[0] == "neighbor" and len(w) >= 3 and neighbor_statement(inst, _eos_neighbor(w), child.line, eos=True):
             pass
-        elif w[0] == "network" and len(w) == 2 and is_prefix(w[1]):
-            inst.networks.append(w[1])
-            inst.network_lines.setdefault(w[1], child.line)
+        elif w[0] == "network" and network_statement(inst, w, child.line):
+            pass
         elif w[0] == "redistribute" and redistribution(inst, w, child.line):
             pass
         elif w[0] == "aggregate-address" and len(w) >= 2 and is_prefix(w[1]) and set(w[2:]) <= {"summary-only"}:
@@ -306,9 +306,8 @@ def _bgp_statements(inst: BgpInstance, children: list[Node], dev: DeviceConfig) 
                     neighbor_statement(inst, sw, statement.line, eos=True)  # (bgpd's order rule is not EOS's)
                 elif sw[:1] == ["no"] and sw[1:2] == ["neighbor"] and sw[3:] == ["activate"]:
                     neighbor_statement(inst, sw[1:], statement.line, negated=True, eos=True)
-                elif sw[0] == "network" and len(sw) == 2 and is_prefix(sw[1]):
-                    inst.networks.append(sw[1])
-                    inst.network_lines.setdefault(sw[1], statement.line)
+                elif sw[0] == "network" and network_statement(inst, sw, statement.line):
+                    pass
                 else:
                     _unmodelled(dev, statement)
         else:

@@ -317,6 +317,9 @@ def _origin_reason(ctx: Context, view: PlaneView, origin_name: str, bit: int) ->
         if dead_node == node and network_of(net) == network_of(prefix):
             return (f"{_loc(ctx, node[0], line)}: network {net} has no matching route in {_label(node)}'s RIB "
                     "(no connected subnet or usable static route), so BGP does not advertise it")
+    for held_node, net, line, why in control.withheld_networks:
+        if held_node == node and network_of(net) == network_of(prefix):
+            return f"{_loc(ctx, node[0], line)}: {why}, so BGP does not advertise it"
     return (f"{_loc(ctx, node[0], inst.line)}: {_label(node)} does not originate it "
             "(no `network` statement or redistribution covers it)")
 
@@ -544,6 +547,7 @@ def dead_policy(ctx: Context) -> list[Finding]:
                      for rm in (n.route_map_in, n.route_map_out) if rm} | {rm for rm, _ in dev.fib_filters.values()} \
             | {inst.table_map[0] for inst in dev.bgp.values() if inst.table_map} \
             | {used for inst in dev.bgp.values() for used, _ in inst.redistribute_maps.values()} \
+            | {used for inst in dev.bgp.values() for used, _ in inst.network_maps.values()} \
             | {e.call for entries in dev.route_maps.values() for e in entries if e.call is not None}
         used_lists = {pl for entries in dev.route_maps.values() for e in entries for pl in e.match_prefix_lists} \
             | {pl for inst in dev.bgp.values() for n in inst.neighbors.values()

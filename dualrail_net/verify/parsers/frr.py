@@ -569,6 +569,21 @@ def static_route(words: list[str], vrf: str | None, line: int = 0) -> StaticRout
     return StaticRoute(vrf, words[2], nexthop, nh_vrf, distance, line)
 
 
+def network_statement(inst: BgpInstance, w: list[str], line: int) -> bool:
+    """`network PREFIX [route-map NAME]` (FRR and EOS); False for anything else (`backdoor`, a
+    label index: not modelled). A statement repeated with another route-map takes the later one."""
+    if len(w) not in (2, 4) or not is_prefix(w[1]) or len(w) == 4 and w[2] != "route-map":
+        return False
+    if w[1] not in inst.network_lines:
+        inst.networks.append(w[1])
+        inst.network_lines[w[1]] = line
+    if len(w) == 4:
+        inst.network_maps[w[1]] = (w[3], line)
+    else:
+        inst.network_maps.pop(w[1], None)
+    return True
+
+
 def bgp_statement(inst: BgpInstance, w: list[str], line: int = 0) -> bool:
     """One statement of a `router bgp` block or of its ipv4 unicast address family; False when the
     model does not read it."""
@@ -578,11 +593,7 @@ def bgp_statement(inst: BgpInstance, w: list[str], line: int = 0) -> bool:
     if head == "no":
         return _negated(inst, w[1:], line)
     if head == "network":
-        if len(w) == 2 and is_prefix(w[1]):
-            inst.networks.append(w[1])
-            inst.network_lines.setdefault(w[1], line)
-            return True
-        return False  # network X route-map/backdoor ...: not modelled
+        return network_statement(inst, w, line)
     if head == "bgp":
         if w[1:2] == ["router-id"] and len(w) == 3 and is_ip(w[2]):
             inst.router_id = w[2]
@@ -1049,15 +1060,19 @@ def finish_bgp(dev: DeviceConfig, frr: bool = True) -> None:
                     dev.undefined_refs.append((line, f"{listed} {name} (the route-map entry that matches on it "
                                                      "matches nothing)"))
     for inst in dev.bgp.values():
-        for source, (name, line) in inst.redistribute_maps.items():
+        origin_maps = [(f"redistribute {source}", "nothing is redistributed", name, line)
+                       for source, (name, line) in inst.redistribute_maps.items()]
+        origin_maps += [(f"network {net}", "it is not advertised", name, line)
+                        for net, (name, line) in inst.network_maps.items()]
+        for statement, undefined, name, line in origin_maps:
             if name not in dev.route_maps:
-                dev.undefined_refs.append((line, f"route-map {name} (redistribute {source}: nothing is redistributed)"))
+                dev.undefined_refs.append((line, f"route-map {name} ({statement}: {undefined})"))
                 continue
             for entry in dev.route_maps[name]:  # what a permit entry sets on the routes it originates
                 sets = [at for at in (entry.prepend_line, entry.next_hop_line, entry.origin_line,
                                       *entry.attribute_lines.values()) if at]
-                dev.unmodelled += [(at, f"a set in route-map {name} (redistribute {source}): the routes are "
-                                        "originated, what it sets on them is not followed") for at in sets]
+                dev.unmodelled += [(at, f"a set in route-map {name} ({statement}): the route is "
+                                        "originated, what it sets on it is not followed") for at in sets]
     # the route-maps that decide what is installed (zebra's `ip protocol bgp route-map`, bgpd's
     # table-map): a route's AS path there is not followed, so an AS-path match in them is reported
     deciding = {name for name, _ in dev.fib_filters.values()} | {inst.table_map[0] for inst in dev.bgp.values()

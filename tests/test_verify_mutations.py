@@ -895,6 +895,11 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
                     "    post-up ip route replace default via 10.12.0.0 dev ens1f0np0\n")),
     ("a QP timeout out of the verbs range", "HOST-NCCL-TRANSPORT",
      lambda r: edit(r / "servers/gpu001/nccl.env", "NCCL_IB_TIMEOUT=22", "NCCL_IB_TIMEOUT=40")),
+    ("a QP timeout that gives up after 1 ms (a silently dead link costs the plane BGP's hold time)",
+     "HOST-NCCL-TRANSPORT", lambda r: edit(r / "servers/gpu001/nccl.env", "NCCL_IB_TIMEOUT=22", "NCCL_IB_TIMEOUT=5")),
+    ("QP retries cut to one at NCCL's old default timeout (2.1 s in all)", "HOST-NCCL-TRANSPORT",
+     lambda r: (edit(r / "servers/gpu001/nccl.env", "NCCL_IB_TIMEOUT=22", "NCCL_IB_TIMEOUT=18"),
+                edit(r / "servers/gpu001/nccl.env", "NCCL_IB_RETRY_CNT=7", "NCCL_IB_RETRY_CNT=1"))),
     ("NCCL bootstrapping over a fabric port", "HOST-NCCL-TRANSPORT",
      lambda r: edit(r / "servers/gpu001/nccl.env", "NCCL_SOCKET_IFNAME==eno1", "NCCL_SOCKET_IFNAME==ens1f0np0")),
     ("the NIC QoS unit runs another program", "HOST-NIC-QOS-UNIT",
@@ -1009,6 +1014,9 @@ def _spine_neighbor(root: Path, statement: str) -> None:
 
 
 VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
+    ("NCCL's QP timeout and retry count left to NCCL's defaults (20 and 7: 34 s)",
+     lambda r: (edit(r / "servers/gpu001/nccl.env", "NCCL_IB_TIMEOUT=22\n", ""),
+                edit(r / "servers/gpu001/nccl.env", "NCCL_IB_RETRY_CNT=7\n", ""))),
     ("a leaf's network statements through its outbound route-map (it permits both)",
      lambda r: (edit(r / LEAF_A / "frr.conf", "  network 10.12.0.0/26\n", "  network 10.12.0.0/26 route-map LOCAL-A-OUT\n"),
                 edit(r / LEAF_A / "frr.conf", "  network 10.10.0.32/32\n",
@@ -1707,3 +1715,16 @@ def test_maximum_paths_ibgp_is_read_and_said_only_where_ibgp_runs(all_frr: Path,
             if f.check == "ROUTE-POLICY-UNMODELLED"]
     assert any(m.startswith(f"plane-A/a-leaf-su1-r0/frr.conf:{line}: ") and "maximum-paths ibgp" in m
                for m in said), said
+
+
+def test_qp_patience_is_held_to_the_plane_recovery_time() -> None:
+    from dualrail_net.verify.checks.hostnccl import PLANE_RECOVERY_S, _qp_patience, qp_gives_up_after
+    assert qp_gives_up_after(22, 7) == pytest.approx(4.096e-6 * 2 ** 22 * 8)  # the rendered values: 137 s
+    assert qp_gives_up_after(0, 7) == float("inf")  # 0: the QP never times out
+    # 18 with 7 retries: 8.6 s, just short of the hold time; 19: 17 s
+    assert qp_gives_up_after(18, 7) < PLANE_RECOVERY_S < qp_gives_up_after(19, 7)
+    from dualrail_net.verify.checks import running
+    with running("HOST-NCCL-TRANSPORT"):
+        assert _qp_patience("s", {"NCCL_IB_TIMEOUT": "18"}) and not _qp_patience("s", {"NCCL_IB_TIMEOUT": "19"})
+        assert not _qp_patience("s", {})  # NCCL's defaults: 20 and 7
+        assert not _qp_patience("s", {"NCCL_IB_TIMEOUT": "40"})  # out of range: reported by the range rule alone

@@ -24,6 +24,14 @@ from dualrail_net.verify.findings import Finding
 from dualrail_net.verify.parsers.files import is_decimal
 MAX_IB_TIMEOUT = 31  # 5 bits in the QP attribute
 MAX_RETRY_CNT = 7  # 3 bits
+# NCCL's own values when the variable is not set (NCCL 2.14 and later)
+NCCL_DEFAULT_IB_TIMEOUT = 20
+NCCL_DEFAULT_RETRY_CNT = 7
+# How long a plane may lose a path's packets before it routes around the loss by itself: a link that
+# dies without its carrier going down is found when BGP's hold time runs out, 9 s with the timers
+# every rendered frr.conf takes (`frr defaults datacenter`: keepalive 3, hold 9; a session takes the
+# lower hold time of its two ends). A QP that gives up sooner fails the job where the plane recovers.
+PLANE_RECOVERY_S = 9.0
 
 
 @check("HOST-NCCL-TOPO", "the NCCL topology file places the planned GPUs and NICs on their sockets, and NCCL reads it",
@@ -130,6 +138,7 @@ def nccl_transport(ctx: Context) -> list[Finding]:
             if value is not None and (not is_decimal(value) or not 0 < int(value) <= top):
                 out.append(finding([name], "", f"{name}: {key}={value} is outside 1-{top}",
                                    "the verbs layer rejects the QP attribute: NCCL fails to connect"))
+        out += _qp_patience(name, env)
         plan = models.get(entry.model)
         if plan is not None and plan.bootstrap_ifname:
             value = env.get("NCCL_SOCKET_IFNAME", "")
@@ -151,6 +160,40 @@ def nccl_transport(ctx: Context) -> list[Finding]:
                                f"{', '.join(sorted(named & fabric_ports))}",
                                "bootstrap and out-of-band traffic would die with that port's plane"))
     return out
+
+
+def qp_gives_up_after(timeout: int, retries: int) -> float:
+    """Seconds a QP waits for an ACK before it fails: 4.096 us x 2^timeout for the first try and
+    for each of ``retries`` retries (the verbs' local ACK timeout; 0 is "wait forever")."""
+    return float("inf") if timeout == 0 else 4.096e-6 * (1 << timeout) * (retries + 1)
+
+
+def _qp_patience(name: str, env: dict[str, str]) -> list[Finding]:
+    """NCCL_IB_TIMEOUT and NCCL_IB_RETRY_CNT (NCCL's defaults when not set; an out-of-range value is
+    reported above) against the time the plane takes to route around a silently dead link."""
+    values = []
+    for key, default, top in (("NCCL_IB_TIMEOUT", NCCL_DEFAULT_IB_TIMEOUT, MAX_IB_TIMEOUT),
+                              ("NCCL_IB_RETRY_CNT", NCCL_DEFAULT_RETRY_CNT, MAX_RETRY_CNT)):
+        value = env.get(key)
+        if value is None:
+            values.append(default)
+        elif is_decimal(value) and 0 < int(value) <= top:
+            values.append(int(value))
+        else:
+            return []
+    waits = qp_gives_up_after(*values)
+    if waits >= PLANE_RECOVERY_S:
+        return []
+    said = ", ".join(f"{key}={env[key]}" if key in env else f"{key} not set (NCCL's default {default})"
+                     for key, default in (("NCCL_IB_TIMEOUT", NCCL_DEFAULT_IB_TIMEOUT),
+                                          ("NCCL_IB_RETRY_CNT", NCCL_DEFAULT_RETRY_CNT)))
+    return [finding([name], "", f"{name}: {said}: a QP gives up after {_duration(waits)} without an ACK; a link "
+                    f"that dies silently in a plane loses packets until BGP's hold time ({PLANE_RECOVERY_S:g} s) "
+                    "takes its paths away", "the job fails on a fault its plane recovers from by itself")]
+
+
+def _duration(seconds: float) -> str:
+    return f"{seconds * 1000:.1f} ms" if seconds < 1 else f"{seconds:.1f} s"
 
 
 def _nccl_int(value: str | None) -> int | None:

@@ -788,6 +788,16 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
     ("an EOS spine's loopback network statement through a route-map that denies everything", "ROUTE-MISSING",
      lambda r: edit(r / SPINE_A / "running-config", "   network 10.10.0.0/32\n",
                     "   network 10.10.0.0/32 route-map NOTHING\n!\nroute-map NOTHING deny 10\n")),
+    ("the gateway's outbound map toward plane A's storage peer matches plane B's list (it sends plane A nothing)",
+     "BGP-EXTERNAL-EXPORT", lambda r: edit(r / GW / "frr.conf", "route-map EXTERNAL-A-OUT permit 10\n match ip address "
+                                           "prefix-list PLANE-A\n", "route-map EXTERNAL-A-OUT permit 10\n match ip "
+                                           "address prefix-list PLANE-B\n")),
+    ("a prefix-list out toward plane A's storage peer that keeps the server subnets back", "BGP-EXTERNAL-EXPORT",
+     lambda r: edit(r / GW / "frr.conf", "  neighbor 100.64.0.1 route-map EXTERNAL-A-OUT out\n",
+                    "  neighbor 100.64.0.1 route-map EXTERNAL-A-OUT out\n  neighbor 100.64.0.1 prefix-list LOCAL-A out\n")),
+    ("no outbound route-map toward plane B's storage peer with ebgp-requires-policy on", "BGP-EXTERNAL-EXPORT",
+     lambda r: (edit(r / GW / "frr.conf", "  neighbor 100.64.0.3 route-map EXTERNAL-B-OUT out\n", ""),
+                edit(r / GW / "frr.conf", "frr defaults datacenter", "frr defaults traditional"))),
     ("a leaf redistributes through a route-map nobody defines", "ROUTE-UNDEFINED-REF",
      lambda r: _leaf_redistributes(r, "redistribute connected route-map NOPE", "redistribute static route-map NOPE")),
     ("a leaf redistributes through a route-map that also sets a MED (not followed: said so)", "CONFIG-UNMODELLED",
@@ -1014,6 +1024,11 @@ def _spine_neighbor(root: Path, statement: str) -> None:
 
 
 VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
+    ("the gateway sends plane A's storage peer the plane's prefixes through a list of its own (the loopbacks and "
+     "server subnets)", lambda r: edit(r / GW / "frr.conf", "route-map EXTERNAL-A-OUT permit 10\n match ip address "
+                                       "prefix-list PLANE-A\n", "ip prefix-list OWN-A seq 5 permit 10.10.0.0/24 le 32\n"
+                                       "ip prefix-list OWN-A seq 10 permit 10.12.0.0/20 le 26\n!\n"
+                                       "route-map EXTERNAL-A-OUT permit 10\n match ip address prefix-list OWN-A\n")),
     ("NCCL's QP timeout and retry count left to NCCL's defaults (20 and 7: 34 s)",
      lambda r: (edit(r / "servers/gpu001/nccl.env", "NCCL_IB_TIMEOUT=22\n", ""),
                 edit(r / "servers/gpu001/nccl.env", "NCCL_IB_RETRY_CNT=7\n", ""))),

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import bisect
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from dualrail_net.verify.checks import Context, ROUTING, SESSIONS, TOPOLOGY, check, finding, running
@@ -22,6 +22,7 @@ from dualrail_net.verify.controlplane import (
     compute_plane,
     connected,
     expected_plane,
+    external_peers,
     bgp_distance,
     fib_restricted,
     instance_of,
@@ -442,6 +443,70 @@ def external_down(ctx: Context, view: PlaneView) -> list[Finding]:
     why = "the plane loses what the peer brings (storage, the outside) on this gateway"
     return [finding([node[0]], view.control.plane, f"external peer {peer}: {reason}", why)
             for node, peer, reason in view.control.external_down]
+
+
+@per_plane("BGP-EXTERNAL-EXPORT", "every planned external peer of a gateway is sent the plane's prefixes")
+def external_export(ctx: Context, view: PlaneView) -> list[Finding]:
+    """What a gateway sends each planned external peer whose session comes up: the routes it has
+    (its BGP table) that the neighbor's outbound policy passes (prefix-list, then route-map; with
+    ebgp-requires-policy on and neither, nothing). The plan has the peer reach the plane's own
+    prefixes (everything the plane originates, other than what the external peers bring): what the
+    gateway has and does not send cuts the outside (storage) off from it. A prefix the gateway
+    lacks is ROUTE-MISSING's; a filter-list out (AS paths) is not judged here."""
+    out: list[Finding] = []
+    control = view.control
+    why = "the outside (storage) loses its routes to these addresses of the plane"
+    bit_of = {p: i for i, p in enumerate(control.index.prefixes)}
+    for node in control.nodes:
+        meta = ctx.snap.manifest.devices.get(node[0])
+        if meta is None or not meta.external:
+            continue
+        dev = ctx.snap.devices[node[0]]
+        inst = dev.bgp[node[1]]
+        brought = sum(1 << bit_of[c] for peer in meta.external.values() if peer.plane == control.plane
+                      for c in (net_str(network_of(p)) for p in peer.prefixes) if c in bit_of)
+        planned = _or_all(origin for name, origin in view.plan.origin.items()) & ~brought
+        held = (control.reach.get(node, 0) | control.origin.get(node, 0)) & planned
+        for state in external_peers(ctx.snap, ctx.topo, node):
+            n = inst.neighbors.get(state.address)
+            if not state.established or n is None or n.filter_list_out is not None:
+                continue
+            peer = meta.external[state.address]
+            at = _loc(ctx, node[0], n.line)
+            if requires_policy(dev, inst) and n.route_map_out is None and n.prefix_list_out is None:
+                out.append(finding([node[0]], control.plane, f"{at}: {_label(node)} sends external peer {peer.name} "
+                                   f"({state.address}) nothing: no route-map out and ebgp-requires-policy is on", why))
+                continue
+            withheld: list[tuple[str, int, str]] = []
+            for bit in range(held.bit_length()):
+                if not held >> bit & 1:
+                    continue
+                prefix = control.index.prefixes[bit]
+                if n.prefix_list_out is not None:
+                    passed, line, verdict = explain_prefix_list(dev, n.prefix_list_out, prefix)
+                    if not passed:
+                        withheld.append((prefix, line or n.line, f"prefix-list {n.prefix_list_out} out: {verdict}"))
+                        continue
+                if n.route_map_out is not None:
+                    passed, line, verdict = explain_route_map(dev, n.route_map_out, prefix)
+                    if not passed:
+                        withheld.append((prefix, line or n.line, f"route-map {n.route_map_out} out: {verdict}"))
+            if withheld:
+                prefix, line, verdict = withheld[0]
+                count = bin(held).count("1")
+                out.append(finding([node[0]], control.plane,
+                                   f"{_loc(ctx, node[0], line)}: {_label(node)} does not send external peer {peer.name} "
+                                   f"({state.address}) {len(withheld)} of the plane's {count} prefixes it has "
+                                   f"({', '.join(p for p, _, _ in withheld[:4])}{' and more' if len(withheld) > 4 else ''})"
+                                   f": {prefix}: {verdict}", why))
+    return out
+
+
+def _or_all(masks: Iterable[int]) -> int:
+    total = 0
+    for mask in masks:
+        total |= mask
+    return total
 
 
 @per_plane("BGP-SESSION-DOWN", "every configured session comes up and carries IPv4 unicast")

@@ -798,6 +798,10 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
     ("no outbound route-map toward plane B's storage peer with ebgp-requires-policy on", "BGP-EXTERNAL-EXPORT",
      lambda r: (edit(r / GW / "frr.conf", "  neighbor 100.64.0.3 route-map EXTERNAL-B-OUT out\n", ""),
                 edit(r / GW / "frr.conf", "frr defaults datacenter", "frr defaults traditional"))),
+    ("a leaf's session toward an address on no connected subnet with ebgp-multihop (one-sided: said so)",
+     "BGP-ONE-SIDED", lambda r: edit(r / LEAF_A / "frr.conf", " neighbor 10.11.0.0 description",
+                                     " neighbor 10.10.0.1 remote-as 4200001000\n neighbor 10.10.0.1 ebgp-multihop 3\n"
+                                     " neighbor 10.11.0.0 description")),
     ("a leaf redistributes through a route-map nobody defines", "ROUTE-UNDEFINED-REF",
      lambda r: _leaf_redistributes(r, "redistribute connected route-map NOPE", "redistribute static route-map NOPE")),
     ("a leaf redistributes through a route-map that also sets a MED (not followed: said so)", "CONFIG-UNMODELLED",
@@ -1024,6 +1028,16 @@ def _spine_neighbor(root: Path, statement: str) -> None:
 
 
 VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
+    ("a leaf's session to its first spine with ebgp-multihop 2, disable-connected-check and the extended-nexthop "
+     "capability (between connected ends nothing changes); a vty block with a timeout",
+     lambda r: (edit(r / LEAF_A / "frr.conf", " neighbor 10.11.0.0 description",
+                     " neighbor 10.11.0.0 ebgp-multihop 2\n neighbor 10.11.0.0 disable-connected-check\n"
+                     " neighbor 10.11.0.0 capability extended-nexthop\n neighbor 10.11.0.0 description"),
+                edit(r / LEAF_A / "frr.conf", "log syslog informational\n",
+                     "log syslog informational\nline vty\n exec-timeout 0 0\n access-class VTY\nexit\n"))),
+    ("an EOS spine's local logging and clock settings",
+     lambda r: edit(r / SPINE_A / "running-config", "lldp run\n",
+                    "lldp run\nlogging buffered 10000\nlogging console errors\nclock timezone UTC\n")),
     ("the gateway sends plane A's storage peer the plane's prefixes through a list of its own (the loopbacks and "
      "server subnets)", lambda r: edit(r / GW / "frr.conf", "route-map EXTERNAL-A-OUT permit 10\n match ip address "
                                        "prefix-list PLANE-A\n", "ip prefix-list OWN-A seq 5 permit 10.10.0.0/24 le 32\n"

@@ -116,6 +116,10 @@ class Neighbor:
     ttl_security: int | None = None
     ttl_security_line: int = 0
     ebgp_multihop: int | None = None
+    # `ebgp-multihop` or `disable-connected-check`: the session may reach an address on no connected
+    # subnet (not modelled: such a statement stays one-sided, said so); between connected ends
+    # nothing changes. Its line (0: neither)
+    unconnected_ok_line: int = 0
     # `neighbor X weight N`: the weight every route from it starts with (an inbound route-map's `set
     # weight` overrides it); best-path compares weight first. None: not configured (0)
     weight: int | None = None

@@ -469,8 +469,10 @@ def _sessions(snap: Snapshot, topo: Topology) -> tuple[list[Session], list[tuple
         peer = nodes[int(peer_node[i])]
         where = f"VRF {node[1]}" if node[1] else "the default VRF"
         if local[i] < 0:
+            multihop = (" (`ebgp-multihop`/`disable-connected-check`: a session to an address on no connected "
+                        "subnet is not modelled)" if neighbor[i].unconnected_ok_line else "")
             one_sided.append((node, addr, f"no interface of {where} is on a subnet with {addr} "
-                              f"(it belongs to {peer_ep.device} {peer_ep.interface})"))
+                              f"(it belongs to {peer_ep.device} {peer_ep.interface}){multihop}"))
         elif blocked[i] == 1:
             one_sided.append((node, addr, f"{addr} is an address of {node[0]} itself "
                               f"(also configured on {peer_ep.device} {peer_ep.interface})"))

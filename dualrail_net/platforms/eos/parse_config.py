@@ -49,7 +49,8 @@ FILE = "running-config"
 KNOWN_TOP_LEVEL = ("service routing protocols model", "end", "transceiver qsfp default-mode",
                    "spanning-tree mode", "no aaa root", "no spanning-tree", "aaa group server", "aaa authentication",
                    "aaa authorization", "aaa accounting", "tacacs-server host", "radius-server host", "snmp-server",
-                   "management api gnmi")
+                   "management api gnmi", "logging buffered", "logging console", "logging monitor", "logging trap",
+                   "logging format", "clock timezone")
 # interface lines with nothing for the model
 KNOWN_INTERFACE = ("no shutdown", "load-interval", "no lldp", "lldp ", "link-debounce", "logging event")
 

@@ -390,8 +390,14 @@ def neighbor_statement(inst: BgpInstance, w: list[str], line: int = 0, negated: 
         ttl = _int(w[3], 255) if len(w) == 4 else 255
         if not ttl:
             return False
-        _neighbor(inst, w, line).ebgp_multihop = ttl
-        return False  # read for GTSM's TTL; otherwise not modelled (a directly connected session is unchanged)
+        n = _neighbor(inst, w, line)
+        n.ebgp_multihop, n.unconnected_ok_line = ttl, line  # (GTSM reads the TTL it sends)
+    elif verb == "disable-connected-check" and len(w) == 3 and not eos:
+        _neighbor(inst, w, line).unconnected_ok_line = line
+    elif verb == "capability" and w[3:] == ["extended-nexthop"] and not eos and is_ip(w[1]):
+        # RFC 8950 on a session over IPv4: IPv4 routes keep their IPv4 next hop (only an IPv6
+        # session carries them with an IPv6 one); unnumbered neighbors have it on anyway
+        _neighbor(inst, w, line)
     elif len(w) == 5 and w[4] in ("in", "out") and (verb == "prefix-list" and _NAME.fullmatch(w[3])
                                                    or verb == "distribute-list" and not eos
                                                    and _LIST_NAME.fullmatch(w[3])):
@@ -687,8 +693,8 @@ KNOWN_TOP_LEVEL = ("frr version ", "log ", "service integrated-vtysh-config", "n
                    "ipv6 forwarding", "line vty", "ip forwarding")
 
 # the nodes of the reader (see the module docstring)
-TOP, BGP, AF, OTHER_AF, ROUTE_MAP, VRF, OTHER = range(7)
-_PARENT = {BGP: TOP, AF: BGP, OTHER_AF: BGP, ROUTE_MAP: TOP, VRF: TOP, OTHER: TOP}
+TOP, BGP, AF, OTHER_AF, ROUTE_MAP, VRF, OTHER, VTY = range(8)
+_PARENT = {BGP: TOP, AF: BGP, OTHER_AF: BGP, ROUTE_MAP: TOP, VRF: TOP, OTHER: TOP, VTY: TOP}
 _ROUTE_MAP_WORDS = {"match", "set", "on-match", "call", "description", "continue"}
 _BGP_WORDS = {"bgp", "neighbor", "network", "redistribute", "maximum-paths", "address-family", "timers",
               "aggregate-address", "distance", "coalesce-time", "update-delay", "write-quanta", "read-quanta",
@@ -699,6 +705,7 @@ _TOP_WORDS = {"frr", "hostname", "log", "service", "no", "ip", "ipv6", "router",
               "line", "password", "enable", "agentx", "debug", "bfd", "segment-routing", "mpls", "nexthop-group",
               "username", "zebra", "bgp", "access-list", "key", "pbr-map", "end"}
 _EXITS = {"exit", "exit-address-family", "exit-vrf", "exit-vni", "end", "quit"}
+_VTY_WORDS = {"exec-timeout", "access-class", "login"}
 
 
 def _belongs(node: int, w: list[str]) -> bool:
@@ -718,6 +725,8 @@ def _belongs(node: int, w: list[str]) -> bool:
         return head in _ROUTE_MAP_WORDS
     if node == VRF:
         return w[:2] in (["ip", "route"], ["ipv6", "route"]) or head in ("vni", "netns")
+    if node == VTY:  # `line vty`: who may open vtysh's terminal and for how long (no route, no session)
+        return head in _VTY_WORDS or head in ("no", "ipv6") and w[1:2] in (["access-class"], ["login"], ["exec-timeout"])
     if node == OTHER:  # an unmodelled block (interface, router ospf ...) takes what the top level does not
         return head not in _TOP_WORDS
     return True
@@ -782,8 +791,8 @@ def parse_frr(text: str, dev: DeviceConfig, file: str = "frr.conf") -> None:
                 dev.static_routes.append(route)
             elif not _fib_filter(dev, w, vrf, number):
                 unmodelled.append((number, " ".join(w)))
-        elif node == OTHER:
-            continue  # covered by the report of the block's first line
+        elif node == OTHER or node == VTY:
+            continue  # covered by the report of the block's first line; the terminal's settings route nothing
         else:
             node = _top_level(dev, w, number)
             if node == BGP:
@@ -851,6 +860,8 @@ def _top_level(dev: DeviceConfig, w: list[str], number: int) -> int:
         return TOP
     elif _fib_filter(dev, w, None, number):
         return TOP
+    elif text == "line vty":
+        return VTY
     elif text.startswith(KNOWN_TOP_LEVEL):
         return TOP
     elif (defined := match_list_definition(w)) is not None:

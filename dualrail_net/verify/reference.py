@@ -13,7 +13,7 @@ from dualrail_net.verify.checks.isolation import _dedupe, foreign_endpoint
 from dualrail_net.verify.findings import Finding
 from dualrail_net.verify.ipfast import ip_int, net_str, network_of, split_address
 from dualrail_net.verify.snapshot import Snapshot
-from dualrail_net.verify.topology import Endpoint, NodeId, Session, no_neighbor
+from dualrail_net.verify.topology import Endpoint, NodeId, Session, no_connected_subnet, no_neighbor
 
 
 class PlainTopology:
@@ -96,8 +96,8 @@ class PlainTopology:
                 local = self.route_to(node, addr)
                 if local is None:
                     where = f"VRF {node[1]}" if node[1] else "the default VRF"
-                    one_sided.append((node, addr, f"no interface of {where} is on a subnet with {addr} "
-                                      f"(it belongs to {peer.device} {peer.interface})"))
+                    one_sided.append((node, addr, no_connected_subnet(where, addr, peer.device, peer.interface,
+                                                                      neighbor)))
                     continue
                 if any(ep.node == node and ep.ip == addr for ep in self.endpoints):
                     one_sided.append((node, addr, f"{addr} is an address of {node[0]} itself "

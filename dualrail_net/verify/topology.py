@@ -469,10 +469,8 @@ def _sessions(snap: Snapshot, topo: Topology) -> tuple[list[Session], list[tuple
         peer = nodes[int(peer_node[i])]
         where = f"VRF {node[1]}" if node[1] else "the default VRF"
         if local[i] < 0:
-            multihop = (" (`ebgp-multihop`/`disable-connected-check`: a session to an address on no connected "
-                        "subnet is not modelled)" if neighbor[i].unconnected_ok_line else "")
-            one_sided.append((node, addr, f"no interface of {where} is on a subnet with {addr} "
-                              f"(it belongs to {peer_ep.device} {peer_ep.interface}){multihop}"))
+            one_sided.append((node, addr, no_connected_subnet(where, addr, peer_ep.device, peer_ep.interface,
+                                                              neighbor[i])))
         elif blocked[i] == 1:
             one_sided.append((node, addr, f"{addr} is an address of {node[0]} itself "
                               f"(also configured on {peer_ep.device} {peer_ep.interface})"))
@@ -490,6 +488,14 @@ def _sessions(snap: Snapshot, topo: Topology) -> tuple[list[Session], list[tuple
         else:
             one_sided.append((node, addr, no_neighbor(snap, peer, ips[int(local[i])])))
     return sessions, one_sided
+
+
+def no_connected_subnet(where: str, address: str, owner: str, port: str, neighbor: Neighbor) -> str:
+    """Why a neighbor statement toward ``address`` (``owner``'s ``port``) has no session: no
+    connected subnet of the instance holds it (multihop toward it is not modelled: said so)."""
+    multihop = (" (`ebgp-multihop`/`disable-connected-check`: a session to an address on no connected subnet "
+                "is not modelled)" if neighbor.unconnected_ok_line else "")
+    return f"no interface of {where} is on a subnet with {address} (it belongs to {owner} {port}){multihop}"
 
 
 def no_neighbor(snap: Snapshot, peer: NodeId, address: str) -> str:

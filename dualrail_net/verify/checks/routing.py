@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import bisect
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from dualrail_net.verify.checks import Context, ROUTING, SESSIONS, TOPOLOGY, check, finding, running
@@ -36,7 +36,15 @@ from dualrail_net.verify.controlplane import (
 from dualrail_net.verify.findings import Finding, Severity
 from dualrail_net.verify.ipfast import ip_int, net_str, network_of
 from dualrail_net.verify.model import ACCESS_LIST_PREFIX, RouteMapEntry, filter_clause, list_label
-from dualrail_net.verify.routes import bits, explain_prefix_list, explain_route_map, has_flow, route_map_outcome
+from dualrail_net.verify.routes import (
+    _route_map_mask,
+    bits,
+    explain_prefix_list,
+    explain_route_map,
+    has_flow,
+    prefix_list_mask,
+    route_map_outcome,
+)
 from dualrail_net.verify.topology import NodeId
 
 MAX_FINDINGS = 50  # per check and plane; a summary finding says how many more
@@ -465,48 +473,42 @@ def external_export(ctx: Context, view: PlaneView) -> list[Finding]:
         inst = dev.bgp[node[1]]
         brought = sum(1 << bit_of[c] for peer in meta.external.values() if peer.plane == control.plane
                       for c in (net_str(network_of(p)) for p in peer.prefixes) if c in bit_of)
-        planned = _or_all(origin for name, origin in view.plan.origin.items()) & ~brought
+        planned = 0
+        for origin in view.plan.origin.values():
+            planned |= origin
+        planned &= ~brought
         held = (control.reach.get(node, 0) | control.origin.get(node, 0)) & planned
         for state in external_peers(ctx.snap, ctx.topo, node):
             n = inst.neighbors.get(state.address)
             if not state.established or n is None or n.filter_list_out is not None:
                 continue
             peer = meta.external[state.address]
-            at = _loc(ctx, node[0], n.line)
             if requires_policy(dev, inst) and n.route_map_out is None and n.prefix_list_out is None:
-                out.append(finding([node[0]], control.plane, f"{at}: {_label(node)} sends external peer {peer.name} "
-                                   f"({state.address}) nothing: no route-map out and ebgp-requires-policy is on", why))
+                out.append(finding([node[0]], control.plane, f"{_loc(ctx, node[0], n.line)}: {_label(node)} sends "
+                                   f"external peer {peer.name} ({state.address}) nothing: no route-map out and "
+                                   "ebgp-requires-policy is on", why))
                 continue
-            withheld: list[tuple[str, int, str]] = []
-            for bit in range(held.bit_length()):
-                if not held >> bit & 1:
-                    continue
-                prefix = control.index.prefixes[bit]
-                if n.prefix_list_out is not None:
-                    passed, line, verdict = explain_prefix_list(dev, n.prefix_list_out, prefix)
-                    if not passed:
-                        withheld.append((prefix, line or n.line, f"prefix-list {n.prefix_list_out} out: {verdict}"))
-                        continue
-                if n.route_map_out is not None:
-                    passed, line, verdict = explain_route_map(dev, n.route_map_out, prefix)
-                    if not passed:
-                        withheld.append((prefix, line or n.line, f"route-map {n.route_map_out} out: {verdict}"))
-            if withheld:
-                prefix, line, verdict = withheld[0]
-                count = bin(held).count("1")
-                out.append(finding([node[0]], control.plane,
-                                   f"{_loc(ctx, node[0], line)}: {_label(node)} does not send external peer {peer.name} "
-                                   f"({state.address}) {len(withheld)} of the plane's {count} prefixes it has "
-                                   f"({', '.join(p for p, _, _ in withheld[:4])}{' and more' if len(withheld) > 4 else ''})"
-                                   f": {prefix}: {verdict}", why))
+            # the bitset masks decide (the model's own evaluation), the plain reading names the cause
+            index, full = control.index, (1 << len(control.index.prefixes)) - 1
+            sent = held & prefix_list_mask(dev, n.prefix_list_out, index, full, []) \
+                & _route_map_mask(dev, n.route_map_out, index, full, {}, [])
+            kept = held & ~sent
+            if not kept:
+                continue
+            withheld = [control.index.prefixes[bit] for bit in range(kept.bit_length()) if kept >> bit & 1]
+            prefix = withheld[0]
+            passed, line, verdict = (explain_prefix_list(dev, n.prefix_list_out, prefix)
+                                     if n.prefix_list_out is not None else (True, 0, ""))
+            said = f"prefix-list {n.prefix_list_out} out: {verdict}"
+            if passed:
+                _, line, verdict = explain_route_map(dev, n.route_map_out or "", prefix)
+                said = f"route-map {n.route_map_out} out: {verdict}"
+            out.append(finding([node[0]], control.plane,
+                               f"{_loc(ctx, node[0], line or n.line)}: {_label(node)} does not send external peer "
+                               f"{peer.name} ({state.address}) {len(withheld)} of the plane's {bin(held).count('1')} "
+                               f"prefixes it has ({', '.join(withheld[:4])}{' and more' if len(withheld) > 4 else ''})"
+                               f": {prefix}: {said}", why))
     return out
-
-
-def _or_all(masks: Iterable[int]) -> int:
-    total = 0
-    for mask in masks:
-        total |= mask
-    return total
 
 
 @per_plane("BGP-SESSION-DOWN", "every configured session comes up and carries IPv4 unicast")

@@ -93,6 +93,12 @@ def _table(doc: dict[str, object], name: str) -> dict[str, dict[str, object]]:
 
 SONIC_MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
     ("PFC off on one port", "QOS-PFC", _db_edit(lambda d: _table(d, "PORT_QOS_MAP")["Ethernet0"].pop("pfc_enable"))),
+    ("the PFC watchdog off on one port's paused priority", "QOS-PFC-WATCHDOG",
+     _db_edit(lambda d: _table(d, "PORT_QOS_MAP")["Ethernet0"].pop("pfcwd_sw_enable"))),
+    ("no PFC_WD entry for one port (its watch never starts)", "QOS-PFC-WATCHDOG",
+     _db_edit(lambda d: _table(d, "PFC_WD").pop("Ethernet8"))),
+    ("the watchdog on another priority than the paused one", "QOS-PFC-WATCHDOG",
+     _db_edit(lambda d: _table(d, "PORT_QOS_MAP")["Ethernet16"].update(pfcwd_sw_enable="4"))),
     ("PFC on another priority", "QOS-PFC",
      _db_edit(lambda d: _table(d, "PORT_QOS_MAP")["Ethernet8"].update(pfc_enable="4"))),
     ("one port classifies by nothing (no DSCP map)", "QOS-TRUST",

@@ -65,6 +65,10 @@ class Interface:
     # shares by the parser; EOS and NVUE write percents); None: no DWRR scheduling configured
     dwrr_share: dict[int, int] | None = None
     pfc_headroom: PfcHeadroom | None = None  # the lossless priority's headroom (None: the platform sizes it)
+    # the priorities a PFC watchdog watches on the port (SONiC: PORT_QOS_MAP pfcwd_sw_enable, for a port
+    # PFC_WD has an entry for); None: the platform keeps no watchdog in the file (not judged)
+    pfc_watchdog: list[int] | None = None
+    pfc_watchdog_note: str = ""  # why it watches less than it could (for the finding)
 
 
 @dataclass(slots=True)

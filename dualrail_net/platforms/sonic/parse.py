@@ -286,6 +286,16 @@ def _qos(dev: DeviceConfig, db: ConfigDb) -> None:
             port_maps[port] = dscp_map
         pg_of_port[port] = str(fields.get("tc_to_pg_map", ""))
         queue_of_port[port] = to_queue = maps["TC_TO_QUEUE_MAP"].get(str(fields.get("tc_to_queue_map", "")), {})
+        # the software PFC watchdog watches the priorities pfcwd_sw_enable lists (none: none), on a
+        # port PFC_WD has an entry for (pfcwdorch starts a port's watch from that entry)
+        watched = _int_list(fields.get("pfcwd_sw_enable", ""))
+        iface.pfc_watchdog = watched or []
+        if "pfcwd_sw_enable" not in fields:
+            iface.pfc_watchdog_note = f"PORT_QOS_MAP {port} has no pfcwd_sw_enable"
+        elif watched is None:
+            iface.pfc_watchdog_note = f"PORT_QOS_MAP {port} pfcwd_sw_enable {str(fields['pfcwd_sw_enable'])[:20]} is no list"
+        else:
+            iface.pfc_watchdog_note = f"PORT_QOS_MAP {port} pfcwd_sw_enable is {','.join(map(str, watched)) or 'empty'}"
         pfc = fields.get("pfc_enable")
         if pfc is not None:
             iface.pfc_priorities = _int_list(pfc)
@@ -294,6 +304,10 @@ def _qos(dev: DeviceConfig, db: ConfigDb) -> None:
             elif "pfc_to_queue_map" in fields:
                 _pause_targets(dev, db, port, iface, maps["MAP_PFC_PRIORITY_TO_QUEUE"][str(fields["pfc_to_queue_map"])],
                                pg_maps.get(pg_of_port[port], {}), to_queue)
+    watchdog_ports = {port for port, _ in db.table("PFC_WD").entries}
+    for name, iface in dev.interfaces.items():
+        if iface.pfc_watchdog and name not in watchdog_ports:
+            iface.pfc_watchdog, iface.pfc_watchdog_note = [], f"PFC_WD has no entry for {name}"
     for iface in dev.interfaces.values():
         if not iface.is_loopback and iface.trust is None:
             iface.trust = "none"  # no DSCP_TO_TC_MAP on the port: every packet is TC 0

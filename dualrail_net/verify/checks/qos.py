@@ -127,6 +127,26 @@ def _pfc_verdict(mine: tuple[int, ...], roce_prio: int | None, ref: tuple[int, .
     return None
 
 
+@check("QOS-PFC-WATCHDOG", "a PFC watchdog watches every paused priority where the platform keeps one in the file "
+       "(SONiC)", reads={BASE, TOPOLOGY})
+def pfc_watchdog(ctx: Context) -> list[Finding]:
+    """A port that pauses a priority without the watchdog on it: a NIC or switch stuck sending
+    pauses stops that priority on the link for good, and the pause backs up hop by hop (a PFC storm);
+    the watchdog drops or forwards the stuck queue instead. Rendered on every SONiC port with PFC."""
+    out = []
+    why = "a device stuck sending pauses stalls the lossless class on this link and, hop by hop, behind it"
+    for name, dev in ctx.snap.devices.items():
+        plane = ctx.device_plane.get(name) or ""
+        for iface in dev.interfaces.values():
+            if iface.pfc_watchdog is None or not iface.pfc_priorities:
+                continue
+            bare = sorted(set(iface.pfc_priorities) - set(iface.pfc_watchdog))
+            if bare:
+                out.append(finding([name], plane, f"{name} {iface.name} pauses priority {', '.join(map(str, bare))} without the PFC watchdog "
+                                   f"({iface.pfc_watchdog_note})", why))
+    return out
+
+
 @check("QOS-ECN", "ECN thresholds are valid (min < max) and identical on every port of a plane",
        reads={BASE, TOPOLOGY})
 def ecn(ctx: Context) -> list[Finding]:

@@ -140,11 +140,42 @@ def parse_base(name: str, folder: Path) -> DeviceConfig:
     if db.tables.get("ACL_TABLE") is not None:
         dev.acl_file = FILE  # (as the routing side sets it: both sides know where the lists are)
     dev.hostname = str(_fields(db.table("DEVICE_METADATA").get("localhost")).get("hostname", ""))
+    _metadata(dev, db)
     _ports(dev, db)
     _interfaces(dev, db)
     _qos(dev, db)
     _management(dev, db)
     return dev
+
+
+# DEVICE_METADATA fields that decide nothing the model reads: the device's kind and identity, and
+# `bgp_asn`, which only bgpcfgd's templates read (in the split modes FRR runs frr.conf as written)
+_METADATA_HARMLESS = {"hostname", "bgp_asn", "type", "hwsku", "platform", "mac", "timezone", "deployment_id",
+                      "default_bgp_status", "default_pfcwd_status", "buffer_model", "synchronous_mode",
+                      "yang_config_validation", "region", "cloudtype"}
+# the routing modes in which FRR runs the rendered frr.conf (split-unified: one frr.conf for all daemons)
+_SPLIT_MODES = ("split", "split-unified")
+
+
+def _metadata(dev: DeviceConfig, db: ConfigDb) -> None:
+    """DEVICE_METADATA|localhost: the fields that would make FRR run something else than frr.conf
+    (bgpcfgd's templates from CONFIG_DB's BGP tables, or the management framework's) are reported;
+    so is any field the model does not know."""
+    fields = _fields(db.table("DEVICE_METADATA").get("localhost"))
+    for key, value in fields.items():
+        if key == "docker_routing_config_mode":
+            if value not in _SPLIT_MODES:
+                _note(dev, db, "DEVICE_METADATA", "localhost", f"docker_routing_config_mode {str(value)[:20]}: FRR "
+                      "does not run frr.conf as written (bgpcfgd builds it from CONFIG_DB's BGP tables)")
+        elif key == "frr_mgmt_framework_config":
+            if str(value).lower() != "false":
+                _note(dev, db, "DEVICE_METADATA", "localhost", f"frr_mgmt_framework_config {str(value)[:20]}: the "
+                      "management framework writes FRR's configuration, not frr.conf")
+        elif key not in _METADATA_HARMLESS:
+            _note(dev, db, "DEVICE_METADATA", "localhost", f"DEVICE_METADATA {str(key)[:40]}")
+    if "docker_routing_config_mode" not in fields:
+        _note(dev, db, "DEVICE_METADATA", "localhost", "no docker_routing_config_mode: SONiC's default "
+              "builds FRR's configuration from CONFIG_DB, not from frr.conf")
 
 
 def _note(dev: DeviceConfig, db: ConfigDb, table: str, key: str, what: str) -> None:

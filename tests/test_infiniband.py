@@ -170,6 +170,10 @@ SIM_CASES: list[tuple[str, str, str, str, str, Callable[[list[str]], bool]]] = [
      lambda msgs: any("gpu003" in m for m in msgs)),
     ("bad P_Key is truncated to 15 bits", PA, "tenant_b=0x0102", "tenant_b=0x8101", "IB-SIM-PKEYS",
      lambda msgs: bool(msgs)),
+    # a hand-edited plan ibsim cannot build: said as a finding naming the row, never a traceback
+    ("a leaf port cabled twice in the plan", "ib-plane-IBA/cabling.csv", "gpu001,1,0x0c42a10300a10001,iba-leaf-1,1,",
+     "gpu001,1,0x0c42a10300a10001,iba-leaf-1,9,", "IB-SIM-SM",
+     lambda msgs: any("cabling.csv:" in m and "iba-leaf-1 port 9 is cabled twice" in m for m in msgs)),
 ]
 
 
@@ -181,6 +185,44 @@ def test_simulated_run_catches(clean: Path, tmp_path: Path, desc: str, path: str
     results, _ = run_simulation(out)
     msgs = fired(results, check)
     assert msgs and expect(msgs), f"{desc}: {check} -> {msgs[:3]}"
+
+
+def test_a_cabling_plan_the_simulator_cannot_build_is_refused_by_row(tmp_path: Path, clean: Path) -> None:
+    from dualrail_net.manifest import Manifest
+    from dualrail_net.verify.ib.netfile import CablingPlanError, build_netfile
+    switches = Manifest.load(clean).ib_planes["IBA"].switches
+    original = (clean / "ib-plane-IBA/cabling.csv").read_text()
+    header, first, *rest = original.splitlines(keepends=True)
+    path = tmp_path / "ib-plane-IBA" / "cabling.csv"
+    path.parent.mkdir()
+    for bad, row, said in ((first.replace(",1,0x0002", ",x,0x0002", 1), 2, "must be numbers from 1 to 255"),
+                           (first.replace("0x0c42a10300a10001", "0xZZ", 1), 2, "is no hex number"),
+                           (first.split(",", 1)[0] + ",1\n", 2, "a cable without its"),
+                           (first + first, 3, "gpu001 port 1 is cabled twice")):
+        path.write_text(header + bad + "".join(rest))
+        with pytest.raises(CablingPlanError, match=f"ib-plane-IBA/cabling.csv:{row}: error: .*{said}"):
+            build_netfile(path, switches)
+    path.write_text(original)
+    text, hosts = build_netfile(path, switches)
+    assert hosts["gpu001"] == "0x0c42a10300a10001" and 'Hca 1 "gpu001"' in text
+
+
+def test_the_standby_may_log_differently(clean: Path, tmp_path: Path) -> None:
+    out = broken_copy(clean, tmp_path, "ib-plane-IBA/opensm.conf", "log_max_size 1024", "log_max_size 4096")
+    assert not fired(run_static(out), "IB-SM-STANDBY")
+
+
+def test_an_ib_file_through_a_link_or_not_text_is_refused(clean: Path, tmp_path: Path) -> None:
+    from dualrail_net.verify.parsers import UnreadableFile
+    out = broken_copy(clean, tmp_path / "link", PA, "", "")
+    (out / PA).unlink()
+    (out / PA).symlink_to("/etc/passwd")
+    with pytest.raises(UnreadableFile, match="symlink"):
+        run_static(out)
+    out = broken_copy(clean, tmp_path / "binary", "ib-plane-IBA/opensm.conf", "", "")
+    (out / "ib-plane-IBA/opensm.conf").write_bytes(b"guid 0x1\n\xff\xfe\n")
+    with pytest.raises(UnreadableFile, match=r"opensm.conf:2: error: not UTF-8 text"):
+        run_static(out)
 
 
 def test_pkey_table_parsing() -> None:

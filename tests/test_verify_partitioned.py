@@ -79,14 +79,19 @@ def test_a_check_cannot_declare_both_sides() -> None:
         check("X-TYPO", "reads a typo", reads={"routin"})
 
 
-def test_a_failing_routing_side_is_reported(clean: Path, tmp_path: Path) -> None:  # noqa: F811
+def test_a_file_the_routing_side_refuses_fails_as_in_one_process(clean: Path, tmp_path: Path) -> None:  # noqa: F811
+    from dualrail_net.verify.parsers import UnreadableFile
     broken = tmp_path / "build"
     shutil.copytree(clean, broken)
     frr = next(broken.glob("plane-A/*/frr.conf"))
-    # no line makes a parser raise any more: a file that cannot be read as text does
-    frr.write_bytes(b"\xff\xfe router bgp 1\n")
-    with pytest.raises(WorkerFailed, match="routing side of verification failed"):
+    # a file that is not UTF-8 text: one line naming it, in both ways of checking (never a traceback)
+    frr.write_bytes(b"router bgp 1\n\xff\xfe router bgp 1\n")
+    with pytest.raises(UnreadableFile) as alone:
+        load_snapshot(broken)
+    with pytest.raises(UnreadableFile) as two:
         partitioned.check_folder(broken, workers=2)
+    assert str(two.value) == str(alone.value) and str(alone.value).endswith(
+        f"{frr}:2: error: not UTF-8 text (byte 0xff); verify reads text files only")
 
 
 def test_small_folders_are_checked_in_one_process(clean: Path, example_fabric: Fabric) -> None:  # noqa: F811

@@ -51,7 +51,7 @@ from dualrail_net.verify.checks import (
 from dualrail_net.verify.checks.routing import PER_PLANE
 from dualrail_net.verify.controlplane import PlanePlan, expected_plane, planned_bits
 from dualrail_net.verify.model import DeviceConfig, Interface, Qos, ServerConfig, ServerRoute, ServerRule
-from dualrail_net.verify.parsers import add_routing, parse_server, platform_parser
+from dualrail_net.verify.parsers import UnreadableFile, add_routing, parse_server, platform_parser
 from dualrail_net.verify.prefetch import start_read_ahead
 from dualrail_net.manifest import Manifest
 from dualrail_net.verify.snapshot import Snapshot, assemble, cabling_path, load_snapshot, read_manifest
@@ -182,6 +182,8 @@ def _read(pipe: BinaryIO) -> Any:
     kind, value = pickle.loads(_unframe(pipe))
     if kind == "error":
         raise WorkerFailed(f"the routing side of verification failed:\n{value}")
+    if kind == "unreadable":  # a file it refused to read: the same one-line error as in one process
+        raise UnreadableFile(value)
     return value
 
 
@@ -369,6 +371,9 @@ def main(argv: list[str]) -> int:
     with os.fdopen(int(up_fd), "wb") as up, os.fdopen(int(down_fd), "rb") as down:
         try:
             _routing_side(Path(root), specs, up, down)
+        except UnreadableFile as exc:
+            _write_quietly(up, "unreadable", str(exc))
+            return 1
         except BaseException:  # noqa: BLE001  (everything must reach the base side)
             _write_quietly(up, "error", traceback.format_exc())
             return 1

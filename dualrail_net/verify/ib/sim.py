@@ -22,11 +22,16 @@ from typing import Any
 
 from dualrail_net.manifest import IbPlaneEntry, IbSwitchEntry, Manifest
 from dualrail_net.verify.findings import CheckResult, Finding, Severity
-from dualrail_net.verify.ib.netfile import build_netfile
+from dualrail_net.verify.ib.netfile import CablingPlanError, build_netfile
+from dualrail_net.verify.parsers.files import UnreadableFile, read_text
 from dualrail_net.verify.ib.pkeys import fmt
 
 UMAD2SIM = "/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so"
 TOOLS = ("ibsim", "opensm", "smpquery")
+
+
+class SimulatorRefused(RuntimeError):
+    """ibsim would not build the plane's fabric from its topology file (its reason in the message)."""
 
 
 def tools_missing() -> str:
@@ -82,7 +87,7 @@ class SimulatedPlane:
     def prepare(self) -> None:
         src = self.out / self.meta.dir
         for name in ("opensm.conf", "partitions.conf", "root_guids.conf", "cn_guids.conf"):
-            text = (src / name).read_text()
+            text = read_text(src / name)  # (never through a link planted in the folder)
             text = text.replace(self.meta.config_dir, str(self.dir))
             text = re.sub(r"^log_file .*$", f"log_file {self.dir / 'opensm.log'}", text, flags=re.MULTILINE)
             (self.dir / name).write_text(text)
@@ -107,7 +112,9 @@ class SimulatedPlane:
                 return
             time.sleep(0.05)
         tail = self.log_path.read_text(errors="replace")[-400:].strip()
-        raise RuntimeError(f"ibsim did not start for plane {self.plane}: {tail or 'no output'}")
+        # ibsim's own reason first (its panic on the topology), not its start-up chatter
+        reasons = [line for line in tail.splitlines() if "ibpanic" in line or "not connected" in line]
+        raise SimulatorRefused(f"ibsim did not start: {'; '.join(reasons[-2:]) or tail or 'no output'}")
 
     def run_opensm(self) -> subprocess.CompletedProcess[str]:
         started = time.monotonic()
@@ -220,8 +227,14 @@ def run_simulation(out: Path, workers: int = 0) -> tuple[list[CheckResult], dict
         for plane, meta in manifest.ib_planes.items():
             started = time.monotonic()
             with SimulatedPlane(out, plane, meta, Path(tmp)) as sim:
-                sim.prepare()
-                sim.start_ibsim()
+                try:
+                    sim.prepare()
+                    sim.start_ibsim()
+                except (CablingPlanError, UnreadableFile, SimulatorRefused) as exc:
+                    # a plan the simulator cannot build (a hand-edited cabling.csv): said, not raised
+                    sm.findings.append(_f(sm.check, plane, f"the plane's simulated fabric was not built: {exc}",
+                                          "opensm's run on the plan (subnet, P_Keys, routes) is not checked"))
+                    continue
                 sim.run_opensm()
                 log = (sim.dir / "opensm.log").read_text(errors="replace")
                 for line in log.splitlines():

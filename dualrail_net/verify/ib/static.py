@@ -11,7 +11,7 @@ from dualrail_net.manifest import IbPlaneEntry, Manifest
 from dualrail_net.verify.findings import CheckResult, Finding, Severity
 from dualrail_net.verify.ib.partitions import Partition, parse_partitions
 from dualrail_net.verify.ib.pkeys import fmt, hca_pkey_tables
-from dualrail_net.verify.parsers.files import is_decimal
+from dualrail_net.verify.parsers.files import is_decimal, read_text
 
 WHY_OPEN = "opensm drops a file it cannot parse and puts every port in the default partition as a full member"
 
@@ -44,7 +44,7 @@ def run_static(out: Path) -> list[CheckResult]:
     for plane, meta in planes.items():
         folder = out / meta.dir
         rel = f"{meta.dir}/partitions.conf"
-        res = parse_partitions((folder / "partitions.conf").read_text())
+        res = parse_partitions(read_text(folder / "partitions.conf"))
         for line, msg in res.errors:
             check = syntax
             syntax.findings.append(_f(check.check, plane, f"{rel}:{line}: {msg}", WHY_OPEN))
@@ -80,7 +80,7 @@ def run_static(out: Path) -> list[CheckResult]:
                                                "the member would be missing from this plane", (owner[1],)))
         if not res.errors:  # (a file opensm refuses is IB-PARTITION-SYNTAX's: opensm drops it whole)
             tables.findings.extend(_pkey_findings(tables.check, plane, meta, res.partitions))
-        conf = (folder / "opensm.conf").read_text()
+        conf = read_text(folder / "opensm.conf")
         settings, unknown = read_opensm_conf(conf)
         for line, text in unknown:
             unmodelled.findings.append(Finding(unmodelled.check, Severity.WARNING, (), plane,
@@ -189,7 +189,7 @@ def _routing_files(check: str, folder: Path, plane: str, meta: IbPlaneEntry,
             out.append(_f(check, plane, f"{where}: {key} is {setting[1] if setting else 'not set'}, not {expected}",
                           "ftree reads another file, or guesses the roots itself"))
         path = folder / name
-        listed = _guids(path.read_text()) if path.exists() else []
+        listed = _guids(read_text(path))  # (a missing file reads as empty)
         have = {guid for _, guid in listed}
         missing = sorted(wanted - have)
         if missing:
@@ -225,7 +225,7 @@ def _standby_findings(check: str, out: Path, plane: str, folder: str, host: str 
     if not path.exists():
         return [_f(check, plane, f"{rel}: missing (the plan runs a standby SM on {host})",
                    "the standby host has no configuration: when the master's host fails the plane has no SM", (host,))]
-    settings, _unknown = read_opensm_conf(path.read_text())
+    settings, _unknown = read_opensm_conf(read_text(path))
     found = []
     got = settings.get("guid", (0, "missing"))
     if got[1].lower() != guid:
@@ -241,7 +241,7 @@ def _standby_findings(check: str, out: Path, plane: str, folder: str, host: str 
         found.append(_f(check, plane, f"{rel}:{settings.get('sm_priority', (0, ''))[0]}: sm_priority {mine} is not "
                         f"below the master's {theirs}",
                         "the standby may win the election and run the subnet from the wrong host", (host,)))
-    for key in sorted((set(settings) | set(master)) - {"guid", "sm_priority"}):
+    for key in sorted((set(settings) | set(master)) - {"guid", "sm_priority"} - LOG_SETTINGS):
         if settings.get(key, (0, None))[1] != master.get(key, (0, None))[1]:
             line = settings.get(key, (0, ""))[0]
             found.append(_f(check, plane, f"{rel}:{line}: {key} is {settings.get(key, (0, 'not set'))[1]}, the master "
@@ -255,6 +255,8 @@ def _standby_findings(check: str, out: Path, plane: str, folder: str, host: str 
     return found
 
 
+# where and how much each SM logs: its own host's business (they decide nothing about the subnet)
+LOG_SETTINGS = frozenset({"log_file", "log_max_size", "force_log_flush"})
 # opensm.conf settings that keep partitions enforced; opensm's defaults are these values
 SECURE_SETTINGS = {
     "no_partition_enforcement": ("FALSE", "with partition enforcement off every port can talk to every partition"),

@@ -8,7 +8,7 @@ from dualrail_net.outdir import NotRegular, read_regular
 
 
 class UnreadableFile(Exception):
-    """A rendered file that verification will not read (a symlink, a FIFO, a device)."""
+    """A rendered file that verification will not read (a symlink, a FIFO, a device, not UTF-8 text)."""
 
 
 def read_text(path: Path) -> str:
@@ -26,9 +26,15 @@ def read_text(path: Path) -> str:
         raise UnreadableFile(f"{path} is not a regular file; remove it and re-render") from None
     if data is None:
         return ""
-    if b"\r" in data:  # what text mode does: \r\n and a lone \r end a line
-        return data.decode().replace("\r\n", "\n").replace("\r", "\n")
-    return data.decode()
+    try:
+        text = data.decode()
+    except UnicodeDecodeError as exc:  # (a hand edit or a stray binary: refused in one line, never a traceback)
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise UnreadableFile(f"{path}:{line}: error: not UTF-8 text (byte 0x{data[exc.start]:02x}); verify reads "
+                             "text files only") from None
+    if "\r" in text:  # what text mode does: \r\n and a lone \r end a line
+        return text.replace("\r\n", "\n").replace("\r", "\n")
+    return text
 
 
 def is_decimal(text: str) -> bool:

@@ -449,7 +449,12 @@ def cmd_batfish_snapshot(args: argparse.Namespace, ui: Ui) -> int:
         ui.print(f"[red]{escape(one_line(str(exc)))}[/]")
         _emit(ui, {"ok": False, "error": str(exc)})
         return EXIT_FAIL
-    counts = export_snapshot(args.output, args.snapshot)
+    try:
+        counts = export_snapshot(args.output, args.snapshot)
+    except UnreadableFile as exc:  # (OutputRefused: main's handler, its exit code by the kind of refusal)
+        ui.print(f"[red]{escape(one_line(str(exc)))}[/]")
+        _emit(ui, {"ok": False, "error": str(exc)})
+        return EXIT_FAIL
     configs = ", ".join(f"{n} {name}" for name, n in counts.items() if name not in ("hosts", "edges"))
     ui.print(f"Batfish snapshot in {escape(one_line(str(args.snapshot)))}/: configs {configs}, {counts['hosts']} "
              f"hosts, {counts['edges']} layer-1 edges")

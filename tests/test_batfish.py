@@ -159,3 +159,19 @@ def test_integration_with_a_live_batfish(rendered: Path, tmp_path: Path) -> None
     export_snapshot(broken, tmp_path / "snap2")
     results = {r.check: r for r in run_suite(session, tmp_path / "snap2", load_snapshot(broken))}
     assert results["BF-REACH-CROSS-PLANE"].findings
+
+
+@pytest.mark.parametrize("planted", ["plane-A/a-spine-1/running-config", "plane-A/a-leaf-su1-r0/frr.conf",
+                                     "servers/gpu001/interfaces", "resolved/cabling.csv"])
+def test_the_snapshot_never_carries_a_file_through_a_link(rendered: Path, tmp_path: Path, planted: str) -> None:
+    """The snapshot leaves the machine (for a Batfish service): a link planted in the rendered
+    folder is refused, never followed to the file it points at."""
+    from dualrail_net.verify.parsers import UnreadableFile
+    out = tmp_path / "build"
+    shutil.copytree(rendered, out, symlinks=True)
+    (out / planted).unlink()
+    (out / planted).symlink_to("/etc/passwd")
+    with pytest.raises(UnreadableFile, match="symlink"):
+        export_snapshot(out, tmp_path / "snapshot")
+    assert not (tmp_path / "snapshot").exists() or "root:" not in "".join(
+        p.read_text(errors="replace") for p in (tmp_path / "snapshot").rglob("*") if p.is_file())

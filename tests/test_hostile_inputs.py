@@ -464,3 +464,14 @@ def test_writing_more_folders_than_open_files_allowed(tmp_path: Path) -> None:
         assert write_owned(files, tmp_path / "out").written == 0
     finally:
         resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
+def test_batfish_snapshot_refuses_a_link_in_the_build(workdir: Path) -> None:
+    out = workdir / "build"
+    assert run_cli("render", "-i", str(workdir / "inv"), "-o", str(out))[0] == 0
+    config = out / "plane-A/a-spine-1/running-config"
+    config.unlink()
+    config.symlink_to("/etc/passwd")
+    code, _o, err = run_cli("batfish-snapshot", "-o", str(out), "--snapshot", str(workdir / "snap"))
+    assert code == 1 and "is a symlink" in err and "Traceback" not in err
+    assert not any("root:" in p.read_text(errors="replace") for p in (workdir / "snap").rglob("*") if p.is_file())

@@ -11,6 +11,7 @@ from collections.abc import Iterator, Sequence
 from itertools import repeat
 from pathlib import Path
 from typing import overload
+from dualrail_net.verify.parsers.files import read_text
 
 
 class CablingPlan(Sequence[dict[str, str]]):
@@ -75,7 +76,7 @@ def read_cabling(path: Path) -> CablingPlan:
     itself where a row is short or long: it pads or collects them)."""
     if not path.exists():
         return CablingPlan([], {})
-    text = path.read_text()
+    text = read_text(path)  # (never through a link planted in the folder)
     plain = _plain_columns(text)
     if plain is not None:
         return plain

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from dualrail_net.platforms.base import OutputFile, PlatformParser, compress_ports
 from dualrail_net.formats import OutputFormat
+from dualrail_net.verify.parsers.files import read_text
 
 if TYPE_CHECKING:
     from dualrail_net.deploy.drivers.base import Driver
@@ -64,8 +65,8 @@ class Cumulus:
 
     def batfish_files(self, name: str, folder: Path) -> dict[str, str | bytes]:
         from dualrail_net.platforms.cumulus.batfish import concatenated
-        return {f"configs/{name}": concatenated(name, (folder / "interfaces").read_text(),
-                                                (folder / "frr.conf").read_text())}
+        return {f"configs/{name}": concatenated(name, read_text(folder / "interfaces"),
+                                                read_text(folder / "frr.conf"))}
 
 
 PLATFORM = Cumulus()

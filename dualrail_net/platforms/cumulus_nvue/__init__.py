@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from dualrail_net.formats import OutputFormat
 from dualrail_net.platforms.base import OutputFile, PlatformParser
 from dualrail_net.render.escape import UnsafeValue
+from dualrail_net.verify.parsers.files import read_text
 
 if TYPE_CHECKING:
     from dualrail_net.deploy.drivers.base import Driver
@@ -83,7 +84,7 @@ class CumulusNvue:
         from dualrail_net.manifest import TWIN_SUBSTITUTES
         root = folder.parent.parent  # <output>/plane-X/<device> or <output>/multi-plane/<device>
         twin = root / TWIN_SUBSTITUTES / name
-        return {f"configs/{name}": concatenated(name, (twin / "interfaces").read_text(), (twin / "frr.conf").read_text())}
+        return {f"configs/{name}": concatenated(name, read_text(twin / "interfaces"), read_text(twin / "frr.conf"))}
 
 
 PLATFORM = CumulusNvue()

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from dualrail_net.platforms.base import OutputFile, PlatformParser
 from dualrail_net.formats import OutputFormat
+from dualrail_net.verify.parsers.files import read_bytes
 
 if TYPE_CHECKING:
     from dualrail_net.deploy.drivers.base import Driver
@@ -46,7 +47,7 @@ class Eos:
         return EosDriver(host, connection)
 
     def batfish_files(self, name: str, folder: Path) -> dict[str, str | bytes]:
-        return {f"configs/{name}.cfg": (folder / "running-config").read_bytes()}
+        return {f"configs/{name}.cfg": read_bytes(folder / "running-config")}
 
 
 PLATFORM = Eos()

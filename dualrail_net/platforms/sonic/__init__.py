@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from dualrail_net.formats import OutputFormat
 from dualrail_net.platforms.base import OutputFile, PlatformParser
 from dualrail_net.render.escape import UnsafeValue
+from dualrail_net.verify.parsers.files import read_bytes
 
 if TYPE_CHECKING:
     from dualrail_net.deploy.drivers.base import Driver
@@ -94,8 +95,8 @@ class Sonic:
 
     def batfish_files(self, name: str, folder: Path) -> dict[str, str | bytes]:
         # Batfish's SONiC layout: one folder per device with both files (Batfish skips the QoS tables)
-        return {f"sonic_configs/{name}/config_db.json": (folder / "config_db.json").read_bytes(),
-                f"sonic_configs/{name}/frr.conf": (folder / "frr.conf").read_bytes()}
+        return {f"sonic_configs/{name}/config_db.json": read_bytes(folder / "config_db.json"),
+                f"sonic_configs/{name}/frr.conf": read_bytes(folder / "frr.conf")}
 
 
 PLATFORM = Sonic()

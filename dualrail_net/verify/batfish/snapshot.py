@@ -10,7 +10,6 @@ One snapshot for the whole fabric, so paths between planes are visible to Batfis
 
 from __future__ import annotations
 
-import csv
 import json
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,8 @@ from typing import Any
 from dualrail_net.manifest import Manifest
 from dualrail_net.outdir import write_owned
 from dualrail_net.platforms import get_platform, platform_names
+from dualrail_net.verify.cabling import read_cabling
+from dualrail_net.verify.parsers.files import read_text
 from dualrail_net.verify.parsers.ifupdown import read_interfaces
 
 def export_snapshot(out: Path, dest: Path) -> dict[str, Any]:
@@ -30,19 +31,18 @@ def export_snapshot(out: Path, dest: Path) -> dict[str, Any]:
         files.update(get_platform(meta.platform).batfish_files(name, out / meta.dir))
         counts[meta.platform] += 1
     for name, server in manifest.servers.items():
-        ifaces = read_interfaces((out / server.dir / "interfaces").read_text()).interfaces
+        ifaces = read_interfaces(read_text(out / server.dir / "interfaces")).interfaces
         host = {"hostname": name, "hostInterfaces": {
             n: {"name": n, "prefix": i.addresses[0]} for n, i in sorted(ifaces.items()) if i.addresses}}
         files[f"hosts/{name}.json"] = json.dumps(host, indent=1, sort_keys=True) + "\n"
         counts["hosts"] += 1
     edges = []
-    with manifest.cabling_path(out).open() as fh:
-        for row in csv.DictReader(fh):
-            if row["kind"] == "external":
-                continue  # its far end is outside the snapshot (Batfish sees the gateway's session as external)
-            a = {"hostname": row["a_device"], "interfaceName": row["a_port"]}
-            b = {"hostname": row["b_device"], "interfaceName": row["b_port"]}
-            edges += [{"node1": a, "node2": b}, {"node1": b, "node2": a}]
+    for row in read_cabling(manifest.cabling_path(out)):
+        if row.get("kind") == "external":
+            continue  # its far end is outside the snapshot (Batfish sees the gateway's session as external)
+        a = {"hostname": row.get("a_device"), "interfaceName": row.get("a_port")}
+        b = {"hostname": row.get("b_device"), "interfaceName": row.get("b_port")}
+        edges += [{"node1": a, "node2": b}, {"node1": b, "node2": a}]
     files["batfish/layer1_topology.json"] = json.dumps({"edges": edges}, indent=1) + "\n"
     counts["edges"] = len(edges)
     write_owned(files, dest, protected=[out], kind="snapshot")

@@ -37,6 +37,17 @@ def read_text(path: Path) -> str:
     return text
 
 
+def read_bytes(path: Path) -> bytes:
+    """The file's bytes, through the same guard as read_text (no link followed, no FIFO or device;
+    a missing file reads as empty): what leaves the machine (a Batfish snapshot) is only our files."""
+    try:
+        data = read_regular(path)
+    except NotRegular as exc:
+        what = "a symlink" if exc.link else "not a regular file"
+        raise UnreadableFile(f"{path} is {what}; dualrail reads only regular files (remove it and re-render)") from None
+    return data or b""
+
+
 def is_decimal(text: str) -> bool:
     """ASCII digits only: str.isdigit() is also true for '²' or '٣', which int() then refuses (or
     reads as another number): a hand-edited file must not crash a reader through it."""

@@ -29,7 +29,11 @@ JUNK = ["999999999999999999999", "-1", "٣", "0x", "1.2.3.4/99", "256.1.1.1", ""
         "bgp as-path access-list P seq", "bgp as-path access-list P permit ((", "match as-path P",
         "bgp as-path access-list P deny _1$", "neighbor 10.0.0.1 filter-list P in", "neighbor X filter-list Q out",
         "on-match next", "on-match goto 99999", "on-match goto 1", "continue 70000", "call X", "call ROUTE-MAP",
-        "set origin incomplete", "set origin", "neighbor 10.0.0.1 update-source lo", "update-source 999.1.1.1"]
+        "set origin incomplete", "set origin", "neighbor 10.0.0.1 update-source lo", "update-source 999.1.1.1",
+        "network 10.0.0.0/8 route-map", "network 10.0.0.0/8 route-map NOPE", "network 1.2.3.4/99 route-map X",
+        "line vty", "exec-timeout 0 0", "neighbor 10.0.0.1 ebgp-multihop 0", "neighbor X disable-connected-check",
+        "neighbor 10.0.0.1 capability extended-nexthop", "logging buffered", "clock timezone",
+        "docker_routing_config_mode", "pfcwd_sw_enable"]
 
 
 def _mutate(rng: random.Random, text: str) -> str:

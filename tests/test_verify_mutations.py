@@ -19,6 +19,7 @@ from dualrail_net.resolve.model import Fabric
 from dualrail_net.sot.synthetic import Shape, synthetic_inventory
 from dualrail_net.verify.checks import REGISTRY, run_checks
 from dualrail_net.verify.snapshot import load_snapshot
+from dualrail_net.verify.findings import Severity
 
 
 @pytest.fixture(scope="module")
@@ -795,6 +796,10 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
     ("a prefix-list out toward plane A's storage peer that keeps the server subnets back", "BGP-EXTERNAL-EXPORT",
      lambda r: edit(r / GW / "frr.conf", "  neighbor 100.64.0.1 route-map EXTERNAL-A-OUT out\n",
                     "  neighbor 100.64.0.1 route-map EXTERNAL-A-OUT out\n  neighbor 100.64.0.1 prefix-list LOCAL-A out\n")),
+    ("a filter-list out toward plane A's storage peer on an AS-path list nobody defines (it sends nothing)",
+     "BGP-EXTERNAL-EXPORT",
+     lambda r: edit(r / GW / "frr.conf", "  neighbor 100.64.0.1 route-map EXTERNAL-A-OUT out\n",
+                    "  neighbor 100.64.0.1 route-map EXTERNAL-A-OUT out\n  neighbor 100.64.0.1 filter-list ANY out\n")),
     ("no outbound route-map toward plane B's storage peer with ebgp-requires-policy on", "BGP-EXTERNAL-EXPORT",
      lambda r: (edit(r / GW / "frr.conf", "  neighbor 100.64.0.3 route-map EXTERNAL-B-OUT out\n", ""),
                 edit(r / GW / "frr.conf", "frr defaults datacenter", "frr defaults traditional"))),
@@ -1759,3 +1764,15 @@ def test_qp_patience_is_held_to_the_plane_recovery_time() -> None:
         assert _qp_patience("s", {"NCCL_IB_TIMEOUT": "18"}) and not _qp_patience("s", {"NCCL_IB_TIMEOUT": "19"})
         assert not _qp_patience("s", {})  # NCCL's defaults: 20 and 7
         assert not _qp_patience("s", {"NCCL_IB_TIMEOUT": "40"})  # out of range: reported by the range rule alone
+
+
+def test_a_defined_filter_list_toward_an_external_peer_is_said_not_judged(clean: Path, tmp_path: Path) -> None:
+    broken = tmp_path / "build"
+    shutil.copytree(clean, broken)
+    edit(broken / GW / "frr.conf", "  neighbor 100.64.0.1 route-map EXTERNAL-A-OUT out\n",
+         "  neighbor 100.64.0.1 route-map EXTERNAL-A-OUT out\n  neighbor 100.64.0.1 filter-list ANY out\n")
+    edit(broken / GW / "frr.conf", "route-map PLANE-A-IN permit 10\n",
+         "bgp as-path access-list ANY seq 5 permit .*\n!\nroute-map PLANE-A-IN permit 10\n")
+    found = [f for r in run_checks(load_snapshot(broken)) for f in r.findings]
+    assert [(f.check, f.severity) for f in found] == [("BGP-EXTERNAL-EXPORT", Severity.WARNING)]
+    assert "filter-list ANY out toward external peer storage-a-1" in found[0].message

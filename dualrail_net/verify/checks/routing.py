@@ -460,7 +460,7 @@ def external_export(ctx: Context, view: PlaneView) -> list[Finding]:
     ebgp-requires-policy on and neither, nothing). The plan has the peer reach the plane's own
     prefixes (everything the plane originates, other than what the external peers bring): what the
     gateway has and does not send cuts the outside (storage) off from it. A prefix the gateway
-    lacks is ROUTE-MISSING's; a filter-list out (AS paths) is not judged here."""
+    lacks is ROUTE-MISSING's; a filter-list out (AS paths) is not judged here, and said so (a warning)."""
     out: list[Finding] = []
     control = view.control
     why = "the outside (storage) loses its routes to these addresses of the plane"
@@ -480,9 +480,20 @@ def external_export(ctx: Context, view: PlaneView) -> list[Finding]:
         held = (control.reach.get(node, 0) | control.origin.get(node, 0)) & planned
         for state in external_peers(ctx.snap, ctx.topo, node):
             n = inst.neighbors.get(state.address)
-            if not state.established or n is None or n.filter_list_out is not None:
+            if not state.established or n is None:
                 continue
             peer = meta.external[state.address]
+            if n.filter_list_out is not None:
+                at = _loc(ctx, node[0], n.filter_list_out_line or n.line)
+                if n.filter_list_out not in dev.as_path_lists:  # (an undefined list denies everything)
+                    out.append(finding([node[0]], control.plane, f"{at}: {_label(node)} sends external peer "
+                                       f"{peer.name} ({state.address}) nothing: filter-list {n.filter_list_out} out "
+                                       "is not defined", why))
+                else:  # (the paths a gateway sends out are not held here: said)
+                    out.append(finding([node[0]], control.plane, f"{at}: filter-list {n.filter_list_out} out toward "
+                                       f"external peer {peer.name} ({state.address}): what it keeps back is not "
+                                       "judged", why, Severity.WARNING))
+                continue
             if requires_policy(dev, inst) and n.route_map_out is None and n.prefix_list_out is None:
                 out.append(finding([node[0]], control.plane, f"{_loc(ctx, node[0], n.line)}: {_label(node)} sends "
                                    f"external peer {peer.name} ({state.address}) nothing: no route-map out and "

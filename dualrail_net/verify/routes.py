@@ -39,6 +39,10 @@ class PrefixIndex:
         self.plane.append(plane)
         return self._pos[net]
 
+    def bit(self, prefix: str) -> int | None:
+        """The bit of a prefix in its canonical form (net_str(network_of(...))); None: not indexed."""
+        return self._pos.get(prefix)
+
     def freeze(self) -> None:
         rows = []
         for bit, p in enumerate(self.prefixes):

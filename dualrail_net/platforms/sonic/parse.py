@@ -324,7 +324,8 @@ def _qos(dev: DeviceConfig, db: ConfigDb) -> None:
         if "pfcwd_sw_enable" not in fields:
             iface.pfc_watchdog_note = f"PORT_QOS_MAP {port} has no pfcwd_sw_enable"
         elif watched is None:
-            iface.pfc_watchdog_note = f"PORT_QOS_MAP {port} pfcwd_sw_enable {str(fields['pfcwd_sw_enable'])[:20]} is no list"
+            iface.pfc_watchdog_note = (f"PORT_QOS_MAP {port} pfcwd_sw_enable {str(fields['pfcwd_sw_enable'])[:20]} "
+                                       "is no list")
         else:
             iface.pfc_watchdog_note = f"PORT_QOS_MAP {port} pfcwd_sw_enable is {','.join(map(str, watched)) or 'empty'}"
         pfc = fields.get("pfc_enable")

@@ -27,6 +27,9 @@ MAX_RETRY_CNT = 7  # 3 bits
 # NCCL's own values when the variable is not set (NCCL 2.14 and later)
 NCCL_DEFAULT_IB_TIMEOUT = 20
 NCCL_DEFAULT_RETRY_CNT = 7
+# the QP's patience: (variable, NCCL's default, the verbs' largest value)
+QP_SETTINGS = (("NCCL_IB_TIMEOUT", NCCL_DEFAULT_IB_TIMEOUT, MAX_IB_TIMEOUT),
+               ("NCCL_IB_RETRY_CNT", NCCL_DEFAULT_RETRY_CNT, MAX_RETRY_CNT))
 # How long a plane may lose a path's packets before it routes around the loss by itself: a link that
 # dies without its carrier going down is found when BGP's hold time runs out, 9 s with the timers
 # every rendered frr.conf takes (`frr defaults datacenter`: keepalive 3, hold 9; a session takes the
@@ -133,7 +136,7 @@ def nccl_transport(ctx: Context) -> list[Finding]:
             if got_ib != [device]:
                 out.append(finding([name], "", f"{name}: {key} is {env.get(key) or 'not set'}, its HCA port in IB plane "
                                    f"{ib_plane} is {device}", "an IB job would use another plane's port, or none"))
-        for key, top in (("NCCL_IB_TIMEOUT", MAX_IB_TIMEOUT), ("NCCL_IB_RETRY_CNT", MAX_RETRY_CNT)):
+        for key, _, top in QP_SETTINGS:
             value = env.get(key)
             if value is not None and (not is_decimal(value) or not 0 < int(value) <= top):
                 out.append(finding([name], "", f"{name}: {key}={value} is outside 1-{top}",
@@ -172,8 +175,7 @@ def _qp_patience(name: str, env: dict[str, str]) -> list[Finding]:
     """NCCL_IB_TIMEOUT and NCCL_IB_RETRY_CNT (NCCL's defaults when not set; an out-of-range value is
     reported above) against the time the plane takes to route around a silently dead link."""
     values = []
-    for key, default, top in (("NCCL_IB_TIMEOUT", NCCL_DEFAULT_IB_TIMEOUT, MAX_IB_TIMEOUT),
-                              ("NCCL_IB_RETRY_CNT", NCCL_DEFAULT_RETRY_CNT, MAX_RETRY_CNT)):
+    for key, default, top in QP_SETTINGS:
         value = env.get(key)
         if value is None:
             values.append(default)
@@ -185,8 +187,7 @@ def _qp_patience(name: str, env: dict[str, str]) -> list[Finding]:
     if waits >= PLANE_RECOVERY_S:
         return []
     said = ", ".join(f"{key}={env[key]}" if key in env else f"{key} not set (NCCL's default {default})"
-                     for key, default in (("NCCL_IB_TIMEOUT", NCCL_DEFAULT_IB_TIMEOUT),
-                                          ("NCCL_IB_RETRY_CNT", NCCL_DEFAULT_RETRY_CNT)))
+                     for key, default, _ in QP_SETTINGS)
     return [finding([name], "", f"{name}: {said}: a QP gives up after {_duration(waits)} without an ACK; a link "
                     f"that dies silently in a plane loses packets until BGP's hold time ({PLANE_RECOVERY_S:g} s) "
                     "takes its paths away", "the job fails on a fault its plane recovers from by itself")]

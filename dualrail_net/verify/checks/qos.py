@@ -142,8 +142,8 @@ def pfc_watchdog(ctx: Context) -> list[Finding]:
                 continue
             bare = sorted(set(iface.pfc_priorities) - set(iface.pfc_watchdog))
             if bare:
-                out.append(finding([name], plane, f"{name} {iface.name} pauses priority {', '.join(map(str, bare))} without the PFC watchdog "
-                                   f"({iface.pfc_watchdog_note})", why))
+                out.append(finding([name], plane, f"{name} {iface.name} pauses priority {', '.join(map(str, bare))} "
+                                   f"without the PFC watchdog ({iface.pfc_watchdog_note})", why))
     return out
 
 

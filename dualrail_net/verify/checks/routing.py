@@ -464,20 +464,22 @@ def external_export(ctx: Context, view: PlaneView) -> list[Finding]:
     out: list[Finding] = []
     control = view.control
     why = "the outside (storage) loses its routes to these addresses of the plane"
-    bit_of = {p: i for i, p in enumerate(control.index.prefixes)}
+    index, full = control.index, (1 << len(control.index.prefixes)) - 1
+    planned: int | None = None  # what the plan has the plane originate (worked out at its first gateway)
     for node in control.nodes:
         meta = ctx.snap.manifest.devices.get(node[0])
         if meta is None or not meta.external:
             continue
+        if planned is None:
+            planned = 0
+            for origin in view.plan.origin.values():
+                planned |= origin
         dev = ctx.snap.devices[node[0]]
         inst = dev.bgp[node[1]]
-        brought = sum(1 << bit_of[c] for peer in meta.external.values() if peer.plane == control.plane
-                      for c in (net_str(network_of(p)) for p in peer.prefixes) if c in bit_of)
-        planned = 0
-        for origin in view.plan.origin.values():
-            planned |= origin
-        planned &= ~brought
-        held = (control.reach.get(node, 0) | control.origin.get(node, 0)) & planned
+        brought = [index.bit(net_str(network_of(p))) for peer in meta.external.values() if peer.plane == control.plane
+                   for p in peer.prefixes]
+        held = (control.reach.get(node, 0) | control.origin.get(node, 0)) & planned \
+            & ~sum(1 << bit for bit in set(brought) if bit is not None)
         for state in external_peers(ctx.snap, ctx.topo, node):
             n = inst.neighbors.get(state.address)
             if not state.established or n is None:
@@ -500,13 +502,12 @@ def external_export(ctx: Context, view: PlaneView) -> list[Finding]:
                                    "ebgp-requires-policy is on", why))
                 continue
             # the bitset masks decide (the model's own evaluation), the plain reading names the cause
-            index, full = control.index, (1 << len(control.index.prefixes)) - 1
             sent = held & prefix_list_mask(dev, n.prefix_list_out, index, full, []) \
                 & _route_map_mask(dev, n.route_map_out, index, full, {}, [])
             kept = held & ~sent
             if not kept:
                 continue
-            withheld = [control.index.prefixes[bit] for bit in range(kept.bit_length()) if kept >> bit & 1]
+            withheld = [index.prefixes[bit] for bit in bits(kept)]
             prefix = withheld[0]
             passed, line, verdict = (explain_prefix_list(dev, n.prefix_list_out, prefix)
                                      if n.prefix_list_out is not None else (True, 0, ""))
@@ -516,7 +517,7 @@ def external_export(ctx: Context, view: PlaneView) -> list[Finding]:
                 said = f"route-map {n.route_map_out} out: {verdict}"
             out.append(finding([node[0]], control.plane,
                                f"{_loc(ctx, node[0], line or n.line)}: {_label(node)} does not send external peer "
-                               f"{peer.name} ({state.address}) {len(withheld)} of the plane's {bin(held).count('1')} "
+                               f"{peer.name} ({state.address}) {len(withheld)} of the plane's {held.bit_count()} "
                                f"prefixes it has ({', '.join(withheld[:4])}{' and more' if len(withheld) > 4 else ''})"
                                f": {prefix}: {said}", why))
     return out

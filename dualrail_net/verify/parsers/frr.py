@@ -726,7 +726,7 @@ def _belongs(node: int, w: list[str]) -> bool:
     if node == VRF:
         return w[:2] in (["ip", "route"], ["ipv6", "route"]) or head in ("vni", "netns")
     if node == VTY:  # `line vty`: who may open vtysh's terminal and for how long (no route, no session)
-        return head in _VTY_WORDS or head in ("no", "ipv6") and w[1:2] in (["access-class"], ["login"], ["exec-timeout"])
+        return head in _VTY_WORDS or head in ("no", "ipv6") and len(w) > 1 and w[1] in _VTY_WORDS
     if node == OTHER:  # an unmodelled block (interface, router ospf ...) takes what the top level does not
         return head not in _TOP_WORDS
     return True

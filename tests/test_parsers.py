@@ -697,3 +697,40 @@ def test_network_statement_takes_a_route_map_and_the_later_one_wins() -> None:
                    ["network", "10.2.0.0/24", "label-index", "5"], ["network", "nonsense"]):
         assert not frr_parser.bgp_statement(inst, unread, 7)
     assert "10.2.0.0/24" not in inst.networks
+
+
+def test_ip_link_set_commands_are_read_as_iproute2_reads_them() -> None:
+    read = ifupdown.link_command
+    assert read("ip link set swp1 down") == ("swp1", "down", None)
+    assert read("ip l s dev swp33 down") == ("swp33", "down", None)
+    assert read("/sbin/ip -4 li set dev swp2 up mtu 9000") == ("swp2", "up", 9000)
+    assert read("ip link set dev swp1 mtu 1500 || true") == ("swp1", None, 1500)
+    # what is not read whole stays a command the model does not judge
+    for other in ("ip link set swp1 txqueuelen 1000", "ip link set swp1", "ip link add br0 type bridge",
+                  "ip link set dev swp1 mtu jumbo", "ip link set swp1 swp2 down", "ip route add 10.0.0.0/8 dev swp1",
+                  "ethtool -s swp1 speed 100000"):
+        assert read(other) is None, other
+
+
+def test_ip_link_set_applies_in_order_and_only_in_stanzas_brought_up() -> None:
+    text = ("auto swp1\niface swp1\n    address 10.0.0.0/31\n    post-up ip link set swp1 down\n"
+            "auto swp2\niface swp2\n    post-up ip link set swp1 up\n    post-up ip link set swp2 down\n"
+            "iface swp3\n    post-up ip link set swp2 up\n    post-up ip route add 10.9.0.0/16 dev swp3\n")
+    parsed = ifupdown.read_interfaces(text)
+    applied = ifupdown.apply_link_commands(parsed)
+    assert parsed.interfaces["swp1"].down == ""  # down, then up again
+    assert parsed.interfaces["swp2"].down == ifupdown.LINK_SET_DOWN  # swp3 never comes up to undo it
+    assert applied == {0, 1, 2}  # swp3's commands never run; the route is not a link command
+
+
+def test_nccl_reads_its_hca_list_as_ncclibinit_filters_it() -> None:
+    from dualrail_net.verify.checks.hosts import nccl_selected
+    devices = ["mlx5_0", "mlx5_1", "mlx5_10", "mlx5_8"]
+    assert nccl_selected("=mlx5_0:1,mlx5_1:1", devices) == ({"mlx5_0", "mlx5_1"}, [])
+    assert nccl_selected("mlx5_1", devices) == ({"mlx5_1", "mlx5_10"}, [])  # a prefix
+    assert nccl_selected("mlx5", devices)[0] == set(devices)
+    assert nccl_selected("^mlx5_8", devices)[0] == {"mlx5_0", "mlx5_1", "mlx5_10"}
+    assert nccl_selected("^mlx5_1", devices)[0] == {"mlx5_0", "mlx5_8"}  # the prefix excludes mlx5_10 too
+    assert nccl_selected("^=mlx5_1", devices)[0] == {"mlx5_0", "mlx5_10", "mlx5_8"}
+    assert nccl_selected("=mlx5_0:2,mlx5_7:1", devices) == (set(), ["mlx5_0:2", "mlx5_7:1"])  # port 2: none
+    assert nccl_selected("", devices)[0] == set(devices)  # an empty list: NCCL takes every device

@@ -368,8 +368,26 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
                     "mlx5_5:1,mlx5_6:1,mlx5_7:1", "NCCL_IB_HCA==mlx5_0:1,mlx5_2:1,mlx5_4:1,mlx5_6:1")),
     ("NCCL lists a device the server lacks", "HOST-NCCL-HCA",
      lambda r: edit(r / "servers/gpu001/nccl.env", "mlx5_7:1\n", "mlx5_7:1,mlx5_9:1\n")),
-    ("NCCL prefix match", "HOST-NCCL-HCA",
-     lambda r: edit(r / "servers/gpu001/nccl.env", "NCCL_IB_HCA==", "NCCL_IB_HCA=")),
+    ("NCCL's prefix match on 'mlx5' also takes the InfiniBand HCAs", "HOST-NCCL-HCA",
+     lambda r: edit(r / "servers/gpu001/nccl.env", "NCCL_IB_HCA==mlx5_0:1,mlx5_1:1,mlx5_2:1,mlx5_3:1,mlx5_4:1,"
+                    "mlx5_5:1,mlx5_6:1,mlx5_7:1", "NCCL_IB_HCA=mlx5")),
+    ("NCCL told to leave out plane B's devices (an exclusion list)", "HOST-NCCL-HCA",
+     lambda r: edit(r / "servers/gpu001/nccl.env", "NCCL_IB_HCA==mlx5_0:1,mlx5_1:1,mlx5_2:1,mlx5_3:1,mlx5_4:1,"
+                    "mlx5_5:1,mlx5_6:1,mlx5_7:1", "NCCL_IB_HCA=^mlx5_1,mlx5_3,mlx5_5,mlx5_7,mlx5_8,mlx5_9")),
+    ("NCCL's traffic class with the ECN bits set to Congestion Experienced", "HOST-NCCL-TC",
+     lambda r: edit(r / "servers/gpu001/nccl.env", "NCCL_IB_TC=104", "NCCL_IB_TC=107")),
+    ("a leaf's server port taken down by a post-up command", "LINK-PORT-DOWN",
+     lambda r: edit(r / LEAF_A / "interfaces", "    address 10.12.0.0/31\n",
+                    "    address 10.12.0.0/31\n    post-up ip link set swp1 down\n")),
+    ("a leaf's uplink taken down by an abbreviated post-up command in another stanza", "BGP-SESSION-DOWN",
+     lambda r: edit(r / LEAF_A / "interfaces", "    address 10.12.0.0/31\n",
+                    "    address 10.12.0.0/31\n    post-up ip l s dev swp33 down\n")),
+    ("a leaf's server port given MTU 1500 by a post-up command", "QOS-MTU",
+     lambda r: edit(r / LEAF_A / "interfaces", "    address 10.12.0.0/31\n",
+                    "    address 10.12.0.0/31\n    post-up ip link set dev swp1 mtu 1500\n")),
+    ("a server's fabric port taken down by a post-up command", "HOST-FORWARDING",
+     lambda r: edit(r / "servers/gpu001/interfaces", "    address 10.12.0.65/31\n",
+                    "    address 10.12.0.65/31\n    post-up ip link set ens2f0np0 down\n")),
     ("NCCL on a RoCEv1 GID", "HOST-NCCL-GID",
      lambda r: edit(r / "servers/gpu001/nccl.env", "NCCL_IB_GID_INDEX=3", "NCCL_IB_GID_INDEX=1")),
     ("NCCL marks another traffic class", "HOST-NCCL-TC",
@@ -1033,6 +1051,20 @@ def _spine_neighbor(root: Path, statement: str) -> None:
 
 
 VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
+    ("NCCL's and UCX's traffic class 106 (DSCP 26 with ECT(0): the ECN bits are not the class)",
+     lambda r: (edit(r / "servers/gpu001/nccl.env", "NCCL_IB_TC=104", "NCCL_IB_TC=106"),
+                edit(r / "servers/gpu001/nccl.env", "UCX_IB_TRAFFIC_CLASS=104", "UCX_IB_TRAFFIC_CLASS=106"))),
+    ("NCCL's HCA list as prefixes (no mlx5_1x on the server: each entry matches one device)",
+     lambda r: edit(r / "servers/gpu001/nccl.env", "NCCL_IB_HCA==", "NCCL_IB_HCA=")),
+    ("NCCL's HCA list as the InfiniBand HCAs left out (every RoCE device used)",
+     lambda r: edit(r / "servers/gpu002/nccl.env", "NCCL_IB_HCA==mlx5_0:1,mlx5_1:1,mlx5_2:1,mlx5_3:1,mlx5_4:1,"
+                    "mlx5_5:1,mlx5_6:1,mlx5_7:1", "NCCL_IB_HCA=^mlx5_8,mlx5_9")),
+    ("post-up commands that take a port down and bring it up again, and set the MTU it has",
+     lambda r: (edit(r / LEAF_A / "interfaces", "    address 10.12.0.0/31\n",
+                     "    address 10.12.0.0/31\n    post-up ip link set swp1 down\n    post-up ip link set swp1 up\n"
+                     "    post-up ip link set dev swp1 mtu 9214\n"),
+                edit(r / "servers/gpu001/interfaces", "    address 10.12.0.65/31\n",
+                     "    address 10.12.0.65/31\n    post-up ip link set dev ens2f0np0 up\n"))),
     ("a leaf's session to its first spine with ebgp-multihop 2, disable-connected-check and the extended-nexthop "
      "capability (between connected ends nothing changes); a vty block with a timeout",
      lambda r: (edit(r / LEAF_A / "frr.conf", " neighbor 10.11.0.0 description",

@@ -38,6 +38,7 @@ class PfcHeadroom:
 # Interface.down's reasons, as a finding says them
 _DOWN_REASONS = {"shutdown": "administratively down (shut down)", "link-down": "kept down (link-down yes)",
                  "switchport": "a switchport (no `no switchport`), so its IP address is not used",
+                 "post-up down": "taken down by a post-up command (ip link set ... down)",
                  "not auto": "never brought up (no `auto` line: ifupdown2 configures only the auto stanzas)"}
 
 

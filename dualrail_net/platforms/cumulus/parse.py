@@ -11,7 +11,7 @@ from dualrail_net.secretref import is_reference
 from dualrail_net.verify.model import DeviceConfig
 from dualrail_net.verify.parsers.files import read_text
 from dualrail_net.verify.parsers.frr import parse_frr
-from dualrail_net.verify.parsers.ifupdown import read_interfaces
+from dualrail_net.verify.parsers.ifupdown import apply_link_commands, read_interfaces
 
 
 def parse_base(name: str, folder: Path) -> DeviceConfig:
@@ -22,9 +22,12 @@ def parse_base(name: str, folder: Path) -> DeviceConfig:
     dev.vrfs.update(parsed.vrfs)
     take_management(dev, parsed.gateways)
     dev.base_unmodelled = [("interfaces", line, text) for line, text in parsed.unmodelled]
-    # a switch's routes and rules are frr.conf's: a command run at ifup is not in the model
+    # a switch's routes and rules are frr.conf's: a command run at ifup is not in the model,
+    # but the ports it takes down or gives another MTU (`ip link set`)
+    applied = apply_link_commands(parsed)
     dev.base_unmodelled += [("interfaces", line, f"post-up/up command: {cmd}")
-                            for cmd, line in zip(parsed.commands, parsed.command_lines)]
+                            for number, (cmd, line) in enumerate(zip(parsed.commands, parsed.command_lines))
+                            if number not in applied]
     parse_qos_features(read_text(folder / "qos_features.conf"), dev)
     parse_services(folder, dev)
     return dev

@@ -19,7 +19,7 @@ import re
 
 from dualrail_net.render.servers import HOST_PATHS
 from dualrail_net.verify.checks import BASE, TOPOLOGY, Context, check, finding
-from dualrail_net.verify.checks.hosts import ROCE_V2_IPV4_GID_INDEX, hca_devices, roce_classes
+from dualrail_net.verify.checks.hosts import ROCE_V2_IPV4_GID_INDEX, hca_devices, roce_classes, traffic_class_fault
 from dualrail_net.verify.findings import Finding
 from dualrail_net.verify.parsers.files import is_decimal
 MAX_IB_TIMEOUT = 31  # 5 bits in the QP attribute
@@ -114,11 +114,11 @@ def nccl_transport(ctx: Context) -> list[Finding]:
             out.append(finding([name], "", f"{name}: UCX_IB_GID_INDEX is {env.get('UCX_IB_GID_INDEX') or 'not set'}, "
                                f"not {ROCE_V2_IPV4_GID_INDEX} (RoCEv2, IPv4-mapped)",
                                "UCX picks another GID: RoCEv1 or IPv6 link-local is not routed between leaves"))
-        wanted = [str(c) for c in roce_classes(markers, entry.planes)]
-        if wanted and env.get("UCX_IB_TRAFFIC_CLASS") not in wanted:
-            out.append(finding([name], "", f"{name}: UCX_IB_TRAFFIC_CLASS is {env.get('UCX_IB_TRAFFIC_CLASS') or 'not set'}"
-                               f", the fabric's RoCE class is {', '.join(wanted)}",
-                               "MPI traffic arrives in a class without PFC and ECN"))
+        wanted = roce_classes(markers, entry.planes)
+        fault = traffic_class_fault(env.get("UCX_IB_TRAFFIC_CLASS"), wanted) if wanted else None
+        if fault:
+            out.append(finding([name], "", f"{name}: UCX_IB_TRAFFIC_CLASS {fault}",
+                               "MPI traffic arrives in a class without PFC and ECN, or marked congested"))
         for plane in entry.planes:
             key = f"DUALRAIL_PLANE_{plane}_HCA"
             mine = sorted(p.rdma_device for p in entry.ports if p.plane == plane)

@@ -1,8 +1,9 @@
 """The host half (issue 16, host model): what each server's nccl.env and sysctl.conf make the host do,
 against the plan (the manifest's NIC ports) and the fabric's QoS profile.
 
-* NCCL must use every RDMA device of the server, of every plane, and nothing else (an exact-match
-  list, so ``mlx5_1`` does not also match ``mlx5_10``), over RoCEv2 (GID index 3: the IPv4-mapped
+* NCCL must use every RDMA device of the server, of every plane, and nothing else (the list read
+  as NCCL reads it: exclusion, exact or prefix match, ports; ``mlx5_1`` alone also matches
+  ``mlx5_10``), over RoCEv2 (GID index 3: the IPv4-mapped
   RoCEv2 GID), marking the traffic class the switches trust as RoCE (TC byte = DSCP << 2).
 * Policy routing with several NICs needs ARP answered only by the owning port (arp_ignore 1,
   arp_announce 2) and no strict reverse-path filter (rp_filter 1 drops replies that arrive on a
@@ -15,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Iterable, Mapping
 from functools import cache
 
-from dualrail_net.manifest import QosMarkers, ServerEntry
+from dualrail_net.manifest import Manifest, QosMarkers, ServerEntry
 from dualrail_net.verify.checks import BASE, TOPOLOGY, Context, check, finding
 from dualrail_net.verify.findings import Finding, Severity
 from dualrail_net.verify.hostroute import MAIN, REJECT, HostRouting, host_routing
@@ -41,11 +42,42 @@ def roce_classes(markers: Mapping[str, QosMarkers], planes: Iterable[str]) -> li
     return sorted({markers[p].roce_dscp << 2 for p in planes if p in markers})
 
 
+def server_rdma_devices(manifest: Manifest, name: str, entry: ServerEntry) -> set[str]:
+    """Every RDMA device the plan gives the server: its fabric NIC ports' and its HCA port in each
+    IB plane (each one device with one port, port 1)."""
+    return ({p.rdma_device for p in entry.ports}
+            | {meta.devices[name] for meta in manifest.ib_planes.values() if name in meta.devices})
+
+
+def nccl_selected(value: str, devices: Collection[str]) -> tuple[set[str], list[str]]:
+    """The devices NCCL's IB transport opens for ``NCCL_IB_HCA=value`` among ``devices`` (each with
+    one port, port 1), as ncclIbInit filters them: a leading ``^`` keeps what the rest does not
+    match; then a leading ``=`` matches names exactly, else each entry matches every device whose
+    name starts with it (``mlx5`` is all of them); ``:N`` matches port N only. Also the entries
+    that match no device (typos, devices the server lacks), in the list's order."""
+    exclude = value.startswith("^")
+    rest = value[1:] if exclude else value
+    exact = rest.startswith("=")
+    rest = rest[1:] if exact else rest
+    entries = [(device, port) for item in rest.split(",") if item
+               for device, _, port in [item.partition(":")]]
+
+    def matches(device: str, entry: tuple[str, str]) -> bool:
+        name, port = entry
+        hit = device == name if exact else device.startswith(name)
+        return hit and port in ("", "1")
+
+    chosen = {d for d in devices if any(matches(d, e) for e in entries) != exclude} if entries else set(devices)
+    unmatched = [f"{n}:{p}" if p else n for n, p in entries if not any(matches(d, (n, p)) for d in devices)]
+    return chosen, unmatched
+
+
 @check("HOST-NCCL-HCA", "NCCL uses exactly the server's RDMA devices, in every plane",
        reads={BASE, TOPOLOGY})
 def nccl_hca(ctx: Context) -> list[Finding]:
     out = []
-    for name, entry in ctx.snap.manifest.servers.items():
+    manifest = ctx.snap.manifest
+    for name, entry in manifest.servers.items():
         srv = ctx.snap.servers.get(name)
         if srv is None or not entry.ports:
             continue
@@ -55,20 +87,24 @@ def nccl_hca(ctx: Context) -> list[Finding]:
             out.append(finding([name], "", f"{name}: nccl.env does not set NCCL_IB_HCA",
                                "NCCL then picks HCAs by itself, across planes and rails as it likes"))
             continue
-        if not value.startswith("="):
-            out.append(finding([name], "", f"{name}: NCCL_IB_HCA={value} is a prefix match (no leading '=')",
-                               "mlx5_1 would also match mlx5_10..mlx5_19: devices outside the plan"))
-        devices = hca_devices(value)
-        unknown = sorted(set(devices) - set(expected))
-        missing = sorted(set(expected) - set(devices))
-        if unknown:
-            out.append(finding([name], "", f"{name}: NCCL_IB_HCA lists {', '.join(unknown)}, which the server "
-                               "does not have (each of its RDMA devices has one port, port 1)", "NCCL fails to open the device or uses one outside the fabric"))
+        devices = server_rdma_devices(manifest, name, entry)
+        chosen, unmatched = nccl_selected(value, devices)
+        if unmatched and not value.startswith("^"):
+            out.append(finding([name], "", f"{name}: NCCL_IB_HCA={value}: {', '.join(unmatched)} matches no RDMA device "
+                               f"of the server (it has {', '.join(sorted(devices))}, each with one port, port 1)",
+                               "a device named wrongly or missing: NCCL leaves the port it meant idle"))
+        extra = sorted(chosen - set(expected))
+        if extra:
+            out.append(finding([name], "", f"{name}: NCCL_IB_HCA={value} also selects {', '.join(extra)}, not a port of "
+                               "the RoCE planes (an InfiniBand HCA)",
+                               "NCCL spreads the job over a device outside the fabric: its connections to the "
+                               "other servers' RoCE ports fail"))
+        missing = sorted(set(expected) - chosen)
         if missing:
             planes = sorted({expected[d] for d in missing})
-            lost = sorted(set(planes) - {expected[d] for d in devices if d in expected})
+            lost = sorted(set(planes) - {expected[d] for d in chosen if d in expected})
             out.append(finding([name], lost[0] if len(lost) == 1 else "",
-                               f"{name}: NCCL_IB_HCA leaves out {', '.join(missing)} (plane {', '.join(planes)})"
+                               f"{name}: NCCL_IB_HCA={value} leaves out {', '.join(missing)} (plane {', '.join(planes)})"
                                + (f": no device of plane {', '.join(lost)} is used" if lost else ""),
                                "those ports carry no training traffic: the job runs on part of the fabric"))
     return out
@@ -89,6 +125,23 @@ def nccl_gid(ctx: Context) -> list[Finding]:
     return out
 
 
+def traffic_class_fault(value: str | None, wanted: list[int]) -> str | None:
+    """What is wrong with a RoCE traffic-class byte (NCCL_IB_TC, UCX_IB_TRAFFIC_CLASS), or None. The
+    byte is the IP ToS: DSCP in its upper six bits, ECN in its lower two. ``wanted`` holds the RoCE
+    DSCPs << 2; ECN bits 01/10 (ECT, e.g. NCCL_IB_TC=106 for DSCP 26) only say the sender does ECN,
+    which DCQCN wants anyway; 11 is Congestion Experienced on every packet."""
+    if value is None or not is_decimal(value) or int(value) > 255:
+        return f"is {value or 'not set'}, the fabric expects {' or '.join(map(str, wanted))}"
+    tos = int(value)
+    if (tos & ~3) not in wanted:
+        return (f"is {tos} (DSCP {tos >> 2}), the fabric's RoCE class is DSCP "
+                f"{', '.join(str(w >> 2) for w in wanted)} (traffic class {' or '.join(map(str, wanted))})")
+    if tos & 3 == 3:
+        return (f"is {tos}: DSCP {tos >> 2} with ECN bits 11 (Congestion Experienced) on every packet, so every "
+                "receiver answers with CNPs and DCQCN slows every flow to its floor")
+    return None
+
+
 @check("HOST-NCCL-TC", "NCCL marks the traffic class the switches treat as RoCE (DSCP << 2)",
        reads={BASE, TOPOLOGY})
 def nccl_tc(ctx: Context) -> list[Finding]:
@@ -98,15 +151,12 @@ def nccl_tc(ctx: Context) -> list[Finding]:
         srv = ctx.snap.servers.get(name)
         if srv is None:
             continue
-        value = srv.env.get("NCCL_IB_TC")
         wanted = roce_classes(markers, entry.planes)
-        if not wanted:
-            continue
-        if value is None or not is_decimal(value) or int(value) not in wanted:
-            dscp = ", ".join(str(w >> 2) for w in wanted)
-            out.append(finding([name], "", f"{name}: NCCL_IB_TC is {value or 'not set'}, the fabric expects "
-                               f"{', '.join(map(str, wanted))} (DSCP {dscp} << 2)",
-                               "RoCE would arrive in a class without PFC and ECN: drops and retransmits"))
+        fault = traffic_class_fault(srv.env.get("NCCL_IB_TC"), wanted) if wanted else None
+        if fault:
+            out.append(finding([name], "", f"{name}: NCCL_IB_TC {fault}",
+                               "RoCE would arrive in a class without PFC and ECN, or marked congested: drops, "
+                               "retransmits or a throttled job"))
     return out
 
 

@@ -13,7 +13,7 @@ from dualrail_net.platforms import PlatformError, PlatformParser, get_platform
 from dualrail_net.verify.model import NicQosPort, DeviceConfig, ServerConfig
 from dualrail_net.verify.parsers.hostfiles import TOPOLOGY_FILE, UNIT_FILE, read_topology, read_unit
 from dualrail_net.verify.parsers.files import UnreadableFile, read_text
-from dualrail_net.verify.parsers.ifupdown import NOT_AUTO, read_interfaces, server_policy
+from dualrail_net.verify.parsers.ifupdown import NOT_AUTO, apply_link_commands, read_interfaces, server_policy
 
 __all__ = ["ROUTING_FIELDS", "PlatformParser", "UnreadableFile", "add_routing", "parse_device", "parse_server",
            "platform_parser", "read_text"]
@@ -71,7 +71,9 @@ def parse_server(name: str, folder: Path) -> ServerConfig:
     order = {name: i for i, name in enumerate(parsed.interfaces)}
     tagged = [(name, f"ip route add default via {gw} dev {name}", parsed.gateway_lines.get(name, 0))
               for name, gw in parsed.gateways.items()]
-    tagged += [t for t in zip(parsed.command_ports, parsed.commands, parsed.command_lines) if t[0] not in skipped]
+    applied = apply_link_commands(parsed)  # ports taken down or given another MTU by `ip link set`
+    tagged += [t for number, t in enumerate(zip(parsed.command_ports, parsed.commands, parsed.command_lines))
+               if t[0] not in skipped and number not in applied]
     tagged.sort(key=lambda t: order.get(t[0], len(order)))
     routes, rules = server_policy([cmd for _, cmd, _ in tagged], other, [port for port, _, _ in tagged])
     srv = ServerConfig(name=name, interfaces=parsed.interfaces, routes=routes, rules=rules)

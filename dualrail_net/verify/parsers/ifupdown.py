@@ -215,6 +215,7 @@ def _mask_length(mask: str) -> int | None:
 
 # iproute2 takes any prefix of a word (its `matches()`), tried in its own order: `ip r` is route,
 # `ip ru` rule, `ip route a` add, `ip rule pref|prio|order` the priority
+_IP_PROGRAMS = ("ip", "/sbin/ip", "/usr/sbin/ip", "/bin/ip")
 _OBJECTS = ("route", "rule")
 _ROUTE_VERBS = ("add", "change", "replace", "prepend", "append")
 _ROUTE_KEYS = ("via", "dev", "oif", "table", "src", "protocol", "metric", "priority", "preference", "scope")
@@ -236,7 +237,7 @@ def _ip_command(cmd: str) -> list[str]:
     words = cmd.split()
     if "||" in words:
         words = words[:words.index("||")]
-    if len(words) < 3 or words[0] not in ("ip", "/sbin/ip", "/usr/sbin/ip", "/bin/ip"):
+    if len(words) < 3 or words[0] not in _IP_PROGRAMS:
         return words
     rest = [w for w in words[1:] if w != "-4"]
     obj = _matches(rest[0], *_OBJECTS) if rest else None  # route first: `ip r` is route, `ip ru` rule
@@ -274,6 +275,64 @@ def _ip_command(cmd: str) -> list[str]:
         if out[i] in ("table", "lookup") and out[i + 1] in _TABLE_NAMES:
             out[i + 1] = _TABLE_NAMES[out[i + 1]]
     return out
+
+
+LINK_SET_DOWN = "post-up down"  # Interface.down of a port a post-up command takes down
+
+
+def link_command(cmd: str) -> tuple[str, str | None, int | None] | None:
+    """``ip link set [dev] NAME [up|down] [mtu N]`` (iproute2's abbreviations: ``ip l s``; the
+    link object comes first in ip's table of objects, the set verb first of iplink's for ``s``) as
+    (device, "up"/"down"/None, MTU/None); None for any other command or an option not read here."""
+    words = cmd.split()
+    if "||" in words:
+        words = words[:words.index("||")]
+    rest = [w for w in words[1:] if w != "-4"]
+    if len(rest) < 3 or words[0] not in _IP_PROGRAMS or not "link".startswith(rest[0]) \
+            or not "set".startswith(rest[1]):
+        return None
+    device: str | None = None
+    state: str | None = None
+    mtu: int | None = None
+    args = iter(rest[2:])
+    for word in args:
+        if word in ("up", "down"):
+            state = word
+        elif word == "mtu":
+            value = next(args, "")
+            if not is_decimal(value):
+                return None
+            mtu = int(value)
+        elif word == "dev" or device is None:
+            name = next(args, "") if word == "dev" else word
+            if device is not None or not name:
+                return None
+            device = name
+        else:
+            return None
+    return (device, state, mtu) if device is not None and (state or mtu is not None) else None
+
+
+def apply_link_commands(parsed: InterfacesFile) -> set[int]:
+    """The post-up ``ip link set`` commands (link_command) applied to the ports they name, in the
+    order ifupdown2 runs them (a stanza never brought up runs none); the indices of the commands
+    applied (the others stay for the caller: routes and rules, or not modelled)."""
+    done: set[int] = set()
+    for number, (cmd, port) in enumerate(zip(parsed.commands, parsed.command_ports)):
+        read = link_command(cmd)
+        runs = parsed.interfaces.get(port)
+        if read is None or read[0] not in parsed.interfaces or runs is None or runs.down == NOT_AUTO:
+            continue
+        device, state, mtu = read
+        target = parsed.interfaces[device]
+        if state == "down" and not target.down:
+            target.down = LINK_SET_DOWN
+        elif state == "up" and target.down == LINK_SET_DOWN:
+            target.down = ""
+        if mtu is not None:
+            target.mtu = mtu
+        done.add(number)
+    return done
 
 
 def _split_hops(args: list[str]) -> list[list[str]]:

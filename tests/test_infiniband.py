@@ -284,3 +284,12 @@ def test_a_leaf_missing_a_route_is_caught(clean: Path, tmp_path: Path) -> None:
     assert [f.message for f in found] == [f"{leaf} has no route to 1 HCA LID(s)"]
     assert route_findings("IB-SIM-ROUTES", plane, "", meta.switches, hca_lids)[0].message == \
         "opensm wrote no LFT dump"
+
+
+def test_allow_both_pkeys_on_both_sms_is_a_valid_edit(clean: Path, tmp_path: Path) -> None:
+    """Both memberships of one partition reach what the full one reaches (the P_Key model counts
+    them as full): the setting itself changes no port's reach, on the master and standby alike."""
+    out = broken_copy(clean, tmp_path, "ib-plane-IBA/opensm.conf", "allow_both_pkeys FALSE", "allow_both_pkeys TRUE")
+    standby = out / "ib-plane-IBA/opensm-standby.conf"
+    standby.write_text(standby.read_text().replace("allow_both_pkeys FALSE", "allow_both_pkeys TRUE"))
+    assert [(r.check, f.message) for r in run_static(out) for f in r.findings] == []

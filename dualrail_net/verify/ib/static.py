@@ -261,9 +261,10 @@ LOG_SETTINGS = frozenset({"log_file", "log_max_size", "force_log_flush"})
 SECURE_SETTINGS = {
     "no_partition_enforcement": ("FALSE", "with partition enforcement off every port can talk to every partition"),
     "part_enforce": ("both", "switches must drop packets with a foreign P_Key in both directions, not only one"),
-    "allow_both_pkeys": ("FALSE", "a port in both the full and the limited member of a partition breaks tenant "
-                                  "isolation"),
 }
+# allow_both_pkeys is not among them: a port given both memberships of a partition talks as its full
+# member, which is what the P_Key model (ib/pkeys.py: `both`, or full and limited entries, count as
+# full) already decides reachability by; the master and its standby must still agree on it
 # every key the rendered opensm.conf sets, or that the checks read
 KNOWN_OPENSM_KEYS = frozenset({"guid", "subnet_prefix", "sm_priority", "lmc", "routing_engine", "root_guid_file",
                                "cn_guid_file", "partition_config_file", "no_partition_enforcement", "part_enforce",

@@ -734,3 +734,23 @@ def test_nccl_reads_its_hca_list_as_ncclibinit_filters_it() -> None:
     assert nccl_selected("^=mlx5_1", devices)[0] == {"mlx5_0", "mlx5_10", "mlx5_8"}
     assert nccl_selected("=mlx5_0:2,mlx5_7:1", devices) == (set(), ["mlx5_0:2", "mlx5_7:1"])  # port 2: none
     assert nccl_selected("", devices)[0] == set(devices)  # an empty list: NCCL takes every device
+
+
+def test_the_ip_command_fast_path_reads_what_the_plain_reader_reads() -> None:
+    """The one-match reading of commands already in full words (ifupdown._ip_command) against
+    ip_command_plain, on the rendered commands and on random commands near them."""
+    rng = random.Random(23)
+    heads = ["ip route replace", "ip route add", "ip route append", "ip r a", "ip ro rep", "ip rule add", "ip ru a",
+             "ip -4 route add", "/sbin/ip route add", "ip route change", "ip route prepend", "ip rule add not",
+             "ip route del", "ip link set", "ip  route add"]
+    words = ["default", "10.12.0.0/20", "10.12.0.1", "via", "dev", "ens1f0np0", "table", "101", "main", "lookup",
+             "from", "priority", "pref", "to", "iif", "src", "metric", "20", "nexthop", "onlink", "proto", "oif",
+             "unicast", "blackhole", "||", "true", "all", "fwmark", "0x1", "weight", "local", "t", "l"]
+    samples = ["ip route replace default via 10.12.0.0 dev ens1f0np0 table 101",
+               "ip rule add from 10.12.0.1 lookup 101 priority 101",
+               "ip route replace 10.10.0.0/24 via 10.12.0.0 dev ens1f0np0"]
+    for _ in range(30000):
+        samples.append(" ".join([rng.choice(heads)] + [rng.choice(words) for _ in range(rng.randint(0, 9))]))
+    for cmd in samples:
+        assert ifupdown._ip_command(cmd) == ifupdown.ip_command_plain(cmd), cmd
+    assert sum(ifupdown._CANONICAL_IP.fullmatch(c) is not None for c in samples) > 500  # the fast path is exercised

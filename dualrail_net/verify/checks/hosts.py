@@ -59,17 +59,17 @@ def nccl_selected(value: str, devices: Collection[str]) -> tuple[set[str], list[
     rest = value[1:] if exclude else value
     exact = rest.startswith("=")
     rest = rest[1:] if exact else rest
-    entries = [(device, port) for item in rest.split(",") if item
-               for device, _, port in [item.partition(":")]]
-
-    def matches(device: str, entry: tuple[str, str]) -> bool:
-        name, port = entry
-        hit = device == name if exact else device.startswith(name)
-        return hit and port in ("", "1")
-
-    chosen = {d for d in devices if any(matches(d, e) for e in entries) != exclude} if entries else set(devices)
-    unmatched = [f"{n}:{p}" if p else n for n, p in entries if not any(matches(d, (n, p)) for d in devices)]
-    return chosen, unmatched
+    items = [item for item in rest.split(",") if item]
+    if not items:
+        return set(devices), []
+    pool = set(devices)
+    # each entry's devices (port 1 or no port named: each device has port 1 only)
+    hits = [set() if port not in ("", "1") else ({name} & pool) if exact
+            else {d for d in devices if d.startswith(name)}
+            for name, _, port in (item.partition(":") for item in items)]
+    matched = set().union(*hits)
+    chosen = pool - matched if exclude else matched
+    return chosen, [item for item, hit in zip(items, hits) if not hit]
 
 
 @check("HOST-NCCL-HCA", "NCCL uses exactly the server's RDMA devices, in every plane",

@@ -305,6 +305,13 @@ def neighbor_statement(inst: BgpInstance, w: list[str], line: int = 0, negated: 
         n.remote_asn, n.remote_kind, n.defined = asn, kind, True
     elif verb == "description":
         _neighbor(inst, w, line).description = " ".join(w[3:])
+    # (the verbs' order: the common ones first; no two branches take the same verb and length)
+    elif verb == "route-map" and len(w) == 5 and w[4] in ("in", "out"):
+        n = _neighbor(inst, w, line)
+        if w[4] == "in":
+            n.route_map_in = w[3]
+        else:
+            n.route_map_out = w[3]
     elif verb == "shutdown" and len(w) == 3:
         _neighbor(inst, w, line).shutdown = True
     elif verb == "activate" and len(w) == 3:
@@ -416,12 +423,6 @@ def neighbor_statement(inst: BgpInstance, w: list[str], line: int = 0, negated: 
         n = _neighbor(inst, w, line)  # (evaluated on each route's AS path: verify/aspaths.py)
         setattr(n, f"filter_list_{w[4]}", w[3])
         setattr(n, f"filter_list_{w[4]}_line", line)
-    elif verb == "route-map" and len(w) == 5 and w[4] in ("in", "out"):
-        n = _neighbor(inst, w, line)
-        if w[4] == "in":
-            n.route_map_in = w[3]
-        else:
-            n.route_map_out = w[3]
     else:
         return False
     return True

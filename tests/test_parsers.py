@@ -754,3 +754,19 @@ def test_the_ip_command_fast_path_reads_what_the_plain_reader_reads() -> None:
     for cmd in samples:
         assert ifupdown._ip_command(cmd) == ifupdown.ip_command_plain(cmd), cmd
     assert sum(ifupdown._CANONICAL_IP.fullmatch(c) is not None for c in samples) > 500  # the fast path is exercised
+
+
+def test_ip_link_set_from_a_stanza_before_the_ports_own_changes_nothing() -> None:
+    """ifupdown2 brings each stanza's port up when it reaches it (the kernel oracle agrees): a `down`
+    run by an earlier stanza is undone; on a server a port bounced down and up again lost its routes,
+    which the host model does not follow, so neither command is applied there."""
+    text = ("auto swp1\niface swp1\n    post-up ip link set swp2 down\n"
+            "auto swp2\niface swp2\n    address 10.0.0.0/31\n    post-up ip link set swp3 down\n"
+            "auto swp3\niface swp3\n    address 10.0.0.2/31\n    post-up ip link set swp2 down\n"
+            "    post-up ip link set swp2 up\n")
+    parsed = ifupdown.read_interfaces(text)
+    assert ifupdown.apply_link_commands(parsed) == {0, 1, 2, 3}
+    assert (parsed.interfaces["swp2"].down, parsed.interfaces["swp3"].down) == ("", "")
+    server = ifupdown.read_interfaces(text)
+    assert ifupdown.apply_link_commands(server, bounce=False) == {0, 1}  # the bounce is left unmodelled
+    assert server.interfaces["swp2"].down == ""

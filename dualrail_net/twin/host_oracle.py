@@ -207,6 +207,22 @@ def _port_state(rng: random.Random, text: str) -> tuple[str, str] | None:
     return f"{m.group(1)} without its address", text[:m.start(2)] + body + text[m.end(2):]
 
 
+def _link_set(rng: random.Random, text: str) -> tuple[str, str] | None:
+    """A post-up `ip link set` on a port, in its own stanza or another's: down (its routes go with
+    it), up (nothing changes) or another MTU (routing does not move)."""
+    stanzas = [m for m in re.finditer(r"^iface (\S+)\n((?:[ \t]+\S.*\n)*)", text, re.M)
+               if "address " in m.group(2)]
+    if not stanzas:
+        return None
+    port = rng.choice(stanzas).group(1)
+    host = rng.choice(stanzas)
+    what = rng.choice(["down", "down", "up", "mtu 1500"])
+    line = f"    post-up ip {rng.choice(['link', 'l', 'li'])} {rng.choice(['set', 's'])} " \
+           f"{rng.choice(['', 'dev '])}{port} {what}\n"
+    at = host.end() if rng.random() < 0.5 else host.start(2)
+    return f"{port} {what} (from the {host.group(1)} stanza)", text[:at] + line + text[at:]
+
+
 def _no_auto(rng: random.Random, text: str) -> tuple[str, str] | None:
     """A port's `auto` line dropped: `ifup -a` never applies its stanza."""
     lines = [m for m in re.finditer(r"^auto (\S+)\n", text, re.M) if m.group(1) != "lo"]
@@ -342,7 +358,7 @@ def _rule_selector(rng: random.Random, text: str) -> tuple[str, str] | None:
 EDITS: tuple[Callable[[random.Random, str], tuple[str, str] | None], ...] = (
     _route_source, _route_source, _drop_line, _rule_priority, _rule_priority, _rule_table, _route_gateway,
     _route_gateway, _route_second, _route_second, _port_state, _main_route, _double_stanza, _no_auto,
-    _respell, _reject_route, _multipath, _rule_selector)
+    _respell, _reject_route, _multipath, _rule_selector, _link_set)
 
 
 @dataclass(frozen=True)

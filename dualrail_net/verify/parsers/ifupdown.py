@@ -337,21 +337,40 @@ def link_command(cmd: str) -> tuple[str, str | None, int | None] | None:
     return (device, state, mtu) if device is not None and (state or mtu is not None) else None
 
 
-def apply_link_commands(parsed: InterfacesFile) -> set[int]:
+def apply_link_commands(parsed: InterfacesFile, bounce: bool = True) -> set[int]:
     """The post-up ``ip link set`` commands (link_command) applied to the ports they name, in the
     order ifupdown2 runs them (a stanza never brought up runs none); the indices of the commands
-    applied (the others stay for the caller: routes and rules, or not modelled)."""
+    applied (the others stay for the caller: routes and rules, or not modelled).
+    ``bounce``: whether a port taken down and brought up again is simply up. True on a switch (FRR
+    installs its routes again); on a server the kernel flushed the routes through the port when it
+    went down and nothing puts them back, which the host model does not follow: both commands are
+    left to the caller (not modelled) and the port is taken as it was."""
     done: set[int] = set()
-    for number, (cmd, port) in enumerate(zip(parsed.commands, parsed.command_ports)):
+    taken_down: dict[str, int] = {}  # port -> the command that took it down
+    order = {name: i for i, name in enumerate(parsed.interfaces)}  # the stanzas' bring-up order
+    commands = parsed.commands
+    for number in sorted(range(len(commands)), key=lambda i: (order.get(parsed.command_ports[i], len(order)), i)):
+        cmd, port = commands[number], parsed.command_ports[number]
         read = link_command(cmd) if _MAYBE_LINK.search(cmd) else None
         runs = parsed.interfaces.get(port)
         if read is None or read[0] not in parsed.interfaces or runs is None or runs.down == NOT_AUTO:
             continue
         device, state, mtu = read
         target = parsed.interfaces[device]
+        if order[port] < order[device]:
+            # run before the port's own stanza, which brings the port up (or keeps it down) and
+            # sets its MTU afterwards: a state changes nothing; an MTU is not followed
+            if mtu is None:
+                done.add(number)
+            continue
         if state == "down" and not target.down:
             target.down = LINK_SET_DOWN
+            taken_down[device] = number
         elif state == "up" and target.down == LINK_SET_DOWN:
+            if not bounce:
+                target.down = ""  # as it was, and neither command applied
+                done.discard(taken_down.pop(device))
+                continue
             target.down = ""
         if mtu is not None:
             target.mtu = mtu

@@ -1051,6 +1051,10 @@ def _spine_neighbor(root: Path, statement: str) -> None:
 
 
 VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
+    ("an EOS spine's BGP logs neighbor changes, breaks ties by router-id and helps graceful restarts",
+     lambda r: edit(r / SPINE_A / "running-config", "   router-id 10.10.0.0\n",
+                    "   router-id 10.10.0.0\n   bgp log-neighbor-changes\n   bgp bestpath tie-break router-id\n"
+                    "   graceful-restart-helper\n")),
     ("NCCL's and UCX's traffic class 106 (DSCP 26 with ECT(0): the ECN bits are not the class)",
      lambda r: (edit(r / "servers/gpu001/nccl.env", "NCCL_IB_TC=104", "NCCL_IB_TC=106"),
                 edit(r / "servers/gpu001/nccl.env", "UCX_IB_TRAFFIC_CLASS=104", "UCX_IB_TRAFFIC_CLASS=106"))),
@@ -1808,3 +1812,15 @@ def test_a_defined_filter_list_toward_an_external_peer_is_said_not_judged(clean:
     found = [f for r in run_checks(load_snapshot(broken)) for f in r.findings]
     assert [(f.check, f.severity) for f in found] == [("BGP-EXTERNAL-EXPORT", Severity.WARNING)]
     assert "filter-list ANY out toward external peer storage-a-1" in found[0].message
+
+
+def test_a_dead_network_statement_for_another_loopback_takes_nothing_from_its_owner(clean: Path,
+                                                                                   tmp_path: Path) -> None:
+    """A leaf's `network` for a neighbour's loopback that it has no route for advertises nothing
+    (a warning); the owner still originates its loopback (the check once read the prefix index's
+    one origin per prefix and blamed the owner)."""
+    edited = tmp_path / "build"
+    shutil.copytree(clean, edited)
+    edit(edited / LEAF_A / "frr.conf", "  network 10.10.0.32/32\n", "  network 10.10.0.32/32\n  network 10.10.0.33/32\n")
+    findings = {(f.check, f.severity.value) for r in run_checks(load_snapshot(edited)) for f in r.findings}
+    assert findings == {("ROUTE-DEAD-NETWORK", "warning")}

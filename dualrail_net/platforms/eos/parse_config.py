@@ -257,6 +257,14 @@ def _link_setting(iface: Interface, w: list[str], line: int) -> bool:
     return True
 
 
+# `router bgp` statements that change no route the fabric holds: logging, graceful restart (a helper
+# keeps routes through a peer's restart), and the tie-break (which of several equal paths is "best":
+# the multipath set is the same; FRR's compare-routerid is read alike)
+_HARMLESS_BGP = (["bgp", "log-neighbor-changes"], ["bgp", "bestpath", "tie-break", "router-id"],
+                 ["bgp", "bestpath", "tie-break", "cluster-list-length"], ["graceful-restart"],
+                 ["graceful-restart-helper"])
+
+
 def _bgp_statements(inst: BgpInstance, children: list[Node], dev: DeviceConfig) -> None:
     for child in children:
         w = child.words
@@ -280,6 +288,8 @@ def _bgp_statements(inst: BgpInstance, children: list[Node], dev: DeviceConfig) 
             inst.distance_line = child.line
         elif w == ["no", "bgp", "default", "ipv4-unicast"]:
             inst.default_ipv4_unicast = False
+        elif w in _HARMLESS_BGP:
+            pass
         elif w == ["shutdown"]:
             inst.shutdown_line = child.line
         elif w == ["no", "shutdown"]:

@@ -140,10 +140,10 @@ def port_vrf(ctx: Context) -> list[Finding]:
        reads={ROUTING, SESSIONS, TOPOLOGY})
 def loopbacks_advertised(ctx: Context) -> list[Finding]:
     out = []
-    idx = ctx.prefix_index
-    originated: dict[tuple[str, str | None], set[str]] = {}
-    for bit, prefix in enumerate(idx.prefixes):
-        originated.setdefault(idx.origin[bit], set()).add(prefix)
+    idx, bits_of = ctx.origins
+    # per instance, what it originates (not the index's one origin per prefix: a statement for
+    # another device's loopback elsewhere must not take this one's away)
+    originated = {node: {idx.prefixes[bit] for bit in node_bits} for node, node_bits in bits_of.items()}
     topo = ctx.topo
     for i in np.flatnonzero(topo.is_loopback).tolist():  # servers have none
         if not topo.address[i].endswith("/32"):

@@ -346,7 +346,8 @@ def test_interfaces_lines_nobody_reads_are_reported() -> None:
     parsed = ifupdown.read_interfaces("mtu 1500\nauto swp1\niface swp1\n    address 10.0.0.1\n    netmask 255.255.255.254\n"
                                       "    link-speed 100000\n    bond-slaves swp2\n    mtu jumbo\n"
                                       "    netmask 255.0.255.0\n    link-down yes\n")
-    assert parsed.unmodelled == [(1, "mtu 1500"), (7, "bond-slaves swp2"), (8, "mtu jumbo"), (9, "netmask 255.0.255.0")]
+    assert parsed.unmodelled == [(1, "mtu 1500"), (8, "mtu jumbo"), (9, "netmask 255.0.255.0")]
+    assert parsed.lag_members == {"swp2": ("swp1", 7)}  # (a switch's platform decides: parsers/link.py)
     assert parsed.interfaces["swp1"].link == LinkSettings(speed_mbps=100000)
     swp1 = parsed.interfaces["swp1"]
     assert swp1.addresses == ["10.0.0.1/31"] and swp1.down == "link-down"
@@ -770,3 +771,15 @@ def test_ip_link_set_from_a_stanza_before_the_ports_own_changes_nothing() -> Non
     server = ifupdown.read_interfaces(text)
     assert ifupdown.apply_link_commands(server, bounce=False) == {0, 1}  # the bounce is left unmodelled
     assert server.interfaces["swp2"].down == ""
+
+
+def test_lag_members_lose_their_own_address_unless_the_lag_is_routed() -> None:
+    from dualrail_net.verify.parsers.link import take_lag_members
+    dev = DeviceConfig(name="leaf", platform="cumulus")
+    dev.interfaces = {"swp1": Interface("swp1", addresses=["10.0.0.0/31"]), "swp2": Interface("swp2", addresses=["10.0.0.2/31"]),
+                      "bond0": Interface("bond0"), "bond1": Interface("bond1", addresses=["10.0.1.0/31"])}
+    dev.lag_members = {"swp1": ("bond0", "interfaces", 7), "swp2": ("bond1", "interfaces", 9), "swp9": ("bond0", "interfaces", 8)}
+    take_lag_members(dev)
+    assert dev.interfaces["swp1"].down.startswith("a member of bond0")
+    assert dev.interfaces["swp2"].down == ""  # a routed LAG: not followed, and said so
+    assert dev.base_unmodelled == [("interfaces", 9, "swp2 is a member of bond1, a routed LAG (not modelled)")]

@@ -429,6 +429,9 @@ class DeviceConfig:
     # lines of the base files (interfaces, qos_features.conf) the model does not understand:
     # (file, line number, text)
     base_unmodelled: list[tuple[str, int, str]] = field(default_factory=list)
+    # ports made members of a LAG (EOS channel-group, ifupdown2 bond-slaves): port -> (the LAG's
+    # interface, the file and line that make it a member); parsers.link.take_lag_members decides
+    lag_members: dict[str, tuple[str, str, int]] = field(default_factory=dict)
     # routing instances (None: the default VRF) whose IP routing is off (EOS without `ip routing`):
     # their sessions come up with nothing and nothing is forwarded
     routing_off: list[str | None] = field(default_factory=list)

@@ -9,6 +9,7 @@ from pathlib import Path
 from dualrail_net.platforms.cumulus.qos_features import parse_qos_features
 from dualrail_net.secretref import is_reference
 from dualrail_net.verify.model import DeviceConfig
+from dualrail_net.verify.parsers import link
 from dualrail_net.verify.parsers.files import read_text
 from dualrail_net.verify.parsers.frr import parse_frr
 from dualrail_net.verify.parsers.ifupdown import apply_link_commands, read_interfaces
@@ -28,6 +29,8 @@ def parse_base(name: str, folder: Path) -> DeviceConfig:
     dev.base_unmodelled += [("interfaces", line, f"post-up/up command: {cmd}")
                             for number, (cmd, line) in enumerate(zip(parsed.commands, parsed.command_lines))
                             if number not in applied]
+    dev.lag_members = {port: (bond, "interfaces", line) for port, (bond, line) in parsed.lag_members.items()}
+    link.take_lag_members(dev)
     parse_qos_features(read_text(folder / "qos_features.conf"), dev)
     parse_services(folder, dev)
     return dev

@@ -224,6 +224,9 @@ def _interface(node: Node, dev: DeviceConfig, routed: set[str], pfc_on: set[str]
         elif w[:2] == ["priority-flow-control", "priority"] and len(w) == 4 and w[3] == "no-drop" \
                 and (prio := _int(w[2], 7)) is not None:
             iface.pfc_priorities = sorted(set((iface.pfc_priorities or []) + [prio]))
+        elif w[0] == "channel-group" and len(w) == 4 and w[1].isdigit() and w[2] == "mode" \
+                and w[3] in ("active", "passive", "on"):
+            dev.lag_members[name] = (f"Port-Channel{int(w[1])}", FILE, child.line)
         elif w[:2] == ["ip", "access-group"] and len(w) == 4 and w[3] == "in":
             dev.acl_in[name] = (w[2], child.line)
         elif w[0] == "tx-queue":
@@ -441,6 +444,7 @@ def parse_eos(text: str, dev: DeviceConfig) -> None:
             iface.down = "switchport"  # EOS: an Ethernet port is a switchport; its IP address does nothing
         if iface.pfc_priorities is not None and name not in pfc_on:
             iface.pfc_priorities = None  # no-drop priorities without `priority-flow-control on` pause nothing
+    link.take_lag_members(dev)
     dev.routing_off = [vrf for vrf in dev.bgp if vrf not in routing_on]
     _take_management(dev, mgmt)
     finish_bgp(dev, frr=False)

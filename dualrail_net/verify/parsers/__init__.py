@@ -78,6 +78,10 @@ def parse_server(name: str, folder: Path) -> ServerConfig:
     routes, rules = server_policy([cmd for _, cmd, _ in tagged], other, [port for port, _, _ in tagged])
     srv = ServerConfig(name=name, interfaces=parsed.interfaces, routes=routes, rules=rules)
     srv.unmodelled += [("interfaces", line, text) for line, text in parsed.unmodelled]
+    if parsed.lag_members:  # a bond on a server: its members' routes and rules are not followed
+        lines = interfaces_text.split("\n")
+        srv.unmodelled += [("interfaces", line, lines[line - 1].strip())
+                           for line in sorted({line for _, line in parsed.lag_members.values()})]
     # a server port in a VRF (or a VRF device): its routes, rules and lookups leave the main
     # table's model (the l3mdev rule decides first): not judged, and said so
     if "vrf" in interfaces_text:  # (rare: a rendered server file has none)

@@ -63,6 +63,7 @@ class InterfacesFile:
     unmodelled: list[tuple[int, str]] = field(default_factory=list)
     gateways: dict[str, str] = field(default_factory=dict)  # interface -> its `gateway` (a default route)
     gateway_lines: dict[str, int] = field(default_factory=dict)
+    lag_members: dict[str, tuple[str, int]] = field(default_factory=dict)  # port -> (its bond, the line)
 
 
 # attributes that change nothing verify judges (link settings, descriptions of the physical layer)
@@ -100,6 +101,7 @@ def read_interfaces(text: str) -> InterfacesFile:
     netmask_of: dict[str, int] = {}
     gateways: dict[str, str] = {}
     brought_up: set[str] = set()  # the stanzas of the auto (and allow-hotplug) class
+    lag_members: dict[str, tuple[str, int]] = {}
     for number, line in enumerate(text.split("\n"), 1):
         w = line.split(None, 1)
         if not w:
@@ -145,6 +147,8 @@ def read_interfaces(text: str) -> InterfacesFile:
             iface.vrf = iface.name
         elif key == "bridge-ports":
             iface.bridge_ports = value.split()
+        elif key == "bond-slaves":
+            lag_members.update((member, (iface.name, number)) for member in value.split())
         elif key == "post-up" or key == "up":
             commands.append(value)
             command_ports.append(iface.name)
@@ -174,7 +178,8 @@ def read_interfaces(text: str) -> InterfacesFile:
     if len(brought_up) < len(ifaces):
         for name in ifaces.keys() - brought_up:
             ifaces[name].down = NOT_AUTO
-    return InterfacesFile(ifaces, vrfs, commands, command_ports, command_lines, unmodelled, gateways, gateway_lines)
+    return InterfacesFile(ifaces, vrfs, commands, command_ports, command_lines, unmodelled, gateways, gateway_lines,
+                          lag_members)
 
 
 # iproute2's get_u32(..., 0): strtoul's base 0 (0x hexadecimal, a leading 0 octal, else decimal),

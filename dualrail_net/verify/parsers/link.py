@@ -7,7 +7,7 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from dualrail_net.verify.model import Interface, LinkSettings
+from dualrail_net.verify.model import DeviceConfig, Interface, LinkSettings
 
 # every platform's FEC names -> ours; None: automatic (the optic's and platform's default)
 FEC = {"rs": "rs", "reed-solomon": "rs", "rs528": "rs", "rs544": "rs", "baser": "baser", "fc": "baser",
@@ -71,3 +71,18 @@ def planned_mbps(speed: str) -> int | None:
         return speed_mbps(speed) if speed else None
     except Unreadable:
         return None
+
+
+def take_lag_members(dev: DeviceConfig) -> None:
+    """A port made a member of a port-channel (EOS `channel-group N mode ...`) or a bond (ifupdown2
+    `bond-slaves`) carries the LAG's frames: its own address is not used, so as a routed port it is
+    down. A LAG that holds an address of its own is a routed link the model does not follow (the
+    cabling plan knows ports, not LAGs): the member lines are reported instead, the ports kept."""
+    for member, (lag, file, line) in dev.lag_members.items():
+        port, group = dev.interfaces.get(member), dev.interfaces.get(lag)
+        if port is None:
+            continue
+        if group is not None and group.addresses:
+            dev.base_unmodelled.append((file, line, f"{member} is a member of {lag}, a routed LAG (not modelled)"))
+        elif not port.down:
+            port.down = f"a member of {lag}, so its own address is not used"

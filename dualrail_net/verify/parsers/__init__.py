@@ -14,6 +14,7 @@ from dualrail_net.verify.model import NicQosPort, DeviceConfig, ServerConfig
 from dualrail_net.verify.parsers.hostfiles import TOPOLOGY_FILE, UNIT_FILE, read_topology, read_unit
 from dualrail_net.verify.parsers.files import UnreadableFile, read_text
 from dualrail_net.verify.parsers.ifupdown import NOT_AUTO, apply_link_commands, read_interfaces, server_policy
+from dualrail_net.verify.parsers.link import lag_members_down
 
 __all__ = ["ROUTING_FIELDS", "PlatformParser", "UnreadableFile", "add_routing", "parse_device", "parse_server",
            "platform_parser", "read_text"]
@@ -78,10 +79,9 @@ def parse_server(name: str, folder: Path) -> ServerConfig:
     routes, rules = server_policy([cmd for _, cmd, _ in tagged], other, [port for port, _, _ in tagged])
     srv = ServerConfig(name=name, interfaces=parsed.interfaces, routes=routes, rules=rules)
     srv.unmodelled += [("interfaces", line, text) for line, text in parsed.unmodelled]
-    if parsed.lag_members:  # a bond on a server: its members' routes and rules are not followed
-        lines = interfaces_text.split("\n")
-        srv.unmodelled += [("interfaces", line, lines[line - 1].strip())
-                           for line in sorted({line for _, line in parsed.lag_members.values()})]
+    if parsed.lag_members:  # a bond's members: down as routed ports (but in a bond with an address)
+        srv.unmodelled += lag_members_down(parsed.interfaces, {
+            port: (bond, "interfaces", line) for port, (bond, line) in parsed.lag_members.items()})
     # a server port in a VRF (or a VRF device): its routes, rules and lookups leave the main
     # table's model (the l3mdev rule decides first): not judged, and said so
     if "vrf" in interfaces_text:  # (rare: a rendered server file has none)

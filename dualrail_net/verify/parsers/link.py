@@ -74,15 +74,24 @@ def planned_mbps(speed: str) -> int | None:
 
 
 def take_lag_members(dev: DeviceConfig) -> None:
+    """lag_members_down on a switch's ports; a routed LAG's member lines are reported (base files)."""
+    dev.base_unmodelled += lag_members_down(dev.interfaces, dev.lag_members)
+
+
+def lag_members_down(interfaces: dict[str, Interface],
+                     members: dict[str, tuple[str, str, int]]) -> list[tuple[str, int, str]]:
     """A port made a member of a port-channel (EOS `channel-group N mode ...`) or a bond (ifupdown2
     `bond-slaves`) carries the LAG's frames: its own address is not used, so as a routed port it is
     down. A LAG that holds an address of its own is a routed link the model does not follow (the
-    cabling plan knows ports, not LAGs): the member lines are reported instead, the ports kept."""
-    for member, (lag, file, line) in dev.lag_members.items():
-        port, group = dev.interfaces.get(member), dev.interfaces.get(lag)
+    cabling plan knows ports, not LAGs): its members are kept, and (file, line, text) returned for
+    each of them, to be reported as not modelled."""
+    unmodelled = []
+    for member, (lag, file, line) in members.items():
+        port, group = interfaces.get(member), interfaces.get(lag)
         if port is None:
             continue
         if group is not None and group.addresses:
-            dev.base_unmodelled.append((file, line, f"{member} is a member of {lag}, a routed LAG (not modelled)"))
+            unmodelled.append((file, line, f"{member} is a member of {lag}, a routed LAG (not modelled)"))
         elif not port.down:
             port.down = f"a member of {lag}, so its own address is not used"
+    return unmodelled

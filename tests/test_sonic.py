@@ -167,6 +167,11 @@ SONIC_MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
      _db_edit(lambda d: _table(d, "TACPLUS_SERVER")["192.0.2.49"].pop("vrf"))),
     ("a server port administratively down", "LINK-PORT-DOWN",
      _db_edit(lambda d: _table(d, "PORT")["Ethernet0"].update(admin_status="down"))),
+    ("an uplink made a port-channel member (PORTCHANNEL_MEMBER: its own address is not used)", "LINK-PORT-DOWN",
+     _db_edit(lambda d: d.update(PORTCHANNEL_MEMBER={"PortChannel01|Ethernet256": {}}))),
+    ("an uplink in a routed port-channel (not modelled, and said so)", "PORTS-UNMODELLED",
+     _db_edit(lambda d: d.update(PORTCHANNEL_MEMBER={"PortChannel01|Ethernet256": {}},
+                                 PORTCHANNEL_INTERFACE={"PortChannel01|10.11.0.1/31": {}}))),
     ("a server port in a VRF no plane routes in", "ADDR-PORT-VRF",
      _db_edit(lambda d: _table(d, "INTERFACE")["Ethernet0"].update(vrf_name="Vrf_x"))),
     # access lists: SONiC forwards what no rule matches; the highest PRIORITY decides

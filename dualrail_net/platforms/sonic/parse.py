@@ -130,7 +130,7 @@ def parse_base(name: str, folder: Path) -> DeviceConfig:
         return dev
     handled = {"DEVICE_METADATA", "PORT", "INTERFACE", "LOOPBACK_INTERFACE", "PORT_QOS_MAP", "QUEUE",
                "MGMT_VRF_CONFIG", "MGMT_INTERFACE", "NTP_SERVER", "SYSLOG_SERVER", "DNS_NAMESERVER", "FEATURE",
-               "ACL_TABLE", "ACL_RULE"}
+               "ACL_TABLE", "ACL_RULE", "PORTCHANNEL_MEMBER"}
     for table in db.tables:
         if table not in handled and table not in _KNOWN_TABLES:
             dev.base_unmodelled.append((FILE, db.line(table), f"table {table}"))
@@ -143,6 +143,7 @@ def parse_base(name: str, folder: Path) -> DeviceConfig:
     _metadata(dev, db)
     _ports(dev, db)
     _interfaces(dev, db)
+    _lag_members(dev, db)
     _qos(dev, db)
     _management(dev, db)
     return dev
@@ -231,6 +232,19 @@ def _interfaces(dev: DeviceConfig, db: ConfigDb) -> None:
                 iface.addresses.append(address)
             else:
                 _note(dev, db, "LOOPBACK_INTERFACE", key, f"LOOPBACK_INTERFACE {key}")
+
+
+def _lag_members(dev: DeviceConfig, db: ConfigDb) -> None:
+    """PORTCHANNEL_MEMBER `PortChannelN|PORT`: the port carries the LAG's frames (link.lag_members_down);
+    a LAG with an address in PORTCHANNEL_INTERFACE is routed (the table itself stays reported)."""
+    routed = {key.partition("|")[0] for key, _ in db.table("PORTCHANNEL_INTERFACE").entries if "|" in key}
+    for key, _ in db.table("PORTCHANNEL_MEMBER").entries:
+        lag, _, port = key.partition("|")
+        if port in dev.interfaces:
+            dev.lag_members[port] = (lag, FILE, db.line("PORTCHANNEL_MEMBER", key))
+        else:
+            _note(dev, db, "PORTCHANNEL_MEMBER", key, f"PORTCHANNEL_MEMBER {key}: no PORT {port}")
+    dev.base_unmodelled += link.lag_members_down(dev.interfaces, dev.lag_members, routed)
 
 
 def _int_list(value: Any) -> list[int] | None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Collection
 
 from dualrail_net.verify.model import DeviceConfig, Interface, LinkSettings
 
@@ -78,19 +79,20 @@ def take_lag_members(dev: DeviceConfig) -> None:
     dev.base_unmodelled += lag_members_down(dev.interfaces, dev.lag_members)
 
 
-def lag_members_down(interfaces: dict[str, Interface],
-                     members: dict[str, tuple[str, str, int]]) -> list[tuple[str, int, str]]:
+def lag_members_down(interfaces: dict[str, Interface], members: dict[str, tuple[str, str, int]],
+                     routed: Collection[str] = ()) -> list[tuple[str, int, str]]:
     """A port made a member of a port-channel (EOS `channel-group N mode ...`) or a bond (ifupdown2
     `bond-slaves`) carries the LAG's frames: its own address is not used, so as a routed port it is
     down. A LAG that holds an address of its own is a routed link the model does not follow (the
     cabling plan knows ports, not LAGs): its members are kept, and (file, line, text) returned for
-    each of them, to be reported as not modelled."""
+    each of them, to be reported as not modelled. ``routed``: LAGs known to hold an address where
+    the LAG is no interface of the model (SONiC's PORTCHANNEL_INTERFACE)."""
     unmodelled = []
     for member, (lag, file, line) in members.items():
         port, group = interfaces.get(member), interfaces.get(lag)
         if port is None:
             continue
-        if group is not None and group.addresses:
+        if lag in routed or group is not None and group.addresses:
             unmodelled.append((file, line, f"{member} is a member of {lag}, a routed LAG (not modelled)"))
         elif not port.down:
             port.down = f"a member of {lag}, so its own address is not used"

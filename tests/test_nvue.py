@@ -164,6 +164,13 @@ NVUE_MUTATIONS += [
            '                    policy:\n                      inbound:\n                        prefix-list: "NOSUCH"\n')),
     ("a global BGP key verify does not read", "CONFIG-UNMODELLED",
      _edit('        router-id: "10.10.0.32"\n      policy', '        router-id: "10.10.0.32"\n        path-selection: {}\n      policy')),
+    ("an uplink made a bond member (its own address is not used)", "LINK-PORT-DOWN",
+     _edit('      "swp1":\n        type: "swp"', '      "bond1":\n        type: "bond"\n        bond:\n          member:\n'
+           '            "swp33": {}\n      "swp1":\n        type: "swp"')),
+    ("an uplink in a routed bond (not modelled, and said so)", "PORTS-UNMODELLED",
+     _edit('      "swp1":\n        type: "swp"', '      "bond1":\n        type: "bond"\n        bond:\n          member:\n'
+           '            "swp34": {}\n        ip:\n          address:\n            "10.11.9.1/31": {}\n'
+           '      "swp1":\n        type: "swp"')),
     ("a server port down", "LINK-PORT-DOWN",
      _edit('        description: "gpu001:ens1f0np0"\n        link:\n          state:\n            up: {}',
            '        description: "gpu001:ens1f0np0"\n        link:\n          state:\n            down: {}')),

@@ -181,7 +181,11 @@ def _interfaces(r: _Reader, interfaces: dict[str, Any], path: PathKey) -> None:
     for name, body in interfaces.items():
         body = _map(body)
         here = (*path, name)
-        r.extra(body, here, {"type", "description", "link", "ip"})
+        r.extra(body, here, {"type", "description", "link", "ip", "bond"})
+        bond = _map(body.get("bond"))
+        r.extra(bond, (*here, "bond"), {"member"})
+        for member in _map(bond.get("member")):  # the member carries the bond's frames (link.lag_members_down)
+            dev.lag_members[str(member)] = (str(name), FILE, r.line((*here, "bond", "member", member)))
         ip = _map(body.get("ip"))
         r.extra(ip, (*here, "ip"), {"address", "vrf", "gateway"})
         link = _map(body.get("link"))
@@ -215,6 +219,7 @@ def _interfaces(r: _Reader, interfaces: dict[str, Any], path: PathKey) -> None:
             mgmt.vrf = iface.vrf
             continue
         dev.interfaces[str(name)] = iface
+    dev.base_unmodelled += linkset.lag_members_down(dev.interfaces, dev.lag_members)
 
 
 def _policy(r: _Reader, policy: dict[str, Any], path: PathKey) -> None:

@@ -68,6 +68,17 @@ def test_ifupdown_unknown_attribute_is_caught(out: Path, tmp_path: Path) -> None
 
 @pytest.mark.consumers
 @needs_ifupdown2
+def test_a_netmask_is_an_attribute_ifupdown2_applies(out: Path, tmp_path: Path) -> None:
+    """`netmask` is missing from `ifquery --syntax-help` (address.py marks it compat) but applied."""
+    edited = tmp_path / "dev" / "interfaces"
+    edited.parent.mkdir()
+    text = (out / "plane-A/a-leaf-su1-r0/interfaces").read_text()
+    edited.write_text(text.replace("    address 10.12.0.0/31", "    address 10.12.0.0\n    netmask 255.255.255.254", 1))
+    assert check_ifupdown(tmp_path, [edited]).findings == []
+
+
+@pytest.mark.consumers
+@needs_ifupdown2
 def test_ifupdown_syntax_error_is_caught(tmp_path: Path) -> None:
     bad = tmp_path / "dev" / "interfaces"
     bad.parent.mkdir()

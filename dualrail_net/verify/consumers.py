@@ -28,7 +28,10 @@ FRR_CHECK = "CONSUMER-FRR-PARSE"
 IFUPDOWN_CHECK = "CONSUMER-IFUPDOWN2"
 # ifupdown's own stanza keywords: valid everywhere, not listed by --syntax-help.
 IFUPDOWN_CORE = {"pre-up", "up", "post-up", "down", "pre-down", "post-down", "source", "source-directory",
-                 "auto", "allow-hotplug", "iface"}
+                 "auto", "allow-hotplug", "iface",
+                 # `ifquery --syntax-help` leaves out the attributes its modules mark 'compat' (kept for
+                 # ifupdown's files), which they still apply: address.py's netmask (a bare address's length)
+                 "netmask"}
 
 
 def _workers() -> int:

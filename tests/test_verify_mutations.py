@@ -565,6 +565,10 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
      lambda r: edit(r / SPINE_A / "running-config", "ip routing\n", "ip routing\n!\nip access-list MGMT-CP\n"
                     "   10 permit icmp any any\n   20 permit tcp any any eq https\n!\nsystem control-plane\n"
                     "   ip access-group MGMT-CP vrf mgmt in\n")),
+    ("an EOS list on the management port itself that denies SSH", "MGMT-ACL",
+     lambda r: edit(r / SPINE_A / "running-config", "   vrf mgmt\n   ip address 198.51.100.1/24\n",
+                    "   vrf mgmt\n   ip address 198.51.100.1/24\n   ip access-group NOSSH in\n!\nip access-list NOSSH\n"
+                    "   10 deny tcp any any eq ssh\n   20 permit ip any any\n")),
     ("an EOS control-plane list in the management VRF that denies SSH first", "MGMT-ACL",
      lambda r: edit(r / SPINE_A / "running-config", "ip routing\n", "ip routing\n!\nip access-list MGMT-CP\n"
                     "   10 deny tcp any any eq 22\n   20 permit ip any any\n!\nsystem control-plane\n"
@@ -1059,6 +1063,10 @@ def _spine_neighbor(root: Path, statement: str) -> None:
 
 
 VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
+    ("an EOS list on the management port that lets the management network in",
+     lambda r: edit(r / SPINE_A / "running-config", "   vrf mgmt\n   ip address 198.51.100.1/24\n",
+                    "   vrf mgmt\n   ip address 198.51.100.1/24\n   ip access-group MGMT-IN in\n!\nip access-list MGMT-IN\n"
+                    "   10 permit tcp 198.51.100.0/24 any eq ssh\n   20 permit ip any any\n")),
     ("an EOS spine's BGP logs neighbor changes, breaks ties by router-id and helps graceful restarts",
      lambda r: edit(r / SPINE_A / "running-config", "   router-id 10.10.0.0\n",
                     "   router-id 10.10.0.0\n   bgp log-neighbor-changes\n   bgp bestpath tie-break router-id\n"

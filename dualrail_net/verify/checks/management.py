@@ -181,7 +181,7 @@ def mgmt_acl(ctx: Context) -> list[Finding]:
     management address locks everyone out after the push. SONiC's CTRLPLANE tables make the same
     kind of list (platforms/sonic/cacl.py: caclmgrd's chain, which drops everything no rule accepts
     once it has a rule; gNMI on 8080). A service's own list (EOS `management ssh` `ip access-group
-    NAME [vrf V] in`) must let the connection through too. Sources tried: the planned gateway, any
+    NAME [vrf V] in`) and one bound inbound on the management port must let the connection through too. Sources tried: the planned gateway, any
     address, and a few addresses of every permit entry's source range (a list that admits only a
     jump host is a valid edit). A list not defined or not read whole is not judged (reported)."""
     planned = ctx.snap.manifest.management_vrf
@@ -194,6 +194,9 @@ def mgmt_acl(ctx: Context) -> list[Finding]:
         if dev is None or not meta.mgmt_address:
             continue
         shared = [dev.control_plane_acls[vrf]] if vrf in dev.control_plane_acls else []
+        # a list bound inbound on the management port itself (EOS `ip access-group NAME in` under
+        # Management1) filters every connection that arrives there, the switch's own included
+        shared += [dev.acl_in[port] for port in dev.management.interfaces if port in dev.acl_in]
         own = ip_int(meta.mgmt_address.partition("/")[0])
         for port, what, wanted, service in ((SSH_PORT, "SSH", plan.ssh, "ssh"),
                                             (dev.api_port, "its API", plan.api, "api")):

@@ -1063,6 +1063,11 @@ def _spine_neighbor(root: Path, statement: str) -> None:
 
 
 VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
+    ("an EOS login banner whose text reads like commands (the text up to EOF configures nothing); FRR's agentx",
+     lambda r: (edit(r / SPINE_A / "running-config", "lldp run\n", "lldp run\nbanner login\nauthorized access only\n"
+                     "interface Ethernet1\n   shutdown\nno ip routing\nEOF\n"),
+                edit(r / LEAF_A / "frr.conf", "service integrated-vtysh-config\n",
+                     "service integrated-vtysh-config\nagentx\n"))),
     ("an EOS list on the management port that lets the management network in",
      lambda r: edit(r / SPINE_A / "running-config", "   vrf mgmt\n   ip address 198.51.100.1/24\n",
                     "   vrf mgmt\n   ip address 198.51.100.1/24\n   ip access-group MGMT-IN in\n!\nip access-list MGMT-IN\n"

@@ -10,6 +10,7 @@ and a second `ip address` replaces the first (unless `secondary`); without `ip r
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -50,7 +51,7 @@ KNOWN_TOP_LEVEL = ("service routing protocols model", "end", "transceiver qsfp d
                    "spanning-tree mode", "no aaa root", "no spanning-tree", "aaa group server", "aaa authentication",
                    "aaa authorization", "aaa accounting", "tacacs-server host", "radius-server host", "snmp-server",
                    "management api gnmi", "logging buffered", "logging console", "logging monitor", "logging trap",
-                   "logging format", "clock timezone")
+                   "logging format", "clock timezone", "banner login", "banner motd")
 # interface lines with nothing for the model
 KNOWN_INTERFACE = ("no shutdown", "load-interval", "no lldp", "lldp ", "link-debounce", "logging event")
 
@@ -368,8 +369,21 @@ def _router_bgp(node: Node, dev: DeviceConfig) -> None:
             _bgp_statements(inst, child.children, dev)
 
 
+# `banner login|motd`: the lines up to `EOF` are the banner's text, not commands (a banner line that
+# reads like a command must not configure anything in the model)
+_BANNER = re.compile(r"^banner (?:login|motd)[ \t]*\n(?:.*\n)*?EOF[ \t]*$", re.M)
+
+
+def _banner_text_blanked(text: str) -> str:
+    """``text`` with each banner's text lines (and its EOF) blank: the line numbers stay."""
+    if "banner " not in text:
+        return text
+    return _BANNER.sub(lambda m: m.group(0).split("\n", 1)[0] + "\n" * m.group(0).count("\n"), text)
+
+
 def parse_eos(text: str, dev: DeviceConfig) -> None:
     dev.routing_file = FILE
+    text = _banner_text_blanked(text)
     routed: set[str] = set()  # Ethernet ports with `no switchport`
     mgmt = _Mgmt()
     pfc_on: set[str] = set()  # ports with `priority-flow-control on`: their no-drop priorities pause

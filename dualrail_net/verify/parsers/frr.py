@@ -691,7 +691,7 @@ _HARMLESS_BGP = (["log-neighbor-changes"], ["graceful-restart"], ["deterministic
 
 # Top-level lines with nothing for the routing model to read: they neither add nor change a route.
 KNOWN_TOP_LEVEL = ("frr version ", "log ", "service integrated-vtysh-config", "no ipv6 forwarding",
-                   "ipv6 forwarding", "line vty", "ip forwarding")
+                   "ipv6 forwarding", "line vty", "ip forwarding", "agentx")  # (agentx: SNMP's subagent)
 
 # the nodes of the reader (see the module docstring)
 TOP, BGP, AF, OTHER_AF, ROUTE_MAP, VRF, OTHER, VTY = range(8)

@@ -33,7 +33,10 @@ JUNK = ["999999999999999999999", "-1", "٣", "0x", "1.2.3.4/99", "256.1.1.1", ""
         "network 10.0.0.0/8 route-map", "network 10.0.0.0/8 route-map NOPE", "network 1.2.3.4/99 route-map X",
         "line vty", "exec-timeout 0 0", "neighbor 10.0.0.1 ebgp-multihop 0", "neighbor X disable-connected-check",
         "neighbor 10.0.0.1 capability extended-nexthop", "logging buffered", "clock timezone",
-        "docker_routing_config_mode", "pfcwd_sw_enable"]
+        "docker_routing_config_mode", "pfcwd_sw_enable", "post-up ip link set swp1 down", "post-up ip l s dev",
+        "post-up ip link set dev swp99 mtu 99999999", "post-up ip link set swp1 up mtu", "bond-slaves swp1 swp1",
+        "bond-slaves", "channel-group 1 mode active", "channel-group 99999999999 mode on", "banner login", "EOF",
+        "PORTCHANNEL_MEMBER", "agentx"]
 
 
 def _mutate(rng: random.Random, text: str) -> str:

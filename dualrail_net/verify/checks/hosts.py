@@ -3,8 +3,8 @@ against the plan (the manifest's NIC ports) and the fabric's QoS profile.
 
 * NCCL must use every RDMA device of the server, of every plane, and nothing else (the list read
   as NCCL reads it: exclusion, exact or prefix match, ports; ``mlx5_1`` alone also matches
-  ``mlx5_10``), over RoCEv2 (GID index 3: the IPv4-mapped
-  RoCEv2 GID), marking the traffic class the switches trust as RoCE (TC byte = DSCP << 2).
+  ``mlx5_10``), over RoCEv2 (GID index 3: the IPv4-mapped RoCEv2 GID), marking the traffic class
+  the switches trust as RoCE (the TC byte's DSCP, its upper six bits; ECN bits other than CE).
 * Policy routing with several NICs needs ARP answered only by the owning port (arp_ignore 1,
   arp_announce 2) and no strict reverse-path filter (rp_filter 1 drops replies that arrive on a
   port whose main-table route for the source points at another port).

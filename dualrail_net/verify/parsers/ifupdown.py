@@ -303,10 +303,10 @@ def ip_command_plain(cmd: str) -> list[str]:
     return out
 
 
-LINK_SET_DOWN = "post-up down"
+LINK_SET_DOWN = "post-up down"  # Interface.down of a port a post-up command takes down
 # every command link_command reads has its object word starting with `l` after the program (and
 # `-4`); most post-up commands are routes and rules, which this lets through without a split
-_MAYBE_LINK = re.compile(r"^\S*ip\s+(?:-4\s+)?l")  # Interface.down of a port a post-up command takes down
+_MAYBE_LINK = re.compile(r"^\S*ip\s+(?:-4\s+)?l")
 
 
 def link_command(cmd: str) -> tuple[str, str | None, int | None] | None:

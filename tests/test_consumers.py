@@ -32,13 +32,18 @@ def test_every_rendered_frr_conf_parses(out: Path) -> None:
     assert not result.skipped and result.findings == []
 
 
+def _edited_leaf_file(out: Path, tmp_path: Path, name: str, old: str, new: str) -> Path:
+    """A copy of a-leaf-su1-r0's ``name`` with its first ``old`` made ``new``, alone in a folder."""
+    edited = tmp_path / "dev" / name
+    edited.parent.mkdir()
+    edited.write_text((out / "plane-A/a-leaf-su1-r0" / name).read_text().replace(old, new, 1))
+    return edited
+
+
 @pytest.mark.consumers
 @needs_frr
 def test_frr_parser_rejects_a_typo(out: Path, tmp_path: Path) -> None:
-    bad = tmp_path / "bad" / "frr.conf"
-    bad.parent.mkdir()
-    text = (out / "plane-A/a-leaf-su1-r0/frr.conf").read_text()
-    bad.write_text(text.replace(" neighbor 10.11.0.0 remote-as", " neighbor 10.11.0.0 remote-az", 1))
+    bad = _edited_leaf_file(out, tmp_path, "frr.conf", " neighbor 10.11.0.0 remote-as", " neighbor 10.11.0.0 remote-az")
     result = check_frr(tmp_path, [bad])
     assert [f.check for f in result.findings] == [FRR_CHECK]
     assert "line" in result.findings[0].message and "Unknown command" in result.findings[0].message
@@ -57,10 +62,7 @@ def test_every_rendered_interfaces_file_is_accepted(out: Path) -> None:
 @needs_ifupdown2
 def test_ifupdown_unknown_attribute_is_caught(out: Path, tmp_path: Path) -> None:
     """ifup -s exits 0 for 'adress' (it skips it); our attribute check must not."""
-    bad = tmp_path / "dev" / "interfaces"
-    bad.parent.mkdir()
-    text = (out / "plane-A/a-leaf-su1-r0/interfaces").read_text()
-    bad.write_text(text.replace("    address 10.12.0.0/31", "    adress 10.12.0.0/31", 1))
+    bad = _edited_leaf_file(out, tmp_path, "interfaces", "    address 10.12.0.0/31", "    adress 10.12.0.0/31")
     result = check_ifupdown(tmp_path, [bad])
     assert [f.check for f in result.findings] == [IFUPDOWN_CHECK]
     assert "unknown attribute 'adress'" in result.findings[0].message
@@ -70,10 +72,8 @@ def test_ifupdown_unknown_attribute_is_caught(out: Path, tmp_path: Path) -> None
 @needs_ifupdown2
 def test_a_netmask_is_an_attribute_ifupdown2_applies(out: Path, tmp_path: Path) -> None:
     """`netmask` is missing from `ifquery --syntax-help` (address.py marks it compat) but applied."""
-    edited = tmp_path / "dev" / "interfaces"
-    edited.parent.mkdir()
-    text = (out / "plane-A/a-leaf-su1-r0/interfaces").read_text()
-    edited.write_text(text.replace("    address 10.12.0.0/31", "    address 10.12.0.0\n    netmask 255.255.255.254", 1))
+    edited = _edited_leaf_file(out, tmp_path, "interfaces", "    address 10.12.0.0/31",
+                               "    address 10.12.0.0\n    netmask 255.255.255.254")
     assert check_ifupdown(tmp_path, [edited]).findings == []
 
 

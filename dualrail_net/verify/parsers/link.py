@@ -91,8 +91,8 @@ def lag_members_down(interfaces: dict[str, Interface], members: dict[str, tuple[
     for member, (lag, file, line) in members.items():
         port, group = interfaces.get(member), interfaces.get(lag)
         if port is None:
-            continue
-        if lag in routed or group is not None and group.addresses:
+            unmodelled.append((file, line, f"{member} is a member of {lag}, but no port of this device's model"))
+        elif lag in routed or group is not None and group.addresses:
             unmodelled.append((file, line, f"{member} is a member of {lag}, a routed LAG (not modelled)"))
         elif not port.down:
             port.down = f"a member of {lag}, so its own address is not used"

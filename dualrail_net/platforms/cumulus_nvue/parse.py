@@ -219,7 +219,7 @@ def _interfaces(r: _Reader, interfaces: dict[str, Any], path: PathKey) -> None:
             mgmt.vrf = iface.vrf
             continue
         dev.interfaces[str(name)] = iface
-    dev.base_unmodelled += linkset.lag_members_down(dev.interfaces, dev.lag_members)
+    linkset.take_lag_members(dev)
 
 
 def _policy(r: _Reader, policy: dict[str, Any], path: PathKey) -> None:

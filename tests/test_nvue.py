@@ -195,6 +195,8 @@ NVUE_MUTATIONS += [
      _edit(_SPINE_1, _SPINE_1 + '                ttl-security:\n                  enable: "on"\n                  hops: 1\n')),
     ("a local-as the spine does not expect", "BGP-SESSION-DOWN",
      _edit(_SPINE_1, _SPINE_1 + '                local-as:\n                  enable: "on"\n                  asn: 4200001199\n')),
+    ("the leaf's end offering hold time 0 (no keepalives on the session)", "BGP-HOLD-TIME",
+     _edit(_SPINE_1, _SPINE_1 + '                timers:\n                  hold: 0\n')),
     ("a receive limit below what the spine sends", "BGP-SESSION-DOWN",
      _edit(_SPINE_1 + _FAMILY, _SPINE_1 + _FAMILY + '                    prefix-limits:\n                      inbound:\n'
            '                        maximum: 5\n')),

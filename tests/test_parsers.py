@@ -685,6 +685,37 @@ def test_update_source_is_read_for_frr_and_eos_and_a_peer_group_passes_it_on() -
     assert inst.neighbors["1.1.1.1"].update_source == "Ethernet1/1"
 
 
+def test_bgp_timers_and_ports_are_read_and_the_hold_time_offered_follows_frr_and_the_platforms() -> None:
+    from dualrail_net.verify.controlplane import offered_hold_time
+    dev = DeviceConfig("x", "cumulus")
+    frr_parser.parse_frr("frr defaults traditional\nrouter bgp 65000\n timers bgp 10 30\n neighbor G peer-group\n"
+                         " neighbor G remote-as external\n neighbor G timers 0 0\n neighbor G port 1790\n"
+                         " neighbor 1.1.1.1 peer-group G\n neighbor 2.2.2.2 remote-as 65001\n"
+                         " neighbor 3.3.3.3 remote-as 65001\n neighbor 3.3.3.3 timers 1 2\n"
+                         " neighbor 3.3.3.3 timers connect 5\n neighbor 4.4.4.4 remote-as 65001\n"
+                         " neighbor 4.4.4.4 timers 3 9\n no neighbor 4.4.4.4 timers\n", dev)
+    inst = dev.bgp[None]
+    nbrs = inst.neighbors
+    assert inst.timers == (10, 30) and inst.timers_line == 3
+    assert (nbrs["1.1.1.1"].timers, nbrs["1.1.1.1"].timers_line, nbrs["1.1.1.1"].port) == ((0, 0), 6, 1790)
+    assert nbrs["2.2.2.2"].timers is None and nbrs["2.2.2.2"].port is None
+    assert (11, "neighbor 3.3.3.3 timers 1 2") in dev.unmodelled  # (bgpd: a hold time of 1-2 s is refused)
+    assert not any("timers connect" in text for _, text in dev.unmodelled)
+    assert nbrs["4.4.4.4"].timers is None
+    assert offered_hold_time(dev, inst, nbrs["1.1.1.1"])[:2] == (0, 6)
+    assert offered_hold_time(dev, inst, nbrs["2.2.2.2"])[:2] == (30, 3)
+    inst.timers = None
+    assert offered_hold_time(dev, inst, nbrs["2.2.2.2"]) == (180, 0, "`frr defaults traditional`")
+    for platform, profile, hold in (("cumulus", "datacenter", 9), ("cumulus", "", 9), ("sonic", "", 180),
+                                    ("eos", "", 180), ("cumulus-nvue", "", 9)):
+        other = DeviceConfig("y", platform)
+        other.frr_defaults = profile
+        assert offered_hold_time(other, BgpInstance(None, 1), nbrs["2.2.2.2"])[0] == hold, platform
+    eos = BgpInstance(None, 65000)
+    assert frr_parser.neighbor_statement(eos, "neighbor 1.1.1.1 timers 0 0".split(), 7, eos=True)
+    assert eos.neighbors["1.1.1.1"].timers == (0, 0)
+
+
 def test_network_statement_takes_a_route_map_and_the_later_one_wins() -> None:
     inst = BgpInstance(None, 65000)
     assert frr_parser.bgp_statement(inst, ["network", "10.0.0.0/24", "route-map", "A"], 3)

@@ -222,6 +222,19 @@ def _leaf_af(r: Path, *lines: str) -> None:
          " address-family ipv4 unicast\n" + "".join(f"  {line}\n" for line in lines))
 
 
+def _leaf_neighbor(r: Path, statement: str) -> None:
+    """One more statement for the first leaf's neighbor a-spine-1 (10.11.0.0)."""
+    edit(r / LEAF_A / "frr.conf", " neighbor 10.11.0.0 description a-spine-1:Ethernet1\n",
+         f" neighbor 10.11.0.0 description a-spine-1:Ethernet1\n neighbor 10.11.0.0 {statement}\n")
+
+
+def _slow_hold(r: Path) -> None:
+    """The spine's `timers bgp` removed (EOS then offers 180 s) and the leaf on FRR's traditional
+    profile (180 s): the session between them holds for 180 s."""
+    edit(r / SPINE_A / "running-config", "   timers bgp 3 9\n", "")
+    edit(r / LEAF_A / "frr.conf", "frr defaults datacenter", "frr defaults traditional")
+
+
 MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
     ("cable to the wrong plane", "ISO-CROSS-PLANE-LINK", _cable_to_wrong_plane),
     ("plane-B subnet on a plane-A port", "ISO-FOREIGN-SUBNET",
@@ -328,6 +341,11 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
      lambda r: edit(r / "servers/gpu001/interfaces", "auto ens1f0np0\n", "")),
     ("a server port moved into a VRF no plane runs in", "ADDR-PORT-VRF",
      lambda r: edit(r / LEAF_A / "interfaces", "    alias gpu001:ens1f0np0\n", "    alias gpu001:ens1f0np0\n    vrf blue\n")),
+    ("a leaf's session to a spine without keepalives (`timers 0 0` on one end)", "BGP-HOLD-TIME",
+     lambda r: _leaf_neighbor(r, "timers 0 0")),
+    ("both ends of a session at 180 s (EOS's default, FRR's traditional profile)", "BGP-HOLD-TIME", _slow_hold),
+    ("a leaf that connects to another TCP port, its spine waiting passively (neither end opens)",
+     "BGP-SESSION-DOWN", lambda r: (_leaf_neighbor(r, "port 1790"), _spine_neighbor(r, "passive"))),
     ("loopback not advertised", "ADDR-LOOPBACK-NOT-ADVERTISED",
      lambda r: edit(r / LEAF_A / "frr.conf", "  network 10.10.0.32/32\n", "")),
     ("ASN typo on one end", "BGP-PEER-MISMATCH",
@@ -1341,6 +1359,14 @@ VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
     ("a distribute-list toward a spine that permits the plane, out and in",
      lambda r: _leaf_distribute(r, "neighbor 10.11.0.0 distribute-list DL in\n  neighbor 10.11.0.0 distribute-list DL out",
                                 "access-list DL seq 5 permit 10.0.0.0/8\naccess-list DL seq 10 permit 172.16.0.0/16\n")),
+    ("a leaf's session to a spine with shorter timers (`timers 1 3`: the session holds 3 s)",
+     lambda r: _leaf_neighbor(r, "timers 1 3")),
+    ("a leaf on FRR's traditional profile (it offers 180 s; the spine's 9 s decides)",
+     lambda r: edit(r / LEAF_A / "frr.conf", "frr defaults datacenter", "frr defaults traditional")),
+    ("a leaf that connects to the spine's port 1790 (the spine opens the session to port 179)",
+     lambda r: _leaf_neighbor(r, "port 1790")),
+    ("a leaf's spine in an update group of its own (`solo`: over eBGP nothing it installs changes)",
+     lambda r: _leaf_neighbor(r, "solo")),
     ("an EOS interface block repeated (EOS merges it)",
      lambda r: edit(r / SPINE_A / "running-config", "interface Loopback0\n", "interface Ethernet1\n   mtu 9214\n"
                     "interface Loopback0\n")),
@@ -1398,6 +1424,22 @@ def test_undefined_route_map_denies(clean: Path, tmp_path: Path) -> None:
     assert not ctx.routes.rib[("a-spine-1", None)] >> leaf_block & 1
     assert ("a-leaf-su1-r0", "route-map LOCAL-A-OUT") in ctx.routes.undefined_refs
     assert re.search("LOCAL-A-OUT", str(ctx.routes.undefined_refs))
+
+
+def test_an_unplanned_loopback_address_warns_and_the_planned_one_errs(clean: Path, tmp_path: Path) -> None:
+    """A second address on lo that the plan does not have harms nothing (a warning: the fabric cannot
+    reach it); the planned loopback left out of BGP is an error."""
+    edited = tmp_path / "build"
+    shutil.copytree(clean, edited)
+    edit(edited / LEAF_A / "interfaces", "    address 10.10.0.32/32\n",
+         "    address 10.10.0.32/32\n    address 10.10.0.99/32\n")
+    found = [f for r in run_checks(load_snapshot(edited)) for f in r.findings]
+    assert [(f.check, f.severity.value) for f in found] == [("ADDR-LOOPBACK-NOT-ADVERTISED", "warning")]
+    assert "10.10.0.99/32 is not in the plan" in found[0].message
+    edit(edited / LEAF_A / "frr.conf", "  network 10.10.0.32/32\n", "")
+    errors = [f.message for r in run_checks(load_snapshot(edited)) for f in r.findings
+              if f.check == "ADDR-LOOPBACK-NOT-ADVERTISED" and f.severity.value == "error"]
+    assert errors == ["a-leaf-su1-r0 loopback 10.10.0.32/32 is not advertised"]
 
 
 def _sessions_of(snap_dir: Path, device: str) -> dict[str, str]:

@@ -59,6 +59,8 @@ class Platform(Protocol):
     name: str  # as written in the inventory (fabric.platforms.<role>, firmware.<name>)
     max_mtu: int  # the largest interface MTU the platform accepts
     default_maximum_paths: int  # BGP ECMP width when the config says no `maximum-paths`
+    # (optional, read with a default of 180, RFC 4271's suggestion) ``default_hold_time``: the BGP hold
+    # time, in seconds, the platform offers when the config sets none
     # (optional, read with a default of 0 so that older plug-ins keep working) ``default_receive_limit``:
     # the prefixes a BGP neighbor may send before the session is torn down when the config sets no
     # limit (EOS: 12000); 0: none

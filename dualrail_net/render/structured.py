@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from dualrail_net.resolve.model import Fabric, PlaneVrf, Qos, Switch
+from dualrail_net.resolve.model import BGP_TIMERS, Fabric, PlaneVrf, Qos, Switch
 
 Structured = dict[str, Any]
 
@@ -79,6 +79,7 @@ def _instance(sw: Switch, plane: str, vrf: PlaneVrf | None) -> Structured:
         "neighbors": neighbors,
         "maximum_paths": sw.maximum_paths,
         "multipath_relax": sw.multipath_relax,
+        "timers": {"keepalive": BGP_TIMERS[0], "hold": BGP_TIMERS[1]},
     }
 
 

@@ -15,6 +15,11 @@ if TYPE_CHECKING:
 Role = Literal["leaf", "spine", "super_spine", "gateway"]
 PortKind = Literal["server", "uplink", "downlink", "border", "external"]  # external: a gateway's outside
 
+# The BGP timers every session of the fabric is planned with (keepalive, hold time, in seconds): a
+# link that dies without its carrier going down leaves its plane's paths when the hold time runs
+# out. Rendered where a platform's default differs (EOS: 60/180); verify holds every session to it.
+BGP_TIMERS = (3, 9)
+
 
 @dataclass(slots=True)
 class Port:

@@ -304,16 +304,16 @@ def _session_option(rng: random.Random, text: str) -> tuple[str, str] | None:
 
 
 def _session_transport(rng: random.Random, text: str) -> tuple[str, str] | None:
-    """How one end opens its session: from its loopback (`update-source lo`), over more hops
-    (`ebgp-multihop`), with GTSM (`ttl-security hops 1`) or without the connected check, or with
-    another ASN toward the peer (`local-as`, the peer left expecting the old one: the session stays
-    down). The transport lines verify reports as CONFIG-UNMODELLED are compared all the same."""
+    """How one end opens its session: from its loopback (`update-source lo`), to another TCP port
+    (`port 1790`), over more hops (`ebgp-multihop`), with GTSM (`ttl-security hops 1`) or without
+    the connected check, or with another ASN toward the peer (`local-as`, the peer left expecting
+    the old one: the session stays down). The transport lines verify reports as CONFIG-UNMODELLED are compared all the same."""
     neighbors = _neighbors(text)
     if not neighbors:
         return None
     n = rng.choice(neighbors)
     option = rng.choice(["update-source lo", "ebgp-multihop 2", "ttl-security hops 1", "disable-connected-check",
-                         "local-as 4200009999"])
+                         "local-as 4200009999", "port 1790"])
     return f"neighbor {n} {option}", _after_remote_as(text, n, option)
 
 

@@ -270,6 +270,27 @@ def receive_limit(dev: DeviceConfig, n: Neighbor) -> int:
         return 0
 
 
+# the hold time of FRR's two profiles (`frr defaults datacenter|traditional`: keepalive 3/60, hold 9/180)
+FRR_PROFILE_HOLD_TIME = {"datacenter": 9, "traditional": 180}
+
+
+def offered_hold_time(dev: DeviceConfig, inst: BgpInstance, n: Neighbor) -> tuple[int, int, str]:
+    """The hold time ``dev`` offers neighbor ``n`` in its OPEN, the line that sets it (0: a default)
+    and what sets it: the neighbor's `timers`, else the instance's `timers bgp`, else FRR's profile
+    (`frr defaults`), else the platform's default (``default_hold_time``)."""
+    if n.timers is not None:
+        return n.timers[1], n.timers_line, f"neighbor {n.address} timers {n.timers[0]} {n.timers[1]}"
+    if inst.timers is not None:
+        return inst.timers[1], inst.timers_line, f"timers bgp {inst.timers[0]} {inst.timers[1]}"
+    if dev.frr_defaults in FRR_PROFILE_HOLD_TIME:
+        return FRR_PROFILE_HOLD_TIME[dev.frr_defaults], 0, f"`frr defaults {dev.frr_defaults}`"
+    try:
+        hold = int(getattr(get_platform(dev.platform), "default_hold_time", 180))
+    except PlatformError:
+        hold = 180
+    return hold, 0, f"the {dev.platform} default"
+
+
 def maximum_paths(dev: DeviceConfig, inst: BgpInstance, overrides: Mapping[str, int] | None = None) -> int:
     return inst.maximum_paths or default_paths(dev.platform, overrides)
 
@@ -358,7 +379,8 @@ def session_state(snap: Snapshot, topo: Topology, s: Session,
         where = snap.where(s.a[0], devices[s.a[0]].routing_file, a_end.line)
         return SessionState(s, False, f"{where}: both {s.a[0]} and {s.b[0]} wait passively for the other to "
                                       "connect (`neighbor ... passive` on both ends)")
-    if a_end.update_source is not None or b_end.update_source is not None:
+    if a_end.update_source is not None or b_end.update_source is not None \
+            or a_end.port is not None or b_end.port is not None:
         refused_source = _unopenable(snap, s, a_end, b_end)
         if refused_source:
             return SessionState(s, False, refused_source)
@@ -399,16 +421,22 @@ def update_source_address(dev: DeviceConfig, source: str) -> str | None:
 
 
 def _unopenable(snap: Snapshot, s: Session, a_end: Neighbor, b_end: Neighbor) -> str | None:
-    """Why neither end can open the session once `passive` and `update-source` are taken into
-    account (None: one can). An end opens from its update-source address; its peer takes the
-    connection only from the address it names that end by (bgpd's bgp_accept looks the peer up by
-    the remote address: another one is "not configured" and closed). An end that cannot open still
-    accepts its peer's connection (the twin: one end's `update-source lo` leaves the session up)."""
+    """Why neither end can open the session once `passive`, `port` and `update-source` are taken
+    into account (None: one can). An end with `port N` connects to port N of its peer, where bgpd
+    does not listen (it listens on 179). An end opens from its update-source address; its peer
+    takes the connection only from the address it names that end by (bgpd's bgp_accept looks the
+    peer up by the remote address: another one is "not configured" and closed). An end that cannot
+    open still accepts its peer's connection (the twin: one end's `update-source lo` or `port N`
+    leaves the session up)."""
     reasons: list[str] = []
     for node, end, own, peer in ((s.a, a_end, s.b_neighbor, s.b), (s.b, b_end, s.a_neighbor, s.a)):
         dev = snap.devices[node[0]]
         if end.passive:
             reasons.append(f"{snap.where(node[0], dev.routing_file, end.line)}: {node[0]} waits passively")
+            continue
+        if end.port is not None and end.port != BGP_PORT:
+            reasons.append(f"{snap.where(node[0], dev.routing_file, end.port_line)}: {node[0]} connects to "
+                           f"port {end.port} of {peer[0]}, where nothing listens (bgpd listens on {BGP_PORT})")
             continue
         if end.update_source is None or not is_ip(own):
             return None

@@ -169,6 +169,15 @@ class Neighbor:
     # sent to X; over eBGP every one carries the sender's own address as next hop, and bgpd's
     # multipath takes one path per next hop, so what X installs is unchanged. Its line (0: not set)
     addpath_tx_line: int = 0
+    # `neighbor X timers KEEPALIVE HOLD`: the hold time this end offers in its OPEN (the session
+    # holds for the smaller of the two ends' offers; 0: no keepalives, a silent peer is never
+    # declared dead), overriding the instance's `timers bgp`; None: not configured
+    timers: tuple[int, int] | None = None
+    timers_line: int = 0
+    # `neighbor X port N`: the TCP port it connects to on the peer (bgpd listens on 179): an end
+    # connecting elsewhere cannot open the session, and still accepts the peer's. None: 179
+    port: int | None = None
+    port_line: int = 0
     # defined by `remote-as`, `interface` or a peer-group (FRR takes its other lines only after that)
     defined: bool = False
 
@@ -242,6 +251,10 @@ class BgpInstance:
     # community (65535:0) and every route taken from one gets it, with local preference 0; an FRR
     # eBGP receiver sets local preference 0 on any route that carries it. The line (0: not set)
     graceful_shutdown_line: int = 0
+    # `timers bgp KEEPALIVE HOLD` (FRR, EOS): what every neighbor without its own `timers` offers;
+    # None: the platform's default (controlplane.offered_hold_time). Its line (0: not set)
+    timers: tuple[int, int] | None = None
+    timers_line: int = 0
 
 
 @dataclass(slots=True)

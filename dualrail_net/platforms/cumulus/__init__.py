@@ -24,6 +24,9 @@ class Cumulus:
     max_mtu = 9216
     # Cumulus Linux's FRR is built for 64 ECMP paths (the twin's Debian FRR for 256: twin/oracle.py)
     default_maximum_paths = 64
+    # the hold time bgpd offers when frr.conf names no `frr defaults` profile: Cumulus Linux builds
+    # its FRR with the datacenter profile (keepalive 3, hold 9)
+    default_hold_time = 9
     netmiko_type = "linux"
     files: tuple[OutputFile, ...] = (
         OutputFile("cumulus/interfaces.j2", "interfaces", OutputFormat.IFUPDOWN),

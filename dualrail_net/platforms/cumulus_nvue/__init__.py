@@ -37,6 +37,7 @@ class CumulusNvue:
     name = "cumulus-nvue"
     max_mtu = 9216
     default_maximum_paths = 64  # Cumulus Linux's FRR (NVUE's `multipaths ebgp` default is 64)
+    default_hold_time = 9  # NVUE's BGP timers default to keepalive 3, hold 9
     netmiko_type = "linux"
     files: tuple[OutputFile, ...] = (OutputFile("cumulus-nvue/startup.yaml.j2", "startup.yaml", OutputFormat.YAML),)
     template_root: Path | None = None

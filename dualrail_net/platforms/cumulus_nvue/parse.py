@@ -458,10 +458,10 @@ def _peer(r: _Reader, body: dict[str, Any], here: PathKey, n: Neighbor, af_off: 
 
 
 # A neighbor's session keys NVUE's reference documents (`nv set vrf V router bgp neighbor N ...`)
-# that the model reads, or knows to change nothing a directly connected numbered session installs
-# (timers, BFD, graceful restart, enforce-first-as: the peer's own ASN is first anyway; the
-# connected check: the peer is connected), `update-source` (FRR's). `capabilities source-address`,
-# `peer-group` and the rest stay reported.
+# that the model reads (timers: the hold time), or knows to change nothing a directly connected
+# numbered session installs (BFD, graceful restart, enforce-first-as: the peer's own ASN is first
+# anyway; the connected check: the peer is connected), `update-source` (FRR's). `capabilities
+# source-address`, `peer-group` and the rest stay reported.
 _SESSION_KEYS = frozenset({"shutdown", "password", "passive-mode", "multihop-ttl", "ttl-security", "local-as",
                            "timers", "bfd", "graceful-restart", "enforce-first-as", "nexthop-connected-check",
                            "update-source"})
@@ -488,7 +488,8 @@ def _session(r: _Reader, body: dict[str, Any], here: PathKey, n: Neighbor) -> No
     PORT|A.B.C.D` (what the session opens from: controlplane._unopenable), `multihop-ttl N`
     (`ebgp-multihop N`: read for GTSM's TTL and reported, as FRR's), `ttl-security enable on` with
     `hops H` (`ttl-security hops H`), `local-as enable on` with `asn`, `prepend` and `replace`
-    (`local-as N [no-prepend [replace-as]]`)."""
+    (`local-as N [no-prepend [replace-as]]`), `timers hold N` (`timers K N`: the hold time this end
+    offers; `auto` keeps the global one)."""
     if _switch(r, body, "shutdown", here):
         n.shutdown = True
     password = body.get("password")
@@ -520,6 +521,17 @@ def _session(r: _Reader, body: dict[str, Any], here: PathKey, n: Neighbor) -> No
             n.ttl_security, n.ttl_security_line = hops, r.line((*here, "ttl-security"))
         else:  # NVUE's default hop count is not documented: not guessed
             r.routing((*here, "ttl-security"), "ttl-security without hops 1-254: not modelled")
+    timers = _map(body.get("timers"))
+    r.extra(timers, (*here, "timers"), {"keepalive", "hold", "connection-retry", "route-advertisement"},
+            routing=True)
+    if "hold" in timers and timers.get("hold") != "auto":  # (auto: the global value, NVUE's 9 s)
+        hold = _int(timers.get("hold"), 65535)
+        keepalive = timers.get("keepalive", "auto")
+        if hold is None or 0 < hold < 3:
+            r.routing((*here, "timers", "hold"), f"timers hold {str(timers.get('hold'))[:20]}: not 0 or 3-65535")
+        else:  # (the keepalive decides nothing the model reads: how often, not how long)
+            n.timers = (_int(keepalive, 65535) or 0 if keepalive != "auto" else 3, hold)
+            n.timers_line = r.line((*here, "timers", "hold"))
     local = _map(body.get("local-as"))
     r.extra(local, (*here, "local-as"), {"enable", "asn", "prepend", "replace"}, routing=True)
     if _switch(r, local, "enable", (*here, "local-as")):

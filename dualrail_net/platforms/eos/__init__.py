@@ -25,6 +25,7 @@ class Eos:
     # a neighbor without `maximum-routes` may send 12,000 prefixes; above that EOS tears the session
     # down (which is why EVPN designs set `maximum-routes 0`)
     default_receive_limit = 12000
+    default_hold_time = 180  # EOS offers keepalive 60, hold 180 unless `timers bgp` says otherwise
     netmiko_type = "arista_eos"
     files: tuple[OutputFile, ...] = (OutputFile("eos/running-config.j2", "running-config", OutputFormat.EOS),)
     template_root: Path | None = None

@@ -30,6 +30,7 @@ from dualrail_net.verify.parsers import link
 from dualrail_net.verify.parsers.files import read_text
 from dualrail_net.verify.parsers.frr import (
     _int,
+    bgp_timers,
     finish_bgp,
     match_list_definition,
     is_ip,
@@ -292,6 +293,9 @@ def _bgp_statements(inst: BgpInstance, children: list[Node], dev: DeviceConfig) 
             inst.distance_line = child.line
         elif w == ["no", "bgp", "default", "ipv4-unicast"]:
             inst.default_ipv4_unicast = False
+        elif w[:2] == ["timers", "bgp"] and len(w) == 4 and (timers := bgp_timers(w[2], w[3])) is not None:
+            # the hold time every neighbor without its own offers (EOS's default: 180 s)
+            inst.timers, inst.timers_line = timers, child.line
         elif w in _HARMLESS_BGP:
             pass
         elif w == ["shutdown"]:

@@ -47,6 +47,7 @@ class Sonic:
     name = "sonic"
     max_mtu = 9216
     default_maximum_paths = 64  # SONiC's FRR is built with MULTIPATH_NUM 64 (bgpd's default maximum-paths is 64 there)
+    default_hold_time = 180  # FRR's traditional profile (keepalive 60, hold 180) where frr.conf names none
     netmiko_type = "linux"  # SONiC is Debian with a `config`/`show` CLI over SSH (netmiko has no `sonic` type)
     files: tuple[OutputFile, ...] = (
         OutputFile("sonic/config_db.json.j2", "config_db.json", OutputFormat.JSON),

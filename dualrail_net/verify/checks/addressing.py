@@ -7,7 +7,7 @@ import numpy as np
 
 from dualrail_net.verify.arrays import distinct
 from dualrail_net.verify.checks import BASE, Context, ROUTING, SESSIONS, TOPOLOGY, check, finding
-from dualrail_net.verify.findings import Finding
+from dualrail_net.verify.findings import Finding, Severity
 from dualrail_net.verify.ipfast import net_str, network_array, parse_addresses
 from dualrail_net.verify.parsers.ifupdown import NOT_AUTO
 from dualrail_net.verify.topology import Endpoint
@@ -152,8 +152,20 @@ def loopbacks_advertised(ctx: Context) -> list[Finding]:
         dev = ctx.snap.devices[ep.device]
         if ep.vrf not in dev.bgp and None not in dev.bgp and not dev.bgp:
             continue
-        if net_str(ep.net) not in originated.get(ep.node, set()):
+        prefix = net_str(ep.net)
+        if prefix in originated.get(ep.node, set()):
+            continue
+        where = f"{ep.device} loopback {ep.address}{' (VRF ' + ep.vrf + ')' if ep.vrf else ''}"
+        entry = ctx.snap.manifest.devices.get(ep.device)
+        planned = entry is None or any(prefix in prefixes for prefixes in entry.originates.values())
+        if planned:
+            out.append(finding([ep.device], ctx.topo.node_plane.get(ep.node), f"{where} is not advertised",
+                               "the device is unreachable for management and probes"))
+        else:
+            # an address the plan does not have (a hand-added second loopback address): nothing of
+            # the fabric depends on it, but nothing in the fabric can reach it either
             out.append(finding([ep.device], ctx.topo.node_plane.get(ep.node),
-                               f"{ep.device} loopback {ep.address}{' (VRF ' + ep.vrf + ')' if ep.vrf else ''} "
-                               "is not advertised", "the device is unreachable for management and probes"))
+                               f"{where} is not in the plan and not advertised",
+                               "only the device itself can use it: the fabric has no route to it",
+                               severity=Severity.WARNING))
     return out

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 
 from dualrail_net.render.servers import HOST_PATHS
+from dualrail_net.resolve.model import BGP_TIMERS
 from dualrail_net.verify.checks import BASE, TOPOLOGY, Context, check, finding
 from dualrail_net.verify.checks.hosts import ROCE_V2_IPV4_GID_INDEX, hca_devices, roce_classes, traffic_class_fault
 from dualrail_net.verify.findings import Finding
@@ -31,10 +32,9 @@ NCCL_DEFAULT_RETRY_CNT = 7
 QP_SETTINGS = (("NCCL_IB_TIMEOUT", NCCL_DEFAULT_IB_TIMEOUT, MAX_IB_TIMEOUT),
                ("NCCL_IB_RETRY_CNT", NCCL_DEFAULT_RETRY_CNT, MAX_RETRY_CNT))
 # How long a plane may lose a path's packets before it routes around the loss by itself: a link that
-# dies without its carrier going down is found when BGP's hold time runs out, 9 s with the timers
-# every rendered frr.conf takes (`frr defaults datacenter`: keepalive 3, hold 9; a session takes the
-# lower hold time of its two ends). A QP that gives up sooner fails the job where the plane recovers.
-PLANE_RECOVERY_S = 9.0
+# dies without its carrier going down is found when BGP's hold time runs out, the plan's (every
+# session is held to it: BGP-HOLD-TIME). A QP that gives up sooner fails the job where the plane recovers.
+PLANE_RECOVERY_S = float(BGP_TIMERS[1])
 
 
 @check("HOST-NCCL-TOPO", "the NCCL topology file places the planned GPUs and NICs on their sockets, and NCCL reads it",

@@ -28,6 +28,7 @@ from dualrail_net.verify.controlplane import (
     instance_of,
     kept_out_of_fib,
     maximum_paths,
+    offered_hold_time,
     remove_private_word,
     planned_prefixes,
     requires_policy,
@@ -45,6 +46,7 @@ from dualrail_net.verify.routes import (
     prefix_list_mask,
     route_map_outcome,
 )
+from dualrail_net.resolve.model import BGP_TIMERS
 from dualrail_net.verify.topology import NodeId
 
 MAX_FINDINGS = 50  # per check and plane; a summary finding says how many more
@@ -533,6 +535,45 @@ def session_down(ctx: Context, view: PlaneView) -> list[Finding]:
         s = state.session
         out.append(finding([s.a[0], s.b[0]], view.control.plane,
                            f"session {_label(s.a)} - {_label(s.b)} carries no IPv4 routes: {state.reason}", why))
+    return out
+
+
+PLANNED_HOLD_TIME = BGP_TIMERS[1]
+
+
+@per_plane("BGP-HOLD-TIME", f"every session that comes up runs keepalives and holds for at most the plan's "
+           f"{PLANNED_HOLD_TIME} s (the smaller of its two ends' offers)")
+def hold_time(ctx: Context, view: PlaneView) -> list[Finding]:
+    """A link that dies without its carrier going down (a one-way fibre fault, a wedged line card)
+    leaves the plane's paths only when BGP's hold time runs out; the hosts' QP patience is judged
+    against the plan's (HOST-NCCL-TRANSPORT). RFC 4271 4.2: the session holds for the smaller of
+    the two hold times offered in the OPENs; 0 turns keepalives off on both ends."""
+    out: list[Finding] = []
+    devices = ctx.snap.devices
+    for state in view.control.sessions:
+        if not state.up:
+            continue
+        s = state.session
+        offers = []
+        for node, address in ((s.a, s.a_neighbor), (s.b, s.b_neighbor)):
+            dev = devices[node[0]]
+            inst = dev.bgp[node[1]]
+            hold, line, source = offered_hold_time(dev, inst, inst.neighbors[address])
+            offers.append((hold, node, f"{_loc(ctx, node[0], line)}: " if line else "", source))
+        hold = min(offers[0][0], offers[1][0])
+        if 0 < hold <= PLANNED_HOLD_TIME:
+            continue
+        said = "; ".join(f"{where}{node[0]} offers {offer} s ({source})" for offer, node, where, source in offers)
+        if hold == 0:
+            message = f"session {_label(s.a)} - {_label(s.b)} runs without keepalives (hold time 0): {said}"
+            why = ("a peer that falls silent is never declared dead: a link that dies without its carrier going "
+                   "down keeps its routes, and ECMP keeps hashing flows onto it, until somebody notices")
+        else:
+            message = (f"session {_label(s.a)} - {_label(s.b)} holds for {hold} s, the plan's is "
+                       f"{PLANNED_HOLD_TIME} s: {said}")
+            why = (f"a link that dies without its carrier going down keeps attracting traffic for {hold} s; the "
+                   f"hosts' QP patience is judged against {PLANNED_HOLD_TIME} s (HOST-NCCL-TRANSPORT)")
+        out.append(finding([s.a[0], s.b[0]], view.control.plane, message, why))
     return out
 
 

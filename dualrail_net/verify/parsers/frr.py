@@ -218,6 +218,15 @@ _REMOVE_PRIVATE = {(): "plain", ("all",): "all", ("replace-AS",): "replace", ("a
 _REMOVE_PRIVATE_EOS = {(): "plain", ("all",): "all", ("all", "replace-as"): "all-replace"}
 
 
+def bgp_timers(keepalive: str, hold: str) -> tuple[int, int] | None:
+    """`timers [bgp] KEEPALIVE HOLD` as (keepalive, hold); None where bgpd refuses it (a hold time
+    other than 0 must be at least 3 s, RFC 4271 4.2)."""
+    k, h = _int(keepalive, 65535), _int(hold, 65535)
+    if k is None or h is None or 0 < h < 3:
+        return None
+    return k, h
+
+
 def _neighbor(inst: BgpInstance, w: list[str], line: int) -> Neighbor:
     n = inst.neighbors.get(w[1])
     if n is None:  # not setdefault: that would build a throwaway Neighbor for each of its lines
@@ -282,6 +291,28 @@ def neighbor_statement(inst: BgpInstance, w: list[str], line: int = 0, negated: 
             n.peer_group = rest[1]
             return True
         return not rest
+    if verb == "timers" and len(w) in (3, 5) and w[3:4] not in (["connect"], ["delayopen"]):  # (those: below)
+        if negated:
+            n = _neighbor(inst, w, line)
+            n.timers, n.timers_line = None, 0
+            return True
+        timers = bgp_timers(w[3], w[4]) if len(w) == 5 else None
+        if timers is None:
+            return False
+        n = _neighbor(inst, w, line)
+        n.timers, n.timers_line = timers, line
+        return True
+    if verb == "port" and len(w) in (3, 4) and not eos:
+        port = _int(w[3], 65535) if len(w) == 4 else None
+        if negated:
+            n = _neighbor(inst, w, line)
+            n.port, n.port_line = None, 0
+            return True
+        if port is None:
+            return False
+        n = _neighbor(inst, w, line)
+        n.port, n.port_line = port, line
+        return True
     if verb in _SESSION_TIMING or eos and w[2:] == ["rib-in", "pre-policy", "retain"]:
         return True
     if negated:
@@ -339,6 +370,10 @@ def neighbor_statement(inst: BgpInstance, w: list[str], line: int = 0, negated: 
             _neighbor(inst, w, line).send_community = True
     elif verb == "soft-reconfiguration" and w[3:] == ["inbound"]:
         pass  # keeps a copy of what arrives
+    elif verb == "solo" and len(w) == 3 and not eos:
+        # routes are not sent back to the peer they came from: over eBGP the peer drops them anyway
+        # (its own ASN is in their AS path), so nothing it installs changes
+        pass
     elif verb == "passive" and len(w) == 3:
         _neighbor(inst, w, line).passive = True
     elif verb == "update-source" and len(w) == 4 and (is_ip(w[3]) or PORT_NAME.fullmatch(w[3])):
@@ -625,9 +660,9 @@ def bgp_statement(inst: BgpInstance, w: list[str], line: int = 0) -> bool:
             pass  # logging, restart helper, FRR's default MED grouping, the tie-break among equal paths
         else:
             return False
-    elif head == "timers" and w[1:2] == ["bgp"] and len(w) == 4 and is_decimal(w[2]) and is_decimal(w[3]) \
-            and int(w[2]) <= 65535 and (int(w[3]) == 0 or 3 <= int(w[3]) <= 65535):
-        pass  # keepalive and hold time: how fast a failure is seen, not which routes are held
+    elif head == "timers" and w[1:2] == ["bgp"] and len(w) == 4 and (timers := bgp_timers(w[2], w[3])) is not None:
+        # keepalive and hold time: not which routes are held, but how long a silent peer keeps them
+        inst.timers, inst.timers_line = timers, line
     elif head in ("update-delay", "coalesce-time") and len(w) == 2 and is_decimal(w[1]):
         pass  # when updates go out at start, not which
     elif head == "redistribute" and redistribution(inst, w, line):
@@ -674,6 +709,8 @@ def _negated(inst: BgpInstance, w: list[str], line: int) -> bool:
         inst.ebgp_requires_policy = False
     elif w[:2] == ["bgp", "shutdown"]:
         inst.shutdown_line = 0
+    elif w[:2] == ["timers", "bgp"] and len(w) in (2, 4):
+        inst.timers, inst.timers_line = None, 0
     elif w == ["bgp", "graceful-shutdown"]:
         inst.graceful_shutdown_line = 0
     elif w[:1] == ["neighbor"]:
@@ -1141,6 +1178,10 @@ def finish_bgp(dev: DeviceConfig, frr: bool = True) -> None:
                 n.ttl_security, n.ttl_security_line = group.ttl_security, group.ttl_security_line
             if n.ebgp_multihop is None:
                 n.ebgp_multihop = group.ebgp_multihop
+            if n.timers is None:
+                n.timers, n.timers_line = group.timers, group.timers_line
+            if n.port is None:
+                n.port, n.port_line = group.port, group.port_line
             if not n.rr_client_line and group.rr_client_line:
                 n.rr_client_line, rr_written[n.address] = group.rr_client_line, n.peer_group
             n.password_opaque = n.password_opaque or group.password_opaque

@@ -815,3 +815,34 @@ def test_lag_members_lose_their_own_address_unless_the_lag_is_routed() -> None:
     assert dev.interfaces["swp2"].down == ""  # a routed LAG: not followed, and said so
     assert dev.base_unmodelled == [("interfaces", 9, "swp2 is a member of bond1, a routed LAG (not modelled)"),
                                    ("interfaces", 8, "swp9 is a member of bond0, but no port of this device's model")]
+
+
+@pytest.mark.parametrize("value,assigned", [
+    ("3", "3"), ('"3"', "3"), ("'mlx5_0:1,mlx5_1:1'", "mlx5_0:1,mlx5_1:1"), ("\"a\"b'c'", "abc"), ("3  # why", "3"),
+    ("3#x", "3#x"), ('"a b"', "a b"), ("'a\"b'", 'a"b'), ("", ""),
+    ("$X", None), ('"$X"', None), ("a b", None), ("`ls`", None), ('"3', None), ("a;b", None), ("\\3", None),
+])
+def test_an_env_value_is_what_a_sourcing_shell_assigns(value: str, assigned: str | None) -> None:
+    from dualrail_net.verify.parsers import _shell_value
+    assert _shell_value(value) == assigned
+
+
+@pytest.mark.parametrize("command,words", [
+    ("ip route replace default via 10.0.0.0 table 0x65", "ip route replace default via 10.0.0.0 table 101"),
+    ("ip rule add from 10.0.0.1 lookup 0145 pref 0X65", "ip rule add from 10.0.0.1 lookup 101 priority 101"),
+    ("ip route replace 10.0.0.0/8 via 10.0.0.0 metric 010 table main", "ip route replace 10.0.0.0/8 via 10.0.0.0 "
+     "metric 8 table 254"),
+    ("ip rule add from 10.0.0.1 lookup 09", "ip rule add from 10.0.0.1 lookup ?09"),  # (not octal: refused)
+])
+def test_ip_numbers_are_read_as_strtoul_base_0_reads_them(command: str, words: str) -> None:
+    assert ifupdown._ip_command(command) == ifupdown.ip_command_plain(command) == words.split()
+
+
+@pytest.mark.parametrize("tls,rdma", [("tcp", False), ("sm,self", False), ("", False), ("^ib", False),
+                                      ("rc,tcp", True), ("rc_x,sm,self", True), ("all", True), ("^tcp", True),
+                                      ("^rc", True), ("dc_mlx5", True), ("^" + ",".join(sorted(
+                                          ["rc", "rc_v", "rc_x", "rc_verbs", "rc_mlx5", "dc", "dc_x", "dc_mlx5", "ud",
+                                           "ud_v", "ud_x", "ud_verbs", "ud_mlx5"])), False)])
+def test_ucx_tls_leaves_an_rdma_transport_or_not(tls: str, rdma: bool) -> None:
+    from dualrail_net.verify.checks.hostnccl import ucx_takes_rdma
+    assert ucx_takes_rdma(tls) is rdma

@@ -234,7 +234,7 @@ def _no_auto(rng: random.Random, text: str) -> tuple[str, str] | None:
 
 def _respell(rng: random.Random, text: str) -> tuple[str, str] | None:
     """A rule or route written as an operator might: iproute2's abbreviations and synonyms, `-4`,
-    a table by name, a `|| true` tail; or a rule for every source (`from all`)."""
+    a table by name, numbers in hex or octal, a `|| true` tail; or a rule for every source (`from all`)."""
     lines = [m for m in re.finditer(r"^(\s+post-up )ip (rule|route) (add|replace) (.*)$", text, re.M)]
     if not lines:
         return None
@@ -250,6 +250,10 @@ def _respell(rng: random.Random, text: str) -> tuple[str, str] | None:
         if "table" not in rest and rng.random() < 0.5:
             rest += " table main"
         new = f"ip {rng.choice(['', '-4 '])}{rng.choice(['route', 'r', 'ro'])} {verb} {rest}"
+    if rng.random() < 0.3:  # numbers as C reads them (strtoul base 0): 0x65 and 0145 are 101
+        new = re.sub(r"\b(table|lookup|pref|prio|order|preference|priority|metric) (\d+)\b",
+                     lambda n: f"{n.group(1)} {rng.choice([hex(int(n.group(2))), '0' + oct(int(n.group(2)))[2:]])}",
+                     new)
     if rng.random() < 0.3:
         new += " || true"
     return f"respelt: {new}", text[:m.start()] + m.group(1) + new + text[m.end():]

@@ -205,6 +205,23 @@ def _nccl_int(value: str | None) -> int | None:
     return int(text) if digits and is_decimal(digits) else None
 
 
+NCCL_MAX_QPS = 128  # NCCL_IB_QPS_PER_CONNECTION's largest value (NCCL_IB_MAX_QPS)
+# UCX's transports over RDMA (verbs and mlx5 accelerated), and the aliases that take them all
+UCX_RDMA_TRANSPORTS = frozenset({"rc", "rc_v", "rc_x", "rc_verbs", "rc_mlx5", "dc", "dc_x", "dc_mlx5",
+                                 "ud", "ud_v", "ud_x", "ud_verbs", "ud_mlx5"})
+UCX_RDMA_ALIASES = frozenset({"all", "ib"})
+
+
+def ucx_takes_rdma(tls: str) -> bool:
+    """Whether UCX_TLS leaves UCX an RDMA transport: a list names what it may use ("all" and "ib"
+    take every RDMA transport); a list after "^" names what it may not."""
+    excluded = tls.startswith("^")
+    items = {item.strip().split("\\")[0].lower() for item in tls.lstrip("^").split(",") if item.strip()}
+    if excluded:
+        return not (items & UCX_RDMA_ALIASES or UCX_RDMA_TRANSPORTS <= items)
+    return bool(items & (UCX_RDMA_TRANSPORTS | UCX_RDMA_ALIASES))
+
+
 def _transport_choice(name: str, env: dict[str, str], planes: int) -> list[Finding]:
     """Whether NCCL takes the RDMA transport at all, and keeps each ring on one NIC."""
     out = []
@@ -218,6 +235,15 @@ def _transport_choice(name: str, env: dict[str, str], planes: int) -> list[Findi
                "collectives leave the planned RDMA ports (a network plugin the plan does not know)")
         out.append(finding([name], "", f"{name}: NCCL_NET={net or '(empty)'}: NCCL uses that network, not its RDMA "
                            "(IB verbs) transport", why))
+    qps = _nccl_int(env.get("NCCL_IB_QPS_PER_CONNECTION"))
+    if qps is not None and not 1 <= qps <= NCCL_MAX_QPS:
+        out.append(finding([name], "", f"{name}: NCCL_IB_QPS_PER_CONNECTION={env['NCCL_IB_QPS_PER_CONNECTION']}: not "
+                           f"1 to {NCCL_MAX_QPS} queue pairs per connection", "NCCL refuses the value or opens no "
+                           "queue pair: the job fails at connect"))
+    tls = env.get("UCX_TLS")
+    if tls is not None and not ucx_takes_rdma(tls):
+        out.append(finding([name], "", f"{name}: UCX_TLS={tls or '(empty)'}: UCX takes no RDMA transport (rc, dc, ud)",
+                           "MPI traffic (Open MPI's pml ucx) runs over TCP or not at all, never the RDMA ports"))
     cross = _nccl_int(env.get("NCCL_CROSS_NIC"))
     if planes > 1 and cross != 0:
         said = f"{env['NCCL_CROSS_NIC']}" if cross is not None else "not set (NCCL takes its default, 2)"
@@ -228,12 +254,15 @@ def _transport_choice(name: str, env: dict[str, str], planes: int) -> list[Findi
 
 
 # What verify judges in nccl.env (any other name is reported by HOST-UNMODELLED): the names the
-# checks read, and tuning that changes no reachability (QPs per connection, debug output).
+# checks read, and what changes nothing on these planes: debug output; the service level (routed,
+# untagged ports carry no PCP: the switch and the NIC classify by DSCP); the RoCE version NCCL looks
+# for when it picks a GID itself (HOST-NCCL-GID requires the index set, and a set index wins).
 JUDGED_ENV = frozenset({
     "NCCL_IB_HCA", "NCCL_IB_GID_INDEX", "NCCL_IB_TC", "NCCL_CROSS_NIC", "NCCL_IB_TIMEOUT", "NCCL_IB_RETRY_CNT",
     "NCCL_TOPO_FILE", "NCCL_SOCKET_IFNAME", "NCCL_IB_DISABLE", "NCCL_NET", "OMPI_MCA_btl_tcp_if_include",
-    "UCX_NET_DEVICES", "UCX_IB_GID_INDEX", "UCX_IB_TRAFFIC_CLASS",
-    "NCCL_IB_QPS_PER_CONNECTION", "NCCL_DEBUG", "NCCL_DEBUG_SUBSYS", "NCCL_DEBUG_FILE"})
+    "UCX_NET_DEVICES", "UCX_IB_GID_INDEX", "UCX_IB_TRAFFIC_CLASS", "UCX_TLS",
+    "NCCL_IB_QPS_PER_CONNECTION", "NCCL_DEBUG", "NCCL_DEBUG_SUBSYS", "NCCL_DEBUG_FILE", "NCCL_IB_SL",
+    "NCCL_IB_ROCE_VERSION_NUM"})
 JUDGED_ENV_PATTERN = re.compile(r"DUALRAIL_(?:PLANE|IB)_[A-Za-z0-9]+_HCA")
 
 

@@ -187,17 +187,36 @@ def read_nic_qos(text: str, srv: ServerConfig) -> None:
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
+# A shell word made of plain characters, single-quoted text and double-quoted text without
+# expansions, then an optional comment: what `. nccl.env` assigns without expanding anything
+_SHELL_WORD = re.compile(r"""((?:[^\s'"$`\\;&|<>()]|'[^']*'|"[^"$`\\]*")*)(?:\s+#.*)?""")
+_SHELL_QUOTED = re.compile(r"'([^']*)'|\"([^\"]*)\"")
+
+
+def _shell_value(value: str) -> str | None:
+    """The value a POSIX shell assigns for ``NAME=value`` (quotes removed), or None where it would
+    expand, split or run something (not modelled)."""
+    if not any(c in value for c in " \t'\"$`\\;&|<>()#"):
+        return value  # (the common case: nothing to remove)
+    match = _SHELL_WORD.fullmatch(value)
+    if match is None:
+        return None
+    return _SHELL_QUOTED.sub(lambda m: m.group(1) if m.group(1) is not None else m.group(2), match.group(1))
+
+
 def _read_env(text: str, srv: ServerConfig) -> None:
     """nccl.env as a shell that sources it sets it: NAME=VALUE (``export`` allowed), the last one
-    wins; a value the shell would expand or split (quotes, $, spaces) is not modelled."""
+    wins; quotes are removed as the shell removes them (`NAME="3"` sets 3); a value the shell would
+    expand or split ($, backquotes, unquoted spaces) is not modelled."""
     for number, line in enumerate(text.split("\n"), 1):
         stripped = line.strip()
         if not stripped or stripped.startswith("#"):
             continue
         body = stripped[7:].lstrip() if stripped.startswith("export ") else stripped
         key, eq, value = body.partition("=")
-        if eq and _ENV_NAME.fullmatch(key) and not any(c in value for c in " \t'\"$`\\;&|<>()"):
-            srv.env[key] = value
+        assigned = _shell_value(value) if eq and _ENV_NAME.fullmatch(key) else None
+        if assigned is not None:
+            srv.env[key] = assigned
             srv.line_of[("nccl.env", key)] = number
         else:
             srv.unmodelled.append(("nccl.env", number, stripped))

@@ -81,6 +81,8 @@ _LINK_KEYS: dict[str, Callable[[Interface, int, str], None]] = {
 
 
 NOT_AUTO = "not auto"  # Interface.down of a stanza ifupdown2 never brings up
+# `iface NAME inet METHOD`: the methods whose addresses are the stanza's own lines
+_ADDRESS_METHODS = frozenset({"static", "manual", "loopback"})
 
 
 def read_interfaces(text: str) -> InterfacesFile:
@@ -114,6 +116,10 @@ def read_interfaces(text: str) -> InterfacesFile:
             if iface is None:
                 iface = ifaces[name] = Interface(name)
             iface.is_loopback = name == "lo" or (len(parts) > 2 and parts[2] == "loopback")
+            if len(parts) > 2 and parts[2] not in _ADDRESS_METHODS:
+                # a client (dhcp, ipv4ll, ppp, ...): what its server answers (an address, a default
+                # route in the main table) is not in the model
+                unmodelled.append((number, line.strip()))
             continue
         if key[0] == "#":
             continue
@@ -240,8 +246,25 @@ def _matches(word: str, *full: str) -> str | None:
 # words unchanged. Every other command goes the plain way; tests/test_parsers.py holds the two equal.
 _CANONICAL_IP = re.compile(
     r"ip (?:route (?:add|replace|append|change|prepend) (?!(?:unicast|blackhole|unreachable|prohibit)(?: |$))\S+"
-    r"(?: (?:via|dev|src|metric) \S+| table [0-9]+)*"
-    r"|rule add(?: (?:from|priority|to|iif) \S+| lookup [0-9]+)*)")
+    r"(?: (?:via|dev|src) \S+| (?:table|metric) (?:0|[1-9][0-9]*))*"
+    r"|rule add(?: (?:from|to|iif) \S+| (?:lookup|priority) (?:0|[1-9][0-9]*))*)")
+# the options whose number iproute2 reads with strtoul's base 0 (get_unsigned, get_u32): 0x65 and
+# 0145 are both 101
+_NUMBERED = frozenset({"table", "lookup", "priority", "metric", "preference"})
+_OCTAL = re.compile(r"0[0-7]+")
+_HEX = re.compile(r"0[xX][0-9a-fA-F]+")
+
+
+def _base0(word: str) -> str:
+    """A number as strtoul(word, 0) reads it, in decimal (a word it does not read whole: unchanged,
+    or with a mark that no number reading takes where a C reading would differ from a decimal one)."""
+    if _HEX.fullmatch(word):
+        return str(int(word, 16))
+    if _OCTAL.fullmatch(word):
+        return str(int(word, 8))
+    if len(word) > 1 and word[0] == "0" and word.isdigit():
+        return "?" + word  # (08, 09: not octal, and iproute2 refuses them)
+    return word
 
 
 _PLAIN_ONLY = frozenset({"nexthop", "onlink", "not", "||", "-4"})  # words the plain reading moves or drops
@@ -258,7 +281,8 @@ def _ip_command(cmd: str) -> list[str]:
 
 def ip_command_plain(cmd: str) -> list[str]:
     """A post-up command as the words of ``ip route|rule VERB ...`` in full (abbreviations spelled
-    out, `-4` dropped, a table named by number, a shell `|| true` tail cut: it only hides a failure);
+    out, `-4` dropped, a table named by number, numbers in decimal (iproute2 reads 0x65 and 0145 as
+    101), a shell `|| true` tail cut: it only hides a failure);
     any other command as its words, which no branch of server_policy reads."""
     words = cmd.split()
     if "||" in words:
@@ -298,8 +322,10 @@ def ip_command_plain(cmd: str) -> list[str]:
         for i, word in enumerate(args):
             out.append(_RULE_KEYS.get(_matches(word, *_RULE_KEYS) or "", word) if i % 2 == 0 else word)
     for i in range(3, len(out) - 1):
-        if out[i] in ("table", "lookup") and out[i + 1] in _TABLE_NAMES:
-            out[i + 1] = _TABLE_NAMES[out[i + 1]]
+        if out[i] in _NUMBERED:
+            value = out[i + 1]
+            out[i + 1] = _TABLE_NAMES[value] if out[i] in ("table", "lookup") and value in _TABLE_NAMES \
+                else _base0(value)
     return out
 
 

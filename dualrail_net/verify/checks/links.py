@@ -1,6 +1,6 @@
 """Link settings against the plan and the other end (LINK-CONFIG): a port forced to another speed
-than its cable is planned at, or two ends that force different FEC or autonegotiation, bring the
-link up at the wrong speed or not at all. What a platform leaves automatic is not judged. A cabled
+than its cable is planned at, two ends that force different FEC or autonegotiation, or FEC off
+on PAM4 lanes, bring the link up at the wrong speed or not at all. What a platform leaves automatic is not judged. A cabled
 switch port that is kept down or carries no IP (LINK-PORT-DOWN) loses its link whatever else is
 right on it."""
 
@@ -14,6 +14,12 @@ from dualrail_net.verify.parsers.link import planned_mbps
 
 def _gbps(mbps: int) -> str:
     return f"{mbps // 1000}G" if mbps % 1000 == 0 else f"{mbps}M"
+
+
+# Links of 200G and more run 50G or 100G PAM4 lanes (the 100G and 50G links of the plans may still be
+# NRZ lanes, where FEC is the optics' choice: not judged); PAM4 lanes need RS(544,514) FEC
+PAM4_FROM_MBPS = 200_000
+NOT_PAM4_FEC = frozenset({"none", "baser"})
 
 
 def _fec(name: str | None) -> str:
@@ -43,6 +49,14 @@ def link_config(ctx: Context) -> list[Finding]:
                                f"{_gbps(settings.speed_mbps)}, the link to {_other(ends, device, port)} is planned "
                                f"at {speeds[i]}", "the ends cannot agree on a speed the cable was planned for: the "
                                "link stays down, or runs slower than the plan counts on"))
+        for device, port, settings in ends:
+            speed = settings.speed_mbps or planned if settings is not None else None
+            if settings is None or settings.fec not in NOT_PAM4_FEC or speed is None or speed < PAM4_FROM_MBPS:
+                continue
+            out.append(finding([device], plane, f"{_where(ctx, device, settings)}: {device} {port} runs FEC "
+                               f"{_fec(settings.fec)} on a {_gbps(speed)} link (to {_other(ends, device, port)})",
+                               "lanes of 50G and more are PAM4, which needs Reed-Solomon FEC (IEEE 802.3 clauses "
+                               "91, 134): without it the link does not come up, or runs with errors no retry hides"))
         if a_link is None or b_link is None:
             continue
         pairs: list[tuple[str, str | None, str | None]] = [

@@ -73,7 +73,9 @@ def test_clean_example_passes_on_the_simulated_fabric(clean: Path) -> None:
 LONG = "    0x0c42a10300a10001=full," + " " * 4100 + "\n"
 
 STATIC_CASES: list[tuple[str, str, str, str, str]] = [
-    ("bad P_Key", PA, "tenant_b=0x0102", "tenant_b=0x8102", "IB-PKEY"),
+    ("a P_Key whose low 15 bits are 0", PA, "tenant_b=0x0102", "tenant_b=0x8000", "IB-PKEY"),
+    ("a P_Key wider than 16 bits", PA, "tenant_b=0x0102", "tenant_b=0x18102", "IB-PKEY"),
+    ("a P_Key that is the default partition's", PA, "tenant_b=0x0102", "tenant_b=0xffff", "IB-PKEY"),
     ("duplicate P_Key", PA, "tenant_b=0x0102", "tenant_b=0x0101", "IB-PKEY"),
     ("missing ';'", PA, "0x0c42a10300a10010=full ;", "0x0c42a10300a10010=full", "IB-PARTITION-SYNTAX"),
     ("missing ';' at the end", PA, "0x0c42a10300a10020=limited ;", "0x0c42a10300a10020=limited", "IB-PARTITION-SYNTAX"),
@@ -284,6 +286,12 @@ def test_a_leaf_missing_a_route_is_caught(clean: Path, tmp_path: Path) -> None:
     assert [f.message for f in found] == [f"{leaf} has no route to 1 HCA LID(s)"]
     assert route_findings("IB-SIM-ROUTES", plane, "", meta.switches, hca_lids)[0].message == \
         "opensm wrote no LFT dump"
+
+
+def test_a_p_key_written_with_its_membership_bit_is_a_valid_edit(clean: Path, tmp_path: Path) -> None:
+    """opensm takes the low 15 bits (test_pkey_model_agrees_with_opensm: the tables do not change)."""
+    out = broken_copy(clean, tmp_path, PA, "tenant_b=0x0102", "tenant_b=0x8102")
+    assert [(r.check, f.message) for r in run_static(out) for f in r.findings] == []
 
 
 def test_allow_both_pkeys_on_both_sms_is_a_valid_edit(clean: Path, tmp_path: Path) -> None:

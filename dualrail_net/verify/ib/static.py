@@ -24,7 +24,8 @@ def run_static(out: Path) -> list[CheckResult]:
     planes = Manifest.load(out).ib_planes
     syntax = CheckResult("IB-PARTITION-SYNTAX", "every partitions.conf parses cleanly under the OpenSM grammar "
                          "(no missing ';', unknown keywords or flags, over-long lines)")
-    pkeys = CheckResult("IB-PKEY", "P_Keys are in the 15-bit range and unique per plane")
+    pkeys = CheckResult("IB-PKEY", "P_Keys name partitions 0x0001-0x7ffe (their low 15 bits) and are unique per "
+                        "plane")
     members = CheckResult("IB-MEMBERS", "every member GUID is a port cabled to that plane, every server has "
                           "the same tenant partitions in every plane, and each partition the same flags")
     prefix = CheckResult("IB-SUBNET-PREFIX", "every IB plane has its own subnet prefix and its SM on a port of "
@@ -58,11 +59,17 @@ def run_static(out: Path) -> list[CheckResult]:
             names.add(part.name)
             if part.pkey is None:
                 continue
+            # opensm takes the low 15 bits as the partition (the top bit is the membership, which
+            # the member lines decide: 0x8101 is partition 0x0101, as the simulated SM's tables show)
             low = part.pkey & 0x7FFF
-            if part.pkey > 0x7FFF or low in (0, 0x7FFF) and part.name != "Default":
+            if part.pkey > 0xFFFF:
                 pkeys.findings.append(_f(pkeys.check, plane, f"{rel}:{part.line}: {part.name} P_Key "
-                                         f"{part.pkey:#06x} is outside 0x0001-0x7ffe",
-                                         "opensm uses only the low 15 bits: it becomes another partition"))
+                                         f"{part.pkey:#x} is wider than 16 bits",
+                                         "opensm keeps its low 16 bits: it becomes another partition"))
+            elif low in (0, 0x7FFF) and part.name != "Default":
+                pkeys.findings.append(_f(pkeys.check, plane, f"{rel}:{part.line}: {part.name} P_Key "
+                                         f"{part.pkey:#06x} is partition {low:#06x}, not one of 0x0001-0x7ffe",
+                                         "0x0000 is invalid and 0x7fff the default partition every port is in"))
             if low in seen:
                 pkeys.findings.append(_f(pkeys.check, plane, f"{rel}:{part.line}: {part.name} P_Key "
                                          f"{part.pkey:#06x} equals {seen[low]}'s", "opensm merges the two partitions"))

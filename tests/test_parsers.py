@@ -142,6 +142,12 @@ def tree_parse_frr(text: str) -> DeviceConfig:
                 elif child.words[0] != "description":
                     if child.words[:2] == ["set", "community"] and child.words[2:] != ["none"]:
                         rm.sets_community_line = child.line  # (a source of communities: communities.py)
+                        words = [x for x in child.words[2:] if x != "additive"]
+                        named = [frr_parser.STOP_COMMUNITIES.get(x.lower()) for x in words]
+                        rm.community_set = tuple(sorted({x for x in named if x}))
+                        rm.community_additive = "additive" in child.words
+                        if words and None not in named:
+                            continue
                     report(child)
             dev.route_maps.setdefault(w[1], []).append(rm)
         elif w[:2] == ["router", "bgp"] and len(w) in (3, 5) and (asn := frr_parser.parse_asn(w[2])):
@@ -846,3 +852,17 @@ def test_ip_numbers_are_read_as_strtoul_base_0_reads_them(command: str, words: s
 def test_ucx_tls_leaves_an_rdma_transport_or_not(tls: str, rdma: bool) -> None:
     from dualrail_net.verify.checks.hostnccl import ucx_takes_rdma
     assert ucx_takes_rdma(tls) is rdma
+
+
+@pytest.mark.parametrize("line,stops,additive,judged", [
+    ("set community no-export", ("no-export",), False, True),
+    ("set community 65535:65282 additive", ("no-advertise",), True, True),
+    ("set community local-AS no-export", ("local-AS", "no-export"), False, True),
+    ("set community 65000:1 no-export", ("no-export",), False, False),  # (65000:1: reported)
+    ("set community 65000:1", (), False, False),
+])
+def test_set_community_reads_the_well_known_communities_that_stop_a_route(line: str, stops: tuple[str, ...],
+                                                                          additive: bool, judged: bool) -> None:
+    entry = RouteMapEntry(10, "permit")
+    assert frr_parser.route_map_clause(entry, line.split(), 3) is judged
+    assert (entry.community_set, entry.community_additive, entry.sets_community_line) == (stops, additive, 3)

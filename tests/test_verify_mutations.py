@@ -346,6 +346,13 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
     ("both ends of a session at 180 s (EOS's default, FRR's traditional profile)", "BGP-HOLD-TIME", _slow_hold),
     ("a leaf that connects to another TCP port, its spine waiting passively (neither end opens)",
      "BGP-SESSION-DOWN", lambda r: (_leaf_neighbor(r, "port 1790"), _spine_neighbor(r, "passive"))),
+    ("a leaf sends its prefixes with NO_EXPORT (the spines pass them to no other leaf)", "BGP-COMMUNITY-STOP",
+     lambda r: edit(r / LEAF_A / "frr.conf", "route-map LOCAL-A-OUT permit 10\n match ip address prefix-list LOCAL-A\n",
+                    "route-map LOCAL-A-OUT permit 10\n match ip address prefix-list LOCAL-A\n"
+                    " set community 65535:65282 additive\n")),
+    ("an EOS spine tags what it takes from the leaves no-advertise", "BGP-COMMUNITY-STOP",
+     lambda r: edit(r / SPINE_A / "running-config", "route-map PLANE-A-IN permit 10\n",
+                    "route-map PLANE-A-IN permit 10\n   set community no-advertise\n")),
     ("loopback not advertised", "ADDR-LOOPBACK-NOT-ADVERTISED",
      lambda r: edit(r / LEAF_A / "frr.conf", "  network 10.10.0.32/32\n", "")),
     ("ASN typo on one end", "BGP-PEER-MISMATCH",
@@ -1388,6 +1395,12 @@ VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
     ("UCX limited to its RC transport and shared memory; NCCL's service level and RoCE version beside the "
      "GID index", lambda r: edit(r / "servers/gpu001/nccl.env", "UCX_IB_GID_INDEX=3\n",
                                  "UCX_IB_GID_INDEX=3\nUCX_TLS=rc_x,sm,self\nNCCL_IB_SL=3\nNCCL_IB_ROCE_VERSION_NUM=2\n")),
+    ("an EOS spine writes no-export on what it sends (EOS sends no community without send-community)",
+     lambda r: edit(r / SPINE_A / "running-config", "route-map PLANE-A-OUT permit 10\n",
+                    "route-map PLANE-A-OUT permit 10\n   set community no-export\n")),
+    ("a leaf tags what it takes from its spines no-export (it passes none of it on anyway)",
+     lambda r: edit(r / LEAF_A / "frr.conf", "route-map PLANE-A-IN permit 10\n match ip address prefix-list PLANE-A\n",
+                    "route-map PLANE-A-IN permit 10\n match ip address prefix-list PLANE-A\n set community no-export\n")),
     ("an EOS interface block repeated (EOS merges it)",
      lambda r: edit(r / SPINE_A / "running-config", "interface Loopback0\n", "interface Ethernet1\n   mtu 9214\n"
                     "interface Loopback0\n")),

@@ -341,6 +341,11 @@ class RouteMapEntry:
     community_clauses: list[tuple[str, bool, int]] = field(default_factory=list)
     # `set community ...` (other than `none`): the line (0: none); the entry gives routes communities
     sets_community_line: int = 0
+    # the well-known communities of its `set community` that stop a route going further (RFC 1997:
+    # "no-export", "no-advertise", "local-AS", written by name or number), and whether it adds them
+    # (`additive`) or replaces what the route carries; None: no `set community`
+    community_set: tuple[str, ...] | None = None
+    community_additive: bool = False
     # `match as-path NAME` on an FRR AS-path access list read whole: (list, line); judged on each
     # route's AS path (verify/aspaths.py); the bitset model takes the entry as without the clause
     as_path_clauses: list[tuple[str, int]] = field(default_factory=list)

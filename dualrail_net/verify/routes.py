@@ -165,7 +165,7 @@ def _sets_attribute(entry: RouteMapEntry) -> bool:
 
 
 def _sets_something(entry: RouteMapEntry) -> bool:
-    return bool(entry.prepend or _sets_attribute(entry) or entry.next_hop)
+    return bool(entry.prepend or _sets_attribute(entry) or entry.next_hop or entry.community_set is not None)
 
 
 def has_flow(entries: list[RouteMapEntry]) -> bool:
@@ -195,7 +195,24 @@ def merge_sets(before: RouteMapEntry | None, entry: RouteMapEntry) -> RouteMapEn
     merged.origin, merged.origin_line = (entry.origin, entry.origin_line) if entry.origin is not None else \
         (before.origin, before.origin_line)
     merged.sets_community_line = entry.sets_community_line or before.sets_community_line
+    if entry.community_set is None:
+        merged.community_set, merged.community_additive = before.community_set, before.community_additive
+    elif entry.community_additive and before.community_set is not None:
+        merged.community_set = tuple(sorted(set(before.community_set) | set(entry.community_set)))
+        merged.community_additive = before.community_additive
+    else:
+        merged.community_set, merged.community_additive = entry.community_set, entry.community_additive
     return merged
+
+
+def route_map_communities(dev: DeviceConfig, name: str | None, idx: PrefixIndex, full: int,
+                          undefined: list[tuple[str, str]]) -> list[tuple[RouteMapEntry, int]]:
+    """The permit entries of a route-map that set communities (`set community`), each with the
+    prefixes it decides."""
+    entries = dev.route_maps.get(name) if name is not None else None
+    if not entries or not any(e.community_set is not None or e.call is not None for e in entries):
+        return []
+    return [(e, hit) for e, hit in _evaluate(dev, entries, idx, full, undefined)[1] if e.community_set is not None]
 
 
 def _flow_evaluate(dev: DeviceConfig, entries: list[RouteMapEntry], idx: PrefixIndex, full: int,
@@ -289,7 +306,7 @@ def _evaluate(dev: DeviceConfig, entries: list[RouteMapEntry], idx: PrefixIndex,
         hit = matched & remaining
         if entry.action == "permit":
             permitted |= hit
-            if hit and (entry.prepend or _sets_attribute(entry) or entry.next_hop):
+            if hit and _sets_something(entry):
                 acting.append((entry, hit))
         remaining &= ~hit
     return permitted, acting

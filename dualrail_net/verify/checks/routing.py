@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import bisect
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from dualrail_net.verify.checks import Context, ROUTING, SESSIONS, TOPOLOGY, check, finding, running
@@ -30,6 +30,7 @@ from dualrail_net.verify.controlplane import (
     maximum_paths,
     offered_hold_time,
     remove_private_word,
+    sends_communities,
     planned_prefixes,
     requires_policy,
     static_in_rib,
@@ -38,12 +39,14 @@ from dualrail_net.verify.findings import Finding, Severity
 from dualrail_net.verify.ipfast import ip_int, net_str, network_of
 from dualrail_net.verify.model import ACCESS_LIST_PREFIX, RouteMapEntry, filter_clause, list_label
 from dualrail_net.verify.routes import (
+    PrefixIndex,
     _route_map_mask,
     bits,
     explain_prefix_list,
     explain_route_map,
     has_flow,
     prefix_list_mask,
+    route_map_communities,
     route_map_outcome,
 )
 from dualrail_net.resolve.model import BGP_TIMERS
@@ -585,6 +588,115 @@ def hold_time(ctx: Context, view: PlaneView) -> list[Finding]:
                    f"hosts' QP patience is judged against {PLANNED_HOLD_TIME} s (HOST-NCCL-TRANSPORT)")
         out.append(finding([s.a[0], s.b[0]], view.control.plane, message, why))
     return out
+
+
+@per_plane("BGP-COMMUNITY-STOP", "no route-map stops a plane's routes with a well-known community (no-export, "
+           "no-advertise, local-AS) at a device that would pass them on")
+def community_stop(ctx: Context, view: PlaneView) -> list[Finding]:
+    """RFC 1997: a route carrying NO_EXPORT or NO_EXPORT_SUBCONFED (local-AS) is not advertised to
+    eBGP peers, one carrying NO_ADVERTISE to no peer. A route-map's `set community` writes them:
+    outbound only where the sender sends standard communities (bgpd does, EOS only with
+    `send-community`), inbound at the receiver; a later `set community` without `additive` replaces
+    them. Where the receiver holds a prefix only with such a community, the paths the model has it
+    pass on do not exist (an error: the routes' further way is not followed by the RIB model); where
+    it also holds a path without one, which is advertised depends on best-path tie-breaks (a warning)."""
+    control = view.control
+    nodes, n = control.nodes, len(control.nodes)
+    devices = ctx.snap.devices
+    idx = control.index
+    full = (1 << len(idx.prefixes)) - 1
+    undefined: list[tuple[str, str]] = []
+    number = control.number
+    # the devices with a `set community` of a stopping community (rare): only their maps are read
+    writers = {node[0] for node in nodes if any(e.community_set for es in devices[node[0]].route_maps.values()
+                                                for e in es)}
+    if not writers:
+        return []
+    # (sender, receiver) -> word -> (prefixes, (device, line) of the first entry that writes it)
+    tagged: dict[tuple[int, int], dict[str, tuple[int, tuple[str, int]]]] = {}
+    for state in control.sessions:
+        if not state.up:
+            continue
+        s = state.session
+        a_dev, b_dev = devices[s.a[0]], devices[s.b[0]]
+        a_nbr = a_dev.bgp[s.a[1]].neighbors[s.a_neighbor]
+        b_nbr = b_dev.bgp[s.b[1]].neighbors[s.b_neighbor]
+        for sender, receiver, src_dev, dst_dev, out_nbr, in_nbr in ((s.a, s.b, a_dev, b_dev, a_nbr, b_nbr),
+                                                                   (s.b, s.a, b_dev, a_dev, b_nbr, a_nbr)):
+            if src_dev.name not in writers and dst_dev.name not in writers:
+                continue
+            out_sets = route_map_communities(src_dev, out_nbr.route_map_out, idx, full, undefined) \
+                if sends_communities(src_dev, out_nbr) else []
+            in_sets = route_map_communities(dst_dev, in_nbr.route_map_in, idx, full, undefined)
+            words: dict[str, tuple[int, tuple[str, int]]] = {}
+            for device, sets, inbound in ((src_dev.name, out_sets, False), (dst_dev.name, in_sets, True)):
+                for e, hit in sets:
+                    assert e.community_set is not None
+                    if inbound and not e.community_additive:  # replaces what the sender wrote
+                        words = {w: (b & ~hit, at) for w, (b, at) in words.items()}
+                    for word in e.community_set:
+                        held, at = words.get(word, (0, (device, e.sets_community_line)))
+                        words[word] = (held | hit, at)
+            words = {w: v for w, v in words.items() if v[0]}
+            if words:
+                tagged[(number[sender], number[receiver])] = words
+    if not tagged:
+        return []
+    base = [*range(n), *control.alias]  # a session number -> its sender's number
+    asn = [devices[node[0]].bgp[node[1]].asn for node in nodes]
+    out: list[Finding] = []
+    for dst in sorted({d for _, d in tagged}):
+        held_tagged: dict[str, int] = {}
+        untagged = 0
+        first: dict[str, tuple[str, int]] = {}
+        for session, prefixes in control.via_in[dst].items():
+            words = tagged.get((base[session], dst), {})
+            stopped = 0
+            for word, (b, at) in words.items():
+                held_tagged[word] = held_tagged.get(word, 0) | prefixes & b
+                first.setdefault(word, at)
+                stopped |= prefixes & b
+            untagged |= prefixes & ~stopped
+        for word, held in sorted(held_tagged.items()):
+            # what the model has each peer install through it (the originator and what loop
+            # prevention drops are not there)
+            through = {r: _or_all(b for k, b in control.via_in[r].items() if base[k] == dst) & held
+                       for r in range(n) if r != dst and (word == "no-advertise" or asn[r] != asn[dst])}
+            receivers = [r for r, b in through.items() if b]
+            passed = _or_all(through[r] for r in receivers)
+            if not passed:
+                continue
+            device, line = first[word]
+            sure, unsure = passed & ~untagged, passed & untagged
+            peers = sorted({nodes[r][0] for r in receivers})
+            said = ", ".join(peers[:3]) + (f" and {len(peers) - 3} more" if len(peers) > 3 else "")
+            where = f"{_loc(ctx, device, line)}: {device} sets community {word}"
+            label = _label(nodes[dst])
+            if sure:
+                out.append(finding([device, nodes[dst][0]], control.plane,
+                                   f"{where}: {label} holds {_count_prefixes(idx, sure)} only with it, so it passes "
+                                   f"them to none of {said} (the model's paths through it do not exist)",
+                                   "the plane's other devices lose every path through it: prefixes go missing or "
+                                   "lose ECMP width (the RIB model does not follow the community further)"))
+            if unsure:
+                out.append(finding([device, nodes[dst][0]], control.plane,
+                                   f"{where}: {label} holds {_count_prefixes(idx, unsure)} with it and without it: "
+                                   f"whether it passes them to {said} depends on which path is its best (not "
+                                   "modelled)", "a tie-break (the older path, the lower router-id) decides whether "
+                                   "the paths through it exist", Severity.WARNING))
+    return out
+
+
+def _or_all(masks: Iterable[int]) -> int:
+    out = 0
+    for m in masks:
+        out |= m
+    return out
+
+
+def _count_prefixes(idx: PrefixIndex, mask: int) -> str:
+    found = bits(mask)
+    return f"{idx.prefixes[found[0]]}" + (f" and {len(found) - 1} more prefix(es)" if len(found) > 1 else "")
 
 
 @per_plane("BGP-PREFIX-LIMIT", "no session receives more prefixes than its receiver's limit (maximum-prefix, "

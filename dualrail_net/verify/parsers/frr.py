@@ -563,8 +563,22 @@ def route_map_clause(entry: RouteMapEntry, w: list[str], line: int) -> bool:
         entry.origin, entry.origin_line = ORIGIN_CODES.index(w[2]), line
         return True
     if w[:2] == ["set", "community"] and w[2:] != ["none"]:
-        entry.sets_community_line = line  # (the line itself is not modelled: reported by the caller)
+        entry.sets_community_line = line
+        words = [x for x in w[2:] if x != "additive"]
+        stops = [STOP_COMMUNITIES.get(x.lower()) for x in words]
+        entry.community_set = tuple(sorted({x for x in stops if x}))
+        entry.community_additive = "additive" in w[2:]
+        # judged whole when it writes only well-known communities that stop a route; any other
+        # community is reported (what a community-list elsewhere does with it is not followed)
+        return bool(words) and None not in stops
     return w[0] == "description"
+
+
+# RFC 1997's well-known communities that keep a route from going further, by the names FRR and EOS
+# write (lower-cased) and by number: NO_EXPORT and NO_EXPORT_SUBCONFED (local-AS) are not sent to
+# eBGP peers, NO_ADVERTISE to no peer
+STOP_COMMUNITIES = {"no-export": "no-export", "65535:65281": "no-export", "no-advertise": "no-advertise",
+                    "65535:65282": "no-advertise", "local-as": "local-AS", "65535:65283": "local-AS"}
 
 
 def _flow_clause(entry: RouteMapEntry, w: list[str], line: int) -> bool:

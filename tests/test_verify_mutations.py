@@ -353,6 +353,8 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
     ("an EOS spine tags what it takes from the leaves no-advertise", "BGP-COMMUNITY-STOP",
      lambda r: edit(r / SPINE_A / "running-config", "route-map PLANE-A-IN permit 10\n",
                     "route-map PLANE-A-IN permit 10\n   set community no-advertise\n")),
+    ("an EOS spine keeps at most one route from a leaf (maximum-accepted-routes: the rest dropped)",
+     "BGP-PREFIX-LIMIT", lambda r: _spine_neighbor(r, "maximum-accepted-routes 1")),
     ("loopback not advertised", "ADDR-LOOPBACK-NOT-ADVERTISED",
      lambda r: edit(r / LEAF_A / "frr.conf", "  network 10.10.0.32/32\n", "")),
     ("ASN typo on one end", "BGP-PEER-MISMATCH",
@@ -1401,6 +1403,8 @@ VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
     ("a leaf tags what it takes from its spines no-export (it passes none of it on anyway)",
      lambda r: edit(r / LEAF_A / "frr.conf", "route-map PLANE-A-IN permit 10\n match ip address prefix-list PLANE-A\n",
                     "route-map PLANE-A-IN permit 10\n match ip address prefix-list PLANE-A\n set community no-export\n")),
+    ("an EOS spine's accepted-routes limit above what the leaf sends",
+     lambda r: _spine_neighbor(r, "maximum-accepted-routes 100 warning-limit 50")),
     ("an EOS interface block repeated (EOS merges it)",
      lambda r: edit(r / SPINE_A / "running-config", "interface Loopback0\n", "interface Ethernet1\n   mtu 9214\n"
                     "interface Loopback0\n")),

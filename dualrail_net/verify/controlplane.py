@@ -118,6 +118,9 @@ class PlaneControl:
     path_denied: dict[tuple[NodeId, NodeId], dict[int, tuple[str, int, str]]] = field(default_factory=dict)
     # network statements their route-map keeps from being advertised: (node, prefix, line, why)
     withheld_networks: list[tuple[NodeId, str, int, str]] = field(default_factory=list)
+    # EOS sessions whose receiver keeps only part of what it is sent (maximum-accepted-routes):
+    # (receiver, sender, why)
+    truncated: list[tuple[str, str, str]] = field(default_factory=list)
 
     def next_hop_unusable(self, sender: NodeId, receiver: NodeId, bit: int) -> str:
         """Why prefix ``bit`` from ``sender`` is unusable at ``receiver`` for its next hop ("": it is not)."""
@@ -878,6 +881,7 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
                   if st.up and session_key(st.session) in torn_down else st for st in states]
     # session directions whose receiver has a limit: (session, sender, receiver, what may cross, limit, neighbor)
     limited: list[tuple[Session, int, int, int, int, Neighbor]] = []
+    accepting: list[tuple[Session, int, int, int, int, Neighbor]] = []  # EOS maximum-accepted-routes
     cache: dict[tuple[object, ...], int] = {}
     undefined: list[tuple[str, str]] = []
 
@@ -1112,6 +1116,8 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
             limit = receive_limit(dst_dev, in_nbr)
             if limit and not ibgp:  # (an iBGP receiver's count would need iBGP's own rules: not followed)
                 limited.append((s, src, dst, policy_mask, limit, in_nbr))
+            if in_nbr.accept_limit and not ibgp:
+                accepting.append((s, src, dst, policy_mask, in_nbr.accept_limit, in_nbr))
             if strip:
                 strips.append((src, dst, sender, None if mask == full else mask, delays))
                 stripped[(nodes[src], nodes[dst])] = (src_dev.name, out_nbr.remove_private_line)
@@ -1248,6 +1254,22 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
                                f"{where}: {receiver_name} accepts {count} prefixes from {sender_name} ({said}): the "
                                "session comes up, and the next prefix it receives, or re-applying the limit, tears "
                                "it down"))
+    truncated: list[tuple[str, str, str]] = []
+    for s, src, dst, mask, limit, nbr in accepting:
+        offer = core.reach[src]
+        if src in suppressed:
+            offer ^= offer & suppressed[src]
+        offer &= mask
+        if offer.bit_count() > limit and (src, dst) not in allowas:
+            offer ^= offer & path_through(src, group_of.get(asn[dst], frozenset((dst,))), offer, core.via_in, rank,
+                                          memo_limits, alias)
+        if offer.bit_count() > limit:
+            receiver_name = nodes[dst][0]
+            where = snap.where(receiver_name, devices[receiver_name].routing_file, nbr.accept_limit_line)
+            truncated.append((receiver_name, nodes[src][0],
+                              f"{where}: {receiver_name} keeps at most {limit} of the {offer.bit_count()} prefixes "
+                              f"{nodes[src][0]} sends (maximum-accepted-routes): the rest are dropped, which ones "
+                              "depends on the order they arrive (the RIB model keeps them all)"))
     if tripped and len(torn_down) < len(states):
         return compute_plane(snap, topo, plane, extra_prefixes, path_overrides, {**torn_down, **tripped})
     control = PlaneControl(plane, idx, nodes, states, {node: origin[i] for i, node in enumerate(nodes)},
@@ -1259,7 +1281,7 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
                         {key: a for key, a in session_addresses.items() if key[0] in moved_next_hops}, stripped,
                         [(nodes[i][0], entry) for i, entry in graceful.items()],
                         withheld_networks=[(node, net, line, why) for node, o in origins.items()
-                                           for net, line, why in o.withheld])
+                                           for net, line, why in o.withheld], truncated=truncated)
     if path_keys is not None:
         from dualrail_net.verify.pathjudge import judge_by_paths  # (it reads this module's PlaneControl)
         judge_by_paths(snap, topo, control, path_keys, path_overrides, sorted(set(path_triggers)))

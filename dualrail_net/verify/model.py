@@ -174,6 +174,10 @@ class Neighbor:
     # declared dead), overriding the instance's `timers bgp`; None: not configured
     timers: tuple[int, int] | None = None
     timers_line: int = 0
+    # EOS `neighbor X maximum-accepted-routes N [warning-limit ...]`: at most N routes from X are kept
+    # (the session stays up; the rest are dropped in arrival order); None: no such limit (0 is none)
+    accept_limit: int | None = None
+    accept_limit_line: int = 0
     # `neighbor X port N`: the TCP port it connects to on the peer (bgpd listens on 179): an end
     # connecting elsewhere cannot open the session, and still accepts the peer's. None: 179
     port: int | None = None

@@ -700,13 +700,17 @@ def _count_prefixes(idx: PrefixIndex, mask: int) -> str:
 
 
 @per_plane("BGP-PREFIX-LIMIT", "no session receives more prefixes than its receiver's limit (maximum-prefix, "
-           "maximum-routes)")
+           "maximum-routes, EOS maximum-accepted-routes)")
 def prefix_limit(ctx: Context, view: PlaneView) -> list[Finding]:
     """The sessions a limit tears down are BGP-SESSION-DOWN's; these stay up over their limit (FRR
-    accepts the route that crosses it) until the next prefix arrives or the limit is re-applied."""
+    accepts the route that crosses it) until the next prefix arrives or the limit is re-applied
+    (a warning). EOS's maximum-accepted-routes keeps the session and drops what is over (an error)."""
     why = "the session goes down at the next change in the plane: its link leaves the plane then"
     return [finding([receiver, sender], view.control.plane, reason, why, Severity.WARNING)
-            for receiver, sender, reason in view.control.over_limit]
+            for receiver, sender, reason in view.control.over_limit] + \
+        [finding([receiver, sender], view.control.plane, reason, "prefixes go missing over that session, "
+                 "different ones after every restart", Severity.ERROR)
+         for receiver, sender, reason in view.control.truncated]
 
 
 @check("ROUTE-NOT-FORWARDED", "every switch forwards IPv4 (FRR `no ip forwarding` turns the kernel's forwarding off "

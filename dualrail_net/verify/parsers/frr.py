@@ -382,6 +382,11 @@ def neighbor_statement(inst: BgpInstance, w: list[str], line: int = 0, negated: 
     elif verb == "route-reflector-client" and len(w) == 3 and not eos:
         # judged once the session's kind is known (finish_bgp): refused on eBGP, unmodelled on iBGP
         _neighbor(inst, w, line).rr_client_line = line
+    elif verb == "maximum-accepted-routes" and eos and len(w) >= 4 and is_decimal(w[3]) \
+            and int(w[3]) <= 4294967295 and (len(w) == 4 or w[4] == "warning-limit" and len(w) in (6, 7)):
+        # (the warning limit only logs; 0 is no limit)
+        n = _neighbor(inst, w, line)
+        n.accept_limit, n.accept_limit_line = (int(w[3]) or None), line
     elif verb == ("maximum-routes" if eos else "maximum-prefix"):
         limit = _receive_limit(w[3:], frr=not eos)
         if limit is None:
@@ -1196,6 +1201,8 @@ def finish_bgp(dev: DeviceConfig, frr: bool = True) -> None:
                 n.timers, n.timers_line = group.timers, group.timers_line
             if n.port is None:
                 n.port, n.port_line = group.port, group.port_line
+            if n.accept_limit is None:
+                n.accept_limit, n.accept_limit_line = group.accept_limit, group.accept_limit_line
             if not n.rr_client_line and group.rr_client_line:
                 n.rr_client_line, rr_written[n.address] = group.rr_client_line, n.peer_group
             n.password_opaque = n.password_opaque or group.password_opaque

@@ -324,6 +324,11 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
                      "interface Ethernet1\n   description a-leaf-su1-r0:swp33\n   ip access-group BGP-ONLY in\n"),
                 edit(r / SPINE_A / "running-config", "ip routing\n", "ip routing\n!\nip access-list BGP-ONLY\n"
                      "   10 permit tcp any any eq bgp\n   20 permit tcp any eq bgp any\n   30 permit icmp any any\n"))),
+    ("an access list out on a spine port that drops RoCE toward the leaf (BGP stays up)", "ROUTE-ACL-DROP",
+     lambda r: (edit(r / SPINE_A / "running-config", "interface Ethernet1\n   description a-leaf-su1-r0:swp33\n",
+                     "interface Ethernet1\n   description a-leaf-su1-r0:swp33\n   ip access-group NO-ROCE out\n"),
+                edit(r / SPINE_A / "running-config", "ip routing\n", "ip routing\n!\nip access-list NO-ROCE\n"
+                     "   10 deny udp any any eq 4791\n   20 permit ip any any\n"))),
     ("an access-list entry the model does not read", "CONFIG-UNMODELLED",
      lambda r: edit(r / SPINE_A / "running-config", "ip routing\n", "ip routing\n!\nip access-list X\n"
                     "   10 permit tcp any any established\n")),
@@ -1405,6 +1410,11 @@ VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
                     "route-map PLANE-A-IN permit 10\n match ip address prefix-list PLANE-A\n set community no-export\n")),
     ("an EOS spine's accepted-routes limit above what the leaf sends",
      lambda r: _spine_neighbor(r, "maximum-accepted-routes 100 warning-limit 50")),
+    ("an access list out on a spine port that drops only telnet",
+     lambda r: (edit(r / SPINE_A / "running-config", "interface Ethernet1\n   description a-leaf-su1-r0:swp33\n",
+                     "interface Ethernet1\n   description a-leaf-su1-r0:swp33\n   ip access-group NO-TELNET out\n"),
+                edit(r / SPINE_A / "running-config", "ip routing\n", "ip routing\n!\nip access-list NO-TELNET\n"
+                     "   10 deny tcp any any eq telnet\n   20 permit ip any any\n"))),
     ("an EOS interface block repeated (EOS merges it)",
      lambda r: edit(r / SPINE_A / "running-config", "interface Loopback0\n", "interface Ethernet1\n   mtu 9214\n"
                     "interface Loopback0\n")),

@@ -471,6 +471,7 @@ class DeviceConfig:
     # where they apply to arriving packets: port -> (list, line); the packets for the switch itself
     # (EOS `system control-plane` `ip access-group NAME [vrf V] in`): VRF (None: default) -> (list, line)
     acl_in: dict[str, tuple[str, int]] = field(default_factory=dict)
+    acl_out: dict[str, tuple[str, int]] = field(default_factory=dict)  # (EOS `ip access-group NAME out`)
     control_plane_acls: dict[str | None, tuple[str, int]] = field(default_factory=dict)
     # a service's own list, on top of the control plane's (EOS `management ssh` `ip access-group
     # NAME [vrf V] in`): (service "ssh", VRF) -> (list, line)

@@ -229,8 +229,8 @@ def _interface(node: Node, dev: DeviceConfig, routed: set[str], pfc_on: set[str]
         elif w[0] == "channel-group" and len(w) == 4 and w[1].isdigit() and w[2] == "mode" \
                 and w[3] in ("active", "passive", "on"):
             dev.lag_members[name] = (f"Port-Channel{int(w[1])}", FILE, child.line)
-        elif w[:2] == ["ip", "access-group"] and len(w) == 4 and w[3] == "in":
-            dev.acl_in[name] = (w[2], child.line)
+        elif w[:2] == ["ip", "access-group"] and len(w) == 4 and w[3] in ("in", "out"):
+            (dev.acl_in if w[3] == "in" else dev.acl_out)[name] = (w[2], child.line)
         elif w[0] == "tx-queue":
             _tx_queue(child, iface, dev)
         elif w[0] == "speed" or w[:2] == ["error-correction", "encoding"] \

@@ -36,8 +36,8 @@ from dualrail_net.verify.controlplane import (
     static_in_rib,
 )
 from dualrail_net.verify.findings import Finding, Severity
-from dualrail_net.verify.ipfast import ip_int, net_str, network_of
-from dualrail_net.verify.model import ACCESS_LIST_PREFIX, RouteMapEntry, filter_clause, list_label
+from dualrail_net.verify.ipfast import dotted, ip_int, net_str, network_of
+from dualrail_net.verify.model import ACCESS_LIST_PREFIX, DeviceConfig, RouteMapEntry, filter_clause, list_label
 from dualrail_net.verify.routes import (
     PrefixIndex,
     _route_map_mask,
@@ -713,6 +713,35 @@ def prefix_limit(ctx: Context, view: PlaneView) -> list[Finding]:
          for receiver, sender, reason in view.control.truncated]
 
 
+def _egress_acl_drops(ctx: Context, name: str, dev: DeviceConfig) -> list[Finding]:
+    out: list[Finding] = []
+    for port, (acl, line) in dev.acl_out.items():
+        entries = dev.acls.get(acl)
+        iface = dev.interfaces.get(port)
+        if entries is None or iface is None or not iface.addresses:
+            continue
+        plane = ctx.topo.node_plane.get((name, iface.vrf)) or ctx.device_plane.get(name)
+        if not plane:
+            continue
+        net, length = network_of(iface.addresses[0])
+        own = ip_int(iface.addresses[0].partition("/")[0])
+        peer = own ^ 1 if length == 31 else (net + 1 if own != net + 1 else net + 2)
+        routed = ctx.snap.routed.get(plane, [])
+        probes = [(int(p.network_address) + 2, peer, f"to the peer {dotted(peer)}") for p in routed]
+        probes += [(peer, int(p.network_address) + 2, f"for {p}") for p in routed]
+        for source, destination, what in probes:
+            ok, entry = acl_permits(entries, "udp", source, 49152, destination, ROCE_PORT)
+            if not ok:
+                decided = f"line {entry.line}" if entry is not None else "its implicit deny"
+                where = ctx.snap.where(name, dev.acl_file or dev.routing_file, line)
+                out.append(finding([name], plane, f"{where}: access list {acl} out on {name} {port} drops RoCE "
+                                   f"(UDP {ROCE_PORT}) from {dotted(source)} {what} ({decided})",
+                                   "the link's BGP session and routes stay up, so traffic keeps being sent over it: "
+                                   "every RoCE packet it drops is lost"))
+                break
+    return out
+
+
 @check("ROUTE-NOT-FORWARDED", "every switch forwards IPv4 (FRR `no ip forwarding` turns the kernel's forwarding off "
        "while BGP still advertises the paths through it)", reads={ROUTING, TOPOLOGY})
 def not_forwarded(ctx: Context) -> list[Finding]:
@@ -912,15 +941,20 @@ def _kept_out(ctx: Context, name: str, plane: str, vrf: str | None, learned: lis
 ROCE_PORT = 4791  # RoCEv2's UDP destination port (its source port varies per flow)
 
 
-@check("ROUTE-ACL-DROP", "no access list on a switch port drops the plane's RoCE traffic arriving on it",
-       reads={ROUTING, TOPOLOGY})
+@check("ROUTE-ACL-DROP", "no access list on a switch port drops the plane's RoCE traffic arriving on it or "
+       "leaving through it", reads={ROUTING, TOPOLOGY})
 def acl_drops(ctx: Context) -> list[Finding]:
     """An access list bound to a fabric port (EOS `ip access-group NAME in`) is applied to every
     packet arriving on it: one that lets BGP through but not RoCEv2 (UDP 4791) keeps the sessions
     and routes up while the training traffic over that link is dropped. Probed: from the port's
-    peer on its subnet to an address in every routed prefix of the port's plane."""
+    peer on its subnet to an address in every routed prefix of the port's plane. A list bound `out`
+    is applied to what leaves through the port (the switch's own BGP packets are not filtered by
+    an egress list): probed from every routed prefix to the peer, and from the port's own subnet
+    to every routed prefix (what the port carries on toward the rest of the plane)."""
     out: list[Finding] = []
     for name, dev in ctx.snap.devices.items():
+        if dev.acl_out:
+            out += _egress_acl_drops(ctx, name, dev)
         if not dev.acl_in:
             continue
         for port, (acl, line) in dev.acl_in.items():

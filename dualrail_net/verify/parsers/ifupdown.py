@@ -279,14 +279,18 @@ def _ip_command(cmd: str) -> list[str]:
     return ip_command_plain(cmd)
 
 
+def _shell_words(cmd: str) -> list[str]:
+    """A post-up command's words up to a shell `||` (what follows only hides a failure)."""
+    words = cmd.split()
+    return words[:words.index("||")] if "||" in words else words
+
+
 def ip_command_plain(cmd: str) -> list[str]:
     """A post-up command as the words of ``ip route|rule VERB ...`` in full (abbreviations spelled
     out, `-4` dropped, a table named by number, numbers in decimal (iproute2 reads 0x65 and 0145 as
     101), a shell `|| true` tail cut: it only hides a failure);
     any other command as its words, which no branch of server_policy reads."""
-    words = cmd.split()
-    if "||" in words:
-        words = words[:words.index("||")]
+    words = _shell_words(cmd)
     if len(words) < 3 or words[0] not in _IP_PROGRAMS:
         return words
     rest = [w for w in words[1:] if w != "-4"]
@@ -339,9 +343,7 @@ def link_command(cmd: str) -> tuple[str, str | None, int | None] | None:
     """``ip link set [dev] NAME [up|down] [mtu N]`` (iproute2's abbreviations: ``ip l s``; the
     link object comes first in ip's table of objects, the set verb first of iplink's for ``s``) as
     (device, "up"/"down"/None, MTU/None); None for any other command or an option not read here."""
-    words = cmd.split()
-    if "||" in words:
-        words = words[:words.index("||")]
+    words = _shell_words(cmd)
     rest = [w for w in words[1:] if w != "-4"]
     if len(rest) < 3 or words[0] not in _IP_PROGRAMS or not "link".startswith(rest[0]) \
             or not "set".startswith(rest[1]):

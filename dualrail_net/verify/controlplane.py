@@ -1222,19 +1222,21 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
     memo_limits: dict[tuple[int, frozenset[int]], tuple[int, int]] = {}
     tripped: dict[SessionKey, str] = {}
     over_limit: list[tuple[str, str, str]] = []
-    for s, src, dst, mask, limit, nbr in limited:
-        # what the sender advertises (its best routes, less what an aggregate suppresses) through
-        # both route-maps; what the receiver then refuses for its own ASN in the path is not counted
+    def offered(src: int, dst: int, mask: int, limit: int) -> int:
+        """How many prefixes the sender advertises (its best routes, less what an aggregate
+        suppresses) through both route-maps, less what the receiver refuses for its own ASN in the
+        path (worked out only when the first count is over ``limit``)."""
         offer = core.reach[src]
         if src in suppressed:
             offer ^= offer & suppressed[src]
         offer &= mask
-        if offer.bit_count() <= limit:
-            continue
-        group = group_of.get(asn[dst], frozenset((dst,)))
-        if (src, dst) not in allowas:
-            offer ^= offer & path_through(src, group, offer, core.via_in, rank, memo_limits, alias)
-        count = offer.bit_count()
+        if offer.bit_count() > limit and (src, dst) not in allowas:
+            offer ^= offer & path_through(src, group_of.get(asn[dst], frozenset((dst,))), offer, core.via_in, rank,
+                                          memo_limits, alias)
+        return offer.bit_count()
+
+    for s, src, dst, mask, limit, nbr in limited:
+        count = offered(src, dst, mask, limit)
         if count <= limit or session_key(s) in tripped:
             continue
         receiver_name, sender_name = nodes[dst][0], nodes[src][0]
@@ -1256,18 +1258,12 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
                                "it down"))
     truncated: list[tuple[str, str, str]] = []
     for s, src, dst, mask, limit, nbr in accepting:
-        offer = core.reach[src]
-        if src in suppressed:
-            offer ^= offer & suppressed[src]
-        offer &= mask
-        if offer.bit_count() > limit and (src, dst) not in allowas:
-            offer ^= offer & path_through(src, group_of.get(asn[dst], frozenset((dst,))), offer, core.via_in, rank,
-                                          memo_limits, alias)
-        if offer.bit_count() > limit:
+        count = offered(src, dst, mask, limit)
+        if count > limit:
             receiver_name = nodes[dst][0]
             where = snap.where(receiver_name, devices[receiver_name].routing_file, nbr.accept_limit_line)
             truncated.append((receiver_name, nodes[src][0],
-                              f"{where}: {receiver_name} keeps at most {limit} of the {offer.bit_count()} prefixes "
+                              f"{where}: {receiver_name} keeps at most {limit} of the {count} prefixes "
                               f"{nodes[src][0]} sends (maximum-accepted-routes): the rest are dropped, which ones "
                               "depends on the order they arrive (the RIB model keeps them all)"))
     if tripped and len(torn_down) < len(states):

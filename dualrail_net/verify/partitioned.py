@@ -145,6 +145,7 @@ def _elsewhere_routing(dev: DeviceConfig, hostname: str, vrfs: list[str], instan
     dev.fib_filters = ElsewhereDict(f"{dev.name}'s FIB route-maps")
     dev.acls = ElsewhereDict(f"{dev.name}'s access lists")
     dev.acl_in = ElsewhereDict(f"{dev.name}'s access-list bindings")
+    dev.acl_out = ElsewhereDict(f"{dev.name}'s access-list bindings out")
     dev.control_plane_acls = ElsewhereDict(f"{dev.name}'s control-plane access lists")
     dev.service_acls = ElsewhereDict(f"{dev.name}'s services' access lists")
 

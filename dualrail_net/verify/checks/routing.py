@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import bisect
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from dualrail_net.verify.checks import Context, ROUTING, SESSIONS, TOPOLOGY, check, finding, running
 from dualrail_net.verify.controlplane import (
     GRACEFUL_SHUTDOWN_SEQ,
+    _or,
     NEIGHBOR_WEIGHT_SEQ,
     PlaneControl,
     PlanePlan,
@@ -37,7 +38,14 @@ from dualrail_net.verify.controlplane import (
 )
 from dualrail_net.verify.findings import Finding, Severity
 from dualrail_net.verify.ipfast import dotted, ip_int, net_str, network_of
-from dualrail_net.verify.model import ACCESS_LIST_PREFIX, DeviceConfig, RouteMapEntry, filter_clause, list_label
+from dualrail_net.verify.model import (
+    ACCESS_LIST_PREFIX,
+    DeviceConfig,
+    Interface,
+    RouteMapEntry,
+    filter_clause,
+    list_label,
+)
 from dualrail_net.verify.routes import (
     PrefixIndex,
     _route_map_mask,
@@ -660,10 +668,10 @@ def community_stop(ctx: Context, view: PlaneView) -> list[Finding]:
         for word, held in sorted(held_tagged.items()):
             # what the model has each peer install through it (the originator and what loop
             # prevention drops are not there)
-            through = {r: _or_all(b for k, b in control.via_in[r].items() if base[k] == dst) & held
+            through = {r: _or(b for k, b in control.via_in[r].items() if base[k] == dst) & held
                        for r in range(n) if r != dst and (word == "no-advertise" or asn[r] != asn[dst])}
             receivers = [r for r, b in through.items() if b]
-            passed = _or_all(through[r] for r in receivers)
+            passed = _or(through[r] for r in receivers)
             if not passed:
                 continue
             device, line = first[word]
@@ -687,13 +695,6 @@ def community_stop(ctx: Context, view: PlaneView) -> list[Finding]:
     return out
 
 
-def _or_all(masks: Iterable[int]) -> int:
-    out = 0
-    for m in masks:
-        out |= m
-    return out
-
-
 def _count_prefixes(idx: PrefixIndex, mask: int) -> str:
     found = bits(mask)
     return f"{idx.prefixes[found[0]]}" + (f" and {len(found) - 1} more prefix(es)" if len(found) > 1 else "")
@@ -713,6 +714,15 @@ def prefix_limit(ctx: Context, view: PlaneView) -> list[Finding]:
          for receiver, sender, reason in view.control.truncated]
 
 
+def _plane_and_peer(ctx: Context, name: str, iface: Interface) -> tuple[str | None, int]:
+    """An addressed port's plane (None: in none) and the address of its peer on the subnet (the
+    other end of a /31, else the first other host)."""
+    plane = ctx.topo.node_plane.get((name, iface.vrf)) or ctx.device_plane.get(name)
+    net, length = network_of(iface.addresses[0])
+    own = ip_int(iface.addresses[0].partition("/")[0])
+    return plane, own ^ 1 if length == 31 else (net + 1 if own != net + 1 else net + 2)
+
+
 def _egress_acl_drops(ctx: Context, name: str, dev: DeviceConfig) -> list[Finding]:
     out: list[Finding] = []
     for port, (acl, line) in dev.acl_out.items():
@@ -720,12 +730,9 @@ def _egress_acl_drops(ctx: Context, name: str, dev: DeviceConfig) -> list[Findin
         iface = dev.interfaces.get(port)
         if entries is None or iface is None or not iface.addresses:
             continue
-        plane = ctx.topo.node_plane.get((name, iface.vrf)) or ctx.device_plane.get(name)
+        plane, peer = _plane_and_peer(ctx, name, iface)
         if not plane:
             continue
-        net, length = network_of(iface.addresses[0])
-        own = ip_int(iface.addresses[0].partition("/")[0])
-        peer = own ^ 1 if length == 31 else (net + 1 if own != net + 1 else net + 2)
         routed = ctx.snap.routed.get(plane, [])
         probes = [(int(p.network_address) + 2, peer, f"to the peer {dotted(peer)}") for p in routed]
         probes += [(peer, int(p.network_address) + 2, f"for {p}") for p in routed]
@@ -962,12 +969,9 @@ def acl_drops(ctx: Context) -> list[Finding]:
             iface = dev.interfaces.get(port)
             if entries is None or iface is None or not iface.addresses:
                 continue  # not defined or not read whole (reported), or a port without an address
-            plane = ctx.topo.node_plane.get((name, iface.vrf)) or ctx.device_plane.get(name)
+            plane, peer = _plane_and_peer(ctx, name, iface)
             if not plane:
                 continue
-            net, length = network_of(iface.addresses[0])
-            own = ip_int(iface.addresses[0].partition("/")[0])
-            peer = own ^ 1 if length == 31 else (net + 1 if own != net + 1 else net + 2)
             for prefix in ctx.snap.routed.get(plane, []):
                 destination = int(prefix.network_address) + 2
                 ok, entry = acl_permits(entries, "udp", peer, 49152, destination, ROCE_PORT)

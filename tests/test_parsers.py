@@ -148,6 +148,8 @@ def tree_parse_frr(text: str) -> DeviceConfig:
                         rm.community_additive = "additive" in child.words
                         if words and None not in named:
                             continue
+                    if child.words == ["set", "community", "none"]:
+                        rm.community_set = ()
                     report(child)
             dev.route_maps.setdefault(w[1], []).append(rm)
         elif w[:2] == ["router", "bgp"] and len(w) in (3, 5) and (asn := frr_parser.parse_asn(w[2])):

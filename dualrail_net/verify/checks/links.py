@@ -1,8 +1,8 @@
 """Link settings against the plan and the other end (LINK-CONFIG): a port forced to another speed
 than its cable is planned at, two ends that force different FEC or autonegotiation, or FEC off
-on PAM4 lanes, bring the link up at the wrong speed or not at all. What a platform leaves automatic is not judged. A cabled
-switch port that is kept down or carries no IP (LINK-PORT-DOWN) loses its link whatever else is
-right on it."""
+on PAM4 lanes, bring the link up at the wrong speed or not at all. What a platform leaves
+automatic is not judged. A cabled switch port that is kept down or carries no IP (LINK-PORT-DOWN)
+loses its link whatever else is right on it."""
 
 from __future__ import annotations
 

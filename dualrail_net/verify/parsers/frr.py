@@ -576,6 +576,8 @@ def route_map_clause(entry: RouteMapEntry, w: list[str], line: int) -> bool:
         # judged whole when it writes only well-known communities that stop a route; any other
         # community is reported (what a community-list elsewhere does with it is not followed)
         return bool(words) and None not in stops
+    if w == ["set", "community", "none"]:
+        entry.community_set = ()  # (clears what the route carries; still reported: other communities)
     return w[0] == "description"
 
 

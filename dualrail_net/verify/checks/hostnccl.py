@@ -293,6 +293,12 @@ def nic_qos_unit(ctx: Context) -> list[Finding]:
             got = unit.get(key)
             words = (got or "").split()
             if (got != want) if key != "Unit.Before" else (want not in words):
+                reason = why[key]
+                if key == "Service.ExecStart" and got is not None and got.lstrip("-@:+!") == want and "-" in \
+                        got[:len(got) - len(want)]:
+                    # systemd's `-` prefix: the program's failure is ignored
+                    reason = ("its failure is ignored (systemd's `-` prefix): the unit succeeds while the NICs run "
+                              "without the QoS it could not set, and nothing reports it")
                 out.append(finding([name], "", f"servers/{name}/dualrail-nic-qos.service: {key.replace('.', ' ')}="
-                                   f"{got if got is not None else '(not set)'}, not {want}", why[key]))
+                                   f"{got if got is not None else '(not set)'}, not {want}", reason))
     return out

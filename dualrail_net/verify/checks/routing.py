@@ -723,28 +723,41 @@ def _plane_and_peer(ctx: Context, name: str, iface: Interface) -> tuple[str | No
     return plane, own ^ 1 if length == 31 else (net + 1 if own != net + 1 else net + 2)
 
 
-def _egress_acl_drops(ctx: Context, name: str, dev: DeviceConfig) -> list[Finding]:
+# why a dropping list matters, per direction it is bound in
+_ACL_WHY = {"in": "the link's BGP session and routes stay up, so ECMP keeps sending flows into it: every RoCE packet "
+                  "over it is lost",
+            "out": "the link's BGP session and routes stay up, so traffic keeps being sent over it: every RoCE packet "
+                   "it drops is lost"}
+
+
+def _acl_drops(ctx: Context, name: str, dev: DeviceConfig, direction: str) -> list[Finding]:
+    """ROUTE-ACL-DROP for the lists ``dev`` binds in ``direction`` ("in": ``acl_in``, "out":
+    ``acl_out``): the first probe of each port's list that it drops (see acl_drops for the probes)."""
     out: list[Finding] = []
-    for port, (acl, line) in dev.acl_out.items():
+    for port, (acl, line) in (dev.acl_in if direction == "in" else dev.acl_out).items():
         entries = dev.acls.get(acl)
         iface = dev.interfaces.get(port)
         if entries is None or iface is None or not iface.addresses:
-            continue
+            continue  # not defined or not read whole (reported), or a port without an address
         plane, peer = _plane_and_peer(ctx, name, iface)
         if not plane:
             continue
         routed = ctx.snap.routed.get(plane, [])
-        probes = [(int(p.network_address) + 2, peer, f"to the peer {dotted(peer)}") for p in routed]
-        probes += [(peer, int(p.network_address) + 2, f"for {p}") for p in routed]
+        # (source, destination, what the finding says of the packet)
+        if direction == "in":
+            probes = [(peer, int(p.network_address) + 2, f"arriving for {p}") for p in routed]
+        else:
+            probes = [(int(p.network_address) + 2, peer, f"from {dotted(int(p.network_address) + 2)} to the peer "
+                       f"{dotted(peer)}") for p in routed]
+            probes += [(peer, int(p.network_address) + 2, f"from {dotted(peer)} for {p}") for p in routed]
         for source, destination, what in probes:
             ok, entry = acl_permits(entries, "udp", source, 49152, destination, ROCE_PORT)
             if not ok:
                 decided = f"line {entry.line}" if entry is not None else "its implicit deny"
                 where = ctx.snap.where(name, dev.acl_file or dev.routing_file, line)
-                out.append(finding([name], plane, f"{where}: access list {acl} out on {name} {port} drops RoCE "
-                                   f"(UDP {ROCE_PORT}) from {dotted(source)} {what} ({decided})",
-                                   "the link's BGP session and routes stay up, so traffic keeps being sent over it: "
-                                   "every RoCE packet it drops is lost"))
+                bound = " out" if direction == "out" else ""
+                out.append(finding([name], plane, f"{where}: access list {acl}{bound} on {name} {port} drops RoCE "
+                                   f"(UDP {ROCE_PORT}) {what} ({decided})", _ACL_WHY[direction]))
                 break
     return out
 
@@ -961,26 +974,7 @@ def acl_drops(ctx: Context) -> list[Finding]:
     out: list[Finding] = []
     for name, dev in ctx.snap.devices.items():
         if dev.acl_out:
-            out += _egress_acl_drops(ctx, name, dev)
-        if not dev.acl_in:
-            continue
-        for port, (acl, line) in dev.acl_in.items():
-            entries = dev.acls.get(acl)
-            iface = dev.interfaces.get(port)
-            if entries is None or iface is None or not iface.addresses:
-                continue  # not defined or not read whole (reported), or a port without an address
-            plane, peer = _plane_and_peer(ctx, name, iface)
-            if not plane:
-                continue
-            for prefix in ctx.snap.routed.get(plane, []):
-                destination = int(prefix.network_address) + 2
-                ok, entry = acl_permits(entries, "udp", peer, 49152, destination, ROCE_PORT)
-                if not ok:
-                    decided = f"line {entry.line}" if entry is not None else "its implicit deny"
-                    where = ctx.snap.where(name, dev.acl_file or dev.routing_file, line)
-                    out.append(finding([name], plane, f"{where}: access list {acl} on {name} {port} "
-                                       f"drops RoCE (UDP {ROCE_PORT}) arriving for {prefix} ({decided})",
-                                       "the link's BGP session and routes stay up, so ECMP keeps sending flows into "
-                                       "it: every RoCE packet over it is lost"))
-                    break
+            out += _acl_drops(ctx, name, dev, "out")
+        if dev.acl_in:
+            out += _acl_drops(ctx, name, dev, "in")
     return out

@@ -652,8 +652,17 @@ def community_stop(ctx: Context, view: PlaneView) -> list[Finding]:
         return []
     base = [*range(n), *control.alias]  # a session number -> its sender's number
     asn = [devices[node[0]].bgp[node[1]].asn for node in nodes]
+    receivers_of = {d for _, d in tagged}
+    # tagged receiver -> peer -> what the model has the peer install through it (one pass over every
+    # session; the originator and what loop prevention drops are not there)
+    installed_through: dict[int, dict[int, int]] = {d: {} for d in receivers_of}
+    for r, senders in enumerate(control.via_in):
+        for k, b in senders.items():
+            if base[k] in receivers_of and base[k] != r:
+                into = installed_through[base[k]]
+                into[r] = into.get(r, 0) | b
     out: list[Finding] = []
-    for dst in sorted({d for _, d in tagged}):
+    for dst in sorted(receivers_of):
         held_tagged: dict[str, int] = {}
         untagged = 0
         first: dict[str, tuple[str, int]] = {}
@@ -661,15 +670,14 @@ def community_stop(ctx: Context, view: PlaneView) -> list[Finding]:
             words = tagged.get((base[session], dst), {})
             stopped = 0
             for word, (b, at) in words.items():
-                held_tagged[word] = held_tagged.get(word, 0) | prefixes & b
-                first.setdefault(word, at)
-                stopped |= prefixes & b
+                if prefixes & b:
+                    held_tagged[word] = held_tagged.get(word, 0) | prefixes & b
+                    first.setdefault(word, at)
+                    stopped |= prefixes & b
             untagged |= prefixes & ~stopped
         for word, held in sorted(held_tagged.items()):
-            # what the model has each peer install through it (the originator and what loop
-            # prevention drops are not there)
-            through = {r: _or(b for k, b in control.via_in[r].items() if base[k] == dst) & held
-                       for r in range(n) if r != dst and (word == "no-advertise" or asn[r] != asn[dst])}
+            through = {r: b & held for r, b in installed_through[dst].items()
+                       if word == "no-advertise" or asn[r] != asn[dst]}
             receivers = [r for r, b in through.items() if b]
             passed = _or(through[r] for r in receivers)
             if not passed:

@@ -530,8 +530,8 @@ def _session(r: _Reader, body: dict[str, Any], here: PathKey, n: Neighbor) -> No
         if hold is None or 0 < hold < 3:
             r.routing((*here, "timers", "hold"), f"timers hold {str(timers.get('hold'))[:20]}: not 0 or 3-65535")
         else:  # (the keepalive decides nothing the model reads: how often, not how long)
-            n.timers = (_int(keepalive, 65535) or 0 if keepalive != "auto" else 3, hold)
-            n.timers_line = r.line((*here, "timers", "hold"))
+            every = 3 if keepalive == "auto" else _int(keepalive, 65535) or 0
+            n.timers, n.timers_line = (every, hold), r.line((*here, "timers", "hold"))
     local = _map(body.get("local-as"))
     r.extra(local, (*here, "local-as"), {"enable", "asn", "prepend", "replace"}, routing=True)
     if _switch(r, local, "enable", (*here, "local-as")):

@@ -236,6 +236,22 @@ def _slow_hold(r: Path) -> None:
 
 
 MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
+    # FRR completes abbreviated keywords as its terminal does (verify/parsers/frr_cli.py)
+    ("a leaf's session shut in FRR's short words (`nei X shut`)", "BGP-SESSION-MISSING",
+     lambda r: edit(r / LEAF_A / "frr.conf", " neighbor 10.11.0.0 description a-spine-1:Ethernet1\n",
+                    " neighbor 10.11.0.0 description a-spine-1:Ethernet1\n nei 10.11.0.0 shut\n")),
+    ("a leaf's network withdrawn in short words (`no net`)", "ROUTE-MISSING",
+     lambda r: edit(r / LEAF_A / "frr.conf", "  network 10.12.0.0/26\n",
+                    "  network 10.12.0.0/26\n  no net 10.12.0.0/26\n")),
+    ("a route-map line FRR cannot complete (`match i address`: ip or ipv6)", "BGP-CONFIG-REFUSED",
+     lambda r: edit(r / LEAF_A / "frr.conf", " match ip address prefix-list LOCAL-A\n",
+                    " match i address prefix-list LOCAL-A\n")),
+    ("an EOS port range shut (`interface Ethernet1-2`)", "LINK-PORT-DOWN",
+     lambda r: edit(r / SPINE_A / "running-config", "interface Ethernet1\n",
+                    "interface Ethernet1-2\n   shutdown\n!\ninterface Ethernet1\n")),
+    ("an EOS port shut under its short name (`interface ethernet 1`)", "LINK-PORT-DOWN",
+     lambda r: edit(r / SPINE_A / "running-config", "interface Ethernet1\n",
+                    "interface ethernet 1\n   shutdown\n!\ninterface Ethernet1\n")),
     ("cable to the wrong plane", "ISO-CROSS-PLANE-LINK", _cable_to_wrong_plane),
     ("plane-B subnet on a plane-A port", "ISO-FOREIGN-SUBNET",
      lambda r: edit(r / LEAF_A / "interfaces", "address 10.11.0.1/31", "address 10.21.0.1/31")),
@@ -1109,6 +1125,15 @@ def _spine_neighbor(root: Path, statement: str) -> None:
 
 
 VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
+    ("a leaf's frr.conf in FRR's short words (`net`, `nei X route-m`, `addr ipv4 uni`)",
+     lambda r: (edit(r / LEAF_A / "frr.conf", "  network 10.12.0.0/26\n", "  net 10.12.0.0/26\n"),
+                edit(r / LEAF_A / "frr.conf", "  neighbor 10.11.0.0 route-map PLANE-A-IN in\n",
+                     "  nei 10.11.0.0 route-m PLANE-A-IN in\n"),
+                edit(r / LEAF_A / "frr.conf", " address-family ipv4 unicast\n", " addr ipv4 uni\n"),
+                edit(r / LEAF_A / "frr.conf", "ip route 10.12.0.0/26 blackhole\n", "ip ro 10.12.0.0/26 black\n"))),
+    ("an EOS port's lines repeated in a block for a port list (`interface Et1,Et2`)",
+     lambda r: edit(r / SPINE_A / "running-config", "interface Ethernet1\n",
+                    "interface Et1,Et2\n   load-interval 5\n!\ninterface Ethernet1\n")),
     ("an EOS login banner whose text reads like commands (the text up to EOF configures nothing); FRR's agentx",
      lambda r: (edit(r / SPINE_A / "running-config", "lldp run\n", "lldp run\nbanner login\nauthorized access only\n"
                      "interface Ethernet1\n   shutdown\nno ip routing\nEOF\n"),

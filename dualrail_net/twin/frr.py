@@ -8,12 +8,14 @@ import re
 import shutil
 import signal
 import socket
+import subprocess
 import time
 from pathlib import Path
 from collections.abc import Sequence
 from typing import Any
 
 from dualrail_net.twin.shell import TwinError, in_ns, run
+from dualrail_net.verify.parsers import frr_cli
 
 FRR_DIR = Path("/usr/lib/frr")
 DAEMONS = ("zebra", "bgpd", "staticd")
@@ -75,20 +77,23 @@ def split_config(config: str) -> dict[str, list[str | None]]:
     does not know is tried in the parent node (measured on FRR 8.4: the same running-config)."""
     shares: dict[str, list[str | None]] = {d: [] for d in DAEMONS}
     owner: str | None = None
-    for line in config.splitlines():
-        if not line.startswith((" ", "!")) and line.strip():
-            if owner is not None and line.strip() in ("exit", "end"):
+    # a line is classified by what it means (`rou bgp 1` opens bgpd's block) and handed on as
+    # written: each daemon completes an abbreviation itself, as it does when vtysh sends it
+    full, _ = frr_cli.spelt_out(config)
+    for line, meant in zip(config.splitlines(), full):
+        if not meant.startswith((" ", "!")) and meant.strip():
+            if owner is not None and meant.strip() in ("exit", "end"):
                 for daemon in DAEMONS:
                     shares[daemon].append(line if daemon == owner else None)
                 owner = None
                 continue
-            if line.strip() == "exit":
+            if meant.strip() == "exit":
                 for daemon in DAEMONS:
                     shares[daemon].append(None)
                 continue
-            owner = next((o for block, o in OWNED_BLOCKS.items() if line.startswith(block + " ")), None)
+            owner = next((o for block, o in OWNED_BLOCKS.items() if meant.startswith(block + " ")), None)
         for daemon in DAEMONS:
-            keep = line.strip() not in VTYSH_ONLY and (owner is None or daemon == owner)
+            keep = meant.strip() not in VTYSH_ONLY and (owner is None or daemon == owner)
             shares[daemon].append(line if keep else None)
     return shares
 
@@ -133,8 +138,11 @@ def start(ns: str, hostname: str, rundir: Path, config: str, prelude: Sequence[s
     (rundir / "vtysh.conf").write_text("")
     for daemon, text in STARTUP.items():
         (rundir / f"{daemon}-twin.conf").write_text(text)
+    by_vtysh = vtysh_refusals(config, rundir)
     for daemon, share in split_config(config).items():
-        text = startup_prelude(daemon) + "".join(f"{line}\n" if line is not None else "!\n" for line in share)
+        text = startup_prelude(daemon) + "".join(
+            f"{line}\n" if line is not None and number not in by_vtysh else "!\n"
+            for number, line in enumerate(share, 1))
         (rundir / f"{daemon}-start.conf").write_text(text)
     for daemon in DAEMONS:
         (rundir / f"{daemon}.log").unlink(missing_ok=True)
@@ -146,20 +154,36 @@ def start(ns: str, hostname: str, rundir: Path, config: str, prelude: Sequence[s
     in_ns(ns, ["unshare", "--uts", "sh", "-ec", script], timeout=120)
     for daemon in DAEMONS:
         _wait_for(rundir / f"{daemon}.vty", 10)
-    check_startup(rundir, config)
+    check_startup(rundir, config, by_vtysh)
     script_path = rundir / "restart-routing.sh"
     script_path.write_text(restart_script(rundir))
     script_path.chmod(0o755)
 
 
-def check_startup(rundir: Path, config: str) -> None:
-    """Raise when a daemon refused part of its start-up config. A daemon reads its file in the first
-    event of its loop, before it serves its vty: one vty round trip means the reading is over."""
+def vtysh_refusals(config: str, rundir: Path) -> dict[int, str]:
+    """The lines vtysh itself refuses and so sends to no daemon (an abbreviation of more than one
+    command), by line number; asked of the real vtysh (--dryrun) only when a line abbreviates."""
+    if not frr_cli.spelt_out(config)[1]:
+        return {}
+    path = rundir / "frr-dryrun.conf"
+    path.write_text(config)
+    r = subprocess.run(["vtysh", "--dryrun", "-f", str(path)], capture_output=True, text=True, timeout=60)
+    lines = config.splitlines()
+    return {int(n): f"line {n}: {lines[int(n) - 1].strip()} (refused by vtysh: {why.strip()})"
+            for n, why in re.findall(r"^line (\d+): (%[^\n]*)", r.stdout + r.stderr, re.M)
+            if 0 < int(n) <= len(lines)}
+
+
+def check_startup(rundir: Path, config: str, by_vtysh: dict[int, str] | None = None) -> None:
+    """Raise when vtysh or a daemon refused part of the start-up config. A daemon reads its file in
+    the first event of its loop, before it serves its vty: one vty round trip means the reading is
+    over."""
     logs = {}
     for daemon in DAEMONS:
         vty_command(rundir, daemon, "show version")
         logs[daemon] = (rundir / f"{daemon}.log").read_text(errors="replace")
-    rejected = config_rejections(config, logs, offset=PRELUDE_LINES)
+    by_vtysh = by_vtysh or {}
+    rejected = [by_vtysh[n] for n in sorted(by_vtysh)] + config_rejections(config, logs, offset=PRELUDE_LINES)
     if rejected:
         raise TwinError(f"FRR rejected {rundir}/frr.conf: " + "; ".join(rejected)[:300])
 

@@ -38,6 +38,7 @@ from dualrail_net.verify.controlplane import (
     maximum_paths,
     static_wins,
 )
+from dualrail_net.verify.parsers import frr_cli
 from dualrail_net.verify.parsers import parse_device, parse_server
 from dualrail_net.verify.ipfast import dotted, net_str, network_of
 from dualrail_net.verify.routes import bits
@@ -319,6 +320,13 @@ def _session_transport(rng: random.Random, text: str) -> tuple[str, str] | None:
 
 def _unindent(rng: random.Random, text: str) -> tuple[str, str] | None:
     return "every line un-indented", "\n".join(line.strip() for line in _lines(text))
+
+
+def _abbreviate(rng: random.Random, text: str) -> tuple[str, str] | None:
+    """Keywords cut short as an operator types them (`nei X shut`): FRR completes what is unique and
+    refuses what is not (frr_cli); the refused lines are the edit's real change."""
+    short, refused = frr_cli.abbreviated(text, rng, share=rng.choice([0.1, 0.3]), unique_only=rng.random() < 0.5)
+    return f"keywords abbreviated ({len(refused)} line(s) FRR refuses)", short
 
 
 def _renumber(rng: random.Random, text: str) -> tuple[str, str] | None:
@@ -1027,7 +1035,7 @@ IFACE_EDITS: tuple[Callable[[random.Random, str, frozenset[str]], tuple[str, str
 
 EDITS: tuple[Callable[[random.Random, str], tuple[str, str] | None], ...] = (
     _remove, _remove, _duplicate, _shutdown, _deny_own_prefix, _rename_reference, _no_default_af, _maximum_paths,
-    _unindent, _renumber, _external, _toggle_action, _aggregate, _change_asn, _prepend, _prepend, _attribute,
+    _unindent, _abbreviate, _renumber, _external, _toggle_action, _aggregate, _change_asn, _prepend, _prepend, _attribute,
     _attribute, _maximum_prefix, _maximum_prefix, _session_option, _router_id, _redistribute, _static_route,
     _bgp_shutdown, _session_transport, _weight, _distance, _table_map, _fib_filter, _next_hop,
     _neighbor_prefix_list, _next_hop_unchanged, _remove_private_as, _default_originate, _as_override,
@@ -1147,8 +1155,9 @@ def differential(output: Path, plan: TwinPlan, rundir: Callable[[str], Path], se
             except TwinError as exc:
                 comparison.rejected = str(exc)[:200]
                 dev = twin_snapshot(edited_root).devices[edit.device]
-                comparison.verify_refused = tuple(f"line {line}: {statement}" for inst in dev.bgp.values()
-                                                  for line, statement, _why in inst.refused)
+                comparison.verify_refused = tuple(
+                    f"line {line}: {statement}" for line, statement, _why in
+                    sorted([r for inst in dev.bgp.values() for r in inst.refused] + dev.refused_lines))
                 results.append(comparison)
                 continue
             observed = settle(switches, rundir)

@@ -447,6 +447,9 @@ class DeviceConfig:
     # routing lines the parser does not model (line number in routing_file, text): verify says what
     # it cannot judge
     unmodelled: list[tuple[int, str]] = field(default_factory=list)
+    # routing-file lines the routing daemon's own reader refuses whatever node they stand in (FRR: an
+    # abbreviation of more than one command): (line, statement, why); the load fails on them
+    refused_lines: list[tuple[int, str, str]] = field(default_factory=list)
     routing_file: str = ""  # the file the routing statements' line numbers refer to
     # lines of the base files (interfaces, qos_features.conf) the model does not understand:
     # (file, line number, text)

@@ -135,6 +135,7 @@ def _elsewhere_routing(dev: DeviceConfig, hostname: str, vrfs: list[str], instan
     dev.static_routes = ElsewhereList(f"{dev.name}'s static routes")
     dev.vrf_route_leaks = ElsewhereList(f"{dev.name}'s VRF imports")
     dev.unmodelled = ElsewhereList(f"{dev.name}'s unmodelled routing lines")
+    dev.refused_lines = ElsewhereList(f"{dev.name}'s refused routing lines")
     dev.undefined_refs = ElsewhereList(f"{dev.name}'s undefined references")
     dev.match_list_names = ElsewhereDict(f"{dev.name}'s community and AS-path lists")
     dev.access_lists = ElsewhereDict(f"{dev.name}'s route-filter access lists")

@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from dualrail_net.platforms.eos.names import interface_names
 from dualrail_net.secretref import is_reference
 from dualrail_net.verify.ipfast import network_of
 from dualrail_net.verify.model import (
@@ -189,8 +190,7 @@ def _access_list(node: Node, dev: DeviceConfig, standard: bool) -> None:
     dev.acls[name] = entries
 
 
-def _interface(node: Node, dev: DeviceConfig, routed: set[str], pfc_on: set[str]) -> None:
-    name = node.words[1]
+def _interface(node: Node, name: str, dev: DeviceConfig, routed: set[str], pfc_on: set[str]) -> None:
     iface = dev.interfaces.get(name)
     if iface is None:  # a repeated block adds to the first, as EOS merges it
         iface = dev.interfaces[name] = Interface(name, is_loopback=name.startswith("Loopback"))
@@ -404,8 +404,9 @@ def parse_eos(text: str, dev: DeviceConfig) -> None:
                 dev.qos.dscp_to_priority[int(dscp)] = tc  # EOS: traffic class N <-> priority N by default
         elif w[:2] == ["vrf", "instance"] and len(w) == 3:
             dev.vrfs.setdefault(w[2], None)
-        elif w[0] == "interface" and len(w) == 2:
-            _interface(node, dev, routed, pfc_on)
+        elif w[0] == "interface" and (names := interface_names(w)) is not None:
+            for name in names:  # (a range or list: each port takes the block)
+                _interface(node, name, dev, routed, pfc_on)
         elif w == ["ip", "routing"]:
             routing_on.add(None)
         elif w[:3] == ["ip", "routing", "vrf"] and len(w) == 4:

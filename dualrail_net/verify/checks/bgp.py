@@ -102,20 +102,23 @@ def router_id_dup(ctx: Context) -> list[Finding]:
             for (plane, rid), names in seen.items() if len(names) > 1]
 
 
-@check("BGP-CONFIG-REFUSED", "the routing daemon accepts every BGP statement of the file it loads",
+@check("BGP-CONFIG-REFUSED", "the routing daemon accepts every statement of the file it loads",
        reads={ROUTING, TOPOLOGY})
 def config_refused(ctx: Context) -> list[Finding]:
     # FRR's parser (vtysh --dryrun) takes these lines; bgpd refuses them when it applies them
     # (`route-reflector-client` on an eBGP neighbor): the line is not applied and the load fails
     out = []
     for dev in ctx.snap.devices.values():
-        for vrf, inst in dev.bgp.items():
-            for line, statement, reason in inst.refused:
-                out.append(finding([dev.name], ctx.topo.node_plane.get((dev.name, vrf)),
-                                   f"{ctx.snap.where(dev.name, dev.routing_file, line)}: bgpd refuses "
-                                   f"`{statement}` ({reason})",
-                                   "the statement is not applied, and loading the file fails on it "
-                                   "(vtysh -b exits non-zero, frr-reload.py stops): the push fails"))
+        refused = [(vrf, line, statement, reason, "bgpd") for vrf, inst in dev.bgp.items()
+                   for line, statement, reason in inst.refused]
+        # lines FRR's reader refuses before any daemon sees them (an ambiguous abbreviation)
+        refused += [(None, line, statement, reason, "FRR") for line, statement, reason in dev.refused_lines]
+        for vrf, line, statement, reason, who in refused:
+            out.append(finding([dev.name], ctx.topo.node_plane.get((dev.name, vrf)),
+                               f"{ctx.snap.where(dev.name, dev.routing_file, line)}: {who} refuses "
+                               f"`{statement}` ({reason})",
+                               "the statement is not applied, and loading the file fails on it "
+                               "(vtysh -b exits non-zero, frr-reload.py stops): the push fails"))
     return out
 
 

@@ -31,6 +31,7 @@ from dualrail_net.verify.model import (
     StaticRoute,
 )
 from dualrail_net.verify.ipfast import ip_int, net_str, network_of
+from dualrail_net.verify.parsers import frr_cli
 from dualrail_net.verify.parsers.files import is_decimal
 from dualrail_net.verify.parsers.tree import Node
 from dualrail_net.secretref import is_reference
@@ -273,6 +274,8 @@ def neighbor_statement(inst: BgpInstance, w: list[str], line: int = 0, negated: 
     if not eos and verb not in ("remote-as", "interface", "peer-group"):
         known = inst.neighbors.get(name)
         if known is None or not known.defined:
+            if verb not in frr_cli.keywords():
+                return False  # (an abbreviation, read again in full words, or not FRR's at all)
             # bgpd: "Specify remote-as or peer-group commands first"; the neighbor does not exist
             inst.refused.append((line, " ".join((["no"] if negated else []) + w),
                                  "no `remote-as` or `peer-group` for that neighbor before this line"))
@@ -613,8 +616,9 @@ def static_route(words: list[str], vrf: str | None, line: int = 0) -> StaticRout
     if len(words) < 4 or not is_prefix(words[2]):
         return None
     nexthop: str | None = words[3]
-    if nexthop in ("blackhole", "Null0", "reject"):
-        nexthop = None
+    if nexthop in ("blackhole", "Null0", "reject") or "blackhole".startswith(words[3]) \
+            or "reject".startswith(words[3]):
+        nexthop = None  # (FRR: a keyword, even shortened, wins over an interface of that name)
     nh_vrf = None
     rest = words[4:]
     distance = 1
@@ -736,6 +740,21 @@ def _negated(inst: BgpInstance, w: list[str], line: int) -> bool:
         inst.graceful_shutdown_line = 0
     elif w[:1] == ["neighbor"]:
         return neighbor_statement(inst, ["neighbor"] + w[1:], line, negated=True)
+    elif w[:1] == ["network"] and len(w) >= 2 and is_prefix(w[1]):
+        # FRR removes the statement whatever options follow (none left: it says so and changes nothing)
+        for written in [n for n in inst.networks if network_of(n) == network_of(w[1])]:
+            inst.networks.remove(written)
+            inst.network_lines.pop(written, None)
+            inst.network_maps.pop(written, None)
+    elif w[:1] == ["redistribute"] and len(w) >= 2 and w[1] in ("connected", "static"):
+        if w[1] in inst.redistribute:
+            inst.redistribute.remove(w[1])
+        for table in (inst.redistribute_lines, inst.redistribute_maps, inst.redistribute_metrics):
+            table.pop(w[1], None)
+    elif w[:1] == ["aggregate-address"] and len(w) >= 2 and is_prefix(w[1]):
+        inst.aggregates[:] = [a for a in inst.aggregates if network_of(a.prefix) != network_of(w[1])]
+    elif w[:1] == ["maximum-paths"] and len(w) <= 2:
+        inst.maximum_paths, inst.maximum_paths_line = None, 0
     else:
         return False
     return True
@@ -753,6 +772,7 @@ KNOWN_TOP_LEVEL = ("frr version ", "log ", "service integrated-vtysh-config", "n
 
 # the nodes of the reader (see the module docstring)
 TOP, BGP, AF, OTHER_AF, ROUTE_MAP, VRF, OTHER, VTY = range(8)
+UNREAD = -1  # _top_level: a line it could not read (the caller reports it; its block is OTHER)
 _PARENT = {BGP: TOP, AF: BGP, OTHER_AF: BGP, ROUTE_MAP: TOP, VRF: TOP, OTHER: TOP, VTY: TOP}
 _ROUTE_MAP_WORDS = {"match", "set", "on-match", "call", "description", "continue"}
 _BGP_WORDS = {"bgp", "neighbor", "network", "redistribute", "maximum-paths", "address-family", "timers",
@@ -793,74 +813,136 @@ def _belongs(node: int, w: list[str]) -> bool:
 
 def parse_frr(text: str, dev: DeviceConfig, file: str = "frr.conf") -> None:
     """One pass over the lines with FRR's node rules (module docstring). A 100k-GPU fabric has ~5M
-    FRR lines: the dispatch is on the first word, one split per line."""
+    FRR lines: the dispatch is on the first word, one split per line. A line the reader cannot take
+    is read a second time in FRR's full words when it abbreviates a command (``_full_words``)."""
     dev.routing_file = dev.routing_file or file
     unmodelled = dev.unmodelled
     node = TOP
     inst: BgpInstance | None = None
     entry: RouteMapEntry | None = None
     vrf: str | None = None
+    block = "config"  # the grammar node of an unmodelled block (OTHER)
     for number, raw in enumerate(text.split("\n"), 1):
         w = raw.split()
         if not w or w[0][0] in "!#":
             continue
-        head = w[0]
-        if head in _EXITS and len(w) == 1:
-            if head == "exit-address-family" and node in (AF, OTHER_AF):
-                node = BGP
-            elif head == "exit" and node in (AF, OTHER_AF):
-                node = BGP
-            elif head == "exit-vrf" and node == VRF or head in ("exit", "end", "quit"):
-                node = TOP
-            continue
-        if head == "neighbor" and (node == AF or node == BGP) and len(w) > 2:
-            # the common line, decided without the general climb: an address-family statement stays
-            # in AF, a session statement belongs to the bgp node (FRR climbs there and stays)
-            if node == AF and w[2] in _NEIGHBOR_BGP_NODE:
-                node = BGP
-            assert inst is not None
-            if not neighbor_statement(inst, w, number):
-                unmodelled.append((number, " ".join(w)))
-            continue
-        saved = node
-        while not _belongs(node, w):
-            node = _PARENT[node]
-        if node == TOP and saved != TOP and head not in _TOP_WORDS:
-            # no node up to the top has this command: FRR rejects the line and stays where it was
-            unmodelled.append((number, " ".join(w)))
-            node = saved
-            continue
-        if node == BGP or node == AF:
-            assert inst is not None
-            if head == "address-family":
-                node = AF if w[1:] in (["ipv4"], ["ipv4", "unicast"]) else OTHER_AF
-                if node == OTHER_AF:
+        retried = False
+        while True:  # once as written; once more in FRR's full words (``retry``)
+            head = w[0]
+            if head in _EXITS and len(w) == 1:
+                if head == "exit-address-family" and node in (AF, OTHER_AF):
+                    node = BGP
+                elif head == "exit" and node in (AF, OTHER_AF):
+                    node = BGP
+                elif head == "exit-vrf" and node == VRF or head in ("exit", "end", "quit"):
+                    node = TOP
+                break
+            if head == "neighbor" and (node == AF or node == BGP) and len(w) > 2:
+                # the common line, decided without the general climb: an address-family statement stays
+                # in AF, a session statement belongs to the bgp node (FRR climbs there and stays)
+                if node == AF and w[2] in _NEIGHBOR_BGP_NODE:
+                    node = BGP
+                assert inst is not None
+                if not neighbor_statement(inst, w, number):
+                    if not retried and (full := _full_words(node, block, w, number, dev)) is not None:
+                        if not full:
+                            break  # FRR refuses the line (reported)
+                        w, retried = full, True
+                        continue
                     unmodelled.append((number, " ".join(w)))
-            elif not bgp_statement(inst, w, number):
+                break
+            saved = node
+            while not _belongs(node, w):
+                node = _PARENT[node]
+            if node == TOP and saved != TOP and head not in _TOP_WORDS:
+                # no node up to the top has this command as written: FRR completes an abbreviation
+                # or rejects the line and stays where it was
+                node = saved
+                if not retried and (full := _full_words(node, block, w, number, dev)) is not None:
+                    if not full:
+                        break  # FRR refuses the line (reported)
+                    w, retried = full, True
+                    continue
                 unmodelled.append((number, " ".join(w)))
-        elif node == OTHER_AF:
-            continue  # covered by the report of its address-family line
-        elif node == ROUTE_MAP:
-            assert entry is not None
-            if not route_map_clause(entry, w, number) and not _flow_clause(entry, w, number):
-                unmodelled.append((number, " ".join(w)))
-        elif node == VRF:
-            route = static_route(w, vrf, number) if w[:2] == ["ip", "route"] else None
-            if route:
-                dev.static_routes.append(route)
-            elif not _fib_filter(dev, w, vrf, number):
-                unmodelled.append((number, " ".join(w)))
-        elif node == OTHER or node == VTY:
-            continue  # covered by the report of the block's first line; the terminal's settings route nothing
-        else:
-            node = _top_level(dev, w, number)
-            if node == BGP:
-                inst = dev.bgp[_instance_vrf(w)]
+                break
+            if node == BGP or node == AF:
+                assert inst is not None
+                if head == "address-family":
+                    node = AF if w[1:] in (["ipv4"], ["ipv4", "unicast"]) else OTHER_AF
+                    if node == OTHER_AF:
+                        unmodelled.append((number, " ".join(w)))
+                elif not bgp_statement(inst, w, number):
+                    if not retried and (full := _full_words(node, block, w, number, dev)) is not None:
+                        if not full:
+                            break  # FRR refuses the line (reported)
+                        w, retried = full, True
+                        continue
+                    unmodelled.append((number, " ".join(w)))
+            elif node == OTHER_AF:
+                pass  # covered by the report of its address-family line
             elif node == ROUTE_MAP:
-                entry = dev.route_maps[w[1]][-1]
+                assert entry is not None
+                if not route_map_clause(entry, w, number) and not _flow_clause(entry, w, number):
+                    if not retried and (full := _full_words(node, block, w, number, dev)) is not None:
+                        if not full:
+                            break  # FRR refuses the line (reported)
+                        w, retried = full, True
+                        continue
+                    unmodelled.append((number, " ".join(w)))
             elif node == VRF:
-                vrf = w[1]
+                route = static_route(w, vrf, number) if w[:2] == ["ip", "route"] else None
+                if route:
+                    dev.static_routes.append(route)
+                elif not _fib_filter(dev, w, vrf, number):
+                    if not retried and (full := _full_words(node, block, w, number, dev)) is not None:
+                        if not full:
+                            break  # FRR refuses the line (reported)
+                        w, retried = full, True
+                        continue
+                    unmodelled.append((number, " ".join(w)))
+            elif node == OTHER or node == VTY:
+                pass  # covered by the report of the block's first line; the terminal's settings route nothing
+            else:
+                node = _top_level(dev, w, number)
+                if node == UNREAD:
+                    if not retried and (full := _full_words(TOP, block, w, number, dev)) is not None:
+                        node = TOP
+                        if not full:
+                            break  # FRR refuses the line (reported)
+                        w, retried = full, True
+                        continue
+                    unmodelled.append((number, " ".join(w)))
+                    node = OTHER  # the block's lines belong to it: the block is what is reported
+                if node == BGP:
+                    inst = dev.bgp[_instance_vrf(w)]
+                elif node == ROUTE_MAP:
+                    entry = dev.route_maps[w[1]][-1]
+                elif node == VRF:
+                    vrf = w[1]
+                elif node == OTHER:
+                    block = "interface" if head == "interface" else "config"
+            break
     finish_bgp(dev)
+
+
+# the grammar node (frr_cli) of each of the reader's nodes
+_GRAMMAR_NODE = {TOP: "config", BGP: "bgp", AF: "bgp-ipv4", OTHER_AF: "bgp", ROUTE_MAP: "route-map", VRF: "vrf",
+                 VTY: "line-vty"}
+
+
+def _full_words(node: int, block: str, w: list[str], number: int, dev: DeviceConfig) -> list[str] | None:
+    """``w`` in FRR's full words when it abbreviates exactly one command of the node or a node above
+    (FRR reads frr.conf as its terminal does: `nei X shut` is `neighbor X shutdown`); an empty list
+    when it abbreviates more than one (FRR refuses the line: recorded in ``refused_lines``); None
+    when it abbreviates none (the caller reports it as not modelled)."""
+    expanded = frr_cli.expand(_GRAMMAR_NODE.get(node, block), tuple(w))
+    if expanded == frr_cli.AMBIGUOUS:
+        dev.refused_lines.append((number, " ".join(w), "an abbreviation of more than one FRR command"))
+        return []
+    if isinstance(expanded, tuple):
+        full = list(expanded[1])
+        return full if full != w else None
+    return None
 
 
 def _instance_vrf(w: list[str]) -> str | None:
@@ -876,7 +958,7 @@ def _fib_filter(dev: DeviceConfig, w: list[str], vrf: str | None, number: int) -
 
 
 def _top_level(dev: DeviceConfig, w: list[str], number: int) -> int:
-    """Read one top-level command; the node the reader is in after it."""
+    """Read one top-level command; the node the reader is in after it (UNREAD: not read)."""
     head = w[0]
     text = " ".join(w)
     if head == "router" and w[1:2] == ["bgp"] and len(w) in (3, 5) and (len(w) == 3 or w[3] == "vrf"):
@@ -939,8 +1021,7 @@ def _top_level(dev: DeviceConfig, w: list[str], number: int) -> int:
             if _list_line_read(dev.as_path_lists, dev.as_path_lists_unread, name, path_entry and [path_entry]):
                 return TOP
         # (a line of a list not read whole: reported)
-    dev.unmodelled.append((number, text))
-    return OTHER  # the block's lines belong to it: the block is what is reported
+    return UNREAD
 
 
 def _list_line_read(lists: dict[str, list[_Entry]], unread: set[str], name: str, read: list[_Entry] | None) -> bool:

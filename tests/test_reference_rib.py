@@ -122,6 +122,17 @@ def test_graceful_shutdown_and_missing_meds_agree_on_three_tiers(tmp_path: Path)
     agree_under_edits(out, 1, 12, tmp_path, ("graceful-shutdown", "med-missing-as-worst"))
 
 
+def test_max_med_and_confederations_agree_on_three_tiers(tmp_path: Path) -> None:
+    """`bgp max-med administrative [N]` (the sender's MED over every route, whatever its map set)
+    and `bgp confederation identifier N` (the AS its peers see), 12 edits of those kinds."""
+    shape = Shape(tiers=3, rails=2, sus_per_pod=1, pods=2, spines_per_pod=2, super_spines_per_group=2,
+                  servers_per_su=2, leaf_uplinks=2, spine_downlinks=4, spine_uplinks=2,
+                  super_spine_downlinks=4, border_ports=0)
+    out = tmp_path / "build"
+    write_artifacts(render_fabric(resolve_fabric(synthetic_inventory(shape))), out)
+    agree_under_edits(out, 3, 12, tmp_path, ("max-med", "confederation"))
+
+
 def agree_under_edits(out: Path, seed: int, count: int, tmp_path: Path, kinds: tuple[str, ...] = ()) -> None:
     """The oracle's edit generator on the FRR switches of ``out``: the model and the reference agree
     after each edit."""

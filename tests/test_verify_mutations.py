@@ -236,6 +236,9 @@ def _slow_hold(r: Path) -> None:
 
 
 MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
+    ("a leaf in a BGP confederation (its spines see AS 65000)", "BGP-SESSION-DOWN",
+     lambda r: edit(r / LEAF_A / "frr.conf", " bgp router-id 10.10.0.32\n",
+                    " bgp router-id 10.10.0.32\n bgp confederation identifier 65000\n")),
     # FRR completes abbreviated keywords as its terminal does (verify/parsers/frr_cli.py)
     ("a leaf's session shut in FRR's short words (`nei X shut`)", "BGP-SESSION-MISSING",
      lambda r: edit(r / LEAF_A / "frr.conf", " neighbor 10.11.0.0 description a-spine-1:Ethernet1\n",
@@ -1125,6 +1128,9 @@ def _spine_neighbor(root: Path, statement: str) -> None:
 
 
 VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
+    ("a leaf in `bgp max-med administrative` (each spine hears its prefixes from it alone)",
+     lambda r: edit(r / LEAF_A / "frr.conf", " bgp router-id 10.10.0.32\n",
+                    " bgp router-id 10.10.0.32\n bgp max-med administrative\n")),
     ("a leaf's frr.conf in FRR's short words (`net`, `nei X route-m`, `addr ipv4 uni`)",
      lambda r: (edit(r / LEAF_A / "frr.conf", "  network 10.12.0.0/26\n", "  net 10.12.0.0/26\n"),
                 edit(r / LEAF_A / "frr.conf", "  neighbor 10.11.0.0 route-map PLANE-A-IN in\n",
@@ -1963,3 +1969,20 @@ def test_a_dead_network_statement_for_another_loopback_takes_nothing_from_its_ow
     edit(edited / LEAF_A / "frr.conf", "  network 10.10.0.32/32\n", "  network 10.10.0.32/32\n  network 10.10.0.33/32\n")
     findings = {(f.check, f.severity.value) for r in run_checks(load_snapshot(edited)) for f in r.findings}
     assert findings == {("ROUTE-DEAD-NETWORK", "warning")}
+
+
+def test_a_spine_in_max_med_narrows_every_leaf(all_frr: Path, tmp_path: Path) -> None:
+    """`bgp max-med administrative` on one spine: every leaf hears each prefix from all spines (one
+    neighbor AS), compares MEDs and drops that spine's paths; with MED 0 nothing changes."""
+    spine = next(all_frr.glob("plane-A/*spine-1/frr.conf"))
+    for value, expected in (("", True), (" 0", False)):
+        work = tmp_path / f"m{value.strip() or 'max'}"
+        shutil.copytree(all_frr, work)
+        target = work / spine.relative_to(all_frr)
+        text = target.read_text()
+        text = re.sub(r"^( bgp router-id \S+)$", rf"\1\n bgp max-med administrative{value}", text, count=1, flags=re.M)
+        target.write_text(text)
+        findings = [f for r in run_checks(load_snapshot(work)) if r.check == "ROUTE-ECMP-WIDTH" for f in r.findings]
+        assert bool(findings) == expected, findings
+        if expected:
+            assert "max-med administrative" in findings[0].message and "MED 4294967294" in findings[0].message

@@ -329,6 +329,25 @@ def _abbreviate(rng: random.Random, text: str) -> tuple[str, str] | None:
     return f"keywords abbreviated ({len(refused)} line(s) FRR refuses)", short
 
 
+def _after_router_id(text: str, line: str) -> str | None:
+    m = re.search(r"^ bgp router-id \S+$", text, re.M)
+    return None if m is None else text[:m.end()] + "\n" + line + text[m.end():]
+
+
+def _max_med(rng: random.Random, text: str) -> tuple[str, str] | None:
+    """`bgp max-med administrative [N]`: every route the device sends carries MED N."""
+    line = " bgp max-med administrative" + rng.choice(["", " 0", " 100"])
+    edited = _after_router_id(text, line)
+    return None if edited is None else (line.strip(), edited)
+
+
+def _confederation(rng: random.Random, text: str) -> tuple[str, str] | None:
+    """`bgp confederation identifier N`: the device shows its peers AS N."""
+    line = " bgp confederation identifier " + rng.choice(["65000", "4200009999"])
+    edited = _after_router_id(text, line)
+    return None if edited is None else (line.strip(), edited)
+
+
 def _renumber(rng: random.Random, text: str) -> tuple[str, str] | None:
     seqs = re.findall(r"^ip prefix-list (\S+) seq (\d+) ", text, re.M)
     if not seqs:
@@ -1040,7 +1059,7 @@ EDITS: tuple[Callable[[random.Random, str], tuple[str, str] | None], ...] = (
     _bgp_shutdown, _session_transport, _weight, _distance, _table_map, _fib_filter, _next_hop,
     _neighbor_prefix_list, _next_hop_unchanged, _remove_private_as, _default_originate, _as_override,
     _graceful_shutdown, _med_missing_as_worst, _addpath, _match_list, _access_list, _community_list,
-    _as_path_list, _prepend_foreign, _origin, _flow, _network_map)
+    _as_path_list, _prepend_foreign, _origin, _flow, _network_map, _max_med, _confederation)
 
 
 def edit_kind(edit: Callable[..., tuple[str, str] | None]) -> str:

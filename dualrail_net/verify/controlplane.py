@@ -341,7 +341,7 @@ def session_state(snap: Snapshot, topo: Topology, s: Session,
             said = n.remote_kind or n.remote_asn
             if peer_end.local_as is not None:  # (not a remote-as typo: BGP-SESSION-DOWN reports it)
                 at = snap.where(peer[0], devices[peer[0]].routing_file, peer_end.local_as_line)
-                return SessionState(s, False, f"{at}: {peer[0]} presents AS {peer_asn} to {me[0]} (`local-as`), but "
+                return SessionState(s, False, f"{at}: {peer[0]} presents AS {peer_asn} to {me[0]}, but "
                                               f"{me[0]} expects AS {said} ({where}): the OPEN is refused (bad peer AS)")
             return SessionState(s, False, f"{where}: {me[0]} neighbor {nbr_ip} remote-as {said}, but {peer[0]} "
                                           f"is AS {peer_asn}")
@@ -1086,7 +1086,8 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
             if ibgp and dst_dev.bgp[nodes[dst][1]].maximum_paths_ibgp_line:
                 unmodelled.append((dst_dev.name, dst_dev.bgp[nodes[dst][1]].maximum_paths_ibgp_line,
                                    "maximum-paths ibgp: the cap on paths learned over iBGP is not followed"))
-            if not inbound and not outbound and not weight:
+            max_med = src_dev.bgp[nodes[src][1]].max_med_line
+            if not inbound and not outbound and not weight and not max_med:
                 pass  # no route-map sets a best-path attribute on this session (the common case)
             elif ibgp:  # iBGP carries local preference and more: not followed
                 for device, entries in ((dst_dev.name, inbound), (src_dev.name, outbound)):
@@ -1095,6 +1096,8 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
                                            "a best-path attribute set on an iBGP session"))
                 if weight:
                     unmodelled.append((dst_dev.name, in_nbr.weight_line, "a neighbor weight on an iBGP session"))
+                if max_med:
+                    unmodelled.append((src_dev.name, max_med, "bgp max-med administrative toward an iBGP peer"))
             else:
                 # weight / local preference: the receiver's, inbound (eBGP does not carry them out);
                 # a route-map's `set weight` overrides the neighbor's weight (bgpd applies it after);
@@ -1107,7 +1110,11 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
                                   neighbor_weight_entry(in_nbr)))
                 meds = [(e, b) for e, b in inbound if e.med is not None]
                 reset = _or(b for _, b in meds)
-                meds += [(e, b & ~reset) for e, b in outbound if e.med is not None and b & ~reset]
+                if max_med:  # the sender writes its max-med into every UPDATE, over what its map set
+                    if full & mask & ~reset:
+                        meds.append((max_med_entry(src_dev.bgp[nodes[src][1]]), full & ~reset))
+                else:
+                    meds += [(e, b & ~reset) for e, b in outbound if e.med is not None and b & ~reset]
                 if ranks or meds:
                     preferences[(src, len(edges[src]))] = _Preference(ranks, [(e.med or 0, b & mask, e)
                                                                               for e, b in meds])
@@ -1705,6 +1712,16 @@ def neighbor_weight_entry(nbr: Neighbor) -> RouteMapEntry:
     the session no inbound route-map entry sets a weight on (findings quote its line)."""
     return RouteMapEntry(NEIGHBOR_WEIGHT_SEQ, "permit", line=nbr.weight_line, weight=nbr.weight,
                          attribute_lines={"weight": nbr.weight_line})
+
+
+MAX_MED_SEQ = -3  # the seq of the entry that stands for a `bgp max-med administrative` line
+
+
+def max_med_entry(inst: BgpInstance) -> RouteMapEntry:
+    """A sender's `bgp max-med administrative [N]` as the outbound route-map entry it acts like: MED
+    N on every route it sends (findings quote its line)."""
+    return RouteMapEntry(MAX_MED_SEQ, "permit", line=inst.max_med_line, med=inst.max_med,
+                         attribute_lines={"metric": inst.max_med_line})
 
 
 WORST_MED = 4294967295  # what a path without a MED compares as under `bgp bestpath med missing-as-worst`

@@ -213,6 +213,15 @@ class BgpInstance:
     # `bgp bestpath med missing-as-worst`: a path without a MED compares as the highest MED
     # (4294967295), not as 0; its line (0: not set)
     med_missing_as_worst_line: int = 0
+    # `bgp max-med administrative [N]` (FRR): every route the instance sends carries MED N
+    # (4294967294 unless given), whatever a route-map set; and its line
+    max_med: int | None = None
+    max_med_line: int = 0
+    # `bgp confederation identifier N`: the AS the instance shows every peer outside its confederation
+    # (and writes in AS paths in place of its own); `bgp confederation peers`: the member ASNs
+    confederation: int | None = None
+    confederation_line: int = 0
+    confederation_peers: list[int] = field(default_factory=list)
     vrf_imports: list[str] = field(default_factory=list)  # VRFs whose routes this instance imports
     rt_import: list[str] = field(default_factory=list)
     rt_export: list[str] = field(default_factory=list)

@@ -353,6 +353,8 @@ def _converge(snap: Snapshot, topo: Topology, nodes: list[NodeId], inbound: Mapp
                             rank = (rank[0], 0)
                         if out_entry is not None and out_entry.med is not None:
                             med = out_entry.med
+                        if src_inst.max_med is not None:  # written into every UPDATE, over the map's
+                            med = src_inst.max_med
                         if in_entry is not None and in_entry.med is not None:
                             med = in_entry.med
                     in_prepend = in_entry.prepend if in_entry else ()

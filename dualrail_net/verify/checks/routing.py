@@ -15,6 +15,7 @@ from dualrail_net.verify.checks import Context, ROUTING, SESSIONS, TOPOLOGY, che
 from dualrail_net.verify.controlplane import (
     GRACEFUL_SHUTDOWN_SEQ,
     _or,
+    MAX_MED_SEQ,
     NEIGHBOR_WEIGHT_SEQ,
     PlaneControl,
     PlanePlan,
@@ -222,6 +223,12 @@ def _attribute_lines(ctx: Context, control: PlaneControl, receiver: NodeId, entr
     for entry in entries[:3]:
         if entry.seq == NEIGHBOR_WEIGHT_SEQ:  # the receiver's own `neighbor X weight N`
             said.append(f"{_loc(ctx, receiver[0], entry.line)}: {receiver[0]} gives a neighbor weight {entry.weight}")
+            continue
+        if entry.seq == MAX_MED_SEQ:  # a sender's `bgp max-med administrative`
+            device = next((d for d in devices[1:] if any(i.max_med_line == entry.line and i.max_med == entry.med
+                                                         for i in ctx.snap.devices[d].bgp.values())), receiver[0])
+            said.append(f"{_loc(ctx, device, entry.line)}: {device} is in `bgp max-med administrative`: every "
+                        f"route it sends carries MED {entry.med}")
             continue
         if entry.seq == GRACEFUL_SHUTDOWN_SEQ:
             device = next((d for d, e in control.graceful if e is entry), receiver[0])

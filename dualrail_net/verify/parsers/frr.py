@@ -681,6 +681,16 @@ def bgp_statement(inst: BgpInstance, w: list[str], line: int = 0) -> bool:
             inst.shutdown_line = line
         elif w[1:] == ["graceful-shutdown"]:
             inst.graceful_shutdown_line = line
+        elif w[1:3] == ["max-med", "administrative"] and len(w) in (3, 4):
+            value = _int(w[3], 4294967295) if len(w) == 4 else DEFAULT_MAX_MED
+            if value is None:
+                return False
+            inst.max_med, inst.max_med_line = value, line
+        elif w[1:3] == ["confederation", "identifier"] and len(w) == 4 and (asn := parse_asn(w[3])) is not None:
+            inst.confederation, inst.confederation_line = asn, line
+        elif w[1:3] == ["confederation", "peers"] and len(w) > 3 \
+                and None not in (peers := [parse_asn(x) for x in w[3:]]):
+            inst.confederation_peers += [p for p in peers if p is not None]
         elif w[1:] in _HARMLESS_BGP:
             pass  # logging, restart helper, FRR's default MED grouping, the tie-break among equal paths
         else:
@@ -738,6 +748,10 @@ def _negated(inst: BgpInstance, w: list[str], line: int) -> bool:
         inst.timers, inst.timers_line = None, 0
     elif w == ["bgp", "graceful-shutdown"]:
         inst.graceful_shutdown_line = 0
+    elif w[:3] == ["bgp", "max-med", "administrative"] and len(w) <= 4:
+        inst.max_med, inst.max_med_line = None, 0
+    elif w[:3] == ["bgp", "confederation", "identifier"] and len(w) <= 4:
+        inst.confederation, inst.confederation_line = None, 0
     elif w[:1] == ["neighbor"]:
         return neighbor_statement(inst, ["neighbor"] + w[1:], line, negated=True)
     elif w[:1] == ["network"] and len(w) >= 2 and is_prefix(w[1]):
@@ -764,6 +778,8 @@ def _negated(inst: BgpInstance, w: list[str], line: int) -> bool:
 # keeps routes through a peer's restart), deterministic MED (FRR's default, how the model groups
 # MEDs anyway), and compare-routerid (which of several equal paths is "best": the multipath set
 # is the same)
+DEFAULT_MAX_MED = 4294967294  # FRR's `bgp max-med administrative` without a value
+
 _HARMLESS_BGP = (["log-neighbor-changes"], ["graceful-restart"], ["deterministic-med"], ["bestpath", "compare-routerid"])
 
 # Top-level lines with nothing for the routing model to read: they neither add nor change a route.
@@ -1291,6 +1307,16 @@ def finish_bgp(dev: DeviceConfig, frr: bool = True) -> None:
             n.password_opaque = n.password_opaque or group.password_opaque
             if n.activate is None:
                 n.activate = group.activate
+        if inst.confederation is not None:
+            # outside its confederation the instance is AS N to every peer: as if each such neighbor
+            # had `local-as N no-prepend replace-as` (the member AS neither shown nor in AS paths)
+            for n in inst.neighbors.values():
+                if n.remote_asn is not None and (n.remote_asn in inst.confederation_peers or n.remote_asn == inst.asn):
+                    dev.unmodelled.append((inst.confederation_line, f"a session inside the confederation "
+                                                                    f"(neighbor {n.address})"))
+                elif n.local_as is None:
+                    n.local_as, n.local_as_line = inst.confederation, inst.confederation_line
+                    n.local_as_no_prepend = n.local_as_replace = True
         judged: set[int] = set()
         for name, n in inst.neighbors.items():
             # route reflection on an iBGP session (or one whose kind the model cannot tell) is not

@@ -236,6 +236,29 @@ def _slow_hold(r: Path) -> None:
 
 
 MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
+    # `no ...` pasted after a statement takes it back, as FRR and EOS read the file line by line
+    ("a pasted `no ip route` takes a leaf's blackhole (its network's RIB route)", "ROUTE-MISSING",
+     lambda r: edit(r / LEAF_A / "frr.conf", "\nend\n", "\nno ip route 10.12.0.0/26 blackhole\nend\n")),
+    ("a pasted `no ip prefix-list LOCAL-A seq 20`", "ROUTE-MISSING",
+     lambda r: edit(r / LEAF_A / "frr.conf", "\nend\n", "\nno ip prefix-list LOCAL-A seq 20\nend\n")),
+    ("a pasted `no route-map LOCAL-A-OUT permit 10` (the map is gone)", "ROUTE-UNDEFINED-REF",
+     lambda r: edit(r / LEAF_A / "frr.conf", "\nend\n", "\nno route-map LOCAL-A-OUT permit 10\nend\n")),
+    ("a pasted `no neighbor` on a leaf", "BGP-SESSION-MISSING",
+     lambda r: edit(r / LEAF_A / "frr.conf", "\nend\n", "\nrouter bgp 4200001100\n no neighbor 10.11.0.0\nexit\nend\n")),
+    ("a leaf's outbound route-map entry re-entered as deny", "ROUTE-MISSING",
+     lambda r: edit(r / LEAF_A / "frr.conf", "\nend\n", "\nroute-map LOCAL-A-OUT deny 10\nexit\nend\n")),
+    ("EOS `default interface Ethernet1` after its block", "ADDR-P2P-MISMATCH",
+     lambda r: edit(r / SPINE_A / "running-config", "interface Loopback0\n",
+                    "default interface Ethernet1\n!\ninterface Loopback0\n")),
+    ("EOS `no ip address` on a spine port", "ADDR-P2P-MISMATCH",
+     lambda r: edit(r / SPINE_A / "running-config", "   ip address 10.11.0.0/31\n",
+                    "   ip address 10.11.0.0/31\n   no ip address\n")),
+    ("EOS `no priority-flow-control priority 3` on a spine port", "QOS-PFC",
+     lambda r: edit(r / SPINE_A / "running-config", "   priority-flow-control priority 3 no-drop\n",
+                    "   priority-flow-control priority 3 no-drop\n   no priority-flow-control priority 3\n", 1)),
+    ("EOS `no neighbor` on a spine", "BGP-SESSION-MISSING",
+     lambda r: edit(r / SPINE_A / "running-config", "   neighbor 10.11.0.1 route-map PLANE-A-OUT out\n",
+                    "   neighbor 10.11.0.1 route-map PLANE-A-OUT out\n   no neighbor 10.11.0.1\n")),
     ("a leaf in a BGP confederation (its spines see AS 65000)", "BGP-SESSION-DOWN",
      lambda r: edit(r / LEAF_A / "frr.conf", " bgp router-id 10.10.0.32\n",
                     " bgp router-id 10.10.0.32\n bgp confederation identifier 65000\n")),
@@ -1128,6 +1151,12 @@ def _spine_neighbor(root: Path, statement: str) -> None:
 
 
 VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
+    ("a leaf's outbound route-map entry re-entered to set MED 0",
+     lambda r: edit(r / LEAF_A / "frr.conf", "\nend\n", "\nroute-map LOCAL-A-OUT permit 10\n set metric 0\nexit\nend\n")),
+    ("EOS `no qos trust` on a routed port (DSCP, its default there)",
+     lambda r: edit(r / SPINE_A / "running-config", "   qos trust dscp\n", "   qos trust dscp\n   no qos trust\n", 1)),
+    ("an EOS route-map entry without its sequence number (EOS takes 10)",
+     lambda r: edit(r / SPINE_A / "running-config", "route-map PLANE-A-IN permit 10\n", "route-map PLANE-A-IN permit\n")),
     ("a leaf in `bgp max-med administrative` (each spine hears its prefixes from it alone)",
      lambda r: edit(r / LEAF_A / "frr.conf", " bgp router-id 10.10.0.32\n",
                     " bgp router-id 10.10.0.32\n bgp max-med administrative\n")),

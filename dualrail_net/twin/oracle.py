@@ -348,6 +348,30 @@ def _confederation(rng: random.Random, text: str) -> tuple[str, str] | None:
     return None if edited is None else (line.strip(), edited)
 
 
+def _negate(rng: random.Random, text: str) -> tuple[str, str] | None:
+    """A `no ...` line appended that takes back an earlier statement, as a pasted CLI snippet does:
+    a static route, a prefix-list entry or list, a route-map entry or clause, a neighbor, a network."""
+    candidates: list[str] = []
+    candidates += [f"no {m}" for m in re.findall(r"^(ip route .+)$", text, re.M)]
+    candidates += [f"no ip prefix-list {n} seq {q}" for n, q in re.findall(r"^ip prefix-list (\S+) seq (\d+) ", text, re.M)]
+    candidates += [f"no ip prefix-list {n}" for n in set(re.findall(r"^ip prefix-list (\S+) ", text, re.M))]
+    for name, action, seq, body in re.findall(r"^route-map (\S+) (permit|deny) (\d+)\n((?: .*\n)*)", text, re.M):
+        candidates.append(f"no route-map {name} {action} {seq}")
+        candidates += [f"route-map {name} {action} {seq}\n no {clause.strip()}\nexit"
+                       for clause in body.splitlines() if clause.strip().startswith(("match ", "set "))]
+    asn = re.search(r"^router bgp (\d+)$", text, re.M)
+    if asn:
+        candidates += [f"router bgp {asn.group(1)}\n no neighbor {n}\nexit"
+                       for n in re.findall(r"^ neighbor (\S+) remote-as ", text, re.M)]
+        candidates += [f"router bgp {asn.group(1)}\n address-family ipv4 unicast\n  no network {p}\n exit-address-family\nexit"
+                       for p in re.findall(r"^  network (\S+)$", text, re.M)]
+    if not candidates:
+        return None
+    line = rng.choice(candidates)
+    body = text[:-len("end\n")] if text.endswith("\nend\n") else text
+    return line.replace("\n", " / "), body + line + "\n" + ("end\n" if body is not text else "")
+
+
 def _renumber(rng: random.Random, text: str) -> tuple[str, str] | None:
     seqs = re.findall(r"^ip prefix-list (\S+) seq (\d+) ", text, re.M)
     if not seqs:
@@ -1059,7 +1083,7 @@ EDITS: tuple[Callable[[random.Random, str], tuple[str, str] | None], ...] = (
     _bgp_shutdown, _session_transport, _weight, _distance, _table_map, _fib_filter, _next_hop,
     _neighbor_prefix_list, _next_hop_unchanged, _remove_private_as, _default_originate, _as_override,
     _graceful_shutdown, _med_missing_as_worst, _addpath, _match_list, _access_list, _community_list,
-    _as_path_list, _prepend_foreign, _origin, _flow, _network_map, _max_med, _confederation)
+    _as_path_list, _prepend_foreign, _origin, _flow, _network_map, _max_med, _confederation, _negate, _negate)
 
 
 def edit_kind(edit: Callable[..., tuple[str, str] | None]) -> str:

@@ -31,6 +31,7 @@ from dualrail_net.verify.parsers import link
 from dualrail_net.verify.parsers.files import read_text
 from dualrail_net.verify.parsers.frr import (
     _int,
+    bgp_negation,
     bgp_timers,
     finish_bgp,
     match_list_definition,
@@ -42,6 +43,7 @@ from dualrail_net.verify.parsers.frr import (
     parse_prefix_list_line,
     redistribution,
     route_map_entry,
+    undo_top_level,
 )
 from dualrail_net.verify.parsers.tree import Node, parse_tree
 
@@ -231,6 +233,8 @@ def _interface(node: Node, name: str, dev: DeviceConfig, routed: set[str], pfc_o
             dev.lag_members[name] = (f"Port-Channel{int(w[1])}", FILE, child.line)
         elif w[:2] == ["ip", "access-group"] and len(w) == 4 and w[3] in ("in", "out"):
             (dev.acl_in if w[3] == "in" else dev.acl_out)[name] = (w[2], child.line)
+        elif w[0] in ("no", "default") and len(w) > 1 and _interface_default(iface, w[1:], dev, routed, pfc_on):
+            pass
         elif w[0] == "tx-queue":
             _tx_queue(child, iface, dev)
         elif w[0] == "speed" or w[:2] == ["error-correction", "encoding"] \
@@ -239,6 +243,49 @@ def _interface(node: Node, name: str, dev: DeviceConfig, routed: set[str], pfc_o
                 _unmodelled(dev, child)
         elif not child.text.startswith(KNOWN_INTERFACE):
             _unmodelled(dev, child)
+
+
+def _interface_default(iface: Interface, w: list[str], dev: DeviceConfig, routed: set[str], pfc_on: set[str]) -> bool:
+    """`no X` / `default X` in an interface block (``w``: X): the setting back to EOS's default, as
+    when the line is not there. False for a setting the model does not read."""
+    name = iface.name
+    if w[:2] == ["ip", "address"] and (len(w) == 2 or len(w) == 3 and is_prefix(w[2])):
+        iface.addresses = [] if len(w) == 2 else [a for a in iface.addresses if a != w[2]]
+    elif w == ["mtu"] or w[:1] == ["mtu"] and len(w) == 2:
+        iface.mtu = None
+    elif w[:2] == ["qos", "trust"] and len(w) <= 3:
+        iface.trust = None
+    elif w[:2] == ["priority-flow-control", "priority"] and len(w) in (3, 4) and (prio := _int(w[2], 7)) is not None:
+        if iface.pfc_priorities is not None:
+            iface.pfc_priorities = [p for p in iface.pfc_priorities if p != prio] or None
+    elif w[:1] == ["vrf"] and len(w) <= 3:
+        iface.vrf = None
+    elif w[:1] == ["description"]:
+        iface.description = ""
+    elif w[:2] == ["ip", "access-group"] and len(w) in (3, 4) and w[-1] in ("in", "out"):
+        (dev.acl_in if w[-1] == "in" else dev.acl_out).pop(name, None)
+    elif w[:1] == ["channel-group"]:
+        dev.lag_members.pop(name, None)
+    elif w == ["switchport"]:  # (`default switchport`: a switchport, EOS's default)
+        routed.discard(name)
+    elif w == ["priority-flow-control"] or w == ["priority-flow-control", "on"]:
+        pfc_on.discard(name)
+    else:
+        return False
+    return True
+
+
+def _default_interface(dev: DeviceConfig, names: list[str], routed: set[str], pfc_on: set[str]) -> None:
+    """`default interface X` (`no interface X` of a port): every setting of the port back to EOS's
+    defaults (a switchport without an address), as if no earlier block had configured it."""
+    for name in names:
+        dev.interfaces.pop(name, None)
+        routed.discard(name)
+        pfc_on.discard(name)
+        for table in (dev.acl_in, dev.acl_out, dev.lag_members):
+            table.pop(name, None)
+        if name.startswith("Ethernet"):
+            dev.interfaces[name] = Interface(name)  # (a physical port stays, unconfigured)
 
 
 def _link_setting(iface: Interface, w: list[str], line: int) -> bool:
@@ -304,6 +351,8 @@ def _bgp_statements(inst: BgpInstance, children: list[Node], dev: DeviceConfig) 
             inst.shutdown_line = 0
         elif w[0] == "neighbor" and len(w) >= 3 and neighbor_statement(inst, _eos_neighbor(w), child.line, eos=True):
             pass
+        elif w[0] == "no" and len(w) > 1 and bgp_negation(inst, _eos_neighbor(w[1:]), child.line, eos=True):
+            pass  # (`no neighbor X`, `no network P`, `no maximum-paths` ... take back an earlier line)
         elif w[0] == "network" and network_statement(inst, w, child.line):
             pass
         elif w[0] == "redistribute" and redistribution(inst, w, child.line):
@@ -404,6 +453,10 @@ def parse_eos(text: str, dev: DeviceConfig) -> None:
                 dev.qos.dscp_to_priority[int(dscp)] = tc  # EOS: traffic class N <-> priority N by default
         elif w[:2] == ["vrf", "instance"] and len(w) == 3:
             dev.vrfs.setdefault(w[2], None)
+        elif w[0] in ("default", "no") and w[1:2] == ["interface"] and (names := interface_names(w[1:])) is not None:
+            _default_interface(dev, names, routed, pfc_on)
+        elif w[0] == "no" and len(w) > 1 and undo_top_level(dev, w[1:], None):
+            pass  # (a static route, prefix-list, route-map or BGP instance taken back)
         elif w[0] == "interface" and (names := interface_names(w)) is not None:
             for name in names:  # (a range or list: each port takes the block)
                 _interface(node, name, dev, routed, pfc_on)

@@ -523,22 +523,29 @@ def route_map_entry(node: Node, dev: DeviceConfig) -> None:
     """`route-map NAME permit|deny SEQ` with its `match ip address prefix-list` lines (EOS's tree);
     anything else is reported with its line."""
     w = node.words
-    seq = _int(w[3], 65535) if len(w) == 4 else None
+    seq = _int(w[3], 65535) if len(w) == 4 else 10 if len(w) == 3 else None  # (EOS: 10 when not written)
     if seq is None or w[2] not in ("permit", "deny"):
         dev.unmodelled.append((node.line, node.text))
         return
-    entry = RouteMapEntry(seq, w[2], line=node.line)
+    entries = dev.route_maps.setdefault(w[1], [])
+    entry = next((e for e in entries if e.seq == seq and e.action == w[2]), None)
+    if entry is None:  # a new entry, or one with another action in place of the old
+        entries[:] = [e for e in entries if e.seq != seq]
+        entry = RouteMapEntry(seq, w[2], line=node.line)
+        entries.append(entry)
     for child in node.children:
         if not route_map_clause(entry, child.words, child.line):
             dev.unmodelled.append((child.line, child.text))
-    dev.route_maps.setdefault(w[1], []).append(entry)
 
 
 def route_map_clause(entry: RouteMapEntry, w: list[str], line: int) -> bool:
     """One line inside a route-map entry (FRR and EOS spell these alike): `match ip address
     prefix-list X`, `set as-path prepend ASN...` (repeated: FRR and EOS keep the last),
     `set local-preference|weight|metric N` (absolute values; `+N`, `-N`, `igp` are not read),
-    `set ip next-hop A.B.C.D|peer-address|unchanged`, `set origin igp|egp|incomplete`, a description. False: a line the model does not read."""
+    `set ip next-hop A.B.C.D|peer-address|unchanged`, `set origin igp|egp|incomplete`, a description,
+    and `no` of each (the clause taken back). False: a line the model does not read."""
+    if w[0] == "no":
+        return _route_map_undo(entry, w[1:])
     if w[:4] == ["match", "ip", "address", "prefix-list"] and len(w) == 5:
         entry.match_prefix_lists.append(w[4])
         return True
@@ -582,6 +589,31 @@ def route_map_clause(entry: RouteMapEntry, w: list[str], line: int) -> bool:
     if w == ["set", "community", "none"]:
         entry.community_set = ()  # (clears what the route carries; still reported: other communities)
     return w[0] == "description"
+
+
+def _route_map_undo(entry: RouteMapEntry, w: list[str]) -> bool:
+    """`no match ...` / `no set ...` in a route-map entry (``w`` without the `no`): the clause gone,
+    with or without its value named (FRR and EOS)."""
+    if w[:4] == ["match", "ip", "address", "prefix-list"] and len(w) in (4, 5):
+        entry.match_prefix_lists[:] = [n for n in entry.match_prefix_lists if len(w) == 5 and n != w[4]]
+    elif w[:1] == ["match"] and len(w) in (2, 3, 4) and w[1] in ("community", "as-path") or w[:3] == ["match", "ip", "address"]:
+        kind = "access-list" if w[1] == "ip" else w[1]
+        named = w[3] if kind == "access-list" and len(w) == 4 else w[2] if kind != "access-list" and len(w) >= 3 else None
+        entry.match_lists[:] = [m for m in entry.match_lists if m[0] != kind or named is not None and m[1] != named]
+    elif w[:3] == ["set", "as-path", "prepend"]:
+        entry.prepend, entry.prepend_line = (), 0
+    elif w[:3] == ["set", "ip", "next-hop"]:
+        entry.next_hop, entry.next_hop_line = None, 0
+    elif w[:1] == ["set"] and len(w) in (2, 3) and w[1] in ("local-preference", "weight", "metric"):
+        setattr(entry, {"local-preference": "local_pref", "weight": "weight", "metric": "med"}[w[1]], None)
+        entry.attribute_lines.pop(w[1], None)
+    elif w[:2] == ["set", "origin"]:
+        entry.origin, entry.origin_line = None, 0
+    elif w[:2] == ["set", "community"]:
+        entry.community_set, entry.community_additive, entry.sets_community_line = None, False, 0
+    else:
+        return w[:1] == ["description"]
+    return True
 
 
 # RFC 1997's well-known communities that keep a route from going further, by the names FRR and EOS
@@ -658,7 +690,7 @@ def bgp_statement(inst: BgpInstance, w: list[str], line: int = 0) -> bool:
     if head == "neighbor":
         return neighbor_statement(inst, w, line)
     if head == "no":
-        return _negated(inst, w[1:], line)
+        return bgp_negation(inst, w[1:], line)
     if head == "network":
         return network_statement(inst, w, line)
     if head == "bgp":
@@ -735,7 +767,9 @@ def bgp_statement(inst: BgpInstance, w: list[str], line: int = 0) -> bool:
     return True
 
 
-def _negated(inst: BgpInstance, w: list[str], line: int) -> bool:
+def bgp_negation(inst: BgpInstance, w: list[str], line: int, eos: bool = False) -> bool:
+    """A `no ...` statement of a BGP instance (``w`` without the `no`), FRR and EOS alike: it takes
+    back what an earlier line set. False when the model does not read it."""
     if w == ["bgp", "default", "ipv4-unicast"]:
         inst.default_ipv4_unicast = False
     elif w == ["bgp", "network", "import-check"]:
@@ -752,8 +786,17 @@ def _negated(inst: BgpInstance, w: list[str], line: int) -> bool:
         inst.max_med, inst.max_med_line = None, 0
     elif w[:3] == ["bgp", "confederation", "identifier"] and len(w) <= 4:
         inst.confederation, inst.confederation_line = None, 0
+    elif w[:1] == ["neighbor"] and (len(w) == 2 or len(w) == 4 and w[2] == "remote-as") \
+            and w[1] in inst.neighbors and w[1] not in inst.peer_groups:
+        del inst.neighbors[w[1]]  # the neighbor and all it was given (a peer-group's members: not read)
     elif w[:1] == ["neighbor"]:
-        return neighbor_statement(inst, ["neighbor"] + w[1:], line, negated=True)
+        return neighbor_statement(inst, ["neighbor"] + w[1:], line, negated=True, eos=eos)
+    elif w == ["bgp", "bestpath", "as-path", "multipath-relax"]:
+        inst.multipath_relax = False
+    elif w == ["bgp", "always-compare-med"]:
+        inst.always_compare_med = False
+    elif w[:3] == ["bgp", "bestpath", "med"] and "missing-as-worst" in w[3:]:
+        inst.med_missing_as_worst_line = 0
     elif w[:1] == ["network"] and len(w) >= 2 and is_prefix(w[1]):
         # FRR removes the statement whatever options follow (none left: it says so and changes nothing)
         for written in [n for n in inst.networks if network_of(n) == network_of(w[1])]:
@@ -817,9 +860,10 @@ def _belongs(node: int, w: list[str]) -> bool:
     if node == BGP:
         return head in _BGP_WORDS
     if node == ROUTE_MAP:
-        return head in _ROUTE_MAP_WORDS
+        return head in _ROUTE_MAP_WORDS or head == "no" and len(w) > 1 and w[1] in _ROUTE_MAP_WORDS
     if node == VRF:
-        return w[:2] in (["ip", "route"], ["ipv6", "route"]) or head in ("vni", "netns")
+        return w[:2] in (["ip", "route"], ["ipv6", "route"]) or head in ("vni", "netns") \
+            or w[:3] in (["no", "ip", "route"], ["no", "ipv6", "route"])
     if node == VTY:  # `line vty`: who may open vtysh's terminal and for how long (no route, no session)
         return head in _VTY_WORDS or head in ("no", "ipv6") and len(w) > 1 and w[1] in _VTY_WORDS
     if node == OTHER:  # an unmodelled block (interface, router ospf ...) takes what the top level does not
@@ -909,6 +953,8 @@ def parse_frr(text: str, dev: DeviceConfig, file: str = "frr.conf") -> None:
                 route = static_route(w, vrf, number) if w[:2] == ["ip", "route"] else None
                 if route:
                     dev.static_routes.append(route)
+                elif head == "no" and undo_top_level(dev, w[1:], vrf):
+                    pass
                 elif not _fib_filter(dev, w, vrf, number):
                     if not retried and (full := _full_words(node, block, w, number, dev)) is not None:
                         if not full:
@@ -932,7 +978,7 @@ def parse_frr(text: str, dev: DeviceConfig, file: str = "frr.conf") -> None:
                 if node == BGP:
                     inst = dev.bgp[_instance_vrf(w)]
                 elif node == ROUTE_MAP:
-                    entry = dev.route_maps[w[1]][-1]
+                    entry = next(e for e in dev.route_maps[w[1]] if e.seq == int(w[3]))
                 elif node == VRF:
                     vrf = w[1]
                 elif node == OTHER:
@@ -959,6 +1005,62 @@ def _full_words(node: int, block: str, w: list[str], number: int, dev: DeviceCon
         full = list(expanded[1])
         return full if full != w else None
     return None
+
+
+def undo_top_level(dev: DeviceConfig, w: list[str], vrf: str | None) -> bool:
+    """A top-level `no ...` (``w`` without the `no`) that takes back what an earlier line of the
+    file configured, as the daemon does when it reads the file line by line (FRR and EOS): a static
+    route, a prefix-list or one of its entries, a route-map or one of its entries, a BGP instance.
+    False when it is none of those or names nothing configured (the caller reports the line)."""
+    if w[:2] == ["ip", "route"]:
+        route = static_route(w, vrf)
+        if route is None:
+            return False
+        routes = [r for r in dev.static_routes if not (r.vrf == route.vrf and network_of(r.prefix) == network_of(route.prefix)
+                                                    and r.nexthop == route.nexthop)]
+        if len(routes) == len(dev.static_routes):
+            return False
+        dev.static_routes[:] = routes
+        return True
+    if w[:2] == ["ip", "prefix-list"] and len(w) >= 3 and w[2] in dev.prefix_lists:
+        entries = dev.prefix_lists[w[2]]
+        if len(w) == 3:
+            del dev.prefix_lists[w[2]]
+            return True
+        if w[3] == "seq" and len(w) >= 5 and is_decimal(w[4]):
+            kept = [e for e in entries if e.seq != int(w[4])]
+        else:
+            named = parse_prefix_list_line(w, 3)
+            if named is None:
+                return False
+            kept = [e for e in entries if (e.action, network_of(e.prefix), e.ge, e.le)
+                    != (named.action, network_of(named.prefix), named.ge, named.le)]
+        if len(kept) == len(entries):
+            return False
+        entries[:] = kept  # (a list left without entries denies everything, as FRR's does)
+        return True
+    if w[0] == "route-map" and len(w) in (2, 4) and w[1] in dev.route_maps:
+        if len(w) == 2:
+            del dev.route_maps[w[1]]
+            return True
+        if w[2] not in ("permit", "deny") or _int(w[3], 65535) is None:
+            return False
+        map_entries = dev.route_maps[w[1]]
+        left = [e for e in map_entries if e.seq != int(w[3])]
+        if len(left) == len(map_entries):
+            return False
+        if left:
+            map_entries[:] = left
+        else:
+            del dev.route_maps[w[1]]  # the last entry gone takes the map with it
+        return True
+    if w[:2] == ["router", "bgp"] and len(w) in (2, 3, 5):
+        name = w[4] if len(w) == 5 and w[3] == "vrf" else None
+        if name not in dev.bgp or len(w) >= 3 and parse_asn(w[2]) != dev.bgp[name].asn:
+            return False
+        del dev.bgp[name]
+        return True
+    return False
 
 
 def _instance_vrf(w: list[str]) -> str | None:
@@ -998,8 +1100,16 @@ def _top_level(dev: DeviceConfig, w: list[str], number: int) -> int:
             dev.prefix_lists.setdefault(w[2], []).append(pl_entry)
             return TOP
     elif head == "route-map" and len(w) == 4 and w[2] in ("permit", "deny") and _int(w[3], 65535) is not None:
-        dev.route_maps.setdefault(w[1], []).append(RouteMapEntry(int(w[3]), w[2], line=number))
-        return ROUTE_MAP
+        entries = dev.route_maps.setdefault(w[1], [])
+        seq = int(w[3])
+        at = next((i for i, e in enumerate(entries) if e.seq == seq), None)
+        if at is None:
+            entries.append(RouteMapEntry(seq, w[2], line=number))
+        elif entries[at].action != w[2]:
+            entries[at] = RouteMapEntry(seq, w[2], line=number)  # FRR: another action makes a new entry
+        return ROUTE_MAP  # (an entry re-entered with its action: the lines after it add to it)
+    elif head == "no" and undo_top_level(dev, w[1:], None):
+        return TOP
     elif head == "hostname" and len(w) == 2:
         dev.hostname = w[1]
         return TOP

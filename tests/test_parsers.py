@@ -868,3 +868,16 @@ def test_set_community_reads_the_well_known_communities_that_stop_a_route(line: 
     entry = RouteMapEntry(10, "permit")
     assert frr_parser.route_map_clause(entry, line.split(), 3) is judged
     assert (entry.community_set, entry.community_additive, entry.sets_community_line) == (stops, additive, 3)
+
+
+def test_prefix_list_entries_are_numbered_and_replaced_as_the_daemon_files_them() -> None:
+    from dualrail_net.verify.parsers.frr import AUTO_SEQ, PrefixListEntry, add_prefix_list_entry
+    entries: list[PrefixListEntry] = []
+    for seq, action in ((AUTO_SEQ, "permit"), (AUTO_SEQ, "permit"), (12, "permit"), (AUTO_SEQ, "deny"), (10, "deny")):
+        add_prefix_list_entry(entries, PrefixListEntry(seq, action, "10.0.0.0/8"))
+    # FRR: 5, 10, then 12 as written, then the next multiple of 5 above 12; seq 10 rewritten in place
+    assert [(e.seq, e.action) for e in entries] == [(5, "permit"), (10, "deny"), (12, "permit"), (15, "deny")]
+    eos: list[PrefixListEntry] = []
+    for seq in (AUTO_SEQ, 15, AUTO_SEQ):
+        add_prefix_list_entry(eos, PrefixListEntry(seq, "permit", "10.0.0.0/8"), step=10)
+    assert [e.seq for e in eos] == [10, 15, 25]

@@ -236,6 +236,9 @@ def _slow_hold(r: Path) -> None:
 
 
 MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
+    ("a leaf's prefix-list entry written again under its seq as deny (it replaces the permit)", "ROUTE-MISSING",
+     lambda r: edit(r / LEAF_A / "frr.conf", "ip prefix-list LOCAL-A seq 20 permit 10.12.0.0/26\n",
+                    "ip prefix-list LOCAL-A seq 20 permit 10.12.0.0/26\nip prefix-list LOCAL-A seq 20 deny 10.12.0.0/26\n")),
     # `no ...` pasted after a statement takes it back, as FRR and EOS read the file line by line
     ("a pasted `no ip route` takes a leaf's blackhole (its network's RIB route)", "ROUTE-MISSING",
      lambda r: edit(r / LEAF_A / "frr.conf", "\nend\n", "\nno ip route 10.12.0.0/26 blackhole\nend\n")),
@@ -1151,6 +1154,9 @@ def _spine_neighbor(root: Path, statement: str) -> None:
 
 
 VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
+    ("a deny added to a leaf's prefix-list without seq (numbered after the permit: 25)",
+     lambda r: edit(r / LEAF_A / "frr.conf", "ip prefix-list LOCAL-A seq 20 permit 10.12.0.0/26\n",
+                    "ip prefix-list LOCAL-A seq 20 permit 10.12.0.0/26\nip prefix-list LOCAL-A deny 10.12.0.0/26\n")),
     ("a leaf's outbound route-map entry re-entered to set MED 0",
      lambda r: edit(r / LEAF_A / "frr.conf", "\nend\n", "\nroute-map LOCAL-A-OUT permit 10\n set metric 0\nexit\nend\n")),
     ("EOS `no qos trust` on a routed port (DSCP, its default there)",

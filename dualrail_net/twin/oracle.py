@@ -372,6 +372,20 @@ def _negate(rng: random.Random, text: str) -> tuple[str, str] | None:
     return line.replace("\n", " / "), body + line + "\n" + ("end\n" if body is not text else "")
 
 
+def _prefix_list_entry(rng: random.Random, text: str) -> tuple[str, str] | None:
+    """A prefix-list entry added after the list: without `seq` (numbered after the last), or with the
+    number of an existing entry (which it replaces), denying or permitting one of the list's prefixes."""
+    found = re.findall(r"^ip prefix-list (\S+) seq (\d+) (?:permit|deny) (\S+)(.*)$", text, re.M)
+    if not found:
+        return None
+    name, seq, prefix, rest = rng.choice(found)
+    action = rng.choice(["deny", "permit"])
+    numbered = rng.choice(["", f"seq {seq} ", f"seq {rng.choice([1, 7, int(seq) + 1])} "])
+    line = f"ip prefix-list {name} {numbered}{action} {prefix}{rest}"
+    body = text[:-len("end\n")] if text.endswith("\nend\n") else text
+    return line, body + line + "\n" + ("end\n" if body is not text else "")
+
+
 def _renumber(rng: random.Random, text: str) -> tuple[str, str] | None:
     seqs = re.findall(r"^ip prefix-list (\S+) seq (\d+) ", text, re.M)
     if not seqs:
@@ -1083,7 +1097,7 @@ EDITS: tuple[Callable[[random.Random, str], tuple[str, str] | None], ...] = (
     _bgp_shutdown, _session_transport, _weight, _distance, _table_map, _fib_filter, _next_hop,
     _neighbor_prefix_list, _next_hop_unchanged, _remove_private_as, _default_originate, _as_override,
     _graceful_shutdown, _med_missing_as_worst, _addpath, _match_list, _access_list, _community_list,
-    _as_path_list, _prepend_foreign, _origin, _flow, _network_map, _max_med, _confederation, _negate, _negate)
+    _as_path_list, _prepend_foreign, _origin, _flow, _network_map, _max_med, _confederation, _negate, _negate, _prefix_list_entry)
 
 
 def edit_kind(edit: Callable[..., tuple[str, str] | None]) -> str:

@@ -31,6 +31,7 @@ from dualrail_net.verify.parsers import link
 from dualrail_net.verify.parsers.files import read_text
 from dualrail_net.verify.parsers.frr import (
     _int,
+    add_prefix_list_entry,
     bgp_negation,
     bgp_timers,
     finish_bgp,
@@ -470,13 +471,13 @@ def parse_eos(text: str, dev: DeviceConfig) -> None:
             if len(w) > 3:
                 entry = parse_prefix_list_line(w, 3, node.line)
                 if entry:
-                    dev.prefix_lists.setdefault(w[2], []).append(entry)
+                    add_prefix_list_entry(dev.prefix_lists.setdefault(w[2], []), entry, step=10)
                 else:
                     _unmodelled(dev, node)
             for child in node.children:
                 entry = parse_prefix_list_line(child.words, 0, child.line)
                 if entry:
-                    dev.prefix_lists.setdefault(w[2], []).append(entry)
+                    add_prefix_list_entry(dev.prefix_lists.setdefault(w[2], []), entry, step=10)
                 else:
                     _unmodelled(dev, child)
         elif w[0] == "route-map":

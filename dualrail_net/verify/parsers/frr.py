@@ -86,7 +86,7 @@ def _sequenced(rest: list[str], seq: int) -> tuple[int, list[str]] | None:
 def parse_prefix_list_line(words: list[str], start: int, line: int = 0) -> PrefixListEntry | None:
     """words[start:] = 'seq N permit|deny PREFIX|any [ge N] [le N]' (or without 'seq N'); None for
     anything else (a description, a malformed entry: reported as unmodelled by the caller)."""
-    head = _sequenced(words[start:], 0)
+    head = _sequenced(words[start:], AUTO_SEQ)
     if head is None:
         return None
     seq, rest = head
@@ -104,6 +104,23 @@ def parse_prefix_list_line(words: list[str], start: int, line: int = 0) -> Prefi
         else:
             entry.le = length
     return entry
+
+
+AUTO_SEQ = -1  # parse_prefix_list_line: no `seq N` written (add_prefix_list_entry numbers it)
+
+
+def add_prefix_list_entry(entries: list[PrefixListEntry], entry: PrefixListEntry, step: int = 5) -> None:
+    """An entry into its list as the daemon files it: written without a sequence number it is
+    numbered after the highest (FRR: the next multiple of 5 above it; EOS: ``step`` 10 above it);
+    with the number of an existing entry it replaces that entry."""
+    if entry.seq == AUTO_SEQ:
+        highest = max((e.seq for e in entries), default=0)
+        entry.seq = highest // step * step + step if step == 5 else highest + step
+    for i, existing in enumerate(entries):
+        if existing.seq == entry.seq:
+            entries[i] = entry
+            return
+    entries.append(entry)
 
 
 _LIST_NAME = re.compile(r"[\w.-]{1,63}")
@@ -1097,7 +1114,7 @@ def _top_level(dev: DeviceConfig, w: list[str], number: int) -> int:
             return TOP
         pl_entry = parse_prefix_list_line(w, 3, number)
         if pl_entry:
-            dev.prefix_lists.setdefault(w[2], []).append(pl_entry)
+            add_prefix_list_entry(dev.prefix_lists.setdefault(w[2], []), pl_entry)
             return TOP
     elif head == "route-map" and len(w) == 4 and w[2] in ("permit", "deny") and _int(w[3], 65535) is not None:
         entries = dev.route_maps.setdefault(w[1], [])

@@ -236,6 +236,8 @@ def _slow_hold(r: Path) -> None:
 
 
 MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
+    ("a second `router bgp` block with another ASN (bgpd: already running as the first)", "BGP-CONFIG-REFUSED",
+     lambda r: edit(r / LEAF_A / "frr.conf", "\nend\n", "\nrouter bgp 65000\n neighbor 10.11.0.0 shutdown\nexit\nend\n")),
     ("a leaf's prefix-list entry written again under its seq as deny (it replaces the permit)", "ROUTE-MISSING",
      lambda r: edit(r / LEAF_A / "frr.conf", "ip prefix-list LOCAL-A seq 20 permit 10.12.0.0/26\n",
                     "ip prefix-list LOCAL-A seq 20 permit 10.12.0.0/26\nip prefix-list LOCAL-A seq 20 deny 10.12.0.0/26\n")),

@@ -1101,9 +1101,14 @@ def _top_level(dev: DeviceConfig, w: list[str], number: int) -> int:
         if asn is not None:
             name = _instance_vrf(w)
             existing = dev.bgp.get(name)
-            if existing is None or existing.asn != asn:  # a second block of one instance adds to it
+            if existing is None:
                 dev.bgp[name] = BgpInstance(vrf=name, asn=asn, line=number)
-            return BGP
+            elif existing.asn != asn:
+                # bgpd: "BGP is already running; AS is N": the line and its block are refused (its
+                # lines fall to the top level, where no such command is)
+                dev.refused_lines.append((number, text, f"BGP is already running here as AS {existing.asn}"))
+                return OTHER
+            return BGP  # (a second block of one instance adds to it)
     elif head == "ip" and w[1:2] == ["route"]:
         route = static_route(w, None, number)
         if route:

@@ -165,6 +165,8 @@ def tree_parse_frr(text: str) -> DeviceConfig:
                             report(grandchild)
                 else:
                     report(child)
+        elif w[0] == "interface" and len(w) in (2, 4):
+            pass  # zebra's port settings: the base part's (frr.zebra_interface_blocks)
         elif not node.text.startswith(frr_parser.KNOWN_TOP_LEVEL):
             report(node)
     frr_parser.finish_bgp(dev)
@@ -261,7 +263,7 @@ def test_frr_reader_follows_frr_node_rules() -> None:
     inst = af.bgp[None]
     assert not inst.default_ipv4_unicast and inst.neighbors["1.1.1.1"].activate is True
     assert inst.aggregates[0].summary_only and inst.vpn_import and inst.vpn_export
-    assert af.unmodelled == [(12, "interface swp1")]
+    assert af.unmodelled == []  # (`interface swp1` and its description: the base part's, zebra's port settings)
     bad = flat_parse_frr(ODD_FRR[4])
     assert None not in bad.bgp or bad.bgp[None].asn == 5
     assert bad.bgp[None].maximum_paths is None and "1.1.1.1" not in bad.bgp[None].neighbors
@@ -881,3 +883,18 @@ def test_prefix_list_entries_are_numbered_and_replaced_as_the_daemon_files_them(
     for seq in (AUTO_SEQ, 15, AUTO_SEQ):
         add_prefix_list_entry(eos, PrefixListEntry(seq, "permit", "10.0.0.0/8"), step=10)
     assert [e.seq for e in eos] == [10, 15, 25]
+
+
+def test_zebra_interface_blocks_set_the_ports(tmp_path: Path) -> None:
+    from dualrail_net.verify.parsers.frr import zebra_interface_blocks
+    dev = DeviceConfig("x", "cumulus")
+    dev.interfaces["swp1"] = Interface("swp1", addresses=["10.0.0.1/31"])
+    text = ("router bgp 1\nexit\ninterface swp1\n description up\n shutdown\n ip address 10.9.0.1/31\n"
+            " ipv6 nd suppress-ra\nexit\ninterface swp2\n shutdown\n no shutdown\nip route 1.0.0.0/8 blackhole\n"
+            "interface swp3\nshutdown\n")
+    zebra_interface_blocks(text, dev)
+    assert dev.interfaces["swp1"].down.startswith("shut down by zebra (frr.conf:5")
+    assert dev.interfaces["swp1"].addresses == ["10.0.0.1/31", "10.9.0.1/31"]
+    assert dev.interfaces["swp2"].down == ""
+    assert dev.interfaces["swp3"].down  # (un-indented: still the interface node's command)
+    assert dev.base_unmodelled == [("frr.conf", 7, "interface swp1: ipv6 nd suppress-ra")]

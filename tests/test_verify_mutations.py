@@ -236,6 +236,8 @@ def _slow_hold(r: Path) -> None:
 
 
 MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
+    ("zebra shuts a leaf's uplink in frr.conf (`interface swp33` / `shutdown`)", "LINK-PORT-DOWN",
+     lambda r: edit(r / LEAF_A / "frr.conf", "\nend\n", "\ninterface swp33\n shutdown\nexit\nend\n")),
     ("a second `router bgp` block with another ASN (bgpd: already running as the first)", "BGP-CONFIG-REFUSED",
      lambda r: edit(r / LEAF_A / "frr.conf", "\nend\n", "\nrouter bgp 65000\n neighbor 10.11.0.0 shutdown\nexit\nend\n")),
     ("a leaf's prefix-list entry written again under its seq as deny (it replaces the permit)", "ROUTE-MISSING",
@@ -1156,6 +1158,9 @@ def _spine_neighbor(root: Path, statement: str) -> None:
 
 
 VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
+    ("a zebra interface block in a leaf's frr.conf: described, link-detect, shut and brought back",
+     lambda r: edit(r / LEAF_A / "frr.conf", "\nend\n",
+                    "\ninterface swp33\n description uplink\n link-detect\n shutdown\n no shutdown\nexit\nend\n")),
     ("a deny added to a leaf's prefix-list without seq (numbered after the permit: 25)",
      lambda r: edit(r / LEAF_A / "frr.conf", "ip prefix-list LOCAL-A seq 20 permit 10.12.0.0/26\n",
                     "ip prefix-list LOCAL-A seq 20 permit 10.12.0.0/26\nip prefix-list LOCAL-A deny 10.12.0.0/26\n")),

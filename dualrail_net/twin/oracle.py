@@ -386,6 +386,19 @@ def _prefix_list_entry(rng: random.Random, text: str) -> tuple[str, str] | None:
     return line, body + line + "\n" + ("end\n" if body is not text else "")
 
 
+def _zebra_interface(rng: random.Random, text: str) -> tuple[str, str] | None:
+    """A zebra `interface PORT` block appended: the port shut down there (zebra takes it down), or
+    only described, or shut and brought back with `no shutdown`. The port: one of the neighbors'."""
+    if not re.search(r"^hostname \S*leaf", text, re.M):
+        return None
+    # a leaf's own ports are not named in its frr.conf: its uplinks are swp33-36 in the example
+    port = rng.choice(["swp33", "swp34", "swp35", "swp36"])
+    body_lines = rng.choice([[" shutdown"], [" description a hand edit"], [" shutdown", " no shutdown"]])
+    block = f"interface {port}\n" + "\n".join(body_lines) + "\nexit"
+    body = text[:-len("end\n")] if text.endswith("\nend\n") else text
+    return block.replace("\n", " / "), body + block + "\n" + ("end\n" if body is not text else "")
+
+
 def _renumber(rng: random.Random, text: str) -> tuple[str, str] | None:
     seqs = re.findall(r"^ip prefix-list (\S+) seq (\d+) ", text, re.M)
     if not seqs:
@@ -1097,7 +1110,11 @@ EDITS: tuple[Callable[[random.Random, str], tuple[str, str] | None], ...] = (
     _bgp_shutdown, _session_transport, _weight, _distance, _table_map, _fib_filter, _next_hop,
     _neighbor_prefix_list, _next_hop_unchanged, _remove_private_as, _default_originate, _as_override,
     _graceful_shutdown, _med_missing_as_worst, _addpath, _match_list, _access_list, _community_list,
-    _as_path_list, _prepend_foreign, _origin, _flow, _network_map, _max_med, _confederation, _negate, _negate, _prefix_list_entry)
+    _as_path_list, _prepend_foreign, _origin, _flow, _network_map, _max_med, _confederation, _negate, _negate, _prefix_list_entry, _zebra_interface)
+
+
+# frr.conf edits whose effect outlives the daemons (zebra sets a port admin-down in the kernel)
+KERNEL_STATE_KINDS = frozenset({"zebra-interface"})
 
 
 def edit_kind(edit: Callable[..., tuple[str, str] | None]) -> str:
@@ -1224,7 +1241,9 @@ def differential(output: Path, plan: TwinPlan, rundir: Callable[[str], Path], se
             (folders[edit.device] / "frr.conf").write_text(originals[edit.device])
             (folders[edit.device] / "interfaces").write_text(iface_originals[edit.device])
             for sw in by_device[edit.device]:
-                restart(sw, originals[edit.device],
-                        iface_originals[edit.device] if edit.file == "interfaces" else None)
+                # an edit that left kernel state behind (a port zebra took down stays down when
+                # the daemons restart) is put back as at boot: both files again
+                again = edit.file == "interfaces" or edit.kind in KERNEL_STATE_KINDS
+                restart(sw, originals[edit.device], iface_originals[edit.device] if again else None)
             settle(switches, rundir)
     return results

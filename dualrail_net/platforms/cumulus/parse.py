@@ -11,7 +11,7 @@ from dualrail_net.secretref import is_reference
 from dualrail_net.verify.model import DeviceConfig
 from dualrail_net.verify.parsers import link
 from dualrail_net.verify.parsers.files import read_text
-from dualrail_net.verify.parsers.frr import parse_frr
+from dualrail_net.verify.parsers.frr import parse_frr, zebra_interface_blocks
 from dualrail_net.verify.parsers.ifupdown import apply_link_commands, read_interfaces
 
 
@@ -33,6 +33,7 @@ def parse_base(name: str, folder: Path) -> DeviceConfig:
     link.take_lag_members(dev)
     parse_qos_features(read_text(folder / "qos_features.conf"), dev)
     parse_services(folder, dev)
+    zebra_interface_blocks(read_text(folder / "frr.conf"), dev)  # (zebra's port settings, after ifupdown's)
     return dev
 
 

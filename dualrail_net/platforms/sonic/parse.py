@@ -24,7 +24,7 @@ from dualrail_net.verify.ipfast import network_of
 from dualrail_net.verify.model import AclEntry, DeviceConfig, EcnProfile, Interface, PfcHeadroom
 from dualrail_net.verify.parsers import link
 from dualrail_net.verify.parsers.files import read_text
-from dualrail_net.verify.parsers.frr import is_ip, is_prefix, parse_frr
+from dualrail_net.verify.parsers.frr import is_ip, is_prefix, parse_frr, zebra_interface_blocks
 
 FILE = "config_db.json"
 ROUTING_MODE = "split-unified"  # the one mode in which SONiC runs frr.conf as given
@@ -146,6 +146,7 @@ def parse_base(name: str, folder: Path) -> DeviceConfig:
     _lag_members(dev, db)
     _qos(dev, db)
     _management(dev, db)
+    zebra_interface_blocks(read_text(folder / "frr.conf"), dev)  # (zebra's port settings, over config_db's)
     return dev
 
 

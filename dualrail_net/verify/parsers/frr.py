@@ -26,6 +26,7 @@ from dualrail_net.verify.model import (
     BgpInstance,
     DeviceConfig,
     Neighbor,
+    Interface,
     PrefixListEntry,
     RouteMapEntry,
     StaticRoute,
@@ -847,9 +848,9 @@ KNOWN_TOP_LEVEL = ("frr version ", "log ", "service integrated-vtysh-config", "n
                    "ipv6 forwarding", "line vty", "ip forwarding", "agentx")  # (agentx: SNMP's subagent)
 
 # the nodes of the reader (see the module docstring)
-TOP, BGP, AF, OTHER_AF, ROUTE_MAP, VRF, OTHER, VTY = range(8)
+TOP, BGP, AF, OTHER_AF, ROUTE_MAP, VRF, OTHER, VTY, ZEBRA_INTERFACE = range(9)
 UNREAD = -1  # _top_level: a line it could not read (the caller reports it; its block is OTHER)
-_PARENT = {BGP: TOP, AF: BGP, OTHER_AF: BGP, ROUTE_MAP: TOP, VRF: TOP, OTHER: TOP, VTY: TOP}
+_PARENT = {BGP: TOP, AF: BGP, OTHER_AF: BGP, ROUTE_MAP: TOP, VRF: TOP, OTHER: TOP, VTY: TOP, ZEBRA_INTERFACE: TOP}
 _ROUTE_MAP_WORDS = {"match", "set", "on-match", "call", "description", "continue"}
 _BGP_WORDS = {"bgp", "neighbor", "network", "redistribute", "maximum-paths", "address-family", "timers",
               "aggregate-address", "distance", "coalesce-time", "update-delay", "write-quanta", "read-quanta",
@@ -883,7 +884,9 @@ def _belongs(node: int, w: list[str]) -> bool:
             or w[:3] in (["no", "ip", "route"], ["no", "ipv6", "route"])
     if node == VTY:  # `line vty`: who may open vtysh's terminal and for how long (no route, no session)
         return head in _VTY_WORDS or head in ("no", "ipv6") and len(w) > 1 and w[1] in _VTY_WORDS
-    if node == OTHER:  # an unmodelled block (interface, router ospf ...) takes what the top level does not
+    if node == ZEBRA_INTERFACE:
+        return interface_command(w)
+    if node == OTHER:  # an unmodelled block (router ospf ...) takes what the top level does not
         return head not in _TOP_WORDS
     return True
 
@@ -979,8 +982,9 @@ def parse_frr(text: str, dev: DeviceConfig, file: str = "frr.conf") -> None:
                         w, retried = full, True
                         continue
                     unmodelled.append((number, " ".join(w)))
-            elif node == OTHER or node == VTY:
-                pass  # covered by the report of the block's first line; the terminal's settings route nothing
+            elif node == OTHER or node == VTY or node == ZEBRA_INTERFACE:
+                pass  # covered by the report of the block's first line; the terminal's settings route nothing;
+                # zebra's port settings are read with the ports
             else:
                 node = _top_level(dev, w, number)
                 if node == UNREAD:
@@ -1000,6 +1004,8 @@ def parse_frr(text: str, dev: DeviceConfig, file: str = "frr.conf") -> None:
                     vrf = w[1]
                 elif node == OTHER:
                     block = "interface" if head == "interface" else "config"
+                elif node == ZEBRA_INTERFACE:
+                    block = "interface"  # (its lines are the base part's: zebra_interface_blocks)
             break
     finish_bgp(dev)
 
@@ -1080,6 +1086,53 @@ def undo_top_level(dev: DeviceConfig, w: list[str], vrf: str | None) -> bool:
     return False
 
 
+# zebra interface-node lines that change nothing the model holds
+_ZEBRA_HARMLESS = (["link-detect"], ["no", "link-detect"], ["no", "description"])
+
+
+def interface_command(w: list[str]) -> bool:
+    """Whether FRR's interface node has the command ``w`` (else FRR climbs to the top level)."""
+    taken = frr_cli.expand("interface", tuple(w))
+    return isinstance(taken, tuple) and taken[0] == "interface" or w[0] not in _TOP_WORDS and taken is None
+
+
+def zebra_interface_blocks(text: str, dev: DeviceConfig, file: str = "frr.conf") -> None:
+    """Zebra's `interface PORT [vrf V]` blocks of an frr.conf, applied to the ports read from the
+    interfaces file (the base part, as zebra applies them after ifupdown): `shutdown` takes the port
+    down (zebra sets it admin-down), `no shutdown` brings a port zebra shut back, `ip address A/L`
+    adds an address; a description and link-detect change nothing; any other line is reported."""
+    if "interface " not in text:
+        return
+    port: str | None = None
+    for number, raw in enumerate(text.split("\n"), 1):
+        w = raw.split()
+        if not w or w[0][0] in "!#":
+            continue
+        if w[0] == "interface" and len(w) in (2, 4) and (len(w) == 2 or w[2] == "vrf"):
+            port = w[1]
+            continue
+        if port is None:
+            continue
+        if w[0] in ("exit", "end", "quit") or not interface_command(w):
+            port = None  # (a command the interface node does not have leaves the block: FRR climbs)
+            continue
+        iface = dev.interfaces.get(port)
+        if iface is None:
+            iface = dev.interfaces[port] = Interface(port, is_loopback=port == "lo")
+        if w == ["shutdown"]:
+            iface.down = f"shut down by zebra ({file}:{number}: `shutdown` in `interface {port}`)"
+        elif w == ["no", "shutdown"]:
+            if iface.down.startswith("shut down by zebra"):
+                iface.down = ""
+        elif w[:2] == ["ip", "address"] and len(w) == 3 and is_prefix(w[2]):
+            if w[2] not in iface.addresses:
+                iface.addresses.append(w[2])
+        elif w[0] == "description" or w in _ZEBRA_HARMLESS:
+            pass
+        else:
+            dev.base_unmodelled.append((file, number, f"interface {port}: {' '.join(w)}"))
+
+
 def _instance_vrf(w: list[str]) -> str | None:
     return w[4] if len(w) == 5 else None
 
@@ -1149,6 +1202,8 @@ def _top_level(dev: DeviceConfig, w: list[str], number: int) -> int:
         return TOP
     elif _fib_filter(dev, w, None, number):
         return TOP
+    elif head == "interface" and len(w) in (2, 4) and (len(w) == 2 or w[2] == "vrf"):
+        return ZEBRA_INTERFACE  # zebra's port settings: read with the ports (zebra_interface_blocks)
     elif text == "line vty":
         return VTY
     elif text.startswith(KNOWN_TOP_LEVEL):

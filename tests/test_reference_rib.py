@@ -100,13 +100,19 @@ def test_seeded_random_edits_agree(clean: Path, tmp_path: Path) -> None:
     assert len(kinds) >= 8
 
 
-def test_a_three_tier_fabric_agrees_under_random_edits(tmp_path: Path) -> None:
-    """Super-spines sharing an ASN per plane (loop prevention on the way back down), 20 edits."""
+def _three_tiers(tmp_path: Path) -> Path:
+    """A small three-tier fabric (two pods, super-spines sharing an ASN per plane), rendered."""
     shape = Shape(tiers=3, rails=2, sus_per_pod=1, pods=2, spines_per_pod=2, super_spines_per_group=2,
                   servers_per_su=2, leaf_uplinks=2, spine_downlinks=4, spine_uplinks=2,
                   super_spine_downlinks=4, border_ports=0)
     out = tmp_path / "build"
     write_artifacts(render_fabric(resolve_fabric(synthetic_inventory(shape))), out)
+    return out
+
+
+def test_a_three_tier_fabric_agrees_under_random_edits(tmp_path: Path) -> None:
+    """Super-spines sharing an ASN per plane (loop prevention on the way back down), 20 edits."""
+    out = _three_tiers(tmp_path)
     assert_agree(out, "three tiers")
     agree_under_edits(out, 11, 20, tmp_path)
 
@@ -114,22 +120,14 @@ def test_a_three_tier_fabric_agrees_under_random_edits(tmp_path: Path) -> None:
 def test_graceful_shutdown_and_missing_meds_agree_on_three_tiers(tmp_path: Path) -> None:
     """`bgp graceful-shutdown` (the community travels on through the spines and super-spines that
     send communities) and `bgp bestpath med missing-as-worst`, 12 edits of those kinds."""
-    shape = Shape(tiers=3, rails=2, sus_per_pod=1, pods=2, spines_per_pod=2, super_spines_per_group=2,
-                  servers_per_su=2, leaf_uplinks=2, spine_downlinks=4, spine_uplinks=2,
-                  super_spine_downlinks=4, border_ports=0)
-    out = tmp_path / "build"
-    write_artifacts(render_fabric(resolve_fabric(synthetic_inventory(shape))), out)
+    out = _three_tiers(tmp_path)
     agree_under_edits(out, 1, 12, tmp_path, ("graceful-shutdown", "med-missing-as-worst"))
 
 
 def test_max_med_and_confederations_agree_on_three_tiers(tmp_path: Path) -> None:
     """`bgp max-med administrative [N]` (the sender's MED over every route, whatever its map set)
     and `bgp confederation identifier N` (the AS its peers see), 12 edits of those kinds."""
-    shape = Shape(tiers=3, rails=2, sus_per_pod=1, pods=2, spines_per_pod=2, super_spines_per_group=2,
-                  servers_per_su=2, leaf_uplinks=2, spine_downlinks=4, spine_uplinks=2,
-                  super_spine_downlinks=4, border_ports=0)
-    out = tmp_path / "build"
-    write_artifacts(render_fabric(resolve_fabric(synthetic_inventory(shape))), out)
+    out = _three_tiers(tmp_path)
     agree_under_edits(out, 3, 12, tmp_path, ("max-med", "confederation"))
 
 

@@ -909,6 +909,8 @@ def parse_frr(text: str, dev: DeviceConfig, file: str = "frr.conf") -> None:
         retried = False
         while True:  # once as written; once more in FRR's full words (``retry``)
             head = w[0]
+            unread = False  # a line the node's reader did not take: completed, refused or reported below
+            opens_block = False  # an unread top-level line: its block is reported with it
             if head in _EXITS and len(w) == 1:
                 if head == "exit-address-family" and node in (AF, OTHER_AF):
                     node = BGP
@@ -923,89 +925,56 @@ def parse_frr(text: str, dev: DeviceConfig, file: str = "frr.conf") -> None:
                 if node == AF and w[2] in _NEIGHBOR_BGP_NODE:
                     node = BGP
                 assert inst is not None
-                if not neighbor_statement(inst, w, number):
-                    if not retried and (full := _full_words(node, block, w, number, dev)) is not None:
-                        if not full:
-                            break  # FRR refuses the line (reported)
-                        w, retried = full, True
-                        continue
-                    unmodelled.append((number, " ".join(w)))
-                break
-            saved = node
-            while not _belongs(node, w):
-                node = _PARENT[node]
-            if node == TOP and saved != TOP and head not in _TOP_WORDS:
-                # no node up to the top has this command as written: FRR completes an abbreviation
-                # or rejects the line and stays where it was
-                node = saved
-                if not retried and (full := _full_words(node, block, w, number, dev)) is not None:
-                    if not full:
-                        break  # FRR refuses the line (reported)
+                unread = not neighbor_statement(inst, w, number)
+            else:
+                saved = node
+                while not _belongs(node, w):
+                    node = _PARENT[node]
+                if node == TOP and saved != TOP and head not in _TOP_WORDS:
+                    # no node up to the top has this command as written: FRR completes an abbreviation
+                    # or rejects the line and stays where it was
+                    node, unread = saved, True
+                elif node == BGP or node == AF:
+                    assert inst is not None
+                    if head == "address-family":
+                        node = AF if w[1:] in (["ipv4"], ["ipv4", "unicast"]) else OTHER_AF
+                        if node == OTHER_AF:
+                            unmodelled.append((number, " ".join(w)))
+                    else:
+                        unread = not bgp_statement(inst, w, number)
+                elif node == ROUTE_MAP:
+                    assert entry is not None
+                    unread = not route_map_clause(entry, w, number) and not _flow_clause(entry, w, number)
+                elif node == VRF:
+                    route = static_route(w, vrf, number) if w[:2] == ["ip", "route"] else None
+                    if route:
+                        dev.static_routes.append(route)
+                    else:
+                        unread = not (head == "no" and undo_top_level(dev, w[1:], vrf) or _fib_filter(dev, w, vrf, number))
+                elif node in (OTHER_AF, OTHER, VTY, ZEBRA_INTERFACE):
+                    pass  # covered by the report of the block's first line; the terminal's settings route
+                    # nothing; zebra's port settings are read with the ports
+                else:
+                    node = _top_level(dev, w, number)
+                    if node == UNREAD:
+                        node, unread, opens_block = TOP, True, True
+                    elif node == BGP:
+                        inst = dev.bgp[_instance_vrf(w)]
+                    elif node == ROUTE_MAP:
+                        entry = next(e for e in dev.route_maps[w[1]] if e.seq == int(w[3]))
+                    elif node == VRF:
+                        vrf = w[1]
+                    elif node in (OTHER, ZEBRA_INTERFACE):
+                        block = "interface" if head == "interface" else "config"
+            if unread:
+                full = None if retried else _full_words(node, block, w, number, dev)
+                if full:
                     w, retried = full, True
                     continue
-                unmodelled.append((number, " ".join(w)))
-                break
-            if node == BGP or node == AF:
-                assert inst is not None
-                if head == "address-family":
-                    node = AF if w[1:] in (["ipv4"], ["ipv4", "unicast"]) else OTHER_AF
-                    if node == OTHER_AF:
-                        unmodelled.append((number, " ".join(w)))
-                elif not bgp_statement(inst, w, number):
-                    if not retried and (full := _full_words(node, block, w, number, dev)) is not None:
-                        if not full:
-                            break  # FRR refuses the line (reported)
-                        w, retried = full, True
-                        continue
+                if full is None:  # (an empty list: FRR refuses the line, recorded as such)
                     unmodelled.append((number, " ".join(w)))
-            elif node == OTHER_AF:
-                pass  # covered by the report of its address-family line
-            elif node == ROUTE_MAP:
-                assert entry is not None
-                if not route_map_clause(entry, w, number) and not _flow_clause(entry, w, number):
-                    if not retried and (full := _full_words(node, block, w, number, dev)) is not None:
-                        if not full:
-                            break  # FRR refuses the line (reported)
-                        w, retried = full, True
-                        continue
-                    unmodelled.append((number, " ".join(w)))
-            elif node == VRF:
-                route = static_route(w, vrf, number) if w[:2] == ["ip", "route"] else None
-                if route:
-                    dev.static_routes.append(route)
-                elif head == "no" and undo_top_level(dev, w[1:], vrf):
-                    pass
-                elif not _fib_filter(dev, w, vrf, number):
-                    if not retried and (full := _full_words(node, block, w, number, dev)) is not None:
-                        if not full:
-                            break  # FRR refuses the line (reported)
-                        w, retried = full, True
-                        continue
-                    unmodelled.append((number, " ".join(w)))
-            elif node == OTHER or node == VTY or node == ZEBRA_INTERFACE:
-                pass  # covered by the report of the block's first line; the terminal's settings route nothing;
-                # zebra's port settings are read with the ports
-            else:
-                node = _top_level(dev, w, number)
-                if node == UNREAD:
-                    if not retried and (full := _full_words(TOP, block, w, number, dev)) is not None:
-                        node = TOP
-                        if not full:
-                            break  # FRR refuses the line (reported)
-                        w, retried = full, True
-                        continue
-                    unmodelled.append((number, " ".join(w)))
-                    node = OTHER  # the block's lines belong to it: the block is what is reported
-                if node == BGP:
-                    inst = dev.bgp[_instance_vrf(w)]
-                elif node == ROUTE_MAP:
-                    entry = next(e for e in dev.route_maps[w[1]] if e.seq == int(w[3]))
-                elif node == VRF:
-                    vrf = w[1]
-                elif node == OTHER:
-                    block = "interface" if head == "interface" else "config"
-                elif node == ZEBRA_INTERFACE:
-                    block = "interface"  # (its lines are the base part's: zebra_interface_blocks)
+                    if opens_block:
+                        node = OTHER  # the block's lines belong to it: the block is what is reported
             break
     finish_bgp(dev)
 

@@ -138,3 +138,17 @@ def test_the_routing_part_carries_what_the_reader_sets(example_build: Path) -> N
     filled = {f.name for f in dataclasses.fields(dev) if getattr(dev, f.name) != getattr(empty, f.name)}
     assert "refused_lines" in filled
     assert filled - set(ROUTING_FIELDS) <= {"access_lists", "community_lists"}
+
+
+def test_hostile_numbers_and_digits_are_no_crash() -> None:
+    """Numbers longer than Python reads (4,300 digits) or written in other scripts reach int() in
+    no completion, `no` line or EOS interface range: the lines are simply not read."""
+    from dualrail_net.platforms.eos.names import interface_names
+    big = "9" * 5000
+    assert frr_cli.expand("bgp", ("neighbor", "10.0.0.1", "timers", big, "3")) is None
+    assert frr_cli.expand("bgp", ("neighbor", "10.0.0.1", "timers", "\u0663", "3")) is None
+    dev = _read(f"ip prefix-list A seq 5 permit 10.0.0.0/8\nno ip prefix-list A seq {big}\n"
+                f"router bgp 1\n nei 10.0.0.1 timers {big} 3\n")
+    assert [n for n, _ in dev.unmodelled] == [2, 4] and len(dev.prefix_lists["A"]) == 1
+    assert interface_names(["interface", "Ethernet" + big]) is None
+    assert interface_names(["interface", "Et1-" + big]) is None

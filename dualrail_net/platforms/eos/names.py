@@ -12,7 +12,7 @@ import re
 
 # the interface types an EOS switch of the fabric has (prefixes are completed against these)
 TYPES = ("Ethernet", "Loopback", "Management", "Port-Channel", "Vlan", "Vxlan", "Tunnel", "Recirc-Channel")
-_ITEM = re.compile(r"([A-Za-z][A-Za-z-]*)?(\d+(?:/\d+)*)(?:-(\d+))?")
+_ITEM = re.compile(r"([A-Za-z][A-Za-z-]*)?([0-9]{1,6}(?:/[0-9]{1,6}){0,3})(?:-([0-9]{1,6}))?")
 MAX_PORTS = 4096  # a range wider than any switch's ports is a typo, not a block to copy 10^6 times
 
 

@@ -1019,8 +1019,8 @@ def undo_top_level(dev: DeviceConfig, w: list[str], vrf: str | None) -> bool:
         if len(w) == 3:
             del dev.prefix_lists[w[2]]
             return True
-        if w[3] == "seq" and len(w) >= 5 and is_decimal(w[4]):
-            kept = [e for e in entries if e.seq != int(w[4])]
+        if w[3] == "seq" and len(w) >= 5 and (seq := _int(w[4], 4294967295)) is not None:
+            kept = [e for e in entries if e.seq != seq]
         else:
             named = parse_prefix_list_line(w, 3)
             if named is None:

@@ -147,8 +147,8 @@ def _sequence(lexemes: list[Token | str], pos: int) -> tuple[Command, int]:
     return tuple(items), pos
 
 
-_IPV4 = re.compile(r"(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})")
-_RANGE_WORD = re.compile(r"\s*[-+]?\d+")
+_IPV4 = re.compile(r"([0-9]{1,3})\.([0-9]{1,3})\.([0-9]{1,3})\.([0-9]{1,3})")
+_RANGE_WORD = re.compile(r"\s*[-+]?[0-9]{1,20}")  # strtoll's number (longer ones overflow: out of range)
 
 
 def _ipv4(word: str) -> bool:

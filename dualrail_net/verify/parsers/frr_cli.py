@@ -462,10 +462,12 @@ def abbreviated(text: str, rng: random.Random, share: float = 0.5,
 _MAYBE_SHORT = re.compile(r"[a-z][a-z-]*")
 
 
-def spelt_out(text: str) -> tuple[list[str], bool]:
+@functools.lru_cache(maxsize=4)
+def spelt_out(text: str) -> tuple[tuple[str, ...], bool]:
     """Each line of ``text`` in FRR's full words where it abbreviates one command (else as written),
     and whether any line abbreviates (or ambiguously abbreviates) a command. Only a line with a
-    lower-case word that is no keyword in full is matched (the rest are taken as written)."""
+    lower-case word that is no keyword in full is matched (the rest are taken as written). Cached:
+    a twin switch's start asks it of one config three times (the split, its refusals, vtysh's)."""
     full_keywords = keywords()
     out: list[str] = []
     shortened = False
@@ -484,7 +486,7 @@ def spelt_out(text: str) -> tuple[list[str], bool]:
                 shortened = True
         node = _node_after(words, node)
         out.append(line)
-    return out, shortened
+    return tuple(out), shortened
 
 
 def generate_grammar(vtysh: str = "vtysh") -> str:

@@ -33,6 +33,7 @@ def main() -> int:
     parser.add_argument("--kinds", default="", help="only these edit kinds, comma-separated (e.g. maximum-prefix)")
     parser.add_argument("--no-interfaces", action="store_true", help="edit frr.conf files only")
     parser.add_argument("--devices", default="", help="edit only these devices, comma-separated (all are compared)")
+    parser.add_argument("--list", action="store_true", help="also name every edit that agreed")
     args = parser.parse_args()
     kinds = [k for k in args.kinds.split(",") if k]
     known = oracle.all_kinds()
@@ -77,6 +78,9 @@ def main() -> int:
             print(f"DISAGREE {r.edit.device}: {r.edit.description}")
             for device, diff in r.differences.items():
                 print(f"    {device}: {diff}")
+        for r in compared:
+            if args.list and not r.differences:
+                print(f"agree    {r.edit.device}: {r.edit.description}")
         for r in results:
             if r.rejected:
                 foreseen = f" (verify: {r.verify_refused[0]})" if r.verify_refused else " (not among verify's BGP-CONFIG-REFUSED findings)"

@@ -419,6 +419,35 @@ def test_best_path_attributes_of_a_route_map_are_read() -> None:
     assert [text for _, text in dev.unmodelled] == ["set metric +5", "set metric igp"]
 
 
+def test_matches_on_a_routes_attributes_are_read_and_reported_where_not_judged() -> None:
+    """`match origin|metric|tag|local-preference|peer` are read with their lines (and `no` takes
+    one back); zebra's `match ip address prefix-len` / `match source-protocol` are what bgpd does
+    not implement; `match tag` on a device that sets tags, any of them in a map that originates
+    routes, and every one of them on EOS are reported (and not judged)."""
+    dev = flat_parse_frr("route-map M permit 10\n match origin egp\n match metric 10\n match tag 5\n"
+                         " match local-preference 200\n match peer 10.0.0.1\n match peer local\n"
+                         " match ip address prefix-len 32\n match source-protocol static\n no match metric\n"
+                         " match origin bogus\n match tag 0\n")
+    entry = dev.route_maps["M"][0]
+    assert entry.attribute_clauses == [("origin", "egp", 2), ("tag", "5", 4), ("local-preference", "200", 5),
+                                       ("peer", "10.0.0.1", 6), ("peer", "local", 7)]
+    assert entry.bgpd_ignores == [("match ip address prefix-len 32", 8), ("match source-protocol static", 9)]
+    assert [text for _, text in dev.unmodelled] == ["match origin bogus", "match tag 0"]
+    tagged = flat_parse_frr("route-map M permit 10\n match tag 5\n set tag 7\n")
+    assert tagged.route_maps["M"][0].attribute_clauses == []
+    assert [text.split(":")[0] for _, text in tagged.unmodelled] == ["set tag 7", "match tag 5"]
+    network = flat_parse_frr("route-map M permit 10\n match peer local\nrouter bgp 1\n network 10.0.0.0/24 route-map M\n")
+    assert network.route_maps["M"][0].attribute_clauses == [("peer", "local", 2)]
+    assert any("originates routes" in text for _, text in network.unmodelled)
+    fib = flat_parse_frr("route-map Z permit 10\n match source-protocol bgp\nip protocol bgp route-map Z\n")
+    assert fib.route_maps["Z"][0].bgpd_ignores == [] and [t for _, t in fib.unmodelled] == ["match source-protocol bgp"]
+    from dualrail_net.platforms.eos.parse_config import parse_eos
+    eos = DeviceConfig("e", "eos")
+    parse_eos("route-map M permit 10\n   match metric 10\n   match source-protocol bgp\n", eos)
+    assert eos.route_maps["M"][0].attribute_clauses == [] and eos.route_maps["M"][0].bgpd_ignores == []
+    assert [text for _, text in eos.unmodelled] == ["match metric 10", "match source-protocol bgp"]
+
+
 def test_the_ipv4_match_accepts_what_the_plain_reader_accepts() -> None:
     rng = random.Random(8)
     alphabet = "0123456789.²٣/ x-"

@@ -568,12 +568,32 @@ def _route_map_sets(rng: random.Random, text: str, neighbor: str, name: str, dir
     entries = re.findall(rf"^route-map {re.escape(name)} (permit|deny) (\d+)\n((?:[ \t]+.*\n)*)", text, re.M)
     if not entries:
         return None
-    said = line.removeprefix("set ")
+    said = ("sets " + line.removeprefix("set ")) if line.startswith("set ") else f"says `{line}`"
     if rng.random() < 0.3:
         edited = re.sub(rf"^(route-map {re.escape(name)} permit \d+\n)", rf"\1 {line}\n", text, flags=re.M)
-        return f"route-map {name} sets {said}", edited
+        return f"route-map {name} {said}", edited
     edited = _neighbors_own_copy(text, entries, name, suffix, line, neighbor, direction)
-    return f"neighbor {neighbor} route-map {name}{suffix} {direction} sets {said}", edited
+    return f"neighbor {neighbor} route-map {name}{suffix} {direction} {said}", edited
+
+
+def _match_attribute(rng: random.Random, text: str) -> tuple[str, str] | None:
+    """A `match` clause on a route's attributes or source in one neighbor's route-map (a copy of
+    it) or in the one every neighbor uses: ORIGIN, MED, tag, local preference, the peer, the
+    source protocol, the prefix's length (a clause some daemons do not implement)."""
+    refs = re.findall(r"^ *neighbor (\S+) route-map (\S+) (in|out)$", text, re.M)
+    if not refs or "router bgp" not in text:
+        return None
+    n, name, direction = rng.choice(refs)
+    peers = sorted({m for m, _, _ in refs})
+    clause = rng.choice([
+        f"match origin {rng.choice(['igp', 'egp', 'incomplete'])}",
+        f"match metric {rng.choice([0, 10])}",
+        f"match tag {rng.choice([1, 5])}",
+        f"match local-preference {rng.choice([100, 200])}",
+        f"match peer {rng.choice(peers + ['local'])}",
+        f"match source-protocol {rng.choice(['bgp', 'connected', 'static'])}",
+        f"match ip address prefix-len {rng.choice([26, 32])}"])
+    return _route_map_sets(rng, text, n, name, direction, clause, "-M")
 
 
 def _med_missing_as_worst(rng: random.Random, text: str) -> tuple[str, str] | None:
@@ -1110,7 +1130,8 @@ EDITS: tuple[Callable[[random.Random, str], tuple[str, str] | None], ...] = (
     _bgp_shutdown, _session_transport, _weight, _distance, _table_map, _fib_filter, _next_hop,
     _neighbor_prefix_list, _next_hop_unchanged, _remove_private_as, _default_originate, _as_override,
     _graceful_shutdown, _med_missing_as_worst, _addpath, _match_list, _access_list, _community_list,
-    _as_path_list, _prepend_foreign, _origin, _flow, _network_map, _max_med, _confederation, _negate, _negate, _prefix_list_entry, _zebra_interface)
+    _as_path_list, _prepend_foreign, _origin, _flow, _network_map, _max_med, _confederation, _negate, _negate, _prefix_list_entry, _zebra_interface,
+    _match_attribute)
 
 
 # frr.conf edits whose effect outlives the daemons (zebra sets a port admin-down in the kernel)

@@ -1078,6 +1078,9 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
                                                                      f"{used})") for used in _with_called(dev_, map_)
                                           for e in dev_.route_maps.get(used, [])
                                           if e.origin is not None and e.action == "permit"]
+                        path_triggers += [(dev_.name, line, f"match {kind} {value} (route-map {used})")
+                                          for used in _with_called(dev_, map_) for e in dev_.route_maps.get(used, [])
+                                          for kind, value, line in e.attribute_clauses]
             if hop_setters:
                 session_addresses[(dst, sender)] = in_nbr.address
                 for b, target, why in moved:
@@ -1300,8 +1303,10 @@ def _with_called(dev: DeviceConfig, name: str) -> list[str]:
 
 
 def _writes_path(dev: DeviceConfig) -> bool:
-    """Whether a route-map of ``dev`` prepends to the AS path or sets ORIGIN."""
-    return any(e.prepend or e.origin is not None for entries in dev.route_maps.values() for e in entries)
+    """Whether a route-map of ``dev`` prepends to the AS path, sets ORIGIN or matches on what a
+    route carries (`match origin|metric|local-preference|peer|tag`: only the paths say)."""
+    return any(e.prepend or e.origin is not None or e.attribute_clauses
+               for entries in dev.route_maps.values() for e in entries)
 
 
 def _origin_attributes(devices: Mapping[str, DeviceConfig],

@@ -362,6 +362,17 @@ class RouteMapEntry:
     # `match as-path NAME` on an FRR AS-path access list read whole: (list, line); judged on each
     # route's AS path (verify/aspaths.py); the bitset model takes the entry as without the clause
     as_path_clauses: list[tuple[str, int]] = field(default_factory=list)
+    # `match origin|metric|tag|local-preference|peer ...` (FRR): clauses on what a route carries
+    # where the route-map sees it, or on the peer it comes from: (kind, value, line). Judged per path
+    # by the plain reference (verify/reference_rib.py: the route's ORIGIN, its MED value, its tag,
+    # its LOCAL_PREF attribute, the neighbor); the bitset model takes them as matching and hands the
+    # plane to the reference (verify/pathjudge.py)
+    attribute_clauses: list[tuple[str, str, int]] = field(default_factory=list)
+    # clauses bgpd accepts and does not implement (`match ip address prefix-len`, `match
+    # source-protocol`: zebra's): (text, line); in a BGP neighbor's map the entry decides as
+    # without them (ROUTE-DEAD-POLICY says so)
+    bgpd_ignores: list[tuple[str, int]] = field(default_factory=list)
+    sets_tag_line: int = 0  # `set tag N` (reported: a tag only a `match tag` on the device reads)
 
 
 # BGP ORIGIN as a route-map sets it, in the order best-path selection prefers them (RFC 4271 9.1.2.2 c)

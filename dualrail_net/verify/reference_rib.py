@@ -45,10 +45,11 @@ from dualrail_net.verify.aspaths import list_permits, path_text
 from dualrail_net.verify.ipfast import net_str, network_of
 from dualrail_net.verify.model import ORIGIN_CODES, DeviceConfig, Neighbor, RouteMapEntry
 from dualrail_net.verify.snapshot import Snapshot
-from dualrail_net.verify.routes import explain_prefix_list, route_map_outcome
+from dualrail_net.verify.routes import RouteView, explain_prefix_list, route_map_outcome
 from dualrail_net.verify.topology import NodeId, Topology
 
 MAX_ROUNDS = 256
+DEFAULT_LOCAL_PREF = 100  # bgpd's default local preference (what a route it originates carries)
 
 
 @dataclass(frozen=True)
@@ -64,6 +65,9 @@ class Path:
     # device of that ASN dropping the path by loop prevention can name the statement
     prepended: tuple[tuple[int, str, int], ...] = ()
     origin_at: tuple[str, int] = ("", 0)  # (device, line) that gave it its ORIGIN, when not igp by default
+    # the LOCAL_PREF attribute's value as the receiver holds it (what `match local-preference`
+    # compares; ``rank`` holds what best-path selection uses)
+    local_pref: int = 0
 
 
 class _Inbound(NamedTuple):
@@ -111,34 +115,45 @@ def _filter_denial(dev: DeviceConfig, neighbor: str, name: str, way: str,
     return dev.name, line, f"neighbor {neighbor} filter-list {name} {way} denies the AS path \"{path_text(path)}\""
 
 
-def _map_denial(dev: DeviceConfig, name: str, path: tuple[int, ...]) -> tuple[str, int, str]:
+def _map_denial(dev: DeviceConfig, name: str, prefix: str, path: tuple[int, ...],
+                route: RouteView) -> tuple[str, int, str]:
     """Why a route-map keeps a path out that it lets through on its prefix alone: its `match
-    as-path` clauses (device, the first such clause's line, text)."""
-    line = next((at for e in dev.route_maps.get(name, []) for _, at in e.as_path_clauses), 0)
+    as-path` clauses, or its `match` clauses on what the route carries (device, the first such
+    clause's line, text)."""
+    entries = dev.route_maps.get(name, [])
+    if _policy(dev, name, prefix, path)[0]:  # the AS path passes: the route's attributes decided
+        line, said = next(((at, f"match {kind} {value}") for e in entries for kind, value, at in e.attribute_clauses),
+                          (0, "match"))
+        carries = f"it carries ORIGIN {ORIGIN_CODES[route.origin]}, MED {route.med}, LOCAL_PREF {route.local_pref}" + (
+            f", from {route.peer}" if route.peer is not None else "; outbound, bgpd's `match peer` matches no peer")
+        return dev.name, line, f"route-map {name}'s `{said}` leaves {prefix} out ({carries})"
+    line = next((at for e in entries for _, at in e.as_path_clauses), 0)
     return dev.name, line, f"route-map {name}'s `match as-path` leaves the AS path \"{path_text(path)}\" out"
 
 
 def _one_side(dev: DeviceConfig, neighbor: str, path_filter: str | None, route_map: str | None, way: str,
-              prefix: str, path: tuple[int, ...], explain: bool,
+              prefix: str, path: tuple[int, ...], explain: bool, route: RouteView,
               ) -> tuple[bool, RouteMapEntry | None, tuple[str, int, str] | None]:
     """One side of a session direction after its prefix-list: the neighbor's filter-list, then its
-    route-map, on the route's ``path`` as that side sees it: (permitted, the route-map's deciding
-    permit entry, and when ``explain`` and an AS-path filter is what kept it out: why)."""
+    route-map, on the route's ``path`` and attributes (``route``) as that side sees it: (permitted,
+    the route-map's deciding permit entry, and when ``explain`` and an AS-path filter or a match on
+    the route's attributes is what kept it out: why)."""
     if path_filter is not None and not list_permits(dev, path_filter, path):
         return False, None, _filter_denial(dev, neighbor, path_filter, way, path) if explain else None
-    ok, entry = _policy(dev, route_map, prefix, path)
+    ok, entry = _policy(dev, route_map, prefix, path, route)
     if ok or not explain or route_map is None or not _policy(dev, route_map, prefix, None)[0]:
         return ok, entry, None
-    return False, None, _map_denial(dev, route_map, path)
+    return False, None, _map_denial(dev, route_map, prefix, path, route)
 
 
-def _policy(dev: DeviceConfig, name: str | None, prefix: str,
-            as_path: tuple[int, ...] | None) -> tuple[bool, RouteMapEntry | None]:
+def _policy(dev: DeviceConfig, name: str | None, prefix: str, as_path: tuple[int, ...] | None,
+            route: RouteView | None = None) -> tuple[bool, RouteMapEntry | None]:
     """(permitted, the permit entry that decided) for one prefix, with the AS path the route-map
-    sees (None: `match as-path` taken as matching), through one route-map (None: no route-map)."""
+    sees (None: `match as-path` taken as matching) and what the route carries (None: the matches
+    on it taken as matching), through one route-map (None: no route-map)."""
     if name is None:
         return True, None
-    permitted, carried, _, _ = route_map_outcome(dev, name, prefix, as_path)
+    permitted, carried, _, _ = route_map_outcome(dev, name, prefix, as_path, route=route)
     return permitted, carried
 
 
@@ -292,8 +307,13 @@ def _converge(snap: Snapshot, topo: Topology, nodes: list[NodeId], inbound: Mapp
                     if out_list is not None and not explain_prefix_list(src_dev, out_list, prefix)[0]:
                         continue
                     held = best.as_path if best else outside[src].get(prefix, ())  # (before the sender's ASN)
+                    if best is not None:  # what the sender holds (a MED value of 0 where none came)
+                        held_route = RouteView(best.origin, 0 if best.med == WORST_MED else best.med, best.local_pref)
+                    else:  # its own: the instance's default local preference
+                        held_route = RouteView(own_origin.get(src, {}).get(prefix, 0),
+                                               (origin_med or {}).get(src, {}).get(prefix, 0), DEFAULT_LOCAL_PREF)
                     ok, out_entry, why = _one_side(src_dev, receiver_address, out_filter, out_map, "out", prefix, held,
-                                                   denied is not None)
+                                                   denied is not None, held_route)
                     if not ok:
                         if why is not None and denied is not None:
                             denied[(src, dst, prefix)] = why
@@ -316,8 +336,22 @@ def _converge(snap: Snapshot, topo: Topology, nodes: list[NodeId], inbound: Mapp
                         as_path = taken_as + as_path
                     if in_list is not None and not explain_prefix_list(dst_dev, in_list, prefix)[0]:
                         continue
+                    # the MED sent (None: none): a redistributed route's `metric`; over eBGP what
+                    # the outbound map sets, max-med over it (a learned route leaves without one)
+                    sent_med = origin_med[src][prefix] if best is None and origin_med and prefix in origin_med.get(
+                        src, {}) else None
+                    if not ibgp:
+                        if out_entry is not None and out_entry.med is not None:
+                            sent_med = out_entry.med
+                        if src_inst.max_med is not None:  # written into every UPDATE, over the map's
+                            sent_med = src_inst.max_med
+                    sent_origin = out_entry.origin if out_entry is not None and out_entry.origin is not None \
+                        else held_route.origin
+                    # LOCAL_PREF crosses iBGP only (the sender's, its default where it has none)
+                    sent_pref = (held_route.local_pref or DEFAULT_LOCAL_PREF) if ibgp else 0
                     ok, in_entry, why = _one_side(dst_dev, sender_address, in_filter, in_map, "in", prefix, as_path,
-                                                  denied is not None)
+                                                  denied is not None,
+                                                  RouteView(sent_origin, sent_med or 0, sent_pref, sender_address))
                     if not ok:
                         if why is not None and denied is not None:
                             denied[(src, dst, prefix)] = why
@@ -334,9 +368,10 @@ def _converge(snap: Snapshot, topo: Topology, nodes: list[NodeId], inbound: Mapp
                         if next_hop_verdict(hop, outbound, sender_address, receiver_address, nets,
                                             best is None) == UNUSABLE:
                             continue
-                    rank, med = (0, 100), WORST_MED if dst_inst.med_missing_as_worst_line else 0  # none sent or set
-                    if best is None and origin_med and prefix in origin_med.get(src, {}):
-                        med = origin_med[src][prefix]  # `redistribute ... metric N`: the MED it leaves with
+                    rank = (0, 100)
+                    med = sent_med if sent_med is not None else WORST_MED if dst_inst.med_missing_as_worst_line else 0
+                    local_pref = in_entry.local_pref if in_entry is not None and in_entry.local_pref is not None \
+                        else sent_pref
                     # GRACEFUL_SHUTDOWN: sent on with the path it came with, or put on by a sender in
                     # graceful-shutdown (to eBGP peers), if the sender sends communities at all
                     gshut = communities and (best is not None and best.gshut
@@ -350,11 +385,7 @@ def _converge(snap: Snapshot, topo: Topology, nodes: list[NodeId], inbound: Mapp
                         # a receiver in graceful-shutdown tags what it takes in alike
                         gshut = gshut or dst_inst.graceful_shutdown_line > 0
                         if gshut:
-                            rank = (rank[0], 0)
-                        if out_entry is not None and out_entry.med is not None:
-                            med = out_entry.med
-                        if src_inst.max_med is not None:  # written into every UPDATE, over the map's
-                            med = src_inst.max_med
+                            rank, local_pref = (rank[0], 0), 0
                         if in_entry is not None and in_entry.med is not None:
                             med = in_entry.med
                     in_prepend = in_entry.prepend if in_entry else ()
@@ -372,7 +403,7 @@ def _converge(snap: Snapshot, topo: Topology, nodes: list[NodeId], inbound: Mapp
                         if entry is not None and entry.origin is not None:
                             code, origin_at = entry.origin, (by, entry.origin_line)
                     candidates.setdefault(prefix, []).append(Path(src, in_prepend + as_path, ibgp, rank, med, gshut,
-                                                                  code, prepended, origin_at))
+                                                                  code, prepended, origin_at, local_pref))
             table: dict[str, list[Path]] = {p: [] for p in origin[dst]}
             cap = maximum_paths(dst_dev, dst_inst, path_overrides)
             for prefix, offered in candidates.items():

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from dualrail_net.verify.aspaths import list_permits
 from dualrail_net.verify.ipfast import net_str, network_of
-from dualrail_net.verify.model import DeviceConfig, PrefixListEntry, RouteMapEntry, list_label
+from dualrail_net.verify.model import ORIGIN_CODES, DeviceConfig, PrefixListEntry, RouteMapEntry, list_label
 from dualrail_net.verify.snapshot import Snapshot
 from dualrail_net.verify.topology import NodeId, Topology
 
@@ -522,32 +522,74 @@ def explain_route_map(dev: DeviceConfig, name: str, prefix: str,
     return permitted, line, why
 
 
-def _one_entry_matches(dev: DeviceConfig, entry: RouteMapEntry, prefix: str, as_path: tuple[int, ...] | None) -> bool:
+@dataclass(frozen=True, slots=True)
+class RouteView:
+    """What a route carries where a BGP neighbor's route-map sees it, for the `match` clauses on
+    attributes (RouteMapEntry.attribute_clauses), as bgpd 8.4 compares them (read in bgp_routemap.c,
+    held to the twin by the oracle's `match-attribute` edits):
+
+    * ``origin``: the ORIGIN code (ORIGIN_CODES' index);
+    * ``med``: the MED's value (0 when the route carries none: bgpd compares the stored value;
+      outbound, the value the sender holds, before eBGP leaves it out);
+    * ``local_pref``: the LOCAL_PREF attribute's value: 0 on a route learned over eBGP unless an
+      inbound route-map set it, the instance's default (100) on one it originates;
+    * ``peer``: inbound, the neighbor's address as the receiver names it; outbound None: bgpd
+      evaluates an outbound map once per update group, on a peer without an address, so `match
+      peer` matches nothing there (not even `match peer local`).
+
+    A route's tag is 0: tags do not cross BGP, and a device that sets them or redistributes has its
+    `match tag` reported instead (parsers/frr.py)."""
+
+    origin: int = 0
+    med: int = 0
+    local_pref: int = 0
+    peer: str | None = None
+
+
+def attribute_clause_matches(kind: str, value: str, route: RouteView) -> bool:
+    """One `match origin|metric|tag|local-preference|peer` clause on ``route``."""
+    if kind == "origin":
+        return ORIGIN_CODES[route.origin] == value
+    if kind == "metric":
+        return route.med == int(value)
+    if kind == "local-preference":
+        return route.local_pref == int(value)
+    if kind == "peer":
+        return route.peer is not None and value != "local" and route.peer == value
+    return False  # `match tag N` (N >= 1) on a route of tag 0
+
+
+def _one_entry_matches(dev: DeviceConfig, entry: RouteMapEntry, prefix: str, as_path: tuple[int, ...] | None,
+                       route: RouteView | None = None) -> bool:
     if entry.never_line:
         return False
     if not all(explain_prefix_list(dev, pl_name, prefix)[0] for pl_name in entry.match_prefix_lists):
         return False  # undefined, denied or unmatched
+    if route is not None and not all(attribute_clause_matches(kind, value, route)
+                                     for kind, value, _ in entry.attribute_clauses):
+        return False
     return as_path is None or all(list_permits(dev, listed, as_path) for listed, _ in entry.as_path_clauses)
 
 
 def route_map_outcome(dev: DeviceConfig, name: str, prefix: str, as_path: tuple[int, ...] | None = None,
-                      depth: int = 0) -> tuple[bool, RouteMapEntry | None, int, str]:
+                      depth: int = 0, route: RouteView | None = None) -> tuple[bool, RouteMapEntry | None, int, str]:
     """One prefix through one route-map, one entry at a time as bgpd's route_map_apply_ext runs it
     (the plain reference of ``_evaluate`` and ``_flow_evaluate``): (permitted, what the route
     carries out of it: the deciding permit entry, or with flow control the sets merged along the
-    way (``merge_sets``), the line that decided, why)."""
+    way (``merge_sets``), the line that decided, why). ``route``: what the route carries, for the
+    clauses on attributes (None: they are taken as matching, as the bitset model takes them)."""
     entries = dev.route_maps.get(name)
     if entries is None:
         return False, None, 0, f"route-map {name} is not defined (an undefined route-map denies everything)"
     ordered = sorted(entries, key=lambda e: e.seq)  # (without flow control the first match decides)
-    i = next((k for k, entry in enumerate(ordered) if _one_entry_matches(dev, entry, prefix, as_path)), None)
+    i = next((k for k, entry in enumerate(ordered) if _one_entry_matches(dev, entry, prefix, as_path, route)), None)
     if i is None:
         return False, None, entries[0].line, f"no entry of route-map {name} matches it (implicit deny)"
     permit, carried, known = True, None, True
     decided = ordered[i]
     while i < len(ordered):
         entry = ordered[i]
-        if not known and not _one_entry_matches(dev, entry, prefix, as_path):
+        if not known and not _one_entry_matches(dev, entry, prefix, as_path, route):
             permit, i = False, i + 1  # "deny" until a later permit entry matches
             continue
         known = False
@@ -558,7 +600,7 @@ def route_map_outcome(dev: DeviceConfig, name: str, prefix: str, as_path: tuple[
             if depth + 1 > CALL_DEPTH:
                 return False, None, entry.flow_line, f"route-map {name} {entry.seq}: calls nested deeper than " \
                                                      f"{CALL_DEPTH} (bgpd denies the route)"
-            ok, called, line, why = route_map_outcome(dev, entry.call, prefix, as_path, depth + 1)
+            ok, called, line, why = route_map_outcome(dev, entry.call, prefix, as_path, depth + 1, route)
             if not ok:
                 return False, None, line, f"route-map {name} {entry.seq} calls {entry.call}: {why}"
             if called is not None:

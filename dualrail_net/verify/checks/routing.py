@@ -847,8 +847,10 @@ def dead_networks(ctx: Context, view: PlaneView) -> list[Finding]:
        reads={ROUTING, TOPOLOGY})
 def dead_policy(ctx: Context) -> list[Finding]:
     """Policy that decides nothing: a route-map no neighbor uses, a prefix-list no route-map
-    matches, an entry after one that matches everything (its sequence is never evaluated). Each is
-    an edit that had no effect, usually not the one intended."""
+    matches, an entry after one that matches everything (its sequence is never evaluated), a
+    `match` clause bgpd accepts and does not implement (zebra's `match ip address prefix-len`,
+    `match source-protocol`: measured on the twin, the entry matches as without it). Each is an
+    edit that had no effect, usually not the one intended."""
     out: list[Finding] = []
     why = "a policy statement that can never apply: the edit it came from did not do what it meant"
     for name, dev in ctx.snap.devices.items():
@@ -870,12 +872,19 @@ def dead_policy(ctx: Context) -> list[Finding]:
             # (with flow control an on-match or call can reach any later entry: not judged)
             ordered = [] if has_flow(entries) else sorted(entries, key=lambda e: e.seq)
             for i, entry in enumerate(ordered[:-1]):
-                if not entry.match_prefix_lists and not entry.match_lists:  # matches everything: nothing after it is evaluated
+                if not entry.match_prefix_lists and not entry.match_lists and not entry.attribute_clauses:
+                    # it matches everything: nothing after it is evaluated
                     for later in ordered[i + 1:]:
                         out.append(finding([name], plane, f"{_loc(ctx, name, later.line)}: route-map {rm_name} "
                                                           f"{later.action} {later.seq} is never reached (entry "
                                                           f"{entry.seq} matches everything)", why, Severity.WARNING))
                     break
+        for rm_name, entries in dev.route_maps.items():
+            for entry in entries:
+                out += [finding([name], plane, f"{_loc(ctx, name, line)}: route-map {rm_name} {entry.action} "
+                                               f"{entry.seq}: bgpd does not implement `{text}` (zebra does): the entry "
+                                               "decides as without it", why, Severity.WARNING)
+                        for text, line in entry.bgpd_ignores]
         for pl_name, pl_entries in dev.prefix_lists.items():
             if pl_name not in used_lists and not pl_name.startswith(ACCESS_LIST_PREFIX):
                 line = pl_entries[0].line if pl_entries else 0  # an NVUE prefix-list may have no rule

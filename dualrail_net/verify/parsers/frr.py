@@ -556,6 +556,11 @@ def route_map_entry(node: Node, dev: DeviceConfig) -> None:
             dev.unmodelled.append((child.line, child.text))
 
 
+# `match X VALUE` on what a route carries or where it comes from (RouteMapEntry.attribute_clauses)
+_ATTRIBUTE_MATCHES = (["match", "origin"], ["match", "metric"], ["match", "tag"], ["match", "local-preference"],
+                      ["match", "peer"])
+
+
 def route_map_clause(entry: RouteMapEntry, w: list[str], line: int) -> bool:
     """One line inside a route-map entry (FRR and EOS spell these alike): `match ip address
     prefix-list X`, `set as-path prepend ASN...` (repeated: FRR and EOS keep the last),
@@ -577,6 +582,18 @@ def route_map_clause(entry: RouteMapEntry, w: list[str], line: int) -> bool:
     if w[:4] == ["match", "ip", "next-hop", "prefix-list"] and len(w) == 5:
         entry.match_lists.append(("next-hop prefix-list", w[4], line))
         return True
+    if w[:2] in _ATTRIBUTE_MATCHES and len(w) == 3 and (
+            w[2] in ORIGIN_CODES if w[1] == "origin" else is_ip(w[2]) or w[2] == "local" if w[1] == "peer"
+            else is_decimal(w[2]) and int(w[2]) <= 4294967295 and (w[1] != "tag" or int(w[2]) > 0)):
+        entry.attribute_clauses.append((w[1], w[2], line))
+        return True
+    if w[:4] == ["match", "ip", "address", "prefix-len"] and len(w) == 5 or w[:2] == ["match", "source-protocol"] \
+            and len(w) == 3:
+        entry.bgpd_ignores.append((" ".join(w), line))  # (zebra's: finish_bgp says where it matters)
+        return True
+    if w[:2] == ["set", "tag"]:
+        entry.sets_tag_line = line
+        return False
     if w[:3] == ["set", "as-path", "prepend"] and len(w) > 3:
         asns = [parse_asn(word) for word in w[3:]]
         if None in asns or len(asns) > 16:
@@ -612,12 +629,20 @@ def route_map_clause(entry: RouteMapEntry, w: list[str], line: int) -> bool:
 def _route_map_undo(entry: RouteMapEntry, w: list[str]) -> bool:
     """`no match ...` / `no set ...` in a route-map entry (``w`` without the `no`): the clause gone,
     with or without its value named (FRR and EOS)."""
-    if w[:4] == ["match", "ip", "address", "prefix-list"] and len(w) in (4, 5):
+    if w[:4] == ["match", "ip", "address", "prefix-len"] or w[:2] == ["match", "source-protocol"]:
+        said = " ".join(w[:4] if w[1] == "ip" else w[:2])
+        entry.bgpd_ignores[:] = [c for c in entry.bgpd_ignores if not c[0].startswith(said)]
+    elif w[:4] == ["match", "ip", "address", "prefix-list"] and len(w) in (4, 5):
         entry.match_prefix_lists[:] = [n for n in entry.match_prefix_lists if len(w) == 5 and n != w[4]]
     elif w[:1] == ["match"] and len(w) in (2, 3, 4) and w[1] in ("community", "as-path") or w[:3] == ["match", "ip", "address"]:
         kind = "access-list" if w[1] == "ip" else w[1]
         named = w[3] if kind == "access-list" and len(w) == 4 else w[2] if kind != "access-list" and len(w) >= 3 else None
         entry.match_lists[:] = [m for m in entry.match_lists if m[0] != kind or named is not None and m[1] != named]
+    elif w[:2] in _ATTRIBUTE_MATCHES and len(w) in (2, 3):
+        entry.attribute_clauses[:] = [c for c in entry.attribute_clauses
+                                      if c[0] != w[1] or len(w) == 3 and c[1] != w[2]]
+    elif w[:2] == ["set", "tag"]:
+        entry.sets_tag_line = 0
     elif w[:3] == ["set", "as-path", "prepend"]:
         entry.prepend, entry.prepend_line = (), 0
     elif w[:3] == ["set", "ip", "next-hop"]:
@@ -1352,6 +1377,42 @@ def _judge_filter_list(dev: DeviceConfig, n: Neighbor, way: str, reported: set[t
                                          "nothing passes)"))
 
 
+def _attribute_clauses_read(dev: DeviceConfig, frr: bool) -> None:
+    """Which `match` clauses on a route's attributes (RouteMapEntry.attribute_clauses) and which
+    clauses bgpd does not implement (``bgpd_ignores``) stay judged; the others are reported (and
+    taken as matching): on another platform than FRR (its semantics are not read here), a `match
+    tag` on a device that tags routes (`set tag`) or redistributes (a route's tag comes from the
+    RIB), and any of them in a route-map that originates routes (`network`, `redistribute`) or
+    decides what is installed (zebra's `ip protocol bgp route-map`, `table-map`: zebra implements
+    prefix-len and source-protocol)."""
+    if not any(e.attribute_clauses or e.bgpd_ignores for entries in dev.route_maps.values() for e in entries):
+        return
+    tags = any(e.sets_tag_line for entries in dev.route_maps.values() for e in entries) \
+        or any(inst.redistribute_lines for inst in dev.bgp.values())
+    origin_or_fib = {name for inst in dev.bgp.values() for name, _ in (*inst.redistribute_maps.values(),
+                                                                         *inst.network_maps.values())}
+    fib = {name for name, _ in dev.fib_filters.values()} | {inst.table_map[0] for inst in dev.bgp.values()
+                                                            if inst.table_map}
+    for name, entries in dev.route_maps.items():
+        for entry in entries:
+            kept = []
+            for kind, value, line in entry.attribute_clauses:
+                if not frr:
+                    dev.unmodelled.append((line, f"match {kind} {value}"))
+                elif kind == "tag" and tags:
+                    dev.unmodelled.append((line, f"match tag {value}: the device tags routes (`set tag` or "
+                                                 "redistribution); what carries which tag is not followed"))
+                else:
+                    if name in origin_or_fib | fib:
+                        dev.unmodelled.append((line, f"match {kind} {value} (route-map {name} originates routes "
+                                                     "or decides what is installed: not evaluated there)"))
+                    kept.append((kind, value, line))
+            entry.attribute_clauses = kept
+            if not frr or name in fib:
+                dev.unmodelled += [(line, text) for text, line in entry.bgpd_ignores]
+                entry.bgpd_ignores = []
+
+
 def ebgp_neighbor(n: Neighbor, own_asn: int) -> bool:
     """Whether the session with ``n`` is eBGP as its own configuration says (`remote-as external`, or
     another ASN than the instance's); False also when no remote-as is known."""
@@ -1382,6 +1443,7 @@ def finish_bgp(dev: DeviceConfig, frr: bool = True) -> None:
                     entry.never_line = entry.never_line or line
                     dev.undefined_refs.append((line, f"{listed} {name} (the route-map entry that matches on it "
                                                      "matches nothing)"))
+    _attribute_clauses_read(dev, frr)
     for inst in dev.bgp.values():
         origin_maps = [(f"redistribute {source}", "nothing is redistributed", name, line)
                        for source, (name, line) in inst.redistribute_maps.items()]

@@ -408,15 +408,15 @@ def test_a_shut_down_neighbor_brings_up_no_session() -> None:
 
 
 def test_best_path_attributes_of_a_route_map_are_read() -> None:
-    """`set local-preference|weight|metric N` are read with their lines; relative or symbolic values
-    (`+5`, `igp`) are lines the model does not read."""
+    """`set local-preference|weight|metric N` are read with their lines; relative values (`+5`) as
+    deltas; symbolic ones (`igp`) are lines the model does not read."""
     dev = flat_parse_frr("route-map M permit 10\n match ip address prefix-list P\n set local-preference 200\n"
                          " set weight 7\n set metric 40\nroute-map N permit 10\n set metric +5\n set metric igp\n")
     entry = dev.route_maps["M"][0]
     assert (entry.local_pref, entry.weight, entry.med) == (200, 7, 40)
     assert entry.attribute_lines == {"local-preference": 3, "weight": 4, "metric": 5}
-    assert dev.route_maps["N"][0].med is None
-    assert [text for _, text in dev.unmodelled] == ["set metric +5", "set metric igp"]
+    assert dev.route_maps["N"][0].med is None and dev.route_maps["N"][0].deltas == {}  # (`igp` replaced +5)
+    assert [text for _, text in dev.unmodelled] == ["set metric igp"]
 
 
 def test_matches_on_a_routes_attributes_are_read_and_reported_where_not_judged() -> None:
@@ -446,6 +446,24 @@ def test_matches_on_a_routes_attributes_are_read_and_reported_where_not_judged()
     parse_eos("route-map M permit 10\n   match metric 10\n   match source-protocol bgp\n", eos)
     assert eos.route_maps["M"][0].attribute_clauses == [] and eos.route_maps["M"][0].bgpd_ignores == []
     assert [text for _, text in eos.unmodelled] == ["match metric 10", "match source-protocol bgp"]
+
+
+def test_relative_sets_and_the_outbound_limit_are_read() -> None:
+    """`set metric|local-preference +N|-N` are read as deltas (an absolute set on a later line
+    replaces one, and the other way round); `neighbor X maximum-prefix-out N` with its line, and
+    `no` of it."""
+    dev = flat_parse_frr("route-map M permit 10\n set metric +10\n set local-preference 50\n"
+                         " set local-preference -5\nroute-map N permit 10\n set metric -3\n set metric 7\n"
+                         "router bgp 1\n neighbor 1.1.1.1 remote-as 2\n neighbor 2.2.2.2 remote-as 2\n"
+                         " address-family ipv4 unicast\n  neighbor 1.1.1.1 maximum-prefix-out 12\n"
+                         "  neighbor 2.2.2.2 maximum-prefix-out 3\n  no neighbor 2.2.2.2 maximum-prefix-out\n")
+    m, n = dev.route_maps["M"][0], dev.route_maps["N"][0]
+    assert m.deltas == {"metric": (10, 2), "local-preference": (-5, 4)} and m.local_pref is None
+    assert n.deltas == {} and n.med == 7
+    nbrs = dev.bgp[None].neighbors
+    assert (nbrs["1.1.1.1"].send_limit, nbrs["1.1.1.1"].send_limit_line) == (12, 12)
+    assert nbrs["2.2.2.2"].send_limit is None
+    assert dev.unmodelled == []
 
 
 def test_the_ipv4_match_accepts_what_the_plain_reader_accepts() -> None:

@@ -560,6 +560,18 @@ def _attribute(rng: random.Random, text: str) -> tuple[str, str] | None:
     return _route_map_sets(rng, text, n, name, direction, f"set {kind} {value}", "-A")
 
 
+def _relative_attribute(rng: random.Random, text: str) -> tuple[str, str] | None:
+    """A relative best-path attribute on one neighbor's route-map (a copy of it) or on the one
+    every neighbor uses: MED (either way) or local preference (inbound) raised or lowered by N."""
+    refs = re.findall(r"^ *neighbor (\S+) route-map (\S+) (in|out)$", text, re.M)
+    if not refs or "router bgp" not in text:
+        return None
+    n, name, direction = rng.choice(refs)
+    kind = rng.choice(["metric"] if direction == "out" else ["local-preference", "metric"])
+    return _route_map_sets(rng, text, n, name, direction, f"set {kind} {rng.choice('+-')}{rng.choice([10, 150])}",
+                           "-R")
+
+
 def _route_map_sets(rng: random.Random, text: str, neighbor: str, name: str, direction: str, line: str,
                     suffix: str) -> tuple[str, str] | None:
     """``line`` (a `set ...`) in every permit entry of route-map ``name``, which every neighbor
@@ -1131,7 +1143,7 @@ EDITS: tuple[Callable[[random.Random, str], tuple[str, str] | None], ...] = (
     _neighbor_prefix_list, _next_hop_unchanged, _remove_private_as, _default_originate, _as_override,
     _graceful_shutdown, _med_missing_as_worst, _addpath, _match_list, _access_list, _community_list,
     _as_path_list, _prepend_foreign, _origin, _flow, _network_map, _max_med, _confederation, _negate, _negate, _prefix_list_entry, _zebra_interface,
-    _match_attribute)
+    _match_attribute, _relative_attribute)
 
 
 # frr.conf edits whose effect outlives the daemons (zebra sets a port admin-down in the kernel)

@@ -882,6 +882,7 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
     # session directions whose receiver has a limit: (session, sender, receiver, what may cross, limit, neighbor)
     limited: list[tuple[Session, int, int, int, int, Neighbor]] = []
     accepting: list[tuple[Session, int, int, int, int, Neighbor]] = []  # EOS maximum-accepted-routes
+    sending: list[tuple[int, int, int, Neighbor]] = []  # FRR maximum-prefix-out: (sender, receiver, policy, neighbor)
     cache: dict[tuple[object, ...], int] = {}
     undefined: list[tuple[str, str]] = []
 
@@ -1081,6 +1082,9 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
                         path_triggers += [(dev_.name, line, f"match {kind} {value} (route-map {used})")
                                           for used in _with_called(dev_, map_) for e in dev_.route_maps.get(used, [])
                                           for kind, value, line in e.attribute_clauses]
+                        path_triggers += [(dev_.name, line, f"set {kind} {delta:+d} (route-map {used})")
+                                          for used in _with_called(dev_, map_) for e in dev_.route_maps.get(used, [])
+                                          for kind, (delta, line) in e.deltas.items() if e.action == "permit"]
             if hop_setters:
                 session_addresses[(dst, sender)] = in_nbr.address
                 for b, target, why in moved:
@@ -1128,6 +1132,9 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
                 limited.append((s, src, dst, policy_mask, limit, in_nbr))
             if in_nbr.accept_limit and not ibgp:
                 accepting.append((s, src, dst, policy_mask, in_nbr.accept_limit, in_nbr))
+            if out_nbr.send_limit and not unpoliced:
+                # counted after the sender's own policy (the receiver's comes after the limit)
+                sending.append((src, dst, out_mask & plist(src_dev, out_nbr.prefix_list_out), out_nbr))
             if strip:
                 strips.append((src, dst, sender, None if mask == full else mask, delays))
                 stripped[(nodes[src], nodes[dst])] = (src_dev.name, out_nbr.remove_private_line)
@@ -1267,6 +1274,16 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
                                "session comes up, and the next prefix it receives, or re-applying the limit, tears "
                                "it down"))
     truncated: list[tuple[str, str, str]] = []
+    for src, dst, mask, nbr in sending:
+        offer = core.reach[src] & ~suppressed.get(src, 0) & mask
+        if nbr.send_limit is not None and offer.bit_count() > nbr.send_limit:
+            sender_name = nodes[src][0]
+            where = snap.where(sender_name, devices[sender_name].routing_file, nbr.send_limit_line)
+            truncated.append((nodes[dst][0], sender_name,
+                              f"{where}: {sender_name} sends {nodes[dst][0]} at most {nbr.send_limit} of the "
+                              f"{offer.bit_count()} prefixes its policy lets through (maximum-prefix-out): the rest "
+                              "are not sent, which ones depends on the order bgpd walks its table (the RIB model "
+                              "sends them all)"))
     for s, src, dst, mask, limit, nbr in accepting:
         count = offered(src, dst, mask, limit)
         if count > limit:
@@ -1305,7 +1322,7 @@ def _with_called(dev: DeviceConfig, name: str) -> list[str]:
 def _writes_path(dev: DeviceConfig) -> bool:
     """Whether a route-map of ``dev`` prepends to the AS path, sets ORIGIN or matches on what a
     route carries (`match origin|metric|local-preference|peer|tag`: only the paths say)."""
-    return any(e.prepend or e.origin is not None or e.attribute_clauses
+    return any(e.prepend or e.origin is not None or e.attribute_clauses or e.deltas
                for entries in dev.route_maps.values() for e in entries)
 
 

@@ -178,6 +178,10 @@ class Neighbor:
     # (the session stays up; the rest are dropped in arrival order); None: no such limit (0 is none)
     accept_limit: int | None = None
     accept_limit_line: int = 0
+    # FRR `neighbor X maximum-prefix-out N`: at most N prefixes are sent to X (the session stays up;
+    # the rest are not sent, which ones depending on the order bgpd walks its table); None: no limit
+    send_limit: int | None = None
+    send_limit_line: int = 0
     # `neighbor X port N`: the TCP port it connects to on the peer (bgpd listens on 179): an end
     # connecting elsewhere cannot open the session, and still accepts the peer's. None: 179
     port: int | None = None
@@ -324,6 +328,10 @@ class RouteMapEntry:
     weight: int | None = None
     med: int | None = None
     attribute_lines: dict[str, int] = field(default_factory=dict)  # "local-preference" -> line
+    # `set metric +N|-N`, `set local-preference +N|-N`: added to what the route carries (bgpd's
+    # route_value_adjust: 0 when the attribute is absent, clamped to 0..4294967295); judged per path
+    # by the plain reference (the bitset model hands the plane to it); "metric" -> (delta, line)
+    deltas: dict[str, tuple[int, int]] = field(default_factory=dict)
     # `set ip next-hop A.B.C.D | peer-address | unchanged`: the next hop a permit entry writes
     # (controlplane.next_hop_verdict says whether the receiver can use it); None: not set
     next_hop: str | None = None

@@ -45,7 +45,7 @@ from dualrail_net.verify.aspaths import list_permits, path_text
 from dualrail_net.verify.ipfast import net_str, network_of
 from dualrail_net.verify.model import ORIGIN_CODES, DeviceConfig, Neighbor, RouteMapEntry
 from dualrail_net.verify.snapshot import Snapshot
-from dualrail_net.verify.routes import RouteView, explain_prefix_list, route_map_outcome
+from dualrail_net.verify.routes import RouteView, adjusted, explain_prefix_list, route_map_outcome
 from dualrail_net.verify.topology import NodeId, Topology
 
 MAX_ROUNDS = 256
@@ -343,6 +343,9 @@ def _converge(snap: Snapshot, topo: Topology, nodes: list[NodeId], inbound: Mapp
                     if not ibgp:
                         if out_entry is not None and out_entry.med is not None:
                             sent_med = out_entry.med
+                        elif out_entry is not None and "metric" in out_entry.deltas:
+                            # (added to the MED the route leaves with: a learned one has none by then)
+                            sent_med = adjusted(sent_med or 0, out_entry.deltas["metric"][0])
                         if src_inst.max_med is not None:  # written into every UPDATE, over the map's
                             sent_med = src_inst.max_med
                     sent_origin = out_entry.origin if out_entry is not None and out_entry.origin is not None \
@@ -371,7 +374,8 @@ def _converge(snap: Snapshot, topo: Topology, nodes: list[NodeId], inbound: Mapp
                     rank = (0, 100)
                     med = sent_med if sent_med is not None else WORST_MED if dst_inst.med_missing_as_worst_line else 0
                     local_pref = in_entry.local_pref if in_entry is not None and in_entry.local_pref is not None \
-                        else sent_pref
+                        else adjusted(sent_pref, in_entry.deltas["local-preference"][0]) \
+                        if in_entry is not None and "local-preference" in in_entry.deltas else sent_pref
                     # GRACEFUL_SHUTDOWN: sent on with the path it came with, or put on by a sender in
                     # graceful-shutdown (to eBGP peers), if the sender sends communities at all
                     gshut = communities and (best is not None and best.gshut
@@ -379,8 +383,10 @@ def _converge(snap: Snapshot, topo: Topology, nodes: list[NodeId], inbound: Mapp
                     if not ibgp:  # over eBGP: weight and local preference as set inbound, MED as sent or set inbound
                         rank = (weight, 100)  # the neighbor's weight, unless the route-map sets one
                         if in_entry is not None:
+                            # (a relative set adds to the LOCAL_PREF the route carries: none over eBGP)
                             rank = (weight if in_entry.weight is None else in_entry.weight,
-                                    100 if in_entry.local_pref is None else in_entry.local_pref)
+                                    local_pref if in_entry.local_pref is not None
+                                    or "local-preference" in in_entry.deltas else 100)
                         # after the inbound route-map, the community lowers local preference to 0;
                         # a receiver in graceful-shutdown tags what it takes in alike
                         gshut = gshut or dst_inst.graceful_shutdown_line > 0
@@ -388,6 +394,8 @@ def _converge(snap: Snapshot, topo: Topology, nodes: list[NodeId], inbound: Mapp
                             rank, local_pref = (rank[0], 0), 0
                         if in_entry is not None and in_entry.med is not None:
                             med = in_entry.med
+                        elif in_entry is not None and "metric" in in_entry.deltas:
+                            med = adjusted(sent_med or 0, in_entry.deltas["metric"][0])
                     in_prepend = in_entry.prepend if in_entry else ()
                     if in_entry is not None and in_prepend:
                         prepended += _foreign(in_prepend, as_path + (asn[dst],), dst_dev.name, in_entry.prepend_line)

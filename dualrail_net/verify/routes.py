@@ -168,6 +168,12 @@ def _sets_something(entry: RouteMapEntry) -> bool:
     return bool(entry.prepend or _sets_attribute(entry) or entry.next_hop or entry.community_set is not None)
 
 
+def adjusted(value: int, delta: int) -> int:
+    """bgpd's route_value_adjust for `set metric|local-preference +N|-N`: added, clamped to 0 and
+    4294967295."""
+    return max(0, min(4294967295, value + delta))
+
+
 def has_flow(entries: list[RouteMapEntry]) -> bool:
     """Whether a route-map uses FRR's flow control (`on-match`, `continue N`, `call`)."""
     return any(e.exit_policy != "exit" or e.call is not None for e in entries)
@@ -190,6 +196,14 @@ def merge_sets(before: RouteMapEntry | None, entry: RouteMapEntry) -> RouteMapEn
     merged.weight = before.weight if entry.weight is None else entry.weight
     merged.med = before.med if entry.med is None else entry.med
     merged.attribute_lines = {**before.attribute_lines, **entry.attribute_lines}
+    # a relative set after an absolute one adds to it; an absolute one after a relative one replaces it
+    merged.deltas = {k: v for k, v in before.deltas.items() if k not in entry.attribute_lines}
+    for kind, (delta, line) in entry.deltas.items():
+        absolute = merged.med if kind == "metric" else merged.local_pref
+        if absolute is not None:
+            setattr(merged, "med" if kind == "metric" else "local_pref", adjusted(absolute, delta))
+        else:
+            merged.deltas[kind] = (merged.deltas.get(kind, (0, 0))[0] + delta, line)
     merged.next_hop, merged.next_hop_line = (entry.next_hop, entry.next_hop_line) if entry.next_hop else \
         (before.next_hop, before.next_hop_line)
     merged.origin, merged.origin_line = (entry.origin, entry.origin_line) if entry.origin is not None else \

@@ -347,6 +347,10 @@ def neighbor_statement(inst: BgpInstance, w: list[str], line: int = 0, negated: 
         if verb in _ADDPATH_TX and len(w) == 3 and not eos:
             _neighbor(inst, w, line).addpath_tx_line = 0
             return True
+        if verb == "maximum-prefix-out" and len(w) in (3, 4) and not eos:
+            n = _neighbor(inst, w, line)
+            n.send_limit, n.send_limit_line = None, 0
+            return True
         return False
     if verb == "remote-as" and len(w) == 4:
         kind = w[3] if w[3] in ("external", "internal") else None
@@ -403,6 +407,9 @@ def neighbor_statement(inst: BgpInstance, w: list[str], line: int = 0, negated: 
     elif verb == "route-reflector-client" and len(w) == 3 and not eos:
         # judged once the session's kind is known (finish_bgp): refused on eBGP, unmodelled on iBGP
         _neighbor(inst, w, line).rr_client_line = line
+    elif verb == "maximum-prefix-out" and not eos and len(w) == 4 and is_decimal(w[3]) and 0 < int(w[3]) <= 4294967295:
+        n = _neighbor(inst, w, line)
+        n.send_limit, n.send_limit_line = int(w[3]), line
     elif verb == "maximum-accepted-routes" and eos and len(w) >= 4 and is_decimal(w[3]) \
             and int(w[3]) <= 4294967295 and (len(w) == 4 or w[4] == "warning-limit" and len(w) in (6, 7)):
         # (the warning limit only logs; 0 is no limit)
@@ -608,7 +615,20 @@ def route_map_clause(entry: RouteMapEntry, w: list[str], line: int) -> bool:
             and int(w[2]) <= 4294967295:
         setattr(entry, {"local-preference": "local_pref", "weight": "weight", "metric": "med"}[w[1]], int(w[2]))
         entry.attribute_lines[w[1]] = line
+        entry.deltas.pop(w[1], None)
         return True
+    if len(w) == 3 and w[0] == "set" and w[1] in ("local-preference", "metric") and w[2][:1] in ("+", "-") \
+            and is_decimal(w[2][1:]) and int(w[2][1:]) <= 4294967295:
+        setattr(entry, {"local-preference": "local_pref", "metric": "med"}[w[1]], None)  # (the later line wins)
+        entry.attribute_lines.pop(w[1], None)
+        entry.deltas[w[1]] = (int(w[2]), line)
+        return True
+    if w[:2] in (["set", "metric"], ["set", "local-preference"]):
+        # a value not read (`igp`, `+rtt`, ...) replaces what an earlier line set: nothing known (reported)
+        setattr(entry, "med" if w[1] == "metric" else "local_pref", None)
+        entry.attribute_lines.pop(w[1], None)
+        entry.deltas.pop(w[1], None)
+        return False
     if w[:2] == ["set", "origin"] and len(w) == 3 and w[2] in ORIGIN_CODES:
         entry.origin, entry.origin_line = ORIGIN_CODES.index(w[2]), line
         return True
@@ -650,6 +670,7 @@ def _route_map_undo(entry: RouteMapEntry, w: list[str]) -> bool:
     elif w[:1] == ["set"] and len(w) in (2, 3) and w[1] in ("local-preference", "weight", "metric"):
         setattr(entry, {"local-preference": "local_pref", "weight": "weight", "metric": "med"}[w[1]], None)
         entry.attribute_lines.pop(w[1], None)
+        entry.deltas.pop(w[1], None)
     elif w[:2] == ["set", "origin"]:
         entry.origin, entry.origin_line = None, 0
     elif w[:2] == ["set", "community"]:
@@ -1520,6 +1541,8 @@ def finish_bgp(dev: DeviceConfig, frr: bool = True) -> None:
                 n.port, n.port_line = group.port, group.port_line
             if n.accept_limit is None:
                 n.accept_limit, n.accept_limit_line = group.accept_limit, group.accept_limit_line
+            if n.send_limit is None:
+                n.send_limit, n.send_limit_line = group.send_limit, group.send_limit_line
             if not n.rr_client_line and group.rr_client_line:
                 n.rr_client_line, rr_written[n.address] = group.rr_client_line, n.peer_group
             n.password_opaque = n.password_opaque or group.password_opaque

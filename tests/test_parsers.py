@@ -432,6 +432,11 @@ def test_matches_on_a_routes_attributes_are_read_and_reported_where_not_judged()
     assert entry.attribute_clauses == [("origin", "egp", 2), ("tag", "5", 4), ("local-preference", "200", 5),
                                        ("peer", "10.0.0.1", 6), ("peer", "local", 7)]
     assert entry.bgpd_ignores == [("match ip address prefix-len 32", 8), ("match source-protocol static", 9)]
+    hops = flat_parse_frr("route-map H permit 10\n match ip next-hop address 10.0.0.1\n match ip next-hop type blackhole\n"
+                          " match probability 100\n match probability 40\n no match ip next-hop type\n"
+                          " set as-path prepend last-as 3\n")
+    assert hops.route_maps["H"][0].attribute_clauses == [("ip next-hop address", "10.0.0.1", 2), ("probability", "100", 4)]
+    assert hops.route_maps["H"][0].prepend_last_as == 3 and [t for _, t in hops.unmodelled] == ["match probability 40"]
     assert [text for _, text in dev.unmodelled] == ["match origin bogus", "match tag 0"]
     tagged = flat_parse_frr("route-map M permit 10\n match tag 5\n set tag 7\n")
     assert tagged.route_maps["M"][0].attribute_clauses == []

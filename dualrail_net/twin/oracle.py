@@ -560,6 +560,29 @@ def _attribute(rng: random.Random, text: str) -> tuple[str, str] | None:
     return _route_map_sets(rng, text, n, name, direction, f"set {kind} {value}", "-A")
 
 
+def _match_next_hop(rng: random.Random, text: str) -> tuple[str, str] | None:
+    """A `match` clause on the route's next hop, or bgpd's `match probability` at its two ends,
+    in one neighbor's route-map (a copy of it) or in the one every neighbor uses."""
+    refs = re.findall(r"^ *neighbor (\S+) route-map (\S+) (in|out)$", text, re.M)
+    if not refs or "router bgp" not in text:
+        return None
+    n, name, direction = rng.choice(refs)
+    peers = sorted({m for m, _, _ in refs})
+    clause = rng.choice([f"match ip next-hop address {rng.choice(peers)}", "match ip next-hop type blackhole",
+                         f"match probability {rng.choice([0, 100])}"])
+    return _route_map_sets(rng, text, n, name, direction, clause, "-H")
+
+
+def _prepend_last_as(rng: random.Random, text: str) -> tuple[str, str] | None:
+    """`set as-path prepend last-as N` on one neighbor's route-map (a copy of it) or on the one
+    every neighbor uses, either way (outbound, a route of the device's own has no last AS)."""
+    refs = re.findall(r"^ *neighbor (\S+) route-map (\S+) (in|out)$", text, re.M)
+    if not refs or "router bgp" not in text:
+        return None
+    n, name, direction = rng.choice(refs)
+    return _route_map_sets(rng, text, n, name, direction, f"set as-path prepend last-as {rng.choice([1, 3])}", "-L")
+
+
 def _relative_attribute(rng: random.Random, text: str) -> tuple[str, str] | None:
     """A relative best-path attribute on one neighbor's route-map (a copy of it) or on the one
     every neighbor uses: MED (either way) or local preference (inbound) raised or lowered by N."""
@@ -1143,7 +1166,7 @@ EDITS: tuple[Callable[[random.Random, str], tuple[str, str] | None], ...] = (
     _neighbor_prefix_list, _next_hop_unchanged, _remove_private_as, _default_originate, _as_override,
     _graceful_shutdown, _med_missing_as_worst, _addpath, _match_list, _access_list, _community_list,
     _as_path_list, _prepend_foreign, _origin, _flow, _network_map, _max_med, _confederation, _negate, _negate, _prefix_list_entry, _zebra_interface,
-    _match_attribute, _relative_attribute)
+    _match_attribute, _relative_attribute, _match_next_hop, _prepend_last_as)
 
 
 # frr.conf edits whose effect outlives the daemons (zebra sets a port admin-down in the kernel)

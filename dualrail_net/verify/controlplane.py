@@ -1082,6 +1082,10 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
                         path_triggers += [(dev_.name, line, f"match {kind} {value} (route-map {used})")
                                           for used in _with_called(dev_, map_) for e in dev_.route_maps.get(used, [])
                                           for kind, value, line in e.attribute_clauses]
+                        path_triggers += [(dev_.name, e.prepend_line, f"set as-path prepend last-as "
+                                                                      f"{e.prepend_last_as} (route-map {used})")
+                                          for used in _with_called(dev_, map_) for e in dev_.route_maps.get(used, [])
+                                          if e.prepend_last_as and e.action == "permit"]
                         path_triggers += [(dev_.name, line, f"set {kind} {delta:+d} (route-map {used})")
                                           for used in _with_called(dev_, map_) for e in dev_.route_maps.get(used, [])
                                           for kind, (delta, line) in e.deltas.items() if e.action == "permit"]
@@ -1322,7 +1326,7 @@ def _with_called(dev: DeviceConfig, name: str) -> list[str]:
 def _writes_path(dev: DeviceConfig) -> bool:
     """Whether a route-map of ``dev`` prepends to the AS path, sets ORIGIN or matches on what a
     route carries (`match origin|metric|local-preference|peer|tag`: only the paths say)."""
-    return any(e.prepend or e.origin is not None or e.attribute_clauses or e.deltas
+    return any(e.prepend or e.prepend_last_as or e.origin is not None or e.attribute_clauses or e.deltas
                for entries in dev.route_maps.values() for e in entries)
 
 

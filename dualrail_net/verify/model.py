@@ -322,6 +322,10 @@ class RouteMapEntry:
     # lose best-path selection and leave multipath: the way a switch is drained)
     prepend: tuple[int, ...] = ()
     prepend_line: int = 0
+    # `set as-path prepend last-as N` (FRR): the path's leftmost ASN N more times where the map sees
+    # it (inbound the sender's; outbound the AS it was learned from, nothing on a route of its own:
+    # bgpd's route_set_aspath_prepend); judged per path by the plain reference; 0: none
+    prepend_last_as: int = 0
     # `set local-preference N`, `set weight N`, `set metric N` (MED): best-path attributes a permit
     # entry sets (None: not set), and the line that set each
     local_pref: int | None = None

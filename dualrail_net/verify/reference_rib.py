@@ -45,7 +45,7 @@ from dualrail_net.verify.aspaths import list_permits, path_text
 from dualrail_net.verify.ipfast import net_str, network_of
 from dualrail_net.verify.model import ORIGIN_CODES, DeviceConfig, Neighbor, RouteMapEntry
 from dualrail_net.verify.snapshot import Snapshot
-from dualrail_net.verify.routes import RouteView, adjusted, explain_prefix_list, route_map_outcome
+from dualrail_net.verify.routes import LOCAL_NEXT_HOP, RouteView, adjusted, explain_prefix_list, route_map_outcome
 from dualrail_net.verify.topology import NodeId, Topology
 
 MAX_ROUNDS = 256
@@ -68,6 +68,9 @@ class Path:
     # the LOCAL_PREF attribute's value as the receiver holds it (what `match local-preference`
     # compares; ``rank`` holds what best-path selection uses)
     local_pref: int = 0
+    # its next hop as the receiver holds it: the sender's address, or what a route-map set (None:
+    # unnumbered), which the receiver's outbound `match ip next-hop` compares
+    next_hop: str | None = None
 
 
 class _Inbound(NamedTuple):
@@ -125,6 +128,7 @@ def _map_denial(dev: DeviceConfig, name: str, prefix: str, path: tuple[int, ...]
         line, said = next(((at, f"match {kind} {value}") for e in entries for kind, value, at in e.attribute_clauses),
                           (0, "match"))
         carries = f"it carries ORIGIN {ORIGIN_CODES[route.origin]}, MED {route.med}, LOCAL_PREF {route.local_pref}" + (
+            f", next hop {route.next_hop}" if route.next_hop is not None else "") + (
             f", from {route.peer}" if route.peer is not None else "; outbound, bgpd's `match peer` matches no peer")
         return dev.name, line, f"route-map {name}'s `{said}` leaves {prefix} out ({carries})"
     line = next((at for e in entries for _, at in e.as_path_clauses), 0)
@@ -308,10 +312,12 @@ def _converge(snap: Snapshot, topo: Topology, nodes: list[NodeId], inbound: Mapp
                         continue
                     held = best.as_path if best else outside[src].get(prefix, ())  # (before the sender's ASN)
                     if best is not None:  # what the sender holds (a MED value of 0 where none came)
-                        held_route = RouteView(best.origin, 0 if best.med == WORST_MED else best.med, best.local_pref)
+                        held_route = RouteView(best.origin, 0 if best.med == WORST_MED else best.med, best.local_pref,
+                                               next_hop=best.next_hop)
                     else:  # its own: the instance's default local preference
                         held_route = RouteView(own_origin.get(src, {}).get(prefix, 0),
-                                               (origin_med or {}).get(src, {}).get(prefix, 0), DEFAULT_LOCAL_PREF)
+                                               (origin_med or {}).get(src, {}).get(prefix, 0), DEFAULT_LOCAL_PREF,
+                                               next_hop=LOCAL_NEXT_HOP)
                     ok, out_entry, why = _one_side(src_dev, receiver_address, out_filter, out_map, "out", prefix, held,
                                                    denied is not None, held_route)
                     if not ok:
@@ -322,7 +328,7 @@ def _converge(snap: Snapshot, topo: Topology, nodes: list[NodeId], inbound: Mapp
                     if out_entry is not None and out_entry.prepend:
                         prepended += _foreign(out_entry.prepend, held + (asn[src],), src_dev.name,
                                               out_entry.prepend_line)
-                    as_path = (out_entry.prepend if out_entry else ()) + held
+                    as_path = (_prepend(out_entry, held) if out_entry else ()) + held
                     if not ibgp:
                         as_path = strip_private(as_path, strip, asn[src], asn[dst])
                         if override:  # `as-override`: the receiver's ASN becomes the sender's
@@ -352,9 +358,12 @@ def _converge(snap: Snapshot, topo: Topology, nodes: list[NodeId], inbound: Mapp
                         else held_route.origin
                     # LOCAL_PREF crosses iBGP only (the sender's, its default where it has none)
                     sent_pref = (held_route.local_pref or DEFAULT_LOCAL_PREF) if ibgp else 0
+                    sent_hop = out_entry.next_hop if out_entry is not None and out_entry.next_hop is not None \
+                        and out_entry.next_hop[:1].isdigit() else None if unnumbered else sender_address
                     ok, in_entry, why = _one_side(dst_dev, sender_address, in_filter, in_map, "in", prefix, as_path,
                                                   denied is not None,
-                                                  RouteView(sent_origin, sent_med or 0, sent_pref, sender_address))
+                                                  RouteView(sent_origin, sent_med or 0, sent_pref, sender_address,
+                                                            sent_hop))
                     if not ok:
                         if why is not None and denied is not None:
                             denied[(src, dst, prefix)] = why
@@ -396,7 +405,7 @@ def _converge(snap: Snapshot, topo: Topology, nodes: list[NodeId], inbound: Mapp
                             med = in_entry.med
                         elif in_entry is not None and "metric" in in_entry.deltas:
                             med = adjusted(sent_med or 0, in_entry.deltas["metric"][0])
-                    in_prepend = in_entry.prepend if in_entry else ()
+                    in_prepend = _prepend(in_entry, as_path) if in_entry else ()
                     if in_entry is not None and in_prepend:
                         prepended += _foreign(in_prepend, as_path + (asn[dst],), dst_dev.name, in_entry.prepend_line)
                     # ORIGIN: as the sender holds it, unless a route-map sets it (outbound, then inbound)
@@ -410,8 +419,10 @@ def _converge(snap: Snapshot, topo: Topology, nodes: list[NodeId], inbound: Mapp
                     for entry, by in ((out_entry, src_dev.name), (in_entry, dst_dev.name)):
                         if entry is not None and entry.origin is not None:
                             code, origin_at = entry.origin, (by, entry.origin_line)
+                    if in_entry is not None and in_entry.next_hop is not None and in_entry.next_hop[:1].isdigit():
+                        sent_hop = in_entry.next_hop
                     candidates.setdefault(prefix, []).append(Path(src, in_prepend + as_path, ibgp, rank, med, gshut,
-                                                                  code, prepended, origin_at, local_pref))
+                                                                  code, prepended, origin_at, local_pref, sent_hop))
             table: dict[str, list[Path]] = {p: [] for p in origin[dst]}
             cap = maximum_paths(dst_dev, dst_inst, path_overrides)
             for prefix, offered in candidates.items():
@@ -446,6 +457,12 @@ def _converge(snap: Snapshot, topo: Topology, nodes: list[NodeId], inbound: Mapp
             return rib, counts
         rib = new
     return rib, counts
+
+
+def _prepend(entry: RouteMapEntry, path: tuple[int, ...]) -> tuple[int, ...]:
+    """What ``entry`` puts in front of ``path`` (the path where its map sees it): its ASNs, and for
+    `last-as N` the path's leftmost ASN N times (nothing on an empty path)."""
+    return entry.prepend + (path[:1] * entry.prepend_last_as if entry.prepend_last_as else ())
 
 
 def _foreign(prepend: tuple[int, ...], on_path: tuple[int, ...], device: str,

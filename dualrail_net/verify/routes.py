@@ -191,6 +191,7 @@ def merge_sets(before: RouteMapEntry | None, entry: RouteMapEntry) -> RouteMapEn
         return entry
     merged = RouteMapEntry(entry.seq, "permit", line=entry.line)
     merged.prepend = entry.prepend + before.prepend
+    merged.prepend_last_as = entry.prepend_last_as + before.prepend_last_as
     merged.prepend_line = entry.prepend_line or before.prepend_line
     merged.local_pref = before.local_pref if entry.local_pref is None else entry.local_pref
     merged.weight = before.weight if entry.weight is None else entry.weight
@@ -549,7 +550,11 @@ class RouteView:
       inbound route-map set it, the instance's default (100) on one it originates;
     * ``peer``: inbound, the neighbor's address as the receiver names it; outbound None: bgpd
       evaluates an outbound map once per update group, on a peer without an address, so `match
-      peer` matches nothing there (not even `match peer local`).
+      peer` matches nothing there (not even `match peer local`);
+    * ``next_hop``: the route's next hop: inbound the sender's address (or what its outbound map
+      set), outbound the address of the neighbor the sender learned it from (or what its inbound
+      map set), "0.0.0.0" on a route the sender originates, which is what `match ip next-hop type
+      blackhole` matches (bgpd: no next hop and no interface); None: none to compare (unnumbered).
 
     A route's tag is 0: tags do not cross BGP, and a device that sets them or redistributes has its
     `match tag` reported instead (parsers/frr.py)."""
@@ -558,10 +563,21 @@ class RouteView:
     med: int = 0
     local_pref: int = 0
     peer: str | None = None
+    next_hop: str | None = None
+
+
+LOCAL_NEXT_HOP = "0.0.0.0"  # the next hop of a route a device originates itself, as bgpd holds it
 
 
 def attribute_clause_matches(kind: str, value: str, route: RouteView) -> bool:
-    """One `match origin|metric|tag|local-preference|peer` clause on ``route``."""
+    """One `match origin|metric|tag|local-preference|peer|ip next-hop address|ip next-hop type|
+    probability` clause on ``route``."""
+    if kind == "ip next-hop address":
+        return route.next_hop == value
+    if kind == "ip next-hop type":
+        return route.next_hop == LOCAL_NEXT_HOP
+    if kind == "probability":
+        return value == "100"
     if kind == "origin":
         return ORIGIN_CODES[route.origin] == value
     if kind == "metric":

@@ -594,6 +594,11 @@ def route_map_clause(entry: RouteMapEntry, w: list[str], line: int) -> bool:
             else is_decimal(w[2]) and int(w[2]) <= 4294967295 and (w[1] != "tag" or int(w[2]) > 0)):
         entry.attribute_clauses.append((w[1], w[2], line))
         return True
+    if w[:4] == ["match", "ip", "next-hop", "address"] and len(w) == 5 and is_ip(w[4]) \
+            or w == ["match", "ip", "next-hop", "type", "blackhole"] or w[:2] == ["match", "probability"] \
+            and w[2:] in (["0"], ["100"]):  # (another probability: routes matched at random, reported)
+        entry.attribute_clauses.append((" ".join(w[1:-1]), w[-1], line))
+        return True
     if w[:4] == ["match", "ip", "address", "prefix-len"] and len(w) == 5 or w[:2] == ["match", "source-protocol"] \
             and len(w) == 3:
         entry.bgpd_ignores.append((" ".join(w), line))  # (zebra's: finish_bgp says where it matters)
@@ -601,12 +606,15 @@ def route_map_clause(entry: RouteMapEntry, w: list[str], line: int) -> bool:
     if w[:2] == ["set", "tag"]:
         entry.sets_tag_line = line
         return False
+    if w[:4] == ["set", "as-path", "prepend", "last-as"] and len(w) == 5 and is_decimal(w[4]) and 1 <= int(w[4]) <= 10:
+        entry.prepend, entry.prepend_last_as, entry.prepend_line = (), int(w[4]), line  # (FRR's range 1-10)
+        return True
     if w[:3] == ["set", "as-path", "prepend"] and len(w) > 3:
         asns = [parse_asn(word) for word in w[3:]]
         if None in asns or len(asns) > 16:
             return False  # `last-as N`, `auto`, a malformed ASN: not modelled
         entry.prepend = tuple(a for a in asns if a is not None)
-        entry.prepend_line = line
+        entry.prepend_line, entry.prepend_last_as = line, 0
         return True
     if w[:3] == ["set", "ip", "next-hop"] and len(w) == 4 and (is_ip(w[3]) or w[3] in ("peer-address", "unchanged")):
         entry.next_hop, entry.next_hop_line = w[3], line
@@ -658,13 +666,13 @@ def _route_map_undo(entry: RouteMapEntry, w: list[str]) -> bool:
         kind = "access-list" if w[1] == "ip" else w[1]
         named = w[3] if kind == "access-list" and len(w) == 4 else w[2] if kind != "access-list" and len(w) >= 3 else None
         entry.match_lists[:] = [m for m in entry.match_lists if m[0] != kind or named is not None and m[1] != named]
-    elif w[:2] in _ATTRIBUTE_MATCHES and len(w) in (2, 3):
-        entry.attribute_clauses[:] = [c for c in entry.attribute_clauses
-                                      if c[0] != w[1] or len(w) == 3 and c[1] != w[2]]
+    elif w[:1] == ["match"] and any(w[1:1 + len(c[0].split())] == c[0].split() for c in entry.attribute_clauses):
+        entry.attribute_clauses[:] = [c for c in entry.attribute_clauses if w[1:1 + len(c[0].split())] != c[0].split()
+                                      or len(w) == 2 + len(c[0].split()) and c[1] != w[-1]]
     elif w[:2] == ["set", "tag"]:
         entry.sets_tag_line = 0
     elif w[:3] == ["set", "as-path", "prepend"]:
-        entry.prepend, entry.prepend_line = (), 0
+        entry.prepend, entry.prepend_line, entry.prepend_last_as = (), 0, 0
     elif w[:3] == ["set", "ip", "next-hop"]:
         entry.next_hop, entry.next_hop_line = None, 0
     elif w[:1] == ["set"] and len(w) in (2, 3) and w[1] in ("local-preference", "weight", "metric"):
@@ -1399,13 +1407,21 @@ def _judge_filter_list(dev: DeviceConfig, n: Neighbor, way: str, reported: set[t
 
 
 def _attribute_clauses_read(dev: DeviceConfig, frr: bool) -> None:
-    """Which `match` clauses on a route's attributes (RouteMapEntry.attribute_clauses) and which
+    """On EOS, relative sets (`set metric +N`, `set as-path prepend last-as N`) are reported (its
+    semantics are not read here). Which `match` clauses on a route's attributes (RouteMapEntry.attribute_clauses) and which
     clauses bgpd does not implement (``bgpd_ignores``) stay judged; the others are reported (and
     taken as matching): on another platform than FRR (its semantics are not read here), a `match
     tag` on a device that tags routes (`set tag`) or redistributes (a route's tag comes from the
     RIB), and any of them in a route-map that originates routes (`network`, `redistribute`) or
     decides what is installed (zebra's `ip protocol bgp route-map`, `table-map`: zebra implements
     prefix-len and source-protocol)."""
+    if not frr:  # (what EOS adds or prepends relative to the route is not read here)
+        for entries in dev.route_maps.values():
+            for entry in entries:
+                dev.unmodelled += [(line, f"set {kind} {delta:+d}") for kind, (delta, line) in entry.deltas.items()]
+                if entry.prepend_last_as:
+                    dev.unmodelled.append((entry.prepend_line, f"set as-path prepend last-as {entry.prepend_last_as}"))
+                entry.deltas, entry.prepend_last_as = {}, 0
     if not any(e.attribute_clauses or e.bgpd_ignores for entries in dev.route_maps.values() for e in entries):
         return
     tags = any(e.sets_tag_line for entries in dev.route_maps.values() for e in entries) \

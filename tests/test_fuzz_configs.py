@@ -8,6 +8,7 @@ from __future__ import annotations
 import random
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -218,3 +219,44 @@ def test_hostile_server_routes_and_rules_never_raise(tmp_path: Path) -> None:
                 found = routing.lookup(source, destination)
                 for egress in found.each() if found is not None else []:
                     routing.source_for(egress)
+
+
+# digits int() refuses ('²' is a digit to str.isdigit) or cannot hold (over 4,300 of them)
+HOSTILE_NUMBERS = ("\u00b2", "9" * 5000)
+
+
+@pytest.mark.parametrize("variant", ["clean", "sonic_variant", "nvue_variant"])
+def test_every_number_of_every_line_made_hostile_is_read_or_reported(request: pytest.FixtureRequest, tmp_path: Path,
+                                                                      variant: str) -> None:
+    """One switch per platform and one server: each number of each line (the first four of a
+    line), replaced by a digit int() refuses or by 5,000 digits, one at a time: the device is read
+    (the number reported as not modelled, or the line refused), never an exception."""
+    import re
+
+    from dualrail_net.manifest import Manifest
+    from dualrail_net.verify.parsers import parse_device, parse_server
+    root: Path = request.getfixturevalue(variant)
+    manifest = Manifest.load(root)
+    firsts: dict[str, tuple[str, str]] = {}
+    for name, meta in manifest.devices.items():
+        firsts.setdefault(meta.platform, (name, meta.dir))
+    folders: list[tuple[Path, Any]] = [(root / folder, lambda d, n=name, p=platform: parse_device(n, p, d))
+                                       for platform, (name, folder) in firsts.items()]
+    server = sorted((root / "servers").iterdir())[0]
+    folders.append((server, lambda d, n=server.name: parse_server(n, d)))
+    edited = 0
+    for folder, parse in folders:
+        work = tmp_path / folder.name
+        shutil.copytree(folder, work)
+        for path in sorted(p for p in work.iterdir() if p.is_file()):
+            original = path.read_text(errors="replace")
+            lines = original.split("\n")
+            for i, line in enumerate(lines):
+                for m in list(re.finditer(r"[0-9]+", line))[:4]:
+                    for hostile in HOSTILE_NUMBERS:
+                        path.write_text("\n".join(lines[:i] + [line[:m.start()] + hostile + line[m.end():]]
+                                                  + lines[i + 1:]))
+                        parse(work)  # must not raise
+                        edited += 1
+            path.write_text(original)
+    assert edited > 500

@@ -111,7 +111,7 @@ def ip_link_states(device: str, text: str, speeds: dict[str, int] | None = None)
 # ibnetdiscover: a node header, then one line per connected port, each naming its far end by GUID
 # and, after '#', by node description
 _IB_NODE = re.compile(r'^(?:Switch|Ca)\s+\d+\s+"[SH]-([0-9a-fA-F]+)"\s*(?:#\s*"([^"]*)")?')
-_IB_PORT = re.compile(r'^\[(\d+)\](?:\([0-9a-fA-F]+\))?\s+"[SH]-([0-9a-fA-F]+)"\[(\d+)\][^#]*(?:#\s*"([^"]*)")?')
+_IB_PORT = re.compile(r'^\[([0-9]{1,4})\](?:\([0-9a-fA-F]+\))?\s+"[SH]-([0-9a-fA-F]+)"\[([0-9]{1,4})\][^#]*(?:#\s*"([^"]*)")?')
 
 
 def _node_name(guid: str, description: str | None, names: dict[str, str]) -> str:

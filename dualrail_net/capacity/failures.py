@@ -79,7 +79,7 @@ def _plane(fabric: Fabric, plane: str, spec: str) -> None:
 
 
 def _count(text: str, spec: str) -> int:
-    if not text.isdigit() or int(text) < 1:
+    if not (text.isascii() and text.isdigit() and len(text) <= 9) or int(text) < 1:
         raise FailureSpecError(f"{spec}: {text!r} is not a positive count")
     return int(text)
 

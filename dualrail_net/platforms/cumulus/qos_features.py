@@ -105,7 +105,7 @@ def _parse_qos_text(text: str) -> QosFile:
     dscp_to_priority: dict[int, int] = {}
     prio_to_tc: dict[int, int] = {}
     for key, value in kv.items():
-        m = re.fullmatch(r"traffic\.cos_(\d+)\.priority_source\.dscp", key)
+        m = re.fullmatch(r"traffic\.cos_([0-9]{1,3})\.priority_source\.dscp", key)
         if m:
             codes = [_number(d, 63) for d in _list(value)]
             if None in codes or int(m.group(1)) > 7:
@@ -114,7 +114,7 @@ def _parse_qos_text(text: str) -> QosFile:
             for dscp in codes:
                 assert dscp is not None
                 dscp_to_priority[dscp] = int(m.group(1))
-        m = re.fullmatch(r"traffic\.cos_(\d+)\.egress_queue", key)
+        m = re.fullmatch(r"traffic\.cos_([0-9]{1,3})\.egress_queue", key)
         if m:
             queue = _number(value, 7)
             if queue is None:
@@ -167,7 +167,7 @@ def _parse_qos_text(text: str) -> QosFile:
     dwrr: dict[str, dict[int, int]] = {}
     for profile_name in _list(kv.get("scheduling.egress_profile_list", "")):
         modes = {int(m.group(1)): v for k, v in kv.items()
-                 if (m := re.fullmatch(rf"scheduling\.{re.escape(profile_name)}\.egress_queue_(\d+)\.mode", k))}
+                 if (m := re.fullmatch(rf"scheduling\.{re.escape(profile_name)}\.egress_queue_([0-9]{{1,3}})\.mode", k))}
         queues = [q for q, mode in modes.items() if mode == "strict"]
         # DWRR weights are relative: each queue's share is its weight over the sum of the profile's
         weights = {q: _number(kv.get(f"scheduling.{profile_name}.egress_queue_{q}.weight", ""), 1 << 20)

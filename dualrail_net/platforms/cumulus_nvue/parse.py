@@ -30,7 +30,7 @@ from dualrail_net.verify.model import (
     RouteMapEntry,
     StaticRoute,
 )
-from dualrail_net.verify.parsers.files import read_text
+from dualrail_net.verify.parsers.files import is_decimal, read_text
 from dualrail_net.verify.parsers import link as linkset
 from dualrail_net.verify.parsers.frr import PORT_NAME, finish_bgp, is_ip, is_prefix, parse_asn
 
@@ -645,14 +645,14 @@ def _qos(r: _Reader, qos: dict[str, Any], path: PathKey) -> None:
     mapping = _map(_map(qos.get("mapping")).get("default-global"))
     trust = TRUST.get(str(mapping.get("trust", "l2")), str(mapping.get("trust")))
     to_prio = {int(d): _int(_map(v).get("switch-priority"), 7) for d, v in _map(mapping.get("dscp")).items()
-               if str(d).isascii() and str(d).isdigit() and int(d) < 64}
+               if is_decimal(str(d)) and int(d) < 64}
     queues = _map(_map(_map(qos.get("egress-queue-mapping")).get("default-global")).get("switch-priority"))
-    prio_tc = {int(p): _int(_map(v).get("traffic-class"), 7) for p, v in queues.items() if str(p).isdigit()}
+    prio_tc = {int(p): _int(_map(v).get("traffic-class"), 7) for p, v in queues.items() if is_decimal(str(p))}
     dev.qos.dscp_to_priority = {d: p for d, p in to_prio.items() if p is not None}
     dev.qos.dscp_to_tc = {d: prio_tc.get(p, p) or 0 for d, p in dev.qos.dscp_to_priority.items()}
     dev.qos.dscp_to_tc = {d: tc for d, tc in dev.qos.dscp_to_tc.items() if tc is not None}
     pfc = _map(_map(qos.get("pfc")).get("default-global"))
-    prios = sorted(int(p) for p in _map(pfc.get("switch-priority")) if str(p).isdigit())
+    prios = sorted(int(p) for p in _map(pfc.get("switch-priority")) if is_decimal(str(p)))
     if pfc.get("rx", "enable") != "enable" or pfc.get("tx", "enable") != "enable":
         prios = []  # a pause must be both sent and honoured: one direction off is no lossless class
     roce = _map(qos.get("roce"))
@@ -664,12 +664,12 @@ def _qos(r: _Reader, qos: dict[str, Any], path: PathKey) -> None:
     for tc, body in _map(_map(_map(qos.get("congestion-control")).get("default-global")).get("traffic-class")).items():
         body = _map(body)
         low, high, prob = (_int(body.get(k)) for k in ("min-threshold", "max-threshold", "probability"))
-        if body.get("ecn", "enable") == "enable" and str(tc).isdigit() and None not in (low, high, prob):
+        if body.get("ecn", "enable") == "enable" and is_decimal(str(tc)) and None not in (low, high, prob):
             assert low is not None and high is not None and prob is not None
             ecn[int(tc)] = EcnProfile(low, high, prob)
     scheduler = _map(_map(_map(qos.get("egress-scheduler")).get("default-global")).get("traffic-class"))
-    strict = sorted(int(tc) for tc, body in scheduler.items() if str(tc).isdigit() and _map(body).get("mode") == "strict")
-    shares = {int(tc): share for tc, body in scheduler.items() if str(tc).isdigit() and _map(body).get("mode") == "dwrr"
+    strict = sorted(int(tc) for tc, body in scheduler.items() if is_decimal(str(tc)) and _map(body).get("mode") == "strict")
+    shares = {int(tc): share for tc, body in scheduler.items() if is_decimal(str(tc)) and _map(body).get("mode") == "dwrr"
               and (share := _int(_map(body).get("bw-percent"), 100)) is not None}
     shared_ecn = ecn or None
     for iface in dev.interfaces.values():

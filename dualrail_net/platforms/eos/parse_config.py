@@ -28,7 +28,7 @@ from dualrail_net.verify.model import (
     StaticRoute,
 )
 from dualrail_net.verify.parsers import link
-from dualrail_net.verify.parsers.files import read_text
+from dualrail_net.verify.parsers.files import is_decimal, read_text
 from dualrail_net.verify.parsers.frr import (
     _int,
     add_prefix_list_entry,
@@ -229,7 +229,7 @@ def _interface(node: Node, name: str, dev: DeviceConfig, routed: set[str], pfc_o
         elif w[:2] == ["priority-flow-control", "priority"] and len(w) == 4 and w[3] == "no-drop" \
                 and (prio := _int(w[2], 7)) is not None:
             iface.pfc_priorities = sorted(set((iface.pfc_priorities or []) + [prio]))
-        elif w[0] == "channel-group" and len(w) == 4 and w[1].isdigit() and w[2] == "mode" \
+        elif w[0] == "channel-group" and len(w) == 4 and is_decimal(w[1]) and w[2] == "mode" \
                 and w[3] in ("active", "passive", "on"):
             dev.lag_members[name] = (f"Port-Channel{int(w[1])}", FILE, child.line)
         elif w[:2] == ["ip", "access-group"] and len(w) == 4 and w[3] in ("in", "out"):
@@ -396,7 +396,7 @@ def _static(w: list[str], dev: DeviceConfig, node: Node) -> None:
     if rest[:1] == ["vrf"] and len(rest) > 1:
         vrf, rest = rest[1], rest[2:]
     if len(rest) >= 2 and is_prefix(rest[0]) and (rest[1] == "Null0" or is_ip(rest[1]) or rest[1][:1].isalpha()):
-        distance = int(rest[2]) if len(rest) > 2 and rest[2].isdigit() and len(rest[2]) <= 3 else 1
+        distance = int(rest[2]) if len(rest) > 2 and is_decimal(rest[2]) and len(rest[2]) <= 3 else 1
         dev.static_routes.append(StaticRoute(vrf, rest[0], None if rest[1] == "Null0" else rest[1], None, distance,
                                              node.line))
     else:

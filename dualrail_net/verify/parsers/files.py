@@ -48,7 +48,11 @@ def read_bytes(path: Path) -> bytes:
     return data or b""
 
 
+MAX_DIGITS = 20  # (2**64 has 20 digits)
+
+
 def is_decimal(text: str) -> bool:
-    """ASCII digits only: str.isdigit() is also true for '²' or '٣', which int() then refuses (or
-    reads as another number): a hand-edited file must not crash a reader through it."""
-    return text.isascii() and text.isdigit()
+    """ASCII digits only, at most 20 of them: str.isdigit() is also true for '²' or '٣', which int()
+    then refuses (or reads as another number), and int() refuses more than 4,300 digits: a
+    hand-edited file must not crash a reader through it (no number a config holds has more than 20)."""
+    return text.isascii() and text.isdigit() and len(text) <= MAX_DIGITS

@@ -34,6 +34,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, Sequence, Union
 
+from dualrail_net.verify.parsers.files import is_decimal
+
 GRAMMAR_FILE = Path(__file__).with_name("frr_grammar.txt")
 
 # The nodes the grammar file holds and the lines that enter each from the configuration node;
@@ -169,7 +171,7 @@ def grade(token: Token, word: str) -> int:
         return EXACT if _ipv4(word) else NO_MATCH
     if kind == IPV4_PREFIX:
         address, slash, length = word.partition("/")
-        ok = slash and _ipv4(address) and length.isdigit() and int(length) <= 32
+        ok = slash and _ipv4(address) and is_decimal(length) and int(length) <= 32
         return EXACT if ok else NO_MATCH
     if kind == RANGE:
         if not _RANGE_WORD.fullmatch(word):  # strtoll: optional blanks and sign, then digits only
@@ -183,11 +185,11 @@ def grade(token: Token, word: str) -> int:
             ipaddress.IPv6Address(address)
         except ValueError:
             return NO_MATCH
-        return EXACT if not slash or length.isdigit() and int(length) <= 128 else NO_MATCH
+        return EXACT if not slash or is_decimal(length) and int(length) <= 128 else NO_MATCH
     mac, slash, length = word.partition("/")
     ok = re.fullmatch(r"[0-9A-Fa-f]{2}(:[0-9A-Fa-f]{2}){5}", mac) is not None
     if kind == MAC_PREFIX:
-        ok = ok and bool(slash) and length.isdigit() and int(length) <= 48
+        ok = ok and bool(slash) and is_decimal(length) and int(length) <= 48
     elif slash:
         ok = False
     return EXACT if ok else NO_MATCH

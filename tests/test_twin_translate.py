@@ -29,6 +29,19 @@ def test_vrf_becomes_a_namespace(rendered: dict[str, str]) -> None:
     assert "swp33" in ifaces and "iface swp1\n" not in ifaces
 
 
+def test_a_vrf_block_ends_where_frr_leaves_it_not_where_the_indentation_does(rendered: dict[str, str]) -> None:
+    """An un-indented line of plane A's `router bgp ... vrf` block is plane A's (bgpd reads it in
+    the block), so plane B's namespace does not get it at the top level (where vtysh refuses it);
+    a line only the configuration node takes ends the block (what follows it is read there, as
+    bgpd reads it)."""
+    text = rendered["multi-plane/gw-storage-1/frr.conf"]
+    edited = text.replace(" bgp router-id 10.10.0.92\n", " bgp router-id 10.10.0.92\nbgp default local-preference 50\n", 1)
+    assert "bgp default local-preference 50" in frr_for_vrf(edited, "plane-a")
+    assert "bgp default local-preference 50" not in frr_for_vrf(edited, "plane-b")
+    closed = text.replace(" bgp router-id 10.10.0.92\n", " bgp router-id 10.10.0.92\nip prefix-list X seq 5 permit any\n", 1)
+    assert "ip prefix-list X seq 5 permit any" in frr_for_vrf(closed, "plane-b")  # global: every VRF keeps it
+
+
 def test_interfaces_translation_is_faithful_and_strict(rendered: dict[str, str]) -> None:
     # the twin applies the file without the switch's out-of-band management (it has its own)
     text = without_management(rendered["plane-A/a-leaf-su1-r0/interfaces"])

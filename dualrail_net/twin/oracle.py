@@ -583,6 +583,24 @@ def _prepend_last_as(rng: random.Random, text: str) -> tuple[str, str] | None:
     return _route_map_sets(rng, text, n, name, direction, f"set as-path prepend last-as {rng.choice([1, 3])}", "-L")
 
 
+def _default_local_pref(rng: random.Random, text: str) -> tuple[str, str] | None:
+    """`bgp default local-preference N` on a device, and (half the time) one neighbor's inbound
+    route-map (a copy) setting local preference 100: the default decides whether it wins."""
+    edited = _after_router_id(text, f"bgp default local-preference {rng.choice([50, 100, 200])}")
+    refs = re.findall(r"^ *neighbor (\S+) route-map (\S+) in$", edited or "", re.M)
+    if edited is None:
+        return None
+    said = edited.split("bgp default local-preference ")[1].split("\n")[0]
+    if not refs or rng.random() < 0.5:
+        return f"bgp default local-preference {said}", edited
+    n, name = rng.choice(refs)
+    entries = re.findall(rf"^route-map {re.escape(name)} (permit|deny) (\d+)\n((?:[ \t]+.*\n)*)", edited, re.M)
+    if not entries:
+        return None
+    return (f"bgp default local-preference {said}, neighbor {n} route-map {name}-D in sets local-preference 100",
+            _neighbors_own_copy(edited, entries, name, "-D", "set local-preference 100", n, "in"))
+
+
 def _relative_attribute(rng: random.Random, text: str) -> tuple[str, str] | None:
     """A relative best-path attribute on one neighbor's route-map (a copy of it) or on the one
     every neighbor uses: MED (either way) or local preference (inbound) raised or lowered by N."""
@@ -1166,7 +1184,7 @@ EDITS: tuple[Callable[[random.Random, str], tuple[str, str] | None], ...] = (
     _neighbor_prefix_list, _next_hop_unchanged, _remove_private_as, _default_originate, _as_override,
     _graceful_shutdown, _med_missing_as_worst, _addpath, _match_list, _access_list, _community_list,
     _as_path_list, _prepend_foreign, _origin, _flow, _network_map, _max_med, _confederation, _negate, _negate, _prefix_list_entry, _zebra_interface,
-    _match_attribute, _relative_attribute, _match_next_hop, _prepend_last_as)
+    _match_attribute, _relative_attribute, _match_next_hop, _prepend_last_as, _default_local_pref)
 
 
 # frr.conf edits whose effect outlives the daemons (zebra sets a port admin-down in the kernel)

@@ -4,33 +4,47 @@ The translation is mechanical and documented: from the device's rendered files k
 to the VRF and drop the VRF wrapper; nothing is added.
 * frr.conf: `vrf X` / `exit-vrf` blocks are dropped; `router bgp N vrf X` becomes `router bgp N`;
   other VRFs' `router bgp` blocks are dropped; everything global (prefix lists, route maps) is kept.
+  A block ends where FRR leaves it (`exit`, or a line only the configuration node takes: FRR's
+  climbing, verify/parsers/frr_cli.py), not where the indentation says: bgpd reads an un-indented
+  line of a `router bgp` block as the block's.
 * interfaces: the VRF device's address becomes the namespace's loopback address; ports of the VRF
   are kept without their `vrf` line; ports of other VRFs are dropped.
 """
 
 from __future__ import annotations
 
+from dualrail_net.verify.parsers.frr_cli import expand, node_after
 from dualrail_net.verify.parsers.ifupdown import parse_stanzas
 
 
 def frr_for_vrf(text: str, vrf: str) -> str:
     out: list[str] = []
     skipping = False
+    node = "config"  # the grammar node FRR reads the next line in
     for line in text.splitlines():
-        if line and not line[0].isspace():
-            words = line.split()
-            if skipping and words[0] in ("exit", "exit-vrf"):
-                skipping = False
-                continue
+        words = line.split()
+        if not words or words[0][0] in "!#":
+            if not skipping:
+                out.append(line)
+            continue
+        if node != "config" and words[0] not in ("exit", "exit-vrf", "exit-address-family", "end"):
+            found = expand("bgp" if node == "bgp-other" else node, tuple(words))
+            if isinstance(found, tuple) and found[0] == "config":
+                node, skipping = "config", False  # the block ended: only the configuration node takes it
+        if node == "config":
             if words[0] == "vrf":
-                skipping = True
+                skipping, node = True, "vrf"
                 continue
             if words[:2] == ["router", "bgp"] and len(words) >= 5 and words[3] == "vrf":
-                skipping = words[4] != vrf
+                skipping, node = words[4] != vrf, "bgp"
                 if not skipping:
                     out.append(" ".join(words[:3]))
                 continue
+        ended = node != "config" and words[0] in ("exit", "exit-vrf", "end") and not node.startswith("bgp-")
+        node = node_after(words, node)
+        if skipping and ended:
             skipping = False
+            continue
         if not skipping:
             out.append(line)
     return "\n".join(out) + "\n"

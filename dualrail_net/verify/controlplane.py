@@ -1114,10 +1114,11 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
                 # a route-map's `set weight` overrides the neighbor's weight (bgpd applies it after);
                 # MED: sent, or set inbound (which overrides the sent one)
                 prefs = [(e, b) for e, b in inbound if e.weight is not None or e.local_pref is not None]
-                ranks = [((weight if e.weight is None else e.weight, 100 if e.local_pref is None else e.local_pref),
-                          b & mask, e) for e, b in prefs]
+                default_pref = dst_dev.bgp[nodes[dst][1]].default_local_pref
+                ranks = [((weight if e.weight is None else e.weight, default_pref if e.local_pref is None
+                           else e.local_pref), b & mask, e) for e, b in prefs]
                 if weight and full & ~_or(b for _, b in prefs):
-                    ranks.append(((weight, 100), full & ~_or(b for _, b in prefs) & mask,
+                    ranks.append(((weight, default_pref), full & ~_or(b for _, b in prefs) & mask,
                                   neighbor_weight_entry(in_nbr)))
                 meds = [(e, b) for e, b in inbound if e.med is not None]
                 reset = _or(b for _, b in meds)
@@ -1204,7 +1205,8 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
     dead = [(node, prefix, line) for node, o in origins.items() for prefix, line in o.dead]
     suppressed: dict[int, int] = {}
     med_rules = _MedRules(frozenset(i for i, inst in enumerate(insts) if inst.always_compare_med),
-                          frozenset(i for i, inst in enumerate(insts) if inst.med_missing_as_worst_line))
+                          frozenset(i for i, inst in enumerate(insts) if inst.med_missing_as_worst_line),
+                          {i: inst.default_local_pref for i, inst in enumerate(insts) if inst.default_local_pref != 100})
     core: _Core | None = None
     for _ in range(4):  # aggregates: originate, propagate, repeat while an aggregate appears or goes
         seeded: _Seeds = {}
@@ -1759,6 +1761,8 @@ class _MedRules(NamedTuple):
 
     always: frozenset[int] = frozenset()
     missing_as_worst: frozenset[int] = frozenset()
+    # receivers whose `bgp default local-preference` is not 100: what a path without one ranks at
+    default_pref: Mapping[int, int] = {}
 
 
 @dataclass
@@ -1805,7 +1809,8 @@ def _propagate_preferring(origin: list[int], edges: list[list[Edge]], asn: list[
             _outranked(dst, incoming[dst], edges, preferences, core, n, asn, new, why,
                        lambda src, bits_: 0 if (src, dst) in allowas else
                        path_through(src, through, bits_, core.via_in, rank, memo, alias), blocked,
-                       dst in med_rules.always, WORST_MED if dst in med_rules.missing_as_worst else 0)
+                       dst in med_rules.always, WORST_MED if dst in med_rules.missing_as_worst else 0,
+                       med_rules.default_pref.get(dst, 100))
         if new == blocked:
             break
         blocked = new
@@ -1832,12 +1837,13 @@ def _outranked(dst: int, sessions: list[tuple[int, int]], edges: list[list[Edge]
                preferences: dict[tuple[int, int], _Preference], core: _Core, n: int, asn: list[int],
                out: dict[tuple[int, int], int], why: dict[tuple[int, int], list[RouteMapEntry]],
                looping: Callable[[int, int], int], previous: dict[tuple[int, int], int],
-               any_as: bool = False, missing_med: int = 0) -> None:
+               any_as: bool = False, missing_med: int = 0, default_pref: int = 100) -> None:
     """Into ``out``: per session into ``dst``, the prefixes it must not install because another
     session offers them with a higher (weight, local preference), or, among the sessions of one
     neighbor AS that install them, a lower MED (``previous``: the last round's blocks, so a session
-    blocked for its MED still counts as offering what it can deliver)."""
-    default = (0, 100)
+    blocked for its MED still counts as offering what it can deliver). ``default_pref``: the
+    receiver's local preference for a path that carries none (`bgp default local-preference`)."""
+    default = (0, default_pref)
     available: dict[tuple[int, int], int] = defaultdict(int)
     parts: dict[tuple[int, int], list[tuple[tuple[int, int], int, RouteMapEntry | None]]] = {}
     can: dict[tuple[int, int], int] = {}

@@ -221,6 +221,10 @@ class BgpInstance:
     # (4294967294 unless given), whatever a route-map set; and its line
     max_med: int | None = None
     max_med_line: int = 0
+    # `bgp default local-preference N` (FRR): the local preference of every path that carries none
+    # (all it learns over eBGP but where an inbound map sets one) and of the routes it originates
+    default_local_pref: int = 100
+    default_local_pref_line: int = 0
     # `bgp confederation identifier N`: the AS the instance shows every peer outside its confederation
     # (and writes in AS paths in place of its own); `bgp confederation peers`: the member ASNs
     confederation: int | None = None

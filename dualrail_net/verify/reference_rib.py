@@ -49,7 +49,6 @@ from dualrail_net.verify.routes import LOCAL_NEXT_HOP, RouteView, adjusted, expl
 from dualrail_net.verify.topology import NodeId, Topology
 
 MAX_ROUNDS = 256
-DEFAULT_LOCAL_PREF = 100  # bgpd's default local preference (what a route it originates carries)
 
 
 @dataclass(frozen=True)
@@ -316,8 +315,8 @@ def _converge(snap: Snapshot, topo: Topology, nodes: list[NodeId], inbound: Mapp
                                                next_hop=best.next_hop)
                     else:  # its own: the instance's default local preference
                         held_route = RouteView(own_origin.get(src, {}).get(prefix, 0),
-                                               (origin_med or {}).get(src, {}).get(prefix, 0), DEFAULT_LOCAL_PREF,
-                                               next_hop=LOCAL_NEXT_HOP)
+                                               (origin_med or {}).get(src, {}).get(prefix, 0),
+                                               src_inst.default_local_pref, next_hop=LOCAL_NEXT_HOP)
                     ok, out_entry, why = _one_side(src_dev, receiver_address, out_filter, out_map, "out", prefix, held,
                                                    denied is not None, held_route)
                     if not ok:
@@ -357,7 +356,7 @@ def _converge(snap: Snapshot, topo: Topology, nodes: list[NodeId], inbound: Mapp
                     sent_origin = out_entry.origin if out_entry is not None and out_entry.origin is not None \
                         else held_route.origin
                     # LOCAL_PREF crosses iBGP only (the sender's, its default where it has none)
-                    sent_pref = (held_route.local_pref or DEFAULT_LOCAL_PREF) if ibgp else 0
+                    sent_pref = (held_route.local_pref or src_inst.default_local_pref) if ibgp else 0
                     sent_hop = out_entry.next_hop if out_entry is not None and out_entry.next_hop is not None \
                         and out_entry.next_hop[:1].isdigit() else None if unnumbered else sender_address
                     ok, in_entry, why = _one_side(dst_dev, sender_address, in_filter, in_map, "in", prefix, as_path,
@@ -390,12 +389,14 @@ def _converge(snap: Snapshot, topo: Topology, nodes: list[NodeId], inbound: Mapp
                     gshut = communities and (best is not None and best.gshut
                                              or not ibgp and src_inst.graceful_shutdown_line > 0)
                     if not ibgp:  # over eBGP: weight and local preference as set inbound, MED as sent or set inbound
-                        rank = (weight, 100)  # the neighbor's weight, unless the route-map sets one
+                        # the neighbor's weight, unless the route-map sets one; a path without a
+                        # local preference ranks at the receiver's default
+                        rank = (weight, dst_inst.default_local_pref)
                         if in_entry is not None:
                             # (a relative set adds to the LOCAL_PREF the route carries: none over eBGP)
                             rank = (weight if in_entry.weight is None else in_entry.weight,
                                     local_pref if in_entry.local_pref is not None
-                                    or "local-preference" in in_entry.deltas else 100)
+                                    or "local-preference" in in_entry.deltas else dst_inst.default_local_pref)
                         # after the inbound route-map, the community lowers local preference to 0;
                         # a receiver in graceful-shutdown tags what it takes in alike
                         gshut = gshut or dst_inst.graceful_shutdown_line > 0

@@ -547,7 +547,8 @@ class RouteView:
     * ``med``: the MED's value (0 when the route carries none: bgpd compares the stored value;
       outbound, the value the sender holds, before eBGP leaves it out);
     * ``local_pref``: the LOCAL_PREF attribute's value: 0 on a route learned over eBGP unless an
-      inbound route-map set it, the instance's default (100) on one it originates;
+      inbound route-map set it, the instance's default (`bgp default local-preference`, 100) on one it
+      originates;
     * ``peer``: inbound, the neighbor's address as the receiver names it; outbound None: bgpd
       evaluates an outbound map once per update group, on a peer without an address, so `match
       peer` matches nothing there (not even `match peer local`);

@@ -570,8 +570,11 @@ _ATTRIBUTE_MATCHES = (["match", "origin"], ["match", "metric"], ["match", "tag"]
 
 def route_map_clause(entry: RouteMapEntry, w: list[str], line: int) -> bool:
     """One line inside a route-map entry (FRR and EOS spell these alike): `match ip address
-    prefix-list X`, `set as-path prepend ASN...` (repeated: FRR and EOS keep the last),
-    `set local-preference|weight|metric N` (absolute values; `+N`, `-N`, `igp` are not read),
+    prefix-list X`, `set as-path prepend ASN...|last-as N` (repeated: FRR and EOS keep the last),
+    `set local-preference|weight|metric N` (absolute values; `+N`, `-N` as deltas; `igp` is not
+    read), the matches on a route's attributes (`match origin|metric|tag|local-preference|peer`,
+    `match ip next-hop address|type blackhole`, `match probability 0|100`), zebra's matches bgpd
+    ignores (`match ip address prefix-len`, `match source-protocol`),
     `set ip next-hop A.B.C.D|peer-address|unchanged`, `set origin igp|egp|incomplete`, a description,
     and `no` of each (the clause taken back). False: a line the model does not read."""
     if w[0] == "no":
@@ -790,6 +793,8 @@ def bgp_statement(inst: BgpInstance, w: list[str], line: int = 0) -> bool:
             if value is None:
                 return False
             inst.max_med, inst.max_med_line = value, line
+        elif w[1:3] == ["default", "local-preference"] and len(w) == 4 and (pref := _int(w[3], 4294967295)) is not None:
+            inst.default_local_pref, inst.default_local_pref_line = pref, line
         elif w[1:3] == ["confederation", "identifier"] and len(w) == 4 and (asn := parse_asn(w[3])) is not None:
             inst.confederation, inst.confederation_line = asn, line
         elif w[1:3] == ["confederation", "peers"] and len(w) > 3 \
@@ -856,6 +861,8 @@ def bgp_negation(inst: BgpInstance, w: list[str], line: int, eos: bool = False) 
         inst.graceful_shutdown_line = 0
     elif w[:3] == ["bgp", "max-med", "administrative"] and len(w) <= 4:
         inst.max_med, inst.max_med_line = None, 0
+    elif w[:3] == ["bgp", "default", "local-preference"] and len(w) <= 4:
+        inst.default_local_pref, inst.default_local_pref_line = 100, 0
     elif w[:3] == ["bgp", "confederation", "identifier"] and len(w) <= 4:
         inst.confederation, inst.confederation_line = None, 0
     elif w[:1] == ["neighbor"] and (len(w) == 2 or len(w) == 4 and w[2] == "remote-as") \
@@ -1407,14 +1414,14 @@ def _judge_filter_list(dev: DeviceConfig, n: Neighbor, way: str, reported: set[t
 
 
 def _attribute_clauses_read(dev: DeviceConfig, frr: bool) -> None:
-    """On EOS, relative sets (`set metric +N`, `set as-path prepend last-as N`) are reported (its
-    semantics are not read here). Which `match` clauses on a route's attributes (RouteMapEntry.attribute_clauses) and which
-    clauses bgpd does not implement (``bgpd_ignores``) stay judged; the others are reported (and
-    taken as matching): on another platform than FRR (its semantics are not read here), a `match
-    tag` on a device that tags routes (`set tag`) or redistributes (a route's tag comes from the
-    RIB), and any of them in a route-map that originates routes (`network`, `redistribute`) or
-    decides what is installed (zebra's `ip protocol bgp route-map`, `table-map`: zebra implements
-    prefix-len and source-protocol)."""
+    """Which `match` clauses on a route's attributes (RouteMapEntry.attribute_clauses), relative
+    sets (``deltas``, ``prepend_last_as``) and clauses bgpd does not implement (``bgpd_ignores``)
+    stay judged; the others are reported (and taken as matching, or as setting nothing): all of
+    them on another platform than FRR (its semantics are not read here), a `match tag` on a device
+    that tags routes (`set tag`) or redistributes (a route's tag comes from the RIB), and any match
+    in a route-map that originates routes (`network`, `redistribute`) or decides what is installed
+    (zebra's `ip protocol bgp route-map`, `table-map`: zebra implements prefix-len and
+    source-protocol)."""
     if not frr:  # (what EOS adds or prepends relative to the route is not read here)
         for entries in dev.route_maps.values():
             for entry in entries:
@@ -1426,8 +1433,8 @@ def _attribute_clauses_read(dev: DeviceConfig, frr: bool) -> None:
         return
     tags = any(e.sets_tag_line for entries in dev.route_maps.values() for e in entries) \
         or any(inst.redistribute_lines for inst in dev.bgp.values())
-    origin_or_fib = {name for inst in dev.bgp.values() for name, _ in (*inst.redistribute_maps.values(),
-                                                                         *inst.network_maps.values())}
+    originating = {name for inst in dev.bgp.values() for name, _ in (*inst.redistribute_maps.values(),
+                                                                       *inst.network_maps.values())}
     fib = {name for name, _ in dev.fib_filters.values()} | {inst.table_map[0] for inst in dev.bgp.values()
                                                             if inst.table_map}
     for name, entries in dev.route_maps.items():
@@ -1440,7 +1447,7 @@ def _attribute_clauses_read(dev: DeviceConfig, frr: bool) -> None:
                     dev.unmodelled.append((line, f"match tag {value}: the device tags routes (`set tag` or "
                                                  "redistribution); what carries which tag is not followed"))
                 else:
-                    if name in origin_or_fib | fib:
+                    if name in originating | fib:
                         dev.unmodelled.append((line, f"match {kind} {value} (route-map {name} originates routes "
                                                      "or decides what is installed: not evaluated there)"))
                     kept.append((kind, value, line))

@@ -415,7 +415,7 @@ def keyword_positions(node: str, words: Sequence[str]) -> list[int] | None:
 _ENTERS = re.compile(r"^\s*(router |address-family |route-map |vrf |exit|interface |line |end)")
 
 
-def _node_after(words: list[str], node: str) -> str:
+def node_after(words: list[str], node: str) -> str:
     """The grammar node a line written in full leaves the reader in."""
     head = words[0]
     if head == "router" and words[1:2] == ["bgp"]:
@@ -444,7 +444,7 @@ def abbreviated(text: str, rng: random.Random, share: float = 0.5,
         words = line.split()
         if not words or words[0][0] in "!#" or _ENTERS.match(line) or node == "bgp-other":
             if words and words[0][0] not in "!#":
-                node = _node_after(words, node)
+                node = node_after(words, node)
             out.append(line)
             continue
         short = list(words)
@@ -486,7 +486,7 @@ def spelt_out(text: str) -> tuple[tuple[str, ...], bool]:
                 line = line[:len(line) - len(line.lstrip())] + " ".join(words)
             elif result == AMBIGUOUS:
                 shortened = True
-        node = _node_after(words, node)
+        node = node_after(words, node)
         out.append(line)
     return tuple(out), shortened
 

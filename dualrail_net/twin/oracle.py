@@ -488,13 +488,22 @@ def _prepend_foreign(rng: random.Random, text: str) -> tuple[str, str] | None:
     return _route_map_sets(rng, text, n, name, direction, f"set as-path prepend {prepend}", "-F")
 
 
+def _a_neighbor_map(rng: random.Random, text: str) -> tuple[list[tuple[str, str, str]], tuple[str, str, str]] | None:
+    """Every `neighbor X route-map NAME in|out` of a BGP config, and one of them drawn: (all,
+    (neighbor, route-map, direction)); None when there is none."""
+    refs: list[tuple[str, str, str]] = re.findall(r"^ *neighbor (\S+) route-map (\S+) (in|out)$", text, re.M)
+    if not refs or "router bgp" not in text:
+        return None
+    return refs, rng.choice(refs)
+
+
 def _origin(rng: random.Random, text: str) -> tuple[str, str] | None:
     """`set origin igp|egp|incomplete` on one neighbor's route-map (a copy of it) or on the one
     every neighbor uses, either way: a path of a higher ORIGIN loses to the others."""
-    refs = re.findall(r"^ *neighbor (\S+) route-map (\S+) (in|out)$", text, re.M)
-    if not refs or "router bgp" not in text:
+    chosen = _a_neighbor_map(rng, text)
+    if chosen is None:
         return None
-    n, name, direction = rng.choice(refs)
+    _, (n, name, direction) = chosen
     return _route_map_sets(rng, text, n, name, direction, f"set origin {rng.choice(['igp', 'egp', 'incomplete'])}",
                            "-O")
 
@@ -550,10 +559,10 @@ def _neighbors_own_copy(text: str, entries: list[tuple[str, str, str]], name: st
 def _attribute(rng: random.Random, text: str) -> tuple[str, str] | None:
     """A best-path attribute on one neighbor's route-map (a copy of it) or on the route-map every
     neighbor uses: local preference or weight (inbound), MED (either way)."""
-    refs = re.findall(r"^ *neighbor (\S+) route-map (\S+) (in|out)$", text, re.M)
-    if not refs or "router bgp" not in text:
+    chosen = _a_neighbor_map(rng, text)
+    if chosen is None:
         return None
-    n, name, direction = rng.choice(refs)
+    _, (n, name, direction) = chosen
     kind = rng.choice(["metric"] if direction == "out" else ["local-preference", "weight", "metric"])
     value = {"local-preference": rng.choice([50, 200]), "weight": rng.choice([100, 32768]),
              "metric": rng.choice([10, 500])}[kind]
@@ -563,10 +572,10 @@ def _attribute(rng: random.Random, text: str) -> tuple[str, str] | None:
 def _match_next_hop(rng: random.Random, text: str) -> tuple[str, str] | None:
     """A `match` clause on the route's next hop, or bgpd's `match probability` at its two ends,
     in one neighbor's route-map (a copy of it) or in the one every neighbor uses."""
-    refs = re.findall(r"^ *neighbor (\S+) route-map (\S+) (in|out)$", text, re.M)
-    if not refs or "router bgp" not in text:
+    chosen = _a_neighbor_map(rng, text)
+    if chosen is None:
         return None
-    n, name, direction = rng.choice(refs)
+    refs, (n, name, direction) = chosen
     peers = sorted({m for m, _, _ in refs})
     clause = rng.choice([f"match ip next-hop address {rng.choice(peers)}", "match ip next-hop type blackhole",
                          f"match probability {rng.choice([0, 100])}"])
@@ -576,10 +585,10 @@ def _match_next_hop(rng: random.Random, text: str) -> tuple[str, str] | None:
 def _prepend_last_as(rng: random.Random, text: str) -> tuple[str, str] | None:
     """`set as-path prepend last-as N` on one neighbor's route-map (a copy of it) or on the one
     every neighbor uses, either way (outbound, a route of the device's own has no last AS)."""
-    refs = re.findall(r"^ *neighbor (\S+) route-map (\S+) (in|out)$", text, re.M)
-    if not refs or "router bgp" not in text:
+    chosen = _a_neighbor_map(rng, text)
+    if chosen is None:
         return None
-    n, name, direction = rng.choice(refs)
+    _, (n, name, direction) = chosen
     return _route_map_sets(rng, text, n, name, direction, f"set as-path prepend last-as {rng.choice([1, 3])}", "-L")
 
 
@@ -604,10 +613,10 @@ def _default_local_pref(rng: random.Random, text: str) -> tuple[str, str] | None
 def _relative_attribute(rng: random.Random, text: str) -> tuple[str, str] | None:
     """A relative best-path attribute on one neighbor's route-map (a copy of it) or on the one
     every neighbor uses: MED (either way) or local preference (inbound) raised or lowered by N."""
-    refs = re.findall(r"^ *neighbor (\S+) route-map (\S+) (in|out)$", text, re.M)
-    if not refs or "router bgp" not in text:
+    chosen = _a_neighbor_map(rng, text)
+    if chosen is None:
         return None
-    n, name, direction = rng.choice(refs)
+    _, (n, name, direction) = chosen
     kind = rng.choice(["metric"] if direction == "out" else ["local-preference", "metric"])
     return _route_map_sets(rng, text, n, name, direction, f"set {kind} {rng.choice('+-')}{rng.choice([10, 150])}",
                            "-R")
@@ -633,10 +642,10 @@ def _match_attribute(rng: random.Random, text: str) -> tuple[str, str] | None:
     """A `match` clause on a route's attributes or source in one neighbor's route-map (a copy of
     it) or in the one every neighbor uses: ORIGIN, MED, tag, local preference, the peer, the
     source protocol, the prefix's length (a clause some daemons do not implement)."""
-    refs = re.findall(r"^ *neighbor (\S+) route-map (\S+) (in|out)$", text, re.M)
-    if not refs or "router bgp" not in text:
+    chosen = _a_neighbor_map(rng, text)
+    if chosen is None:
         return None
-    n, name, direction = rng.choice(refs)
+    refs, (n, name, direction) = chosen
     peers = sorted({m for m, _, _ in refs})
     clause = rng.choice([
         f"match origin {rng.choice(['igp', 'egp', 'incomplete'])}",

@@ -41,7 +41,7 @@ import numpy as np
 from dualrail_net.platforms import PlatformError, get_platform
 from dualrail_net.verify.aspaths import list_permits, path_text
 from dualrail_net.verify.ipfast import ip_int, net_str, network_of
-from dualrail_net.verify.model import ORIGIN_CODES, AclEntry, BgpInstance, DeviceConfig, Neighbor, RouteMapEntry, why_down
+from dualrail_net.verify.model import DEFAULT_LOCAL_PREF, ORIGIN_CODES, AclEntry, BgpInstance, DeviceConfig, Neighbor, RouteMapEntry, why_down
 from dualrail_net.verify.routes import (
     PrefixIndex,
     _route_map_mask,
@@ -1075,20 +1075,9 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
                 for dev_, map_ in ((src_dev, out_map), (dst_dev, in_map)):
                     if map_ is not None and dev_.name in writes_paths and (dev_.name, map_) not in origin_read:
                         origin_read.add((dev_.name, map_))
-                        path_triggers += [(dev_.name, e.origin_line, f"set origin {ORIGIN_CODES[e.origin]} (route-map "
-                                                                     f"{used})") for used in _with_called(dev_, map_)
-                                          for e in dev_.route_maps.get(used, [])
-                                          if e.origin is not None and e.action == "permit"]
-                        path_triggers += [(dev_.name, line, f"match {kind} {value} (route-map {used})")
+                        path_triggers += [(dev_.name, line, f"{what} (route-map {used})")
                                           for used in _with_called(dev_, map_) for e in dev_.route_maps.get(used, [])
-                                          for kind, value, line in e.attribute_clauses]
-                        path_triggers += [(dev_.name, e.prepend_line, f"set as-path prepend last-as "
-                                                                      f"{e.prepend_last_as} (route-map {used})")
-                                          for used in _with_called(dev_, map_) for e in dev_.route_maps.get(used, [])
-                                          if e.prepend_last_as and e.action == "permit"]
-                        path_triggers += [(dev_.name, line, f"set {kind} {delta:+d} (route-map {used})")
-                                          for used in _with_called(dev_, map_) for e in dev_.route_maps.get(used, [])
-                                          for kind, (delta, line) in e.deltas.items() if e.action == "permit"]
+                                          for line, what in _needs_paths(e)]
             if hop_setters:
                 session_addresses[(dst, sender)] = in_nbr.address
                 for b, target, why in moved:
@@ -1206,7 +1195,8 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
     suppressed: dict[int, int] = {}
     med_rules = _MedRules(frozenset(i for i, inst in enumerate(insts) if inst.always_compare_med),
                           frozenset(i for i, inst in enumerate(insts) if inst.med_missing_as_worst_line),
-                          {i: inst.default_local_pref for i, inst in enumerate(insts) if inst.default_local_pref != 100})
+                          {i: inst.default_local_pref for i, inst in enumerate(insts)
+                           if inst.default_local_pref != DEFAULT_LOCAL_PREF})
     core: _Core | None = None
     for _ in range(4):  # aggregates: originate, propagate, repeat while an aggregate appears or goes
         seeded: _Seeds = {}
@@ -1330,6 +1320,19 @@ def _writes_path(dev: DeviceConfig) -> bool:
     route carries (`match origin|metric|local-preference|peer|tag`: only the paths say)."""
     return any(e.prepend or e.prepend_last_as or e.origin is not None or e.attribute_clauses or e.deltas
                for entries in dev.route_maps.values() for e in entries)
+
+
+def _needs_paths(entry: RouteMapEntry) -> list[tuple[int, str]]:
+    """What of a route-map entry only the paths can judge, each with its line: ORIGIN, a relative
+    set or a `last-as` prepend its permit writes, a match on what the route carries."""
+    out = [(line, f"match {kind} {value}") for kind, value, line in entry.attribute_clauses]
+    if entry.action != "permit":
+        return out
+    if entry.origin is not None:
+        out.append((entry.origin_line, f"set origin {ORIGIN_CODES[entry.origin]}"))
+    if entry.prepend_last_as:
+        out.append((entry.prepend_line, f"set as-path prepend last-as {entry.prepend_last_as}"))
+    return out + [(line, f"set {kind} {delta:+d}") for kind, (delta, line) in entry.deltas.items()]
 
 
 def _origin_attributes(devices: Mapping[str, DeviceConfig],
@@ -1761,7 +1764,7 @@ class _MedRules(NamedTuple):
 
     always: frozenset[int] = frozenset()
     missing_as_worst: frozenset[int] = frozenset()
-    # receivers whose `bgp default local-preference` is not 100: what a path without one ranks at
+    # receivers whose `bgp default local-preference` is not bgpd's: what a path without one ranks at
     default_pref: Mapping[int, int] = {}
 
 
@@ -1810,7 +1813,7 @@ def _propagate_preferring(origin: list[int], edges: list[list[Edge]], asn: list[
                        lambda src, bits_: 0 if (src, dst) in allowas else
                        path_through(src, through, bits_, core.via_in, rank, memo, alias), blocked,
                        dst in med_rules.always, WORST_MED if dst in med_rules.missing_as_worst else 0,
-                       med_rules.default_pref.get(dst, 100))
+                       med_rules.default_pref.get(dst, DEFAULT_LOCAL_PREF))
         if new == blocked:
             break
         blocked = new
@@ -1837,7 +1840,7 @@ def _outranked(dst: int, sessions: list[tuple[int, int]], edges: list[list[Edge]
                preferences: dict[tuple[int, int], _Preference], core: _Core, n: int, asn: list[int],
                out: dict[tuple[int, int], int], why: dict[tuple[int, int], list[RouteMapEntry]],
                looping: Callable[[int, int], int], previous: dict[tuple[int, int], int],
-               any_as: bool = False, missing_med: int = 0, default_pref: int = 100) -> None:
+               any_as: bool = False, missing_med: int = 0, default_pref: int = DEFAULT_LOCAL_PREF) -> None:
     """Into ``out``: per session into ``dst``, the prefixes it must not install because another
     session offers them with a higher (weight, local preference), or, among the sessions of one
     neighbor AS that install them, a lower MED (``previous``: the last round's blocks, so a session

@@ -190,6 +190,9 @@ class Neighbor:
     defined: bool = False
 
 
+DEFAULT_LOCAL_PREF = 100  # bgpd's and EOS's local preference for a path that carries none
+
+
 @dataclass(slots=True)
 class BgpInstance:
     vrf: str | None
@@ -223,7 +226,7 @@ class BgpInstance:
     max_med_line: int = 0
     # `bgp default local-preference N` (FRR): the local preference of every path that carries none
     # (all it learns over eBGP but where an inbound map sets one) and of the routes it originates
-    default_local_pref: int = 100
+    default_local_pref: int = DEFAULT_LOCAL_PREF
     default_local_pref_line: int = 0
     # `bgp confederation identifier N`: the AS the instance shows every peer outside its confederation
     # (and writes in AS paths in place of its own); `bgp confederation peers`: the member ASNs

@@ -21,6 +21,7 @@ from typing import TypeVar
 
 from dualrail_net.verify.model import (
     ACCESS_LIST_PREFIX,
+    DEFAULT_LOCAL_PREF,
     ORIGIN_CODES,
     Aggregate,
     BgpInstance,
@@ -407,9 +408,9 @@ def neighbor_statement(inst: BgpInstance, w: list[str], line: int = 0, negated: 
     elif verb == "route-reflector-client" and len(w) == 3 and not eos:
         # judged once the session's kind is known (finish_bgp): refused on eBGP, unmodelled on iBGP
         _neighbor(inst, w, line).rr_client_line = line
-    elif verb == "maximum-prefix-out" and not eos and len(w) == 4 and is_decimal(w[3]) and 0 < int(w[3]) <= 4294967295:
+    elif verb == "maximum-prefix-out" and not eos and len(w) == 4 and (limit := _int(w[3], 4294967295)):
         n = _neighbor(inst, w, line)
-        n.send_limit, n.send_limit_line = int(w[3]), line
+        n.send_limit, n.send_limit_line = limit, line
     elif verb == "maximum-accepted-routes" and eos and len(w) >= 4 and is_decimal(w[3]) \
             and int(w[3]) <= 4294967295 and (len(w) == 4 or w[4] == "warning-limit" and len(w) in (6, 7)):
         # (the warning limit only logs; 0 is no limit)
@@ -594,7 +595,7 @@ def route_map_clause(entry: RouteMapEntry, w: list[str], line: int) -> bool:
         return True
     if w[:2] in _ATTRIBUTE_MATCHES and len(w) == 3 and (
             w[2] in ORIGIN_CODES if w[1] == "origin" else is_ip(w[2]) or w[2] == "local" if w[1] == "peer"
-            else is_decimal(w[2]) and int(w[2]) <= 4294967295 and (w[1] != "tag" or int(w[2]) > 0)):
+            else (value := _int(w[2], 4294967295)) is not None and (w[1] != "tag" or value > 0)):
         entry.attribute_clauses.append((w[1], w[2], line))
         return True
     if w[:4] == ["match", "ip", "next-hop", "address"] and len(w) == 5 and is_ip(w[4]) \
@@ -609,8 +610,8 @@ def route_map_clause(entry: RouteMapEntry, w: list[str], line: int) -> bool:
     if w[:2] == ["set", "tag"]:
         entry.sets_tag_line = line
         return False
-    if w[:4] == ["set", "as-path", "prepend", "last-as"] and len(w) == 5 and is_decimal(w[4]) and 1 <= int(w[4]) <= 10:
-        entry.prepend, entry.prepend_last_as, entry.prepend_line = (), int(w[4]), line  # (FRR's range 1-10)
+    if w[:4] == ["set", "as-path", "prepend", "last-as"] and len(w) == 5 and (times := _int(w[4], 10)):
+        entry.prepend, entry.prepend_last_as, entry.prepend_line = (), times, line  # (FRR's range 1-10)
         return True
     if w[:3] == ["set", "as-path", "prepend"] and len(w) > 3:
         asns = [parse_asn(word) for word in w[3:]]
@@ -629,7 +630,7 @@ def route_map_clause(entry: RouteMapEntry, w: list[str], line: int) -> bool:
         entry.deltas.pop(w[1], None)
         return True
     if len(w) == 3 and w[0] == "set" and w[1] in ("local-preference", "metric") and w[2][:1] in ("+", "-") \
-            and is_decimal(w[2][1:]) and int(w[2][1:]) <= 4294967295:
+            and _int(w[2][1:], 4294967295) is not None:
         setattr(entry, {"local-preference": "local_pref", "metric": "med"}[w[1]], None)  # (the later line wins)
         entry.attribute_lines.pop(w[1], None)
         entry.deltas[w[1]] = (int(w[2]), line)
@@ -862,7 +863,7 @@ def bgp_negation(inst: BgpInstance, w: list[str], line: int, eos: bool = False) 
     elif w[:3] == ["bgp", "max-med", "administrative"] and len(w) <= 4:
         inst.max_med, inst.max_med_line = None, 0
     elif w[:3] == ["bgp", "default", "local-preference"] and len(w) <= 4:
-        inst.default_local_pref, inst.default_local_pref_line = 100, 0
+        inst.default_local_pref, inst.default_local_pref_line = DEFAULT_LOCAL_PREF, 0
     elif w[:3] == ["bgp", "confederation", "identifier"] and len(w) <= 4:
         inst.confederation, inst.confederation_line = None, 0
     elif w[:1] == ["neighbor"] and (len(w) == 2 or len(w) == 4 and w[2] == "remote-as") \
@@ -1413,6 +1414,13 @@ def _judge_filter_list(dev: DeviceConfig, n: Neighbor, way: str, reported: set[t
                                          "nothing passes)"))
 
 
+def _fib_maps(dev: DeviceConfig) -> set[str]:
+    """The route-maps that decide what is installed: zebra's `ip protocol bgp route-map`, bgpd's
+    table-map."""
+    return {name for name, _ in dev.fib_filters.values()} | {inst.table_map[0] for inst in dev.bgp.values()
+                                                             if inst.table_map}
+
+
 def _attribute_clauses_read(dev: DeviceConfig, frr: bool) -> None:
     """Which `match` clauses on a route's attributes (RouteMapEntry.attribute_clauses), relative
     sets (``deltas``, ``prepend_last_as``) and clauses bgpd does not implement (``bgpd_ignores``)
@@ -1435,8 +1443,8 @@ def _attribute_clauses_read(dev: DeviceConfig, frr: bool) -> None:
         or any(inst.redistribute_lines for inst in dev.bgp.values())
     originating = {name for inst in dev.bgp.values() for name, _ in (*inst.redistribute_maps.values(),
                                                                        *inst.network_maps.values())}
-    fib = {name for name, _ in dev.fib_filters.values()} | {inst.table_map[0] for inst in dev.bgp.values()
-                                                            if inst.table_map}
+    fib = _fib_maps(dev)
+    not_judged_here = originating | fib
     for name, entries in dev.route_maps.items():
         for entry in entries:
             kept = []
@@ -1447,7 +1455,7 @@ def _attribute_clauses_read(dev: DeviceConfig, frr: bool) -> None:
                     dev.unmodelled.append((line, f"match tag {value}: the device tags routes (`set tag` or "
                                                  "redistribution); what carries which tag is not followed"))
                 else:
-                    if name in originating | fib:
+                    if name in not_judged_here:
                         dev.unmodelled.append((line, f"match {kind} {value} (route-map {name} originates routes "
                                                      "or decides what is installed: not evaluated there)"))
                     kept.append((kind, value, line))
@@ -1504,9 +1512,7 @@ def finish_bgp(dev: DeviceConfig, frr: bool = True) -> None:
                                         "originated, what it sets on it is not followed") for at in sets]
     # the route-maps that decide what is installed (zebra's `ip protocol bgp route-map`, bgpd's
     # table-map): a route's AS path there is not followed, so an AS-path match in them is reported
-    deciding = {name for name, _ in dev.fib_filters.values()} | {inst.table_map[0] for inst in dev.bgp.values()
-                                                                 if inst.table_map}
-    for name in sorted(deciding):
+    for name in sorted(_fib_maps(dev)):
         for entry in dev.route_maps.get(name, []):
             dev.unmodelled += [(line, f"match as-path {listed} (route-map {name} decides what is installed)")
                                for listed, line in entry.as_path_clauses]

@@ -965,6 +965,8 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
      lambda r: _one_spine_sets(r, "match metric 10")),
     ("a leaf takes from one spine only what another spine sends (match peer in)", "ROUTE-ECMP-WIDTH",
      lambda r: _one_spine_sets(r, "match peer 10.11.0.2")),
+    ("a leaf's inbound map matches zebra's `match ip address prefix-len 32`, which bgpd does not implement",
+     "ROUTE-DEAD-POLICY", lambda r: _leaf_clause(r, "PLANE-A-IN", "match ip address prefix-len 32")),
     ("a leaf takes only the routes whose next hop is its first spine (match ip next-hop address)",
      "ROUTE-ECMP-WIDTH", lambda r: _leaf_clause(r, "PLANE-A-IN", "match ip next-hop address 10.11.0.0")),
     ("a leaf takes only routes without a next hop (match ip next-hop type blackhole: none it learns)",

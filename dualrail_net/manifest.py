@@ -88,11 +88,24 @@ class ServerEntry:
 
 
 @dataclass(frozen=True, slots=True)
+class TopologyNetEntry:
+    """Where an RDMA device sits in the NCCL topology file, and the attributes NCCL takes from the file
+    over what it detects (its xml initialises an attribute only when the file lacks it)."""
+    nic_busid: str  # the NIC's PCI function
+    bridge: str  # the PCIe switch above it (the GPUs it is beside)
+    dev: int  # NCCL's net device index (the verbs library's order)
+    port: int
+    speed: int  # Mb/s
+
+
+@dataclass(frozen=True, slots=True)
 class ServerModelEntry:
     """What a server model's inside must look like to NCCL (the topology file, the bootstrap port)."""
     gpus: dict[str, int]  # bus id -> socket, in CUDA order
     nic_numa: dict[str, int]  # RDMA device -> the socket of its NIC (devices of a placed NIC only)
     bootstrap_ifname: str | None = None
+    gpu_bridge: dict[str, str] = field(default_factory=dict)  # bus id -> the PCIe switch above it
+    nets: dict[str, TopologyNetEntry] = field(default_factory=dict)  # RDMA device -> its place (placed NICs)
 
 
 @dataclass(frozen=True, slots=True)
@@ -238,11 +251,12 @@ _NESTED: dict[tuple[type, str], type] = {
     (IbPlaneEntry, "switches"): IbSwitchEntry,
     (Manifest, "management"): ManagementEntry,
     (Manifest, "server_models"): ServerModelEntry,
+    (ServerModelEntry, "nets"): TopologyNetEntry,
 }
 # lists of entries, written compactly (see _port)
 _NESTED_LISTS: dict[tuple[type, str], type] = {(ServerEntry, "ports"): ServerPortEntry}
 _CLASSES = (Manifest, DeviceEntry, ServerEntry, IbSwitchEntry, IbPlaneEntry, QosMarkers, ManagementEntry,
-            ServerModelEntry, ExternalPeerEntry)
+            ServerModelEntry, TopologyNetEntry, ExternalPeerEntry)
 
 
 @dataclass(frozen=True)

@@ -128,6 +128,10 @@ def _down_first_uplink(root: Path) -> None:
 
 NVUE_MUTATIONS[7] = ("an uplink administratively down", "BGP-SESSION-DOWN", _down_first_uplink)
 NVUE_MUTATIONS += [
+    ("syslog sent to the collector over TCP", "MGMT-SERVICES",
+     _edit('            "192.0.2.20": {}', '            "192.0.2.20":\n              protocol: tcp')),
+    ("syslog sent to the collector on another port", "MGMT-SERVICES",
+     _edit('            "192.0.2.20": {}', '            "192.0.2.20":\n              port: 1514')),
     ("a server port forced to 100G on a 200G link", "LINK-CONFIG", _edit('          speed: "200G"', '          speed: "100G"')),
     ("RoCE's bandwidth share halved", "QOS-SCHEDULER", _edit("              bw-percent: 50", "              bw-percent: 25")),
     ("PFC headroom sized for a shorter cable", "QOS-PFC-HEADROOM", _edit("          cable-length: 10", "          cable-length: 2")),

@@ -92,6 +92,12 @@ def _table(doc: dict[str, object], name: str) -> dict[str, dict[str, object]]:
 
 
 SONIC_MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
+    ("syslog sent to the collector over TCP", "MGMT-SERVICES",
+     _db_edit(lambda d: _table(d, "SYSLOG_SERVER")["192.0.2.20"].update(protocol="tcp"))),
+    ("syslog sent to the collector on another port", "MGMT-SERVICES",
+     _db_edit(lambda d: _table(d, "SYSLOG_SERVER")["192.0.2.20"].update(port="1514"))),
+    ("a syslog field verify does not judge", "PORTS-UNMODELLED",
+     _db_edit(lambda d: _table(d, "SYSLOG_SERVER")["192.0.2.20"].update(filter="include"))),
     ("PFC off on one port", "QOS-PFC", _db_edit(lambda d: _table(d, "PORT_QOS_MAP")["Ethernet0"].pop("pfc_enable"))),
     ("the PFC watchdog off on one port's paused priority", "QOS-PFC-WATCHDOG",
      _db_edit(lambda d: _table(d, "PORT_QOS_MAP")["Ethernet0"].pop("pfcwd_sw_enable"))),

@@ -32,7 +32,8 @@ from dualrail_net.render.engine import template, templates_dir
 from dualrail_net.render.infiniband import (DEFAULT_PKEY, IB_FILES, STANDBY_CONF, ib_cabling_csv, ib_dir, ib_structured,
                                             standby_structured)
 from dualrail_net.platforms import Platform, get_platform
-from dualrail_net.render.servers import SERVER_FILES, TOPOLOGY_FILE, ib_hcas, server_structured, topology_structured
+from dualrail_net.render.servers import (SERVER_FILES, TOPOLOGY_FILE, bridge_busid, ib_hcas, server_structured,
+                                         topology_nets, topology_structured)
 from dualrail_net.render.structured import switch_structured
 from dualrail_net.resolve.export import cabling_csv, fabric_json
 from dualrail_net.resolve.model import Fabric, IbPlane, Qos, ResolvedServer, Switch
@@ -101,8 +102,11 @@ def _server_models(fabric: Fabric) -> dict[str, ServerModelEntry]:
     return {name: ServerModelEntry(gpus={g.pci_address: g.numa for g in layout.gpus},
                                    nic_numa={p.rdma_device: nic.numa for nic in layout.nics if nic.numa is not None
                                              for p in nic.ports},
-                                   bootstrap_ifname=layout.bootstrap_ifname)
+                                   bootstrap_ifname=layout.bootstrap_ifname,
+                                   gpu_bridge={g.pci_address: bridge_busid(g.pcie_root) for g in layout.gpus},
+                                   nets=topology_nets(layout))
             for name, layout in fabric.host_layouts.items()}
+
 
 
 def _originates(sw: Switch) -> dict[str, list[str]]:

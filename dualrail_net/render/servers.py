@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from dualrail_net.manifest import TopologyNetEntry
 from dualrail_net.render.escape import Escaped, Text
 from dualrail_net.resolve.allocate import bare
 from dualrail_net.resolve.model import Fabric, HostLayout, ResolvedServer
@@ -39,7 +40,7 @@ PCI_CLASS_GPU = "0x030200"  # 3D controller
 PCI_CLASS_NIC = "0x020000"  # Ethernet controller (RoCE)
 
 
-def _bridge(root: str) -> str:
+def bridge_busid(root: str) -> str:
     """The bus id of a PCIe switch given as its bus ("0000:1a") or as a full bus id."""
     return root if root.count(":") == 2 else f"{root}:00.0"
 
@@ -50,23 +51,36 @@ def rdma_order(layout: HostLayout) -> list[str]:
     return sorted(names, key=lambda n: (len(n), n))
 
 
+# each port of a NIC is an RDMA device of its own (mlx5_N), on its port 1
+TOPOLOGY_NET_PORT = 1
+
+
+def topology_nets(layout: HostLayout) -> dict[str, TopologyNetEntry]:
+    """Each placed NIC's RDMA devices as the topology file places them: the plan verify holds the
+    file to (HOST-NCCL-TOPO) and what topology_structured writes."""
+    index = {name: i for i, name in enumerate(rdma_order(layout))}
+    return {p.rdma_device: TopologyNetEntry(nic.pci_address, bridge_busid(nic.pcie_root), index[p.rdma_device],
+                                            TOPOLOGY_NET_PORT, p.speed_gbps * 1000)
+            for nic in layout.nics if nic.pci_address is not None and nic.pcie_root is not None for p in nic.ports}
+
+
 def topology_structured(layout: HostLayout) -> dict[str, Any]:
     """A server model's PCIe tree as NCCL's topology XML has it: sockets, PCIe switches, GPUs, NICs.
     Only placement is stated; NCCL fills in what it detects (GPU architecture, NVLink, NIC GUIDs)."""
-    dev_index = {name: i for i, name in enumerate(rdma_order(layout))}
+    nets = topology_nets(layout)
     sockets: dict[int, dict[str, list[dict[str, Any]]]] = {}
     for gpu in layout.gpus:
-        sockets.setdefault(gpu.numa, {}).setdefault(_bridge(gpu.pcie_root), []).append(
+        sockets.setdefault(gpu.numa, {}).setdefault(bridge_busid(gpu.pcie_root), []).append(
             {"kind": "gpu", "busid": gpu.pci_address, "index": gpu.index, "class": PCI_CLASS_GPU})
     for nic in layout.nics:
         assert nic.numa is not None and nic.pcie_root is not None and nic.pci_address is not None  # validated
-        sockets.setdefault(nic.numa, {}).setdefault(_bridge(nic.pcie_root), []).append({
+        sockets.setdefault(nic.numa, {}).setdefault(bridge_busid(nic.pcie_root), []).append({
             "kind": "nic", "busid": nic.pci_address, "name": nic.name, "class": PCI_CLASS_NIC,
             # from the table above, not the inventory: printed as it is ("32.0 GT/s PCIe" has spaces)
             "link_speed": Escaped(PCIE_LINK_SPEED[nic.pcie_gen]) if nic.pcie_gen else None,
             "link_width": nic.pcie_lanes,
-            "nets": [{"name": p.rdma_device, "dev": dev_index[p.rdma_device], "port": 1,
-                      "speed": p.speed_gbps * 1000, "plane": p.plane, "rail": p.rail} for p in nic.ports]})
+            "nets": [{"name": p.rdma_device, "dev": nets[p.rdma_device].dev, "port": nets[p.rdma_device].port,
+                      "speed": nets[p.rdma_device].speed, "plane": p.plane, "rail": p.rail} for p in nic.ports]})
     return {
         "model": layout.model,
         "sockets": [{"numa": numa, "switches": [{"busid": busid, "class": PCI_CLASS_BRIDGE,

@@ -14,6 +14,9 @@ class EcnProfile:
     min_bytes: int
     max_bytes: int
     probability: int
+    # RED also early-drops on the same ramp what it cannot mark (packets that are not ECN-capable):
+    # Cumulus's `red_enable` (Spectrum's WRED enable beside ECN)
+    drops: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -439,6 +442,11 @@ class ManagementUser:
     credential: bool  # a password (hash or secret reference) or an SSH key: the user can log in
 
 
+# what syslog is sent over where a line does not say (rsyslog's omfwd, EOS, SONiC and NVUE default
+# alike), and what every renderer writes: the plan's collectors listen there
+SYSLOG_TRANSPORT = ("udp", "514")
+
+
 @dataclass(slots=True)
 class ManagementConfig:
     """The way in: kept apart from the fabric's interfaces and VRFs (it is in no plane, and the
@@ -455,6 +463,9 @@ class ManagementConfig:
     ntp: list[str] = field(default_factory=list)
     syslog: list[str] = field(default_factory=list)
     dns: list[str] = field(default_factory=list)
+    # service lines that name a server but do not reach it as planned (another VRF, or a syslog
+    # transport other than the renderer's UDP 514): (file, line, server, how), for MGMT-SERVICES
+    astray: list[tuple[str, int, str, str]] = field(default_factory=list)
     lldp: bool | None = None
     # TACACS+ servers the file points at in the management VRF; None: the file keeps no TACACS+
     # configuration (the platform's OS does, or the platform has none)
@@ -600,6 +611,12 @@ class TopologyNet:
     numa: int | None  # the <cpu numaid> it is under (None: under none)
     nic_busid: str
     line: int
+    bridge: str = ""  # the <pci> above the NIC's (its PCIe switch)
+    # the attributes NCCL takes from the file over what it detects (None: not written, detected)
+    dev: str | None = None
+    port: str | None = None
+    speed: str | None = None
+    gdr: str | None = None
 
 
 @dataclass(slots=True)
@@ -607,6 +624,7 @@ class HostTopology:
     """nccl-topo.xml as NCCL reads it: the GPUs (class 0x03xxxx) and nets, each with its socket."""
     error: str = ""  # the file does not parse (NCCL refuses it and the job fails at init)
     gpus: dict[str, int | None] = field(default_factory=dict)  # bus id -> numaid of its <cpu>
+    gpu_bridges: dict[str, str] = field(default_factory=dict)  # bus id -> the <pci> above it
     nets: list[TopologyNet] = field(default_factory=list)
 
 

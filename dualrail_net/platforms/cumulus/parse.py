@@ -8,7 +8,7 @@ from pathlib import Path
 
 from dualrail_net.platforms.cumulus.qos_features import parse_qos_features
 from dualrail_net.secretref import is_reference
-from dualrail_net.verify.model import DeviceConfig
+from dualrail_net.verify.model import SYSLOG_TRANSPORT, DeviceConfig
 from dualrail_net.verify.parsers import link
 from dualrail_net.verify.parsers.files import read_text
 from dualrail_net.verify.parsers.frr import parse_frr, zebra_interface_blocks
@@ -37,14 +37,29 @@ def parse_base(name: str, folder: Path) -> DeviceConfig:
     return dev
 
 
-_SYSLOG_TARGET = re.compile(r'^action\(type="omfwd"\s+Target="([^"]+)"(.*)\)$')
+_SYSLOG_ACTION = re.compile(r'^action\(type="omfwd"(.*)\)$')
+_SYSLOG_PARAMETER = re.compile(r'(\w+)="([^"]*)"')
+
+
+def _syslog_target(line: str) -> tuple[str, str | None, tuple[str, str]] | None:
+    """An ``omfwd`` action's collector, device (VRF) and (protocol, port); None: not one."""
+    action = _SYSLOG_ACTION.match(line)
+    if action is None:
+        return None
+    params = {key.lower(): value for key, value in _SYSLOG_PARAMETER.findall(action.group(1))}
+    if not params.get("target"):
+        return None
+    return (params["target"], params.get("device"),
+            (params.get("protocol", SYSLOG_TRANSPORT[0]).lower(), params.get("port", SYSLOG_TRANSPORT[1])))
 
 
 def parse_services(folder: Path, dev: DeviceConfig) -> None:
     """The management services as the rendered service files give them: ntpsec's ``server``
-    lines, rsyslog's ``omfwd`` actions through the management VRF, resolv.conf's ``nameserver``
-    lines, tacplus_servers' ``server=`` lines (with its ``vrf=``). A missing file holds no server
-    (MGMT-SERVICES and MGMT-AAA then name what is missing); a line none of these understand is
+    lines, rsyslog's ``omfwd`` actions through the management VRF over UDP 514, resolv.conf's
+    ``nameserver`` lines marked ``# vrf VRF`` (Cumulus resolves in the VRF a line's comment names,
+    else in the default VRF: the fabric's), tacplus_servers' ``server=`` lines (with its
+    ``vrf=``). A missing file holds no server (MGMT-SERVICES and MGMT-AAA then name what is
+    missing); a server reached another way is ``astray``; a line none of these understand is
     reported (UNMODELLED)."""
     mgmt = dev.management
     mgmt.services_in_file = True
@@ -62,10 +77,12 @@ def parse_services(folder: Path, dev: DeviceConfig) -> None:
             elif name == "ntp.conf" and words[0] == "driftfile":
                 continue
             elif name == "resolv.conf" and words[0] == "nameserver" and len(words) >= 2:
-                if "# vrf" in raw and f"# vrf {vrf}" not in raw:
-                    dev.base_unmodelled.append((name, number, raw))  # a name server in another VRF
-                else:
+                comment = raw.partition("#")[2].split()
+                in_vrf = comment[1] if len(comment) == 2 and comment[0] == "vrf" else "default"
+                if in_vrf == vrf or mgmt.vrf is None:
                     mgmt.dns.append(words[1])
+                else:
+                    mgmt.astray.append((name, number, words[1], f"resolved in VRF {in_vrf}"))
             elif name == "tacplus_servers" and line.partition("=")[0] in ("server", "vrf", "secret"):
                 key, _, value = line.partition("=")
                 if key == "server":
@@ -74,11 +91,15 @@ def parse_services(folder: Path, dev: DeviceConfig) -> None:
                     tacacs_vrf = value.strip()
                 elif not is_reference(value.strip()):
                     mgmt.literal_secrets.append((name, number, "tacplus_servers secret"))
-            elif name == "rsyslog.conf" and (m := _SYSLOG_TARGET.match(line)) is not None:
-                if f'Device="{vrf}"' in m.group(2):
-                    mgmt.syslog.append(m.group(1))
-                else:  # sent outside the management VRF: the fabric would carry it, or nothing would
-                    dev.base_unmodelled.append((name, number, raw))
+            elif name == "rsyslog.conf" and (target := _syslog_target(line)) is not None:
+                server, device, transport = target
+                if device != vrf:  # outside the management VRF: the fabric would carry it, or nothing would
+                    mgmt.astray.append((name, number, server, f"sent in VRF {device or 'default'}"))
+                elif transport != SYSLOG_TRANSPORT:
+                    mgmt.astray.append((name, number, server, f"sent over {'/'.join(transport)}, "
+                                        f"not {'/'.join(SYSLOG_TRANSPORT)}"))
+                else:
+                    mgmt.syslog.append(server)
             else:
                 dev.base_unmodelled.append((name, number, raw))
     # the client reaches its servers through vrf= (without it, the default VRF: the fabric)

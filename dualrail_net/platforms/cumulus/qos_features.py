@@ -71,7 +71,9 @@ def parse_qos_features(text: str, dev: DeviceConfig) -> None:
     if parsed.unmodelled:
         lines = text.split("\n")
         for item in parsed.unmodelled:
-            number = next((i for i, line in enumerate(lines, 1) if line.strip() == item), 0)
+            key = item.split()[0].rstrip("*")  # a finding about a key's groups names the key first
+            number = next((i for i, line in enumerate(lines, 1) if line.strip() == item), 0) or \
+                next((i for i, line in enumerate(lines, 1) if line.strip().startswith(key)), 0)
             dev.base_unmodelled.append(("qos_features.conf", number, item))
     for name in parsed.pfc.keys() | parsed.ecn.keys() | parsed.strict.keys() | parsed.dwrr.keys() | parsed.headroom.keys():
         iface = dev.interfaces.get(name)
@@ -159,7 +161,7 @@ def _parse_qos_text(text: str) -> QosFile:
         if low is None or high is None or prob is None:
             unmodelled.append(f"ecn_red.{group}: thresholds or probability not numbers")
             continue
-        profile = EcnProfile(low, high, prob)
+        profile = EcnProfile(low, high, prob, kv.get(f"ecn_red.{group}.red_enable", "false") == "true")
         for name in ports(f"ecn_red.{group}.port_set"):
             for tc in numbers(f"ecn_red.{group}.egress_queue_list", 7):
                 ecn.setdefault(name, {})[tc] = profile
@@ -180,6 +182,7 @@ def _parse_qos_text(text: str) -> QosFile:
             strict.setdefault(name, set()).update(queues)
             if shares:
                 dwrr[name] = shares
+    unmodelled += _unlisted_groups(kv)
     if "traffic.port_default_priority" in kv and _number(kv["traffic.port_default_priority"], 7) is None:
         unmodelled.append(f"traffic.port_default_priority = {kv['traffic.port_default_priority']}")
     # ports of one group share their (never mutated) lists and dicts: checks compare them cheaply
@@ -190,3 +193,23 @@ def _parse_qos_text(text: str) -> QosFile:
                    {n: same_ecn.setdefault(tuple(sorted((tc, id(p)) for tc, p in v.items())), v) for n, v in ecn.items()},
                    {n: shared.setdefault(frozenset(v), sorted(v)) for n, v in strict.items()},
                    trust, tuple(unmodelled), dwrr, _number(kv.get("traffic.port_default_priority", ""), 7), headroom)
+
+
+# each section's list of groups (or profiles), and the key a group of it cannot do without
+_GROUP_LISTS = (("pfc", "port_group_list", "port_set"), ("ecn_red", "port_group_list", "port_set"),
+                ("scheduling", "egress_profile_list", "port_set"))
+
+
+def _unlisted_groups(kv: dict[str, str]) -> list[str]:
+    """switchd applies the groups a section's list names, each to its ``port_set``: a group listed
+    without one applies to no port, and a group's keys the list does not name apply to nothing.
+    Both change nothing the file seems to say: reported, never taken silently."""
+    out = []
+    for section, list_key, needed in _GROUP_LISTS:
+        listed = _list(kv.get(f"{section}.{list_key}", ""))
+        defined = {key.split(".")[1] for key in kv if key.startswith(f"{section}.") and key.count(".") >= 2}
+        out += [f"{section}.{list_key} names {group}, which has no {section}.{group}.{needed}: it applies to no port"
+                for group in listed if f"{section}.{group}.{needed}" not in kv]
+        out += [f"{section}.{group}.* keys, but {section}.{list_key} does not name {group}: switchd ignores them"
+                for group in sorted(defined - set(listed))]
+    return out

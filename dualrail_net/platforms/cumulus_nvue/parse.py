@@ -18,6 +18,7 @@ from typing import Any
 from dualrail_net.secretref import is_reference
 from dualrail_net.sot.yamlsource import PathKey, SourceMap, YamlSourceError, load_yaml_text
 from dualrail_net.verify.model import (
+    SYSLOG_TRANSPORT,
     Aggregate,
     BgpInstance,
     DeviceConfig,
@@ -687,11 +688,24 @@ def _services(r: _Reader, service: dict[str, Any], path: PathKey) -> None:
     r.extra(service, path, {"ntp", "syslog", "dns", "lldp"})
     for kind, target in (("ntp", mgmt.ntp), ("syslog", mgmt.syslog), ("dns", mgmt.dns)):
         for vrf, body in _map(service.get(kind)).items():
-            servers = [str(s) for s in _map(_map(body).get("server"))]
-            if vrf == mgmt.vrf:
-                target.extend(servers)
-            else:  # outside the management VRF: the fabric would carry it, or nothing would
+            servers = _map(_map(body).get("server"))
+            if vrf != mgmt.vrf:  # outside the management VRF: the fabric would carry it, or nothing would
                 r.base((*path, kind, vrf), f"service {kind} in VRF {vrf}, not the management VRF")
+                continue
+            for server, settings in servers.items():
+                where = (*path, kind, vrf, "server", server)
+                if kind != "syslog":
+                    target.append(str(server))
+                    continue
+                settings = _map(settings)
+                r.extra(settings, where, {"port", "protocol"})
+                transport = (str(settings.get("protocol", SYSLOG_TRANSPORT[0])).lower(),
+                             str(settings.get("port", SYSLOG_TRANSPORT[1])))
+                if transport == SYSLOG_TRANSPORT:
+                    target.append(str(server))
+                else:
+                    mgmt.astray.append((FILE, r.line(where), str(server),
+                                        f"sent over {'/'.join(transport)}, not {'/'.join(SYSLOG_TRANSPORT)}"))
     lldp = service.get("lldp")
     if lldp is not None:
         mgmt.lldp = _map(lldp).get("state", "enabled") == "enabled"

@@ -18,6 +18,7 @@ from dualrail_net.platforms.eos.names import interface_names
 from dualrail_net.secretref import is_reference
 from dualrail_net.verify.ipfast import network_of
 from dualrail_net.verify.model import (
+    SYSLOG_TRANSPORT,
     AclEntry,
     Aggregate,
     BgpInstance,
@@ -539,6 +540,25 @@ class _Mgmt:
     login_line: str = ""
     exec_authz: list[str] | None = None  # `aaa authorization exec default` methods (None: none asked)
     exec_line: str = ""
+    # `logging [vrf V] host ADDR [PORT] [protocol tcp|udp]`: (server, VRF, (protocol, port), line)
+    syslog_hosts: list[tuple[str, str, tuple[str, str], int]] = field(default_factory=list)
+
+
+def _logging_host(w: list[str]) -> tuple[str, str, tuple[str, str]] | None:
+    """A `logging host` line's server, VRF and transport (EOS: UDP 514 unless it says); None: not one."""
+    vrf = "default"
+    if w[:2] == ["logging", "vrf"] and len(w) >= 3:
+        vrf, w = w[2], ["logging", *w[3:]]
+    if w[:2] != ["logging", "host"] or len(w) < 3:
+        return None
+    rest = w[3:]
+    port = SYSLOG_TRANSPORT[1]
+    if rest and is_decimal(rest[0]):
+        port, rest = rest[0], rest[1:]
+    protocol = SYSLOG_TRANSPORT[0]
+    if len(rest) == 2 and rest[0] == "protocol" and rest[1] in ("tcp", "udp"):
+        protocol, rest = rest[1], []
+    return None if rest else (w[2], vrf, (protocol, port))
 
 
 # lines under `management ssh` / `management api` that change nothing the checks judge
@@ -610,8 +630,8 @@ def _management_line(node: Node, dev: DeviceConfig, mgmt: _Mgmt) -> bool:
         mgmt.by_vrf.setdefault(w[3], {}).setdefault("dns", []).extend(w[4:])
     elif w[:3] == ["ntp", "server", "vrf"] and len(w) >= 5:
         mgmt.by_vrf.setdefault(w[3], {}).setdefault("ntp", []).append(w[4])
-    elif w[:2] == ["logging", "vrf"] and len(w) == 5 and w[3] == "host":
-        mgmt.by_vrf.setdefault(w[2], {}).setdefault("syslog", []).append(w[4])
+    elif (host := _logging_host(w)) is not None:
+        mgmt.syslog_hosts.append((*host, node.line))
     elif w[:4] == ["aaa", "authentication", "login", "default"]:
         mgmt.login, mgmt.login_line = w[4:], node.text
     elif w[:4] == ["aaa", "authorization", "exec", "default"]:
@@ -669,7 +689,14 @@ def _take_management(dev: DeviceConfig, mgmt: _Mgmt) -> None:
     m.ssh = not mgmt.ssh_shutdown and mgmt.ssh_vrfs.get(vrf, False)
     m.api = mgmt.api_on and mgmt.api_vrfs.get(vrf, False)
     servers = mgmt.by_vrf.get(vrf, {})
-    m.ntp, m.syslog, m.dns = servers.get("ntp", []), servers.get("syslog", []), servers.get("dns", [])
+    m.ntp, m.dns = servers.get("ntp", []), servers.get("dns", [])
+    for server, where, transport, line in mgmt.syslog_hosts:
+        if where != vrf:
+            m.astray.append((FILE, line, server, f"sent in VRF {where}"))
+        elif transport != SYSLOG_TRANSPORT:
+            m.astray.append((FILE, line, server, f"sent over {'/'.join(transport)}, not {'/'.join(SYSLOG_TRANSPORT)}"))
+        else:
+            m.syslog.append(server)
 
 
 def parse_device(name: str, folder: Path) -> DeviceConfig:

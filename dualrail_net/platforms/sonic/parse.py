@@ -21,7 +21,7 @@ from typing import Any
 from dualrail_net.platforms.sonic.cacl import ControlPlane, Rule, control_plane
 from dualrail_net.secretref import is_reference
 from dualrail_net.verify.ipfast import network_of
-from dualrail_net.verify.model import AclEntry, DeviceConfig, EcnProfile, Interface, PfcHeadroom
+from dualrail_net.verify.model import AclEntry, DeviceConfig, EcnProfile, Interface, PfcHeadroom, SYSLOG_TRANSPORT
 from dualrail_net.verify.parsers import link
 from dualrail_net.verify.parsers.files import read_text
 from dualrail_net.verify.parsers.frr import is_ip, is_prefix, parse_frr, zebra_interface_blocks
@@ -520,10 +520,17 @@ def _management(dev: DeviceConfig, db: ConfigDb) -> None:
         else:
             _note(dev, db, "NTP_SERVER", server, f"NTP_SERVER {server} outside the management VRF")
     for server, value in db.table("SYSLOG_SERVER").entries:
-        if _fields(value).get("vrf") == MANAGEMENT_VRF:
-            mgmt.syslog.append(server)
+        fields = _fields(value)
+        transport = (str(fields.get("protocol", SYSLOG_TRANSPORT[0])).lower(), str(fields.get("port", SYSLOG_TRANSPORT[1])))
+        where = db.line("SYSLOG_SERVER", server)
+        if fields.get("vrf") != MANAGEMENT_VRF:
+            mgmt.astray.append((FILE, where, server, f"sent in VRF {fields.get('vrf') or 'default'}"))
+        elif transport != SYSLOG_TRANSPORT:
+            mgmt.astray.append((FILE, where, server, f"sent over {'/'.join(transport)}, not {'/'.join(SYSLOG_TRANSPORT)}"))
         else:
-            _note(dev, db, "SYSLOG_SERVER", server, f"SYSLOG_SERVER {server} outside the management VRF")
+            mgmt.syslog.append(server)
+        for extra in sorted(set(fields) - {"vrf", "protocol", "port", "source"}):
+            _note(dev, db, "SYSLOG_SERVER", server, f"SYSLOG_SERVER {server} {extra}")
     mgmt.dns = [server for server, _ in db.table("DNS_NAMESERVER").entries]
     features = {name: _fields(v) for name, v in db.table("FEATURE").entries}
     if "lldp" in features:

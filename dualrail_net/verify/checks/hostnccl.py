@@ -17,11 +17,13 @@ from __future__ import annotations
 
 import re
 
+from dualrail_net.manifest import TopologyNetEntry
 from dualrail_net.render.servers import HOST_PATHS
 from dualrail_net.resolve.model import BGP_TIMERS
 from dualrail_net.verify.checks import BASE, TOPOLOGY, Context, check, finding
 from dualrail_net.verify.checks.hosts import ROCE_V2_IPV4_GID_INDEX, hca_devices, roce_classes, traffic_class_fault
 from dualrail_net.verify.findings import Finding
+from dualrail_net.verify.model import TopologyNet
 from dualrail_net.verify.parsers.files import is_decimal
 MAX_IB_TIMEOUT = 31  # 5 bits in the QP attribute
 MAX_RETRY_CNT = 7  # 3 bits
@@ -69,6 +71,11 @@ def nccl_topology(ctx: Context) -> list[Finding]:
             elif got != numa:
                 out.append(finding([name], "", f"{where}: GPU {busid} is under socket {got}, the plan says {numa}",
                                    "NCCL pairs it with the wrong socket's NICs"))
+            elif (bridge := plan.gpu_bridge.get(busid)) is not None and topo.gpu_bridges.get(busid) != bridge:
+                out.append(finding([name], "", f"{where}: GPU {busid} is under PCIe switch "
+                                   f"{topo.gpu_bridges.get(busid) or '(none)'}, the plan says {bridge}",
+                                   "NCCL pairs it with another switch's NIC: its traffic crosses the CPU and "
+                                   "leaves on another rail"))
         for busid in sorted(set(topo.gpus) - set(plan.gpus)):
             out.append(finding([name], "", f"{where}: GPU {busid} is not one of model {entry.model}'s GPUs",
                                "NCCL builds rings over a device the server does not have"))
@@ -87,9 +94,35 @@ def nccl_topology(ctx: Context) -> list[Finding]:
             if want is not None and net.numa != want:
                 out.append(finding([name], planned[net.name], f"{where}:{net.line}: {net.name} is under socket "
                                    f"{net.numa}, the plan says {want}", "NCCL pairs it with the wrong GPUs"))
+            elif (place := plan.nets.get(net.name)) is not None:
+                out += _net_faults(name, planned[net.name], where, net, place)
         for device in sorted(set(planned) - seen):
             out.append(finding([name], planned[device], f"{where}: RDMA device {device} (plane {planned[device]}) "
                                "is not in the file", "NCCL does not see the port: its plane loses that rail"))
+    return out
+
+
+def _net_faults(server: str, plane: str, where: str, net: TopologyNet, place: TopologyNetEntry) -> list[Finding]:
+    """One ``<net>`` against its planned place and attributes. NCCL takes an attribute the file
+    writes over what it detects (its xml initialises one only when the file lacks it): a wrong
+    ``dev`` drives another device than the name says, a wrong speed skews its rings, ``gdr="0"``
+    stages every transfer through host memory."""
+    at = f"{where}:{net.line}: {net.name}"
+    if net.nic_busid != place.nic_busid:
+        return [finding([server], plane, f"{at} is on the NIC at {net.nic_busid or '(none)'}, the plan says "
+                        f"{place.nic_busid}", "NCCL pairs the GPUs beside that NIC with this port: their traffic "
+                        "crosses the CPU and leaves on another rail")]
+    if net.bridge != place.bridge:
+        return [finding([server], plane, f"{at}'s NIC is under PCIe switch {net.bridge or '(none)'}, the plan says "
+                        f"{place.bridge}", "NCCL pairs it with the wrong GPUs")]
+    out = []
+    for attribute, value, planned, why in (
+            ("dev", net.dev, str(place.dev), "NCCL drives the device of that index, not the one named"),
+            ("port", net.port, str(place.port), "NCCL opens another port of the device"),
+            ("speed", net.speed, str(place.speed), "NCCL weighs the port's bandwidth wrongly in its rings and trees"),
+            ("gdr", net.gdr, "1", "NCCL stops using GPUDirect RDMA: every transfer is staged through host memory")):
+        if value is not None and value.strip() != planned:
+            out.append(finding([server], plane, f"{at} has {attribute}=\"{value}\", the plan says {planned}", why))
     return out
 
 

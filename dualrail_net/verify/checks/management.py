@@ -119,11 +119,17 @@ def mgmt_services(ctx: Context) -> list[Finding]:
             continue  # the platform keeps these outside the rendered files
         for what, planned, have in (("NTP", sw.plan.ntp, sw.mgmt.ntp), ("syslog", sw.plan.syslog, sw.mgmt.syslog),
                                     ("DNS", sw.plan.dns, sw.mgmt.dns)):
-            missing = [server for server in planned if server not in have]
+            astray = {server for _, _, server, _ in sw.mgmt.astray}
+            missing = [server for server in planned if server not in have and server not in astray]
             if missing:
                 out.append(finding([sw.name], sw.plane, f"{sw.name} lacks {what} server(s) {', '.join(missing)} in "
                                    f"the management VRF {sw.vrf}",
                                    "time, logs or names of the switch go missing: incidents cannot be traced"))
+        for file, line, server, how in sw.mgmt.astray:
+            out.append(finding([sw.name], sw.plane, f"{ctx.snap.where(sw.name, file, line)}: {server} is {how}; "
+                               f"planned: in the management VRF {sw.vrf}",
+                               "the server is not reached (the default VRF is the fabric's, which has no route to "
+                               "the management network) or not where it listens: time, logs or names go missing"))
         if sw.mgmt.lldp is not None and sw.mgmt.lldp != sw.plan.lldp:
             out.append(finding([sw.name], sw.plane, f"{sw.name} runs LLDP {'on' if sw.mgmt.lldp else 'off'}, planned "
                                f"{'on' if sw.plan.lldp else 'off'}",

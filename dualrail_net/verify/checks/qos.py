@@ -46,7 +46,8 @@ def _roce_tcs(ctx: Context) -> Callable[[str, str], tuple[int | None, int | None
 def _ecn_sig(group: PortGroup) -> tuple[Any, ...] | None:
     if group.ecn is None:
         return None
-    return tuple(sorted((tc, e.min_bytes, e.max_bytes, e.probability) for tc, e in group.ecn.items()))
+    return tuple(sorted((tc, e.min_bytes, e.max_bytes, e.probability) + (("drops",) if e.drops else ())
+                        for tc, e in group.ecn.items()))
 
 
 def _ecn_sigs() -> Callable[[PortGroup], tuple[Any, ...] | None]:
@@ -175,6 +176,10 @@ def _ecn_verdicts(profiles: dict[int, EcnProfile] | None, mine: Any, roce_tc: in
     bad = [(f"TC{tc} ECN min {e.min_bytes} >= max {e.max_bytes}",
             "the marking ramp is inverted: ECN marks everything or nothing")
            for tc, e in profiles.items() if e.min_bytes >= e.max_bytes]
+    if roce_tc is not None and profiles[roce_tc].drops:
+        bad.append((f"TC{roce_tc} (RoCE) early-drops what it cannot ECN-mark (RED on)",
+                    "RoCE packets that are not ECN-capable are dropped on the lossless class: go-back-N "
+                    "retransmissions stall the job"))
     if not bad and mine != ref:
         return [(f"ECN {mine} differs from the plane's {ref}", "uneven marking makes congestion control unfair across paths")]
     return bad

@@ -35,13 +35,16 @@ def read_topology(text: str, srv: ServerConfig) -> None:
         if tag not in NCCL_ELEMENTS:
             srv.unmodelled.append((TOPOLOGY_FILE, line, f"<{tag}>"))
         numa = next((a.get("numaid") for t, a in reversed(stack) if t == "cpu"), None)
+        buses = [a.get("busid", "").lower() for t, a in reversed(stack) if t == "pci"]  # innermost first
         if tag == "pci" and attrs.get("class", "").lower().startswith("0x03"):
             busid = attrs.get("busid", "").lower()
             topo.gpus[busid] = int(numa) if numa is not None and is_decimal(numa) else None
+            topo.gpu_bridges[busid] = buses[0] if buses else ""
         if tag == "net":
-            nic_bus = next((a.get("busid", "") for t, a in reversed(stack) if t == "pci"), "")
             topo.nets.append(TopologyNet(attrs.get("name", ""), int(numa) if numa is not None and is_decimal(numa)
-                                         else None, nic_bus.lower(), line))
+                                         else None, buses[0] if buses else "", line,
+                                         bridge=buses[1] if len(buses) > 1 else "", dev=attrs.get("dev"),
+                                         port=attrs.get("port"), speed=attrs.get("speed"), gdr=attrs.get("gdr")))
         stack.append((tag, attrs))
 
     def end(_tag: str) -> None:

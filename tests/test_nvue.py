@@ -128,6 +128,8 @@ def _down_first_uplink(root: Path) -> None:
 
 NVUE_MUTATIONS[7] = ("an uplink administratively down", "BGP-SESSION-DOWN", _down_first_uplink)
 NVUE_MUTATIONS += [
+    ("the switch's system name is another's", "MGMT-HOSTNAME",
+     _edit('hostname: "a-leaf-su1-r0"', 'hostname: "a-leaf-su1-r9"')),
     ("syslog sent to the collector over TCP", "MGMT-SERVICES",
      _edit('            "192.0.2.20": {}', '            "192.0.2.20":\n              protocol: tcp')),
     ("syslog sent to the collector on another port", "MGMT-SERVICES",

@@ -119,6 +119,7 @@ def tree_parse_frr(text: str) -> DeviceConfig:
         w = node.words
         if w[0] == "hostname" and len(w) == 2:
             dev.hostname = w[1]
+            dev.names.append((w[1], "frr.conf", node.line))
         elif w[:2] == ["frr", "defaults"] and len(w) == 3:
             dev.frr_defaults = w[2]
         elif w[0] == "vrf" and len(w) == 2:

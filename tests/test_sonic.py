@@ -92,6 +92,8 @@ def _table(doc: dict[str, object], name: str) -> dict[str, dict[str, object]]:
 
 
 SONIC_MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
+    ("the switch's system name is another's", "MGMT-HOSTNAME",
+     _db_edit(lambda d: _table(d, "DEVICE_METADATA")["localhost"].update(hostname="a-leaf-su1-r9"))),
     ("syslog sent to the collector over TCP", "MGMT-SERVICES",
      _db_edit(lambda d: _table(d, "SYSLOG_SERVER")["192.0.2.20"].update(protocol="tcp"))),
     ("syslog sent to the collector on another port", "MGMT-SERVICES",

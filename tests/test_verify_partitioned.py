@@ -102,8 +102,9 @@ def test_the_base_side_refuses_every_routing_field() -> None:
     from dualrail_net.verify.model import DeviceConfig
     from dualrail_net.verify.parsers import ROUTING_FIELDS
     dev = DeviceConfig("leaf", "cumulus")
-    partitioned._elsewhere_routing(dev, "leaf", ["RED"], [None, "RED"])
+    partitioned._elsewhere_routing(dev, "leaf", [("leaf", "frr.conf", 3)], ["RED"], [None, "RED"])
     assert dev.hostname == "leaf" and list(dev.vrfs) == ["RED"] and set(dev.bgp) == {None, "RED"}
+    assert dev.names == [("leaf", "frr.conf", 3)]
     for name in ROUTING_FIELDS:
         if name not in ("hostname", "routing_file", "frr_defaults", "acl_file", "api_port"):  # scalars cannot refuse
             value = getattr(dev, name)

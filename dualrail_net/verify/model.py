@@ -485,6 +485,8 @@ class DeviceConfig:
     name: str
     platform: str
     hostname: str = ""
+    # every statement that names the device, base and routing parts alike: (name, file, line)
+    names: list[tuple[str, str, int]] = field(default_factory=list)
     interfaces: dict[str, Interface] = field(default_factory=dict)
     vrfs: dict[str, int | None] = field(default_factory=dict)  # name -> table
     bgp: dict[str | None, BgpInstance] = field(default_factory=dict)

@@ -14,7 +14,7 @@ them, and a forked child that reads objects made before the fork copies every pa
 
 What crosses, in plain types: down, each switch's addressed ports (name, addresses, VRF, loopback)
 and VRF tables, then each server's addressed ports (the routing side's topology needs every
-address, and the base side reads them anyway); up, each switch's hostname, VRF names and BGP
+address, and the base side reads them anyway); up, each switch's hostname (with the statements naming it), VRF names and BGP
 instance names as its routing part gives them (the base side's topology needs every routing
 instance), the cabling plan's columns (the routing side reads it while it waits for the servers;
 unmarshalling is half the reading), then the routing side's findings. Each side's snapshot leaves what it did not read as
@@ -123,10 +123,13 @@ class ElsewhereList(list[V]):
         _refuse(self.what)
 
 
-def _elsewhere_routing(dev: DeviceConfig, hostname: str, vrfs: list[str], instances: list[str | None]) -> None:
-    """A base part with what its routing part says that the base side may know: the hostname, the
+def _elsewhere_routing(dev: DeviceConfig, hostname: str, names: list[tuple[str, str, int]], vrfs: list[str],
+                       instances: list[str | None]) -> None:
+    """A base part with what its routing part says that the base side may know: the hostname (and
+    the statements naming the device), the
     VRF names (added as add_routing adds them) and the names of the BGP instances."""
     dev.hostname = hostname
+    dev.names += [(str(name), str(file), int(line)) for name, file, line in names]
     for vrf in vrfs:
         dev.vrfs.setdefault(vrf, None)
     dev.bgp = ElsewhereDict(f"{dev.name}'s BGP configuration", instances)
@@ -327,7 +330,8 @@ def _routing_side(root: Path, specs: list[CheckSpec], up: BinaryIO, down: Binary
     # the routing parts; a platform without one is read whole here (its one file holds both)
     parts = [parser.routing(name, root / meta.dir) if parser.routing else parser.base(name, root / meta.dir)
              for parser, (name, meta) in zip(parsers, switches)]
-    names = [(part.hostname, list(part.vrfs), list(part.bgp)) for parser, part in zip(parsers, parts) if parser.routing]
+    names = [(part.hostname, part.names, list(part.vrfs), list(part.bgp))
+             for parser, part in zip(parsers, parts) if parser.routing]
     plan = read_cabling(cabling_path(root, manifest))
     columns = plan.as_columns()
     # sent by a thread: the base side takes them only when its own parsing is done

@@ -139,6 +139,8 @@ def _system(r: _Reader, system: dict[str, Any], path: PathKey) -> None:
     dev, mgmt = r.dev, r.dev.management
     r.extra(system, path, {"hostname", "aaa", "api"})
     dev.hostname = _name(system.get("hostname")) or ""
+    if dev.hostname:
+        dev.names.append((dev.hostname, FILE, r.line((*path, "hostname"))))
     aaa = _map(system.get("aaa"))
     r.extra(aaa, (*path, "aaa"), {"user", "tacacs", "authentication-order"})
     _tacacs(r, aaa, (*path, "aaa"))

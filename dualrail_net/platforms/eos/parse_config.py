@@ -447,6 +447,7 @@ def parse_eos(text: str, dev: DeviceConfig) -> None:
         w = node.words
         if w[0] == "hostname" and len(w) == 2:
             dev.hostname = w[1]
+            dev.names.append((w[1], FILE, node.line))
         elif w[:3] == ["qos", "map", "dscp"] and "to" in w and w[-2:-1] == ["traffic-class"] \
                 and (tc := _int(w[-1], 7)) is not None \
                 and all(_int(x, 63) is not None for x in w[3:w.index("to")]):

@@ -140,6 +140,8 @@ def parse_base(name: str, folder: Path) -> DeviceConfig:
     if db.tables.get("ACL_TABLE") is not None:
         dev.acl_file = FILE  # (as the routing side sets it: both sides know where the lists are)
     dev.hostname = str(_fields(db.table("DEVICE_METADATA").get("localhost")).get("hostname", ""))
+    if dev.hostname:
+        dev.names.append((dev.hostname, FILE, db.line("DEVICE_METADATA", "localhost")))
     _metadata(dev, db)
     _ports(dev, db)
     _interfaces(dev, db)

@@ -232,3 +232,20 @@ def mgmt_acl(ctx: Context) -> list[Finding]:
                                f"{name}'s management address {meta.mgmt_address.partition('/')[0]}"
                                + (f" ({acl} refuses the planned gateway)" if len(lists) > 1 else ""), WHY_LOCKOUT))
     return out
+
+
+@check("MGMT-HOSTNAME", "every switch's configuration names it as the plan does", reads={BASE, TOPOLOGY})
+def mgmt_hostname(ctx: Context) -> list[Finding]:
+    """A switch that calls itself another name (EOS's, NVUE's and SONiC's system name, the one LLDP
+    advertises; FRR's, which bgpd sends its peers in the hostname capability) puts that name on
+    every neighbour table, log line and accounting record: the cabling audit then sees its cables
+    land on a switch the plan does not have, and operators look at the wrong switch."""
+    out = []
+    for name, dev in ctx.snap.devices.items():
+        for named, file, line in dev.names:
+            if named != name:
+                out.append(finding([name], ctx.device_plane.get(name) or "",
+                                   f"{ctx.snap.where(name, file, line)}: {name} is named {named}",
+                                   "LLDP, BGP peers, logs and accounting show it under another name: the cabling "
+                                   "audit reports its cables as miswired and operators act on the wrong switch"))
+    return out

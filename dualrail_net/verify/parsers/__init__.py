@@ -46,6 +46,7 @@ def add_routing(dev: DeviceConfig, routing: DeviceConfig) -> DeviceConfig:
         setattr(dev, name, getattr(routing, name))
     for vrf in routing.vrfs:
         dev.vrfs.setdefault(vrf, None)
+    dev.names += routing.names  # each part's own statements naming the device (SONiC: config_db and frr.conf)
     return dev
 
 

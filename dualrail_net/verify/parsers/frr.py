@@ -1218,6 +1218,7 @@ def _top_level(dev: DeviceConfig, w: list[str], number: int) -> int:
         return TOP
     elif head == "hostname" and len(w) == 2:
         dev.hostname = w[1]
+        dev.names.append((w[1], dev.routing_file or "frr.conf", number))
         return TOP
     elif head == "vrf" and len(w) == 2:
         dev.vrfs.setdefault(w[1], None)

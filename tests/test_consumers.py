@@ -79,6 +79,16 @@ def test_a_netmask_is_an_attribute_ifupdown2_applies(out: Path, tmp_path: Path) 
 
 @pytest.mark.consumers
 @needs_ifupdown2
+def test_link_settings_are_attributes_ifupdown2_applies(out: Path, tmp_path: Path) -> None:
+    """link-speed, link-autoneg and link-fec belong to ifupdown2's ethtool addon, which loads only
+    where ethtool is installed (as on every Cumulus switch): without it they read as unknown."""
+    edited = _edited_leaf_file(out, tmp_path, "interfaces", "    address 10.12.0.0/31",
+                               "    address 10.12.0.0/31\n    link-speed 400000\n    link-autoneg off\n    link-fec rs")
+    assert check_ifupdown(tmp_path, [edited]).findings == []
+
+
+@pytest.mark.consumers
+@needs_ifupdown2
 def test_ifupdown_syntax_error_is_caught(tmp_path: Path) -> None:
     bad = tmp_path / "dev" / "interfaces"
     bad.parent.mkdir()

@@ -500,6 +500,17 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
     ("one fabric port forwards", "HOST-SYSCTL",
      lambda r: edit(r / "servers/gpu001/sysctl.conf", "net.ipv4.conf.all.arp_ignore = 1",
                     "net.ipv4.conf.all.arp_ignore = 1\nnet.ipv4.conf.ens1f0np0.forwarding = 1")),
+    ("a leaf uplink that does not forward what it receives (ifupdown2 ip-forward off)", "LINK-NO-FORWARDING",
+     lambda r: edit(r / LEAF_A / "interfaces", "    address 10.11.0.1/31\n", "    address 10.11.0.1/31\n    ip-forward off\n")),
+    ("a leaf server port whose forwarding a post-up sysctl turns off", "LINK-NO-FORWARDING",
+     lambda r: edit(r / LEAF_A / "interfaces", "    address 10.12.0.0/31\n",
+                    "    address 10.12.0.0/31\n    post-up sysctl -w net.ipv4.conf.swp1.forwarding=0\n")),
+    ("a leaf whose post-up turns every port's forwarding off (net.ipv4.ip_forward)", "LINK-NO-FORWARDING",
+     lambda r: edit(r / LEAF_A / "interfaces", "    address 10.12.0.0/31\n",
+                    "    address 10.12.0.0/31\n    post-up sysctl -w net.ipv4.ip_forward=0\n")),
+    ("a server NIC's own forwarding switch in its interfaces file", "HOST-UNMODELLED",
+     lambda r: edit(r / "servers/gpu001/interfaces", "    address 10.12.0.1/31\n",
+                    "    address 10.12.0.1/31\n    ip-forward on\n")),
     ("a sysctl verify does not judge", "HOST-UNMODELLED",
      lambda r: edit(r / "servers/gpu001/sysctl.conf", "net.ipv4.conf.all.arp_ignore = 1",
                     "net.ipv4.conf.all.arp_ignore = 1\nnet.ipv4.tcp_ecn = 1")),
@@ -1218,6 +1229,10 @@ def _spine_neighbor(root: Path, statement: str) -> None:
 
 
 VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
+    ("a leaf uplink's forwarding said on (its default), and turned off then on again by sysctl",
+     lambda r: edit(r / LEAF_A / "interfaces", "    address 10.11.0.1/31\n",
+                    "    address 10.11.0.1/31\n    ip-forward on\n    post-up sysctl -w net.ipv4.conf.swp33.forwarding=0\n"
+                    "    post-up sysctl -w net.ipv4.conf.swp33.forwarding=1\n")),
     ("a zebra interface block in a leaf's frr.conf: described, link-detect, shut and brought back",
      lambda r: edit(r / LEAF_A / "frr.conf", "\nend\n",
                     "\ninterface swp33\n description uplink\n link-detect\n shutdown\n no shutdown\nexit\nend\n")),

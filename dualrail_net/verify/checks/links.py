@@ -102,3 +102,28 @@ def port_down(ctx: Context) -> list[Finding]:
                                f"{why_down(iface.down)}",
                                f"the link to {row[f'{far}_device']} carries no traffic: it loses this plane"))
     return out
+
+
+@check("LINK-NO-FORWARDING", "every cabled switch port routes what it receives", reads={BASE, TOPOLOGY})
+def port_no_forwarding(ctx: Context) -> list[Finding]:
+    """The kernel forwards a packet only when the port it arrived on forwards (Linux checks the
+    input device's conf.<port>.forwarding, which `ip-forward off` or a sysctl sets): the port still
+    answers, its BGP session stays up and every route through it is advertised and installed, but
+    what arrives on it for anywhere else is dropped."""
+    out: list[Finding] = []
+    cables, devices = ctx.cables, ctx.snap.devices
+    plan = cables.plan
+    for side, far, ports, planes in cables.sides():
+        names = plan.column(f"{side}_device")
+        for i, iface in enumerate(ports):
+            if iface is None or iface.forwarding is None or iface.forwarding[0] or names[i] not in devices:
+                continue
+            row = plan[i]
+            _, line, statement = iface.forwarding
+            out.append(finding([names[i], row[f"{far}_device"]], planes[i] or row["plane"],
+                               f"{ctx.snap.where(names[i], 'interfaces', line)}: {names[i]} {iface.name} (from "
+                               f"{row[f'{far}_device']} {row[f'{far}_port']}) does not forward what it receives "
+                               f"({statement})",
+                               f"what {row[f'{far}_device']} sends through {names[i]} is dropped there, while BGP "
+                               "still advertises and installs the path: a blackhole"))
+    return out

@@ -74,13 +74,16 @@ def parse_server(name: str, folder: Path) -> ServerConfig:
     order = {name: i for i, name in enumerate(parsed.interfaces)}
     tagged = [(name, f"ip route add default via {gw} dev {name}", parsed.gateway_lines.get(name, 0))
               for name, gw in parsed.gateways.items()]
-    applied = apply_link_commands(parsed, bounce=False)  # ports taken down or given another MTU (`ip link set`)
+    applied = apply_link_commands(parsed, bounce=False, forwarding=False)  # `ip link set`: ports down, MTUs
     tagged += [t for number, t in enumerate(zip(parsed.command_ports, parsed.commands, parsed.command_lines))
                if t[0] not in skipped and number not in applied]
     tagged.sort(key=lambda t: order.get(t[0], len(order)))
     routes, rules = server_policy([cmd for _, cmd, _ in tagged], other, [port for port, _, _ in tagged])
     srv = ServerConfig(name=name, interfaces=parsed.interfaces, routes=routes, rules=rules)
     srv.unmodelled += [("interfaces", line, text) for line, text in parsed.unmodelled]
+    # a NIC's own forwarding switch (its sysctl.conf's is judged: HOST-FORWARDING): reported
+    srv.unmodelled += [("interfaces", iface.forwarding[1], iface.forwarding[2])
+                       for iface in parsed.interfaces.values() if iface.forwarding is not None]
     if parsed.lag_members:  # a bond's members: down as routed ports (but in a bond with an address)
         srv.unmodelled += lag_members_down(parsed.interfaces, {
             port: (bond, "interfaces", line) for port, (bond, line) in parsed.lag_members.items()})

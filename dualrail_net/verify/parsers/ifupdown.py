@@ -159,6 +159,8 @@ def read_interfaces(text: str) -> InterfacesFile:
             commands.append(value)
             command_ports.append(iface.name)
             command_lines.append(number)
+        elif key == "ip-forward" and value.lower() in _FORWARD_VALUES:
+            iface.forwarding = (_FORWARD_VALUES[value.lower()], number, line.strip())
         elif key == "link-down":
             iface.down = "link-down" if value == "yes" else iface.down
         elif key == "netmask":
@@ -337,6 +339,22 @@ LINK_SET_DOWN = "post-up down"  # Interface.down of a port a post-up command tak
 # every command link_command reads has its object word starting with `l` after the program (and
 # `-4`); most post-up commands are routes and rules, which this lets through without a split
 _MAYBE_LINK = re.compile(r"^\S*ip\s+(?:-4\s+)?l")
+# ifupdown2's address addon: `ip-forward` takes these (utils.get_boolean_from_string)
+_FORWARD_VALUES = {"on": True, "yes": True, "1": True, "off": False, "no": False, "0": False}
+# `sysctl [-w] net.ipv4.conf.PORT.forwarding=0|1` (or `net.ipv4.ip_forward`, which, like
+# `conf.all.forwarding`, sets every port's): PORT is None for every port
+_FORWARDING_SYSCTL = re.compile(r"^(?:\S*/)?sysctl\s+(?:-[wq]+\s+)*net([./])ipv4\1(?:conf\1([^\s=./]+)\1forwarding|ip_forward)"
+                                r"\s*=\s*([01])$")
+
+
+def forwarding_command(cmd: str) -> tuple[str | None, bool] | None:
+    """A sysctl command that turns a port's IPv4 forwarding on or off: (port, or None for every
+    port; on); None for any other command."""
+    m = _FORWARDING_SYSCTL.match(cmd.strip())
+    if m is None:
+        return None
+    port = m.group(2)
+    return (None if port in (None, "all") else port), m.group(3) == "1"
 
 
 def link_command(cmd: str) -> tuple[str, str | None, int | None] | None:
@@ -370,22 +388,30 @@ def link_command(cmd: str) -> tuple[str, str | None, int | None] | None:
     return (device, state, mtu) if device is not None and (state or mtu is not None) else None
 
 
-def apply_link_commands(parsed: InterfacesFile, bounce: bool = True) -> set[int]:
+def apply_link_commands(parsed: InterfacesFile, bounce: bool = True, forwarding: bool = True) -> set[int]:
     """The post-up ``ip link set`` commands (link_command) applied to the ports they name, in the
     order ifupdown2 runs them (a stanza never brought up runs none); the indices of the commands
     applied (the others stay for the caller: routes and rules, or not modelled).
     ``bounce``: whether a port taken down and brought up again is simply up. True on a switch (FRR
     installs its routes again); on a server the kernel flushed the routes through the port when it
     went down and nothing puts them back, which the host model does not follow: both commands are
-    left to the caller (not modelled) and the port is taken as it was."""
+    left to the caller (not modelled) and the port is taken as it was.
+    ``forwarding``: whether ``sysctl`` commands that turn a port's IPv4 forwarding on or off are
+    applied to the ports (a switch's; a server's forwarding is its sysctl.conf's, judged there)."""
     done: set[int] = set()
     taken_down: dict[str, int] = {}  # port -> the command that took it down
     order = {name: i for i, name in enumerate(parsed.interfaces)}  # the stanzas' bring-up order
     commands = parsed.commands
     for number in sorted(range(len(commands)), key=lambda i: (order.get(parsed.command_ports[i], len(order)), i)):
         cmd, port = commands[number], parsed.command_ports[number]
-        read = link_command(cmd) if _MAYBE_LINK.search(cmd) else None
         runs = parsed.interfaces.get(port)
+        if forwarding and "forward" in cmd and (sysctl := forwarding_command(cmd)) is not None and runs is not None \
+                and runs.down != NOT_AUTO and (sysctl[0] is None or sysctl[0] in parsed.interfaces):
+            for name in [sysctl[0]] if sysctl[0] is not None else list(parsed.interfaces):
+                parsed.interfaces[name].forwarding = (sysctl[1], parsed.command_lines[number], f"post-up {cmd}")
+            done.add(number)
+            continue
+        read = link_command(cmd) if _MAYBE_LINK.search(cmd) else None
         if read is None or read[0] not in parsed.interfaces or runs is None or runs.down == NOT_AUTO:
             continue
         device, state, mtu = read

@@ -518,6 +518,10 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
      lambda r: edit(r / "servers/gpu001/nccl.env", "NCCL_CROSS_NIC=0", "NCCL_CROSS_NIC=0\nNCCL_ALGO=Tree")),
     ("NCCL's RDMA transport switched off", "HOST-NCCL-TRANSPORT",
      lambda r: edit(r / "servers/gpu001/nccl.env", "NCCL_CROSS_NIC=0", "NCCL_CROSS_NIC=0\nNCCL_IB_DISABLE=1")),
+    ("NCCL told never to use GPUDirect RDMA", "HOST-NCCL-TRANSPORT",
+     lambda r: edit(r / "servers/gpu001/nccl.env", "NCCL_CROSS_NIC=0", "NCCL_CROSS_NIC=0\nNCCL_NET_GDR_LEVEL=LOC")),
+    ("NCCL told never to use peer-to-peer between GPUs", "HOST-NCCL-TRANSPORT",
+     lambda r: edit(r / "servers/gpu001/nccl.env", "NCCL_CROSS_NIC=0", "NCCL_CROSS_NIC=0\nNCCL_P2P_DISABLE=1")),
     ("NCCL forced onto sockets", "HOST-NCCL-TRANSPORT",
      lambda r: edit(r / "servers/gpu001/nccl.env", "NCCL_CROSS_NIC=0", "NCCL_CROSS_NIC=0\nNCCL_NET=Socket")),
     ("NCCL opens no queue pair per connection", "HOST-NCCL-TRANSPORT",
@@ -579,6 +583,10 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
                     "auto br0\niface br0\n    bridge-ports ens1f0np0\n\n# nic0 port 1")),
     ("a server that answers no ARP request (arp_ignore 8)", "HOST-SYSCTL",
      lambda r: edit(r / "servers/gpu001/sysctl.conf", "net.ipv4.conf.all.arp_ignore = 1", "net.ipv4.conf.all.arp_ignore = 8")),
+    ("RDMA-CM marks every packet Congestion Experienced (ToS ECN bits 11)", "HOST-NIC-QOS",
+     lambda r: edit(r / "servers/gpu001/nic-qos.sh", "port ens1f0np0 mlx5_0 mtu=9214 trust=dscp pfc=3 ecn=3 cnp_dscp=48 cnp_prio=6 roce_tos=104", "port ens1f0np0 mlx5_0 mtu=9214 trust=dscp pfc=3 ecn=3 cnp_dscp=48 cnp_prio=6 roce_tos=107")),
+    ("a second plan line for one NIC port (it runs last: PFC on another priority)", "HOST-NIC-QOS",
+     lambda r: edit(r / "servers/gpu001/nic-qos.sh", "port ens1f0np0 mlx5_0 mtu=9214 trust=dscp pfc=3 ecn=3 cnp_dscp=48 cnp_prio=6 roce_tos=104\n", "port ens1f0np0 mlx5_0 mtu=9214 trust=dscp pfc=3 ecn=3 cnp_dscp=48 cnp_prio=6 roce_tos=104\nport ens1f0np0 mlx5_0 mtu=9214 trust=dscp pfc=4 ecn=3 cnp_dscp=48 cnp_prio=6 roce_tos=104\n")),
     ("the NIC trusts PCP while the leaf trusts DSCP", "HOST-NIC-QOS",
      lambda r: edit(r / "servers/gpu001/nic-qos.sh", "trust=dscp", "trust=pcp")),
     ("the NIC pauses another priority than the leaf", "HOST-NIC-QOS",
@@ -1229,6 +1237,13 @@ def _spine_neighbor(root: Path, statement: str) -> None:
 
 
 VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
+    ("a server's sysctl lines with a leading '-' and one glob for every port's rp_filter",
+     lambda r: (edit(r / "servers/gpu001/sysctl.conf", "net.ipv4.conf.all.arp_ignore = 1", "-net.ipv4.conf.all.arp_ignore = 1"),
+                edit_lines(r / "servers/gpu001/sysctl.conf", lambda line: ".rp_filter" in line),
+                edit(r / "servers/gpu001/sysctl.conf", "-net.ipv4", "net.ipv4.conf.*.rp_filter = 2\n-net.ipv4"))),
+    ("a second plan line for one NIC port that says the same, and NCCL's path levels left open",
+     lambda r: (edit(r / "servers/gpu001/nic-qos.sh", "port ens1f0np0 mlx5_0 mtu=9214 trust=dscp pfc=3 ecn=3 cnp_dscp=48 cnp_prio=6 roce_tos=104\n", "port ens1f0np0 mlx5_0 mtu=9214 trust=dscp pfc=3 ecn=3 cnp_dscp=48 cnp_prio=6 roce_tos=104\nport ens1f0np0 mlx5_0 mtu=9214 trust=dscp pfc=3 ecn=3 cnp_dscp=48 cnp_prio=6 roce_tos=104\n"),
+                edit(r / "servers/gpu001/nccl.env", "NCCL_CROSS_NIC=0", "NCCL_CROSS_NIC=0\nNCCL_NET_GDR_LEVEL=PHB\nNCCL_P2P_LEVEL=NVL"))),
     ("a leaf uplink's forwarding said on (its default), and turned off then on again by sysctl",
      lambda r: edit(r / LEAF_A / "interfaces", "    address 10.11.0.1/31\n",
                     "    address 10.11.0.1/31\n    ip-forward on\n    post-up sysctl -w net.ipv4.conf.swp33.forwarding=0\n"

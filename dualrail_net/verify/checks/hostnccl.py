@@ -255,6 +255,23 @@ def ucx_takes_rdma(tls: str) -> bool:
     return bool(items & (UCX_RDMA_TRANSPORTS | UCX_RDMA_ALIASES))
 
 
+# NCCL's path levels, nearest first (NCCL_P2P_LEVEL, NCCL_NET_GDR_LEVEL): LOC (or 0) never uses the path
+NCCL_NEVER_LEVELS = frozenset({"LOC", "0"})
+
+
+def _paths_turned_off(env: dict[str, str]) -> list[tuple[str, str, str]]:
+    """The data paths a server's NCCL settings switch off for every GPU: (variable, value, what)."""
+    out = []
+    if _nccl_int(env.get("NCCL_P2P_DISABLE")):
+        out.append(("NCCL_P2P_DISABLE", env["NCCL_P2P_DISABLE"], "GPUs never reach each other directly (NVLink, PCIe)"))
+    if env.get("NCCL_P2P_LEVEL", "").strip().upper() in NCCL_NEVER_LEVELS:
+        out.append(("NCCL_P2P_LEVEL", env["NCCL_P2P_LEVEL"], "GPUs never reach each other directly (NVLink, PCIe)"))
+    if env.get("NCCL_NET_GDR_LEVEL", "").strip().upper() in NCCL_NEVER_LEVELS:
+        out.append(("NCCL_NET_GDR_LEVEL", env["NCCL_NET_GDR_LEVEL"], "NCCL never uses GPUDirect RDMA, though every "
+                    "NIC sits beside its GPUs"))
+    return out
+
+
 def _transport_choice(name: str, env: dict[str, str], planes: int) -> list[Finding]:
     """Whether NCCL takes the RDMA transport at all, and keeps each ring on one NIC."""
     out = []
@@ -262,6 +279,9 @@ def _transport_choice(name: str, env: dict[str, str], planes: int) -> list[Findi
         out.append(finding([name], "", f"{name}: NCCL_IB_DISABLE={env['NCCL_IB_DISABLE']}: NCCL never uses the "
                            "RDMA ports", "every collective falls back to TCP sockets: a fraction of the fabric's "
                            "bandwidth"))
+    for variable, value, why in _paths_turned_off(env):
+        out.append(finding([name], "", f"{name}: {variable}={value}: {why}", "the server's GPUs move their data "
+                           "through host memory: collectives run at a fraction of the fabric's bandwidth"))
     net = env.get("NCCL_NET")
     if net is not None and net.upper() != "IB":
         why = ("every collective runs over TCP sockets" if net.lower() == "socket" else
@@ -295,7 +315,7 @@ JUDGED_ENV = frozenset({
     "NCCL_TOPO_FILE", "NCCL_SOCKET_IFNAME", "NCCL_IB_DISABLE", "NCCL_NET", "OMPI_MCA_btl_tcp_if_include",
     "UCX_NET_DEVICES", "UCX_IB_GID_INDEX", "UCX_IB_TRAFFIC_CLASS", "UCX_TLS",
     "NCCL_IB_QPS_PER_CONNECTION", "NCCL_DEBUG", "NCCL_DEBUG_SUBSYS", "NCCL_DEBUG_FILE", "NCCL_IB_SL",
-    "NCCL_IB_ROCE_VERSION_NUM"})
+    "NCCL_IB_ROCE_VERSION_NUM", "NCCL_P2P_DISABLE", "NCCL_P2P_LEVEL", "NCCL_NET_GDR_LEVEL"})
 JUDGED_ENV_PATTERN = re.compile(r"DUALRAIL_(?:PLANE|IB)_[A-Za-z0-9]+_HCA")
 
 

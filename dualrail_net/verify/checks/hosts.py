@@ -471,6 +471,10 @@ def nic_qos(ctx: Context) -> list[Finding]:
                 if tos is None or tos >> 2 != mark.roce_dscp:
                     problems.append(f"RDMA-CM ToS {s.get('roce_tos', 'not set')} (DSCP "
                                     f"{tos >> 2 if tos is not None else '?'}), the fabric's RoCE DSCP is {mark.roce_dscp}")
+                elif tos & 3 == 3:
+                    problems.append(f"RDMA-CM ToS {tos}: DSCP {tos >> 2} with ECN bits 11 (Congestion Experienced) "
+                                    "on every packet, so every receiver answers with CNPs and DCQCN slows every "
+                                    "RDMA-CM flow to its floor")
                 elif nccl_tc is not None and nccl_tc >> 2 != tos >> 2:
                     problems.append(f"NCCL_IB_TC {nccl_tc} marks DSCP {nccl_tc >> 2}, the port's ToS {tos} marks "
                                     f"DSCP {tos >> 2}")

@@ -6,6 +6,7 @@ the indented-tree reader), the servers' reader, and the joining of a device's tw
 
 from __future__ import annotations
 
+import fnmatch
 import re
 from pathlib import Path
 
@@ -142,11 +143,26 @@ def _scan_nic_qos(text: str, first: int, inside: bool, srv: ServerConfig) -> boo
                 ok = False
                 break
             settings[m.group(1)] = m.group(2)
-        if ok and words[1] not in srv.nic_qos:
+        earlier = srv.nic_qos.get(words[1]) if ok else None
+        if ok and earlier is None:
             srv.nic_qos[words[1]] = NicQosPort(words[1], words[2], settings, number)
+        elif ok and earlier is not None and earlier.rdma_device == words[2]:
+            srv.nic_qos[words[1]] = NicQosPort(words[1], words[2], port_again(earlier.settings, settings), number)
         else:
             srv.unmodelled.append(("nic-qos.sh", number, stripped))
     return inside
+
+
+def port_again(before: dict[str, str], line: dict[str, str]) -> dict[str, str]:
+    """A port's settings once the program has run a second ``port`` line for it: each call applies
+    trust and PFC from its own line (an absent one as empty), enables ECN on its priorities without
+    disabling any (the writes only ever set 1), and writes any other setting its line names."""
+    after = {key: value for key, value in before.items() if key not in ("trust", "pfc")}
+    after.update((key, value) for key, value in line.items() if key != "ecn")
+    if "ecn" in line:
+        prios = {p for p in (before.get("ecn", "") + "," + line["ecn"]).split(",") if p}
+        after["ecn"] = ",".join(sorted(prios, key=lambda p: (len(p), p)))
+    return after
 
 
 # the program's code between its two header lines (the second names the server) and the plan is
@@ -228,14 +244,34 @@ def _read_env(text: str, srv: ServerConfig) -> None:
 
 
 def _read_sysctl(text: str, srv: ServerConfig) -> None:
-    """sysctl.conf: ``key = value``; '#' and ';' start comments (sysctl.d(5))."""
+    """sysctl.conf as systemd-sysctl reads it (sysctl.d(5)): ``key = value``; '#' and ';' start
+    comments; a leading '-' only silences a failure to set the key; a key with a glob
+    (``net.ipv4.conf.*.rp_filter``) sets every name it matches under /proc/sys: here the
+    server's ports and ``all`` (``default`` as well, which only ports made later take: not in the
+    model); later lines override earlier ones, as applied."""
     for number, line in enumerate(text.split("\n"), 1):
         stripped = line.strip()
         if not stripped or stripped[0] in "#;":
             continue
         key, eq, value = stripped.partition("=")
-        if eq and key.strip():
-            srv.sysctl[key.strip().replace("/", ".")] = value.strip()
-            srv.line_of[("sysctl.conf", key.strip().replace("/", "."))] = number
-        else:
+        key = key.strip().removeprefix("-").strip().replace("/", ".")
+        if not (eq and key):
             srv.unmodelled.append(("sysctl.conf", number, stripped))
+            continue
+        keys = [key]
+        if any(c in key for c in "*?["):
+            names = [*srv.interfaces, "all"]
+            keys = sorted({pattern_key for name in names
+                           if fnmatch.fnmatchcase(pattern_key := _sysctl_for(key, name), key)})
+            if not keys:
+                srv.unmodelled.append(("sysctl.conf", number, stripped))
+        for one in keys:
+            srv.sysctl[one] = value.strip()
+            srv.line_of[("sysctl.conf", one)] = number
+
+
+def _sysctl_for(pattern: str, port: str) -> str:
+    """The key a globbed ``net.ipv4.conf.<glob>.X`` would set for ``port`` (the pattern itself when
+    its glob is elsewhere: matched against nothing, reported)."""
+    parts = pattern.split(".")
+    return ".".join([*parts[:3], port, *parts[4:]]) if parts[:3] == ["net", "ipv4", "conf"] and len(parts) > 4 else pattern

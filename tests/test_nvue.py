@@ -128,6 +128,14 @@ def _down_first_uplink(root: Path) -> None:
 
 NVUE_MUTATIONS[7] = ("an uplink administratively down", "BGP-SESSION-DOWN", _down_first_uplink)
 NVUE_MUTATIONS += [
+    ("RED on beside ECN on the RoCE class (what it cannot mark is dropped)", "QOS-ECN",
+     _edit('"3":\n              ecn: "enable"\n              red: "disable"', '"3":\n              ecn: "enable"\n              red: "enable"')),
+    ("the server block's blackhole at distance 255 (never installed)", "ROUTE-MISSING",
+     _edit('                blackhole:\n                  type: "blackhole"\n',
+           '                blackhole:\n                  type: "blackhole"\n              distance: 255\n')),
+    ("a static route's key verify does not read", "CONFIG-UNMODELLED",
+     _edit('                blackhole:\n                  type: "blackhole"\n',
+           '                blackhole:\n                  type: "blackhole"\n              tag: 7\n')),
     ("the switch's system name is another's", "MGMT-HOSTNAME",
      _edit('hostname: "a-leaf-su1-r0"', 'hostname: "a-leaf-su1-r9"')),
     ("syslog sent to the collector over TCP", "MGMT-SERVICES",

@@ -244,6 +244,9 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
      lambda r: edit(r / LEAF_A / "frr.conf", "ip prefix-list LOCAL-A seq 20 permit 10.12.0.0/26\n",
                     "ip prefix-list LOCAL-A seq 20 permit 10.12.0.0/26\nip prefix-list LOCAL-A seq 20 deny 10.12.0.0/26\n")),
     # `no ...` pasted after a statement takes it back, as FRR and EOS read the file line by line
+    ("a leaf's blackhole given distance 255 (never installed: its network statement advertises nothing)",
+     "ROUTE-MISSING", lambda r: edit(r / LEAF_A / "frr.conf", "ip route 10.12.0.0/26 blackhole\n",
+                                     "ip route 10.12.0.0/26 blackhole 255\n")),
     ("a pasted `no ip route` takes a leaf's blackhole (its network's RIB route)", "ROUTE-MISSING",
      lambda r: edit(r / LEAF_A / "frr.conf", "\nend\n", "\nno ip route 10.12.0.0/26 blackhole\nend\n")),
     ("a pasted `no ip prefix-list LOCAL-A seq 20`", "ROUTE-MISSING",

@@ -842,17 +842,24 @@ def _network_map(rng: random.Random, text: str) -> tuple[str, str] | None:
 def _static_route(rng: random.Random, text: str) -> tuple[str, str] | None:
     """A static route beside BGP: over a neighbor (its next hop on a connected subnet), into a
     blackhole, or toward a next hop no port reaches; for one of the switch's own prefixes or a
-    prefix the switch learns (a loopback or server block of the plane's other switches)."""
+    prefix the switch learns (a loopback or server block of the plane's other switches); or the
+    switch's own blackhole (its `network` statement's route) given a distance, 255 among them (never
+    installed: the statement then advertises nothing)."""
     neighbors = _neighbors(text)
     lists = re.findall(r"^ip prefix-list \S+ seq \d+ permit (\d+)\.(\d+)\.\d+\.\d+/\d+", text, re.M)
     if not neighbors or not lists:
         return None
+    own = re.findall(r"^ip route (\S+) blackhole$", text, re.M)
+    if own and rng.random() < 0.3:
+        prefix, distance = rng.choice(own), rng.choice([250, 255, 255])
+        line = f"ip route {prefix} blackhole {distance}"
+        return line, re.sub(rf"^ip route {re.escape(prefix)} blackhole$", line, text, count=1, flags=re.M)
     a, b = rng.choice(lists)
     prefix = rng.choice([f"{a}.{b}.0.{rng.randrange(0, 48)}/32", f"{a}.{b}.{rng.randrange(0, 4)}.0/26",
                          f"{a}.{b}.0.0/16"])
     via = rng.choice([rng.choice(neighbors), "blackhole", "192.0.2.1"])
     # sometimes with a distance: below BGP's it still wins, above it floats
-    line = f"ip route {prefix} {via}" + (f" {rng.choice([10, 200, 250])}" if rng.random() < 0.3 else "")
+    line = f"ip route {prefix} {via}" + (f" {rng.choice([10, 200, 250, 255])}" if rng.random() < 0.3 else "")
     return line, re.sub(r"^(router bgp )", f"{line}\n\\1", text, count=1, flags=re.M)
 
 

@@ -614,13 +614,17 @@ def static_wins(dev: DeviceConfig, vrf: str | None, conn: Mapping[str, str]) -> 
             if r.vrf == vrf and r.distance < bgp and net_str(network_of(r.prefix)) in installed}
 
 
+DISTANCE_INFINITY = 255  # a route of this administrative distance is never installed
+
+
 def static_in_rib(dev: DeviceConfig, vrf: str | None, conn: Mapping[str, str]) -> list[str]:
     """The instance's static routes the device installs: a blackhole always; a next hop only when it
-    is on a connected subnet (or names a port that is up) of the VRF."""
+    is on a connected subnet (or names a port that is up) of the VRF. None with distance 255: zebra
+    and EOS alike take that distance as infinite (zebra's DISTANCE_INFINITY), never selected."""
     nets = [network_of(p) for p in conn]
     out = []
     for route in dev.static_routes:
-        if route.vrf != vrf:
+        if route.vrf != vrf or route.distance >= DISTANCE_INFINITY:
             continue
         if route.nexthop is None:
             out.append(net_str(network_of(route.prefix)))

@@ -302,13 +302,18 @@ def _vrfs(r: _Reader, vrfs: dict[str, Any], path: PathKey, glob: dict[str, Any])
         router = _map(body.get("router"))
         r.extra(router, (*here, "router"), {"bgp", "static"}, routing=True)
         for prefix, route in _map(router.get("static")).items():
+            where = (*here, "router", "static", prefix)
+            r.extra(_map(route), where, {"address-family", "via", "distance"}, routing=True)
             via = _map(_map(route).get("via"))
             hops = [str(h) for h in via]
-            if not is_prefix(str(prefix)) or len(hops) != 1:
-                r.routing((*here, "router", "static", prefix), f"static {prefix}: not modelled")
+            for hop, body in via.items():
+                r.extra(_map(body), (*where, "via", hop), {"type"}, routing=True)
+            distance = _int(_map(route).get("distance", 1), 255)
+            if not is_prefix(str(prefix)) or len(hops) != 1 or distance is None:
+                r.routing(where, f"static {prefix}: not modelled")
                 continue
             dev.static_routes.append(StaticRoute(vrf, str(prefix), None if hops[0] == "blackhole" else hops[0],
-                                                 line=r.line((*here, "router", "static", prefix))))
+                                                 distance=distance, line=r.line(where)))
         bgp = _map(router.get("bgp"))
         if not bgp or bgp.get("enable", "on") != "on" or glob.get("enable", "on") != "on":
             if bgp and glob.get("enable", "on") != "on":
@@ -669,7 +674,7 @@ def _qos(r: _Reader, qos: dict[str, Any], path: PathKey) -> None:
         low, high, prob = (_int(body.get(k)) for k in ("min-threshold", "max-threshold", "probability"))
         if body.get("ecn", "enable") == "enable" and is_decimal(str(tc)) and None not in (low, high, prob):
             assert low is not None and high is not None and prob is not None
-            ecn[int(tc)] = EcnProfile(low, high, prob)
+            ecn[int(tc)] = EcnProfile(low, high, prob, body.get("red", "disable") == "enable")
     scheduler = _map(_map(_map(qos.get("egress-scheduler")).get("default-global")).get("traffic-class"))
     strict = sorted(int(tc) for tc, body in scheduler.items() if is_decimal(str(tc)) and _map(body).get("mode") == "strict")
     shares = {int(tc): share for tc, body in scheduler.items() if is_decimal(str(tc)) and _map(body).get("mode") == "dwrr"

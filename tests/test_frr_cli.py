@@ -126,7 +126,8 @@ def test_refused_abbreviations_are_what_vtysh_refuses(example_build: Path, sonic
 
 def test_the_routing_part_carries_what_the_reader_sets(example_build: Path) -> None:
     """Every field parse_frr fills reaches the device's model (parsers.ROUTING_FIELDS), but the list
-    tables the reader folds into its prefix-lists and route-maps itself."""
+    tables the reader folds into its prefix-lists and route-maps itself, and the statements naming
+    the device, which add_routing appends to the base part's (held below)."""
     import dataclasses
     from dualrail_net.verify.parsers import ROUTING_FIELDS
     text = (example_build / "plane-A" / "a-leaf-su1-r0" / "frr.conf").read_text()
@@ -137,7 +138,11 @@ def test_the_routing_part_carries_what_the_reader_sets(example_build: Path) -> N
     empty = DeviceConfig("x", "cumulus")
     filled = {f.name for f in dataclasses.fields(dev) if getattr(dev, f.name) != getattr(empty, f.name)}
     assert "refused_lines" in filled
-    assert filled - set(ROUTING_FIELDS) <= {"access_lists", "community_lists"}
+    assert filled - set(ROUTING_FIELDS) <= {"access_lists", "community_lists", "names"}
+    from dualrail_net.verify.parsers import add_routing
+    base = DeviceConfig("x", "sonic")
+    base.names.append(("x", "config_db.json", 3))
+    assert add_routing(base, dev).names == [("x", "config_db.json", 3), *dev.names] and dev.names
 
 
 def test_hostile_numbers_and_digits_are_no_crash() -> None:

@@ -951,3 +951,20 @@ def test_zebra_interface_blocks_set_the_ports(tmp_path: Path) -> None:
     assert dev.interfaces["swp2"].down == ""
     assert dev.interfaces["swp3"].down  # (un-indented: still the interface node's command)
     assert dev.base_unmodelled == [("frr.conf", 7, "interface swp1: ipv6 nd suppress-ra")]
+
+
+def test_network_statements_in_every_form_bgpd_takes() -> None:
+    """`network A.B.C.D/M`, `network A.B.C.D mask M` and the classful `network A.B.C.D` (bgpd's
+    apply_classful_mask_ipv4), and `no` of each, read as the same prefix."""
+    from dualrail_net.verify.parsers.frr import network_words, parse_frr
+    assert network_words(["network", "10.12.0.0", "mask", "255.255.255.192"]) == ["network", "10.12.0.0/26"]
+    assert network_words(["network", "10.12.0.0", "mask", "255.255.255.192", "route-map", "M"]) == \
+        ["network", "10.12.0.0/26", "route-map", "M"]
+    assert [network_words(["network", a])[1] for a in ("10.1.0.0", "172.16.0.0", "192.168.1.0")] == \
+        ["10.1.0.0/8", "172.16.0.0/16", "192.168.1.0/24"]
+    assert network_words(["network", "10.12.0.0/26"]) == ["network", "10.12.0.0/26"]
+    text = ("router bgp 65000\n address-family ipv4 unicast\n  network 10.12.0.0 mask 255.255.255.192\n"
+            "  network 172.16.0.0\n  no network 172.16.0.0 mask 255.255.0.0\n exit-address-family\nexit\n")
+    dev = DeviceConfig("x", "cumulus")
+    parse_frr(text, dev)
+    assert dev.bgp[None].networks == ["10.12.0.0/26"] and dev.unmodelled == []

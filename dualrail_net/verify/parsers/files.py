@@ -56,3 +56,17 @@ def is_decimal(text: str) -> bool:
     then refuses (or reads as another number), and int() refuses more than 4,300 digits: a
     hand-edited file must not crash a reader through it (no number a config holds has more than 20)."""
     return text.isascii() and text.isdigit() and len(text) <= MAX_DIGITS
+
+
+def mask_length(mask: str) -> int | None:
+    """'255.255.255.254' (or '31') -> 31; None for what is not a contiguous mask."""
+    if is_decimal(mask):
+        return int(mask) if int(mask) <= 32 else None
+    parts = mask.split(".")
+    if len(parts) != 4 or not all(is_decimal(p) and int(p) <= 255 for p in parts):
+        return None
+    value = 0
+    for p in parts:
+        value = value << 8 | int(p)
+    length = bin(value).count("1")
+    return length if value == ((1 << length) - 1) << (32 - length) else None

@@ -34,7 +34,7 @@ from dualrail_net.verify.model import (
 )
 from dualrail_net.verify.ipfast import ip_int, net_str, network_of
 from dualrail_net.verify.parsers import frr_cli
-from dualrail_net.verify.parsers.files import is_decimal
+from dualrail_net.verify.parsers.files import is_decimal, mask_length
 from dualrail_net.verify.parsers.tree import Node
 from dualrail_net.secretref import is_reference
 
@@ -744,9 +744,24 @@ def static_route(words: list[str], vrf: str | None, line: int = 0) -> StaticRout
     return StaticRoute(vrf, words[2], nexthop, nh_vrf, distance, line)
 
 
+def network_words(w: list[str]) -> list[str]:
+    """A `network` statement with its prefix as A.B.C.D/M: bgpd also takes `network A.B.C.D mask
+    M` and a bare `network A.B.C.D`, which it gives the address's classful length (its
+    apply_classful_mask_ipv4: /8 below 128.0.0.0, /16 below 192.0.0.0, else /24). Other words as
+    they are (anything else is returned unchanged)."""
+    if len(w) < 2 or not is_ip(w[1]):
+        return w
+    if len(w) >= 4 and w[2] == "mask" and (length := mask_length(w[3])) is not None and "." in w[3]:
+        return [w[0], f"{w[1]}/{length}", *w[4:]]
+    first = int(w[1].split(".")[0])
+    return [w[0], f"{w[1]}/{8 if first < 128 else 16 if first < 192 else 24}", *w[2:]]
+
+
 def network_statement(inst: BgpInstance, w: list[str], line: int) -> bool:
-    """`network PREFIX [route-map NAME]` (FRR and EOS); False for anything else (`backdoor`, a
-    label index: not modelled). A statement repeated with another route-map takes the later one."""
+    """`network PREFIX [route-map NAME]` (FRR and EOS; the address-and-mask and classful forms
+    read as network_words writes them); False for anything else (`backdoor`, a label index: not
+    modelled). A statement repeated with another route-map takes the later one."""
+    w = network_words(w)
     if len(w) not in (2, 4) or not is_prefix(w[1]) or len(w) == 4 and w[2] != "route-map":
         return False
     if w[1] not in inst.network_lines:
@@ -877,7 +892,7 @@ def bgp_negation(inst: BgpInstance, w: list[str], line: int, eos: bool = False) 
         inst.always_compare_med = False
     elif w[:3] == ["bgp", "bestpath", "med"] and "missing-as-worst" in w[3:]:
         inst.med_missing_as_worst_line = 0
-    elif w[:1] == ["network"] and len(w) >= 2 and is_prefix(w[1]):
+    elif w[:1] == ["network"] and len(w) >= 2 and is_prefix((w := network_words(w))[1]):
         # FRR removes the statement whatever options follow (none left: it says so and changes nothing)
         for written in [n for n in inst.networks if network_of(n) == network_of(w[1])]:
             inst.networks.remove(written)

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from dualrail_net.verify.model import Interface, ServerRoute, ServerRule
 from dualrail_net.verify.parsers import link
-from dualrail_net.verify.parsers.files import is_decimal
+from dualrail_net.verify.parsers.files import is_decimal, mask_length
 
 
 @dataclass(slots=True)
@@ -164,7 +164,7 @@ def read_interfaces(text: str) -> InterfacesFile:
         elif key == "link-down":
             iface.down = "link-down" if value == "yes" else iface.down
         elif key == "netmask":
-            length = _mask_length(value)
+            length = mask_length(value)
             if length is None:
                 unmodelled.append((number, line.strip()))
             else:
@@ -210,20 +210,6 @@ def _fwmark(text: str) -> tuple[int, int] | None:
     mark = _u32(mark_text)
     mask = _u32(mask_text) if slash else (0xFFFFFFFF if mark else 0)
     return None if mark is None or mask is None else (mark, mask)
-
-
-def _mask_length(mask: str) -> int | None:
-    """'255.255.255.254' (or '31') -> 31; None for what is not a contiguous mask."""
-    if is_decimal(mask):
-        return int(mask) if int(mask) <= 32 else None
-    parts = mask.split(".")
-    if len(parts) != 4 or not all(is_decimal(p) and int(p) <= 255 for p in parts):
-        return None
-    value = 0
-    for p in parts:
-        value = value << 8 | int(p)
-    length = bin(value).count("1")
-    return length if value == ((1 << length) - 1) << (32 - length) else None
 
 
 # iproute2 takes any prefix of a word (its `matches()`), tried in its own order: `ip r` is route,

@@ -968,3 +968,20 @@ def test_network_statements_in_every_form_bgpd_takes() -> None:
     dev = DeviceConfig("x", "cumulus")
     parse_frr(text, dev)
     assert dev.bgp[None].networks == ["10.12.0.0/26"] and dev.unmodelled == []
+
+
+def test_static_routes_with_a_netmask_read_as_their_prefix() -> None:
+    """FRR and EOS take `ip route A.B.C.D M.M.M.M ...` beside A.B.C.D/M."""
+    from dualrail_net.platforms.eos.parse_config import parse_eos
+    from dualrail_net.verify.parsers.frr import parse_frr, prefix_at
+    assert prefix_at(["ip", "route", "10.12.0.0", "255.255.255.192", "Null0"], 2) == ["ip", "route", "10.12.0.0/26", "Null0"]
+    assert prefix_at(["ip", "route", "10.12.0.0/26", "10.0.0.1"], 2) == ["ip", "route", "10.12.0.0/26", "10.0.0.1"]
+    assert prefix_at(["ip", "route", "10.12.0.0", "255.0.255.0", "Null0"], 2)[2] == "10.12.0.0"  # not a mask
+    frr = DeviceConfig("x", "cumulus")
+    parse_frr("ip route 10.12.0.0 255.255.255.192 blackhole 250\n", frr)
+    eos = DeviceConfig("y", "eos")
+    parse_eos("ip route 10.12.0.0 255.255.255.192 Null0\nip route vrf mgmt 0.0.0.0 0.0.0.0 198.51.100.254\n", eos)
+    assert [(r.prefix, r.nexthop, r.distance) for r in frr.static_routes] == [("10.12.0.0/26", None, 250)]
+    assert [(r.vrf, r.prefix, r.nexthop) for r in eos.static_routes] == \
+        [(None, "10.12.0.0/26", None), ("mgmt", "0.0.0.0/0", "198.51.100.254")]
+    assert frr.unmodelled == [] and eos.unmodelled == []

@@ -246,6 +246,8 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
     # `no ...` pasted after a statement takes it back, as FRR and EOS read the file line by line
     ("a leaf's network statement in bgpd's classful form (10.12.0.0 is a /8 to it: no route for that)",
      "ROUTE-MISSING", lambda r: edit(r / LEAF_A / "frr.conf", "  network 10.12.0.0/26\n", "  network 10.12.0.0\n")),
+    ("a pasted `no ip route` in address-and-mask form takes a leaf's blackhole", "ROUTE-MISSING",
+     lambda r: edit(r / LEAF_A / "frr.conf", "!\nrouter bgp", "no ip route 10.12.0.0 255.255.255.192 blackhole\n!\nrouter bgp")),
     ("a leaf's blackhole given distance 255 (never installed: its network statement advertises nothing)",
      "ROUTE-MISSING", lambda r: edit(r / LEAF_A / "frr.conf", "ip route 10.12.0.0/26 blackhole\n",
                                      "ip route 10.12.0.0/26 blackhole 255\n")),
@@ -1242,6 +1244,8 @@ def _spine_neighbor(root: Path, statement: str) -> None:
 
 
 VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
+    ("a leaf's blackhole written with an address and a netmask",
+     lambda r: edit(r / LEAF_A / "frr.conf", "ip route 10.12.0.0/26 blackhole\n", "ip route 10.12.0.0 255.255.255.192 Null0\n")),
     ("a leaf's network statement written with an address and a mask",
      lambda r: edit(r / LEAF_A / "frr.conf", "  network 10.12.0.0/26\n", "  network 10.12.0.0 mask 255.255.255.192\n")),
     ("a server's sysctl lines with a leading '-' and one glob for every port's rp_filter",

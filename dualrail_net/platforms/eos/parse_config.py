@@ -42,6 +42,7 @@ from dualrail_net.verify.parsers.frr import (
     neighbor_statement,
     network_statement,
     parse_asn,
+    prefix_at,
     parse_prefix_list_line,
     redistribution,
     route_map_entry,
@@ -396,6 +397,7 @@ def _static(w: list[str], dev: DeviceConfig, node: Node) -> None:
     rest = w[2:]
     if rest[:1] == ["vrf"] and len(rest) > 1:
         vrf, rest = rest[1], rest[2:]
+    rest = prefix_at(rest, 0)  # (EOS takes the destination as A.B.C.D/M or as an address and a mask)
     if len(rest) >= 2 and is_prefix(rest[0]) and (rest[1] == "Null0" or is_ip(rest[1]) or rest[1][:1].isalpha()):
         distance = int(rest[2]) if len(rest) > 2 and is_decimal(rest[2]) and len(rest[2]) <= 3 else 1
         dev.static_routes.append(StaticRoute(vrf, rest[0], None if rest[1] == "Null0" else rest[1], None, distance,

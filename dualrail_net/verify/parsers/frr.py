@@ -719,8 +719,19 @@ def _flow_clause(entry: RouteMapEntry, w: list[str], line: int) -> bool:
     return True
 
 
+def prefix_at(words: list[str], at: int) -> list[str]:
+    """``words`` with an address and a dotted netmask at ``at`` (`ip route 10.0.0.0 255.0.0.0 ...`,
+    which FRR and EOS take beside A.B.C.D/M) written as one A.B.C.D/M word; unchanged otherwise."""
+    if len(words) > at + 1 and is_ip(words[at]) and is_ip(words[at + 1]) \
+            and (length := mask_length(words[at + 1])) is not None:
+        return [*words[:at], f"{words[at]}/{length}", *words[at + 2:]]
+    return words
+
+
 def static_route(words: list[str], vrf: str | None, line: int = 0) -> StaticRoute | None:
-    """ip route PREFIX (blackhole|Null0|reject|NEXTHOP|IFNAME) [DISTANCE] [nexthop-vrf X] [vrf X]"""
+    """ip route PREFIX (blackhole|Null0|reject|NEXTHOP|IFNAME) [DISTANCE] [nexthop-vrf X] [vrf X]
+    (PREFIX also as an address and a netmask)"""
+    words = prefix_at(words, 2)
     if len(words) < 4 or not is_prefix(words[2]):
         return None
     nexthop: str | None = words[3]

@@ -108,7 +108,6 @@ def _server_models(fabric: Fabric) -> dict[str, ServerModelEntry]:
             for name, layout in fabric.host_layouts.items()}
 
 
-
 def _originates(sw: Switch) -> dict[str, list[str]]:
     """Plane -> the prefixes the plan has the switch originate there (one VRF per plane on a
     multi-plane device)."""

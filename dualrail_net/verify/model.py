@@ -450,6 +450,11 @@ class ManagementUser:
 SYSLOG_TRANSPORT = ("udp", "514")
 
 
+def syslog_transport_astray(transport: tuple[str, str]) -> str | None:
+    """How a syslog target's (protocol, port) misses the plan's, as MGMT-SERVICES says it; None: it does not."""
+    return None if transport == SYSLOG_TRANSPORT else f"sent over {'/'.join(transport)}, not {'/'.join(SYSLOG_TRANSPORT)}"
+
+
 @dataclass(slots=True)
 class ManagementConfig:
     """The way in: kept apart from the fabric's interfaces and VRFs (it is in no plane, and the

@@ -14,8 +14,8 @@ them, and a forked child that reads objects made before the fork copies every pa
 
 What crosses, in plain types: down, each switch's addressed ports (name, addresses, VRF, loopback)
 and VRF tables, then each server's addressed ports (the routing side's topology needs every
-address, and the base side reads them anyway); up, each switch's hostname (with the statements naming it), VRF names and BGP
-instance names as its routing part gives them (the base side's topology needs every routing
+address, and the base side reads them anyway); up, each switch's hostname and the statements
+naming it, VRF names and BGP instance names as its routing part gives them (the base side's topology needs every routing
 instance), the cabling plan's columns (the routing side reads it while it waits for the servers;
 unmarshalling is half the reading), then the routing side's findings. Each side's snapshot leaves what it did not read as
 ``Elsewhere`` values, which refuse to be read, so a check whose declared reads are wrong fails
@@ -125,9 +125,9 @@ class ElsewhereList(list[V]):
 
 def _elsewhere_routing(dev: DeviceConfig, hostname: str, names: list[tuple[str, str, int]], vrfs: list[str],
                        instances: list[str | None]) -> None:
-    """A base part with what its routing part says that the base side may know: the hostname (and
-    the statements naming the device), the
-    VRF names (added as add_routing adds them) and the names of the BGP instances."""
+    """A base part with what its routing part says that the base side may know: the hostname and
+    the statements naming the device (added as add_routing adds them), the VRF names (likewise)
+    and the names of the BGP instances."""
     dev.hostname = hostname
     dev.names += [(str(name), str(file), int(line)) for name, file, line in names]
     for vrf in vrfs:

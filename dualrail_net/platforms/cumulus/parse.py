@@ -8,7 +8,7 @@ from pathlib import Path
 
 from dualrail_net.platforms.cumulus.qos_features import parse_qos_features
 from dualrail_net.secretref import is_reference
-from dualrail_net.verify.model import SYSLOG_TRANSPORT, DeviceConfig
+from dualrail_net.verify.model import SYSLOG_TRANSPORT, DeviceConfig, syslog_transport_astray
 from dualrail_net.verify.parsers import link
 from dualrail_net.verify.parsers.files import read_text
 from dualrail_net.verify.parsers.frr import parse_frr, zebra_interface_blocks
@@ -95,9 +95,8 @@ def parse_services(folder: Path, dev: DeviceConfig) -> None:
                 server, device, transport = target
                 if device != vrf:  # outside the management VRF: the fabric would carry it, or nothing would
                     mgmt.astray.append((name, number, server, f"sent in VRF {device or 'default'}"))
-                elif transport != SYSLOG_TRANSPORT:
-                    mgmt.astray.append((name, number, server, f"sent over {'/'.join(transport)}, "
-                                        f"not {'/'.join(SYSLOG_TRANSPORT)}"))
+                elif (astray := syslog_transport_astray(transport)) is not None:
+                    mgmt.astray.append((name, number, server, astray))
                 else:
                     mgmt.syslog.append(server)
             else:

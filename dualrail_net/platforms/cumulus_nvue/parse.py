@@ -30,6 +30,7 @@ from dualrail_net.verify.model import (
     PrefixListEntry,
     RouteMapEntry,
     StaticRoute,
+    syslog_transport_astray,
 )
 from dualrail_net.verify.parsers.files import is_decimal, read_text
 from dualrail_net.verify.parsers import link as linkset
@@ -708,11 +709,11 @@ def _services(r: _Reader, service: dict[str, Any], path: PathKey) -> None:
                 r.extra(settings, where, {"port", "protocol"})
                 transport = (str(settings.get("protocol", SYSLOG_TRANSPORT[0])).lower(),
                              str(settings.get("port", SYSLOG_TRANSPORT[1])))
-                if transport == SYSLOG_TRANSPORT:
+                astray = syslog_transport_astray(transport)
+                if astray is None:
                     target.append(str(server))
                 else:
-                    mgmt.astray.append((FILE, r.line(where), str(server),
-                                        f"sent over {'/'.join(transport)}, not {'/'.join(SYSLOG_TRANSPORT)}"))
+                    mgmt.astray.append((FILE, r.line(where), str(server), astray))
     lldp = service.get("lldp")
     if lldp is not None:
         mgmt.lldp = _map(lldp).get("state", "enabled") == "enabled"

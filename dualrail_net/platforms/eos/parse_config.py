@@ -27,6 +27,7 @@ from dualrail_net.verify.model import (
     Interface,
     ManagementUser,
     StaticRoute,
+    syslog_transport_astray,
 )
 from dualrail_net.verify.parsers import link
 from dualrail_net.verify.parsers.files import is_decimal, read_text
@@ -696,8 +697,8 @@ def _take_management(dev: DeviceConfig, mgmt: _Mgmt) -> None:
     for server, where, transport, line in mgmt.syslog_hosts:
         if where != vrf:
             m.astray.append((FILE, line, server, f"sent in VRF {where}"))
-        elif transport != SYSLOG_TRANSPORT:
-            m.astray.append((FILE, line, server, f"sent over {'/'.join(transport)}, not {'/'.join(SYSLOG_TRANSPORT)}"))
+        elif (astray := syslog_transport_astray(transport)) is not None:
+            m.astray.append((FILE, line, server, astray))
         else:
             m.syslog.append(server)
 

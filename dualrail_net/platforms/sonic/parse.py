@@ -21,7 +21,8 @@ from typing import Any
 from dualrail_net.platforms.sonic.cacl import ControlPlane, Rule, control_plane
 from dualrail_net.secretref import is_reference
 from dualrail_net.verify.ipfast import network_of
-from dualrail_net.verify.model import AclEntry, DeviceConfig, EcnProfile, Interface, PfcHeadroom, SYSLOG_TRANSPORT
+from dualrail_net.verify.model import AclEntry, DeviceConfig, EcnProfile, Interface, PfcHeadroom, SYSLOG_TRANSPORT, \
+    syslog_transport_astray
 from dualrail_net.verify.parsers import link
 from dualrail_net.verify.parsers.files import read_text
 from dualrail_net.verify.parsers.frr import is_ip, is_prefix, parse_frr, zebra_interface_blocks
@@ -527,8 +528,8 @@ def _management(dev: DeviceConfig, db: ConfigDb) -> None:
         where = db.line("SYSLOG_SERVER", server)
         if fields.get("vrf") != MANAGEMENT_VRF:
             mgmt.astray.append((FILE, where, server, f"sent in VRF {fields.get('vrf') or 'default'}"))
-        elif transport != SYSLOG_TRANSPORT:
-            mgmt.astray.append((FILE, where, server, f"sent over {'/'.join(transport)}, not {'/'.join(SYSLOG_TRANSPORT)}"))
+        elif (astray := syslog_transport_astray(transport)) is not None:
+            mgmt.astray.append((FILE, where, server, astray))
         else:
             mgmt.syslog.append(server)
         for extra in sorted(set(fields) - {"vrf", "protocol", "port", "source"}):

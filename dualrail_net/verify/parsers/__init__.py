@@ -82,7 +82,7 @@ def parse_server(name: str, folder: Path) -> ServerConfig:
     routes, rules = server_policy([cmd for _, cmd, _ in tagged], other, [port for port, _, _ in tagged])
     srv = ServerConfig(name=name, interfaces=parsed.interfaces, routes=routes, rules=rules)
     srv.unmodelled += [("interfaces", line, text) for line, text in parsed.unmodelled]
-    # a NIC's own forwarding switch (its sysctl.conf's is judged: HOST-FORWARDING): reported
+    # a NIC's own forwarding switch (its sysctl.conf's is judged: HOST-SYSCTL): reported
     srv.unmodelled += [("interfaces", iface.forwarding[1], iface.forwarding[2])
                        for iface in parsed.interfaces.values() if iface.forwarding is not None]
     if parsed.lag_members:  # a bond's members: down as routed ports (but in a bond with an address)

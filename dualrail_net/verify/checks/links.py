@@ -2,13 +2,17 @@
 than its cable is planned at, two ends that force different FEC or autonegotiation, or FEC off
 on PAM4 lanes, bring the link up at the wrong speed or not at all. What a platform leaves
 automatic is not judged. A cabled switch port that is kept down or carries no IP (LINK-PORT-DOWN)
-loses its link whatever else is right on it."""
+loses its link whatever else is right on it; one that does not forward what it receives
+(LINK-NO-FORWARDING) blackholes what its peer sends through it."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from typing import NamedTuple
+
 from dualrail_net.verify.checks import BASE, TOPOLOGY, Context, check, finding
 from dualrail_net.verify.findings import Finding
-from dualrail_net.verify.model import LinkSettings, why_down
+from dualrail_net.verify.model import Interface, LinkSettings, why_down
 from dualrail_net.verify.parsers.link import planned_mbps
 
 
@@ -82,26 +86,34 @@ def _other(ends: list[tuple[str, str, LinkSettings | None]], device: str, port: 
 
 
 
+class _CabledPort(NamedTuple):
+    device: str
+    iface: Interface
+    peer: str  # the far end as the cabling plan has it
+    peer_port: str
+    plane: str
 
-@check("LINK-PORT-DOWN", "every cabled switch port is up and routed", reads={BASE, TOPOLOGY})
-def port_down(ctx: Context) -> list[Finding]:
-    """An uplink kept down also loses its BGP session (the session checks say so); a server port
-    has no session, and nothing else notices that the server lost its link into the plane."""
-    out: list[Finding] = []
+
+def _cabled_switch_ports(ctx: Context, picked: Callable[[Interface], bool]) -> Iterator[_CabledPort]:
+    """Each cabled port of a rendered switch that ``picked`` takes, with its far end as planned."""
     cables, devices = ctx.cables, ctx.snap.devices
     plan = cables.plan
     for side, far, ports, planes in cables.sides():
         names = plan.column(f"{side}_device")
         for i, iface in enumerate(ports):
-            if iface is None or not iface.down or names[i] not in devices:
+            if iface is None or not picked(iface) or names[i] not in devices:
                 continue
             row = plan[i]
-            plane = planes[i] or row["plane"]
-            out.append(finding([names[i], row[f"{far}_device"]], plane,
-                               f"{names[i]} {iface.name} (to {row[f'{far}_device']} {row[f'{far}_port']}) is "
-                               f"{why_down(iface.down)}",
-                               f"the link to {row[f'{far}_device']} carries no traffic: it loses this plane"))
-    return out
+            yield _CabledPort(names[i], iface, row[f"{far}_device"], row[f"{far}_port"], planes[i] or row["plane"])
+
+
+@check("LINK-PORT-DOWN", "every cabled switch port is up and routed", reads={BASE, TOPOLOGY})
+def port_down(ctx: Context) -> list[Finding]:
+    """An uplink kept down also loses its BGP session (the session checks say so); a server port
+    has no session, and nothing else notices that the server lost its link into the plane."""
+    return [finding([p.device, p.peer], p.plane, f"{p.device} {p.iface.name} (to {p.peer} {p.peer_port}) is "
+                    f"{why_down(p.iface.down)}", f"the link to {p.peer} carries no traffic: it loses this plane")
+            for p in _cabled_switch_ports(ctx, lambda iface: bool(iface.down))]
 
 
 @check("LINK-NO-FORWARDING", "every cabled switch port routes what it receives", reads={BASE, TOPOLOGY})
@@ -111,19 +123,12 @@ def port_no_forwarding(ctx: Context) -> list[Finding]:
     answers, its BGP session stays up and every route through it is advertised and installed, but
     what arrives on it for anywhere else is dropped."""
     out: list[Finding] = []
-    cables, devices = ctx.cables, ctx.snap.devices
-    plan = cables.plan
-    for side, far, ports, planes in cables.sides():
-        names = plan.column(f"{side}_device")
-        for i, iface in enumerate(ports):
-            if iface is None or iface.forwarding is None or iface.forwarding[0] or names[i] not in devices:
-                continue
-            row = plan[i]
-            _, line, statement = iface.forwarding
-            out.append(finding([names[i], row[f"{far}_device"]], planes[i] or row["plane"],
-                               f"{ctx.snap.where(names[i], 'interfaces', line)}: {names[i]} {iface.name} (from "
-                               f"{row[f'{far}_device']} {row[f'{far}_port']}) does not forward what it receives "
-                               f"({statement})",
-                               f"what {row[f'{far}_device']} sends through {names[i]} is dropped there, while BGP "
-                               "still advertises and installs the path: a blackhole"))
+    for p in _cabled_switch_ports(ctx, lambda iface: iface.forwarding is not None and not iface.forwarding[0]):
+        assert p.iface.forwarding is not None
+        _, line, statement = p.iface.forwarding
+        out.append(finding([p.device, p.peer], p.plane,
+                           f"{ctx.snap.where(p.device, 'interfaces', line)}: {p.device} {p.iface.name} (from {p.peer} "
+                           f"{p.peer_port}) does not forward what it receives ({statement})",
+                           f"what {p.peer} sends through {p.device} is dropped there, while BGP still advertises and "
+                           "installs the path: a blackhole"))
     return out

@@ -536,7 +536,7 @@ class _Mgmt:
     ssh_vrfs: dict[str, bool] = field(default_factory=dict)  # vrf -> served (`no shutdown`)
     api_on: bool = False
     api_vrfs: dict[str, bool] = field(default_factory=dict)
-    by_vrf: dict[str, dict[str, list[str]]] = field(default_factory=dict)  # vrf -> ntp/syslog/dns -> servers
+    by_vrf: dict[str, dict[str, list[str]]] = field(default_factory=dict)  # vrf -> ntp/dns -> servers (syslog: syslog_hosts)
     lldp: bool | None = None
     users: dict[str, ManagementUser] = field(default_factory=dict)
     tacacs: list[tuple[str, str]] = field(default_factory=list)  # (server, VRF) of `tacacs-server host`

@@ -279,13 +279,22 @@ def stanza_read_interfaces(text: str) -> ifupdown.InterfacesFile:
     vrfs: dict[str, int | None] = {}
     commands: list[str] = []
     gateways: dict[str, str] = {}
-    netmasks: dict[str, int] = {}
     for st in ifupdown.parse_stanzas(text):
         iface = ifaces.setdefault(st.name, Interface(st.name))
         iface.is_loopback = st.name == "lo" or st.method == "loopback"
-        for key, value in st.attrs:
-            if key == "address" and value:
-                iface.addresses.append(value.split()[0])
+        # ifupdown2: the stanza's first line of a single-valued attribute; its n-th netmask for its
+        # n-th address line
+        firsts = [(key, value) for n, (key, value) in enumerate(st.attrs)
+                  if key not in ifupdown.FIRST_ONLY or all(k != key for k, _ in st.attrs[:n])]
+        lengths = [ifupdown.mask_length(value) for key, value in st.attrs if key == "netmask"]
+        address_lines = [value.split()[0] if value else "" for key, value in st.attrs if key == "address"]
+        for n, address in enumerate(address_lines):
+            if address and "/" not in address and n < len(lengths) and lengths[n] is not None:
+                address_lines[n] = f"{address}/{lengths[n]}"
+        iface.addresses += [a for a in address_lines if a]
+        for key, value in firsts:
+            if key == "address":
+                pass
             elif key == "mtu" and value.isdigit():
                 iface.mtu = int(value)
             elif key == "vrf":
@@ -310,10 +319,6 @@ def stanza_read_interfaces(text: str) -> ifupdown.InterfacesFile:
                     link.set_link(iface, 0, **{settings: value_of(value)})
                 except link.Unreadable:
                     pass
-            elif key == "netmask" and ifupdown._mask_length(value) is not None:
-                netmasks[st.name] = ifupdown._mask_length(value)  # type: ignore[assignment]
-    for name, length in netmasks.items():
-        ifaces[name].addresses = [a if "/" in a else f"{a}/{length}" for a in ifaces[name].addresses]
     # the auto class, from its own lines (stanzas do not hold them)
     brought_up = {name for line in text.split("\n") if line.split()[:1] in (["auto"], ["allow-hotplug"])
                   for name in line.split()[1:]}
@@ -335,7 +340,7 @@ ODD_INTERFACES = [
     # a VRF device, a bridge, a stanza closed by `source`, an empty address, an `iface` without a name
     "iface red\n    vrf-table auto\n    address 10.9.0.1/32\nsource /etc/x\n    address 1.1.1.1/32\n"
     "iface br0\n  bridge-ports swp1 swp2\n  vrf red\n  address\niface\n  mtu x\n",
-    # link settings, one unreadable, a later one overriding an earlier one
+    # link settings, a repeat of one (ifupdown2 applies the stanza's first)
     "auto swp1\niface swp1\n    link-speed 100000\n    link-fec rs\n    link-autoneg off\n    link-fec bogus\n"
     "iface swp2\n    link-speed auto\n    link-fec baser\n    link-fec off\n",
     # server routes and rules, an `up` command, a loopback by method
@@ -368,8 +373,27 @@ def test_link_settings_in_one_vocabulary() -> None:
     odd = ifupdown.read_interfaces(ODD_INTERFACES[2])
     assert odd.interfaces["swp1"].link == LinkSettings(100000, "rs", False)
     assert odd.interfaces["swp1"].link.line == 3  # type: ignore[union-attr]
-    assert odd.interfaces["swp2"].link == LinkSettings(None, "none", None)
-    assert odd.unmodelled == [(6, "link-fec bogus")]
+    assert odd.interfaces["swp2"].link == LinkSettings(None, "baser", None)
+    assert odd.unmodelled == [(6, ifupdown.ignored_repeat("link-fec", "link-fec bogus")),
+                              (10, ifupdown.ignored_repeat("link-fec", "link-fec off"))]
+
+
+def test_a_stanza_s_repeated_attribute_is_its_first_and_netmasks_go_by_position() -> None:
+    """ifupdown2's addons read mtu, vrf, alias, ... with get_attr_value_first, and a stanza's n-th
+    netmask with get_attr_value_n (the n-th address line's): a later `vrf` line does not move the
+    port, and a netmask belongs to one address. A second stanza of the interface applies after the
+    first (ifupdown2 runs the siblings in order)."""
+    parsed = ifupdown.read_interfaces(
+        "auto swp1\niface swp1\n    vrf plane-a\n    address 10.0.0.1\n    mtu 9216\n    address 10.0.1.1/31\n"
+        "    address 10.0.2.1\n    vrf plane-b\n    mtu 1500\n    netmask 255.255.255.254\n    netmask 255.255.255.0\n"
+        "    netmask 255.255.255.252\n"
+        "auto swp2\niface swp2\n    mtu 9216\niface swp2\n    mtu 1500\n    address 10.0.3.1\n")
+    swp1, swp2 = parsed.interfaces["swp1"], parsed.interfaces["swp2"]
+    assert (swp1.vrf, swp1.mtu) == ("plane-a", 9216)
+    assert swp1.addresses == ["10.0.0.1/31", "10.0.1.1/31", "10.0.2.1/30"]
+    assert parsed.unmodelled == [(8, ifupdown.ignored_repeat("vrf", "vrf plane-b")),
+                                 (9, ifupdown.ignored_repeat("mtu", "mtu 1500"))]
+    assert swp2.mtu == 1500 and swp2.addresses == ["10.0.3.1"]  # the sibling's mtu; no netmask of its own
     assert [link.speed_mbps(t) for t in ("400G", "400g-8", "100gfull", "400000", "auto")] == \
         [400000, 400000, 100000, 400000, None]
     assert [link.fec(t) for t in ("reed-solomon", "fire-code", "fc", "off", "auto")] == ["rs", "baser", "baser", "none", None]

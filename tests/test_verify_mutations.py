@@ -1142,6 +1142,11 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
      lambda r: edit_lines(r / "servers/gpu001/dualrail-nic-qos.service", lambda line: line.startswith("WantedBy="))),
     ("the NIC QoS unit not deployed", "HOST-NIC-QOS-UNIT",
      lambda r: (r / "servers/gpu017/dualrail-nic-qos.service").unlink()),
+    ("a second `vrf` line above a gateway port's own (ifupdown2 applies a stanza's first: plane B's port in "
+     "plane A's VRF)", "ISO-FOREIGN-SUBNET",
+     lambda r: edit(r / GW / "interfaces", "    address 10.23.0.1/31\n", "    address 10.23.0.1/31\n    vrf plane-a\n")),
+    ("a second `mtu` line above a leaf uplink's own (ifupdown2 applies the first)", "QOS-MTU",
+     lambda r: edit(r / LEAF_A / "interfaces", "    address 10.11.0.1/31\n", "    address 10.11.0.1/31\n    mtu 1500\n")),
     ("a topology element NCCL does not have", "HOST-UNMODELLED",
      lambda r: edit(r / "servers/gpu001/nccl-topo.xml", "<nic>", "<nic>\n<port speed=\"1\"/>", 1)),
 ]

@@ -80,6 +80,17 @@ _LINK_KEYS: dict[str, Callable[[Interface, int, str], None]] = {
 }
 
 
+# attributes ifupdown2's addons read with get_attr_value_first: a stanza's second line of one of
+# them changes nothing (the first is applied), and is reported as such
+FIRST_ONLY = frozenset({"mtu", "alias", "vrf", "vrf-table", "ip-forward", "link-down", "link-speed", "link-fec",
+                        "link-autoneg"})
+
+
+def ignored_repeat(key: str, line: str) -> str:
+    """The unmodelled text for a stanza's later line of a FIRST_ONLY attribute."""
+    return f"{line} (ifupdown2 applies the stanza's first `{key}` line and ignores this one)"
+
+
 NOT_AUTO = "not auto"  # Interface.down of a stanza ifupdown2 never brings up
 # `iface NAME inet METHOD`: the methods whose addresses are the stanza's own lines
 _ADDRESS_METHODS = frozenset({"static", "manual", "loopback"})
@@ -88,10 +99,13 @@ _ADDRESS_METHODS = frozenset({"static", "manual", "loopback"})
 def read_interfaces(text: str) -> InterfacesFile:
     """Interfaces and VRFs of an interfaces file in one pass (no Stanza objects: a large fabric has
     millions of lines). A stanza with vrf-table is a VRF device; its address is the VRF's loopback and is
-    reported as a loopback interface inside that VRF. ``netmask`` gives its stanza's bare addresses
-    their length (as ifupdown2 does); ``link-down yes`` keeps the port down; ``gateway`` is a default
-    route (kept as the command ifupdown2 runs for it). Lines are split as _key_value splits them
-    (inlined: a call per line costs a fifth of the reading)."""
+    reported as a loopback interface inside that VRF. A stanza's n-th ``netmask`` gives its n-th
+    ``address`` line its length when that address has none (ifupdown2's get_attr_value_n); of an
+    attribute ifupdown2 reads once (FIRST_ONLY) the stanza's first line counts and a repeat is
+    reported; ``link-down yes`` keeps the port down; ``gateway`` is a default route (kept as the
+    command ifupdown2 runs for it). A second stanza of one interface adds to the first (its
+    attributes applied after the first's, as ifupdown2 runs the siblings). Lines are split as
+    _key_value splits them (inlined: a call per line costs a fifth of the reading)."""
     ifaces: dict[str, Interface] = {}
     vrfs: dict[str, int | None] = {}
     commands: list[str] = []
@@ -100,7 +114,11 @@ def read_interfaces(text: str) -> InterfacesFile:
     gateway_lines: dict[str, int] = {}
     unmodelled: list[tuple[int, str]] = []
     iface: Interface | None = None  # the open stanza's interface
-    netmask_of: dict[str, int] = {}
+    stanza = 0  # the open stanza's number
+    seen: set[str] = set()  # the FIRST_ONLY attributes the open stanza has set
+    addresses_read = 0  # the open stanza's `address` lines so far
+    bare: list[tuple[Interface, int, int, int]] = []  # (interface, position, stanza, index) of a length-less address
+    masks: dict[int, list[int | None]] = {}  # stanza -> its netmask lines' lengths, in order
     gateways: dict[str, str] = {}
     brought_up: set[str] = set()  # the stanzas of the auto (and allow-hotplug) class
     lag_members: dict[str, tuple[str, int]] = {}
@@ -115,6 +133,9 @@ def read_interfaces(text: str) -> InterfacesFile:
             iface = ifaces.get(name)
             if iface is None:
                 iface = ifaces[name] = Interface(name)
+            stanza += 1
+            seen = set()
+            addresses_read = 0
             iface.is_loopback = name == "lo" or (len(parts) > 2 and parts[2] == "loopback")
             if len(parts) > 2 and parts[2] not in _ADDRESS_METHODS:
                 # a client (dhcp, ipv4ll, ppp, ...): what its server answers (an address, a default
@@ -132,12 +153,20 @@ def read_interfaces(text: str) -> InterfacesFile:
             unmodelled.append((number, line.strip()))
             continue
         value = w[1].rstrip() if len(w) > 1 else ""
+        if key in FIRST_ONLY:
+            if key in seen:
+                unmodelled.append((number, ignored_repeat(key, line.strip())))
+                continue
+            seen.add(key)
         if key == "address":
             address = value.split()[0] if value else ""
             if _ADDRESS.fullmatch(address):
+                if "/" not in address:
+                    bare.append((iface, len(iface.addresses), stanza, addresses_read))
                 iface.addresses.append(address)
             else:  # IPv6, a typo, a shorthand: not in the IPv4 model, and said so
                 unmodelled.append((number, line.strip()))
+            addresses_read += 1
         elif key == "mtu":
             if is_decimal(value):
                 iface.mtu = int(value)
@@ -167,8 +196,7 @@ def read_interfaces(text: str) -> InterfacesFile:
             length = mask_length(value)
             if length is None:
                 unmodelled.append((number, line.strip()))
-            else:
-                netmask_of[iface.name] = length
+            masks.setdefault(stanza, []).append(length)
         elif key == "gateway":
             gateways[iface.name] = value
             gateway_lines[iface.name] = number
@@ -179,8 +207,11 @@ def read_interfaces(text: str) -> InterfacesFile:
                 unmodelled.append((number, line.strip()))
         elif key not in KNOWN_HARMLESS:
             unmodelled.append((number, line.strip()))
-    for name, length in netmask_of.items():
-        ifaces[name].addresses = [a if "/" in a else f"{a}/{length}" for a in ifaces[name].addresses]
+    for owner, position, in_stanza, index in bare:
+        lengths = masks.get(in_stanza, ())
+        length = lengths[index] if index < len(lengths) else None
+        if length is not None:
+            owner.addresses[position] += f"/{length}"
     # `ifreload -a` / `ifup -a` (boot) apply only the auto class: a stanza without its `auto` line
     # is never configured, and its port stays down (its addresses and commands never applied)
     if len(brought_up) < len(ifaces):

@@ -30,8 +30,14 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--servers", default="gpu001,gpu009,gpu017,gpu025",
                         help="comma-separated; the example has Ethernet (gpu001-016) and InfiniBand-addressed servers")
+    parser.add_argument("--kinds", help="comma-separated edit kinds only (e.g. shell-form,delete-line); "
+                        "default: every kind")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
+    kinds = set(args.kinds.split(",")) if args.kinds else None
+    known = {host_oracle.edit_kind(e) for e in host_oracle.EDITS}
+    if kinds and not kinds <= known:
+        parser.error(f"unknown kind(s) {', '.join(sorted(kinds - known))}; known: {', '.join(sorted(known))}")
     inventory = Path(__file__).resolve().parents[1] / "inventory"
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "build"
@@ -42,7 +48,7 @@ def main() -> int:
             parser.error(f"no rendered server {', '.join(missing)}")
         started = time.monotonic()
         results = host_oracle.differential(servers, host_oracle.plane_destinations(load_snapshot(out).routed),
-                                           args.seed, args.edits, Path(tmp) / "work")
+                                           args.seed, args.edits, Path(tmp) / "work", kinds)
     disagreeing = [r for r in results if r.differences]
     figures = {"seed": args.seed, "servers": len(servers), "files_compared": len(results),
                "edits": sum(1 for r in results if r.edit), "probes": sum(r.probes for r in results),

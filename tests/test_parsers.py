@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import random
 from typing import Any
 from pathlib import Path
@@ -286,8 +288,13 @@ def stanza_read_interfaces(text: str) -> ifupdown.InterfacesFile:
         # n-th address line
         firsts = [(key, value) for n, (key, value) in enumerate(st.attrs)
                   if key not in ifupdown.FIRST_ONLY or all(k != key for k, _ in st.attrs[:n])]
-        lengths = [ifupdown.mask_length(value) for key, value in st.attrs if key == "netmask"]
-        address_lines = [value.split()[0] if value else "" for key, value in st.attrs if key == "address"]
+        address_lines: list[str] = []
+        lengths: list[int | None] = []  # ifupdown2's netmask list: beside the last address so far
+        for key, value in st.attrs:
+            if key == "address":
+                address_lines.append(value.split()[0] if value else "")
+            elif key == "netmask" and address_lines:
+                lengths += [None] * (len(address_lines) - 1 - len(lengths)) + [ifupdown.mask_length(value)]
         for n, address in enumerate(address_lines):
             if address and "/" not in address and n < len(lengths) and lengths[n] is not None:
                 address_lines[n] = f"{address}/{lengths[n]}"
@@ -320,8 +327,12 @@ def stanza_read_interfaces(text: str) -> ifupdown.InterfacesFile:
                 except link.Unreadable:
                     pass
     # the auto class, from its own lines (stanzas do not hold them)
-    brought_up = {name for line in text.split("\n") if line.split()[:1] in (["auto"], ["allow-hotplug"])
-                  for name in line.split()[1:]}
+    brought_up = {name for _, line in ifupdown.numbered_lines(text)
+                  if line.split()[:1] in (["auto"], ["allow-hotplug"]) for name in line.split()[1:]}
+    for word in list(brought_up):  # `swp[1-4]`: each of the range, both ends
+        m = re.fullmatch(r"(.+)\[(\d+)-(\d+)\](.*)", word)
+        if m:
+            brought_up |= {f"{m[1]}{i}{m[4]}" for i in range(int(m[2]), int(m[3]) + 1)}
     for name, iface in ifaces.items():
         if name not in brought_up:
             iface.down = ifupdown.NOT_AUTO
@@ -346,6 +357,10 @@ ODD_INTERFACES = [
     # server routes and rules, an `up` command, a loopback by method
     "auto ens1\niface ens1\n  post-up ip route replace default via 10.0.0.0 dev ens1 table 101\n"
     "  up ip rule add from 10.0.0.1 lookup 101\niface lo0 inet loopback\n  address 10.1.1.1/32\n",
+    # netmasks after, between and before addresses; a line continued; a ranged auto
+    "auto swp[1-2]\niface swp1\n  netmask 255.255.255.0\n  address 10.0.0.1\n  netmask 255.255.255.254\n"
+    "  address 10.0.1.1\n  address 10.0.2.1/31\n  netmask 255.255.0.0\n  netmask 255.0.0.0\n"
+    "iface swp2\n  mtu \\\n 9000\n  address 10.0.3.1\n",
 ]
 
 
@@ -378,27 +393,53 @@ def test_link_settings_in_one_vocabulary() -> None:
                               (10, ifupdown.ignored_repeat("link-fec", "link-fec off"))]
 
 
-def test_a_stanza_s_repeated_attribute_is_its_first_and_netmasks_go_by_position() -> None:
-    """ifupdown2's addons read mtu, vrf, alias, ... with get_attr_value_first, and a stanza's n-th
-    netmask with get_attr_value_n (the n-th address line's): a later `vrf` line does not move the
-    port, and a netmask belongs to one address. A second stanza of the interface applies after the
-    first (ifupdown2 runs the siblings in order)."""
+def test_a_stanza_s_repeated_attribute_is_its_first_and_a_netmask_is_its_address_s() -> None:
+    """ifupdown2's addons read mtu, vrf, alias, ... with get_attr_value_first: a later `vrf` line
+    does not move the port. Its parser files a netmask beside the stanza's last address so far (the
+    next free place once that one has its own), and drops one before any address. A second stanza
+    of the interface applies after the first (ifupdown2 runs the siblings in order)."""
     parsed = ifupdown.read_interfaces(
-        "auto swp1\niface swp1\n    vrf plane-a\n    address 10.0.0.1\n    mtu 9216\n    address 10.0.1.1/31\n"
-        "    address 10.0.2.1\n    vrf plane-b\n    mtu 1500\n    netmask 255.255.255.254\n    netmask 255.255.255.0\n"
+        "auto swp1\niface swp1\n    vrf plane-a\n    address 10.0.0.1\n    netmask 255.255.255.254\n    mtu 9216\n"
+        "    address 10.0.1.1/31\n    address 10.0.2.1\n    vrf plane-b\n    mtu 1500\n    netmask 255.255.255.0\n"
         "    netmask 255.255.255.252\n"
-        "auto swp2\niface swp2\n    mtu 9216\niface swp2\n    mtu 1500\n    address 10.0.3.1\n")
+        "auto swp2\niface swp2\n    mtu 9216\niface swp2\n    netmask 255.255.255.0\n    mtu 1500\n    address 10.0.3.1\n")
     swp1, swp2 = parsed.interfaces["swp1"], parsed.interfaces["swp2"]
     assert (swp1.vrf, swp1.mtu) == ("plane-a", 9216)
-    assert swp1.addresses == ["10.0.0.1/31", "10.0.1.1/31", "10.0.2.1/30"]
-    assert parsed.unmodelled == [(8, ifupdown.ignored_repeat("vrf", "vrf plane-b")),
-                                 (9, ifupdown.ignored_repeat("mtu", "mtu 1500"))]
-    assert swp2.mtu == 1500 and swp2.addresses == ["10.0.3.1"]  # the sibling's mtu; no netmask of its own
-    assert [link.speed_mbps(t) for t in ("400G", "400g-8", "100gfull", "400000", "auto")] == \
-        [400000, 400000, 100000, 400000, None]
-    assert [link.fec(t) for t in ("reed-solomon", "fire-code", "fc", "off", "auto")] == ["rs", "baser", "baser", "none", None]
-    with pytest.raises(link.Unreadable):
-        link.speed_mbps("fast")
+    assert swp1.addresses == ["10.0.0.1/31", "10.0.1.1/31", "10.0.2.1/24"]  # (the last netmask: no address)
+    assert parsed.unmodelled == [(9, ifupdown.ignored_repeat("vrf", "vrf plane-b")),
+                                 (10, ifupdown.ignored_repeat("mtu", "mtu 1500")),
+                                 (17, "netmask 255.255.255.0 (before any address: ifupdown2 drops it)")]
+    assert swp2.mtu == 1500 and swp2.addresses == ["10.0.3.1"]  # the sibling's mtu; a bare address
+
+
+def test_continued_lines_iface_variable_and_shell_lists_as_ifupdown2_and_sh_run_them() -> None:
+    """ifupdown2 joins the file around every backslash and puts the stanza's name for `$IFACE`;
+    /bin/sh runs a post-up line's list: `;`, `&&`, `||`, a comment, redirections, `sh -c`.
+    (bench_host_oracle.py's kinds continued, iface-variable, shell-form hold them to the kernel.)"""
+    parsed = ifupdown.read_interfaces(
+        "auto ens1\niface ens1\n    address 10.0.0.1/31\n    post-up ip rule add from 10.0.0.1 \\\n"
+        "        lookup 101 priority 101\n    post-up ip route replace default via 10.0.0.0 dev $IFACE table 101\n"
+        "    post-up true && ip rule add from 10.0.0.1 lookup 102 # rail 0\n"
+        "    post-up ip rule add from 10.0.0.1 lookup 103 2>/dev/null; ip rule del from 10.0.0.1 lookup 103\n"
+        "    post-up false || sh -c 'ip route add 10.9.0.0/16 via 10.0.0.0'\n"
+        "    post-up ip rule add from 10.0.0.1 lookup 104 || ip rule add from 10.0.0.1 lookup 105\n"
+        "    post-up ip route add $X via 10.0.0.0\n")
+    assert parsed.commands == [
+        "ip rule add from 10.0.0.1 lookup 101 priority 101",
+        "ip route replace default via 10.0.0.0 dev ens1 table 101",
+        "ip rule add from 10.0.0.1 lookup 102",
+        "ip rule add from 10.0.0.1 lookup 103", "ip rule del from 10.0.0.1 lookup 103",
+        "ip route add 10.9.0.0/16 via 10.0.0.0",
+        "ip rule add from 10.0.0.1 lookup 104",
+        "ip route add $X via 10.0.0.0"]  # (an expansion: kept whole, not judged)
+    assert parsed.command_lines == [4, 6, 7, 8, 8, 9, 10, 11]
+    unread: list[int] = []
+    routes, rules = ifupdown.server_policy(parsed.commands, unread)
+    assert [(r.table, r.delete) for r in rules] == [(101, False), (102, False), (103, False), (103, True),
+                                                    (104, False)]
+    assert unread == [7]
+    assert ifupdown.auto_names("swp[1-3].100") == ["swp1.100", "swp2.100", "swp3.100", "swp[1-3].100"]
+    assert ifupdown.auto_names("swp[1-99999]") is None  # bounded
 
 
 def test_files_read_as_text_mode_reads_them(tmp_path: Path) -> None:

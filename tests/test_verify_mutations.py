@@ -1147,6 +1147,13 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
      lambda r: edit(r / GW / "interfaces", "    address 10.23.0.1/31\n", "    address 10.23.0.1/31\n    vrf plane-a\n")),
     ("a second `mtu` line above a leaf uplink's own (ifupdown2 applies the first)", "QOS-MTU",
      lambda r: edit(r / LEAF_A / "interfaces", "    address 10.11.0.1/31\n", "    address 10.11.0.1/31\n    mtu 1500\n")),
+    ("a server's rail rule taken back on its own line by the shell (`...; ip rule del ...`)", "HOST-FORWARDING",
+     lambda r: edit(r / "servers/gpu001/interfaces", "    post-up ip rule add from 10.12.0.65 lookup 103 priority 103\n",
+                    "    post-up ip rule add from 10.12.0.65 lookup 103 priority 103; ip rule del from 10.12.0.65\n")),
+    ("a server's rail route deleted by a later post-up (`ip route del default table 103`)", "HOST-FORWARDING",
+     lambda r: edit(r / "servers/gpu001/interfaces", "    pre-down ip rule del from 10.12.0.65 lookup 103 priority 103\n",
+                    "    pre-down ip rule del from 10.12.0.65 lookup 103 priority 103\n"
+                    "    post-up ip route del default table 103\n")),
     ("a topology element NCCL does not have", "HOST-UNMODELLED",
      lambda r: edit(r / "servers/gpu001/nccl-topo.xml", "<nic>", "<nic>\n<port speed=\"1\"/>", 1)),
 ]
@@ -1249,6 +1256,17 @@ def _spine_neighbor(root: Path, statement: str) -> None:
 
 
 VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
+    ("a server's rules and routes in shell forms (`true &&`, a comment, a redirection, `sh -c`, `$IFACE`, "
+     "a continued line)",
+     lambda r: (edit(r / "servers/gpu001/interfaces", "    post-up ip rule add from 10.12.0.65 lookup 103 priority 103\n",
+                     "    post-up true && ip rule add from 10.12.0.65 lookup 103 priority 103 # rail 1\n"),
+                edit(r / "servers/gpu001/interfaces", "    post-up ip rule add from 10.12.0.1 lookup 101 priority 101\n",
+                     "    post-up sh -c 'ip rule add from 10.12.0.1 lookup 101 priority 101' 2>/dev/null\n"),
+                edit(r / "servers/gpu001/interfaces", "    post-up ip route replace default via 10.12.0.64 dev ens2f0np0 "
+                     "table 103\n", "    post-up ip route replace default via 10.12.0.64 \\\n        dev $IFACE table 103\n"))),
+    ("every auto line of a leaf's interfaces as one `auto all`",
+     lambda r: (edit_lines(r / LEAF_A / "interfaces", lambda line: line.startswith("auto ")),
+                edit(r / LEAF_A / "interfaces", "iface lo inet loopback\n", "auto all\niface lo inet loopback\n"))),
     ("a leaf's blackhole written with an address and a netmask",
      lambda r: edit(r / LEAF_A / "frr.conf", "ip route 10.12.0.0/26 blackhole\n", "ip route 10.12.0.0 255.255.255.192 Null0\n")),
     ("a leaf's network statement written with an address and a mask",

@@ -359,7 +359,97 @@ def _rule_selector(rng: random.Random, text: str) -> tuple[str, str] | None:
     return line.strip(), text[:m.end()] + "\n" + line + text[m.end():]
 
 
+_COMMAND = re.compile(r"^(\s+post-up )(ip (rule add from (\S+) lookup (\d+) priority (\d+)|route (?:replace|add) "
+                      r"(\S+) via (\S+) dev (\S+)(?: table (\d+))?))$", re.M)
+
+
+def _undo(m: re.Match[str], rng: random.Random) -> str:
+    """An `ip rule del` / `ip route del` for the command ``m`` matched (_COMMAND), with a random part
+    of its selectors (at least one), or with one of them wrong (it then deletes nothing, or another)."""
+    if m.group(4) is not None:
+        given = [f"from {m.group(4)}", f"lookup {m.group(5)}", f"priority {m.group(6)}"]
+        if rng.random() < 0.2:
+            given[rng.randrange(3)] = rng.choice(["priority 32766", "lookup 254", "from 10.99.0.1"])
+        chosen = [g for g in given if rng.random() < 0.6] or [rng.choice(given)]
+        return f"ip rule {rng.choice(['del', 'delete', 'd'])} {' '.join(chosen)}"
+    table = f" table {m.group(10)}" if m.group(10) else ""
+    extra = [f"via {m.group(8)}", f"dev {m.group(9)}"]
+    chosen = [e for e in extra if rng.random() < 0.5]
+    if rng.random() < 0.2:
+        chosen.append("metric 5")  # a metric above the route's 0: nothing of at least 5 to take
+    return f"ip route {rng.choice(['del', 'delete'])} {m.group(7)}{table}{''.join(' ' + c for c in chosen)}"
+
+
+def _shell_form(rng: random.Random, text: str) -> tuple[str, str] | None:
+    """A rendered rule or route written in a shell form an operator might use (ifupdown2 hands a
+    post-up line to /bin/sh): after `true &&` or `false ||`, with a comment or a redirection after
+    it, inside `sh -c '...'`, or followed by a command that takes it back again (`; ip ... del`,
+    `&& ip ... del`, `|| ip ... del`)."""
+    lines = list(_COMMAND.finditer(text))
+    if not lines:
+        return None
+    m = rng.choice(lines)
+    cmd = m.group(2)
+    form = rng.choice(["true && {}", "false || {}", "{} # rail", "{} 2>/dev/null", "{} >/dev/null 2>&1",
+                       "sh -c '{}'", "{} ; {undo}", "{} && {undo}", "{} || {undo}", ": ; {}"])
+    new = form.format(cmd, undo=_undo(m, rng)) if "{undo}" in form else form.format(cmd)
+    return f"shell: {new}", text[:m.start()] + m.group(1) + new + text[m.end():]
+
+
+def _delete_line(rng: random.Random, text: str) -> tuple[str, str] | None:
+    """A post-up `ip rule del` or `ip route del` of a rendered rule or route, after its line or at
+    the end of a later stanza, with some of its selectors."""
+    lines = list(_COMMAND.finditer(text))
+    if not lines:
+        return None
+    m = rng.choice(lines)
+    later = [n for n in lines if n.start() >= m.start()]
+    at = rng.choice(later)
+    line = f"{m.group(1)}{_undo(m, rng)}"
+    return line.strip(), text[:at.end()] + "\n" + line + text[at.end():]
+
+
+def _continued(rng: random.Random, text: str) -> tuple[str, str] | None:
+    """A rule or route split over two lines with a trailing backslash (ifupdown2 joins them)."""
+    lines = list(_COMMAND.finditer(text))
+    if not lines:
+        return None
+    m = rng.choice(lines)
+    words = m.group(2).split(" ")
+    cut = rng.randrange(2, len(words))
+    new = " ".join(words[:cut]) + rng.choice([" \\\n        ", "\\\n    "]) + " ".join(words[cut:])
+    return f"continued: {m.group(2)}", text[:m.start()] + m.group(1) + new + text[m.end():]
+
+
+def _iface_variable(rng: random.Random, text: str) -> tuple[str, str] | None:
+    """`dev $IFACE` in a route of a stanza (ifupdown2 puts the stanza's interface in), in its own
+    port's stanza or another's."""
+    routes = [m for m in _ROUTE.finditer(text)]
+    if not routes:
+        return None
+    m = rng.choice(routes)
+    line = f"{m.group(1)}{m.group(2)} {m.group(3)} via {m.group(4)} dev $IFACE{m.group(6)}"
+    return f"dev $IFACE in {line.strip()}", text[:m.start()] + line + text[m.end():]
+
+
+def _netmask(rng: random.Random, text: str) -> tuple[str, str] | None:
+    """A port's address written bare with a `netmask` line: after it (its own), before it (ifupdown2
+    drops it: the address is a /32), or another length."""
+    addresses = list(re.finditer(r"^(\s+)address (\d+\.\d+\.\d+\.\d+)/(\d+)$", text, re.M))
+    if not addresses:
+        return None
+    m = rng.choice(addresses)
+    length = int(m.group(3)) if rng.random() < 0.6 else rng.choice([24, 30, 32])
+    mask = dotted(((1 << length) - 1) << (32 - length) if length else 0)
+    indent = m.group(1)
+    bare = f"{indent}address {m.group(2)}"
+    how = rng.choice(["after", "after", "before"])
+    new = f"{bare}\n{indent}netmask {mask}" if how == "after" else f"{indent}netmask {mask}\n{bare}"
+    return f"address {m.group(2)} with netmask {mask} {how} it", text[:m.start()] + new + text[m.end():]
+
+
 EDITS: tuple[Callable[[random.Random, str], tuple[str, str] | None], ...] = (
+    _shell_form, _delete_line, _continued, _iface_variable, _netmask,
     _route_source, _route_source, _drop_line, _rule_priority, _rule_priority, _rule_table, _route_gateway,
     _route_gateway, _route_second, _route_second, _port_state, _main_route, _double_stanza, _no_auto,
     _respell, _reject_route, _multipath, _rule_selector, _link_set)
@@ -372,15 +462,25 @@ class HostEdit:
     text: str
 
 
-def random_edits(seed: int, count: int, files: dict[str, str]) -> Iterator[HostEdit]:
+def edit_kind(edit: Callable[[random.Random, str], tuple[str, str] | None]) -> str:
+    """An edit function's kind as the benchmark's --kinds names it (`_shell_form`: shell-form)."""
+    return edit.__name__.strip("_").replace("_", "-")
+
+
+def random_edits(seed: int, count: int, files: dict[str, str],
+                 kinds: set[str] | None = None) -> Iterator[HostEdit]:
+    """``count`` seeded edits of the files (``kinds``: of those kinds only, edit_kind's names)."""
     rng = random.Random(seed)
+    edits = [e for e in EDITS if kinds is None or edit_kind(e) in kinds]
+    if not edits:
+        raise ValueError(f"no edit kind of {sorted(kinds or ())}; known: {sorted({edit_kind(e) for e in EDITS})}")
     names = sorted(files)
     made = 0
     for _ in range(count * 50):
         if made == count:
             return
         server = rng.choice(names)
-        change = rng.choice(EDITS)(rng, files[server])
+        change = rng.choice(edits)(rng, files[server])
         if change is None or change[1] == files[server]:
             continue
         made += 1
@@ -403,7 +503,7 @@ def compare(folder: Path, text: str, destinations: Sequence[str]) -> tuple[int, 
 
 
 def differential(servers: dict[str, Path], destinations: Sequence[str], seed: int, count: int,
-                 work: Path) -> list[HostComparison]:
+                 work: Path, kinds: set[str] | None = None) -> list[HostComparison]:
     """The clean file of each server, then ``count`` seeded edits, each compared on its own copy."""
     results = []
     files = {name: (folder / "interfaces").read_text() for name, folder in servers.items()}
@@ -412,7 +512,7 @@ def differential(servers: dict[str, Path], destinations: Sequence[str], seed: in
         shutil.copytree(folder, copy, dirs_exist_ok=True)
         n, diff = compare(copy, files[name], destinations)
         results.append(HostComparison(None, name, n, diff))
-    for edit in random_edits(seed, count, files):
+    for edit in random_edits(seed, count, files, kinds):
         copy = work / edit.server
         n, diff = compare(copy, edit.text, destinations)
         results.append(HostComparison(edit, edit.server, n, diff))

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from dualrail_net.verify.ipfast import ip_int, network_of, split_address
-from dualrail_net.verify.model import ServerConfig, ServerRoute
+from dualrail_net.verify.model import ServerConfig, ServerRoute, ServerRule
 
 MAIN, LOCAL = 254, 255
 
@@ -184,6 +184,36 @@ def _install(table: list[Entry], keys: dict[tuple[int, int, int], int], entry: E
     table.append(entry)
 
 
+def _delete(table: list[Entry], keys: dict[tuple[int, int, int], int], route: ServerRoute) -> None:
+    """`ip route del`: the kernel's fib_table_delete takes the prefix's first route (lowest metric
+    first) of at least the metric given whose gateway and port are those given (the ones not given
+    match any); nothing when none does ("No such process")."""
+    try:
+        net, length = (0, 0) if route.prefix == "default" else network_of(route.prefix)
+    except ValueError:
+        return
+    candidates = [i for i, (n, l, metric, dev, via, _src, _hops) in enumerate(table)
+                  if (n, l) == (net, length) and metric >= route.metric
+                  and (route.via is None or via == route.via) and (route.dev is None or dev == route.dev)]
+    if not candidates:
+        return
+    del table[min(candidates, key=lambda i: table[i][2])]
+    keys.clear()
+    for i, entry in enumerate(table):
+        keys.setdefault(entry[:3], i)
+
+
+def _rule_deleted(rules: list[Rule], rule: ServerRule, source: int, mask: int, to_net: int, to_len: int) -> None:
+    """`ip rule del`: the first rule in priority order that every selector given matches (kernel
+    fib_nl_delrule; the default rules too)."""
+    for at, (priority, src, src_len, table, r_to, r_to_len, _own, invert) in enumerate(rules):
+        if (rule.priority is None or priority == rule.priority) and (rule.table == 0 or table == rule.table) \
+                and (rule.source_len == 0 or (src_len, src) == (rule.source_len, source & mask)) \
+                and (rule.destination is None or (r_to, r_to_len) == (to_net, to_len)) and invert == rule.invert:
+            del rules[at]
+            return
+
+
 def host_routing(srv: ServerConfig) -> HostRouting:
     """The server's rules and tables as the kernel holds them once ifupdown2 has brought every
     stanza up in file order: a port's connected subnets enter the main table when its stanza comes
@@ -225,6 +255,9 @@ def host_routing(srv: ServerConfig) -> HostRouting:
             for net, length in up[port.name]:
                 _install(*added[MAIN], (net, length, 0, port.name, None, own_address.get((net, length)), ()), "append")
         for route in by_port.get(stanza, ()):
+            if route.verb == "delete":
+                _delete(*added.setdefault(route.table if route.table is not None else MAIN, ([], {})), route)
+                continue
             entry = _resolve(route, up, up_order, configured)
             if entry is not None:
                 _install(*added.setdefault(route.table if route.table is not None else MAIN, ([], {})), entry,
@@ -252,6 +285,9 @@ def host_routing(srv: ServerConfig) -> HostRouting:
             second = sorted(r[0] for r in rules)[1]
             priority = second - 1 if second else 0
         mask = ((1 << rule.source_len) - 1) << (32 - rule.source_len) if rule.source_len else 0
+        if rule.delete:
+            _rule_deleted(rules, rule, source, mask, to_net, to_len)
+            continue
         # the server's own traffic arrives on lo and carries no mark (nothing in the rendered files
         # sets one): a fwmark selector matches it when the mark's bits under the mask are all 0
         takes_own = rule.iif in (None, "lo") and (rule.fwmark is None or rule.fwmark[0] & rule.fwmark[1] == 0)

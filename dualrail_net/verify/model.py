@@ -575,7 +575,9 @@ class ServerRoute:
     dev: str | None
     table: int | None
     metric: int = 0  # `metric N` (the kernel's route priority: the lower wins among equal prefixes)
-    verb: str = "replace"  # `ip route add|replace|append`: add fails where the same route exists
+    # `ip route add|replace|append|delete`: add fails where the same route exists; delete takes out
+    # the prefix's first route of at least that metric and, when given, that gateway and port
+    verb: str = "replace"
     onlink: bool = False  # the gateway is taken as on-link whatever the port's subnets
     port: str | None = None  # the stanza whose bring-up installs it (None: after every stanza)
     src: str | None = None  # `src A`: the source an unbound socket takes (A must be local by then)
@@ -602,6 +604,9 @@ class ServerRule:
     # `fwmark MARK[/MASK]`: (mark, mask as the kernel keeps it: the given one, else all bits for a
     # mark other than 0 and none for 0); None: no fwmark selector
     fwmark: tuple[int, int] | None = None
+    # `ip rule del ...`: takes out the first rule (in priority order) that every selector given
+    # matches (a table of 0 and a source of length 0 match any; no priority: any)
+    delete: bool = False
 
 
 @dataclass(slots=True)

@@ -18,9 +18,198 @@ class Stanza:
     attrs: list[tuple[str, str]] = field(default_factory=list)
 
 
-_ENDS_STANZA = {"auto", "allow-hotplug", "source", "source-directory"}
+_ENDS_STANZA = {"auto", "allow-hotplug", "source", "source-directory", "vlan"}
 _OCTET = r"(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)"
 _ADDRESS = re.compile(rf"{_OCTET}(?:\.{_OCTET}){{3}}(?:/(?:3[0-2]|[12]?\d))?")
+
+
+def numbered_lines(text: str) -> list[tuple[int, str]]:
+    """The file's lines with their numbers, as ifupdown2 reads them: it first joins the whole file
+    around every backslash (each piece stripped, a space between: a line ending in `\\` goes on
+    on the next), so a joined line carries the number of the line it starts on."""
+    if "\\" not in text:
+        return list(enumerate(text.split("\n"), 1))
+    out: list[tuple[int, str]] = []
+    number = 1  # the original line the current piece starts on
+    for index, piece in enumerate(text.split("\\")):
+        stripped = piece.strip()
+        lead = piece[:len(piece) - len(piece.lstrip())].count("\n")
+        parts = stripped.split("\n")
+        if index and out:
+            out[-1] = (out[-1][0], f"{out[-1][1]} {parts[0]}")
+        else:
+            out.append((number + lead, parts[0]))
+        for offset, part in enumerate(parts[1:], 1):
+            out.append((number + lead + offset, part))
+        number += piece.count("\n")
+    return out
+
+
+# more than this many names in one `auto` range is not expanded (reported): a bound on the reading
+MAX_RANGE = 4096
+_RANGE = re.compile(r"([\w.]+)\[(\d{1,6})-(\d{1,6})\](.*)")
+
+
+def auto_names(word: str) -> list[str] | None:
+    """The interfaces an `auto` word names: itself, or each of a range (ifupdown2: `swp[1-4]`,
+    `swp1.[2-4]`, `swp[1-4].100`, both ends included, the word itself too). None: a range too
+    large to expand."""
+    m = _RANGE.fullmatch(word)
+    if m is None:
+        return [word]
+    first, last = int(m.group(2)), int(m.group(3))
+    if last - first >= MAX_RANGE:
+        return None
+    return [f"{m.group(1)}{i}{m.group(4)}" for i in range(first, last + 1)] + [word]
+
+
+# a post-up command holding one of these is read as a shell command list (the rendered ones hold none)
+_SHELL_MARKS = re.compile(r"[;&|#'\"`$\\<>(){}]")
+_SHELL_OPERATORS = ("&&", "||", ";", "&", "|")
+_REDIRECTIONS = (">>", ">&", "&>", ">", "<")
+# a command whose own effect is nothing: (its exit status)
+_NO_EFFECT = {"true": True, ":": True, "false": False}
+_SHELLS = frozenset({"sh", "/bin/sh", "bash", "/bin/bash", "/usr/bin/bash", "dash", "/bin/dash"})
+_COMPOUND = frozenset({"if", "then", "else", "elif", "fi", "for", "while", "until", "do", "done", "case", "esac",
+                       "!", "{", "}", "eval", "exec"})
+
+
+def _shell_tokens(cmd: str) -> list[str] | None:
+    """A command line as /bin/sh splits it: words (quotes removed) and the operators of
+    _SHELL_OPERATORS; redirections and a comment dropped. None: an expansion (`$`, backquotes), a
+    subshell or an unclosed quote, which this reading does not follow."""
+    tokens: list[str] = []
+    word: list[str] = []
+    in_word = False
+    i, n = 0, len(cmd)
+    skip_next = False  # the word after a redirection is its target
+
+    def end_word() -> None:
+        nonlocal in_word, skip_next
+        if in_word:
+            if skip_next:
+                skip_next = False
+            else:
+                tokens.append("".join(word))
+        word.clear()
+        in_word = False
+
+    while i < n:
+        c = cmd[i]
+        if c in " \t\n\r":
+            end_word()
+            i += 1
+        elif c == "#" and not in_word:
+            break
+        elif c == "'":
+            end = cmd.find("'", i + 1)
+            if end < 0:
+                return None
+            word.append(cmd[i + 1:end])
+            in_word = True
+            i = end + 1
+        elif c == '"':
+            j = i + 1
+            while j < n and cmd[j] != '"':
+                if cmd[j] in "$`":
+                    return None
+                if cmd[j] == "\\" and j + 1 < n and cmd[j + 1] in '"\\':
+                    j += 1
+                word.append(cmd[j])
+                j += 1
+            if j >= n:
+                return None
+            in_word = True
+            i = j + 1
+        elif c == "\\":
+            if i + 1 < n:
+                word.append(cmd[i + 1])
+            in_word = True
+            i += 2
+        elif c in "$`(){}":
+            return None
+        else:
+            op = next((o for o in _REDIRECTIONS if cmd.startswith(o, i)), None)
+            if op is not None:
+                if in_word and "".join(word).isdigit():  # `2>`: the descriptor
+                    word.clear()
+                    in_word = False
+                end_word()
+                skip_next = not (op == ">&" and i + 2 < n and cmd[i + 2].isdigit())
+                if not skip_next:  # `2>&1`
+                    i += 1
+                    while i + 1 < n and cmd[i + 1].isdigit():
+                        i += 1
+                i += len(op)
+                continue
+            op = next((o for o in _SHELL_OPERATORS if cmd.startswith(o, i)), None)
+            if op is not None:
+                end_word()
+                tokens.append(op)
+                i += len(op)
+            else:
+                word.append(c)
+                in_word = True
+                i += 1
+    end_word()
+    return None if skip_next else tokens
+
+
+def shell_commands(cmd: str, depth: int = 0) -> list[str]:
+    """The simple commands a post-up line runs (ifupdown2 hands it to /bin/sh), each as its words
+    joined by one space: `a; b` and `a & b` run both, `a && b` runs b when a succeeds, `a || b` when
+    a fails (an `ip` command is taken to succeed: what it installs is what verify judges; `true`,
+    `:` and `false` run and change nothing), `sh -c '...'` runs its text. A line this reading does
+    not follow (an expansion, a compound command, a subshell) is returned whole, and stays
+    something verify cannot judge."""
+    if _SHELL_MARKS.search(cmd) is None:
+        return [cmd]
+    tokens = _shell_tokens(cmd)
+    if tokens is None or depth > 3:
+        return [cmd]
+    out: list[str] = []
+    status: bool | None = True  # the last command's exit status (None: not known)
+    joined_by = ";"
+    for simple in _simple_commands(tokens):
+        if simple[0] in _SHELL_OPERATORS:
+            joined_by = simple[0]
+            continue
+        if simple[0] in _COMPOUND:
+            return [cmd]
+        runs = joined_by in (";", "&", "|") or (joined_by == "&&" and status is not False) \
+            or (joined_by == "||" and status is False)
+        if not runs:
+            continue
+        if simple[0] in _NO_EFFECT and len(simple) >= 1:
+            status = _NO_EFFECT[simple[0]]
+        elif simple[0] in _SHELLS and len(simple) == 3 and simple[1] == "-c":
+            inner = shell_commands(simple[2], depth + 1)
+            if inner == [simple[2]] and _SHELL_MARKS.search(simple[2]) is not None \
+                    and _shell_tokens(simple[2]) is None:
+                return [cmd]
+            out += inner
+            status = True
+        else:
+            out.append(" ".join(simple))
+            status = True if simple[0] in _IP_PROGRAMS else None
+    return out
+
+
+def _simple_commands(tokens: list[str]) -> list[list[str]]:
+    """Tokens grouped into simple commands, each operator a group of its own."""
+    groups: list[list[str]] = []
+    current: list[str] = []
+    for token in tokens:
+        if token in _SHELL_OPERATORS:
+            if current:
+                groups.append(current)
+            groups.append([token])
+            current = []
+        else:
+            current.append(token)
+    if current:
+        groups.append(current)
+    return groups
 
 
 def _key_value(line: str) -> tuple[str, str] | None:
@@ -35,7 +224,7 @@ def _key_value(line: str) -> tuple[str, str] | None:
 def parse_stanzas(text: str) -> list[Stanza]:
     stanzas: list[Stanza] = []
     current: Stanza | None = None
-    for line in text.split("\n"):
+    for _number, line in numbered_lines(text):
         kv = _key_value(line)
         if kv is None:
             continue
@@ -122,7 +311,8 @@ def read_interfaces(text: str) -> InterfacesFile:
     gateways: dict[str, str] = {}
     brought_up: set[str] = set()  # the stanzas of the auto (and allow-hotplug) class
     lag_members: dict[str, tuple[str, int]] = {}
-    for number, line in enumerate(text.split("\n"), 1):
+    auto_all = False
+    for number, line in numbered_lines(text):
         w = line.split(None, 1)
         if not w:
             continue
@@ -146,13 +336,22 @@ def read_interfaces(text: str) -> InterfacesFile:
             continue
         if key in _ENDS_STANZA:
             if key == "auto" or key == "allow-hotplug":
-                brought_up.update(w[1].split() if len(w) > 1 else ())
+                for word in w[1].split() if len(w) > 1 else ():
+                    if word == "all" and key == "auto":
+                        auto_all = True
+                    names = auto_names(word) if "[" in word else [word]
+                    if names is None:
+                        unmodelled.append((number, line.strip()))
+                    else:
+                        brought_up.update(names)
             iface = None
             continue
         if iface is None:
             unmodelled.append((number, line.strip()))
             continue
         value = w[1].rstrip() if len(w) > 1 else ""
+        if "$IFACE" in value:  # ifupdown2 puts the stanza's interface in before anything reads the value
+            value = value.replace("$IFACE", iface.name)
         if key in FIRST_ONLY:
             if key in seen:
                 unmodelled.append((number, ignored_repeat(key, line.strip())))
@@ -185,18 +384,26 @@ def read_interfaces(text: str) -> InterfacesFile:
         elif key == "bond-slaves":
             lag_members.update((member, (iface.name, number)) for member in value.split())
         elif key == "post-up" or key == "up":
-            commands.append(value)
-            command_ports.append(iface.name)
-            command_lines.append(number)
+            for command in shell_commands(value):
+                commands.append(command)
+                command_ports.append(iface.name)
+                command_lines.append(number)
         elif key == "ip-forward" and value.lower() in _FORWARD_VALUES:
             iface.forwarding = (_FORWARD_VALUES[value.lower()], number, line.strip())
         elif key == "link-down":
             iface.down = "link-down" if value == "yes" else iface.down
         elif key == "netmask":
+            # ifupdown2 files a netmask beside the stanza's last address so far (at the next free
+            # place once that one has its own): before any address it is dropped
             length = mask_length(value)
-            if length is None:
+            slots = masks.setdefault(stanza, [])
+            if not addresses_read:
+                unmodelled.append((number, f"{line.strip()} (before any address: ifupdown2 drops it)"))
+            elif length is None:
                 unmodelled.append((number, line.strip()))
-            masks.setdefault(stanza, []).append(length)
+            if addresses_read:
+                slots += [None] * (addresses_read - 1 - len(slots))
+                slots.append(length)
         elif key == "gateway":
             gateways[iface.name] = value
             gateway_lines[iface.name] = number
@@ -214,7 +421,7 @@ def read_interfaces(text: str) -> InterfacesFile:
             owner.addresses[position] += f"/{length}"
     # `ifreload -a` / `ifup -a` (boot) apply only the auto class: a stanza without its `auto` line
     # is never configured, and its port stays down (its addresses and commands never applied)
-    if len(brought_up) < len(ifaces):
+    if len(brought_up) < len(ifaces) and not auto_all:
         for name in ifaces.keys() - brought_up:
             ifaces[name].down = NOT_AUTO
     return InterfacesFile(ifaces, vrfs, commands, command_ports, command_lines, unmodelled, gateways, gateway_lines,
@@ -247,7 +454,7 @@ def _fwmark(text: str) -> tuple[int, int] | None:
 # `ip ru` rule, `ip route a` add, `ip rule pref|prio|order` the priority
 _IP_PROGRAMS = ("ip", "/sbin/ip", "/usr/sbin/ip", "/bin/ip")
 _OBJECTS = ("route", "rule")
-_ROUTE_VERBS = ("add", "change", "replace", "prepend", "append")
+_ROUTE_VERBS = ("add", "change", "replace", "prepend", "append", "test", "delete")
 _ROUTE_KEYS = ("via", "dev", "oif", "table", "src", "protocol", "metric", "priority", "preference", "scope")
 _RULE_KEYS = {"from": "from", "lookup": "lookup", "table": "lookup", "priority": "priority", "preference": "priority",
               "order": "priority", "to": "to", "iif": "iif", "dev": "iif"}
@@ -316,7 +523,7 @@ def ip_command_plain(cmd: str) -> list[str]:
     obj = _matches(rest[0], *_OBJECTS) if rest else None  # route first: `ip r` is route, `ip ru` rule
     if obj is None or len(rest) < 2:
         return words
-    verb = _matches(rest[1], *_ROUTE_VERBS) if obj == "route" else _matches(rest[1], "add")
+    verb = _matches(rest[1], *_ROUTE_VERBS) if obj == "route" else _matches(rest[1], "add", "delete")
     if verb is None:
         return words
     out = ["ip", obj, verb]
@@ -546,7 +753,8 @@ def server_policy(commands: list[str], unmodelled: list[int] | None = None,
         kind = "unicast"
         if w[:2] == ["ip", "route"] and len(w) >= 5 and w[3] in REJECT_KINDS:
             kind, w = w[3], w[:3] + w[4:]
-        if w[:2] == ["ip", "route"] and len(w) >= 4 and w[2] in ("add", "replace", "append") and len(w) % 2 == 0:
+        if w[:2] == ["ip", "route"] and len(w) >= 4 and w[2] in ("add", "replace", "append", "delete") \
+                and len(w) % 2 == 0:
             opts = dict(zip(w[4::2], w[5::2]))
             table = opts.get("table")
             via = opts.get("via")
@@ -561,10 +769,12 @@ def server_policy(commands: list[str], unmodelled: list[int] | None = None,
                                           int(metric) if metric else 0, w[2], onlink,
                                           ports[number] if ports is not None else None, src, kind))
                 continue
-        elif w[:3] == ["ip", "rule", "add"] and len(w) % 2 == (0 if w[3:4] == ["not"] else 1):
+        elif w[:2] == ["ip", "rule"] and w[2:3] in (["add"], ["delete"]) \
+                and len(w) % 2 == (0 if w[3:4] == ["not"] else 1):
             invert = w[3:4] == ["not"]
             opts = dict(zip(w[3 + invert::2], w[4 + invert::2]))
-            table = opts.get("lookup")
+            delete = w[2] == "delete"
+            table = opts.get("lookup", "0" if delete else None)  # (deleting: 0 is any table)
             prio = opts.get("priority")
             source, _, length = opts.get("from", "all").partition("/")  # no `from`: every source
             if source == "all":  # every source: the rule catches the traffic of every port
@@ -579,7 +789,7 @@ def server_policy(commands: list[str], unmodelled: list[int] | None = None,
                     and (to is None or _route_target(to) and to != "default") \
                     and (prio is None or is_decimal(prio)) and (not length or is_decimal(length) and int(length) <= 32):
                 rules.append(ServerRule(source, int(table), int(prio) if prio else None, int(length) if length else 32,
-                                        to, opts.get("iif"), invert, fwmark))
+                                        to, opts.get("iif"), invert, fwmark, delete))
                 continue
         if unmodelled is not None:
             unmodelled.append(number)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from dualrail_net.verify.model import Interface, ServerRoute, ServerRule
@@ -23,12 +23,12 @@ _OCTET = r"(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)"
 _ADDRESS = re.compile(rf"{_OCTET}(?:\.{_OCTET}){{3}}(?:/(?:3[0-2]|[12]?\d))?")
 
 
-def numbered_lines(text: str) -> list[tuple[int, str]]:
+def numbered_lines(text: str) -> Iterable[tuple[int, str]]:
     """The file's lines with their numbers, as ifupdown2 reads them: it first joins the whole file
     around every backslash (each piece stripped, a space between: a line ending in `\\` goes on
     on the next), so a joined line carries the number of the line it starts on."""
     if "\\" not in text:
-        return list(enumerate(text.split("\n"), 1))
+        return enumerate(text.split("\n"), 1)
     out: list[tuple[int, str]] = []
     number = 1  # the original line the current piece starts on
     for index, piece in enumerate(text.split("\\")):
@@ -335,7 +335,9 @@ def read_interfaces(text: str) -> InterfacesFile:
         if key[0] == "#":
             continue
         if key in _ENDS_STANZA:
-            if key == "auto" or key == "allow-hotplug":
+            if (key == "auto" or key == "allow-hotplug") and len(w) > 1 and "[" not in w[1] and "all" not in w[1]:
+                brought_up.update(w[1].split())  # (the rendered form: names only)
+            elif key == "auto" or key == "allow-hotplug":
                 for word in w[1].split() if len(w) > 1 else ():
                     if word == "all" and key == "auto":
                         auto_all = True
@@ -352,12 +354,7 @@ def read_interfaces(text: str) -> InterfacesFile:
         value = w[1].rstrip() if len(w) > 1 else ""
         if "$IFACE" in value:  # ifupdown2 puts the stanza's interface in before anything reads the value
             value = value.replace("$IFACE", iface.name)
-        if key in FIRST_ONLY:
-            if key in seen:
-                unmodelled.append((number, ignored_repeat(key, line.strip())))
-                continue
-            seen.add(key)
-        if key == "address":
+        if key == "address":  # (the two most frequent keys first: neither is read once only)
             address = value.split()[0] if value else ""
             if _ADDRESS.fullmatch(address):
                 if "/" not in address:
@@ -366,16 +363,32 @@ def read_interfaces(text: str) -> InterfacesFile:
             else:  # IPv6, a typo, a shorthand: not in the IPv4 model, and said so
                 unmodelled.append((number, line.strip()))
             addresses_read += 1
+        elif key == "post-up" or key == "up":
+            if _SHELL_MARKS.search(value) is None:  # (shell_commands' own first test, without the call)
+                commands.append(value)
+                command_ports.append(iface.name)
+                command_lines.append(number)
+            else:
+                for command in shell_commands(value):
+                    commands.append(command)
+                    command_ports.append(iface.name)
+                    command_lines.append(number)
+        elif key in seen:  # (it holds FIRST_ONLY keys only)
+            unmodelled.append((number, ignored_repeat(key, line.strip())))
         elif key == "mtu":
+            seen.add(key)
             if is_decimal(value):
                 iface.mtu = int(value)
             else:
                 unmodelled.append((number, line.strip()))
         elif key == "alias":
+            seen.add(key)
             iface.description = value
         elif key == "vrf":
+            seen.add(key)
             iface.vrf = value
         elif key == "vrf-table":
+            seen.add(key)
             vrfs[iface.name] = int(value) if is_decimal(value) else None
             iface.is_loopback = True
             iface.vrf = iface.name
@@ -383,14 +396,11 @@ def read_interfaces(text: str) -> InterfacesFile:
             iface.bridge_ports = value.split()
         elif key == "bond-slaves":
             lag_members.update((member, (iface.name, number)) for member in value.split())
-        elif key == "post-up" or key == "up":
-            for command in shell_commands(value):
-                commands.append(command)
-                command_ports.append(iface.name)
-                command_lines.append(number)
         elif key == "ip-forward" and value.lower() in _FORWARD_VALUES:
+            seen.add(key)
             iface.forwarding = (_FORWARD_VALUES[value.lower()], number, line.strip())
         elif key == "link-down":
+            seen.add(key)
             iface.down = "link-down" if value == "yes" else iface.down
         elif key == "netmask":
             # ifupdown2 files a netmask beside the stanza's last address so far (at the next free
@@ -408,6 +418,7 @@ def read_interfaces(text: str) -> InterfacesFile:
             gateways[iface.name] = value
             gateway_lines[iface.name] = number
         elif key in _LINK_KEYS:
+            seen.add(key)
             try:
                 _LINK_KEYS[key](iface, number, value)
             except link.Unreadable:

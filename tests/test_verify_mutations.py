@@ -1154,6 +1154,9 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
      lambda r: edit(r / "servers/gpu001/interfaces", "    pre-down ip rule del from 10.12.0.65 lookup 103 priority 103\n",
                     "    pre-down ip rule del from 10.12.0.65 lookup 103 priority 103\n"
                     "    post-up ip route del default table 103\n")),
+    ("an EOS spine port bound to an access list nobody defined (not judged: said so)", "CONFIG-UNMODELLED",
+     lambda r: edit(r / SPINE_A / "running-config", "   ip address 10.11.0.0/31\n",
+                    "   ip address 10.11.0.0/31\n   ip access-group NO-ROCE in\n")),
     ("a topology element NCCL does not have", "HOST-UNMODELLED",
      lambda r: edit(r / "servers/gpu001/nccl-topo.xml", "<nic>", "<nic>\n<port speed=\"1\"/>", 1)),
 ]

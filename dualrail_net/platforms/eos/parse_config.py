@@ -522,6 +522,9 @@ def parse_eos(text: str, dev: DeviceConfig) -> None:
             iface.down = "switchport"  # EOS: an Ethernet port is a switchport; its IP address does nothing
         if iface.pfc_priorities is not None and name not in pfc_on:
             iface.pfc_priorities = None  # no-drop priorities without `priority-flow-control on` pause nothing
+    for port, (acl, line) in [*dev.acl_in.items(), *dev.acl_out.items()]:
+        if acl not in dev.acls:  # what the port then does is not judged (EOS documents no such case): said so
+            dev.unmodelled.append((line, f"ip access-group {acl} on {port}: no access list {acl} is defined"))
     link.take_lag_members(dev)
     dev.routing_off = [vrf for vrf in dev.bgp if vrf not in routing_on]
     _take_management(dev, mgmt)

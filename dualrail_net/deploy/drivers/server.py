@@ -30,14 +30,14 @@ def port_gateways(interfaces_text: str) -> list[tuple[str, str, str]]:
     reachability gate pings."""
     parsed = read_interfaces(interfaces_text)
     routes, rules = server_policy(parsed.commands)
-    table_of = {rule.source: rule.table for rule in rules}
+    table_of = {rule.source: rule.table for rule in rules if not rule.delete}
     out = []
     for name, iface in parsed.interfaces.items():
         for address in iface.addresses:
             source = address.split("/")[0]
             table = table_of.get(source)
             via = next((r.via for r in routes if r.dev == name and r.prefix == "default" and r.table == table
-                        and r.via), None)
+                        and r.via and r.verb != "delete"), None)
             if via is not None:
                 out.append((name, source, via))
     return out

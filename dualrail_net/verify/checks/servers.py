@@ -43,8 +43,8 @@ def server_planes(ctx: Context) -> list[Finding]:
                                        "this port, and that plane's source address enters this plane"))
         table_dev: dict[int, str | None] = {}
         for route in srv.routes:
-            if route.kind != "unicast":
-                continue  # forwards into no plane (HOST-FORWARDING judges what it drops)
+            if route.kind != "unicast" or route.verb == "delete":
+                continue  # forwards into no plane (HOST-FORWARDING judges what it drops or takes out)
             # every next hop of a multipath route carries some flows: each is judged as a route
             for via, dev in ([(route.via, route.dev)] if not route.hops else [(v, d) for v, d, _ in route.hops]):
                 dev_plane = port_plane.get(dev or "")
@@ -65,6 +65,8 @@ def server_planes(ctx: Context) -> list[Finding]:
             for address in iface.addresses:
                 port_of_ip.setdefault(address.partition("/")[0], name)
         for rule in srv.rules:
+            if rule.delete:
+                continue  # (HOST-FORWARDING judges what the rules left take)
             owner = port_of_ip.get(rule.source)
             dev = table_dev.get(rule.table)
             if owner and dev and owner != dev:

@@ -180,7 +180,7 @@ def shell_commands(cmd: str, depth: int = 0) -> list[str]:
             or (joined_by == "||" and status is False)
         if not runs:
             continue
-        if simple[0] in _NO_EFFECT and len(simple) >= 1:
+        if simple[0] in _NO_EFFECT:
             status = _NO_EFFECT[simple[0]]
         elif simple[0] in _SHELLS and len(simple) == 3 and simple[1] == "-c":
             inner = shell_commands(simple[2], depth + 1)
@@ -288,13 +288,15 @@ _ADDRESS_METHODS = frozenset({"static", "manual", "loopback"})
 def read_interfaces(text: str) -> InterfacesFile:
     """Interfaces and VRFs of an interfaces file in one pass (no Stanza objects: a large fabric has
     millions of lines). A stanza with vrf-table is a VRF device; its address is the VRF's loopback and is
-    reported as a loopback interface inside that VRF. A stanza's n-th ``netmask`` gives its n-th
-    ``address`` line its length when that address has none (ifupdown2's get_attr_value_n); of an
-    attribute ifupdown2 reads once (FIRST_ONLY) the stanza's first line counts and a repeat is
-    reported; ``link-down yes`` keeps the port down; ``gateway`` is a default route (kept as the
-    command ifupdown2 runs for it). A second stanza of one interface adds to the first (its
-    attributes applied after the first's, as ifupdown2 runs the siblings). Lines are split as
-    _key_value splits them (inlined: a call per line costs a fifth of the reading)."""
+    reported as a loopback interface inside that VRF. A ``netmask`` gives the stanza's last address
+    so far its length when that address has none (ifupdown2 files it at that address's place, and
+    drops one before any address); of an attribute ifupdown2 reads once (FIRST_ONLY) the stanza's
+    first line counts and a repeat is reported; ``link-down yes`` keeps the port down; ``gateway``
+    is a default route (kept as the command ifupdown2 runs for it); a post-up line is split into
+    the commands /bin/sh runs (shell_commands). A second stanza of one interface adds to the first
+    (its attributes applied after the first's, as ifupdown2 runs the siblings). Lines are those of
+    numbered_lines, split as _key_value splits them (inlined: a call per line costs a fifth of the
+    reading)."""
     ifaces: dict[str, Interface] = {}
     vrfs: dict[str, int | None] = {}
     commands: list[str] = []

@@ -541,8 +541,21 @@ def _management(dev: DeviceConfig, db: ConfigDb) -> None:
     if "gnmi" in features:
         mgmt.api = features["gnmi"].get("state") == "enabled"
     _aaa(dev, db)
-    for name in sorted(set(features) - {"lldp", "gnmi", "bgp"}):
-        _note(dev, db, "FEATURE", name, f"FEATURE {name}")  # e.g. swss or syncd off: no forwarding at all
+    for name in _DATAPLANE_FEATURES & set(features):
+        state = str(features[name].get("state", "enabled"))
+        if state in ("disabled", "always_disabled"):  # the ASIC is not programmed: no port forwards
+            for iface in dev.interfaces.values():
+                if iface.name.startswith("Ethernet"):
+                    iface.down = f"FEATURE {name} {state}"
+        elif state not in ("enabled", "always_enabled"):
+            _note(dev, db, "FEATURE", name, f"FEATURE {name} state {state}")
+    for name in sorted(set(features) - {"lldp", "gnmi", "bgp"} - _DATAPLANE_FEATURES):
+        _note(dev, db, "FEATURE", name, f"FEATURE {name}")
+
+
+# the services without which nothing reaches the ASIC (orchagent and its database, the SAI daemon):
+# featured stops one whose FEATURE state is disabled
+_DATAPLANE_FEATURES = frozenset({"swss", "syncd", "database"})
 
 
 def _aaa(dev: DeviceConfig, db: ConfigDb) -> None:

@@ -100,6 +100,15 @@ def test_ifupdown_syntax_error_is_caught(tmp_path: Path) -> None:
 def test_unknown_attributes_parser() -> None:
     text = "auto lo\niface lo inet loopback\n    address 1.1.1.1/32\n    adress x\n# c\nauto swp1\n"
     assert unknown_attributes(text, frozenset({"address"})) == [(4, "adress")]
+    # a line continued with a backslash is one attribute to ifupdown2 (its value on the next line)
+    continued = "auto lo\niface lo inet loopback\n    address \\\n        1.1.1.1/32\n    adress \\\n x\n"
+    assert unknown_attributes(continued, frozenset({"address"})) == [(5, "adress")]
+
+
+def test_a_continued_attribute_is_accepted_by_ifupdown2(tmp_path: Path) -> None:
+    path = tmp_path / "interfaces"
+    path.write_text("auto swp1\niface swp1\n    address \\\n        10.0.0.1/31\n    mtu 9216\n")
+    assert check_ifupdown(tmp_path, [path]).findings == []
 
 
 def test_shapes_blank_only_what_a_parser_accepts_whatever_it_is() -> None:

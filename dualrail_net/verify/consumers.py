@@ -22,6 +22,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from dualrail_net.verify.findings import CheckResult, Finding, Severity
+from dualrail_net.verify.parsers.ifupdown import numbered_lines
 from dualrail_net.verify.shapes import FRR_COMMENTS, IFUPDOWN_COMMENTS, shape_of
 
 FRR_CHECK = "CONSUMER-FRR-PARSE"
@@ -89,14 +90,16 @@ def ifupdown_attributes() -> frozenset[str]:
 
 
 def unknown_attributes(text: str, known: frozenset[str]) -> list[tuple[int, str]]:
+    """(line, word) of each stanza line whose attribute ifupdown2 does not know, the file's lines
+    read as ifupdown2 reads them (a line continued with a backslash is one attribute)."""
     bad = []
     in_iface = False
-    for lineno, raw in enumerate(text.splitlines(), 1):
+    for lineno, raw in numbered_lines(text):
         line = raw.strip()
         if not line or line.startswith("#"):
             continue
         keyword = line.split()[0]
-        if keyword in ("auto", "allow-hotplug", "source", "source-directory"):
+        if keyword in ("auto", "source", "source-directory", "vlan") or keyword.startswith("allow-"):
             in_iface = False
             continue
         if keyword == "iface":

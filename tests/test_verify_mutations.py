@@ -1157,6 +1157,10 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
     ("an EOS spine port bound to an access list nobody defined (not judged: said so)", "CONFIG-UNMODELLED",
      lambda r: edit(r / SPINE_A / "running-config", "   ip address 10.11.0.0/31\n",
                     "   ip address 10.11.0.0/31\n   ip access-group NO-ROCE in\n")),
+    ("the RoCE traffic class unset again further down nccl.env", "HOST-NCCL-TC",
+     lambda r: edit(r / "servers/gpu001/nccl.env", "NCCL_IB_TC=104\n", "NCCL_IB_TC=104\nunset NCCL_IB_TC\n")),
+    ("UCX's traffic class taken from a variable nccl.env sets to another class", "HOST-NCCL-TRANSPORT",
+     lambda r: edit(r / "servers/gpu001/nccl.env", "UCX_IB_TRAFFIC_CLASS=104", "UCX_IB_TRAFFIC_CLASS=${NCCL_IB_GID_INDEX}")),
     ("a topology element NCCL does not have", "HOST-UNMODELLED",
      lambda r: edit(r / "servers/gpu001/nccl-topo.xml", "<nic>", "<nic>\n<port speed=\"1\"/>", 1)),
 ]
@@ -1259,6 +1263,9 @@ def _spine_neighbor(root: Path, statement: str) -> None:
 
 
 VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
+    ("UCX's GID index and traffic class taken from NCCL's variables in nccl.env (`$NAME`, `${NAME}`)",
+     lambda r: (edit(r / "servers/gpu001/nccl.env", "UCX_IB_TRAFFIC_CLASS=104", "UCX_IB_TRAFFIC_CLASS=$NCCL_IB_TC"),
+                edit(r / "servers/gpu001/nccl.env", "UCX_IB_GID_INDEX=3", 'UCX_IB_GID_INDEX="${NCCL_IB_GID_INDEX}"'))),
     ("a server's rules and routes in shell forms (`true &&`, a comment, a redirection, `sh -c`, `$IFACE`, "
      "a continued line)",
      lambda r: (edit(r / "servers/gpu001/interfaces", "    post-up ip rule add from 10.12.0.65 lookup 103 priority 103\n",

@@ -225,17 +225,55 @@ def _shell_value(value: str) -> str | None:
     return _SHELL_QUOTED.sub(lambda m: m.group(1) if m.group(1) is not None else m.group(2), match.group(1))
 
 
+_REFERENCE = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
+_PLAIN_VALUE = re.compile(r"[^\s'\"$`\\;&|<>()#]*")
+
+
+def _expanded(value: str, env: dict[str, str]) -> str | None:
+    """``value`` with each `$NAME` / `${NAME}` outside single quotes replaced by what the file set
+    NAME to before (an assignment does not split what it expands); None for a name the file did
+    not set (the launcher's environment is not known) or a form this reading does not follow."""
+    if "$" not in value:
+        return value
+    out: list[str] = []
+    quoted = False  # inside single quotes: `$` is itself
+    i = 0
+    while i < len(value):
+        c = value[i]
+        if c == "'":
+            quoted = not quoted
+        elif c == "$" and not quoted:
+            m = _REFERENCE.match(value, i)
+            name = (m.group(1) or m.group(2)) if m else None
+            if m is None or name not in env or not _PLAIN_VALUE.fullmatch(env[name]):
+                return None
+            out.append(env[name])
+            i = m.end()
+            continue
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
 def _read_env(text: str, srv: ServerConfig) -> None:
     """nccl.env as a shell that sources it sets it: NAME=VALUE (``export`` allowed), the last one
-    wins; quotes are removed as the shell removes them (`NAME="3"` sets 3); a value the shell would
-    expand or split ($, backquotes, unquoted spaces) is not modelled."""
+    wins; quotes are removed as the shell removes them (`NAME="3"` sets 3); `$NAME` / `${NAME}`
+    of a name set above is expanded (_expanded); `unset NAME...` takes names out; a value the shell
+    would expand otherwise or split (backquotes, unquoted spaces) is not modelled."""
     for number, line in enumerate(text.split("\n"), 1):
         stripped = line.strip()
         if not stripped or stripped.startswith("#"):
             continue
+        words = stripped.split("#", 1)[0].split()
+        if words[0] == "unset" and len(words) > 1 and all(_ENV_NAME.fullmatch(w) for w in words[1:]):
+            for name in words[1:]:
+                srv.env.pop(name, None)
+                srv.line_of[("nccl.env", name)] = number
+            continue
         body = stripped[7:].lstrip() if stripped.startswith("export ") else stripped
         key, eq, value = body.partition("=")
-        assigned = _shell_value(value) if eq and _ENV_NAME.fullmatch(key) else None
+        expanded = _expanded(value, srv.env) if eq else None
+        assigned = _shell_value(expanded) if expanded is not None and _ENV_NAME.fullmatch(key) else None
         if assigned is not None:
             srv.env[key] = assigned
             srv.line_of[("nccl.env", key)] = number

@@ -690,6 +690,9 @@ def _qos(r: _Reader, qos: dict[str, Any], path: PathKey) -> None:
         iface.pfc_headroom = headroom if headroom != PfcHeadroom() else None
 
 
+_SERVICE_NAMES = {"ntp": "an NTP", "syslog": "a syslog", "dns": "a DNS"}
+
+
 def _services(r: _Reader, service: dict[str, Any], path: PathKey) -> None:
     mgmt = r.dev.management
     mgmt.services_in_file = True
@@ -698,7 +701,10 @@ def _services(r: _Reader, service: dict[str, Any], path: PathKey) -> None:
         for vrf, body in _map(service.get(kind)).items():
             servers = _map(_map(body).get("server"))
             if vrf != mgmt.vrf:  # outside the management VRF: the fabric would carry it, or nothing would
-                r.base((*path, kind, vrf), f"service {kind} in VRF {vrf}, not the management VRF")
+                mgmt.astray += [(FILE, r.line((*path, kind, vrf, "server", server)), str(server),
+                                 f"{_SERVICE_NAMES[kind]} server in VRF {vrf}") for server in servers]
+                if not servers:
+                    r.base((*path, kind, vrf), f"service {kind} in VRF {vrf}, not the management VRF")
                 continue
             for server, settings in servers.items():
                 where = (*path, kind, vrf, "server", server)

@@ -521,7 +521,8 @@ def _management(dev: DeviceConfig, db: ConfigDb) -> None:
         if ntp_vrf == MANAGEMENT_VRF or (ntp_vrf is None and not vrf_on):
             mgmt.ntp.append(server)
         else:
-            _note(dev, db, "NTP_SERVER", server, f"NTP_SERVER {server} outside the management VRF")
+            mgmt.astray.append((FILE, db.line("NTP_SERVER", server), server,
+                                f"an NTP server queried in VRF {ntp_vrf or 'default'}"))
     for server, value in db.table("SYSLOG_SERVER").entries:
         fields = _fields(value)
         transport = (str(fields.get("protocol", SYSLOG_TRANSPORT[0])).lower(), str(fields.get("port", SYSLOG_TRANSPORT[1])))

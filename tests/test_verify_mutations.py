@@ -1263,6 +1263,8 @@ def _spine_neighbor(root: Path, statement: str) -> None:
 
 
 VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
+    ("EOS's `neighbor default send-community` on a spine (every neighbor's default, not a neighbor)",
+     lambda r: edit(r / SPINE_A / "running-config", "   timers bgp 3 9\n", "   timers bgp 3 9\n   neighbor default send-community\n")),
     ("UCX's GID index and traffic class taken from NCCL's variables in nccl.env (`$NAME`, `${NAME}`)",
      lambda r: (edit(r / "servers/gpu001/nccl.env", "UCX_IB_TRAFFIC_CLASS=104", "UCX_IB_TRAFFIC_CLASS=$NCCL_IB_TC"),
                 edit(r / "servers/gpu001/nccl.env", "UCX_IB_GID_INDEX=3", 'UCX_IB_GID_INDEX="${NCCL_IB_GID_INDEX}"'))),

@@ -353,6 +353,9 @@ def _bgp_statements(inst: BgpInstance, children: list[Node], dev: DeviceConfig) 
             inst.shutdown_line = child.line
         elif w == ["no", "shutdown"]:
             inst.shutdown_line = 0
+        elif w[:2] == ["neighbor", "default"]:  # the default of every neighbor, not a neighbor called so
+            if w[2:3] != ["send-community"]:  # (communities sent: nothing the model follows further)
+                _unmodelled(dev, child)
         elif w[0] == "neighbor" and len(w) >= 3 and neighbor_statement(inst, _eos_neighbor(w), child.line, eos=True):
             pass
         elif w[0] == "no" and len(w) > 1 and bgp_negation(inst, _eos_neighbor(w[1:]), child.line, eos=True):

@@ -542,7 +542,7 @@ def _management(dev: DeviceConfig, db: ConfigDb) -> None:
     if "gnmi" in features:
         mgmt.api = features["gnmi"].get("state") == "enabled"
     _aaa(dev, db)
-    for name in _DATAPLANE_FEATURES & set(features):
+    for name in sorted(_DATAPLANE_FEATURES & set(features)):
         state = str(features[name].get("state", "enabled"))
         if state in ("disabled", "always_disabled"):  # the ASIC is not programmed: no port forwards
             for iface in dev.interfaces.values():

@@ -155,7 +155,7 @@ def _shell_tokens(cmd: str) -> list[str] | None:
     return None if skip_next else tokens
 
 
-def shell_commands(cmd: str, depth: int = 0) -> list[str]:
+def shell_commands(cmd: str) -> list[str]:
     """The simple commands a post-up line runs (ifupdown2 hands it to /bin/sh), each as its words
     joined by one space: `a; b` and `a & b` run both, `a && b` runs b when a succeeds, `a || b` when
     a fails (an `ip` command is taken to succeed: what it installs is what verify judges; `true`,
@@ -164,8 +164,18 @@ def shell_commands(cmd: str, depth: int = 0) -> list[str]:
     something verify cannot judge."""
     if _SHELL_MARKS.search(cmd) is None:
         return [cmd]
+    followed = _command_list(cmd, 0)
+    return [cmd] if followed is None else followed
+
+
+def _command_list(cmd: str, depth: int) -> list[str] | None:
+    """shell_commands of a line holding a shell mark; None where /bin/sh's splitting of it is not
+    followed (an expansion, a subshell, an unclosed quote: _shell_tokens), which makes the line
+    that runs it (`sh -c`) one this reading does not follow either."""
     tokens = _shell_tokens(cmd)
-    if tokens is None or depth > 3:
+    if tokens is None:
+        return None
+    if depth > 3:
         return [cmd]
     out: list[str] = []
     status: bool | None = True  # the last command's exit status (None: not known)
@@ -183,10 +193,9 @@ def shell_commands(cmd: str, depth: int = 0) -> list[str]:
         if simple[0] in _NO_EFFECT:
             status = _NO_EFFECT[simple[0]]
         elif simple[0] in _SHELLS and len(simple) == 3 and simple[1] == "-c":
-            inner = shell_commands(simple[2], depth + 1)
-            if inner == [simple[2]] and _SHELL_MARKS.search(simple[2]) is not None \
-                    and _shell_tokens(simple[2]) is None:
-                return [cmd]
+            inner = [simple[2]] if _SHELL_MARKS.search(simple[2]) is None else _command_list(simple[2], depth + 1)
+            if inner is None:
+                return None
             out += inner
             status = True
         else:

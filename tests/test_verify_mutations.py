@@ -846,7 +846,33 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
     ("a Cumulus switch without its name server file", "MGMT-SERVICES",
      lambda r: (r / LEAF_A / "resolv.conf").unlink()),
     ("a Cumulus NTP line the model does not know", "PORTS-UNMODELLED",
-     lambda r: edit(r / LEAF_A / "ntp.conf", "driftfile", "restrict default nomodify\ndriftfile")),
+     lambda r: edit(r / LEAF_A / "ntp.conf", "driftfile", "tos minsane 3\ndriftfile")),
+    ("a Cumulus NTP server marked noselect (never sets the clock)", "MGMT-SERVICES",
+     lambda r: edit(r / LEAF_A / "ntp.conf", "server 192.0.2.10 iburst", "server 192.0.2.10 iburst noselect")),
+    ("Cumulus `restrict default ignore` with one server let back in (the other's replies dropped)", "MGMT-SERVICES",
+     lambda r: edit(r / LEAF_A / "ntp.conf", "driftfile", "restrict default ignore\nrestrict 192.0.2.10\ndriftfile")),
+    ("Cumulus `disable ntp` (no server sets the clock)", "MGMT-SERVICES",
+     lambda r: edit(r / LEAF_A / "ntp.conf", "driftfile", "disable ntp\ndriftfile")),
+    ("a Cumulus NTP server the plan does not name", "MGMT-SERVICES",
+     lambda r: edit(r / LEAF_A / "ntp.conf", "server 192.0.2.11 iburst\n",
+                    "server 192.0.2.11 iburst\nserver 203.0.113.5 iburst\n")),
+    ("the planned name server after three others (glibc asks the first three)", "MGMT-SERVICES",
+     lambda r: edit(r / LEAF_A / "resolv.conf", "nameserver 192.0.2.53 # vrf mgmt\n", "".join(
+         f"nameserver 192.0.2.5{n} # vrf mgmt\n" for n in (0, 1, 2, 3)))),
+    ("a Cumulus legacy forwarding line (`*.* @host`: no device, the default VRF)", "MGMT-SERVICES",
+     lambda r: edit(r / LEAF_A / "rsyslog.conf", 'action(type="omfwd" Target="192.0.2.20" Device="mgmt" Port="514" '
+                    'Protocol="udp")', "*.* @192.0.2.20:514")),
+    ("a Cumulus TACACS+ client without its shared key", "MGMT-AAA",
+     lambda r: edit(r / LEAF_A / "tacplus_servers", "secret=${secret:tacacs-key}\n", "")),
+    ("an EOS TACACS+ host without a key (none shared either)", "MGMT-AAA",
+     lambda r: edit(r / SPINE_A / "running-config", " key 0 ${secret:tacacs-key}", "")),
+    ("an EOS TACACS+ host the plan does not name", "MGMT-AAA",
+     lambda r: edit(r / SPINE_A / "running-config", "aaa group server tacacs+ dualrail\n",
+                    "tacacs-server host 192.0.2.77 vrf mgmt key 0 ${secret:tacacs-key}\n"
+                    "aaa group server tacacs+ dualrail\n")),
+    ("an EOS logging host the plan does not name", "MGMT-SERVICES",
+     lambda r: edit(r / SPINE_A / "running-config", "logging vrf mgmt host 192.0.2.20\n",
+                    "logging vrf mgmt host 192.0.2.20\nlogging vrf mgmt host 192.0.2.21\n")),
     ("an EOS switch with LLDP off", "MGMT-SERVICES",
      lambda r: edit(r / SPINE_A / "running-config", "\nlldp run\n", "\nno lldp run\n")),
     ("EOS logins through TACACS+ only (no local fallback)", "MGMT-AAA",
@@ -1646,6 +1672,18 @@ VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
                      "interface Ethernet1\n   description a-leaf-su1-r0:swp33\n   ip access-group NO-TELNET out\n"),
                 edit(r / SPINE_A / "running-config", "ip routing\n", "ip routing\n!\nip access-list NO-TELNET\n"
                      "   10 deny tcp any any eq telnet\n   20 permit ip any any\n"))),
+    ("Cumulus service files in other valid forms (a multi-line omfwd action with comments and single quotes; "
+     "restrict default ignore with each server let back in; resolver options)",
+     lambda r: (edit(r / LEAF_A / "rsyslog.conf", 'action(type="omfwd" Target="192.0.2.20" Device="mgmt" Port="514" '
+                     'Protocol="udp")', "action(type='omfwd'  # to the collector\n       target = \"192.0.2.20\" "
+                     "/* the management VRF */ Device=\"mgmt\"\n       Port=\"514\" Protocol='udp')"),
+                edit(r / LEAF_A / "ntp.conf", "driftfile", "restrict default kod nomodify notrap nopeer noquery ignore\n"
+                     "restrict -6 default ignore\nrestrict 192.0.2.0 mask 255.255.255.0 nomodify\ndriftfile"),
+                edit(r / LEAF_A / "resolv.conf", "nameserver", "search example.net\noptions timeout:1 attempts:2\n"
+                     "nameserver"))),
+    ("an EOS TACACS+ key shared by every host instead of the host's own",
+     lambda r: edit(r / SPINE_A / "running-config", " key 0 ${secret:tacacs-key}\n",
+                    "\ntacacs-server key 0 ${secret:tacacs-key}\n")),
     ("an EOS interface block repeated (EOS merges it)",
      lambda r: edit(r / SPINE_A / "running-config", "interface Loopback0\n", "interface Ethernet1\n   mtu 9214\n"
                     "interface Loopback0\n")),

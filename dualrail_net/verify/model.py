@@ -478,6 +478,12 @@ class ManagementConfig:
     # TACACS+ servers the file points at in the management VRF; None: the file keeps no TACACS+
     # configuration (the platform's OS does, or the platform has none)
     tacacs: list[str] | None = None
+    # whether the TACACS+ client is given a shared key (None: the file keeps no TACACS+ configuration
+    # or does not say); without one it sends its requests unencrypted, which a keyed server refuses
+    tacacs_key: bool | None = None
+    # where each server the file points at is named: (kind, server) -> (file, line); kind is "NTP",
+    # "syslog", "DNS" or "TACACS+" (MGMT-SERVICES and MGMT-AAA name an unplanned server's line)
+    located: dict[tuple[str, str], tuple[str, int]] = field(default_factory=dict)
     # whether a local user still logs in when no TACACS+ server answers (EOS `aaa authentication
     # login default` and `aaa authorization exec default` with `local`, SONiC AAA login with local);
     # None: the file does not say (the platform's default: local accounts)

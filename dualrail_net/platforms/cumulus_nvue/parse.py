@@ -173,6 +173,11 @@ def _tacacs(r: _Reader, aaa: dict[str, Any], path: PathKey) -> None:
         r.literal_secret(_map(body), "secret", (*path, "tacacs", "server", key), f"tacacs server {str(key)[:20]} secret")
     if tacacs.get("enable") == "on":
         r.tacacs = [(str(_map(b).get("host")), _name(tacacs.get("vrf")) or "default") for b in servers.values()]
+        for key, body in servers.items():
+            r.dev.management.located[("TACACS+", str(_map(body).get("host")))] = \
+                (FILE, r.line((*path, "tacacs", "server", key)))
+        # a server without its own secret uses the block's; without either it sends in clear
+        r.dev.management.tacacs_key = bool(tacacs.get("secret")) or all(_map(b).get("secret") for b in servers.values())
     order = aaa.get("authentication-order")
     if order is not None:
         methods = [str(m) for m in _map(order).values()]
@@ -708,6 +713,7 @@ def _services(r: _Reader, service: dict[str, Any], path: PathKey) -> None:
                 continue
             for server, settings in servers.items():
                 where = (*path, kind, vrf, "server", server)
+                mgmt.located[({"ntp": "NTP", "dns": "DNS"}.get(kind, kind), str(server))] = (FILE, r.line(where))
                 if kind != "syslog":
                     target.append(str(server))
                     continue

@@ -546,6 +546,9 @@ class _Mgmt:
     lldp: bool | None = None
     users: dict[str, ManagementUser] = field(default_factory=dict)
     tacacs: list[tuple[str, str]] = field(default_factory=list)  # (server, VRF) of `tacacs-server host`
+    tacacs_keyed: set[str] = field(default_factory=set)  # hosts given their own `key`
+    tacacs_key: bool = False  # `tacacs-server key`: every host's key unless it has its own
+    lines: dict[tuple[str, str], int] = field(default_factory=dict)  # (kind, server) -> line naming it
     login: list[str] | None = None  # `aaa authentication login default` methods (None: EOS's default, local)
     login_line: str = ""
     exec_authz: list[str] | None = None  # `aaa authorization exec default` methods (None: none asked)
@@ -638,8 +641,11 @@ def _management_line(node: Node, dev: DeviceConfig, mgmt: _Mgmt) -> bool:
         _vrf_block(node, mgmt.api_vrfs, dev, service="api")
     elif w[:3] == ["ip", "name-server", "vrf"] and len(w) >= 5:
         mgmt.by_vrf.setdefault(w[3], {}).setdefault("dns", []).extend(w[4:])
+        for server in w[4:]:
+            mgmt.lines.setdefault(("DNS", server), node.line)
     elif w[:3] == ["ntp", "server", "vrf"] and len(w) >= 5:
         mgmt.by_vrf.setdefault(w[3], {}).setdefault("ntp", []).append(w[4])
+        mgmt.lines.setdefault(("NTP", w[4]), node.line)
     elif (host := _logging_host(w)) is not None:
         mgmt.syslog_hosts.append((*host, node.line))
     elif w[:4] == ["aaa", "authentication", "login", "default"]:
@@ -647,9 +653,12 @@ def _management_line(node: Node, dev: DeviceConfig, mgmt: _Mgmt) -> bool:
     elif w[:4] == ["aaa", "authorization", "exec", "default"]:
         mgmt.exec_authz, mgmt.exec_line = w[4:], node.text
     elif w[:2] == ["tacacs-server", "key"] and len(w) >= 3:
-        pass  # the key all servers share (held to a reference above)
+        mgmt.tacacs_key = True  # the key all servers share (held to a reference above)
     elif w[:2] == ["tacacs-server", "host"] and len(w) >= 3:
         mgmt.tacacs.append((w[2], w[w.index("vrf") + 1] if "vrf" in w[3:-1] else "default"))
+        mgmt.lines.setdefault(("TACACS+", w[2]), node.line)
+        if "key" in w[3:-1]:
+            mgmt.tacacs_keyed.add(w[2])
     elif w == ["lldp", "run"]:
         mgmt.lldp = True
     elif w == ["no", "lldp", "run"]:
@@ -688,6 +697,9 @@ def _take_management(dev: DeviceConfig, mgmt: _Mgmt) -> None:
         if route.prefix == "0.0.0.0/0":
             m.default_gateway = route.nexthop
     m.tacacs = [server for server, where in mgmt.tacacs if where == vrf]
+    if m.tacacs:  # a host without its own key uses `tacacs-server key`; without either it sends in clear
+        m.tacacs_key = mgmt.tacacs_key or all(server in mgmt.tacacs_keyed for server in m.tacacs)
+    m.located = {kind_server: (FILE, line) for kind_server, line in mgmt.lines.items()}
     # EOS tries the methods in order and moves on only when one cannot answer (no server reachable):
     # `local` (or `none`) among them lets the local users in when TACACS+ is away; an exec
     # authorization that lists neither refuses them their shell
@@ -701,6 +713,7 @@ def _take_management(dev: DeviceConfig, mgmt: _Mgmt) -> None:
     servers = mgmt.by_vrf.get(vrf, {})
     m.ntp, m.dns = servers.get("ntp", []), servers.get("dns", [])
     for server, where, transport, line in mgmt.syslog_hosts:
+        m.located.setdefault(("syslog", server), (FILE, line))
         if where != vrf:
             m.astray.append((FILE, line, server, f"sent in VRF {where}"))
         elif (astray := syslog_transport_astray(transport)) is not None:

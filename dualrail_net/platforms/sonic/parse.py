@@ -518,6 +518,7 @@ def _management(dev: DeviceConfig, db: ConfigDb) -> None:
             mgmt.default_gateway = gateway
     ntp_vrf = _fields(db.table("NTP").get("global")).get("vrf")
     for server, _ in db.table("NTP_SERVER").entries:
+        mgmt.located[("NTP", server)] = (FILE, db.line("NTP_SERVER", server))
         if ntp_vrf == MANAGEMENT_VRF or (ntp_vrf is None and not vrf_on):
             mgmt.ntp.append(server)
         else:
@@ -527,6 +528,7 @@ def _management(dev: DeviceConfig, db: ConfigDb) -> None:
         fields = _fields(value)
         transport = (str(fields.get("protocol", SYSLOG_TRANSPORT[0])).lower(), str(fields.get("port", SYSLOG_TRANSPORT[1])))
         where = db.line("SYSLOG_SERVER", server)
+        mgmt.located[("syslog", server)] = (FILE, where)
         if fields.get("vrf") != MANAGEMENT_VRF:
             mgmt.astray.append((FILE, where, server, f"sent in VRF {fields.get('vrf') or 'default'}"))
         elif (astray := syslog_transport_astray(transport)) is not None:
@@ -536,6 +538,7 @@ def _management(dev: DeviceConfig, db: ConfigDb) -> None:
         for extra in sorted(set(fields) - {"vrf", "protocol", "port", "source"}):
             _note(dev, db, "SYSLOG_SERVER", server, f"SYSLOG_SERVER {server} {extra}")
     mgmt.dns = [server for server, _ in db.table("DNS_NAMESERVER").entries]
+    mgmt.located.update({("DNS", server): (FILE, db.line("DNS_NAMESERVER", server)) for server in mgmt.dns})
     features = {name: _fields(v) for name, v in db.table("FEATURE").entries}
     if "lldp" in features:
         mgmt.lldp = features["lldp"].get("state") == "enabled"
@@ -566,6 +569,12 @@ def _aaa(dev: DeviceConfig, db: ConfigDb) -> None:
     mgmt = dev.management
     mgmt.tacacs = [server for server, value in db.table("TACPLUS_SERVER").entries
                    if _fields(value).get("vrf") == MANAGEMENT_VRF]
+    for server in mgmt.tacacs:
+        mgmt.located[("TACACS+", server)] = (FILE, db.line("TACPLUS_SERVER", server))
+    if mgmt.tacacs:  # a server without its own passkey uses TACPLUS|global's; without either, in clear
+        shared = bool(_fields(db.table("TACPLUS").get("global")).get("passkey"))
+        mgmt.tacacs_key = shared or all(_fields(db.table("TACPLUS_SERVER").get(s)).get("passkey")
+                                        for s in mgmt.tacacs)
     for key, value in db.table("TACPLUS_SERVER").entries:
         for extra in sorted(set(_fields(value)) - {"priority", "tcp_port", "passkey", "vrf", "timeout", "auth_type"}):
             _note(dev, db, "TACPLUS_SERVER", key, f"TACPLUS_SERVER {key} {extra}")

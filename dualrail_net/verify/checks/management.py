@@ -125,6 +125,9 @@ def mgmt_services(ctx: Context) -> list[Finding]:
                 out.append(finding([sw.name], sw.plane, f"{sw.name} lacks {what} server(s) {', '.join(missing)} in "
                                    f"the management VRF {sw.vrf}",
                                    "time, logs or names of the switch go missing: incidents cannot be traced"))
+            out += _unplanned(ctx, sw, what, planned, have,
+                              "the switch takes time from, sends its logs to or asks names of a host the plan "
+                              "does not know: a wrong clock, logs outside the collector, names from anywhere")
         for file, line, server, how in sw.mgmt.astray:
             out.append(finding([sw.name], sw.plane, f"{ctx.snap.where(sw.name, file, line)}: {server} is {how}; "
                                f"planned: in the management VRF {sw.vrf}",
@@ -155,6 +158,24 @@ def mgmt_aaa(ctx: Context) -> list[Finding]:
                                f"management VRF {sw.vrf}",
                                "operators' own accounts are refused (only local users log in) and commands "
                                "go unaccounted"))
+        out += _unplanned(ctx, sw, "TACACS+", sw.plan.tacacs, sw.mgmt.tacacs,
+                          "logins are decided and commands accounted by a host the plan does not know")
+        if sw.plan.tacacs and sw.mgmt.tacacs and sw.mgmt.tacacs_key is False:
+            out.append(finding([sw.name], sw.plane, f"{sw.name} gives its TACACS+ client no shared key (the plan "
+                               "names one)",
+                               "requests go unencrypted and a server that holds the key refuses them: operators' "
+                               "own accounts are refused, and what is sent is readable on the wire"))
+    return out
+
+
+def _unplanned(ctx: Context, sw: _Switch, what: str, planned: list[str], have: list[str], why: str) -> list[Finding]:
+    """A server the files point at that the plan does not name, at the line that names it."""
+    out = []
+    for server in sorted(set(have) - set(planned)):
+        file, line = sw.mgmt.located.get((what, server), ("", 0))
+        where = ctx.snap.where(sw.name, file, line) if file else sw.name
+        out.append(finding([sw.name], sw.plane, f"{where}: {what} server {server} is not in the plan (planned: "
+                           f"{', '.join(planned) or 'none'})", why))
     return out
 
 

@@ -1,0 +1,313 @@
+"""Cumulus Linux's management service files, read as the programs that load them read them:
+ntpsec's ntp.conf, rsyslog's RainerScript (and its legacy forwarding lines), glibc's resolv.conf
+and the TACACS+ client's tacplus_servers. What they say about the planned servers lands in
+``dev.management`` (MGMT-SERVICES and MGMT-AAA judge it); a server reached another way, or not
+used at all, is ``astray`` with the line that makes it so; a line none of these understand is
+reported (UNMODELLED), never passed over."""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from dataclasses import dataclass, field
+
+from dualrail_net.secretref import is_reference
+from dualrail_net.verify.model import SYSLOG_TRANSPORT, DeviceConfig, ManagementConfig, syslog_transport_astray
+
+NTP, SYSLOG, RESOLV, TACPLUS = "ntp.conf", "rsyslog.conf", "resolv.conf", "tacplus_servers"
+
+MAXNS = 3  # glibc's resolver keeps the first three nameserver lines and asks no other (resolv.h)
+
+# ntp.conf statements that change nothing about which servers set the clock
+_NTP_HARMLESS = frozenset({"driftfile", "leapfile", "statsdir", "statistics", "filegen", "logfile", "logconfig"})
+# a server line's options ntpsec takes without a value, and those followed by one; `noselect` keeps
+# the association but never lets it set the clock, `key` asks for authentication (not judged)
+_SERVER_FLAGS = frozenset({"iburst", "burst", "prefer", "true", "xleave", "noselect", "preempt"})
+_SERVER_VALUED = frozenset({"minpoll", "maxpoll", "version"})
+# `enable`/`disable` flags; only `ntp` (the clock discipline itself) decides whether time is set
+_SYSTEM_FLAGS = frozenset({"auth", "bclient", "calibrate", "kernel", "monitor", "ntp", "stats"})
+# restrict flags that leave a configured server's replies alone; `ignore` drops every packet from
+# the addresses it matches (replies to the switch's own requests too); others are not judged
+_RESTRICT_HARMLESS = frozenset({"kod", "limited", "lowpriotrap", "nomodify", "noquery", "nopeer", "notrap",
+                                "ntpport", "nomrulist", "noepeer"})
+
+
+@dataclass
+class _Restrict:
+    """One ntp.conf ``restrict`` entry (IPv4): address and mask as integers, its flags, its line."""
+
+    network: int
+    mask: int
+    flags: set[str] = field(default_factory=set)
+    line: int = 0
+
+
+def _ipv4(text: str) -> int | None:
+    try:
+        return int(ipaddress.IPv4Address(text))
+    except ValueError:
+        return None
+
+
+def read_ntp(text: str, dev: DeviceConfig) -> None:
+    """ntpsec's ntp.conf: ``server`` and ``pool`` lines (an address given to ``pool`` mobilizes that
+    one server), their options (``noselect``: never used), ``restrict ... ignore`` entries (the most
+    specific entry matching a server decides; its replies are dropped) and ``disable ntp`` (the clock
+    discipline is off: no server sets the time)."""
+    mgmt = dev.management
+    servers: list[tuple[str, int]] = []
+    restricts: dict[tuple[int, int], _Restrict] = {}
+    discipline_off: int | None = None
+    for number, raw in enumerate(text.splitlines(), 1):
+        words = raw.split("#", 1)[0].split()
+        if not words or words[0] in _NTP_HARMLESS:
+            continue
+        if words[0] in ("server", "pool") and len(words) >= 2:
+            options, understood, index = words[2:], True, 0
+            while index < len(options):
+                if options[index] in _SERVER_VALUED and index + 1 < len(options):
+                    index += 2
+                    continue
+                understood = understood and options[index] in _SERVER_FLAGS
+                index += 1
+            if not understood:
+                dev.base_unmodelled.append((NTP, number, raw))
+            if "noselect" in options:
+                mgmt.astray.append((NTP, number, words[1], "marked noselect: never used to set the clock"))
+            else:
+                servers.append((words[1], number))
+                mgmt.located.setdefault(("NTP", words[1]), (NTP, number))
+        elif words[0] == "restrict" and len(words) >= 2:
+            entry = _restrict(words[1:], number)
+            if entry is None:
+                dev.base_unmodelled.append((NTP, number, raw))
+                continue
+            if entry.network < 0:
+                continue
+            if entry.flags - _RESTRICT_HARMLESS - {"ignore"}:
+                dev.base_unmodelled.append((NTP, number, raw))
+            # ntpd keeps one entry per address and mask: a second line adds its flags to the first's
+            kept = restricts.setdefault((entry.network, entry.mask), entry)
+            if kept is not entry:
+                if "ignore" in entry.flags and "ignore" not in kept.flags:
+                    kept.line = number  # the line that makes the entry drop what it matches
+                kept.flags |= entry.flags
+        elif words[0] in ("enable", "disable") and len(words) >= 2 and set(words[1:]) <= _SYSTEM_FLAGS:
+            if "ntp" in words[1:]:
+                discipline_off = number if words[0] == "disable" else None
+        else:
+            dev.base_unmodelled.append((NTP, number, raw))
+    for server, number in servers:
+        address = _ipv4(server)
+        # a server named by host name: only `default` is known to match the address it resolves to
+        matching = [r for r in restricts.values()
+                    if r.mask == 0 or address is not None and address & r.mask == r.network]
+        deciding = max(matching, key=lambda r: r.mask, default=None)
+        if deciding is not None and "ignore" in deciding.flags:
+            mgmt.astray.append((NTP, deciding.line, server, "refused by `restrict ... ignore` (its replies are dropped)"))
+        elif discipline_off is not None:
+            mgmt.astray.append((NTP, discipline_off, server, "never used to set the clock (`disable ntp`)"))
+        else:
+            mgmt.ntp.append(server)
+
+
+def _restrict(words: list[str], number: int) -> _Restrict | None:
+    """``restrict [-4|-6] default|ADDR [mask M] [flag...]`` -> its IPv4 entry; None: not one read
+    (an IPv6 entry, ``source``, an address not understood)."""
+    if words[0] in ("-4", "-6"):
+        if words[0] == "-6":
+            return _Restrict(-1, 0, set(), number)  # IPv6 only: matches no IPv4 server
+        words = words[1:]
+    if not words:
+        return None
+    if words[0] == "default":
+        network, mask, rest = 0, 0, words[1:]
+    else:
+        address = _ipv4(words[0])
+        if address is None:
+            return None
+        mask, rest = 0xFFFFFFFF, words[1:]
+        if rest[:1] == ["mask"]:
+            given = _ipv4(rest[1]) if len(rest) > 1 else None
+            if given is None:
+                return None
+            mask, rest = given, rest[2:]
+        network = address & mask
+    return _Restrict(network, mask, set(rest), number)
+
+
+_ACTION = re.compile(r"\baction\s*\(")
+_PARAMETER = re.compile(r"""([A-Za-z][\w.]*)\s*=\s*("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')""")
+_LEGACY_FORWARD = re.compile(r"^(\S+)\s+(@@?)(?:\([^)]*\))?(\[[^\]]+\]|[^\s:;]+)(?::(\d+))?(?:;\S+)?$")
+
+
+def _without_comments(text: str) -> str:
+    """RainerScript's ``#`` (to the line's end) and ``/* */`` comments blanked outside quotes,
+    keeping every newline (line numbers stay)."""
+    out: list[str] = []
+    quote = ""
+    index = 0
+    while index < len(text):
+        char = text[index]
+        if quote:
+            out.append(char)
+            if char == "\\" and index + 1 < len(text):
+                out.append(text[index + 1])
+                index += 1
+            elif char == quote:
+                quote = ""
+        elif char in "\"'":
+            quote = char
+            out.append(char)
+        elif char == "#":
+            end = text.find("\n", index)
+            index = len(text) if end < 0 else end
+            continue
+        elif text.startswith("/*", index):
+            end = text.find("*/", index + 2)
+            end = len(text) if end < 0 else end + 2
+            out.append("".join(c if c == "\n" else " " for c in text[index:end]))
+            index = end
+            continue
+        else:
+            out.append(char)
+        index += 1
+    return "".join(out)
+
+
+def _closing(text: str, start: int) -> int:
+    """The index of the ``)`` that closes the parenthesis opened before ``start`` (outside quotes);
+    -1: never closed."""
+    quote = ""
+    index = start
+    while index < len(text):
+        char = text[index]
+        if quote:
+            if char == "\\":
+                index += 1
+            elif char == quote:
+                quote = ""
+        elif char in "\"'":
+            quote = char
+        elif char == ")":
+            return index
+        index += 1
+    return -1
+
+
+def read_rsyslog(text: str, dev: DeviceConfig, vrf: str) -> None:
+    """rsyslog's remote targets: RainerScript ``action(type="omfwd" ...)`` statements (over as many
+    lines as they take, values in double or single quotes, parameter names in any case), after a
+    ``*.*`` selector or none; the legacy ``SELECTOR @host[:port]`` (UDP) and ``@@host`` (TCP) lines,
+    which name no device and so send in the default VRF. Another selector or filter before an
+    action is reported (which messages go is not judged); so is every statement not read."""
+    mgmt = dev.management
+    clean = _without_comments(text)
+    masked = list(clean)
+    for found in _ACTION.finditer(clean):
+        end = _closing(clean, found.end())
+        if end < 0:
+            continue  # never closed: rsyslog refuses the file's rest; its lines are reported below
+        number = clean.count("\n", 0, found.start()) + 1
+        body = clean[found.end():end]
+        params = {key.lower(): value[1:-1] for key, value in _PARAMETER.findall(body)}
+        prefix = clean[clean.rfind("\n", 0, found.start()) + 1:found.start()].strip()
+        for index in range(found.start(), end + 1):
+            if masked[index] != "\n":
+                masked[index] = " "
+        masked[found.start()] = "\0"
+        if params.get("type", "").lower() != "omfwd":
+            continue  # a local action (a file, the journal): no remote target
+        target = params.get("target", "")
+        if not target:
+            dev.base_unmodelled.append((SYSLOG, number, "omfwd action without a target"))
+            continue
+        if prefix not in ("", "*.*"):
+            dev.base_unmodelled.append((SYSLOG, number, f"{prefix} ...: which messages are sent is not judged"))
+        transport = (params.get("protocol", SYSLOG_TRANSPORT[0]).lower(), params.get("port", SYSLOG_TRANSPORT[1]))
+        _syslog_target(mgmt, number, target, params.get("device"), transport, vrf)
+    for number, line in enumerate("".join(masked).splitlines(), 1):
+        words = line.strip()
+        if not words or "\0" in line:  # an action's line: its selector was read with the action
+            continue
+        legacy = _LEGACY_FORWARD.match(words)
+        if legacy is not None:
+            selector, at, host, port = legacy.groups()
+            if selector != "*.*":
+                dev.base_unmodelled.append((SYSLOG, number, f"{selector} ...: which messages are sent is not judged"))
+            _syslog_target(mgmt, number, host.strip("[]"), None,
+                           ("tcp" if at == "@@" else "udp", port or SYSLOG_TRANSPORT[1]), vrf)
+            continue
+        dev.base_unmodelled.append((SYSLOG, number, text.splitlines()[number - 1]))
+
+
+def _syslog_target(mgmt: ManagementConfig, number: int, server: str, device: str | None,
+                   transport: tuple[str, str], vrf: str) -> None:
+    mgmt.located.setdefault(("syslog", server), (SYSLOG, number))
+    if device != vrf:  # outside the management VRF: the fabric would carry it, or nothing would
+        mgmt.astray.append((SYSLOG, number, server, f"sent in VRF {device or 'default'}"))
+    elif (astray := syslog_transport_astray(transport)) is not None:
+        mgmt.astray.append((SYSLOG, number, server, astray))
+    else:
+        mgmt.syslog.append(server)
+
+
+_RESOLV_HARMLESS = frozenset({"search", "domain", "options", "sortlist"})
+
+
+def read_resolv(text: str, dev: DeviceConfig, vrf: str) -> None:
+    """glibc's resolv.conf: ``nameserver`` lines, the first three only (MAXNS), each in the VRF its
+    ``# vrf VRF`` comment names (Cumulus's convention; without one: the default VRF, the fabric's)."""
+    mgmt = dev.management
+    seen = 0
+    for number, raw in enumerate(text.splitlines(), 1):
+        words = raw.split("#", 1)[0].split()
+        if not words or words[0] in _RESOLV_HARMLESS:
+            continue
+        if words[0] != "nameserver" or len(words) < 2:
+            dev.base_unmodelled.append((RESOLV, number, raw))
+            continue
+        seen += 1
+        server = words[1]
+        mgmt.located.setdefault(("DNS", server), (RESOLV, number))
+        comment = raw.partition("#")[2].split()
+        in_vrf = comment[1] if len(comment) == 2 and comment[0] == "vrf" else "default"
+        if seen > MAXNS:
+            mgmt.astray.append((RESOLV, number, server, f"after the first {MAXNS} nameserver lines "
+                                "(glibc's resolver asks no other)"))
+        elif in_vrf == vrf or mgmt.vrf is None:
+            mgmt.dns.append(server)
+        else:
+            mgmt.astray.append((RESOLV, number, server, f"resolved in VRF {in_vrf}"))
+
+
+# tacplus_servers settings that leave which servers are asked, and how, alone
+_TACPLUS_HARMLESS = frozenset({"timeout", "debug", "user_homedir", "exclude_users"})
+
+
+def read_tacplus(text: str, dev: DeviceConfig, vrf: str) -> None:
+    """tacplus_servers: ``server=IP[:port]`` lines, the client's ``vrf=`` (without it the default
+    VRF: the fabric) and its shared ``secret=`` (without one the requests go unencrypted)."""
+    mgmt = dev.management
+    servers: list[str] = []
+    tacacs_vrf = "default"
+    keyed = False
+    for number, raw in enumerate(text.splitlines(), 1):
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        key, _, value = line.partition("=")
+        if key == "server":
+            server = value.strip().partition(":")[0]
+            servers.append(server)
+            mgmt.located.setdefault(("TACACS+", server), (TACPLUS, number))
+        elif key == "vrf":
+            tacacs_vrf = value.strip()
+        elif key == "secret":
+            keyed = bool(value.strip())
+            if keyed and not is_reference(value.strip()):
+                mgmt.literal_secrets.append((TACPLUS, number, "tacplus_servers secret"))
+        elif key not in _TACPLUS_HARMLESS:
+            dev.base_unmodelled.append((TACPLUS, number, raw))
+    mgmt.tacacs = servers if tacacs_vrf == vrf else []
+    mgmt.tacacs_key = keyed if servers else None

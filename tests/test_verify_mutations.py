@@ -1684,6 +1684,9 @@ VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
     ("an EOS TACACS+ key shared by every host instead of the host's own",
      lambda r: edit(r / SPINE_A / "running-config", " key 0 ${secret:tacacs-key}\n",
                     "\ntacacs-server key 0 ${secret:tacacs-key}\n")),
+    ("a tenant partition given `defmember=full` in one plane while each of its members names its own membership",
+     lambda r: edit(r / "ib-plane-IBA/partitions.conf", "tenant_a=0x0101, ipoib, mtu=5, sl=0 :",
+                    "tenant_a=0x0101, ipoib, mtu=5, sl=0, defmember=full :")),
     ("an EOS interface block repeated (EOS merges it)",
      lambda r: edit(r / SPINE_A / "running-config", "interface Loopback0\n", "interface Ethernet1\n   mtu 9214\n"
                     "interface Loopback0\n")),

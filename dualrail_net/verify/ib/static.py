@@ -133,7 +133,10 @@ def run_static(out: Path) -> list[CheckResult]:
     flags: dict[str, dict[str, tuple[int, list[str]]]] = defaultdict(dict)  # partition -> plane -> (line, its flags)
     for plane, parts in parsed.items():
         for part in parts:
-            flags[part.name][plane] = (part.line, sorted(f.replace(" ", "") for f in part.flags))
+            # defmember only gives the members written without a membership theirs: compared member by
+            # member above, not as a flag (a partition whose members all say theirs is the same without it)
+            flags[part.name][plane] = (part.line, sorted(f.replace(" ", "") for f in part.flags
+                                                         if not f.startswith("defmember=")))
     for name, by_plane in sorted(flags.items()):
         if len(by_plane) > 1 and len({tuple(f) for _, f in by_plane.values()}) > 1:
             detail = "; ".join(f"{planes[p].dir}/partitions.conf:{line}: {', '.join(f) or 'none'}"

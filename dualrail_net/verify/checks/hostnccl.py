@@ -25,6 +25,7 @@ from dualrail_net.verify.checks.hosts import ROCE_V2_IPV4_GID_INDEX, hca_devices
 from dualrail_net.verify.findings import Finding
 from dualrail_net.verify.model import TopologyNet
 from dualrail_net.verify.parsers.files import is_decimal
+from dualrail_net.verify.parsers.hostfiles import unit_conditions
 MAX_IB_TIMEOUT = 31  # 5 bits in the QP attribute
 MAX_RETRY_CNT = 7  # 3 bits
 # NCCL's own values when the variable is not set (NCCL 2.14 and later)
@@ -354,4 +355,9 @@ def nic_qos_unit(ctx: Context) -> list[Finding]:
                               "without the QoS it could not set, and nothing reports it")
                 out.append(finding([name], "", f"servers/{name}/dualrail-nic-qos.service: {key.replace('.', ' ')}="
                                    f"{got if got is not None else '(not set)'}, not {want}", reason))
+        for key, value in unit_conditions(unit):
+            out.append(finding([name], "", f"servers/{name}/dualrail-nic-qos.service: {key.partition('.')[2]}="
+                               f"{value.splitlines()[-1]}: the program runs only when that holds on the host",
+                               "systemd skips the unit (or fails it) when the condition does not hold, and verify "
+                               "cannot know the host's state: the NICs may boot without PFC/ECN"))
     return out

@@ -9,6 +9,8 @@
 
 from __future__ import annotations
 
+import re
+
 import xml.parsers.expat
 from typing import Any
 
@@ -64,6 +66,22 @@ def read_topology(text: str, srv: ServerConfig) -> None:
         topo.error = "the file is empty"
 
 
+# the unit's keys HOST-NIC-QOS-UNIT judges, and those that change nothing about whether and when the
+# program runs; a Condition/Assert key is judged (the program runs only when it holds); any other key
+# (ExecStartPre=, User=, ...) is reported, not passed over
+UNIT_KEYS_READ = frozenset({"Service.ExecStart", "Service.Type", "Install.WantedBy", "Unit.Before",
+                            "Unit.Description", "Unit.Documentation", "Unit.After", "Unit.Wants",
+                            "Service.RemainAfterExit", "Service.TimeoutStartSec", "Service.TimeoutSec",
+                            "Service.StandardOutput", "Service.StandardError", "Service.SyslogIdentifier"})
+_UNIT_CONDITION = re.compile(r"^Unit\.(Condition|Assert)\w+$")
+
+
+def unit_conditions(unit: dict[str, str]) -> list[tuple[str, str]]:
+    """A unit's Condition*= and Assert*= settings: systemd skips (or fails) the unit when one does
+    not hold, which verify cannot know of the host."""
+    return [(key, value) for key, value in unit.items() if _UNIT_CONDITION.match(key) and value]
+
+
 def read_unit(text: str, srv: ServerConfig) -> None:
     unit: dict[str, str] = {}
     section = ""
@@ -80,6 +98,8 @@ def read_unit(text: str, srv: ServerConfig) -> None:
             # a second command before or after the program is seen
             name = f"{section}.{key.strip()}"
             unit[name] = f"{unit[name]}\n{value.strip()}" if name in unit else value.strip()
+            if name not in UNIT_KEYS_READ and not _UNIT_CONDITION.match(name):
+                srv.unmodelled.append((UNIT_FILE, number, stripped))  # e.g. ExecStartPre=: not judged
         else:
             srv.unmodelled.append((UNIT_FILE, number, stripped))
     srv.nic_qos_unit = unit

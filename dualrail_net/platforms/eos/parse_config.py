@@ -448,6 +448,10 @@ def parse_eos(text: str, dev: DeviceConfig) -> None:
     routed: set[str] = set()  # Ethernet ports with `no switchport`
     mgmt = _Mgmt()
     pfc_on: set[str] = set()  # ports with `priority-flow-control on`: their no-drop priorities pause
+    # `qos map traffic-class T to tx-queue Q`: the queue a class leaves by (EOS: class N -> queue N unless
+    # mapped); the model's dscp_to_tc is the egress queue (ECN and the scheduler are per queue), its
+    # dscp_to_priority the class (PFC pauses a priority)
+    tc_to_queue: dict[int, int] = {}
     routing_on: set[str | None] = set()
     for node in parse_tree(text):
         w = node.words
@@ -460,6 +464,11 @@ def parse_eos(text: str, dev: DeviceConfig) -> None:
             for dscp in w[3:w.index("to")]:
                 dev.qos.dscp_to_tc[int(dscp)] = tc
                 dev.qos.dscp_to_priority[int(dscp)] = tc  # EOS: traffic class N <-> priority N by default
+        elif w[:3] == ["qos", "map", "traffic-class"] and w[-2:-1] == ["tx-queue"] and "to" in w \
+                and w.index("to") == len(w) - 3 and (queue := _int(w[-1], 7)) is not None \
+                and len(w) > 6 and all(_int(x, 7) is not None for x in w[3:-3]):
+            for tc in w[3:-3]:
+                tc_to_queue[int(tc)] = queue
         elif w[:2] == ["vrf", "instance"] and len(w) == 3:
             dev.vrfs.setdefault(w[2], None)
         elif w[0] in ("default", "no") and w[1:2] == ["interface"] and (names := interface_names(w[1:])) is not None:
@@ -520,6 +529,7 @@ def parse_eos(text: str, dev: DeviceConfig) -> None:
             if (defined := match_list_definition(w)) is not None:
                 dev.match_list_names.setdefault(defined, node.line)  # (entries not evaluated: reported)
             _unmodelled(dev, node)
+    dev.qos.dscp_to_tc = {dscp: tc_to_queue.get(tc, tc) for dscp, tc in dev.qos.dscp_to_tc.items()}
     for name, iface in dev.interfaces.items():
         if name.startswith("Ethernet") and name not in routed and iface.addresses and not iface.down:
             iface.down = "switchport"  # EOS: an Ethernet port is a switchport; its IP address does nothing

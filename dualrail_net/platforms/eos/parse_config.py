@@ -467,8 +467,8 @@ def parse_eos(text: str, dev: DeviceConfig) -> None:
         elif w[:3] == ["qos", "map", "traffic-class"] and w[-2:-1] == ["tx-queue"] and "to" in w \
                 and w.index("to") == len(w) - 3 and (queue := _int(w[-1], 7)) is not None \
                 and len(w) > 6 and all(_int(x, 7) is not None for x in w[3:-3]):
-            for tc in w[3:-3]:
-                tc_to_queue[int(tc)] = queue
+            for klass in w[3:-3]:
+                tc_to_queue[int(klass)] = queue
         elif w[:2] == ["vrf", "instance"] and len(w) == 3:
             dev.vrfs.setdefault(w[2], None)
         elif w[0] in ("default", "no") and w[1:2] == ["interface"] and (names := interface_names(w[1:])) is not None:

@@ -831,7 +831,7 @@ def _print_capacity(ui: Ui, report: Any) -> None:
 def cmd_audit(args: argparse.Namespace, ui: Ui) -> int:
     from dualrail_net.audit.collect import collect
     from dualrail_net.audit.metrics import openmetrics, write_metrics
-    from dualrail_net.audit.run import as_results, audit_findings
+    from dualrail_net.audit.run import as_results, audit_findings, coverage
     from dualrail_net.deploy.session import connector
     if args.watch is not None and args.watch <= 0:
         ui.print("[red]--watch needs a positive number of seconds[/]")
@@ -869,13 +869,16 @@ def cmd_audit(args: argparse.Namespace, ui: Ui) -> int:
             nr.close_connections()
         findings = audit_findings(args.output, manifest, reports, ib_texts) + ib_missing
         seconds = time.monotonic() - started
-        results = as_results(findings, seconds)
+        results = as_results(findings, seconds, coverage(reports))
         if args.metrics:
             write_metrics(args.metrics, openmetrics(findings, len(reports), seconds))
         doc = results_to_dict(results)
         doc.update({"devices": len(reports), "seconds": round(seconds, 2)})
         if not ui.as_json:
             print_results([r for r in results if r.findings], ui.out)
+            for r in results:  # what could not be read is said, not taken for nothing found
+                if r.skipped:
+                    ui.print(f"[yellow]{r.check}: not run: {escape(r.skipped)}[/]")
         if args.junit:
             write_junit(results, args.junit, suite="dualrail-audit")
         _emit(ui, doc)

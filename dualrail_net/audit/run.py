@@ -4,6 +4,7 @@ as verify-style check results (one per check id, so JUnit has one case per check
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 from dualrail_net.audit.cabling import PlannedCable, compare_cabling, unreachable
@@ -91,10 +92,49 @@ def audit_findings(out: Path, manifest: Manifest, reports: dict[str, DeviceRepor
     return findings
 
 
-def as_results(findings: Iterable[Finding], seconds: float) -> list[CheckResult]:
+@dataclass(frozen=True)
+class Coverage:
+    """Of the answering devices a live-QoS check is for: how many it read, and those it could not."""
+
+    read: int
+    not_read: list[str]
+
+
+def coverage(reports: dict[str, DeviceReport]) -> dict[str, Coverage]:
+    """Per live-QoS check, the answering devices whose QoS in force it could not read (their platform
+    shows nothing this audit reads: EOS, Cumulus and NVUE switches' PFC; a server without its NIC
+    program). Said in the report, so a check that read nothing is not taken for one that found
+    nothing."""
+    ok = [r for r in reports.values() if not r.error]
+    switches = [r for r in ok if r.role != "server"]
+    servers = [r for r in ok if r.role == "server"]
+    return {"QOS-LIVE-PFC": Coverage(sum(r.pfc is not None for r in switches),
+                                     sorted(r.name for r in switches if r.pfc is None)),
+            "QOS-LIVE-NIC": Coverage(sum(r.nic_qos is not None for r in servers),
+                                     sorted(r.name for r in servers if r.nic_qos is None))}
+
+
+def as_results(findings: Iterable[Finding], seconds: float,
+               covered: dict[str, Coverage] | None = None) -> list[CheckResult]:
+    """The checks with their findings; a live-QoS check that read no device of its kind is skipped
+    with the reason, one that read some names the rest in its title (``covered``: see coverage)."""
     by_check: dict[str, list[Finding]] = {check: [] for check in CHECKS}
     for f in findings:
         by_check.setdefault(f.check, []).append(f)
-    return [CheckResult(check, CHECKS.get(check, check), found, seconds=seconds if i == 0 else 0.0)
-            for i, (check, found) in enumerate(by_check.items())]
+    results = [CheckResult(check, CHECKS.get(check, check), found, seconds=seconds if i == 0 else 0.0)
+               for i, (check, found) in enumerate(by_check.items())]
+    for result in results:
+        cover = (covered or {}).get(result.check)
+        if cover is None or not cover.not_read:
+            continue
+        if cover.read == 0 and not result.findings:
+            result.skipped = ("no device here shows its PFC table to this audit (SONiC's `show pfc priority` is "
+                              "read; EOS, Cumulus and NVUE show none it reads): their files are held to the build "
+                              "by DRIFT-CONFIG" if result.check == "QOS-LIVE-PFC" else
+                              "no server here answers its NIC QoS program's dry run")
+        else:
+            names = cover.not_read
+            result.title += (f" (not read on {len(names)}: " + ", ".join(names[:5])
+                             + (f" and {len(names) - 5} more" if len(names) > 5 else "") + ")")
+    return results
 

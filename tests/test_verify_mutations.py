@@ -638,6 +638,13 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
     ("an aggregate that hides the leaf's prefixes", "ROUTE-MISSING",
      lambda r: edit(r / LEAF_A / "frr.conf", "  network 10.10.0.32/32\n",
                     "  network 10.10.0.32/32\n  aggregate-address 10.12.0.0/20 summary-only\n")),
+    ("an as-set aggregate in the address-and-mask form that hides the leaf's prefixes (its set holds the "
+     "spines' AS: they drop it)", "ROUTE-MISSING",
+     lambda r: (edit(r / LEAF_A / "frr.conf", "  network 10.10.0.32/32\n",
+                     "  network 10.10.0.32/32\n  aggregate-address 10.12.0.0 255.255.240.0 as-set summary-only\n"),
+                edit(r / LEAF_A / "frr.conf", "ip prefix-list LOCAL-A seq 20 permit 10.12.0.0/26\n",
+                     "ip prefix-list LOCAL-A seq 20 permit 10.12.0.0/26\nip prefix-list LOCAL-A seq 30 permit "
+                     "10.12.0.0/20\n"))),
     ("a route-map set line verify cannot judge", "CONFIG-UNMODELLED",
      lambda r: edit(r / LEAF_A / "frr.conf", " match ip address prefix-list LOCAL-A\n",
                     " match ip address prefix-list LOCAL-A\n set community 65000:1\n")),

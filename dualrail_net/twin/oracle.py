@@ -118,7 +118,8 @@ def predict(output: Path, devices: list[str]) -> dict[str, DeviceRouting]:
             # an active aggregate is installed by its own device too (a blackhole: one next hop)
             for agg in dev.bgp[node[1]].aggregates:
                 bit = control.index.prefixes.index(net_str(network_of(agg.prefix)))
-                if control.origin.get(node, 0) >> bit & 1 and control.index.prefixes[bit] not in local:
+                if (control.origin.get(node, 0) | control.sent_nowhere.get(node, 0)) >> bit & 1 \
+                        and control.index.prefixes[bit] not in local:
                     routes.append((control.index.prefixes[bit], 1))
             # a gateway's planned external peers (the twin stands them in with FRR): each one up is
             # a session; a prefix they send is installed over every one that sends it (eBGP, one
@@ -436,10 +437,18 @@ def _aggregate(rng: random.Random, text: str) -> tuple[str, str] | None:
     address, _ = rng.choice(networks)
     a, b, _c, _d = address.split(".")
     block = f"{a}.{b}.0.0/16"
-    summary = rng.random() < 0.5
-    return (f"aggregate-address {block}{' summary-only' if summary else ''}",
-            text.replace("  maximum-paths", f"  aggregate-address {block}{' summary-only' if summary else ''}\n"
-                                            "  maximum-paths", 1))
+    options = (" as-set" if rng.random() < 0.4 else "") + (" summary-only" if rng.random() < 0.5 else "")
+    text = text.replace("  maximum-paths", f"  aggregate-address {block}{options}\n  maximum-paths", 1)
+    # half the time the outbound policy lets the aggregate out too: where it then goes (an as-set
+    # aggregate's path holds the ASes of what it covers) is what the twin shows
+    outbound = set(re.findall(r"^  neighbor \S+ route-map (\S+) out$", text, re.M))
+    lists = sorted({m for name in outbound for m in re.findall(
+        rf"^route-map {re.escape(name)} permit \d+\n match ip address prefix-list (\S+)$", text, re.M)})
+    if lists and rng.random() < 0.5:
+        text = text.replace("\nip prefix-list ", "".join(f"\nip prefix-list {name} seq 1 permit {block}"
+                                                          for name in lists) + "\nip prefix-list ", 1)
+        options += " (let out)"
+    return (f"aggregate-address {block}{options}", text)
 
 
 def _change_asn(rng: random.Random, text: str) -> tuple[str, str] | None:

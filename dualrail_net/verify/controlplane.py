@@ -121,6 +121,9 @@ class PlaneControl:
     # EOS sessions whose receiver keeps only part of what it is sent (maximum-accepted-routes):
     # (receiver, sender, why)
     truncated: list[tuple[str, str, str]] = field(default_factory=list)
+    # as-set aggregates active on their device (installed, suppressing with summary-only) but sent to
+    # no neighbor: a learned route under them puts its ASes in their path
+    sent_nowhere: dict[NodeId, int] = field(default_factory=dict)
 
     def next_hop_unusable(self, sender: NodeId, receiver: NodeId, bit: int) -> str:
         """Why prefix ``bit`` from ``sender`` is unusable at ``receiver`` for its next hop ("": it is not)."""
@@ -1195,6 +1198,8 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
                                  attribute_lines={"local-preference": insts[i].graceful_shutdown_line})
                 for i in sorted(gshut)}
     origin = [sum(1 << bit_of[p] for p in set(origins[node].prefixes)) for node in nodes]
+    own = list(origin)  # each node's own prefixes, aggregates aside (an as-set aggregate's AS path)
+    nowhere: dict[int, int] = {}  # as-set aggregates active but sent to no neighbor
     dead = [(node, prefix, line) for node, o in origins.items() for prefix, line in o.dead]
     suppressed: dict[int, int] = {}
     med_rules = _MedRules(frozenset(i for i, inst in enumerate(insts) if inst.always_compare_med),
@@ -1225,7 +1230,15 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
             for agg in insts[i].aggregates:
                 bit = bit_of[net_str(network_of(agg.prefix))]
                 more = _more_specific(idx, agg.prefix) & core.reach[i] & ~(1 << bit)
-                want = bool(more)
+                # as-set: the AS path holds the ASes of the learned routes under it, among them the
+                # neighbor's it came from: taken as sent on only while every route under it is its own
+                want = bool(more) and not (agg.as_set and more & ~own[i])
+                if agg.as_set and more and not want and not nowhere.get(i, 0) >> bit & 1:
+                    nowhere[i] = nowhere.get(i, 0) | 1 << bit
+                    unmodelled.append((node[0], agg.line, f"aggregate-address {agg.prefix} as-set: the ASes of the "
+                                       "learned routes under it go in its path; taken as sent to no neighbor"))
+                elif want:
+                    nowhere[i] = nowhere.get(i, 0) & ~(1 << bit)
                 has = bool(origin[i] >> bit & 1)
                 if want != has:
                     origin[i] ^= 1 << bit
@@ -1304,7 +1317,8 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
                         {key: a for key, a in session_addresses.items() if key[0] in moved_next_hops}, stripped,
                         [(nodes[i][0], entry) for i, entry in graceful.items()],
                         withheld_networks=[(node, net, line, why) for node, o in origins.items()
-                                           for net, line, why in o.withheld], truncated=truncated)
+                                           for net, line, why in o.withheld], truncated=truncated,
+                        sent_nowhere={nodes[i]: bits_ for i, bits_ in nowhere.items() if bits_})
     if path_keys is not None:
         from dualrail_net.verify.pathjudge import judge_by_paths  # (it reads this module's PlaneControl)
         judge_by_paths(snap, topo, control, path_keys, path_overrides, sorted(set(path_triggers)))

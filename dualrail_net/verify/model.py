@@ -292,6 +292,9 @@ class Aggregate:
     prefix: str
     summary_only: bool = False
     line: int = 0
+    # `as-set`: the aggregate's AS path holds every AS of the routes under it, so a neighbor whose AS
+    # is among them drops it; the models send it on only while every route under it is the device's own
+    as_set: bool = False
 
 
 # the prefix-list name an access list read as a route filter is evaluated as (DeviceConfig.

@@ -231,7 +231,13 @@ def _converged_plane(snap: Snapshot, topo: Topology, plane: str, path_overrides:
     active_aggregates: dict[NodeId, set[str]] = {node: set() for node in nodes}
     rib: dict[NodeId, dict[str, list[Path]]] = {}
     for _ in range(8):  # aggregates appear or go with the more specific routes under them
-        origin = {node: base_origin[node] | active_aggregates[node] for node in nodes}
+        # an as-set aggregate with a learned route under it carries that route's ASes (the neighbor's
+        # among them): taken as sent to nobody, as the fast model takes it
+        withheld = {node: {net_str(network_of(agg.prefix)) for agg in inst[node].aggregates if agg.as_set
+                           and any(_within(p, agg.prefix) and p != net_str(network_of(agg.prefix))
+                                   for p in set(rib.get(node, {})) - base_origin[node])}
+                    for node in nodes}
+        origin = {node: base_origin[node] | (active_aggregates[node] - withheld[node]) for node in nodes}
         # ORIGIN of what each node originates: an aggregate takes the highest of the routes under it
         origin_code = {node: {**{agg: max((_origin_of(rib, incomplete, node, p) for p in _known(rib, origin, node)
                                           if _within(p, agg)), default=0)

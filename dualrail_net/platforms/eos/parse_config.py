@@ -20,7 +20,6 @@ from dualrail_net.verify.ipfast import network_of
 from dualrail_net.verify.model import (
     SYSLOG_TRANSPORT,
     AclEntry,
-    Aggregate,
     BgpInstance,
     DeviceConfig,
     EcnProfile,
@@ -33,6 +32,7 @@ from dualrail_net.verify.parsers import link
 from dualrail_net.verify.parsers.files import is_decimal, read_text
 from dualrail_net.verify.parsers.frr import (
     _int,
+    aggregate_line,
     add_prefix_list_entry,
     bgp_negation,
     bgp_timers,
@@ -364,8 +364,9 @@ def _bgp_statements(inst: BgpInstance, children: list[Node], dev: DeviceConfig) 
             pass
         elif w[0] == "redistribute" and redistribution(inst, w, child.line):
             pass
-        elif w[0] == "aggregate-address" and len(w) >= 2 and is_prefix(w[1]) and set(w[2:]) <= {"summary-only"}:
-            inst.aggregates.append(Aggregate(w[1], "summary-only" in w[2:], child.line))
+        elif w[0] == "aggregate-address" and is_prefix(w[1:2][0] if w[1:] else "") \
+                and (agg := aggregate_line(w, child.line)) is not None:
+            inst.aggregates.append(agg)
         elif w[0] == "route-target" and len(w) >= 3 and w[1] in ("import", "export", "both"):
             targets = [x for x in w[2:] if ":" in x]
             if w[1] in ("import", "both"):

@@ -851,8 +851,8 @@ def bgp_statement(inst: BgpInstance, w: list[str], line: int = 0) -> bool:
         inst.distance, inst.distance_line = (ds[0] or 0, ds[1] or 0, ds[2] or 0), line
     elif head == "table-map" and len(w) == 2:
         inst.table_map = (w[1], line)
-    elif head == "aggregate-address" and len(w) >= 2 and is_prefix(w[1]) and set(w[2:]) <= {"summary-only"}:
-        inst.aggregates.append(Aggregate(w[1], "summary-only" in w[2:], line))
+    elif head == "aggregate-address" and (agg := aggregate_line(w, line)) is not None:
+        inst.aggregates.append(agg)
     elif head == "import" and w[1:2] == ["vrf"] and len(w) == 3 and w[2] != "route-map":
         inst.vrf_imports.append(w[2])
     elif head == "import" and w[1:] == ["vpn"]:
@@ -1341,6 +1341,24 @@ def bgp_regex(expression: str) -> re.Pattern[str] | None:
         return re.compile(expression.replace("_", _FRR_UNDERSCORE))
     except re.error:
         return None
+
+
+def aggregate_line(w: list[str], line: int) -> Aggregate | None:
+    """``aggregate-address P/L|A.B.C.D M.M.M.M [as-set] [summary-only] [origin igp]`` (FRR; EOS the
+    same less the mask form and origin) -> the aggregate; None: a form not modelled (a route-map, a
+    suppress-map, matching-MED-only, another origin: reported whole)."""
+    w = prefix_at(w, 1)
+    if len(w) < 2 or not is_prefix(w[1]):
+        return None
+    options = w[2:]
+    if "origin" in options:
+        at = options.index("origin")
+        if options[at + 1:at + 2] != ["igp"]:
+            return None
+        options = options[:at] + options[at + 2:]  # IGP: every aggregate's ORIGIN unless told
+    if not set(options) <= {"as-set", "summary-only"} or len(options) != len(set(options)):
+        return None
+    return Aggregate(w[1], "summary-only" in options, line, as_set="as-set" in options)
 
 
 def community_list_line(w: list[str], existing: list[tuple[int, str, str | None]]) -> tuple[int, str, str | None] | None:

@@ -35,6 +35,11 @@ def edit(path: Path, old: str, new: str, count: int = 1) -> None:
     path.write_text(text.replace(old, new, count))
 
 
+def crlf(path: Path) -> None:
+    """The file with CRLF line ends, as an editor on another system saves it."""
+    path.write_bytes(path.read_bytes().replace(b"\n", b"\r\n"))
+
+
 def edit_all(root: Path, pattern: str, old: str, new: str) -> None:
     hit = False
     for path in root.glob(pattern):
@@ -1179,6 +1184,10 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
                     "ConditionPathExists=/etc/dualrail/enable-qos\n[Service]\n")),
     ("a command the unit runs first (ExecStartPre=: reported, not judged)", "HOST-UNMODELLED",
      lambda r: edit(r / "servers/gpu001/dualrail-nic-qos.service", "ExecStart=", "ExecStartPre=/bin/false\nExecStart=")),
+    ("the NIC QoS program saved with CRLF line ends (`#!/bin/sh\\r`: it never runs)", "HOST-SHELL-TEXT",
+     lambda r: crlf(r / "servers/gpu001/nic-qos.sh")),
+    ("nccl.env saved with CRLF line ends (a sourcing shell keeps the CR in every value)", "HOST-SHELL-TEXT",
+     lambda r: crlf(r / "servers/gpu001/nccl.env")),
     ("the NIC QoS unit not started at boot", "HOST-NIC-QOS-UNIT",
      lambda r: edit_lines(r / "servers/gpu001/dualrail-nic-qos.service", lambda line: line.startswith("WantedBy="))),
     ("the NIC QoS unit not deployed", "HOST-NIC-QOS-UNIT",
@@ -1705,6 +1714,9 @@ VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
     ("the NIC QoS unit with its documentation named and its output sent to the journal",
      lambda r: edit(r / "servers/gpu001/dualrail-nic-qos.service", "[Service]\n",
                     "Documentation=man:dualrail(1)\n[Service]\nStandardOutput=journal\n")),
+    ("a server's interfaces, sysctl.conf, unit and topology saved with CRLF line ends (their readers take them)",
+     lambda r: [crlf(r / "servers/gpu001" / name) for name in ("interfaces", "sysctl.conf", "dualrail-nic-qos.service",
+                                                                "nccl-topo.xml")]),
     ("an EOS interface block repeated (EOS merges it)",
      lambda r: edit(r / SPINE_A / "running-config", "interface Loopback0\n", "interface Ethernet1\n   mtu 9214\n"
                     "interface Loopback0\n")),

@@ -663,6 +663,8 @@ class ServerConfig:
     # lines of those files this model does not understand: (file, line number, text)
     unmodelled: list[tuple[str, int, str]] = field(default_factory=list)
     nic_qos: dict[str, NicQosPort] = field(default_factory=dict)  # nic-qos.sh's plan: ifname -> its line
+    # files a shell reads (nccl.env, nic-qos.sh) with a carriage return: (file, its first line with one)
+    carriage_returns: list[tuple[str, int]] = field(default_factory=list)
     # nic-qos.sh's code outside the plan (line number, text; comments and blank lines left out):
     # the program every server runs, compared with the one dualrail ships (HOST-NIC-QOS-PROGRAM)
     nic_qos_program: list[tuple[int, str]] = field(default_factory=list)

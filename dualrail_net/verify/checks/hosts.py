@@ -516,6 +516,28 @@ def nic_qos_program(ctx: Context) -> list[Finding]:
     return out
 
 
+_CR_WHY = {
+    "nic-qos.sh": ("the kernel looks for the interpreter `/bin/sh\\r` (no such file): the program never runs, and "
+                   "the NICs keep their factory QoS (PCP trust, no PFC, no ECN)"),
+    "nccl.env": ("a shell that sources it keeps the carriage return in every value it sets: NCCL_SOCKET_IFNAME "
+                 "names an interface `eno1\\r` that does not exist and NCCL_IB_HCA's last device matches none"),
+}
+
+
+@check("HOST-SHELL-TEXT", "the files a shell reads on a server (nccl.env, nic-qos.sh) have Unix line ends",
+       reads={BASE, TOPOLOGY})
+def shell_text(ctx: Context) -> list[Finding]:
+    """verify reads every file with universal newlines (as ifupdown2, systemd, FRR and opensm do);
+    /bin/sh does not: a CRLF file edited on another system stays CRLF, and the CR is part of the
+    line's last word."""
+    out = []
+    for name, srv in ctx.snap.servers.items():
+        for file, line in srv.carriage_returns:
+            out.append(finding([name], "", f"servers/{name}/{file}:{line}: the line ends in a carriage return "
+                               "(CRLF line ends)", _CR_WHY.get(file, "a shell keeps the CR in the line's last word")))
+    return out
+
+
 @check("HOST-MTU", "each NIC port's MTU fits the leaf port at its other end", reads={BASE, TOPOLOGY})
 def host_mtu(ctx: Context) -> list[Finding]:
     out = []

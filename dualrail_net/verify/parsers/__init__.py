@@ -13,7 +13,7 @@ from pathlib import Path
 from dualrail_net.platforms import PlatformError, PlatformParser, get_platform
 from dualrail_net.verify.model import NicQosPort, DeviceConfig, ServerConfig
 from dualrail_net.verify.parsers.hostfiles import TOPOLOGY_FILE, UNIT_FILE, read_topology, read_unit
-from dualrail_net.verify.parsers.files import UnreadableFile, read_text
+from dualrail_net.verify.parsers.files import UnreadableFile, read_text, read_text_noting_cr
 from dualrail_net.verify.parsers.ifupdown import NOT_AUTO, apply_link_commands, read_interfaces, server_policy
 from dualrail_net.verify.parsers.link import lag_members_down
 
@@ -94,10 +94,14 @@ def parse_server(name: str, folder: Path) -> ServerConfig:
         srv.unmodelled += [("interfaces", number, line.strip())
                            for number, line in enumerate(interfaces_text.split("\n"), 1) if _VRF_LINE.match(line)]
     srv.unmodelled += [("interfaces", tagged[i][2], f"post-up command: {tagged[i][1]}") for i in other]
-    _read_env(read_text(folder / "nccl.env"), srv)
+    env_text, cr = read_text_noting_cr(folder / "nccl.env")
+    srv.carriage_returns += [("nccl.env", cr)] if cr else []
+    _read_env(env_text, srv)
     _read_sysctl(read_text(folder / "sysctl.conf"), srv)
     if (folder / "nic-qos.sh").exists():
-        read_nic_qos(read_text(folder / "nic-qos.sh"), srv)
+        program, cr = read_text_noting_cr(folder / "nic-qos.sh")
+        srv.carriage_returns += [("nic-qos.sh", cr)] if cr else []
+        read_nic_qos(program, srv)
     if (folder / UNIT_FILE).exists():
         read_unit(read_text(folder / UNIT_FILE), srv)
     if (folder / TOPOLOGY_FILE).exists():

@@ -15,6 +15,13 @@ def read_text(path: Path) -> str:
     """The file's text as Path.read_text gives it (UTF-8, universal newlines); a missing file reads
     as empty. Read with os.read: no exists() call and no text-mode
     file object, which dominate for the tens of thousands of small files of a large fabric."""
+    return read_text_noting_cr(path)[0]
+
+
+def read_text_noting_cr(path: Path) -> tuple[str, int]:
+    """read_text's text and the line of the file's first carriage return (0: none). A program that
+    reads lines itself (ifupdown2, systemd, FRR, opensm) takes CRLF line ends as line ends; a shell
+    does not: the CR stays in the line's last word (checks of shell-read files need to know)."""
     try:
         # O_NOFOLLOW: a link planted in the rendered folder is refused, never read through (it could
         # point at any file on the machine, and findings quote what they read)
@@ -25,7 +32,7 @@ def read_text(path: Path) -> str:
                                  "re-render)") from None
         raise UnreadableFile(f"{path} is not a regular file; remove it and re-render") from None
     if data is None:
-        return ""
+        return "", 0
     try:
         text = data.decode()
     except UnicodeDecodeError as exc:  # (a hand edit or a stray binary: refused in one line, never a traceback)
@@ -33,8 +40,8 @@ def read_text(path: Path) -> str:
         raise UnreadableFile(f"{path}:{line}: error: not UTF-8 text (byte 0x{data[exc.start]:02x}); verify reads "
                              "text files only") from None
     if "\r" in text:  # what text mode does: \r\n and a lone \r end a line
-        return text.replace("\r\n", "\n").replace("\r", "\n")
-    return text
+        return text.replace("\r\n", "\n").replace("\r", "\n"), text.count("\n", 0, text.index("\r")) + 1
+    return text, 0
 
 
 def read_bytes(path: Path) -> bytes:

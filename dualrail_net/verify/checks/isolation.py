@@ -228,11 +228,18 @@ def route_leaks(ctx: Context) -> list[Finding]:
         leaked_bits = bits(leaked)
         first = routes.prefix_bit(leaked_bits[0])
         origin = idx.origin[first]
+        own = tuple(origin) == tuple(node)
+        # its own statement (a network or redistribution, with or without a route behind it today:
+        # ROUTE-DEAD-NETWORK says which) is configured to originate it, not learned
         out.append(finding([node[0], origin[0]], plane,
-                           f"{node[0]}{' VRF ' + node[1] if node[1] else ''} (plane {plane}) learns "
-                           f"{len(leaked_bits)} prefix(es) of other planes, e.g. {idx.prefixes[first]} "
-                           f"(plane {idx.plane[first]}, originated by {origin[0]})",
-                           "a route from another plane draws traffic across the plane boundary"))
+                           f"{node[0]}{' VRF ' + node[1] if node[1] else ''} (plane {plane}) "
+                           + (f"is configured to originate {len(leaked_bits)} prefix(es) of other planes itself, "
+                              f"e.g. {idx.prefixes[first]} (plane {idx.plane[first]})" if own else
+                              f"learns {len(leaked_bits)} prefix(es) of other planes, e.g. {idx.prefixes[first]} "
+                              f"(plane {idx.plane[first]}, originated by {origin[0]})"),
+                           "a route from another plane draws traffic across the plane boundary (a statement "
+                           "with no route behind it today advertises the prefix as soon as one appears)" if own
+                           else "a route from another plane draws traffic across the plane boundary"))
     if hits > MAX_LEAK_FINDINGS:
         out.append(finding([], "", f"... and {hits - MAX_LEAK_FINDINGS} more routing instances "
                            "learn other planes' prefixes", "see the first findings for the source"))

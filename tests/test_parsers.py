@@ -1050,3 +1050,17 @@ def test_static_routes_with_a_netmask_read_as_their_prefix() -> None:
     assert [(r.vrf, r.prefix, r.nexthop) for r in eos.static_routes] == \
         [(None, "10.12.0.0/26", None), ("mgmt", "0.0.0.0/0", "198.51.100.254")]
     assert frr.unmodelled == [] and eos.unmodelled == []
+
+
+def test_aggregate_forms() -> None:
+    """FRR's aggregate-address in its address-and-mask form, with as-set and the default origin; the
+    forms not modelled (another origin, a route-map, a suppress-map) are refused whole, and EOS takes
+    neither the mask form nor `origin`."""
+    from dualrail_net.verify.parsers.frr import aggregate_line
+    agg = aggregate_line("aggregate-address 10.12.0.0 255.255.240.0 summary-only as-set origin igp".split(), 7)
+    assert agg is not None and (agg.prefix, agg.summary_only, agg.as_set, agg.line) == ("10.12.0.0/20", True, True, 7)
+    for refused in ("origin egp", "route-map X", "suppress-map X", "matching-MED-only", "summary-only summary-only"):
+        assert aggregate_line(f"aggregate-address 10.12.0.0/20 {refused}".split(), 1) is None
+    assert aggregate_line("aggregate-address 10.12.0.0/20 as-set".split(), 1, frr=False) is not None
+    assert aggregate_line("aggregate-address 10.12.0.0 255.255.240.0".split(), 1, frr=False) is None
+    assert aggregate_line("aggregate-address 10.12.0.0/20 origin igp".split(), 1, frr=False) is None

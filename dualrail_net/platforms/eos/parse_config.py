@@ -364,8 +364,7 @@ def _bgp_statements(inst: BgpInstance, children: list[Node], dev: DeviceConfig) 
             pass
         elif w[0] == "redistribute" and redistribution(inst, w, child.line):
             pass
-        elif w[0] == "aggregate-address" and is_prefix(w[1:2][0] if w[1:] else "") \
-                and (agg := aggregate_line(w, child.line)) is not None:
+        elif w[0] == "aggregate-address" and (agg := aggregate_line(w, child.line, frr=False)) is not None:
             inst.aggregates.append(agg)
         elif w[0] == "route-target" and len(w) >= 3 and w[1] in ("import", "export", "both"):
             targets = [x for x in w[2:] if ":" in x]

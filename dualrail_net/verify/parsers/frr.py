@@ -914,7 +914,7 @@ def bgp_negation(inst: BgpInstance, w: list[str], line: int, eos: bool = False) 
             inst.redistribute.remove(w[1])
         for table in (inst.redistribute_lines, inst.redistribute_maps, inst.redistribute_metrics):
             table.pop(w[1], None)
-    elif w[:1] == ["aggregate-address"] and len(w) >= 2 and is_prefix(w[1]):
+    elif w[:1] == ["aggregate-address"] and len(w) >= 2 and is_prefix((w := prefix_at(w, 1))[1]):
         inst.aggregates[:] = [a for a in inst.aggregates if network_of(a.prefix) != network_of(w[1])]
     elif w[:1] == ["maximum-paths"] and len(w) <= 2:
         inst.maximum_paths, inst.maximum_paths_line = None, 0
@@ -1343,15 +1343,16 @@ def bgp_regex(expression: str) -> re.Pattern[str] | None:
         return None
 
 
-def aggregate_line(w: list[str], line: int) -> Aggregate | None:
-    """``aggregate-address P/L|A.B.C.D M.M.M.M [as-set] [summary-only] [origin igp]`` (FRR; EOS the
-    same less the mask form and origin) -> the aggregate; None: a form not modelled (a route-map, a
-    suppress-map, matching-MED-only, another origin: reported whole)."""
-    w = prefix_at(w, 1)
+def aggregate_line(w: list[str], line: int, frr: bool = True) -> Aggregate | None:
+    """``aggregate-address P/L|A.B.C.D M.M.M.M [as-set] [summary-only] [origin igp]`` (FRR; EOS
+    (``frr=False``) the same less the mask form and origin) -> the aggregate; None: a form not
+    modelled (a route-map, a suppress-map, matching-MED-only, another origin, EOS's attribute-map,
+    match-map and advertise-only: reported whole)."""
+    w = prefix_at(w, 1) if frr else w
     if len(w) < 2 or not is_prefix(w[1]):
         return None
     options = w[2:]
-    if "origin" in options:
+    if "origin" in options and frr:
         at = options.index("origin")
         if options[at + 1:at + 2] != ["igp"]:
             return None

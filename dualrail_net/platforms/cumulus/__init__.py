@@ -3,6 +3,7 @@
 renders the twin substitutes of platforms that cannot run here.
 
 Parts: ``parse.py`` (files -> vendor-neutral model), ``qos_features.py`` (the switchd QoS reader),
+``services.py`` (ntp.conf, rsyslog.conf, resolv.conf, tacplus_servers as their programs read them),
 ``driver.py`` (deploy over SSH: frr-reload, ifreload), ``batfish.py`` (Batfish's concatenated format).
 """
 

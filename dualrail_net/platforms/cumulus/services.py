@@ -143,7 +143,19 @@ _LEGACY_FORWARD = re.compile(r"^(\S+)\s+(@@?)(?:\([^)]*\))?(\[[^\]]+\]|[^\s:;]+)
 
 def _without_comments(text: str) -> str:
     """RainerScript's ``#`` (to the line's end) and ``/* */`` comments blanked outside quotes,
-    keeping every newline (line numbers stay)."""
+    keeping every newline (line numbers stay). The rendered file (comment lines, one action without
+    a ``#``) takes the line-by-line path; any other text the character walk (the reference)."""
+    lines = text.split("\n")
+    if "/*" not in text and "\\" not in text and all(
+            line.lstrip().startswith("#") or "#" not in line and line.count('"') % 2 == 0 and line.count("'") % 2 == 0
+            for line in lines):  # (no quote spans a line end, no `#` after code: whole lines are comments)
+        return "\n".join(line[:len(line) - len(line.lstrip())] if line.lstrip().startswith("#") else line
+                         for line in lines)
+    return _without_comments_walk(text)
+
+
+def _without_comments_walk(text: str) -> str:
+    """_without_comments character by character (the reference: quotes, escapes, both comment forms)."""
     out: list[str] = []
     quote = ""
     index = 0

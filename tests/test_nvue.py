@@ -131,6 +131,12 @@ def _down_first_uplink(root: Path) -> None:
 
 NVUE_MUTATIONS[7] = ("an uplink administratively down", "BGP-SESSION-DOWN", _down_first_uplink)
 NVUE_MUTATIONS += [
+    ("an as-set aggregate that hides the leaf's server block (its set holds the spines' AS)", "ROUTE-MISSING",
+     _edit("                network:\n", "                aggregate-route:\n                  \"10.12.0.0/20\":\n"
+           "                    summary-only: \"on\"\n                    as-set: \"on\"\n                network:\n")),
+    ("a redistribution with a route-map (reported, not passed over)", "CONFIG-UNMODELLED",
+     _edit("                network:\n", "                redistribute:\n                  connected:\n"
+           "                    enable: \"on\"\n                    route-map: \"LOCAL-A-OUT\"\n                network:\n")),
     ("RED on beside ECN on the RoCE class (what it cannot mark is dropped)", "QOS-ECN",
      _edit('"3":\n              ecn: "enable"\n              red: "disable"', '"3":\n              ecn: "enable"\n              red: "enable"')),
     ("the server block's blackhole at distance 255 (never installed)", "ROUTE-MISSING",

@@ -384,15 +384,22 @@ def _bgp(r: _Reader, bgp: dict[str, Any], path: PathKey, vrf: str | None, glob: 
         inst.networks.append(str(net))
         inst.network_lines[str(net)] = r.line(where)
     for kind, body in _map(af.get("redistribute")).items():
-        if _map(body).get("enable") == "on" and kind in ("connected", "static"):
+        where = (*path, "address-family", "ipv4-unicast", "redistribute", kind)
+        if kind not in ("connected", "static"):
+            r.routing(where, f"redistribute {str(kind)[:40]}: not modelled")
+            continue
+        r.extra(_map(body), where, {"enable"}, routing=True)  # (a route-map on it: reported)
+        if _map(body).get("enable") == "on":
             inst.redistribute.append(str(kind))
     for prefix, body in _map(af.get("aggregate-route")).items():
         if not is_prefix(str(prefix)):
             r.routing((*path, "address-family", "ipv4-unicast", "aggregate-route", prefix),
                       f"aggregate-route {str(prefix)[:40]}: not a prefix")
             continue
-        inst.aggregates.append(Aggregate(str(prefix), _map(body).get("summary-only") == "on",
-                                         r.line((*path, "address-family", "ipv4-unicast", "aggregate-route", prefix))))
+        where = (*path, "address-family", "ipv4-unicast", "aggregate-route", prefix)
+        r.extra(_map(body), where, {"summary-only", "as-set"}, routing=True)  # (a route-map: reported)
+        inst.aggregates.append(Aggregate(str(prefix), _map(body).get("summary-only") == "on", r.line(where),
+                                         as_set=_map(body).get("as-set") == "on"))
     # peer groups (`... router bgp peer-group NAME ...`): the same keys as a neighbor's; each member
     # (`neighbor N peer-group NAME`) takes what it does not set itself (finish_bgp, as FRR's)
     for name, body in _map(bgp.get("peer-group")).items():

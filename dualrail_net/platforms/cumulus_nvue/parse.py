@@ -261,6 +261,7 @@ def _policy(r: _Reader, policy: dict[str, Any], path: PathKey) -> None:
                 entries.append(PrefixListEntry(number, str(action), str(prefix), _int(match.get("min-prefix-len"), 32),
                                                _int(match.get("max-prefix-len"), 32), r.line(here)))
     for name, body in _map(policy.get("route-map")).items():
+        r.extra(_map(body), (*path, "route-map", name), {"rule"}, routing=True)
         for seq, rule in _map(_map(body).get("rule")).items():
             rule = _map(rule)
             here = (*path, "route-map", name, "rule", seq)
@@ -735,4 +736,5 @@ def _services(r: _Reader, service: dict[str, Any], path: PathKey) -> None:
                     mgmt.astray.append((FILE, r.line(where), str(server), astray))
     lldp = service.get("lldp")
     if lldp is not None:
+        r.extra(_map(lldp), (*path, "lldp"), {"state"})
         mgmt.lldp = _map(lldp).get("state", "enabled") == "enabled"

@@ -291,7 +291,20 @@ _TABLE_FIELDS = {
     "BUFFER_PROFILE": {"pool", "xoff", "xon", "xon_offset", "size", "dynamic_th", "static_th"},
     "BUFFER_PG": {"profile"},
     "PFC_WD": {"action", "detection_time", "restoration_time", "POLL_INTERVAL"},
+    "MGMT_PORT": {"admin_status", "alias", "description", "speed", "autoneg"},
+    "MGMT_INTERFACE": {"gwaddr"},
+    "MGMT_VRF_CONFIG": {"mgmtVrfEnabled"},
+    # NTP's admin_state, authentication or a server's key, trusted or admin_state can stop time
+    # being set: reported, not judged
+    "NTP": {"vrf", "src_intf"},
+    "NTP_SERVER": {"iburst", "association_type", "version", "resolve_as"},
+    "FEATURE": {"state", "auto_restart", "has_timer", "has_global_scope", "has_per_asic_scope", "high_mem_alert",
+                "set_owner", "check_up_status", "support_syslog_rate_limit", "delayed"},
+    "DNS_NAMESERVER": set(),
+    "LOOPBACK_INTERFACE": set(),  # (a loopback in a VRF: its address leaves the default VRF's model)
 }
+# the QoS maps: a key or value that is not a small number is dropped by the reader: said so
+_NUMERIC_MAPS = ("DSCP_TO_TC_MAP", "TC_TO_QUEUE_MAP", "TC_TO_PRIORITY_GROUP_MAP", "MAP_PFC_PRIORITY_TO_QUEUE")
 LOSSLESS_POOL = "ingress_lossless_pool"
 
 
@@ -300,6 +313,10 @@ def _fields_known(dev: DeviceConfig, db: ConfigDb) -> None:
         for key, value in db.table(table).entries:
             for extra in sorted(set(_fields(value)) - known):
                 _note(dev, db, table, key, f"{table} {key} {extra}")
+    for table in _NUMERIC_MAPS:
+        for key, value in db.table(table).entries:
+            for extra in sorted(set(_fields(value)) - {str(k) for k in _int_map(value)}):
+                _note(dev, db, table, key, f"{table} {key} {extra}: not a number")
 
 
 def _qos(dev: DeviceConfig, db: ConfigDb) -> None:

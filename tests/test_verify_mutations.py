@@ -885,6 +885,11 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
      lambda r: edit(r / SPINE_A / "running-config", "aaa group server tacacs+ dualrail\n",
                     "tacacs-server host 192.0.2.77 vrf mgmt key 0 ${secret:tacacs-key}\n"
                     "aaa group server tacacs+ dualrail\n")),
+    ("an EOS NTP server queried in the default VRF (the fabric's)", "MGMT-SERVICES",
+     lambda r: edit(r / SPINE_A / "running-config", "ntp server vrf mgmt 192.0.2.10\n", "ntp server 192.0.2.10\n")),
+    ("an EOS TACACS+ host on another port (reported, not passed over)", "CONFIG-UNMODELLED",
+     lambda r: edit(r / SPINE_A / "running-config", "tacacs-server host 192.0.2.49 vrf mgmt key",
+                    "tacacs-server host 192.0.2.49 vrf mgmt port 4949 key")),
     ("an EOS logging host the plan does not name", "MGMT-SERVICES",
      lambda r: edit(r / SPINE_A / "running-config", "logging vrf mgmt host 192.0.2.20\n",
                     "logging vrf mgmt host 192.0.2.20\nlogging vrf mgmt host 192.0.2.21\n")),

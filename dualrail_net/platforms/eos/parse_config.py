@@ -567,6 +567,19 @@ class _Mgmt:
     syslog_hosts: list[tuple[str, str, tuple[str, str], int]] = field(default_factory=list)
 
 
+def _options_known(words: list[str], flags: set[str], valued: set[str]) -> bool:
+    """Whether every word is one of ``flags`` or one of ``valued`` followed by its value."""
+    index = 0
+    while index < len(words):
+        if words[index] in valued and index + 1 < len(words):
+            index += 2
+        elif words[index] in flags:
+            index += 1
+        else:
+            return False
+    return True
+
+
 def _logging_host(w: list[str]) -> tuple[str, str, tuple[str, str]] | None:
     """A `logging host` line's server, VRF and transport (EOS: UDP 514 unless it says); None: not one."""
     vrf = "default"
@@ -649,13 +662,19 @@ def _management_line(node: Node, dev: DeviceConfig, mgmt: _Mgmt) -> bool:
         mgmt.api_on = any(c.words == ["no", "shutdown"] for c in node.children) and \
             not any(c.words == ["shutdown"] for c in node.children)
         _vrf_block(node, mgmt.api_vrfs, dev, service="api")
-    elif w[:3] == ["ip", "name-server", "vrf"] and len(w) >= 5:
-        mgmt.by_vrf.setdefault(w[3], {}).setdefault("dns", []).extend(w[4:])
-        for server in w[4:]:
+    elif w[:2] == ["ip", "name-server"] and len(w) >= 3 and (w[2] != "vrf" or len(w) >= 5) \
+            and all(is_ip(x) for x in (w[4:] if w[2] == "vrf" else w[2:])):
+        where, servers = (w[3], w[4:]) if w[2] == "vrf" else ("default", w[2:])
+        mgmt.by_vrf.setdefault(where, {}).setdefault("dns", []).extend(servers)
+        for server in servers:
             mgmt.lines.setdefault(("DNS", server), node.line)
-    elif w[:3] == ["ntp", "server", "vrf"] and len(w) >= 5:
-        mgmt.by_vrf.setdefault(w[3], {}).setdefault("ntp", []).append(w[4])
-        mgmt.lines.setdefault(("NTP", w[4]), node.line)
+    elif w[:2] == ["ntp", "server"] and len(w) >= 3 and (w[2] != "vrf" or len(w) >= 5):
+        where, server, rest = (w[3], w[4], w[5:]) if w[2] == "vrf" else ("default", w[2], w[3:])
+        mgmt.by_vrf.setdefault(where, {}).setdefault("ntp", []).append(server)
+        mgmt.lines.setdefault(("NTP", server), node.line)
+        if not _options_known(rest, {"prefer", "burst", "iburst"},
+                              {"local-interface", "source", "maxpoll", "minpoll", "version"}):
+            _unmodelled(dev, node)  # (`key`: authentication, not judged)
     elif (host := _logging_host(w)) is not None:
         mgmt.syslog_hosts.append((*host, node.line))
     elif w[:4] == ["aaa", "authentication", "login", "default"]:
@@ -669,6 +688,9 @@ def _management_line(node: Node, dev: DeviceConfig, mgmt: _Mgmt) -> bool:
         mgmt.lines.setdefault(("TACACS+", w[2]), node.line)
         if "key" in w[3:-1]:
             mgmt.tacacs_keyed.add(w[2])
+        rest = w[3:w.index("key")] if "key" in w[3:-1] else w[3:]
+        if not _options_known(rest, {"single-connection"}, {"vrf", "timeout"}):
+            _unmodelled(dev, node)  # (another `port` than TACACS+'s 49: not judged)
     elif w == ["lldp", "run"]:
         mgmt.lldp = True
     elif w == ["no", "lldp", "run"]:
@@ -722,6 +744,11 @@ def _take_management(dev: DeviceConfig, mgmt: _Mgmt) -> None:
     m.api = mgmt.api_on and mgmt.api_vrfs.get(vrf, False)
     servers = mgmt.by_vrf.get(vrf, {})
     m.ntp, m.dns = servers.get("ntp", []), servers.get("dns", [])
+    for elsewhere, kinds in sorted(mgmt.by_vrf.items()):  # outside the management VRF: the fabric's, or none
+        if elsewhere != vrf:
+            for kind, label in (("ntp", "NTP"), ("dns", "DNS")):
+                m.astray += [(FILE, mgmt.lines.get((label, server), 0), server, f"queried in VRF {elsewhere}")
+                             for server in kinds.get(kind, [])]
     for server, where, transport, line in mgmt.syslog_hosts:
         m.located.setdefault(("syslog", server), (FILE, line))
         if where != vrf:

@@ -559,12 +559,32 @@ class _Mgmt:
     tacacs_keyed: set[str] = field(default_factory=set)  # hosts given their own `key`
     tacacs_key: bool = False  # `tacacs-server key`: every host's key unless it has its own
     lines: dict[tuple[str, str], int] = field(default_factory=dict)  # (kind, server) -> line naming it
+    # `aaa group server tacacs+ NAME` blocks: name -> its `server ADDR [vrf V]` entries (address, VRF)
+    groups: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
     login: list[str] | None = None  # `aaa authentication login default` methods (None: EOS's default, local)
     login_line: str = ""
     exec_authz: list[str] | None = None  # `aaa authorization exec default` methods (None: none asked)
     exec_line: str = ""
     # `logging [vrf V] host ADDR [PORT] [protocol tcp|udp]`: (server, VRF, (protocol, port), line)
     syslog_hosts: list[tuple[str, str, tuple[str, str], int]] = field(default_factory=list)
+
+
+def _login_servers(mgmt: _Mgmt) -> list[tuple[str, str]]:
+    """The TACACS+ servers EOS asks at login: those of each `group NAME` among `aaa authentication
+    login default`'s methods (`group tacacs+`: every `tacacs-server host`), each a defined host of
+    that address and VRF (the host line holds its key). No login line, or no group in it: local
+    accounts only, no server asked."""
+    hosts = set(mgmt.tacacs)
+    asked: list[tuple[str, str]] = []
+    methods = mgmt.login or []
+    for at, word in enumerate(methods[:-1]):
+        if word != "group":
+            continue
+        name = methods[at + 1]
+        for entry in (mgmt.tacacs if name == "tacacs+" else mgmt.groups.get(name, [])):
+            if entry in hosts and entry not in asked:
+                asked.append(entry)
+    return asked
 
 
 def _options_known(words: list[str], flags: set[str], valued: set[str]) -> bool:
@@ -681,6 +701,14 @@ def _management_line(node: Node, dev: DeviceConfig, mgmt: _Mgmt) -> bool:
         mgmt.login, mgmt.login_line = w[4:], node.text
     elif w[:4] == ["aaa", "authorization", "exec", "default"]:
         mgmt.exec_authz, mgmt.exec_line = w[4:], node.text
+    elif w[:4] == ["aaa", "group", "server", "tacacs+"] and len(w) == 5:
+        entries = mgmt.groups.setdefault(w[4], [])
+        for child in node.children:
+            cw = child.words
+            if cw[0] == "server" and len(cw) in (2, 4) and (len(cw) == 2 or cw[2] == "vrf"):
+                entries.append((cw[1], cw[3] if len(cw) == 4 else "default"))
+            else:
+                _unmodelled(dev, child)
     elif w[:2] == ["tacacs-server", "key"] and len(w) >= 3:
         mgmt.tacacs_key = True  # the key all servers share (held to a reference above)
     elif w[:2] == ["tacacs-server", "host"] and len(w) >= 3:
@@ -703,6 +731,10 @@ def _management_line(node: Node, dev: DeviceConfig, mgmt: _Mgmt) -> bool:
             user.role = "admin"
         if "secret" in w[:-1] or w[2] == "ssh-key" and len(w) > 3:
             user.credential = True
+        # the options before a secret or key (whose value runs to the line's end)
+        head = w[2:next((i for i, x in enumerate(w) if x in ("secret", "ssh-key")), len(w))]
+        if not _options_known(head, {"nopassword"}, {"privilege", "role", "shell"}):
+            _unmodelled(dev, node)
     else:
         return False
     return True
@@ -728,7 +760,7 @@ def _take_management(dev: DeviceConfig, mgmt: _Mgmt) -> None:
         dev.static_routes.remove(route)
         if route.prefix == "0.0.0.0/0":
             m.default_gateway = route.nexthop
-    m.tacacs = [server for server, where in mgmt.tacacs if where == vrf]
+    m.tacacs = [server for server, where in _login_servers(mgmt) if where == vrf]
     if m.tacacs:  # a host without its own key uses `tacacs-server key`; without either it sends in clear
         m.tacacs_key = mgmt.tacacs_key or all(server in mgmt.tacacs_keyed for server in m.tacacs)
     m.located = {kind_server: (FILE, line) for kind_server, line in mgmt.lines.items()}

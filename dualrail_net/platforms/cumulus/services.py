@@ -58,7 +58,7 @@ def read_ntp(text: str, dev: DeviceConfig) -> None:
     servers: list[tuple[str, int]] = []
     restricts: dict[tuple[int, int], _Restrict] = {}
     discipline_off: int | None = None
-    for number, raw in enumerate(text.splitlines(), 1):
+    for number, raw in enumerate(text.split("\n"), 1):
         words = raw.split("#", 1)[0].split()
         if not words or words[0] in _NTP_HARMLESS:
             continue
@@ -112,8 +112,9 @@ def read_ntp(text: str, dev: DeviceConfig) -> None:
 
 
 def _restrict(words: list[str], number: int) -> _Restrict | None:
-    """``restrict [-4|-6] default|ADDR [mask M] [flag...]`` -> its IPv4 entry; None: not one read
-    (an IPv6 entry, ``source``, an address not understood)."""
+    """``restrict [-4|-6] default|ADDR [mask M] [flag...]`` -> its IPv4 entry (network -1: an entry
+    for IPv6 only, which matches no IPv4 server); None: not one read (``source``, an address not
+    understood)."""
     if words[0] in ("-4", "-6"):
         if words[0] == "-6":
             return _Restrict(-1, 0, set(), number)  # IPv6 only: matches no IPv4 server
@@ -238,7 +239,7 @@ def read_rsyslog(text: str, dev: DeviceConfig, vrf: str) -> None:
             dev.base_unmodelled.append((SYSLOG, number, f"{prefix} ...: which messages are sent is not judged"))
         transport = (params.get("protocol", SYSLOG_TRANSPORT[0]).lower(), params.get("port", SYSLOG_TRANSPORT[1]))
         _syslog_target(mgmt, number, target, params.get("device"), transport, vrf)
-    for number, line in enumerate("".join(masked).splitlines(), 1):
+    for number, line in enumerate("".join(masked).split("\n"), 1):
         words = line.strip()
         if not words or "\0" in line:  # an action's line: its selector was read with the action
             continue
@@ -250,7 +251,7 @@ def read_rsyslog(text: str, dev: DeviceConfig, vrf: str) -> None:
             _syslog_target(mgmt, number, host.strip("[]"), None,
                            ("tcp" if at == "@@" else "udp", port or SYSLOG_TRANSPORT[1]), vrf)
             continue
-        dev.base_unmodelled.append((SYSLOG, number, text.splitlines()[number - 1]))
+        dev.base_unmodelled.append((SYSLOG, number, text.split("\n")[number - 1]))
 
 
 def _syslog_target(mgmt: ManagementConfig, number: int, server: str, device: str | None,
@@ -272,7 +273,7 @@ def read_resolv(text: str, dev: DeviceConfig, vrf: str) -> None:
     ``# vrf VRF`` comment names (Cumulus's convention; without one: the default VRF, the fabric's)."""
     mgmt = dev.management
     seen = 0
-    for number, raw in enumerate(text.splitlines(), 1):
+    for number, raw in enumerate(text.split("\n"), 1):
         words = raw.split("#", 1)[0].split()
         if not words or words[0] in _RESOLV_HARMLESS:
             continue
@@ -304,7 +305,7 @@ def read_tacplus(text: str, dev: DeviceConfig, vrf: str) -> None:
     servers: list[str] = []
     tacacs_vrf = "default"
     keyed = False
-    for number, raw in enumerate(text.splitlines(), 1):
+    for number, raw in enumerate(text.split("\n"), 1):
         line = raw.split("#", 1)[0].strip()
         if not line:
             continue

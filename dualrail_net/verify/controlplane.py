@@ -1233,11 +1233,12 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
                 # as-set: the AS path holds the ASes of the learned routes under it, among them the
                 # neighbor's it came from: taken as sent on only while every route under it is its own
                 want = bool(more) and not (agg.as_set and more & ~own[i])
-                if agg.as_set and more and not want and not nowhere.get(i, 0) >> bit & 1:
-                    nowhere[i] = nowhere.get(i, 0) | 1 << bit
-                    unmodelled.append((node[0], agg.line, f"aggregate-address {agg.prefix} as-set: the ASes of the "
-                                       "learned routes under it go in its path; taken as sent to no neighbor"))
-                elif want:
+                if agg.as_set and more and not want:
+                    if not nowhere.get(i, 0) >> bit & 1:
+                        nowhere[i] = nowhere.get(i, 0) | 1 << bit
+                        unmodelled.append((node[0], agg.line, f"aggregate-address {agg.prefix} as-set: the ASes of "
+                                           "the learned routes under it go in its path; taken as sent to no neighbor"))
+                else:  # sent on, or no longer active (nothing under it)
                     nowhere[i] = nowhere.get(i, 0) & ~(1 << bit)
                 has = bool(origin[i] >> bit & 1)
                 if want != has:

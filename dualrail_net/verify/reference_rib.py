@@ -234,8 +234,7 @@ def _converged_plane(snap: Snapshot, topo: Topology, plane: str, path_overrides:
         # an as-set aggregate with a learned route under it carries that route's ASes (the neighbor's
         # among them): taken as sent to nobody, as the fast model takes it
         withheld = {node: {net_str(network_of(agg.prefix)) for agg in inst[node].aggregates if agg.as_set
-                           and any(_within(p, agg.prefix) and p != net_str(network_of(agg.prefix))
-                                   for p in set(rib.get(node, {})) - base_origin[node])}
+                           and any(_within(p, agg.prefix) for p in set(rib.get(node, {})) - base_origin[node])}
                     for node in nodes}
         origin = {node: base_origin[node] | (active_aggregates[node] - withheld[node]) for node in nodes}
         # ORIGIN of what each node originates: an aggregate takes the highest of the routes under it

@@ -461,3 +461,16 @@ def test_the_pfc_table_reader_is_strict() -> None:
                 table.replace("Ethernet4", "Vlan4")):
         with pytest.raises(NeighborsUnreadable):
             sonic_pfc_priorities("x", bad)
+
+
+def test_a_shared_tacacs_passkey_is_a_valid_edit(sonic_variant: Path, tmp_path: Path) -> None:
+    """The key in TACPLUS|global instead of on each server: every server uses it (hostcfgd), no finding."""
+    edited = tmp_path / "build"
+    shutil.copytree(sonic_variant, edited)
+
+    def shared(d: dict[str, object]) -> None:
+        d["TACPLUS"] = {"global": {"passkey": "${secret:tacacs-key}", "auth_type": "pap", "timeout": "5"}}
+        for server in _table(d, "TACPLUS_SERVER").values():
+            server.pop("passkey")
+    _db_edit(shared)(edited)
+    assert [f"{r.check}: {f.message}" for r in run_checks(load_snapshot(edited)) for f in r.findings] == []

@@ -120,7 +120,7 @@ def read_config_db(text: str, dev: DeviceConfig) -> ConfigDb | None:
 _PORT_FIELDS = {"admin_status", "alias", "lanes", "mtu", "speed", "description", "fec", "autoneg", "index"}
 _KNOWN_TABLES = {"TC_TO_QUEUE_MAP", "MAP_PFC_PRIORITY_TO_QUEUE", "CABLE_LENGTH", "BUFFER_PROFILE", "BUFFER_PG",
                  "PFC_WD", "SCHEDULER", "WRED_PROFILE", "TC_TO_PRIORITY_GROUP_MAP", "DSCP_TO_TC_MAP", "NTP",
-                 "TACPLUS_SERVER", "AAA", "RADIUS_SERVER", "SNMP_COMMUNITY", "MGMT_PORT"}
+                 "TACPLUS_SERVER", "AAA", "RADIUS_SERVER", "SNMP_COMMUNITY", "MGMT_PORT", "TACPLUS"}
 
 
 def parse_base(name: str, folder: Path) -> DeviceConfig:
@@ -301,6 +301,7 @@ _TABLE_FIELDS = {
     "FEATURE": {"state", "auto_restart", "has_timer", "has_global_scope", "has_per_asic_scope", "high_mem_alert",
                 "set_owner", "check_up_status", "support_syslog_rate_limit", "delayed"},
     "DNS_NAMESERVER": set(),
+    "TACPLUS": {"passkey", "auth_type", "timeout"},  # (global: the servers' shared key; src_intf reported)
     "LOOPBACK_INTERFACE": set(),  # (a loopback in a VRF: its address leaves the default VRF's model)
 }
 # the QoS maps: a key or value that is not a small number is dropped by the reader: said so

@@ -520,7 +520,8 @@ _CR_WHY = {
     "nic-qos.sh": ("the kernel looks for the interpreter `/bin/sh\\r` (no such file): the program never runs, and "
                    "the NICs keep their factory QoS (PCP trust, no PFC, no ECN)"),
     "nccl.env": ("a shell that sources it keeps the carriage return in every value it sets: NCCL_SOCKET_IFNAME "
-                 "names an interface `eno1\\r` that does not exist and NCCL_IB_HCA's last device matches none"),
+                 "names an interface ending in `\\r`, which does not exist, and NCCL_IB_HCA's last device matches "
+                 "none"),
 }
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from dualrail_net.secretref import is_reference
 from dualrail_net.verify.model import SYSLOG_TRANSPORT, DeviceConfig, ManagementConfig, syslog_transport_astray
+from dualrail_net.verify.parsers.files import options_known
 
 NTP, SYSLOG, RESOLV, TACPLUS = "ntp.conf", "rsyslog.conf", "resolv.conf", "tacplus_servers"
 
@@ -63,14 +64,8 @@ def read_ntp(text: str, dev: DeviceConfig) -> None:
         if not words or words[0] in _NTP_HARMLESS:
             continue
         if words[0] in ("server", "pool") and len(words) >= 2:
-            options, understood, index = words[2:], True, 0
-            while index < len(options):
-                if options[index] in _SERVER_VALUED and index + 1 < len(options):
-                    index += 2
-                    continue
-                understood = understood and options[index] in _SERVER_FLAGS
-                index += 1
-            if not understood:
+            options = words[2:]
+            if not options_known(options, _SERVER_FLAGS, _SERVER_VALUED):
                 dev.base_unmodelled.append((NTP, number, raw))
             if "noselect" in options:
                 mgmt.astray.append((NTP, number, words[1], "marked noselect: never used to set the clock"))

@@ -29,7 +29,7 @@ from dualrail_net.verify.model import (
     syslog_transport_astray,
 )
 from dualrail_net.verify.parsers import link
-from dualrail_net.verify.parsers.files import is_decimal, read_text
+from dualrail_net.verify.parsers.files import is_decimal, options_known, read_text
 from dualrail_net.verify.parsers.frr import (
     _int,
     aggregate_line,
@@ -587,19 +587,6 @@ def _login_servers(mgmt: _Mgmt) -> list[tuple[str, str]]:
     return asked
 
 
-def _options_known(words: list[str], flags: set[str], valued: set[str]) -> bool:
-    """Whether every word is one of ``flags`` or one of ``valued`` followed by its value."""
-    index = 0
-    while index < len(words):
-        if words[index] in valued and index + 1 < len(words):
-            index += 2
-        elif words[index] in flags:
-            index += 1
-        else:
-            return False
-    return True
-
-
 def _logging_host(w: list[str]) -> tuple[str, str, tuple[str, str]] | None:
     """A `logging host` line's server, VRF and transport (EOS: UDP 514 unless it says); None: not one."""
     vrf = "default"
@@ -692,7 +679,7 @@ def _management_line(node: Node, dev: DeviceConfig, mgmt: _Mgmt) -> bool:
         where, server, rest = (w[3], w[4], w[5:]) if w[2] == "vrf" else ("default", w[2], w[3:])
         mgmt.by_vrf.setdefault(where, {}).setdefault("ntp", []).append(server)
         mgmt.lines.setdefault(("NTP", server), node.line)
-        if not _options_known(rest, {"prefer", "burst", "iburst"},
+        if not options_known(rest, {"prefer", "burst", "iburst"},
                               {"local-interface", "source", "maxpoll", "minpoll", "version"}):
             _unmodelled(dev, node)  # (`key`: authentication, not judged)
     elif (host := _logging_host(w)) is not None:
@@ -717,7 +704,7 @@ def _management_line(node: Node, dev: DeviceConfig, mgmt: _Mgmt) -> bool:
         if "key" in w[3:-1]:
             mgmt.tacacs_keyed.add(w[2])
         rest = w[3:w.index("key")] if "key" in w[3:-1] else w[3:]
-        if not _options_known(rest, {"single-connection"}, {"vrf", "timeout"}):
+        if not options_known(rest, {"single-connection"}, {"vrf", "timeout"}):
             _unmodelled(dev, node)  # (another `port` than TACACS+'s 49: not judged)
     elif w == ["lldp", "run"]:
         mgmt.lldp = True
@@ -733,7 +720,7 @@ def _management_line(node: Node, dev: DeviceConfig, mgmt: _Mgmt) -> bool:
             user.credential = True
         # the options before a secret or key (whose value runs to the line's end)
         head = w[2:next((i for i, x in enumerate(w) if x in ("secret", "ssh-key")), len(w))]
-        if not _options_known(head, {"nopassword"}, {"privilege", "role", "shell"}):
+        if not options_known(head, {"nopassword"}, {"privilege", "role", "shell"}):
             _unmodelled(dev, node)
     else:
         return False

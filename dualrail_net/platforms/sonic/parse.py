@@ -147,6 +147,7 @@ def parse_base(name: str, folder: Path) -> DeviceConfig:
     _ports(dev, db)
     _interfaces(dev, db)
     _lag_members(dev, db)
+    _fields_known(dev, db)  # (every table's fields, the management tables' too: before the readers)
     _qos(dev, db)
     _management(dev, db)
     zebra_interface_blocks(read_text(folder / "frr.conf"), dev)  # (zebra's port settings, over config_db's)
@@ -321,7 +322,6 @@ def _fields_known(dev: DeviceConfig, db: ConfigDb) -> None:
 
 
 def _qos(dev: DeviceConfig, db: ConfigDb) -> None:
-    _fields_known(dev, db)
     maps = {table: {name: _int_map(v) for name, v in db.table(table).entries} for table in _PORT_MAPS.values()}
     dscp_maps, pg_maps = maps["DSCP_TO_TC_MAP"], maps["TC_TO_PRIORITY_GROUP_MAP"]
     wred = {name: _fields(v) for name, v in db.table("WRED_PROFILE").entries}

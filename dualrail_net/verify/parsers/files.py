@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Container
 from pathlib import Path
 
 from dualrail_net.outdir import NotRegular, read_regular
@@ -77,3 +78,17 @@ def mask_length(mask: str) -> int | None:
         value = value << 8 | int(p)
     length = bin(value).count("1")
     return length if value == ((1 << length) - 1) << (32 - length) else None
+
+
+def options_known(words: list[str], flags: Container[str], valued: Container[str]) -> bool:
+    """Whether every word of a line's options is one of ``flags`` or one of ``valued`` followed by
+    its value (EOS's and ntpsec's server lines)."""
+    index = 0
+    while index < len(words):
+        if words[index] in valued and index + 1 < len(words):
+            index += 2
+        elif words[index] in flags:
+            index += 1
+        else:
+            return False
+    return True

@@ -92,12 +92,13 @@ def read_ntp(text: str, dev: DeviceConfig) -> None:
                 discipline_off = number if words[0] == "disable" else None
         else:
             dev.base_unmodelled.append((NTP, number, raw))
+    masks = sorted({mask for _, mask in restricts}, reverse=True)
     for server, number in servers:
         address = _ipv4(server)
-        # a server named by host name: only `default` is known to match the address it resolves to
-        matching = [r for r in restricts.values()
-                    if r.mask == 0 or address is not None and address & r.mask == r.network]
-        deciding = max(matching, key=lambda r: r.mask, default=None)
+        # the entry of the largest mask that matches; a server named by host name: only `default`
+        # is known to match the address it resolves to
+        deciding = next((entry for mask in masks if (address is not None or mask == 0)
+                         and (entry := restricts.get(((address or 0) & mask, mask))) is not None), None)
         if deciding is not None and "ignore" in deciding.flags:
             mgmt.astray.append((NTP, deciding.line, server, "refused by `restrict ... ignore` (its replies are dropped)"))
         elif discipline_off is not None:
@@ -212,11 +213,17 @@ def read_rsyslog(text: str, dev: DeviceConfig, vrf: str) -> None:
     mgmt = dev.management
     clean = _without_comments(text)
     masked = list(clean)
+    after = 0  # where the last action read ends: an `action(` inside it is its text, not an action
+    number, counted = 1, 0  # the line of `counted` (lines are counted once, as the actions come)
     for found in _ACTION.finditer(clean):
+        if found.start() < after:
+            continue
         end = _closing(clean, found.end())
         if end < 0:
-            continue  # never closed: rsyslog refuses the file's rest; its lines are reported below
-        number = clean.count("\n", 0, found.start()) + 1
+            break  # never closed: rsyslog refuses the file's rest; its lines are reported below
+        after = end + 1
+        number += clean.count("\n", counted, found.start())
+        counted = found.start()
         body = clean[found.end():end]
         params = {key.lower(): value[1:-1] for key, value in _PARAMETER.findall(body)}
         prefix = clean[clean.rfind("\n", 0, found.start()) + 1:found.start()].strip()
@@ -234,6 +241,7 @@ def read_rsyslog(text: str, dev: DeviceConfig, vrf: str) -> None:
             dev.base_unmodelled.append((SYSLOG, number, f"{prefix} ...: which messages are sent is not judged"))
         transport = (params.get("protocol", SYSLOG_TRANSPORT[0]).lower(), params.get("port", SYSLOG_TRANSPORT[1]))
         _syslog_target(mgmt, number, target, params.get("device"), transport, vrf)
+    lines = text.split("\n")
     for number, line in enumerate("".join(masked).split("\n"), 1):
         words = line.strip()
         if not words or "\0" in line:  # an action's line: its selector was read with the action
@@ -246,7 +254,7 @@ def read_rsyslog(text: str, dev: DeviceConfig, vrf: str) -> None:
             _syslog_target(mgmt, number, host.strip("[]"), None,
                            ("tcp" if at == "@@" else "udp", port or SYSLOG_TRANSPORT[1]), vrf)
             continue
-        dev.base_unmodelled.append((SYSLOG, number, text.split("\n")[number - 1]))
+        dev.base_unmodelled.append((SYSLOG, number, lines[number - 1]))
 
 
 def _syslog_target(mgmt: ManagementConfig, number: int, server: str, device: str | None,

@@ -582,9 +582,9 @@ def _login_servers(mgmt: _Mgmt) -> list[tuple[str, str]]:
             continue
         name = methods[at + 1]
         for entry in (mgmt.tacacs if name == "tacacs+" else mgmt.groups.get(name, [])):
-            if entry in hosts and entry not in asked:
+            if entry in hosts:
                 asked.append(entry)
-    return asked
+    return list(dict.fromkeys(asked))  # (each once, in the order first asked)
 
 
 def _logging_host(w: list[str]) -> tuple[str, str, tuple[str, str]] | None:

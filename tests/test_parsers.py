@@ -1064,3 +1064,48 @@ def test_aggregate_forms() -> None:
     assert aggregate_line("aggregate-address 10.12.0.0/20 as-set".split(), 1, frr=False) is not None
     assert aggregate_line("aggregate-address 10.12.0.0 255.255.240.0".split(), 1, frr=False) is None
     assert aggregate_line("aggregate-address 10.12.0.0/20 origin igp".split(), 1, frr=False) is None
+
+
+def test_eos_shortened_keywords_are_spelled_out_as_eos_completes_them() -> None:
+    """EOS completes a keyword from any prefix no other keyword of that position shares, in any
+    case: `int Et1` / `shut` / `nei X shut` / `no switchp` / `ip add` read as spelled out, each
+    line still reported with both spellings; arguments (a description, a map named `sh`) untouched."""
+    from dualrail_net.platforms.eos.parse_config import parse_eos
+    eos = DeviceConfig("e", "eos")
+    parse_eos("int Et1\n   desc sh\n   no switchp\n   ip add 10.0.0.0/31\n   SHUT\n!\nip routing\n!\n"
+              "router bgp 1\n   nei 10.0.0.1 remote-as 2\n   nei 10.0.0.1 route-map sh i\n"
+              "   neighbor 10.0.0.3 remote-as 2\n   nei 10.0.0.3 shut\n", eos)
+    port = eos.interfaces["Ethernet1"]
+    assert port.addresses == ["10.0.0.0/31"] and port.down == "shutdown" and port.description == "sh"
+    bgp = eos.bgp[None]
+    assert list(bgp.neighbors) == ["10.0.0.1"] and bgp.neighbors["10.0.0.1"].remote_asn == 2
+    assert bgp.neighbors["10.0.0.1"].route_map_in == "sh" and bgp.shut_neighbors == ["10.0.0.3"]
+    said = dict(eos.unmodelled)
+    assert sorted(said) == [1, 2, 3, 4, 5, 10, 11, 13]
+    assert "read as `interface Et1`" in said[1] and "read as `shutdown`" in said[5]
+    assert "read as `neighbor 10.0.0.1 route-map sh in`" in said[11]
+
+
+def test_eos_ambiguous_shortened_keyword_is_refused_and_named() -> None:
+    """A prefix two keywords share (`sh`: shape, show, shutdown; `ip ro`: route, routing) is what
+    EOS refuses: the line does nothing, and the report names the candidates."""
+    from dualrail_net.platforms.eos.parse_config import parse_eos
+    eos = DeviceConfig("e", "eos")
+    parse_eos("interface Ethernet1\n   no switchport\n   ip address 10.0.0.0/31\n   sh\n!\nip routing\n"
+              "ip ro 10.1.0.0/16 Null0\n", eos)
+    assert eos.interfaces["Ethernet1"].down == "" and eos.static_routes == []
+    said = dict(eos.unmodelled)
+    assert "`sh` could be shape or show or shutdown" in said[4] and "`ro` could be route or routing" in said[7]
+
+
+def test_eos_clean_file_is_read_once() -> None:
+    """The spelling pass runs only for a file with a line not understood (none in a rendered one)."""
+    from unittest import mock
+
+    from dualrail_net.platforms.eos import parse_config
+    with mock.patch.object(parse_config, "spell_out", side_effect=AssertionError("spelled")) as spelled:
+        eos = DeviceConfig("e", "eos")
+        parse_config.parse_eos("interface Ethernet1\n   no switchport\n   ip address 10.0.0.0/31\n", eos)
+        assert not spelled.called and eos.unmodelled == []
+        with pytest.raises(AssertionError):
+            parse_config.parse_eos("interface Ethernet1\n   shut\n", DeviceConfig("e", "eos"))

@@ -297,6 +297,19 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
     ("an EOS port shut under its short name (`interface ethernet 1`)", "LINK-PORT-DOWN",
      lambda r: edit(r / SPINE_A / "running-config", "interface Ethernet1\n",
                     "interface ethernet 1\n   shutdown\n!\ninterface Ethernet1\n")),
+    # EOS completes shortened keywords as its CLI does (platforms/eos/keywords.py)
+    ("an EOS port shut in short words (`shut`)", "LINK-PORT-DOWN",
+     lambda r: edit(r / SPINE_A / "running-config", "   description a-leaf-su1-r0:swp33\n",
+                    "   description a-leaf-su1-r0:swp33\n   shut\n")),
+    ("an EOS port block opened in short words (`int Et1`, then `shutdown`)", "LINK-PORT-DOWN",
+     lambda r: edit(r / SPINE_A / "running-config", "interface Loopback0\n",
+                    "int Et1\n   shutdown\n!\ninterface Loopback0\n")),
+    ("an EOS session shut in short words (`nei X shut`)", "BGP-SESSION-MISSING",
+     lambda r: edit(r / SPINE_A / "running-config", "   neighbor 10.11.0.1 description a-leaf-su1-r0:swp33\n",
+                    "   neighbor 10.11.0.1 description a-leaf-su1-r0:swp33\n   nei 10.11.0.1 shut\n")),
+    ("an EOS port's PFC taken back in short words (`no priority-flow-control pri 3`)", "QOS-PFC",
+     lambda r: edit(r / SPINE_A / "running-config", "   priority-flow-control priority 3 no-drop\n",
+                    "   priority-flow-control priority 3 no-drop\n   no priority-flow-control pri 3\n", 1)),
     ("cable to the wrong plane", "ISO-CROSS-PLANE-LINK", _cable_to_wrong_plane),
     ("plane-B subnet on a plane-A port", "ISO-FOREIGN-SUBNET",
      lambda r: edit(r / LEAF_A / "interfaces", "address 10.11.0.1/31", "address 10.21.0.1/31")),
@@ -1734,6 +1747,22 @@ VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
      lambda r: edit(r / SPINE_A / "running-config", "interface Loopback0\n", "interface Ethernet1\n   mtu 9214\n"
                     "interface Loopback0\n")),
 ]
+
+
+def test_eos_short_words_that_change_nothing_pass_with_both_spellings_said(clean: Path, tmp_path: Path) -> None:
+    """`no switchp`, `ip add`, `desc` on a spine port: what EOS reads is the plan (no error); each
+    line is said with the spelling verify read, since its keyword table is not EOS's grammar. An
+    ambiguous word (`sh`) does nothing on EOS: no port goes down, the candidates are named."""
+    edited = tmp_path / "build"
+    shutil.copytree(clean, edited)
+    edit(edited / SPINE_A / "running-config",
+         "   description a-leaf-su1-r0:swp33\n   mtu 9214\n   no switchport\n   ip address 10.11.0.0/31\n",
+         "   desc a-leaf-su1-r0:swp33\n   mtu 9214\n   no switchp\n   ip add 10.11.0.0/31\n   sh\n")
+    results = run_checks(load_snapshot(edited))
+    assert [f"{f.check}: {f.message}" for r in results for f in r.errors] == []
+    said = [f.message for r in results if r.check == "CONFIG-UNMODELLED" for f in r.findings]
+    assert len(said) == 4 and sum("read as `" in m for m in said) == 3
+    assert any("`sh` could be shape or show or shutdown" in m for m in said)
 
 
 @pytest.mark.parametrize("desc,mutate", VALID_EDITS, ids=[v[0] for v in VALID_EDITS])

@@ -11,9 +11,10 @@ and a second `ip address` replaces the first (unless `secondary`); without `ip r
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
+from dualrail_net.platforms.eos.keywords import spell_out
 from dualrail_net.platforms.eos.names import interface_names
 from dualrail_net.secretref import is_reference
 from dualrail_net.verify.ipfast import network_of
@@ -443,8 +444,43 @@ def _banner_text_blanked(text: str) -> str:
 
 
 def parse_eos(text: str, dev: DeviceConfig) -> None:
-    dev.routing_file = FILE
+    """``text`` into ``dev`` (as created: a name and a platform, nothing else). A file with a line
+    not understood is read again with EOS's shortened keywords spelled out (keywords.py): each line
+    spelled out is reported with both spellings, an ambiguous word (which EOS refuses) named."""
     text = _banner_text_blanked(text)
+    _read_nodes(parse_tree(text), dev)
+    if not dev.unmodelled:
+        return
+    nodes = parse_tree(text)
+    notes = spell_out(nodes)
+    if not notes:
+        return
+    if any(note.spelled for note in notes):
+        fresh = DeviceConfig(dev.name, dev.platform)
+        for name in fields(DeviceConfig):
+            setattr(dev, name.name, getattr(fresh, name.name))
+        _read_nodes(nodes, dev)
+    by_line = {note.line: note for note in notes}
+    reported = set()
+    for at, (line, text_read) in enumerate(dev.unmodelled):
+        note = by_line.get(line)
+        if note is None:
+            continue
+        reported.add(line)
+        if note.spelled:
+            dev.unmodelled[at] = (line, f"{text_read} (written `{note.written}`)")
+        else:
+            dev.unmodelled[at] = (line, f"{text_read} (`{note.ambiguous_word}` could be "
+                                        f"{' or '.join(note.ambiguous)}: EOS refuses an ambiguous word)")
+    for note in notes:
+        if note.spelled and note.line not in reported:  # understood once spelled out: still said
+            dev.unmodelled.append((note.line, f"{note.written} (read as `{note.spelled}`, EOS's completion of "
+                                              "a shortened keyword: spell it out)"))
+    dev.unmodelled.sort(key=lambda entry: entry[0])
+
+
+def _read_nodes(nodes: list[Node], dev: DeviceConfig) -> None:
+    dev.routing_file = FILE
     routed: set[str] = set()  # Ethernet ports with `no switchport`
     mgmt = _Mgmt()
     pfc_on: set[str] = set()  # ports with `priority-flow-control on`: their no-drop priorities pause
@@ -453,7 +489,7 @@ def parse_eos(text: str, dev: DeviceConfig) -> None:
     # dscp_to_priority the class (PFC pauses a priority)
     tc_to_queue: dict[int, int] = {}
     routing_on: set[str | None] = set()
-    for node in parse_tree(text):
+    for node in nodes:
         w = node.words
         if w[0] == "hostname" and len(w) == 2:
             dev.hostname = w[1]

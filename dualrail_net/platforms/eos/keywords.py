@@ -1,0 +1,266 @@
+"""EOS's shortened keywords, spelled out: `int Et1` / `shut` / `nei 10.0.0.1 shut` as EOS reads them.
+
+EOS's CLI takes any prefix of a keyword that no other keyword valid at that position shares (an
+exact keyword wins over a longer one it prefixes), in any letter case, and a file loaded into a
+configuration session goes through the same CLI. Its grammar is not published whole, so the table
+below holds, per configuration mode and position, the keywords EOS documents there that matter to
+the model and, beside them, the other keywords of that position known to exist (each can make a
+prefix ambiguous). Invariants:
+
+* a word is spelled out only where the table lists keywords and no argument, and only when exactly
+  one listed keyword starts with it; two or more: EOS refuses the line as ambiguous, and the line
+  is left as written (the model then does nothing with it, as EOS does);
+* arguments (names, addresses, numbers) are never touched; a position that takes either a keyword or
+  an argument takes the word as an exact keyword or else as the argument, as EOS's parser does;
+* the table is not EOS's grammar: every line spelled out here is still reported (the caller adds a
+  CONFIG-UNMODELLED warning naming both spellings), so a keyword missing from the table cannot turn
+  a line EOS refuses into a silent verdict.
+
+The parser reads the file as written first and spells out only when a line was not understood
+(a clean file never pays for this).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from dualrail_net.verify.parsers.tree import Node
+
+
+@dataclass
+class _Position:
+    keywords: dict[str, _Position] = field(default_factory=dict)
+    argument: _Position | None = None
+    child_mode: str = ""  # the mode of the block a line ending here opens
+
+
+# One pattern per line: words are keywords, `*` an argument, `a|b` alternatives, `>MODE` the mode of
+# the block the line opens. A pattern stops where the arguments run free (the rest is untouched).
+_GRAMMAR: dict[str, str] = {
+    "global": """
+        : agent alias application arp banner bfd boot class-map clock comment cvx daemon dhcp dns dot1x
+        : dynamic email enable end errdisable event-handler event-monitor exit flow hardware hostname
+        : ipv6 lacp link-tracking lldp load-balance mac mac-address-table match-list monitor mpls mlag
+        : peer-filter platform policy-map port-channel prompt ptp queue-monitor radius-server role
+        : schedule service sflow show snmp-server spanning-tree ssh switchport tap tcam terminal trace
+        : traffic-policies transceiver username vlan vmtracer vxlan no default
+        aaa authentication|authorization|accounting|root|session
+        aaa group server tacacs+|radius|ldap *>aaa-group
+        control-plane>control-plane
+        interface *>interface
+        ip access-list standard *
+        ip access-list *
+        ip prefix-list *>prefix-list
+        ip prefix-list * seq|permit|deny
+        ip routing vrf
+        ip route vrf
+        ip as-path access-list
+        ip address-list|community-list|dhcp|domain|domain-list|domain-lookup|domain-name|extcommunity-list
+        ip fib|ftp|hardware|host|http|icmp|igmp|large-community-list|load-sharing|multicast-routing
+        ip name-server|nat|pim|radius|security|source-route|tacacs|telnet|tftp|verify|virtual-router
+        logging vrf * host
+        logging host|buffered|console|monitor|trap|format|facility|level|on|persistent|qos|repeat-messages
+        logging relogging-interval|source-interface|synchronous|event|policy
+        management ssh>mgmt-service
+        management api http-commands>mgmt-service
+        management api gnmi|netconf|restconf|models
+        management console|cvx|defaults|security|telnet|tech-support|accounts
+        ntp server|serve|authenticate|authentication-key|local-interface|trusted-key|qos
+        qos map dscp|traffic-class|cos|exp
+        qos trust|profile|rewrite|random-detect|tx-queue
+        route-map *>route-map
+        router bgp *>bgp
+        router general>router-general
+        router isis|ospf|ospfv3|pim|igmp|msdp|multicast|rip|traffic-engineering|l2-vpn|path-selection
+        system control-plane>control-plane
+        tacacs-server host|key|timeout|policy|qos
+        vrf instance *
+        vrf forwarding
+    """,
+    "interface": """
+        : arp bfd comment dcbx default description dot1x errdisable exit flowcontrol hardware ipv6 isis
+        : l2-protocol lacp link-debounce link-tracking lldp load-interval logging mac mac-address
+        : mc-tx-queue mpls mtu no phy pim poe ptp service-policy service-profile sflow shape show shutdown
+        : snmp spanning-tree storm-control switchport traffic-loopback transceiver uc-tx-queue
+        : unidirectional vrf vrrp
+        channel-group * mode
+        error-correction encoding
+        ip address|access-group|arp|attached-host|dhcp|directed-broadcast|helper-address|igmp|local-proxy-arp
+        ip mtu|multicast|nat|ospf|pim|proxy-arp|rip|verify|virtual-router|load-sharing|unreachables
+        priority-flow-control on|mode|priority|pause|watchdog
+        qos trust dscp|cos
+        qos cos|dscp|rewrite|random-detect|map
+        speed auto|forced
+        tx-queue *>tx-queue
+    """,
+    "tx-queue": """
+        : comment default exit no shape show
+        bandwidth percent|guaranteed
+        priority strict
+        random-detect ecn|drop|count
+    """,
+    "bgp": """
+        : aggregate-address comment default default-metric dynamic exit graceful-restart
+        : graceful-restart-helper ip ipv4 ipv6 maximum-paths monitoring network no rd redistribute
+        : route-target router-id show shutdown ucmp update
+        address-family ipv4>bgp-af
+        address-family ipv6|evpn|flow-spec|vpn-ipv4|vpn-ipv6|ipv4-multicast|ipv6-multicast|link-state
+        bgp bestpath as-path multipath-relax|ignore
+        bgp bestpath med missing-as-worst|always|confed
+        bgp bestpath tie-break router-id|cluster-list-length
+        bgp bestpath ecmp-fast|skip|d-path|origin-as
+        bgp always-compare-med|default|log-neighbor-changes|listen|missing-policy|additional-paths
+        bgp advertise-inactive|allowas-in|auto-local-addr|client-to-client|cluster-id|confederation
+        bgp control-plane-filter|enforce-first-as|host-routes|next-hop-unchanged|redistribute-internal
+        bgp route|route-reflector|transport|aspath-cmp-include-nexthop|asn|fec|convergence
+        distance bgp
+        neighbor * activate|additional-paths|allowas-in|as-path|auto-local-addr|bfd|default-originate
+        neighbor * description|dont-capability-negotiate|ebgp-multihop|enforce-first-as|export-localpref
+        neighbor * fall-over|graceful-restart|graceful-restart-helper|idle-restart-timer|import-localpref
+        neighbor * link-bandwidth|local-as|local-v4-addr|local-v6-addr|maximum-accepted-routes
+        neighbor * maximum-routes|metric-out|missing-policy|next-hop-peer|next-hop-self|next-hop-unchanged
+        neighbor * next-hop-v6-addr|out-delay|passive|password|peer|peer-group|remote-as|remote-port
+        neighbor * remove-private-as|route-reflector-client|route-to-peer|send-community|shutdown|timers
+        neighbor * transport|ttl|update-source|weight|rib-in-pre-policy-retain|soft-reconfiguration
+        neighbor * route-map * in|out
+        neighbor * prefix-list * in|out
+        timers bgp
+        vrf *>bgp
+    """,
+    "bgp-af": """
+        : bgp comment default exit graceful-restart network no redistribute show
+        neighbor * activate|route-map|prefix-list|default-originate|additional-paths|next-hop-unchanged
+        neighbor * weight|graceful-restart|rib-in-pre-policy-retain
+    """,
+    "route-map": """
+        : comment continue default description exit no show sub-route-map
+        match ip address prefix-list|access-list
+        match ip next-hop|resolved-next-hop
+        match as|as-path|community|extcommunity|interface|invert-result|ipv6|large-community
+        match local-preference|metric|metric-type|route-type|router-id|source-protocol|tag|isis
+        match aggregate-role|as-path-length
+        set as-path prepend|match
+        set community|extcommunity|distance|ip|ipv6|isis|large-community|local-preference|metric
+        set metric-type|next-hop|origin|segment-index|tag|weight|bgp
+    """,
+    "prefix-list": """
+        : comment default exit no seq permit deny show
+    """,
+    "mgmt-service": """
+        : authentication cipher client-alive comment cors default exit fips hostkey idle-timeout ipv6
+        : key-exchange log-level login mac no protocol qos server-port shutdown show username
+        connection limit
+        ip access-group
+        vrf *>mgmt-vrf
+    """,
+    "mgmt-vrf": """
+        : comment default exit ipv6 no shutdown show
+        ip access-group
+    """,
+    "aaa-group": """
+        : comment default exit no server show
+    """,
+    "control-plane": """
+        : comment default exit ipv6 no show
+        ip access-group
+    """,
+    "router-general": """
+        : comment control-functions default exit nexthop-group no router-id show
+        vrf *>router-general-vrf
+    """,
+    "router-general-vrf": """
+        : comment default exit no routes show
+        leak routes
+    """,
+}
+
+# the modes whose lines' first word may be `no` or `default` (the rest read as in the mode)
+_NEGATIONS = ("no", "default")
+
+
+def _compile(text: str) -> _Position:
+    """A mode's table as a tree of positions. A line starting with `:` lists first keywords (each
+    a pattern of one word); any other line is one pattern."""
+    root = _Position()
+    for raw in text.split("\n"):
+        words = raw.split()
+        patterns = [[w] for w in words[1:]] if words[:1] == [":"] else [words] if words else []
+        for pattern in patterns:
+            at = [root]  # (alternatives in the middle of a pattern: each continues alike)
+            for word in pattern:
+                word, _, mode = word.partition(">")
+                if word == "*":
+                    for position in at:
+                        position.argument = position.argument or _Position()
+                    at = [position.argument for position in at if position.argument is not None]
+                else:
+                    at = [position.keywords.setdefault(alternative, _Position())
+                          for position in at for alternative in word.split("|")]
+                if mode:
+                    for position in at:
+                        position.child_mode = mode
+    return root
+
+
+_MODES: dict[str, _Position] = {mode: _compile(text) for mode, text in _GRAMMAR.items()}
+
+
+@dataclass(frozen=True)
+class Spelling:
+    line: int
+    written: str
+    spelled: str  # "" when ambiguous
+    ambiguous_word: str = ""
+    ambiguous: tuple[str, ...] = ()  # the keywords an ambiguous word could be
+
+
+def _spell_words(words: list[str], mode: str) -> tuple[list[str], str, tuple[str, ...], str]:
+    """(the words spelled out, the ambiguous word, the keywords it could be, the mode of the block
+    the line opens)."""
+    root = _MODES[mode]
+    out = list(words)
+    at = root
+    i = 0
+    child_mode = ""
+    first = words[0].lower() if words else ""
+    if first in _NEGATIONS or len(first) >= 3 and "default".startswith(first) and \
+            not any(k.startswith(first) for k in root.keywords if k != "default"):
+        out[0] = "no" if first == "no" else "default"
+        i = 1
+    while i < len(words):
+        word = words[i]
+        low = word.lower()
+        if low in at.keywords:
+            out[i], at = low, at.keywords[low]
+        elif at.argument is not None:
+            at = at.argument
+        elif at.keywords:
+            could = tuple(sorted(k for k in at.keywords if k.startswith(low)))
+            if len(could) != 1:
+                return out, (word if could else ""), could, child_mode
+            out[i], at = could[0], at.keywords[could[0]]
+        else:
+            break
+        child_mode = at.child_mode or child_mode
+        i += 1
+    return out, "", (), child_mode
+
+
+def spell_out(nodes: list[Node], mode: str = "global") -> list[Spelling]:
+    """Rewrite every node's words as EOS reads them (in place, the text too); the lines changed
+    and the ambiguous words, in file order."""
+    notes: list[Spelling] = []
+    for node in nodes:
+        words, ambiguous, could, child_mode = _spell_words(node.words, mode)
+        if ambiguous:
+            notes.append(Spelling(node.line, node.text, "", ambiguous, could))
+        elif words != node.words:
+            notes.append(Spelling(node.line, node.text, " ".join(words)))
+            node.words = words
+            node.text = " ".join(words)
+        if node.children:  # (a block of a mode the table does not hold, an access list's: as written)
+            notes += spell_out(node.children, child_mode if child_mode in _MODES else "none")
+    return notes
+
+
+_MODES["none"] = _Position()

@@ -297,6 +297,10 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
     ("an EOS port shut under its short name (`interface ethernet 1`)", "LINK-PORT-DOWN",
      lambda r: edit(r / SPINE_A / "running-config", "interface Ethernet1\n",
                     "interface ethernet 1\n   shutdown\n!\ninterface Ethernet1\n")),
+    ("EOS `no ip routing` after `ip routing` on a spine (how EOS prints routing off)", "ROUTE-MISSING",
+     lambda r: edit(r / SPINE_A / "running-config", "\nend\n", "\nno ip routing\nend\n")),
+    ("EOS `no username netops` at the end of a spine's file (the only account gone)", "MGMT-USER",
+     lambda r: edit(r / SPINE_A / "running-config", "\nend\n", "\nno username netops\nend\n")),
     # EOS completes shortened keywords as its CLI does (platforms/eos/keywords.py)
     ("an EOS port shut in short words (`shut`)", "LINK-PORT-DOWN",
      lambda r: edit(r / SPINE_A / "running-config", "   description a-leaf-su1-r0:swp33\n",

@@ -32,10 +32,11 @@ class _Position:
     keywords: dict[str, _Position] = field(default_factory=dict)
     argument: _Position | None = None
     child_mode: str = ""  # the mode of the block a line ending here opens
+    numbers: bool = False  # `*+`: one or more numbers here, then this position's keywords
 
 
-# One pattern per line: words are keywords, `*` an argument, `a|b` alternatives, `>MODE` the mode of
-# the block the line opens. A pattern stops where the arguments run free (the rest is untouched).
+# One pattern per line: words are keywords, `*` an argument, `*+` one or more numbers, `a|b`
+# alternatives, `>MODE` the mode of the block the line opens. A pattern stops where the arguments run free (the rest is untouched).
 _GRAMMAR: dict[str, str] = {
     "global": """
         : agent alias application arp banner bfd boot class-map clock comment cvx daemon dhcp dns dot1x
@@ -51,7 +52,8 @@ _GRAMMAR: dict[str, str] = {
         ip access-list standard *
         ip access-list *
         ip prefix-list *>prefix-list
-        ip prefix-list * seq|permit|deny
+        ip prefix-list * seq * permit|deny * ge|le|eq * ge|le
+        ip prefix-list * permit|deny * ge|le|eq * ge|le
         ip routing vrf
         ip route vrf
         ip as-path access-list
@@ -66,7 +68,9 @@ _GRAMMAR: dict[str, str] = {
         management api gnmi|netconf|restconf|models
         management console|cvx|defaults|security|telnet|tech-support|accounts
         ntp server|serve|authenticate|authentication-key|local-interface|trusted-key|qos
-        qos map dscp|traffic-class|cos|exp
+        qos map dscp *+ to traffic-class
+        qos map traffic-class *+ to tx-queue
+        qos map cos|exp
         qos trust|profile|rewrite|random-detect|tx-queue
         route-map *>route-map
         router bgp *>bgp
@@ -87,7 +91,9 @@ _GRAMMAR: dict[str, str] = {
         error-correction encoding
         ip address|access-group|arp|attached-host|dhcp|directed-broadcast|helper-address|igmp|local-proxy-arp
         ip mtu|multicast|nat|ospf|pim|proxy-arp|rip|verify|virtual-router|load-sharing|unreachables
-        priority-flow-control on|mode|priority|pause|watchdog
+        priority-flow-control on|pause|watchdog
+        priority-flow-control mode on|off
+        priority-flow-control priority * no-drop|drop
         qos trust dscp|cos
         qos cos|dscp|rewrite|random-detect|map
         speed auto|forced
@@ -97,11 +103,13 @@ _GRAMMAR: dict[str, str] = {
         : comment default exit no shape show
         bandwidth percent|guaranteed
         priority strict
-        random-detect ecn|drop|count
+        random-detect drop|count
+        random-detect ecn minimum-threshold * bytes|kbytes|mbytes|segments|milliseconds|microseconds maximum-threshold * bytes|kbytes|mbytes|segments|milliseconds|microseconds max-mark-probability|weight
     """,
     "bgp": """
         : aggregate-address comment default default-metric dynamic exit graceful-restart
-        : graceful-restart-helper ip ipv4 ipv6 maximum-paths monitoring network no rd redistribute
+        : graceful-restart-helper ip ipv4 ipv6 monitoring network no rd redistribute
+        maximum-paths * ecmp
         : route-target router-id show shutdown ucmp update
         address-family ipv4>bgp-af
         address-family ipv6|evpn|flow-spec|vpn-ipv4|vpn-ipv6|ipv4-multicast|ipv6-multicast|link-state
@@ -109,7 +117,8 @@ _GRAMMAR: dict[str, str] = {
         bgp bestpath med missing-as-worst|always|confed
         bgp bestpath tie-break router-id|cluster-list-length
         bgp bestpath ecmp-fast|skip|d-path|origin-as
-        bgp always-compare-med|default|log-neighbor-changes|listen|missing-policy|additional-paths
+        bgp always-compare-med|log-neighbor-changes|listen|missing-policy|additional-paths
+        bgp default ipv4-unicast|ipv6-unicast
         bgp advertise-inactive|allowas-in|auto-local-addr|client-to-client|cluster-id|confederation
         bgp control-plane-filter|enforce-first-as|host-routes|next-hop-unchanged|redistribute-internal
         bgp route|route-reflector|transport|aspath-cmp-include-nexthop|asn|fec|convergence
@@ -144,7 +153,9 @@ _GRAMMAR: dict[str, str] = {
         set metric-type|next-hop|origin|segment-index|tag|weight|bgp
     """,
     "prefix-list": """
-        : comment default exit no seq permit deny show
+        : comment default exit no show
+        seq * permit|deny * ge|le|eq * ge|le
+        permit|deny * ge|le|eq * ge|le
     """,
     "mgmt-service": """
         : authentication cipher client-alive comment cors default exit fips hostkey idle-timeout ipv6
@@ -189,7 +200,11 @@ def _compile(text: str) -> _Position:
             at = [root]  # (alternatives in the middle of a pattern: each continues alike)
             for word in pattern:
                 word, _, mode = word.partition(">")
-                if word == "*":
+                if word == "*+":
+                    for position in at:
+                        position.argument = position.argument or _Position(numbers=True)
+                    at = [position.argument for position in at if position.argument is not None]
+                elif word == "*":
                     for position in at:
                         position.argument = position.argument or _Position()
                     at = [position.argument for position in at if position.argument is not None]
@@ -230,9 +245,11 @@ def _spell_words(words: list[str], mode: str) -> tuple[list[str], str, tuple[str
     while i < len(words):
         word = words[i]
         low = word.lower()
-        if low in at.keywords:
+        if at.numbers and low.isdecimal():
+            pass  # (a list of numbers: the position stays until its keyword)
+        elif low in at.keywords:
             out[i], at = low, at.keywords[low]
-        elif at.argument is not None:
+        elif at.argument is not None and (low.isdecimal() or not at.argument.numbers):
             at = at.argument
         elif at.keywords:
             could = tuple(sorted(k for k in at.keywords if k.startswith(low)))

@@ -518,6 +518,8 @@ def _read_nodes(nodes: list[Node], dev: DeviceConfig) -> None:
             routing_on.add(None)
         elif w[:3] == ["ip", "routing", "vrf"] and len(w) == 4:
             routing_on.add(w[3])
+        elif w == ["no", "ip", "routing"] or w[:4] == ["no", "ip", "routing", "vrf"] and len(w) == 5:
+            routing_on.discard(w[4] if len(w) == 5 else None)  # (how EOS prints routing turned off)
         elif w[:2] == ["ip", "route"]:
             _static(w, dev, node)
         elif w[:2] == ["ip", "prefix-list"] and len(w) > 2:
@@ -742,6 +744,8 @@ def _management_line(node: Node, dev: DeviceConfig, mgmt: _Mgmt) -> bool:
         rest = w[3:w.index("key")] if "key" in w[3:-1] else w[3:]
         if not options_known(rest, {"single-connection"}, {"vrf", "timeout"}):
             _unmodelled(dev, node)  # (another `port` than TACACS+'s 49: not judged)
+    elif w[:2] == ["no", "username"] and len(w) == 3:
+        mgmt.users.pop(w[2], None)  # the account is gone: its secret and keys with it
     elif w == ["lldp", "run"]:
         mgmt.lldp = True
     elif w == ["no", "lldp", "run"]:

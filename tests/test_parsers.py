@@ -1109,3 +1109,44 @@ def test_eos_clean_file_is_read_once() -> None:
         assert not spelled.called and eos.unmodelled == []
         with pytest.raises(AssertionError):
             parse_config.parse_eos("interface Ethernet1\n   shut\n", DeviceConfig("e", "eos"))
+
+
+def test_eos_no_forms_take_back_the_lines_they_name() -> None:
+    """EOS reads a file line by line: `no ntp server ...`, `no logging host X` (the default VRF's
+    only), `no ip name-server` (the named servers out of a list), `no qos map dscp D` (D only),
+    `no aaa group server`, `no management api ...`, `no hostname` (named localhost)."""
+    from dualrail_net.platforms.eos.parse_config import parse_eos
+    eos = DeviceConfig("e", "eos")
+    parse_eos("hostname e\ninterface Management1\n   vrf mgmt\n   ip address 192.0.2.1/24\n"
+              "qos map dscp 26 27 to traffic-class 3\nntp server vrf mgmt 192.0.2.10 iburst\n"
+              "ntp server vrf mgmt 192.0.2.11\nip name-server vrf mgmt 192.0.2.53 192.0.2.54\n"
+              "logging vrf mgmt host 192.0.2.20\nmanagement api http-commands\n   no shutdown\n   vrf mgmt\n"
+              "      no shutdown\n"
+              "no ntp server vrf mgmt 192.0.2.10\nno ip name-server vrf mgmt 192.0.2.53\n"
+              "no logging host 192.0.2.20\nno qos map dscp 27 to traffic-class 3\nno management api http-commands\n"
+              "no hostname\n", eos)
+    m = eos.management
+    assert m.ntp == ["192.0.2.11"] and m.dns == ["192.0.2.54"] and m.syslog == ["192.0.2.20"] and not m.api
+    assert eos.qos.dscp_to_tc == {26: 3} and eos.hostname == "" and eos.names == [("localhost", "running-config", 19)]
+    assert eos.unmodelled == []
+
+
+def test_no_neighbor_settings_are_taken_back_and_eos_router_bgp_blocks_merge() -> None:
+    """`no neighbor X route-map|prefix-list|shutdown|...` unsets what the neighbor was given (FRR
+    and EOS); a repeated EOS `router bgp` block of the same AS adds to the first, one of another AS
+    is refused (reported)."""
+    from dualrail_net.platforms.eos.parse_config import parse_eos
+    frr = flat_parse_frr("router bgp 1\n neighbor 1.1.1.1 remote-as 2\n neighbor 1.1.1.1 shutdown\n"
+                         " address-family ipv4 unicast\n  neighbor 1.1.1.1 route-map A in\n"
+                         "  neighbor 1.1.1.1 prefix-list P out\n  no neighbor 1.1.1.1 route-map A in\n"
+                         "  no neighbor 1.1.1.1 prefix-list P out\n exit-address-family\n"
+                         " no neighbor 1.1.1.1 shutdown\n")
+    n = frr.bgp[None].neighbors["1.1.1.1"]
+    assert (n.route_map_in, n.prefix_list_out, n.shutdown, frr.unmodelled) == (None, None, False, [])
+    eos = DeviceConfig("e", "eos")
+    parse_eos("router bgp 1\n   neighbor 1.1.1.1 remote-as 2\n   neighbor 1.1.1.1 route-map A out\n"
+              "router bgp 1\n   neighbor 2.2.2.2 remote-as 3\n   no neighbor 1.1.1.1 route-map A out\n"
+              "router bgp 9\n   neighbor 3.3.3.3 remote-as 4\n", eos)
+    assert sorted(eos.bgp[None].neighbors) == ["1.1.1.1", "2.2.2.2"] and eos.bgp[None].asn == 1
+    assert eos.bgp[None].neighbors["1.1.1.1"].route_map_out is None
+    assert [line for line, _ in eos.unmodelled] == [7] and "refuses the block" in eos.unmodelled[0][1]

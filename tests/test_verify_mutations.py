@@ -301,6 +301,18 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
      lambda r: edit(r / SPINE_A / "running-config", "\nend\n", "\nno ip routing\nend\n")),
     ("EOS `no username netops` at the end of a spine's file (the only account gone)", "MGMT-USER",
      lambda r: edit(r / SPINE_A / "running-config", "\nend\n", "\nno username netops\nend\n")),
+    ("EOS `no ntp server` for both of a spine's servers at the end of its file", "MGMT-SERVICES",
+     lambda r: edit(r / SPINE_A / "running-config", "\nend\n",
+                    "\nno ntp server vrf mgmt 192.0.2.10\nno ntp server vrf mgmt 192.0.2.11\nend\n")),
+    ("EOS `no management api http-commands` on a spine", "MGMT-ACCESS",
+     lambda r: edit(r / SPINE_A / "running-config", "\nend\n", "\nno management api http-commands\nend\n")),
+    ("EOS `no tacacs-server host` of the login group's server", "MGMT-AAA",
+     lambda r: edit(r / SPINE_A / "running-config", "\nend\n", "\nno tacacs-server host 192.0.2.49 vrf mgmt\nend\n")),
+    ("EOS `no hostname` (the switch is named localhost)", "MGMT-HOSTNAME",
+     lambda r: edit(r / SPINE_A / "running-config", "\nend\n", "\nno hostname\nend\n")),
+    ("EOS `router bgp` repeated at the end with a neighbor shut (the blocks merge)", "BGP-SESSION-MISSING",
+     lambda r: edit(r / SPINE_A / "running-config", "\nend\n",
+                    "\nrouter bgp 4200001000\n   neighbor 10.11.0.1 shutdown\nend\n")),
     # EOS completes shortened keywords as its CLI does (platforms/eos/keywords.py)
     ("an EOS port shut in short words (`shut`)", "LINK-PORT-DOWN",
      lambda r: edit(r / SPINE_A / "running-config", "   description a-leaf-su1-r0:swp33\n",
@@ -1340,6 +1352,13 @@ def _spine_neighbor(root: Path, statement: str) -> None:
 
 
 VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
+    ("EOS `router bgp` repeated: a neighbor shut, then `no neighbor X shutdown` (the blocks merge; the "
+     "session is back)",
+     lambda r: edit(r / SPINE_A / "running-config", "\nend\n", "\nrouter bgp 4200001000\n   neighbor 10.11.0.1 shutdown\n"
+                    "!\nrouter bgp 4200001000\n   no neighbor 10.11.0.1 shutdown\nend\n")),
+    ("a leaf's inbound route-map taken back (`no neighbor X route-map M in`: the spines send only the plane)",
+     lambda r: edit(r / LEAF_A / "frr.conf", "  maximum-paths 64\n",
+                    "  maximum-paths 64\n  no neighbor 10.11.0.0 route-map PLANE-A-IN in\n")),
     ("EOS's `neighbor default send-community` on a spine (every neighbor's default, not a neighbor)",
      lambda r: edit(r / SPINE_A / "running-config", "   timers bgp 3 9\n", "   timers bgp 3 9\n   neighbor default send-community\n")),
     ("UCX's GID index and traffic class taken from NCCL's variables in nccl.env (`$NAME`, `${NAME}`)",

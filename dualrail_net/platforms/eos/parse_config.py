@@ -416,9 +416,14 @@ def _router_bgp(node: Node, dev: DeviceConfig) -> None:
     if asn is None:
         _unmodelled(dev, node)
         return
-    default = BgpInstance(None, asn, line=node.line)
+    running = next(iter(dev.bgp.values())).asn if dev.bgp else None
+    if running is not None and running != asn:
+        dev.unmodelled.append((node.line, f"{node.text} (BGP runs as AS {running} here: EOS refuses the block)"))
+        return
+    # a repeated block adds to the first, as EOS merges it
+    default = dev.bgp.get(None) or BgpInstance(None, asn, line=node.line)
     _bgp_statements(default, [c for c in node.children if c.words[0] != "vrf"], dev)
-    if default.neighbors or default.networks or default.router_id:
+    if default.neighbors or default.networks or default.router_id or default.shut_neighbors:
         dev.bgp[None] = default
     for child in node.children:
         if child.words[0] == "vrf":
@@ -479,8 +484,61 @@ def parse_eos(text: str, dev: DeviceConfig) -> None:
     dev.unmodelled.sort(key=lambda entry: entry[0])
 
 
+# top-level commands whose `no` form this parser applies by taking the earlier lines back (others are
+# read where their lines are: `no interface`, `no ip routing`, `no router bgp`, `no username` ...)
+_TAKEN_BACK = (["ntp", "server"], ["logging"], ["tacacs-server", "host"], ["tacacs-server", "key"],
+               ["aaa", "group", "server"], ["aaa", "authentication"], ["aaa", "authorization"],
+               ["management", "ssh"], ["management", "api"], ["ip", "route", "vrf"])
+# the commands whose key is an address followed by an optional `vrf V` (absent: the default VRF)
+_VRF_KEYED = (["tacacs-server", "host"], ["logging", "host"])
+
+
+def _negations_applied(nodes: list[Node], dev: DeviceConfig) -> list[Node]:
+    """The top-level lines once each `no X` of a management, logging, AAA or QoS-map command has
+    taken back the earlier lines it names, as EOS does when it reads the file line by line: every
+    earlier line that begins with X (a server with its options, a block with its lines; a host of
+    the default VRF is not one of another VRF), the servers `no ip name-server` names from their
+    lists, the DSCP values of `no qos map dscp`; `no hostname` names the switch `localhost`."""
+    if not any(node.words[0] == "no" for node in nodes):
+        return nodes
+    kept: list[Node] = []
+    for node in nodes:
+        w = node.words
+        if w[0] != "no" or len(w) < 2:
+            kept.append(node)
+        elif w[1:] == ["hostname"]:
+            kept = [n for n in kept if n.words[0] != "hostname"]
+            dev.names.append(("localhost", FILE, node.line))
+        elif w[1:3] == ["ip", "name-server"] and len(w) > 3:
+            vrf_words = w[3:5] if w[3] == "vrf" else []
+            gone = set(w[3 + len(vrf_words):])
+            for n in kept:
+                if n.words[:2] == ["ip", "name-server"] and n.words[2:2 + len(vrf_words)] == vrf_words \
+                        and (vrf_words or n.words[2:3] != ["vrf"]):
+                    n.words = [x for x in n.words[:2 + len(vrf_words)]] + \
+                        [x for x in n.words[2 + len(vrf_words):] if x not in gone]
+            kept = [n for n in kept if not (n.words[:2] == ["ip", "name-server"] and
+                                            len(n.words) == (4 if n.words[2:3] == ["vrf"] else 2))]
+        elif w[1:4] == ["qos", "map", "dscp"] and "to" in w:
+            gone = set(w[4:w.index("to")])
+            for n in kept:
+                if n.words[:3] == ["qos", "map", "dscp"] and "to" in n.words:
+                    at = n.words.index("to")
+                    n.words = n.words[:3] + [x for x in n.words[3:at] if x not in gone] + n.words[at:]
+            kept = [n for n in kept if not (n.words[:3] == ["qos", "map", "dscp"] and n.words[3:4] == ["to"])]
+        elif any(w[1:1 + len(head)] == head for head in _TAKEN_BACK):
+            named = w[1:]
+            vrf_keyed = any(named[:len(head)] == head for head in _VRF_KEYED) and "vrf" not in named
+            kept = [n for n in kept if not (n.words[:len(named)] == named and
+                                            not (vrf_keyed and "vrf" in n.words[len(named):]))]
+        else:
+            kept.append(node)
+    return kept
+
+
 def _read_nodes(nodes: list[Node], dev: DeviceConfig) -> None:
     dev.routing_file = FILE
+    nodes = _negations_applied(nodes, dev)
     routed: set[str] = set()  # Ethernet ports with `no switchport`
     mgmt = _Mgmt()
     pfc_on: set[str] = set()  # ports with `priority-flow-control on`: their no-drop priorities pause

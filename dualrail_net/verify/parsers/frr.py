@@ -352,7 +352,7 @@ def neighbor_statement(inst: BgpInstance, w: list[str], line: int = 0, negated: 
             n = _neighbor(inst, w, line)
             n.send_limit, n.send_limit_line = None, 0
             return True
-        return False
+        return _setting_taken_back(inst, w, eos)
     if verb == "remote-as" and len(w) == 4:
         kind = w[3] if w[3] in ("external", "internal") else None
         asn = None if kind else parse_asn(w[3])
@@ -494,6 +494,63 @@ def neighbor_statement(inst: BgpInstance, w: list[str], line: int = 0, negated: 
         setattr(n, f"filter_list_{w[4]}_line", line)
     else:
         return False
+    return True
+
+
+# `no neighbor X VERB ...`: the neighbor's fields VERB set, back to their defaults (whatever value or
+# options the line repeats: bgpd and EOS unset the setting)
+_TAKEN_BACK: dict[str, tuple[str, ...]] = {
+    "description": ("description",),
+    "shutdown": ("shutdown",),
+    "passive": ("passive",),
+    "update-source": ("update_source", "update_source_line"),
+    "local-as": ("local_as", "local_as_line", "local_as_no_prepend", "local_as_replace"),
+    "allowas-in": ("allowas_in",),
+    "ebgp-multihop": ("ebgp_multihop", "unconnected_ok_line"),
+    "weight": ("weight", "weight_line"),
+    "next-hop-self": ("next_hop_self",),
+    "default-originate": ("default_originate_line",),
+}
+_TAKEN_BACK_FRR: dict[str, tuple[str, ...]] = {
+    "password": ("password", "password_line"),
+    "ttl-security": ("ttl_security", "ttl_security_line"),
+    "disable-connected-check": ("unconnected_ok_line",),
+    "attribute-unchanged": ("next_hop_unchanged_line",),
+    "remove-private-AS": ("remove_private", "remove_private_line"),
+    "as-override": ("as_override_line",),
+    "maximum-prefix": ("max_prefix", "max_prefix_line"),
+    "route-reflector-client": ("rr_client_line",),
+}
+_TAKEN_BACK_EOS: dict[str, tuple[str, ...]] = {
+    "password": ("password", "password_line", "password_opaque"),
+    "ttl": ("ttl_security", "ttl_security_line"),
+    "next-hop-unchanged": ("next_hop_unchanged_line",),
+    "remove-private-as": ("remove_private", "remove_private_line"),
+    "maximum-routes": ("max_prefix", "max_prefix_line"),
+    "maximum-accepted-routes": ("accept_limit", "accept_limit_line"),
+}
+_DIRECTED = {"route-map": ("route_map_{}",), "prefix-list": ("prefix_list_{}",),
+             "filter-list": ("filter_list_{}", "filter_list_{}_line")}
+
+
+def _setting_taken_back(inst: BgpInstance, w: list[str], eos: bool) -> bool:
+    """`no neighbor X VERB ...` of a setting the model reads: back to the default (a neighbor not
+    configured: nothing to take back). False for a verb the model does not read."""
+    verb = w[2]
+    if verb in _DIRECTED and w[-1] in ("in", "out") and len(w) in (4, 5) \
+            and (verb != "filter-list" or not eos) or verb == "distribute-list" and not eos and w[-1] in ("in", "out"):
+        names = tuple(f.format(w[-1]) for f in _DIRECTED.get(verb, _DIRECTED["prefix-list"]))
+    else:
+        names = _TAKEN_BACK.get(verb) or (_TAKEN_BACK_EOS if eos else _TAKEN_BACK_FRR).get(verb) or ()
+    if not names:
+        return False
+    n = inst.neighbors.get(w[1])
+    if n is not None:
+        defaults = Neighbor.__dataclass_fields__
+        for name in names:
+            setattr(n, name, defaults[name].default)
+        if verb in ("prefix-list", "distribute-list"):
+            n.prefix_list_lines.pop(w[-1], None)
     return True
 
 

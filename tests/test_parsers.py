@@ -1150,3 +1150,22 @@ def test_no_neighbor_settings_are_taken_back_and_eos_router_bgp_blocks_merge() -
     assert sorted(eos.bgp[None].neighbors) == ["1.1.1.1", "2.2.2.2"] and eos.bgp[None].asn == 1
     assert eos.bgp[None].neighbors["1.1.1.1"].route_map_out is None
     assert [line for line, _ in eos.unmodelled] == [7] and "refuses the block" in eos.unmodelled[0][1]
+
+
+def test_eos_block_negations_take_settings_back() -> None:
+    """Inside blocks: `no random-detect ecn` / `no bandwidth percent` / `no priority strict` in a
+    tx-queue, `no tx-queue N` and `default shutdown` on a port, `no seq N` in a prefix-list, `no vrf
+    V` under `management ssh`, `no server` in an AAA group."""
+    from dualrail_net.platforms.eos.parse_config import parse_eos
+    eos = DeviceConfig("e", "eos")
+    parse_eos("interface Ethernet1\n   no switchport\n   shutdown\n   default shutdown\n"
+              "   tx-queue 3\n      bandwidth percent 50\n      random-detect ecn minimum-threshold 1 bytes "
+              "maximum-threshold 2 bytes\n      no random-detect ecn\n   tx-queue 6\n      priority strict\n"
+              "      no priority strict\n   tx-queue 0\n      bandwidth percent 20\n   no tx-queue 0\n"
+              "ip prefix-list P\n   seq 10 permit 10.0.0.0/8\n   seq 20 permit 11.0.0.0/8\n   no seq 10\n"
+              "management ssh\n   vrf mgmt\n      no shutdown\n   no vrf mgmt\n"
+              "aaa group server tacacs+ G\n   server 192.0.2.1 vrf mgmt\n   no server 192.0.2.1 vrf mgmt\n", eos)
+    port = eos.interfaces["Ethernet1"]
+    assert port.down == "" and port.ecn is None and port.strict_tcs == [] and port.dwrr_share == {3: 50}
+    assert [e.prefix for e in eos.prefix_lists["P"]] == ["11.0.0.0/8"]
+    assert eos.unmodelled == [] and not eos.management.ssh

@@ -351,7 +351,8 @@ def _confederation(rng: random.Random, text: str) -> tuple[str, str] | None:
 
 def _negate(rng: random.Random, text: str) -> tuple[str, str] | None:
     """A `no ...` line appended that takes back an earlier statement, as a pasted CLI snippet does:
-    a static route, a prefix-list entry or list, a route-map entry or clause, a neighbor, a network."""
+    a static route, a prefix-list entry or list, a route-map entry or clause, a neighbor, a network,
+    a neighbor's route-map."""
     candidates: list[str] = []
     candidates += [f"no {m}" for m in re.findall(r"^(ip route .+)$", text, re.M)]
     candidates += [f"no ip prefix-list {n} seq {q}" for n, q in re.findall(r"^ip prefix-list (\S+) seq (\d+) ", text, re.M)]
@@ -366,6 +367,9 @@ def _negate(rng: random.Random, text: str) -> tuple[str, str] | None:
                        for n in re.findall(r"^ neighbor (\S+) remote-as ", text, re.M)]
         candidates += [f"router bgp {asn.group(1)}\n address-family ipv4 unicast\n  no network {p}\n exit-address-family\nexit"
                        for p in re.findall(r"^  network (\S+)$", text, re.M)]
+        candidates += [f"router bgp {asn.group(1)}\n address-family ipv4 unicast\n  no neighbor {n} route-map {m} {d}\n"
+                       " exit-address-family\nexit"
+                       for n, m, d in re.findall(r"^  neighbor (\S+) route-map (\S+) (in|out)$", text, re.M)]
     if not candidates:
         return None
     line = rng.choice(candidates)

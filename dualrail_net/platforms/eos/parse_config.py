@@ -91,8 +91,26 @@ def _tx_queue(node: Node, iface: Interface, dev: DeviceConfig) -> None:
             iface.strict_tcs = sorted(set(iface.strict_tcs + [tc]))
         elif qw[:2] == ["bandwidth", "percent"] and len(qw) == 3 and (share := _int(qw[2], 100)) is not None:
             iface.dwrr_share = {**(iface.dwrr_share or {}), tc: share}
+        elif qw[0] in ("no", "default") and _queue_default(iface, tc, qw[1:]):
+            pass
         else:
             _unmodelled(dev, q)
+
+
+def _queue_default(iface: Interface, tc: int, w: list[str]) -> bool:
+    """`no|default X` in a `tx-queue` block (``w``: X): the queue's setting back to EOS's default
+    (no ECN marking, round-robin with no share given); `no tx-queue N` (``w`` empty) all of them.
+    False for a setting the model does not read."""
+    every = not w
+    if every or w[:2] == ["random-detect", "ecn"]:
+        if iface.ecn is not None:
+            iface.ecn = {q: profile for q, profile in iface.ecn.items() if q != tc} or None
+    if every or w[:1] == ["priority"]:
+        iface.strict_tcs = [q for q in iface.strict_tcs if q != tc]
+    if every or w[:1] == ["bandwidth"]:
+        if iface.dwrr_share is not None:
+            iface.dwrr_share = {q: share for q, share in iface.dwrr_share.items() if q != tc} or None
+    return every or w[:2] == ["random-detect", "ecn"] or w[:1] in (["priority"], ["bandwidth"])
 
 
 def _unmodelled(dev: DeviceConfig, node: Node) -> None:
@@ -275,6 +293,10 @@ def _interface_default(iface: Interface, w: list[str], dev: DeviceConfig, routed
         routed.discard(name)
     elif w == ["priority-flow-control"] or w == ["priority-flow-control", "on"]:
         pfc_on.discard(name)
+    elif w == ["shutdown"] and iface.name.startswith(("Ethernet", "Port-Channel", "Management")):
+        iface.down = ""  # (`default shutdown`: a port is up unless shut)
+    elif w[:1] == ["tx-queue"] and len(w) == 2 and (tc := _int(w[1], 7)) is not None:
+        _queue_default(iface, tc, [])
     else:
         return False
     return True
@@ -591,6 +613,9 @@ def _read_nodes(nodes: list[Node], dev: DeviceConfig) -> None:
                 entry = parse_prefix_list_line(child.words, 0, child.line)
                 if entry:
                     add_prefix_list_entry(dev.prefix_lists.setdefault(w[2], []), entry, step=10)
+                elif child.words[0] == "no" and len(child.words) > 1 and w[2] in dev.prefix_lists \
+                        and undo_top_level(dev, ["ip", "prefix-list", w[2], *child.words[1:]], None):
+                    pass  # (`no seq N`, `no permit P`: the entry taken back)
                 else:
                     _unmodelled(dev, child)
         elif w[0] == "route-map":
@@ -729,6 +754,8 @@ def _vrf_block(node: Node, into: dict[str, bool], dev: DeviceConfig, service: st
                 else:
                     _unmodelled(dev, sub)
             into[child.words[1]] = served
+        elif child.words[:2] == ["no", "vrf"] and len(child.words) == 3:
+            into.pop(child.words[2], None)  # (the service's VRF block gone: not served there)
         elif child.words not in (["shutdown"], ["no", "shutdown"]) and \
                 not any(child.words[:len(h)] == h for h in _SERVICE_HARMLESS):
             _unmodelled(dev, child)
@@ -790,6 +817,9 @@ def _management_line(node: Node, dev: DeviceConfig, mgmt: _Mgmt) -> bool:
             cw = child.words
             if cw[0] == "server" and len(cw) in (2, 4) and (len(cw) == 2 or cw[2] == "vrf"):
                 entries.append((cw[1], cw[3] if len(cw) == 4 else "default"))
+            elif cw[:2] == ["no", "server"] and len(cw) in (3, 5) and (len(cw) == 3 or cw[3] == "vrf"):
+                gone = (cw[2], cw[4] if len(cw) == 5 else "default")
+                entries[:] = [entry for entry in entries if entry != gone]
             else:
                 _unmodelled(dev, child)
     elif w[:2] == ["tacacs-server", "key"] and len(w) >= 3:

@@ -227,6 +227,11 @@ class Spelling:
     spelled: str  # "" when ambiguous
     ambiguous_word: str = ""
     ambiguous: tuple[str, ...] = ()  # the keywords an ambiguous word could be
+    changes: tuple[tuple[str, str], ...] = ()  # (as written, as read) of each word spelled out
+
+    def said(self) -> str:
+        """The words spelled out, first (a report may cut a long line's end)."""
+        return "; ".join(f"`{written}` read as `{read}`" for written, read in self.changes)
 
 
 def _spell_words(words: list[str], mode: str) -> tuple[list[str], str, tuple[str, ...], str]:
@@ -272,7 +277,8 @@ def spell_out(nodes: list[Node], mode: str = "global") -> list[Spelling]:
         if ambiguous:
             notes.append(Spelling(node.line, node.text, "", ambiguous, could))
         elif words != node.words:
-            notes.append(Spelling(node.line, node.text, " ".join(words)))
+            notes.append(Spelling(node.line, node.text, " ".join(words),
+                                  changes=tuple((a, b) for a, b in zip(node.words, words) if a != b)))
             node.words = words
             node.text = " ".join(words)
         if node.children:  # (a block of a mode the table does not hold, an access list's: as written)

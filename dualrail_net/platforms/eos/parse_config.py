@@ -495,14 +495,13 @@ def parse_eos(text: str, dev: DeviceConfig) -> None:
             continue
         reported.add(line)
         if note.spelled:
-            dev.unmodelled[at] = (line, f"{text_read} (written `{note.written}`)")
+            dev.unmodelled[at] = (line, f"{note.said()}: {text_read}")
         else:
-            dev.unmodelled[at] = (line, f"{text_read} (`{note.ambiguous_word}` could be "
-                                        f"{' or '.join(note.ambiguous)}: EOS refuses an ambiguous word)")
+            dev.unmodelled[at] = (line, f"`{note.ambiguous_word}` could be {' or '.join(note.ambiguous)} "
+                                        f"(EOS refuses an ambiguous word): {text_read}")
     for note in notes:
         if note.spelled and note.line not in reported:  # understood once spelled out: still said
-            dev.unmodelled.append((note.line, f"{note.written} (read as `{note.spelled}`, EOS's completion of "
-                                              "a shortened keyword: spell it out)"))
+            dev.unmodelled.append((note.line, f"{note.said()} (EOS's completion: spell it out): {note.written}"))
     dev.unmodelled.sort(key=lambda entry: entry[0])
 
 

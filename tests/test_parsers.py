@@ -1169,3 +1169,12 @@ def test_eos_block_negations_take_settings_back() -> None:
     assert port.down == "" and port.ecn is None and port.strict_tcs == [] and port.dwrr_share == {3: 50}
     assert [e.prefix for e in eos.prefix_lists["P"]] == ["11.0.0.0/8"]
     assert eos.unmodelled == [] and not eos.management.ssh
+
+
+def test_eos_port_in_a_vrf_nobody_defined_is_said() -> None:
+    """A port's `vrf V` with no `vrf instance V` (nor the older `vrf definition V`): what EOS does
+    with it is not documented, so it is reported, not passed in silence."""
+    from dualrail_net.platforms.eos.parse_config import parse_eos
+    eos = DeviceConfig("e", "eos")
+    parse_eos("vrf definition a\n!\ninterface Ethernet1\n   vrf a\n!\ninterface Ethernet2\n   vrf b\n", eos)
+    assert eos.unmodelled == [(7, "vrf b: no `vrf instance b` defines it")]

@@ -78,7 +78,7 @@ _GRAMMAR: dict[str, str] = {
         router isis|ospf|ospfv3|pim|igmp|msdp|multicast|rip|traffic-engineering|l2-vpn|path-selection
         system control-plane>control-plane
         tacacs-server host|key|timeout|policy|qos
-        vrf instance *
+        vrf instance|definition *
         vrf forwarding
     """,
     "interface": """

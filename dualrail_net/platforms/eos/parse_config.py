@@ -215,7 +215,8 @@ def _access_list(node: Node, dev: DeviceConfig, standard: bool) -> None:
     dev.acls[name] = entries
 
 
-def _interface(node: Node, name: str, dev: DeviceConfig, routed: set[str], pfc_on: set[str]) -> None:
+def _interface(node: Node, name: str, dev: DeviceConfig, routed: set[str], pfc_on: set[str],
+               vrf_lines: list[tuple[str, int]]) -> None:
     iface = dev.interfaces.get(name)
     if iface is None:  # a repeated block adds to the first, as EOS merges it
         iface = dev.interfaces[name] = Interface(name, is_loopback=name.startswith("Loopback"))
@@ -232,6 +233,7 @@ def _interface(node: Node, name: str, dev: DeviceConfig, routed: set[str], pfc_o
             iface.mtu = mtu
         elif w[0] == "vrf" and len(w) in (2, 3) and (len(w) == 2 or w[1] == "forwarding"):
             iface.vrf = w[-1]
+            vrf_lines.append((w[-1], child.line))
         elif w[0] == "description":
             iface.description = " ".join(w[1:])
         elif w == ["no", "switchport"]:
@@ -568,6 +570,7 @@ def _read_nodes(nodes: list[Node], dev: DeviceConfig) -> None:
     # dscp_to_priority the class (PFC pauses a priority)
     tc_to_queue: dict[int, int] = {}
     routing_on: set[str | None] = set()
+    vrf_lines: list[tuple[str, int]] = []  # (VRF, line) of each port's `vrf` line
     for node in nodes:
         w = node.words
         if w[0] == "hostname" and len(w) == 2:
@@ -584,7 +587,7 @@ def _read_nodes(nodes: list[Node], dev: DeviceConfig) -> None:
                 and len(w) > 6 and all(_int(x, 7) is not None for x in w[3:-3]):
             for klass in w[3:-3]:
                 tc_to_queue[int(klass)] = queue
-        elif w[:2] == ["vrf", "instance"] and len(w) == 3:
+        elif w[:2] in (["vrf", "instance"], ["vrf", "definition"]) and len(w) == 3:  # (definition: before 4.23)
             dev.vrfs.setdefault(w[2], None)
         elif w[0] in ("default", "no") and w[1:2] == ["interface"] and (names := interface_names(w[1:])) is not None:
             _default_interface(dev, names, routed, pfc_on)
@@ -592,7 +595,7 @@ def _read_nodes(nodes: list[Node], dev: DeviceConfig) -> None:
             pass  # (a static route, prefix-list, route-map or BGP instance taken back)
         elif w[0] == "interface" and (names := interface_names(w)) is not None:
             for name in names:  # (a range or list: each port takes the block)
-                _interface(node, name, dev, routed, pfc_on)
+                _interface(node, name, dev, routed, pfc_on, vrf_lines)
         elif w == ["ip", "routing"]:
             routing_on.add(None)
         elif w[:3] == ["ip", "routing", "vrf"] and len(w) == 4:
@@ -660,6 +663,9 @@ def _read_nodes(nodes: list[Node], dev: DeviceConfig) -> None:
             dev.unmodelled.append((line, f"ip access-group {acl} on {port}: no access list {acl} is defined"))
     link.take_lag_members(dev)
     dev.routing_off = [vrf for vrf in dev.bgp if vrf not in routing_on]
+    for vrf, line in dict.fromkeys(vrf_lines):  # what EOS does with a port in a VRF nobody made: not documented
+        if vrf not in dev.vrfs and vrf != "default":
+            dev.unmodelled.append((line, f"vrf {vrf}: no `vrf instance {vrf}` defines it"))
     _take_management(dev, mgmt)
     finish_bgp(dev, frr=False)
 

@@ -637,10 +637,10 @@ def test_eos_lines_under_a_management_service_are_judged_or_reported() -> None:
     read silently."""
     from dualrail_net.platforms.eos.parse_config import parse_eos
     eos = DeviceConfig("e", "eos")
-    parse_eos("interface Management1\n   vrf mgmt\n   ip address 192.0.2.1/24\n!\nmanagement ssh\n   idle-timeout 60\n"
+    parse_eos("vrf instance mgmt\ninterface Management1\n   vrf mgmt\n   ip address 192.0.2.1/24\n!\nmanagement ssh\n   idle-timeout 60\n"
               "   ip access-group SSH-IN in\n   vrf mgmt\n      no shutdown\n      ip access-group X in\n", eos)
     assert [text for _, text in eos.unmodelled] == ["ip access-group X in"]  # not a form EOS has there
-    assert eos.service_acls == {("ssh", None): ("SSH-IN", 7)}  # the default VRF's SSH (MGMT-ACL judges it)
+    assert eos.service_acls == {("ssh", None): ("SSH-IN", 8)}  # the default VRF's SSH (MGMT-ACL judges it)
     assert eos.management.ssh is True
 
 
@@ -1117,7 +1117,7 @@ def test_eos_no_forms_take_back_the_lines_they_name() -> None:
     `no aaa group server`, `no management api ...`, `no hostname` (named localhost)."""
     from dualrail_net.platforms.eos.parse_config import parse_eos
     eos = DeviceConfig("e", "eos")
-    parse_eos("hostname e\ninterface Management1\n   vrf mgmt\n   ip address 192.0.2.1/24\n"
+    parse_eos("hostname e\nvrf instance mgmt\ninterface Management1\n   vrf mgmt\n   ip address 192.0.2.1/24\n"
               "qos map dscp 26 27 to traffic-class 3\nntp server vrf mgmt 192.0.2.10 iburst\n"
               "ntp server vrf mgmt 192.0.2.11\nip name-server vrf mgmt 192.0.2.53 192.0.2.54\n"
               "logging vrf mgmt host 192.0.2.20\nmanagement api http-commands\n   no shutdown\n   vrf mgmt\n"
@@ -1127,7 +1127,7 @@ def test_eos_no_forms_take_back_the_lines_they_name() -> None:
               "no hostname\n", eos)
     m = eos.management
     assert m.ntp == ["192.0.2.11"] and m.dns == ["192.0.2.54"] and m.syslog == ["192.0.2.20"] and not m.api
-    assert eos.qos.dscp_to_tc == {26: 3} and eos.hostname == "" and eos.names == [("localhost", "running-config", 19)]
+    assert eos.qos.dscp_to_tc == {26: 3} and eos.hostname == "" and eos.names == [("localhost", "running-config", 20)]
     assert eos.unmodelled == []
 
 

@@ -325,6 +325,11 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
     ("EOS `no server` in the login group (no TACACS+ server asked)", "MGMT-AAA",
      lambda r: edit(r / SPINE_A / "running-config", "   server 192.0.2.49 vrf mgmt\n",
                     "   server 192.0.2.49 vrf mgmt\n   no server 192.0.2.49 vrf mgmt\n")),
+    ("EOS command authorization through TACACS+ only (`aaa authorization commands all default group ...`)",
+     "MGMT-AAA",
+     lambda r: edit(r / SPINE_A / "running-config", "aaa authorization exec default group dualrail local\n",
+                    "aaa authorization exec default group dualrail local\n"
+                    "aaa authorization comm all default group dualrail\n")),
     # EOS completes shortened keywords as its CLI does (platforms/eos/keywords.py)
     ("an EOS port shut in short words (`shut`)", "LINK-PORT-DOWN",
      lambda r: edit(r / SPINE_A / "running-config", "   description a-leaf-su1-r0:swp33\n",

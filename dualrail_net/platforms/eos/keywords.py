@@ -45,7 +45,9 @@ _GRAMMAR: dict[str, str] = {
         : peer-filter platform policy-map port-channel prompt ptp queue-monitor radius-server role
         : schedule service sflow show snmp-server spanning-tree ssh switchport tap tcam terminal trace
         : traffic-policies transceiver username vlan vmtracer vxlan no default
-        aaa authentication|authorization|accounting|root|session
+        aaa accounting|root|session
+        aaa authentication login|enable|policy|dot1x
+        aaa authorization exec|commands|console|config-commands|policy|dynamic|serial-console
         aaa group server tacacs+|radius|ldap *>aaa-group
         control-plane>control-plane
         interface *>interface
@@ -266,6 +268,12 @@ def _spell_words(words: list[str], mode: str) -> tuple[list[str], str, tuple[str
         child_mode = at.child_mode or child_mode
         i += 1
     return out, "", (), child_mode
+
+
+def spelled_as_written(words: list[str], mode: str) -> bool:
+    """Whether EOS reads ``words`` as written (no keyword shortened, none ambiguous)."""
+    spelled, ambiguous, _, _ = _spell_words(words, mode)
+    return spelled == words and not ambiguous
 
 
 def spell_out(nodes: list[Node], mode: str = "global") -> list[Spelling]:

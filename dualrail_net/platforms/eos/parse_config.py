@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
-from dualrail_net.platforms.eos.keywords import spell_out
+from dualrail_net.platforms.eos.keywords import spell_out, spelled_as_written
 from dualrail_net.platforms.eos.names import interface_names
 from dualrail_net.secretref import is_reference
 from dualrail_net.verify.ipfast import network_of
@@ -58,7 +58,7 @@ FILE = "running-config"
 # top-level lines with nothing for the model: they neither route nor change QoS or addressing
 KNOWN_TOP_LEVEL = ("service routing protocols model", "end", "transceiver qsfp default-mode",
                    "spanning-tree mode", "no aaa root", "no spanning-tree", "aaa group server", "aaa authentication",
-                   "aaa authorization", "aaa accounting", "tacacs-server host", "radius-server host", "snmp-server",
+                   "aaa accounting", "tacacs-server host", "radius-server host", "snmp-server",
                    "management api gnmi", "logging buffered", "logging console", "logging monitor", "logging trap",
                    "logging format", "clock timezone", "banner login", "banner motd")
 # interface lines with nothing for the model
@@ -111,6 +111,12 @@ def _queue_default(iface: Interface, tc: int, w: list[str]) -> bool:
         if iface.dwrr_share is not None:
             iface.dwrr_share = {q: share for q, share in iface.dwrr_share.items() if q != tc} or None
     return every or w[:2] == ["random-detect", "ecn"] or w[:1] in (["priority"], ["bandwidth"])
+
+
+def _harmless(node: Node, known: tuple[str, ...], mode: str) -> bool:
+    """A line with nothing for the model: it begins with one of ``known`` and every keyword in it is
+    written in full (a shortened one may be a command the model reads: `aaa authentication log`)."""
+    return node.text.startswith(known) and spelled_as_written(node.words, mode)
 
 
 def _unmodelled(dev: DeviceConfig, node: Node) -> None:
@@ -266,7 +272,7 @@ def _interface(node: Node, name: str, dev: DeviceConfig, routed: set[str], pfc_o
                 or w[:3] == ["no", "error-correction", "encoding"]:
             if not _link_setting(iface, w, child.line):
                 _unmodelled(dev, child)
-        elif not child.text.startswith(KNOWN_INTERFACE):
+        elif not _harmless(child, KNOWN_INTERFACE, "interface"):
             _unmodelled(dev, child)
 
 
@@ -648,7 +654,7 @@ def _read_nodes(nodes: list[Node], dev: DeviceConfig) -> None:
                         dev.vrf_route_leaks.append((lw[3], vrf_node.words[1]))
                     else:
                         _unmodelled(dev, leak)
-        elif not node.text.startswith(KNOWN_TOP_LEVEL):
+        elif not _harmless(node, KNOWN_TOP_LEVEL, "global"):
             if (defined := match_list_definition(w)) is not None:
                 dev.match_list_names.setdefault(defined, node.line)  # (entries not evaluated: reported)
             _unmodelled(dev, node)
@@ -691,6 +697,9 @@ class _Mgmt:
     login_line: str = ""
     exec_authz: list[str] | None = None  # `aaa authorization exec default` methods (None: none asked)
     exec_line: str = ""
+    # `aaa authorization commands LEVELS default METHODS`: each command asked of them (None: not asked)
+    commands_authz: list[str] | None = None
+    commands_line: str = ""
     # `logging [vrf V] host ADDR [PORT] [protocol tcp|udp]`: (server, VRF, (protocol, port), line)
     syslog_hosts: list[tuple[str, str, tuple[str, str], int]] = field(default_factory=list)
 
@@ -816,6 +825,8 @@ def _management_line(node: Node, dev: DeviceConfig, mgmt: _Mgmt) -> bool:
         mgmt.login, mgmt.login_line = w[4:], node.text
     elif w[:4] == ["aaa", "authorization", "exec", "default"]:
         mgmt.exec_authz, mgmt.exec_line = w[4:], node.text
+    elif w[:3] == ["aaa", "authorization", "commands"] and "default" in w[3:-1]:
+        mgmt.commands_authz, mgmt.commands_line = w[w.index("default") + 1:], node.text
     elif w[:4] == ["aaa", "group", "server", "tacacs+"] and len(w) == 5:
         entries = mgmt.groups.setdefault(w[4], [])
         for child in node.children:
@@ -887,7 +898,8 @@ def _take_management(dev: DeviceConfig, mgmt: _Mgmt) -> None:
     # EOS tries the methods in order and moves on only when one cannot answer (no server reachable):
     # `local` (or `none`) among them lets the local users in when TACACS+ is away; an exec
     # authorization that lists neither refuses them their shell
-    for methods, text in ((mgmt.login, mgmt.login_line), (mgmt.exec_authz, mgmt.exec_line)):
+    for methods, text in ((mgmt.login, mgmt.login_line), (mgmt.exec_authz, mgmt.exec_line),
+                          (mgmt.commands_authz, mgmt.commands_line)):  # (commands refused: no way to fix it)
         if methods is not None:
             falls_back = "local" in methods or "none" in methods
             if m.login_local is None or not falls_back:

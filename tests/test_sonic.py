@@ -92,6 +92,12 @@ def _table(doc: dict[str, object], name: str) -> dict[str, dict[str, object]]:
 
 
 SONIC_MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
+    ("no AAA table (local logins only: the planned TACACS+ servers never asked)", "MGMT-AAA",
+     _db_edit(lambda d: d.pop("AAA"))),
+    ("AAA authorization through TACACS+ only (no command runs while no server answers)", "MGMT-AAA",
+     _db_edit(lambda d: _table(d, "AAA").update(authorization={"login": "tacacs+"}))),
+    ("a TACACS+ server on another port than 49", "PORTS-UNMODELLED",
+     _db_edit(lambda d: _table(d, "TACPLUS_SERVER")["192.0.2.49"].update(tcp_port="50"))),
     ("the switch's system name is another's", "MGMT-HOSTNAME",
      _db_edit(lambda d: _table(d, "DEVICE_METADATA")["localhost"].update(hostname="a-leaf-su1-r9"))),
     ("syslog sent to the collector over TCP", "MGMT-SERVICES",

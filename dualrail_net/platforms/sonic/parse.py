@@ -596,6 +596,8 @@ def _aaa(dev: DeviceConfig, db: ConfigDb) -> None:
     for key, value in db.table("TACPLUS_SERVER").entries:
         for extra in sorted(set(_fields(value)) - {"priority", "tcp_port", "passkey", "vrf", "timeout", "auth_type"}):
             _note(dev, db, "TACPLUS_SERVER", key, f"TACPLUS_SERVER {key} {extra}")
+        if str(_fields(value).get("tcp_port", "49")) != "49":  # (another port than TACACS+'s: not judged)
+            _note(dev, db, "TACPLUS_SERVER", key, f"TACPLUS_SERVER {key} tcp_port {_fields(value)['tcp_port']}")
     # credentials the renderer writes as ``${secret:NAME}``: a passkey (TACACS+, RADIUS, the global
     # ones) and the SNMP community (the table's key itself)
     for table in ("TACPLUS_SERVER", "RADIUS_SERVER", "TACPLUS", "RADIUS"):
@@ -606,15 +608,23 @@ def _aaa(dev: DeviceConfig, db: ConfigDb) -> None:
     for key, _ in db.table("SNMP_COMMUNITY").entries:
         if not is_reference(key):
             mgmt.literal_secrets.append((FILE, db.line("SNMP_COMMUNITY", key), "SNMP_COMMUNITY"))
+    asked = False  # whether a login method is TACACS+ (no AAA login: local users only)
     for key, value in db.table("AAA").entries:
         fields = _fields(value)
-        known = {"login", "failthrough", "fallback"} if key == "authentication" else set()
+        known = {"login", "failthrough", "fallback"} if key == "authentication" else \
+            {"login"} if key in ("authorization", "accounting") else set()
         for extra in sorted(set(fields) - known):
             _note(dev, db, "AAA", key, f"AAA {key} {extra}")
-        if key == "authentication" and "login" in fields:
+        if key in ("authentication", "authorization") and "login" in fields:
+            # (authorization: each command asked of the methods in turn; without `local` none runs
+            # while no server answers, and the switch cannot be mended)
             methods = [m.strip() for m in str(fields["login"]).split(",")]
-            mgmt.login_local = "local" in methods
-            mgmt.login_methods = f'AAA authentication login "{str(fields["login"])[:40]}"'
+            asked = asked or key == "authentication" and "tacacs+" in methods
+            if mgmt.login_local is None or "local" not in methods:
+                mgmt.login_local = "local" in methods
+                mgmt.login_methods = f'AAA {key} login "{str(fields["login"])[:40]}"'
+    if not asked:
+        mgmt.tacacs = []  # servers defined, none asked at login
 
 
 _MODE = re.compile(r'"docker_routing_config_mode"\s*:\s*"([^"]*)"')

@@ -131,6 +131,8 @@ def _down_first_uplink(root: Path) -> None:
 
 NVUE_MUTATIONS[7] = ("an uplink administratively down", "BGP-SESSION-DOWN", _down_first_uplink)
 NVUE_MUTATIONS += [
+    ("a TACACS+ server on another port than 49 (reported, not passed over)", "PORTS-UNMODELLED",
+     _edit('              host: "192.0.2.49"\n', '              host: "192.0.2.49"\n              port: 50\n')),
     ("an as-set aggregate that hides the leaf's server block (its set holds the spines' AS)", "ROUTE-MISSING",
      _edit("                network:\n", "                aggregate-route:\n                  \"10.12.0.0/20\":\n"
            "                    summary-only: \"on\"\n                    as-set: \"on\"\n                network:\n")),

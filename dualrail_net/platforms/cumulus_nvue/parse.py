@@ -170,6 +170,9 @@ def _tacacs(r: _Reader, aaa: dict[str, Any], path: PathKey) -> None:
     r.literal_secret(tacacs, "secret", (*path, "tacacs"), "tacacs secret")
     for key, body in servers.items():
         r.extra(body, (*path, "tacacs", "server", key), {"host", "port", "secret"})
+        if str(_map(body).get("port", 49)) != "49":  # (another port than TACACS+'s: not judged)
+            where = " ".join(str(p) for p in (*path, "tacacs", "server", key, "port"))
+            r.base((*path, "tacacs", "server", key, "port"), f"{where} {_map(body)['port']}: not modelled")
         r.literal_secret(_map(body), "secret", (*path, "tacacs", "server", key), f"tacacs server {str(key)[:20]} secret")
     if tacacs.get("enable") == "on":
         r.tacacs = [(str(_map(b).get("host")), _name(tacacs.get("vrf")) or "default") for b in servers.values()]

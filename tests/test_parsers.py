@@ -1178,3 +1178,14 @@ def test_eos_port_in_a_vrf_nobody_defined_is_said() -> None:
     eos = DeviceConfig("e", "eos")
     parse_eos("vrf definition a\n!\ninterface Ethernet1\n   vrf a\n!\ninterface Ethernet2\n   vrf b\n", eos)
     assert eos.unmodelled == [(7, "vrf b: no `vrf instance b` defines it")]
+
+
+def test_eos_interface_address_with_a_netmask() -> None:
+    """EOS takes a port's address as A.B.C.D/M or as an address and a netmask (also in `no`)."""
+    from dualrail_net.platforms.eos.parse_config import parse_eos
+    eos = DeviceConfig("e", "eos")
+    parse_eos("interface Ethernet1\n   no switchport\n   ip address 10.0.0.1 255.255.255.254\n"
+              "   ip address 10.0.1.1 255.255.255.0 secondary\ninterface Ethernet2\n   ip address 10.0.2.1/31\n"
+              "   no ip address 10.0.2.1 255.255.255.254\n", eos)
+    assert eos.interfaces["Ethernet1"].addresses == ["10.0.0.1/31", "10.0.1.1/24"]
+    assert eos.interfaces["Ethernet2"].addresses == [] and eos.unmodelled == []

@@ -228,7 +228,7 @@ def _interface(node: Node, name: str, dev: DeviceConfig, routed: set[str], pfc_o
         iface = dev.interfaces[name] = Interface(name, is_loopback=name.startswith("Loopback"))
     for child in node.children:
         w = child.words
-        if w[:2] == ["ip", "address"] or w[:3] == ["no", "ip", "address"]:
+        if len(w) >= 4 and w[1] in ("address", "ip") and (w[0] == "ip" or w[0] == "no" and w[2] == "address"):
             w = prefix_at(w, w.index("address") + 1)  # (EOS takes an address and a netmask beside A.B.C.D/M)
         if w[:2] == ["ip", "address"] and len(w) >= 3 and is_prefix(w[2]):
             if w[3:] == ["secondary"]:

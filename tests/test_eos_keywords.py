@@ -77,3 +77,10 @@ def test_shortened_keywords_read_as_the_full_file(example_build: Path) -> None:
             assert full.unmodelled == [] and len(read.unmodelled) == changed
             assert all("` read as `" in said for _, said in read.unmodelled)
             assert replace(read, unmodelled=[]) == full, path
+
+
+def test_a_hostile_nesting_is_spelled_out_without_recursion() -> None:
+    """Thousands of lines each indented one more (every one not understood): read, not a crash."""
+    text = "".join(" " * depth + "int Et1\n" for depth in range(5000))
+    dev = _read(text)
+    assert len(dev.unmodelled) == 5000 and dev.unmodelled[0][1].startswith("`int` read as `interface`")

@@ -278,19 +278,24 @@ def spelled_as_written(words: list[str], mode: str) -> bool:
 
 def spell_out(nodes: list[Node], mode: str = "global") -> list[Spelling]:
     """Rewrite every node's words as EOS reads them (in place, the text too); the lines changed
-    and the ambiguous words, in file order."""
+    and the ambiguous words, in file order. (A loop, not recursion: a hostile file nests
+    thousands deep.)"""
     notes: list[Spelling] = []
-    for node in nodes:
-        words, ambiguous, could, child_mode = _spell_words(node.words, mode)
-        if ambiguous:
-            notes.append(Spelling(node.line, node.text, "", ambiguous, could))
-        elif words != node.words:
-            notes.append(Spelling(node.line, node.text, " ".join(words),
-                                  changes=tuple((a, b) for a, b in zip(node.words, words) if a != b)))
-            node.words = words
-            node.text = " ".join(words)
-        if node.children:  # (a block of a mode the table does not hold, an access list's: as written)
-            notes += spell_out(node.children, child_mode if child_mode in _MODES else "none")
+    pending: list[tuple[list[Node], str]] = [(nodes, mode)]
+    while pending:
+        block, block_mode = pending.pop()
+        for node in block:
+            words, ambiguous, could, child_mode = _spell_words(node.words, block_mode)
+            if ambiguous:
+                notes.append(Spelling(node.line, node.text, "", ambiguous, could))
+            elif words != node.words:
+                notes.append(Spelling(node.line, node.text, " ".join(words),
+                                      changes=tuple((a, b) for a, b in zip(node.words, words) if a != b)))
+                node.words = words
+                node.text = " ".join(words)
+            if node.children:  # (a block of a mode the table does not hold, an access list's: as written)
+                pending.append((node.children, child_mode if child_mode in _MODES else "none"))
+    notes.sort(key=lambda note: note.line)
     return notes
 
 

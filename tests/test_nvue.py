@@ -131,6 +131,12 @@ def _down_first_uplink(root: Path) -> None:
 
 NVUE_MUTATIONS[7] = ("an uplink administratively down", "BGP-SESSION-DOWN", _down_first_uplink)
 NVUE_MUTATIONS += [
+    ("a second `- set:` operation takes an uplink down (NVUE applies the operations in order)", "BGP-SESSION-DOWN",
+     lambda r: (r / YAML).write_text((r / YAML).read_text() + '- set:\n    interface:\n      "swp33":\n'
+                                     '        link:\n          state:\n            down: {}\n')),
+    ("an `- unset:` operation takes a neighbor away", "BGP-SESSION-MISSING",
+     lambda r: (r / YAML).write_text((r / YAML).read_text() + '- unset:\n    vrf:\n      default:\n        router:\n'
+                                     '          bgp:\n            neighbor:\n              "10.11.0.0": {}\n')),
     ("a TACACS+ server on another port than 49 (reported, not passed over)", "PORTS-UNMODELLED",
      _edit('              host: "192.0.2.49"\n', '              host: "192.0.2.49"\n              port: 50\n')),
     ("an as-set aggregate that hides the leaf's server block (its set holds the spines' AS)", "ROUTE-MISSING",
@@ -404,6 +410,22 @@ NVUE_VALID = [
     ("as-override toward a spine (the leaf sends only its own prefixes)",
      _SPINE_1 + _FAMILY + '                    aspath:\n                      replace-peer-as: "on"\n'),
 ]
+
+
+def test_nvue_operations_apply_in_order(nvue_variant: Path, tmp_path: Path) -> None:
+    """`- unset:` then `- set:` of the same key leaves the plan's value (and its line the later
+    one's); an `unset` of what is not there changes nothing; another operation is reported."""
+    edited = tmp_path / "build"
+    shutil.copytree(nvue_variant, edited)
+    path = edited / YAML
+    text = path.read_text()
+    extra = ('- unset:\n    interface:\n      "swp33":\n        link:\n          mtu: {}\n      "swp99": {}\n'
+             '- set:\n    interface:\n      "swp33":\n        link:\n          mtu: 9214\n')
+    path.write_text(text + extra)
+    assert [f"{f.check}: {f.message}" for r in run_checks(load_snapshot(edited)) for f in r.findings] == []
+    dev = parse_text("x", text + extra + "- patch: {}\n")
+    assert dev.interfaces["swp33"].mtu == 9214
+    assert [what for _, _, what in dev.base_unmodelled] == ["operation patch: not modelled (only `set` and `unset`)"]
 
 
 @pytest.mark.parametrize("desc,new", NVUE_VALID, ids=[v[0] for v in NVUE_VALID])

@@ -72,6 +72,75 @@ class _Reader:
                     (self.routing if routing else self.base)((*path, key), f"{where}: not modelled")
 
 
+def applied(doc: list[dict[str, Any]], smap: SourceMap) -> tuple[dict[str, Any], SourceMap]:
+    """The configuration the operations leave, in order, as NVUE applies a file of them: each
+    `set` merged into what is there (a later value replaces an earlier one), each `unset` taking
+    the paths it names away (a key with no value under it: the key and all below). The source map
+    is rewritten onto one `set` (0, "set", ...), each path at the line that last wrote it."""
+    if len(doc) == 1 and list(doc[0]) == ["set"]:  # (what NVUE and the renderer write: one `set`)
+        return _map(doc[0]["set"]), smap
+    root: dict[str, Any] = {}
+    lines: dict[PathKey, tuple[str, int]] = {(): smap.lines.get((), ("", 0))}
+    for i, op in enumerate(doc):
+        for verb, body in op.items():
+            if verb == "set" and isinstance(body, dict):
+                _merge(root, body)
+                for path, where in smap.lines.items():
+                    if path[:2] == (i, "set"):
+                        lines[(0, "set", *path[2:])] = where
+            elif verb == "unset" and isinstance(body, dict):
+                for gone in _unset(root, body, ()):
+                    for path in [p for p in lines if p[2:2 + len(gone)] == gone and p[:2] == (0, "set")]:
+                        del lines[path]
+    return root, SourceMap(lines)
+
+
+def _merge(into: dict[str, Any], body: dict[str, Any]) -> None:
+    pending = [(into, body)]
+    while pending:  # (a loop: a hostile file nests deep)
+        target, source = pending.pop()
+        for key, value in source.items():
+            if isinstance(value, dict) and isinstance(target.get(key), dict):
+                pending.append((target[key], value))
+            else:
+                target[key] = _copy(value)
+
+
+def _copy(value: Any) -> Any:
+    """A mapping's own copy, so that a later operation never changes the document (an alias in it
+    may stand in two places)."""
+    if not isinstance(value, dict):
+        return value
+    top: dict[str, Any] = {}
+    pending = [(top, value)]
+    while pending:
+        target, source = pending.pop()
+        for key, item in source.items():
+            if isinstance(item, dict):
+                target[key] = {}
+                pending.append((target[key], item))
+            else:
+                target[key] = item
+    return top
+
+
+def _unset(root: dict[str, Any], body: dict[str, Any], at: PathKey) -> list[PathKey]:
+    """Take the paths ``body`` names out of ``root``; the paths taken (below ``at``)."""
+    gone: list[PathKey] = []
+    pending: list[tuple[dict[str, Any], dict[str, Any], PathKey]] = [(root, body, at)]
+    while pending:
+        target, names, here = pending.pop()
+        for key, value in names.items():
+            if key not in target:
+                continue
+            if isinstance(value, dict) and value and isinstance(target[key], dict):
+                pending.append((target[key], value, (*here, key)))
+            else:
+                del target[key]
+                gone.append((*here, key))
+    return gone
+
+
 def _map(node: Any) -> dict[str, Any]:
     return node if isinstance(node, dict) else {}
 
@@ -106,9 +175,9 @@ def parse_text(name: str, text: str) -> DeviceConfig:
         return dev
     for i, op in enumerate(doc):
         for verb in op:
-            if verb != "set":
-                r.base((i, verb), f"operation {verb}: not modelled (only `set`)")
-    root = _map(doc[0].get("set"))
+            if verb not in ("set", "unset"):
+                r.base((i, verb), f"operation {verb}: not modelled (only `set` and `unset`)")
+    root, r.smap = applied(doc, smap)
     prefix: PathKey = (0, "set")
     r.extra(root, prefix, {"system", "interface", "router", "vrf", "qos", "service"})
     _system(r, _map(root.get("system")), (*prefix, "system"))

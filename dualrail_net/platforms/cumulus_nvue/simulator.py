@@ -30,7 +30,7 @@ from typing import Any
 
 from dualrail_net.deploy.drivers.base import split_status
 from dualrail_net.deploy.drivers.sftp_double import FilesTransport
-from dualrail_net.platforms.cumulus_nvue.parse import parse_text
+from dualrail_net.platforms.cumulus_nvue.parse import applied, parse_text
 from dualrail_net.sot.yamlsource import SourceMap, YamlSourceError, load_yaml_text
 
 TOP_LEVEL = {"system", "interface", "router", "vrf", "qos", "service"}
@@ -42,9 +42,10 @@ def schema_errors(text: str) -> list[str]:
         doc = load_yaml_text(text, "startup.yaml", SourceMap())
     except YamlSourceError as exc:
         return [f"Invalid config: {exc}"]
-    if not isinstance(doc, list) or not doc or not isinstance(doc[0], dict) or not isinstance(doc[0].get("set"), dict):
+    if not isinstance(doc, list) or not doc or not all(isinstance(op, dict) for op in doc) \
+            or not isinstance(doc[0].get("set"), dict):
         return ["Invalid config: expected a list of operations (- set: ...)"]
-    root = doc[0]["set"]
+    root, _ = applied(doc, SourceMap())  # (the operations in order, as NVUE applies them)
     errors = [f"Additional properties are not allowed ('{k}' was unexpected)" for k in root if k not in TOP_LEVEL]
     for name, body in (root.get("interface") or {}).items():
         body = body if isinstance(body, dict) else {}

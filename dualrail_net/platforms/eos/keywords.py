@@ -36,7 +36,8 @@ class _Position:
 
 
 # One pattern per line: words are keywords, `*` an argument, `*+` one or more numbers, `a|b`
-# alternatives, `>MODE` the mode of the block the line opens. A pattern stops where the arguments run free (the rest is untouched).
+# alternatives, `>MODE` the mode of the block the line opens; `:` lists first keywords. A pattern
+# stops where the arguments run free (the rest of a line is left as written).
 _GRAMMAR: dict[str, str] = {
     "global": """
         : agent alias application arp banner bfd boot class-map clock comment cvx daemon dhcp dns dot1x
@@ -187,7 +188,7 @@ _GRAMMAR: dict[str, str] = {
     """,
 }
 
-# the modes whose lines' first word may be `no` or `default` (the rest read as in the mode)
+# the words that may open a line of any mode (the rest is read as in the mode)
 _NEGATIONS = ("no", "default")
 
 

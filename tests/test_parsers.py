@@ -1128,7 +1128,7 @@ def test_eos_no_forms_take_back_the_lines_they_name() -> None:
     m = eos.management
     assert m.ntp == ["192.0.2.11"] and m.dns == ["192.0.2.54"] and m.syslog == ["192.0.2.20"] and not m.api
     assert eos.qos.dscp_to_tc == {26: 3} and eos.hostname == "" and eos.names == [("localhost", "running-config", 20)]
-    assert eos.unmodelled == []
+    assert eos.unmodelled == [(17, "no logging host 192.0.2.20")]  # (the default VRF's: none, said so)
 
 
 def test_no_neighbor_settings_are_taken_back_and_eos_router_bgp_blocks_merge() -> None:
@@ -1189,3 +1189,15 @@ def test_eos_interface_address_with_a_netmask() -> None:
               "   no ip address 10.0.2.1 255.255.255.254\n", eos)
     assert eos.interfaces["Ethernet1"].addresses == ["10.0.0.1/31", "10.0.1.1/24"]
     assert eos.interfaces["Ethernet2"].addresses == [] and eos.unmodelled == []
+
+
+def test_eos_no_static_route_in_a_vrf_and_a_no_that_names_nothing() -> None:
+    """`no ip route vrf V P [NH]` (P also as an address and a mask) takes that VRF's route back; a
+    `no` naming nothing configured above it is reported, not dropped in silence."""
+    from dualrail_net.platforms.eos.parse_config import parse_eos
+    eos = DeviceConfig("e", "eos")
+    parse_eos("vrf instance a\nip route vrf a 10.0.0.0/8 192.0.2.1\nip route vrf a 11.0.0.0/8 192.0.2.1\n"
+              "ip route 10.0.0.0/8 192.0.2.1\nno ip route vrf a 10.0.0.0 255.0.0.0 192.0.2.1\n"
+              "no ip route vrf a 11.0.0.0/8\nno ntp server 192.0.2.99\n", eos)
+    assert [(r.vrf, r.prefix) for r in eos.static_routes] == [(None, "10.0.0.0/8")]
+    assert eos.unmodelled == [(7, "no ntp server 192.0.2.99")]

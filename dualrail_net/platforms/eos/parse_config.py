@@ -430,17 +430,37 @@ def _eos_neighbor(w: list[str]) -> list[str]:
 
 
 def _static(w: list[str], dev: DeviceConfig, node: Node) -> None:
-    vrf = None
-    rest = w[2:]
-    if rest[:1] == ["vrf"] and len(rest) > 1:
-        vrf, rest = rest[1], rest[2:]
-    rest = prefix_at(rest, 0)  # (EOS takes the destination as A.B.C.D/M or as an address and a mask)
+    vrf, rest = _static_words(w)
     if len(rest) >= 2 and is_prefix(rest[0]) and (rest[1] == "Null0" or is_ip(rest[1]) or rest[1][:1].isalpha()):
         distance = int(rest[2]) if len(rest) > 2 and is_decimal(rest[2]) and len(rest[2]) <= 3 else 1
         dev.static_routes.append(StaticRoute(vrf, rest[0], None if rest[1] == "Null0" else rest[1], None, distance,
                                              node.line))
     else:
         _unmodelled(dev, node)
+
+
+def _static_words(w: list[str]) -> tuple[str | None, list[str]]:
+    """`ip route [vrf V] DESTINATION ...`: the VRF and the words from the destination on (EOS takes
+    the destination as A.B.C.D/M or as an address and a mask)."""
+    vrf = None
+    rest = w[2:]
+    if rest[:1] == ["vrf"] and len(rest) > 1:
+        vrf, rest = rest[1], rest[2:]
+    return vrf, prefix_at(rest, 0)
+
+
+def _static_taken_back(w: list[str], dev: DeviceConfig) -> bool:
+    """`no ip route vrf V DESTINATION [NEXTHOP]` (``w`` without the `no`): that VRF's routes to the
+    destination (through that next hop when named) taken back; False when it names none."""
+    vrf, rest = _static_words(w)
+    if not rest or not is_prefix(rest[0]):
+        return False
+    hop = None if len(rest) < 2 else None if rest[1] == "Null0" else rest[1]
+    kept = [r for r in dev.static_routes if not (r.vrf == vrf and network_of(r.prefix) == network_of(rest[0])
+                                                 and (len(rest) < 2 or r.nexthop == hop))]
+    taken = len(kept) < len(dev.static_routes)
+    dev.static_routes[:] = kept
+    return taken
 
 
 def _router_bgp(node: Node, dev: DeviceConfig) -> None:
@@ -519,7 +539,7 @@ def parse_eos(text: str, dev: DeviceConfig) -> None:
 # read where their lines are: `no interface`, `no ip routing`, `no router bgp`, `no username` ...)
 _TAKEN_BACK = (["ntp", "server"], ["logging"], ["tacacs-server", "host"], ["tacacs-server", "key"],
                ["aaa", "group", "server"], ["aaa", "authentication"], ["aaa", "authorization"],
-               ["management", "ssh"], ["management", "api"], ["ip", "route", "vrf"])
+               ["management", "ssh"], ["management", "api"])
 # the commands whose key is an address followed by an optional `vrf V` (absent: the default VRF)
 _VRF_KEYED = (["tacacs-server", "host"], ["logging", "host"])
 
@@ -535,6 +555,7 @@ def _negations_applied(nodes: list[Node], dev: DeviceConfig) -> list[Node]:
     kept: list[Node] = []
     for node in nodes:
         w = node.words
+        before = len(kept)
         if w[0] != "no" or len(w) < 2:
             kept.append(node)
         elif w[1:] == ["hostname"]:
@@ -543,25 +564,34 @@ def _negations_applied(nodes: list[Node], dev: DeviceConfig) -> list[Node]:
         elif w[1:3] == ["ip", "name-server"] and len(w) > 3:
             vrf_words = w[3:5] if w[3] == "vrf" else []
             gone = set(w[3 + len(vrf_words):])
+            taken = False
             for n in kept:
                 if n.words[:2] == ["ip", "name-server"] and n.words[2:2 + len(vrf_words)] == vrf_words \
-                        and (vrf_words or n.words[2:3] != ["vrf"]):
-                    n.words = [x for x in n.words[:2 + len(vrf_words)]] + \
-                        [x for x in n.words[2 + len(vrf_words):] if x not in gone]
+                        and (vrf_words or n.words[2:3] != ["vrf"]) and gone & set(n.words[2 + len(vrf_words):]):
+                    n.words = n.words[:2 + len(vrf_words)] + [x for x in n.words[2 + len(vrf_words):] if x not in gone]
+                    taken = True
             kept = [n for n in kept if not (n.words[:2] == ["ip", "name-server"] and
                                             len(n.words) == (4 if n.words[2:3] == ["vrf"] else 2))]
+            if not taken:
+                kept.append(node)  # (it names nothing configured above it: reported)
         elif w[1:4] == ["qos", "map", "dscp"] and "to" in w:
             gone = set(w[4:w.index("to")])
+            taken = False
             for n in kept:
-                if n.words[:3] == ["qos", "map", "dscp"] and "to" in n.words:
+                if n.words[:3] == ["qos", "map", "dscp"] and "to" in n.words and gone & set(n.words[3:n.words.index("to")]):
                     at = n.words.index("to")
                     n.words = n.words[:3] + [x for x in n.words[3:at] if x not in gone] + n.words[at:]
+                    taken = True
             kept = [n for n in kept if not (n.words[:3] == ["qos", "map", "dscp"] and n.words[3:4] == ["to"])]
+            if not taken:
+                kept.append(node)
         elif any(w[1:1 + len(head)] == head for head in _TAKEN_BACK):
             named = w[1:]
             vrf_keyed = any(named[:len(head)] == head for head in _VRF_KEYED) and "vrf" not in named
             kept = [n for n in kept if not (n.words[:len(named)] == named and
                                             not (vrf_keyed and "vrf" in n.words[len(named):]))]
+            if len(kept) == before:
+                kept.append(node)  # (it names nothing configured above it: reported)
         else:
             kept.append(node)
     return kept
@@ -599,6 +629,8 @@ def _read_nodes(nodes: list[Node], dev: DeviceConfig) -> None:
             dev.vrfs.setdefault(w[2], None)
         elif w[0] in ("default", "no") and w[1:2] == ["interface"] and (names := interface_names(w[1:])) is not None:
             _default_interface(dev, names, routed, pfc_on)
+        elif w[:4] == ["no", "ip", "route", "vrf"] and _static_taken_back(w[1:], dev):
+            pass
         elif w[0] == "no" and len(w) > 1 and undo_top_level(dev, w[1:], None):
             pass  # (a static route, prefix-list, route-map or BGP instance taken back)
         elif w[0] == "interface" and (names := interface_names(w)) is not None:

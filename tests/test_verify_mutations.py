@@ -1874,6 +1874,20 @@ def test_an_unplanned_loopback_address_warns_and_the_planned_one_errs(clean: Pat
     assert errors == ["a-leaf-su1-r0 loopback 10.10.0.32/32 is not advertised"]
 
 
+def test_an_unplanned_address_beside_a_fabric_ports_planned_one_warns(clean: Path, tmp_path: Path) -> None:
+    """A second address on a leaf's uplink in no plane's space harms no route (a warning naming it);
+    one in the plane's own space is an overlap (an error)."""
+    edited = tmp_path / "build"
+    shutil.copytree(clean, edited)
+    edit(edited / LEAF_A / "interfaces", "    address 10.11.0.1/31\n", "    address 10.11.0.1/31\n    address 192.168.77.1/24\n")
+    found = [f for r in run_checks(load_snapshot(edited)) for f in r.findings]
+    assert [(f.check, f.severity.value) for f in found] == [("ADDR-P2P-MISMATCH", "warning")]
+    assert found[0].message == "a-leaf-su1-r0:swp33 holds 192.168.77.1/24 beside its planned 10.11.0.1/31: not in the plan"
+    edit(edited / LEAF_A / "interfaces", "    address 192.168.77.1/24\n", "    address 10.11.0.65/31\n")
+    assert any(f.check == "ADDR-DUPLICATE-IP" and f.severity.value == "error"
+               for r in run_checks(load_snapshot(edited)) for f in r.findings)
+
+
 def _sessions_of(snap_dir: Path, device: str) -> dict[str, str]:
     from dualrail_net.verify.checks import Context
     topo = Context(load_snapshot(snap_dir)).topo

@@ -104,6 +104,17 @@ def p2p_mismatch(ctx: Context) -> list[Finding]:
             out.append(finding([row["a_device"], row["b_device"]], row["plane"],
                                f"{label(row)}: configs say {a} / {b}, the cabling plan says {row.get('a_address')} / "
                                f"{row.get('b_address')}", "the configs and the cabling plan disagree: one was edited"))
+    # an address beside the planned one: its subnet is connected there and nothing plans it (an
+    # overlap or another plane's space is ADDR-OVERLAP's and ISO-*'s error; this one is said)
+    for side, ports in (("a", cables.a), ("b", cables.b)):
+        for i in [i for i, port in enumerate(ports) if port is not None and len(port.addresses) > 1]:
+            row, port = plan[i], ports[i]
+            assert port is not None
+            out.append(finding([row[f"{side}_device"]], row["plane"],
+                               f"{row[f'{side}_device']}:{row[f'{side}_port']} holds {', '.join(port.addresses[1:])} beside "
+                               f"its planned {port.addresses[0]}: not in the plan",
+                               "an unplanned subnet on a fabric port: nothing routes to it, and an edit that put it "
+                               "there may mean another one", Severity.WARNING))
     return out
 
 

@@ -42,7 +42,7 @@ _GRAMMAR: dict[str, str] = {
     "global": """
         : agent alias application arp banner bfd boot class-map clock comment cvx daemon dhcp dns dot1x
         : dynamic email enable end errdisable event-handler event-monitor exit flow hardware hostname
-        : ipv6 lacp link-tracking lldp load-balance mac mac-address-table match-list monitor mpls mlag
+        : ipv6 lacp link-tracking load-balance mac mac-address-table match-list monitor mpls mlag
         : peer-filter platform policy-map port-channel prompt ptp queue-monitor radius-server role
         : schedule service sflow show snmp-server spanning-tree ssh switchport tap tcam terminal trace
         : traffic-policies transceiver username vlan vmtracer vxlan no default
@@ -63,6 +63,7 @@ _GRAMMAR: dict[str, str] = {
         ip address-list|community-list|dhcp|domain|domain-list|domain-lookup|domain-name|extcommunity-list
         ip fib|ftp|hardware|host|http|icmp|igmp|large-community-list|load-sharing|multicast-routing
         ip name-server|nat|pim|radius|security|source-route|tacacs|telnet|tftp|verify|virtual-router
+        lldp run|timer|timer-reinitialization|holdtime|hold-time|management-address|tlv-select|tlv
         logging vrf * host
         logging host|buffered|console|monitor|trap|format|facility|level|on|persistent|qos|repeat-messages
         logging relogging-interval|source-interface|synchronous|event|policy

@@ -112,9 +112,12 @@ _GRAMMAR: dict[str, str] = {
     """,
     "bgp": """
         : aggregate-address comment default default-metric dynamic exit graceful-restart
-        : graceful-restart-helper ip ipv4 ipv6 monitoring network no rd redistribute
+        : graceful-restart-helper ip ipv4 ipv6 monitoring no rd
+        : router-id show shutdown ucmp update
         maximum-paths * ecmp
-        : route-target router-id show shutdown ucmp update
+        network * route-map
+        redistribute connected|static|ospf|ospfv3|isis|rip|attached-host|dynamic|user|bgp route-map
+        route-target import|export|both
         address-family ipv4>bgp-af
         address-family ipv6|evpn|flow-spec|vpn-ipv4|vpn-ipv6|ipv4-multicast|ipv6-multicast|link-state
         bgp bestpath as-path multipath-relax|ignore
@@ -141,7 +144,9 @@ _GRAMMAR: dict[str, str] = {
         vrf *>bgp
     """,
     "bgp-af": """
-        : bgp comment default exit graceful-restart network no redistribute show
+        : bgp comment default exit graceful-restart no show
+        network * route-map
+        redistribute connected|static|ospf|ospfv3|isis|rip|attached-host|dynamic|user|bgp route-map
         neighbor * activate|route-map|prefix-list|default-originate|additional-paths|next-hop-unchanged
         neighbor * weight|graceful-restart|rib-in-pre-policy-retain
     """,

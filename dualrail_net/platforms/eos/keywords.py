@@ -91,8 +91,9 @@ _GRAMMAR: dict[str, str] = {
         : mc-tx-queue mpls mtu no phy pim poe ptp service-policy service-profile sflow shape show shutdown
         : snmp spanning-tree storm-control switchport traffic-loopback transceiver uc-tx-queue
         : unidirectional vrf vrrp
-        channel-group * mode
-        error-correction encoding
+        channel-group * mode active|passive|on
+        error-correction encoding reed-solomon|fire-code
+        ip access-group * in|out
         ip address|access-group|arp|attached-host|dhcp|directed-broadcast|helper-address|igmp|local-proxy-arp
         ip mtu|multicast|nat|ospf|pim|proxy-arp|rip|verify|virtual-router|load-sharing|unreachables
         priority-flow-control on|pause|watchdog

@@ -94,6 +94,7 @@ _GRAMMAR: dict[str, str] = {
         channel-group * mode active|passive|on
         error-correction encoding reed-solomon|fire-code
         ip access-group * in|out
+        ip address * secondary
         ip address|access-group|arp|attached-host|dhcp|directed-broadcast|helper-address|igmp|local-proxy-arp
         ip mtu|multicast|nat|ospf|pim|proxy-arp|rip|verify|virtual-router|load-sharing|unreachables
         priority-flow-control on|pause|watchdog

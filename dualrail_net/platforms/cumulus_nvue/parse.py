@@ -167,7 +167,9 @@ def parse_text(name: str, text: str) -> DeviceConfig:
     try:
         doc = load_yaml_text(text, FILE, smap)
     except YamlSourceError as exc:
-        dev.base_unmodelled.append((FILE, exc.line, f"NVUE refuses the file: {exc.message[:120]}"))
+        # (a YAML error NVUE's loader refuses too; or a form this bounded reader does not take, a
+        # merge key, a duplicate key, a budget: either way nothing in the file is judged)
+        dev.base_unmodelled.append((FILE, exc.line, f"not read, nothing in the file is judged: {exc.message[:120]}"))
         return dev
     r = _Reader(dev, smap)
     if not isinstance(doc, list) or not doc or not all(isinstance(op, dict) for op in doc):

@@ -92,6 +92,10 @@ def _table(doc: dict[str, object], name: str) -> dict[str, dict[str, object]]:
 
 
 SONIC_MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
+    ("an uplink's INTERFACE entry gone, its address entry kept (intfmgrd never applies the address)",
+     "ADDR-P2P-MISMATCH", _db_edit(lambda d: _table(d, "INTERFACE").pop("Ethernet256"))),
+    ("the loopback's LOOPBACK_INTERFACE entry gone, its address kept (no Loopback0 netdev)", "ROUTE-MISSING",
+     _db_edit(lambda d: _table(d, "LOOPBACK_INTERFACE").pop("Loopback0"))),
     ("no AAA table (local logins only: the planned TACACS+ servers never asked)", "MGMT-AAA",
      _db_edit(lambda d: d.pop("AAA"))),
     ("AAA authorization through TACACS+ only (no command runs while no server answers)", "MGMT-AAA",

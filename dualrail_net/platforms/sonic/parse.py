@@ -211,11 +211,20 @@ def _ports(dev: DeviceConfig, db: ConfigDb) -> None:
 
 
 def _interfaces(dev: DeviceConfig, db: ConfigDb) -> None:
+    """A routed port's or loopback's addresses (`TABLE|NAME|PREFIX`) count only beside the entry of
+    its name (`TABLE|NAME`): intfmgrd creates the router interface (the loopback's netdev) from
+    that entry and holds every address of the name until it exists (sonic-buildimage #6226: an
+    address loaded without it is never configured)."""
+    named = {table: {key for key, _ in db.table(table).entries if "|" not in key}
+             for table in ("INTERFACE", "LOOPBACK_INTERFACE")}
     for key, value in db.table("INTERFACE").entries:
         port, _, address = key.partition("|")
         iface = dev.interfaces.get(port)
         if iface is None:  # SONiC refuses an address on a port its PORT table does not have
             _note(dev, db, "INTERFACE", key, f"INTERFACE {key}: no PORT {port}")
+            continue
+        if address and port not in named["INTERFACE"]:
+            _note(dev, db, "INTERFACE", key, f"INTERFACE {key}: no INTERFACE {port} entry, the address is never applied")
             continue
         if address:
             if is_prefix(address) and is_ip(address.partition("/")[0]):
@@ -231,6 +240,10 @@ def _interfaces(dev: DeviceConfig, db: ConfigDb) -> None:
             _note(dev, db, "INTERFACE", key, f"INTERFACE {port} {extra}")
     for key, _ in db.table("LOOPBACK_INTERFACE").entries:
         name, _, address = key.partition("|")
+        if address and name not in named["LOOPBACK_INTERFACE"]:
+            _note(dev, db, "LOOPBACK_INTERFACE", key,
+                  f"LOOPBACK_INTERFACE {key}: no LOOPBACK_INTERFACE {name} entry, the address is never applied")
+            continue
         iface = dev.interfaces.setdefault(name, Interface(name, is_loopback=True))
         if address:
             if is_prefix(address):

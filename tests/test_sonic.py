@@ -92,6 +92,10 @@ def _table(doc: dict[str, object], name: str) -> dict[str, dict[str, object]]:
 
 
 SONIC_MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
+    ("an uplink's PORT entry without lanes (portsorch never creates the port)", "LINK-PORT-DOWN",
+     _db_edit(lambda d: _table(d, "PORT")["Ethernet256"].pop("lanes"))),
+    ("no hostname in DEVICE_METADATA (the switch keeps whatever name it had: said)", "PORTS-UNMODELLED",
+     _db_edit(lambda d: _table(d, "DEVICE_METADATA")["localhost"].pop("hostname"))),
     ("an uplink's INTERFACE entry gone, its address entry kept (intfmgrd never applies the address)",
      "ADDR-P2P-MISMATCH", _db_edit(lambda d: _table(d, "INTERFACE").pop("Ethernet256"))),
     ("the loopback's LOOPBACK_INTERFACE entry gone, its address kept (no Loopback0 netdev)", "ROUTE-MISSING",

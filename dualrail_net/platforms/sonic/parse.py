@@ -143,6 +143,9 @@ def parse_base(name: str, folder: Path) -> DeviceConfig:
     dev.hostname = str(_fields(db.table("DEVICE_METADATA").get("localhost")).get("hostname", ""))
     if dev.hostname:
         dev.names.append((dev.hostname, FILE, db.line("DEVICE_METADATA", "localhost")))
+    else:  # (hostcfgd sets none: the switch keeps whatever name it had, a new image's `sonic`)
+        _note(dev, db, "DEVICE_METADATA", "localhost", "DEVICE_METADATA localhost has no hostname: the switch "
+              "keeps the name it had")
     _metadata(dev, db)
     _ports(dev, db)
     _interfaces(dev, db)
@@ -198,6 +201,8 @@ def _ports(dev: DeviceConfig, db: ConfigDb) -> None:
             _note(dev, db, "PORT", port, f"PORT {port} mtu {mtu[:20]}")
         # SONiC brings a port up only when told: a missing admin_status is down
         iface.down = "" if fields.get("admin_status") == "up" else "shutdown"
+        if not str(fields.get("lanes", "")).strip():  # (lanes are mandatory: portsorch creates no port)
+            iface.down = "never created (its PORT entry has no lanes)"
         iface.description = str(fields.get("description", ""))
         for key, read, setting in (("speed", link.speed_mbps, "speed"), ("fec", link.fec, "fec_mode"),
                                    ("autoneg", link.autoneg, "negotiate")):

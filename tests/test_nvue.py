@@ -131,6 +131,8 @@ def _down_first_uplink(root: Path) -> None:
 
 NVUE_MUTATIONS[7] = ("an uplink administratively down", "BGP-SESSION-DOWN", _down_first_uplink)
 NVUE_MUTATIONS += [
+    ("no `system hostname` (a replaced configuration leaves Cumulus Linux's default name)", "MGMT-HOSTNAME",
+     _edit('      hostname: "a-leaf-su1-r0"\n', "")),
     ("a second `- set:` operation takes an uplink down (NVUE applies the operations in order)", "BGP-SESSION-DOWN",
      lambda r: (r / YAML).write_text((r / YAML).read_text() + '- set:\n    interface:\n      "swp33":\n'
                                      '        link:\n          state:\n            down: {}\n')),

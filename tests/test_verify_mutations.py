@@ -330,6 +330,8 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
      lambda r: edit(r / SPINE_A / "running-config", "aaa authorization exec default group dualrail local\n",
                     "aaa authorization exec default group dualrail local\n"
                     "aaa authorization comm all default group dualrail\n")),
+    ("EOS without its `hostname` line (a full replace leaves EOS's default, localhost)", "MGMT-HOSTNAME",
+     lambda r: edit(r / SPINE_A / "running-config", "hostname a-spine-1\n", "")),
     # EOS completes shortened keywords as its CLI does (platforms/eos/keywords.py)
     ("an EOS port shut in short words (`shut`)", "LINK-PORT-DOWN",
      lambda r: edit(r / SPINE_A / "running-config", "   description a-leaf-su1-r0:swp33\n",

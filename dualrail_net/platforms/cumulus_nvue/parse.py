@@ -213,6 +213,8 @@ def _system(r: _Reader, system: dict[str, Any], path: PathKey) -> None:
     dev.hostname = _name(system.get("hostname")) or ""
     if dev.hostname:
         dev.names.append((dev.hostname, FILE, r.line((*path, "hostname"))))
+    else:  # (none set: a replaced configuration leaves Cumulus Linux's default name)
+        dev.names.append(("cumulus", FILE, r.line(path)))
     aaa = _map(system.get("aaa"))
     r.extra(aaa, (*path, "aaa"), {"user", "tacacs", "authentication-order"})
     _tacacs(r, aaa, (*path, "aaa"))

@@ -702,6 +702,8 @@ def _read_nodes(nodes: list[Node], dev: DeviceConfig) -> None:
         if acl not in dev.acls:  # what the port then does is not judged (EOS documents no such case): said so
             dev.unmodelled.append((line, f"ip access-group {acl} on {port}: no access list {acl} is defined"))
     link.take_lag_members(dev)
+    if not dev.names:  # no `hostname` line: a full replace leaves EOS's default name
+        dev.names.append(("localhost", FILE, 0))
     dev.routing_off = [vrf for vrf in dev.bgp if vrf not in routing_on]
     for vrf, line in dict.fromkeys(vrf_lines):  # what EOS does with a port in a VRF nobody made: not documented
         if vrf not in dev.vrfs and vrf != "default":

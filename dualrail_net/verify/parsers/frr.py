@@ -499,7 +499,7 @@ def neighbor_statement(inst: BgpInstance, w: list[str], line: int = 0, negated: 
 
 # `no neighbor X VERB ...`: the neighbor's fields VERB set, back to their defaults (whatever value or
 # options the line repeats: bgpd and EOS unset the setting)
-_TAKEN_BACK: dict[str, tuple[str, ...]] = {
+_UNSET: dict[str, tuple[str, ...]] = {
     "description": ("description",),
     "shutdown": ("shutdown",),
     "passive": ("passive",),
@@ -511,7 +511,7 @@ _TAKEN_BACK: dict[str, tuple[str, ...]] = {
     "next-hop-self": ("next_hop_self",),
     "default-originate": ("default_originate_line",),
 }
-_TAKEN_BACK_FRR: dict[str, tuple[str, ...]] = {
+_UNSET_FRR: dict[str, tuple[str, ...]] = {
     "password": ("password", "password_line"),
     "ttl-security": ("ttl_security", "ttl_security_line"),
     "disable-connected-check": ("unconnected_ok_line",),
@@ -521,7 +521,7 @@ _TAKEN_BACK_FRR: dict[str, tuple[str, ...]] = {
     "maximum-prefix": ("max_prefix", "max_prefix_line"),
     "route-reflector-client": ("rr_client_line",),
 }
-_TAKEN_BACK_EOS: dict[str, tuple[str, ...]] = {
+_UNSET_EOS: dict[str, tuple[str, ...]] = {
     "password": ("password", "password_line", "password_opaque"),
     "ttl": ("ttl_security", "ttl_security_line"),
     "next-hop-unchanged": ("next_hop_unchanged_line",),
@@ -529,19 +529,21 @@ _TAKEN_BACK_EOS: dict[str, tuple[str, ...]] = {
     "maximum-routes": ("max_prefix", "max_prefix_line"),
     "maximum-accepted-routes": ("accept_limit", "accept_limit_line"),
 }
+# the per-direction settings (`... NAME in|out`; a distribute-list is held as its prefix-list)
 _DIRECTED = {"route-map": ("route_map_{}",), "prefix-list": ("prefix_list_{}",),
-             "filter-list": ("filter_list_{}", "filter_list_{}_line")}
+             "distribute-list": ("prefix_list_{}",), "filter-list": ("filter_list_{}", "filter_list_{}_line")}
+_DIRECTED_FRR_ONLY = frozenset({"distribute-list", "filter-list"})
 
 
 def _setting_taken_back(inst: BgpInstance, w: list[str], eos: bool) -> bool:
     """`no neighbor X VERB ...` of a setting the model reads: back to the default (a neighbor not
     configured: nothing to take back). False for a verb the model does not read."""
     verb = w[2]
-    if verb in _DIRECTED and w[-1] in ("in", "out") and len(w) in (4, 5) \
-            and (verb != "filter-list" or not eos) or verb == "distribute-list" and not eos and w[-1] in ("in", "out"):
-        names = tuple(f.format(w[-1]) for f in _DIRECTED.get(verb, _DIRECTED["prefix-list"]))
-    else:
-        names = _TAKEN_BACK.get(verb) or (_TAKEN_BACK_EOS if eos else _TAKEN_BACK_FRR).get(verb) or ()
+    names: tuple[str, ...] = ()
+    if verb in _DIRECTED and w[-1] in ("in", "out") and len(w) in (4, 5) and not (eos and verb in _DIRECTED_FRR_ONLY):
+        names = tuple(field_name.format(w[-1]) for field_name in _DIRECTED[verb])
+    elif verb not in _DIRECTED:
+        names = _UNSET.get(verb) or (_UNSET_EOS if eos else _UNSET_FRR).get(verb) or ()
     if not names:
         return False
     n = inst.neighbors.get(w[1])

@@ -86,3 +86,19 @@ def test_a_hostile_nesting_is_spelled_out_without_recursion() -> None:
     dev = _read(text)
     assert "Ethernet1" in dev.interfaces and [line for line, _ in dev.unmodelled] == [1, 2]
     assert dev.unmodelled[0][1].startswith("`int` read as `interface`")
+
+
+def test_many_no_lines_take_back_exactly_what_they_name() -> None:
+    """Thousands of servers and of `no` lines (each naming one, half of them unknown): the servers
+    left are exactly the others, every `no` naming nothing is reported (the index finds the lines;
+    the figures on hostile files are in docs/performance.md)."""
+    count = 3000
+    text = ("vrf instance m\ninterface Management1\n   vrf m\n   ip address 192.0.2.1/24\n"
+            + "".join(f"ip name-server vrf m 10.0.{i // 250}.{i % 250}\n" for i in range(count))
+            + "".join(f"ntp server vrf m 10.0.{i // 250}.{i % 250}\n" for i in range(count))
+            + "".join(f"no ip name-server vrf m 10.{i % 2}.{i // 250}.{i % 250}\n" for i in range(count))
+            + "".join(f"no ntp server vrf m 10.{i % 2}.{i // 250}.{i % 250}\n" for i in range(count)))
+    dev = _read(text)
+    odd = [f"10.0.{i // 250}.{i % 250}" for i in range(count) if i % 2]
+    assert dev.management.dns == odd and dev.management.ntp == odd
+    assert len(dev.unmodelled) == count and all(said.startswith("no ") for _, said in dev.unmodelled)

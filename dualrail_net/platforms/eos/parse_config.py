@@ -544,57 +544,80 @@ _TAKEN_BACK = (["ntp", "server"], ["logging"], ["tacacs-server", "host"], ["taca
 _VRF_KEYED = (["tacacs-server", "host"], ["logging", "host"])
 
 
+_INDEXED_WORDS = 8  # a line is found by each of its first words' prefixes up to this many
+
+
 def _negations_applied(nodes: list[Node], dev: DeviceConfig) -> list[Node]:
     """The top-level lines once each `no X` of a management, logging, AAA or QoS-map command has
     taken back the earlier lines it names, as EOS does when it reads the file line by line: every
     earlier line that begins with X (a server with its options, a block with its lines; a host of
     the default VRF is not one of another VRF), the servers `no ip name-server` names from their
-    lists, the DSCP values of `no qos map dscp`; `no hostname` names the switch `localhost`."""
+    lists, the DSCP values of `no qos map dscp`; `no hostname` names the switch `localhost`. A `no`
+    that names nothing configured above it stays (reported). Lines are found through an index of
+    their leading words, each list pruned as it is read: linear on a hostile file of `no` lines."""
     if not any(node.words[0] == "no" for node in nodes):
         return nodes
     kept: list[Node] = []
+    alive: list[bool] = []
+    index: dict[tuple[str, ...], list[int]] = {}
+
+    named_servers: dict[tuple[str, ...], list[int]] = {}  # (`ip name-server [vrf V]`, server) -> lines
+
+    def keep(node: Node) -> None:
+        for length in range(1, min(len(node.words), _INDEXED_WORDS) + 1):
+            index.setdefault(tuple(node.words[:length]), []).append(len(kept))
+        if node.words[:2] == ["ip", "name-server"]:
+            head = node.words[:4] if node.words[2:3] == ["vrf"] else node.words[:2]
+            for server in node.words[len(head):]:
+                named_servers.setdefault((*head, server), []).append(len(kept))
+        kept.append(node)
+        alive.append(True)
+
+    def lines_starting(words: list[str]) -> list[int]:
+        key = tuple(words[:_INDEXED_WORDS])
+        found = index[key] = [i for i in index.get(key, ()) if alive[i]]
+        return [i for i in found if kept[i].words[:len(words)] == words]
+
     for node in nodes:
         w = node.words
-        before = len(kept)
+        taken: list[int] = []
         if w[0] != "no" or len(w) < 2:
-            kept.append(node)
-        elif w[1:] == ["hostname"]:
-            kept = [n for n in kept if n.words[0] != "hostname"]
+            keep(node)
+            continue
+        if w[1:] == ["hostname"]:
+            taken = lines_starting(["hostname"])
+            for i in taken:
+                alive[i] = False
             dev.names.append(("localhost", FILE, node.line))
         elif w[1:3] == ["ip", "name-server"] and len(w) > 3:
-            vrf_words = w[3:5] if w[3] == "vrf" else []
-            gone = set(w[3 + len(vrf_words):])
-            taken = False
-            for n in kept:
-                if n.words[:2] == ["ip", "name-server"] and n.words[2:2 + len(vrf_words)] == vrf_words \
-                        and (vrf_words or n.words[2:3] != ["vrf"]) and gone & set(n.words[2 + len(vrf_words):]):
-                    n.words = n.words[:2 + len(vrf_words)] + [x for x in n.words[2 + len(vrf_words):] if x not in gone]
-                    taken = True
-            kept = [n for n in kept if not (n.words[:2] == ["ip", "name-server"] and
-                                            len(n.words) == (4 if n.words[2:3] == ["vrf"] else 2))]
-            if not taken:
-                kept.append(node)  # (it names nothing configured above it: reported)
+            head = w[1:5] if w[3] == "vrf" else w[1:3]
+            gone = set(w[1 + len(head):])
+            for i in sorted({i for server in gone for i in named_servers.pop((*head, server), ()) if alive[i]}):
+                listed = kept[i].words[len(head):]
+                kept[i].words = head + [x for x in listed if x not in gone]
+                alive[i] = len(kept[i].words) > len(head)  # (a list left empty: the line is gone)
+                taken.append(i)
         elif w[1:4] == ["qos", "map", "dscp"] and "to" in w:
             gone = set(w[4:w.index("to")])
-            taken = False
-            for n in kept:
-                if n.words[:3] == ["qos", "map", "dscp"] and "to" in n.words and gone & set(n.words[3:n.words.index("to")]):
-                    at = n.words.index("to")
-                    n.words = n.words[:3] + [x for x in n.words[3:at] if x not in gone] + n.words[at:]
-                    taken = True
-            kept = [n for n in kept if not (n.words[:3] == ["qos", "map", "dscp"] and n.words[3:4] == ["to"])]
-            if not taken:
-                kept.append(node)
+            for i in lines_starting(["qos", "map", "dscp"]):
+                words = kept[i].words
+                if "to" in words and gone & set(words[3:words.index("to")]):
+                    at = words.index("to")
+                    kept[i].words = words[:3] + [x for x in words[3:at] if x not in gone] + words[at:]
+                    alive[i] = kept[i].words[3] != "to"
+                    taken.append(i)
         elif any(w[1:1 + len(head)] == head for head in _TAKEN_BACK):
             named = w[1:]
             vrf_keyed = any(named[:len(head)] == head for head in _VRF_KEYED) and "vrf" not in named
-            kept = [n for n in kept if not (n.words[:len(named)] == named and
-                                            not (vrf_keyed and "vrf" in n.words[len(named):]))]
-            if len(kept) == before:
-                kept.append(node)  # (it names nothing configured above it: reported)
+            taken = [i for i in lines_starting(named) if not (vrf_keyed and "vrf" in kept[i].words[len(named):])]
+            for i in taken:
+                alive[i] = False
         else:
-            kept.append(node)
-    return kept
+            keep(node)
+            continue
+        if not taken and w[1:] != ["hostname"]:
+            keep(node)  # (it names nothing configured above it: reported)
+    return [node for node, live in zip(kept, alive) if live]
 
 
 def _read_nodes(nodes: list[Node], dev: DeviceConfig) -> None:

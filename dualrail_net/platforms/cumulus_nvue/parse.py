@@ -76,22 +76,25 @@ def applied(doc: list[dict[str, Any]], smap: SourceMap) -> tuple[dict[str, Any],
     """The configuration the operations leave, in order, as NVUE applies a file of them: each
     `set` merged into what is there (a later value replaces an earlier one), each `unset` taking
     the paths it names away (a key with no value under it: the key and all below). The source map
-    is rewritten onto one `set` (0, "set", ...), each path at the line that last wrote it."""
+    is rewritten onto one `set` (0, "set", ...), each path at the line that last wrote it; each
+    operation's lines are visited once (linear on a hostile file of operations)."""
     if len(doc) == 1 and list(doc[0]) == ["set"]:  # (what NVUE and the renderer write: one `set`)
         return _map(doc[0]["set"]), smap
     root: dict[str, Any] = {}
     lines: dict[PathKey, tuple[str, int]] = {(): smap.lines.get((), ("", 0))}
+    by_operation: dict[PathKey, list[tuple[PathKey, tuple[str, int]]]] = {}  # (i, verb) -> its paths
+    for path, where in smap.lines.items():
+        by_operation.setdefault(path[:2], []).append((path, where))
     for i, op in enumerate(doc):
         for verb, body in op.items():
             if verb == "set" and isinstance(body, dict):
                 _merge(root, body)
-                for path, where in smap.lines.items():
-                    if path[:2] == (i, "set"):
-                        lines[(0, "set", *path[2:])] = where
+                for path, where in by_operation.get((i, "set"), ()):
+                    lines[(0, "set", *path[2:])] = where
             elif verb == "unset" and isinstance(body, dict):
-                for gone in _unset(root, body, ()):
-                    for path in [p for p in lines if p[2:2 + len(gone)] == gone and p[:2] == (0, "set")]:
-                        del lines[path]
+                # (the lines of what is gone stay in the map: nothing reads a path the configuration
+                # no longer has, and a later `set` that writes it again writes its own lines)
+                _unset(root, body)
     return root, SourceMap(lines)
 
 
@@ -124,21 +127,18 @@ def _copy(value: Any) -> Any:
     return top
 
 
-def _unset(root: dict[str, Any], body: dict[str, Any], at: PathKey) -> list[PathKey]:
-    """Take the paths ``body`` names out of ``root``; the paths taken (below ``at``)."""
-    gone: list[PathKey] = []
-    pending: list[tuple[dict[str, Any], dict[str, Any], PathKey]] = [(root, body, at)]
+def _unset(root: dict[str, Any], body: dict[str, Any]) -> None:
+    """Take the paths ``body`` names out of ``root`` (a key with no value under it: all below)."""
+    pending: list[tuple[dict[str, Any], dict[str, Any]]] = [(root, body)]
     while pending:
-        target, names, here = pending.pop()
+        target, names = pending.pop()
         for key, value in names.items():
             if key not in target:
                 continue
             if isinstance(value, dict) and value and isinstance(target[key], dict):
-                pending.append((target[key], value, (*here, key)))
+                pending.append((target[key], value))
             else:
                 del target[key]
-                gone.append((*here, key))
-    return gone
 
 
 def _map(node: Any) -> dict[str, Any]:

@@ -232,8 +232,13 @@ def _no_auto(rng: random.Random, text: str) -> tuple[str, str] | None:
     return f"{m.group(1)} without its auto line", text[:m.start()] + text[m.end():]
 
 
+# ip's options that only say IPv4, as an operator writes them (ip(8): -4, -f|-family inet)
+_FAMILY = ("", "", "-4 ", "-f inet ", "-family inet ", "--family inet ", "-fam inet ")
+
+
 def _respell(rng: random.Random, text: str) -> tuple[str, str] | None:
-    """A rule or route written as an operator might: iproute2's abbreviations and synonyms, `-4`,
+    """A rule or route written as an operator might: iproute2's abbreviations and synonyms, `-4` or
+    `-f inet`,
     a table by name, numbers in hex or octal, a `|| true` tail; or a rule for every source (`from all`)."""
     lines = [m for m in re.finditer(r"^(\s+post-up )ip (rule|route) (add|replace) (.*)$", text, re.M)]
     if not lines:
@@ -245,11 +250,11 @@ def _respell(rng: random.Random, text: str) -> tuple[str, str] | None:
             "priority", rng.choice(["pref", "prio", "order", "preference"]))
         if rng.random() < 0.25:
             rest = re.sub(r"from \S+", "from all", rest)
-        new = f"ip {rng.choice(['rule', 'ru', 'rul'])} {rng.choice(['add', 'a'])} {rest}"
+        new = f"ip {rng.choice(_FAMILY)}{rng.choice(['rule', 'ru', 'rul'])} {rng.choice(['add', 'a'])} {rest}"
     else:
         if "table" not in rest and rng.random() < 0.5:
             rest += " table main"
-        new = f"ip {rng.choice(['', '-4 '])}{rng.choice(['route', 'r', 'ro'])} {verb} {rest}"
+        new = f"ip {rng.choice(_FAMILY)}{rng.choice(['route', 'r', 'ro'])} {verb} {rest}"
     if rng.random() < 0.3:  # numbers as C reads them (strtoul base 0): 0x65 and 0145 are 101
         new = re.sub(r"\b(table|lookup|pref|prio|order|preference|priority|metric) (\d+)\b",
                      lambda n: f"{n.group(1)} {rng.choice([hex(int(n.group(2))), '0' + oct(int(n.group(2)))[2:]])}",

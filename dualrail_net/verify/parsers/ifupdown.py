@@ -535,13 +535,15 @@ def _shell_words(cmd: str) -> list[str]:
 
 def ip_command_plain(cmd: str) -> list[str]:
     """A post-up command as the words of ``ip route|rule VERB ...`` in full (abbreviations spelled
-    out, `-4` dropped, a table named by number, numbers in decimal (iproute2 reads 0x65 and 0145 as
+    out, `-4` and `-f inet` dropped, a table named by number, numbers in decimal (iproute2 reads 0x65 and 0145 as
     101), a shell `|| true` tail cut: it only hides a failure);
     any other command as its words, which no branch of server_policy reads."""
     words = _shell_words(cmd)
     if len(words) < 3 or words[0] not in _IP_PROGRAMS:
         return words
-    rest = [w for w in words[1:] if w != "-4"]
+    rest = _ipv4_options_dropped(words[1:])
+    if rest is None:
+        return words
     obj = _matches(rest[0], *_OBJECTS) if rest else None  # route first: `ip r` is route, `ip ru` rule
     if obj is None or len(rest) < 2:
         return words
@@ -601,6 +603,22 @@ def forwarding_command(cmd: str) -> tuple[str | None, bool] | None:
         return None
     port = m.group(2)
     return (None if port in (None, "all") else port), m.group(3) == "1"
+
+
+def _ipv4_options_dropped(words: list[str]) -> list[str] | None:
+    """``ip``'s words after the program without the options that only say IPv4: `-4`, and `-family
+    inet` in any of the prefixes ip(8) takes for it (`-f inet`, `--family inet`); None when another
+    option comes before the object (another family, a namespace, a batch file: not read here)."""
+    rest = list(words)
+    while rest and rest[0].startswith("-"):
+        option = rest[0][1:] if rest[0].startswith("--") else rest[0]
+        if option == "-4":
+            rest = rest[1:]
+        elif len(option) >= 2 and "-family".startswith(option) and rest[1:2] == ["inet"]:
+            rest = rest[2:]
+        else:
+            return None
+    return [w for w in rest if w != "-4"]
 
 
 def link_command(cmd: str) -> tuple[str, str | None, int | None] | None:

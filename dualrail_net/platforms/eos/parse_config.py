@@ -102,15 +102,15 @@ def _queue_default(iface: Interface, tc: int, w: list[str]) -> bool:
     (no ECN marking, round-robin with no share given); `no tx-queue N` (``w`` empty) all of them.
     False for a setting the model does not read."""
     every = not w
-    if every or w[:2] == ["random-detect", "ecn"]:
-        if iface.ecn is not None:
-            iface.ecn = {q: profile for q, profile in iface.ecn.items() if q != tc} or None
-    if every or w[:1] == ["priority"]:
+    ecn, strict, share = every or w[:2] == ["random-detect", "ecn"], every or w[:1] == ["priority"], \
+        every or w[:1] == ["bandwidth"]
+    if ecn and iface.ecn is not None:
+        iface.ecn = {q: profile for q, profile in iface.ecn.items() if q != tc} or None
+    if strict:
         iface.strict_tcs = [q for q in iface.strict_tcs if q != tc]
-    if every or w[:1] == ["bandwidth"]:
-        if iface.dwrr_share is not None:
-            iface.dwrr_share = {q: share for q, share in iface.dwrr_share.items() if q != tc} or None
-    return every or w[:2] == ["random-detect", "ecn"] or w[:1] in (["priority"], ["bandwidth"])
+    if share and iface.dwrr_share is not None:
+        iface.dwrr_share = {q: weight for q, weight in iface.dwrr_share.items() if q != tc} or None
+    return ecn or strict or share
 
 
 def _harmless(node: Node, known: tuple[str, ...], mode: str) -> bool:
@@ -303,8 +303,8 @@ def _interface_default(iface: Interface, w: list[str], dev: DeviceConfig, routed
         routed.discard(name)
     elif w == ["priority-flow-control"] or w == ["priority-flow-control", "on"]:
         pfc_on.discard(name)
-    elif w == ["shutdown"] and iface.name.startswith(("Ethernet", "Port-Channel", "Management")):
-        iface.down = ""  # (`default shutdown`: a port is up unless shut)
+    elif w == ["shutdown"]:
+        iface.down = ""  # (`default shutdown`: an interface is up unless shut)
     elif w[:1] == ["tx-queue"] and len(w) == 2 and (tc := _int(w[1], 7)) is not None:
         _queue_default(iface, tc, [])
     else:

@@ -7,10 +7,13 @@ import random
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
+
 from dualrail_net.platforms.eos import keywords
 from dualrail_net.platforms.eos.parse_config import parse_eos
 from dualrail_net.verify.model import DeviceConfig
 from dualrail_net.verify.parsers.tree import Node, parse_tree
+from tests.conftest import platform_variant
 
 
 def _shortest(word: str, others: list[str]) -> str:
@@ -102,3 +105,36 @@ def test_many_no_lines_take_back_exactly_what_they_name() -> None:
     odd = [f"10.0.{i // 250}.{i % 250}" for i in range(count) if i % 2]
     assert dev.management.dns == odd and dev.management.ntp == odd
     assert len(dev.unmodelled) == count and all(said.startswith("no ") for _, said in dev.unmodelled)
+
+
+@pytest.fixture(scope="module")
+def eos_everywhere(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
+    """Every EOS running-config of the example with its leaves and its gateway on EOS too (the
+    gateway's VRFs under `router bgp`), as rendered."""
+    from dualrail_net.render import render_fabric
+    from dualrail_net.resolve import resolve_fabric
+    from dualrail_net.sot.load import load_inventory
+    root = tmp_path_factory.mktemp("eos-everywhere")
+    fabric = resolve_fabric(load_inventory(platform_variant(root, leaf="eos", gateway="eos")).inventory)
+    texts = [a.content for a in render_fabric(fabric).artifacts if a.path.endswith("/running-config")]
+    assert len(texts) > 20
+    return texts
+
+
+def test_eos_reads_by_mode_not_indentation(eos_everywhere: list[str]) -> None:
+    """EOS ignores indentation: each rendered file un-indented (or indented with tabs, or its
+    blocks' lines indented one level too deep or too shallow) reads to the model of the file as
+    rendered; each line placed elsewhere than its indentation says is said."""
+    rng = random.Random(5)
+    assert any("vrf plane-b" in text for text in eos_everywhere)  # (the gateway's VRFs are among them)
+    for text in eos_everywhere:
+        full = _read(text)
+        assert full.unmodelled == []
+        flat = "\n".join(line.strip() for line in text.split("\n"))
+        tabs = text.replace("\n   ", "\n\t")
+        jumbled = "\n".join(" " * rng.choice([0, 3, 6]) + line.strip() if line.startswith(" ") else line
+                             for line in text.split("\n"))
+        for variant in (flat, tabs, jumbled):
+            read = _read(variant)
+            assert all("(EOS's modes, not the indentation)" in said for _, said in read.unmodelled)
+            assert replace(read, unmodelled=[]) == full

@@ -332,6 +332,13 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
                     "aaa authorization comm all default group dualrail\n")),
     ("EOS without its `hostname` line (a full replace leaves EOS's default, localhost)", "MGMT-HOSTNAME",
      lambda r: edit(r / SPINE_A / "running-config", "hostname a-spine-1\n", "")),
+    # EOS reads a line in the mode the lines above it entered, whatever its indentation
+    ("an EOS port shut by a line at column 0 under its block", "LINK-PORT-DOWN",
+     lambda r: edit(r / SPINE_A / "running-config", "   description a-leaf-su1-r0:swp33\n",
+                    "   description a-leaf-su1-r0:swp33\nshutdown\n")),
+    ("an EOS session shut by a line pasted at column 0 after `router bgp`'s lines", "BGP-SESSION-MISSING",
+     lambda r: edit(r / SPINE_A / "running-config", "   network 10.10.0.0/32\n",
+                    "   network 10.10.0.0/32\nneighbor 10.11.0.1 shutdown\n")),
     # EOS completes shortened keywords as its CLI does (platforms/eos/keywords.py)
     ("an EOS port shut in short words (`shut`)", "LINK-PORT-DOWN",
      lambda r: edit(r / SPINE_A / "running-config", "   description a-leaf-su1-r0:swp33\n",
@@ -1789,6 +1796,19 @@ VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
      lambda r: edit(r / SPINE_A / "running-config", "interface Loopback0\n", "interface Ethernet1\n   mtu 9214\n"
                     "interface Loopback0\n")),
 ]
+
+
+def test_an_eos_file_without_indentation_reads_as_rendered(clean: Path, tmp_path: Path) -> None:
+    """EOS ignores indentation: a spine's file with every line at column 0 passes (no error), each
+    line read in another block than its indentation says being said."""
+    edited = tmp_path / "build"
+    shutil.copytree(clean, edited)
+    path = edited / SPINE_A / "running-config"
+    path.write_text("\n".join(line.strip() for line in path.read_text().split("\n")))
+    results = run_checks(load_snapshot(edited))
+    assert [f"{f.check}: {f.message}" for r in results for f in r.errors] == []
+    said = [f.message for r in results for f in r.findings]
+    assert said and all("(EOS's modes, not the indentation)" in m for m in said)
 
 
 def test_eos_short_words_that_change_nothing_pass_with_both_spellings_said(clean: Path, tmp_path: Path) -> None:

@@ -143,7 +143,7 @@ _GRAMMAR: dict[str, str] = {
         neighbor * route-map * in|out
         neighbor * prefix-list * in|out
         timers bgp
-        vrf *>bgp
+        vrf *>bgp-vrf
     """,
     "bgp-af": """
         : bgp comment default exit graceful-restart no show
@@ -228,6 +228,8 @@ def _compile(text: str) -> _Position:
     return root
 
 
+# a VRF's block under `router bgp` holds router bgp's statements but no VRF of its own
+_GRAMMAR["bgp-vrf"] = _GRAMMAR["bgp"].replace("        vrf *>bgp-vrf\n", "")
 _MODES: dict[str, _Position] = {mode: _compile(text) for mode, text in _GRAMMAR.items()}
 
 
@@ -309,3 +311,86 @@ def spell_out(nodes: list[Node], mode: str = "global") -> list[Spelling]:
 
 
 _MODES["none"] = _Position()
+
+
+def _fit(mode: str, words: list[str]) -> tuple[int, bool]:
+    """How far ``words`` follow ``mode``'s table: the keywords it places them on (0: the line is no
+    command of the mode: a word at a keyword position takes none of its keywords), and whether
+    every one was written in full. A block the table does not know takes no line by its words."""
+    if mode == "none":
+        return 0, True
+    at = _MODES[mode]
+    start = 1 if words[0].lower() in _NEGATIONS and len(words) > 1 else 0
+    placed, whole = 0, True
+    for word in words[start:]:
+        low = word.lower()
+        if at.numbers and low.isdecimal():
+            continue
+        if low in at.keywords:
+            at, placed = at.keywords[low], placed + 1
+        elif at.argument is not None:
+            at = at.argument
+        elif not at.keywords:
+            break  # (the table stops here: the rest is the command's own)
+        elif could := [k for k in at.keywords if k.startswith(low)]:
+            placed, whole = placed + 1, False
+            if len(could) > 1:
+                break  # (ambiguous here: EOS refuses it in this mode)
+            at = at.keywords[could[0]]
+        else:
+            return 0, True
+    return placed, whole
+
+
+def renested(nodes: list[Node]) -> list[tuple[int, int]]:
+    """Nest the lines as EOS's CLI does, in place: EOS ignores indentation and reads each line in
+    the mode the lines before it entered, moving up to a parent mode when the line is not a command
+    of that one. A line is tried in the open modes from the deepest up to the one its indentation
+    names (a shortened keyword counts), then in the modes above that one by its exact keyword only
+    (the table is not EOS's grammar: a command missing from a mode's list must not leave its block);
+    a line no open mode knows stays where its indentation put it. A block the table does not know
+    (an access list's) keeps its indented lines. Returns (line, the line of its new holder, 0 for
+    the top) for each line placed elsewhere than its indentation says."""
+    order: list[tuple[Node, Node | None]] = []
+    pending: list[tuple[Node, Node | None]] = [(node, None) for node in reversed(nodes)]
+    while pending:  # (file order: a block's lines follow it; a loop, not recursion)
+        node, parent = pending.pop()
+        order.append((node, parent))
+        pending.extend((child, node) for child in reversed(node.children))
+    indented_parent = {id(node): parent for node, parent in order}
+    had_lines = {id(node) for node, _ in order if node.children}
+    for node, _ in order:
+        node.children = []
+    nodes.clear()
+    open_modes: list[tuple[str, Node | None]] = [("global", None)]
+    where: dict[int, int] = {}  # id(node) -> its depth in open_modes while it is open
+    moved: list[tuple[int, int]] = []
+    for node, parent in order:
+        floor, up = 0, parent
+        while up is not None and id(up) not in where:
+            up = indented_parent[id(up)]
+        if up is not None:
+            floor = where[id(up)]
+        # the open mode whose table places the most of the line's keywords (written in full before
+        # shortened), the deepest on a tie (EOS tries the mode the lines above entered first); a
+        # mode above the one the indentation names only with every keyword in full (a block the
+        # table does not know keeps its lines); no mode: where the indentation puts it
+        floor = min(floor, len(open_modes) - 1)
+        best, at = (0, False), floor
+        for depth in range(len(open_modes) - 1, -1, -1):
+            fit = _fit(open_modes[depth][0], node.words)
+            if fit[0] and (depth >= floor or fit[1]) and fit > best:
+                best, at = fit, depth
+        for _, closed in open_modes[at + 1:]:
+            where.pop(id(closed), None)
+        del open_modes[at + 1:]
+        holder = open_modes[at][1]
+        (nodes if holder is None else holder.children).append(node)
+        if holder is not parent:
+            moved.append((node.line, 0 if holder is None else holder.line))
+        child_mode = _spell_words(node.words, open_modes[at][0])[3]
+        if child_mode or id(node) in had_lines:
+            where[id(node)] = len(open_modes)
+            open_modes.append((child_mode if child_mode in _MODES else "none", node))
+    return moved
+

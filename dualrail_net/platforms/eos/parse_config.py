@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
-from dualrail_net.platforms.eos.keywords import spell_out, spelled_as_written
+from dualrail_net.platforms.eos.keywords import renested, spell_out, spelled_as_written
 from dualrail_net.platforms.eos.names import interface_names
 from dualrail_net.secretref import is_reference
 from dualrail_net.verify.ipfast import network_of
@@ -509,14 +509,19 @@ def parse_eos(text: str, dev: DeviceConfig) -> None:
     if not dev.unmodelled:
         return
     nodes = parse_tree(text)
+    moved = dict(renested(nodes))
     notes = spell_out(nodes)
-    if not notes:
+    if not notes and not moved:
         return
-    if any(note.spelled for note in notes):
+    if moved or any(note.spelled for note in notes):
         fresh = DeviceConfig(dev.name, dev.platform)
         for name in fields(DeviceConfig):
             setattr(dev, name.name, getattr(fresh, name.name))
         _read_nodes(nodes, dev)
+    texts = text.split("\n")
+    for line, holder in moved.items():  # (the block a line was read in, when its indentation says another)
+        block = f"line {holder}'s block ({texts[holder - 1].strip()[:30]})" if holder else "the top level"
+        dev.unmodelled.append((line, f"read in {block} (EOS's modes, not the indentation): {texts[line - 1].strip()}"))
     by_line = {note.line: note for note in notes}
     reported = set()
     for at, (line, text_read) in enumerate(dev.unmodelled):

@@ -363,6 +363,7 @@ def renested(nodes: list[Node]) -> list[tuple[int, int]]:
         node.children = []
     nodes.clear()
     open_modes: list[tuple[str, Node | None]] = [("global", None)]
+    known = [0]  # the depths in open_modes of modes the table knows (not "none")
     where: dict[int, int] = {}  # id(node) -> its depth in open_modes while it is open
     moved: list[tuple[int, int]] = []
     for node, parent in order:
@@ -377,13 +378,15 @@ def renested(nodes: list[Node]) -> list[tuple[int, int]]:
         # table does not know keeps its lines); no mode: where the indentation puts it
         floor = min(floor, len(open_modes) - 1)
         best, at = (0, False), floor
-        for depth in range(len(open_modes) - 1, -1, -1):
+        for depth in reversed(known):  # (the modes the table knows: a few, however deep the blocks)
             fit = _fit(open_modes[depth][0], node.words)
             if fit[0] and (depth >= floor or fit[1]) and fit > best:
                 best, at = fit, depth
         for _, closed in open_modes[at + 1:]:
             where.pop(id(closed), None)
         del open_modes[at + 1:]
+        while known and known[-1] > at:
+            known.pop()
         holder = open_modes[at][1]
         (nodes if holder is None else holder.children).append(node)
         if holder is not parent:
@@ -391,6 +394,8 @@ def renested(nodes: list[Node]) -> list[tuple[int, int]]:
         child_mode = _spell_words(node.words, open_modes[at][0])[3]
         if child_mode or id(node) in had_lines:
             where[id(node)] = len(open_modes)
+            if child_mode in _MODES:
+                known.append(len(open_modes))
             open_modes.append((child_mode if child_mode in _MODES else "none", node))
     return moved
 

@@ -345,12 +345,13 @@ def _fit(mode: str, words: list[str]) -> tuple[int, bool]:
 def renested(nodes: list[Node]) -> list[tuple[int, int]]:
     """Nest the lines as EOS's CLI does, in place: EOS ignores indentation and reads each line in
     the mode the lines before it entered, moving up to a parent mode when the line is not a command
-    of that one. A line is tried in the open modes from the deepest up to the one its indentation
-    names (a shortened keyword counts), then in the modes above that one by its exact keyword only
-    (the table is not EOS's grammar: a command missing from a mode's list must not leave its block);
-    a line no open mode knows stays where its indentation put it. A block the table does not know
-    (an access list's) keeps its indented lines. Returns (line, the line of its new holder, 0 for
-    the top) for each line placed elsewhere than its indentation says."""
+    of that one. A line goes to the open mode whose table places most of its keywords (written in
+    full before shortened; the deepest on a tie); a mode above the one its indentation names takes
+    it only with every keyword in full (the table is not EOS's grammar: a command missing from a
+    mode's list must not leave its block); a line no open mode takes stays where its indentation
+    put it, and a block the table does not know (an access list's) keeps its indented lines.
+    Returns (line, the line of its new holder, 0 for the top) for each line placed elsewhere than
+    its indentation says."""
     order: list[tuple[Node, Node | None]] = []
     pending: list[tuple[Node, Node | None]] = [(node, None) for node in reversed(nodes)]
     while pending:  # (file order: a block's lines follow it; a loop, not recursion)

@@ -106,10 +106,11 @@ def p2p_mismatch(ctx: Context) -> list[Finding]:
                                f"{row.get('b_address')}", "the configs and the cabling plan disagree: one was edited"))
     # an address beside the planned one: its subnet is connected there and nothing plans it (an
     # overlap or another plane's space is ADDR-OVERLAP's and ISO-*'s error; this one is said)
-    for side, ports in (("a", cables.a), ("b", cables.b)):
-        for i in [i for i, port in enumerate(ports) if port is not None and len(port.addresses) > 1]:
-            row, port = plan[i], ports[i]
-            assert port is not None
+    for side, _far, ports, _planes in cables.sides():
+        for i, port in enumerate(ports):
+            if port is None or len(port.addresses) < 2:
+                continue
+            row = plan[i]
             out.append(finding([row[f"{side}_device"]], row["plane"],
                                f"{row[f'{side}_device']}:{row[f'{side}_port']} holds {', '.join(port.addresses[1:])} beside "
                                f"its planned {port.addresses[0]}: not in the plan",

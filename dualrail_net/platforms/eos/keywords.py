@@ -247,19 +247,24 @@ class Spelling:
         return "; ".join(f"`{written}` read as `{read}`" for written, read in self.changes)
 
 
+def _negated(words: list[str], root: _Position) -> int:
+    """1 when the line opens with `no` or `default` (also `def`, `defa` ..., where no other first
+    keyword of the mode shares the prefix): the rest is read as in the mode; else 0."""
+    first = words[0].lower() if words else ""
+    return int(first in _NEGATIONS or len(first) >= 3 and "default".startswith(first) and
+               not any(k.startswith(first) for k in root.keywords if k != "default"))
+
+
 def _spell_words(words: list[str], mode: str) -> tuple[list[str], str, tuple[str, ...], str]:
     """(the words spelled out, the ambiguous word, the keywords it could be, the mode of the block
     the line opens)."""
     root = _MODES[mode]
     out = list(words)
     at = root
-    i = 0
     child_mode = ""
-    first = words[0].lower() if words else ""
-    if first in _NEGATIONS or len(first) >= 3 and "default".startswith(first) and \
-            not any(k.startswith(first) for k in root.keywords if k != "default"):
-        out[0] = "no" if first == "no" else "default"
-        i = 1
+    i = _negated(words, root)
+    if i:
+        out[0] = "no" if words[0].lower() == "no" else "default"
     while i < len(words):
         word = words[i]
         low = word.lower()
@@ -320,9 +325,8 @@ def _fit(mode: str, words: list[str]) -> tuple[int, bool]:
     if mode == "none":
         return 0, True
     at = _MODES[mode]
-    start = 1 if words[0].lower() in _NEGATIONS and len(words) > 1 else 0
     placed, whole = 0, True
-    for word in words[start:]:
+    for word in words[_negated(words, at):]:
         low = word.lower()
         if at.numbers and low.isdecimal():
             continue
@@ -377,7 +381,6 @@ def renested(nodes: list[Node]) -> list[tuple[int, int]]:
         # shortened), the deepest on a tie (EOS tries the mode the lines above entered first); a
         # mode above the one the indentation names only with every keyword in full (a block the
         # table does not know keeps its lines); no mode: where the indentation puts it
-        floor = min(floor, len(open_modes) - 1)
         best, at = (0, False), floor
         for depth in reversed(known):  # (the modes the table knows: a few, however deep the blocks)
             fit = _fit(open_modes[depth][0], node.words)

@@ -590,11 +590,11 @@ def _negations_applied(nodes: list[Node], dev: DeviceConfig) -> list[Node]:
             keep(node)
             continue
         if w[1:] == ["hostname"]:
-            taken = lines_starting(["hostname"])
-            for i in taken:
+            for i in lines_starting(["hostname"]):
                 alive[i] = False
-            dev.names.append(("localhost", FILE, node.line))
-        elif w[1:3] == ["ip", "name-server"] and len(w) > 3:
+            dev.names.append(("localhost", FILE, node.line))  # (whether or not a name was set above)
+            continue
+        if w[1:3] == ["ip", "name-server"] and len(w) > 3:
             head = w[1:5] if w[3] == "vrf" else w[1:3]
             gone = set(w[1 + len(head):])
             for i in sorted({i for server in gone for i in named_servers.pop((*head, server), ()) if alive[i]}):
@@ -620,7 +620,7 @@ def _negations_applied(nodes: list[Node], dev: DeviceConfig) -> list[Node]:
         else:
             keep(node)
             continue
-        if not taken and w[1:] != ["hostname"]:
+        if not taken:
             keep(node)  # (it names nothing configured above it: reported)
     return [node for node, live in zip(kept, alive) if live]
 

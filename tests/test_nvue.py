@@ -200,6 +200,9 @@ NVUE_MUTATIONS += [
     ("an uplink made a bond member (its own address is not used)", "LINK-PORT-DOWN",
      _edit('      "swp1":\n        type: "swp"', '      "bond1":\n        type: "bond"\n        bond:\n          member:\n'
            '            "swp33": {}\n      "swp1":\n        type: "swp"')),
+    ("a server port made a bridge domain's member (the ASIC routes nothing on it)", "LINK-PORT-DOWN",
+     _edit('        description: "gpu001:ens1f0np0"\n',
+           '        description: "gpu001:ens1f0np0"\n        bridge:\n          domain:\n            br_default: {}\n')),
     ("an uplink in a routed bond (not modelled, and said so)", "PORTS-UNMODELLED",
      _edit('      "swp1":\n        type: "swp"', '      "bond1":\n        type: "bond"\n        bond:\n          member:\n'
            '            "swp34": {}\n        ip:\n          address:\n            "10.11.9.1/31": {}\n'

@@ -945,6 +945,26 @@ def test_lag_members_lose_their_own_address_unless_the_lag_is_routed() -> None:
                                    ("interfaces", 8, "swp9 is a member of bond0, but no port of this device's model")]
 
 
+def test_bridge_members_and_client_methods_as_ifupdown2_applies_them() -> None:
+    text = ("auto br0\niface br0\n    bridge-ports swp1 swp2\n\nauto br1\niface br1\n    bridge-ports glob swp5-6\n\n"
+            "auto swp1\niface swp1\n    address 10.0.0.0/31\n\nauto swp3\niface swp3 inet dhcp\n    address 10.0.0.2/31\n\n"
+            "auto swp4\niface swp4 inet manual\n    address 10.0.0.4/31\n")
+    parsed = ifupdown.read_interfaces(text)
+    assert parsed.bridge_members == {"swp1": ("br0", 3), "swp2": ("br0", 3)}
+    assert parsed.lag_members == {}  # (a server's kernel still takes a member's traffic: switches only)
+    assert parsed.interfaces["swp3"].addresses == []  # measured: ifup leaves a dhcp stanza's address out
+    assert parsed.interfaces["swp4"].addresses == ["10.0.0.4/31"]
+    assert [line for line, _ in parsed.unmodelled] == [7, 14, 15]  # the glob, the dhcp client, its address
+    from dualrail_net.platforms.cumulus.parse import parse_base
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        (folder / "interfaces").write_text(text)
+        dev = parse_base("leaf", folder)
+    assert dev.interfaces["swp1"].down.startswith("a member of br0")
+    assert ("interfaces", 3, "swp2 is a member of br0, but no port of this device's model") in dev.base_unmodelled
+
+
 @pytest.mark.parametrize("value,assigned", [
     ("3", "3"), ('"3"', "3"), ("'mlx5_0:1,mlx5_1:1'", "mlx5_0:1,mlx5_1:1"), ("\"a\"b'c'", "abc"), ("3  # why", "3"),
     ("3#x", "3#x"), ('"a b"', "a b"), ("'a\"b'", 'a"b'), ("", ""),

@@ -266,11 +266,17 @@ def _interfaces(r: _Reader, interfaces: dict[str, Any], path: PathKey) -> None:
     for name, body in interfaces.items():
         body = _map(body)
         here = (*path, name)
-        r.extra(body, here, {"type", "description", "link", "ip", "bond"})
+        r.extra(body, here, {"type", "description", "link", "ip", "bond", "bridge"})
         bond = _map(body.get("bond"))
         r.extra(bond, (*here, "bond"), {"member"})
         for member in _map(bond.get("member")):  # the member carries the bond's frames (link.lag_members_down)
             dev.lag_members[str(member)] = (str(name), FILE, r.line((*here, "bond", "member", member)))
+        bridge = _map(body.get("bridge"))
+        r.extra(bridge, (*here, "bridge"), {"domain"})
+        for domain, settings in _map(bridge.get("domain")).items():
+            # a bridge's member port: the ASIC routes nothing on it (its VLANs' settings not read)
+            r.extra(_map(settings), (*here, "bridge", "domain", domain), set())
+            dev.lag_members[str(name)] = (f"bridge domain {domain}", FILE, r.line((*here, "bridge", "domain", domain)))
         ip = _map(body.get("ip"))
         r.extra(ip, (*here, "ip"), {"address", "vrf", "gateway"})
         link = _map(body.get("link"))

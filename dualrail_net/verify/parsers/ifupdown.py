@@ -262,6 +262,10 @@ class InterfacesFile:
     gateways: dict[str, str] = field(default_factory=dict)  # interface -> its `gateway` (a default route)
     gateway_lines: dict[str, int] = field(default_factory=dict)
     lag_members: dict[str, tuple[str, int]] = field(default_factory=dict)  # port -> (its bond, the line)
+    # port -> (the bridge that enslaves it, the line). A switch's ASIC routes nothing on a bridge's
+    # member (the port's router interface goes with the bridge); a server's kernel still takes
+    # traffic for the member's address through the bridge, so only switches read it as a LAG member
+    bridge_members: dict[str, tuple[str, int]] = field(default_factory=dict)
 
 
 # attributes that change nothing verify judges (link settings, descriptions of the physical layer)
@@ -292,6 +296,9 @@ def ignored_repeat(key: str, line: str) -> str:
 NOT_AUTO = "not auto"  # Interface.down of a stanza ifupdown2 never brings up
 # `iface NAME inet METHOD`: the methods whose addresses are the stanza's own lines
 _ADDRESS_METHODS = frozenset({"static", "manual", "loopback"})
+# the methods whose stanza's `address` lines ifupdown2 never applies (its address module leaves the
+# port to the client: measured, `iface swp33 inet dhcp` with `address 10.11.0.1/31` ends without it)
+_CLIENT_METHODS = frozenset({"dhcp", "ppp"})
 
 
 def read_interfaces(text: str) -> InterfacesFile:
@@ -322,7 +329,9 @@ def read_interfaces(text: str) -> InterfacesFile:
     gateways: dict[str, str] = {}
     brought_up: set[str] = set()  # the stanzas of the auto (and allow-hotplug) class
     lag_members: dict[str, tuple[str, int]] = {}
+    bridge_members: dict[str, tuple[str, int]] = {}
     auto_all = False
+    client = ""  # the open stanza's method when it is one of _CLIENT_METHODS
     for number, line in numbered_lines(text):
         w = line.split(None, 1)
         if not w:
@@ -338,6 +347,7 @@ def read_interfaces(text: str) -> InterfacesFile:
             seen = set()
             addresses_read = 0
             iface.is_loopback = name == "lo" or (len(parts) > 2 and parts[2] == "loopback")
+            client = parts[2] if len(parts) > 2 and parts[2] in _CLIENT_METHODS else ""
             if len(parts) > 2 and parts[2] not in _ADDRESS_METHODS:
                 # a client (dhcp, ipv4ll, ppp, ...): what its server answers (an address, a default
                 # route in the main table) is not in the model
@@ -367,7 +377,10 @@ def read_interfaces(text: str) -> InterfacesFile:
             value = value.replace("$IFACE", iface.name)
         if key == "address":  # (the two most frequent keys first: neither is read once only)
             address = value.split()[0] if value else ""
-            if _ADDRESS.fullmatch(address):
+            if client:
+                unmodelled.append((number, f"{line.strip()} (never applied: ifupdown2 applies no address of an "
+                                           f"`inet {client}` stanza)"))
+            elif _ADDRESS.fullmatch(address):
                 if "/" not in address:
                     bare.append((iface, len(iface.addresses), stanza, addresses_read))
                 iface.addresses.append(address)
@@ -405,6 +418,10 @@ def read_interfaces(text: str) -> InterfacesFile:
             iface.vrf = iface.name
         elif key == "bridge-ports":
             iface.bridge_ports = value.split()
+            if {"glob", "regex"} & set(iface.bridge_ports):  # ifupdown2's patterns: the members are not named
+                unmodelled.append((number, line.strip()))
+            else:
+                bridge_members.update((member, (iface.name, number)) for member in iface.bridge_ports)
         elif key == "bond-slaves":
             lag_members.update((member, (iface.name, number)) for member in value.split())
         elif key == "ip-forward" and value.lower() in _FORWARD_VALUES:
@@ -447,7 +464,7 @@ def read_interfaces(text: str) -> InterfacesFile:
         for name in ifaces.keys() - brought_up:
             ifaces[name].down = NOT_AUTO
     return InterfacesFile(ifaces, vrfs, commands, command_ports, command_lines, unmodelled, gateways, gateway_lines,
-                          lag_members)
+                          lag_members, bridge_members)
 
 
 # iproute2's get_u32(..., 0): strtoul's base 0 (0x hexadecimal, a leading 0 octal, else decimal),

@@ -95,6 +95,8 @@ STATIC_CASES: list[tuple[str, str, str, str, str]] = [
      "/etc/opensm/IBB/partitions.conf", "IB-SM-SECURITY"),
     ("a setting the checks cannot judge", "ib-plane-IBA/opensm.conf", "lmc 0\n", "lmc 0\nqos TRUE\n",
      "IB-OPENSM-UNMODELLED"),
+    ("a setting of the standby's the checks cannot judge", "ib-plane-IBB/opensm-standby.conf", "lmc 0\n",
+     "lmc 0\nsminfo_polling_timeout 10000\n", "IB-OPENSM-UNMODELLED"),
     ("the standby outranks the master", "ib-plane-IBA/opensm-standby.conf", "sm_priority 14", "sm_priority 15",
      "IB-SM-STANDBY"),
     ("the standby binds to the master's port", "ib-plane-IBB/opensm-standby.conf", "guid 0x0c42a10300b10004",

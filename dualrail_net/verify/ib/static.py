@@ -32,7 +32,7 @@ def run_static(out: Path) -> list[CheckResult]:
                          "that plane")
     security = CheckResult("IB-SM-SECURITY", "every SM enforces partitions (opensm.conf keeps P_Key enforcement on "
                            "and reads this plane's partitions.conf)")
-    unmodelled = CheckResult("IB-OPENSM-UNMODELLED", "every line of opensm.conf is one the checks understand")
+    unmodelled = CheckResult("IB-OPENSM-UNMODELLED", "every line of opensm.conf (the master's and the standby's) is one the checks understand")
     standby = CheckResult("IB-SM-STANDBY", "each plane's standby SM binds to its planned port with a lower priority "
                           "than the master and otherwise runs the master's settings (a failover changes nothing)")
     tables = CheckResult("IB-PKEYS", "every HCA port's P_Key table, as opensm programs it from partitions.conf, "
@@ -89,10 +89,7 @@ def run_static(out: Path) -> list[CheckResult]:
             tables.findings.extend(_pkey_findings(tables.check, plane, meta, res.partitions))
         conf = read_text(folder / "opensm.conf")
         settings, unknown = read_opensm_conf(conf)
-        for line, text in unknown:
-            unmodelled.findings.append(Finding(unmodelled.check, Severity.WARNING, (), plane,
-                                               f"{meta.dir}/opensm.conf:{line}: not modelled: {text[:100]}",
-                                               "verify cannot judge what this setting does"))
+        unmodelled.findings.extend(_unmodelled_lines(unmodelled.check, plane, f"{meta.dir}/opensm.conf", unknown))
         for key, (secure, why) in SECURE_SETTINGS.items():
             setting = settings.get(key)
             if setting is not None and setting[1].lower() != secure.lower():
@@ -118,7 +115,7 @@ def run_static(out: Path) -> list[CheckResult]:
                                       f"{m_guid.group(1) if m_guid else 'missing'} is not a port of plane {plane}",
                                       "the SM would bind to no port of its plane"))
         standby.findings.extend(_standby_findings(standby.check, out, plane, meta.dir, meta.sm_standby,
-                                                  meta.sm_standby_guid, settings, security))
+                                                  meta.sm_standby_guid, settings, security, unmodelled))
         routing.findings.extend(_routing_files(routing.check, folder, plane, meta, settings))
     # Tenant membership must be the same in every plane, server by server.
     by_server: dict[str, dict[str, dict[str, str]]] = defaultdict(dict)
@@ -215,6 +212,11 @@ def _routing_files(check: str, folder: Path, plane: str, meta: IbPlaneEntry,
 
 
 STANDBY_FILE = "opensm-standby.conf"
+
+
+def _unmodelled_lines(check: str, plane: str, rel: str, unknown: list[tuple[int, str]]) -> list[Finding]:
+    return [Finding(check, Severity.WARNING, (), plane, f"{rel}:{line}: not modelled: {text[:100]}",
+                    "verify cannot judge what this setting does") for line, text in unknown]
 DEFAULT_SM_PRIORITY = 1  # opensm's, when the file sets none
 
 
@@ -224,9 +226,11 @@ def _priority(settings: dict[str, tuple[int, str]]) -> int:
 
 
 def _standby_findings(check: str, out: Path, plane: str, folder: str, host: str | None, guid: str,
-                      master: dict[str, tuple[int, str]], security: CheckResult) -> list[Finding]:
+                      master: dict[str, tuple[int, str]], security: CheckResult,
+                      unmodelled: CheckResult) -> list[Finding]:
     """The standby's opensm.conf against the plan and the master's: its port, a lower priority, and
-    every other setting equal (after a failover the subnet is run by these settings)."""
+    every other setting equal (after a failover the subnet is run by these settings); its lines of
+    no known key reported as the master's are."""
     path = out / folder / STANDBY_FILE
     rel = f"{folder}/{STANDBY_FILE}"
     if host is None:
@@ -235,7 +239,8 @@ def _standby_findings(check: str, out: Path, plane: str, folder: str, host: str 
     if not path.exists():
         return [_f(check, plane, f"{rel}: missing (the plan runs a standby SM on {host})",
                    "the standby host has no configuration: when the master's host fails the plane has no SM", (host,))]
-    settings, _unknown = read_opensm_conf(read_text(path))
+    settings, unknown = read_opensm_conf(read_text(path))
+    unmodelled.findings.extend(_unmodelled_lines(unmodelled.check, plane, rel, unknown))
     found = []
     got = settings.get("guid", (0, "missing"))
     if got[1].lower() != guid:

@@ -138,3 +138,27 @@ def test_eos_reads_by_mode_not_indentation(eos_everywhere: list[str]) -> None:
             read = _read(variant)
             assert all("(EOS's modes, not the indentation)" in said for _, said in read.unmodelled)
             assert replace(read, unmodelled=[]) == full
+
+
+def test_an_exit_line_leaves_its_mode_whatever_the_indentation(eos_everywhere: list[str]) -> None:
+    """EOS prints no `exit`; one written in closes the mode it is in. `exit` after every block
+    changes nothing; a line after an `exit` is read in the mode above, not the block its
+    indentation names (`shutdown` after a port's `exit` is no command at the top: refused)."""
+    import re
+    for text in eos_everywhere:
+        # (the `!` before each block made an `exit` of the block above: the lines keep their numbers)
+        closed = re.sub(r"\n!\n(?=interface|router|route-map|management|aaa)", "\n   exit\n", text)
+        assert closed != text and _read(closed) == _read(text)
+    spine = next(t for t in eos_everywhere if "hostname a-spine-1" in t)
+    port = "      priority strict\n!\ninterface Ethernet2\n"  # (the end of Ethernet1's block)
+    assert port in spine
+    read = _read(spine.replace(port, "      priority strict\n   exit\n   exit\n   shutdown\n!\ninterface Ethernet2\n", 1))
+    assert read.interfaces["Ethernet1"].down == ""
+    assert {said.split(": ")[-1] for _, said in read.unmodelled} == {"shutdown"}  # (refused; read at the top, said)
+    assert read.interfaces["Ethernet1"].trust == _read(spine).interfaces["Ethernet1"].trust == "dscp"
+    ip = "   ip address 10.11.0.0/31\n"
+    read = _read(spine.replace(ip, "   exit\n" + ip, 1))  # (the port's lines below the exit: refused at the top)
+    assert read.interfaces["Ethernet1"].addresses == [] and len(read.unmodelled) > 3
+    inner = "   tx-queue 6\n      priority strict\n"
+    read = _read(spine.replace(inner, inner + "      exit\n      shutdown\n", 1))  # (tx-queue 6 left: the port's mode)
+    assert read.interfaces["Ethernet1"].down != ""

@@ -22,6 +22,7 @@ The parser reads the file as written first and spells out only when a line was n
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from dualrail_net.verify.parsers.tree import Node
@@ -346,7 +347,7 @@ def _fit(mode: str, words: list[str]) -> tuple[int, bool]:
     return placed, whole
 
 
-def renested(nodes: list[Node]) -> list[tuple[int, int]]:
+def renested(nodes: list[Node], exits: Sequence[int] = ()) -> list[tuple[int, int]]:
     """Nest the lines as EOS's CLI does, in place: EOS ignores indentation and reads each line in
     the mode the lines before it entered, moving up to a parent mode when the line is not a command
     of that one. A line goes to the open mode whose table places most of its keywords (written in
@@ -354,8 +355,9 @@ def renested(nodes: list[Node]) -> list[tuple[int, int]]:
     it only with every keyword in full (the table is not EOS's grammar: a command missing from a
     mode's list must not leave its block); a line no open mode takes stays where its indentation
     put it, and a block the table does not know (an access list's) keeps its indented lines.
-    Returns (line, the line of its new holder, 0 for the top) for each line placed elsewhere than
-    its indentation says."""
+    ``exits``: the lines (in order) that are `exit`, each of which leaves the innermost open mode
+    (at the top it leaves nothing). Returns (line, the line of its new holder, 0 for the top) for
+    each line placed elsewhere than its indentation says."""
     order: list[tuple[Node, Node | None]] = []
     pending: list[tuple[Node, Node | None]] = [(node, None) for node in reversed(nodes)]
     while pending:  # (file order: a block's lines follow it; a loop, not recursion)
@@ -371,7 +373,14 @@ def renested(nodes: list[Node]) -> list[tuple[int, int]]:
     known = [0]  # the depths in open_modes of modes the table knows (not "none")
     where: dict[int, int] = {}  # id(node) -> its depth in open_modes while it is open
     moved: list[tuple[int, int]] = []
+    next_exit = 0
     for node, parent in order:
+        while next_exit < len(exits) and exits[next_exit] < node.line:
+            next_exit += 1
+            if len(open_modes) > 1:
+                where.pop(id(open_modes.pop()[1]), None)
+                while known and known[-1] >= len(open_modes):
+                    known.pop()
         floor, up = 0, parent
         while up is not None and id(up) not in where:
             up = indented_parent[id(up)]

@@ -500,16 +500,22 @@ def _banner_text_blanked(text: str) -> str:
     return _BANNER.sub(lambda m: m.group(0).split("\n", 1)[0] + "\n" * m.group(0).count("\n"), text)
 
 
+_EXIT = re.compile(r"^[ \t]*exit[ \t]*$", re.M | re.I)
+
+
 def parse_eos(text: str, dev: DeviceConfig) -> None:
     """``text`` into ``dev`` (as created: a name and a platform, nothing else). A file with a line
     not understood is read again with EOS's shortened keywords spelled out (keywords.py): each line
     spelled out is reported with both spellings, an ambiguous word (which EOS refuses) named."""
     text = _banner_text_blanked(text)
     _read_nodes(parse_tree(text), dev)
-    if not dev.unmodelled:
+    # EOS prints no `exit`; one written in leaves the mode it is in, whatever the indentation after
+    # it says (the tree reader skips it): a file with one is read again by modes
+    exits = [text.count("\n", 0, m.start()) + 1 for m in _EXIT.finditer(text)] if "exit" in text else []
+    if not dev.unmodelled and not exits:
         return
     nodes = parse_tree(text)
-    moved = dict(renested(nodes))
+    moved = dict(renested(nodes, exits))
     notes = spell_out(nodes)
     if not notes and not moved:
         return

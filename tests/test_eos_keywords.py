@@ -91,6 +91,17 @@ def test_a_hostile_nesting_is_spelled_out_without_recursion() -> None:
     assert dev.unmodelled[0][1].startswith("`int` read as `interface`")
 
 
+def test_many_exit_lines_are_read_in_one_pass() -> None:
+    """An `exit` after each of many blocks and between a port's lines: every port read, every line
+    after a port's `exit` refused at the top (a count of lines per `exit` would be quadratic)."""
+    count = 20000
+    text = "".join(f"interface Ethernet{i}\n   mtu 9214\n   exit\n   shutdown\n" for i in range(1, count + 1))
+    dev = _read(text)
+    assert len(dev.interfaces) == count and not any(iface.down for iface in dev.interfaces.values())
+    assert {said.split(": ")[-1] for _, said in dev.unmodelled} == {"shutdown"}
+    assert {line for line, _ in dev.unmodelled} == set(range(4, 4 * count + 1, 4))
+
+
 def test_many_no_lines_take_back_exactly_what_they_name() -> None:
     """Thousands of servers and of `no` lines (each naming one, half of them unknown): the servers
     left are exactly the others, every `no` naming nothing is reported (the index finds the lines;

@@ -503,6 +503,16 @@ def _banner_text_blanked(text: str) -> str:
 _EXIT = re.compile(r"^[ \t]*exit[ \t]*$", re.M | re.I)
 
 
+def _exit_lines(text: str) -> list[int]:
+    """The numbers of the lines that are `exit` (counted on from one to the next: linear)."""
+    lines, line, at = [], 1, 0
+    for match in _EXIT.finditer(text):
+        line += text.count("\n", at, match.start())
+        at = match.start()
+        lines.append(line)
+    return lines
+
+
 def parse_eos(text: str, dev: DeviceConfig) -> None:
     """``text`` into ``dev`` (as created: a name and a platform, nothing else). A file with a line
     not understood is read again with EOS's shortened keywords spelled out (keywords.py): each line
@@ -511,7 +521,7 @@ def parse_eos(text: str, dev: DeviceConfig) -> None:
     _read_nodes(parse_tree(text), dev)
     # EOS prints no `exit`; one written in leaves the mode it is in, whatever the indentation after
     # it says (the tree reader skips it): a file with one is read again by modes
-    exits = [text.count("\n", 0, m.start()) + 1 for m in _EXIT.finditer(text)] if "exit" in text else []
+    exits = _exit_lines(text) if "exit" in text else []
     if not dev.unmodelled and not exits:
         return
     nodes = parse_tree(text)

@@ -207,6 +207,18 @@ def _port_state(rng: random.Random, text: str) -> tuple[str, str] | None:
     return f"{m.group(1)} without its address", text[:m.start(2)] + body + text[m.end(2):]
 
 
+def _client_method(rng: random.Random, text: str) -> tuple[str, str] | None:
+    """A port's stanza given a method: `inet dhcp` (ifupdown2 applies none of its addresses and
+    starts a client, absent here: no lease), `inet manual` or `inet static` (addresses applied)."""
+    stanzas = [m for m in re.finditer(r"^iface (\S+)\n((?:[ \t]+\S.*\n)*)", text, re.M)
+               if "address " in m.group(2)]
+    if not stanzas:
+        return None
+    m = rng.choice(stanzas)
+    method = rng.choice(["dhcp", "dhcp", "manual", "static"])
+    return f"{m.group(1)} inet {method}", text[:m.start()] + f"iface {m.group(1)} inet {method}\n" + text[m.start(2):]
+
+
 def _link_set(rng: random.Random, text: str) -> tuple[str, str] | None:
     """A post-up `ip link set` on a port, in its own stanza or another's: down (its routes go with
     it), up (nothing changes) or another MTU (routing does not move)."""
@@ -457,7 +469,7 @@ EDITS: tuple[Callable[[random.Random, str], tuple[str, str] | None], ...] = (
     _shell_form, _delete_line, _continued, _iface_variable, _netmask,
     _route_source, _route_source, _drop_line, _rule_priority, _rule_priority, _rule_table, _route_gateway,
     _route_gateway, _route_second, _route_second, _port_state, _main_route, _double_stanza, _no_auto,
-    _respell, _reject_route, _multipath, _rule_selector, _link_set)
+    _respell, _reject_route, _multipath, _rule_selector, _link_set, _client_method)
 
 
 @dataclass(frozen=True)

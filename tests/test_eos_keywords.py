@@ -173,3 +173,18 @@ def test_an_exit_line_leaves_its_mode_whatever_the_indentation(eos_everywhere: l
     inner = "   tx-queue 6\n      priority strict\n"
     read = _read(spine.replace(inner, inner + "      exit\n      shutdown\n", 1))  # (tx-queue 6 left: the port's mode)
     assert read.interfaces["Ethernet1"].down != ""
+
+
+def test_options_after_arguments_are_spelled_out() -> None:
+    """EOS completes a TACACS+ host's, a user's and a secondary address's options after their
+    arguments too; a key's or secret's value is never touched (it runs to the line's end)."""
+    words, ambiguous, _, _ = keywords._spell_words("tacacs-server host 192.0.2.49 v mgmt k 0 po".split(), "global")
+    assert words == "tacacs-server host 192.0.2.49 vrf mgmt key 0 po".split() and not ambiguous
+    words, _, _, _ = keywords._spell_words("username ops priv 15 ro network-admin sec sha512 ro".split(), "global")
+    assert words == "username ops privilege 15 role network-admin secret sha512 ro".split()
+    words, _, _, _ = keywords._spell_words("ip address 10.0.0.1 255.255.255.254 sec".split(), "interface")
+    assert words[-1] == "secondary"
+    _, ambiguous, could, _ = keywords._spell_words("username ops s x".split(), "global")
+    assert ambiguous == "s" and set(could) == {"secret", "shell", "sshkey", "ssh-key"}
+    dev = _read("tacacs-server host 192.0.2.49 vrf mgmt k 0 SECRET\nusername ops priv 15 sec sha512 HASH\n")
+    assert any("read as `key`" in said for _, said in dev.unmodelled)

@@ -234,6 +234,40 @@ _GRAMMAR["bgp-vrf"] = _GRAMMAR["bgp"].replace("        vrf *>bgp-vrf\n", "")
 _MODES: dict[str, _Position] = {mode: _compile(text) for mode, text in _GRAMMAR.items()}
 
 
+def _options(at: _Position, options: dict[str, int | None]) -> None:
+    """Options after a command's arguments, in any order: each keyword followed by its count of
+    arguments, then the next option (a loop back to ``at``); None: its argument runs to the line's
+    end (a secret, a key), so nothing after it is spelled."""
+    for name, count in options.items():
+        if count == 0:
+            at.keywords[name] = at
+            continue
+        position = at.keywords.setdefault(name, _Position())
+        for remaining in range(count or 0, 0, -1):
+            position.argument = at if remaining == 1 else _Position()
+            position = position.argument
+
+
+def _after(mode: str, *words: str) -> _Position:
+    """The position a pattern's words lead to (an argument `*` made where the table stops)."""
+    at = _MODES[mode]
+    for word in words:
+        if word == "*":
+            at.argument = at = at.argument or _Position()
+        else:
+            at = at.keywords[word]
+    return at
+
+
+# the options EOS completes after a command's arguments, where a shortened option changes what the
+# model reads (a TACACS+ host's key, a user's role, a secondary address)
+_options(_after("global", "tacacs-server", "host", "*"),
+         {"key": None, "port": 1, "timeout": 1, "vrf": 1, "single-connection": 0})
+_options(_after("global", "username", "*"), {"privilege": 1, "role": 1, "secret": None, "nopassword": 0,
+                                             "sshkey": None, "ssh-key": None, "shell": 1})
+_after("interface", "ip", "address", "*", "*").keywords["secondary"] = _Position()  # (the netmask form)
+
+
 @dataclass(frozen=True)
 class Spelling:
     line: int

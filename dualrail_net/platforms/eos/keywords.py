@@ -253,7 +253,8 @@ def _after(mode: str, *words: str) -> _Position:
     at = _MODES[mode]
     for word in words:
         if word == "*":
-            at.argument = at = at.argument or _Position()
+            at.argument = at.argument or _Position()
+            at = at.argument
         else:
             at = at.keywords[word]
     return at

@@ -32,7 +32,8 @@ def run_static(out: Path) -> list[CheckResult]:
                          "that plane")
     security = CheckResult("IB-SM-SECURITY", "every SM enforces partitions (opensm.conf keeps P_Key enforcement on "
                            "and reads this plane's partitions.conf)")
-    unmodelled = CheckResult("IB-OPENSM-UNMODELLED", "every line of opensm.conf (the master's and the standby's) is one the checks understand")
+    unmodelled = CheckResult("IB-OPENSM-UNMODELLED", "every line of opensm.conf (the master's and the standby's) is "
+                             "one the checks understand")
     standby = CheckResult("IB-SM-STANDBY", "each plane's standby SM binds to its planned port with a lower priority "
                           "than the master and otherwise runs the master's settings (a failover changes nothing)")
     tables = CheckResult("IB-PKEYS", "every HCA port's P_Key table, as opensm programs it from partitions.conf, "
@@ -212,12 +213,13 @@ def _routing_files(check: str, folder: Path, plane: str, meta: IbPlaneEntry,
 
 
 STANDBY_FILE = "opensm-standby.conf"
+DEFAULT_SM_PRIORITY = 1  # opensm's, when the file sets none
 
 
 def _unmodelled_lines(check: str, plane: str, rel: str, unknown: list[tuple[int, str]]) -> list[Finding]:
+    """An opensm.conf's lines of no known key (read_opensm_conf), each a warning at its line."""
     return [Finding(check, Severity.WARNING, (), plane, f"{rel}:{line}: not modelled: {text[:100]}",
                     "verify cannot judge what this setting does") for line, text in unknown]
-DEFAULT_SM_PRIORITY = 1  # opensm's, when the file sets none
 
 
 def _priority(settings: dict[str, tuple[int, str]]) -> int:

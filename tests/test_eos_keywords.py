@@ -188,3 +188,18 @@ def test_options_after_arguments_are_spelled_out() -> None:
     assert ambiguous == "s" and set(could) == {"secret", "shell", "sshkey", "ssh-key"}
     dev = _read("tacacs-server host 192.0.2.49 vrf mgmt k 0 SECRET\nusername ops priv 15 sec sha512 HASH\n")
     assert any("read as `key`" in said for _, said in dev.unmodelled)
+
+
+def test_a_port_that_changes_vrf_loses_the_addresses_above_the_line() -> None:
+    """EOS removes a port's addresses when its VRF changes: the VRF line before the address keeps
+    it, after it (to another VRF, or `no vrf` back to the default) drops it, the same VRF again
+    changes nothing; a repeated block counts as the same port."""
+    block = "vrf instance a\nvrf instance b\ninterface Loopback1\n{}!\n"
+    kept = _read(block.format("   vrf a\n   ip address 10.0.0.1/32\n   vrf a\n"))
+    assert kept.interfaces["Loopback1"].addresses == ["10.0.0.1/32"] and kept.unmodelled == []
+    for lines in ("   ip address 10.0.0.1/32\n   vrf a\n", "   vrf a\n   ip address 10.0.0.1/32\n   no vrf\n",
+                  "   vrf a\n   ip address 10.0.0.1/32\n!\ninterface Loopback1\n   vrf b\n"):
+        moved = _read(block.format(lines))
+        assert moved.interfaces["Loopback1"].addresses == [], lines
+    said = _read(block.format("   ip address 10.0.0.1/32\n   vrf a\n")).unmodelled
+    assert said == [(5, "vrf a (EOS removes the addresses set above it, 10.0.0.1/32: the port changes VRF)")]

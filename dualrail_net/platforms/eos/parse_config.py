@@ -240,7 +240,7 @@ def _interface(node: Node, name: str, dev: DeviceConfig, routed: set[str], pfc_o
         elif w[0] == "mtu" and len(w) == 2 and (mtu := _int(w[1], 65535)) is not None:
             iface.mtu = mtu
         elif w[0] == "vrf" and len(w) in (2, 3) and (len(w) == 2 or w[1] == "forwarding"):
-            iface.vrf = w[-1]
+            _vrf_changed(iface, w[-1], child, dev)
             vrf_lines.append((w[-1], child.line))
         elif w[0] == "description":
             iface.description = " ".join(w[1:])
@@ -278,6 +278,17 @@ def _interface(node: Node, name: str, dev: DeviceConfig, routed: set[str], pfc_o
             _unmodelled(dev, child)
 
 
+def _vrf_changed(iface: Interface, vrf: str | None, node: Node | None, dev: DeviceConfig) -> None:
+    """A port moved to ``vrf`` (None: the default VRF). EOS removes a port's addresses when its VRF
+    changes, so an address set above the line is gone (said: the order of the lines decides)."""
+    if vrf != iface.vrf and iface.addresses:
+        if node is not None:
+            dev.unmodelled.append((node.line, f"{node.text} (EOS removes the addresses set above it, "
+                                              f"{', '.join(iface.addresses)}: the port changes VRF)"))
+        iface.addresses = []
+    iface.vrf = vrf
+
+
 def _interface_default(iface: Interface, w: list[str], dev: DeviceConfig, routed: set[str], pfc_on: set[str]) -> bool:
     """`no X` / `default X` in an interface block (``w``: X): the setting back to EOS's default, as
     when the line is not there. False for a setting the model does not read."""
@@ -292,7 +303,7 @@ def _interface_default(iface: Interface, w: list[str], dev: DeviceConfig, routed
         if iface.pfc_priorities is not None:
             iface.pfc_priorities = [p for p in iface.pfc_priorities if p != prio] or None
     elif w[:1] == ["vrf"] and len(w) <= 3:
-        iface.vrf = None
+        _vrf_changed(iface, None, None, dev)
     elif w[:1] == ["description"]:
         iface.description = ""
     elif w[:2] == ["ip", "access-group"] and len(w) in (3, 4) and w[-1] in ("in", "out"):

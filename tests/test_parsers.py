@@ -945,6 +945,24 @@ def test_lag_members_lose_their_own_address_unless_the_lag_is_routed() -> None:
                                    ("interfaces", 8, "swp9 is a member of bond0, but no port of this device's model")]
 
 
+def test_the_default_ipv4_unicast_is_read_when_a_neighbor_is_created() -> None:
+    """As bgpd 8.4 does (measured in a namespace): the default in force at a neighbor's or a
+    peer-group's first line decides its activation; a member takes its group's; EOS's stays the
+    instance's (its running-config prints the default first)."""
+    from dualrail_net.verify.controlplane import active
+    from dualrail_net.verify.parsers.frr import parse_frr
+    text = ("router bgp 65001\n neighbor 10.9.0.1 remote-as 65002\n neighbor G peer-group\n neighbor G remote-as 65002\n"
+            " no bgp default ipv4-unicast\n neighbor 10.9.0.3 remote-as 65002\n neighbor 10.9.0.5 peer-group G\n"
+            " neighbor H peer-group\n neighbor H remote-as 65003\n neighbor 10.9.0.7 peer-group H\n"
+            " bgp default ipv4-unicast\n neighbor 10.9.0.9 remote-as 65002\n neighbor 10.9.0.11 peer-group H\n"
+            " address-family ipv4 unicast\n  no neighbor 10.9.0.9 activate\n exit-address-family\n")
+    dev = DeviceConfig(name="leaf", platform="cumulus")
+    parse_frr(text, dev)
+    inst = dev.bgp[None]
+    assert {a: active(inst, n) for a, n in inst.neighbors.items()} == {
+        "10.9.0.1": True, "10.9.0.3": False, "10.9.0.5": True, "10.9.0.7": False, "10.9.0.9": False, "10.9.0.11": False}
+
+
 def test_bridge_members_and_client_methods_as_ifupdown2_applies_them() -> None:
     text = ("auto br0\niface br0\n    bridge-ports swp1 swp2\n\nauto br1\niface br1\n    bridge-ports glob swp5-6\n\n"
             "auto swp1\niface swp1\n    address 10.0.0.0/31\n\nauto swp3\niface swp3 inet dhcp\n    address 10.0.0.2/31\n\n"

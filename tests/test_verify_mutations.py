@@ -846,6 +846,10 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
                     "   neighbor 10.11.0.1 shutdown\n   neighbor 10.11.0.1 description")),
     ("no bgp default ipv4-unicast without activate", "BGP-SESSION-DOWN",
      lambda r: edit(r / LEAF_A / "frr.conf", " bgp router-id", " no bgp default ipv4-unicast\n bgp router-id")),
+    ("no bgp default ipv4-unicast below a leaf's first neighbor: the three created after it carry nothing",
+     "BGP-SESSION-DOWN",
+     lambda r: edit(r / LEAF_A / "frr.conf", " neighbor 10.11.0.0 remote-as 4200001000\n",
+                    " neighbor 10.11.0.0 remote-as 4200001000\n no bgp default ipv4-unicast\n")),
     ("no bgp default ipv4-unicast: the leaf's prefixes are gone", "ROUTE-MISSING",
      lambda r: edit(r / LEAF_A / "frr.conf", " bgp router-id", " no bgp default ipv4-unicast\n bgp router-id")),
     ("two leaves with one ASN: eBGP loop prevention", "ROUTE-MISSING", _same_asn_on_two_leaves),
@@ -1382,6 +1386,10 @@ def _spine_neighbor(root: Path, statement: str) -> None:
 
 
 VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
+    ("`no bgp default ipv4-unicast` below a leaf's neighbors (bgpd activated each when it created it: "
+     "measured on FRR 8.4)",
+     lambda r: edit(r / LEAF_A / "frr.conf", " neighbor 10.11.0.6 remote-as 4200001000\n",
+                    " neighbor 10.11.0.6 remote-as 4200001000\n no bgp default ipv4-unicast\n")),
     ("EOS `router bgp` repeated: a neighbor shut, then `no neighbor X shutdown` (the blocks merge; the "
      "session is back)",
      lambda r: edit(r / SPINE_A / "running-config", "\nend\n", "\nrouter bgp 4200001000\n   neighbor 10.11.0.1 shutdown\n"

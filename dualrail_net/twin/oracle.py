@@ -265,15 +265,24 @@ def _rename_reference(rng: random.Random, text: str) -> tuple[str, str] | None:
 
 
 def _no_default_af(rng: random.Random, text: str) -> tuple[str, str] | None:
+    """`no bgp default ipv4-unicast` above every neighbor, or below the first k of them (bgpd
+    reads the default when it creates each neighbor), with every neighbor but one activated or not."""
     if " bgp router-id" not in text:
         return None
     activate = rng.random() < 0.5
-    edited = text.replace(" bgp router-id", " no bgp default ipv4-unicast\n bgp router-id", 1)
+    created = list(re.finditer(r"^ neighbor (\S+) remote-as .*\n", text, re.M))
+    below = rng.choice(range(len(created) + 1)) if created and rng.random() < 0.5 else 0
+    if below:
+        at = created[below - 1].end()
+        edited = text[:at] + " no bgp default ipv4-unicast\n" + text[at:]
+    else:
+        edited = text.replace(" bgp router-id", " no bgp default ipv4-unicast\n bgp router-id", 1)
     if activate:  # activate every neighbor but one
         neighbors = re.findall(r"^ neighbor (\S+) remote-as", edited, re.M)
         lines = "".join(f"  neighbor {n} activate\n" for n in neighbors[1:])
         edited = edited.replace(" address-family ipv4 unicast\n", " address-family ipv4 unicast\n" + lines, 1)
-    return "no bgp default ipv4-unicast" + (" (all but one neighbor activated)" if activate else ""), edited
+    return ("no bgp default ipv4-unicast" + (f" below {below} neighbor(s)" if below else "")
+            + (" (all but one neighbor activated)" if activate else "")), edited
 
 
 def _maximum_paths(rng: random.Random, text: str) -> tuple[str, str] | None:

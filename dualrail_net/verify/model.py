@@ -248,6 +248,9 @@ class BgpInstance:
     # not applied, and the load fails (vtysh -b exits non-zero, frr-reload.py stops)
     refused: list[tuple[int, str, str]] = field(default_factory=list)
     default_ipv4_unicast: bool = True  # `no bgp default ipv4-unicast`: a neighbor needs `activate`
+    # every `[no] bgp default ipv4-unicast` as (line, on): bgpd reads the default when it creates a
+    # neighbor or a peer-group, so the lines above a neighbor's first line decide for it (FRR)
+    default_ipv4_unicast_lines: list[tuple[int, bool]] = field(default_factory=list)
     network_import_check: bool = True  # a `network` is advertised only while its prefix is in the RIB
     # `[no] bgp ebgp-requires-policy`; None: the platform's default (FRR `defaults traditional`: on).
     # When on, an eBGP neighbor without a route-map in a direction carries nothing that way

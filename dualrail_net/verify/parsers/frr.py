@@ -866,6 +866,7 @@ def bgp_statement(inst: BgpInstance, w: list[str], line: int = 0) -> bool:
             inst.med_missing_as_worst_line = line  # (confed: the fabric has no confederation)
         elif w[1:] == ["default", "ipv4-unicast"]:
             inst.default_ipv4_unicast = True
+            inst.default_ipv4_unicast_lines.append((line, True))
         elif w[1:] == ["network", "import-check"]:
             inst.network_import_check = True
         elif w[1:] == ["ebgp-requires-policy"]:
@@ -935,6 +936,7 @@ def bgp_negation(inst: BgpInstance, w: list[str], line: int, eos: bool = False) 
     back what an earlier line set. False when the model does not read it."""
     if w == ["bgp", "default", "ipv4-unicast"]:
         inst.default_ipv4_unicast = False
+        inst.default_ipv4_unicast_lines.append((line, False))
     elif w == ["bgp", "network", "import-check"]:
         inst.network_import_check = False
     elif w == ["bgp", "ebgp-requires-policy"]:
@@ -1576,6 +1578,18 @@ def ebgp_neighbor(n: Neighbor, own_asn: int) -> bool:
     return n.remote_kind == "external" or (n.remote_kind is None and n.remote_asn is not None and n.remote_asn != own_asn)
 
 
+def _activation_at_creation(inst: BgpInstance) -> None:
+    """bgpd activates IPv4 unicast on a neighbor or a peer-group when it creates it, by the default
+    then in force (`[no] bgp default ipv4-unicast` above its first line; on before any), and a later
+    change of the default leaves it so; a group's member takes its group's (measured on FRR 8.4:
+    the default turned off below a neighbor's line leaves it active, above it not; a member bound
+    after the change takes the group's). Sets ``activate`` where no `[no] neighbor X activate` did."""
+    for n in inst.neighbors.values():
+        if n.activate is not None or n.peer_group is not None and n.peer_group in inst.peer_groups:
+            continue
+        n.activate = next((on for line, on in reversed(inst.default_ipv4_unicast_lines) if line < n.line), True)
+
+
 def finish_bgp(dev: DeviceConfig, frr: bool = True) -> None:
     """After a device is read (every platform): peer-groups are copied into their members (a member's
     own setting wins) and leave ``neighbors``; a neighbor that is shut down brings up no session, so
@@ -1622,6 +1636,8 @@ def finish_bgp(dev: DeviceConfig, frr: bool = True) -> None:
             dev.unmodelled += [(line, f"match as-path {listed} (route-map {name} decides what is installed)")
                                for listed, line in entry.as_path_clauses]
     for inst in dev.bgp.values():
+        if frr and inst.default_ipv4_unicast_lines:
+            _activation_at_creation(inst)
         groups = {name: inst.neighbors.pop(name) for name in inst.peer_groups if name in inst.neighbors}
         rr_written: dict[str, str] = {}  # a member -> the peer-group whose route-reflector-client it took
         for n in list(inst.neighbors.values()):

@@ -945,6 +945,34 @@ def test_lag_members_lose_their_own_address_unless_the_lag_is_routed() -> None:
                                    ("interfaces", 8, "swp9 is a member of bond0, but no port of this device's model")]
 
 
+@pytest.mark.parametrize("lines,members,refused", [
+    # measured on bgpd 8.4 in a namespace (`show bgp neighbors json` remoteAs, and the lines it refused)
+    (["neighbor G peer-group", "neighbor G remote-as 65002", "neighbor 10.9.0.1 remote-as 65003",
+      "neighbor 10.9.0.1 peer-group G"], {"10.9.0.1": (65002, None, "G")}, []),
+    (["neighbor G peer-group", "neighbor G remote-as 65002", "neighbor 10.9.0.1 peer-group G",
+      "neighbor 10.9.0.1 remote-as 65003"], {"10.9.0.1": (65002, None, "G")}, [5]),
+    (["neighbor G peer-group", "neighbor 10.9.0.1 remote-as 65003", "neighbor 10.9.0.1 peer-group G",
+      "neighbor G remote-as 65002"], {"10.9.0.1": (65002, None, "G")}, []),
+    (["neighbor G peer-group", "neighbor 10.9.0.1 remote-as 65003", "neighbor 10.9.0.1 peer-group G",
+      "neighbor 10.9.0.3 remote-as 65004", "neighbor 10.9.0.3 peer-group G"],
+     {"10.9.0.1": (65003, None, "G"), "10.9.0.3": (65004, None, "G")}, []),
+    (["neighbor G peer-group", "neighbor G remote-as external", "neighbor 10.9.0.1 remote-as 65003",
+      "neighbor 10.9.0.1 peer-group G"], {"10.9.0.1": (None, "external", "G")}, []),
+    (["neighbor G peer-group", "neighbor G remote-as internal", "neighbor 10.9.0.1 remote-as 65003",
+      "neighbor 10.9.0.1 peer-group G"], {"10.9.0.1": (65003, None, None)}, [5]),
+])
+def test_a_peer_groups_remote_as_as_bgpd_gives_it(lines: list[str], members: dict[str, Any], refused: list[int]) -> None:
+    """A group with a remote-as gives it to its members (whatever they said before joining; a member's
+    own after joining is refused); a group without one leaves theirs; bgpd refuses to bind an eBGP
+    neighbor to an iBGP group."""
+    from dualrail_net.verify.parsers.frr import parse_frr
+    dev = DeviceConfig(name="leaf", platform="cumulus")
+    parse_frr("router bgp 65001\n" + "".join(f" {line}\n" for line in lines), dev)
+    inst = dev.bgp[None]
+    assert {a: (n.remote_asn, n.remote_kind, n.peer_group) for a, n in inst.neighbors.items()} == members
+    assert [line for line, _, _ in inst.refused] == refused
+
+
 def test_the_default_ipv4_unicast_is_read_when_a_neighbor_is_created() -> None:
     """As bgpd 8.4 does (measured in a namespace): the default in force at a neighbor's or a
     peer-group's first line decides its activation; a member takes its group's; EOS's stays the

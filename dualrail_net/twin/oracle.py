@@ -285,6 +285,27 @@ def _no_default_af(rng: random.Random, text: str) -> tuple[str, str] | None:
             + (" (all but one neighbor activated)" if activate else "")), edited
 
 
+def _peer_group_as(rng: random.Random, text: str) -> tuple[str, str] | None:
+    """The instance's neighbors made members of a peer-group G, their own `remote-as` lines kept
+    above the binding, G given the right AS, a wrong one (bgpd gives its members the group's), none
+    (each keeps its own) or `external`; G's remote-as above or below the bindings."""
+    found = list(re.finditer(r"^ neighbor (\S+) remote-as (\S+)\n", text, re.M))
+    if not found:
+        return None
+    block_end = text.find("\nexit\n", found[0].start())  # (the first instance's: the gateway has one per VRF)
+    found = [m for m in found if block_end < 0 or m.end() <= block_end]
+    asn = found[0].group(2)
+    given = rng.choice(["right", "wrong", "none", "external"])
+    said = {"right": f" neighbor G remote-as {asn}\n", "wrong": " neighbor G remote-as 64999\n", "none": "",
+            "external": " neighbor G remote-as external\n"}[given]
+    late = bool(said) and rng.random() < 0.5
+    binds = "".join(f" neighbor {m.group(1)} peer-group G\n" for m in found)
+    at = found[-1].end()
+    edited = (text[:found[0].start()] + " neighbor G peer-group\n" + ("" if late else said) + text[found[0].start():at]
+              + binds + (said if late else "") + text[at:])
+    return f"neighbors in peer-group G (its remote-as {given}{', below the members' if late else ''})", edited
+
+
 def _maximum_paths(rng: random.Random, text: str) -> tuple[str, str] | None:
     if "maximum-paths" not in text:
         return None
@@ -1222,7 +1243,7 @@ EDITS: tuple[Callable[[random.Random, str], tuple[str, str] | None], ...] = (
     _neighbor_prefix_list, _next_hop_unchanged, _remove_private_as, _default_originate, _as_override,
     _graceful_shutdown, _med_missing_as_worst, _addpath, _match_list, _access_list, _community_list,
     _as_path_list, _prepend_foreign, _origin, _flow, _network_map, _max_med, _confederation, _negate, _negate, _prefix_list_entry, _zebra_interface,
-    _match_attribute, _relative_attribute, _match_next_hop, _prepend_last_as, _default_local_pref)
+    _match_attribute, _relative_attribute, _match_next_hop, _prepend_last_as, _default_local_pref, _peer_group_as)
 
 
 # frr.conf edits whose effect outlives the daemons (zebra sets a port admin-down in the kernel)

@@ -264,6 +264,22 @@ _SESSION_TIMING = frozenset({"timers", "bfd", "graceful-restart", "graceful-rest
                              "graceful-restart-disable", "advertisement-interval"})
 
 
+def _internal(inst: BgpInstance, n: Neighbor) -> bool | None:
+    """Whether ``n``'s remote-as makes it an iBGP neighbor (None: it has none)."""
+    if n.remote_kind is not None:
+        return n.remote_kind == "internal"
+    return None if n.remote_asn is None else n.remote_asn == inst.asn
+
+
+def _peer_types_differ(inst: BgpInstance, n: Neighbor, group: Neighbor | None) -> bool:
+    """bgpd refuses to bind an eBGP neighbor to an iBGP peer-group and the reverse (measured on 8.4:
+    `remote-as internal` group, a member of another AS)."""
+    if group is None:
+        return False
+    mine, theirs = _internal(inst, n), _internal(inst, group)
+    return mine is not None and theirs is not None and mine != theirs
+
+
 def _standard_communities(which: list[str], eos: bool) -> bool | None:
     """`[no] neighbor X send-community [WHICH]`: whether the statement is about the standard
     communities (FRR: none, `standard`, `both`, `all`; `extended` and `large` are not; EOS may list
@@ -359,6 +375,11 @@ def neighbor_statement(inst: BgpInstance, w: list[str], line: int = 0, negated: 
         if kind is None and asn is None:
             return False
         n = _neighbor(inst, w, line)
+        group = inst.neighbors.get(n.peer_group) if n.peer_group and not eos and not negated else None
+        if group is not None and (group.remote_asn is not None or group.remote_kind is not None):
+            inst.refused.append((line, " ".join(w), f"{name} is a member of peer-group {n.peer_group}, which has "
+                                                    "its own remote-as"))
+            return True
         n.remote_asn, n.remote_kind, n.defined = asn, kind, True
     elif verb == "description":
         _neighbor(inst, w, line).description = " ".join(w[3:])
@@ -378,6 +399,10 @@ def neighbor_statement(inst: BgpInstance, w: list[str], line: int = 0, negated: 
         _neighbor(inst, w, line).defined = True
     elif verb == "peer-group" and len(w) == 4:  # binds the neighbor to a group
         n = _neighbor(inst, w, line)
+        if not eos and not negated and _peer_types_differ(inst, n, inst.neighbors.get(w[3])):
+            inst.refused.append((line, " ".join(w), f"{name} is an {'i' if _internal(inst, n) else 'e'}BGP neighbor and "
+                                                    f"peer-group {w[3]} is not"))
+            return True
         n.peer_group, n.defined = w[3], True
     elif verb == "password" and len(w) >= 4:
         # FRR's password is the rest of the line; EOS stores it encrypted with the neighbor's name, so
@@ -1647,7 +1672,10 @@ def finish_bgp(dev: DeviceConfig, frr: bool = True) -> None:
             if group is None:  # FRR refuses to bind to an undefined group: the neighbor stays unbound
                 dev.undefined_refs.append((n.line, f"peer-group {n.peer_group}"))
                 continue
-            if n.remote_asn is None and n.remote_kind is None:
+            if n.remote_asn is None and n.remote_kind is None or frr and (group.remote_asn is not None
+                                                                         or group.remote_kind is not None):
+                # bgpd gives a member its group's remote-as when the group has one, whatever the member
+                # said before it joined (measured on 8.4; a member's own after it joined is refused)
                 n.remote_asn, n.remote_kind = group.remote_asn, group.remote_kind
             n.route_map_in = n.route_map_in or group.route_map_in
             n.route_map_out = n.route_map_out or group.route_map_out

@@ -331,7 +331,7 @@ def read_interfaces(text: str) -> InterfacesFile:
     lag_members: dict[str, tuple[str, int]] = {}
     bridge_members: dict[str, tuple[str, int]] = {}
     auto_all = False
-    client = ""  # the open stanza's method when it is one of _CLIENT_METHODS
+    client = ""  # the open stanza's family and method when the method is one of _CLIENT_METHODS
     for number, line in numbered_lines(text):
         w = line.split(None, 1)
         if not w:
@@ -347,7 +347,7 @@ def read_interfaces(text: str) -> InterfacesFile:
             seen = set()
             addresses_read = 0
             iface.is_loopback = name == "lo" or (len(parts) > 2 and parts[2] == "loopback")
-            client = parts[2] if len(parts) > 2 and parts[2] in _CLIENT_METHODS else ""
+            client = f"{parts[1]} {parts[2]}" if len(parts) > 2 and parts[2] in _CLIENT_METHODS else ""
             if len(parts) > 2 and parts[2] not in _ADDRESS_METHODS:
                 # a client (dhcp, ipv4ll, ppp, ...): what its server answers (an address, a default
                 # route in the main table) is not in the model
@@ -379,7 +379,7 @@ def read_interfaces(text: str) -> InterfacesFile:
             address = value.split()[0] if value else ""
             if client:
                 unmodelled.append((number, f"{line.strip()} (never applied: ifupdown2 applies no address of an "
-                                           f"`inet {client}` stanza)"))
+                                           f"`{client}` stanza)"))
             elif _ADDRESS.fullmatch(address):
                 if "/" not in address:
                     bare.append((iface, len(iface.addresses), stanza, addresses_read))

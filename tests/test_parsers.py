@@ -960,17 +960,24 @@ def test_lag_members_lose_their_own_address_unless_the_lag_is_routed() -> None:
       "neighbor 10.9.0.1 peer-group G"], {"10.9.0.1": (None, "external", "G")}, []),
     (["neighbor G peer-group", "neighbor G remote-as internal", "neighbor 10.9.0.1 remote-as 65003",
       "neighbor 10.9.0.1 peer-group G"], {"10.9.0.1": (65003, None, None)}, [5]),
+    # a group deleted takes its members with it; a member taken out of its group is deleted
+    (["neighbor G peer-group", "neighbor G remote-as 65002", "neighbor 10.9.0.1 peer-group G",
+      "neighbor 10.9.0.3 remote-as 65002", "neighbor 10.9.0.3 peer-group G", "neighbor 10.9.0.5 remote-as 65009",
+      "no neighbor G peer-group"], {"10.9.0.5": (65009, None, None)}, []),
+    (["neighbor G peer-group", "neighbor G remote-as 65002", "neighbor 10.9.0.1 peer-group G", "no neighbor G"], {}, []),
+    (["neighbor G peer-group", "neighbor 10.9.0.1 remote-as 65003", "neighbor 10.9.0.1 peer-group G",
+      "no neighbor 10.9.0.1 peer-group G"], {}, []),
 ])
 def test_a_peer_groups_remote_as_as_bgpd_gives_it(lines: list[str], members: dict[str, Any], refused: list[int]) -> None:
     """A group with a remote-as gives it to its members (whatever they said before joining; a member's
     own after joining is refused); a group without one leaves theirs; bgpd refuses to bind an eBGP
-    neighbor to an iBGP group."""
+    neighbor to an iBGP group; deleting a group deletes its members, unbinding one deletes it."""
     from dualrail_net.verify.parsers.frr import parse_frr
     dev = DeviceConfig(name="leaf", platform="cumulus")
     parse_frr("router bgp 65001\n" + "".join(f" {line}\n" for line in lines), dev)
     inst = dev.bgp[None]
     assert {a: (n.remote_asn, n.remote_kind, n.peer_group) for a, n in inst.neighbors.items()} == members
-    assert [line for line, _, _ in inst.refused] == refused
+    assert [line for line, _, _ in inst.refused] == refused and dev.unmodelled == []
 
 
 def test_the_default_ipv4_unicast_is_read_when_a_neighbor_is_created() -> None:

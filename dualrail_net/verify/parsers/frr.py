@@ -980,7 +980,16 @@ def bgp_negation(inst: BgpInstance, w: list[str], line: int, eos: bool = False) 
         inst.confederation, inst.confederation_line = None, 0
     elif w[:1] == ["neighbor"] and (len(w) == 2 or len(w) == 4 and w[2] == "remote-as") \
             and w[1] in inst.neighbors and w[1] not in inst.peer_groups:
-        del inst.neighbors[w[1]]  # the neighbor and all it was given (a peer-group's members: not read)
+        del inst.neighbors[w[1]]  # the neighbor and all it was given
+    elif not eos and w[:1] == ["neighbor"] and w[1] in inst.peer_groups and (len(w) == 2 or w[2:] == ["peer-group"]):
+        # bgpd deletes a peer-group with every member bound to it (measured on 8.4, a member that
+        # had its own remote-as before it joined included)
+        inst.peer_groups.discard(w[1])
+        for name in [n.address for n in inst.neighbors.values() if n.peer_group == w[1]] + [w[1]]:
+            inst.neighbors.pop(name, None)
+    elif not eos and w[:1] == ["neighbor"] and len(w) in (3, 4) and w[2] == "peer-group" and w[1] in inst.neighbors \
+            and inst.neighbors[w[1]].peer_group is not None and w[3:] in ([], [inst.neighbors[w[1]].peer_group]):
+        del inst.neighbors[w[1]]  # bgpd deletes a member taken out of its group (measured on 8.4)
     elif w[:1] == ["neighbor"]:
         return neighbor_statement(inst, ["neighbor"] + w[1:], line, negated=True, eos=eos)
     elif w == ["bgp", "bestpath", "as-path", "multipath-relax"]:

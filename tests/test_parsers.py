@@ -495,8 +495,9 @@ def test_matches_on_a_routes_attributes_are_read_and_reported_where_not_judged()
                          " match ip address prefix-len 32\n match source-protocol static\n no match metric\n"
                          " match origin bogus\n match tag 0\n")
     entry = dev.route_maps["M"][0]
+    # (`match peer local` replaces `match peer 10.0.0.1`: one rule per match command, measured on 8.4)
     assert entry.attribute_clauses == [("origin", "egp", 2), ("tag", "5", 4), ("local-preference", "200", 5),
-                                       ("peer", "10.0.0.1", 6), ("peer", "local", 7)]
+                                       ("peer", "local", 7)]
     assert entry.bgpd_ignores == [("match ip address prefix-len 32", 8), ("match source-protocol static", 9)]
     hops = flat_parse_frr("route-map H permit 10\n match ip next-hop address 10.0.0.1\n match ip next-hop type blackhole\n"
                           " match probability 100\n match probability 40\n no match ip next-hop type\n"
@@ -978,6 +979,26 @@ def test_a_peer_groups_remote_as_as_bgpd_gives_it(lines: list[str], members: dic
     inst = dev.bgp[None]
     assert {a: (n.remote_asn, n.remote_kind, n.peer_group) for a, n in inst.neighbors.items()} == members
     assert [line for line, _, _ in inst.refused] == refused and dev.unmodelled == []
+
+
+def test_a_second_match_of_one_kind_replaces_the_first_in_frr() -> None:
+    """bgpd keeps one rule per match command in a route-map entry: the last line of each kind is
+    the entry's (measured on 8.4: the running-config keeps `match ip address prefix-list B` and
+    `match community C2` of two each); matches of different kinds all apply; EOS's tree reader
+    keeps them all (not measured there)."""
+    from dualrail_net.verify.parsers.frr import parse_frr, route_map_clause
+    dev = DeviceConfig(name="leaf", platform="cumulus")
+    parse_frr("ip prefix-list A seq 5 permit 10.0.0.0/8 le 32\nip prefix-list B seq 5 permit 10.1.0.0/16 le 32\n"
+              "route-map M permit 10\n match ip address prefix-list A\n match ip address prefix-list B\n"
+              " match community C1\n match community C2\n match as-path P\n match tag 5\n match tag 6\n exit\n", dev)
+    entry = dev.route_maps["M"][0]
+    assert entry.match_prefix_lists == ["B"]
+    assert [(kind, name) for kind, name, _ in entry.match_lists] == [("community", "C2"), ("as-path", "P")]
+    assert [(kind, value) for kind, value, _ in entry.attribute_clauses] == [("tag", "6")]
+    eos = RouteMapEntry(10, "permit")
+    for number, words in enumerate(("match ip address prefix-list A", "match ip address prefix-list B"), 1):
+        assert route_map_clause(eos, words.split(), number)
+    assert eos.match_prefix_lists == ["A", "B"]
 
 
 def test_the_default_ipv4_unicast_is_read_when_a_neighbor_is_created() -> None:

@@ -986,6 +986,22 @@ def _match_list(rng: random.Random, text: str) -> tuple[str, str] | None:
     return f"route-map {name} {action} {seq}: {clause}", text.replace(head, head + f" {clause}\n", 1)
 
 
+def _stacked_match(rng: random.Random, text: str) -> tuple[str, str] | None:
+    """A second match of a kind the entry already has: a route-map entry that matches a prefix-list
+    also matches another of the file's, written above or below the first (bgpd keeps one rule per
+    match command: the line read last replaces the other)."""
+    entries = re.findall(r"^(route-map \S+ (?:permit|deny) \d+\n)( match ip address prefix-list (\S+)\n)", text, re.M)
+    lists = sorted(set(re.findall(r"^ip prefix-list (\S+) ", text, re.M)))
+    if not entries or len(lists) < 2:
+        return None
+    head, clause, listed = rng.choice(entries)
+    other = rng.choice([name for name in lists if name != listed])
+    added = f" match ip address prefix-list {other}\n"
+    above = rng.random() < 0.5
+    edited = text.replace(head + clause, head + (added + clause if above else clause + added), 1)
+    return f"{head.strip()}: also matches {other} ({'above' if above else 'below'} {listed})", edited
+
+
 def _access_list(rng: random.Random, text: str) -> tuple[str, str] | None:
     """One of the file's prefix-lists written as an access list, in a style drawn at random
     (prefixes, one entry exact-match, cisco wildcards, a `deny host` of one of its /32s first, a
@@ -1243,7 +1259,8 @@ EDITS: tuple[Callable[[random.Random, str], tuple[str, str] | None], ...] = (
     _neighbor_prefix_list, _next_hop_unchanged, _remove_private_as, _default_originate, _as_override,
     _graceful_shutdown, _med_missing_as_worst, _addpath, _match_list, _access_list, _community_list,
     _as_path_list, _prepend_foreign, _origin, _flow, _network_map, _max_med, _confederation, _negate, _negate, _prefix_list_entry, _zebra_interface,
-    _match_attribute, _relative_attribute, _match_next_hop, _prepend_last_as, _default_local_pref, _peer_group_as)
+    _match_attribute, _relative_attribute, _match_next_hop, _prepend_last_as, _default_local_pref, _peer_group_as,
+    _stacked_match)
 
 
 # frr.conf edits whose effect outlives the daemons (zebra sets a port admin-down in the kernel)

@@ -653,7 +653,7 @@ _ATTRIBUTE_MATCHES = (["match", "origin"], ["match", "metric"], ["match", "tag"]
                       ["match", "peer"])
 
 
-def route_map_clause(entry: RouteMapEntry, w: list[str], line: int) -> bool:
+def route_map_clause(entry: RouteMapEntry, w: list[str], line: int, replaces: bool = False) -> bool:
     """One line inside a route-map entry (FRR and EOS spell these alike): `match ip address
     prefix-list X`, `set as-path prepend ASN...|last-as N` (repeated: FRR and EOS keep the last),
     `set local-preference|weight|metric N` (absolute values; `+N`, `-N` as deltas; `igp` is not
@@ -661,31 +661,37 @@ def route_map_clause(entry: RouteMapEntry, w: list[str], line: int) -> bool:
     `match ip next-hop address|type blackhole`, `match probability 0|100`), zebra's matches bgpd
     ignores (`match ip address prefix-len`, `match source-protocol`),
     `set ip next-hop A.B.C.D|peer-address|unchanged`, `set origin igp|egp|incomplete`, a description,
-    and `no` of each (the clause taken back). False: a line the model does not read."""
+    and `no` of each (the clause taken back). ``replaces`` (FRR's): a match of a kind the entry
+    already has replaces it (lib/routemap.c keeps one rule per match command: measured on 8.4, the
+    running-config keeps the last), where EOS's are read as all applying. False: a line the model
+    does not read."""
     if w[0] == "no":
         return _route_map_undo(entry, w[1:])
     if w[:4] == ["match", "ip", "address", "prefix-list"] and len(w) == 5:
+        if replaces:
+            entry.match_prefix_lists.clear()
         entry.match_prefix_lists.append(w[4])
         return True
-    if (w[:2] == ["match", "community"] and len(w) in (3, 4) and w[3:] in ([], ["exact-match"])
-            or w[:2] == ["match", "as-path"] and len(w) == 3):
-        entry.match_lists.append((w[1], w[2], line))  # judged once the device is read (finish_bgp)
+    listed = ((w[1], w[2]) if w[:2] == ["match", "community"] and len(w) in (3, 4) and w[3:] in ([], ["exact-match"])
+              or w[:2] == ["match", "as-path"] and len(w) == 3 else
+              ("access-list", w[3]) if w[:3] == ["match", "ip", "address"] and len(w) == 4 else
+              ("next-hop prefix-list", w[4]) if w[:4] == ["match", "ip", "next-hop", "prefix-list"] and len(w) == 5
+              else None)
+    if listed is not None:
+        if replaces:
+            entry.match_lists[:] = [m for m in entry.match_lists if m[0] != listed[0]]
+        entry.match_lists.append((*listed, line))  # judged once the device is read (finish_bgp)
         return True
-    if w[:3] == ["match", "ip", "address"] and len(w) == 4:
-        entry.match_lists.append(("access-list", w[3], line))
-        return True
-    if w[:4] == ["match", "ip", "next-hop", "prefix-list"] and len(w) == 5:
-        entry.match_lists.append(("next-hop prefix-list", w[4], line))
-        return True
-    if w[:2] in _ATTRIBUTE_MATCHES and len(w) == 3 and (
-            w[2] in ORIGIN_CODES if w[1] == "origin" else is_ip(w[2]) or w[2] == "local" if w[1] == "peer"
-            else (value := _int(w[2], 4294967295)) is not None and (w[1] != "tag" or value > 0)):
-        entry.attribute_clauses.append((w[1], w[2], line))
-        return True
-    if w[:4] == ["match", "ip", "next-hop", "address"] and len(w) == 5 and is_ip(w[4]) \
-            or w == ["match", "ip", "next-hop", "type", "blackhole"] or w[:2] == ["match", "probability"] \
-            and w[2:] in (["0"], ["100"]):  # (another probability: routes matched at random, reported)
-        entry.attribute_clauses.append((" ".join(w[1:-1]), w[-1], line))
+    attribute = (w[1] if w[:2] in _ATTRIBUTE_MATCHES and len(w) == 3 and (
+        w[2] in ORIGIN_CODES if w[1] == "origin" else is_ip(w[2]) or w[2] == "local" if w[1] == "peer"
+        else (value := _int(w[2], 4294967295)) is not None and (w[1] != "tag" or value > 0)) else
+        " ".join(w[1:-1]) if w[:4] == ["match", "ip", "next-hop", "address"] and len(w) == 5 and is_ip(w[4])
+        or w == ["match", "ip", "next-hop", "type", "blackhole"] or w[:2] == ["match", "probability"]
+        and w[2:] in (["0"], ["100"]) else None)  # (another probability: routes matched at random, reported)
+    if attribute is not None:
+        if replaces:
+            entry.attribute_clauses[:] = [c for c in entry.attribute_clauses if c[0] != attribute]
+        entry.attribute_clauses.append((attribute, w[-1], line))
         return True
     if w[:4] == ["match", "ip", "address", "prefix-len"] and len(w) == 5 or w[:2] == ["match", "source-protocol"] \
             and len(w) == 3:
@@ -1127,7 +1133,7 @@ def parse_frr(text: str, dev: DeviceConfig, file: str = "frr.conf") -> None:
                         unread = not bgp_statement(inst, w, number)
                 elif node == ROUTE_MAP:
                     assert entry is not None
-                    unread = not route_map_clause(entry, w, number) and not _flow_clause(entry, w, number)
+                    unread = not route_map_clause(entry, w, number, replaces=True) and not _flow_clause(entry, w, number)
                 elif node == VRF:
                     route = static_route(w, vrf, number) if w[:2] == ["ip", "route"] else None
                     if route:

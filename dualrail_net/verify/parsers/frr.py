@@ -672,6 +672,8 @@ def route_map_clause(entry: RouteMapEntry, w: list[str], line: int, replaces: bo
             entry.match_prefix_lists.clear()
         entry.match_prefix_lists.append(w[4])
         return True
+    if w[0] != "match":
+        return _route_map_set(entry, w, line)
     listed = ((w[1], w[2]) if w[:2] == ["match", "community"] and len(w) in (3, 4) and w[3:] in ([], ["exact-match"])
               or w[:2] == ["match", "as-path"] and len(w) == 3 else
               ("access-list", w[3]) if w[:3] == ["match", "ip", "address"] and len(w) == 4 else
@@ -697,6 +699,11 @@ def route_map_clause(entry: RouteMapEntry, w: list[str], line: int, replaces: bo
             and len(w) == 3:
         entry.bgpd_ignores.append((" ".join(w), line))  # (zebra's: finish_bgp says where it matters)
         return True
+    return False
+
+
+def _route_map_set(entry: RouteMapEntry, w: list[str], line: int) -> bool:
+    """route_map_clause's lines that are no `match` (its `set` clauses, a description)."""
     if w[:2] == ["set", "tag"]:
         entry.sets_tag_line = line
         return False

@@ -1103,13 +1103,24 @@ def test_set_community_reads_the_well_known_communities_that_stop_a_route(line: 
 def test_prefix_list_entries_are_numbered_and_replaced_as_the_daemon_files_them() -> None:
     from dualrail_net.verify.parsers.frr import AUTO_SEQ, PrefixListEntry, add_prefix_list_entry
     entries: list[PrefixListEntry] = []
-    for seq, action in ((AUTO_SEQ, "permit"), (AUTO_SEQ, "permit"), (12, "permit"), (AUTO_SEQ, "deny"), (10, "deny")):
-        add_prefix_list_entry(entries, PrefixListEntry(seq, action, "10.0.0.0/8"))
+    for i, (seq, action) in enumerate(((AUTO_SEQ, "permit"), (AUTO_SEQ, "permit"), (12, "permit"), (AUTO_SEQ, "deny"),
+                                       (10, "deny"))):
+        add_prefix_list_entry(entries, PrefixListEntry(seq, action, f"10.{i}.0.0/16"))
     # FRR: 5, 10, then 12 as written, then the next multiple of 5 above 12; seq 10 rewritten in place
     assert [(e.seq, e.action) for e in entries] == [(5, "permit"), (10, "deny"), (12, "permit"), (15, "deny")]
+    # FRR drops an entry equal to another but for its number (measured on 8.4); EOS's keeps it
+    for seq in (20, 5):
+        add_prefix_list_entry(entries, PrefixListEntry(seq, "permit", "10.2.0.0/16"))
+    assert [(e.seq, e.prefix) for e in entries][2:] == [(12, "10.2.0.0/16"), (15, "10.3.0.0/16")]
+    dev = DeviceConfig("t", "cumulus")  # (an entry taken back: its twin may come in again)
+    frr_parser.parse_frr("ip prefix-list P seq 10 permit 10.0.0.0/8 le 32\nip prefix-list P seq 20 deny 10.1.0.0/16\n"
+                         "no ip prefix-list P seq 10 permit 10.0.0.0/8 le 32\n"
+                         "ip prefix-list P seq 30 permit 10.0.0.0/8 le 32\nip prefix-list P permit 10.5.0.0/16\n", dev)
+    assert [(e.seq, e.prefix) for e in dev.prefix_lists["P"]] == [(20, "10.1.0.0/16"), (30, "10.0.0.0/8"),
+                                                                 (35, "10.5.0.0/16")]
     eos: list[PrefixListEntry] = []
     for seq in (AUTO_SEQ, 15, AUTO_SEQ):
-        add_prefix_list_entry(eos, PrefixListEntry(seq, "permit", "10.0.0.0/8"), step=10)
+        add_prefix_list_entry(eos, PrefixListEntry(seq, "permit", "10.0.0.0/8"), step=10, drop_duplicate=False)
     assert [e.seq for e in eos] == [10, 15, 25]
 
 

@@ -35,6 +35,7 @@ from dualrail_net.verify.parsers.frr import (
     _int,
     aggregate_line,
     add_prefix_list_entry,
+    clear_list_indexes,
     bgp_negation,
     bgp_timers,
     finish_bgp,
@@ -528,6 +529,14 @@ def parse_eos(text: str, dev: DeviceConfig) -> None:
     """``text`` into ``dev`` (as created: a name and a platform, nothing else). A file with a line
     not understood is read again with EOS's shortened keywords spelled out (keywords.py): each line
     spelled out is reported with both spellings, an ambiguous word (which EOS refuses) named."""
+    clear_list_indexes()
+    try:
+        _parse_eos(text, dev)
+    finally:
+        clear_list_indexes()
+
+
+def _parse_eos(text: str, dev: DeviceConfig) -> None:
     text = _banner_text_blanked(text)
     _read_nodes(parse_tree(text), dev)
     # EOS prints no `exit`; one written in leaves the mode it is in, whatever the indentation after
@@ -703,13 +712,13 @@ def _read_nodes(nodes: list[Node], dev: DeviceConfig) -> None:
             if len(w) > 3:
                 entry = parse_prefix_list_line(w, 3, node.line)
                 if entry:
-                    add_prefix_list_entry(dev.prefix_lists.setdefault(w[2], []), entry, step=10)
+                    add_prefix_list_entry(dev.prefix_lists.setdefault(w[2], []), entry, step=10, drop_duplicate=False)
                 else:
                     _unmodelled(dev, node)
             for child in node.children:
                 entry = parse_prefix_list_line(child.words, 0, child.line)
                 if entry:
-                    add_prefix_list_entry(dev.prefix_lists.setdefault(w[2], []), entry, step=10)
+                    add_prefix_list_entry(dev.prefix_lists.setdefault(w[2], []), entry, step=10, drop_duplicate=False)
                 elif child.words[0] == "no" and len(child.words) > 1 and w[2] in dev.prefix_lists \
                         and undo_top_level(dev, ["ip", "prefix-list", w[2], *child.words[1:]], None):
                     pass  # (`no seq N`, `no permit P`: the entry taken back)

@@ -15,6 +15,7 @@ not judge instead of ignoring it; nothing in a line makes the parser raise.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 from collections import Counter
@@ -1686,10 +1687,13 @@ def _activation_at_creation(inst: BgpInstance) -> None:
     change of the default leaves it so; a group's member takes its group's (measured on FRR 8.4:
     the default turned off below a neighbor's line leaves it active, above it not; a member bound
     after the change takes the group's). Sets ``activate`` where no `[no] neighbor X activate` did."""
+    changes = inst.default_ipv4_unicast_lines  # (in file order: the lines only grow)
+    lines = [line for line, _ in changes]
     for n in inst.neighbors.values():
         if n.activate is not None or n.peer_group is not None and n.peer_group in inst.peer_groups:
             continue
-        n.activate = next((on for line, on in reversed(inst.default_ipv4_unicast_lines) if line < n.line), True)
+        above = bisect.bisect_left(lines, n.line)  # (the changes on lines above the neighbor's first)
+        n.activate = changes[above - 1][1] if above else True
 
 
 def finish_bgp(dev: DeviceConfig, frr: bool = True) -> None:

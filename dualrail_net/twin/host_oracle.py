@@ -194,10 +194,14 @@ def _route_second(rng: random.Random, text: str) -> tuple[str, str] | None:
         text[:m.start()] + first + "\n" + line + text[m.end():]
 
 
+def _addressed_stanzas(text: str) -> list[re.Match[str]]:
+    """The stanzas with an `address` line (group 1 the port, group 2 its indented lines)."""
+    return [m for m in re.finditer(r"^iface (\S+)\n((?:[ \t]+\S.*\n)*)", text, re.M) if "address " in m.group(2)]
+
+
 def _port_state(rng: random.Random, text: str) -> tuple[str, str] | None:
     """A port kept down (`link-down yes`) or left without its address."""
-    stanzas = [m for m in re.finditer(r"^iface (\S+)\n((?:[ \t]+\S.*\n)*)", text, re.M)
-               if "address " in m.group(2)]
+    stanzas = _addressed_stanzas(text)
     if not stanzas:
         return None
     m = rng.choice(stanzas)
@@ -210,8 +214,7 @@ def _port_state(rng: random.Random, text: str) -> tuple[str, str] | None:
 def _client_method(rng: random.Random, text: str) -> tuple[str, str] | None:
     """A port's stanza given a method: `inet dhcp` (ifupdown2 applies none of its addresses and
     starts a client, absent here: no lease), `inet manual` or `inet static` (addresses applied)."""
-    stanzas = [m for m in re.finditer(r"^iface (\S+)\n((?:[ \t]+\S.*\n)*)", text, re.M)
-               if "address " in m.group(2)]
+    stanzas = _addressed_stanzas(text)
     if not stanzas:
         return None
     m = rng.choice(stanzas)
@@ -222,8 +225,7 @@ def _client_method(rng: random.Random, text: str) -> tuple[str, str] | None:
 def _link_set(rng: random.Random, text: str) -> tuple[str, str] | None:
     """A post-up `ip link set` on a port, in its own stanza or another's: down (its routes go with
     it), up (nothing changes) or another MTU (routing does not move)."""
-    stanzas = [m for m in re.finditer(r"^iface (\S+)\n((?:[ \t]+\S.*\n)*)", text, re.M)
-               if "address " in m.group(2)]
+    stanzas = _addressed_stanzas(text)
     if not stanzas:
         return None
     port = rng.choice(stanzas).group(1)

@@ -722,32 +722,35 @@ def route_map_clause(entry: RouteMapEntry, w: list[str], line: int, replaces: bo
         return True
     if w[0] != "match":
         return _route_map_set(entry, w, line)
-    listed = ((w[1], w[2]) if w[:2] == ["match", "community"] and len(w) in (3, 4) and w[3:] in ([], ["exact-match"])
-              or w[:2] == ["match", "as-path"] and len(w) == 3 else
-              ("access-list", w[3]) if w[:3] == ["match", "ip", "address"] and len(w) == 4 else
-              ("next-hop prefix-list", w[4]) if w[:4] == ["match", "ip", "next-hop", "prefix-list"] and len(w) == 5
-              else None)
-    if listed is not None:
-        if replaces:
-            entry.match_lists[:] = [m for m in entry.match_lists if m[0] != listed[0]]
-        entry.match_lists.append((*listed, line))  # judged once the device is read (finish_bgp)
-        return True
-    attribute = (w[1] if w[:2] in _ATTRIBUTE_MATCHES and len(w) == 3 and (
-        w[2] in ORIGIN_CODES if w[1] == "origin" else is_ip(w[2]) or w[2] == "local" if w[1] == "peer"
-        else (value := _int(w[2], 4294967295)) is not None and (w[1] != "tag" or value > 0)) else
-        " ".join(w[1:-1]) if w[:4] == ["match", "ip", "next-hop", "address"] and len(w) == 5 and is_ip(w[4])
-        or w == ["match", "ip", "next-hop", "type", "blackhole"] or w[:2] == ["match", "probability"]
-        and w[2:] in (["0"], ["100"]) else None)  # (another probability: routes matched at random, reported)
-    if attribute is not None:
-        if replaces:
-            entry.attribute_clauses[:] = [c for c in entry.attribute_clauses if c[0] != attribute]
-        entry.attribute_clauses.append((attribute, w[-1], line))
-        return True
+    if (w[:2] == ["match", "community"] and len(w) in (3, 4) and w[3:] in ([], ["exact-match"])
+            or w[:2] == ["match", "as-path"] and len(w) == 3):
+        return _match_clause(entry.match_lists, w[1], w[2], line, replaces)  # (judged in finish_bgp)
+    if w[:3] == ["match", "ip", "address"] and len(w) == 4:
+        return _match_clause(entry.match_lists, "access-list", w[3], line, replaces)
+    if w[:4] == ["match", "ip", "next-hop", "prefix-list"] and len(w) == 5:
+        return _match_clause(entry.match_lists, "next-hop prefix-list", w[4], line, replaces)
+    if w[:2] in _ATTRIBUTE_MATCHES and len(w) == 3 and (
+            w[2] in ORIGIN_CODES if w[1] == "origin" else is_ip(w[2]) or w[2] == "local" if w[1] == "peer"
+            else (value := _int(w[2], 4294967295)) is not None and (w[1] != "tag" or value > 0)):
+        return _match_clause(entry.attribute_clauses, w[1], w[2], line, replaces)
+    if w[:4] == ["match", "ip", "next-hop", "address"] and len(w) == 5 and is_ip(w[4]) \
+            or w == ["match", "ip", "next-hop", "type", "blackhole"] or w[:2] == ["match", "probability"] \
+            and w[2:] in (["0"], ["100"]):  # (another probability: routes matched at random, reported)
+        return _match_clause(entry.attribute_clauses, " ".join(w[1:-1]), w[-1], line, replaces)
     if w[:4] == ["match", "ip", "address", "prefix-len"] and len(w) == 5 or w[:2] == ["match", "source-protocol"] \
             and len(w) == 3:
         entry.bgpd_ignores.append((" ".join(w), line))  # (zebra's: finish_bgp says where it matters)
         return True
     return False
+
+
+def _match_clause(clauses: list[tuple[str, str, int]], kind: str, value: str, line: int, replaces: bool) -> bool:
+    """A match of ``kind`` into the entry's ``clauses``; ``replaces``: the one already there of that
+    kind goes (route_map_clause)."""
+    if replaces:
+        clauses[:] = [clause for clause in clauses if clause[0] != kind]
+    clauses.append((kind, value, line))
+    return True
 
 
 def _route_map_set(entry: RouteMapEntry, w: list[str], line: int) -> bool:

@@ -473,6 +473,17 @@ def test_a_shut_down_neighbor_brings_up_no_session() -> None:
     assert eos.bgp[None].neighbors == {} and eos.bgp[None].shut_neighbors == ["1.1.1.1"]
 
 
+def test_a_neighbor_shut_down_with_a_message_brings_up_no_session() -> None:
+    """FRR's `neighbor X shutdown message TEXT` shuts the session down as the bare form does (the
+    text only goes into the NOTIFICATION); `shutdown rtt N` shuts it down only on a slow link: a
+    line the model does not judge, said."""
+    frr = flat_parse_frr("router bgp 1\n neighbor 1.1.1.1 remote-as 2\n"
+                         " neighbor 1.1.1.1 shutdown message maintenance window 42\n"
+                         " neighbor 2.2.2.2 remote-as 3\n neighbor 2.2.2.2 shutdown rtt 5\n")
+    assert list(frr.bgp[None].neighbors) == ["2.2.2.2"] and frr.bgp[None].shut_neighbors == ["1.1.1.1"]
+    assert [text for _, text in frr.unmodelled] == ["neighbor 2.2.2.2 shutdown rtt 5"]
+
+
 def test_best_path_attributes_of_a_route_map_are_read() -> None:
     """`set local-preference|weight|metric N` are read with their lines; relative values (`+5`) as
     deltas; symbolic ones (`igp`) are lines the model does not read."""

@@ -438,7 +438,8 @@ def neighbor_statement(inst: BgpInstance, w: list[str], line: int = 0, negated: 
             n.route_map_in = w[3]
         else:
             n.route_map_out = w[3]
-    elif verb == "shutdown" and len(w) == 3:
+    elif verb == "shutdown" and (len(w) == 3 or not eos and len(w) > 4 and w[3] == "message"):
+        # (FRR: the message goes into the NOTIFICATION to the peer; the session is down either way)
         _neighbor(inst, w, line).shutdown = True
     elif verb == "activate" and len(w) == 3:
         _neighbor(inst, w, line).activate = True

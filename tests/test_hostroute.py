@@ -17,6 +17,7 @@ from dualrail_net.resolve.model import Fabric
 from dualrail_net.twin import host_oracle
 from dualrail_net.verify.hostroute import Egress, host_routing
 from dualrail_net.verify.ipfast import ip_int
+from dualrail_net.verify.model import ServerConfig
 from dualrail_net.verify.parsers import parse_server
 from dualrail_net.verify.snapshot import load_snapshot
 
@@ -133,6 +134,55 @@ def test_rules_select_by_destination_arriving_port_and_not(tmp_path: Path) -> No
     negated = TWO_PORTS + rule.format("not from 10.22.0.1")
     assert decide(tmp_path, negated, "10.12.0.1", "10.20.0.5").dev == "p1"  # type: ignore[union-attr]
     assert decide(tmp_path, negated, "10.22.0.1", "10.20.0.5").dev == "p1"  # its own table 102 anyway
+
+
+def test_a_rule_that_forwards_nothing_ends_the_lookup(tmp_path: Path) -> None:
+    """`ip rule add SELECTOR blackhole|unreachable|prohibit` (bare, abbreviated or after `type`):
+    a packet it selects goes nowhere, whatever the tables hold; `ip rule del` takes it back only
+    when it names the same type. Held to the kernel by the host oracle's `reject-rule` edits."""
+    for spelled in ("unreachable", "type blackhole", "prohib", "un"):
+        text = TWO_PORTS + f"    post-up ip rule add from 10.12.0.1 {spelled} priority 50\n"
+        assert decide(tmp_path, text, "10.12.0.1", "10.20.0.5") is None, spelled
+        assert decide(tmp_path, text, "10.22.0.1", "10.20.0.5") == Egress("p1", "10.22.0.0", 102)
+    rule = "    post-up ip rule add to 10.20.0.0/26 prohibit priority 50\n"
+    assert decide(tmp_path, TWO_PORTS + rule, "10.22.0.1", "10.20.0.5") is None
+    assert decide(tmp_path, TWO_PORTS + rule, "10.22.0.1", "10.20.0.77") == Egress("p1", "10.22.0.0", 102)
+    same = rule + "    post-up ip rule del to 10.20.0.0/26 prohibit priority 50\n"
+    assert decide(tmp_path, TWO_PORTS + same, "10.22.0.1", "10.20.0.5") == Egress("p1", "10.22.0.0", 102)
+    other = rule + "    post-up ip rule del to 10.20.0.0/26 blackhole priority 50\n"
+    assert decide(tmp_path, TWO_PORTS + other, "10.22.0.1", "10.20.0.5") is None
+    # a type the model does not read, or a rule of two types: the line is not read, and said
+    srv = parse_server_text(tmp_path, TWO_PORTS + "    post-up ip rule add from 10.12.0.1 goto 200 priority 50\n"
+                            "    post-up ip rule add from 10.12.0.1 blackhole prohibit priority 60\n")
+    assert [text for _, _, text in srv.unmodelled] == [
+        "post-up command: ip rule add from 10.12.0.1 goto 200 priority 50",
+        "post-up command: ip rule add from 10.12.0.1 blackhole prohibit priority 60"]
+
+
+def test_a_gateway_is_looked_up_through_the_rules_in_place_when_the_route_is_added(tmp_path: Path) -> None:
+    """The kernel resolves a new route's gateway through the policy rules in place at that moment
+    (fib_check_nh, for a packet from no address): a rule that rejects the gateway, written in a
+    stanza above, makes every later route through it fail, so p1's table stays empty; written
+    after the routes, it takes away nothing they need. Found by the host oracle (`reject-rule`,
+    seed 321)."""
+    early = TWO_PORTS.replace("    post-up ip route replace 10.10.0.0/24 via 10.12.0.0 dev p0\n",
+                              "    post-up ip route replace 10.10.0.0/24 via 10.12.0.0 dev p0\n"
+                              "    post-up ip rule add to 10.22.0.0/24 unreachable priority 60\n")
+    assert decide(tmp_path, early, "10.22.0.1", "10.20.0.5") is None  # p1's default never went in
+    late = TWO_PORTS + "    post-up ip rule add to 10.22.0.0/24 unreachable priority 60\n"
+    assert decide(tmp_path, late, "10.22.0.1", "10.20.0.5") == Egress("p1", "10.22.0.0", 102)
+    # a rule that looks up a table with no route of link scope for the gateway passes it on
+    passing = TWO_PORTS.replace("    post-up ip route replace 10.10.0.0/24 via 10.12.0.0 dev p0\n",
+                                "    post-up ip route replace 10.10.0.0/24 via 10.12.0.0 dev p0\n"
+                                "    post-up ip rule add to 10.22.0.0/24 lookup 101 priority 60\n")
+    assert decide(tmp_path, passing, "10.22.0.1", "10.20.0.5") == Egress("p1", "10.22.0.0", 102)
+
+
+def parse_server_text(tmp_path: Path, text: str) -> ServerConfig:
+    folder = tmp_path / "srv"
+    folder.mkdir(exist_ok=True)
+    (folder / "interfaces").write_text(text)
+    return parse_server("srv", folder)
 
 
 def test_a_fwmark_rule_takes_the_servers_own_traffic_only_when_its_mark_is_zero_under_the_mask(tmp_path: Path) -> None:

@@ -392,6 +392,14 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
      lambda r: edit(r / "servers/gpu001/interfaces", "    post-up ip rule add from 10.12.0.1 lookup 101 priority 101\n",
                     "    post-up ip rule add from 10.12.0.1 lookup 101 priority 101\n"
                     "    post-up ip rule add to 10.20.0.0/24 lookup 101 priority 50\n")),
+    ("a server rule of type unreachable for a port's own source", "HOST-FORWARDING",
+     lambda r: edit(r / "servers/gpu001/interfaces", "    post-up ip rule add from 10.12.0.1 lookup 101 priority 101\n",
+                    "    post-up ip rule add from 10.12.0.1 lookup 101 priority 101\n"
+                    "    post-up ip rule add from 10.12.0.1 unreachable priority 100\n")),
+    ("a prohibit rule for a plane-B gateway above its stanza (the routes through it fail to go in)", "HOST-FORWARDING",
+     lambda r: edit(r / "servers/gpu001/interfaces", "    post-up ip rule add from 10.12.0.1 lookup 101 priority 101\n",
+                    "    post-up ip rule add from 10.12.0.1 lookup 101 priority 101\n"
+                    "    post-up ip rule add to 10.22.0.0/32 prohibit priority 90\n")),
     ("a server rule for everything but plane A's source into plane A's table", "HOST-FORWARDING",
      lambda r: edit(r / "servers/gpu001/interfaces", "    post-up ip rule add from 10.12.0.1 lookup 101 priority 101\n",
                     "    post-up ip rule add from 10.12.0.1 lookup 101 priority 101\n"

@@ -378,6 +378,27 @@ def _rule_selector(rng: random.Random, text: str) -> tuple[str, str] | None:
     return line.strip(), text[:m.end()] + "\n" + line + text[m.end():]
 
 
+def _reject_rule(rng: random.Random, text: str) -> tuple[str, str] | None:
+    """A rule of a type that forwards nothing (blackhole, unreachable, prohibit: bare, abbreviated
+    or after `type`), selecting a port's source or a plane's prefix, before or after the rendered
+    rules; or an `ip rule del` of such a rule of one type or another."""
+    rules = list(_RULE.finditer(text))
+    nets = re.findall(r"^\s*post-up ip route \S+ (\d+\.\d+\.\d+\.\d+/\d+) ", text, re.M)
+    if not rules or not nets:
+        return None
+    m = rng.choice(rules)
+    kind = rng.choice(["blackhole", "unreachable", "prohibit"])
+    spelled = rng.choice([kind, f"type {kind}", kind[:rng.randint(2, len(kind))]])
+    selector = rng.choice([f"from {m.group(1).split()[-2]}", f"to {rng.choice(nets)}",
+                           f"from {m.group(1).split()[-2]} to {rng.choice(nets)}"])
+    priority = rng.choice([" priority 50", " priority 150", " priority 40000", ""])
+    line = f"    post-up ip rule add {selector} {spelled}{priority}"
+    if rng.random() < 0.3:  # taken back again, by its type or by another one
+        other = rng.choice(["blackhole", "unreachable", "prohibit"])
+        line += f"\n    post-up ip rule del {selector} {other}{priority}"
+    return line.strip(), text[:m.end()] + "\n" + line + text[m.end():]
+
+
 _COMMAND = re.compile(r"^(\s+post-up )(ip (rule add from (\S+) lookup (\d+) priority (\d+)|route (?:replace|add) "
                       r"(\S+) via (\S+) dev (\S+)(?: table (\d+))?))$", re.M)
 
@@ -471,7 +492,7 @@ EDITS: tuple[Callable[[random.Random, str], tuple[str, str] | None], ...] = (
     _shell_form, _delete_line, _continued, _iface_variable, _netmask,
     _route_source, _route_source, _drop_line, _rule_priority, _rule_priority, _rule_table, _route_gateway,
     _route_gateway, _route_second, _route_second, _port_state, _main_route, _double_stanza, _no_auto,
-    _respell, _reject_route, _multipath, _rule_selector, _link_set, _client_method)
+    _respell, _reject_route, _multipath, _rule_selector, _link_set, _client_method, _reject_rule)
 
 
 @dataclass(frozen=True)

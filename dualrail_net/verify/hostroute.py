@@ -43,7 +43,7 @@ class Egress:
 
 Route = tuple[int, int, str | None, str | None, int | None]  # (network, length, dev, via, preferred source)
 # (priority, source network, source length, table, destination network, destination length, whether
-# the server's own traffic matches its `iif` and `fwmark`, `not`)
+# the server's own traffic matches its `iif` and `fwmark`, `not`); a table below 0: a reject rule (_REJECT_RULES)
 Rule = tuple[int, int, int, int, int, int, bool, bool]
 
 
@@ -76,6 +76,8 @@ class HostRouting:
                     continue
             elif source & mask != net:  # (the common rule: by source only)
                 continue
+            if table < 0:  # a blackhole, unreachable or prohibit rule: the lookup ends, nothing leaves
+                return None
             for r_net, r_len, dev, via, src in self.tables.get(table, ()):
                 r_mask = ((1 << r_len) - 1) << (32 - r_len) if r_len else 0
                 if destination & r_mask == r_net:
@@ -117,17 +119,29 @@ def _holds(net: int, length: int, ip: int) -> bool:
 # (network, length, metric, dev, via, src, a multipath route's hops)
 Entry = tuple[int, int, int, str | None, str | None, int | None, tuple[Hop, ...]]
 LOOPBACK = 0x7F000001  # 127.0.0.1, on lo before any stanza comes up
+# a rule of one of REJECT_KINDS' types, as the table it "looks up" (below 0: no table has that
+# number; one per type, as `ip rule del ... TYPE` deletes only a rule of that type)
+_REJECT_RULES = {"blackhole": -1, "unreachable": -2, "prohibit": -3}
+
+
+def _looks_up(rule: ServerRule) -> int:
+    return _REJECT_RULES.get(rule.action, rule.table)
+
+
+_DEFAULT_RULES: tuple[Rule, ...] = ((0, 0, 0, LOCAL, 0, 0, True, False), (32766, 0, 0, MAIN, 0, 0, True, False),
+                                    (32767, 0, 0, 253, 0, 0, True, False))
 REJECT = "!reject"  # the device of a route that forwards nothing (no port has this name)
 
 
 def _resolve(route: ServerRoute, up: dict[str, list[tuple[int, int]]], up_order: list[str],
-             local: set[int]) -> Entry | None:
+             local: set[int], through: _GatewayRules | None = None) -> Entry | None:
     """The route as the kernel installs it, or None where `ip route` fails: its port missing or
     down ("Nexthop device is not up"), its gateway on no connected subnet of that port (of any port
     up, when none is named: the longest subnet holding it) unless `onlink` ("Nexthop has invalid
     gateway"), its `src` not an address of the server yet ("Invalid prefsrc address"). ``up``: the
     connected subnets of each port up so far, in the order they came up; ``local``: the addresses
-    configured so far."""
+    configured so far; ``through``: the rules in place so far, when one of them may take the
+    gateway's lookup before the main table (_GatewayRules)."""
     try:
         net, length = (0, 0) if route.prefix == "default" else network_of(route.prefix)
         via_ip = ip_int(route.via) if route.via else None
@@ -141,32 +155,74 @@ def _resolve(route: ServerRoute, up: dict[str, list[tuple[int, int]]], up_order:
     if route.hops:  # every hop must resolve, or `ip route` refuses the whole route
         hops: list[Hop] = []
         for via, dev, onlink in route.hops:
-            port = _hop_port(dev, ip_int(via) if via else None, onlink, up, up_order)
+            port = _hop_port(dev, ip_int(via) if via else None, onlink, up, up_order, through)
             if port is None:
                 return None
             hops.append((port, via))
         return (net, length, route.metric, hops[0][0], hops[0][1], src, tuple(hops))
-    dev = _hop_port(route.dev, via_ip, route.onlink, up, up_order)
+    dev = _hop_port(route.dev, via_ip, route.onlink, up, up_order, through)
     if dev is None:
         return None
     return (net, length, route.metric, dev, route.via, src, ())
 
 
 def _hop_port(dev: str | None, via_ip: int | None, onlink: bool, up: dict[str, list[tuple[int, int]]],
-              up_order: list[str]) -> str | None:
+              up_order: list[str], through: _GatewayRules | None = None) -> str | None:
     """The port a next hop leaves by (None: it does not resolve): the named port, up; a gateway on
     a connected subnet of it (of any port up, when none is named: the longest subnet holding it)
-    unless `onlink`."""
+    unless `onlink`. ``through``: the gateway is looked up through those rules (else the main
+    table's connected subnets answer, as the default rules leave it)."""
     if dev is not None and dev not in up:
         return None
     if via_ip is not None and not onlink:
-        best, found = -1, None
-        for port in (dev,) if dev is not None else up_order:
-            for n, l in up[port]:
-                if l > best and _holds(n, l, via_ip):
-                    best, found = l, port
-        return found
+        if through is not None:
+            return through.gateway_port(dev, via_ip, up, up_order)
+        return _connected_port(dev, via_ip, up, up_order)
     return dev
+
+
+def _connected_port(dev: str | None, via_ip: int, up: dict[str, list[tuple[int, int]]],
+                    up_order: list[str]) -> str | None:
+    """The port whose connected subnet holds the gateway, the longest (only ``dev``'s when given)."""
+    best, found = -1, None
+    for port in (dev,) if dev is not None else up_order:
+        for n, l in up[port]:
+            if l > best and _holds(n, l, via_ip):
+                best, found = l, port
+    return found
+
+
+@dataclass
+class _GatewayRules:
+    """The kernel looks a new route's gateway up (fib_check_nh) through the policy rules in place
+    when the route is added, for a packet from no address and with no mark, and takes only routes
+    of link scope (a port's connected subnet, a route with a port and no gateway): a rule that
+    rejects (blackhole, unreachable, prohibit) ends it and `ip route` fails; a table without such a
+    route passes it on to the next rule."""
+
+    rules: list[Rule]
+    added: dict[int, tuple[list[Entry], dict[tuple[int, int, int], int]]]
+
+    def gateway_port(self, dev: str | None, via_ip: int, up: dict[str, list[tuple[int, int]]],
+                     up_order: list[str]) -> str | None:
+        for _, net, length, table, to_net, to_len, arrives, invert in self.rules:
+            mask = ((1 << length) - 1) << (32 - length) if length else 0
+            to_mask = ((1 << to_len) - 1) << (32 - to_len) if to_len else 0
+            if (0 & mask == net and via_ip & to_mask == to_net and arrives) == invert:
+                continue
+            if table < 0:
+                return None
+            if table == MAIN:
+                found = _connected_port(dev, via_ip, up, up_order)
+            else:  # (the local table holds the server's own addresses: no gateway is one)
+                best, found = -1, None
+                for n, l, _metric, port, via, _src, hops in self.added.get(table, ([], {}))[0]:
+                    if via is None and not hops and port in up and (dev is None or port == dev) and l > best \
+                            and _holds(n, l, via_ip):
+                        best, found = l, port
+            if found is not None:
+                return found
+        return None
 
 
 def _install(table: list[Entry], keys: dict[tuple[int, int, int], int], entry: Entry, verb: str) -> None:
@@ -203,11 +259,12 @@ def _delete(table: list[Entry], keys: dict[tuple[int, int, int], int], route: Se
         keys.setdefault(entry[:3], i)
 
 
-def _rule_deleted(rules: list[Rule], rule: ServerRule, source: int, mask: int, to_net: int, to_len: int) -> None:
+def _rule_deleted(rules: list[Rule], rule: ServerRule, looks_up: int, source: int, mask: int, to_net: int,
+                  to_len: int) -> None:
     """`ip rule del`: the first rule in priority order that every selector given matches (kernel
-    fib_nl_delrule; the default rules too)."""
+    fib_nl_delrule; the default rules too). ``looks_up``: the rule's table as _looks_up gives it."""
     for at, (priority, src, src_len, table, r_to, r_to_len, _own, invert) in enumerate(rules):
-        if (rule.priority is None or priority == rule.priority) and (rule.table == 0 or table == rule.table) \
+        if (rule.priority is None or priority == rule.priority) and (looks_up == 0 or table == looks_up) \
                 and (rule.source_len == 0 or (src_len, src) == (rule.source_len, source & mask)) \
                 and (rule.destination is None or (r_to, r_to_len) == (to_net, to_len)) and invert == rule.invert:
             del rules[at]
@@ -244,6 +301,12 @@ def host_routing(srv: ServerConfig) -> HostRouting:
     up: dict[str, list[tuple[int, int]]] = {}  # the ports up so far, their connected subnets
     up_order: list[str] = []
     configured = {LOOPBACK}  # the addresses in place so far (a port kept down gets its own too)
+    rules: list[Rule] = list(_DEFAULT_RULES)
+    pending = sorted(srv.rules, key=lambda r: r.order)
+    taken = 0  # rules of ``pending`` in place
+    # the gateways are looked up through the rules only once one of them may take a packet from no
+    # address (the rendered rules each take one port's own source: the main table answers)
+    through: _GatewayRules | None = None
     for stanza in [*srv.interfaces, None]:
         port = srv.interfaces.get(stanza) if stanza is not None else None
         if port is not None:
@@ -255,10 +318,15 @@ def host_routing(srv: ServerConfig) -> HostRouting:
             for net, length in up[port.name]:
                 _install(*added[MAIN], (net, length, 0, port.name, None, own_address.get((net, length)), ()), "append")
         for route in by_port.get(stanza, ()):
+            while taken < len(pending) and pending[taken].order < route.order:
+                _place_rule(rules, pending[taken])
+                taken += 1
+                if through is None and any((r[2] == 0 or r[7]) and r not in _DEFAULT_RULES for r in rules):
+                    through = _GatewayRules(rules, added)
             if route.verb == "delete":
                 _delete(*added.setdefault(route.table if route.table is not None else MAIN, ([], {})), route)
                 continue
-            entry = _resolve(route, up, up_order, configured)
+            entry = _resolve(route, up, up_order, configured, through)
             if entry is not None:
                 _install(*added.setdefault(route.table if route.table is not None else MAIN, ([], {})), entry,
                          route.verb)
@@ -271,30 +339,33 @@ def host_routing(srv: ServerConfig) -> HostRouting:
             if (n, l) not in first and hops:
                 multipath[(t, n, l)] = hops
             first.add((n, l))
-    rules: list[Rule] = [(0, 0, 0, LOCAL, 0, 0, True, False), (32766, 0, 0, MAIN, 0, 0, True, False),
-                         (32767, 0, 0, 253, 0, 0, True, False)]
-    for rule in srv.rules:
-        try:
-            source = ip_int(rule.source)
-            to_net, to_len = network_of(rule.destination) if rule.destination else (0, 0)
-        except ValueError:
-            continue
-        if rule.priority is not None:
-            priority = rule.priority
-        else:  # the kernel: one below the second rule's priority (the first after local's 0), else 0
-            second = sorted(r[0] for r in rules)[1]
-            priority = second - 1 if second else 0
-        mask = ((1 << rule.source_len) - 1) << (32 - rule.source_len) if rule.source_len else 0
-        if rule.delete:
-            _rule_deleted(rules, rule, source, mask, to_net, to_len)
-            continue
-        # the server's own traffic arrives on lo and carries no mark (nothing in the rendered files
-        # sets one): a fwmark selector matches it when the mark's bits under the mask are all 0
-        takes_own = rule.iif in (None, "lo") and (rule.fwmark is None or rule.fwmark[0] & rule.fwmark[1] == 0)
-        new = (priority, source & mask, rule.source_len, rule.table, to_net, to_len, takes_own, rule.invert)
-        if new in rules:
-            continue  # `ip rule add` of a rule in place: "File exists"
-        # after every rule of the same or a lower priority, as the kernel inserts it
-        at = next((i for i, r in enumerate(rules) if r[0] > priority), len(rules))
-        rules.insert(at, new)
+    for rule in pending[taken:]:
+        _place_rule(rules, rule)
     return HostRouting(rules, tables, local, primaries, addresses, multipath)
+
+
+def _place_rule(rules: list[Rule], rule: ServerRule) -> None:
+    """`ip rule add|del` on the rules in place, in priority order."""
+    try:
+        source = ip_int(rule.source)
+        to_net, to_len = network_of(rule.destination) if rule.destination else (0, 0)
+    except ValueError:
+        return
+    if rule.priority is not None:
+        priority = rule.priority
+    else:  # the kernel: one below the second rule's priority (the first after local's 0), else 0
+        second = sorted(r[0] for r in rules)[1]
+        priority = second - 1 if second else 0
+    mask = ((1 << rule.source_len) - 1) << (32 - rule.source_len) if rule.source_len else 0
+    if rule.delete:
+        _rule_deleted(rules, rule, _looks_up(rule), source, mask, to_net, to_len)
+        return
+    # the server's own traffic arrives on lo and carries no mark (nothing in the rendered files
+    # sets one): a fwmark selector matches it when the mark's bits under the mask are all 0
+    takes_own = rule.iif in (None, "lo") and (rule.fwmark is None or rule.fwmark[0] & rule.fwmark[1] == 0)
+    new = (priority, source & mask, rule.source_len, _looks_up(rule), to_net, to_len, takes_own, rule.invert)
+    if new in rules:
+        return  # `ip rule add` of a rule in place: "File exists"
+    # after every rule of the same or a lower priority, as the kernel inserts it
+    at = next((i for i, r in enumerate(rules) if r[0] > priority), len(rules))
+    rules.insert(at, new)

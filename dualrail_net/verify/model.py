@@ -600,6 +600,7 @@ class ServerRoute:
     # (gateway, port, onlink); ``via`` and ``dev`` are None then. The kernel installs it only when
     # every hop resolves, and hashes each flow onto one of them
     hops: tuple[tuple[str | None, str | None, bool], ...] = ()
+    order: int = 0  # the command's place among the file's rules and routes, as ifupdown2 runs them
 
 
 @dataclass(slots=True)
@@ -619,6 +620,10 @@ class ServerRule:
     # `ip rule del ...`: takes out the first rule (in priority order) that every selector given
     # matches (a table of 0 and a source of length 0 match any; no priority: any)
     delete: bool = False
+    # "lookup" (in ``table``), or the rule's type when it is one of REJECT_KINDS (`ip rule add from A
+    # unreachable`): a packet the rule matches goes nowhere (``table`` 0)
+    action: str = "lookup"
+    order: int = 0  # the command's place among the file's rules and routes, as ifupdown2 runs them
 
 
 @dataclass(slots=True)

@@ -288,7 +288,7 @@ def host_forwarding(ctx: Context) -> list[Finding]:
                             if via is None:
                                 out.append(finding([name], plane, f"{name}: traffic from {port.ifname} "
                                                    f"({iface.addresses[0]}) to {prefix} has no route (or a blackhole, "
-                                                   "unreachable or prohibit route ends its lookup)", why_lost))
+                                                   "unreachable or prohibit route or rule ends its lookup)", why_lost))
                             elif plane_of_port.get(via) != plane:
                                 out.append(finding([name], plane, f"{name}: traffic from {port.ifname} (plane {plane}) to "
                                                    f"{prefix} leaves through {via} (plane {plane_of_port.get(via)}, "

@@ -65,8 +65,8 @@ def server_planes(ctx: Context) -> list[Finding]:
             for address in iface.addresses:
                 port_of_ip.setdefault(address.partition("/")[0], name)
         for rule in srv.rules:
-            if rule.delete:
-                continue  # (HOST-FORWARDING judges what the rules left take)
+            if rule.delete or rule.action != "lookup":
+                continue  # (HOST-FORWARDING judges what the rules left take, and where a reject rule ends)
             owner = port_of_ip.get(rule.source)
             dev = table_dev.get(rule.table)
             if owner and dev and owner != dev:

@@ -498,7 +498,10 @@ _ROUTE_KEYS = ("via", "dev", "oif", "table", "src", "protocol", "metric", "prior
 _RULE_KEYS = {"from": "from", "lookup": "lookup", "table": "lookup", "priority": "priority", "preference": "priority",
               "order": "priority", "to": "to", "iif": "iif", "dev": "iif"}
 _TABLE_NAMES = {"main": "254", "local": "255", "default": "253"}
-REJECT_KINDS = ("blackhole", "unreachable", "prohibit")  # route types that forward nothing
+REJECT_KINDS = ("blackhole", "unreachable", "prohibit")  # route and rule types that forward nothing
+# a rule's options that take a value and that the model does not read (a rule with one is not read)
+_RULE_OPTIONS = {"tos", "dsfield", "fwmark", "realms", "suppress_prefixlength", "suppress_ifgroup", "oif", "l3mdev",
+                 "uidrange", "ipproto", "sport", "dport", "protocol", "nat", "map-to", "goto"}
 
 
 def _matches(word: str, *full: str) -> str | None:
@@ -590,14 +593,41 @@ def ip_command_plain(cmd: str) -> list[str]:
         if "not" in args:  # the one flag without a value (it inverts the selectors)
             out.append("not")
             args = [w for w in args if w != "not"]
+        args, kind = _rule_type_taken(args)
         for i, word in enumerate(args):
             out.append(_RULE_KEYS.get(_matches(word, *_RULE_KEYS) or "", word) if i % 2 == 0 else word)
+        if kind is not None:
+            out += ["type", kind]
     for i in range(3, len(out) - 1):
         if out[i] in _NUMBERED:
             value = out[i + 1]
             out[i + 1] = _TABLE_NAMES[value] if out[i] in ("table", "lookup") and value in _TABLE_NAMES \
                 else _base0(value)
     return out
+
+
+def _rule_type_taken(args: list[str]) -> tuple[list[str], str | None]:
+    """A rule's words without its type (iproute2's iprule: a word no selector or option takes is
+    the rule's type, `type` before it optional; `unicast`, the default, looks a table up) and the
+    type: one of REJECT_KINDS (the lookup ends there: nothing leaves), or None (no type given, or
+    one the model does not read, left in the words: the rule is then not read)."""
+    rest: list[str] = []
+    kind: str | None = None
+    i = 0
+    while i < len(args):
+        word = args[i]
+        if word == "type" and i + 1 < len(args):
+            word, i = args[i + 1], i + 1
+        elif _matches(word, *_RULE_KEYS) is not None or word in _RULE_OPTIONS:
+            rest += args[i:i + 2]  # a selector or option and its value
+            i += 2
+            continue
+        full = _matches(word, *REJECT_KINDS, "unicast")
+        if full is None or kind is not None:
+            return args, None  # another type (goto, nop, throw, nat ...) or two: not read
+        kind = None if full == "unicast" else full
+        i += 1
+    return rest, kind
 
 
 LINK_SET_DOWN = "post-up down"  # Interface.down of a port a post-up command takes down
@@ -768,7 +798,7 @@ def _route_target(text: str) -> bool:
     return text == "default" or (_ipv4(address) and (not length or is_decimal(length) and int(length) <= 32))
 
 
-def _multipath(w: list[str], port: str | None) -> ServerRoute | None:
+def _multipath(w: list[str], port: str | None, order: int) -> ServerRoute | None:
     """`ip route add|replace|append PREFIX [table N] [metric M] [src A] nexthop ... nexthop ...`
     (_ip_command's words), or None when the model does not read it whole."""
     if len(w) < 5 or w[2] not in ("add", "replace", "append") or not _route_target(w[3]):
@@ -784,7 +814,7 @@ def _multipath(w: list[str], port: str | None) -> ServerRoute | None:
             or (src is not None and not _ipv4(src)):
         return None
     return ServerRoute(w[3], None, None, int(table) if table else None, int(metric) if metric else 0, w[2],
-                       port=port, src=src, hops=hops)
+                       port=port, src=src, hops=hops, order=order)
 
 
 def server_policy(commands: list[str], unmodelled: list[int] | None = None,
@@ -798,7 +828,7 @@ def server_policy(commands: list[str], unmodelled: list[int] | None = None,
     for number, value in enumerate(commands):
         w = _ip_command(value)
         if w[:2] == ["ip", "route"] and "nexthop" in w[4:]:
-            route = _multipath(w, ports[number] if ports is not None else None)
+            route = _multipath(w, ports[number] if ports is not None else None, number)
             if route is not None:
                 routes.append(route)
             elif unmodelled is not None:
@@ -824,7 +854,7 @@ def server_policy(commands: list[str], unmodelled: list[int] | None = None,
                     and (src is None or _ipv4(src)) and (kind == "unicast" or not {"via", "dev", "src"} & set(opts)):
                 routes.append(ServerRoute(w[3], opts.get("via"), opts.get("dev"), int(table) if table else None,
                                           int(metric) if metric else 0, w[2], onlink,
-                                          ports[number] if ports is not None else None, src, kind))
+                                          ports[number] if ports is not None else None, src, kind, order=number))
                 continue
         elif w[:2] == ["ip", "rule"] and w[2:3] in (["add"], ["delete"]) \
                 and len(w) % 2 == (0 if w[3:4] == ["not"] else 1):
@@ -840,13 +870,16 @@ def server_policy(commands: list[str], unmodelled: list[int] | None = None,
             if to == "all":
                 to = None
             fwmark = _fwmark(opts["fwmark"]) if "fwmark" in opts else None
+            action = opts.get("type", "lookup")
+            if action in REJECT_KINDS and "lookup" not in opts:
+                table = "0"  # (no table: the rule's type ends the lookup)
             if source and _ipv4(source) and table and is_decimal(table) \
-                    and set(opts) <= {"from", "lookup", "priority", "to", "iif", "fwmark"} \
+                    and set(opts) <= {"from", "lookup", "priority", "to", "iif", "fwmark", "type"} \
                     and ("fwmark" not in opts or fwmark is not None) \
                     and (to is None or _route_target(to) and to != "default") \
                     and (prio is None or is_decimal(prio)) and (not length or is_decimal(length) and int(length) <= 32):
                 rules.append(ServerRule(source, int(table), int(prio) if prio else None, int(length) if length else 32,
-                                        to, opts.get("iif"), invert, fwmark, delete))
+                                        to, opts.get("iif"), invert, fwmark, delete, action, number))
                 continue
         if unmodelled is not None:
             unmodelled.append(number)

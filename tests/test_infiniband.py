@@ -105,6 +105,11 @@ STATIC_CASES: list[tuple[str, str, str, str, str]] = [
      "routing_engine minhop", "IB-SM-STANDBY"),
     ("the standby drops partition enforcement", "ib-plane-IBA/opensm-standby.conf", "part_enforce both",
      "part_enforce off", "IB-SM-SECURITY"),
+    # a setting the model does not read is still one the two SMs must share
+    ("the master alone sets an SM_Key (each SM ignores the other: two masters)", "ib-plane-IBA/opensm.conf",
+     "lmc 0\n", "lmc 0\nsm_key 0x0000000000000001\n", "IB-SM-STANDBY"),
+    ("the master alone stops its periodic sweeps", "ib-plane-IBB/opensm.conf", "lmc 0\n", "lmc 0\nsweep_interval 0\n",
+     "IB-SM-STANDBY"),
     ("a tenant's IPoIB MTU changed on one plane", PA, "tenant_a=0x0101, ipoib, mtu=5, sl=0",
      "tenant_a=0x0101, ipoib, mtu=2, sl=0", "IB-MEMBERS"),
     ("a tenant's service level changed on one plane", PA, "tenant_a=0x0101, ipoib, mtu=5, sl=0",

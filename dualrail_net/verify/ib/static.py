@@ -263,7 +263,7 @@ def _standby_findings(check: str, out: Path, plane: str, folder: str, host: str 
             line = settings.get(key, (0, ""))[0]
             found.append(_f(check, plane, f"{rel}:{line}: {key} is {settings.get(key, (0, 'not set'))[1]}, the master "
                             f"runs {master.get(key, (0, 'not set'))[1]}",
-                            "after a failover the subnet would be run differently", (host,)))
+                            _DIFFERING.get(key, "after a failover the subnet would be run differently"), (host,)))
     for key, (secure, why) in SECURE_SETTINGS.items():
         setting = settings.get(key)
         if setting is not None and setting[1].lower() != secure.lower():
@@ -272,6 +272,12 @@ def _standby_findings(check: str, out: Path, plane: str, folder: str, host: str 
     return found
 
 
+# why a setting the two SMs of a plane must share matters beyond a failover
+_DIFFERING = {
+    # opensm ignores the SMInfo of an SM whose SM_Key is not its own: neither sees the other, and
+    # both may run the subnet as master at once
+    "sm_key": "each SM ignores the other's SMInfo (a foreign SM_Key): both may run the subnet as master",
+}
 # where and how much each SM logs: its own host's business (they decide nothing about the subnet)
 LOG_SETTINGS = frozenset({"log_file", "log_max_size", "force_log_flush"})
 # opensm.conf settings that keep partitions enforced; opensm's defaults are these values
@@ -290,7 +296,8 @@ KNOWN_OPENSM_KEYS = frozenset({"guid", "subnet_prefix", "sm_priority", "lmc", "r
 
 def read_opensm_conf(text: str) -> tuple[dict[str, tuple[int, str]], list[tuple[int, str]]]:
     """opensm.conf: ``key value`` per line ('#' comments). (key -> (line, value) with the last one
-    winning, as opensm reads it; lines with an unknown key or no value)."""
+    winning, as opensm reads it, for every key, known or not; lines with an unknown key or no
+    value)."""
     settings: dict[str, tuple[int, str]] = {}
     unknown: list[tuple[int, str]] = []
     for number, raw in enumerate(text.split("\n"), 1):
@@ -298,8 +305,8 @@ def read_opensm_conf(text: str) -> tuple[dict[str, tuple[int, str]], list[tuple[
         if not line or line.startswith("#"):
             continue
         key, _, value = line.partition(" ")
-        if key in KNOWN_OPENSM_KEYS and value.strip():
+        if value.strip():  # (an unknown key too: the master and its standby must still agree on it)
             settings[key] = (number, value.strip())
-        else:
+        if key not in KNOWN_OPENSM_KEYS or not value.strip():
             unknown.append((number, line))
     return settings, unknown

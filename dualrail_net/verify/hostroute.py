@@ -205,10 +205,10 @@ class _GatewayRules:
 
     def gateway_port(self, dev: str | None, via_ip: int, up: dict[str, list[tuple[int, int]]],
                      up_order: list[str]) -> str | None:
-        for _, net, length, table, to_net, to_len, arrives, invert in self.rules:
-            mask = ((1 << length) - 1) << (32 - length) if length else 0
+        for _, net, _length, table, to_net, to_len, arrives, invert in self.rules:
             to_mask = ((1 << to_len) - 1) << (32 - to_len) if to_len else 0
-            if (0 & mask == net and via_ip & to_mask == to_net and arrives) == invert:
+            # (from no address: only a rule from any source, network 0, takes the packet)
+            if (net == 0 and via_ip & to_mask == to_net and arrives) == invert:
                 continue
             if table < 0:
                 return None

@@ -484,6 +484,18 @@ def test_a_neighbor_shut_down_with_a_message_brings_up_no_session() -> None:
     assert [text for _, text in frr.unmodelled] == ["neighbor 2.2.2.2 shutdown rtt 5"]
 
 
+def test_vpn_route_maps_stay_in_the_address_family() -> None:
+    """`import vrf route-map NAME` and `route-map vpn import|export NAME` are address-family
+    statements (a route-map definition is top-level): read into the instance, and the lines below
+    them stay in the address family."""
+    dev = flat_parse_frr("router bgp 1 vrf a\n address-family ipv4 unicast\n  import vrf b\n"
+                         "  import vrf route-map IN\n  route-map vpn export OUT\n  maximum-paths 8\n"
+                         " exit-address-family\nexit\nroute-map vpn permit 10\n")
+    inst = dev.bgp["a"]
+    assert inst.vpn_import_map == ("IN", 4) and inst.vpn_export_map == ("OUT", 5) and inst.maximum_paths == 8
+    assert dev.unmodelled == [] and "vpn" in dev.route_maps  # (a map named vpn is still a map)
+
+
 def test_best_path_attributes_of_a_route_map_are_read() -> None:
     """`set local-preference|weight|metric N` are read with their lines; relative values (`+5`) as
     deltas; symbolic ones (`igp`) are lines the model does not read."""

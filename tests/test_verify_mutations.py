@@ -35,6 +35,12 @@ def edit(path: Path, old: str, new: str, count: int = 1) -> None:
     path.write_text(text.replace(old, new, count))
 
 
+def edit_each(path: Path, *pairs: str) -> None:
+    """edit with each (old, new) pair of ``pairs`` in turn."""
+    for old, new in zip(pairs[::2], pairs[1::2]):
+        edit(path, old, new)
+
+
 def crlf(path: Path) -> None:
     """The file with CRLF line ends, as an editor on another system saves it."""
     path.write_bytes(path.read_bytes().replace(b"\n", b"\r\n"))
@@ -367,6 +373,13 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
                     "  network 10.22.0.0/26\n  network 10.12.0.0/26\n")),
     ("leaked route through a VRF import", "ISO-ROUTE-LEAK",
      lambda r: edit(r / GW / "frr.conf", "  network 10.20.0.92/32\n", "  network 10.20.0.92/32\n  import vrf plane-a\n")),
+    ("leaked route through a VRF import whose route-map lets plane A's list through", "ISO-ROUTE-LEAK",
+     lambda r: edit_each(r / GW / "frr.conf", "  network 10.20.0.92/32\n",
+                         "  network 10.20.0.92/32\n  import vrf plane-a\n  import vrf route-map ONLY-A\n",
+                         "\nend", "\nroute-map ONLY-A permit 10\n match ip address prefix-list PLANE-A\nexit\n!\nend")),
+    ("a VRF import's route-map named but never defined (bgpd imports nothing)", "ROUTE-UNDEFINED-REF",
+     lambda r: edit(r / GW / "frr.conf", "  network 10.20.0.92/32\n",
+                    "  network 10.20.0.92/32\n  import vrf plane-a\n  route-map vpn import NOSUCH\n")),
     ("static route into the other plane", "ISO-ROUTE-LEAK",
      lambda r: edit(r / LEAF_A / "frr.conf", "ip route 10.12.0.0/26 blackhole\n",
                     "ip route 10.12.0.0/26 blackhole\nip route 10.22.0.0/20 10.11.0.0\n")),
@@ -1394,6 +1407,16 @@ def _spine_neighbor(root: Path, statement: str) -> None:
 
 
 VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
+    # an import between the plane VRFs whose route-map lets nothing through (bgpd applies it to
+    # every route leaked in) or that the exporter's `route-map vpn export` stops: nothing crosses
+    ("a VRF import between planes through a deny-all route-map", lambda r: edit_each(
+        r / GW / "frr.conf", "  network 10.20.0.92/32\n",
+        "  network 10.20.0.92/32\n  import vrf plane-a\n  import vrf route-map NOTHING\n",
+        "\nend", "\nroute-map NOTHING deny 10\nexit\n!\nend")),
+    ("a VRF import whose exporter's vpn export map lets nothing out", lambda r: edit_each(
+        r / GW / "frr.conf", "  network 10.20.0.92/32\n", "  network 10.20.0.92/32\n  import vrf plane-a\n",
+        "  network 10.10.0.92/32\n", "  network 10.10.0.92/32\n  route-map vpn export NOTHING\n",
+        "\nend", "\nroute-map NOTHING deny 10\nexit\n!\nend")),
     ("`no bgp default ipv4-unicast` below a leaf's neighbors (bgpd activated each when it created it: "
      "measured on FRR 8.4)",
      lambda r: edit(r / LEAF_A / "frr.conf", " neighbor 10.11.0.6 remote-as 4200001000\n",

@@ -260,6 +260,12 @@ class BgpInstance:
     aggregates: list[Aggregate] = field(default_factory=list)
     vpn_import: bool = False  # FRR `import vpn`: takes routes whose RT matches rt_import
     vpn_export: bool = False  # FRR `export vpn`: exports with rt_export
+    # FRR `import vrf route-map NAME` / `route-map vpn import NAME`: the map routes leaked into this
+    # instance pass (both set the one import map); `route-map vpn export NAME`: what it leaks out
+    # passes. A map named but not defined stops that leaking altogether (bgpd: "route-map fromvpn
+    # named but not defined"). (name, line)
+    vpn_import_map: tuple[str, int] | None = None
+    vpn_export_map: tuple[str, int] | None = None
     line: int = 0  # the `router bgp` line
     network_lines: dict[str, int] = field(default_factory=dict)  # network statement -> its line
     maximum_paths_line: int = 0

@@ -380,7 +380,8 @@ def prefix_index(snap: Snapshot, topo: Topology) -> tuple[PrefixIndex, dict[Node
 def _edges(snap: Snapshot, topo: Topology) -> list[tuple[NodeId, NodeId, DeviceConfig, str | None, DeviceConfig,
                                                          str | None]]:
     """(from, to, sender, its out route-map, receiver, its in route-map) for every direction of every
-    session, and every VRF import (no route-maps: everything crosses)."""
+    session, and every VRF import (the exporter's `route-map vpn export` and the importer's
+    `import vrf route-map` / `route-map vpn import`; none: everything crosses)."""
     out: list[tuple[NodeId, NodeId, DeviceConfig, str | None, DeviceConfig, str | None]] = []
     devices = snap.devices
     for s in topo.sessions:
@@ -390,8 +391,14 @@ def _edges(snap: Snapshot, topo: Topology) -> list[tuple[NodeId, NodeId, DeviceC
                         dst_dev, dst_dev.bgp[dst[1]].neighbors[dst_nbr].route_map_in))
     for dev in devices.values():
         for src, dst in _vrf_imports(dev):
-            out.append((src, dst, dev, None, dev, None))
+            exporter, importer = dev.bgp.get(src[1]), dev.bgp.get(dst[1])
+            out.append((src, dst, dev, _map_name(exporter.vpn_export_map if exporter else None),
+                        dev, _map_name(importer.vpn_import_map if importer else None)))
     return out
+
+
+def _map_name(named: tuple[str, int] | None) -> str | None:
+    return named[0] if named is not None else None
 
 
 def _vrf_imports(dev: DeviceConfig) -> list[tuple[NodeId, NodeId]]:

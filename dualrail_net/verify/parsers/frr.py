@@ -1005,6 +1005,10 @@ def bgp_statement(inst: BgpInstance, w: list[str], line: int = 0) -> bool:
         inst.aggregates.append(agg)
     elif head == "import" and w[1:2] == ["vrf"] and len(w) == 3 and w[2] != "route-map":
         inst.vrf_imports.append(w[2])
+    elif head == "import" and w[1:3] == ["vrf", "route-map"] and len(w) == 4:
+        inst.vpn_import_map = (w[3], line)
+    elif head == "route-map" and w[1:2] == ["vpn"] and len(w) == 4 and w[2] in ("import", "export"):
+        setattr(inst, f"vpn_{w[2]}_map", (w[3], line))
     elif head == "import" and w[1:] == ["vpn"]:
         inst.vpn_import = True
     elif head == "export" and w[1:] == ["vpn"]:
@@ -1122,6 +1126,8 @@ def _belongs(node: int, w: list[str]) -> bool:
             return w[1:2] == ["neighbor"] and len(w) >= 4 and w[3] not in _NEIGHBOR_BGP_NODE
         if head == "bgp":
             return w[1:2] == ["dampening"]
+        if head == "route-map":  # `route-map vpn import|export NAME` (a map definition is top-level)
+            return w[1:2] == ["vpn"] and len(w) == 4 and w[2] in ("import", "export")
         return head in _AF_WORDS or node == OTHER_AF and head not in _BGP_WORDS and head not in _TOP_WORDS
     if node == BGP:
         return head in _BGP_WORDS
@@ -1857,15 +1863,28 @@ def finish_bgp(dev: DeviceConfig, frr: bool = True) -> None:
         for address in shut:
             del inst.neighbors[address]
         inst.shut_neighbors.extend(shut)
+    # a VRF leak's route-maps: one named but not defined stops that side's leaking (bgpd's
+    # vpn_leak_from_vpn_active / vpn_leak_to_vpn_active: nothing is imported, or exported)
+    stopped: dict[str, set[int]] = {"import": set(), "export": set()}
+    for inst in dev.bgp.values():
+        for way, named in (("import", inst.vpn_import_map), ("export", inst.vpn_export_map)):
+            if named is not None and named[0] not in dev.route_maps:
+                stopped[way].add(id(inst))
+                dev.undefined_refs.append((named[1], f"route-map {named[0]} (route-map vpn {way} of "
+                                                     f"{inst.vrf or 'the default VRF'}: nothing is {way}ed "
+                                                     f"{'into' if way == 'import' else 'out of'} it)"))
+    for inst in dev.bgp.values():
         for imported in inst.vrf_imports:
-            dev.vrf_route_leaks.append((imported, inst.vrf or "default"))
+            source = dev.bgp.get(None if imported == "default" else imported)
+            if id(inst) not in stopped["import"] and (source is None or id(source) not in stopped["export"]):
+                dev.vrf_route_leaks.append((imported, inst.vrf or "default"))
     # route-target leaking: an instance importing an RT another instance of the device exports (FRR:
     # both ends must also say `export vpn` / `import vpn`; EOS needs only the route targets)
     for target in dev.bgp.values():
-        if not target.rt_import or (frr and not target.vpn_import):
+        if not target.rt_import or (frr and not target.vpn_import) or id(target) in stopped["import"]:
             continue
         for exporter in dev.bgp.values():
-            if exporter is target or (frr and not exporter.vpn_export):
+            if exporter is target or (frr and not exporter.vpn_export) or id(exporter) in stopped["export"]:
                 continue
             if set(exporter.rt_export) & set(target.rt_import):
                 dev.vrf_route_leaks.append((exporter.vrf or "default", target.vrf or "default"))

@@ -522,6 +522,9 @@ class DeviceConfig:
     qos: Qos = field(default_factory=Qos)
     management: ManagementConfig = field(default_factory=ManagementConfig)
     vrf_route_leaks: list[tuple[str, str]] = field(default_factory=list)  # (from vrf, into vrf)
+    # EOS `router general` / `vrf V` / `leak routes source-vrf S subscribe-policy NAME`: the route-map
+    # a leak's routes pass ((S, V) -> (NAME, line); only maps the file defines, see finish_bgp)
+    vrf_leak_maps: dict[tuple[str, str], tuple[str, int]] = field(default_factory=dict)
     # routing lines the parser does not model (line number in routing_file, text): verify says what
     # it cannot judge
     unmodelled: list[tuple[int, str]] = field(default_factory=list)

@@ -137,6 +137,7 @@ def _elsewhere_routing(dev: DeviceConfig, hostname: str, names: list[tuple[str, 
     dev.route_maps = ElsewhereDict(f"{dev.name}'s route maps")
     dev.static_routes = ElsewhereList(f"{dev.name}'s static routes")
     dev.vrf_route_leaks = ElsewhereList(f"{dev.name}'s VRF imports")
+    dev.vrf_leak_maps = ElsewhereDict(f"{dev.name}'s VRF leaks' route-maps")
     dev.unmodelled = ElsewhereList(f"{dev.name}'s unmodelled routing lines")
     dev.refused_lines = ElsewhereList(f"{dev.name}'s refused routing lines")
     dev.undefined_refs = ElsewhereList(f"{dev.name}'s undefined references")

@@ -381,7 +381,8 @@ def _edges(snap: Snapshot, topo: Topology) -> list[tuple[NodeId, NodeId, DeviceC
                                                          str | None]]:
     """(from, to, sender, its out route-map, receiver, its in route-map) for every direction of every
     session, and every VRF import (the exporter's `route-map vpn export` and the importer's
-    `import vrf route-map` / `route-map vpn import`; none: everything crosses)."""
+    `import vrf route-map` / `route-map vpn import`, or EOS's `subscribe-policy`; none: everything
+    crosses)."""
     out: list[tuple[NodeId, NodeId, DeviceConfig, str | None, DeviceConfig, str | None]] = []
     devices = snap.devices
     for s in topo.sessions:
@@ -392,8 +393,9 @@ def _edges(snap: Snapshot, topo: Topology) -> list[tuple[NodeId, NodeId, DeviceC
     for dev in devices.values():
         for src, dst in _vrf_imports(dev):
             exporter, importer = dev.bgp.get(src[1]), dev.bgp.get(dst[1])
+            subscribed = dev.vrf_leak_maps.get((src[1] or "default", dst[1] or "default")) if dev.vrf_leak_maps else None
             out.append((src, dst, dev, _map_name(exporter.vpn_export_map if exporter else None),
-                        dev, _map_name(importer.vpn_import_map if importer else None)))
+                        dev, _map_name(subscribed or (importer.vpn_import_map if importer else None))))
     return out
 
 

@@ -748,8 +748,11 @@ def _read_nodes(nodes: list[Node], dev: DeviceConfig) -> None:
                     continue
                 for leak in vrf_node.children:
                     lw = leak.words
-                    if lw[:3] == ["leak", "routes", "source-vrf"] and len(lw) > 3:
+                    if lw[:3] == ["leak", "routes", "source-vrf"] and len(lw) == 4:
                         dev.vrf_route_leaks.append((lw[3], vrf_node.words[1]))
+                    elif lw[:3] == ["leak", "routes", "source-vrf"] and len(lw) == 6 and lw[4] == "subscribe-policy":
+                        dev.vrf_route_leaks.append((lw[3], vrf_node.words[1]))
+                        dev.vrf_leak_maps[(lw[3], vrf_node.words[1])] = (lw[5], leak.line)
                     else:
                         _unmodelled(dev, leak)
         elif not _harmless(node, KNOWN_TOP_LEVEL, "global"):

@@ -176,7 +176,8 @@ def vrf_leaks(ctx: Context) -> list[Finding]:
             b = ctx.topo.node_plane.get((dev.name, None if target == "default" else target))
             exporter, importer = dev.bgp.get(None if source == "default" else source), \
                 dev.bgp.get(None if target == "default" else target)
-            if (exporter is not None and exporter.vpn_export_map) or (importer is not None and importer.vpn_import_map):
+            if (exporter is not None and exporter.vpn_export_map) or (importer is not None and importer.vpn_import_map) \
+                    or (source, target) in dev.vrf_leak_maps:
                 continue  # a route-map decides what crosses: ISO-ROUTE-LEAK judges each prefix through it
             if a != b or a is None:
                 out.append(finding([dev.name], "",

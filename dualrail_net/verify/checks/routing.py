@@ -861,6 +861,7 @@ def dead_policy(ctx: Context) -> list[Finding]:
             | {used for inst in dev.bgp.values() for used, _ in inst.redistribute_maps.values()} \
             | {used for inst in dev.bgp.values() for used, _ in inst.network_maps.values()} \
             | {named[0] for inst in dev.bgp.values() for named in (inst.vpn_import_map, inst.vpn_export_map) if named} \
+            | {name for name, _ in dev.vrf_leak_maps.values()} \
             | {e.call for entries in dev.route_maps.values() for e in entries if e.call is not None}
         used_lists = {pl for entries in dev.route_maps.values() for e in entries for pl in e.match_prefix_lists} \
             | {pl for inst in dev.bgp.values() for n in inst.neighbors.values()

@@ -21,7 +21,8 @@ __all__ = ["ROUTING_FIELDS", "PlatformParser", "UnreadableFile", "add_routing", 
            "platform_parser", "read_text"]
 
 # what a routing part sets; it also names VRFs (DeviceConfig.vrfs, without tables)
-ROUTING_FIELDS = ("hostname", "bgp", "prefix_lists", "route_maps", "static_routes", "vrf_route_leaks", "unmodelled",
+ROUTING_FIELDS = ("hostname", "bgp", "prefix_lists", "route_maps", "static_routes", "vrf_route_leaks", "vrf_leak_maps",
+                  "unmodelled",
                   "routing_file", "frr_defaults", "undefined_refs", "match_list_names", "routing_off", "forwarding_off", "fib_filters",
                   "acls", "acl_in", "acl_out", "control_plane_acls", "service_acls", "acl_file", "api_port", "as_path_lists",
                   "refused_lines")

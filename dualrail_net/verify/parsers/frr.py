@@ -1863,6 +1863,13 @@ def finish_bgp(dev: DeviceConfig, frr: bool = True) -> None:
         for address in shut:
             del inst.neighbors[address]
         inst.shut_neighbors.extend(shut)
+    # EOS: a leak's subscribe-policy the file does not define: what EOS leaks then is not known here
+    # (the leak is judged unfiltered, and the line reported)
+    for key, (name, line) in list(dev.vrf_leak_maps.items()):
+        if name not in dev.route_maps:
+            del dev.vrf_leak_maps[key]
+            dev.unmodelled.append((line, f"leak routes source-vrf {key[0]} subscribe-policy {name}: a route-map the "
+                                         "file does not define (the leak is judged as unfiltered)"))
     # a VRF leak's route-maps: one named but not defined stops that side's leaking (bgpd's
     # vpn_leak_from_vpn_active / vpn_leak_to_vpn_active: nothing is imported, or exported)
     stopped: dict[str, set[int]] = {"import": set(), "export": set()}

@@ -20,6 +20,7 @@ from dualrail_net.platforms.cumulus_nvue.parse import parse_text
 from dualrail_net.platforms.cumulus_nvue.simulator import simulator_for
 from dualrail_net.verify.checks import run_checks
 from dualrail_net.verify.parsers import parse_device
+from dualrail_net.verify.findings import Severity
 from dualrail_net.verify.snapshot import load_snapshot
 
 pytestmark = pytest.mark.usefixtures("switch_secrets")
@@ -217,6 +218,15 @@ NVUE_MUTATIONS += [
            '              ipv4-unicast:\n                enable: "on"\n                route-import:\n'
            '                  from-vrf:\n                    list:\n                      "plane-b": {}\n',
            f"{GATEWAY}/startup.yaml")),
+    ("the plane-A VRF imports plane B's routes through a route-map named but not defined (imports nothing)",
+     "ROUTE-UNDEFINED-REF",
+     _edit('            autonomous-system: 4200000100\n            router-id: "10.10.0.92"\n            address-family:\n'
+           '              ipv4-unicast:\n                enable: "on"\n',
+           '            autonomous-system: 4200000100\n            router-id: "10.10.0.92"\n            address-family:\n'
+           '              ipv4-unicast:\n                enable: "on"\n                route-import:\n'
+           '                  from-vrf:\n                    list:\n                      "plane-b": {}\n'
+           '                    route-map: "NOSUCH"\n',
+           f"{GATEWAY}/startup.yaml")),
     ("a neighbor address-family key verify does not read", "CONFIG-UNMODELLED",
      _edit('                  ipv4-unicast:\n                    enable: "on"\n                    policy:',
            '                  ipv4-unicast:\n                    enable: "on"\n                    soft-reconfiguration: "on"\n'
@@ -277,6 +287,29 @@ def test_nvue_mutation_is_caught(nvue_variant: Path, tmp_path: Path, desc: str, 
     assert fired, f"{desc}: {check_id} did not fire; fired: " + \
         str({c: [f.message for f in r.findings][:2] for c, r in results.items() if r.findings})
     assert all(f.message and f.why for f in fired)
+
+
+def test_a_route_import_through_a_deny_all_route_map_leaks_nothing(nvue_variant: Path, tmp_path: Path) -> None:
+    """`route-import from-vrf route-map NAME` (FRR's `import vrf route-map`): what crosses between
+    the gateway's plane VRFs is what the map lets through; a map that denies everything keeps the
+    planes apart (no ISO finding), one that permits everything does not."""
+    def imported(action: str) -> set[str]:
+        build = tmp_path / action
+        shutil.copytree(nvue_variant, build)
+        path = build / GATEWAY / "startup.yaml"
+        text = path.read_text()
+        anchor = '            router-id: "10.10.0.92"\n            address-family:\n              ipv4-unicast:\n' \
+                 '                enable: "on"\n'
+        assert anchor in text and "        route-map:\n" in text
+        text = text.replace(anchor, anchor + '                route-import:\n                  from-vrf:\n'
+                            '                    list:\n                      "plane-b": {}\n'
+                            '                    route-map: "ONLY"\n', 1)
+        text = text.replace("        route-map:\n", f'        route-map:\n          "ONLY":\n            rule:\n'
+                            f'              "10":\n                action:\n                  "{action}": {{}}\n', 1)
+        path.write_text(text)
+        return {r.check for r in run_checks(load_snapshot(build)) for f in r.findings if f.severity == Severity.ERROR}
+    assert imported("deny") == set()
+    assert {"ISO-ROUTE-LEAK"} <= imported("permit")
 
 
 def test_hostile_files_are_findings_never_tracebacks() -> None:

@@ -412,16 +412,23 @@ def _vrfs(r: _Reader, vrfs: dict[str, Any], path: PathKey, glob: dict[str, Any])
         _bgp(r, bgp, (*here, "router", "bgp"), vrf, glob)
 
 
-def _route_import(r: _Reader, imports: dict[str, Any], path: PathKey, vrf: str | None) -> None:
+def _route_import(r: _Reader, imports: dict[str, Any], path: PathKey, inst: BgpInstance) -> None:
     """`route-import from-vrf list OTHER`: the VRF takes OTHER's BGP routes (a leak between
-    plane VRFs when both are planes; ISO-VRF-LEAK judges it). `enable off` imports nothing."""
+    plane VRFs when both are planes; ISO-VRF-LEAK judges it), through `route-import from-vrf
+    route-map NAME` when set (FRR's `import vrf route-map`: finish_bgp and ISO-ROUTE-LEAK read
+    both as bgpd does). `enable off` imports nothing."""
     r.extra(imports, path, {"from-vrf"}, routing=True)
     from_vrf = _map(imports.get("from-vrf"))
-    r.extra(from_vrf, (*path, "from-vrf"), {"enable", "list"}, routing=True)
+    r.extra(from_vrf, (*path, "from-vrf"), {"enable", "list", "route-map"}, routing=True)
     if from_vrf.get("enable", "on") != "on":
         return
-    for source in _map(from_vrf.get("list")):
-        r.dev.vrf_route_leaks.append((str(source), vrf or "default"))
+    inst.vrf_imports += [str(source) for source in _map(from_vrf.get("list"))]
+    if "route-map" in from_vrf:
+        named = _name(from_vrf["route-map"])
+        if named is None:
+            r.routing((*path, "from-vrf", "route-map"), "route-map: not a name")
+        else:
+            inst.vpn_import_map = (named, r.line((*path, "from-vrf", "route-map")))
 
 
 def _bgp(r: _Reader, bgp: dict[str, Any], path: PathKey, vrf: str | None, glob: dict[str, Any]) -> None:
@@ -449,7 +456,7 @@ def _bgp(r: _Reader, bgp: dict[str, Any], path: PathKey, vrf: str | None, glob: 
             inst.distance_line = r.line((*path, "address-family", "ipv4-unicast", "admin-distance"))
         else:
             r.routing((*path, "address-family", "ipv4-unicast", "admin-distance"), "admin-distance: not 1-255")
-    _route_import(r, _map(af.get("route-import")), (*path, "address-family", "ipv4-unicast", "route-import"), vrf)
+    _route_import(r, _map(af.get("route-import")), (*path, "address-family", "ipv4-unicast", "route-import"), inst)
     # the instance's IPv4 unicast off: NVUE configures no such address family, so no neighbor
     # carries IPv4 routes (whatever its own enable says) and no network is announced
     af_off = af.get("enable", "on") != "on"

@@ -2015,17 +2015,24 @@ def test_restricted_propagation_finds_exactly_the_foreign_routes(clean: Path, tm
 
 def test_cabling_rows_read_as_dictreader_reads_them(tmp_path: Path) -> None:
     from dualrail_net.verify.cabling import read_cabling
+    from dualrail_net.verify.parsers.files import UnreadableFile
     path = tmp_path / "cabling.csv"
-    for text in ("plane,kind,a_device\nA,leaf-spine,x\n\nB,leaf-spine,y\n",  # well-formed, a blank line
-                 "plane,kind,a_device\nA,leaf-spine\nB,leaf-spine,y,extra\n",  # short and long rows
-                 "plane,kind,plane\nA,leaf-spine,B\n",  # a field named twice: the later wins
-                 "plane,kind,a_device\n"):  # no rows
+    header = "plane,kind,a_device,a_port,a_address,b_device,b_port,b_address,speed"
+    for text in (f"{header}\nA,leaf-spine,x,1,,s,2,,400G\n\nB,leaf-spine,y,1,,t,2,,400G\n",  # well-formed, a blank line
+                 f"{header}\nA,leaf-spine\nB,leaf-spine,y,1,,t,2,,400G,extra\n",  # short and long rows
+                 f"{header},plane\nA,leaf-spine,x,1,,s,2,,400G,B\n",  # a field named twice: the later wins
+                 f"{header}\n"):  # no rows
         path.write_text(text)
         plan, rows = read_cabling(path), list(csv.DictReader(text.splitlines()))
         assert plan == rows and list(plan) == rows and [plan[i] for i in range(len(plan))] == rows
         assert list(plan.column("kind")) == [row.get("kind") for row in rows]
         assert list(plan.column("a_device")) == [row.get("a_device") for row in rows]
     assert read_cabling(tmp_path / "missing.csv") == []
+    # a header without a column the checks read: one line naming it, not a check's KeyError
+    for text in ("plane,kind,a_device\nA,leaf-spine,x\n", header.replace("b_port", "port_b") + "\n"):
+        path.write_text(text)
+        with pytest.raises(UnreadableFile, match=r"cabling.csv:1: error: the cabling plan has no column"):
+            read_cabling(path)
 
 
 @pytest.fixture(scope="module")

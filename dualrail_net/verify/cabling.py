@@ -11,7 +11,7 @@ from collections.abc import Iterator, Sequence
 from itertools import repeat
 from pathlib import Path
 from typing import overload
-from dualrail_net.verify.parsers.files import read_text
+from dualrail_net.verify.parsers.files import UnreadableFile, read_text
 
 
 class CablingPlan(Sequence[dict[str, str]]):
@@ -79,15 +79,29 @@ def read_cabling(path: Path) -> CablingPlan:
     text = read_text(path)  # (never through a link planted in the folder)
     plain = _plain_columns(text)
     if plain is not None:
+        _has_columns(path, plain.header)
         return plain
     lines = text.splitlines()
     reader = csv.reader(lines)
     header = next(reader, [])
+    _has_columns(path, header)
     rows = [row for row in reader if row]  # DictReader skips blank lines too
     if any(len(row) != len(header) for row in rows):
         return CablingPlan.from_rows(list(csv.DictReader(lines)))
     transposed = list(map(list, zip(*rows))) if rows else [[] for _ in header]
     return CablingPlan(header, dict(zip(header, transposed)))
+
+
+# the columns render writes and the checks read
+COLUMNS = ("plane", "kind", "a_device", "a_port", "a_address", "b_device", "b_port", "b_address", "speed")
+
+
+def _has_columns(path: Path, header: list[str]) -> None:
+    """A plan without one of COLUMNS cannot be checked: one line, not a check's KeyError."""
+    missing = [name for name in COLUMNS if name not in header]
+    if missing:
+        raise UnreadableFile(f"{path}:1: error: the cabling plan has no column {', '.join(missing)[:200]} (its header "
+                             f"must name {','.join(COLUMNS)}; render writes it so)")
 
 
 def _plain_columns(text: str) -> CablingPlan | None:

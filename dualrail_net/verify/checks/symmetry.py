@@ -32,7 +32,14 @@ def counts(ctx: Context) -> list[Finding]:
         links[plane][kind] += count
     why = "a smaller plane cannot carry the other's load when it fails"
     return (_compare({p: dict(sorted(c.items())) for p, c in roles.items()}, "switches", why)
-            + _compare({p: dict(sorted(c.items())) for p, c in links.items()}, "links", why))
+            + _compare({p: dict(sorted(c.items(), key=_said)) for p, c in links.items()}, "links", why))
+
+
+def _said(value: object) -> str:
+    """A sort key for a plan's values, or for (value, count) items by their value: a short row's
+    missing value (None) sorts as the empty text."""
+    first = value[0] if isinstance(value, tuple) else value
+    return "" if first is None else str(first)
 
 
 SERVER_LINKS = "server-leaf"
@@ -53,9 +60,10 @@ def speeds(ctx: Context) -> list[Finding]:
     for plane, kinds in per.items():
         for kind, values in kinds.items():
             if len(values) > 1 and kind != SERVER_LINKS:
-                out.append(finding([], plane, f"plane {plane} {kind} links run at {sorted(values)}",
+                out.append(finding([], plane, f"plane {plane} {kind} links run at {sorted(values, key=_said)}",
                                    "mixed speeds inside a plane skew ECMP"))
-    shape = {p: {k: sorted(v.items()) if k == SERVER_LINKS else sorted(v) for k, v in sorted(kinds.items())}
+    shape = {p: {k: sorted(v.items(), key=_said) if k == SERVER_LINKS else sorted(v, key=_said)
+                 for k, v in sorted(kinds.items(), key=_said)}
              for p, kinds in per.items()}
     return out + _compare(shape, "link speeds", "a slower plane halves what the cluster keeps when the faster plane fails")
 

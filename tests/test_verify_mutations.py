@@ -2031,7 +2031,7 @@ def test_cabling_rows_read_as_dictreader_reads_them(tmp_path: Path) -> None:
     # a header without a column the checks read: one line naming it, not a check's KeyError
     for text in ("plane,kind,a_device\nA,leaf-spine,x\n", header.replace("b_port", "port_b") + "\n"):
         path.write_text(text)
-        with pytest.raises(UnreadableFile, match=r"cabling.csv:1: error: the cabling plan has no column"):
+        with pytest.raises(UnreadableFile, match=r"cabling.csv:1: error: no column (a_port|b_port)"):
             read_cabling(path)
 
 

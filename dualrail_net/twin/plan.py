@@ -10,6 +10,7 @@ from pathlib import Path
 
 from dualrail_net.manifest import Manifest
 from dualrail_net.verify.cabling import read_cabling
+from dualrail_net.verify.parsers.files import UnreadableFile
 from dualrail_net.twin.shell import TwinError
 from dualrail_net.verify.parsers.ifupdown import read_interfaces
 
@@ -107,10 +108,10 @@ def _cabling_rows(path: Path) -> list[dict[str, str]]:
     lacks one is refused in one line naming it, never a KeyError)."""
     if not path.is_file():
         raise TwinError(f"{path}: missing: the twin cables what the plan says (re-render)")
-    plan = read_cabling(path)
-    missing = [name for name in CABLE_FIELDS if name not in plan.header]
-    if missing:
-        raise TwinError(f"{path}:1: error: no column {', '.join(missing)} (re-render)")
+    try:
+        plan = read_cabling(path)  # (a column missing: its one line)
+    except UnreadableFile as exc:
+        raise TwinError(str(exc)) from None
     rows = list(plan)
     for number, row in enumerate(rows, 2):
         # may be empty: an address (a cable without IP), the far port of an external peer (the plan

@@ -100,7 +100,7 @@ def _has_columns(path: Path, header: list[str]) -> None:
     """A plan without one of COLUMNS cannot be checked: one line, not a check's KeyError."""
     missing = [name for name in COLUMNS if name not in header]
     if missing:
-        raise UnreadableFile(f"{path}:1: error: the cabling plan has no column {', '.join(missing)[:200]} (its header "
+        raise UnreadableFile(f"{path}:1: error: no column {', '.join(missing)[:200]} in the cabling plan (its header "
                              f"must name {','.join(COLUMNS)}; render writes it so)")
 
 

@@ -114,6 +114,17 @@ def parse_prefix_list_line(words: list[str], start: int, line: int = 0) -> Prefi
 AUTO_SEQ = -1  # parse_prefix_list_line: no `seq N` written (add_prefix_list_entry numbers it)
 
 
+def _invalid_range(entry: PrefixListEntry) -> str | None:
+    """Why FRR refuses an entry's ge/le, or None: ge and le each at least the prefix's length, ge
+    not above le (measured on FRR 8.4: `10.12.0.0/20 ge 16`, `le 19` and `ge 24 le 22` are refused,
+    `ge 20 le 32` and `le 20` taken, whatever its message's "len < ge")."""
+    length = int(entry.prefix.partition("/")[2] or 32)
+    if entry.ge is not None and entry.ge < length or entry.le is not None and entry.le < length \
+            or entry.ge is not None and entry.le is not None and entry.ge > entry.le:
+        return f"an invalid prefix range for {entry.prefix} (FRR requires length <= ge <= le)"
+    return None
+
+
 @dataclass
 class _ListIndex:
     """A prefix-list's entries by number and by content, so that filing one is not a scan of the
@@ -1402,9 +1413,16 @@ def _top_level(dev: DeviceConfig, w: list[str], number: int) -> int:
         if w[3] == "description":
             return TOP
         pl_entry = parse_prefix_list_line(w, 3, number)
+        if pl_entry and (refusal := _invalid_range(pl_entry)):
+            dev.refused_lines.append((number, " ".join(w), refusal))  # (the entry is not installed)
+            return TOP
         if pl_entry:
             add_prefix_list_entry(dev.prefix_lists.setdefault(w[2], []), pl_entry)
             return TOP
+    elif head == "route-map" and len(w) == 4 and w[2] in ("permit", "deny") and w[3] == "0":
+        # bgpd's sequence numbers are 1-65535: no entry is made (its clauses land nowhere)
+        dev.refused_lines.append((number, " ".join(w), "a route-map sequence number is 1-65535"))
+        return OTHER
     elif head == "route-map" and len(w) == 4 and w[2] in ("permit", "deny") and _int(w[3], 65535) is not None:
         entries = dev.route_maps.setdefault(w[1], [])
         seq = int(w[3])

@@ -421,6 +421,21 @@ def _prefix_list_entry(rng: random.Random, text: str) -> tuple[str, str] | None:
     return line, body + line + "\n" + ("end\n" if body is not text else "")
 
 
+def _prefix_range(rng: random.Random, text: str) -> tuple[str, str] | None:
+    """An entry's range rewritten: `ge`/`le` below, at or above the prefix's length, or `ge` above
+    `le` (bgpd refuses some of these: the list then lacks the entry)."""
+    found = list(re.finditer(r"^(ip prefix-list \S+ seq \d+ (?:permit|deny) \S+/(\d+))(.*)$", text, re.M))
+    if not found:
+        return None
+    m = rng.choice(found)
+    length = int(m.group(2))
+    ge = rng.choice([None, length - 4, length, length + 1, 26, 32])
+    le = rng.choice([None, length - 1, length, 24, 26, 32])
+    rest = (f" ge {ge}" if ge is not None and ge >= 0 else "") + (f" le {le}" if le is not None and le >= 0 else "")
+    line = m.group(1) + rest
+    return line, text[:m.start()] + line + text[m.end():]
+
+
 def _zebra_interface(rng: random.Random, text: str) -> tuple[str, str] | None:
     """A zebra `interface PORT` block appended: the port shut down there (zebra takes it down), or
     only described, or shut and brought back with `no shutdown`. The port: one of the neighbors'."""
@@ -1260,7 +1275,7 @@ EDITS: tuple[Callable[[random.Random, str], tuple[str, str] | None], ...] = (
     _graceful_shutdown, _med_missing_as_worst, _addpath, _match_list, _access_list, _community_list,
     _as_path_list, _prepend_foreign, _origin, _flow, _network_map, _max_med, _confederation, _negate, _negate, _prefix_list_entry, _zebra_interface,
     _match_attribute, _relative_attribute, _match_next_hop, _prepend_last_as, _default_local_pref, _peer_group_as,
-    _stacked_match)
+    _stacked_match, _prefix_range)
 
 
 # frr.conf edits whose effect outlives the daemons (zebra sets a port admin-down in the kernel)

@@ -487,15 +487,20 @@ def test_a_neighbor_shut_down_with_a_message_brings_up_no_session() -> None:
 def test_frr_refuses_an_invalid_prefix_range_and_a_route_map_sequence_of_0() -> None:
     """Measured on FRR 8.4: a prefix-list entry whose ge or le is below the prefix's length, or
     whose ge is above its le, is refused (the list lacks it), `ge` equal to the length is taken;
-    `route-map NAME permit 0` is refused (no entry: the map stays undefined)."""
+    `route-map NAME permit 0`, a prefix-list entry numbered 0 and a static route of distance 0 are
+    refused (no entry: the map stays undefined)."""
     dev = flat_parse_frr("ip prefix-list P seq 5 permit 10.12.0.0/20 ge 16 le 32\n"
                          "ip prefix-list P seq 6 permit 10.12.0.0/20 le 19\n"
                          "ip prefix-list P seq 7 permit 10.12.0.0/20 ge 24 le 22\n"
                          "ip prefix-list P seq 8 permit 10.12.0.0/20 ge 20 le 32\n"
                          "ip prefix-list P seq 9 permit 10.12.0.0/20 le 20\n"
-                         "route-map R permit 0\n match ip address prefix-list P\nexit\nroute-map S permit 1\n")
+                         "route-map R permit 0\n match ip address prefix-list P\nexit\nroute-map S permit 1\n"
+                         "ip prefix-list P seq 0 permit 10.12.0.0/20 le 32\nip route 10.1.0.0/26 blackhole 0\n"
+                         "ip route 10.2.0.0/26 blackhole 255\n")
     assert [e.seq for e in dev.prefix_lists["P"]] == [8, 9]
-    assert [line for line, _, _ in dev.refused_lines] == [1, 2, 3, 6]
+    assert [line for line, _, _ in dev.refused_lines] == [1, 2, 3, 6, 10]
+    # a static route's distance is 1-255: 0 is refused (no route), 255 taken (and never installed)
+    assert [(r.prefix, r.distance) for r in dev.static_routes] == [("10.2.0.0/26", 255)]
     assert "R" not in dev.route_maps and [e.seq for e in dev.route_maps["S"]] == [1]
 
 

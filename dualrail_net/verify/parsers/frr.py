@@ -903,6 +903,8 @@ def static_route(words: list[str], vrf: str | None, line: int = 0) -> StaticRout
     distance = 1
     if rest and is_decimal(rest[0]) and len(rest[0]) <= 3:  # administrative distance
         distance, rest = int(rest[0]), rest[1:]
+        if not 1 <= distance <= 255:  # (FRR and EOS refuse the line: no route; measured on FRR 8.4)
+            return None
     if len(rest) % 2:
         return None
     for key, value in zip(rest[::2], rest[1::2]):
@@ -1413,6 +1415,9 @@ def _top_level(dev: DeviceConfig, w: list[str], number: int) -> int:
         if w[3] == "description":
             return TOP
         pl_entry = parse_prefix_list_line(w, 3, number)
+        if pl_entry and pl_entry.seq == 0:  # (bgpd's sequence numbers are 1-4294967295: measured)
+            dev.refused_lines.append((number, " ".join(w), "a prefix-list sequence number is 1-4294967295"))
+            return TOP
         if pl_entry and (refusal := _invalid_range(pl_entry)):
             dev.refused_lines.append((number, " ".join(w), refusal))  # (the entry is not installed)
             return TOP

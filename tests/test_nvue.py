@@ -227,6 +227,11 @@ NVUE_MUTATIONS += [
            '                  from-vrf:\n                    list:\n                      "plane-b": {}\n'
            '                    route-map: "NOSUCH"\n',
            f"{GATEWAY}/startup.yaml")),
+    ("a plane prefix-list rule whose min-prefix-len is below its length (bgpd refuses the line NVUE writes)",
+     "BGP-CONFIG-REFUSED", _edit('"10.12.0.0/20": {max-prefix-len: 32}', '"10.12.0.0/20": {min-prefix-len: 16, max-prefix-len: 32}')),
+    ("a plane prefix-list rule numbered 0", "BGP-CONFIG-REFUSED",
+     _edit('              "20":\n                action: "permit"\n                match:\n                  "10.12.0.0/20"',
+           '              "0":\n                action: "permit"\n                match:\n                  "10.12.0.0/20"')),
     ("a neighbor address-family key verify does not read", "CONFIG-UNMODELLED",
      _edit('                  ipv4-unicast:\n                    enable: "on"\n                    policy:',
            '                  ipv4-unicast:\n                    enable: "on"\n                    soft-reconfiguration: "on"\n'

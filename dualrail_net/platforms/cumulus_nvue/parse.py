@@ -34,7 +34,7 @@ from dualrail_net.verify.model import (
 )
 from dualrail_net.verify.parsers.files import is_decimal, read_text
 from dualrail_net.verify.parsers import link as linkset
-from dualrail_net.verify.parsers.frr import PORT_NAME, finish_bgp, is_ip, is_prefix, parse_asn
+from dualrail_net.verify.parsers.frr import PORT_NAME, finish_bgp, invalid_prefix_range, is_ip, is_prefix, parse_asn
 
 FILE = "startup.yaml"
 TRUST = {"l3": "dscp", "l2": "pcp", "both": "pcp,dscp", "port": "port"}
@@ -327,6 +327,9 @@ def _policy(r: _Reader, policy: dict[str, Any], path: PathKey) -> None:
             here = (*path, "prefix-list", name, "rule", seq)
             number = int(seq) if str(seq).isascii() and str(seq).isdigit() and len(str(seq)) < 10 else None
             action = rule.get("action")
+            if number == 0:  # (FRR, which NVUE writes it to, numbers entries from 1: measured)
+                dev.refused_lines.append((r.line(here), f"prefix-list {name} rule 0", "a rule number is 1 or more"))
+                continue
             if number is None or action not in ("permit", "deny"):
                 r.routing(here, f"prefix-list {name} rule {seq}: not modelled")
                 continue
@@ -340,8 +343,13 @@ def _policy(r: _Reader, policy: dict[str, Any], path: PathKey) -> None:
                 if not is_prefix(str(prefix)):
                     r.routing((*here, "match", prefix), f"prefix-list {name} rule {seq} match {prefix}: not a prefix")
                     continue
-                entries.append(PrefixListEntry(number, str(action), str(prefix), _int(match.get("min-prefix-len"), 32),
-                                               _int(match.get("max-prefix-len"), 32), r.line(here)))
+                ranged = PrefixListEntry(number, str(action), str(prefix), _int(match.get("min-prefix-len"), 32),
+                                         _int(match.get("max-prefix-len"), 32), r.line(here))
+                if (refusal := invalid_prefix_range(ranged)) is not None:  # (bgpd refuses the line NVUE writes)
+                    dev.refused_lines.append((r.line((*here, "match", prefix)), f"prefix-list {name} rule {seq} match "
+                                                                                f"{prefix}", refusal))
+                    continue
+                entries.append(ranged)
     for name, body in _map(policy.get("route-map")).items():
         r.extra(_map(body), (*path, "route-map", name), {"rule"}, routing=True)
         for seq, rule in _map(_map(body).get("rule")).items():

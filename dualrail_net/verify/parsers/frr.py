@@ -114,7 +114,7 @@ def parse_prefix_list_line(words: list[str], start: int, line: int = 0) -> Prefi
 AUTO_SEQ = -1  # parse_prefix_list_line: no `seq N` written (add_prefix_list_entry numbers it)
 
 
-def _invalid_range(entry: PrefixListEntry) -> str | None:
+def invalid_prefix_range(entry: PrefixListEntry) -> str | None:
     """Why FRR refuses an entry's ge/le, or None: ge and le each at least the prefix's length, ge
     not above le (measured on FRR 8.4: `10.12.0.0/20 ge 16`, `le 19` and `ge 24 le 22` are refused,
     `ge 20 le 32` and `le 20` taken, whatever its message's "len < ge")."""
@@ -1418,7 +1418,7 @@ def _top_level(dev: DeviceConfig, w: list[str], number: int) -> int:
         if pl_entry and pl_entry.seq == 0:  # (bgpd's sequence numbers are 1-4294967295: measured)
             dev.refused_lines.append((number, " ".join(w), "a prefix-list sequence number is 1-4294967295"))
             return TOP
-        if pl_entry and (refusal := _invalid_range(pl_entry)):
+        if pl_entry and (refusal := invalid_prefix_range(pl_entry)):
             dev.refused_lines.append((number, " ".join(w), refusal))  # (the entry is not installed)
             return TOP
         if pl_entry:

@@ -20,6 +20,22 @@ def rendered(example_fabric: Fabric) -> dict[str, str]:
     return render_fabric(example_fabric).by_path()
 
 
+def test_what_zebra_and_staticd_keep_per_vrf_follows_its_vrf(rendered: dict[str, str]) -> None:
+    """A VRF's own `ip route` / `ip protocol` lines (its `vrf X` block, or `ip route ... vrf X`)
+    become its namespace's; the top level's belong to the default VRF, no plane's namespace (the
+    oracle found a top-level `ip protocol bgp route-map` applied in both planes' namespaces)."""
+    text = rendered["multi-plane/gw-storage-1/frr.conf"]
+    text = text.replace("vrf plane-a\nexit-vrf", "vrf plane-a\n ip route 10.97.0.0/16 blackhole\n"
+                        " ip protocol bgp route-map LOCAL-A-OUT\nexit-vrf")
+    text = text.replace("!\nrouter bgp 4200000100 vrf plane-a", "!\nip protocol bgp route-map LOCAL-B-OUT\n"
+                        "ip route 10.99.0.0/16 blackhole\nip route 10.98.0.0/16 blackhole vrf plane-b\n"
+                        "!\nrouter bgp 4200000100 vrf plane-a")
+    def zebra(vrf: str) -> list[str]:
+        return [line for line in frr_for_vrf(text, vrf).splitlines() if line.startswith(("ip route", "ip protocol"))]
+    assert zebra("plane-a") == ["ip route 10.97.0.0/16 blackhole", "ip protocol bgp route-map LOCAL-A-OUT"]
+    assert zebra("plane-b") == ["ip route 10.98.0.0/16 blackhole"]
+
+
 def test_vrf_becomes_a_namespace(rendered: dict[str, str]) -> None:
     frr = frr_for_vrf(rendered["multi-plane/gw-storage-1/frr.conf"], "plane-b")
     assert "router bgp 4200000100\n" in frr and "vrf plane-" not in frr

@@ -2,8 +2,11 @@
 
 The translation is mechanical and documented: from the device's rendered files keep what belongs
 to the VRF and drop the VRF wrapper; nothing is added.
-* frr.conf: `vrf X` / `exit-vrf` blocks are dropped; `router bgp N vrf X` becomes `router bgp N`;
-  other VRFs' `router bgp` blocks are dropped; everything global (prefix lists, route maps) is kept.
+* frr.conf: `router bgp N vrf X` becomes `router bgp N`; other VRFs' `router bgp` blocks are
+  dropped; everything global (prefix lists, route maps) is kept. What zebra and staticd keep per
+  VRF follows its VRF: the `vrf X` block's static routes and `ip protocol` filters become the
+  namespace's own (top level), other VRFs' blocks are dropped, and the top level's (the default
+  VRF's, no plane's) are dropped, but for a static route naming `vrf X` itself.
   A block ends where FRR leaves it (`exit`, or a line only the configuration node takes: FRR's
   climbing, verify/parsers/frr_cli.py), not where the indentation says: bgpd reads an un-indented
   line of a `router bgp` block as the block's.
@@ -33,13 +36,23 @@ def frr_for_vrf(text: str, vrf: str) -> str:
                 node, skipping = "config", False  # the block ended: only the configuration node takes it
         if node == "config":
             if words[0] == "vrf":
-                skipping, node = True, "vrf"
+                skipping, node = words[1:] != [vrf], "vrf"
+                continue
+            if words[:2] in _PER_VRF:
+                if words[-2:] == ["vrf", vrf] and words[1] == "route":
+                    out.append(" ".join(words[:-2]))  # (the default VRF's syntax for this VRF's route)
                 continue
             if words[:2] == ["router", "bgp"] and len(words) >= 5 and words[3] == "vrf":
                 skipping, node = words[4] != vrf, "bgp"
                 if not skipping:
                     out.append(" ".join(words[:3]))
                 continue
+        elif node == "vrf" and not skipping:  # this VRF's own block: its lines at the namespace's top
+            if words[:2] in _PER_VRF:
+                out.append(" ".join(words))
+            if words[0] in ("exit", "exit-vrf", "end"):
+                node = "config"
+            continue
         ended = node != "config" and words[0] in ("exit", "exit-vrf", "end") and not node.startswith("bgp-")
         node = node_after(words, node)
         if skipping and ended:
@@ -49,6 +62,9 @@ def frr_for_vrf(text: str, vrf: str) -> str:
             out.append(line)
     return "\n".join(out) + "\n"
 
+
+# the statements zebra and staticd keep per VRF (at the top level: the default VRF's)
+_PER_VRF = (["ip", "route"], ["ipv6", "route"], ["ip", "protocol"], ["ipv6", "protocol"])
 
 MANAGEMENT_VRF = "mgmt"
 

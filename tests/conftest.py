@@ -92,23 +92,23 @@ def example_build(tmp_path_factory: pytest.TempPathFactory, example_fabric: Fabr
     return out
 
 
+def built_variant(root: Path, **roles: str) -> Path:
+    """platform_variant rendered into ``root``/build (the inventory next to it: ../inventory)."""
+    out = root / "build"
+    write_artifacts(render_fabric(resolve_fabric(load_inventory(platform_variant(root, **roles)).inventory)), out)
+    return out
+
+
 @pytest.fixture(scope="session")
 def sonic_variant(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The example with SONiC leaves, rendered (the inventory is next to the build: ../inventory)."""
-    root = tmp_path_factory.mktemp("sonic-variant")
-    out = root / "build"
-    write_artifacts(render_fabric(resolve_fabric(load_inventory(platform_variant(root, leaf="sonic")).inventory)), out)
-    return out
+    """The example with SONiC leaves, rendered."""
+    return built_variant(tmp_path_factory.mktemp("sonic-variant"), leaf="sonic")
 
 
 @pytest.fixture(scope="session")
 def nvue_variant(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The example with NVUE leaves and gateway, rendered."""
-    root = tmp_path_factory.mktemp("nvue-variant")
-    out = root / "build"
-    inventory = platform_variant(root, leaf="cumulus-nvue", gateway="cumulus-nvue")
-    write_artifacts(render_fabric(resolve_fabric(load_inventory(inventory).inventory)), out)
-    return out
+    return built_variant(tmp_path_factory.mktemp("nvue-variant"), leaf="cumulus-nvue", gateway="cumulus-nvue")
 
 
 class FakeClock:

@@ -9,24 +9,17 @@ from pathlib import Path
 
 import pytest
 
-from dualrail_net.render import render_fabric
-from dualrail_net.render.artifacts import write_artifacts
-from dualrail_net.resolve import resolve_fabric
-from dualrail_net.sot.load import load_inventory
 from dualrail_net.verify.checks import run_checks
 from dualrail_net.verify.findings import Severity
 from dualrail_net.verify.snapshot import load_snapshot
-from tests.conftest import platform_variant
+from tests.conftest import built_variant
 
 GW = "multi-plane/gw-storage-1/running-config"
 
 
 @pytest.fixture(scope="module")
 def eos_gateway(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("eos-gateway")
-    out = root / "build"
-    write_artifacts(render_fabric(resolve_fabric(load_inventory(platform_variant(root, gateway="eos")).inventory)), out)
-    return out
+    return built_variant(tmp_path_factory.mktemp("eos-gateway"), gateway="eos")
 
 
 def _errors(build: Path, leak: str) -> set[str]:

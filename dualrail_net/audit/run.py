@@ -15,7 +15,7 @@ from dualrail_net.audit.routes import planned_widths, route_findings
 from dualrail_net.audit.state import drift_findings, firmware_findings, session_findings
 from dualrail_net.manifest import Manifest
 from dualrail_net.platforms import get_platform
-from dualrail_net.verify.cabling import read_cabling
+from dualrail_net.verify.cabling import IB_COLUMNS, read_cabling
 from dualrail_net.verify.findings import CheckResult, Finding
 
 CHECKS: dict[str, str] = {
@@ -55,7 +55,7 @@ def planned_pfc(out: Path, manifest: Manifest, device: str) -> dict[str, tuple[i
 
 
 def ib_planned(out: Path, manifest: Manifest, plane: str) -> list[PlannedCable]:
-    plan = read_cabling(out / manifest.ib_planes[plane].dir / "cabling.csv")
+    plan = read_cabling(out / manifest.ib_planes[plane].dir / "cabling.csv", IB_COLUMNS)
     return [PlannedCable((a, ap), (b, bp), plane) for a, ap, b, bp in
             zip(plan.column("a"), plan.column("a_port"), plan.column("b"), plan.column("b_port"))]
 

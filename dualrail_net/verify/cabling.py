@@ -69,22 +69,24 @@ class CablingPlan(Sequence[dict[str, str]]):
     __hash__ = None  # type: ignore[assignment]
 
 
-def read_cabling(path: Path) -> CablingPlan:
+def read_cabling(path: Path, columns: Sequence[str] | None = None) -> CablingPlan:
     """The cabling plan's rows as csv.DictReader gives them, held as columns. A plain file (no
     quotes, carriage returns or blank lines, every row as long as the header: what render writes)
     is split in C and each column sliced out; any other file is read by the csv module (DictReader
-    itself where a row is short or long: it pads or collects them)."""
+    itself where a row is short or long: it pads or collects them). ``columns``: the ones the
+    header must name (default: the Ethernet plan's COLUMNS; an IB plane's plan has its own)."""
+    required = COLUMNS if columns is None else columns
     if not path.exists():
         return CablingPlan([], {})
     text = read_text(path)  # (never through a link planted in the folder)
     plain = _plain_columns(text)
     if plain is not None:
-        _has_columns(path, plain.header)
+        _has_columns(path, plain.header, required)
         return plain
     lines = text.splitlines()
     reader = csv.reader(lines)
     header = next(reader, [])
-    _has_columns(path, header)
+    _has_columns(path, header, required)
     rows = [row for row in reader if row]  # DictReader skips blank lines too
     if any(len(row) != len(header) for row in rows):
         return CablingPlan.from_rows(list(csv.DictReader(lines)))
@@ -92,16 +94,17 @@ def read_cabling(path: Path) -> CablingPlan:
     return CablingPlan(header, dict(zip(header, transposed)))
 
 
-# the columns render writes and the checks read
+# the columns render writes in the Ethernet plan and the checks read (an IB plane's: IB_COLUMNS)
 COLUMNS = ("plane", "kind", "a_device", "a_port", "a_address", "b_device", "b_port", "b_address", "speed")
+IB_COLUMNS = ("a", "a_port", "b", "b_port")
 
 
-def _has_columns(path: Path, header: list[str]) -> None:
-    """A plan without one of COLUMNS cannot be checked: one line, not a check's KeyError."""
-    missing = [name for name in COLUMNS if name not in header]
+def _has_columns(path: Path, header: list[str], required: Sequence[str]) -> None:
+    """A plan without one of its columns cannot be checked: one line, not a check's KeyError."""
+    missing = [name for name in required if name not in header]
     if missing:
         raise UnreadableFile(f"{path}:1: error: no column {', '.join(missing)[:200]} in the cabling plan (its header "
-                             f"must name {','.join(COLUMNS)}; render writes it so)")
+                             f"must name {','.join(required)}; render writes it so)")
 
 
 def _plain_columns(text: str) -> CablingPlan | None:

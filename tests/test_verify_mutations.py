@@ -41,6 +41,14 @@ def edit_each(path: Path, *pairs: str) -> None:
         edit(path, old, new)
 
 
+FIRST_RULE = "    post-up ip rule add from 10.12.0.1 lookup 101 priority 101\n"  # gpu001's plane-A port's
+
+
+def after_first_rule(command: str) -> Callable[[Path], None]:
+    """A mutation: a post-up ``command`` in gpu001's interfaces file, right after its first rule."""
+    return lambda r: edit(r / "servers/gpu001/interfaces", FIRST_RULE, f"{FIRST_RULE}    post-up {command}\n")
+
+
 def crlf(path: Path) -> None:
     """The file with CRLF line ends, as an editor on another system saves it."""
     path.write_bytes(path.read_bytes().replace(b"\n", b"\r\n"))
@@ -396,9 +404,7 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
      lambda r: edit(r / "servers/gpu001/interfaces", "ip rule add from 10.12.0.1 lookup 101 priority 101",
                     "ip rule add from all lookup 101 priority 101")),
     ("a blackhole in a port's table over another leaf's servers", "HOST-FORWARDING",
-     lambda r: edit(r / "servers/gpu001/interfaces", "    post-up ip rule add from 10.12.0.1 lookup 101 priority 101\n",
-                    "    post-up ip rule add from 10.12.0.1 lookup 101 priority 101\n"
-                    "    post-up ip route add blackhole 10.12.0.64/26 table 101\n")),
+     after_first_rule("ip route add blackhole 10.12.0.64/26 table 101")),
     ("a server spreads plane A's prefix over both NICs (multipath: half the flows cross planes)", "ISO-SERVER-PLANE",
      lambda r: edit(r / "servers/gpu001/interfaces", "post-up ip route replace 10.12.0.0/20 via 10.12.0.0 dev ens1f0np0",
                     "post-up ip route replace 10.12.0.0/20 nexthop via 10.12.0.0 dev ens1f0np0 "
@@ -408,21 +414,13 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
                     "table 101", "post-up ip route replace default table 101 nexthop via 10.12.0.0 dev ens1f0np0 "
                     "weight 3 nexthop via 10.22.0.0 dev ens1f1np1")),
     ("a server rule sends every source's traffic to plane B's loopbacks into plane A's table", "HOST-FORWARDING",
-     lambda r: edit(r / "servers/gpu001/interfaces", "    post-up ip rule add from 10.12.0.1 lookup 101 priority 101\n",
-                    "    post-up ip rule add from 10.12.0.1 lookup 101 priority 101\n"
-                    "    post-up ip rule add to 10.20.0.0/24 lookup 101 priority 50\n")),
+     after_first_rule("ip rule add to 10.20.0.0/24 lookup 101 priority 50")),
     ("a server rule of type unreachable for a port's own source", "HOST-FORWARDING",
-     lambda r: edit(r / "servers/gpu001/interfaces", "    post-up ip rule add from 10.12.0.1 lookup 101 priority 101\n",
-                    "    post-up ip rule add from 10.12.0.1 lookup 101 priority 101\n"
-                    "    post-up ip rule add from 10.12.0.1 unreachable priority 100\n")),
+     after_first_rule("ip rule add from 10.12.0.1 unreachable priority 100")),
     ("a prohibit rule for a plane-B gateway above its stanza (the routes through it fail to go in)", "HOST-FORWARDING",
-     lambda r: edit(r / "servers/gpu001/interfaces", "    post-up ip rule add from 10.12.0.1 lookup 101 priority 101\n",
-                    "    post-up ip rule add from 10.12.0.1 lookup 101 priority 101\n"
-                    "    post-up ip rule add to 10.22.0.0/32 prohibit priority 90\n")),
+     after_first_rule("ip rule add to 10.22.0.0/32 prohibit priority 90")),
     ("a server rule for everything but plane A's source into plane A's table", "HOST-FORWARDING",
-     lambda r: edit(r / "servers/gpu001/interfaces", "    post-up ip rule add from 10.12.0.1 lookup 101 priority 101\n",
-                    "    post-up ip rule add from 10.12.0.1 lookup 101 priority 101\n"
-                    "    post-up ip rule add not from 10.12.0.1 lookup 101 priority 50\n")),
+     after_first_rule("ip rule add not from 10.12.0.1 lookup 101 priority 50")),
     ("server port policy-routed out of another NIC", "ISO-SERVER-PLANE",
      lambda r: edit(r / "servers/gpu001/interfaces", "ip rule add from 10.12.0.1 lookup 101",
                     "ip rule add from 10.12.0.1 lookup 102")),
@@ -905,9 +903,7 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
      lambda r: edit(r / "servers/gpu001/interfaces", "post-up ip rule add from 10.12.0.1 lookup 101 priority 101",
                     "post-up ip rule add from 10.12.0.1 lookup 102 priority 101")),
     ("an earlier rule captures a whole plane's sources", "HOST-FORWARDING",
-     lambda r: edit(r / "servers/gpu001/interfaces", "    post-up ip rule add from 10.12.0.1 lookup 101 priority 101\n",
-                    "    post-up ip rule add from 10.12.0.1 lookup 101 priority 101\n"
-                    "    post-up ip rule add from 10.12.0.0/20 lookup 102 priority 50\n")),
+     after_first_rule("ip rule add from 10.12.0.0/20 lookup 102 priority 50")),
     ("a port whose plane has no route at all", "HOST-FORWARDING", _port_without_routes),
     ("a plane-B route names a plane-A source (src): unbound sockets leak it", "HOST-FORWARDING",
      lambda r: edit(r / "servers/gpu001/interfaces", "post-up ip route replace 10.20.0.0/24 via 10.22.0.0 dev ens1f1np1\n",
@@ -1658,9 +1654,7 @@ VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
      lambda r: edit(r / "servers/gpu001/interfaces", "post-up ip route replace 10.12.0.0/20 via 10.12.0.0 dev ens1f0np0",
                     "post-up ip route replace 10.12.0.0/20 nexthop via 10.12.0.0 dev ens1f0np0")),
     ("a server rule for packets arriving on a NIC (never the server's own traffic)",
-     lambda r: edit(r / "servers/gpu001/interfaces", "    post-up ip rule add from 10.12.0.1 lookup 101 priority 101\n",
-                    "    post-up ip rule add from 10.12.0.1 lookup 101 priority 101\n"
-                    "    post-up ip rule add iif ens1f0np0 lookup 102 priority 50\n")),
+     after_first_rule("ip rule add iif ens1f0np0 lookup 102 priority 50")),
     ("an EOS control-plane list in the management VRF that admits SSH and the API from a jump-host subnet only",
      lambda r: edit(r / SPINE_A / "running-config", "ip routing\n", "ip routing\n!\nip access-list MGMT-CP\n"
                     "   10 permit tcp 192.0.2.128/28 any eq ssh\n   20 permit tcp 192.0.2.128/28 any eq https\n"
@@ -1690,9 +1684,7 @@ VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
                     "   10 permit tcp 10.0.0.0/8 any eq bgp\n   20 permit tcp 10.0.0.0/8 eq bgp any\n"
                     "   30 permit tcp any any eq ssh\n!\nsystem control-plane\n   ip access-group CP in\n")),
     ("a prohibit default floating behind a port table's default (metric 4000)",
-     lambda r: edit(r / "servers/gpu001/interfaces", "    post-up ip rule add from 10.12.0.1 lookup 101 priority 101\n",
-                    "    post-up ip rule add from 10.12.0.1 lookup 101 priority 101\n"
-                    "    post-up ip route add prohibit default table 101 metric 4000\n")),
+     after_first_rule("ip route add prohibit default table 101 metric 4000")),
     ("EOS tries local users before TACACS+ (they still log in)",
      lambda r: edit(r / SPINE_A / "running-config", "aaa authentication login default group dualrail local",
                     "aaa authentication login default local group dualrail")),

@@ -1895,26 +1895,25 @@ def finish_bgp(dev: DeviceConfig, frr: bool = True) -> None:
                                          "file does not define (the leak is judged as unfiltered)"))
     # a VRF leak's route-maps: one named but not defined stops that side's leaking (bgpd's
     # vpn_leak_from_vpn_active / vpn_leak_to_vpn_active: nothing is imported, or exported)
-    stopped: dict[str, set[int]] = {"import": set(), "export": set()}
+    stopped: dict[str, set[str | None]] = {"import": set(), "export": set()}  # way -> the instances' VRFs
     for inst in dev.bgp.values():
         for way, named in (("import", inst.vpn_import_map), ("export", inst.vpn_export_map)):
             if named is not None and named[0] not in dev.route_maps:
-                stopped[way].add(id(inst))
+                stopped[way].add(inst.vrf)
                 dev.undefined_refs.append((named[1], f"route-map {named[0]} (route-map vpn {way} of "
                                                      f"{inst.vrf or 'the default VRF'}: nothing is {way}ed "
                                                      f"{'into' if way == 'import' else 'out of'} it)"))
     for inst in dev.bgp.values():
         for imported in inst.vrf_imports:
-            source = dev.bgp.get(None if imported == "default" else imported)
-            if id(inst) not in stopped["import"] and (source is None or id(source) not in stopped["export"]):
+            if inst.vrf not in stopped["import"] and (None if imported == "default" else imported) not in stopped["export"]:
                 dev.vrf_route_leaks.append((imported, inst.vrf or "default"))
     # route-target leaking: an instance importing an RT another instance of the device exports (FRR:
     # both ends must also say `export vpn` / `import vpn`; EOS needs only the route targets)
     for target in dev.bgp.values():
-        if not target.rt_import or (frr and not target.vpn_import) or id(target) in stopped["import"]:
+        if not target.rt_import or (frr and not target.vpn_import) or target.vrf in stopped["import"]:
             continue
         for exporter in dev.bgp.values():
-            if exporter is target or (frr and not exporter.vpn_export) or id(exporter) in stopped["export"]:
+            if exporter is target or (frr and not exporter.vpn_export) or exporter.vrf in stopped["export"]:
                 continue
             if set(exporter.rt_export) & set(target.rt_import):
                 dev.vrf_route_leaks.append((exporter.vrf or "default", target.vrf or "default"))

@@ -34,7 +34,7 @@ from dualrail_net.verify.model import (
 )
 from dualrail_net.verify.parsers.files import is_decimal, read_text
 from dualrail_net.verify.parsers import link as linkset
-from dualrail_net.verify.parsers.frr import PORT_NAME, finish_bgp, invalid_prefix_range, is_ip, is_prefix, parse_asn
+from dualrail_net.verify.parsers.frr import PORT_NAME, finish_bgp, is_ip, is_prefix, parse_asn, prefix_list_refusal
 
 FILE = "startup.yaml"
 TRUST = {"l3": "dscp", "l2": "pcp", "both": "pcp,dscp", "port": "port"}
@@ -327,9 +327,6 @@ def _policy(r: _Reader, policy: dict[str, Any], path: PathKey) -> None:
             here = (*path, "prefix-list", name, "rule", seq)
             number = int(seq) if str(seq).isascii() and str(seq).isdigit() and len(str(seq)) < 10 else None
             action = rule.get("action")
-            if number == 0:  # (FRR, which NVUE writes it to, numbers entries from 1: measured)
-                dev.refused_lines.append((r.line(here), f"prefix-list {name} rule 0", "a rule number is 1 or more"))
-                continue
             if number is None or action not in ("permit", "deny"):
                 r.routing(here, f"prefix-list {name} rule {seq}: not modelled")
                 continue
@@ -345,7 +342,7 @@ def _policy(r: _Reader, policy: dict[str, Any], path: PathKey) -> None:
                     continue
                 ranged = PrefixListEntry(number, str(action), str(prefix), _int(match.get("min-prefix-len"), 32),
                                          _int(match.get("max-prefix-len"), 32), r.line(here))
-                if (refusal := invalid_prefix_range(ranged)) is not None:  # (bgpd refuses the line NVUE writes)
+                if (refusal := prefix_list_refusal(ranged)) is not None:  # (bgpd refuses the line NVUE writes)
                     dev.refused_lines.append((r.line((*here, "match", prefix)), f"prefix-list {name} rule {seq} match "
                                                                                 f"{prefix}", refusal))
                     continue

@@ -114,10 +114,12 @@ def parse_prefix_list_line(words: list[str], start: int, line: int = 0) -> Prefi
 AUTO_SEQ = -1  # parse_prefix_list_line: no `seq N` written (add_prefix_list_entry numbers it)
 
 
-def invalid_prefix_range(entry: PrefixListEntry) -> str | None:
-    """Why FRR refuses an entry's ge/le, or None: ge and le each at least the prefix's length, ge
-    not above le (measured on FRR 8.4: `10.12.0.0/20 ge 16`, `le 19` and `ge 24 le 22` are refused,
-    `ge 20 le 32` and `le 20` taken, whatever its message's "len < ge")."""
+def prefix_list_refusal(entry: PrefixListEntry) -> str | None:
+    """Why FRR refuses an entry, or None: its number is 1-4294967295; ge and le each at least the
+    prefix's length, ge not above le (measured on FRR 8.4: `seq 0`, `10.12.0.0/20 ge 16`, `le 19`
+    and `ge 24 le 22` are refused, `ge 20 le 32` and `le 20` taken, whatever its message's "len < ge")."""
+    if entry.seq == 0:
+        return "a prefix-list sequence number is 1-4294967295"
     length = int(entry.prefix.partition("/")[2] or 32)
     if entry.ge is not None and entry.ge < length or entry.le is not None and entry.le < length \
             or entry.ge is not None and entry.le is not None and entry.ge > entry.le:
@@ -1415,10 +1417,7 @@ def _top_level(dev: DeviceConfig, w: list[str], number: int) -> int:
         if w[3] == "description":
             return TOP
         pl_entry = parse_prefix_list_line(w, 3, number)
-        if pl_entry and pl_entry.seq == 0:  # (bgpd's sequence numbers are 1-4294967295: measured)
-            dev.refused_lines.append((number, " ".join(w), "a prefix-list sequence number is 1-4294967295"))
-            return TOP
-        if pl_entry and (refusal := invalid_prefix_range(pl_entry)):
+        if pl_entry and (refusal := prefix_list_refusal(pl_entry)):
             dev.refused_lines.append((number, " ".join(w), refusal))  # (the entry is not installed)
             return TOP
         if pl_entry:

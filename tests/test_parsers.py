@@ -927,6 +927,41 @@ def test_ip_link_set_applies_in_order_and_only_in_stanzas_brought_up() -> None:
     assert applied == {0, 1, 2}  # swp3's commands never run; the route is not a link command
 
 
+def test_ip_address_commands_are_read_as_iproute2_reads_them() -> None:
+    read = ifupdown.address_command
+    assert read("ip addr add 10.0.5.1/31 dev swp1") == ("add", "swp1", "10.0.5.1/31")
+    assert read("ip a a 10.0.5.1/31 dev swp1") == ("add", "swp1", "10.0.5.1/31")
+    assert read("/sbin/ip -4 address replace local 10.0.5.1 dev lo") == ("add", "lo", "10.0.5.1/32")
+    assert read("ip -f inet a d 10.0.5.1/31 dev swp1 || true") == ("delete", "swp1", "10.0.5.1/31")
+    assert read("ip addr flush dev swp2") == ("flush", "swp2", "")
+    for other in ("ip addr add 10.0.5.1/31 dev swp1 label swp1:1", "ip addr show dev swp1",
+                  "ip addr del 10.0.5.1 dev swp1", "ip addrlabel add prefix ::/0 label 1",
+                  "ip addr flush dev swp1 scope global", "ip addr change 10.0.5.1/31 dev swp1",
+                  "ip -6 addr add 10.0.5.1/31 dev swp1", "ip link set swp1 down"):
+        assert read(other) is None, other
+    assert ifupdown.link_command("ip -f inet link set swp1 down") == ("swp1", "down", None)
+
+
+def test_ip_address_commands_apply_unless_a_later_stanza_purges_them() -> None:
+    """Measured with ifupdown2: a stanza's address module removes what its lines do not name (and
+    adds back what they do) unless it says `address-purge no`; a port's own post-up changes stay."""
+    text = ("auto swp1\niface swp1\n    address 10.0.1.1/31\n    post-up ip addr add 10.0.2.3/31 dev swp2\n"
+            "    post-up ip addr add 10.0.5.3/31 dev swp5\n    post-up ip addr del 10.0.3.1/31 dev swp3\n"
+            "auto swp2\niface swp2\n    address 10.0.2.1/31\n    post-up ip addr del 10.0.1.1/31 dev swp1\n"
+            "auto swp3\niface swp3\n    address 10.0.3.1/31\n    address 10.0.3.1/31\n"
+            "    post-up ip a a 10.0.3.5/31 dev swp3\n"
+            "auto swp5\niface swp5\n    address-purge no\n")
+    parsed = ifupdown.read_interfaces(text)
+    assert ifupdown.apply_link_commands(parsed) == {0, 1, 2, 3, 4}
+    ports = parsed.interfaces
+    assert ports["swp1"].addresses == []  # deleted by a later stanza's command
+    assert ports["swp2"].addresses == ["10.0.2.1/31"]  # purged by its own stanza
+    assert ports["swp3"].addresses == ["10.0.3.1/31", "10.0.3.5/31"]  # named twice: held once
+    assert ports["swp5"].addresses == ["10.0.5.3/31"]  # kept: address-purge no
+    server = ifupdown.read_interfaces(text)
+    assert ifupdown.apply_link_commands(server, bounce=False, forwarding=False, addresses=False) == set()
+
+
 def test_nccl_reads_its_hca_list_as_ncclibinit_filters_it() -> None:
     from dualrail_net.verify.checks.hosts import nccl_selected
     devices = ["mlx5_0", "mlx5_1", "mlx5_10", "mlx5_8"]

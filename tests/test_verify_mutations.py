@@ -572,6 +572,16 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
     ("a leaf's uplink taken down by an abbreviated post-up command in a later stanza", "BGP-SESSION-DOWN",
      lambda r: edit(r / LEAF_A / "interfaces", "    address 10.11.0.7/31\n",
                     "    address 10.11.0.7/31\n    post-up ip l s dev swp33 down\n")),
+    ("a leaf's server port's address deleted by a post-up command", "ADDR-P2P-MISMATCH",
+     lambda r: edit(r / LEAF_A / "interfaces", "    address 10.12.0.0/31\n",
+                    "    address 10.12.0.0/31\n    post-up ip addr del 10.12.0.0/31 dev swp1\n")),
+    ("a leaf holds its spine's address on a second port: its connection to it stays on the leaf (the twin)",
+     "BGP-SESSION-DOWN",
+     lambda r: edit(r / LEAF_A / "interfaces", "    address 10.11.0.3/31\n",
+                    "    address 10.11.0.3/31\n    post-up ip a a 10.11.0.0/31 dev swp34\n")),
+    ("a leaf's loopback given a second switch's address by a post-up command", "ADDR-DUPLICATE-IP",
+     lambda r: edit(r / LEAF_A / "interfaces", "    address 10.10.0.32/32\n",
+                    "    address 10.10.0.32/32\n    post-up ip a a 10.10.0.33/32 dev lo\n")),
     ("a leaf's server port given MTU 1500 by a post-up command", "QOS-MTU",
      lambda r: edit(r / LEAF_A / "interfaces", "    address 10.12.0.0/31\n",
                     "    address 10.12.0.0/31\n    post-up ip link set dev swp1 mtu 1500\n")),
@@ -1405,6 +1415,14 @@ def _spine_neighbor(root: Path, statement: str) -> None:
 
 
 VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
+    ("a leaf's server port's address written twice (ifupdown2 adds it once)", lambda r: edit(
+        r / LEAF_A / "interfaces", "    address 10.12.0.0/31\n", "    address 10.12.0.0/31\n    address 10.12.0.0/31\n")),
+    ("an address added to a later stanza's port by an earlier post-up (the later stanza purges it)", lambda r: edit(
+        r / LEAF_A / "interfaces", "    address 10.12.0.0/31\n",
+        "    address 10.12.0.0/31\n    post-up ip addr add 10.12.0.4/31 dev swp2\n")),
+    ("EOS `bgp default ipv4-unicast` and graceful-restart timers written out", lambda r: edit(
+        r / SPINE_A / "running-config", "   timers bgp 3 9\n",
+        "   timers bgp 3 9\n   bgp default ipv4-unicast\n   graceful-restart restart-time 300\n")),
     # an import between the plane VRFs whose route-map lets nothing through (bgpd applies it to
     # every route leaked in) or that the exporter's `route-map vpn export` stops: nothing crosses
     ("a VRF import between planes through a deny-all route-map", lambda r: edit_each(

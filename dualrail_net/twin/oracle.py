@@ -40,6 +40,7 @@ from dualrail_net.verify.controlplane import (
 )
 from dualrail_net.verify.parsers import frr_cli
 from dualrail_net.verify.parsers import parse_device, parse_server
+from dualrail_net.verify.parsers.ifupdown import parse_stanzas
 from dualrail_net.verify.ipfast import dotted, net_str, network_of
 from dualrail_net.verify.routes import bits
 from dualrail_net.verify.snapshot import Snapshot, assemble
@@ -1261,9 +1262,51 @@ def _iface_unindent(rng: random.Random, text: str, ports: frozenset[str]) -> tup
     return "interfaces: every line un-indented", "\n".join(line.strip() for line in _lines(text))
 
 
+def _iface_address_command(rng: random.Random, text: str, ports: frozenset[str]) -> tuple[str, str] | None:
+    """A post-up `ip address add|del|flush` in one stanza on its own port or another's, before or
+    after the other's stanza (ifupdown2 purges what a later stanza does not name), sometimes with
+    `address-purge no` on the port it changes. On a multi-plane device the two ports share a VRF:
+    the twin runs each VRF in its own namespace (translate.py), where another VRF's port, and the
+    loopback's stanza, are not there to run or take the command."""
+    vrf_of = {st.name: dict(st.attrs).get("vrf") for st in parse_stanzas(text)}
+    spans = [s for s in _stanza_spans(text) if s[0] in ports or s[0] == "lo"]
+    found = _port_addresses(text, ports)
+    if not spans or not found:
+        return None
+    runner = rng.choice(spans)
+    if any(vrf_of.values()):
+        found = [f for f in found if vrf_of.get(f[1]) is not None and vrf_of.get(f[1]) == vrf_of.get(runner[0])]
+        if not found:
+            return None
+    _, target, address = rng.choice(found)
+    ip, _, length = address.partition("/")
+    octets = [int(o) for o in ip.split(".")]
+    verb = rng.choice(["add", "add", "del", "flush"])
+    if verb == "add":
+        how = rng.choice(["other-host", "other-subnet"])
+        octets[3 if how == "other-host" else 2] ^= 1 if how == "other-host" else 64
+        command = f"ip {rng.choice(['addr', 'a', 'address'])} {rng.choice(['add', 'a'])} " \
+                  f"{'.'.join(map(str, octets))}/{length} dev {target}"
+    elif verb == "del":
+        command = f"ip {rng.choice(['addr', 'a'])} {rng.choice(['del', 'd'])} {address} dev {target}"
+    else:
+        command = f"ip -4 addr flush dev {target}"
+    lines = _lines(text)
+    name, _, end = runner
+    extra: list[tuple[int, str]] = [(end, f"    post-up {command}")]
+    purge = rng.random() < 0.3
+    if purge:
+        target_end = next(e for n, _, e in _stanza_spans(text) if n == target)
+        extra.append((target_end, "    address-purge no"))
+    for at, line in sorted(extra, reverse=True):
+        lines.insert(at, line)
+    return f"interfaces: {name} post-up {command}{' (address-purge no on ' + target + ')' if purge else ''}", \
+        "\n".join(lines)
+
+
 IFACE_EDITS: tuple[Callable[[random.Random, str, frozenset[str]], tuple[str, str] | None], ...] = (
     _iface_drop_address, _iface_readdress, _iface_readdress, _iface_link_down, _iface_drop_stanza, _iface_mtu,
-    _iface_duplicate_stanza, _iface_unindent)
+    _iface_duplicate_stanza, _iface_unindent, _iface_address_command)
 
 
 EDITS: tuple[Callable[[random.Random, str], tuple[str, str] | None], ...] = (

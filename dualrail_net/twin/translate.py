@@ -11,7 +11,9 @@ to the VRF and drop the VRF wrapper; nothing is added.
   climbing, verify/parsers/frr_cli.py), not where the indentation says: bgpd reads an un-indented
   line of a `router bgp` block as the block's.
 * interfaces: the VRF device's address becomes the namespace's loopback address; ports of the VRF
-  are kept without their `vrf` line; ports of other VRFs are dropped.
+  are kept without their `vrf` line; ports of other VRFs are dropped. (So a post-up command that
+  names a port of another VRF, or one in the loopback's stanza, runs nowhere in the twin, where
+  the device would run it: the oracle's generator does not write such commands.)
 """
 
 from __future__ import annotations

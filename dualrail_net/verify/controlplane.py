@@ -395,6 +395,16 @@ def session_state(snap: Snapshot, topo: Topology, s: Session,
         refused = acl_refusal(snap, topo, s)
         if refused:
             return SessionState(s, False, refused)
+    if topo.duplicate_ips:
+        for node, peer_ip in ((s.a, s.b_neighbor), (s.b, s.a_neighbor)):
+            owners = topo.duplicate_ips.get(peer_ip)
+            held = [topo.endpoint(i) for i in owners or () if topo.endpoint(i).node == node]
+            if held:
+                # its connection to that address never leaves the device (measured in the twin: a
+                # leaf given its spine's address on a second port loses the session)
+                return SessionState(s, False, f"{snap.device_folder(node[0])}: {node[0]} holds its neighbor's address "
+                                              f"{peer_ip} itself (port {held[0].interface}): its BGP connection "
+                                              "to that address stays on the device")
     for node, peer_ip in ((s.a, s.b_neighbor), (s.b, s.a_neighbor)):
         if with_down_ports is not None and node[0] not in with_down_ports:
             continue

@@ -387,8 +387,12 @@ def _bgp_statements(inst: BgpInstance, children: list[Node], dev: DeviceConfig) 
             # `distance bgp EXTERNAL [INTERNAL LOCAL]`: internal and local keep EOS's 200 when not said
             inst.distance = (ds[0] or 0, ds[1] or 0, ds[2] or 0) if len(ds) == 3 else (ds[0] or 0, 200, 200)
             inst.distance_line = child.line
-        elif w == ["no", "bgp", "default", "ipv4-unicast"]:
-            inst.default_ipv4_unicast = False
+        elif w[-3:] == ["bgp", "default", "ipv4-unicast"] and w[:-3] in ([], ["no"]):
+            # instance-wide on EOS (not measured there): the last of the two forms decides
+            inst.default_ipv4_unicast = w[0] != "no"
+        elif w[:2] == ["graceful-restart", "restart-time"] and len(w) == 3 and _int(w[2], 3600) \
+                or w[:2] == ["graceful-restart", "stalepath-time"] and len(w) == 3 and _int(w[2], 3600):
+            pass  # (how long a restarting peer's routes are kept: nothing the steady state depends on)
         elif w[:2] == ["timers", "bgp"] and len(w) == 4 and (timers := bgp_timers(w[2], w[3])) is not None:
             # the hold time every neighbor without its own offers (EOS's default: 180 s)
             inst.timers, inst.timers_line = timers, child.line

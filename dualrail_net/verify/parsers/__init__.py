@@ -76,7 +76,7 @@ def parse_server(name: str, folder: Path) -> ServerConfig:
     order = {name: i for i, name in enumerate(parsed.interfaces)}
     tagged = [(name, f"ip route add default via {gw} dev {name}", parsed.gateway_lines.get(name, 0))
               for name, gw in parsed.gateways.items()]
-    applied = apply_link_commands(parsed, bounce=False, forwarding=False)  # `ip link set`: ports down, MTUs
+    applied = apply_link_commands(parsed, bounce=False, forwarding=False, addresses=False)  # `ip link set`: ports down, MTUs
     tagged += [t for number, t in enumerate(zip(parsed.command_ports, parsed.commands, parsed.command_lines))
                if t[0] not in skipped and number not in applied]
     tagged.sort(key=lambda t: order.get(t[0], len(order)))

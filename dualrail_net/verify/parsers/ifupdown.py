@@ -266,6 +266,9 @@ class InterfacesFile:
     # member (the port's router interface goes with the bridge); a server's kernel still takes
     # traffic for the member's address through the bridge, so only switches read it as a LAG member
     bridge_members: dict[str, tuple[str, int]] = field(default_factory=dict)
+    # the stanzas with `address-purge no`: ifupdown2 leaves the addresses it did not configure on them
+    # (by default a stanza's address module removes every address its lines do not name)
+    addresses_kept: set[str] = field(default_factory=set)
 
 
 # attributes that change nothing verify judges (link settings, descriptions of the physical layer)
@@ -331,6 +334,7 @@ def read_interfaces(text: str) -> InterfacesFile:
     lag_members: dict[str, tuple[str, int]] = {}
     bridge_members: dict[str, tuple[str, int]] = {}
     auto_all = False
+    addresses_kept: set[str] = set()
     client = ""  # the open stanza's family and method when the method is one of _CLIENT_METHODS
     for number, line in numbered_lines(text):
         w = line.split(None, 1)
@@ -451,6 +455,9 @@ def read_interfaces(text: str) -> InterfacesFile:
                 _LINK_KEYS[key](iface, number, value)
             except link.Unreadable:
                 unmodelled.append((number, line.strip()))
+        elif key == "address-purge":
+            if value.lower() in ("no", "off", "0", "false"):
+                addresses_kept.add(iface.name)
         elif key not in KNOWN_HARMLESS:
             unmodelled.append((number, line.strip()))
     for owner, position, in_stanza, index in bare:
@@ -458,13 +465,16 @@ def read_interfaces(text: str) -> InterfacesFile:
         length = lengths[index] if index < len(lengths) else None
         if length is not None:
             owner.addresses[position] += f"/{length}"
+    for owner in ifaces.values():  # one address named twice is one address (the kernel holds it once)
+        if len(owner.addresses) > 1 and len(set(owner.addresses)) < len(owner.addresses):
+            owner.addresses = list(dict.fromkeys(owner.addresses))
     # `ifreload -a` / `ifup -a` (boot) apply only the auto class: a stanza without its `auto` line
     # is never configured, and its port stays down (its addresses and commands never applied)
     if len(brought_up) < len(ifaces) and not auto_all:
         for name in ifaces.keys() - brought_up:
             ifaces[name].down = NOT_AUTO
     return InterfacesFile(ifaces, vrfs, commands, command_ports, command_lines, unmodelled, gateways, gateway_lines,
-                          lag_members, bridge_members)
+                          lag_members, bridge_members, addresses_kept)
 
 
 # iproute2's get_u32(..., 0): strtoul's base 0 (0x hexadecimal, a leading 0 octal, else decimal),
@@ -633,7 +643,9 @@ def _rule_type_taken(args: list[str]) -> tuple[list[str], str | None]:
 LINK_SET_DOWN = "post-up down"  # Interface.down of a port a post-up command takes down
 # every command link_command reads has its object word starting with `l` after the program (and
 # `-4`); most post-up commands are routes and rules, which this lets through without a split
-_MAYBE_LINK = re.compile(r"^\S*ip\s+(?:-4\s+)?l")
+_MAYBE_LINK = re.compile(r"^\S*ip\s+(?:(?:-4|--?f\S*\s+inet)\s+)*l")
+# the same for `ip address ...` (address_command)
+_MAYBE_ADDRESS = re.compile(r"^\S*ip\s+(?:(?:-4|--?f\S*\s+inet)\s+)*a")
 # ifupdown2's address addon: `ip-forward` takes these (utils.get_boolean_from_string)
 _FORWARD_VALUES = {"on": True, "yes": True, "1": True, "off": False, "no": False, "0": False}
 # `sysctl [-w] net.ipv4.conf.PORT.forwarding=0|1` (or `net.ipv4.ip_forward`, which, like
@@ -673,9 +685,8 @@ def link_command(cmd: str) -> tuple[str, str | None, int | None] | None:
     link object comes first in ip's table of objects, the set verb first of iplink's for ``s``) as
     (device, "up"/"down"/None, MTU/None); None for any other command or an option not read here."""
     words = _shell_words(cmd)
-    rest = [w for w in words[1:] if w != "-4"]
-    if len(rest) < 3 or words[0] not in _IP_PROGRAMS or not "link".startswith(rest[0]) \
-            or not "set".startswith(rest[1]):
+    rest = _ipv4_options_dropped(words[1:]) if words and words[0] in _IP_PROGRAMS else None
+    if rest is None or len(rest) < 3 or not "link".startswith(rest[0]) or not "set".startswith(rest[1]):
         return None
     device: str | None = None
     state: str | None = None
@@ -699,10 +710,43 @@ def link_command(cmd: str) -> tuple[str, str | None, int | None] | None:
     return (device, state, mtu) if device is not None and (state or mtu is not None) else None
 
 
-def apply_link_commands(parsed: InterfacesFile, bounce: bool = True, forwarding: bool = True) -> set[int]:
+# ipaddress.c's verbs in the order it tests them (`ip a a` adds, `ip a d` deletes, `ip a f` flushes)
+_ADDRESS_VERBS = ("add", "change", "replace", "delete", "list", "show", "flush")
+
+
+def address_command(cmd: str) -> tuple[str, str, str] | None:
+    """``ip address add|replace|delete A.B.C.D[/LEN] dev NAME`` and ``ip address flush dev NAME``
+    (iproute2's abbreviations; `-4`, `-f inet`) as (verb "add"/"delete"/"flush", device, "A.B.C.D/LEN",
+    "" for flush); None for any other command, or an option not read here (peer, label, scope,
+    a flush's selectors ...)."""
+    words = _shell_words(cmd)
+    rest = _ipv4_options_dropped(words[1:]) if words and words[0] in _IP_PROGRAMS else None
+    if rest is None or len(rest) < 4 or _matches(rest[0], "address", "addrlabel") != "address":
+        return None
+    verb = _matches(rest[1], *_ADDRESS_VERBS)
+    args = rest[2:]
+    if verb == "flush":
+        return ("flush", args[1], "") if len(args) == 2 and args[0] == "dev" else None
+    if verb not in ("add", "replace", "delete"):
+        return None  # (change: only an address that is there; list, show: nothing changes)
+    if args[0] == "local":
+        args = args[1:]
+    if len(args) != 3 or args[1] != "dev" or not _ADDRESS.fullmatch(args[0]) \
+            or verb == "delete" and "/" not in args[0]:
+        return None  # (a bare address deleted: the kernel picks which of the port's; not read)
+    prefix = args[0] if "/" in args[0] else f"{args[0]}/32"  # (ip takes a bare address as a /32)
+    return ("delete" if verb == "delete" else "add"), args[2], prefix
+
+
+def apply_link_commands(parsed: InterfacesFile, bounce: bool = True, forwarding: bool = True,
+                        addresses: bool = True) -> set[int]:
     """The post-up ``ip link set`` commands (link_command) applied to the ports they name, in the
     order ifupdown2 runs them (a stanza never brought up runs none); the indices of the commands
     applied (the others stay for the caller: routes and rules, or not modelled).
+    ``addresses``: whether ``ip address add|delete|flush`` commands (address_command) change the
+    ports' addresses (a switch's). A command that changes a port whose stanza comes later is undone
+    there (measured with ifupdown2: the address module removes what the stanza's lines do not name,
+    and adds back what they do), unless that stanza says `address-purge no` (an added address stays).
     ``bounce``: whether a port taken down and brought up again is simply up. True on a switch (FRR
     installs its routes again); on a server the kernel flushed the routes through the port when it
     went down and nothing puts them back, which the host model does not follow: both commands are
@@ -720,6 +764,21 @@ def apply_link_commands(parsed: InterfacesFile, bounce: bool = True, forwarding:
                 and runs.down != NOT_AUTO and (sysctl[0] is None or sysctl[0] in parsed.interfaces):
             for name in [sysctl[0]] if sysctl[0] is not None else list(parsed.interfaces):
                 parsed.interfaces[name].forwarding = (sysctl[1], parsed.command_lines[number], f"post-up {cmd}")
+            done.add(number)
+            continue
+        if addresses and _MAYBE_ADDRESS.search(cmd) and (change := address_command(cmd)) is not None \
+                and change[1] in parsed.interfaces and runs is not None and runs.down != NOT_AUTO:
+            verb, device, prefix = change
+            target = parsed.interfaces[device]
+            later = order[port] < order[device] and target.down != NOT_AUTO
+            if later and not (verb == "add" and device in parsed.addresses_kept):
+                pass  # (undone by the port's own stanza)
+            elif verb == "add" and prefix not in target.addresses:
+                target.addresses.append(prefix)
+            elif verb == "delete" and prefix in target.addresses:
+                target.addresses.remove(prefix)
+            elif verb == "flush":
+                target.addresses = []
             done.add(number)
             continue
         read = link_command(cmd) if _MAYBE_LINK.search(cmd) else None

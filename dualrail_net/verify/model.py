@@ -506,6 +506,12 @@ class ManagementConfig:
     literal_secrets: list[tuple[str, int, str]] = field(default_factory=list)
 
 
+def leak_instance(vrf: str) -> str | None:
+    """The BGP instance (DeviceConfig.bgp's key) of a VRF named in DeviceConfig.vrf_route_leaks:
+    the leaks name the default VRF "default", the instances None."""
+    return None if vrf == "default" else vrf
+
+
 @dataclass(slots=True)
 class DeviceConfig:
     name: str

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from dualrail_net.verify.aspaths import list_permits
 from dualrail_net.verify.ipfast import net_str, network_of
-from dualrail_net.verify.model import ORIGIN_CODES, DeviceConfig, PrefixListEntry, RouteMapEntry, list_label
+from dualrail_net.verify.model import ORIGIN_CODES, DeviceConfig, PrefixListEntry, RouteMapEntry, leak_instance, list_label
 from dualrail_net.verify.snapshot import Snapshot
 from dualrail_net.verify.topology import NodeId, Topology
 
@@ -391,9 +391,10 @@ def _edges(snap: Snapshot, topo: Topology) -> list[tuple[NodeId, NodeId, DeviceC
             out.append((src, dst, src_dev, src_dev.bgp[src[1]].neighbors[src_nbr].route_map_out,
                         dst_dev, dst_dev.bgp[dst[1]].neighbors[dst_nbr].route_map_in))
     for dev in devices.values():
-        for src, dst in _vrf_imports(dev):
+        for source, target in dev.vrf_route_leaks:
+            src, dst = (dev.name, leak_instance(source)), (dev.name, leak_instance(target))
             exporter, importer = dev.bgp.get(src[1]), dev.bgp.get(dst[1])
-            subscribed = dev.vrf_leak_maps.get((src[1] or "default", dst[1] or "default")) if dev.vrf_leak_maps else None
+            subscribed = dev.vrf_leak_maps.get((source, target)) if dev.vrf_leak_maps else None
             out.append((src, dst, dev, _map_name(exporter.vpn_export_map if exporter else None),
                         dev, _map_name(subscribed or (importer.vpn_import_map if importer else None))))
     return out
@@ -405,8 +406,7 @@ def _map_name(named: tuple[str, int] | None) -> str | None:
 
 def _vrf_imports(dev: DeviceConfig) -> list[tuple[NodeId, NodeId]]:
     """(from, to) instances of the device's VRF imports."""
-    return [((dev.name, None if source == "default" else source), (dev.name, None if target == "default" else target))
-            for source, target in dev.vrf_route_leaks]
+    return [((dev.name, leak_instance(source)), (dev.name, leak_instance(target))) for source, target in dev.vrf_route_leaks]
 
 
 def _exposed_planes(snap: Snapshot, topo: Topology) -> set[str | None]:

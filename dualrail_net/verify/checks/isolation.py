@@ -9,6 +9,7 @@ from dualrail_net.verify.address_table import NO_PLANE, keys_in_several_planes
 from dualrail_net.verify.checks import BASE, Context, ROUTING, SESSIONS, TOPOLOGY, check, finding
 from dualrail_net.verify.findings import Finding
 from dualrail_net.verify.ipfast import net_str
+from dualrail_net.verify.model import leak_instance
 from dualrail_net.verify.routes import bits, explain_prefix_list, explain_route_map
 from dualrail_net.verify.topology import Endpoint
 
@@ -172,10 +173,9 @@ def vrf_leaks(ctx: Context) -> list[Finding]:
     out = []
     for dev in ctx.snap.devices.values():
         for source, target in dev.vrf_route_leaks:
-            a = ctx.topo.node_plane.get((dev.name, None if source == "default" else source))
-            b = ctx.topo.node_plane.get((dev.name, None if target == "default" else target))
-            exporter, importer = dev.bgp.get(None if source == "default" else source), \
-                dev.bgp.get(None if target == "default" else target)
+            a = ctx.topo.node_plane.get((dev.name, leak_instance(source)))
+            b = ctx.topo.node_plane.get((dev.name, leak_instance(target)))
+            exporter, importer = dev.bgp.get(leak_instance(source)), dev.bgp.get(leak_instance(target))
             if (exporter is not None and exporter.vpn_export_map) or (importer is not None and importer.vpn_import_map) \
                     or (source, target) in dev.vrf_leak_maps:
                 continue  # a route-map decides what crosses: ISO-ROUTE-LEAK judges each prefix through it

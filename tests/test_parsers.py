@@ -962,6 +962,20 @@ def test_ip_address_commands_apply_unless_a_later_stanza_purges_them() -> None:
     assert ifupdown.apply_link_commands(server, bounce=False, forwarding=False, addresses=False) == set()
 
 
+def test_many_address_commands_leave_exactly_what_they_say() -> None:
+    """Thousands of post-up address commands on one port (half of the addresses deleted again):
+    the port holds exactly the rest, in order (each command is one set operation: a list searched
+    per command was quadratic; the figures on hostile files are in docs/performance.md)."""
+    count = 20000
+    names = [f"10.{i >> 16}.{(i >> 8) & 255}.{i & 255}/32" for i in range(count)]
+    text = ("auto swp1\niface swp1\n    address 10.255.0.0/31\n"
+            + "".join(f"    post-up ip addr add {name} dev swp1\n" for name in names)
+            + "".join(f"    post-up ip a d {name} dev swp1\n" for name in names[::2]))
+    parsed = ifupdown.read_interfaces(text)
+    assert len(ifupdown.apply_link_commands(parsed)) == count + count // 2
+    assert parsed.interfaces["swp1"].addresses == ["10.255.0.0/31"] + names[1::2]
+
+
 def test_nccl_reads_its_hca_list_as_ncclibinit_filters_it() -> None:
     from dualrail_net.verify.checks.hosts import nccl_selected
     devices = ["mlx5_0", "mlx5_1", "mlx5_10", "mlx5_8"]

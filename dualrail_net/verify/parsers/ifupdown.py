@@ -755,6 +755,7 @@ def apply_link_commands(parsed: InterfacesFile, bounce: bool = True, forwarding:
     applied to the ports (a switch's; a server's forwarding is its sysctl.conf's, judged there)."""
     done: set[int] = set()
     taken_down: dict[str, int] = {}  # port -> the command that took it down
+    addressed: dict[str, dict[str, None]] = {}  # port -> its addresses, once an address command changed them
     order = {name: i for i, name in enumerate(parsed.interfaces)}  # the stanzas' bring-up order
     commands = parsed.commands
     for number in sorted(range(len(commands)), key=lambda i: (order.get(parsed.command_ports[i], len(order)), i)):
@@ -769,16 +770,18 @@ def apply_link_commands(parsed: InterfacesFile, bounce: bool = True, forwarding:
         if addresses and _MAYBE_ADDRESS.search(cmd) and (change := address_command(cmd)) is not None \
                 and change[1] in parsed.interfaces and runs is not None and runs.down != NOT_AUTO:
             verb, device, prefix = change
-            target = parsed.interfaces[device]
-            later = order[port] < order[device] and target.down != NOT_AUTO
-            if later and not (verb == "add" and device in parsed.addresses_kept):
-                pass  # (undone by the port's own stanza)
-            elif verb == "add" and prefix not in target.addresses:
-                target.addresses.append(prefix)
-            elif verb == "delete" and prefix in target.addresses:
-                target.addresses.remove(prefix)
-            elif verb == "flush":
-                target.addresses = []
+            later = order[port] < order[device] and parsed.interfaces[device].down != NOT_AUTO
+            if not later or verb == "add" and device in parsed.addresses_kept:  # (else undone by its own stanza)
+                # the port's addresses as an ordered set (a hostile file's thousands of commands stay linear)
+                held = addressed.get(device)
+                if held is None:
+                    held = addressed[device] = dict.fromkeys(parsed.interfaces[device].addresses)
+                if verb == "add":
+                    held[prefix] = None
+                elif verb == "delete":
+                    held.pop(prefix, None)
+                else:
+                    held.clear()
             done.add(number)
             continue
         read = link_command(cmd) if _MAYBE_LINK.search(cmd) else None
@@ -804,6 +807,8 @@ def apply_link_commands(parsed: InterfacesFile, bounce: bool = True, forwarding:
         if mtu is not None:
             target.mtu = mtu
         done.add(number)
+    for device, held in addressed.items():
+        parsed.interfaces[device].addresses = list(held)
     return done
 
 

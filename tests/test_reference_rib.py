@@ -262,3 +262,23 @@ def test_as_override_agrees(tmp_path: Path) -> None:
     assert len(plain_rib(out)["A"][node][first_loopback]) == len(spines)
     from dualrail_net.verify.checks import run_checks
     assert not [f.message for r in run_checks(load_snapshot(out)) if r.check == "ROUTE-MISSING" for f in r.findings]
+
+
+def test_more_specific_prefixes_by_range_are_those_the_scan_finds() -> None:
+    """PrefixIndex.more_specific (a range of the sorted prefixes) against more_specific_plain (a
+    scan), on random prefixes of every length nested in each other."""
+    import random
+
+    from dualrail_net.verify.controlplane import more_specific_plain
+    from dualrail_net.verify.ipfast import net_str
+    from dualrail_net.verify.routes import PrefixIndex
+    rng = random.Random(7)
+    idx = PrefixIndex()
+    for _ in range(600):
+        length = rng.choice([0, 8, 16, 20, 24, 26, 31, 32, rng.randint(0, 32)])
+        net = (rng.choice([10 << 24, (10 << 24) | (12 << 16), rng.getrandbits(32)]) | rng.getrandbits(12))
+        idx.add(net_str((net >> (32 - length) << (32 - length) if length else 0, length)), ("d", None), "A")
+    idx.freeze()
+    asked = idx.prefixes + ["10.0.0.0/8", "10.12.0.0/20", "0.0.0.0/0", "10.12.0.0/32"]
+    assert all(idx.more_specific(p) == more_specific_plain(idx, p) for p in asked)
+    assert sum(bool(idx.more_specific(p)) for p in asked) > 20  # nested prefixes are exercised

@@ -1239,7 +1239,7 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
         for i, node in enumerate(nodes):
             for agg in insts[i].aggregates:
                 bit = bit_of[net_str(network_of(agg.prefix))]
-                more = _more_specific(idx, agg.prefix) & core.reach[i] & ~(1 << bit)
+                more = idx.more_specific(agg.prefix) & core.reach[i] & ~(1 << bit)
                 # as-set: the AS path holds the ASes of the learned routes under it, among them the
                 # neighbor's it came from: taken as sent on only while every route under it is its own
                 want = bool(more) and not (agg.as_set and more & ~own[i])
@@ -1439,7 +1439,9 @@ def _delays(out: list[tuple[RouteMapEntry, int]], into: list[tuple[RouteMapEntry
     return tuple(sorted(by_length.items())) or None
 
 
-def _more_specific(idx: PrefixIndex, prefix: str) -> int:
+def more_specific_plain(idx: PrefixIndex, prefix: str) -> int:
+    """The plain reference of PrefixIndex.more_specific (tests hold the two equal): a scan of
+    every indexed prefix."""
     net, length = network_of(prefix)
     mask = 0
     for bit, p in enumerate(idx.prefixes):

@@ -15,6 +15,7 @@ of any port. ``tests/test_hostroute.py`` holds the model to the kernel's own dec
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass, field
 
 from dualrail_net.verify.ipfast import ip_int, network_of, split_address
@@ -319,9 +320,11 @@ def host_routing(srv: ServerConfig) -> HostRouting:
                 _install(*added[MAIN], (net, length, 0, port.name, None, own_address.get((net, length)), ()), "append")
         for route in by_port.get(stanza, ()):
             while taken < len(pending) and pending[taken].order < route.order:
-                _place_rule(rules, pending[taken])
+                placed = _place_rule(rules, pending[taken])
                 taken += 1
-                if through is None and any((r[2] == 0 or r[7]) and r not in _DEFAULT_RULES for r in rules):
+                # (a rule taken away never makes one take a packet from no address: the new one decides)
+                if through is None and placed is not None and (placed[2] == 0 or placed[7]) \
+                        and placed not in _DEFAULT_RULES:
                     through = _GatewayRules(rules, added)
             if route.verb == "delete":
                 _delete(*added.setdefault(route.table if route.table is not None else MAIN, ([], {})), route)
@@ -344,28 +347,36 @@ def host_routing(srv: ServerConfig) -> HostRouting:
     return HostRouting(rules, tables, local, primaries, addresses, multipath)
 
 
-def _place_rule(rules: list[Rule], rule: ServerRule) -> None:
-    """`ip rule add|del` on the rules in place, in priority order."""
+def _place_rule(rules: list[Rule], rule: ServerRule) -> Rule | None:
+    """`ip rule add|del` on the rules in place, in priority order (``rules`` stays sorted by
+    priority); the rule added (None: none was)."""
     try:
         source = ip_int(rule.source)
         to_net, to_len = network_of(rule.destination) if rule.destination else (0, 0)
     except ValueError:
-        return
+        return None
     if rule.priority is not None:
         priority = rule.priority
     else:  # the kernel: one below the second rule's priority (the first after local's 0), else 0
-        second = sorted(r[0] for r in rules)[1]
+        second = rules[1][0] if len(rules) > 1 else 0  # (the kernel's fib_default_rule_pref)
         priority = second - 1 if second else 0
     mask = ((1 << rule.source_len) - 1) << (32 - rule.source_len) if rule.source_len else 0
     if rule.delete:
         _rule_deleted(rules, rule, _looks_up(rule), source, mask, to_net, to_len)
-        return
+        return None
     # the server's own traffic arrives on lo and carries no mark (nothing in the rendered files
     # sets one): a fwmark selector matches it when the mark's bits under the mask are all 0
     takes_own = rule.iif in (None, "lo") and (rule.fwmark is None or rule.fwmark[0] & rule.fwmark[1] == 0)
     new = (priority, source & mask, rule.source_len, _looks_up(rule), to_net, to_len, takes_own, rule.invert)
-    if new in rules:
-        return  # `ip rule add` of a rule in place: "File exists"
-    # after every rule of the same or a lower priority, as the kernel inserts it
-    at = next((i for i, r in enumerate(rules) if r[0] > priority), len(rules))
+    # after every rule of the same or a lower priority, as the kernel inserts it (found by halving:
+    # a hostile file's thousands of rules stay n log n)
+    first = bisect.bisect_left(rules, priority, key=_priority)
+    at = bisect.bisect_right(rules, priority, lo=first, key=_priority)
+    if new in rules[first:at]:
+        return None  # `ip rule add` of a rule in place: "File exists"
     rules.insert(at, new)
+    return new
+
+
+def _priority(rule: Rule) -> int:
+    return rule[0]

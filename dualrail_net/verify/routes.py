@@ -52,6 +52,19 @@ class PrefixIndex:
         self._sorted = rows
         self._keys = [r[0] for r in rows]
 
+    def more_specific(self, prefix: str) -> int:
+        """Bitset of indexed prefixes strictly inside ``prefix`` (an aggregate's contributors): a
+        range of the sorted rows, as controlplane.more_specific_plain finds them by a scan."""
+        if len(self._keys) != len(self.prefixes):
+            self.freeze()
+        lo, length = network_of(prefix)
+        hi = lo + (1 << (32 - length)) - 1
+        mask = 0
+        for _, plen, bit in self._sorted[bisect.bisect_left(self._keys, lo):bisect.bisect_right(self._keys, hi)]:
+            if plen > length:
+                mask |= 1 << bit
+        return mask
+
     def matching(self, entry: PrefixListEntry) -> int:
         """Bitset of indexed prefixes an ip prefix-list entry matches."""
         lo, entry_len = network_of(entry.prefix)

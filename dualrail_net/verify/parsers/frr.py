@@ -144,8 +144,28 @@ class _ListIndex:
 _INDEXES: dict[int, _ListIndex] = {}
 
 
+# route-map entries by number, per map (the list's id): (the list, seq -> position). Valid while
+# it holds as many numbers as the list has entries and the position holds that number; else built
+# again (a hostile map of 8,000 entries was a scan per line: 8 s)
+_MAP_INDEXES: dict[int, tuple[list[RouteMapEntry], dict[int, int]]] = {}
+
+
+def map_position(entries: list[RouteMapEntry], seq: int) -> int | None:
+    """The position of a route-map's entry numbered ``seq`` (None: none)."""
+    held = _MAP_INDEXES.get(id(entries))
+    if held is None or held[0] is not entries or len(held[1]) != len(entries):
+        held = _MAP_INDEXES[id(entries)] = (entries, {e.seq: i for i, e in enumerate(entries)})
+    at = held[1].get(seq)
+    if at is not None and (at >= len(entries) or entries[at].seq != seq):
+        held[1].clear()  # (the list was reordered elsewhere)
+        held[1].update((e.seq, i) for i, e in enumerate(entries))
+        at = held[1].get(seq)
+    return at
+
+
 def clear_list_indexes() -> None:
     _INDEXES.clear()
+    _MAP_INDEXES.clear()
 
 
 def _content(e: PrefixListEntry) -> tuple[str, str, int | None, int | None]:
@@ -700,11 +720,16 @@ def route_map_entry(node: Node, dev: DeviceConfig) -> None:
         dev.unmodelled.append((node.line, node.text))
         return
     entries = dev.route_maps.setdefault(w[1], [])
-    entry = next((e for e in entries if e.seq == seq and e.action == w[2]), None)
-    if entry is None:  # a new entry, or one with another action in place of the old
-        entries[:] = [e for e in entries if e.seq != seq]
+    at = map_position(entries, seq)
+    if at is not None and entries[at].action == w[2]:
+        entry = entries[at]
+    else:  # a new entry, or one with another action in place of the old (the maps are read by number)
         entry = RouteMapEntry(seq, w[2], line=node.line)
-        entries.append(entry)
+        if at is None:
+            entries.append(entry)
+            _MAP_INDEXES[id(entries)][1][seq] = len(entries) - 1
+        else:
+            entries[at] = entry
     for child in node.children:
         if not route_map_clause(entry, child.words, child.line):
             dev.unmodelled.append((child.line, child.text))
@@ -1238,7 +1263,9 @@ def _parse_frr(text: str, dev: DeviceConfig, file: str) -> None:
                     elif node == BGP:
                         inst = dev.bgp[_instance_vrf(w)]
                     elif node == ROUTE_MAP:
-                        entry = next(e for e in dev.route_maps[w[1]] if e.seq == int(w[3]))
+                        entries = dev.route_maps[w[1]]
+                        position = map_position(entries, int(w[3]))  # (_top_level filed it)
+                        entry = entries[position] if position is not None else None
                     elif node == VRF:
                         vrf = w[1]
                     elif node in (OTHER, ZEBRA_INTERFACE):
@@ -1430,9 +1457,10 @@ def _top_level(dev: DeviceConfig, w: list[str], number: int) -> int:
     elif head == "route-map" and len(w) == 4 and w[2] in ("permit", "deny") and _int(w[3], 65535) is not None:
         entries = dev.route_maps.setdefault(w[1], [])
         seq = int(w[3])
-        at = next((i for i, e in enumerate(entries) if e.seq == seq), None)
+        at = map_position(entries, seq)
         if at is None:
             entries.append(RouteMapEntry(seq, w[2], line=number))
+            _MAP_INDEXES[id(entries)][1][seq] = len(entries) - 1
         elif entries[at].action != w[2]:
             entries[at] = RouteMapEntry(seq, w[2], line=number)  # FRR: another action makes a new entry
         return ROUTE_MAP  # (an entry re-entered with its action: the lines after it add to it)

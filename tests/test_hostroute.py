@@ -295,3 +295,37 @@ def test_seeded_server_edits_decide_as_the_kernel(rendered: Path, tmp_path: Path
     failures = {f"{r.server}: {r.edit.description if r.edit else 'clean'}": dict(list(r.differences.items())[:3])
                 for r in results if r.differences}
     assert failures == {}
+
+
+def test_the_link_route_lookup_by_length_finds_what_the_scan_finds() -> None:
+    """_link_route_port (a probe per prefix length) against link_route_port_plain (a scan), on
+    random tables of link-scope, gateway and multipath routes, some deleted again."""
+    import random
+
+    from dualrail_net.verify import hostroute
+    from dualrail_net.verify.ipfast import net_str
+    from dualrail_net.verify.model import ServerRoute
+    rng = random.Random(11)
+    found = 0
+    ports = ["p0", "p1", "p2"]
+    up = {"p0": [], "p1": []}
+    for _ in range(40):
+        table = hostroute._Table()
+        for _ in range(rng.randint(0, 60)):
+            length = rng.choice([0, 8, 16, 24, 31, 32, rng.randint(0, 32)])
+            net = (10 << 24 | rng.getrandbits(10) << 8) >> (32 - length) << (32 - length) if length else 0
+            via = rng.choice([None, None, "10.0.0.1"])
+            hops = () if rng.random() < 0.9 else (("p0", None),)
+            hostroute._install(table, (net, length, rng.choice([0, 0, 10]), rng.choice(ports), via, None, hops),
+                               rng.choice(["add", "replace", "append"]))
+            if rng.random() < 0.2 and table.routes():
+                n, l, *_ = rng.choice(table.routes())
+                prefix = "default" if l == 0 else net_str((n, l))
+                hostroute._delete(table, ServerRoute(prefix=prefix, via=None, dev=None, table=5, verb="delete"))
+        for _ in range(30):
+            via_ip = 10 << 24 | rng.getrandbits(18)
+            dev = rng.choice([None, "p0", "p1"])
+            port = hostroute._link_route_port(table, dev, via_ip, up)
+            assert port == hostroute.link_route_port_plain(table, dev, via_ip, up)
+            found += port is not None
+    assert found > 100  # routes are found, not only missed

@@ -19,8 +19,9 @@ import bisect
 import functools
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from dualrail_net.verify.model import (
     ACCESS_LIST_PREFIX,
@@ -77,15 +78,40 @@ def parse_asn(word: str) -> int | None:
     return value if value else None
 
 
-def _sequenced(rest: list[str], seq: int) -> tuple[int, list[str]] | None:
-    """'[seq N] permit|deny ...' -> (N, or ``seq`` when not written; the words from the action on);
-    None when no action follows."""
+def _sequenced(rest: list[str], seq: int | Callable[[], int]) -> tuple[int, list[str]] | None:
+    """'[seq N] permit|deny ...' -> (N, or ``seq`` when not written (a function: asked only then);
+    the words from the action on); None when no action follows."""
     if rest and rest[0] == "seq":
         number = _int(rest[1], 4294967295) if len(rest) > 1 else None
         if number is None:
             return None
         seq, rest = number, rest[2:]
-    return (seq, rest) if len(rest) >= 2 and rest[0] in ("permit", "deny") else None
+    if len(rest) < 2 or rest[0] not in ("permit", "deny"):
+        return None
+    return (seq if isinstance(seq, int) else seq()), rest
+
+
+# a list's highest sequence number so far, per list (its id): (the list, how many entries were
+# counted, the highest, the last entry counted). Lists only grow at their end while a file is read;
+# an entry taken out before the last one counted moves another into its place, which the identity
+# test sees (then the whole list is counted again). A count of the whole list per line was
+# quadratic: 16,000 access-list entries took 16 s.
+_HIGHEST: dict[int, tuple[list[Any], int, int, object]] = {}
+
+
+def _next_seq(existing: list[Any], seq_of: Callable[[Any], int]) -> Callable[[], int]:
+    """The number FRR gives an entry written without one: 5 above the list's highest."""
+    def number() -> int:
+        held = _HIGHEST.get(id(existing))
+        start, top = 0, 0
+        if held is not None and held[0] is existing and 0 < held[1] <= len(existing) \
+                and existing[held[1] - 1] is held[3]:
+            start, top = held[1], held[2]
+        top = max([top, *(seq_of(e) for e in existing[start:])])
+        if existing:
+            _HIGHEST[id(existing)] = (existing, len(existing), top, existing[-1])
+        return top + 5
+    return number
 
 
 def parse_prefix_list_line(words: list[str], start: int, line: int = 0) -> PrefixListEntry | None:
@@ -166,6 +192,15 @@ def map_position(entries: list[RouteMapEntry], seq: int) -> int | None:
 def clear_list_indexes() -> None:
     _INDEXES.clear()
     _MAP_INDEXES.clear()
+    _HIGHEST.clear()
+
+
+def _entry_seq(entry: PrefixListEntry) -> int:
+    return entry.seq
+
+
+def _first(entry: tuple[int, str, str | None]) -> int:
+    return entry[0]
 
 
 def _content(e: PrefixListEntry) -> tuple[str, str, int | None, int | None]:
@@ -232,7 +267,7 @@ def access_list_line(w: list[str], existing: list[PrefixListEntry], line: int = 
         return None
     if rest[0] == "remark":
         return []
-    head = _sequenced(rest, max((e.seq for e in existing), default=0) + 5)
+    head = _sequenced(rest, _next_seq(existing, _entry_seq))
     if head is None:
         return None
     seq, rest = head
@@ -1598,7 +1633,7 @@ def community_list_line(w: list[str], existing: list[tuple[int, str, str | None]
         style, rest = ("standard" if int(kind) <= 99 else "expanded"), w[3:]
     else:
         return None
-    head = _sequenced(rest, max((e[0] for e in existing), default=0) + 5)
+    head = _sequenced(rest, _next_seq(existing, _first))
     if head is None or existing and (existing[0][2] is None) != (style == "standard"):
         return None
     seq, rest = head
@@ -1634,7 +1669,7 @@ def as_path_list_line(w: list[str], existing: list[tuple[int, str, str]]) -> tup
     longest only changes which match is found)."""
     if w[0] != "bgp":
         return None
-    head = _sequenced(w[4:], max((e[0] for e in existing), default=0) + 5)
+    head = _sequenced(w[4:], _next_seq(existing, _first))
     if head is None:
         return None
     seq, rest = head

@@ -23,6 +23,7 @@ from dualrail_net import __version__
 from dualrail_net.render import render_fabric
 from dualrail_net.deploy.credentials import CredentialError
 from dualrail_net.deploy.playbook import PlaybookError
+from dualrail_net.deploy.journal import JournalUnusable
 from dualrail_net.junit import Case
 from dualrail_net.junit import write_junit as write_junit_cases
 from dualrail_net.manifest import Manifest, ManifestError
@@ -967,7 +968,7 @@ def main(argv: list[str] | None = None) -> int:
         ui.print(f"[red]{escape(one_line(f'{args.command}: error: {exc}'))}[/]")
         _emit(ui, {"ok": False, "error": str(exc)})
         return EXIT_USAGE if exc.usage else EXIT_FAIL
-    except (CredentialError, PlaybookError, TwinStateError, ManifestError) as exc:
+    except (CredentialError, PlaybookError, TwinStateError, ManifestError, JournalUnusable) as exc:
         for line in str(exc).splitlines() or [type(exc).__name__]:
             ui.print(f"[red]{escape(one_line(line))}[/]")
         _emit(ui, {"ok": False, "error": str(exc)})

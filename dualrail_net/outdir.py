@@ -62,7 +62,8 @@ def _inside(child: Path, parent: Path) -> bool:
 LEGACY = object()  # a build of a dualrail-net from before the marker: ours, but it lists no files
 
 
-def check_folder(out: Path, protected: Iterable[Path] = (), kind: str = "output") -> list[str] | None | object:
+def check_folder(out: Path, protected: Iterable[Path] = (), kind: str = "output",
+                 protected_name: str = "the inventory") -> list[str] | None | object:
     """Refuse ``out`` when it is not a folder we may write (see the module text). Returns the files our
     marker lists; None when the folder is new or empty; LEGACY for a build from before the marker
     (a ``manifest.json`` of ours: its files may be rewritten, none is removed)."""
@@ -75,7 +76,7 @@ def check_folder(out: Path, protected: Iterable[Path] = (), kind: str = "output"
     for other in protected:
         guarded = Path(os.path.realpath(other))
         if _inside(real, guarded) or _inside(guarded, real):
-            raise OutputRefused(f"{kind} folder {_q(out)} overlaps the inventory {_q(other)}; choose a folder "
+            raise OutputRefused(f"{kind} folder {_q(out)} overlaps {protected_name} {_q(other)}; choose a folder "
                                 "outside it (default: build/)", usage=True)
     if not out.exists():
         return None
@@ -245,10 +246,10 @@ def _marker_bytes(files: Iterable[str]) -> bytes:
 
 
 def write_owned(files: Mapping[str, str | bytes], out: Path, protected: Iterable[Path] = (),
-                kind: str = "output") -> WriteReport:
+                kind: str = "output", protected_name: str = "the inventory") -> WriteReport:
     """Write ``files`` (relative path -> content) into ``out`` by the rules of the module text.
     Files that already hold the same bytes are left untouched (mtime kept)."""
-    state = check_folder(out, protected, kind)
+    state = check_folder(out, protected, kind, protected_name)
     for rel in files:
         if not _valid_relpath(rel) or rel == MARKER:
             raise OutputRefused(f"refusing to write {rel!r}: not a plain relative path")

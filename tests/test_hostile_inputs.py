@@ -353,7 +353,7 @@ def test_batfish_snapshot_refuses_a_foreign_folder(workdir: Path) -> None:
     assert code == 1 and "not written by dualrail" in err
     assert (workdir / "inv" / "fabric.yaml").exists()
     code, _o, err = run_cli("batfish-snapshot", "-o", str(out), "--snapshot", str(out))
-    assert code == 2
+    assert code == 2 and "overlaps the build folder" in err  # (the folder it reads, named as what it is)
     assert run_cli("batfish-snapshot", "-o", str(out), "--snapshot", str(workdir / "snap"))[0] == 0
     assert run_cli("batfish-snapshot", "-o", str(out), "--snapshot", str(workdir / "snap"))[0] == 0
 
@@ -475,3 +475,16 @@ def test_batfish_snapshot_refuses_a_link_in_the_build(workdir: Path) -> None:
     code, _o, err = run_cli("batfish-snapshot", "-o", str(out), "--snapshot", str(workdir / "snap"))
     assert code == 1 and "is a symlink" in err and "Traceback" not in err
     assert not any("root:" in p.read_text(errors="replace") for p in (workdir / "snap").rglob("*") if p.is_file())
+
+
+@pytest.mark.parametrize("where", ["/dev/null", "not-a-db", "folder", "postgresql://u:pw@127.0.0.1:1/x"])
+def test_a_journal_that_cannot_be_kept_there_is_one_line(tmp_path: Path, where: str) -> None:
+    """`--journal` naming a device, a file that is no SQLite database, a folder or a server that
+    does not answer: one line naming it (the password hidden), exit 1, not an internal error."""
+    (tmp_path / "not-a-db").write_text("plane,kind\n")
+    (tmp_path / "folder").mkdir()
+    spec = where if where.startswith("/") or "://" in where else str(tmp_path / where)
+    code, _out, said_all = run_cli("runs", "--journal", spec)
+    said = said_all.strip().splitlines()
+    assert code == 1 and len(said) == 1, said
+    assert "cannot keep the journal there" in said[0] and "internal error" not in said[0] and "pw@" not in said[0]

@@ -249,12 +249,28 @@ class PostgresJournal(Journal):
         return {**dict(row), "steps": steps}
 
 
+class JournalUnusable(Exception):
+    """``--journal`` names nothing a journal can be kept in (one line for the user)."""
+
+
 def open_journal(spec: str | Path) -> Journal:
-    """A journal from ``--journal``: a PostgreSQL URL (shared) or a file path (SQLite)."""
+    """A journal from ``--journal``: a PostgreSQL URL (shared) or a file path (SQLite). A file that
+    is not a SQLite database (or a device, or a folder), or a server that does not answer, is a
+    JournalUnusable naming it."""
     text = str(spec)
-    if text.startswith(("postgresql://", "postgres://")):
-        return PostgresJournal(text)
-    return Journal(Path(text))
+    try:
+        if text.startswith(("postgresql://", "postgres://")):
+            return PostgresJournal(text)
+        return Journal(Path(text))
+    except sqlite3.DatabaseError as exc:
+        raise JournalUnusable(f"{text}: error: cannot keep the journal there ({exc}): name a SQLite file "
+                              "dualrail may create, or a postgresql:// URL") from None
+    except Exception as exc:
+        if type(exc).__module__.split(".")[0] != "psycopg":
+            raise
+        said = " ".join(str(exc).split())  # (the client's message spans lines)
+        raise JournalUnusable(f"{journal_label(text)}: error: cannot keep the journal there "
+                              f"({type(exc).__name__}: {said})") from None
 
 
 def journal_label(spec: str | Path) -> str:

@@ -45,5 +45,5 @@ def export_snapshot(out: Path, dest: Path) -> dict[str, Any]:
         edges += [{"node1": a, "node2": b}, {"node1": b, "node2": a}]
     files["batfish/layer1_topology.json"] = json.dumps({"edges": edges}, indent=1) + "\n"
     counts["edges"] = len(edges)
-    write_owned(files, dest, protected=[out], kind="snapshot")
+    write_owned(files, dest, protected=[out], kind="snapshot", protected_name="the build folder")
     return counts

@@ -936,7 +936,14 @@ def cmd_runs(args: argparse.Namespace, ui: Ui) -> int:
             ui.out.print(table)
         _emit(ui, {"ok": True, "runs": runs})
         return EXIT_OK
-    run = journal.run(args.run)
+    try:
+        run = journal.run(args.run)
+    except KeyError:
+        known = [r["id"] for r in journal.runs()]
+        held = f"it holds runs {min(known)}-{max(known)}" if known else "it holds no run yet"
+        ui.print(f"[red]{escape(one_line(f'{journal_label(args.journal)}: error: no run {args.run} ({held})'))}[/]")
+        _emit(ui, {"ok": False, "error": f"no run {args.run}"})
+        return EXIT_FAIL
     if not ui.as_json:
         table = Table(title=f"Run {args.run}: {run['status']}")
         for col in ("plane", "batch", "device", "step", "status", "seconds", "backup"):

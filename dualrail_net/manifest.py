@@ -29,7 +29,12 @@ DEFAULT_OUTPUT = Path("build")
 
 
 class ManifestError(Exception):
-    """The rendered folder has no usable manifest; the message says where and why."""
+    """The rendered folder has no usable manifest; the message says where and why. ``where``: the
+    place inside the document (a dotted path) of an error found while reading its fields."""
+
+    def __init__(self, message: str, where: str = "") -> None:
+        super().__init__(message)
+        self.where = where
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,9 +201,15 @@ class Manifest:
     def loads(cls, text: str | bytes, source: str = MANIFEST_FILE) -> Manifest:
         try:
             doc = json.loads(text)
-        except ValueError as exc:
-            raise ManifestError(f"{source}: not JSON ({exc})") from None
-        return _build(cls, doc, source)
+        except json.JSONDecodeError as exc:
+            raise ManifestError(f"{source}:{exc.lineno}: error: not JSON ({exc.msg}, column {exc.colno})") from None
+        except ValueError as exc:  # (bytes that are not UTF-8)
+            raise ManifestError(f"{source}:1: error: not JSON ({exc})") from None
+        try:
+            return _build(cls, doc, "")
+        except ManifestError as exc:  # (the file and its one line in front, then where in the document)
+            at = f" at {exc.where}" if exc.where else ""
+            raise ManifestError(f"{source}:1: error: manifest{at}: {exc}") from None
 
     @classmethod
     def load(cls, folder: Path) -> Manifest:
@@ -225,9 +236,9 @@ class Manifest:
         except FileNotFoundError:
             data = None
         except OSError as exc:
-            raise ManifestError(f"{folder / MANIFEST_FILE}: {exc.strerror or exc}") from None
+            raise ManifestError(f"{folder / MANIFEST_FILE}: error: {exc.strerror or exc}") from None
         if data is None:
-            raise ManifestError(f"{folder / MANIFEST_FILE} not found: run `dualrail render` first")
+            raise ManifestError(f"{folder / MANIFEST_FILE}: error: not found: run `dualrail render` first")
         return cls.loads(data, str(folder / MANIFEST_FILE))
 
     def cabling_path(self, folder: Path) -> Path:
@@ -314,52 +325,56 @@ def _port(row: Any) -> ServerPortEntry:
     """A NIC port is written as [ifname, rdma_device, plane, rail] (a 100k-GPU fabric has 100k)."""
     if (type(row) is not list or len(row) != 4 or type(row[0]) is not str or type(row[1]) is not str
             or type(row[2]) is not str or type(row[3]) is not int):
-        raise ManifestError(f": a port is [ifname, rdma_device, plane, rail], not {row!r:.60}")
+        raise ManifestError(f"a port is [ifname, rdma_device, plane, rail], not {row!r:.60}")
     return ServerPortEntry._make(row)
 
 
 def _located(error: ManifestError, where: str) -> ManifestError:
     """The error with the path of where it happened in front (paths are made only for an error)."""
-    return ManifestError(f"{where}{error}")
+    return ManifestError(str(error), f"{where}.{error.where}" if error.where else where)
 
 
 def _build(cls: type[T], doc: Any, where: str) -> T:
     """``cls`` from a JSON object, checking every field is present with the right shape (rules
     precompiled per class: a 100k-GPU manifest has ~130k entries)."""
     if not isinstance(doc, dict):
-        raise ManifestError(f"{where}: expected an object")
+        raise ManifestError("expected an object", where)
     rules, names = _rules(cls)  # type: ignore[arg-type]
     values: dict[str, Any] = {}
     for rule in rules:
         if rule.name not in doc:
             if rule.required:
-                raise ManifestError(f"{where}: field {rule.name!r} is missing")
+                raise ManifestError(f"field {rule.name!r} is missing", where)
             continue
         value = doc[rule.name]
         if rule.listed is not None:
             if not isinstance(value, list):
-                raise ManifestError(f"{where}.{rule.name}: expected a list")
+                raise ManifestError("expected a list", _joined(where, rule.name))
             try:
                 value = [_port(v) for v in value]
             except ManifestError as exc:
-                raise _located(exc, f"{where}.{rule.name}") from None
+                raise _located(exc, _joined(where, rule.name)) from None
         elif rule.nested is not None:
             if not isinstance(value, dict):
-                raise ManifestError(f"{where}.{rule.name}: expected an object")
+                raise ManifestError("expected an object", _joined(where, rule.name))
             nested = rule.nested
             built: dict[str, Any] = {}
             for k, v in value.items():
                 try:
                     built[str(k)] = _build(nested, v, "")
                 except ManifestError as exc:
-                    raise _located(exc, f"{where}.{rule.name}.{k}") from None
+                    raise _located(exc, _joined(where, f"{rule.name}.{k}")) from None
             value = built
         elif not rule.check(value):
-            raise ManifestError(f"{where}.{rule.name}: {value!r:.60} has the wrong type")
+            raise ManifestError(f"{value!r:.60} has the wrong type", _joined(where, rule.name))
         values[rule.name] = value
     if len(doc) > len(values) and not set(doc) <= names:
-        raise ManifestError(f"{where}: unknown field(s) {', '.join(sorted(set(doc) - names))}")
+        raise ManifestError(f"unknown field(s) {', '.join(sorted(set(doc) - names))}", where)
     return cls(**values)
+
+
+def _joined(where: str, name: str) -> str:
+    return f"{where}.{name}" if where else name
 
 
 @lru_cache(maxsize=None)

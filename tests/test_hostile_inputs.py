@@ -473,7 +473,7 @@ def test_batfish_snapshot_refuses_a_link_in_the_build(workdir: Path) -> None:
     config.unlink()
     config.symlink_to("/etc/passwd")
     code, _o, err = run_cli("batfish-snapshot", "-o", str(out), "--snapshot", str(workdir / "snap"))
-    assert code == 1 and "is a symlink" in err and "Traceback" not in err
+    assert code == 1 and "running-config: error: a symlink" in err and "Traceback" not in err
     assert not any("root:" in p.read_text(errors="replace") for p in (workdir / "snap").rglob("*") if p.is_file())
 
 
@@ -488,3 +488,26 @@ def test_a_journal_that_cannot_be_kept_there_is_one_line(tmp_path: Path, where: 
     said = said_all.strip().splitlines()
     assert code == 1 and len(said) == 1, said
     assert "cannot keep the journal there" in said[0] and "internal error" not in said[0] and "pw@" not in said[0]
+
+
+def test_a_run_the_journal_does_not_hold_is_one_line(tmp_path: Path) -> None:
+    code, _out, said = run_cli("runs", "--journal", str(tmp_path / "j.sqlite"), "7")
+    assert code == 1 and said.strip().splitlines() == [f"{tmp_path / 'j.sqlite'}: error: no run 7 (it holds no run yet)"]
+
+
+def test_a_broken_manifest_is_one_line_with_file_and_line(workdir: Path) -> None:
+    """Not JSON (its line), a field missing or of the wrong shape deep inside (the place named)."""
+    out = workdir / "build"
+    assert run_cli("render", "-i", str(workdir / "inv"), "-o", str(out))[0] == 0
+    manifest = out / "manifest.json"
+    doc = json.loads(manifest.read_text())
+    manifest.write_text('{\n "generator": "x",\n oops\n}\n')
+    code, _o, said = run_cli("verify", "-o", str(out))
+    assert code == 1 and said.strip().splitlines() == [f"{manifest}:3: error: not JSON (Expecting property name "
+                                                        "enclosed in double quotes, column 2)"]
+    first = next(iter(doc["devices"]))
+    del doc["devices"][first]["plane"]
+    manifest.write_text(json.dumps(doc))
+    code, _o, said = run_cli("verify", "-o", str(out))
+    assert code == 1 and said.strip().splitlines() == [
+        f"{manifest}:1: error: manifest at devices.{first}: field 'plane' is missing"]

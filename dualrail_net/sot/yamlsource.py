@@ -118,7 +118,7 @@ def read_regular_file(path: Path, display: str, limit: int | None = None, within
         if not stat.S_ISREG(info.st_mode):
             kind = "a folder" if stat.S_ISDIR(info.st_mode) else "a FIFO" if stat.S_ISFIFO(info.st_mode) else \
                 "a device" if stat.S_ISCHR(info.st_mode) or stat.S_ISBLK(info.st_mode) else "not a regular file"
-            raise YamlSourceError(display, 0, f"{display} is {kind}", "inventory files must be regular files")
+            raise YamlSourceError(display, 0, f"{display} is {kind}", "dualrail reads only regular files (inventory, playbooks)")
         if info.st_size > limit:
             raise YamlSourceError(display, 0, f"file is {info.st_size} bytes, more than the limit of {limit}",
                                   "split it or remove what is not inventory")

@@ -29,9 +29,9 @@ def read_text_noting_cr(path: Path) -> tuple[str, int]:
         data = read_regular(path)
     except NotRegular as exc:
         if exc.link:
-            raise UnreadableFile(f"{path} is a symlink; verify reads only regular files (remove it and "
+            raise UnreadableFile(f"{path}: error: a symlink; verify reads only regular files (remove it and "
                                  "re-render)") from None
-        raise UnreadableFile(f"{path} is not a regular file; remove it and re-render") from None
+        raise UnreadableFile(f"{path}: error: not a regular file; remove it and re-render") from None
     if data is None:
         return "", 0
     try:
@@ -52,7 +52,7 @@ def read_bytes(path: Path) -> bytes:
         data = read_regular(path)
     except NotRegular as exc:
         what = "a symlink" if exc.link else "not a regular file"
-        raise UnreadableFile(f"{path} is {what}; dualrail reads only regular files (remove it and re-render)") from None
+        raise UnreadableFile(f"{path}: error: {what}; dualrail reads only regular files (remove it and re-render)") from None
     return data or b""
 
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
+import math
 import os
 import sys
 import time
@@ -87,6 +89,39 @@ def _common(p: argparse.ArgumentParser, output: bool = True) -> None:
         p.add_argument("-o", "--output", type=Path, default=Path("build"), metavar="DIR",
                        help="output directory for rendered artifacts (default: build/)")
     p.add_argument("--json", action="store_true", help="print one JSON document on stdout (human output goes away)")
+
+
+def _positive_int(text: str) -> int:
+    """An argparse type: a whole number of at least 1 (a usage error, exit 2, otherwise)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text} is not at least 1")
+    return value
+
+
+def _positive_number(text: str) -> float:
+    """An argparse type: a finite number above 0 (nan, inf and negatives are usage errors)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"{text} is not a finite number above 0")
+    return value
+
+
+def _quiet_libraries() -> None:
+    """paramiko logs an SSH connection that fails (a device that does not answer) with its traceback
+    at ERROR, and with no handler configured Python prints that to stderr (logging.lastResort). The
+    commands report each device's failure themselves, in one line: the libraries' records are
+    dropped (DUALRAIL_DEBUG=1 keeps them)."""
+    for name in ("paramiko", "netmiko", "nornir"):
+        logger = logging.getLogger(name)
+        logger.addHandler(logging.NullHandler())
+        logger.propagate = False
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -246,7 +281,7 @@ def build_parser() -> argparse.ArgumentParser:
                                 ".dualrail/journal.sqlite) or a postgresql:// URL shared by every operator and CI runner")
             p.add_argument("--backups", type=Path, default=Path(".dualrail/backups"), metavar="DIR",
                            help="backup folder (never overwritten; default: .dualrail/backups)")
-            p.add_argument("--resume", type=int, default=None, metavar="RUN", help="continue an interrupted run")
+            p.add_argument("--resume", type=_positive_int, default=None, metavar="RUN", help="continue an interrupted run")
             p.add_argument("--junit", type=Path, default=None, metavar="FILE",
                            help="also write JUnit XML: one test case per device (its steps in the output)")
             p.add_argument("--events", default=None, metavar="FILE",
@@ -279,10 +314,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--junit", type=Path, default=None, metavar="FILE", help="also write JUnit XML (one case per check)")
     p.add_argument("--metrics", type=Path, default=None, metavar="FILE",
                    help="write the findings as OpenMetrics text (e.g. /var/lib/node_exporter/textfile/dualrail.prom)")
-    p.add_argument("--watch", type=float, default=None, metavar="SECONDS",
+    p.add_argument("--watch", type=_positive_number, default=None, metavar="SECONDS",
                    help="audit again every SECONDS until interrupted (the exit code is the last audit's)")
-    p.add_argument("--count", type=int, default=None, metavar="N", help="with --watch: stop after N audits")
-    p.add_argument("--workers", type=int, default=16, metavar="N", help="devices asked at once (default 16)")
+    p.add_argument("--count", type=_positive_int, default=None, metavar="N", help="with --watch: stop after N audits")
+    p.add_argument("--workers", type=_positive_int, default=16, metavar="N", help="devices asked at once (default 16)")
     p.add_argument("--ib", nargs="?", const="all", default=None, metavar="P1,P2",
                    help="also compare each InfiniBand plane (all, or those named) with its cabling plan: "
                         "ibnetdiscover on the plane's SM host (its standby's if it does not answer), reached "
@@ -316,13 +351,13 @@ def build_parser() -> argparse.ArgumentParser:
                    "job_servers, job_days, mtbf_hours, mttr_hours; defaults in docs/performance-model.md)")
     p.add_argument("--html", type=Path, default=None, metavar="FILE",
                    help="write the self-contained HTML report (no network needed to view it)")
-    p.add_argument("--min-plane-gbps", type=float, default=None, metavar="GBPS",
+    p.add_argument("--min-plane-gbps", type=_positive_number, default=None, metavar="GBPS",
                    help="fail (exit 1) when a plane's server bandwidth is below GBPS")
-    p.add_argument("--min-bisection-gbps", type=float, default=None, metavar="GBPS",
+    p.add_argument("--min-bisection-gbps", type=_positive_number, default=None, metavar="GBPS",
                    help="fail (exit 1) when a plane's bisection bandwidth is below GBPS")
 
     p = sub.add_parser("runs", help="list deploy runs, or show one", description="Read the run journal.")
-    p.add_argument("run", nargs="?", type=int, help="run id to show in full")
+    p.add_argument("run", nargs="?", type=_positive_int, help="run id to show in full")
     p.add_argument("--journal", default=os.environ.get("DUALRAIL_JOURNAL", ".dualrail/journal.sqlite"),
                    metavar="FILE|URL", help="a SQLite file or a postgresql:// URL (default: $DUALRAIL_JOURNAL)")
     p.add_argument("--json", action="store_true", help="print one JSON document on stdout")
@@ -834,9 +869,6 @@ def cmd_audit(args: argparse.Namespace, ui: Ui) -> int:
     from dualrail_net.audit.metrics import openmetrics, write_metrics
     from dualrail_net.audit.run import as_results, audit_findings, coverage
     from dualrail_net.deploy.session import connector
-    if args.watch is not None and args.watch <= 0:
-        ui.print("[red]--watch needs a positive number of seconds[/]")
-        return EXIT_USAGE
     try:
         manifest = Manifest.load(args.output)
     except ManifestError as exc:
@@ -965,6 +997,8 @@ COMMANDS: dict[str, Callable[[argparse.Namespace, Ui], int]] = {
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if not os.environ.get("DUALRAIL_DEBUG"):
+        _quiet_libraries()
     ui = Ui(args.json)
     try:
         return COMMANDS[args.command](args, ui)

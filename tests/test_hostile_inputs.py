@@ -511,3 +511,42 @@ def test_a_broken_manifest_is_one_line_with_file_and_line(workdir: Path) -> None
     code, _o, said = run_cli("verify", "-o", str(out))
     assert code == 1 and said.strip().splitlines() == [
         f"{manifest}:1: error: manifest at devices.{first}: field 'plane' is missing"]
+
+
+@pytest.mark.parametrize("argv", [
+    ["audit", "--workers", "0"], ["audit", "--watch", "nan"], ["audit", "--watch", "1", "--count", "-1"],
+    ["capacity", "--min-plane-gbps", "-5"], ["capacity", "--min-bisection-gbps", "inf"], ["runs", "0"],
+    ["deploy", "--resume", "-3"]])
+def test_numbers_out_of_range_are_usage_errors(argv: list[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        run_cli(*argv)
+    assert info.value.code == 2
+
+
+def test_a_top_level_unknown_key_in_a_side_file_is_one_line(workdir: Path) -> None:
+    """A capacity scenario file or a playbook whose top level holds an unknown key (the place named
+    for the top level was an IndexError)."""
+    odd = workdir / "odd.yaml"
+    odd.write_text("x:\n  - {a: b}\n")
+    code, _o, said = run_cli("capacity", "-i", str(workdir / "inv"), "--scenarios", str(odd))
+    lines = said.strip().splitlines()
+    assert code == 2 and all(line.startswith(f"{odd}:1: error: ") for line in lines)
+    assert f"{odd}:1: error: unknown key 'x' in the file's top level (remove it or fix the spelling; unknown keys " \
+        "are never ignored)" in lines
+
+
+def test_a_library_logging_a_failed_connection_prints_nothing() -> None:
+    """paramiko logs an SSH connection that fails with its traceback at ERROR; a command reports the
+    device in one line of its own, so nothing of the library's reaches stderr (with no handler,
+    Python's last-resort handler prints it: the first run shows the test can fail)."""
+    import subprocess
+    import sys
+    program = ("import logging, sys\n"
+               "from dualrail_net.cli import _quiet_libraries\n"
+               "if sys.argv[1] == 'quiet': _quiet_libraries()\n"
+               "try:\n    raise EOFError('Error reading SSH protocol banner')\n"
+               "except EOFError:\n    logging.getLogger('paramiko.transport').exception('Exception (client)')\n")
+    loud = subprocess.run([sys.executable, "-c", program, "loud"], capture_output=True, text=True, check=True)
+    assert "Traceback" in loud.stderr
+    quiet = subprocess.run([sys.executable, "-c", program, "quiet"], capture_output=True, text=True, check=True)
+    assert quiet.stderr == ""

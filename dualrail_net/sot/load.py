@@ -78,7 +78,7 @@ def _describe(loc: PathKey) -> str:
             # a key is shown as written when it is a plain name, quoted and escaped otherwise
             name = str(part) if re.fullmatch(r"[A-Za-z0-9_.-]{1,64}", str(part)) else shown(part)
             out += f".{name}" if out else name
-    return out or str(loc[0])
+    return out or (str(loc[0]) if loc else "the file's top level")
 
 
 def _message(text: str) -> str:

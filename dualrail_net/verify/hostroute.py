@@ -135,6 +135,8 @@ class _Table:
 
     def routes(self) -> list[Entry]:
         return [e for e in self.entries if e is not None]
+
+
 LOOPBACK = 0x7F000001  # 127.0.0.1, on lo before any stanza comes up
 # a rule of one of REJECT_KINDS' types, as the table it "looks up" (below 0: no table has that
 # number; one per type, as `ip rule del ... TYPE` deletes only a rule of that type)
@@ -238,7 +240,8 @@ class _GatewayRules:
         return None
 
 
-def _link_route_port(table: _Table | None, dev: str | None, via_ip: int, up: dict[str, list[tuple[int, int]]]) -> str | None:
+def _link_route_port(table: _Table | None, dev: str | None, via_ip: int,
+                     up: dict[str, list[tuple[int, int]]]) -> str | None:
     """The port of the longest link-scope route (a port, no gateway) of ``table`` that holds
     ``via_ip`` over a port that is up (and is ``dev`` when one is named); the first added of one
     length. One probe per length, not a scan of the table."""

@@ -642,7 +642,7 @@ def _rule_type_taken(args: list[str]) -> tuple[list[str], str | None]:
 
 LINK_SET_DOWN = "post-up down"  # Interface.down of a port a post-up command takes down
 # every command link_command reads has its object word starting with `l` after the program (and
-# `-4`); most post-up commands are routes and rules, which this lets through without a split
+# `-4` or `-f inet`); most post-up commands are routes and rules, which this lets through without a split
 _MAYBE_LINK = re.compile(r"^\S*ip\s+(?:(?:-4|--?f\S*\s+inet)\s+)*l")
 # the same for `ip address ...` (address_command)
 _MAYBE_ADDRESS = re.compile(r"^\S*ip\s+(?:(?:-4|--?f\S*\s+inet)\s+)*a")

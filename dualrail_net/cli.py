@@ -178,6 +178,7 @@ def build_parser() -> argparse.ArgumentParser:
                        "                        different FEC or autonegotiation (the link stays down)\n"
                        "  LINK-PORT-DOWN        a cabled switch port shut, kept down, a switchport or without its `auto`\n"
                        "                        line (a server port has no session to notice it)\n"
+                       "  LINK-PLAN             the cabling plans the checks compare with are in the build\n"
                        "  HOST-*    NCCL env, sysctls and each NIC port's forwarding decision (simulated as the\n"
                        "            kernel installs ifupdown2's routes and rules: held to `ip route get`)\n"
                        "  MGMT-*    every switch keeps its management address, route, SSH/API and users, a local login\n"

@@ -572,6 +572,12 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
     ("a leaf's uplink taken down by an abbreviated post-up command in a later stanza", "BGP-SESSION-DOWN",
      lambda r: edit(r / LEAF_A / "interfaces", "    address 10.11.0.7/31\n",
                     "    address 10.11.0.7/31\n    post-up ip l s dev swp33 down\n")),
+    ("the cabling plan deleted (every check comparing with it would find nothing)", "LINK-PLAN",
+     lambda r: (r / "resolved/cabling.csv").unlink()),
+    ("the cabling plan emptied to its header", "LINK-PLAN",
+     lambda r: (r / "resolved/cabling.csv").write_text(
+         (r / "resolved/cabling.csv").read_text().splitlines()[0] + "\n")),
+    ("an IB plane's cabling plan deleted", "LINK-PLAN", lambda r: (r / "ib-plane-IBA/cabling.csv").unlink()),
     ("a leaf's server port's address deleted by a post-up command", "ADDR-P2P-MISMATCH",
      lambda r: edit(r / LEAF_A / "interfaces", "    address 10.12.0.0/31\n",
                     "    address 10.12.0.0/31\n    post-up ip addr del 10.12.0.0/31 dev swp1\n")),

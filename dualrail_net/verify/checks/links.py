@@ -30,6 +30,26 @@ def _fec(name: str | None) -> str:
     return {"rs": "RS (Reed-Solomon)", "baser": "BASE-R (Fire code)", "none": "off"}.get(name or "", "auto")
 
 
+@check("LINK-PLAN", "the cabling plans the checks, the twin and the audit compare with are in the build",
+       reads={BASE, TOPOLOGY})
+def cabling_plans(ctx: Context) -> list[Finding]:
+    """A plan read as empty (read_cabling reads a missing file so) would leave every check that
+    compares with it silent: the Ethernet plan without rows while the build has switches, or an
+    IB plane's plan missing, is an error of its own."""
+    out: list[Finding] = []
+    manifest, root = ctx.snap.manifest, ctx.snap.root
+    why = "every check that compares cables, ports, addresses and speeds with the plan (and the twin, the " \
+          "audit) reads this file: without it they find nothing to compare, whatever the configs say"
+    if manifest.devices and not len(ctx.cables.plan):
+        said = "missing" if not (root / manifest.cabling).exists() else "holds no cable"
+        out.append(finding([], "", f"{manifest.cabling}: {said} (the build has {len(manifest.devices)} switches)", why))
+    for plane, ib in manifest.ib_planes.items():
+        rel = f"{ib.dir}/cabling.csv"
+        if ib.switches and not (root / rel).is_file():
+            out.append(finding([], plane, f"{rel}: missing (IB plane {plane} has {len(ib.switches)} switches)", why))
+    return out
+
+
 @check("LINK-CONFIG", "every cabled port runs its link's planned speed, and both ends agree on FEC and "
        "autonegotiation", reads={BASE, TOPOLOGY})
 def link_config(ctx: Context) -> list[Finding]:

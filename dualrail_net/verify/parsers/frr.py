@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import bisect
 import functools
+import operator
 import re
 from collections import Counter
 from collections.abc import Callable
@@ -193,6 +194,9 @@ def clear_list_indexes() -> None:
     _INDEXES.clear()
     _MAP_INDEXES.clear()
     _HIGHEST.clear()
+
+
+_SEQ_OF = operator.attrgetter("seq")
 
 
 def _entry_seq(entry: PrefixListEntry) -> int:
@@ -1377,12 +1381,12 @@ def undo_top_level(dev: DeviceConfig, w: list[str], vrf: str | None) -> bool:
         if w[2] not in ("permit", "deny") or _int(w[3], 65535) is None:
             return False
         map_entries = dev.route_maps[w[1]]
-        left = [e for e in map_entries if e.seq != int(w[3])]
-        if len(left) == len(map_entries):
+        numbers = list(map(_SEQ_OF, map_entries))  # (a scan in C: a list comprehension read each entry in Python)
+        if int(w[3]) not in numbers:
             return False
-        if left:
-            map_entries[:] = left
-        else:
+        del map_entries[numbers.index(int(w[3]))]
+        _MAP_INDEXES.pop(id(map_entries), None)  # (its positions moved)
+        if not map_entries:
             del dev.route_maps[w[1]]  # the last entry gone takes the map with it
         return True
     if w[:2] == ["router", "bgp"] and len(w) in (2, 3, 5):

@@ -61,23 +61,52 @@ class ConfigDb:
         self.text = text
         self.tables = tables
         self._starts: list[int] | None = None
+        # per table: where it starts, and where each of its keys first is (found in one walk of the
+        # table's entries in file order, the first time a line in it is asked for: a search from
+        # the table's start per key was quadratic, 8.7 s for 16,000 ports)
+        self._keys_at: dict[str, tuple[int | None, dict[str, int]]] = {}
 
     def table(self, name: str) -> Table:
         return self.tables.get(name) or Table(name)
 
     def line(self, table: str, key: str | None = None) -> int:
-        at = self._find(table, 0)
-        if at is not None and key is not None:
-            at = self._find(key, at)
+        held = self._keys_at.get(table)
+        if held is None:
+            held = self._keys_at[table] = self._walk(table)
+        at = held[0] if key is None or held[0] is None else held[1].get(key)
+        if at is None and key is not None:  # (a key the table's entries do not hold: searched for)
+            at = self._find(key, held[0])
         if at is None:
             return 0
         if self._starts is None:
             self._starts = [m.end() for m in re.finditer("\n", self.text)]
         return bisect.bisect_right(self._starts, at) + 1
 
-    def _find(self, key: str, start: int) -> int | None:
-        m = re.compile(re.escape(json.dumps(key)) + r"\s*:").search(self.text, start)
-        return m.start() if m else None
+    def _walk(self, table: str) -> tuple[int | None, dict[str, int]]:
+        start = self._find(table, 0)
+        places: dict[str, int] = {}
+        at = start
+        for key, _ in self.table(table).entries if start is not None else ():
+            found = self._find(key, at if at is not None else start)  # (the next key is just after)
+            if found is not None:
+                places.setdefault(key, found)
+                at = found
+        return start, places
+
+    def _find(self, key: str, start: int | None) -> int | None:
+        """Where the JSON string ``key`` is next written as a key (followed by a colon) from ``start``."""
+        if start is None:
+            return None
+        text, needle = self.text, json.dumps(key)
+        at = text.find(needle, start)
+        while at >= 0:
+            after = at + len(needle)
+            while after < len(text) and text[after] in " \t\r\n":
+                after += 1
+            if after < len(text) and text[after] == ":":
+                return at
+            at = text.find(needle, at + 1)
+        return None
 
 
 def _fields(value: Any) -> dict[str, Any]:

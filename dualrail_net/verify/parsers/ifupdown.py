@@ -360,6 +360,11 @@ def read_interfaces(text: str) -> InterfacesFile:
         if key[0] == "#":
             continue
         if key in _ENDS_STANZA:
+            if key == "allow-hotplug":
+                # measured with ifupdown2: `ifreload -a` (what a deploy runs) leaves a hotplug stanza as
+                # it was (its port keeps its old state and settings); only a boot applies it
+                unmodelled.append((number, f"{line.strip()} (the deploy's `ifreload -a` applies only `auto` "
+                                           "stanzas: this one's settings take effect at the next boot)"))
             if (key == "auto" or key == "allow-hotplug") and len(w) > 1 and "[" not in w[1] and "all" not in w[1]:
                 brought_up.update(w[1].split())  # (the rendered form: names only)
             elif key == "auto" or key == "allow-hotplug":

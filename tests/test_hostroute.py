@@ -329,3 +329,80 @@ def test_the_link_route_lookup_by_length_finds_what_the_scan_finds() -> None:
             assert port == hostroute.link_route_port_plain(table, dev, via_ip, up)
             found += port is not None
     assert found > 100  # routes are found, not only missed
+
+
+ADDRESS_FORMS = """\
+auto d1
+iface d1
+    address 10.0.1.5/31
+    address 10.0.1.1/33
+    address 10.0.1.7/31
+
+auto d2
+iface d2
+    address 10.0.2.1/31
+    address 2001:db8::1/64
+    address 10.0.2.3/031
+
+auto d3
+iface d3
+    address 10.0.3.1/31
+    address 10.0.3.256/31
+
+auto d4
+iface d4
+    address 10.0.4.1/31
+iface d4
+    address 10.0.4.3/31 10.0.4.5/31
+
+auto d5
+iface d5
+    address 10.0.5.1/31
+    address 2001:db8::zz/64
+
+auto d6
+iface d6
+    address 10.0.6.01/31
+    address 10.0.6.3/31
+"""
+
+
+def test_address_values_ifupdown2_cannot_take_are_read_as_it_takes_them() -> None:
+    """Measured with ifupdown2 (the kernel test below holds it so): a value it cannot convert (two
+    words, an octet above 255 or written with a leading zero, a broken IPv6 address) leaves the
+    interface without any address, of every stanza; one the kernel refuses (a length above 32) ends
+    the interface's addresses there; a length with leading zeros is that length."""
+    from dualrail_net.verify.parsers.ifupdown import read_interfaces
+    parsed = read_interfaces(ADDRESS_FORMS)
+    assert {name: iface.addresses for name, iface in parsed.interfaces.items()} == {
+        "d1": ["10.0.1.5/31"], "d2": ["10.0.2.1/31", "10.0.2.3/31"], "d3": [], "d4": [], "d5": [], "d6": []}
+    said = {line: text for line, text in parsed.unmodelled}
+    assert "refused by the kernel" in said[4] and "none of d3's addresses" in said[16]
+
+
+@needs_kernel
+def test_address_values_reach_the_kernel_as_the_model_reads_them(tmp_path: Path) -> None:
+    """ADDRESS_FORMS applied by ifupdown2 in a namespace: every port holds exactly the IPv4
+    addresses the model gives it. Run after another namespace's file with an unreadable address for
+    ports of the same names: ifupdown2's state is private to each run (it once was not: such a file
+    left the next run's ports without addresses)."""
+    from dualrail_net.twin.lifecycle import ifup_in
+    from dualrail_net.twin.shell import in_ns, ip_batch, run
+    from dualrail_net.verify.parsers.ifupdown import read_interfaces
+    ports = ["d1", "d2", "d3", "d4", "d5", "d6"]
+    other = tmp_path / "other"
+    other.write_text("".join(f"auto {p}\niface {p}\n    address 10.9.{i}.1/31 junk\n\n" for i, p in enumerate(ports)))
+    (tmp_path / "forms").write_text(ADDRESS_FORMS)
+    held: dict[str, list[str]] = {}
+    for ns, path in (("drt-t-addr-a", other), ("drt-t-addr-b", tmp_path / "forms")):
+        run(["ip", "netns", "del", ns], check=False)
+        run(["ip", "netns", "add", ns])
+        try:
+            ip_batch([f"link add {p} type veth peer name x{p}" for p in ports] + [f"link set x{p} up" for p in ports],
+                     namespace=ns)
+            ifup_in(ns, path)
+            held = {p: sorted(in_ns(ns, ["ip", "-4", "-br", "addr", "show", "dev", p]).split()[2:]) for p in ports}
+        finally:
+            run(["ip", "netns", "del", ns], check=False)
+    model = {name: sorted(iface.addresses) for name, iface in read_interfaces(ADDRESS_FORMS).interfaces.items()}
+    assert held == model

@@ -32,7 +32,8 @@ from dualrail_net.twin.plan import (
     ns_name,
 )
 from dualrail_net.twin.shell import MGMT_PORT, TwinError, fabric_ports, in_ns, ip_batch, link_names, run
-from dualrail_net.twin.translate import frr_for_vrf, interfaces_for_vrf, interfaces_to_ip_batch, without_management
+from dualrail_net.twin.translate import (frr_for_vrf, ifup_privately, interfaces_for_vrf, interfaces_to_ip_batch,
+                                         without_management)
 
 STATE_DIR = Path(os.environ.get("DUALRAIL_TWIN_STATE", "/run/dualrail-twin"))
 MGMT_BRIDGE = "drt-mgmt"
@@ -163,11 +164,10 @@ def restart_switch(sw: SwitchNs, frr_text: str, interfaces_text: str | None = No
 
 
 def ifup_in(ns: str, path: Path) -> None:
-    """ifupdown2 applies ``path`` in ``ns`` as at boot. It keeps its lock and state in /run/network:
-    each call gets a private one. Its exit status is not trusted either way (it exits 0 past
+    """ifupdown2 applies ``path`` in ``ns`` as at boot, with its lock and state private to the call
+    (translate.ifup_privately). Its exit status is not trusted either way (it exits 0 past
     unknown attributes): the callers test the result (`twin check`, the host oracle)."""
-    cmd = f"mkdir -p /run/network && mount -t tmpfs none /run/network && exec ifup -a -i {path}"
-    in_ns(ns, ["unshare", "-m", "sh", "-c", cmd], check=False, timeout=120)
+    in_ns(ns, ["sh", "-c", ifup_privately(str(path))], check=False, timeout=120)
 
 
 def _bring_up_switch(sw: SwitchNs, cabled: set[str], cabling: Future[None], interfaces_mode: str = "ifupdown2") -> None:

@@ -22,6 +22,16 @@ from dualrail_net.verify.parsers.frr_cli import expand, node_after
 from dualrail_net.verify.parsers.ifupdown import parse_stanzas
 
 
+def ifup_privately(path: str) -> str:
+    """The shell line that applies an interfaces file in a twin namespace as at boot (`ifup -a`),
+    with ifupdown2's lock and state private to the call: /run/network, and /var/tmp/network, where
+    it keeps the state of every interface it configured (ifstatenew). That file is read by the next
+    `ifup` whatever the namespace: measured, another namespace's file with an address ifupdown2
+    cannot read, for ports of the same names, left a later run's ports without their addresses."""
+    return ("unshare -m sh -c 'mkdir -p /run/network /var/tmp/network && mount -t tmpfs none /run/network && "
+            f"mount -t tmpfs none /var/tmp/network && exec ifup -a -i {path}'")
+
+
 def frr_for_vrf(text: str, vrf: str) -> str:
     out: list[str] = []
     skipping = False

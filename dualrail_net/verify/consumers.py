@@ -119,9 +119,12 @@ def check_ifupdown(out: Path, files: list[Path], shapes: bool = True) -> CheckRe
     started = time.monotonic()
     known = ifupdown_attributes()
     # ifupdown2 takes a global lock in /run/network, so parallel checks need a private /run/network
-    # each (a mount namespace, root only); otherwise they run one at a time.
+    # each (a mount namespace, root only); otherwise they run one at a time. Its state file in
+    # /var/tmp/network (what the last run configured) is kept private too: nothing of another
+    # file's run may reach this one's reading (twin.translate.ifup_privately).
     private = os.geteuid() == 0 and shutil.which("unshare") is not None
-    prefix = ["unshare", "-m", "sh", "-c", 'mkdir -p /run/network && mount -t tmpfs none /run/network && exec "$0" "$@"'] if private else []
+    prefix = ["unshare", "-m", "sh", "-c", "mkdir -p /run/network /var/tmp/network && mount -t tmpfs none /run/network "
+              '&& mount -t tmpfs none /var/tmp/network && exec "$0" "$@"'] if private else []
 
     def one(group: list[Path]) -> list[Finding]:
         found = []

@@ -16,6 +16,7 @@ from typing import Any
 from dualrail_net.platforms.cumulus.driver import CumulusDriver
 from dualrail_net.render.servers import HOST_PATHS
 from dualrail_net.twin import nic_double
+from dualrail_net.twin.translate import ifup_privately
 from dualrail_net.verify.parsers.ifupdown import read_interfaces, server_policy
 
 # where a server keeps each file (render/servers.HOST_PATHS: nccl.env names the topology file's path);
@@ -53,8 +54,7 @@ class ServerDriver(CumulusDriver):
     def _apply_commands(self, name: str, path: str) -> list[str]:
         if name == "interfaces":
             if self.twin:  # the twin's namespace keeps no ifupdown2 state between runs
-                return [f"unshare -m sh -c 'mkdir -p /run/network && mount -t tmpfs none /run/network && "
-                        f"ifup -a -i {path}' >/dev/null 2>&1"]
+                return [f"{ifup_privately(path)} >/dev/null 2>&1"]
             return ["ifreload -a >/dev/null 2>&1"]
         if name == "sysctl.conf":
             return [f"sysctl -q -p {path} >/dev/null 2>&1"]

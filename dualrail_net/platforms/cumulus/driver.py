@@ -23,7 +23,7 @@ from dualrail_net.deploy.drivers.base import (
     unified_diff,
 )
 from dualrail_net.verify.model import DeviceConfig
-from dualrail_net.twin.translate import without_management
+from dualrail_net.twin.translate import ifup_privately, without_management
 from dualrail_net.verify.parsers.frr import parse_frr
 
 FRR_RELOAD = "/usr/lib/frr/frr-reload.py"
@@ -173,8 +173,7 @@ class CumulusDriver:
             return out
         if name == "interfaces":
             if self.twin:
-                return [f"unshare -m sh -c 'mkdir -p /run/network && mount -t tmpfs none /run/network && "
-                        f"ifup -a -i {path}' >/dev/null 2>&1"]
+                return [f"{ifup_privately(path)} >/dev/null 2>&1"]
             return ["ifreload -a >/dev/null 2>&1"]
         if name == "qos_features.conf":
             return [] if self.twin else ["systemctl reload switchd.service >/dev/null 2>&1"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -21,6 +22,38 @@ class Stanza:
 _ENDS_STANZA = {"auto", "allow-hotplug", "source", "source-directory", "vlan"}
 _OCTET = r"(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)"
 _ADDRESS = re.compile(rf"{_OCTET}(?:\.{_OCTET}){{3}}(?:/(?:3[0-2]|[12]?\d))?")
+
+
+VOIDS = object()  # address_reading: a value ifupdown2 cannot convert (the interface gets no address)
+REFUSED = object()  # address_reading: converted, but the kernel refuses it (later ones are not added)
+_IPV4_WRITTEN = re.compile(r"(\d+)\.(\d+)\.(\d+)\.(\d+)(?:/(\d+))?")
+
+
+def address_reading(value: str) -> str | object | None:
+    """How ifupdown2 takes an `address` value that _ADDRESS does not read as written (measured,
+    ifupdown2 3.0 on this machine): an IPv4 prefix whose length has leading zeros is that length
+    (its "A.B.C.D/LEN"); a length above 32 (or above 128 for IPv6) is REFUSED by the kernel, and
+    ifupdown2 stops adding the interface's addresses there; anything it cannot convert (two words,
+    an octet above 255 or with a leading zero, junk) VOIDS every address of the interface, of all its
+    stanzas; None for a valid IPv6 address (outside the IPv4 model)."""
+    if not value or len(value.split()) != 1:
+        return VOIDS
+    if ":" in value:
+        address, _, length = value.partition("/")
+        try:
+            ipaddress.IPv6Address(address)
+        except ValueError:
+            return VOIDS
+        if length and not (length.isascii() and length.isdigit()):
+            return VOIDS
+        return REFUSED if length and int(length) > 128 else None
+    m = _IPV4_WRITTEN.fullmatch(value)
+    if m is None or not value.isascii() \
+            or any(len(o) > 1 and o[0] == "0" or int(o) > 255 for o in m.groups()[:4]):
+        return VOIDS
+    if m[5] is not None and int(m[5]) > 32:
+        return REFUSED
+    return f"{'.'.join(m.groups()[:4])}/{int(m[5])}" if m[5] is not None else f"{'.'.join(m.groups()[:4])}/32"
 
 
 def numbered_lines(text: str) -> Iterable[tuple[int, str]]:
@@ -335,6 +368,10 @@ def read_interfaces(text: str) -> InterfacesFile:
     bridge_members: dict[str, tuple[str, int]] = {}
     auto_all = False
     addresses_kept: set[str] = set()
+    # an interface with an `address` value ifupdown2 cannot read gets none of its addresses; one the
+    # kernel refuses ends the interface's addresses there (address_reading; measured)
+    voided: dict[str, tuple[int, str]] = {}  # interface -> (line, text) of the first unreadable value
+    cut: dict[str, tuple[int, int, str]] = {}  # interface -> (its addresses before it, line, text)
     client = ""  # the open stanza's family and method when the method is one of _CLIENT_METHODS
     for number, line in numbered_lines(text):
         w = line.split(None, 1)
@@ -385,16 +422,23 @@ def read_interfaces(text: str) -> InterfacesFile:
         if "$IFACE" in value:  # ifupdown2 puts the stanza's interface in before anything reads the value
             value = value.replace("$IFACE", iface.name)
         if key == "address":  # (the two most frequent keys first: neither is read once only)
-            address = value.split()[0] if value else ""
             if client:
                 unmodelled.append((number, f"{line.strip()} (never applied: ifupdown2 applies no address of an "
                                            f"`{client}` stanza)"))
-            elif _ADDRESS.fullmatch(address):
-                if "/" not in address:
+            elif _ADDRESS.fullmatch(value):
+                if "/" not in value:
                     bare.append((iface, len(iface.addresses), stanza, addresses_read))
-                iface.addresses.append(address)
-            else:  # IPv6, a typo, a shorthand: not in the IPv4 model, and said so
-                unmodelled.append((number, line.strip()))
+                iface.addresses.append(value)
+            else:
+                reading = address_reading(value)
+                if isinstance(reading, str):  # a length written with leading zeros: what ifupdown2 reads
+                    iface.addresses.append(reading)
+                elif reading is None:  # IPv6: not in the IPv4 model, and said so
+                    unmodelled.append((number, line.strip()))
+                elif reading is VOIDS:
+                    voided.setdefault(iface.name, (number, line.strip()))
+                else:  # (REFUSED) the kernel refuses it, and the addresses after it are never added
+                    cut.setdefault(iface.name, (len(iface.addresses), number, line.strip()))
             addresses_read += 1
         elif key == "post-up" or key == "up":
             if _SHELL_MARKS.search(value) is None:  # (shell_commands' own first test, without the call)
@@ -470,6 +514,14 @@ def read_interfaces(text: str) -> InterfacesFile:
         length = lengths[index] if index < len(lengths) else None
         if length is not None:
             owner.addresses[position] += f"/{length}"
+    for name, (before, number, text) in cut.items():
+        ifaces[name].addresses[before:] = []
+        unmodelled.append((number, f"{text} (refused by the kernel: ifupdown2 adds none of {name}'s addresses "
+                                   "from this one on)"))
+    for name, (number, text) in voided.items():
+        ifaces[name].addresses = []
+        unmodelled.append((number, f"{text} (not an address ifupdown2 reads: it applies none of {name}'s "
+                                   "addresses)"))
     for owner in ifaces.values():  # one address named twice is one address (the kernel holds it once)
         if len(owner.addresses) > 1 and len(set(owner.addresses)) < len(owner.addresses):
             owner.addresses = list(dict.fromkeys(owner.addresses))

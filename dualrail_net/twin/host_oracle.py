@@ -488,11 +488,41 @@ def _netmask(rng: random.Random, text: str) -> tuple[str, str] | None:
     return f"address {m.group(2)} with netmask {mask} {how} it", text[:m.start()] + new + text[m.end():]
 
 
+def _address_form(rng: random.Random, text: str) -> tuple[str, str] | None:
+    """A port's address written in a form ifupdown2 takes otherwise than as written: a second word,
+    an octet above 255 or with a leading zero, a length above 32 or with leading zeros, or a second
+    `address` line (IPv4 or a broken IPv6 one) before or after it."""
+    addresses = list(re.finditer(r"^(\s+)address (\d+)\.(\d+)\.(\d+)\.(\d+)/(\d+)$", text, re.M))
+    if not addresses:
+        return None
+    m = rng.choice(addresses)
+    indent, octets, length = m.group(1), list(m.groups()[1:5]), m.group(6)
+    own = f"{'.'.join(octets)}/{length}"
+    how = rng.choice(["two-words", "octet-256", "leading-zero", "length-33", "length-zeros", "second-line"])
+    if how == "two-words":
+        new = f"{indent}address {own} {'.'.join(octets[:3])}.{int(octets[3]) ^ 2}/{length}"
+    elif how == "octet-256":
+        new = f"{indent}address {'.'.join(octets[:3])}.256/{length}"
+    elif how == "leading-zero":
+        new = f"{indent}address {'.'.join(octets[:3])}.0{octets[3]}/{length}"
+    elif how == "length-33":
+        new = f"{indent}address {own}\n{indent}address {'.'.join(octets[:3])}.{int(octets[3]) ^ 2}/33"
+        if rng.random() < 0.5:
+            new = f"{indent}address {'.'.join(octets[:3])}.{int(octets[3]) ^ 2}/33\n{indent}address {own}"
+    elif how == "length-zeros":
+        new = f"{indent}address {'.'.join(octets)}/0{length}"
+    else:
+        extra = rng.choice([f"2001:db8::{rng.randrange(1, 99)}/64", "2001:db8::zz/64",
+                            f"{'.'.join(octets[:3])}.{int(octets[3]) ^ 2}/{length}"])
+        new = f"{indent}address {own}\n{indent}address {extra}"
+    return f"address {own} written {how}: {new.strip()!r}", text[:m.start()] + new + text[m.end():]
+
+
 EDITS: tuple[Callable[[random.Random, str], tuple[str, str] | None], ...] = (
     _shell_form, _delete_line, _continued, _iface_variable, _netmask,
     _route_source, _route_source, _drop_line, _rule_priority, _rule_priority, _rule_table, _route_gateway,
     _route_gateway, _route_second, _route_second, _port_state, _main_route, _double_stanza, _no_auto,
-    _respell, _reject_route, _multipath, _rule_selector, _link_set, _client_method, _reject_rule)
+    _respell, _reject_route, _multipath, _rule_selector, _link_set, _client_method, _reject_rule, _address_form)
 
 
 @dataclass(frozen=True)

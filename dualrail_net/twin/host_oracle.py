@@ -488,7 +488,7 @@ def _netmask(rng: random.Random, text: str) -> tuple[str, str] | None:
     return f"address {m.group(2)} with netmask {mask} {how} it", text[:m.start()] + new + text[m.end():]
 
 
-def _address_form(rng: random.Random, text: str) -> tuple[str, str] | None:
+def address_form(rng: random.Random, text: str) -> tuple[str, str] | None:
     """A port's address written in a form ifupdown2 takes otherwise than as written: a second word,
     an octet above 255 or with a leading zero, a length above 32 or with leading zeros, or a second
     `address` line (IPv4 or a broken IPv6 one) before or after it."""
@@ -522,7 +522,7 @@ EDITS: tuple[Callable[[random.Random, str], tuple[str, str] | None], ...] = (
     _shell_form, _delete_line, _continued, _iface_variable, _netmask,
     _route_source, _route_source, _drop_line, _rule_priority, _rule_priority, _rule_table, _route_gateway,
     _route_gateway, _route_second, _route_second, _port_state, _main_route, _double_stanza, _no_auto,
-    _respell, _reject_route, _multipath, _rule_selector, _link_set, _client_method, _reject_rule, _address_form)
+    _respell, _reject_route, _multipath, _rule_selector, _link_set, _client_method, _reject_rule, address_form)
 
 
 @dataclass(frozen=True)

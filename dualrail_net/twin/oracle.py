@@ -27,6 +27,7 @@ from pathlib import Path
 
 from dualrail_net.manifest import Manifest
 from dualrail_net.twin import frr
+from dualrail_net.twin.host_oracle import address_form
 from dualrail_net.twin.plan import SwitchNs, TwinPlan
 from dualrail_net.twin.shell import TwinError, fabric_ports, in_ns
 from dualrail_net.verify.cabling import read_cabling
@@ -1304,9 +1305,23 @@ def _iface_address_command(rng: random.Random, text: str, ports: frozenset[str])
         "\n".join(lines)
 
 
+def _iface_address_form(rng: random.Random, text: str, ports: frozenset[str]) -> tuple[str, str] | None:
+    """One of a cabled port's or the loopback's addresses in a form ifupdown2 takes otherwise than
+    as written (host_oracle.address_form: two words, a bad octet, a length above 32 ...)."""
+    lines = _lines(text)
+    spans = [(start, end) for name, start, end in _stanza_spans(text) if name in ports or name == "lo"]
+    if not spans:
+        return None
+    start, end = rng.choice(spans)
+    edited = address_form(rng, "\n".join(lines[start:end]) + "\n")
+    if edited is None:
+        return None
+    return f"interfaces: {edited[0]}", "\n".join(lines[:start] + edited[1].rstrip("\n").split("\n") + lines[end:])
+
+
 IFACE_EDITS: tuple[Callable[[random.Random, str, frozenset[str]], tuple[str, str] | None], ...] = (
     _iface_drop_address, _iface_readdress, _iface_readdress, _iface_link_down, _iface_drop_stanza, _iface_mtu,
-    _iface_duplicate_stanza, _iface_unindent, _iface_address_command)
+    _iface_duplicate_stanza, _iface_unindent, _iface_address_command, _iface_address_form)
 
 
 EDITS: tuple[Callable[[random.Random, str], tuple[str, str] | None], ...] = (

@@ -46,14 +46,24 @@ def address_reading(value: str) -> str | object | None:
             return VOIDS
         if length and not (length.isascii() and length.isdigit()):
             return VOIDS
-        return REFUSED if length and int(length) > 128 else None
+        return _length_reading(length, 128) if length else None
     m = _IPV4_WRITTEN.fullmatch(value)
     if m is None or not value.isascii() \
-            or any(len(o) > 1 and o[0] == "0" or int(o) > 255 for o in m.groups()[:4]):
+            or any(len(o) > 1 and o[0] == "0" or len(o) > 3 or int(o) > 255 for o in m.groups()[:4]):
         return VOIDS
-    if m[5] is not None and int(m[5]) > 32:
-        return REFUSED
-    return f"{'.'.join(m.groups()[:4])}/{int(m[5])}" if m[5] is not None else f"{'.'.join(m.groups()[:4])}/32"
+    if m[5] is None:
+        return f"{'.'.join(m.groups()[:4])}/32"
+    refused = _length_reading(m[5], 32)
+    return refused if refused is not None else f"{'.'.join(m.groups()[:4])}/{int(m[5].lstrip('0') or '0')}"
+
+
+def _length_reading(digits: str, most: int) -> object | None:
+    """A prefix length's digits as ifupdown2 (Python's int) reads them: None when within ``most``;
+    REFUSED above it; VOIDS past the digits Python converts (a hostile 5,000-digit length)."""
+    if len(digits) > 4300:  # (sys.get_int_max_str_digits' default: int() raises there)
+        return VOIDS
+    significant = digits.lstrip("0") or "0"
+    return REFUSED if len(significant) > 3 or int(significant) > most else None
 
 
 def numbered_lines(text: str) -> Iterable[tuple[int, str]]:

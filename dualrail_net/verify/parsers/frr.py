@@ -190,21 +190,30 @@ def map_position(entries: list[RouteMapEntry], seq: int) -> int | None:
     return at
 
 
+def file_map_entry(entries: list[RouteMapEntry], seq: int, action: str, line: int) -> RouteMapEntry:
+    """`route-map NAME permit|deny SEQ` filed as FRR and EOS file it: a new entry, or the entry of
+    that number when the action is the same (the lines after it add to it), or a new one in its
+    place when the action differs; the entry the lines after it go into."""
+    at = map_position(entries, seq)
+    if at is not None and entries[at].action == action:
+        return entries[at]
+    entry = RouteMapEntry(seq, action, line=line)
+    if at is None:
+        entries.append(entry)
+        _MAP_INDEXES[id(entries)][1][seq] = len(entries) - 1
+    else:
+        entries[at] = entry
+    return entry
+
+
 def clear_list_indexes() -> None:
     _INDEXES.clear()
     _MAP_INDEXES.clear()
     _HIGHEST.clear()
 
 
-_SEQ_OF = operator.attrgetter("seq")
-
-
-def _entry_seq(entry: PrefixListEntry) -> int:
-    return entry.seq
-
-
-def _first(entry: tuple[int, str, str | None]) -> int:
-    return entry[0]
+_SEQ_OF = operator.attrgetter("seq")  # (a prefix-list's or route-map's entry)
+_FIRST = operator.itemgetter(0)  # (a community-list's or AS-path list's (seq, action, ...) entry)
 
 
 def _content(e: PrefixListEntry) -> tuple[str, str, int | None, int | None]:
@@ -271,7 +280,7 @@ def access_list_line(w: list[str], existing: list[PrefixListEntry], line: int = 
         return None
     if rest[0] == "remark":
         return []
-    head = _sequenced(rest, _next_seq(existing, _entry_seq))
+    head = _sequenced(rest, _next_seq(existing, _SEQ_OF))
     if head is None:
         return None
     seq, rest = head
@@ -758,17 +767,7 @@ def route_map_entry(node: Node, dev: DeviceConfig) -> None:
     if seq is None or w[2] not in ("permit", "deny"):
         dev.unmodelled.append((node.line, node.text))
         return
-    entries = dev.route_maps.setdefault(w[1], [])
-    at = map_position(entries, seq)
-    if at is not None and entries[at].action == w[2]:
-        entry = entries[at]
-    else:  # a new entry, or one with another action in place of the old (the maps are read by number)
-        entry = RouteMapEntry(seq, w[2], line=node.line)
-        if at is None:
-            entries.append(entry)
-            _MAP_INDEXES[id(entries)][1][seq] = len(entries) - 1
-        else:
-            entries[at] = entry
+    entry = file_map_entry(dev.route_maps.setdefault(w[1], []), seq, w[2], node.line)
     for child in node.children:
         if not route_map_clause(entry, child.words, child.line):
             dev.unmodelled.append((child.line, child.text))
@@ -1494,15 +1493,8 @@ def _top_level(dev: DeviceConfig, w: list[str], number: int) -> int:
         dev.refused_lines.append((number, " ".join(w), "a route-map sequence number is 1-65535"))
         return OTHER
     elif head == "route-map" and len(w) == 4 and w[2] in ("permit", "deny") and _int(w[3], 65535) is not None:
-        entries = dev.route_maps.setdefault(w[1], [])
-        seq = int(w[3])
-        at = map_position(entries, seq)
-        if at is None:
-            entries.append(RouteMapEntry(seq, w[2], line=number))
-            _MAP_INDEXES[id(entries)][1][seq] = len(entries) - 1
-        elif entries[at].action != w[2]:
-            entries[at] = RouteMapEntry(seq, w[2], line=number)  # FRR: another action makes a new entry
-        return ROUTE_MAP  # (an entry re-entered with its action: the lines after it add to it)
+        file_map_entry(dev.route_maps.setdefault(w[1], []), int(w[3]), w[2], number)
+        return ROUTE_MAP  # (FRR: another action makes a new entry; the same one adds to it)
     elif head == "no" and undo_top_level(dev, w[1:], None):
         return TOP
     elif head == "hostname" and len(w) == 2:
@@ -1637,7 +1629,7 @@ def community_list_line(w: list[str], existing: list[tuple[int, str, str | None]
         style, rest = ("standard" if int(kind) <= 99 else "expanded"), w[3:]
     else:
         return None
-    head = _sequenced(rest, _next_seq(existing, _first))
+    head = _sequenced(rest, _next_seq(existing, _FIRST))
     if head is None or existing and (existing[0][2] is None) != (style == "standard"):
         return None
     seq, rest = head
@@ -1673,7 +1665,7 @@ def as_path_list_line(w: list[str], existing: list[tuple[int, str, str]]) -> tup
     longest only changes which match is found)."""
     if w[0] != "bgp":
         return None
-    head = _sequenced(w[4:], _next_seq(existing, _first))
+    head = _sequenced(w[4:], _next_seq(existing, _FIRST))
     if head is None:
         return None
     seq, rest = head

@@ -982,7 +982,7 @@ def test_many_address_commands_leave_exactly_what_they_say() -> None:
 
 def test_thousands_of_unnumbered_list_lines_are_numbered_as_frr_numbers_them() -> None:
     """Access-list, community-list and AS-path lines without `seq`: each 5 above the list's highest
-    so far, not its last (a count of the list per line was quadratic: 16,000 lines took 16 s)."""
+    so far, not its last (a count of the list per line was quadratic: docs/performance.md)."""
     from dualrail_net.verify.model import DeviceConfig
     count = 16000
     text = ("".join(f"access-list BIG permit 10.{i >> 8}.{i & 255}.0/24\n" for i in range(count))

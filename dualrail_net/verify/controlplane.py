@@ -398,7 +398,7 @@ def session_state(snap: Snapshot, topo: Topology, s: Session,
     if topo.duplicate_ips:
         for node, peer_ip in ((s.a, s.b_neighbor), (s.b, s.a_neighbor)):
             owners = topo.duplicate_ips.get(peer_ip)
-            held = [topo.endpoint(i) for i in owners or () if topo.endpoint(i).node == node]
+            held = [ep for i in owners or () if (ep := topo.endpoint(i)).node == node]
             if held:
                 # its connection to that address never leaves the device (measured in the twin: a
                 # leaf given its spine's address on a second port loses the session)

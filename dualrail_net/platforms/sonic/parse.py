@@ -63,7 +63,7 @@ class ConfigDb:
         self._starts: list[int] | None = None
         # per table: where it starts, and where each of its keys first is (found in one walk of the
         # table's entries in file order, the first time a line in it is asked for: a search from
-        # the table's start per key was quadratic, 8.7 s for 16,000 ports)
+        # the table's start per key was quadratic in a hostile file's entries: docs/performance.md)
         self._keys_at: dict[str, tuple[int | None, dict[str, int]]] = {}
 
     def table(self, name: str) -> Table:
@@ -87,7 +87,7 @@ class ConfigDb:
         places: dict[str, int] = {}
         at = start
         for key, _ in self.table(table).entries if start is not None else ():
-            found = self._find(key, at if at is not None else start)  # (the next key is just after)
+            found = self._find(key, at)  # (the next key is just after the last one found)
             if found is not None:
                 places.setdefault(key, found)
                 at = found

@@ -31,7 +31,7 @@ def _fec(name: str | None) -> str:
 
 
 @check("LINK-PLAN", "the cabling plans the checks, the twin and the audit compare with are in the build",
-       reads={BASE, TOPOLOGY})
+       reads={TOPOLOGY})
 def cabling_plans(ctx: Context) -> list[Finding]:
     """A plan read as empty (read_cabling reads a missing file so) would leave every check that
     compares with it silent: the Ethernet plan without rows while the build has switches, or an

@@ -96,7 +96,7 @@ def _sequenced(rest: list[str], seq: int | Callable[[], int]) -> tuple[int, list
 # counted, the highest, the last entry counted). Lists only grow at their end while a file is read;
 # an entry taken out before the last one counted moves another into its place, which the identity
 # test sees (then the whole list is counted again). A count of the whole list per line was
-# quadratic: 16,000 access-list entries took 16 s.
+# quadratic in a hostile list's length (docs/performance.md).
 _HIGHEST: dict[int, tuple[list[Any], int, int, object]] = {}
 
 
@@ -173,7 +173,7 @@ _INDEXES: dict[int, _ListIndex] = {}
 
 # route-map entries by number, per map (the list's id): (the list, seq -> position). Valid while
 # it holds as many numbers as the list has entries and the position holds that number; else built
-# again (a hostile map of 8,000 entries was a scan per line: 8 s)
+# again (a scan per line was quadratic in a hostile map's length: docs/performance.md)
 _MAP_INDEXES: dict[int, tuple[list[RouteMapEntry], dict[int, int]]] = {}
 
 

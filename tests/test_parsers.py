@@ -1238,6 +1238,50 @@ def test_prefix_list_entries_are_numbered_and_replaced_as_the_daemon_files_them(
     assert [e.seq for e in eos] == [10, 15, 25]
 
 
+def _prefix_list_plain(lines: list[tuple[str, int | None, str]]) -> list[tuple[int, str]]:
+    """FRR's filing of one prefix-list read plainly: (op, seq, prefix) in order; numbered entries
+    replace their number's, unnumbered ones take the next multiple of 5 above the highest there
+    is, an entry equal to another but for its number is dropped, `no ... seq N` takes N back."""
+    held: dict[int, str] = {}
+    for op, seq, prefix in lines:
+        if op == "no":
+            held.pop(seq or 0, None)
+            continue
+        number = seq if seq is not None else max(held, default=0) // 5 * 5 + 5
+        if prefix in held.values() and held.get(number) != prefix:
+            continue
+        held[number] = prefix
+    return sorted(held.items())
+
+
+def test_prefix_list_filing_and_taking_back_agree_with_a_plain_reading() -> None:
+    """The filing index (swap-removal on `no ... seq N`, the highest number found again when it
+    left) against the plain reading, over random mixes of numbered, unnumbered and taken-back
+    entries."""
+    rng = random.Random(3401)
+    for _ in range(200):
+        lines: list[tuple[str, int | None, str]] = []
+        text = []
+        for _ in range(rng.randint(1, 30)):
+            prefix = f"10.{rng.randint(0, 6)}.0.0/16"
+            kind = rng.random()
+            if kind < 0.3 and lines:
+                seq = rng.choice([5, 10, 15, 20, 25, 30, 7])
+                lines.append(("no", seq, prefix))
+                text.append(f"no ip prefix-list P seq {seq} permit {prefix}")
+            elif kind < 0.6:
+                lines.append(("add", None, prefix))
+                text.append(f"ip prefix-list P permit {prefix}")
+            else:
+                seq = rng.choice([5, 10, 15, 20, 25, 30, 7])
+                lines.append(("add", seq, prefix))
+                text.append(f"ip prefix-list P seq {seq} permit {prefix}")
+        dev = DeviceConfig("t", "cumulus")
+        frr_parser.parse_frr("\n".join(text) + "\n", dev)
+        got = sorted((e.seq, e.prefix) for e in dev.prefix_lists.get("P", []))
+        assert got == _prefix_list_plain(lines), text
+
+
 def test_zebra_interface_blocks_set_the_ports(tmp_path: Path) -> None:
     from dualrail_net.verify.parsers.frr import zebra_interface_blocks
     dev = DeviceConfig("x", "cumulus")

@@ -731,6 +731,23 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
     ("a leaf presents another ASN to one spine (local-as)", "BGP-SESSION-DOWN",
      lambda r: edit(r / LEAF_A / "frr.conf", " neighbor 10.11.0.0 remote-as 4200001000\n",
                     " neighbor 10.11.0.0 remote-as 4200001000\n neighbor 10.11.0.0 local-as 4200009999\n")),
+    ("a listen range whose peer-group has no remote-as (bgpd refuses the range)", "BGP-CONFIG-REFUSED",
+     lambda r: _dynamic_leaf(r, group_lines="")),
+    ("a listen range that holds none of the spines' addresses", "ROUTE-MISSING",
+     lambda r: _dynamic_leaf(r, listen="10.11.8.0/29")),
+    ("a listen range given while another, overlapping one is (bgpd refuses the second)", "BGP-CONFIG-REFUSED",
+     lambda r: _dynamic_leaf(r, listen="10.11.0.0/30", extra=" bgp listen range 10.11.0.0/29 peer-group SPINES\n")),
+    ("remote-as internal toward a spine of another AS", "BGP-PEER-MISMATCH",
+     lambda r: edit(r / LEAF_A / "frr.conf", " neighbor 10.11.0.0 remote-as 4200001000", " neighbor 10.11.0.0 remote-as internal")),
+    ("a listen range of a group with remote-as internal (the spines are another AS)", "BGP-PEER-MISMATCH",
+     lambda r: _dynamic_leaf(r, group_lines=" neighbor SPINES remote-as internal\n")),
+    ("a listen limit of 2 for 4 spines (which 2 is left to who connects first)", "CONFIG-UNMODELLED",
+     lambda r: _dynamic_leaf(r, extra=" bgp listen limit 2\n")),
+    ("a listen limit of 2 for 4 spines: the leaf's ECMP width falls", "ROUTE-ECMP-WIDTH",
+     lambda r: _dynamic_leaf(r, extra=" bgp listen limit 2\n")),
+    ("a listen range whose members are told to be passive, toward a passive spine", "BGP-SESSION-DOWN",
+     lambda r: (_dynamic_leaf(r), edit(r / SPINE_A / "running-config", "   neighbor 10.11.0.1 route-map PLANE-A-IN in\n",
+                                       "   neighbor 10.11.0.1 route-map PLANE-A-IN in\n   neighbor 10.11.0.1 passive\n"))),
     ("GTSM on one end of a leaf's uplink (ttl-security hops 1)", "BGP-SESSION-DOWN",
      lambda r: edit(r / LEAF_A / "frr.conf", " neighbor 10.11.0.0 remote-as 4200001000\n",
                     " neighbor 10.11.0.0 remote-as 4200001000\n neighbor 10.11.0.0 ttl-security hops 1\n")),
@@ -1369,6 +1386,35 @@ def _peer_group(r: Path) -> None:
     path.write_text(text)
 
 
+def _dynamic_leaf(r: Path, listen: str = "10.11.0.0/29", group_lines: str = " neighbor SPINES remote-as external\n",
+                  extra: str = "") -> None:
+    """The leaf's four spine neighbors dropped for a listen range (FRR dynamic neighbors): the
+    spines, which keep naming the leaf, connect and become members of SPINES."""
+    path = r / LEAF_A / "frr.conf"
+    text = path.read_text()
+    for spine in ("10.11.0.0", "10.11.0.2", "10.11.0.4", "10.11.0.6"):
+        text = "".join(line for line in text.splitlines(keepends=True) if f"neighbor {spine} " not in line)
+    text = text.replace(" bgp router-id 10.10.0.32\n", " bgp router-id 10.10.0.32\n neighbor SPINES peer-group\n"
+                        + group_lines + f" bgp listen range {listen} peer-group SPINES\n" + extra)
+    text = text.replace("  maximum-paths 64\n", "  neighbor SPINES route-map PLANE-A-IN in\n"
+                        "  neighbor SPINES route-map LOCAL-A-OUT out\n  maximum-paths 64\n")
+    path.write_text(text)
+
+
+def _dynamic_gateway(r: Path) -> None:
+    """The gateway's plane-A VRF takes its four spines by a listen range (the spines, in their
+    default VRF, keep naming the gateway's addresses)."""
+    path = r / GW / "frr.conf"
+    text = path.read_text()
+    for spine in ("10.13.0.0", "10.13.0.8", "10.13.0.16", "10.13.0.24"):
+        text = "".join(line for line in text.splitlines(keepends=True) if f"neighbor {spine} " not in line)
+    text = text.replace(" bgp router-id 10.10.0.92\n", " bgp router-id 10.10.0.92\n neighbor SPINES peer-group\n"
+                        " neighbor SPINES remote-as 4200001000\n bgp listen range 10.13.0.0/27 peer-group SPINES\n")
+    text = text.replace("  network 10.10.0.92/32\n", "  network 10.10.0.92/32\n  neighbor SPINES route-map PLANE-A-IN in\n"
+                        "  neighbor SPINES route-map LOCAL-A-OUT out\n")
+    path.write_text(text)
+
+
 def _netmask(r: Path) -> None:
     """The leaf's first uplink address written with ifupdown2's netmask attribute instead of /31."""
     edit(r / LEAF_A / "interfaces", "    address 10.11.0.1/31\n", "    address 10.11.0.1\n    netmask 255.255.255.254\n")
@@ -1748,6 +1794,13 @@ VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
      lambda r: edit(r / LEAF_A / "frr.conf", "  maximum-paths 64\n", "")),
     ("every frr.conf without indentation", _unindent),
     ("a leaf's neighbors as a peer-group", _peer_group),
+    ("a leaf's spine neighbors as dynamic neighbors of a listen range", _dynamic_leaf),
+    ("a gateway VRF's spine neighbors as dynamic neighbors of a listen range", _dynamic_gateway),
+    ("a leaf's listen range beside one spine kept as a configured neighbor (bgpd prefers it)",
+     lambda r: (_dynamic_leaf(r), edit(r / LEAF_A / "frr.conf", " neighbor SPINES peer-group\n",
+                                       " neighbor SPINES peer-group\n neighbor 10.11.0.0 remote-as 4200001000\n"),
+                edit(r / LEAF_A / "frr.conf", "  maximum-paths 64\n", "  neighbor 10.11.0.0 route-map PLANE-A-IN in\n"
+                     "  neighbor 10.11.0.0 route-map LOCAL-A-OUT out\n  maximum-paths 64\n"))),
     ("an asdot ASN on one leaf and its spines",
      lambda r: (edit(r / LEAF_A / "frr.conf", "router bgp 4200001100", "router bgp 64086.59980"),
                 [edit(p, "remote-as 4200001100", "remote-as 64086.59980") for p in r.glob("plane-A/a-spine-*/running-config")])),

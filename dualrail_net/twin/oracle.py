@@ -1319,6 +1319,52 @@ def _iface_address_form(rng: random.Random, text: str, ports: frozenset[str]) ->
     return f"interfaces: {edited[0]}", "\n".join(lines[:start] + edited[1].rstrip("\n").split("\n") + lines[end:])
 
 
+def _listen_range(rng: random.Random, text: str) -> tuple[str, str] | None:
+    """The instance's numbered neighbors replaced by dynamic ones: a peer-group G with `bgp listen
+    range R peer-group G` that covers all their addresses, only the first one's, or none of them;
+    G's remote-as `external`, `internal`, the first neighbor's ASN or none (bgpd refuses the range);
+    sometimes a `bgp listen limit` of exactly the peers it admits, or the first neighbor kept as
+    configured (bgpd prefers it)."""
+    found = list(re.finditer(r"^ neighbor (\d+\.\d+\.\d+\.\d+) remote-as (\S+)\n", text, re.M))
+    if not found or " bgp router-id" not in text:
+        return None
+    block_end = text.find("\nexit\n", found[0].start())  # (the first instance's: the gateway has one per VRF)
+    found = [m for m in found if block_end < 0 or m.end() <= block_end]
+    addresses = [m.group(1) for m in found]
+    values = [sum(int(o) << (24 - 8 * k) for k, o in enumerate(a.split("."))) for a in addresses]
+    cover = rng.choice(["all", "all", "first", "none"])
+    if cover == "all":
+        length = 32
+        while length and len({v >> (32 - length) for v in values}) > 1:
+            length -= 1
+        base = values[0] >> (32 - length) << (32 - length) if length else 0
+    elif cover == "first":
+        length, base = 32, values[0]
+    else:
+        length, base = 32, 0xC6336401  # 198.51.100.1: no neighbor's
+    given = rng.choice(["external", "external", "internal", "asn", "none"])
+    said = {"external": " neighbor G remote-as external\n", "internal": " neighbor G remote-as internal\n",
+            "asn": f" neighbor G remote-as {found[0].group(2)}\n", "none": ""}[given]
+    keep_first = len(addresses) > 1 and rng.random() < 0.25
+    # a limit below the peers that would connect leaves which ones to chance (the first to connect):
+    # only limits the model can decide
+    covered = {"all": len(addresses) - keep_first, "first": 0 if keep_first else 1, "none": 0}[cover]
+    limit = rng.choice([0, 0, covered]) if covered else 0
+    dropped = addresses[1:] if keep_first else addresses
+    maps = re.findall(rf"^  neighbor {re.escape(addresses[0])} route-map (\S+) (in|out)$", text, re.M)
+    edited = text
+    for a in dropped:
+        edited = re.sub(rf"^ +neighbor {re.escape(a)} .*\n", "", edited, flags=re.M)
+    prefix = ".".join(str(base >> s & 255) for s in (24, 16, 8, 0))
+    group = (" neighbor G peer-group\n" + said + f" bgp listen range {prefix}/{length} peer-group G\n"
+             + (f" bgp listen limit {limit}\n" if limit else ""))
+    edited = re.sub(r"^( bgp router-id .*\n)", lambda m: m.group(1) + group, edited, count=1, flags=re.M)
+    edited = edited.replace(" address-family ipv4 unicast\n", " address-family ipv4 unicast\n" + "".join(
+        f"  neighbor G route-map {name} {way}\n" for name, way in maps), 1)
+    return (f"neighbors made dynamic: listen range {prefix}/{length} ({cover}), G's remote-as {given}"
+            + (f", listen limit {limit}" if limit else "") + (f", {addresses[0]} kept" if keep_first else "")), edited
+
+
 IFACE_EDITS: tuple[Callable[[random.Random, str, frozenset[str]], tuple[str, str] | None], ...] = (
     _iface_drop_address, _iface_readdress, _iface_readdress, _iface_link_down, _iface_drop_stanza, _iface_mtu,
     _iface_duplicate_stanza, _iface_unindent, _iface_address_command, _iface_address_form)
@@ -1333,7 +1379,7 @@ EDITS: tuple[Callable[[random.Random, str], tuple[str, str] | None], ...] = (
     _graceful_shutdown, _med_missing_as_worst, _addpath, _match_list, _access_list, _community_list,
     _as_path_list, _prepend_foreign, _origin, _flow, _network_map, _max_med, _confederation, _negate, _negate, _prefix_list_entry, _zebra_interface,
     _match_attribute, _relative_attribute, _match_next_hop, _prepend_last_as, _default_local_pref, _peer_group_as,
-    _stacked_match, _prefix_range)
+    _stacked_match, _prefix_range, _listen_range)
 
 
 # frr.conf edits whose effect outlives the daemons (zebra sets a port admin-down in the kernel)

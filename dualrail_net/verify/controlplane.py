@@ -41,7 +41,7 @@ import numpy as np
 from dualrail_net.platforms import PlatformError, get_platform
 from dualrail_net.verify.aspaths import list_permits, path_text
 from dualrail_net.verify.ipfast import ip_int, net_str, network_of
-from dualrail_net.verify.model import DEFAULT_LOCAL_PREF, ORIGIN_CODES, AclEntry, BgpInstance, DeviceConfig, Neighbor, RouteMapEntry, why_down
+from dualrail_net.verify.model import DEFAULT_LOCAL_PREF, ORIGIN_CODES, AclEntry, BgpInstance, DeviceConfig, Neighbor, RouteMapEntry, neighbor_named, why_down
 from dualrail_net.verify.routes import (
     PrefixIndex,
     _route_map_mask,
@@ -346,7 +346,7 @@ def session_state(snap: Snapshot, topo: Topology, s: Session,
                 at = snap.where(peer[0], devices[peer[0]].routing_file, peer_end.local_as_line)
                 return SessionState(s, False, f"{at}: {peer[0]} presents AS {peer_asn} to {me[0]}, but "
                                               f"{me[0]} expects AS {said} ({where}): the OPEN is refused (bad peer AS)")
-            return SessionState(s, False, f"{where}: {me[0]} neighbor {nbr_ip} remote-as {said}, but {peer[0]} "
+            return SessionState(s, False, f"{where}: {me[0]} {neighbor_named(n)} remote-as {said}, but {peer[0]} "
                                           f"is AS {peer_asn}")
         if me[1] in dev.routing_off:
             return SessionState(s, False, f"{snap.where(me[0], dev.routing_file)}: IP routing is off on "

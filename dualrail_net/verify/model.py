@@ -45,6 +45,14 @@ _DOWN_REASONS = {"shutdown": "administratively down (shut down)", "link-down": "
                  "not auto": "never brought up (no `auto` line: ifupdown2 configures only the auto stanzas)"}
 
 
+def neighbor_named(n: "Neighbor") -> str:
+    """How a finding names a neighbor: as its statement is written, or, for a member a listen
+    range made (verify/dynamic.py), as what the file says about it."""
+    if n.dynamic:
+        return f"dynamic neighbor {n.address} (peer-group {n.peer_group}, by its listen range)"
+    return f"neighbor {n.address}"
+
+
 def why_down(reason: str) -> str:
     return _DOWN_REASONS.get(reason, reason)
 
@@ -100,6 +108,8 @@ class Neighbor:
     password: str | None = None
     password_line: int = 0
     passive: bool = False  # `neighbor X passive`: never opens the connection itself
+    # a member a listen range made (verify/dynamic.py): the range's line is its ``line``
+    dynamic: bool = False
     # `neighbor X update-source IFNAME|A.B.C.D` (FRR, EOS): the address it opens its connection
     # from (a port's: its first IPv4 address); the peer takes only a connection from an address it
     # has a neighbor for, so an end whose source is not the address its peer names it by cannot
@@ -294,6 +304,15 @@ class BgpInstance:
     # None: the platform's default (controlplane.offered_hold_time). Its line (0: not set)
     timers: tuple[int, int] | None = None
     timers_line: int = 0
+    # FRR dynamic neighbors: `bgp listen range PREFIX peer-group G` as (prefix as written, G, line),
+    # in order; a peer that connects from an address in a range, with no neighbor of its own here,
+    # becomes a passive member of G (verify/dynamic.py), up to `bgp listen limit N` of them (FRR's
+    # default 100; its line, 0: not set)
+    listen_ranges: list[tuple[str, str, int]] = field(default_factory=list)
+    listen_limit: int = 100
+    listen_limit_line: int = 0
+    # the peer-groups a listen range names, as finish_bgp leaves them (what a dynamic member takes)
+    dynamic_groups: dict[str, Neighbor] = field(default_factory=dict)
 
 
 @dataclass(slots=True)

@@ -95,6 +95,9 @@ def assemble(root: Path, manifest: Manifest, devices: dict[str, DeviceConfig], s
     snap.routed = {p: [ipaddress.IPv4Network(v) for v in nets] for p, nets in manifest.routed_prefixes.items()}
     snap.index_pools()
     if routing:
-        from dualrail_net.verify.communities import judge_community_matches  # (it reads this module's Snapshot)
+        # (both read this module's Snapshot)
+        from dualrail_net.verify.communities import judge_community_matches
+        from dualrail_net.verify.dynamic import expand_dynamic_neighbors
+        expand_dynamic_neighbors(snap)
         judge_community_matches(snap, external_untagged)
     return snap

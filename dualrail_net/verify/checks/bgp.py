@@ -8,6 +8,7 @@ from dualrail_net.manifest import DeviceEntry
 from dualrail_net.verify.checks import Context, ROUTING, SESSIONS, TOPOLOGY, check, finding, port_interfaces
 from dualrail_net.verify.controlplane import remote_as_agrees
 from dualrail_net.verify.findings import Finding
+from dualrail_net.verify.model import neighbor_named
 
 
 @check("BGP-PEER-MISMATCH", "both ends of every session agree on each other's ASN",
@@ -20,12 +21,12 @@ def peer_mismatch(ctx: Context) -> list[Finding]:
         for me, peer, said, actual, nbr, own, back in (
                 (s.a, s.b, s.a_remote_as, s.b_asn, s.a_neighbor, s.a_asn, s.b_neighbor),
                 (s.b, s.a, s.b_remote_as, s.a_asn, s.b_neighbor, s.b_asn, s.a_neighbor)):
-            if said == actual or said == devices[peer[0]].bgp[peer[1]].neighbors[back].local_as:
+            if said == actual or said is not None and said == devices[peer[0]].bgp[peer[1]].neighbors[back].local_as:
                 continue  # (the peer presents that ASN to it: `local-as`)
             neighbor = devices[me[0]].bgp[me[1]].neighbors[nbr]
             if not remote_as_agrees(neighbor, own, actual):  # `remote-as external|internal` included
                 out.append(finding([me[0], peer[0]], ctx.topo.node_plane.get(me),
-                                   f"{me[0]} neighbor {nbr} remote-as {neighbor.remote_kind or said} but {peer[0]} "
+                                   f"{me[0]} {neighbor_named(neighbor)} remote-as {neighbor.remote_kind or said} but {peer[0]} "
                                    f"is AS {actual}" + (f" (its own AS is {own})" if neighbor.remote_kind else ""),
                                    why))
     return out

@@ -164,6 +164,7 @@ class _ListIndex:
     at: dict[int, int] = field(default_factory=dict)  # seq -> position
     contents: Counter[tuple[str, str, int | None, int | None]] = field(default_factory=Counter)
     highest: int = 0
+    highest_stale: bool = False  # the highest entry was taken back: found again at the next numbering
 
 
 # the lists being filed by the parse in progress (parse_frr and EOS's reader clear it before and
@@ -237,6 +238,8 @@ def add_prefix_list_entry(entries: list[PrefixListEntry], entry: PrefixListEntry
     entry equal to another of the list but for its number is not added (measured on 8.4: `seq 20
     permit P` after `seq 10 permit P` leaves seq 10 alone, which an entry between them would see)."""
     index = _list_index(entries)
+    if index.highest_stale:
+        index.highest, index.highest_stale = max(map(_SEQ_OF, entries), default=0), False
     if entry.seq == AUTO_SEQ:
         entry.seq = index.highest // step * step + step if step == 5 else index.highest + step
     content = _content(entry)
@@ -252,6 +255,26 @@ def add_prefix_list_entry(entries: list[PrefixListEntry], entry: PrefixListEntry
         index.size += 1
         index.highest = max(index.highest, entry.seq)
     index.contents[content] += 1
+
+
+def take_back_prefix_list_entry(entries: list[PrefixListEntry], seq: int) -> bool:
+    """`no ip prefix-list NAME seq N ...`: the entry numbered N leaves its list (False: none is).
+    The list's last entry takes its place: a list is evaluated in seq order (routes.py sorts it),
+    never in file order, so its order is free and taking back thousands of entries stays linear
+    (a scan per line took 5 s for 8,000 of them)."""
+    index = _list_index(entries)
+    position = index.at.pop(seq, None)
+    if position is None:
+        return False
+    removed, last = entries[position], entries[-1]
+    entries[position] = last
+    entries.pop()
+    if last is not removed:
+        index.at[last.seq] = position
+    index.size -= 1
+    index.contents[_content(removed)] -= 1
+    index.highest_stale = index.highest_stale or removed.seq == index.highest
+    return True
 
 
 _LIST_NAME = re.compile(r"[\w.-]{1,63}")
@@ -1012,6 +1035,28 @@ def network_statement(inst: BgpInstance, w: list[str], line: int) -> bool:
     return True
 
 
+def listen_range_refusal(inst: BgpInstance, written: str, group: str) -> str:
+    """Why bgpd refuses `bgp listen range RANGE peer-group GROUP` at this point of the file ("":
+    it takes it). Read in bgpd's bgp_listen_range and peer_group_listen_range_add: the range given
+    to another group, a range overlapping one already given (to any group: so at most one range
+    holds an address), a group not defined yet, or one without a remote-as yet (measured in the
+    twin: the load fails on that line)."""
+    net, length = network_of(written)
+    for other, other_group, _line in inst.listen_ranges:
+        other_net, other_length = network_of(other)
+        if (other_net, other_length) == (net, length):
+            return "" if other_group == group else f"the same listen range is attached to peer-group {other_group}"
+        shorter = min(length, other_length)
+        if shorter == 0 or net >> (32 - shorter) == other_net >> (32 - shorter):
+            return f"the listen range overlaps {other} (peer-group {other_group})"
+    if group not in inst.peer_groups or group not in inst.neighbors:
+        return f"peer-group {group} is not defined before this line"
+    defined = inst.neighbors[group]
+    if defined.remote_asn is None and defined.remote_kind is None:
+        return f"peer-group {group} has no remote-as before this line"
+    return ""
+
+
 def bgp_statement(inst: BgpInstance, w: list[str], line: int = 0) -> bool:
     """One statement of a `router bgp` block or of its ipv4 unicast address family; False when the
     model does not read it."""
@@ -1055,6 +1100,14 @@ def bgp_statement(inst: BgpInstance, w: list[str], line: int = 0) -> bool:
         elif w[1:3] == ["confederation", "peers"] and len(w) > 3 \
                 and None not in (peers := [parse_asn(x) for x in w[3:]]):
             inst.confederation_peers += [p for p in peers if p is not None]
+        elif w[1:3] == ["listen", "range"] and len(w) == 6 and w[4] == "peer-group" and is_prefix(w[3]):
+            refusal = listen_range_refusal(inst, w[3], w[5])
+            if refusal:
+                inst.refused.append((line, " ".join(w), refusal))
+            elif (network_of(w[3]), w[5]) not in {(network_of(r[0]), r[1]) for r in inst.listen_ranges}:
+                inst.listen_ranges.append((w[3], w[5], line))
+        elif w[1:3] == ["listen", "limit"] and len(w) == 4 and (limit := _int(w[3], 65535)):
+            inst.listen_limit, inst.listen_limit_line = limit, line
         elif w[1:] in _HARMLESS_BGP:
             pass  # logging, restart helper, FRR's default MED grouping, the tie-break among equal paths
         else:
@@ -1115,6 +1168,11 @@ def bgp_negation(inst: BgpInstance, w: list[str], line: int, eos: bool = False) 
         inst.ebgp_requires_policy = False
     elif w[:2] == ["bgp", "shutdown"]:
         inst.shutdown_line = 0
+    elif w[:3] == ["bgp", "listen", "range"] and len(w) == 6 and w[4] == "peer-group" and is_prefix(w[3]):
+        inst.listen_ranges[:] = [r for r in inst.listen_ranges
+                                 if (network_of(r[0]), r[1]) != (network_of(w[3]), w[5])]
+    elif w[:3] == ["bgp", "listen", "limit"] and len(w) <= 4:
+        inst.listen_limit, inst.listen_limit_line = 100, 0
     elif w[:2] == ["timers", "bgp"] and len(w) in (2, 4):
         inst.timers, inst.timers_line = None, 0
     elif w == ["bgp", "graceful-shutdown"]:
@@ -1362,7 +1420,7 @@ def undo_top_level(dev: DeviceConfig, w: list[str], vrf: str | None) -> bool:
             del dev.prefix_lists[w[2]]
             return True
         if w[3] == "seq" and len(w) >= 5 and (seq := _int(w[4], 4294967295)) is not None:
-            kept = [e for e in entries if e.seq != seq]
+            return take_back_prefix_list_entry(entries, seq)  # (a list left without entries denies everything)
         else:
             named = parse_prefix_list_line(w, 3)
             if named is None:
@@ -1787,6 +1845,68 @@ def _activation_at_creation(inst: BgpInstance) -> None:
         n.activate = changes[above - 1][1] if above else True
 
 
+def take_group(n: Neighbor, group: Neighbor, frr: bool = True) -> bool:
+    """A peer-group member takes what its group sets and it does not (its own setting wins; FRR
+    gives it the group's remote-as when the group has one). True when it took the group's
+    route-reflector-client."""
+    if n.remote_asn is None and n.remote_kind is None or frr and (group.remote_asn is not None
+                                                                 or group.remote_kind is not None):
+        # bgpd gives a member its group's remote-as when the group has one, whatever the member
+        # said before it joined (measured on 8.4; a member's own after it joined is refused)
+        n.remote_asn, n.remote_kind = group.remote_asn, group.remote_kind
+    n.route_map_in = n.route_map_in or group.route_map_in
+    n.route_map_out = n.route_map_out or group.route_map_out
+    for way in ("in", "out"):
+        if getattr(n, f"prefix_list_{way}") is None and getattr(group, f"prefix_list_{way}") is not None:
+            setattr(n, f"prefix_list_{way}", getattr(group, f"prefix_list_{way}"))
+            n.prefix_list_lines[way] = group.prefix_list_lines.get(way, 0)
+        if getattr(n, f"filter_list_{way}") is None and getattr(group, f"filter_list_{way}") is not None:
+            setattr(n, f"filter_list_{way}", getattr(group, f"filter_list_{way}"))
+            setattr(n, f"filter_list_{way}_line", getattr(group, f"filter_list_{way}_line"))
+    n.shutdown = n.shutdown or group.shutdown
+    if n.max_prefix is None:
+        n.max_prefix, n.max_prefix_line = group.max_prefix, group.max_prefix_line
+    n.allowas_in = n.allowas_in or group.allowas_in
+    if n.weight is None:
+        n.weight, n.weight_line = group.weight, group.weight_line
+    n.next_hop_unchanged_line = n.next_hop_unchanged_line or group.next_hop_unchanged_line
+    n.next_hop_self = n.next_hop_self or group.next_hop_self
+    if not n.remove_private:
+        n.remove_private, n.remove_private_line = group.remove_private, group.remove_private_line
+    n.default_originate_line = n.default_originate_line or group.default_originate_line
+    n.as_override_line = n.as_override_line or group.as_override_line
+    if n.send_community is None:
+        n.send_community = group.send_community
+    n.addpath_tx_line = n.addpath_tx_line or group.addpath_tx_line
+    if n.password is None:
+        n.password, n.password_line = group.password, group.password_line
+    n.passive = n.passive or group.passive
+    if n.update_source is None:
+        n.update_source, n.update_source_line = group.update_source, group.update_source_line
+    if n.local_as is None:
+        n.local_as, n.local_as_line = group.local_as, group.local_as_line
+        n.local_as_no_prepend, n.local_as_replace = group.local_as_no_prepend, group.local_as_replace
+    if n.ttl_security is None:
+        n.ttl_security, n.ttl_security_line = group.ttl_security, group.ttl_security_line
+    if n.ebgp_multihop is None:
+        n.ebgp_multihop = group.ebgp_multihop
+    if n.timers is None:
+        n.timers, n.timers_line = group.timers, group.timers_line
+    if n.port is None:
+        n.port, n.port_line = group.port, group.port_line
+    if n.accept_limit is None:
+        n.accept_limit, n.accept_limit_line = group.accept_limit, group.accept_limit_line
+    if n.send_limit is None:
+        n.send_limit, n.send_limit_line = group.send_limit, group.send_limit_line
+    took_rr = not n.rr_client_line and bool(group.rr_client_line)
+    if took_rr:
+        n.rr_client_line = group.rr_client_line
+    n.password_opaque = n.password_opaque or group.password_opaque
+    if n.activate is None:
+        n.activate = group.activate
+    return took_rr
+
+
 def finish_bgp(dev: DeviceConfig, frr: bool = True) -> None:
     """After a device is read (every platform): peer-groups are copied into their members (a member's
     own setting wins) and leave ``neighbors``; a neighbor that is shut down brings up no session, so
@@ -1844,60 +1964,13 @@ def finish_bgp(dev: DeviceConfig, frr: bool = True) -> None:
             if group is None:  # FRR refuses to bind to an undefined group: the neighbor stays unbound
                 dev.undefined_refs.append((n.line, f"peer-group {n.peer_group}"))
                 continue
-            if n.remote_asn is None and n.remote_kind is None or frr and (group.remote_asn is not None
-                                                                         or group.remote_kind is not None):
-                # bgpd gives a member its group's remote-as when the group has one, whatever the member
-                # said before it joined (measured on 8.4; a member's own after it joined is refused)
-                n.remote_asn, n.remote_kind = group.remote_asn, group.remote_kind
-            n.route_map_in = n.route_map_in or group.route_map_in
-            n.route_map_out = n.route_map_out or group.route_map_out
-            for way in ("in", "out"):
-                if getattr(n, f"prefix_list_{way}") is None and getattr(group, f"prefix_list_{way}") is not None:
-                    setattr(n, f"prefix_list_{way}", getattr(group, f"prefix_list_{way}"))
-                    n.prefix_list_lines[way] = group.prefix_list_lines.get(way, 0)
-                if getattr(n, f"filter_list_{way}") is None and getattr(group, f"filter_list_{way}") is not None:
-                    setattr(n, f"filter_list_{way}", getattr(group, f"filter_list_{way}"))
-                    setattr(n, f"filter_list_{way}_line", getattr(group, f"filter_list_{way}_line"))
-            n.shutdown = n.shutdown or group.shutdown
-            if n.max_prefix is None:
-                n.max_prefix, n.max_prefix_line = group.max_prefix, group.max_prefix_line
-            n.allowas_in = n.allowas_in or group.allowas_in
-            if n.weight is None:
-                n.weight, n.weight_line = group.weight, group.weight_line
-            n.next_hop_unchanged_line = n.next_hop_unchanged_line or group.next_hop_unchanged_line
-            n.next_hop_self = n.next_hop_self or group.next_hop_self
-            if not n.remove_private:
-                n.remove_private, n.remove_private_line = group.remove_private, group.remove_private_line
-            n.default_originate_line = n.default_originate_line or group.default_originate_line
-            n.as_override_line = n.as_override_line or group.as_override_line
-            if n.send_community is None:
-                n.send_community = group.send_community
-            n.addpath_tx_line = n.addpath_tx_line or group.addpath_tx_line
-            if n.password is None:
-                n.password, n.password_line = group.password, group.password_line
-            n.passive = n.passive or group.passive
-            if n.update_source is None:
-                n.update_source, n.update_source_line = group.update_source, group.update_source_line
-            if n.local_as is None:
-                n.local_as, n.local_as_line = group.local_as, group.local_as_line
-                n.local_as_no_prepend, n.local_as_replace = group.local_as_no_prepend, group.local_as_replace
-            if n.ttl_security is None:
-                n.ttl_security, n.ttl_security_line = group.ttl_security, group.ttl_security_line
-            if n.ebgp_multihop is None:
-                n.ebgp_multihop = group.ebgp_multihop
-            if n.timers is None:
-                n.timers, n.timers_line = group.timers, group.timers_line
-            if n.port is None:
-                n.port, n.port_line = group.port, group.port_line
-            if n.accept_limit is None:
-                n.accept_limit, n.accept_limit_line = group.accept_limit, group.accept_limit_line
-            if n.send_limit is None:
-                n.send_limit, n.send_limit_line = group.send_limit, group.send_limit_line
-            if not n.rr_client_line and group.rr_client_line:
-                n.rr_client_line, rr_written[n.address] = group.rr_client_line, n.peer_group
-            n.password_opaque = n.password_opaque or group.password_opaque
-            if n.activate is None:
-                n.activate = group.activate
+            if take_group(n, group, frr):
+                rr_written[n.address] = n.peer_group
+        # the groups the listen ranges name stay for the members verify/dynamic.py makes
+        inst.dynamic_groups = {name: groups[name] for _, name, _ in inst.listen_ranges if name in groups}
+        for _, name, line in inst.listen_ranges:
+            if name not in groups:
+                dev.undefined_refs.append((line, f"peer-group {name} (bgp listen range: no peer is taken)"))
         if inst.confederation is not None:
             # outside its confederation the instance is AS N to every peer: as if each such neighbor
             # had `local-as N no-prepend replace-as` (the member AS neither shown nor in AS paths)

@@ -203,3 +203,13 @@ def test_a_port_that_changes_vrf_loses_the_addresses_above_the_line() -> None:
         assert moved.interfaces["Loopback1"].addresses == [], lines
     said = _read(block.format("   ip address 10.0.0.1/32\n   vrf a\n")).unmodelled
     assert said == [(5, "vrf a (EOS removes the addresses set above it, 10.0.0.1/32: the port changes VRF)")]
+
+
+def test_a_static_routes_next_hop_port_is_read_as_eos_completes_it() -> None:
+    """`Null0` and port names in any case and abbreviated, as the CLI completes them: `null0` is the
+    discard route (was read as a port nobody has: the route unusable, its `network` dead); taking
+    one back names it the same way."""
+    dev = _read("ip route 10.0.0.0/8 null0\nip route 10.1.0.0/16 NULL0\nip route 10.2.0.0/16 et1\n"
+                "ip route 10.3.0.0/16 Null0\nno ip route 10.3.0.0/16 nu0\n")
+    assert [(r.prefix, r.nexthop) for r in dev.static_routes] == [("10.0.0.0/8", None), ("10.1.0.0/16", None),
+                                                                  ("10.2.0.0/16", "Ethernet1")]

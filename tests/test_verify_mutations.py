@@ -733,6 +733,8 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
                     " neighbor 10.11.0.0 remote-as 4200001000\n neighbor 10.11.0.0 local-as 4200009999\n")),
     ("a listen range whose peer-group has no remote-as (bgpd refuses the range)", "BGP-CONFIG-REFUSED",
      lambda r: _dynamic_leaf(r, group_lines="")),
+    ("a gateway's listen range that holds not its external peer's address", "BGP-EXTERNAL-DOWN",
+     lambda r: (_dynamic_external(r), edit(r / GW / "frr.conf", "listen range 100.64.0.0/31", "listen range 100.64.0.2/31"))),
     ("a listen range that holds none of the spines' addresses", "ROUTE-MISSING",
      lambda r: _dynamic_leaf(r, listen="10.11.8.0/29")),
     ("a listen range given while another, overlapping one is (bgpd refuses the second)", "BGP-CONFIG-REFUSED",
@@ -1415,6 +1417,17 @@ def _dynamic_gateway(r: Path) -> None:
     path.write_text(text)
 
 
+def _dynamic_external(r: Path) -> None:
+    """The gateway's storage peer of plane A (planned, not rendered) taken by a listen range."""
+    path = r / GW / "frr.conf"
+    text = "".join(line for line in path.read_text().splitlines(keepends=True) if "neighbor 100.64.0.1 " not in line)
+    text = text.replace(" bgp router-id 10.10.0.92\n", " bgp router-id 10.10.0.92\n neighbor STORAGE peer-group\n"
+                        " neighbor STORAGE remote-as 65100\n bgp listen range 100.64.0.0/31 peer-group STORAGE\n")
+    text = text.replace("  network 10.10.0.92/32\n", "  network 10.10.0.92/32\n  neighbor STORAGE route-map EXTERNAL-A-IN in\n"
+                        "  neighbor STORAGE route-map EXTERNAL-A-OUT out\n")
+    path.write_text(text)
+
+
 def _netmask(r: Path) -> None:
     """The leaf's first uplink address written with ifupdown2's netmask attribute instead of /31."""
     edit(r / LEAF_A / "interfaces", "    address 10.11.0.1/31\n", "    address 10.11.0.1\n    netmask 255.255.255.254\n")
@@ -1796,6 +1809,7 @@ VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
     ("a leaf's neighbors as a peer-group", _peer_group),
     ("a leaf's spine neighbors as dynamic neighbors of a listen range", _dynamic_leaf),
     ("a gateway VRF's spine neighbors as dynamic neighbors of a listen range", _dynamic_gateway),
+    ("a gateway's planned external peer taken by a listen range", _dynamic_external),
     ("a leaf's listen range beside one spine kept as a configured neighbor (bgpd prefers it)",
      lambda r: (_dynamic_leaf(r), edit(r / LEAF_A / "frr.conf", " neighbor SPINES peer-group\n",
                                        " neighbor SPINES peer-group\n neighbor 10.11.0.0 remote-as 4200001000\n"),

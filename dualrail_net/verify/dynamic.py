@@ -88,6 +88,26 @@ def expand_dynamic_neighbors(snap: Snapshot) -> None:
     if not listening:
         return
     refused: dict[int, int] = {}  # id(inst) -> peers beyond the limit
+    members: dict[int, int] = {}  # id(inst) -> members made
+
+    def admit(listener: BgpInstance, source: str) -> None:
+        if source in listener.neighbors or source in listener.shut_neighbors:
+            return  # a configured neighbor (or a member already made for that address)
+        chosen = listen_range_for(listener, source)
+        if chosen is None:
+            return
+        if members.get(id(listener), 0) >= listener.listen_limit:
+            refused[id(listener)] = refused.get(id(listener), 0) + 1
+            return
+        members[id(listener)] = members.get(id(listener), 0) + 1
+        group_name, line = chosen
+        member = Neighbor(source, peer_group=group_name, line=line, passive=True, dynamic=True, defined=True)
+        take_group(member, listener.dynamic_groups[group_name])
+        if member.shutdown:
+            listener.shut_neighbors.append(source)
+        else:
+            listener.neighbors[source] = member
+
     for dev in snap.devices.values():
         for vrf, inst in dev.bgp.items():
             for n in list(inst.neighbors.values()):
@@ -97,25 +117,15 @@ def expand_dynamic_neighbors(snap: Snapshot) -> None:
                 if target is None or target[0] is dev:
                     continue
                 source = connection_source(dev, vrf, n)
-                if source is None:
-                    continue
-                _, _, listener = target
-                if source in listener.neighbors or source in listener.shut_neighbors:
-                    continue  # a configured neighbor (or a member already made for that address)
-                chosen = listen_range_for(listener, source)
-                if chosen is None:
-                    continue
-                members = sum(1 for m in listener.neighbors.values() if m.dynamic)
-                if members >= listener.listen_limit:
-                    refused[id(listener)] = refused.get(id(listener), 0) + 1
-                    continue
-                group_name, line = chosen
-                member = Neighbor(source, peer_group=group_name, line=line, passive=True, dynamic=True, defined=True)
-                take_group(member, listener.dynamic_groups[group_name])
-                if member.shutdown:
-                    listener.shut_neighbors.append(source)
-                    continue
-                listener.neighbors[source] = member
+                if source is not None:
+                    admit(target[2], source)
+    # a gateway's planned external peers (not rendered: the plan has them open the session from
+    # their address on the gateway's port)
+    for dev, vrf, inst in _listeners(snap):
+        meta = snap.manifest.devices.get(dev.name)
+        for address, peer in (meta.external.items() if meta is not None else ()):
+            if peer.vrf == vrf:
+                admit(inst, address)
     for dev, _vrf, inst in _listeners(snap):
         beyond = refused.get(id(inst), 0)
         if beyond:

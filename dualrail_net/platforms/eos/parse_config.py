@@ -445,8 +445,25 @@ def _eos_neighbor(w: list[str]) -> list[str]:
     return w
 
 
+_NULL0 = re.compile(r"n(u(ll?)?)?0", re.IGNORECASE)  # EOS completes `Null0` from a prefix, in any case
+
+
+def _hop_word(word: str) -> str:
+    """A static route's next-hop word as EOS takes it: `Null0` and interface names in canonical
+    spelling (the CLI completes them in any case), an address as written."""
+    if _NULL0.fullmatch(word):
+        return "Null0"
+    if word[:1].isalpha():
+        names = interface_names(["interface", word])
+        if names is not None and len(names) == 1:
+            return names[0]
+    return word
+
+
 def _static(w: list[str], dev: DeviceConfig, node: Node) -> None:
     vrf, rest = _static_words(w)
+    if len(rest) >= 2:
+        rest = [rest[0], _hop_word(rest[1]), *rest[2:]]
     if len(rest) >= 2 and is_prefix(rest[0]) and (rest[1] == "Null0" or is_ip(rest[1]) or rest[1][:1].isalpha()):
         distance = int(rest[2]) if len(rest) > 2 and is_decimal(rest[2]) and len(rest[2]) <= 3 else 1
         dev.static_routes.append(StaticRoute(vrf, rest[0], None if rest[1] == "Null0" else rest[1], None, distance,
@@ -471,7 +488,7 @@ def _static_taken_back(w: list[str], dev: DeviceConfig) -> bool:
     vrf, rest = _static_words(w)
     if not rest or not is_prefix(rest[0]):
         return False
-    hop = None if len(rest) < 2 else None if rest[1] == "Null0" else rest[1]
+    hop = None if len(rest) < 2 else None if (word := _hop_word(rest[1])) == "Null0" else word
     kept = [r for r in dev.static_routes if not (r.vrf == vrf and network_of(r.prefix) == network_of(rest[0])
                                                  and (len(rest) < 2 or r.nexthop == hop))]
     taken = len(kept) < len(dev.static_routes)
@@ -697,7 +714,7 @@ def _read_nodes(nodes: list[Node], dev: DeviceConfig) -> None:
             dev.vrfs.setdefault(w[2], None)
         elif w[0] in ("default", "no") and w[1:2] == ["interface"] and (names := interface_names(w[1:])) is not None:
             _default_interface(dev, names, routed, pfc_on)
-        elif w[:4] == ["no", "ip", "route", "vrf"] and _static_taken_back(w[1:], dev):
+        elif w[:3] == ["no", "ip", "route"] and _static_taken_back(w[1:], dev):
             pass
         elif w[0] == "no" and len(w) > 1 and undo_top_level(dev, w[1:], None):
             pass  # (a static route, prefix-list, route-map or BGP instance taken back)

@@ -170,6 +170,16 @@ def test_static_check_fires(clean: Path, tmp_path: Path, desc: str, path: str, o
     assert fired(run_static(out), check), f"{desc}: {check} did not fire"
 
 
+def test_a_setting_the_standby_lacks_is_placed_at_the_masters_line(clean: Path, tmp_path: Path) -> None:
+    """The standby's file does not set it: the finding names that file without a line (never
+    `FILE:0:`) and the master's line that sets it."""
+    out = broken_copy(clean, tmp_path, "ib-plane-IBA/opensm.conf", "lmc 0\n", "lmc 0\nsweep_interval 0\n")
+    said = [f.message for r in run_static(out) if r.check == "IB-SM-STANDBY" for f in r.findings]
+    line = (out / "ib-plane-IBA/opensm.conf").read_text().splitlines().index("sweep_interval 0") + 1
+    assert said == [f"ib-plane-IBA/opensm-standby.conf: sweep_interval is not set, the master runs 0 "
+                    f"(ib-plane-IBA/opensm.conf:{line})"]
+
+
 SIM_CASES: list[tuple[str, str, str, str, str, Callable[[list[str]], bool]]] = [
     ("missing ';' opens the fabric", PA, "0x0c42a10300a10010=full ;", "0x0c42a10300a10010=full", "IB-SIM-SM",
      lambda msgs: any("PARSE ERROR" in m or "default" in m for m in msgs)),

@@ -213,6 +213,7 @@ def _routing_files(check: str, folder: Path, plane: str, meta: IbPlaneEntry,
 
 
 STANDBY_FILE = "opensm-standby.conf"
+MASTER_FILE = "opensm.conf"
 DEFAULT_SM_PRIORITY = 1  # opensm's, when the file sets none
 
 
@@ -220,6 +221,12 @@ def _unmodelled_lines(check: str, plane: str, rel: str, unknown: list[tuple[int,
     """An opensm.conf's lines of no known key (read_opensm_conf), each a warning at its line."""
     return [Finding(check, Severity.WARNING, (), plane, f"{rel}:{line}: not modelled: {text[:100]}",
                     "verify cannot judge what this setting does") for line, text in unknown]
+
+
+def _at(rel: str, settings: dict[str, tuple[int, str]], key: str) -> str:
+    """Where a setting of a file is: FILE:LINE, or FILE alone when the file does not set it."""
+    line = settings.get(key, (0, ""))[0]
+    return f"{rel}:{line}" if line else rel
 
 
 def _priority(settings: dict[str, tuple[int, str]]) -> int:
@@ -246,7 +253,7 @@ def _standby_findings(check: str, out: Path, plane: str, folder: str, host: str 
     found = []
     got = settings.get("guid", (0, "missing"))
     if got[1].lower() != guid:
-        found.append(_f(check, plane, f"{rel}:{got[0]}: guid {got[1]} is not {host}'s port {guid}",
+        found.append(_f(check, plane, f"{_at(rel, settings, 'guid')}: guid {got[1]} is not {host}'s port {guid}",
                         "the standby would bind to another port (or none)", (host,)))
     mine, theirs = _priority(settings), _priority(master)
     if mine < 0:
@@ -255,14 +262,14 @@ def _standby_findings(check: str, out: Path, plane: str, folder: str, host: str 
                         "opensm reads it as 0 or refuses the file: the standby's rank is not what the plan says",
                         (host,)))
     elif mine >= theirs:
-        found.append(_f(check, plane, f"{rel}:{settings.get('sm_priority', (0, ''))[0]}: sm_priority {mine} is not "
+        found.append(_f(check, plane, f"{_at(rel, settings, 'sm_priority')}: sm_priority {mine} is not "
                         f"below the master's {theirs}",
                         "the standby may win the election and run the subnet from the wrong host", (host,)))
     for key in sorted((set(settings) | set(master)) - {"guid", "sm_priority"} - LOG_SETTINGS):
         if settings.get(key, (0, None))[1] != master.get(key, (0, None))[1]:
-            line = settings.get(key, (0, ""))[0]
-            found.append(_f(check, plane, f"{rel}:{line}: {key} is {settings.get(key, (0, 'not set'))[1]}, the master "
-                            f"runs {master.get(key, (0, 'not set'))[1]}",
+            master_at = _at(f"{folder}/{MASTER_FILE}", master, key)
+            found.append(_f(check, plane, f"{_at(rel, settings, key)}: {key} is {settings.get(key, (0, 'not set'))[1]}, "
+                            f"the master runs {master.get(key, (0, 'not set'))[1]} ({master_at})",
                             _DIFFERING.get(key, "after a failover the subnet would be run differently"), (host,)))
     for key, (secure, why) in SECURE_SETTINGS.items():
         setting = settings.get(key)

@@ -525,6 +525,10 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
     ("a PFC group listed that has no port_set", "PORTS-UNMODELLED",
      lambda r: edit(r / LEAF_A / "qos_features.conf", "pfc.port_group_list = [roce_pfc]",
                     "pfc.port_group_list = [roce_pfc, spare]")),
+    ("a second ECN group with ECN off naming a port the first names", "PORTS-UNMODELLED",
+     lambda r: edit(r / LEAF_A / "qos_features.conf", "ecn_red.port_group_list = [roce_ecn]",
+                    "ecn_red.port_group_list = [roce_ecn,off]\necn_red.off.egress_queue_list = [3]\n"
+                    "ecn_red.off.port_set = swp1\necn_red.off.ecn_enable = false")),
     ("MTU differs on one port", "QOS-MTU",
      lambda r: edit(r / LEAF_A / "interfaces", "    mtu 9214\n", "    mtu 9000\n")),
     ("CNP on the lossless class", "QOS-CNP",

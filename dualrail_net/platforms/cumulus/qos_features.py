@@ -136,6 +136,20 @@ def _parse_qos_text(text: str) -> QosFile:
             unmodelled.append(f"{key} = {kv.get(key)}")
         return [v for v in values if v is not None]
 
+    # a port two groups of one section name: which group's settings switchd gives it is not known
+    # here (nothing documents an order): reported, each section once per port
+    for section, list_key, _ in _GROUP_LISTS:
+        claimed: dict[str, str] = {}
+        for group in _list(kv.get(f"{section}.{list_key}", "")):
+            again: dict[str, list[str]] = {}  # an earlier group -> the ports this one names again
+            for name in ports(f"{section}.{group}.port_set"):
+                first = claimed.setdefault(name, group)
+                if first != group:
+                    again.setdefault(first, []).append(name)
+            for first, names in again.items():
+                more = f" and {len(names) - 1} more" if len(names) > 1 else ""
+                unmodelled.append(f"{section}.{group}.port_set names {names[0]}{more}, which {section}.{first} "
+                                  "names too: which group's settings switchd applies to them is not modelled")
     pfc: dict[str, set[int]] = {}
     headroom: dict[str, PfcHeadroom] = {}
     for group in _list(kv.get("pfc.port_group_list", "")):

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import re
-
 import random
+import re
 from typing import Any
 from pathlib import Path
 
@@ -1280,6 +1279,37 @@ def test_prefix_list_filing_and_taking_back_agree_with_a_plain_reading() -> None
         frr_parser.parse_frr("\n".join(text) + "\n", dev)
         got = sorted((e.seq, e.prefix) for e in dev.prefix_lists.get("P", []))
         assert got == _prefix_list_plain(lines), text
+
+
+def test_listen_ranges_are_refused_and_found_as_a_plain_scan_says() -> None:
+    """The sorted starts (overlap refused by halving, the range holding an address found by
+    halving) against a scan of every range, over random ranges of two groups."""
+    import ipaddress
+    from dualrail_net.verify.parsers.frr import listen_range_holding
+    rng = random.Random(3402)
+    for _ in range(100):
+        inst = BgpInstance(None, 65001)
+        frr_parser.bgp_statement(inst, "neighbor G peer-group".split(), 1)
+        frr_parser.bgp_statement(inst, "neighbor G remote-as external".split(), 2)
+        frr_parser.bgp_statement(inst, "neighbor H peer-group".split(), 3)
+        frr_parser.bgp_statement(inst, "neighbor H remote-as external".split(), 4)
+        kept: list[tuple[ipaddress.IPv4Network, str]] = []
+        for line in range(5, 5 + rng.randint(1, 25)):
+            net = ipaddress.ip_network(f"10.0.{rng.randint(0, 7)}.{rng.randint(0, 255)}/{rng.randint(22, 32)}",
+                                       strict=False)
+            group = rng.choice("GH")
+            same = [g for n, g in kept if n == net]
+            plain_refused = bool(same) and same[0] != group or not same and any(net.overlaps(n) for n, _ in kept)
+            refused_before = len(inst.refused)
+            frr_parser.bgp_statement(inst, f"bgp listen range {net} peer-group {group}".split(), line)
+            assert (len(inst.refused) > refused_before) == plain_refused, (net, group, kept)
+            if not plain_refused and not same:
+                kept.append((net, group))
+        for _ in range(50):
+            address = ipaddress.ip_address(f"10.0.{rng.randint(0, 7)}.{rng.randint(0, 255)}")
+            plain = [(str(n), g) for n, g in kept if address in n]
+            held = listen_range_holding(inst, int(address))
+            assert ([(str(ipaddress.ip_network(held[0], strict=False)), held[1])] if held else []) == plain
 
 
 def test_zebra_interface_blocks_set_the_ports(tmp_path: Path) -> None:

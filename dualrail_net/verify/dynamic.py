@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from dualrail_net.verify.controlplane import update_source_address
 from dualrail_net.verify.ipfast import contains, ip_int, network_of
 from dualrail_net.verify.model import BgpInstance, DeviceConfig, Neighbor
-from dualrail_net.verify.parsers.frr import is_ip, take_group
+from dualrail_net.verify.parsers.frr import is_ip, listen_range_holding, take_group
 from dualrail_net.verify.snapshot import Snapshot
 
 
@@ -57,19 +57,12 @@ def connection_source(dev: DeviceConfig, vrf: str | None, n: Neighbor) -> str | 
 
 
 def listen_range_for(inst: BgpInstance, source: str) -> tuple[str, int] | None:
-    """(group, line) of the longest listen range of ``inst`` that holds ``source`` and names a group
-    the instance defines; None when none does."""
-    value = ip_int(source)
-    best: tuple[int, str, int] | None = None
-    for written, group, line in inst.listen_ranges:
-        if group not in inst.dynamic_groups:
-            continue
-        net, length = network_of(written)
-        if not contains((net, length), value):
-            continue
-        if best is None or length > best[0]:
-            best = (length, group, line)
-    return (best[1], best[2]) if best is not None else None
+    """(group, line) of the listen range of ``inst`` that holds ``source`` when it names a group the
+    instance defines; None otherwise."""
+    held = listen_range_holding(inst, ip_int(source))
+    if held is None or held[1] not in inst.dynamic_groups:
+        return None
+    return held[1], held[2]
 
 
 def expand_dynamic_neighbors(snap: Snapshot) -> None:
@@ -129,7 +122,7 @@ def expand_dynamic_neighbors(snap: Snapshot) -> None:
     for dev, _vrf, inst in _listeners(snap):
         beyond = refused.get(id(inst), 0)
         if beyond:
-            line = inst.listen_limit_line or inst.listen_ranges[0][2]
+            line = inst.listen_limit_line or next(iter(inst.listen_ranges.values()))[2]
             dev.unmodelled.append((line, f"bgp listen limit {inst.listen_limit}: {beyond} more peer(s) connect "
                                          "from its listen ranges; bgpd takes whichever connect first (the "
                                          "model takes the first in file order)"))

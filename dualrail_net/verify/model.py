@@ -304,11 +304,14 @@ class BgpInstance:
     # None: the platform's default (controlplane.offered_hold_time). Its line (0: not set)
     timers: tuple[int, int] | None = None
     timers_line: int = 0
-    # FRR dynamic neighbors: `bgp listen range PREFIX peer-group G` as (prefix as written, G, line),
-    # in order; a peer that connects from an address in a range, with no neighbor of its own here,
-    # becomes a passive member of G (verify/dynamic.py), up to `bgp listen limit N` of them (FRR's
-    # default 100; its line, 0: not set)
-    listen_ranges: list[tuple[str, str, int]] = field(default_factory=list)
+    # FRR dynamic neighbors: `bgp listen range PREFIX peer-group G`, by the range's first address:
+    # (prefix as written, G, line, the range's last address), in file order, and the first
+    # addresses sorted (bgpd refuses overlapping ranges, so an address is in one range at most,
+    # found by halving); a peer that connects from an address in a range, with no neighbor of its
+    # own here, becomes a passive member of G (verify/dynamic.py), up to `bgp listen limit N` of them
+    # (FRR's default 100; its line, 0: not set)
+    listen_ranges: dict[int, tuple[str, str, int, int]] = field(default_factory=dict)
+    listen_starts: list[int] = field(default_factory=list)
     listen_limit: int = 100
     listen_limit_line: int = 0
     # the peer-groups a listen range names, as finish_bgp leaves them (what a dynamic member takes)

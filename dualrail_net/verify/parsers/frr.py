@@ -1037,24 +1037,41 @@ def network_statement(inst: BgpInstance, w: list[str], line: int) -> bool:
 
 def listen_range_refusal(inst: BgpInstance, written: str, group: str) -> str:
     """Why bgpd refuses `bgp listen range RANGE peer-group GROUP` at this point of the file ("":
-    it takes it). Read in bgpd's bgp_listen_range and peer_group_listen_range_add: the range given
-    to another group, a range overlapping one already given (to any group: so at most one range
-    holds an address), a group not defined yet, or one without a remote-as yet (measured in the
-    twin: the load fails on that line)."""
-    net, length = network_of(written)
-    for other, other_group, _line in inst.listen_ranges:
-        other_net, other_length = network_of(other)
-        if (other_net, other_length) == (net, length):
-            return "" if other_group == group else f"the same listen range is attached to peer-group {other_group}"
-        shorter = min(length, other_length)
-        if shorter == 0 or net >> (32 - shorter) == other_net >> (32 - shorter):
-            return f"the listen range overlaps {other} (peer-group {other_group})"
+    it takes it, or already holds it for GROUP). Read in bgpd's bgp_listen_range and
+    peer_group_listen_range_add: the range given to another group, a range overlapping one already
+    given (to any group: so at most one range holds an address), a group not defined yet, or one
+    without a remote-as yet (measured in the twin: the load fails on that line)."""
+    start, end = _range_span(written)
+    held = inst.listen_ranges.get(start)
+    if held is not None and held[3] == end:
+        return "" if held[1] == group else f"the same listen range is attached to peer-group {held[1]}"
+    at = bisect.bisect_right(inst.listen_starts, start) - 1
+    for i in (at, at + 1):  # the range starting at or before this one's start, and the next one
+        if 0 <= i < len(inst.listen_starts):
+            other = inst.listen_ranges[inst.listen_starts[i]]
+            if inst.listen_starts[i] <= end and other[3] >= start:
+                return f"the listen range overlaps {other[0]} (peer-group {other[1]})"
     if group not in inst.peer_groups or group not in inst.neighbors:
         return f"peer-group {group} is not defined before this line"
     defined = inst.neighbors[group]
     if defined.remote_asn is None and defined.remote_kind is None:
         return f"peer-group {group} has no remote-as before this line"
     return ""
+
+
+def _range_span(written: str) -> tuple[int, int]:
+    """A listen range's first and last address."""
+    net, length = network_of(written)
+    return net, net + (1 << (32 - length)) - 1
+
+
+def listen_range_holding(inst: BgpInstance, address: int) -> tuple[str, str, int, int] | None:
+    """The listen range of ``inst`` that holds ``address`` (one at most: bgpd refuses overlaps)."""
+    at = bisect.bisect_right(inst.listen_starts, address) - 1
+    if at < 0:
+        return None
+    held = inst.listen_ranges[inst.listen_starts[at]]
+    return held if held[3] >= address else None
 
 
 def bgp_statement(inst: BgpInstance, w: list[str], line: int = 0) -> bool:
@@ -1102,10 +1119,12 @@ def bgp_statement(inst: BgpInstance, w: list[str], line: int = 0) -> bool:
             inst.confederation_peers += [p for p in peers if p is not None]
         elif w[1:3] == ["listen", "range"] and len(w) == 6 and w[4] == "peer-group" and is_prefix(w[3]):
             refusal = listen_range_refusal(inst, w[3], w[5])
+            start, end = _range_span(w[3])
             if refusal:
                 inst.refused.append((line, " ".join(w), refusal))
-            elif (network_of(w[3]), w[5]) not in {(network_of(r[0]), r[1]) for r in inst.listen_ranges}:
-                inst.listen_ranges.append((w[3], w[5], line))
+            elif start not in inst.listen_ranges:
+                inst.listen_ranges[start] = (w[3], w[5], line, end)
+                bisect.insort(inst.listen_starts, start)
         elif w[1:3] == ["listen", "limit"] and len(w) == 4 and (limit := _int(w[3], 65535)):
             inst.listen_limit, inst.listen_limit_line = limit, line
         elif w[1:] in _HARMLESS_BGP:
@@ -1169,8 +1188,11 @@ def bgp_negation(inst: BgpInstance, w: list[str], line: int, eos: bool = False) 
     elif w[:2] == ["bgp", "shutdown"]:
         inst.shutdown_line = 0
     elif w[:3] == ["bgp", "listen", "range"] and len(w) == 6 and w[4] == "peer-group" and is_prefix(w[3]):
-        inst.listen_ranges[:] = [r for r in inst.listen_ranges
-                                 if (network_of(r[0]), r[1]) != (network_of(w[3]), w[5])]
+        start, end = _range_span(w[3])
+        held = inst.listen_ranges.get(start)
+        if held is not None and (held[1], held[3]) == (w[5], end):
+            del inst.listen_ranges[start]
+            del inst.listen_starts[bisect.bisect_left(inst.listen_starts, start)]
     elif w[:3] == ["bgp", "listen", "limit"] and len(w) <= 4:
         inst.listen_limit, inst.listen_limit_line = 100, 0
     elif w[:2] == ["timers", "bgp"] and len(w) in (2, 4):
@@ -1967,8 +1989,8 @@ def finish_bgp(dev: DeviceConfig, frr: bool = True) -> None:
             if take_group(n, group, frr):
                 rr_written[n.address] = n.peer_group
         # the groups the listen ranges name stay for the members verify/dynamic.py makes
-        inst.dynamic_groups = {name: groups[name] for _, name, _ in inst.listen_ranges if name in groups}
-        for _, name, line in inst.listen_ranges:
+        inst.dynamic_groups = {name: groups[name] for _, name, _, _ in inst.listen_ranges.values() if name in groups}
+        for _, name, line, _ in inst.listen_ranges.values():
             if name not in groups:
                 dev.undefined_refs.append((line, f"peer-group {name} (bgp listen range: no peer is taken)"))
         if inst.confederation is not None:

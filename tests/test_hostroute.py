@@ -406,3 +406,35 @@ def test_address_values_reach_the_kernel_as_the_model_reads_them(tmp_path: Path)
             run(["ip", "netns", "del", ns], check=False)
     model = {name: sorted(iface.addresses) for name, iface in read_interfaces(ADDRESS_FORMS).interfaces.items()}
     assert held == model
+
+
+def test_rule_deletions_agree_with_a_scan_of_the_rules_in_place() -> None:
+    """`ip rule del` found by priority (halving) or by source (its bucket) against the plain scan
+    of the list, over random adds and deletions (with and without priority, source, table,
+    destination, `not`), the default rules included."""
+    import random
+    from dualrail_net.verify import hostroute
+    from dualrail_net.verify.ipfast import ip_int
+    from dualrail_net.verify.model import ServerRule
+    rng = random.Random(3403)
+    for _ in range(300):
+        fast = list(hostroute._DEFAULT_RULES)
+        plain = list(hostroute._DEFAULT_RULES)
+        by_source: dict[tuple[int, int], list[hostroute.Rule]] = {}
+        for r in fast:
+            by_source.setdefault((r[2], r[1]), []).append(r)
+        for _ in range(rng.randint(1, 40)):
+            rule = ServerRule(f"10.0.0.{rng.randint(0, 3)}", rng.choice([0, 101, 102, 254]),
+                              rng.choice([None, None, 100, 101, 0, 32766]), rng.choice([0, 32, 32, 24]),
+                              rng.choice([None, None, "10.1.0.0/16"]), invert=rng.random() < 0.1,
+                              delete=rng.random() < 0.4)
+            hostroute._place_rule(fast, rule, by_source)
+            if rule.delete:
+                mask = ((1 << rule.source_len) - 1) << (32 - rule.source_len) if rule.source_len else 0
+                to_net, to_len = (ip_int("10.1.0.0"), 16) if rule.destination else (0, 0)
+                hostroute._rule_deleted_plain(plain, rule, hostroute._looks_up(rule), ip_int(rule.source) & mask,
+                                              to_net, to_len)
+            else:
+                hostroute._place_rule(plain, rule, {})
+            assert fast == plain
+            assert sorted(r for bucket in by_source.values() for r in bucket) == sorted(fast)

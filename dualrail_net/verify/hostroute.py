@@ -313,14 +313,42 @@ def _delete(table: _Table, route: ServerRoute) -> None:
             table.first[key] = after
 
 
-def _rule_deleted(rules: list[Rule], rule: ServerRule, looks_up: int, source: int, mask: int, to_net: int,
-                  to_len: int) -> None:
+def _rule_fits(r: Rule, rule: ServerRule, looks_up: int, source: int, to_net: int, to_len: int) -> bool:
+    """Whether rule ``r`` in place has every selector `ip rule del` ``rule`` gives."""
+    priority, src, src_len, table, r_to, r_to_len, _own, invert = r
+    return (rule.priority is None or priority == rule.priority) and (looks_up == 0 or table == looks_up) \
+        and (rule.source_len == 0 or (src_len, src) == (rule.source_len, source)) \
+        and (rule.destination is None or (r_to, r_to_len) == (to_net, to_len)) and invert == rule.invert
+
+
+def _rule_deleted(rules: list[Rule], rule: ServerRule, looks_up: int, source: int, to_net: int, to_len: int,
+                  by_source: dict[tuple[int, int], list[Rule]]) -> None:
     """`ip rule del`: the first rule in priority order that every selector given matches (kernel
-    fib_nl_delrule; the default rules too). ``looks_up``: the rule's table as _looks_up gives it."""
-    for at, (priority, src, src_len, table, r_to, r_to_len, _own, invert) in enumerate(rules):
-        if (rule.priority is None or priority == rule.priority) and (looks_up == 0 or table == looks_up) \
-                and (rule.source_len == 0 or (src_len, src) == (rule.source_len, source & mask)) \
-                and (rule.destination is None or (r_to, r_to_len) == (to_net, to_len)) and invert == rule.invert:
+    fib_nl_delrule; the default rules too). ``looks_up``: the rule's table as _looks_up gives it;
+    ``source``: its source under its mask; ``by_source``: the rules in place by (length, source), in
+    list order. A priority given is found by halving, a source in its bucket (a hostile file's
+    thousands of deletions stay n log n); only a deletion naming neither scans the list."""
+    if rule.priority is not None:
+        first = bisect.bisect_left(rules, rule.priority, key=_priority)
+        candidates: list[Rule] = rules[first:bisect.bisect_right(rules, rule.priority, lo=first, key=_priority)]
+    elif rule.source_len:
+        candidates = by_source.get((rule.source_len, source), [])
+    else:
+        candidates = rules
+    gone = next((r for r in candidates if _rule_fits(r, rule, looks_up, source, to_net, to_len)), None)
+    if gone is None:
+        return
+    first = bisect.bisect_left(rules, gone[0], key=_priority)
+    del rules[next(at for at in range(first, len(rules)) if rules[at] is gone)]
+    bucket = by_source[(gone[2], gone[1])]
+    bucket.remove(gone)
+
+
+def _rule_deleted_plain(rules: list[Rule], rule: ServerRule, looks_up: int, source: int, to_net: int,
+                        to_len: int) -> None:
+    """The plain reference of _rule_deleted: the list scanned in order."""
+    for at, r in enumerate(rules):
+        if _rule_fits(r, rule, looks_up, source, to_net, to_len):
             del rules[at]
             return
 
@@ -356,6 +384,9 @@ def host_routing(srv: ServerConfig) -> HostRouting:
     up_order: list[str] = []
     configured = {LOOPBACK}  # the addresses in place so far (a port kept down gets its own too)
     rules: list[Rule] = list(_DEFAULT_RULES)
+    by_source: dict[tuple[int, int], list[Rule]] = {}  # the rules in place by (source length, source)
+    for r in rules:
+        by_source.setdefault((r[2], r[1]), []).append(r)
     pending = sorted(srv.rules, key=lambda r: r.order)
     taken = 0  # rules of ``pending`` in place
     # the gateways are looked up through the rules only once one of them may take a packet from no
@@ -373,7 +404,7 @@ def host_routing(srv: ServerConfig) -> HostRouting:
                 _install(added[MAIN], (net, length, 0, port.name, None, own_address.get((net, length)), ()), "append")
         for route in by_port.get(stanza, ()):
             while taken < len(pending) and pending[taken].order < route.order:
-                placed = _place_rule(rules, pending[taken])
+                placed = _place_rule(rules, pending[taken], by_source)
                 taken += 1
                 # (a rule taken away never makes one take a packet from no address: the new one decides)
                 if through is None and placed is not None and (placed[2] == 0 or placed[7]) \
@@ -395,13 +426,13 @@ def host_routing(srv: ServerConfig) -> HostRouting:
                 multipath[(t, n, l)] = hops
             first.add((n, l))
     for rule in pending[taken:]:
-        _place_rule(rules, rule)
+        _place_rule(rules, rule, by_source)
     return HostRouting(rules, tables, local, primaries, addresses, multipath)
 
 
-def _place_rule(rules: list[Rule], rule: ServerRule) -> Rule | None:
+def _place_rule(rules: list[Rule], rule: ServerRule, by_source: dict[tuple[int, int], list[Rule]]) -> Rule | None:
     """`ip rule add|del` on the rules in place, in priority order (``rules`` stays sorted by
-    priority); the rule added (None: none was)."""
+    priority; ``by_source`` holds them by source, in the same order); the rule added (None: none was)."""
     try:
         source = ip_int(rule.source)
         to_net, to_len = network_of(rule.destination) if rule.destination else (0, 0)
@@ -414,7 +445,7 @@ def _place_rule(rules: list[Rule], rule: ServerRule) -> Rule | None:
         priority = second - 1 if second else 0
     mask = ((1 << rule.source_len) - 1) << (32 - rule.source_len) if rule.source_len else 0
     if rule.delete:
-        _rule_deleted(rules, rule, _looks_up(rule), source, mask, to_net, to_len)
+        _rule_deleted(rules, rule, _looks_up(rule), source & mask, to_net, to_len, by_source)
         return None
     # the server's own traffic arrives on lo and carries no mark (nothing in the rendered files
     # sets one): a fwmark selector matches it when the mark's bits under the mask are all 0
@@ -427,6 +458,8 @@ def _place_rule(rules: list[Rule], rule: ServerRule) -> Rule | None:
     if new in rules[first:at]:
         return None  # `ip rule add` of a rule in place: "File exists"
     rules.insert(at, new)
+    bucket = by_source.setdefault((new[2], new[1]), [])
+    bucket.insert(bisect.bisect_right(bucket, priority, key=_priority), new)  # (after its equals, as in the list)
     return new
 
 

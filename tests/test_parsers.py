@@ -1312,6 +1312,29 @@ def test_listen_ranges_are_refused_and_found_as_a_plain_scan_says() -> None:
             assert ([(str(ipaddress.ip_network(held[0], strict=False)), held[1])] if held else []) == plain
 
 
+def test_route_map_entries_taken_back_agree_with_a_plain_reading() -> None:
+    """Entries filed and taken back (`no route-map M permit|deny N`, kept in place until the file
+    is read) against an ordered dict: a new number goes last, the same number with another action
+    replaces the entry in its place, a taken-back number leaves, the last one takes the map."""
+    rng = random.Random(3404)
+    for _ in range(200):
+        plain: dict[int, str] = {}
+        text = []
+        for _ in range(rng.randint(1, 30)):
+            seq, action = rng.choice([5, 10, 15, 20, 25]), rng.choice(["permit", "deny"])
+            if rng.random() < 0.35:
+                text.append(f"no route-map M {action} {seq}")
+                plain.pop(seq, None)
+            else:
+                text.append(f"route-map M {action} {seq}\n match ip address prefix-list P{seq}\nexit")
+                plain[seq] = action
+        dev = DeviceConfig("t", "cumulus")
+        frr_parser.parse_frr("\n".join(text) + "\n", dev)
+        got = [(e.seq, e.action) for e in dev.route_maps.get("M", [])]
+        assert got == list(plain.items()), text
+        assert all(e is not frr_parser.TAKEN_BACK for entries in dev.route_maps.values() for e in entries)
+
+
 def test_zebra_interface_blocks_set_the_ports(tmp_path: Path) -> None:
     from dualrail_net.verify.parsers.frr import zebra_interface_blocks
     dev = DeviceConfig("x", "cumulus")

@@ -36,6 +36,7 @@ from dualrail_net.verify.parsers.frr import (
     aggregate_line,
     add_prefix_list_entry,
     clear_list_indexes,
+    compact_route_maps,
     bgp_negation,
     bgp_timers,
     finish_bgp,
@@ -797,6 +798,7 @@ def _read_nodes(nodes: list[Node], dev: DeviceConfig) -> None:
         if vrf not in dev.vrfs and vrf != "default":
             dev.unmodelled.append((line, f"vrf {vrf}: no `vrf instance {vrf}` defines it"))
     _take_management(dev, mgmt)
+    compact_route_maps(dev)
     finish_bgp(dev, frr=False)
 
 

@@ -172,23 +172,61 @@ class _ListIndex:
 _INDEXES: dict[int, _ListIndex] = {}
 
 
-# route-map entries by number, per map (the list's id): (the list, seq -> position). Valid while
-# it holds as many numbers as the list has entries and the position holds that number; else built
-# again (a scan per line was quadratic in a hostile map's length: docs/performance.md)
-_MAP_INDEXES: dict[int, tuple[list[RouteMapEntry], dict[int, int]]] = {}
+# route-map entries by number, per map (the list's id): (the list, seq -> position, [entries
+# taken back]). Valid while its numbers and the entries taken back add up to the list's length and
+# the position holds that number; else built again (a scan per line was quadratic in a hostile
+# map's length: docs/performance.md)
+_MAP_INDEXES: dict[int, tuple[list[RouteMapEntry], dict[int, int], list[int]]] = {}
+# an entry taken back (`no route-map NAME permit|deny N`) keeps its place until the file is read
+# (compact_route_maps), so that the positions of the others stay (a list shifted per line was
+# quadratic: thousands of `no` lines took seconds)
+TAKEN_BACK = RouteMapEntry(-1, "deny")
+
+
+def _map_index(entries: list[RouteMapEntry]) -> tuple[list[RouteMapEntry], dict[int, int], list[int]]:
+    held = _MAP_INDEXES.get(id(entries))
+    if held is None or held[0] is not entries or len(held[1]) + held[2][0] != len(entries):
+        held = _MAP_INDEXES[id(entries)] = (entries, {e.seq: i for i, e in enumerate(entries) if e is not TAKEN_BACK},
+                                            [sum(e is TAKEN_BACK for e in entries)])
+    return held
 
 
 def map_position(entries: list[RouteMapEntry], seq: int) -> int | None:
     """The position of a route-map's entry numbered ``seq`` (None: none)."""
-    held = _MAP_INDEXES.get(id(entries))
-    if held is None or held[0] is not entries or len(held[1]) != len(entries):
-        held = _MAP_INDEXES[id(entries)] = (entries, {e.seq: i for i, e in enumerate(entries)})
+    held = _map_index(entries)
     at = held[1].get(seq)
-    if at is not None and (at >= len(entries) or entries[at].seq != seq):
+    if at is not None and (at >= len(entries) or entries[at].seq != seq or entries[at] is TAKEN_BACK):
         held[1].clear()  # (the list was reordered elsewhere)
-        held[1].update((e.seq, i) for i, e in enumerate(entries))
+        held[1].update((e.seq, i) for i, e in enumerate(entries) if e is not TAKEN_BACK)
+        held[2][0] = sum(e is TAKEN_BACK for e in entries)
         at = held[1].get(seq)
     return at
+
+
+def take_back_map_entry(dev: DeviceConfig, name: str, seq: int) -> bool:
+    """`no route-map NAME permit|deny SEQ`: that entry leaves the map, and the map with its last
+    entry (False: the map has no such entry)."""
+    entries = dev.route_maps[name]
+    at = map_position(entries, seq)
+    if at is None:
+        return False
+    held = _map_index(entries)
+    entries[at] = TAKEN_BACK
+    del held[1][seq]
+    held[2][0] += 1
+    if not held[1]:
+        del dev.route_maps[name]  # the last entry gone takes the map with it
+    return True
+
+
+def compact_route_maps(dev: DeviceConfig) -> None:
+    """Once a file is read: the entries taken back leave their maps."""
+    for entries in dev.route_maps.values():
+        held = _MAP_INDEXES.get(id(entries))
+        if held is not None and held[0] is entries and held[2][0]:
+            entries[:] = [e for e in entries if e is not TAKEN_BACK]
+            held[2][0] = 0
+            held[1].clear()
 
 
 def file_map_entry(entries: list[RouteMapEntry], seq: int, action: str, line: int) -> RouteMapEntry:
@@ -201,7 +239,7 @@ def file_map_entry(entries: list[RouteMapEntry], seq: int, action: str, line: in
     entry = RouteMapEntry(seq, action, line=line)
     if at is None:
         entries.append(entry)
-        _MAP_INDEXES[id(entries)][1][seq] = len(entries) - 1
+        _MAP_INDEXES[id(entries)][1][seq] = len(entries) - 1  # (map_position above left it valid)
     else:
         entries[at] = entry
     return entry
@@ -1398,6 +1436,7 @@ def _parse_frr(text: str, dev: DeviceConfig, file: str) -> None:
                     if opens_block:
                         node = OTHER  # the block's lines belong to it: the block is what is reported
             break
+    compact_route_maps(dev)
     finish_bgp(dev)
 
 
@@ -1459,15 +1498,7 @@ def undo_top_level(dev: DeviceConfig, w: list[str], vrf: str | None) -> bool:
             return True
         if w[2] not in ("permit", "deny") or _int(w[3], 65535) is None:
             return False
-        map_entries = dev.route_maps[w[1]]
-        numbers = list(map(_SEQ_OF, map_entries))  # (a scan in C: a list comprehension read each entry in Python)
-        if int(w[3]) not in numbers:
-            return False
-        del map_entries[numbers.index(int(w[3]))]
-        _MAP_INDEXES.pop(id(map_entries), None)  # (its positions moved)
-        if not map_entries:
-            del dev.route_maps[w[1]]  # the last entry gone takes the map with it
-        return True
+        return take_back_map_entry(dev, w[1], int(w[3]))
     if w[:2] == ["router", "bgp"] and len(w) in (2, 3, 5):
         name = w[4] if len(w) == 5 and w[3] == "vrf" else None
         if name not in dev.bgp or len(w) >= 3 and parse_asn(w[2]) != dev.bgp[name].asn:

@@ -157,3 +157,24 @@ def test_hostile_numbers_and_digits_are_no_crash() -> None:
     assert [n for n, _ in dev.unmodelled] == [2, 4] and len(dev.prefix_lists["A"]) == 1
     assert interface_names(["interface", "Ethernet" + big]) is None
     assert interface_names(["interface", "Et1-" + big]) is None
+
+
+def test_lines_of_one_shape_complete_as_each_does_alone() -> None:
+    """expand completes one line per shape (its addresses and prefixes stood for by one): against
+    expand_plain on each line as written, over abbreviated lines with random addresses (valid,
+    leading zeros, out of range, prefixes longer than 32), climbing or not, ambiguous or not."""
+    rng = random.Random(3405)
+    templates = [("bgp-ipv4", "nei {a} shut"), ("bgp-ipv4", "net {p}"), ("config", "ip route {p} {a}"),
+                 ("config", "no ip route {p} blackhole"), ("bgp", "ne {p}"), ("bgp", "neighbor {a} remote-as ext"),
+                 ("config", "ip pre X seq 5 per {p} le 32"), ("route-map", "ip route {p} {a} 200"),
+                 ("route-map", "set ip next-hop {a}"), ("bgp", "nei {a} up lo"), ("config", "ip route {a} {p}")]
+
+    def address() -> str:
+        return rng.choice([f"10.{rng.randint(0, 255)}.{rng.randint(0, 255)}.{rng.randint(0, 255)}", "010.1.1.1",
+                           "300.1.1.1", "1.2.3", "::1"])
+
+    for _ in range(400):
+        node, template = rng.choice(templates)
+        line = template.format(a=address(), p=f"{address()}/{rng.choice([8, 24, 32, 33, 0])}")
+        words = tuple(line.split())
+        assert frr_cli.expand(node, words) == frr_cli.expand_plain(node, words), line

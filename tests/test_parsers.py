@@ -1335,6 +1335,34 @@ def test_route_map_entries_taken_back_agree_with_a_plain_reading() -> None:
         assert all(e is not frr_parser.TAKEN_BACK for entries in dev.route_maps.values() for e in entries)
 
 
+def test_static_routes_taken_back_agree_with_a_plain_reading() -> None:
+    """`no ip route P NEXTHOP` (FRR) and `no ip route [vrf V] P [NEXTHOP]` (EOS) through the index
+    of routes (taken back in place until the file is read) against a list filtered per line."""
+    from dualrail_net.platforms.eos.parse_config import parse_eos
+    rng = random.Random(3406)
+    for eos in (False, True):
+        for _ in range(150):
+            plain: list[tuple[str | None, str, str | None]] = []
+            text = []
+            for _ in range(rng.randint(1, 25)):
+                vrf = rng.choice([None, "blue"]) if eos else None
+                prefix = f"10.{rng.randint(0, 2)}.0.0/16"
+                hop = rng.choice(["10.9.0.1", "10.9.0.2", "Null0" if eos else "blackhole"])
+                hop_said = None if hop in ("Null0", "blackhole") else hop
+                where = f"vrf {vrf} " if vrf else ""
+                if rng.random() < 0.4:
+                    bare = eos and rng.random() < 0.3  # (EOS: no next hop named, every route to P goes)
+                    text.append(f"no ip route {where}{prefix}" + ("" if bare else f" {hop}"))
+                    plain = [r for r in plain if not (r[0] == vrf and r[1] == prefix and (bare or r[2] == hop_said))]
+                else:
+                    text.append(f"ip route {where}{prefix} {hop}")
+                    plain.append((vrf, prefix, hop_said))  # (a route written twice is held twice: one next hop)
+            dev = DeviceConfig("t", "eos" if eos else "cumulus")
+            (parse_eos if eos else frr_parser.parse_frr)("\n".join(text) + "\n", dev)
+            got = [(r.vrf, r.prefix, r.nexthop) for r in dev.static_routes]
+            assert sorted(got, key=str) == sorted(plain, key=str), text
+
+
 def test_zebra_interface_blocks_set_the_ports(tmp_path: Path) -> None:
     from dualrail_net.verify.parsers.frr import zebra_interface_blocks
     dev = DeviceConfig("x", "cumulus")

@@ -37,6 +37,7 @@ from dualrail_net.verify.parsers.frr import (
     add_prefix_list_entry,
     clear_list_indexes,
     compact_route_maps,
+    compact_statics,
     bgp_negation,
     bgp_timers,
     finish_bgp,
@@ -50,6 +51,7 @@ from dualrail_net.verify.parsers.frr import (
     parse_prefix_list_line,
     redistribution,
     route_map_entry,
+    take_back_statics,
     undo_top_level,
 )
 from dualrail_net.verify.parsers.tree import Node, parse_tree
@@ -490,11 +492,7 @@ def _static_taken_back(w: list[str], dev: DeviceConfig) -> bool:
     if not rest or not is_prefix(rest[0]):
         return False
     hop = None if len(rest) < 2 else None if (word := _hop_word(rest[1])) == "Null0" else word
-    kept = [r for r in dev.static_routes if not (r.vrf == vrf and network_of(r.prefix) == network_of(rest[0])
-                                                 and (len(rest) < 2 or r.nexthop == hop))]
-    taken = len(kept) < len(dev.static_routes)
-    dev.static_routes[:] = kept
-    return taken
+    return take_back_statics(dev.static_routes, vrf, rest[0], lambda r: len(rest) < 2 or r.nexthop == hop)
 
 
 def _router_bgp(node: Node, dev: DeviceConfig) -> None:
@@ -797,6 +795,7 @@ def _read_nodes(nodes: list[Node], dev: DeviceConfig) -> None:
     for vrf, line in dict.fromkeys(vrf_lines):  # what EOS does with a port in a VRF nobody made: not documented
         if vrf not in dev.vrfs and vrf != "default":
             dev.unmodelled.append((line, f"vrf {vrf}: no `vrf instance {vrf}` defines it"))
+    compact_statics(dev.static_routes)  # (before the management VRF's routes leave the list)
     _take_management(dev, mgmt)
     compact_route_maps(dev)
     finish_bgp(dev, frr=False)

@@ -245,9 +245,56 @@ def file_map_entry(entries: list[RouteMapEntry], seq: int, action: str, line: in
     return entry
 
 
+@dataclass
+class _StaticIndex:
+    """A device's static routes by (VRF, network, length), for `no ip route` lines: positions in
+    the list (routes appended since the last use are indexed then); the routes taken back keep
+    their place until the file is read (compact_statics): a list rebuilt per line was quadratic."""
+    routes: list[StaticRoute]
+    count: int = 0
+    at: dict[tuple[str | None, int, int], list[int]] = field(default_factory=dict)
+    taken: set[int] = field(default_factory=set)
+
+
+_STATIC_INDEXES: dict[int, _StaticIndex] = {}
+
+
+def _static_index(routes: list[StaticRoute]) -> _StaticIndex:
+    held = _STATIC_INDEXES.get(id(routes))
+    if held is None or held.routes is not routes or held.count > len(routes):
+        held = _STATIC_INDEXES[id(routes)] = _StaticIndex(routes)
+    for i in range(held.count, len(routes)):
+        route = routes[i]
+        held.at.setdefault((route.vrf, *network_of(route.prefix)), []).append(i)
+    held.count = len(routes)
+    return held
+
+
+def take_back_statics(routes: list[StaticRoute], vrf: str | None, prefix: str,
+                      fits: Callable[[StaticRoute], bool]) -> bool:
+    """`no ip route ...`: the routes of ``vrf`` to ``prefix`` that ``fits`` leave (False: none)."""
+    held = _static_index(routes)
+    key = (vrf, *network_of(prefix))
+    positions = held.at.get(key)
+    gone = [at for at in positions or () if fits(routes[at])]
+    if not gone:
+        return False
+    held.taken.update(gone)
+    held.at[key] = [at for at in positions or () if at not in held.taken]
+    return True
+
+
+def compact_statics(routes: list[StaticRoute]) -> None:
+    """Once a file is read (or before anything else takes routes out): the routes taken back leave."""
+    held = _STATIC_INDEXES.pop(id(routes), None)
+    if held is not None and held.routes is routes and held.taken:
+        routes[:] = [route for at, route in enumerate(routes) if at not in held.taken]
+
+
 def clear_list_indexes() -> None:
     _INDEXES.clear()
     _MAP_INDEXES.clear()
+    _STATIC_INDEXES.clear()
     _HIGHEST.clear()
 
 
@@ -1437,6 +1484,7 @@ def _parse_frr(text: str, dev: DeviceConfig, file: str) -> None:
                         node = OTHER  # the block's lines belong to it: the block is what is reported
             break
     compact_route_maps(dev)
+    compact_statics(dev.static_routes)
     finish_bgp(dev)
 
 
@@ -1469,12 +1517,7 @@ def undo_top_level(dev: DeviceConfig, w: list[str], vrf: str | None) -> bool:
         route = static_route(w, vrf)
         if route is None:
             return False
-        routes = [r for r in dev.static_routes if not (r.vrf == route.vrf and network_of(r.prefix) == network_of(route.prefix)
-                                                    and r.nexthop == route.nexthop)]
-        if len(routes) == len(dev.static_routes):
-            return False
-        dev.static_routes[:] = routes
-        return True
+        return take_back_statics(dev.static_routes, route.vrf, route.prefix, lambda r: r.nexthop == route.nexthop)
     if w[:2] == ["ip", "prefix-list"] and len(w) >= 3 and w[2] in dev.prefix_lists:
         entries = dev.prefix_lists[w[2]]
         if len(w) == 3:

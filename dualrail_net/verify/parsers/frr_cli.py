@@ -386,11 +386,35 @@ def _climb(node: str, words: tuple[str, ...]) -> tuple[str, Matched] | str | Non
     return AMBIGUOUS if ambiguous else None
 
 
-@functools.lru_cache(maxsize=4096)
+def _shape(word: str) -> str:
+    """A word as the grammar tells it from others: every IPv4 address grades alike against every
+    token (an address or a variable takes it; no keyword, number range, prefix or IPv6 token does),
+    and so does every IPv4 prefix: one stands for all (a hostile file's thousands of lines that
+    differ only in their addresses complete once, not once each)."""
+    if _ipv4(word):
+        return "1.1.1.1"
+    address, slash, length = word.partition("/")
+    if slash and _ipv4(address) and is_decimal(length) and int(length) <= 32:
+        return "1.1.1.1/32"
+    return word
+
+
 def expand(node: str, words: tuple[str, ...]) -> tuple[str, tuple[str, ...]] | str | None:
     """The node that takes ``words`` and the line in FRR's full words, climbing from ``node`` as FRR
     does; AMBIGUOUS when the line completes to more than one command where it would be taken; None
-    when no node up to the configuration node has a command it completes."""
+    when no node up to the configuration node has a command it completes. Lines of one shape
+    (_shape) are completed once; the words a shape stood for are put back."""
+    shaped = tuple(map(_shape, words))
+    found = expand_plain(node, shaped)
+    if not isinstance(found, tuple) or shaped == words:
+        return found
+    # (a shaped word is never a keyword: the spelling there is the shape itself)
+    return found[0], tuple(word if shape != word else full for word, shape, full in zip(words, shaped, found[1]))
+
+
+@functools.lru_cache(maxsize=4096)
+def expand_plain(node: str, words: tuple[str, ...]) -> tuple[str, tuple[str, ...]] | str | None:
+    """expand, the words taken as they are (its plain reference)."""
     if not words:
         return None
     found = _climb(node, words)

@@ -923,6 +923,21 @@ def _static_route(rng: random.Random, text: str) -> tuple[str, str] | None:
     return line, re.sub(r"^(router bgp )", f"{line}\n\\1", text, count=1, flags=re.M)
 
 
+def _static_over_link(rng: random.Random, text: str) -> tuple[str, str] | None:
+    """A static route more specific than a link's connected subnet that holds the neighbor's
+    address: into a blackhole, toward another neighbor, toward the neighbor itself (harmless), or
+    a longer prefix around it; sometimes with a distance (which does not matter against a
+    connected route of another length)."""
+    neighbors = [n for n in _neighbors(text) if re.fullmatch(r"\d+\.\d+\.\d+\.\d+", n)]
+    if not neighbors:
+        return None
+    n = rng.choice(neighbors)
+    others = [o for o in neighbors if o != n]
+    via = rng.choice(["blackhole", "blackhole", n] + ([rng.choice(others)] if others else []))
+    line = f"ip route {n}/32 {via}" + (f" {rng.choice([10, 250])}" if rng.random() < 0.3 else "")
+    return line, re.sub(r"^(router bgp )", f"{line}\n\\1", text, count=1, flags=re.M)
+
+
 def _weight(rng: random.Random, text: str) -> tuple[str, str] | None:
     """`neighbor X weight N` on one neighbor (its routes outrank the others': ECMP narrows), on
     every neighbor alike (nothing changes), or 0 (the default)."""
@@ -1379,7 +1394,7 @@ EDITS: tuple[Callable[[random.Random, str], tuple[str, str] | None], ...] = (
     _graceful_shutdown, _med_missing_as_worst, _addpath, _match_list, _access_list, _community_list,
     _as_path_list, _prepend_foreign, _origin, _flow, _network_map, _max_med, _confederation, _negate, _negate, _prefix_list_entry, _zebra_interface,
     _match_attribute, _relative_attribute, _match_next_hop, _prepend_last_as, _default_local_pref, _peer_group_as,
-    _stacked_match, _prefix_range, _listen_range)
+    _stacked_match, _prefix_range, _listen_range, _static_over_link)
 
 
 # frr.conf edits whose effect outlives the daemons (zebra sets a port admin-down in the kernel)

@@ -40,8 +40,8 @@ import numpy as np
 
 from dualrail_net.platforms import PlatformError, get_platform
 from dualrail_net.verify.aspaths import list_permits, path_text
-from dualrail_net.verify.ipfast import ip_int, net_str, network_of
-from dualrail_net.verify.model import DEFAULT_LOCAL_PREF, ORIGIN_CODES, AclEntry, BgpInstance, DeviceConfig, Neighbor, RouteMapEntry, neighbor_named, why_down
+from dualrail_net.verify.ipfast import contains, ip_int, net_str, network_of
+from dualrail_net.verify.model import DEFAULT_LOCAL_PREF, ORIGIN_CODES, AclEntry, BgpInstance, DeviceConfig, Neighbor, RouteMapEntry, StaticRoute, neighbor_named, why_down
 from dualrail_net.verify.routes import (
     PrefixIndex,
     _route_map_mask,
@@ -54,7 +54,7 @@ from dualrail_net.verify.routes import (
 )
 from dualrail_net.verify.parsers.frr import is_ip
 from dualrail_net.verify.snapshot import Snapshot
-from dualrail_net.verify.topology import _NODE_SHIFT, NodeId, Session, Topology
+from dualrail_net.verify.topology import _NODE_SHIFT, Endpoint, NodeId, Session, Topology
 
 MAX_LEVELS = 64  # AS paths longer than this are not followed (a Clos fabric needs 4-6)
 Delays = tuple[tuple[int, int], ...]  # ((extra AS hops, prefixes), ...) a session's prepends add
@@ -321,9 +321,11 @@ def remote_as_agrees(n: Neighbor, own_asn: int, peer_asn: int) -> bool:
 
 
 def session_state(snap: Snapshot, topo: Topology, s: Session,
-                  with_down_ports: set[str] | None = None) -> SessionState:
+                  with_down_ports: set[str] | None = None,
+                  diverted: Mapping[NodeId, list[Diversion]] | None = None) -> SessionState:
     """Whether a configured session comes up and carries IPv4 unicast, and if not, why.
-    ``with_down_ports``: the devices that have a port down (None: look at every device)."""
+    ``with_down_ports``: the devices that have a port down (None: look at every device);
+    ``diverted``: the instances' Diversions (None: found for the two ends here)."""
     devices = snap.devices
     ends: list[Neighbor] = [devices[s.a[0]].bgp[s.a[1]].neighbors[s.a_neighbor],
                             devices[s.b[0]].bgp[s.b[1]].neighbors[s.b_neighbor]]
@@ -395,6 +397,15 @@ def session_state(snap: Snapshot, topo: Topology, s: Session,
         refused = acl_refusal(snap, topo, s)
         if refused:
             return SessionState(s, False, refused)
+    if diverted is None:
+        diverted = diversions(snap, topo, (s.a, s.b))
+    for node, peer_ip in ((s.a, s.a_neighbor), (s.b, s.b_neighbor)):
+        for d in diverted.get(node, ()):
+            if topo.ip[d.victim] == peer_ip:
+                where = snap.where(node[0], devices[node[0]].routing_file, d.static.line)
+                return SessionState(s, False, f"{where}: ip route {d.static.prefix} on {node[0]} is more specific than "
+                                              f"the subnet of {d.port} and holds its neighbor's address {peer_ip}: "
+                                              f"its BGP traffic to it goes to {d.to}")
     if topo.duplicate_ips:
         for node, peer_ip in ((s.a, s.b_neighbor), (s.b, s.a_neighbor)):
             owners = topo.duplicate_ips.get(peer_ip)
@@ -467,6 +478,90 @@ def _unopenable(snap: Snapshot, s: Session, a_end: Neighbor, b_end: Neighbor) ->
 
 BGP_PORT = 179
 CLIENT_PORT = 50000  # the side that opens the connection sends from an ephemeral port (32768-60999)
+
+
+@dataclass(frozen=True)
+class Diversion:
+    """An installed static route of a routing instance more specific than one of its connected
+    subnets, and an address another device holds on that subnet which it takes away from the
+    port: the forwarding table takes the longest prefix, so the switch's traffic to that address
+    (its BGP session to it too) goes where the static route says."""
+
+    static: StaticRoute
+    port: str  # the instance's port on the subnet
+    victim: int  # the endpoint (topology index) whose address it takes
+    to: str  # "a blackhole", "next hop X", "port P"
+
+
+def diversions(snap: Snapshot, topo: Topology, nodes: Iterable[NodeId] | None = None) -> dict[NodeId, list[Diversion]]:
+    """Per routing instance (of ``nodes``; None: all), its Diversions. The static routes whose range
+    holds an endpoint address on a shorter subnet are found at once (the endpoints' addresses
+    sorted, each range's shortest subnet by one reduction); only those are looked at one by one."""
+    wanted = None if nodes is None else set(nodes)
+    statics: list[tuple[int, StaticRoute]] = []
+    for dev in snap.devices.values():
+        for route in dev.static_routes:
+            number = topo.node_id.get((dev.name, route.vrf))
+            if number is not None and route.distance < DISTANCE_INFINITY \
+                    and (wanted is None or (dev.name, route.vrf) in wanted):
+                statics.append((number, route))
+    if not statics or not len(topo):
+        return {}
+    order = topo.value_order
+    values, lengths = topo.value[order], topo.length[order]
+    spans = [network_of(r.prefix) for _, r in statics]
+    starts = np.array([net for net, _ in spans], dtype=np.int64)
+    sizes = np.array([length for _, length in spans], dtype=np.int64)
+    ends = starts + (np.int64(1) << (32 - sizes)) - 1
+    lo = np.searchsorted(values, starts, side="left")
+    hi = np.searchsorted(values, ends, side="right")
+    # the shortest subnet among the endpoints in each range (a sentinel of 99 closes the last one)
+    bounds = np.empty(2 * len(statics), dtype=np.int64)
+    bounds[0::2], bounds[1::2] = lo, hi
+    shortest = np.minimum.reduceat(np.append(lengths, 99), bounds)[0::2]
+    out: dict[NodeId, list[Diversion]] = {}
+    for k in np.flatnonzero((hi > lo) & (shortest < sizes)).tolist():
+        number, route = statics[k]
+        node = topo.nodes[number]
+        dev = snap.devices[node[0]]
+        own = {(int(topo.net[i]), int(topo.length[i])): topo.endpoint(i) for i in topo._by_node.get(node, [])}
+        for j in order[int(lo[k]):int(hi[k])].tolist():
+            subnet = (int(topo.net[j]), int(topo.length[j]))
+            mine = own.get(subnet)
+            if mine is None or int(topo.length[j]) >= int(sizes[k]) or topo.node[j] == number:
+                continue  # not on a subnet of this instance, or the static is no more specific
+            iface = dev.interfaces.get(mine.interface)
+            if iface is None or iface.down:
+                continue
+            to = _static_elsewhere(dev, route, topo.ip[j], mine.interface, own)
+            if to:
+                out.setdefault(node, []).append(Diversion(route, mine.interface, j, to))
+    return out
+
+
+def _static_elsewhere(dev: DeviceConfig, route: StaticRoute, address: str, port: str,
+                      own: Mapping[tuple[int, int], Endpoint]) -> str:
+    """Where ``route`` sends traffic to ``address`` (on ``port``'s subnet) when that is not over the
+    port to it ("": over the port to it, or the route is not installed: its next hop does not
+    resolve, so the connected route still carries it)."""
+    hop = route.nexthop
+    if hop is None:
+        return "a blackhole"
+    if hop == port or hop == address:
+        return ""
+    if hop in dev.interfaces:
+        return "" if dev.interfaces[hop].down else f"port {hop}"
+    if route.nexthop_vrf is not None and route.nexthop_vrf != (route.vrf or "default"):
+        return f"next hop {hop} in VRF {route.nexthop_vrf}"
+    try:
+        value = ip_int(hop)
+    except ValueError:
+        return ""
+    on = next((ep for (net, length), ep in own.items() if contains((net, length), value)), None)
+    if on is None:
+        return ""  # not on a connected subnet: not installed (static_in_rib)
+    iface = dev.interfaces.get(on.interface)
+    return "" if iface is None or iface.down else f"next hop {hop}"
 
 
 def acl_permits(entries: Sequence[AclEntry], protocol: str, source: int, source_port: int, destination: int,
@@ -892,7 +987,8 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
     bit_of = {p: i for i, p in enumerate(idx.prefixes)}
     full = (1 << len(idx.prefixes)) - 1
     down = {dev.name for dev in devices.values() if any(i.down for i in dev.interfaces.values())}
-    states = [session_state(snap, topo, s, down) for s in topo.sessions if s.a in in_plane and s.b in in_plane]
+    diverted = diversions(snap, topo, in_plane)
+    states = [session_state(snap, topo, s, down, diverted) for s in topo.sessions if s.a in in_plane and s.b in in_plane]
     if torn_down:
         states = [SessionState(st.session, False, torn_down[session_key(st.session)])
                   if st.up and session_key(st.session) in torn_down else st for st in states]

@@ -28,6 +28,7 @@ from dualrail_net.verify.controlplane import (
     WORST_MED,
     _router_id,
     connected,
+    diversions,
     external_paths,
     maximum_paths,
     originated,
@@ -202,8 +203,10 @@ def _converged_plane(snap: Snapshot, topo: Topology, plane: str, path_overrides:
     # session directions that carry IPv4 unicast: (sender, receiver, sender's neighbor entry, receiver's)
     links: list[tuple[NodeId, _Inbound]] = []  # (receiver, what crosses to it)
     limits: list[tuple[SessionKey, int, int, bool]] = []  # (session, receiver's link number, limit, EOS)
+    diverted = diversions(snap, topo, nodes)
     for s in topo.sessions:
-        if s.a not in in_plane or s.b not in in_plane or session_key(s) in down or not session_state(snap, topo, s).up:
+        if s.a not in in_plane or s.b not in in_plane or session_key(s) in down \
+                or not session_state(snap, topo, s, None, diverted).up:
             continue
         a_nbr = inst[s.a].neighbors[s.a_neighbor]
         b_nbr = inst[s.b].neighbors[s.b_neighbor]

@@ -126,6 +126,11 @@ class Topology:
                         not server and iface.is_loopback)
 
     @cached_property
+    def value_order(self) -> Ints:
+        """The endpoints in the order of their addresses' values (stable: configuration order among equals)."""
+        return np.argsort(self.value, kind="stable")
+
+    @cached_property
     def endpoints(self) -> list[Endpoint]:
         """Every endpoint as an object (tests and small fabrics; the checks read the columns)."""
         return [self.endpoint(i) for i in range(len(self))]

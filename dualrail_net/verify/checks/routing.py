@@ -21,6 +21,7 @@ from dualrail_net.verify.controlplane import (
     PlanePlan,
     SessionState,
     acl_permits,
+    diversions,
     compute_plane,
     connected,
     expected_plane,
@@ -920,6 +921,17 @@ def fib_override(ctx: Context) -> list[Finding]:
     that traffic to the blackhole or the one next hop while BGP still shows every path."""
     out: list[Finding] = []
     snap, topo = ctx.snap, ctx.topo
+    # a static more specific than a connected subnet takes an address of the subnet's other end
+    # away from the port (a session's end: BGP-SESSION-DOWN says it too)
+    for node, found in diversions(snap, topo).items():
+        for d in found:
+            victim = topo.endpoint(d.victim)
+            out.append(finding([node[0], victim.device], topo.node_plane.get(node),
+                               f"{_loc(ctx, node[0], d.static.line)}: ip route {d.static.prefix} on {node[0]} is more "
+                               f"specific than the subnet of {d.port} and holds {victim.ip} ({victim.device} "
+                               f"{victim.interface}): traffic to it goes to {d.to}, not over {d.port}",
+                               "the forwarding table takes the longest prefix: the connected route to the port no "
+                               "longer carries that address"))
     starts: dict[str, tuple[list[int], list[tuple[int, int, str]]]] = {}  # plane -> sorted planned prefixes
     for name, dev in snap.devices.items():
         if not dev.static_routes and not any(fib_restricted(dev, vrf) for vrf in dev.bgp):

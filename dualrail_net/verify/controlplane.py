@@ -539,6 +539,34 @@ def diversions(snap: Snapshot, topo: Topology, nodes: Iterable[NodeId] | None = 
     return out
 
 
+def address_diversion(snap: Snapshot, topo: Topology, node: NodeId, address: str) -> Diversion | None:
+    """The Diversion of one address on one of the instance's connected subnets (an address no
+    endpoint holds: a gateway's planned external peer), else None."""
+    dev = snap.devices.get(node[0])
+    if dev is None or not dev.static_routes:
+        return None
+    try:
+        value = ip_int(address)
+    except ValueError:
+        return None
+    own = {(int(topo.net[i]), int(topo.length[i])): topo.endpoint(i) for i in topo._by_node.get(node, [])}
+    holding = [(length, ep) for (net, length), ep in own.items() if contains((net, length), value)]
+    if not holding:
+        return None
+    length, ep = max(holding, key=lambda held: held[0])
+    iface = dev.interfaces.get(ep.interface)
+    if iface is None or iface.down:
+        return None
+    longer = [(network_of(r.prefix)[1], r) for r in dev.static_routes
+              if r.vrf == node[1] and r.distance < DISTANCE_INFINITY and network_of(r.prefix)[1] > length
+              and contains(network_of(r.prefix), value)]
+    if not longer:
+        return None
+    route = max(longer, key=lambda held: held[0])[1]
+    to = _static_elsewhere(dev, route, address, ep.interface, own)
+    return Diversion(route, ep.interface, -1, to) if to else None
+
+
 def _static_elsewhere(dev: DeviceConfig, route: StaticRoute, address: str, port: str,
                       own: Mapping[tuple[int, int], Endpoint]) -> str:
     """Where ``route`` sends traffic to ``address`` (on ``port``'s subnet) when that is not over the
@@ -823,6 +851,13 @@ def external_peers(snap: Snapshot, topo: Topology, node: NodeId) -> list[Externa
             out.append(ExternalPeerState(address, False, (), f"{snap.device_folder(node[0])}: {label} has no port up "
                                                              f"on the subnet of {address} ({peer.name}, planned on "
                                                              f"{peer.port})"))
+            continue
+        taken = address_diversion(snap, topo, node, address)
+        if taken is not None:
+            out.append(ExternalPeerState(address, False, (), f"{snap.where(node[0], dev.routing_file, taken.static.line)}: "
+                                                             f"ip route {taken.static.prefix} on {label} is more specific "
+                                                             f"than the subnet of {taken.port} and holds {address} "
+                                                             f"({peer.name}): its BGP traffic to it goes to {taken.to}"))
             continue
         if requires_policy(dev, inst) and n.route_map_in is None and n.prefix_list_in is None \
                 and n.filter_list_in is None:

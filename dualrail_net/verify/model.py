@@ -497,6 +497,9 @@ class ManagementConfig:
     vrf: str | None = None
     interfaces: dict[str, Interface] = field(default_factory=dict)
     default_gateway: str | None = None  # the management VRF's default route
+    # the management VRF's other static routes (EOS): one more specific than the management
+    # subnet that holds the gateway takes the default route's next hop away (MGMT-ROUTE)
+    routes: list[StaticRoute] = field(default_factory=list)
     ssh: bool | None = None  # SSH served in the management VRF; None: not said (the platform's default)
     api: bool | None = None  # the platform's API served in the management VRF
     users: list[ManagementUser] = field(default_factory=list)

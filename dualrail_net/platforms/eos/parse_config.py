@@ -1016,6 +1016,8 @@ def _take_management(dev: DeviceConfig, mgmt: _Mgmt) -> None:
         dev.static_routes.remove(route)
         if route.prefix == "0.0.0.0/0":
             m.default_gateway = route.nexthop
+        else:
+            m.routes.append(route)
     m.tacacs = [server for server, where in _login_servers(mgmt) if where == vrf]
     if m.tacacs:  # a host without its own key uses `tacacs-server key`; without either it sends in clear
         m.tacacs_key = mgmt.tacacs_key or all(server in mgmt.tacacs_keyed for server in m.tacacs)

@@ -72,9 +72,22 @@ def mgmt_route(ctx: Context) -> list[Finding]:
                                "the switch answers only hosts on the management subnet itself"))
             continue
         subnets = [network_of(a) for i in sw.mgmt.interfaces.values() for a in i.addresses]
-        if not any(contains(net, ip_int(gateway)) for net in subnets):
+        holding = [length for net, length in subnets if contains((net, length), ip_int(gateway))]
+        if not holding:
             out.append(finding([sw.name], sw.plane, f"{sw.name}: management gateway {gateway} is on no management "
                                "port's subnet", "the default route cannot resolve its next hop"))
+            continue
+        # a static more specific than that subnet holding the gateway: the default route's next hop
+        # resolves through it (into a blackhole, or toward another next hop), not over the port
+        over = [r for r in sw.mgmt.routes if network_of(r.prefix)[1] > max(holding) and r.distance < 255
+                and contains(network_of(r.prefix), ip_int(gateway)) and r.nexthop != gateway]
+        if over:
+            route = max(over, key=lambda r: network_of(r.prefix)[1])
+            routing_file = ctx.snap.devices[sw.name].routing_file
+            out.append(finding([sw.name], sw.plane, f"{ctx.snap.where(sw.name, routing_file, route.line)}: ip route "
+                               f"vrf {sw.vrf} {route.prefix} {route.nexthop or 'Null0'} holds the management gateway "
+                               f"{gateway}: the default route resolves through it",
+                               "the switch answers only hosts on the management subnet itself"))
     return out
 
 

@@ -1,8 +1,8 @@
 """FRR dynamic neighbors: `bgp listen range PREFIX peer-group G` in a BGP instance.
 
 bgpd takes a connection from an address it has no neighbor for when a listen range holds that
-address: the peer becomes a member of G (the longest range that holds the address decides the
-group), with everything G sets, and the member never opens a connection itself. An instance takes
+address: the peer becomes a member of G (of the one range that holds the address: bgpd refuses
+overlapping ranges), with everything G sets, and the member never opens a connection itself. An instance takes
 at most `bgp listen limit N` (100) such members. So a session with a listening instance exists when
 another device names one of the instance's addresses as its neighbor and opens the connection from
 an address a range holds.

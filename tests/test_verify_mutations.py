@@ -1422,29 +1422,29 @@ def _dynamic_leaf(r: Path, listen: str = "10.11.0.0/29", group_lines: str = " ne
     path.write_text(text)
 
 
-def _dynamic_gateway(r: Path) -> None:
-    """The gateway's plane-A VRF takes its four spines by a listen range (the spines, in their
-    default VRF, keep naming the gateway's addresses)."""
+def _gateway_listens(r: Path, dropped: tuple[str, ...], group: str, asn: int, listen: str, maps: tuple[str, str]) -> None:
+    """The gateway's plane-A VRF takes the peers at ``dropped`` by a listen range of ``group`` (its
+    route-maps in and out: ``maps``) instead of naming them (they keep naming the gateway)."""
     path = r / GW / "frr.conf"
     text = path.read_text()
-    for spine in ("10.13.0.0", "10.13.0.8", "10.13.0.16", "10.13.0.24"):
-        text = "".join(line for line in text.splitlines(keepends=True) if f"neighbor {spine} " not in line)
-    text = text.replace(" bgp router-id 10.10.0.92\n", " bgp router-id 10.10.0.92\n neighbor SPINES peer-group\n"
-                        " neighbor SPINES remote-as 4200001000\n bgp listen range 10.13.0.0/27 peer-group SPINES\n")
-    text = text.replace("  network 10.10.0.92/32\n", "  network 10.10.0.92/32\n  neighbor SPINES route-map PLANE-A-IN in\n"
-                        "  neighbor SPINES route-map LOCAL-A-OUT out\n")
+    for address in dropped:
+        text = "".join(line for line in text.splitlines(keepends=True) if f"neighbor {address} " not in line)
+    text = text.replace(" bgp router-id 10.10.0.92\n", f" bgp router-id 10.10.0.92\n neighbor {group} peer-group\n"
+                        f" neighbor {group} remote-as {asn}\n bgp listen range {listen} peer-group {group}\n")
+    text = text.replace("  network 10.10.0.92/32\n", f"  network 10.10.0.92/32\n  neighbor {group} route-map {maps[0]} in\n"
+                        f"  neighbor {group} route-map {maps[1]} out\n")
     path.write_text(text)
+
+
+def _dynamic_gateway(r: Path) -> None:
+    """The gateway's four spines of plane A (in their default VRF) taken by a listen range."""
+    _gateway_listens(r, ("10.13.0.0", "10.13.0.8", "10.13.0.16", "10.13.0.24"), "SPINES", 4200001000, "10.13.0.0/27",
+                     ("PLANE-A-IN", "LOCAL-A-OUT"))
 
 
 def _dynamic_external(r: Path) -> None:
     """The gateway's storage peer of plane A (planned, not rendered) taken by a listen range."""
-    path = r / GW / "frr.conf"
-    text = "".join(line for line in path.read_text().splitlines(keepends=True) if "neighbor 100.64.0.1 " not in line)
-    text = text.replace(" bgp router-id 10.10.0.92\n", " bgp router-id 10.10.0.92\n neighbor STORAGE peer-group\n"
-                        " neighbor STORAGE remote-as 65100\n bgp listen range 100.64.0.0/31 peer-group STORAGE\n")
-    text = text.replace("  network 10.10.0.92/32\n", "  network 10.10.0.92/32\n  neighbor STORAGE route-map EXTERNAL-A-IN in\n"
-                        "  neighbor STORAGE route-map EXTERNAL-A-OUT out\n")
-    path.write_text(text)
+    _gateway_listens(r, ("100.64.0.1",), "STORAGE", 65100, "100.64.0.0/31", ("EXTERNAL-A-IN", "EXTERNAL-A-OUT"))
 
 
 def _netmask(r: Path) -> None:

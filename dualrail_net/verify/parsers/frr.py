@@ -1941,6 +1941,13 @@ def _activation_at_creation(inst: BgpInstance) -> None:
         n.activate = changes[above - 1][1] if above else True
 
 
+# the settings a peer-group member takes from its group with the line that says them
+_TAKEN_WITH_LINE = (("max_prefix", "max_prefix_line"), ("weight", "weight_line"), ("password", "password_line"),
+                    ("update_source", "update_source_line"), ("ttl_security", "ttl_security_line"),
+                    ("timers", "timers_line"), ("port", "port_line"), ("accept_limit", "accept_limit_line"),
+                    ("send_limit", "send_limit_line"))
+
+
 def take_group(n: Neighbor, group: Neighbor, frr: bool = True) -> bool:
     """A peer-group member takes what its group sets and it does not (its own setting wins; FRR
     gives it the group's remote-as when the group has one). True when it took the group's
@@ -1960,11 +1967,11 @@ def take_group(n: Neighbor, group: Neighbor, frr: bool = True) -> bool:
             setattr(n, f"filter_list_{way}", getattr(group, f"filter_list_{way}"))
             setattr(n, f"filter_list_{way}_line", getattr(group, f"filter_list_{way}_line"))
     n.shutdown = n.shutdown or group.shutdown
-    if n.max_prefix is None:
-        n.max_prefix, n.max_prefix_line = group.max_prefix, group.max_prefix_line
+    for value, line in _TAKEN_WITH_LINE:  # (a member's own setting wins)
+        if getattr(n, value) is None:
+            setattr(n, value, getattr(group, value))
+            setattr(n, line, getattr(group, line))
     n.allowas_in = n.allowas_in or group.allowas_in
-    if n.weight is None:
-        n.weight, n.weight_line = group.weight, group.weight_line
     n.next_hop_unchanged_line = n.next_hop_unchanged_line or group.next_hop_unchanged_line
     n.next_hop_self = n.next_hop_self or group.next_hop_self
     if not n.remove_private:
@@ -1974,26 +1981,12 @@ def take_group(n: Neighbor, group: Neighbor, frr: bool = True) -> bool:
     if n.send_community is None:
         n.send_community = group.send_community
     n.addpath_tx_line = n.addpath_tx_line or group.addpath_tx_line
-    if n.password is None:
-        n.password, n.password_line = group.password, group.password_line
     n.passive = n.passive or group.passive
-    if n.update_source is None:
-        n.update_source, n.update_source_line = group.update_source, group.update_source_line
     if n.local_as is None:
         n.local_as, n.local_as_line = group.local_as, group.local_as_line
         n.local_as_no_prepend, n.local_as_replace = group.local_as_no_prepend, group.local_as_replace
-    if n.ttl_security is None:
-        n.ttl_security, n.ttl_security_line = group.ttl_security, group.ttl_security_line
     if n.ebgp_multihop is None:
         n.ebgp_multihop = group.ebgp_multihop
-    if n.timers is None:
-        n.timers, n.timers_line = group.timers, group.timers_line
-    if n.port is None:
-        n.port, n.port_line = group.port, group.port_line
-    if n.accept_limit is None:
-        n.accept_limit, n.accept_limit_line = group.accept_limit, group.accept_limit_line
-    if n.send_limit is None:
-        n.send_limit, n.send_limit_line = group.send_limit, group.send_limit_line
     took_rr = not n.rr_client_line and bool(group.rr_client_line)
     if took_rr:
         n.rr_client_line = group.rr_client_line

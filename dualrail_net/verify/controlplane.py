@@ -524,7 +524,7 @@ def diversions(snap: Snapshot, topo: Topology, nodes: Iterable[NodeId] | None = 
         number, route = statics[k]
         node = topo.nodes[number]
         dev = snap.devices[node[0]]
-        own = {(int(topo.net[i]), int(topo.length[i])): topo.endpoint(i) for i in topo._by_node.get(node, [])}
+        own = {ep.net: ep for ep in topo.endpoints_of(node)}
         for j in order[int(lo[k]):int(hi[k])].tolist():
             subnet = (int(topo.net[j]), int(topo.length[j]))
             mine = own.get(subnet)
@@ -549,7 +549,7 @@ def address_diversion(snap: Snapshot, topo: Topology, node: NodeId, address: str
         value = ip_int(address)
     except ValueError:
         return None
-    own = {(int(topo.net[i]), int(topo.length[i])): topo.endpoint(i) for i in topo._by_node.get(node, [])}
+    own = {ep.net: ep for ep in topo.endpoints_of(node)}
     holding = [(length, ep) for (net, length), ep in own.items() if contains((net, length), value)]
     if not holding:
         return None

@@ -912,7 +912,8 @@ def policy_unmodelled(ctx: Context, view: PlaneView) -> list[Finding]:
 
 
 @check("ROUTE-FIB-OVERRIDE", "no static route takes a planned prefix a switch learns by BGP away from its BGP "
-       "paths in the forwarding table", reads={ROUTING, TOPOLOGY})
+       "paths in the forwarding table, nor the address of a connected subnet's other end away from its port",
+       reads={ROUTING, TOPOLOGY})
 def fib_override(ctx: Context) -> list[Finding]:
     """The BGP RIB (ROUTE-MISSING, ROUTE-ECMP-WIDTH) is not what forwards: the FIB takes, per
     destination, the longest prefix, and for one prefix the lowest administrative distance. A static

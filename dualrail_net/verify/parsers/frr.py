@@ -179,7 +179,7 @@ _INDEXES: dict[int, _ListIndex] = {}
 _MAP_INDEXES: dict[int, tuple[list[RouteMapEntry], dict[int, int], list[int]]] = {}
 # an entry taken back (`no route-map NAME permit|deny N`) keeps its place until the file is read
 # (compact_route_maps), so that the positions of the others stay (a list shifted per line was
-# quadratic: thousands of `no` lines took seconds)
+# quadratic in the number of `no` lines: docs/performance.md)
 TAKEN_BACK = RouteMapEntry(-1, "deny")
 
 
@@ -346,7 +346,7 @@ def take_back_prefix_list_entry(entries: list[PrefixListEntry], seq: int) -> boo
     """`no ip prefix-list NAME seq N ...`: the entry numbered N leaves its list (False: none is).
     The list's last entry takes its place: a list is evaluated in seq order (routes.py sorts it),
     never in file order, so its order is free and taking back thousands of entries stays linear
-    (a scan per line took 5 s for 8,000 of them)."""
+    (a scan per line was quadratic: docs/performance.md)."""
     index = _list_index(entries)
     position = index.at.pop(seq, None)
     if position is None:

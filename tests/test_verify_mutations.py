@@ -1830,6 +1830,9 @@ VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
     ("another route in an EOS spine's management VRF (the gateway stays reached over its port)",
      lambda r: edit(r / SPINE_A / "running-config", "ip route vrf mgmt 0.0.0.0/0 198.51.100.254\n",
                     "ip route vrf mgmt 0.0.0.0/0 198.51.100.254\nip route vrf mgmt 10.0.0.0/8 198.51.100.254\n")),
+    ("a floating /32 blackhole of a spine's address behind one through the spine itself", lambda r: edit(
+        r / LEAF_A / "frr.conf", "ip route 10.12.0.0/26 blackhole\n",
+        "ip route 10.12.0.0/26 blackhole\nip route 10.11.0.0/32 blackhole 250\nip route 10.11.0.0/32 10.11.0.0\n")),
     ("a /32 of a server's and a spine's address over the port that reaches them", lambda r: edit(
         r / LEAF_A / "frr.conf", "ip route 10.12.0.0/26 blackhole\n",
         "ip route 10.12.0.0/26 blackhole\nip route 10.12.0.1/32 swp1\nip route 10.11.0.0/32 10.11.0.0\n")),

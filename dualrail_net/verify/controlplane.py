@@ -533,10 +533,28 @@ def diversions(snap: Snapshot, topo: Topology, nodes: Iterable[NodeId] | None = 
             iface = dev.interfaces.get(mine.interface)
             if iface is None or iface.down:
                 continue
+            if not _decides(dev, route, int(topo.value[j]), int(topo.length[j])):
+                continue
             to = _static_elsewhere(dev, route, topo.ip[j], mine.interface, own)
             if to:
                 out.setdefault(node, []).append(Diversion(route, mine.interface, j, to))
     return out
+
+
+def _decides(dev: DeviceConfig, route: StaticRoute, address: int, subnet_len: int) -> bool:
+    """Whether ``route`` is among the static routes the FIB takes for ``address`` (the longest
+    prefix, then the lowest distance, among the instance's statics more specific than the
+    subnet): a floating static behind another of the same prefix decides nothing."""
+    mine = network_of(route.prefix)[1]
+    for other in dev.static_routes:
+        if other is route or other.vrf != route.vrf or other.distance >= DISTANCE_INFINITY:
+            continue
+        net, length = network_of(other.prefix)
+        if length <= subnet_len or not contains((net, length), address):
+            continue
+        if length > mine or length == mine and other.distance < route.distance:
+            return False
+    return True
 
 
 def address_diversion(snap: Snapshot, topo: Topology, node: NodeId, address: str) -> Diversion | None:
@@ -562,7 +580,7 @@ def address_diversion(snap: Snapshot, topo: Topology, node: NodeId, address: str
               and contains(network_of(r.prefix), value)]
     if not longer:
         return None
-    route = max(longer, key=lambda held: held[0])[1]
+    route = min(longer, key=lambda held: (-held[0], held[1].distance))[1]  # (the longest, then the nearest)
     to = _static_elsewhere(dev, route, address, ep.interface, own)
     return Diversion(route, ep.interface, -1, to) if to else None
 

@@ -2021,6 +2021,18 @@ def test_every_check_has_a_mutation() -> None:
     assert not missing, f"checks without a mutation proving they fire: {missing}"
 
 
+def test_static_routes_over_a_planned_prefix_are_named_with_every_next_hop(clean: Path, tmp_path: Path) -> None:
+    """Four statics to another leaf's block, one per spine: what BGP forwards today, but a failure
+    behind a spine is no longer routed around; each line is named with all four next hops."""
+    broken = tmp_path / "build"
+    shutil.copytree(clean, broken)
+    edit(broken / LEAF_A / "frr.conf", "ip route 10.12.0.0/26 blackhole\n", "ip route 10.12.0.0/26 blackhole\n" + "".join(
+        f"ip route 10.12.0.64/26 10.11.0.{hop}\n" for hop in (0, 2, 4, 6)))
+    said = [f.message for r in run_checks(load_snapshot(broken)) if r.check == "ROUTE-FIB-OVERRIDE" for f in r.findings]
+    assert len(said) == 4
+    assert all("its static next hops 10.11.0.0, 10.11.0.2, 10.11.0.4, 10.11.0.6" in m for m in said)
+
+
 def test_undefined_route_map_denies(clean: Path, tmp_path: Path) -> None:
     """A route-map that is referenced but not defined denies everything (FRR semantics), so the
     leaf's prefixes stop propagating: the spine no longer learns them."""

@@ -969,7 +969,11 @@ def fib_override(ctx: Context) -> list[Finding]:
                         installed = set(static_in_rib(dev, vrf, connected(snap, topo, (name, vrf))))
                     if net_str((rnet, rlen)) not in installed:
                         break  # not in the RIB (its next hop does not resolve): it forwards nothing
-                    to = "a blackhole" if route.nexthop is None else f"next hop {route.nexthop} alone"
+                    hops = [r.nexthop or "blackhole" for r in dev.static_routes
+                            if r.vrf == vrf and r.distance == route.distance and network_of(r.prefix) == (rnet, rlen)]
+                    to = ("a blackhole" if route.nexthop is None and len(hops) == 1 else
+                          f"next hop {route.nexthop} alone" if len(hops) == 1 else
+                          f"its static next hops {', '.join(hops)} (a failure behind them is not routed around)")
                     out.append(finding([name], plane, f"{_loc(ctx, name, route.line)}: ip route {route.prefix} on "
                                        f"{name} sends traffic to {route.prefix if rlen > length else prefix} (planned "
                                        f"{prefix}, learned by BGP) to {to}",

@@ -16,7 +16,6 @@ from typing import Any
 from dualrail_net.platforms.cumulus.driver import CumulusDriver
 from dualrail_net.render.servers import HOST_PATHS
 from dualrail_net.twin import nic_double
-from dualrail_net.twin.translate import ifup_privately
 from dualrail_net.verify.parsers.ifupdown import read_interfaces, server_policy
 
 # where a server keeps each file (render/servers.HOST_PATHS: nccl.env names the topology file's path);
@@ -52,10 +51,8 @@ class ServerDriver(CumulusDriver):
         self.twin = bool(host.data.get("twin"))
 
     def _apply_commands(self, name: str, path: str) -> list[str]:
-        if name == "interfaces":
-            if self.twin:  # the twin's namespace keeps no ifupdown2 state between runs
-                return [f"{ifup_privately(path)} >/dev/null 2>&1"]
-            return ["ifreload -a >/dev/null 2>&1"]
+        if name == "interfaces":  # (as a switch's: ifupdown2, its state private to each twin run)
+            return super()._apply_commands(name, path)
         if name == "sysctl.conf":
             return [f"sysctl -q -p {path} >/dev/null 2>&1"]
         if name == "nic-qos.sh":

@@ -19,7 +19,7 @@ to the VRF and drop the VRF wrapper; nothing is added.
 from __future__ import annotations
 
 from dualrail_net.verify.parsers.frr_cli import expand, node_after
-from dualrail_net.verify.parsers.ifupdown import parse_stanzas
+from dualrail_net.verify.parsers.ifupdown import PRIVATE_STATE, parse_stanzas
 
 
 def ifup_privately(path: str) -> str:
@@ -28,8 +28,7 @@ def ifup_privately(path: str) -> str:
     it keeps the state of every interface it configured (ifstatenew). That file is read by the next
     `ifup` whatever the namespace: measured, another namespace's file with an address ifupdown2
     cannot read, for ports of the same names, left a later run's ports without their addresses."""
-    return ("unshare -m sh -c 'mkdir -p /run/network /var/tmp/network && mount -t tmpfs none /run/network && "
-            f"mount -t tmpfs none /var/tmp/network && exec ifup -a -i {path}'")
+    return f"unshare -m sh -c '{PRIVATE_STATE} && exec ifup -a -i {path}'"
 
 
 def frr_for_vrf(text: str, vrf: str) -> str:

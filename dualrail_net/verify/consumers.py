@@ -22,7 +22,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from dualrail_net.verify.findings import CheckResult, Finding, Severity
-from dualrail_net.verify.parsers.ifupdown import numbered_lines
+from dualrail_net.verify.parsers.ifupdown import PRIVATE_STATE, numbered_lines
 from dualrail_net.verify.shapes import FRR_COMMENTS, IFUPDOWN_COMMENTS, shape_of
 
 FRR_CHECK = "CONSUMER-FRR-PARSE"
@@ -123,8 +123,7 @@ def check_ifupdown(out: Path, files: list[Path], shapes: bool = True) -> CheckRe
     # /var/tmp/network (what the last run configured) is kept private too: nothing of another
     # file's run may reach this one's reading (twin.translate.ifup_privately).
     private = os.geteuid() == 0 and shutil.which("unshare") is not None
-    prefix = ["unshare", "-m", "sh", "-c", "mkdir -p /run/network /var/tmp/network && mount -t tmpfs none /run/network "
-              '&& mount -t tmpfs none /var/tmp/network && exec "$0" "$@"'] if private else []
+    prefix = ["unshare", "-m", "sh", "-c", f'{PRIVATE_STATE} && exec "$0" "$@"'] if private else []
 
     def one(group: list[Path]) -> list[Finding]:
         found = []

@@ -24,6 +24,12 @@ _OCTET = r"(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)"
 _ADDRESS = re.compile(rf"{_OCTET}(?:\.{_OCTET}){{3}}(?:/(?:3[0-2]|[12]?\d))?")
 
 
+# ifupdown2 keeps a global lock in /run/network and the state of every interface it configured in
+# /var/tmp/network (ifstatenew), which the next run reads whatever file or namespace it is for:
+# each of our runs (the syntax check, the twin) gets both private, in a mount namespace of its own
+PRIVATE_STATE = ("mkdir -p /run/network /var/tmp/network && mount -t tmpfs none /run/network && "
+                 "mount -t tmpfs none /var/tmp/network")
+
 VOIDS = object()  # address_reading: a value ifupdown2 cannot convert (the interface gets no address)
 REFUSED = object()  # address_reading: converted, but the kernel refuses it (later ones are not added)
 _IPV4_WRITTEN = re.compile(r"(\d+)\.(\d+)\.(\d+)\.(\d+)(?:/(\d+))?")

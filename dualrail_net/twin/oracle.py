@@ -42,7 +42,7 @@ from dualrail_net.verify.controlplane import (
 from dualrail_net.verify.parsers import frr_cli
 from dualrail_net.verify.parsers import parse_device, parse_server
 from dualrail_net.verify.parsers.ifupdown import parse_stanzas
-from dualrail_net.verify.ipfast import dotted, net_str, network_of
+from dualrail_net.verify.ipfast import dotted, ip_int, net_str, network_of
 from dualrail_net.verify.routes import bits
 from dualrail_net.verify.snapshot import Snapshot, assemble
 from dualrail_net.verify.topology import NodeId, build_topology
@@ -1346,7 +1346,7 @@ def _listen_range(rng: random.Random, text: str) -> tuple[str, str] | None:
     block_end = text.find("\nexit\n", found[0].start())  # (the first instance's: the gateway has one per VRF)
     found = [m for m in found if block_end < 0 or m.end() <= block_end]
     addresses = [m.group(1) for m in found]
-    values = [sum(int(o) << (24 - 8 * k) for k, o in enumerate(a.split("."))) for a in addresses]
+    values = [ip_int(a) for a in addresses]
     cover = rng.choice(["all", "all", "first", "none"])
     if cover == "all":
         length = 32
@@ -1370,7 +1370,7 @@ def _listen_range(rng: random.Random, text: str) -> tuple[str, str] | None:
     edited = text
     for a in dropped:
         edited = re.sub(rf"^ +neighbor {re.escape(a)} .*\n", "", edited, flags=re.M)
-    prefix = ".".join(str(base >> s & 255) for s in (24, 16, 8, 0))
+    prefix = dotted(base)
     group = (" neighbor G peer-group\n" + said + f" bgp listen range {prefix}/{length} peer-group G\n"
              + (f" bgp listen limit {limit}\n" if limit else ""))
     edited = re.sub(r"^( bgp router-id .*\n)", lambda m: m.group(1) + group, edited, count=1, flags=re.M)

@@ -183,9 +183,11 @@ _MAP_INDEXES: dict[int, tuple[list[RouteMapEntry], dict[int, int], list[int]]] =
 TAKEN_BACK = RouteMapEntry(-1, "deny")
 
 
-def _map_index(entries: list[RouteMapEntry]) -> tuple[list[RouteMapEntry], dict[int, int], list[int]]:
+def _map_index(entries: list[RouteMapEntry],
+               again: bool = False) -> tuple[list[RouteMapEntry], dict[int, int], list[int]]:
+    """The map's index, built (``again``: built anew) when it no longer speaks of the list."""
     held = _MAP_INDEXES.get(id(entries))
-    if held is None or held[0] is not entries or len(held[1]) + held[2][0] != len(entries):
+    if again or held is None or held[0] is not entries or len(held[1]) + held[2][0] != len(entries):
         held = _MAP_INDEXES[id(entries)] = (entries, {e.seq: i for i, e in enumerate(entries) if e is not TAKEN_BACK},
                                             [sum(e is TAKEN_BACK for e in entries)])
     return held
@@ -193,13 +195,9 @@ def _map_index(entries: list[RouteMapEntry]) -> tuple[list[RouteMapEntry], dict[
 
 def map_position(entries: list[RouteMapEntry], seq: int) -> int | None:
     """The position of a route-map's entry numbered ``seq`` (None: none)."""
-    held = _map_index(entries)
-    at = held[1].get(seq)
+    at = _map_index(entries)[1].get(seq)
     if at is not None and (at >= len(entries) or entries[at].seq != seq or entries[at] is TAKEN_BACK):
-        held[1].clear()  # (the list was reordered elsewhere)
-        held[1].update((e.seq, i) for i, e in enumerate(entries) if e is not TAKEN_BACK)
-        held[2][0] = sum(e is TAKEN_BACK for e in entries)
-        at = held[1].get(seq)
+        at = _map_index(entries, again=True)[1].get(seq)  # (the list was reordered elsewhere)
     return at
 
 
@@ -222,11 +220,9 @@ def take_back_map_entry(dev: DeviceConfig, name: str, seq: int) -> bool:
 def compact_route_maps(dev: DeviceConfig) -> None:
     """Once a file is read: the entries taken back leave their maps."""
     for entries in dev.route_maps.values():
-        held = _MAP_INDEXES.get(id(entries))
+        held = _MAP_INDEXES.pop(id(entries), None)  # (positions move: built again when next asked)
         if held is not None and held[0] is entries and held[2][0]:
             entries[:] = [e for e in entries if e is not TAKEN_BACK]
-            held[2][0] = 0
-            held[1].clear()
 
 
 def file_map_entry(entries: list[RouteMapEntry], seq: int, action: str, line: int) -> RouteMapEntry:

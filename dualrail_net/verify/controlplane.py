@@ -575,12 +575,11 @@ def address_diversion(snap: Snapshot, topo: Topology, node: NodeId, address: str
     iface = dev.interfaces.get(ep.interface)
     if iface is None or iface.down:
         return None
-    longer = [(network_of(r.prefix)[1], r) for r in dev.static_routes
-              if r.vrf == node[1] and r.distance < DISTANCE_INFINITY and network_of(r.prefix)[1] > length
-              and contains(network_of(r.prefix), value)]
-    if not longer:
+    route = next((r for r in dev.static_routes
+                  if r.vrf == node[1] and r.distance < DISTANCE_INFINITY and network_of(r.prefix)[1] > length
+                  and contains(network_of(r.prefix), value) and _decides(dev, r, value, length)), None)
+    if route is None:
         return None
-    route = min(longer, key=lambda held: (-held[0], held[1].distance))[1]  # (the longest, then the nearest)
     to = _static_elsewhere(dev, route, address, ep.interface, own)
     return Diversion(route, ep.interface, -1, to) if to else None
 

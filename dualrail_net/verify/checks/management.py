@@ -12,7 +12,7 @@ from dualrail_net.manifest import ManagementEntry
 from dualrail_net.verify.checks import BASE, ROUTING, TOPOLOGY, Context, check, finding
 from dualrail_net.verify.findings import Finding
 from dualrail_net.verify.model import ManagementConfig
-from dualrail_net.verify.controlplane import acl_permits
+from dualrail_net.verify.controlplane import DISTANCE_INFINITY, acl_permits
 from dualrail_net.verify.ipfast import contains, ip_int, network_of
 
 WHY_LOCKOUT = "after the push nobody can reach the switch out of band: recovery needs the console"
@@ -79,7 +79,7 @@ def mgmt_route(ctx: Context) -> list[Finding]:
             continue
         # a static more specific than that subnet holding the gateway: the default route's next hop
         # resolves through it (into a blackhole, or toward another next hop), not over the port
-        over = [r for r in sw.mgmt.routes if network_of(r.prefix)[1] > max(holding) and r.distance < 255
+        over = [r for r in sw.mgmt.routes if network_of(r.prefix)[1] > max(holding) and r.distance < DISTANCE_INFINITY
                 and contains(network_of(r.prefix), ip_int(gateway)) and r.nexthop != gateway]
         if over:
             route = max(over, key=lambda r: network_of(r.prefix)[1])

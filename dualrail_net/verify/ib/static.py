@@ -88,19 +88,20 @@ def run_static(out: Path) -> list[CheckResult]:
                                                "the member would be missing from this plane", (owner[1],)))
         if not res.errors:  # (a file opensm refuses is IB-PARTITION-SYNTAX's: opensm drops it whole)
             tables.findings.extend(_pkey_findings(tables.check, plane, meta, res.partitions))
-        conf = read_text(folder / "opensm.conf")
+        master_rel = f"{meta.dir}/{MASTER_FILE}"
+        conf = read_text(folder / MASTER_FILE)
         settings, unknown = read_opensm_conf(conf)
-        unmodelled.findings.extend(_unmodelled_lines(unmodelled.check, plane, f"{meta.dir}/opensm.conf", unknown))
+        unmodelled.findings.extend(_unmodelled_lines(unmodelled.check, plane, master_rel, unknown))
         for key, (secure, why) in SECURE_SETTINGS.items():
             setting = settings.get(key)
             if setting is not None and setting[1].lower() != secure.lower():
-                security.findings.append(_f(security.check, plane, f"{meta.dir}/opensm.conf:{setting[0]}: {key} "
+                security.findings.append(_f(security.check, plane, f"{master_rel}:{setting[0]}: {key} "
                                             f"{setting[1]} (must be {secure})", why))
         part_file = settings.get("partition_config_file")
         wanted = f"{meta.config_dir.rstrip('/')}/partitions.conf"
         if part_file is None or part_file[1] != wanted:
-            where = f"{meta.dir}/opensm.conf:{part_file[0]}" if part_file else f"{meta.dir}/opensm.conf"
-            security.findings.append(_f(security.check, plane, f"{where}: partition_config_file is "
+            security.findings.append(_f(security.check, plane, f"{_at(master_rel, settings, 'partition_config_file')}: "
+                                        f"partition_config_file is "
                                         f"{part_file[1] if part_file else 'not set'}, not {wanted}",
                                         "the SM would run without this plane's partitions: every port in the default "
                                         "partition, tenants not separated"))

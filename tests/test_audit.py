@@ -444,18 +444,18 @@ def test_an_unplugged_cable_firmware_off_plan_a_hand_edit_and_a_nic_reset(twin: 
 
 
 def test_a_live_qos_check_says_what_it_could_not_read() -> None:
-    """QOS-LIVE-PFC reads SONiC's table only: with no SONiC switch it is skipped with the reason (a
+    """QOS-LIVE-PFC reads no Cumulus switch: with none it reads it is skipped with the reason (a
     check that read nothing is not a check that found nothing); with some, the title names the rest."""
     from dualrail_net.audit.collect import DeviceReport
     from dualrail_net.audit.run import as_results, coverage
-    eos = DeviceReport("a-spine-1", "spine", "A")
+    unread = DeviceReport("a-spine-1", "spine", "A")
     sonic = DeviceReport("a-leaf-su1-r0", "leaf", "A")
     away = DeviceReport("a-leaf-su1-r1", "leaf", "A", error="unreachable: timeout")
     server = DeviceReport("gpu001", "server", None)
     server.nic_qos = []
-    reports = {r.name: r for r in (eos, sonic, away, server)}
+    reports = {r.name: r for r in (unread, sonic, away, server)}
     by_check = {r.check: r for r in as_results([], 0.0, coverage(reports))}
-    assert "SONiC" in by_check["QOS-LIVE-PFC"].skipped and by_check["QOS-LIVE-NIC"].skipped == ""
+    assert "Cumulus" in by_check["QOS-LIVE-PFC"].skipped and by_check["QOS-LIVE-NIC"].skipped == ""
     sonic.pfc = {"Ethernet0": (3,)}
     by_check = {r.check: r for r in as_results([], 0.0, coverage(reports))}
     assert by_check["QOS-LIVE-PFC"].skipped == ""

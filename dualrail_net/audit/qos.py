@@ -7,8 +7,12 @@ lossless priorities were changed at run time.
   reads every setting in force and prints each one that differs ("would set eth1 trust: pcp ->
   dscp") or that this host cannot show ("not possible here: ..."). QOS-LIVE-NIC names each setting
   not in force; QOS-LIVE-UNREADABLE (a warning) each one the host cannot show.
-* A switch whose platform prints its lossless priorities per port (SONiC ``show pfc priority``):
-  QOS-LIVE-PFC for each port whose priorities in force differ from the rendered files'.
+* A switch whose platform prints its lossless priorities per port (SONiC ``show pfc priority``), or
+  the configuration it runs (EOS ``show running-config``: EOS programs each committed line as it
+  takes it; NVUE's applied revision, ``nv config show -r applied``: what NVUE set the system to),
+  read by the platform's own parser, the reading verify gives the rendered file: QOS-LIVE-PFC for
+  each port whose priorities in force differ from the rendered files'. Drift says the text
+  differs; this names the port and its priorities, whatever else the text holds.
 
 Readers are bounded and strict: an answer that is not in the expected form is an error of the
 device's collection, never an empty table."""
@@ -16,7 +20,7 @@ device's collection, never an empty table."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import NamedTuple
 
 from dualrail_net.audit.neighbors import MAX_ANSWER, NeighborsUnreadable
@@ -146,5 +150,27 @@ def pfc_findings(device: str, plane: str, in_force: dict[str, tuple[int, ...]],
     return out
 
 
+def configured_pfc(platform: str, shown: str) -> Callable[[str, str], dict[str, tuple[int, ...]]]:
+    """A reader of the configuration a ``platform`` switch reports running (``shown``: the command,
+    for messages): port -> its lossless priorities (none: ()), through the platform's text parser.
+    An answer that names no interface (an error, an empty or unreadable file) is the collection's
+    error, never a switch without PFC."""
+
+    def read(device: str, text: str) -> dict[str, tuple[int, ...]]:
+        if len(text) > MAX_ANSWER:
+            raise NeighborsUnreadable(f"{device}: {shown}: answer larger than {MAX_ANSWER} bytes")
+        from dualrail_net.platforms.registry import get_platform
+        parse = get_platform(platform).parser().text
+        assert parse is not None  # (a format is only given to a platform with a text reader)
+        dev = parse(device, text)
+        if not dev.interfaces:
+            raise NeighborsUnreadable(f"{device}: {shown} names no interface ({text.strip()[:80]!r})")
+        return {name: tuple(sorted(iface.pfc_priorities or ())) for name, iface in dev.interfaces.items()}
+
+    return read
+
+
 # a PfcReader's format -> its reader (deploy/drivers/base.PfcReader)
-PFC_READERS = {"sonic": sonic_pfc_priorities}
+PFC_READERS = {"sonic": sonic_pfc_priorities,
+               "eos-running-config": configured_pfc("eos", "show running-config"),
+               "nvue-applied": configured_pfc("cumulus-nvue", "nv config show -r applied")}

@@ -102,7 +102,7 @@ class Coverage:
 
 def coverage(reports: dict[str, DeviceReport]) -> dict[str, Coverage]:
     """Per live-QoS check, the answering devices whose QoS in force it could not read (their platform
-    shows nothing this audit reads: EOS, Cumulus and NVUE switches' PFC; a server without its NIC
+    shows nothing this audit reads: a Cumulus switch's PFC; a server without its NIC
     program). Said in the report, so a check that read nothing is not taken for one that found
     nothing."""
     ok = [r for r in reports.values() if not r.error]
@@ -128,9 +128,10 @@ def as_results(findings: Iterable[Finding], seconds: float,
         if cover is None or not cover.not_read:
             continue
         if cover.read == 0 and not result.findings:
-            result.skipped = ("no device here shows its PFC table to this audit (SONiC's `show pfc priority` is "
-                              "read; EOS, Cumulus and NVUE show none it reads): their files are held to the build "
-                              "by DRIFT-CONFIG" if result.check == "QOS-LIVE-PFC" else
+            result.skipped = ("no device here shows its PFC in force to this audit (SONiC's `show pfc priority`, "
+                              "EOS's running-config and NVUE's applied revision are read; a Cumulus switch's "
+                              "switchd shows none): their files are held to the build by DRIFT-CONFIG"
+                              if result.check == "QOS-LIVE-PFC" else
                               "no server here answers its NIC QoS program's dry run")
         else:
             names = cover.not_read

@@ -50,6 +50,9 @@ class PlatformParser:
 
     base: Callable[[str, Path], DeviceConfig]
     routing: Callable[[str, Path], DeviceConfig] | None = None
+    # a one-file platform's reader of that file's text (device name, text): the live audit reads
+    # the configuration a switch reports running with it, the same reading verify gives its file
+    text: Callable[[str, str], DeviceConfig] | None = None
 
 
 @runtime_checkable

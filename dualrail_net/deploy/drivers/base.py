@@ -95,7 +95,8 @@ class RouteReader(Protocol):
 @runtime_checkable
 class PfcReader(Protocol):
     """A switch driver that can print the lossless (PFC) priorities in force per port, as text in
-    ``pfc_format`` (audit/qos.py reads "sonic": ``show pfc priority``)."""
+    ``pfc_format`` (audit/qos.PFC_READERS: "sonic", ``show pfc priority``; "eos-running-config",
+    ``show running-config``; "nvue-applied", NVUE's applied revision)."""
 
     pfc_format: str
 

@@ -71,8 +71,8 @@ class CumulusNvue:
         }
 
     def parser(self) -> PlatformParser:
-        from dualrail_net.platforms.cumulus_nvue.parse import parse_device
-        return PlatformParser(parse_device)
+        from dualrail_net.platforms.cumulus_nvue.parse import parse_device, parse_text
+        return PlatformParser(parse_device, text=parse_text)
 
     def driver(self, host: Any, connection: Any) -> Driver:
         from dualrail_net.platforms.cumulus_nvue.driver import NvueDriver

@@ -62,6 +62,17 @@ class NvueDriver:
         rc, out = self._run("nv config show -r applied -o yaml")
         return {"startup.yaml": out if rc == 0 else ""}
 
+    # -- the audit's PFC in force (PfcReader) ---------------------------------------------------------
+    pfc_format = "nvue-applied"
+
+    def pfc_in_force(self) -> str:
+        """The applied revision: what NVUE set the system to (its docs: operational state and the
+        applied revision are the same unless an apply failed, which its logs say)."""
+        rc, out = self._run("nv config show -r applied -o yaml")
+        if rc != 0:
+            raise RuntimeError(f"{self.name}: nv config show -r applied failed ({out.strip()[-160:]})")
+        return out
+
     def load(self, files: dict[str, str]) -> str:
         self._must(f"mkdir -p {self.staging}", "staging")
         path = f"{self.staging}/startup.yaml"

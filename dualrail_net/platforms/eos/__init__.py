@@ -40,8 +40,8 @@ class Eos:
         return {}
 
     def parser(self) -> PlatformParser:
-        from dualrail_net.platforms.eos.parse_config import parse_device
-        return PlatformParser(parse_device)
+        from dualrail_net.platforms.eos.parse_config import parse_device, parse_text
+        return PlatformParser(parse_device, text=parse_text)
 
     def driver(self, host: Any, connection: Any) -> Driver:
         from dualrail_net.platforms.eos.driver import EosDriver

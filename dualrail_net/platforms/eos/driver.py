@@ -50,6 +50,14 @@ class EosDriver:
     def fetch(self) -> dict[str, str]:
         return {"running-config": self.conn.send_command("show running-config")}
 
+    # -- the audit's PFC in force (PfcReader) ---------------------------------------------------------
+    pfc_format = "eos-running-config"
+
+    def pfc_in_force(self) -> str:
+        """EOS programs each committed line as it takes it: its running-config is what it runs."""
+        out: str = self.conn.send_command("show running-config")
+        return out
+
     def _lines(self, text: str) -> list[str]:
         return [line.rstrip() for line in text.splitlines()
                 if line.strip() and not line.lstrip().startswith("!") and line.strip() != "end"]

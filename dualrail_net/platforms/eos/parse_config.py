@@ -1052,6 +1052,11 @@ def _take_management(dev: DeviceConfig, mgmt: _Mgmt) -> None:
 
 def parse_device(name: str, folder: Path) -> DeviceConfig:
     """An EOS device folder (its one running-config) -> DeviceConfig, routing included."""
+    return parse_text(name, read_text(folder / FILE))
+
+
+def parse_text(name: str, text: str) -> DeviceConfig:
+    """One running-config's text (a rendered file's, or a switch's ``show running-config``)."""
     dev = DeviceConfig(name=name, platform="eos")
-    parse_eos(read_text(folder / FILE), dev)
+    parse_eos(text, dev)
     return dev

@@ -8,6 +8,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from dualrail_net.manifest import IbPlaneEntry, Manifest
+from dualrail_net.render.infiniband import STANDBY_CONF
 from dualrail_net.verify.findings import CheckResult, Finding, Severity
 from dualrail_net.verify.ib.partitions import Partition, parse_partitions
 from dualrail_net.verify.ib.pkeys import fmt, hca_pkey_tables
@@ -194,7 +195,7 @@ def _routing_files(check: str, folder: Path, plane: str, meta: IbPlaneEntry,
         setting = settings.get(key)
         expected = f"{meta.config_dir.rstrip('/')}/{name}"
         if setting is None or setting[1] != expected:
-            where = f"{meta.dir}/opensm.conf:{setting[0]}" if setting else f"{meta.dir}/opensm.conf"
+            where = f"{meta.dir}/{MASTER_FILE}:{setting[0]}" if setting else f"{meta.dir}/{MASTER_FILE}"
             out.append(_f(check, plane, f"{where}: {key} is {setting[1] if setting else 'not set'}, not {expected}",
                           "ftree reads another file, or guesses the roots itself"))
         path = folder / name
@@ -213,7 +214,7 @@ def _routing_files(check: str, folder: Path, plane: str, meta: IbPlaneEntry,
     return out
 
 
-STANDBY_FILE = "opensm-standby.conf"
+STANDBY_FILE = STANDBY_CONF  # (the file render writes for the standby SM)
 MASTER_FILE = "opensm.conf"
 DEFAULT_SM_PRIORITY = 1  # opensm's, when the file sets none
 

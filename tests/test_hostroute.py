@@ -297,6 +297,57 @@ def test_seeded_server_edits_decide_as_the_kernel(rendered: Path, tmp_path: Path
     assert failures == {}
 
 
+@needs_kernel
+def test_address_commands_decide_as_the_kernel(rendered: Path, tmp_path: Path) -> None:
+    """Post-up `ip address add|del|flush` on a server's ports, from their own stanza or another's
+    (seed 354 made 11 files of 24 disagree with the model that left them to the caller), and an
+    address of an earlier port added to a later one: the kernel's connected route of the earlier
+    port came first and keeps deciding (the model placed it with the port it was added to)."""
+    destinations = host_oracle.plane_destinations(load_snapshot(rendered).routed)
+    servers = {name: rendered / "servers" / name for name in ("gpu001", "gpu017")}
+    results = host_oracle.differential(servers, destinations, seed=354, count=8, work=tmp_path,
+                                       kinds={"address-command"})
+    assert len([r for r in results if r.edit is not None]) == 8
+    assert {f"{r.server}: {r.edit.description if r.edit else 'clean'}": dict(list(r.differences.items())[:3])
+            for r in results if r.differences} == {}
+    copy = tmp_path / "pinned"
+    shutil.copytree(rendered / "servers" / "gpu001", copy)
+    text = (copy / "interfaces").read_text()
+    # ens4f1np1's stanza (the last) gives its own address to ens1f1np1 too: two connected routes
+    # of one subnet, ens4f1np1's installed first
+    anchor = "    address 10.22.0.193/31\n"
+    assert anchor in text
+    pinned = text.replace(anchor, anchor + "    post-up ip addr add 10.22.0.193/31 dev ens1f1np1\n", 1)
+    probes, differences = host_oracle.compare(copy, pinned, destinations)
+    assert probes >= 100 and differences == {}
+
+
+def test_a_later_stanzas_address_joins_the_main_table_after_the_ports_own() -> None:
+    """The model's side of the pinned case: the connected route installed first decides."""
+    import tempfile
+
+    from dualrail_net.verify.hostroute import host_routing
+    from dualrail_net.verify.parsers import parse_server
+    text = ("auto p1\niface p1\n    address 10.0.0.1/31\n\n"
+            "auto p2\niface p2\n    address 10.0.0.9/31\n    post-up ip addr add 10.0.0.9/31 dev p1\n")
+    with tempfile.TemporaryDirectory() as d:
+        folder = Path(d) / "s1"
+        folder.mkdir()
+        (folder / "interfaces").write_text(text)
+        srv = parse_server("s1", folder)
+        assert srv.interfaces["p1"].addresses == ["10.0.0.1/31", "10.0.0.9/31"]
+        assert srv.added_later == {"p2": [("p1", "10.0.0.9/31")]}
+        found = host_routing(srv).lookup(0, 10 << 24 | 8)
+        assert found is not None and found.dev == "p2"
+        # from p1's own stanza it comes with p1: p1's connected route is the first
+        (folder / "interfaces").write_text(text.replace("    post-up ip addr add 10.0.0.9/31 dev p1\n", "").replace(
+            "    address 10.0.0.1/31\n", "    address 10.0.0.1/31\n    post-up ip addr add 10.0.0.9/31 dev p1\n"))
+        srv = parse_server("s1", folder)
+        assert srv.added_later == {} and srv.unmodelled == []
+        found = host_routing(srv).lookup(0, 10 << 24 | 8)
+        assert found is not None and found.dev == "p1"
+
+
 def test_the_link_route_lookup_by_length_finds_what_the_scan_finds() -> None:
     """_link_route_port (a probe per prefix length) against link_route_port_plain (a scan), on
     random tables of link-scope, gateway and multipath routes, some deleted again."""

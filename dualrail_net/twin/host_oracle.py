@@ -518,11 +518,46 @@ def address_form(rng: random.Random, text: str) -> tuple[str, str] | None:
     return f"address {own} written {how}: {new.strip()!r}", text[:m.start()] + new + text[m.end():]
 
 
+def address_command(rng: random.Random, text: str) -> tuple[str, str] | None:
+    """A post-up `ip address` command on a port, in its own stanza or another's, first or last of
+    its lines: another address added (a free one of the port's subnet, the other plane's port's, a
+    host address), one of its own deleted, or all flushed."""
+    stanzas = _addressed_stanzas(text)
+    if not stanzas:
+        return None
+    target = rng.choice(stanzas)
+    port = target.group(1)
+    own = re.search(r"address (\d+\.\d+\.\d+\.\d+)/(\d+)", target.group(2))
+    if own is None:
+        return None
+    address, length = own.group(1), own.group(2)
+    other = rng.choice(stanzas)
+    theirs = re.search(r"address (\S+)", other.group(2))
+    octets = address.split(".")
+    what = rng.choice(["add-free", "add-other", "add-host", "delete", "delete", "flush"])
+    verb = rng.choice(["address", "addr", "a"])
+    if what == "add-free":
+        arg = f"{rng.choice(['add', 'replace'])} {'.'.join(octets[:3])}.{int(octets[3]) ^ 4}/{length} dev {port}"
+    elif what == "add-other" and theirs is not None:
+        arg = f"add {theirs.group(1)} dev {port}"
+    elif what == "add-host":
+        arg = f"add 192.0.2.{rng.randrange(1, 250)}/32 dev {port}"
+    elif what == "flush":
+        arg = f"flush dev {port}"
+    else:
+        arg = f"{rng.choice(['del', 'delete'])} {address}/{length} dev {port}"
+    line = f"    post-up ip {rng.choice(_FAMILY)}{verb} {arg}\n"
+    host = rng.choice([target, other])
+    at = host.end() if rng.random() < 0.5 else host.start(2)
+    return f"ip {verb} {arg} (from the {host.group(1)} stanza)", text[:at] + line + text[at:]
+
+
 EDITS: tuple[Callable[[random.Random, str], tuple[str, str] | None], ...] = (
     _shell_form, _delete_line, _continued, _iface_variable, _netmask,
     _route_source, _route_source, _drop_line, _rule_priority, _rule_priority, _rule_table, _route_gateway,
     _route_gateway, _route_second, _route_second, _port_state, _main_route, _double_stanza, _no_auto,
-    _respell, _reject_route, _multipath, _rule_selector, _link_set, _client_method, _reject_rule, address_form)
+    _respell, _reject_route, _multipath, _rule_selector, _link_set, _client_method, _reject_rule, address_form,
+    address_command)
 
 
 @dataclass(frozen=True)

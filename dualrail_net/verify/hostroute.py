@@ -361,6 +361,10 @@ def host_routing(srv: ServerConfig) -> HostRouting:
     subnets: dict[str, list[tuple[int, int]]] = {}
     addresses: dict[str, list[int]] = {}  # each port's addresses, in the order configured
     primaries: dict[str, list[tuple[int, int, int]]] = {}
+    # a port's address a later stanza's command added: its subnet comes up with that stanza
+    later = {(port, address): stanza for stanza, added in srv.added_later.items() for port, address in added}
+    arriving: dict[str, list[tuple[str, tuple[int, int]]]] = {}  # stanza -> (port, subnet) it brings
+    primary_of: dict[str, dict[tuple[int, int], int]] = {}  # port -> subnet -> its primary address
     for name, iface in srv.interfaces.items():
         for address in iface.addresses:
             try:
@@ -370,10 +374,15 @@ def host_routing(srv: ServerConfig) -> HostRouting:
                 continue
             local.add(number)  # a down port's address stays in the local table
             addresses.setdefault(name, []).append(number)
-            own = primaries.setdefault(name, [])
-            if not any((net, length) == subnet for _, net, length in own):  # else a secondary address
-                own.append((number, *subnet))
-            if not iface.down:
+            held = primary_of.setdefault(name, {})
+            if subnet not in held:  # else a secondary address
+                held[subnet] = number
+                primaries.setdefault(name, []).append((number, *subnet))
+            if iface.down:
+                continue
+            if (name, address) in later:
+                arriving.setdefault(later[(name, address)], []).append((name, subnet))
+            else:
                 subnets.setdefault(name, []).append(subnet)
     by_port: dict[str | None, list[ServerRoute]] = {}
     for route in srv.routes:
@@ -382,6 +391,7 @@ def host_routing(srv: ServerConfig) -> HostRouting:
     added: dict[int, _Table] = {MAIN: _Table()}
     up: dict[str, list[tuple[int, int]]] = {}  # the ports up so far, their connected subnets
     up_order: list[str] = []
+    connected: dict[str, set[tuple[int, int]]] = {}  # up's subnets as sets, for the ports a later stanza adds to
     configured = {LOOPBACK}  # the addresses in place so far (a port kept down gets its own too)
     rules: list[Rule] = list(_DEFAULT_RULES)
     by_source: dict[tuple[int, int], list[Rule]] = {}  # the rules in place by (source length, source)
@@ -399,9 +409,18 @@ def host_routing(srv: ServerConfig) -> HostRouting:
         if port is not None and not port.down and port.name not in up:
             up[port.name] = subnets.get(port.name, [])
             up_order.append(port.name)
-            own_address = {(net, length): ip for ip, net, length in primaries.get(port.name, [])}
+            own_address = primary_of.get(port.name, {})
             for net, length in up[port.name]:
                 _install(added[MAIN], (net, length, 0, port.name, None, own_address.get((net, length)), ()), "append")
+        for name, (net, length) in arriving.get(stanza or "", ()):
+            if name not in up:
+                continue
+            if name not in connected:
+                connected[name] = set(up[name])
+            if (net, length) not in connected[name]:
+                up[name].append((net, length))
+                connected[name].add((net, length))
+                _install(added[MAIN], (net, length, 0, name, None, primary_of[name].get((net, length)), ()), "append")
         for route in by_port.get(stanza, ()):
             while taken < len(pending) and pending[taken].order < route.order:
                 placed = _place_rule(rules, pending[taken], by_source)

@@ -111,8 +111,10 @@ def p2p_mismatch(ctx: Context) -> list[Finding]:
             if port is None or len(port.addresses) < 2:
                 continue
             row = plan[i]
+            extra = port.addresses[1:]
+            shown = ", ".join(extra[:6]) + (f" and {len(extra) - 6} more" if len(extra) > 6 else "")
             out.append(finding([row[f"{side}_device"]], row["plane"],
-                               f"{row[f'{side}_device']}:{row[f'{side}_port']} holds {', '.join(port.addresses[1:])} beside "
+                               f"{row[f'{side}_device']}:{row[f'{side}_port']} holds {shown} beside "
                                f"its planned {port.addresses[0]}: not in the plan",
                                "an unplanned subnet on a fabric port: nothing routes to it, and an edit that put it "
                                "there may mean another one", Severity.WARNING))

@@ -76,12 +76,14 @@ def parse_server(name: str, folder: Path) -> ServerConfig:
     order = {name: i for i, name in enumerate(parsed.interfaces)}
     tagged = [(name, f"ip route add default via {gw} dev {name}", parsed.gateway_lines.get(name, 0))
               for name, gw in parsed.gateways.items()]
-    applied = apply_link_commands(parsed, bounce=False, forwarding=False, addresses=False)  # `ip link set`: ports down, MTUs
+    applied = apply_link_commands(parsed, bounce=False, forwarding=False)  # `ip link set`, `ip address`
     tagged += [t for number, t in enumerate(zip(parsed.command_ports, parsed.commands, parsed.command_lines))
                if t[0] not in skipped and number not in applied]
     tagged.sort(key=lambda t: order.get(t[0], len(order)))
     routes, rules = server_policy([cmd for _, cmd, _ in tagged], other, [port for port, _, _ in tagged])
     srv = ServerConfig(name=name, interfaces=parsed.interfaces, routes=routes, rules=rules)
+    for (port, address), stanza in parsed.added_later.items():
+        srv.added_later.setdefault(stanza, []).append((port, address))
     srv.unmodelled += [("interfaces", line, text) for line, text in parsed.unmodelled]
     # a NIC's own forwarding switch (its sysctl.conf's is judged: HOST-SYSCTL): reported
     srv.unmodelled += [("interfaces", iface.forwarding[1], iface.forwarding[2])

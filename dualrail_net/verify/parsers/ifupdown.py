@@ -318,6 +318,9 @@ class InterfacesFile:
     # the stanzas with `address-purge no`: ifupdown2 leaves the addresses it did not configure on them
     # (by default a stanza's address module removes every address its lines do not name)
     addresses_kept: set[str] = field(default_factory=set)
+    # (port, address) -> the stanza whose post-up command added it, when that stanza comes up after
+    # the port's own (apply_link_commands): the kernel holds its connected subnet from then on
+    added_later: dict[tuple[str, str], str] = field(default_factory=dict)
 
 
 # attributes that change nothing verify judges (link settings, descriptions of the physical layer)
@@ -817,7 +820,8 @@ def apply_link_commands(parsed: InterfacesFile, bounce: bool = True, forwarding:
     order ifupdown2 runs them (a stanza never brought up runs none); the indices of the commands
     applied (the others stay for the caller: routes and rules, or not modelled).
     ``addresses``: whether ``ip address add|delete|flush`` commands (address_command) change the
-    ports' addresses (a switch's). A command that changes a port whose stanza comes later is undone
+    ports' addresses (a switch's and a server's; an address a later stanza adds to an earlier
+    port is noted in ``added_later``). A command that changes a port whose stanza comes later is undone
     there (measured with ifupdown2: the address module removes what the stanza's lines do not name,
     and adds back what they do), unless that stanza says `address-purge no` (an added address stays).
     ``bounce``: whether a port taken down and brought up again is simply up. True on a switch (FRR
@@ -829,6 +833,7 @@ def apply_link_commands(parsed: InterfacesFile, bounce: bool = True, forwarding:
     done: set[int] = set()
     taken_down: dict[str, int] = {}  # port -> the command that took it down
     addressed: dict[str, dict[str, None]] = {}  # port -> its addresses, once an address command changed them
+    from_later: dict[str, dict[str, str]] = {}  # port -> its addresses added from a later stanza -> that stanza
     order = {name: i for i, name in enumerate(parsed.interfaces)}  # the stanzas' bring-up order
     commands = parsed.commands
     for number in sorted(range(len(commands)), key=lambda i: (order.get(parsed.command_ports[i], len(order)), i)):
@@ -850,11 +855,15 @@ def apply_link_commands(parsed: InterfacesFile, bounce: bool = True, forwarding:
                 if held is None:
                     held = addressed[device] = dict.fromkeys(parsed.interfaces[device].addresses)
                 if verb == "add":
+                    if prefix not in held and order[port] > order[device]:
+                        from_later.setdefault(device, {})[prefix] = port
                     held[prefix] = None
                 elif verb == "delete":
                     held.pop(prefix, None)
+                    from_later.get(device, {}).pop(prefix, None)
                 else:
                     held.clear()
+                    from_later.pop(device, None)
             done.add(number)
             continue
         read = link_command(cmd) if _MAYBE_LINK.search(cmd) else None
@@ -882,6 +891,8 @@ def apply_link_commands(parsed: InterfacesFile, bounce: bool = True, forwarding:
         done.add(number)
     for device, held in addressed.items():
         parsed.interfaces[device].addresses = list(held)
+    parsed.added_later = {(device, prefix): stanza for device, added in from_later.items()
+                          for prefix, stanza in added.items()}
     return done
 
 

@@ -14,6 +14,7 @@ from dualrail_net.render.artifacts import write_artifacts
 from dualrail_net.resolve.model import Fabric
 from dualrail_net.verify.ib.partitions import parse_partitions
 from dualrail_net.verify.ib.sim import parse_pkey_table, run_simulation, tools_missing
+from dualrail_net.verify.findings import Severity
 from dualrail_net.verify.ib.static import run_static
 
 needs_sim = pytest.mark.skipif(bool(tools_missing()), reason="needs ibsim-utils, opensm, infiniband-diags")
@@ -87,6 +88,11 @@ STATIC_CASES: list[tuple[str, str, str, str, str]] = [
     ("line over 4094 characters", PA, "    # gpu001\n", "    # gpu001\n" + LONG, "IB-PARTITION-SYNTAX"),
     ("two planes with the same subnet prefix", "ib-plane-IBB/opensm.conf", "subnet_prefix 0xfe80000000000b01",
      "subnet_prefix 0xfe80000000000a01", "IB-SUBNET-PREFIX"),
+    # opensm takes a key's last line: a second one below decides
+    ("a second subnet_prefix line, the other plane's", "ib-plane-IBB/opensm.conf", "lmc 0\n",
+     "lmc 0\nsubnet_prefix 0xfe80000000000a01\n", "IB-SUBNET-PREFIX"),
+    ("a second guid line, another plane's port", "ib-plane-IBA/opensm.conf", "lmc 0\n",
+     "lmc 0\nguid 0x0c42a10300b10001\n", "IB-SUBNET-PREFIX"),
     ("partition enforcement off", "ib-plane-IBA/opensm.conf", "no_partition_enforcement FALSE",
      "no_partition_enforcement TRUE", "IB-SM-SECURITY"),
     ("enforcement on one direction only", "ib-plane-IBA/opensm.conf", "part_enforce both", "part_enforce in",
@@ -168,6 +174,27 @@ def test_static_check_fires(clean: Path, tmp_path: Path, desc: str, path: str, o
                             check: str) -> None:
     out = broken_copy(clean, tmp_path, path, old, new)
     assert fired(run_static(out), check), f"{desc}: {check} did not fire"
+
+
+def test_the_subnet_prefix_opensm_runs_is_its_last_line_and_the_plans(clean: Path, tmp_path: Path) -> None:
+    """opensm takes a key's last line: another plane's prefix above the plan's changes nothing; a
+    prefix that is no other plane's but not the plan's is said (a warning: every GID changes, the
+    planes stay apart); none at all is opensm's default."""
+    both = ("ib-plane-IBA/opensm.conf", "ib-plane-IBA/opensm-standby.conf")
+    cases = [("subnet_prefix 0xfe80000000000a01\n", "subnet_prefix 0xfe80000000000b01\nsubnet_prefix 0xfe80000000000a01\n",
+              []),
+             ("subnet_prefix 0xfe80000000000a01\n", "subnet_prefix 0xfe80000000000c01\n",
+              ["ib-plane-IBA/opensm.conf:7: subnet_prefix 0xfe80000000000c01, the plan's is 0xfe80000000000a01"]),
+             ("subnet_prefix 0xfe80000000000a01\n", "",
+              ["ib-plane-IBA/opensm.conf: subnet_prefix not set (opensm: 0xfe80000000000000), the plan's is "
+               "0xfe80000000000a01"])]
+    for i, (old, new, said) in enumerate(cases):
+        out = broken_copy(clean, tmp_path / str(i), both[0], old, new)
+        standby = out / both[1]
+        standby.write_text(standby.read_text().replace(old, new, 1))
+        found = [f for r in run_static(out) for f in r.findings]
+        assert [(f.check, f.severity, f.message) for f in found] == [
+            ("IB-SUBNET-PREFIX", Severity.WARNING, message) for message in said], (old, new)
 
 
 def test_a_setting_the_standby_lacks_is_placed_at_the_masters_line(clean: Path, tmp_path: Path) -> None:

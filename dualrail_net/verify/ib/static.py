@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 from collections import defaultdict
 from pathlib import Path
 
@@ -106,16 +105,23 @@ def run_static(out: Path) -> list[CheckResult]:
                                         f"{part_file[1] if part_file else 'not set'}, not {wanted}",
                                         "the SM would run without this plane's partitions: every port in the default "
                                         "partition, tenants not separated"))
-        m_prefix = re.search(r"^subnet_prefix\s+(\S+)", conf, re.MULTILINE)
-        m_guid = re.search(r"^guid\s+(\S+)", conf, re.MULTILINE)
-        value = m_prefix.group(1).lower() if m_prefix else ""
+        # (opensm takes a key's last line, as read_opensm_conf keeps it)
+        prefix_set, guid_set = settings.get("subnet_prefix"), settings.get("guid")
+        value = prefix_set[1].lower() if prefix_set else OPENSM_DEFAULT_PREFIX
         if value in prefixes:
-            prefix.findings.append(_f(prefix.check, plane, f"{meta.dir}/opensm.conf: subnet_prefix {value} is also "
-                                      f"plane {prefixes[value]}'s", "two IB planes with one prefix are not separate subnets"))
+            prefix.findings.append(_f(prefix.check, plane, f"{_at(master_rel, settings, 'subnet_prefix')}: subnet_prefix "
+                                      f"{value} is also plane {prefixes[value]}'s",
+                                      "two IB planes with one prefix are not separate subnets"))
+        elif value != meta.subnet_prefix.lower():
+            prefix.findings.append(Finding(prefix.check, Severity.WARNING, (), plane,
+                                           f"{_at(master_rel, settings, 'subnet_prefix')}: subnet_prefix "
+                                           f"{value if prefix_set else f'not set (opensm: {value})'}, the plan's is "
+                                           f"{meta.subnet_prefix}",
+                                           "every port's GID takes the prefix the SM gives it, not the plan's"))
         prefixes[value] = plane
-        if not m_guid or m_guid.group(1).lower() not in meta.hosts.values():
-            prefix.findings.append(_f(prefix.check, plane, f"{meta.dir}/opensm.conf: SM guid "
-                                      f"{m_guid.group(1) if m_guid else 'missing'} is not a port of plane {plane}",
+        if not guid_set or guid_set[1].lower() not in meta.hosts.values():
+            prefix.findings.append(_f(prefix.check, plane, f"{_at(master_rel, settings, 'guid')}: SM guid "
+                                      f"{guid_set[1] if guid_set else 'missing'} is not a port of plane {plane}",
                                       "the SM would bind to no port of its plane"))
         standby.findings.extend(_standby_findings(standby.check, out, plane, meta.dir, meta.sm_standby,
                                                   meta.sm_standby_guid, settings, security, unmodelled))
@@ -217,6 +223,7 @@ def _routing_files(check: str, folder: Path, plane: str, meta: IbPlaneEntry,
 STANDBY_FILE = STANDBY_CONF  # (the file render writes for the standby SM)
 MASTER_FILE = "opensm.conf"
 DEFAULT_SM_PRIORITY = 1  # opensm's, when the file sets none
+OPENSM_DEFAULT_PREFIX = "0xfe80000000000000"  # opensm's subnet prefix when the file sets none
 
 
 def _unmodelled_lines(check: str, plane: str, rel: str, unknown: list[tuple[int, str]]) -> list[Finding]:

@@ -206,6 +206,15 @@ SONIC_MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
     ("an uplink in a routed port-channel (not modelled, and said so)", "PORTS-UNMODELLED",
      _db_edit(lambda d: d.update(PORTCHANNEL_MEMBER={"PortChannel01|Ethernet256": {}},
                                  PORTCHANNEL_INTERFACE={"PortChannel01|10.11.0.1/31": {}}))),
+    # STATIC_ROUTE: bgpcfgd installs each entry in FRR and redistributes it (unless advertise false)
+    ("a STATIC_ROUTE blackhole of a spine's address (the session goes)", "BGP-SESSION-DOWN",
+     _db_edit(lambda d: d.update(STATIC_ROUTE={"10.11.0.0/32": {"blackhole": "true"}}))),
+    ("a STATIC_ROUTE into plane B", "ISO-ROUTE-LEAK",
+     _db_edit(lambda d: d.update(STATIC_ROUTE={"10.20.0.0/24": {"nexthop": "10.11.0.0", "advertise": "false"}}))),
+    ("a STATIC_ROUTE blackhole of another leaf's servers", "ROUTE-FIB-OVERRIDE",
+     _db_edit(lambda d: d.update(STATIC_ROUTE={"10.12.0.64/26": {"blackhole": "true"}}))),
+    ("a STATIC_ROUTE bgpcfgd refuses (lists of unequal length: said)", "CONFIG-UNMODELLED",
+     _db_edit(lambda d: d.update(STATIC_ROUTE={"10.11.0.0/32": {"blackhole": "true,false", "nexthop": "0.0.0.0"}}))),
     ("a server port in a VRF no plane routes in", "ADDR-PORT-VRF",
      _db_edit(lambda d: _table(d, "INTERFACE")["Ethernet0"].update(vrf_name="Vrf_x"))),
     # access lists: SONiC forwards what no rule matches; the highest PRIORITY decides
@@ -308,6 +317,46 @@ def test_sonic_mutation_is_caught(sonic_variant: Path, tmp_path: Path, desc: str
     assert fired, f"{desc}: {check_id} did not fire; fired: " + \
         str({c: [f.message for f in r.findings][:2] for c, r in results.items() if r.findings})
     assert all(f.message and f.why for f in fired)
+
+
+def test_static_route_entries_become_frr_static_routes_and_bgpcfgd_redistributes_them(sonic_variant: Path,
+                                                                                       tmp_path: Path) -> None:
+    """As bgpcfgd's StaticRouteMgr: one `ip route` per position of the comma lists, in the key's
+    VRF, cited at config_db.json's line; the advertised ones redistributed (only they: frr.conf's
+    own statics stay out), none when DEVICE_METADATA's bgp_asn is not frr.conf's ASN."""
+    from dualrail_net.platforms.sonic.parse import parse_routing
+    folder = tmp_path / "leaf"
+    shutil.copytree(sonic_variant / LEAF, folder)
+    path = folder / "config_db.json"
+    doc = json.loads(path.read_text())
+    doc["STATIC_ROUTE"] = {"192.0.2.0/24": {"nexthop": "10.11.0.0,10.11.0.2", "distance": "0,20"},
+                           "198.51.100.0/25": {"blackhole": "true", "advertise": "false"},
+                           "default|203.0.113.0/24": {"ifname": "Ethernet256"},
+                           "203.0.113.128/25": {"nexthop": "10.11.0.0", "ifname": "Ethernet256"},
+                           "192.0.2.128/25": {"nexthop": "1.2.3.4,5.6.7.8", "distance": "1"}}
+    path.write_text(json.dumps(doc, indent=2))
+    text = path.read_text()
+    at = {key: next(i for i, l in enumerate(text.splitlines(), 1) if l.strip().startswith(f'"{key}"'))
+          for key in doc["STATIC_ROUTE"]}
+    dev = parse_routing("a-leaf-su1-r0", folder)
+    mine = [(r.vrf, r.prefix, r.nexthop, r.distance, r.line) for r in dev.static_routes if r.file == "config_db.json"]
+    assert mine == [(None, "192.0.2.0/24", "10.11.0.0", 1, at["192.0.2.0/24"]),
+                    (None, "192.0.2.0/24", "10.11.0.2", 20, at["192.0.2.0/24"]),
+                    (None, "198.51.100.0/25", None, 1, at["198.51.100.0/25"]),
+                    (None, "203.0.113.0/24", "Ethernet256", 1, at["default|203.0.113.0/24"])]
+    assert any(r.file == "" for r in dev.static_routes)  # frr.conf's own blackhole
+    assert dev.bgp[None].static_feed == {"192.0.2.0/24": at["192.0.2.0/24"],
+                                         "203.0.113.0/24": at["default|203.0.113.0/24"]}
+    said = [t for _, t in dev.unmodelled if "STATIC_ROUTE" in t]
+    assert said == [f"config_db.json:{at['203.0.113.128/25']}: STATIC_ROUTE 203.0.113.128/25: next hop 10.11.0.0 "
+                    "through Ethernet256 (a gateway and a port: not judged)",
+                    f"config_db.json:{at['192.0.2.128/25']}: STATIC_ROUTE 192.0.2.128/25: lists of unequal length, "
+                    "bgpcfgd refuses the entry (no route)"]
+    doc["DEVICE_METADATA"]["localhost"]["bgp_asn"] = "65000"
+    path.write_text(json.dumps(doc, indent=2))
+    dev = parse_routing("a-leaf-su1-r0", folder)
+    assert dev.bgp[None].static_feed is None
+    assert any("not frr.conf's" in t for _, t in dev.unmodelled)
 
 
 def test_a_duplicate_or_broken_file_is_a_finding_with_its_line(sonic_variant: Path, tmp_path: Path) -> None:

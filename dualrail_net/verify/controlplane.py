@@ -402,7 +402,7 @@ def session_state(snap: Snapshot, topo: Topology, s: Session,
     for node, peer_ip in ((s.a, s.a_neighbor), (s.b, s.b_neighbor)):
         for d in diverted.get(node, ()):
             if topo.ip[d.victim] == peer_ip:
-                where = snap.where(node[0], devices[node[0]].routing_file, d.static.line)
+                where = static_at(snap, node[0], d.static)
                 return SessionState(s, False, f"{where}: ip route {d.static.prefix} on {node[0]} is more specific than "
                                               f"the subnet of {d.port} and holds its neighbor's address {peer_ip}: "
                                               f"its BGP traffic to it goes to {d.to}")
@@ -770,6 +770,11 @@ def static_wins(dev: DeviceConfig, vrf: str | None, conn: Mapping[str, str]) -> 
 DISTANCE_INFINITY = 255  # a route of this administrative distance is never installed
 
 
+def static_at(snap: Snapshot, device: str, route: StaticRoute) -> str:
+    """FILE:LINE of a static route (the routing file's, or the file that says it: SONiC's STATIC_ROUTE)."""
+    return snap.where(device, route.file or snap.devices[device].routing_file, route.line)
+
+
 def static_in_rib(dev: DeviceConfig, vrf: str | None, conn: Mapping[str, str]) -> list[str]:
     """The instance's static routes the device installs: a blackhole always; a next hop only when it
     is on a connected subnet (or names a port that is up) of the VRF. None with distance 255: zebra
@@ -871,7 +876,7 @@ def external_peers(snap: Snapshot, topo: Topology, node: NodeId) -> list[Externa
             continue
         taken = address_diversion(snap, topo, node, address)
         if taken is not None:
-            out.append(ExternalPeerState(address, False, (), f"{snap.where(node[0], dev.routing_file, taken.static.line)}: "
+            out.append(ExternalPeerState(address, False, (), f"{static_at(snap, node[0], taken.static)}: "
                                                              f"ip route {taken.static.prefix} on {label} is more specific "
                                                              f"than the subnet of {taken.port} and holds {address} "
                                                              f"({peer.name}): its BGP traffic to it goes to {taken.to}"))
@@ -982,6 +987,9 @@ def originated(snap: Snapshot, topo: Topology, node: NodeId, index: ConnectedInd
     redistributed: list[str] = []
     med: dict[str, int] = {}
     for source, routes in (("connected", list(conn)), ("static", statics)):
+        if source == "static" and inst.static_feed is not None:
+            redistributed += [p for p in routes if p in inst.static_feed]  # (bgpcfgd's map: no metric)
+            continue
         if source not in inst.redistribute:
             continue
         mapped = inst.redistribute_maps.get(source)

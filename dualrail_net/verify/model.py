@@ -225,6 +225,10 @@ class BgpInstance:
     # (eBGP sends a learned route on without it, so it counts only where paths of one prefix from
     # different originators meet: controlplane._origin_attributes)
     redistribute_metrics: dict[str, tuple[int, int]] = field(default_factory=dict)
+    # SONiC's bgpcfgd: `redistribute static route-map STATIC_ROUTE_FILTER`, which passes only the
+    # routes it installed from config_db's STATIC_ROUTE (its tag): their prefixes -> the entry's line
+    # in config_db.json; it replaces any `redistribute static` of frr.conf (None: bgpcfgd feeds none)
+    static_feed: dict[str, int] | None = None
     # `network PREFIX route-map NAME`: prefix (as written) -> (route-map, line); the prefix is
     # originated only when the route-map permits it (an undefined one: never, bgpd's route_map_apply
     # on no map denies; measured in the twin)
@@ -446,6 +450,7 @@ class StaticRoute:
     nexthop_vrf: str | None = None
     distance: int = 1  # its administrative distance (a floating static loses to BGP for its prefix)
     line: int = 0  # where the routing file says it (0: not known)
+    file: str = ""  # the file that says it, when not the device's routing file (SONiC's STATIC_ROUTE)
 
 
 @dataclass(slots=True)

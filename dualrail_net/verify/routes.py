@@ -377,9 +377,10 @@ def prefix_index(snap: Snapshot, topo: Topology) -> tuple[PrefixIndex, dict[Node
                 for ep in topo.endpoints_of(node):
                     net = net_str(ep.net)
                     rows.append((net, node, snap.plane_of_address(net) or plane))
-            if "static" in inst.redistribute:
+            feed = inst.static_feed  # (SONiC's bgpcfgd: only its own routes, whatever frr.conf says)
+            if "static" in inst.redistribute or feed is not None:
                 for route in dev.static_routes:
-                    if route.vrf == vrf:
+                    if route.vrf == vrf and (feed is None or net_str(network_of(route.prefix)) in feed):
                         rows.append((route.prefix, node, snap.plane_of_address(route.prefix) or plane))
     rows.sort(key=lambda r: r[2] or "")  # stable: keeps the config order within a plane
     idx = PrefixIndex()

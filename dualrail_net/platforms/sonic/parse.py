@@ -20,12 +20,12 @@ from typing import Any
 
 from dualrail_net.platforms.sonic.cacl import ControlPlane, Rule, control_plane
 from dualrail_net.secretref import is_reference
-from dualrail_net.verify.ipfast import network_of
+from dualrail_net.verify.ipfast import net_str, network_of
 from dualrail_net.verify.model import AclEntry, DeviceConfig, EcnProfile, Interface, PfcHeadroom, SYSLOG_TRANSPORT, \
     syslog_transport_astray
 from dualrail_net.verify.parsers import link
 from dualrail_net.verify.parsers.files import read_text
-from dualrail_net.verify.parsers.frr import is_ip, is_prefix, parse_frr, zebra_interface_blocks
+from dualrail_net.verify.parsers.frr import is_ip, is_prefix, parse_frr, static_route, zebra_interface_blocks
 
 FILE = "config_db.json"
 ROUTING_MODE = "split-unified"  # the one mode in which SONiC runs frr.conf as given
@@ -160,7 +160,8 @@ def parse_base(name: str, folder: Path) -> DeviceConfig:
         return dev
     handled = {"DEVICE_METADATA", "PORT", "INTERFACE", "LOOPBACK_INTERFACE", "PORT_QOS_MAP", "QUEUE",
                "MGMT_VRF_CONFIG", "MGMT_INTERFACE", "NTP_SERVER", "SYSLOG_SERVER", "DNS_NAMESERVER", "FEATURE",
-               "ACL_TABLE", "ACL_RULE", "PORTCHANNEL_MEMBER"}
+               "ACL_TABLE", "ACL_RULE", "PORTCHANNEL_MEMBER",
+               "STATIC_ROUTE"}  # (the routing side reads STATIC_ROUTE: static_routes)
     for table in db.tables:
         if table not in handled and table not in _KNOWN_TABLES:
             dev.base_unmodelled.append((FILE, db.line(table), f"table {table}"))
@@ -830,4 +831,92 @@ def parse_routing(name: str, folder: Path) -> DeviceConfig:
                                       "container, frr.conf is never read"))
             return dev
     parse_frr(read_text(folder / "frr.conf"), dev)
+    if '"STATIC_ROUTE"' in (text := read_text(folder / FILE)):
+        db = read_config_db(text, DeviceConfig(name=name, platform="sonic"))
+        if db is not None:
+            static_routes(dev, db)
     return dev
+
+
+_STATIC_FIELDS = ("blackhole", "nexthop", "ifname", "distance", "nexthop-vrf")
+_STATIC_KNOWN = {*_STATIC_FIELDS, "advertise", "bfd"}
+
+
+def static_routes(dev: DeviceConfig, db: ConfigDb) -> None:
+    """config_db's STATIC_ROUTE as bgpcfgd's StaticRouteMgr applies it (it runs unless the
+    management framework configures FRR; read in its source): an entry's comma lists `blackhole`,
+    `nexthop`, `ifname`, `distance`, `nexthop-vrf` give one next hop per position (lists of unequal
+    length: the entry is refused; a hop with neither gateway nor port, or a value it cannot read,
+    is dropped) and each hop becomes FRR's `ip route PREFIX HOP [DISTANCE] [nexthop-vrf V] [vrf V]`
+    in the key's VRF (`VRF|PREFIX`, else the default VRF). Unless `advertise` is "false" the prefix
+    is also redistributed into that VRF's BGP instance (`redistribute static route-map
+    STATIC_ROUTE_FILTER`, which passes only these routes, by their tag), through `router bgp ASN`
+    of DEVICE_METADATA's `bgp_asn`: another ASN than frr.conf's is refused by bgpd and nothing is
+    redistributed. An entry with `bfd` "true" is installed by staticroutebfd while its BFD sessions
+    are up: reported, not judged; so is a hop with both a gateway and a port."""
+    asn = str(_fields(db.table("DEVICE_METADATA").get("localhost")).get("bgp_asn", ""))
+    feed: dict[str | None, dict[str, int]] = {}
+    for key, value in db.table("STATIC_ROUTE").entries:
+        line = db.line("STATIC_ROUTE", key)
+        fields = _fields(value)
+        vrf_name, _, prefix = key.rpartition("|")
+        vrf = None if vrf_name in ("", "default") else vrf_name
+        if not is_prefix(prefix):
+            dev.unmodelled.append((0, f"{FILE}:{line}: STATIC_ROUTE {key[:60]}: not an IPv4 prefix (not judged)"))
+            continue
+        for extra in sorted(set(fields) - _STATIC_KNOWN):
+            dev.unmodelled.append((0, f"{FILE}:{line}: STATIC_ROUTE {key} field {extra[:30]} (not read)"))
+        if str(fields.get("bfd", "")).split(",")[0].strip().lower() == "true":
+            dev.unmodelled.append((0, f"{FILE}:{line}: STATIC_ROUTE {key} with bfd: staticroutebfd installs it "
+                                      "while its BFD sessions are up (not judged)"))
+            continue
+        lists = {k: str(fields[k]).split(",") for k in _STATIC_FIELDS if k in fields and str(fields[k]).strip()}
+        if not {"blackhole", "nexthop", "ifname"} & set(lists):
+            continue  # (no next hop at all: bgpcfgd installs nothing)
+        if len({len(v) for v in lists.values()}) != 1:
+            dev.unmodelled.append((0, f"{FILE}:{line}: STATIC_ROUTE {key}: lists of unequal length, bgpcfgd "
+                                      "refuses the entry (no route)"))
+            continue
+        added = False
+        for i in range(len(next(iter(lists.values())))):
+            hop = {k: v[i].strip() for k, v in lists.items()}
+            gateway = hop.get("nexthop", "")
+            gateway = "" if gateway in ("0.0.0.0", "") else gateway
+            if hop.get("blackhole") == "true":
+                words = ["ip", "route", prefix, "blackhole"]
+            elif gateway and hop.get("ifname"):
+                dev.unmodelled.append((0, f"{FILE}:{line}: STATIC_ROUTE {key}: next hop {gateway[:40]} through "
+                                          f"{hop['ifname'][:20]} (a gateway and a port: not judged)"))
+                continue
+            elif gateway or hop.get("ifname"):
+                words = ["ip", "route", prefix, gateway or hop["ifname"]]
+            else:
+                continue  # (bgpcfgd drops a hop with neither)
+            distance = hop.get("distance", "")
+            if distance not in ("", "0"):
+                words.append(distance)
+            if hop.get("nexthop-vrf"):
+                words += ["nexthop-vrf", hop["nexthop-vrf"]]
+            if gateway and not is_ip(gateway):
+                continue  # (bgpcfgd drops a hop whose address it cannot read)
+            route = static_route(words, vrf, line)
+            if route is None:
+                dev.unmodelled.append((0, f"{FILE}:{line}: STATIC_ROUTE {key}: next hop {' '.join(words[3:])[:60]} "
+                                          "(not read)"))
+                continue
+            route.file = FILE
+            dev.static_routes.append(route)
+            added = True
+        if added and str(fields.get("advertise", "true")).strip().lower() != "false":
+            feed.setdefault(vrf, {}).setdefault(net_str(network_of(prefix)), line)
+    for vrf, prefixes in feed.items():
+        inst = dev.bgp.get(vrf)
+        if inst is None:
+            continue  # (no BGP in that VRF: nothing carries the routes anywhere)
+        if asn != str(inst.asn):
+            first = min(prefixes.values())
+            dev.unmodelled.append((0, f"{FILE}:{first}: STATIC_ROUTE is redistributed through `router bgp "
+                                      f"{asn[:20] or '(no bgp_asn)'}`, not frr.conf's {inst.asn}: bgpd refuses it, "
+                                      "nothing is redistributed"))
+            continue
+        inst.static_feed = prefixes

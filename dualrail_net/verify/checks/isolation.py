@@ -7,6 +7,7 @@ import numpy as np
 
 from dualrail_net.verify.address_table import NO_PLANE, keys_in_several_planes
 from dualrail_net.verify.checks import BASE, Context, ROUTING, SESSIONS, TOPOLOGY, check, finding
+from dualrail_net.verify.controlplane import static_at
 from dualrail_net.verify.findings import Finding
 from dualrail_net.verify.ipfast import net_str
 from dualrail_net.verify.model import leak_instance
@@ -257,8 +258,9 @@ def route_leaks(ctx: Context) -> list[Finding]:
             via = ctx.snap.plane_of_address(route.nexthop) if route.nexthop[0].isdigit() else None
             for elsewhere in (dest, via):
                 if mine and elsewhere and elsewhere != mine:
+                    at = f"{static_at(ctx.snap, dev.name, route)}: " if route.line else ""
                     out.append(finding([dev.name], mine,
-                                       f"{dev.name} (plane {mine}) has a static route {route.prefix} via "
+                                       f"{at}{dev.name} (plane {mine}) has a static route {route.prefix} via "
                                        f"{route.nexthop} into plane {elsewhere}",
                                        "a static route toward another plane forwards traffic across planes"))
                     break

@@ -22,6 +22,7 @@ from dualrail_net.verify.controlplane import (
     SessionState,
     acl_permits,
     diversions,
+    static_at,
     compute_plane,
     connected,
     expected_plane,
@@ -928,7 +929,7 @@ def fib_override(ctx: Context) -> list[Finding]:
         for d in found:
             victim = topo.endpoint(d.victim)
             out.append(finding([node[0], victim.device], topo.node_plane.get(node),
-                               f"{_loc(ctx, node[0], d.static.line)}: ip route {d.static.prefix} on {node[0]} is more "
+                               f"{static_at(snap, node[0], d.static)}: ip route {d.static.prefix} on {node[0]} is more "
                                f"specific than the subnet of {d.port} and holds {victim.ip} ({victim.device} "
                                f"{victim.interface}): traffic to it goes to {d.to}, not over {d.port}",
                                "the forwarding table takes the longest prefix: the connected route to the port no "
@@ -974,7 +975,7 @@ def fib_override(ctx: Context) -> list[Finding]:
                     to = ("a blackhole" if route.nexthop is None and len(hops) == 1 else
                           f"next hop {route.nexthop} alone" if len(hops) == 1 else
                           f"its static next hops {', '.join(hops)} (a failure behind them is not routed around)")
-                    out.append(finding([name], plane, f"{_loc(ctx, name, route.line)}: ip route {route.prefix} on "
+                    out.append(finding([name], plane, f"{static_at(snap, name, route)}: ip route {route.prefix} on "
                                        f"{name} sends traffic to {route.prefix if rlen > length else prefix} (planned "
                                        f"{prefix}, learned by BGP) to {to}",
                                        "the forwarding table takes the longest prefix, and the lowest distance for "

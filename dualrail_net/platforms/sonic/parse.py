@@ -187,8 +187,9 @@ def parse_base(name: str, folder: Path) -> DeviceConfig:
     return dev
 
 
-# DEVICE_METADATA fields that decide nothing the model reads: the device's kind and identity, and
-# `bgp_asn`, which only bgpcfgd's templates read (in the split modes FRR runs frr.conf as written)
+# DEVICE_METADATA fields that decide nothing the model reads here: the device's kind and identity,
+# and `bgp_asn`, which bgpcfgd's templates read (in the split modes FRR runs frr.conf as written)
+# and its static routes' redistribution names (read there: static_routes)
 _METADATA_HARMLESS = {"hostname", "bgp_asn", "type", "hwsku", "platform", "mac", "timezone", "deployment_id",
                       "default_bgp_status", "default_pfcwd_status", "buffer_model", "synchronous_mode",
                       "yang_config_validation", "region", "cloudtype"}

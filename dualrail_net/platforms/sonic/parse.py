@@ -840,6 +840,7 @@ def parse_routing(name: str, folder: Path) -> DeviceConfig:
 
 
 _STATIC_FIELDS = ("blackhole", "nexthop", "ifname", "distance", "nexthop-vrf")
+_STATIC_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_.-]{0,14}")  # bgpcfgd's check of a VRF or port name
 _STATIC_KNOWN = {*_STATIC_FIELDS, "advertise", "bfd"}
 
 
@@ -860,13 +861,22 @@ def static_routes(dev: DeviceConfig, db: ConfigDb) -> None:
     for key, value in db.table("STATIC_ROUTE").entries:
         line = db.line("STATIC_ROUTE", key)
         fields = _fields(value)
-        vrf_name, _, prefix = key.rpartition("|")
-        vrf = None if vrf_name in ("", "default") else vrf_name
+        vrf_name, _, prefix = key.partition("|") if "|" in key else ("default", "", key)
+        vrf = None if vrf_name == "default" else vrf_name
         if not is_prefix(prefix):
             dev.unmodelled.append((0, f"{FILE}:{line}: STATIC_ROUTE {key[:60]}: not an IPv4 prefix (not judged)"))
             continue
         for extra in sorted(set(fields) - _STATIC_KNOWN):
             dev.unmodelled.append((0, f"{FILE}:{line}: STATIC_ROUTE {key} field {extra[:30]} (not read)"))
+        if not all(isinstance(fields[k], str) for k in _STATIC_KNOWN & set(fields)):
+            dev.unmodelled.append((0, f"{FILE}:{line}: STATIC_ROUTE {key}: a field that is not a string (not read)"))
+            continue
+        names = [vrf_name if vrf is not None else "", *str(fields.get("ifname", "")).split(","),
+                 *str(fields.get("nexthop-vrf", "")).split(",")]
+        if not all(name == "" or _STATIC_NAME.fullmatch(name) for name in names):
+            dev.unmodelled.append((0, f"{FILE}:{line}: STATIC_ROUTE {key[:60]}: a VRF or port name bgpcfgd refuses "
+                                      "(no route)"))
+            continue
         if str(fields.get("bfd", "")).split(",")[0].strip().lower() == "true":
             dev.unmodelled.append((0, f"{FILE}:{line}: STATIC_ROUTE {key} with bfd: staticroutebfd installs it "
                                       "while its BFD sessions are up (not judged)"))
@@ -879,8 +889,13 @@ def static_routes(dev: DeviceConfig, db: ConfigDb) -> None:
                                       "refuses the entry (no route)"))
             continue
         added = False
+        seen: set[tuple[tuple[str, str], ...]] = set()  # (bgpcfgd keeps the hops as a set: one of each)
         for i in range(len(next(iter(lists.values())))):
             hop = {k: v[i].strip() for k, v in lists.items()}
+            same = tuple(sorted(hop.items()))
+            if same in seen:
+                continue
+            seen.add(same)
             gateway = hop.get("nexthop", "")
             gateway = "" if gateway in ("0.0.0.0", "") else gateway
             if hop.get("blackhole") == "true":
@@ -899,7 +914,9 @@ def static_routes(dev: DeviceConfig, db: ConfigDb) -> None:
             if hop.get("nexthop-vrf"):
                 words += ["nexthop-vrf", hop["nexthop-vrf"]]
             if gateway and not is_ip(gateway):
-                continue  # (bgpcfgd drops a hop whose address it cannot read)
+                dev.unmodelled.append((0, f"{FILE}:{line}: STATIC_ROUTE {key}: next hop {gateway[:40]} is no IPv4 "
+                                          "address, bgpcfgd drops it"))
+                continue
             route = static_route(words, vrf, line)
             if route is None:
                 dev.unmodelled.append((0, f"{FILE}:{line}: STATIC_ROUTE {key}: next hop {' '.join(words[3:])[:60]} "

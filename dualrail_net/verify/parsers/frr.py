@@ -1081,7 +1081,12 @@ def static_route(words: list[str], vrf: str | None, line: int = 0) -> StaticRout
             nh_vrf = value
         elif key == "vrf":
             vrf = value
-        elif key not in ("tag", "label", "table"):
+        elif key == "table" and value != "254" or key == "label":
+            # (another kernel table than the VRF's main one: zebra keeps it out of the VRF's RIB,
+            # what forwards only for traffic a rule sends there; an MPLS label pushed on the
+            # packets: neither is the model's, the caller reports the line)
+            return None
+        elif key not in ("tag", "table"):
             return None
     return StaticRoute(vrf, words[2], nexthop, nh_vrf, distance, line)
 

@@ -133,7 +133,16 @@ def test_random_edits_of_json_and_yaml_platforms_never_raise(request: pytest.Fix
         if rng.random() < 0.5:
             text = _mutate(rng, text)
         elif name == "config_db.json":
-            text = json.dumps(_mutate_tree(rng, json.loads(text)), indent=2)
+            doc = json.loads(text)
+            if rng.random() < 0.5:  # static routes bgpcfgd would install (sonic/parse.static_routes)
+                doc["STATIC_ROUTE"] = {rng.choice(["10.11.0.0/32", "default|10.20.0.0/24", "Vrf_x|1.2.3.0/24", "x",
+                                                   "a|b|10.0.0.0/8", "10.12.0.64/26"]):
+                                       {field: rng.choice([*JUNK_VALUES, "10.11.0.0", "10.11.0.0,10.11.0.2", "true",
+                                                           "false", "Ethernet256", "0,20"])
+                                        for field in rng.sample(["nexthop", "blackhole", "ifname", "distance",
+                                                                 "nexthop-vrf", "advertise", "bfd", "x"], 3)}
+                                       for _ in range(rng.randint(1, 4))}
+            text = json.dumps(_mutate_tree(rng, doc), indent=2)
         else:
             text = yaml.safe_dump(_mutate_tree(rng, yaml.safe_load(text)), sort_keys=False)
         path.write_text(text)

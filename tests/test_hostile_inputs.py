@@ -550,3 +550,42 @@ def test_a_library_logging_a_failed_connection_prints_nothing() -> None:
     assert "Traceback" in loud.stderr
     quiet = subprocess.run([sys.executable, "-c", program, "quiet"], capture_output=True, text=True, check=True)
     assert quiet.stderr == ""
+
+
+def test_merge_keys_of_a_device_file_are_read_as_pyyaml_reads_them() -> None:
+    """A device's YAML file (NVUE's startup.yaml) is read with `<<` merge keys, as its consumer's
+    safe loader merges them (the inventory still refuses them): random documents of anchors,
+    aliases and merge keys (single, lists, several in one mapping, before and after explicit keys)
+    read as yaml.safe_load reads them, the reference."""
+    import random
+
+    import yaml
+
+    from dualrail_net.sot.yamlsource import SourceMap, load_yaml_text
+    rng = random.Random(7)
+    merged = 0
+    for _ in range(300):
+        anchors: list[str] = []
+        lines: list[str] = []
+        for i in range(rng.randint(1, 4)):
+            body = ", ".join(f"k{k}: {rng.randrange(100)}" for k in rng.sample(range(5), rng.randint(1, 3)))
+            lines.append(f"a{i}: &a{i} {{{body}}}")
+            anchors.append(f"a{i}")
+        lines.append("m:")
+        entries = [f"  k{rng.randrange(5)}: {rng.randrange(100)}" for _ in range(rng.randint(0, 3))]
+        for _ in range(rng.randint(1, 2)):
+            chosen = rng.sample(anchors, rng.randint(1, len(anchors)))
+            merge = f"  <<: *{chosen[0]}" if len(chosen) == 1 and rng.random() < 0.5 else \
+                f"  <<: [{', '.join('*' + a for a in chosen)}]"
+            entries.insert(rng.randint(0, len(entries)), merge)
+        text = "\n".join(lines + entries) + "\n"
+        try:
+            expected = yaml.safe_load(text)
+        except yaml.YAMLError:
+            continue  # (an explicit key written twice: the reader refuses it, not compared)
+        keys = [e.split(":")[0].strip() for e in entries if not e.strip().startswith("<<")]
+        if len(keys) != len(set(keys)):
+            continue
+        assert load_yaml_text(text, "startup.yaml", SourceMap(), merge=True) == expected, text
+        merged += 1
+    assert merged > 200

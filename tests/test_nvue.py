@@ -471,6 +471,25 @@ def test_nvue_operations_apply_in_order(nvue_variant: Path, tmp_path: Path) -> N
     assert [what for _, _, what in dev.base_unmodelled] == ["operation patch: not modelled (only `set` and `unset`)"]
 
 
+def test_ports_written_with_a_yaml_merge_key_read_as_written_out(nvue_variant: Path, tmp_path: Path) -> None:
+    """NVUE's loader merges `<<` keys: the server ports' link settings written once as an anchor and
+    merged into each port (one port overriding the MTU) read as the file with them written out."""
+    edited = tmp_path / "build"
+    shutil.copytree(nvue_variant, edited)
+    path = edited / YAML
+    text = path.read_text()
+    block = '        link:\n          state:\n            up: {}\n          mtu: 9214\n          speed: "200G"\n'
+    assert text.count(block) > 4
+    first = text.index(block)
+    anchored = text[:first] + block.replace("link:\n", "link: &server-link\n", 1) + text[first + len(block):]
+    merged = anchored.replace(block, "        link:\n          <<: *server-link\n")
+    path.write_text(merged)
+    assert [f"{f.check}: {f.message}" for r in run_checks(load_snapshot(edited)) for f in r.findings] == []
+    assert parse_text("x", merged).interfaces == parse_text("x", text).interfaces
+    lowered = merged.replace("          <<: *server-link\n", "          <<: *server-link\n          mtu: 1500\n", 1)
+    assert sorted(name for name, i in parse_text("x", lowered).interfaces.items() if i.mtu == 1500) == ["swp2"]
+
+
 @pytest.mark.parametrize("desc,new", NVUE_VALID, ids=[v[0] for v in NVUE_VALID])
 def test_nvue_valid_session_keys_pass(nvue_variant: Path, tmp_path: Path, desc: str, new: str) -> None:
     edited = tmp_path / "build"

@@ -164,7 +164,15 @@ def decode_text(data: bytes, display: str) -> str:
 # events -> values
 
 
-def _scalar(event: Any, file: str, is_key: bool) -> Any:
+class _MergeKey:
+    """The plain key ``<<`` of a file read with merge keys (a device's file its consumer reads with
+    PyYAML's or ruamel's safe loader, both of which merge)."""
+
+
+MERGE = _MergeKey()
+
+
+def _scalar(event: Any, file: str, is_key: bool, merge: bool = False) -> Any:
     """Resolve one scalar (YAML 1.2 core schema) and construct it; raises on anything else."""
     value: str = event.value
     line = event.start_mark.line + 1
@@ -174,6 +182,8 @@ def _scalar(event: Any, file: str, is_key: bool) -> Any:
         if tag is not None or not event.implicit[0]:
             return value
         if is_key and value == "<<":
+            if merge:
+                return MERGE
             raise YamlSourceError(file, line, "YAML merge keys (<<) are not supported",
                                   "write the values out so a reviewer sees them")
         if _NULL_RE.fullmatch(value):
@@ -228,7 +238,7 @@ def _scalar(event: Any, file: str, is_key: bool) -> Any:
 class _Open:
     """A mapping or sequence whose end has not been read yet."""
 
-    __slots__ = ("value", "path", "anchor", "nodes", "key", "has_key", "is_map")
+    __slots__ = ("value", "path", "anchor", "nodes", "key", "has_key", "is_map", "merged")
 
     def __init__(self, value: dict[Any, Any] | list[Any], path: PathKey, anchor: str | None) -> None:
         self.value = value
@@ -238,6 +248,7 @@ class _Open:
         self.key: Any = None  # a mapping's key that waits for its value
         self.has_key = False
         self.is_map = isinstance(value, dict)
+        self.merged: list[tuple[list[dict[Any, Any]], int]] | None = None  # each `<<`'s mappings, its line
 
 
 def _check_collection_tag(event: Any, file: str, expected: str) -> None:
@@ -252,8 +263,25 @@ def _check_collection_tag(event: Any, file: str, expected: str) -> None:
 _MAY_RESOLVE = frozenset("0123456789+-.~nNtTfF<")
 
 
-def _build(text: str | bytes, file: str, path: PathKey, smap: SourceMap) -> Any:
-    """Build the one document of ``text`` from the parser's events (iteratively), recording lines."""
+def _merged(done: _Open, file: str, lines: dict[PathKey, tuple[str, int]]) -> None:
+    """A finished mapping's `<<` keys applied as PyYAML's flatten_mapping does: every key of the
+    merged mappings that the mapping does not write itself, the first mapping of a `<<: [...]` list
+    and the last `<<` winning (later entries override earlier ones, PyYAML builds the mapping from
+    the merged entries first); each such key is placed at its `<<` line."""
+    assert isinstance(done.value, dict) and done.merged is not None
+    combined: dict[Any, tuple[Any, int]] = {}
+    for group, line in done.merged:  # (a later `<<` over an earlier one; in a list, the first)
+        for mapping in reversed(group):
+            combined.update((key, (value, line)) for key, value in mapping.items())
+    for key, (value, line) in combined.items():
+        if key not in done.value:
+            done.value[key] = value
+            lines.setdefault((*done.path, key), (file, line))
+
+
+def _build(text: str | bytes, file: str, path: PathKey, smap: SourceMap, merge: bool = False) -> Any:
+    """Build the one document of ``text`` from the parser's events (iteratively), recording lines.
+    ``merge``: `<<` merge keys taken as PyYAML's safe loader takes them (a device's file), not refused."""
     stack: list[_Open] = []
     anchors: dict[str, tuple[Any, int]] = {}  # anchor -> (value, values it stands for)
     open_anchors: set[str] = set()
@@ -281,9 +309,18 @@ def _build(text: str | bytes, file: str, path: PathKey, smap: SourceMap) -> Any:
         if not top.is_map:
             lines.setdefault((*top.path, len(container)), (file, line))
             container.append(value)
+        elif top.has_key and top.key is MERGE:
+            merged = value if isinstance(value, list) else [value]
+            if not merged or not all(isinstance(m, dict) for m in merged):
+                raise YamlSourceError(file, line, "a merge key (<<) takes a mapping or a list of mappings")
+            top.merged = [*(top.merged or []), (merged, line)]
+            top.key, top.has_key = None, False
         elif not top.has_key:
             if isinstance(value, (list, dict)):
                 raise YamlSourceError(file, line, "a mapping key must be a plain value")
+            if value is MERGE:
+                top.key, top.has_key = value, True
+                return
             if value in top.value:
                 raise YamlSourceError(file, line, f"duplicate key {shown(value)}",
                                       "YAML keeps only the last one; remove or merge the duplicate")
@@ -303,7 +340,7 @@ def _build(text: str | bytes, file: str, path: PathKey, smap: SourceMap) -> Any:
                     line = event.start_mark.line + 1
                     value = event.value
                     if event.tag is not None or not event.implicit[0] or value[:1] in _MAY_RESOLVE:
-                        value = _scalar(event, file, top is not None and top.is_map and not top.has_key)
+                        value = _scalar(event, file, top is not None and top.is_map and not top.has_key, merge)
                     budget -= 1
                     if event.anchor is not None:
                         anchors[event.anchor] = (value, 1)
@@ -333,6 +370,8 @@ def _build(text: str | bytes, file: str, path: PathKey, smap: SourceMap) -> Any:
                     line = event.start_mark.line + 1
                     done = stack.pop()
                     top = stack[-1] if stack else None
+                    if done.merged is not None:
+                        _merged(done, file, lines)
                     if done.anchor is not None:
                         open_anchors.discard(done.anchor)
                         anchors[done.anchor] = (done.value, done.nodes)
@@ -394,8 +433,11 @@ def load_yaml(path: Path, display: str, smap: SourceMap, prefix: PathKey = (),
                           else data, display, smap, prefix)
 
 
-def load_yaml_text(text: str | bytes, display: str, smap: SourceMap, prefix: PathKey = ()) -> Any:
-    data = _build(text, display, prefix, smap)
+def load_yaml_text(text: str | bytes, display: str, smap: SourceMap, prefix: PathKey = (),
+                   merge: bool = False) -> Any:
+    """``merge``: `<<` merge keys resolved as PyYAML's safe loader does (for a device's file its
+    consumer reads so); the inventory refuses them (they hide values from a reviewer)."""
+    data = _build(text, display, prefix, smap, merge)
     if data is None:
         smap.lines[prefix] = (display, 1)
         return {}

@@ -165,7 +165,7 @@ def parse_text(name: str, text: str) -> DeviceConfig:
     dev.routing_file = FILE
     smap = SourceMap()
     try:
-        doc = load_yaml_text(text, FILE, smap)
+        doc = load_yaml_text(text, FILE, smap, merge=True)  # (NVUE's loader merges `<<` keys)
     except YamlSourceError as exc:
         # (a YAML error NVUE's loader refuses too; or a form this bounded reader does not take, a
         # merge key, a duplicate key, a budget: either way nothing in the file is judged)

@@ -1561,3 +1561,31 @@ def test_eos_no_static_route_in_a_vrf_and_a_no_that_names_nothing() -> None:
               "no ip route vrf a 11.0.0.0/8\nno ntp server 192.0.2.99\n", eos)
     assert [(r.vrf, r.prefix) for r in eos.static_routes] == [(None, "10.0.0.0/8")]
     assert eos.unmodelled == [(7, "no ntp server 192.0.2.99")]
+
+
+def test_eos_listen_ranges_and_peer_filters_read_as_batfish_reads_them() -> None:
+    """EOS dynamic neighbors: `bgp listen range` with `remote-as` or `peer-filter`; a filter's first
+    entry by sequence decides (an unnumbered entry takes the last number plus 10, the first 0), no
+    entry matching: refused; a filter without entries takes every AS; a range overlapping an
+    earlier one is said and not read."""
+    from dualrail_net.platforms.eos.parse_config import parse_text
+    dev = parse_text("s", "peer-filter F\n   match as-range 100-200 result accept\n   5 match as-range 150 result reject\n"
+                          "   match as-range 300 result accept\n   20 match as-range 300 result reject\n"
+                          "peer-filter EMPTY\n!\nrouter bgp 65000\n   router-id 1.1.1.1\n   neighbor G peer group\n"
+                          "   bgp listen range 10.0.0.0/24 peer-group G peer-filter F\n"
+                          "   bgp listen range 10.0.1.0/24 peer group G remote-as 65001\n"
+                          "   bgp listen range 10.0.2.0/24 peer-group G peer-filter EMPTY\n"
+                          "   bgp listen range 10.0.0.128/25 peer-group G remote-as 9\n"
+                          "   dynamic peer max 4\n")
+    inst = dev.bgp[None]
+    assert sorted(r[0] for r in inst.listen_ranges.values()) == ["10.0.0.0/24", "10.0.1.0/24", "10.0.2.0/24"]
+    assert inst.listen_limit == 4
+    by_range = {inst.listen_ranges[start][0]: peers for start, peers in inst.listen_peers.items()}
+    f = by_range["10.0.0.0/24"]
+    # by sequence: 0 accept 100-200 (the first unnumbered line: 0, as Batfish numbers it), 5 reject
+    # 150, 15 accept 300 (the last number plus 10), 20 reject 300
+    assert f.accepts == ((100, 200, True), (150, 150, False), (300, 300, True), (300, 300, False))
+    assert [f.admits(a) for a in (99, 100, 150, 201, 300, None)] == [False, True, True, False, True, False]
+    assert by_range["10.0.1.0/24"].asn == 65001 and by_range["10.0.1.0/24"].admits(7)
+    assert by_range["10.0.2.0/24"].admits(123)
+    assert any("overlaps the listen range 10.0.0.0/24" in text for _, text in dev.unmodelled)

@@ -760,6 +760,15 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
     ("a listen range whose members are told to be passive, toward a passive spine", "BGP-SESSION-DOWN",
      lambda r: (_dynamic_leaf(r), edit(r / SPINE_A / "running-config", "   neighbor 10.11.0.1 route-map PLANE-A-IN in\n",
                                        "   neighbor 10.11.0.1 route-map PLANE-A-IN in\n   neighbor 10.11.0.1 passive\n"))),
+    ("an EOS spine taking its leaves by a listen range whose remote-as is one leaf's", "BGP-PEER-MISMATCH",
+     lambda r: _dynamic_spine(r, "remote-as 4200001100")),
+    ("an EOS spine's listen range whose peer-filter leaves one leaf's AS out", "ROUTE-MISSING",
+     lambda r: _dynamic_spine(r, "peer-filter LEAF-AS", "   10 match as-range 4200001100-4200001106 result accept\n")),
+    ("an EOS spine's listen range whose peer-filter rejects one leaf's AS first", "ROUTE-MISSING",
+     lambda r: _dynamic_spine(r, "peer-filter LEAF-AS", "   20 match as-range 4200001100-4200001107 result accept\n"
+                                                        "   10 match as-range 4200001103 result reject\n")),
+    ("an EOS spine's listen range naming a peer-filter nobody defined", "ROUTE-UNDEFINED-REF",
+     lambda r: _dynamic_spine(r, "peer-filter LEAF-AS")),
     ("a /32 blackhole of a spine's address on a leaf (longer than the link's /31)", "BGP-SESSION-DOWN",
      lambda r: edit(r / LEAF_A / "frr.conf", "ip route 10.12.0.0/26 blackhole\n",
                     "ip route 10.12.0.0/26 blackhole\nip route 10.11.0.0/32 blackhole 250\n")),
@@ -1431,6 +1440,21 @@ def _dynamic_leaf(r: Path, listen: str = "10.11.0.0/29", group_lines: str = " ne
     path.write_text(text)
 
 
+def _dynamic_spine(r: Path, how: str, peer_filter: str | None = None) -> None:
+    """The EOS spine's eight leaf neighbors dropped for a listen range of peer group LEAVES (EOS
+    dynamic neighbors: the range says the peers' AS, ``how``: `remote-as N` or `peer-filter F`,
+    with ``peer_filter`` the filter's entries); the leaves keep naming the spine and connect."""
+    path = r / SPINE_A / "running-config"
+    text = "".join(line for line in path.read_text().splitlines(keepends=True)
+                   if not re.match(r"   neighbor 10\.11\.[01]\.\d+ ", line))
+    text = text.replace("   maximum-paths 64 ecmp 64\n", "   maximum-paths 64 ecmp 64\n   neighbor LEAVES peer group\n"
+                        "   neighbor LEAVES route-map PLANE-A-IN in\n   neighbor LEAVES route-map PLANE-A-OUT out\n"
+                        f"   bgp listen range 10.11.0.0/23 peer group LEAVES {how}\n", 1)
+    if peer_filter is not None:
+        text = text.replace("router bgp", f"peer-filter LEAF-AS\n{peer_filter}!\nrouter bgp", 1)
+    path.write_text(text)
+
+
 def _gateway_listens(r: Path, dropped: tuple[str, ...], group: str, asn: int, listen: str, maps: tuple[str, str]) -> None:
     """The gateway's plane-A VRF takes the peers at ``dropped`` by a listen range of ``group`` (its
     route-maps in and out: ``maps``) instead of naming them (they keep naming the gateway)."""
@@ -1508,6 +1532,11 @@ def _spine_neighbor(root: Path, statement: str) -> None:
 
 
 VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
+    ("an EOS spine taking its leaves by a listen range whose peer-filter accepts their ASes",
+     lambda r: _dynamic_spine(r, "peer-filter LEAF-AS", "   match as-range 4200001100-4200001103 result accept\n"
+                                                        "   match as-range 4200001104-4200001107 result accept\n")),
+    ("an EOS spine's listen range whose peer-filter has no entries (every AS)",
+     lambda r: _dynamic_spine(r, "peer-filter LEAF-AS", "")),
     ("a leaf's server port's address written twice (ifupdown2 adds it once)", lambda r: edit(
         r / LEAF_A / "interfaces", "    address 10.12.0.0/31\n", "    address 10.12.0.0/31\n    address 10.12.0.0/31\n")),
     ("an address added to a later stanza's port by an earlier post-up (the later stanza purges it)", lambda r: edit(

@@ -1,4 +1,6 @@
-"""FRR dynamic neighbors: `bgp listen range PREFIX peer-group G` in a BGP instance.
+"""Dynamic neighbors: FRR's `bgp listen range PREFIX peer-group G` in a BGP instance, and EOS's
+`bgp listen range PREFIX peer-group G remote-as N|peer-filter F` (the range gives the AS: every
+peer as AS N, or the peers whose own AS the filter accepts, as that AS; ``ListenPeers``).
 
 bgpd takes a connection from an address it has no neighbor for when a listen range holds that
 address: the peer becomes a member of G (of the one range that holds the address: bgpd refuses
@@ -56,13 +58,14 @@ def connection_source(dev: DeviceConfig, vrf: str | None, n: Neighbor) -> str | 
     return best[1] if best is not None else None
 
 
-def listen_range_for(inst: BgpInstance, source: str) -> tuple[str, int] | None:
-    """(group, line) of the listen range of ``inst`` that holds ``source`` when it names a group the
-    instance defines; None otherwise."""
-    held = listen_range_holding(inst, ip_int(source))
+def listen_range_for(inst: BgpInstance, source: str) -> tuple[str, int, int] | None:
+    """(group, line, first address) of the listen range of ``inst`` that holds ``source`` when it
+    names a group the instance defines; None otherwise."""
+    address = ip_int(source)
+    held = listen_range_holding(inst, address)
     if held is None or held[1] not in inst.dynamic_groups:
         return None
-    return held[1], held[2]
+    return held[1], held[2], network_of(held[0])[0]
 
 
 def expand_dynamic_neighbors(snap: Snapshot) -> None:
@@ -83,19 +86,24 @@ def expand_dynamic_neighbors(snap: Snapshot) -> None:
     refused: dict[int, int] = {}  # id(inst) -> peers beyond the limit
     members: dict[int, int] = {}  # id(inst) -> members made
 
-    def admit(listener: BgpInstance, source: str) -> None:
+    def admit(listener: BgpInstance, source: str, peer_asn: int | None) -> None:
         if source in listener.neighbors or source in listener.shut_neighbors:
             return  # a configured neighbor (or a member already made for that address)
         chosen = listen_range_for(listener, source)
         if chosen is None:
             return
+        group_name, line, start = chosen
+        peers = listener.listen_peers.get(start)  # (EOS: the range's remote-as or peer-filter)
+        if peers is not None and not peers.admits(peer_asn):
+            return  # (its peer-filter refuses that AS: no session)
         if members.get(id(listener), 0) >= listener.listen_limit:
             refused[id(listener)] = refused.get(id(listener), 0) + 1
             return
         members[id(listener)] = members.get(id(listener), 0) + 1
-        group_name, line = chosen
         member = Neighbor(source, peer_group=group_name, line=line, passive=True, dynamic=True, defined=True)
         take_group(member, listener.dynamic_groups[group_name])
+        if peers is not None:  # (the range's word on the AS wins over the group's)
+            member.remote_asn, member.remote_kind = (peers.asn if peers.asn is not None else peer_asn), None
         if member.shutdown:
             listener.shut_neighbors.append(source)
         else:
@@ -111,14 +119,14 @@ def expand_dynamic_neighbors(snap: Snapshot) -> None:
                     continue
                 source = connection_source(dev, vrf, n)
                 if source is not None:
-                    admit(target[2], source)
+                    admit(target[2], source, n.local_as if n.local_as is not None else inst.asn)
     # a gateway's planned external peers (not rendered: the plan has them open the session from
     # their address on the gateway's port)
     for dev, vrf, inst in _listeners(snap):
         meta = snap.manifest.devices.get(dev.name)
         for address, peer in (meta.external.items() if meta is not None else ()):
             if peer.vrf == vrf:
-                admit(inst, address)
+                admit(inst, address, peer.asn)
     for dev, _vrf, inst in _listeners(snap):
         beyond = refused.get(id(inst), 0)
         if beyond:

@@ -209,6 +209,28 @@ class Neighbor:
 DEFAULT_LOCAL_PREF = 100  # bgpd's and EOS's local preference for a path that carries none
 
 
+@dataclass(frozen=True, slots=True)
+class ListenPeers:
+    """Which peers an EOS listen range takes and the AS each gets: `remote-as N` (every peer, as
+    AS N: one that opens with another AS is refused in its OPEN), or `peer-filter F` (a peer whose
+    AS F's first matching entry by sequence accepts, as the AS it opens with; a filter without
+    entries accepts every AS, one nobody defined none: Batfish's reading of EOS, not measured)."""
+
+    asn: int | None = None  # remote-as N
+    filter: str = ""  # the peer-filter's name ("" with remote-as)
+    accepts: tuple[tuple[int, int, bool], ...] = ()  # its entries (first AS, last AS, accept), by sequence
+    defined: bool = True  # whether the file defines the filter
+
+    def admits(self, asn: int | None) -> bool:
+        if not self.filter:
+            return True  # (remote-as: taken; the OPEN decides)
+        if not self.defined:
+            return False
+        if not self.accepts:
+            return True
+        return asn is not None and next((ok for low, high, ok in self.accepts if low <= asn <= high), False)
+
+
 @dataclass(slots=True)
 class BgpInstance:
     vrf: str | None
@@ -320,6 +342,9 @@ class BgpInstance:
     listen_limit_line: int = 0
     # the peer-groups a listen range names, as finish_bgp leaves them (what a dynamic member takes)
     dynamic_groups: dict[str, Neighbor] = field(default_factory=dict)
+    # EOS: a listen range's own word on its peers' AS (`remote-as N` or `peer-filter F`), by the
+    # range's first address (FRR's ranges have none: the group's remote-as)
+    listen_peers: dict[int, ListenPeers] = field(default_factory=dict)
 
 
 @dataclass(slots=True)

@@ -10,6 +10,7 @@ and a second `ip address` replaces the first (unless `secondary`); without `ip r
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -25,6 +26,7 @@ from dualrail_net.verify.model import (
     DeviceConfig,
     EcnProfile,
     Interface,
+    ListenPeers,
     ManagementUser,
     StaticRoute,
     syslog_transport_astray,
@@ -41,6 +43,7 @@ from dualrail_net.verify.parsers.frr import (
     bgp_negation,
     bgp_timers,
     finish_bgp,
+    listen_range_span,
     match_list_definition,
     is_ip,
     is_prefix,
@@ -405,6 +408,10 @@ def _bgp_statements(inst: BgpInstance, children: list[Node], dev: DeviceConfig) 
             inst.shutdown_line = child.line
         elif w == ["no", "shutdown"]:
             inst.shutdown_line = 0
+        elif w[:3] == ["bgp", "listen", "range"] and _listen_range(inst, w, child.line, dev):
+            pass
+        elif w[:3] == ["dynamic", "peer", "max"] and len(w) == 4 and (limit := _int(w[3], 1000)):
+            inst.listen_limit, inst.listen_limit_line = limit, child.line
         elif w[:2] == ["neighbor", "default"]:  # the default of every neighbor, not a neighbor called so
             if w[2:3] != ["send-community"]:  # (communities sent: nothing the model follows further)
                 _unmodelled(dev, child)
@@ -439,6 +446,72 @@ def _bgp_statements(inst: BgpInstance, children: list[Node], dev: DeviceConfig) 
                     _unmodelled(dev, statement)
         else:
             _unmodelled(dev, child)
+
+
+EOS_DYNAMIC_PEER_MAX = 1000  # EOS's default `dynamic peer max` (not measured)
+
+
+def _listen_range(inst: BgpInstance, w: list[str], line: int, dev: DeviceConfig) -> bool:
+    """EOS's `bgp listen range PREFIX peer-group|peer group G remote-as N|peer-filter F`: the range
+    as FRR's dynamic neighbors read it (verify/dynamic.py), its peers' AS in ``listen_peers`` (a
+    filter's entries are filled in once the file is read: _peer_filters). A range overlapping one
+    already given is reported and not read (EOS's rule for it is not documented here)."""
+    rest = w[3:]
+    if len(rest) == 6 and rest[1] == "peer" and rest[2] == "group":
+        rest = [rest[0], "peer-group", *rest[3:]]
+    if len(rest) != 5 or rest[1] != "peer-group" or not is_prefix(rest[0]) or rest[3] not in ("remote-as", "peer-filter"):
+        return False
+    prefix, group, how, value = rest[0], rest[2], rest[3], rest[4]
+    asn = parse_asn(value) if how == "remote-as" else None
+    if how == "remote-as" and asn is None:
+        return False
+    start, end = listen_range_span(prefix)
+    at = bisect.bisect_right(inst.listen_starts, end)
+    if at and inst.listen_ranges[inst.listen_starts[at - 1]][3] >= start:
+        other = inst.listen_ranges[inst.listen_starts[at - 1]]
+        dev.unmodelled.append((line, f"{' '.join(w)}: overlaps the listen range {other[0]} (not judged)"))
+        return True
+    inst.listen_ranges[start] = (prefix, group, line, end)
+    bisect.insort(inst.listen_starts, start)
+    inst.listen_peers[start] = ListenPeers(asn=asn) if asn is not None else ListenPeers(filter=value)
+    if not inst.listen_limit_line:
+        inst.listen_limit = EOS_DYNAMIC_PEER_MAX
+    return True
+
+
+def _peer_filter(node: Node, dev: DeviceConfig, filters: dict[str, list[tuple[int, int, int, bool]]]) -> None:
+    """`peer-filter NAME` with its `[SEQ] match as-range A[-B] result accept|reject` lines (a line
+    without a sequence number takes the highest one's plus 10, the first 0, as Batfish numbers them;
+    a number given twice: the later line)."""
+    entries = filters.setdefault(node.words[1], [])
+    for child in node.children:
+        cw = child.words
+        seq = int(cw[0]) if cw and is_decimal(cw[0]) and len(cw[0]) <= 9 else None
+        body = cw[1:] if seq is not None else cw
+        if len(body) == 5 and body[:2] == ["match", "as-range"] and body[3] == "result" \
+                and body[4] in ("accept", "reject"):
+            low, _, high = body[2].partition("-")
+            first, last = parse_asn(low), parse_asn(high or low)
+            if first is not None and last is not None and first <= last:
+                number = seq if seq is not None else (max(e[0] for e in entries) + 10 if entries else 0)
+                entries[:] = [e for e in entries if e[0] != number]
+                entries.append((number, first, last, body[4] == "accept"))
+                continue
+        _unmodelled(dev, child)
+
+
+def _peer_filters(dev: DeviceConfig, filters: dict[str, list[tuple[int, int, int, bool]]]) -> None:
+    """Every listen range's peer-filter filled in from the file's filters (one nobody defined: said)."""
+    for inst in dev.bgp.values():
+        for start, peers in list(inst.listen_peers.items()):
+            if not peers.filter:
+                continue
+            entries = filters.get(peers.filter)
+            if entries is None:
+                dev.undefined_refs.append((inst.listen_ranges[start][2], f"peer-filter {peers.filter} (bgp listen "
+                                                                         "range: no peer is taken)"))
+            inst.listen_peers[start] = ListenPeers(filter=peers.filter, defined=entries is not None, accepts=tuple(
+                (low, high, ok) for _, low, high, ok in sorted(entries or [])))
 
 
 def _eos_neighbor(w: list[str]) -> list[str]:
@@ -693,6 +766,7 @@ def _read_nodes(nodes: list[Node], dev: DeviceConfig) -> None:
     tc_to_queue: dict[int, int] = {}
     routing_on: set[str | None] = set()
     vrf_lines: list[tuple[str, int]] = []  # (VRF, line) of each port's `vrf` line
+    peer_filters: dict[str, list[tuple[int, int, int, bool]]] = {}  # name -> (seq, first AS, last AS, accept)
     for node in nodes:
         w = node.words
         if w[0] == "hostname" and len(w) == 2:
@@ -759,6 +833,8 @@ def _read_nodes(nodes: list[Node], dev: DeviceConfig) -> None:
                     _unmodelled(dev, child)
         elif w[:2] == ["router", "bgp"]:
             _router_bgp(node, dev)
+        elif w[0] == "peer-filter" and len(w) == 2:
+            _peer_filter(node, dev, peer_filters)
         elif _management_line(node, dev, mgmt):
             pass
         elif w[:2] == ["router", "general"]:
@@ -798,6 +874,7 @@ def _read_nodes(nodes: list[Node], dev: DeviceConfig) -> None:
     compact_statics(dev.static_routes)  # (before the management VRF's routes leave the list)
     _take_management(dev, mgmt)
     compact_route_maps(dev)
+    _peer_filters(dev, peer_filters)
     finish_bgp(dev, frr=False)
 
 

@@ -1127,7 +1127,7 @@ def listen_range_refusal(inst: BgpInstance, written: str, group: str) -> str:
     peer_group_listen_range_add: the range given to another group, a range overlapping one already
     given (to any group: so at most one range holds an address), a group not defined yet, or one
     without a remote-as yet (measured in the twin: the load fails on that line)."""
-    start, end = _range_span(written)
+    start, end = listen_range_span(written)
     held = inst.listen_ranges.get(start)
     if held is not None and held[3] == end:
         return "" if held[1] == group else f"the same listen range is attached to peer-group {held[1]}"
@@ -1145,7 +1145,7 @@ def listen_range_refusal(inst: BgpInstance, written: str, group: str) -> str:
     return ""
 
 
-def _range_span(written: str) -> tuple[int, int]:
+def listen_range_span(written: str) -> tuple[int, int]:
     """A listen range's first and last address."""
     net, length = network_of(written)
     return net, net + (1 << (32 - length)) - 1
@@ -1205,7 +1205,7 @@ def bgp_statement(inst: BgpInstance, w: list[str], line: int = 0) -> bool:
             inst.confederation_peers += [p for p in peers if p is not None]
         elif w[1:3] == ["listen", "range"] and len(w) == 6 and w[4] == "peer-group" and is_prefix(w[3]):
             refusal = listen_range_refusal(inst, w[3], w[5])
-            start, end = _range_span(w[3])
+            start, end = listen_range_span(w[3])
             if refusal:
                 inst.refused.append((line, " ".join(w), refusal))
             elif start not in inst.listen_ranges:
@@ -1274,7 +1274,7 @@ def bgp_negation(inst: BgpInstance, w: list[str], line: int, eos: bool = False) 
     elif w[:2] == ["bgp", "shutdown"]:
         inst.shutdown_line = 0
     elif w[:3] == ["bgp", "listen", "range"] and len(w) == 6 and w[4] == "peer-group" and is_prefix(w[3]):
-        start, end = _range_span(w[3])
+        start, end = listen_range_span(w[3])
         held = inst.listen_ranges.get(start)
         if held is not None and (held[1], held[3]) == (w[5], end):
             del inst.listen_ranges[start]

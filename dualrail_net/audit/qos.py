@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterable
 from typing import NamedTuple
 
 from dualrail_net.audit.neighbors import MAX_ANSWER, NeighborsUnreadable
+from dualrail_net.platforms import get_platform
 from dualrail_net.verify.findings import Finding, Severity
 from dualrail_net.verify.parsers.files import is_decimal
 
@@ -159,7 +160,6 @@ def configured_pfc(platform: str, shown: str) -> Callable[[str, str], dict[str, 
     def read(device: str, text: str) -> dict[str, tuple[int, ...]]:
         if len(text) > MAX_ANSWER:
             raise NeighborsUnreadable(f"{device}: {shown}: answer larger than {MAX_ANSWER} bytes")
-        from dualrail_net.platforms.registry import get_platform
         parse = get_platform(platform).parser().text
         assert parse is not None  # (a format is only given to a platform with a text reader)
         dev = parse(device, text)

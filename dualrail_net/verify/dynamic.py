@@ -61,8 +61,7 @@ def connection_source(dev: DeviceConfig, vrf: str | None, n: Neighbor) -> str | 
 def listen_range_for(inst: BgpInstance, source: str) -> tuple[str, int, int] | None:
     """(group, line, first address) of the listen range of ``inst`` that holds ``source`` when it
     names a group the instance defines; None otherwise."""
-    address = ip_int(source)
-    held = listen_range_holding(inst, address)
+    held = listen_range_holding(inst, ip_int(source))
     if held is None or held[1] not in inst.dynamic_groups:
         return None
     return held[1], held[2], network_of(held[0])[0]

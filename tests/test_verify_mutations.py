@@ -2585,3 +2585,16 @@ def test_a_spine_in_max_med_narrows_every_leaf(all_frr: Path, tmp_path: Path) ->
         assert bool(findings) == expected, findings
         if expected:
             assert "max-med administrative" in findings[0].message and "MED 4294967294" in findings[0].message
+
+
+def test_a_leaf_originating_another_leafs_prefix_is_told_it_originates_it(clean: Path, tmp_path: Path) -> None:
+    """A leaf that redistributes a static of another leaf's server subnet installs no path through
+    the spines for it: the reason names its own origination (its own route wins), not multipath."""
+    broken = tmp_path / "build"
+    shutil.copytree(clean, broken)
+    edit(broken / LEAF_A / "frr.conf", "ip route 10.12.0.0/26 blackhole\n",
+         "ip route 10.12.0.0/26 blackhole\nip route 10.12.0.64/26 blackhole\n")
+    edit(broken / LEAF_A / "frr.conf", "  maximum-paths 64\n", "  maximum-paths 64\n  redistribute static\n")
+    results = {r.check: r for r in run_checks(load_snapshot(broken))}
+    width = [f.message for f in results["ROUTE-ECMP-WIDTH"].findings if f.message.startswith("a-leaf-su1-r0 ")]
+    assert width and all("a-leaf-su1-r0 originates it itself" in m for m in width), width

@@ -206,6 +206,9 @@ def edge_reason(ctx: Context, view: PlaneView, sender: NodeId | None, receiver: 
                     "(a drain left in place?)")
     dev = ctx.snap.devices[receiver[0]]
     inst = dev.bgp[receiver[1]]
+    if control.origin.get(receiver, 0) >> bit & 1:
+        return (f"{_label(receiver)} originates it itself (a network statement or a redistributed route): its "
+                "own route wins over every path its neighbors offer")
     width = control.width(receiver, bit)
     cap = maximum_paths(dev, inst)
     if width >= cap:

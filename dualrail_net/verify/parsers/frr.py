@@ -1083,7 +1083,7 @@ def static_route(words: list[str], vrf: str | None, line: int = 0) -> StaticRout
             vrf = value
         elif key == "table" and value != "254" or key == "label":
             # (another kernel table than the VRF's main one: zebra keeps it out of the VRF's RIB,
-            # what forwards only for traffic a rule sends there; an MPLS label pushed on the
+            # and it forwards only traffic a rule sends to that table; an MPLS label pushed on the
             # packets: neither is the model's, the caller reports the line)
             return None
         elif key not in ("tag", "table"):

@@ -769,6 +769,11 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
                                                         "   10 match as-range 4200001103 result reject\n")),
     ("an EOS spine's listen range naming a peer-filter nobody defined", "ROUTE-UNDEFINED-REF",
      lambda r: _dynamic_spine(r, "peer-filter LEAF-AS")),
+    ("an EOS spine's in-policy matching an AS-path list one leaf's AS is not in", "ROUTE-MISSING",
+     lambda r: _eos_as_path_match(r, ["ip as-path access-list FABRIC permit ^42000011(0[0-6])$ any",
+                                      "ip as-path access-list FABRIC permit ^4200000100$"])),
+    ("an EOS AS-path list whose origin is not `any` (not judged: said)", "CONFIG-UNMODELLED",
+     lambda r: _eos_as_path_match(r, ["ip as-path access-list FABRIC permit .* igp"])),
     ("a /32 blackhole of a spine's address on a leaf (longer than the link's /31)", "BGP-SESSION-DOWN",
      lambda r: edit(r / LEAF_A / "frr.conf", "ip route 10.12.0.0/26 blackhole\n",
                     "ip route 10.12.0.0/26 blackhole\nip route 10.11.0.0/32 blackhole 250\n")),
@@ -1440,6 +1445,15 @@ def _dynamic_leaf(r: Path, listen: str = "10.11.0.0/29", group_lines: str = " ne
     path.write_text(text)
 
 
+def _eos_as_path_match(r: Path, lines: list[str]) -> None:
+    """The EOS spine's PLANE-A-IN also matches AS-path list FABRIC, made of ``lines``."""
+    path = r / SPINE_A / "running-config"
+    text = path.read_text().replace("router bgp", "\n".join(lines) + "\n!\nrouter bgp", 1)
+    rm = "route-map PLANE-A-IN permit 10\n   match ip address prefix-list PLANE-A\n"
+    assert rm in text
+    path.write_text(text.replace(rm, rm + "   match as-path FABRIC\n", 1))
+
+
 def _dynamic_spine(r: Path, how: str, peer_filter: str | None = None) -> None:
     """The EOS spine's eight leaf neighbors dropped for a listen range of peer group LEAVES (EOS
     dynamic neighbors: the range says the peers' AS, ``how``: `remote-as N` or `peer-filter F`,
@@ -1532,6 +1546,10 @@ def _spine_neighbor(root: Path, statement: str) -> None:
 
 
 VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
+    ("an EOS spine's in-policy matching an AS-path list of every leaf's and the gateway's AS",
+     lambda r: _eos_as_path_match(r, ["ip as-path access-list FABRIC deny _65000_ any",
+                                      "ip as-path access-list FABRIC permit ^4200001[0-9]+$ any",
+                                      "ip as-path access-list FABRIC permit ^4200000100_"])),  # (and storage's AS behind it)
     ("an EOS spine taking its leaves by a listen range whose peer-filter accepts their ASes",
      lambda r: _dynamic_spine(r, "peer-filter LEAF-AS", "   match as-range 4200001100-4200001103 result accept\n"
                                                         "   match as-range 4200001104-4200001107 result accept\n")),

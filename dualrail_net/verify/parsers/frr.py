@@ -1828,6 +1828,22 @@ def as_path_list_line(w: list[str], existing: list[tuple[int, str, str]]) -> tup
     return (seq, rest[0], expression) if _readable_regex(expression, _AS_PATH_REGEX) else None
 
 
+def eos_as_path_list_line(w: list[str], existing: list[tuple[int, str, str]]) -> tuple[int, str, str] | None:
+    """One EOS AS-path access-list line, ``ip as-path access-list NAME permit|deny REGEX [any]``, as
+    (seq, action, expression): entries in the order written (EOS numbers none), the expression
+    read as bgpd reads one (Cisco's `_`; not measured on EOS). None for a line not read: an origin
+    other than `any` (the model follows no ORIGIN per path), an expression outside what is read."""
+    if w[:3] != ["ip", "as-path", "access-list"] or len(w) not in (6, 7) or w[4] not in ("permit", "deny") \
+            or len(w) == 7 and w[6] != "any":
+        return None
+    return ((len(existing) + 1) * 10, w[4], w[5]) if _readable_regex(w[5], _AS_PATH_REGEX) else None
+
+
+def list_line_read(lists: dict[str, list[_Entry]], unread: set[str], name: str, read: list[_Entry] | None) -> bool:
+    """_list_line_read for the other platforms' readers."""
+    return _list_line_read(lists, unread, name, read)
+
+
 def matches_no_community(entries: list[tuple[int, str, str | None]]) -> bool:
     """Whether a community-list matches a route that carries no community (bgpd's
     community_list_match and community_list_exact_match alike): entries in seq order; a standard
@@ -2011,7 +2027,7 @@ def finish_bgp(dev: DeviceConfig, frr: bool = True) -> None:
                 elif kind == "community" and frr and name in dev.community_lists:
                     # judged once the snapshot is assembled (verify/communities.py)
                     entry.community_clauses.append((name, matches_no_community(dev.community_lists[name]), line))
-                elif kind == "as-path" and frr and name in dev.as_path_lists:
+                elif kind == "as-path" and name in dev.as_path_lists:  # (EOS's: eos_as_path_list_line)
                     entry.as_path_clauses.append((name, line))  # judged on each route's path (verify/aspaths.py)
                 elif (kind, name) in dev.match_list_names or kind == "next-hop prefix-list" and name in dev.prefix_lists:
                     dev.unmodelled.append((line, clause))

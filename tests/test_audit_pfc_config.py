@@ -57,6 +57,17 @@ def test_an_eos_port_whose_running_config_lost_its_lossless_priority_is_named(eo
         ("QOS-LIVE-PFC", f"{LEAF} {lossless[2]}: lossless priorities in force 3,4, the plan says 3")]
 
 
+def test_the_running_config_fetched_for_drift_is_the_one_read_for_pfc(eos_leaves: Path) -> None:
+    """The collection asks an EOS switch for its running-config once: the drift's fetch is what
+    the PFC reader reads (the command is sent again only without it)."""
+    driver, sim, planned = _eos(eos_leaves)
+    fetched = driver.fetch()
+    sent = len(sim.sent)
+    assert PFC_READERS[driver.pfc_format](LEAF, driver.pfc_in_force(fetched)) == _read(driver)
+    assert sim.sent[sent:] == ["show running-config"]  # (only the call without it asked again)
+    assert pfc_findings(LEAF, "A", PFC_READERS[driver.pfc_format](LEAF, driver.pfc_in_force(fetched)), planned) == []
+
+
 def test_an_eos_port_with_pfc_switched_off_is_named(eos_leaves: Path) -> None:
     driver, sim, planned = _eos(eos_leaves)
     port = sorted(p for p, prios in planned.items() if prios)[0]

@@ -119,7 +119,8 @@ def collect_device(host: Any, connection: Any) -> DeviceReport:
             report.ports = _linux_ports(connection, host.name, speeds=not twin)
         drv = driver_for(host, connection)
         # a device's running files hold the secrets pushed to it: the drift shows their names only
-        report.drift = redact_secrets(unified_diff(drv.fetch(), drv.intended()), named_secrets())
+        fetched = drv.fetch()
+        report.drift = redact_secrets(unified_diff(fetched, drv.intended()), named_secrets())
         if isinstance(drv, FirmwareDriver) and not data.get("server"):
             report.firmware = drv.running_version()
         if not data.get("server"):
@@ -128,7 +129,7 @@ def collect_device(host: Any, connection: Any) -> DeviceReport:
             shown = drv.nic_qos_in_force()
             report.nic_qos = None if shown is None else nic_qos_gaps(host.name, shown)
         if isinstance(drv, PfcReader):
-            report.pfc = PFC_READERS[drv.pfc_format](host.name, drv.pfc_in_force())
+            report.pfc = PFC_READERS[drv.pfc_format](host.name, drv.pfc_in_force(fetched))
         if not data.get("server") and isinstance(drv, RouteReader):
             report.routes = _route_tables(drv, host.name, data.get("plane"), data.get("vrfs") or {})
     except Exception as exc:  # noqa: BLE001  (one device's failure is a finding, not the audit's end)

@@ -10,7 +10,7 @@ import difflib
 import re
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
@@ -96,11 +96,13 @@ class RouteReader(Protocol):
 class PfcReader(Protocol):
     """A switch driver that can print the lossless (PFC) priorities in force per port, as text in
     ``pfc_format`` (audit/qos.PFC_READERS: "sonic", ``show pfc priority``; "eos-running-config",
-    ``show running-config``; "nvue-applied", NVUE's applied revision)."""
+    ``show running-config``; "nvue-applied", NVUE's applied revision). ``fetched``: what ``fetch()``
+    returned in the same collection: a platform whose PFC in force is the configuration it runs
+    reads it there instead of asking the switch a second time."""
 
     pfc_format: str
 
-    def pfc_in_force(self) -> str: ...
+    def pfc_in_force(self, fetched: Mapping[str, str] | None = None) -> str: ...
 
 
 _VRF_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,14}")

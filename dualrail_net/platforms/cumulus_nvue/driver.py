@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import re
 import shlex
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -65,9 +66,12 @@ class NvueDriver:
     # -- the audit's PFC in force (PfcReader) ---------------------------------------------------------
     pfc_format = "nvue-applied"
 
-    def pfc_in_force(self) -> str:
+    def pfc_in_force(self, fetched: Mapping[str, str] | None = None) -> str:
         """The applied revision: what NVUE set the system to (its docs: operational state and the
-        applied revision are the same unless an apply failed, which its logs say)."""
+        applied revision are the same unless an apply failed, which its logs say); the one ``fetch``
+        read, when given."""
+        if fetched and fetched.get("startup.yaml"):
+            return fetched["startup.yaml"]
         rc, out = self._run("nv config show -r applied -o yaml")
         if rc != 0:
             raise RuntimeError(f"{self.name}: nv config show -r applied failed ({out.strip()[-160:]})")

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import re
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -53,8 +54,11 @@ class EosDriver:
     # -- the audit's PFC in force (PfcReader) ---------------------------------------------------------
     pfc_format = "eos-running-config"
 
-    def pfc_in_force(self) -> str:
-        """EOS programs each committed line as it takes it: its running-config is what it runs."""
+    def pfc_in_force(self, fetched: Mapping[str, str] | None = None) -> str:
+        """EOS programs each committed line as it takes it: its running-config is what it runs
+        (the one ``fetch`` read, when given)."""
+        if fetched and fetched.get("running-config"):
+            return fetched["running-config"]
         out: str = self.conn.send_command("show running-config")
         return out
 

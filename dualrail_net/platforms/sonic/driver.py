@@ -19,6 +19,7 @@ import json
 import re
 import shlex
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -198,7 +199,7 @@ class SonicDriver:
 
     pfc_format = "sonic"
 
-    def pfc_in_force(self) -> str:
+    def pfc_in_force(self, fetched: Mapping[str, str] | None = None) -> str:
         """The lossless priorities per port as the switch runs them (``show pfc priority``)."""
         rc, out = self._run("show pfc priority", timeout=60)
         if rc != 0:

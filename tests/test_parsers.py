@@ -1589,3 +1589,33 @@ def test_eos_listen_ranges_and_peer_filters_read_as_batfish_reads_them() -> None
     assert by_range["10.0.1.0/24"].asn == 65001 and by_range["10.0.1.0/24"].admits(7)
     assert by_range["10.0.2.0/24"].admits(123)
     assert any("overlaps the listen range 10.0.0.0/24" in text for _, text in dev.unmodelled)
+
+
+def test_the_overlapping_listen_range_found_by_halving_is_the_first_a_scan_finds() -> None:
+    """listen_range_overlapping (FRR's refusal and EOS's reader) against a scan of every range held,
+    on random disjoint ranges and random candidates."""
+    import bisect
+    import random
+
+    from dualrail_net.verify.model import BgpInstance
+    from dualrail_net.verify.parsers.frr import listen_range_overlapping
+    rng = random.Random(3)
+    found = 0
+
+    def span(low: int, high: int) -> tuple[int, int]:
+        length = rng.randint(low, high)
+        start = rng.getrandbits(5) << (32 - length) >> (32 - length) << (32 - length)
+        return start, start + (1 << (32 - length)) - 1
+
+    for _ in range(3000):
+        inst = BgpInstance(None, 1)
+        for _ in range(rng.randint(0, 8)):
+            start, end = span(26, 30)
+            if not any(a <= end and r[3] >= start for a, r in inst.listen_ranges.items()):
+                inst.listen_ranges[start] = ("x", str(start), 0, end)
+                bisect.insort(inst.listen_starts, start)
+        start, end = span(24, 31)
+        plain = [r for a, r in sorted(inst.listen_ranges.items()) if a <= end and r[3] >= start]
+        assert listen_range_overlapping(inst, start, end) == (plain[0] if plain else None)
+        found += bool(plain)
+    assert 100 < found < 2900  # (candidates that overlap and candidates that do not)

@@ -44,6 +44,7 @@ from dualrail_net.verify.parsers.frr import (
     eos_as_path_list_line,
     bgp_timers,
     finish_bgp,
+    listen_range_overlapping,
     listen_range_span,
     list_line_read,
     match_list_definition,
@@ -468,9 +469,7 @@ def _listen_range(inst: BgpInstance, w: list[str], line: int, dev: DeviceConfig)
     if how == "remote-as" and asn is None:
         return False
     start, end = listen_range_span(prefix)
-    at = bisect.bisect_right(inst.listen_starts, end)
-    if at and inst.listen_ranges[inst.listen_starts[at - 1]][3] >= start:
-        other = inst.listen_ranges[inst.listen_starts[at - 1]]
+    if (other := listen_range_overlapping(inst, start, end)) is not None:
         dev.unmodelled.append((line, f"{' '.join(w)}: overlaps the listen range {other[0]} (not judged)"))
         return True
     inst.listen_ranges[start] = (prefix, group, line, end)

@@ -1131,12 +1131,9 @@ def listen_range_refusal(inst: BgpInstance, written: str, group: str) -> str:
     held = inst.listen_ranges.get(start)
     if held is not None and held[3] == end:
         return "" if held[1] == group else f"the same listen range is attached to peer-group {held[1]}"
-    at = bisect.bisect_right(inst.listen_starts, start) - 1
-    for i in (at, at + 1):  # the range starting at or before this one's start, and the next one
-        if 0 <= i < len(inst.listen_starts):
-            other = inst.listen_ranges[inst.listen_starts[i]]
-            if inst.listen_starts[i] <= end and other[3] >= start:
-                return f"the listen range overlaps {other[0]} (peer-group {other[1]})"
+    other = listen_range_overlapping(inst, start, end)
+    if other is not None:
+        return f"the listen range overlaps {other[0]} (peer-group {other[1]})"
     if group not in inst.peer_groups or group not in inst.neighbors:
         return f"peer-group {group} is not defined before this line"
     defined = inst.neighbors[group]
@@ -1149,6 +1146,18 @@ def listen_range_span(written: str) -> tuple[int, int]:
     """A listen range's first and last address."""
     net, length = network_of(written)
     return net, net + (1 << (32 - length)) - 1
+
+
+def listen_range_overlapping(inst: BgpInstance, start: int, end: int) -> tuple[str, str, int, int] | None:
+    """The first listen range of ``inst`` (by address) that shares an address with ``start``-``end``:
+    the held ranges never overlap, so it is the one starting at or before ``start`` or the next."""
+    at = bisect.bisect_right(inst.listen_starts, start) - 1
+    for i in (at, at + 1):
+        if 0 <= i < len(inst.listen_starts):
+            other = inst.listen_ranges[inst.listen_starts[i]]
+            if inst.listen_starts[i] <= end and other[3] >= start:
+                return other
+    return None
 
 
 def listen_range_holding(inst: BgpInstance, address: int) -> tuple[str, str, int, int] | None:

@@ -300,9 +300,9 @@ def test_seeded_server_edits_decide_as_the_kernel(rendered: Path, tmp_path: Path
 @needs_kernel
 def test_address_commands_decide_as_the_kernel(rendered: Path, tmp_path: Path) -> None:
     """Post-up `ip address add|del|flush` on a server's ports, from their own stanza or another's
-    (seed 354 made 11 files of 24 disagree with the model that left them to the caller), and an
-    address of an earlier port added to a later one: the kernel's connected route of the earlier
-    port came first and keeps deciding (the model placed it with the port it was added to)."""
+    (the seed's disagreements with the earlier model: docs/performance.md), and a later stanza
+    giving its own address to an earlier port: the later port's connected route came first and
+    keeps deciding (the model had placed it with the earlier port)."""
     destinations = host_oracle.plane_destinations(load_snapshot(rendered).routed)
     servers = {name: rendered / "servers" / name for name in ("gpu001", "gpu017")}
     results = host_oracle.differential(servers, destinations, seed=354, count=8, work=tmp_path,

@@ -802,29 +802,35 @@ def parse_routing(name: str, folder: Path) -> DeviceConfig:
     reads this file. config_db.json's access lists are read here too (they decide which sessions
     come up and what RoCE traffic passes)."""
     dev = DeviceConfig(name=name, platform="sonic")
-    if '"ACL_TABLE"' in (text := read_text(folder / FILE)):
-        db = read_config_db(text, DeviceConfig(name=name, platform="sonic"))
-        if db is not None:
-            acls = read_acls(db)
-            dev.acls.update(acls.lists)
-            dev.acl_in.update(acls.bound)
-            dev.acl_file = FILE
-            cp = acls.control_plane
-            if cp is not None and cp.active:
-                # caclmgrd's chain guards every VRF's packets for the switch; only the management
-                # port's are judged against it (BGP is accepted ahead of it on the other ports)
-                dev.acls[cp.name] = cp.entries
-                dev.control_plane_acls[MANAGEMENT_VRF] = (cp.name, cp.line)
-                port = str(_fields(db.table("GNMI").get("gnmi")).get("port", GNMI_PORT))
-                dev.api_port = int(port) if port.isascii() and port.isdigit() and int(port) < 65536 else GNMI_PORT
-    mode = _MODE.findall(read_text(folder / FILE))
+    text = read_text(folder / FILE)
+    parsed: list[ConfigDb | None] = []  # the file's tables, read once when a table below is there
+
+    def tables() -> ConfigDb | None:
+        if not parsed:
+            parsed.append(read_config_db(text, DeviceConfig(name=name, platform="sonic")))
+        return parsed[0]
+
+    if '"ACL_TABLE"' in text and (db := tables()) is not None:
+        acls = read_acls(db)
+        dev.acls.update(acls.lists)
+        dev.acl_in.update(acls.bound)
+        dev.acl_file = FILE
+        cp = acls.control_plane
+        if cp is not None and cp.active:
+            # caclmgrd's chain guards every VRF's packets for the switch; only the management
+            # port's are judged against it (BGP is accepted ahead of it on the other ports)
+            dev.acls[cp.name] = cp.entries
+            dev.control_plane_acls[MANAGEMENT_VRF] = (cp.name, cp.line)
+            port = str(_fields(db.table("GNMI").get("gnmi")).get("port", GNMI_PORT))
+            dev.api_port = int(port) if port.isascii() and port.isdigit() and int(port) < 65536 else GNMI_PORT
+    mode = _MODE.findall(text)
     if mode[-1:] != [ROUTING_MODE]:
         dev.routing_file = "frr.conf"
         dev.unmodelled.append((0, f"config_db.json docker_routing_config_mode is {mode[-1] if mode else 'not set'}, "
                                   f"not {ROUTING_MODE}: SONiC does not run frr.conf"))
         return dev
-    if '"bgp"' in (text := read_text(folder / FILE)):  # only then can FEATURE turn the BGP container off
-        db = read_config_db(text, DeviceConfig(name=name, platform="sonic"))
+    if '"bgp"' in text:  # only then can FEATURE turn the BGP container off
+        db = tables()
         state = _fields(db.table("FEATURE").get("bgp")).get("state", "enabled") if db is not None else "enabled"
         if state not in ("enabled", "always_enabled"):
             dev.routing_file = "frr.conf"
@@ -832,10 +838,8 @@ def parse_routing(name: str, folder: Path) -> DeviceConfig:
                                       "container, frr.conf is never read"))
             return dev
     parse_frr(read_text(folder / "frr.conf"), dev)
-    if '"STATIC_ROUTE"' in (text := read_text(folder / FILE)):
-        db = read_config_db(text, DeviceConfig(name=name, platform="sonic"))
-        if db is not None:
-            static_routes(dev, db)
+    if '"STATIC_ROUTE"' in text and (db := tables()) is not None:
+        static_routes(dev, db)
     return dev
 
 

@@ -336,7 +336,7 @@ def test_a_later_stanzas_address_joins_the_main_table_after_the_ports_own() -> N
         (folder / "interfaces").write_text(text)
         srv = parse_server("s1", folder)
         assert srv.interfaces["p1"].addresses == ["10.0.0.1/31", "10.0.0.9/31"]
-        assert srv.added_later == {"p2": [("p1", "10.0.0.9/31")]}
+        assert srv.added_later == {("p1", "10.0.0.9/31"): "p2"}
         found = host_routing(srv).lookup(0, 10 << 24 | 8)
         assert found is not None and found.dev == "p2"
         # from p1's own stanza it comes with p1: p1's connected route is the first

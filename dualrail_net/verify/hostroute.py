@@ -361,8 +361,6 @@ def host_routing(srv: ServerConfig) -> HostRouting:
     subnets: dict[str, list[tuple[int, int]]] = {}
     addresses: dict[str, list[int]] = {}  # each port's addresses, in the order configured
     primaries: dict[str, list[tuple[int, int, int]]] = {}
-    # a port's address a later stanza's command added: its subnet comes up with that stanza
-    later = {(port, address): stanza for stanza, added in srv.added_later.items() for port, address in added}
     arriving: dict[str, list[tuple[str, tuple[int, int]]]] = {}  # stanza -> (port, subnet) it brings
     primary_of: dict[str, dict[tuple[int, int], int]] = {}  # port -> subnet -> its primary address
     for name, iface in srv.interfaces.items():
@@ -380,8 +378,10 @@ def host_routing(srv: ServerConfig) -> HostRouting:
                 primaries.setdefault(name, []).append((number, *subnet))
             if iface.down:
                 continue
-            if (name, address) in later:
-                arriving.setdefault(later[(name, address)], []).append((name, subnet))
+            # a later stanza's command added it: its subnet comes up with that stanza
+            adder = srv.added_later.get((name, address))
+            if adder is not None:
+                arriving.setdefault(adder, []).append((name, subnet))
             else:
                 subnets.setdefault(name, []).append(subnet)
     by_port: dict[str | None, list[ServerRoute]] = {}

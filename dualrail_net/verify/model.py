@@ -736,9 +736,9 @@ class ServerConfig:
     interfaces: dict[str, Interface] = field(default_factory=dict)
     routes: list[ServerRoute] = field(default_factory=list)
     rules: list[ServerRule] = field(default_factory=list)
-    # an address a post-up command of a later stanza added to a port: stanza -> [(port, address)]
+    # an address a post-up command of a later stanza added to a port: (port, address) -> that stanza
     # (its connected subnet enters the main table when that stanza comes up, not with the port)
-    added_later: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+    added_later: dict[tuple[str, str], str] = field(default_factory=dict)
     env: dict[str, str] = field(default_factory=dict)  # nccl.env: variable -> value, as a shell sets it
     sysctl: dict[str, str] = field(default_factory=dict)  # sysctl.conf: key -> value (the last one wins)
     # lines of those files this model does not understand: (file, line number, text)

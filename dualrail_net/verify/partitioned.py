@@ -162,7 +162,7 @@ def _addressed_server(name: str, ports: Ports) -> ServerConfig:
     env: dict[str, str] = ElsewhereDict(f"{name}'s nccl.env")
     sysctl: dict[str, str] = ElsewhereDict(f"{name}'s sysctls")
     unmodelled: list[tuple[str, int, str]] = ElsewhereList(f"{name}'s unmodelled lines")
-    added_later: dict[str, list[tuple[str, str]]] = ElsewhereDict(f"{name}'s addresses added by commands")
+    added_later: dict[tuple[str, str], str] = ElsewhereDict(f"{name}'s addresses added by commands")
     return ServerConfig(name, _port_interfaces(ports), routes, rules, added_later=added_later, env=env, sysctl=sysctl,
                         unmodelled=unmodelled)
 

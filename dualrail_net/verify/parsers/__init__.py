@@ -81,9 +81,8 @@ def parse_server(name: str, folder: Path) -> ServerConfig:
                if t[0] not in skipped and number not in applied]
     tagged.sort(key=lambda t: order.get(t[0], len(order)))
     routes, rules = server_policy([cmd for _, cmd, _ in tagged], other, [port for port, _, _ in tagged])
-    srv = ServerConfig(name=name, interfaces=parsed.interfaces, routes=routes, rules=rules)
-    for (port, address), stanza in parsed.added_later.items():
-        srv.added_later.setdefault(stanza, []).append((port, address))
+    srv = ServerConfig(name=name, interfaces=parsed.interfaces, routes=routes, rules=rules,
+                       added_later=parsed.added_later)
     srv.unmodelled += [("interfaces", line, text) for line, text in parsed.unmodelled]
     # a NIC's own forwarding switch (its sysctl.conf's is judged: HOST-SYSCTL): reported
     srv.unmodelled += [("interfaces", iface.forwarding[1], iface.forwarding[2])

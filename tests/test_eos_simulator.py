@@ -7,6 +7,7 @@ passed."""
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -208,13 +209,76 @@ def test_eos_firmware_rolls_through_both_planes(build: Path, tmp_path: Path, sec
                     post_check_timeout_seconds=0.2, drain_settle_seconds=0,
                     image_urls={"eos": "http://images.example/EOS-{version}.swi"})
     journal = Journal(tmp_path / "j.sqlite")
-    report = Runner(hosts, lambda h: switches[h.name], journal, book, tmp_path / "bk").run(str(build))
+    # a reload ends the session: the runner's post-check must open a new one
+    report = Runner(hosts, lambda h: switches[h.name].connect(), journal, book, tmp_path / "bk").run(str(build))
     assert report.status == "ok", report.detail
     assert {sw.version for sw in switches.values()} == {"4.33.1F"} and all(sw.reloads == 1 for sw in switches.values())
     sent = switches["a-spine-1"].sent
     assert sent.index("install source http://images.example/EOS-4.33.1F.swi") < sent.index("reload now")
     steps = [s["step"] for s in journal.run(report.run_id)["steps"] if s["device"] == "b-spine-4"]
     assert steps == ["backup", "drain", "install", "reboot", "post-check"]
+
+
+class _Connections:
+    """The runner's connect for simulated switches, counting every session opened and refused."""
+
+    def __init__(self, switches: dict[str, EosSessionSimulator]) -> None:
+        self.switches, self.opened, self.refused = switches, 0, 0
+
+    def __call__(self, host: Any) -> EosSessionSimulator:
+        try:
+            sw = self.switches[host.name].connect()
+        except ConnectionRefusedError:
+            self.refused += 1
+            raise
+        self.opened += 1
+        return sw
+
+
+def _firmware_run(build: Path, tmp_path: Path, boot_seconds: float,
+                  timeout: float) -> tuple[Any, dict[str, EosSessionSimulator], _Connections, Journal]:
+    hosts, switches = _spines(build, time.monotonic, tmp_path / "devices")  # type: ignore[arg-type]
+    for sw in switches.values():
+        sw.boot_seconds = boot_seconds
+    book = Playbook(name="fw", kind="firmware", image="4.33.1F", planes=["A", "B"], roles=["spine"], canary=0,
+                    post_check_timeout_seconds=timeout, drain_settle_seconds=0,
+                    image_urls={"eos": "http://images.example/EOS-{version}.swi"})
+    connections, journal = _Connections(switches), Journal(tmp_path / "j.sqlite")
+    runner = Runner(hosts, connections, journal, book, tmp_path / "bk")
+    runner.reconnect_interval = 0.05
+    return runner.run(str(build)), switches, connections, journal
+
+
+def test_a_rebooting_switch_is_waited_for_and_reached_again(build: Path, tmp_path: Path, secrets: None) -> None:
+    """A reload ends the session and the switch refuses new ones while it boots: the post-check
+    keeps connecting until the switch answers (within its timeout), then checks it."""
+    report, switches, connections, journal = _firmware_run(build, tmp_path, boot_seconds=0.3, timeout=10)
+    assert report.status == "ok", report.detail
+    assert all(sw.reloads == 1 and sw.version == "4.33.1F" for sw in switches.values())
+    assert connections.refused >= len(switches)  # every switch was asked while it booted
+    assert connections.opened == 2 * len(switches)  # the first session, and one after its reload
+
+
+def test_a_switch_that_stays_down_fails_its_post_check(build: Path, tmp_path: Path, secrets: None) -> None:
+    report, switches, connections, journal = _firmware_run(build, tmp_path, boot_seconds=60, timeout=0.5)
+    assert report.status == "failed"
+    assert "unreachable (ConnectionRefusedError" in report.detail and "booting" in report.detail
+    assert sum(sw.reloads for sw in switches.values()) == 1  # the first spine; nothing after it started
+    checks = [s for s in journal.run(report.run_id)["steps"] if s["step"] == "post-check"]
+    assert checks[0]["status"] == "failed"
+
+
+def test_a_dead_session_is_never_handed_back(build: Path, tmp_path: Path, secrets: None) -> None:
+    """A connect that returns the session the reload ended (what nornir does until the session is
+    closed) never reaches the switch again: the run fails on the closed socket."""
+    hosts, switches = _spines(build, time.monotonic, tmp_path / "devices")  # type: ignore[arg-type]
+    book = Playbook(name="fw", kind="firmware", image="4.33.1F", planes=["A", "B"], roles=["spine"], canary=0,
+                    post_check_timeout_seconds=0.3, drain_settle_seconds=0,
+                    image_urls={"eos": "http://images.example/EOS-{version}.swi"})
+    runner = Runner(hosts, lambda h: switches[h.name], Journal(tmp_path / "j.sqlite"), book, tmp_path / "bk")
+    runner.reconnect_interval = 0.05
+    report = runner.run(str(build))
+    assert report.status == "failed" and "unreachable (OSError: Socket is closed)" in report.detail
 
 
 def test_eos_firmware_with_a_bad_image_stops(build: Path, tmp_path: Path, secrets: None) -> None:

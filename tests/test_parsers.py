@@ -1619,3 +1619,53 @@ def test_the_overlapping_listen_range_found_by_halving_is_the_first_a_scan_finds
         assert listen_range_overlapping(inst, start, end) == (plain[0] if plain else None)
         found += bool(plain)
     assert 100 < found < 2900  # (candidates that overlap and candidates that do not)
+
+
+def test_parsers_read_the_same_in_several_threads_at_once(out: Path) -> None:
+    """The deploy drivers parse their devices' running files in several threads at once: each
+    parse must read what it reads alone (one parse clearing another's list indexes raised a
+    KeyError mid-file). Lines that file, number and take back prefix-lists, route-maps and static
+    routes ride along so that every index is in use."""
+    import sys
+    import threading
+
+    from dualrail_net.platforms.eos.parse_config import parse_eos
+    extra = ("ip prefix-list T permit 10.9.0.0/16\nip prefix-list T permit 10.8.0.0/16\nno ip prefix-list T seq 5\n"
+             "route-map M permit 10\nroute-map M deny 20\nno route-map M permit 10\n"
+             "ip route 10.7.0.0/16 blackhole\nip route 10.6.0.0/16 blackhole\nno ip route 10.7.0.0/16 blackhole\n")
+    jobs: list[tuple[Any, str, str]] = [(frr_parser.parse_frr, "cumulus", p.read_text() + extra)
+                                        for p in sorted(out.rglob("frr.conf"))[:6]]
+    jobs += [(parse_eos, "eos", p.read_text() + extra) for p in sorted(out.rglob("running-config"))[:2]]
+    assert len(jobs) == 8
+
+    def read(job: tuple[Any, str, str]) -> DeviceConfig:
+        parse, platform, text = job
+        dev = DeviceConfig("d", platform)
+        parse(text, dev)
+        return dev
+
+    alone = [read(job) for job in jobs]
+    assert all(dev.route_maps.get("M") and dev.prefix_lists.get("T") for dev in alone)
+    failures: list[str] = []
+
+    def work(shift: int) -> None:
+        try:
+            for _round in range(15):
+                for i in range(len(jobs)):
+                    at = (i + shift) % len(jobs)
+                    if read(jobs[at]) != alone[at]:
+                        failures.append(f"file {at} read otherwise")
+        except Exception as exc:  # noqa: BLE001  (what a thread raised is the failure)
+            failures.append(repr(exc))
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # threads switch within a parse, as they may under load
+    try:
+        threads = [threading.Thread(target=work, args=(shift,)) for shift in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert failures == []

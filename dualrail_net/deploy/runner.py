@@ -31,12 +31,14 @@ from dualrail_net.deploy.drivers import Driver, FirmwareDriver, PushRejected, dr
 from dualrail_net.deploy.drivers.base import read_backup, write_backup
 from dualrail_net.deploy.journal import InvariantViolation, Journal
 from dualrail_net.deploy.playbook import Playbook
+from dualrail_net.deploy.session import disconnect as close_session
 from dualrail_net.deploy.vrfstage import SPLITTABLE, Stage, Unsplittable, plan_stages, port_units
 from dualrail_net.render.servers import HOST_PATHS
 
 Say = Callable[[str], None]
 SCOPES = ("planes", "gateways", "servers")
 Connect = Callable[[Any], Any]  # host -> netmiko connection
+Disconnect = Callable[[Any], None]  # host -> None: closes the session Connect handed out
 
 
 class RunFailed(Exception):
@@ -73,13 +75,19 @@ def batches(hosts: list[Any], book: Playbook) -> list[list[Any]]:
 
 
 class Runner:
+    # seconds between attempts to reach a device that does not answer during a post-check
+    reconnect_interval: float = 2.0
+
     def __init__(self, hosts: dict[str, Any], connect: Connect, journal: Journal, book: Playbook,
-                 backups: Path, say: Say | None = None, scope: str = "planes") -> None:
+                 backups: Path, say: Say | None = None, scope: str = "planes",
+                 disconnect: Disconnect | None = None) -> None:
+        """``disconnect`` closes what ``connect`` opened (default: a nornir host's netmiko session)."""
         if scope not in SCOPES:
             raise ValueError(f"scope {scope!r}: one of {', '.join(SCOPES)}")
         self.scope = scope
         self.hosts = hosts
         self.connect = connect
+        self.disconnect = disconnect if disconnect is not None else close_session
         self.journal = journal
         self.book = book
         self.backups = backups
@@ -97,15 +105,35 @@ class Runner:
         return [h for h in self.hosts.values() if h.data["plane"] == plane and h.data["role"] in self.book.roles]
 
     def device_health(self, name: str, wait: bool = False) -> list[str]:
-        """Health problems of one device; an unreachable device is a problem, not a crash."""
+        """Health problems of one device; an unreachable device is a problem, not a crash.
+
+        With ``wait`` (a post-check) the device has the whole post-check timeout to become healthy,
+        reachable or not: a switch that reboots (a firmware run) drops its session and refuses new
+        ones until it is up, so a failed attempt drops the session and connects again until the
+        deadline; the last attempt's problem is the answer."""
+        deadline = time.monotonic() + self.book.post_check_timeout_seconds
+        while True:
+            try:
+                drv = self.driver(name)
+                if wait:
+                    return drv.wait_healthy(max(0.0, deadline - time.monotonic()))
+                return drv.health()
+            except Exception as exc:
+                self._forget(name)
+                said = str(exc).strip()[:120]
+                problem = f"{name}: unreachable ({type(exc).__name__}{': ' + said if said else ''})"
+                remaining = deadline - time.monotonic()
+                if not wait or remaining <= 0:
+                    return [problem]
+                time.sleep(min(self.reconnect_interval, remaining))  # then one more attempt at least
+
+    def _forget(self, name: str) -> None:
+        """Drop a device's driver and its session (a dead session would be handed back again)."""
+        self._drivers.pop(name, None)
         try:
-            drv = self.driver(name)
-            if wait:
-                return drv.wait_healthy(self.book.post_check_timeout_seconds)
-            return drv.health()
-        except Exception as exc:
-            self._drivers.pop(name, None)  # reconnect next time
-            return [f"{name}: unreachable ({type(exc).__name__})"]
+            self.disconnect(self.hosts[name])
+        except Exception:  # noqa: BLE001  (closing a dead session may fail: it is gone either way)
+            pass
 
     def plane_health(self, plane: str) -> list[str]:
         """Every device of the plane, asked concurrently (one SSH round trip each: asked one after

@@ -34,3 +34,14 @@ def connector(nr: Any) -> Any:
     def connect(host: Any) -> Any:
         return host.get_connection("netmiko", nr.config)
     return connect
+
+
+def disconnect(host: Any) -> None:
+    """Close the host's netmiko session: nornir hands a cached session back until it is closed, and
+    the session of a device that rebooted is dead (the next connect opens a new one). A host that
+    is not nornir's (a test double's) has no session kept here: nothing to close."""
+    if "netmiko" in getattr(host, "connections", {}):
+        try:
+            host.close_connection("netmiko")
+        finally:
+            host.connections.pop("netmiko", None)

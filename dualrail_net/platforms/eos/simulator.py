@@ -17,7 +17,10 @@ canned "ok":
   (``peers``) and it is not shut down; otherwise Active;
 * config lines sent outside a session (drain, undrain) apply to the running-config directly;
 * ``show version | json``, ``install source URL`` (an ``EOS-<version>.swi`` becomes the boot image)
-  and ``reload now`` (boots it; a pending commit is rolled back, as a reboot does).
+  and ``reload now`` (boots it; a pending commit is rolled back, as a reboot does);
+* a session as a switch keeps one: ``connect()`` opens it (refused while the switch boots, for
+  ``boot_seconds`` on ``clock`` after a reload); a reload ends it, and every later command on it
+  fails as a closed socket does until ``connect()`` opens a new one.
 """
 
 from __future__ import annotations
@@ -62,7 +65,22 @@ class EosSessionSimulator:
     version: str = "4.32.2F"  # the running image
     boot_image: str | None = None  # what `install source` made the next boot's image
     reloads: int = 0
+    boot_seconds: float = 0.0  # a reload keeps the switch unreachable this long (on ``clock``)
+    session_open: bool = True
+    up_at: float = 0.0  # when the switch answers again after its last reload
     _current: str | None = None
+
+    # -- the session ------------------------------------------------------------------------------
+    def connect(self) -> EosSessionSimulator:
+        """A new session (what netmiko's ConnectHandler opens); refused while the switch boots."""
+        if self.clock() < self.up_at:
+            raise ConnectionRefusedError(f"{self.hostname}: connection refused (booting)")
+        self.session_open = True
+        return self
+
+    def _alive(self) -> None:
+        if not self.session_open:
+            raise OSError("Socket is closed")
 
     # -- time -------------------------------------------------------------------------------------
     def tick(self) -> None:
@@ -75,6 +93,7 @@ class EosSessionSimulator:
 
     # -- netmiko's surface ------------------------------------------------------------------------
     def send_config_set(self, commands: list[str], **_: Any) -> str:
+        self._alive()
         self.tick()
         out = []
         for command in commands:
@@ -98,6 +117,7 @@ class EosSessionSimulator:
         return "\n".join(out)
 
     def send_command(self, command: str, **_: Any) -> str:
+        self._alive()
         self.sent.append(command)
         self.tick()
         if command == "show running-config":
@@ -135,7 +155,9 @@ class EosSessionSimulator:
                 self.running = self.pending.previous
                 self.pending = None
             self._current = None
-            return ""
+            self.session_open = False  # the session ends with the switch
+            self.up_at = self.clock() + self.boot_seconds
+            raise OSError("Socket is closed")
         return f"% Invalid input (the simulator does not know {command!r})"
 
     # -- behaviour --------------------------------------------------------------------------------

@@ -19,6 +19,7 @@ import bisect
 import functools
 import operator
 import re
+import threading
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -92,25 +93,45 @@ def _sequenced(rest: list[str], seq: int | Callable[[], int]) -> tuple[int, list
     return (seq if isinstance(seq, int) else seq()), rest
 
 
-# a list's highest sequence number so far, per list (its id): (the list, how many entries were
-# counted, the highest, the last entry counted). Lists only grow at their end while a file is read;
-# an entry taken out before the last one counted moves another into its place, which the identity
-# test sees (then the whole list is counted again). A count of the whole list per line was
-# quadratic in a hostile list's length (docs/performance.md).
-_HIGHEST: dict[int, tuple[list[Any], int, int, object]] = {}
+class _Filing(threading.local):
+    """What the parse in progress files its lists through, one per thread: parsers run in several
+    threads at once (the deploy drivers read their devices' running frr.conf concurrently), and a
+    parse clearing the indexes of another thread's parse broke it mid-file (a KeyError). parse_frr
+    and EOS's reader clear them before and after a file: they hold the lists, so an id is never
+    another list's."""
+
+    def __init__(self) -> None:
+        # a list's highest sequence number so far, per list (its id): (the list, how many entries
+        # were counted, the highest, the last entry counted). Lists only grow at their end while a
+        # file is read; an entry taken out before the last one counted moves another into its place,
+        # which the identity test sees (then the whole list is counted again). A count of the whole
+        # list per line was quadratic in a hostile list's length (docs/performance.md).
+        self.highest: dict[int, tuple[list[Any], int, int, object]] = {}
+        # the prefix-lists being filed (_ListIndex)
+        self.lists: dict[int, _ListIndex] = {}
+        # route-map entries by number, per map (the list's id): (the list, seq -> position, [entries
+        # taken back]). Valid while its numbers and the entries taken back add up to the list's
+        # length and the position holds that number; else built again (a scan per line was
+        # quadratic in a hostile map's length: docs/performance.md)
+        self.maps: dict[int, tuple[list[RouteMapEntry], dict[int, int], list[int]]] = {}
+        # the static routes taken back through an index (_StaticIndex)
+        self.statics: dict[int, _StaticIndex] = {}
+
+
+_FILING = _Filing()
 
 
 def _next_seq(existing: list[Any], seq_of: Callable[[Any], int]) -> Callable[[], int]:
     """The number FRR gives an entry written without one: 5 above the list's highest."""
     def number() -> int:
-        held = _HIGHEST.get(id(existing))
+        held = _FILING.highest.get(id(existing))
         start, top = 0, 0
         if held is not None and held[0] is existing and 0 < held[1] <= len(existing) \
                 and existing[held[1] - 1] is held[3]:
             start, top = held[1], held[2]
         top = max([top, *(seq_of(e) for e in existing[start:])])
         if existing:
-            _HIGHEST[id(existing)] = (existing, len(existing), top, existing[-1])
+            _FILING.highest[id(existing)] = (existing, len(existing), top, existing[-1])
         return top + 5
     return number
 
@@ -167,16 +188,6 @@ class _ListIndex:
     highest_stale: bool = False  # the highest entry was taken back: found again at the next numbering
 
 
-# the lists being filed by the parse in progress (parse_frr and EOS's reader clear it before and
-# after a file: it holds the lists, so an id is never another list's)
-_INDEXES: dict[int, _ListIndex] = {}
-
-
-# route-map entries by number, per map (the list's id): (the list, seq -> position, [entries
-# taken back]). Valid while its numbers and the entries taken back add up to the list's length and
-# the position holds that number; else built again (a scan per line was quadratic in a hostile
-# map's length: docs/performance.md)
-_MAP_INDEXES: dict[int, tuple[list[RouteMapEntry], dict[int, int], list[int]]] = {}
 # an entry taken back (`no route-map NAME permit|deny N`) keeps its place until the file is read
 # (compact_route_maps), so that the positions of the others stay (a list shifted per line was
 # quadratic in the number of `no` lines: docs/performance.md)
@@ -186,9 +197,9 @@ TAKEN_BACK = RouteMapEntry(-1, "deny")
 def _map_index(entries: list[RouteMapEntry],
                again: bool = False) -> tuple[list[RouteMapEntry], dict[int, int], list[int]]:
     """The map's index, built (``again``: built anew) when it no longer speaks of the list."""
-    held = _MAP_INDEXES.get(id(entries))
+    held = _FILING.maps.get(id(entries))
     if again or held is None or held[0] is not entries or len(held[1]) + held[2][0] != len(entries):
-        held = _MAP_INDEXES[id(entries)] = (entries, {e.seq: i for i, e in enumerate(entries) if e is not TAKEN_BACK},
+        held = _FILING.maps[id(entries)] = (entries, {e.seq: i for i, e in enumerate(entries) if e is not TAKEN_BACK},
                                             [sum(e is TAKEN_BACK for e in entries)])
     return held
 
@@ -220,7 +231,7 @@ def take_back_map_entry(dev: DeviceConfig, name: str, seq: int) -> bool:
 def compact_route_maps(dev: DeviceConfig) -> None:
     """Once a file is read: the entries taken back leave their maps."""
     for entries in dev.route_maps.values():
-        held = _MAP_INDEXES.pop(id(entries), None)  # (positions move: built again when next asked)
+        held = _FILING.maps.pop(id(entries), None)  # (positions move: built again when next asked)
         if held is not None and held[0] is entries and held[2][0]:
             entries[:] = [e for e in entries if e is not TAKEN_BACK]
 
@@ -235,7 +246,7 @@ def file_map_entry(entries: list[RouteMapEntry], seq: int, action: str, line: in
     entry = RouteMapEntry(seq, action, line=line)
     if at is None:
         entries.append(entry)
-        _MAP_INDEXES[id(entries)][1][seq] = len(entries) - 1  # (map_position above left it valid)
+        _FILING.maps[id(entries)][1][seq] = len(entries) - 1  # (map_position above left it valid)
     else:
         entries[at] = entry
     return entry
@@ -252,13 +263,10 @@ class _StaticIndex:
     taken: set[int] = field(default_factory=set)
 
 
-_STATIC_INDEXES: dict[int, _StaticIndex] = {}
-
-
 def _static_index(routes: list[StaticRoute]) -> _StaticIndex:
-    held = _STATIC_INDEXES.get(id(routes))
+    held = _FILING.statics.get(id(routes))
     if held is None or held.routes is not routes or held.count > len(routes):
-        held = _STATIC_INDEXES[id(routes)] = _StaticIndex(routes)
+        held = _FILING.statics[id(routes)] = _StaticIndex(routes)
     for i in range(held.count, len(routes)):
         route = routes[i]
         held.at.setdefault((route.vrf, *network_of(route.prefix)), []).append(i)
@@ -282,16 +290,16 @@ def take_back_statics(routes: list[StaticRoute], vrf: str | None, prefix: str,
 
 def compact_statics(routes: list[StaticRoute]) -> None:
     """Once a file is read (or before anything else takes routes out): the routes taken back leave."""
-    held = _STATIC_INDEXES.pop(id(routes), None)
+    held = _FILING.statics.pop(id(routes), None)
     if held is not None and held.routes is routes and held.taken:
         routes[:] = [route for at, route in enumerate(routes) if at not in held.taken]
 
 
 def clear_list_indexes() -> None:
-    _INDEXES.clear()
-    _MAP_INDEXES.clear()
-    _STATIC_INDEXES.clear()
-    _HIGHEST.clear()
+    _FILING.lists.clear()
+    _FILING.maps.clear()
+    _FILING.statics.clear()
+    _FILING.highest.clear()
 
 
 _SEQ_OF = operator.attrgetter("seq")  # (a prefix-list's or route-map's entry)
@@ -303,9 +311,9 @@ def _content(e: PrefixListEntry) -> tuple[str, str, int | None, int | None]:
 
 
 def _list_index(entries: list[PrefixListEntry]) -> _ListIndex:
-    index = _INDEXES.get(id(entries))
+    index = _FILING.lists.get(id(entries))
     if index is None or index.entries is not entries or index.size != len(entries):
-        index = _INDEXES[id(entries)] = _ListIndex(entries, len(entries), {e.seq: i for i, e in enumerate(entries)},
+        index = _FILING.lists[id(entries)] = _ListIndex(entries, len(entries), {e.seq: i for i, e in enumerate(entries)},
                                                    Counter(_content(e) for e in entries),
                                                    max((e.seq for e in entries), default=0))
     return index

@@ -1055,7 +1055,7 @@ def test_lag_members_lose_their_own_address_unless_the_lag_is_routed() -> None:
     take_lag_members(dev)
     assert dev.interfaces["swp1"].down.startswith("a member of bond0")
     assert dev.interfaces["swp2"].down == ""  # a routed LAG: not followed, and said so
-    assert dev.base_unmodelled == [("interfaces", 9, "swp2 is a member of bond1, a routed LAG (not modelled)"),
+    assert dev.base_unmodelled == [("interfaces", 9, "swp2 is a member of bond1, which is routed (not modelled)"),
                                    ("interfaces", 8, "swp9 is a member of bond0, but no port of this device's model")]
 
 

@@ -206,6 +206,19 @@ SONIC_MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
     ("an uplink in a routed port-channel (not modelled, and said so)", "PORTS-UNMODELLED",
      _db_edit(lambda d: d.update(PORTCHANNEL_MEMBER={"PortChannel01|Ethernet256": {}},
                                  PORTCHANNEL_INTERFACE={"PortChannel01|10.11.0.1/31": {}}))),
+    # VLAN_MEMBER: vlanmgrd enslaves the port to the VLAN bridge (once the VLAN exists)
+    ("a server port made a VLAN member (the bridge takes its frames: its own address is not used)",
+     "LINK-PORT-DOWN", _db_edit(lambda d: d.update(VLAN={"Vlan1000": {"vlanid": "1000"}},
+                                                   VLAN_MEMBER={"Vlan1000|Ethernet0": {"tagging_mode": "untagged"}}))),
+    ("an uplink made a tagged VLAN member (its session to the spine goes)", "ROUTE-MISSING",
+     _db_edit(lambda d: d.update(VLAN={"Vlan1000": {"vlanid": "1000"}},
+                                 VLAN_MEMBER={"Vlan1000|Ethernet256": {"tagging_mode": "tagged"}}))),
+    ("an uplink in a VLAN with an address (routed: not modelled, and said so)", "PORTS-UNMODELLED",
+     _db_edit(lambda d: d.update(VLAN={"Vlan1000": {"vlanid": "1000"}},
+                                 VLAN_MEMBER={"Vlan1000|Ethernet256": {"tagging_mode": "untagged"}},
+                                 VLAN_INTERFACE={"Vlan1000": {}, "Vlan1000|192.168.0.1/24": {}}))),
+    ("a VLAN member whose VLAN nobody defines (vlanmgrd waits: said)", "PORTS-UNMODELLED",
+     _db_edit(lambda d: d.update(VLAN_MEMBER={"Vlan1000|Ethernet256": {"tagging_mode": "untagged"}}))),
     # STATIC_ROUTE: bgpcfgd installs each entry in FRR and redistributes it (unless advertise false)
     ("a STATIC_ROUTE blackhole of a spine's address (the session goes)", "BGP-SESSION-DOWN",
      _db_edit(lambda d: d.update(STATIC_ROUTE={"10.11.0.0/32": {"blackhole": "true"}}))),
@@ -297,6 +310,13 @@ def test_an_acl_that_lets_the_fabric_through_is_a_valid_edit(sonic_variant: Path
         "V6": {"PRIORITY": "300", "PACKET_ACTION": "DROP", "IP_TYPE": "IPV6ANY"}}))(edited)
     findings = [f"{r.check}: {f.message}" for r in run_checks(load_snapshot(edited)) for f in r.findings]
     assert findings == []
+
+
+def test_a_vlan_without_members_is_a_valid_edit(sonic_variant: Path, tmp_path: Path) -> None:
+    edited = tmp_path / "build"
+    shutil.copytree(sonic_variant, edited)
+    _db_edit(lambda d: d.update(VLAN={"Vlan1000": {"vlanid": "1000", "admin_status": "up"}}))(edited)
+    assert [f"{r.check}: {f.message}" for r in run_checks(load_snapshot(edited)) for f in r.findings] == []
 
 
 def test_the_bgp_feature_enabled_keeps_frr_read(sonic_variant: Path, tmp_path: Path) -> None:

@@ -160,7 +160,7 @@ def parse_base(name: str, folder: Path) -> DeviceConfig:
         return dev
     handled = {"DEVICE_METADATA", "PORT", "INTERFACE", "LOOPBACK_INTERFACE", "PORT_QOS_MAP", "QUEUE",
                "MGMT_VRF_CONFIG", "MGMT_INTERFACE", "NTP_SERVER", "SYSLOG_SERVER", "DNS_NAMESERVER", "FEATURE",
-               "ACL_TABLE", "ACL_RULE", "PORTCHANNEL_MEMBER",
+               "ACL_TABLE", "ACL_RULE", "PORTCHANNEL_MEMBER", "VLAN", "VLAN_MEMBER",
                "STATIC_ROUTE"}  # (the routing side reads STATIC_ROUTE: static_routes)
     for table in db.tables:
         if table not in handled and table not in _KNOWN_TABLES:
@@ -288,17 +288,32 @@ def _interfaces(dev: DeviceConfig, db: ConfigDb) -> None:
                 _note(dev, db, "LOOPBACK_INTERFACE", key, f"LOOPBACK_INTERFACE {key}")
 
 
+# (member table, the upper devices' address table): a port enslaved to a LAG or to the VLAN bridge
+_UPPER_TABLES = (("PORTCHANNEL_MEMBER", "PORTCHANNEL_INTERFACE"), ("VLAN_MEMBER", "VLAN_INTERFACE"))
+
+
 def _lag_members(dev: DeviceConfig, db: ConfigDb) -> None:
-    """PORTCHANNEL_MEMBER `PortChannelN|PORT`: the port carries the LAG's frames (link.lag_members_down);
-    a LAG with an address in PORTCHANNEL_INTERFACE is routed (the table itself stays reported)."""
-    routed = {key.partition("|")[0] for key, _ in db.table("PORTCHANNEL_INTERFACE").entries if "|" in key}
-    for key, _ in db.table("PORTCHANNEL_MEMBER").entries:
-        lag, _, port = key.partition("|")
-        if port in dev.interfaces:
-            dev.lag_members[port] = (lag, FILE, db.line("PORTCHANNEL_MEMBER", key))
-        else:
-            _note(dev, db, "PORTCHANNEL_MEMBER", key, f"PORTCHANNEL_MEMBER {key}: no PORT {port}")
-    dev.base_unmodelled += link.lag_members_down(dev.interfaces, dev.lag_members, routed)
+    """PORTCHANNEL_MEMBER `PortChannelN|PORT`: the port carries the LAG's frames; VLAN_MEMBER
+    `VlanN|PORT` (tagged or not): vlanmgrd enslaves the port to the VLAN bridge, whose frames it
+    then carries (the kernel hands what the port receives to the bridge). Either way the port's own
+    address is not used (link.lag_members_down, as for a Cumulus bond or bridge port). An upper
+    device with an address (PORTCHANNEL_INTERFACE, VLAN_INTERFACE) is routed: not modelled, its
+    members reported (the address tables themselves stay reported)."""
+    vlans = {key for key, value in db.table("VLAN").entries if value is not None}
+    for member_table, address_table in _UPPER_TABLES:
+        routed = {key.partition("|")[0] for key, _ in db.table(address_table).entries if "|" in key}
+        members: dict[str, tuple[str, str, int]] = {}
+        for key, _ in db.table(member_table).entries:
+            upper, _, port = key.partition("|")
+            if member_table == "VLAN_MEMBER" and upper not in vlans:
+                # (vlanmgrd adds a member once its VLAN exists: until then the port stays as it is)
+                _note(dev, db, member_table, key, f"{member_table} {key}: no VLAN {upper} (vlanmgrd waits for it)")
+            elif port in dev.interfaces:
+                members[port] = (upper, FILE, db.line(member_table, key))
+            else:
+                _note(dev, db, member_table, key, f"{member_table} {key}: no PORT {port}")
+        dev.lag_members.update(members)
+        dev.base_unmodelled += link.lag_members_down(dev.interfaces, members, routed)
 
 
 def _int_list(value: Any) -> list[int] | None:
@@ -353,6 +368,9 @@ _TABLE_FIELDS = {
     "DNS_NAMESERVER": set(),
     "TACPLUS": {"passkey", "auth_type", "timeout"},  # (global: the servers' shared key; src_intf reported)
     "LOOPBACK_INTERFACE": set(),  # (a loopback in a VRF: its address leaves the default VRF's model)
+    # a VLAN's own settings decide nothing about routed ports; its members are read (_lag_members)
+    "VLAN": {"vlanid", "members", "description", "mtu", "admin_status", "mac"},
+    "VLAN_MEMBER": {"tagging_mode"},
 }
 # the QoS maps: a key or value that is not a small number is dropped by the reader: said so
 _NUMERIC_MAPS = ("DSCP_TO_TC_MAP", "TC_TO_QUEUE_MAP", "TC_TO_PRIORITY_GROUP_MAP", "MAP_PFC_PRIORITY_TO_QUEUE")

@@ -93,7 +93,7 @@ def lag_members_down(interfaces: dict[str, Interface], members: dict[str, tuple[
         if port is None:
             unmodelled.append((file, line, f"{member} is a member of {lag}, but no port of this device's model"))
         elif lag in routed or group is not None and group.addresses:
-            unmodelled.append((file, line, f"{member} is a member of {lag}, a routed LAG (not modelled)"))
+            unmodelled.append((file, line, f"{member} is a member of {lag}, which is routed (not modelled)"))
         elif not port.down:
             port.down = f"a member of {lag}, so its own address is not used"
     return unmodelled

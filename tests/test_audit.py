@@ -120,6 +120,19 @@ def test_openmetrics_counts_findings_by_check_plane_and_severity() -> None:
     assert "dualrail_audit_devices 24" in text and text.endswith("# EOF\n")
 
 
+def test_the_metrics_file_is_never_written_through_a_link(tmp_path: Path) -> None:
+    """The textfile collector's folder is shared: a link planted at the temporary name (it is
+    predictable) must not carry the metrics elsewhere; the file itself is replaced whole."""
+    from dualrail_net.audit.metrics import write_metrics
+    target, elsewhere = tmp_path / "dualrail.prom", tmp_path / "elsewhere"
+    elsewhere.write_text("keep\n")
+    (tmp_path / f".dualrail.prom.{os.getpid()}.tmp").symlink_to(elsewhere)
+    write_metrics(target, "# EOF\n")
+    write_metrics(target, "a 1\n# EOF\n")
+    assert target.read_text() == "a 1\n# EOF\n" and elsewhere.read_text() == "keep\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dualrail.prom", "elsewhere"]
+
+
 # -- InfiniBand: ibnetdiscover on the ibsim fabric --------------------------------------------------
 def _ibnetdiscover(build: Path, plane: str, netfile_edit: object = None) -> str:
     from dualrail_net.verify.ib.sim import SimulatedPlane, tools_missing

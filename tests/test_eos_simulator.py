@@ -389,3 +389,41 @@ def test_a_playbook_refuses_a_gate_concurrency_out_of_range() -> None:
     for bad in (0, 257):
         with pytest.raises(ValueError, match="health_concurrency"):
             Playbook(name="x", planes=["A"], health_concurrency=bad)
+
+
+def test_backups_never_go_through_a_symbolic_link(build: Path, tmp_path: Path, secrets: None) -> None:
+    """A link planted in the backups folder (where the run's folder will be) would put every
+    device's running config, secrets included, wherever it points: the backup is refused, the
+    run stops before any device changes and nothing is written through the link."""
+    clock = Clock()
+    hosts, switches = _spines(build, clock, tmp_path / "devices")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (tmp_path / "bk").mkdir()
+    (tmp_path / "bk" / "run-1").symlink_to(outside)
+    before = {name: sw.send_command("show running-config") for name, sw in switches.items()}
+    report = Runner(hosts, lambda h: switches[h.name], Journal(tmp_path / "j.sqlite"), BOOK, tmp_path / "bk").run(
+        str(build))
+    assert report.run_id == 1 and report.status == "failed" and "symbolic link" in report.detail
+    assert list(outside.iterdir()) == []
+    assert {name: sw.send_command("show running-config") for name, sw in switches.items()} == before
+
+
+def test_a_backup_holding_a_link_is_never_restored(tmp_path: Path) -> None:
+    from dualrail_net.deploy.drivers.base import BackupRefused, keep_in_backup, read_backup, write_backup
+    root = tmp_path / "bk"
+    folder = write_backup(root / "run-1" / "a-spine-1", {"running-config": "hostname a-spine-1\n"}, root)
+    assert read_backup(folder, root) == {"running-config": "hostname a-spine-1\n"}
+    with pytest.raises(FileExistsError):  # never overwritten
+        write_backup(folder, {"running-config": "x"}, root)
+    keep_in_backup(folder, "firmware-version", "4.32.2F\n", root)
+    keep_in_backup(folder, "firmware-version", "4.33.1F\n", root)  # a resumed run keeps the first
+    assert read_backup(folder, root)["firmware-version"] == "4.32.2F\n"
+    secret = tmp_path / "shadow"
+    secret.write_text("root:$6$...\n")
+    (folder / "startup-config").symlink_to(secret)
+    with pytest.raises(BackupRefused, match="symbolic link"):
+        read_backup(folder, root)
+    (root / "run-2").symlink_to(root / "run-1")
+    with pytest.raises(BackupRefused, match="symbolic link"):
+        read_backup(root / "run-2" / "a-spine-1", root)

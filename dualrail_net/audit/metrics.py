@@ -35,5 +35,7 @@ def openmetrics(findings: list[Finding], devices: int, seconds: float, now: floa
 
 def write_metrics(path: Path, text: str) -> None:
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(text)
-    os.replace(tmp, path)
+    tmp.unlink(missing_ok=True)  # (a crashed run's, or a link planted at the name: never written through)
+    with open(tmp, "x", encoding="utf-8") as out:
+        out.write(text)
+    os.replace(tmp, path)  # (replaces a link at ``path`` itself, never its target)

@@ -28,7 +28,7 @@ from typing import Any
 
 from dualrail_net.deploy.credentials import named_secrets, redact_secrets
 from dualrail_net.deploy.drivers import Driver, FirmwareDriver, PushRejected, driver_for
-from dualrail_net.deploy.drivers.base import read_backup, write_backup
+from dualrail_net.deploy.drivers.base import keep_in_backup, read_backup, read_backup_file, write_backup
 from dualrail_net.deploy.journal import InvariantViolation, Journal
 from dualrail_net.deploy.playbook import Playbook
 from dualrail_net.deploy.session import disconnect as close_session
@@ -39,6 +39,7 @@ Say = Callable[[str], None]
 SCOPES = ("planes", "gateways", "servers")
 Connect = Callable[[Any], Any]  # host -> netmiko connection
 Disconnect = Callable[[Any], None]  # host -> None: closes the session Connect handed out
+FIRMWARE_MARKER = "firmware-version"  # in a device's backup: the image it ran before a firmware run
 
 
 class RunFailed(Exception):
@@ -161,7 +162,7 @@ class Runner:
         if not backup_dir.exists():
             sid = self.journal.step(run_id, plane, batch, host.name, "backup", str(backup_dir))
             running = drv.fetch()
-            write_backup(backup_dir, running)
+            write_backup(backup_dir, running, self.backups)
             self.journal.finish(sid, "ok")
         # touch only what changes: a device already running what is intended is neither drained nor pushed
         intended = files or drv.intended()
@@ -223,7 +224,7 @@ class Runner:
     def _upgrade(self, run_id: int, plane: str, batch: int, host: Any, drv: FirmwareDriver) -> None:
         image = self.book.image or ""
         previous = drv.running_version()
-        (self.backups / f"run-{run_id}" / host.name / "firmware-version").write_text(previous + "\n")
+        keep_in_backup(self.backups / f"run-{run_id}" / host.name, FIRMWARE_MARKER, previous + "\n", self.backups)
         sid = self.journal.step(run_id, plane, batch, host.name, "install")
         drv.install_image(image)
         self.journal.finish(sid, "ok", f"{previous or 'unknown'} -> {image}")
@@ -234,12 +235,13 @@ class Runner:
     def _rollback(self, run_id: int, plane: str, batch: int, names: list[str]) -> None:
         if self.book.kind == "firmware":
             for name in names:
-                marker = self.backups / f"run-{run_id}" / name / "firmware-version"
-                sid = self.journal.step(run_id, plane, batch, name, "rollback", str(marker))
+                folder = self.backups / f"run-{run_id}" / name
+                sid = self.journal.step(run_id, plane, batch, name, "rollback", str(folder / FIRMWARE_MARKER))
                 try:
                     drv = self.driver(name)
-                    if marker.exists() and isinstance(drv, FirmwareDriver):
-                        drv.install_image(marker.read_text().strip() or "unknown")
+                    previous = read_backup_file(folder, FIRMWARE_MARKER, self.backups)
+                    if previous is not None and isinstance(drv, FirmwareDriver):
+                        drv.install_image(previous.strip() or "unknown")
                         drv.reboot()
                     self.journal.finish(sid, "ok")
                 except Exception as exc:
@@ -254,7 +256,7 @@ class Runner:
                     self.driver(name).discard()
                     self._committed.discard(name)
                 elif backup_dir.exists():
-                    self.driver(name).rollback(read_backup(backup_dir))
+                    self.driver(name).rollback(read_backup(backup_dir, self.backups))
                 self.journal.finish(sid, "ok")
             except Exception as exc:  # keep rolling back the others; the journal says what failed
                 self.journal.finish(sid, "failed", str(exc))
@@ -382,7 +384,7 @@ class Runner:
         sid = self.journal.step(run_id, "-", number, name, "backup", str(backup_dir))
         running = drv.fetch()
         if not backup_dir.exists():
-            write_backup(backup_dir, running)
+            write_backup(backup_dir, running, self.backups)
         self.journal.finish(sid, "ok")
         intended = drv.intended()
         planes = [p for p in self.book.planes if p in host.data.get("vrfs", {})]
@@ -452,7 +454,7 @@ class Runner:
         sid = self.journal.step(run_id, "-", number, host.name, "backup", str(backup_dir))
         running = drv.fetch()
         if not backup_dir.exists():
-            write_backup(backup_dir, running)
+            write_backup(backup_dir, running, self.backups)
         self.journal.finish(sid, "ok")
         ports: dict[str, str] = host.data["ports"]
         planes = sorted(set(ports.values()))

@@ -208,16 +208,65 @@ def unified_diff(running: dict[str, str], intended: dict[str, str]) -> str:
     return "".join(out)
 
 
-def write_backup(folder: Path, files: dict[str, str]) -> Path:
-    """Backups are never overwritten: a new folder per run and device, refused if it exists."""
+class BackupRefused(PushRejected):
+    """A backup folder that is not as this tool writes one (a symbolic link in its path or in it)."""
+
+
+def _refuse_links(root: Path | None, folder: Path) -> None:
+    """No folder from ``root`` (exclusive: the operator's choice) down to ``folder`` may be a
+    symbolic link: one planted there would put a backup, filled-in secrets included, wherever it
+    points, or feed a rollback a file of its choosing."""
+    if root is None:
+        return
+    at = folder
+    while at != root and at != at.parent:
+        if at.is_symlink():
+            raise BackupRefused(f"{at} is a symbolic link; backups are never written or read through one")
+        at = at.parent
+
+
+def write_backup(folder: Path, files: dict[str, str], root: Path | None = None) -> Path:
+    """Backups are never overwritten: a new folder per run and device, refused if it exists, each
+    file created exclusively (never through a link); ``root``: the backups folder (_refuse_links)."""
+    _refuse_links(root, folder.parent)
     folder.mkdir(parents=True, exist_ok=False)
     for name, text in files.items():
-        (folder / name).write_text(text)
+        with open(folder / name, "x", encoding="utf-8") as out:
+            out.write(text)
     return folder
 
 
-def read_backup(folder: Path) -> dict[str, str]:
-    return {p.name: p.read_text() for p in sorted(folder.iterdir()) if p.is_file()}
+def keep_in_backup(folder: Path, name: str, text: str, root: Path | None = None) -> None:
+    """One more file of a device's backup (the image it ran before a firmware run), written once:
+    a resumed run finds the first one's (the device may already run the new image by then)."""
+    _refuse_links(root, folder)
+    try:
+        with open(folder / name, "x", encoding="utf-8") as out:
+            out.write(text)
+    except FileExistsError:
+        if (folder / name).is_symlink():
+            raise BackupRefused(f"{folder / name} is a symbolic link, not a file this tool wrote") from None
+
+
+def read_backup_file(folder: Path, name: str, root: Path | None = None) -> str | None:
+    """One file of a backup (None: there is none); a symbolic link is refused (read_backup)."""
+    _refuse_links(root, folder / name)
+    path = folder / name
+    return path.read_text(encoding="utf-8") if path.is_file() else None
+
+
+def read_backup(folder: Path, root: Path | None = None) -> dict[str, str]:
+    """The files of a backup folder. A symbolic link in it (this tool writes none) refuses the
+    whole backup: a rollback from a file of someone else's choosing, or from part of the backup,
+    is no rollback."""
+    _refuse_links(root, folder)
+    files = {}
+    for path in sorted(folder.iterdir()):
+        if path.is_symlink():
+            raise BackupRefused(f"{path} is a symbolic link, not a file this tool wrote: the backup is not restored")
+        if path.is_file():
+            files[path.name] = path.read_text(encoding="utf-8")
+    return files
 
 
 def poll_healthy(health: Callable[[], list[str]], timeout: float, interval: float = 1.0) -> list[str]:

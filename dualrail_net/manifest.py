@@ -221,8 +221,9 @@ class Manifest:
             key = (str(Path(folder).resolve()), info.st_ino, info.st_size, info.st_mtime_ns)
         except OSError:
             key = None
-        if key is not None and key in _LOADED:
-            return _LOADED[key]
+        held = _LOADED.get(key) if key is not None else None  # (one lookup: another thread may clear it)
+        if held is not None:
+            return held
         manifest = cls._load(folder)
         if key is not None:
             _LOADED.clear()  # one build at a time is what a process verifies

@@ -427,3 +427,15 @@ def test_a_backup_holding_a_link_is_never_restored(tmp_path: Path) -> None:
     (root / "run-2").symlink_to(root / "run-1")
     with pytest.raises(BackupRefused, match="symbolic link"):
         read_backup(root / "run-2" / "a-spine-1", root)
+
+
+def test_an_unreachable_device_is_named_with_what_failed_and_no_secret(build: Path, tmp_path: Path,
+                                                                       secrets: None) -> None:
+    hosts, _switches = _spines(build, Clock(), tmp_path / "devices")
+
+    def refuse(host: Any) -> Any:
+        raise OSError(f"{host.name}: login as netops with $6$x$y refused")
+
+    runner = Runner(hosts, refuse, Journal(tmp_path / "j.sqlite"), BOOK, tmp_path / "bk")
+    assert runner.device_health("a-spine-1") == [
+        "a-spine-1: unreachable (OSError: a-spine-1: login as netops with ${secret:netops-password} refused)"]

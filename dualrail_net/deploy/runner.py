@@ -75,6 +75,15 @@ def batches(hosts: list[Any], book: Playbook) -> list[list[Any]]:
     return out
 
 
+def _redacted(text: str) -> str:
+    """``text`` without a secret's value (a device's or a library's words may hold one); nothing
+    of it when the secrets cannot be read to take them out."""
+    try:
+        return redact_secrets(text, named_secrets())
+    except Exception:  # noqa: BLE001  (the exception's type is still said)
+        return ""
+
+
 class Runner:
     # seconds between attempts to reach a device that does not answer during a post-check
     reconnect_interval: float = 2.0
@@ -121,7 +130,7 @@ class Runner:
                 return drv.health()
             except Exception as exc:
                 self._forget(name)
-                said = str(exc).strip()[:120]
+                said = _redacted(str(exc)).strip()[:120]  # (journalled and printed)
                 problem = f"{name}: unreachable ({type(exc).__name__}{': ' + said if said else ''})"
                 remaining = deadline - time.monotonic()
                 if not wait or remaining <= 0:

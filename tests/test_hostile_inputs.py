@@ -388,6 +388,20 @@ def test_verify_never_reads_through_a_link(workdir: Path) -> None:
     assert code == 1 and "symlink" in err and "root:" not in err
 
 
+@pytest.mark.parametrize("linked", ["plane-A", "plane-A/a-leaf-su1-r0", "servers/gpu001"])
+def test_verify_never_reads_through_a_linked_folder(workdir: Path, linked: str) -> None:
+    """Each file is opened without following a link; a folder on the way that is a link (a
+    device's, or a plane's) would still be read through: refused in one line."""
+    out = workdir / "build"
+    assert run_cli("render", "-i", str(workdir / "inv"), "-o", str(out))[0] == 0
+    moved = workdir / "elsewhere"
+    (out / linked).rename(moved)
+    (out / linked).symlink_to(moved)
+    code, _o, err = run_cli("verify", "-o", str(out), "--no-consumers")
+    assert code == 1 and f"{out / linked}: error: a symlink" in err and "Traceback" not in err, err
+    assert not (out / "verified.json").exists()
+
+
 # ---------------------------------------------------------------------------------------------
 # the pre-deploy gate (issue 17, item 4): deploy refuses what verification did not vouch for
 

@@ -13,6 +13,7 @@ from dualrail_net.planes import PlanePools
 from dualrail_net.verify.cabling import CablingPlan, read_cabling
 from dualrail_net.verify.model import DeviceConfig, ServerConfig
 from dualrail_net.verify.parsers import parse_device, parse_server
+from dualrail_net.verify.parsers.files import refuse_linked_folders
 
 Network = ipaddress.IPv4Network
 
@@ -77,7 +78,12 @@ def load_snapshot(root: Path) -> Snapshot:
 
 
 def read_manifest(root: Path) -> Manifest:
-    return Manifest.load(root)
+    """The manifest, once no folder it names is reached through a link (refuse_linked_folders)."""
+    manifest = Manifest.load(root)
+    refuse_linked_folders(root, [meta.dir for meta in manifest.devices.values()]
+                          + [meta.dir for meta in manifest.servers.values()]
+                          + [plane.dir for plane in manifest.ib_planes.values()] + [str(Path(manifest.cabling).parent)])
+    return manifest
 
 
 def cabling_path(root: Path, manifest: Manifest) -> Path:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Container
 from pathlib import Path
 
@@ -92,3 +93,21 @@ def options_known(words: list[str], flags: Container[str], valued: Container[str
         else:
             return False
     return True
+
+
+def refuse_linked_folders(root: Path, folders: list[str]) -> None:
+    """UnreadableFile when a folder on the way from ``root`` to one of ``folders`` (relative, as the
+    manifest names them) is a symbolic link: each file is opened without following a link, but a
+    linked folder above it would still be read through (its files anywhere on the machine). Each
+    folder on the way is looked at once."""
+    seen: set[str] = set()
+    for folder in folders:
+        parts = Path(folder).parts
+        for depth in range(1, len(parts) + 1):
+            step = "/".join(parts[:depth])
+            if step in seen:
+                continue
+            seen.add(step)
+            if os.path.islink(root / step):
+                raise UnreadableFile(f"{root / step}: error: a symlink; verify reads only the rendered folder's own "
+                                     "files (remove it and re-render)")

@@ -181,6 +181,21 @@ CASES = [
     ("a switch GUID for a switch the plane lacks",
      {"infiniband.yaml": [("    sm_standby: gpu003 ", "    switch_guids: {iba-spine-9: \"0x0002c90300aa0001\"}\n    sm_standby: gpu003 ")]},
      "IB plane IBA has no switch iba-spine-9", None, Severity.ERROR),
+    # GUIDs no hardware has (the IB simulation could not place them: the port got no LID)
+    ("a host port GUID that is a switch's (the plane's first switch, counted from its prefix)",
+     {"infiniband.yaml": [("IBA: \"0x0c42a10300a10002\"", "IBA: \"0x0002c9000a010000\"")]},
+     "GUID 0x0002c9000a010000 is also switch iba-spine-1's in IB plane IBA",
+     ("infiniband.yaml", "server: gpu002, guids", 1), Severity.ERROR),
+    ("a host port GUID without its maker's OUI", {"infiniband.yaml": [("IBA: \"0x0c42a10300a10002\"", "IBA: 0x1")]},
+     "GUID 0x0000000000000001 has no maker", ("infiniband.yaml", "server: gpu002, guids", 1), Severity.ERROR),
+    ("a switch GUID without its maker's OUI",
+     {"infiniband.yaml": [("    sm_standby: gpu003 ", "    switch_guids: {iba-spine-1: \"0x0000000000aa0001\", "
+                           "iba-spine-2: \"0x0002c90300aa0002\", iba-leaf-1: \"0x0002c90300aa0003\", "
+                           "iba-leaf-2: \"0x0002c90300aa0004\"}\n    sm_standby: gpu003 ")]},
+     "iba-spine-1's GUID 0x0000000000aa0001 has no maker", None, Severity.ERROR),
+    ("switch GUIDs counted past the last one",
+     {"infiniband.yaml": [("    sm_standby: gpu003 ", "    switch_guid_base: \"0xfffffffffffffffd\"\n    sm_standby: gpu003 ")]},
+     "beyond the last valid one", None, Severity.ERROR),
 ]
 
 
@@ -224,6 +239,17 @@ def test_a_bus_id_that_is_not_one_is_refused_with_its_line(make_inventory: Inven
     needle = 'pci_address: "0000:3d"'
     assert f"servers.yaml:{line_of(root / 'servers.yaml', needle, 1)}:" in text
     assert "must be a full lower-case bus id" in text
+
+
+@pytest.mark.parametrize("guid", ["0x0", "0", "0xffffffffffffffff"])
+def test_a_reserved_guid_is_refused_with_its_line(make_inventory: InventoryFactory, guid: str) -> None:
+    from dualrail_net.sot.load import InventoryError
+    root = make_inventory({"infiniband.yaml": [('IBA: "0x0c42a10300a10002"', f"IBA: {guid}")]})
+    with pytest.raises(InventoryError) as err:
+        load_inventory(root)
+    text = str(err.value)
+    assert f"infiniband.yaml:{line_of(root / 'infiniband.yaml', 'server: gpu002, guids', 1)}:" in text
+    assert "is reserved" in text
 
 
 def test_role_labels_rename_devices_not_roles(make_inventory: InventoryFactory) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dualrail_net.resolve import naming
 from dualrail_net.resolve.model import IbHostPort, IbLink, IbMember, IbPartition, IbPlane, IbSwitch
+from dualrail_net.sot.schema import IbPlane as IbPlaneSpec
 from dualrail_net.sot.schema import Inventory
 
 # Switch node GUIDs when the inventory gives no base: NVIDIA OUI, then the plane's subnet prefix low
@@ -14,6 +15,15 @@ DEFAULT_SWITCH_OUI = 0x0002C9 << 40
 
 def _guid(value: int) -> str:
     return f"0x{value:016x}"
+
+
+def switch_guids(plane: str, spec: IbPlaneSpec) -> dict[str, str]:
+    """Each switch's node GUID, spines then leaves: the hardware's when the inventory has them
+    (validation: all of the plane's switches), else counted up from the plane's base."""
+    spines, leaves = naming.ib_switch_names(plane, spec.spines, spec.leaves)
+    base = (int(spec.switch_guid_base, 16) if spec.switch_guid_base
+            else DEFAULT_SWITCH_OUI | (int(spec.subnet_prefix, 16) & 0xFFFF) << 16)
+    return {name: spec.switch_guids.get(name) or _guid(base + i) for i, name in enumerate(spines + leaves)}
 
 
 def resolve_infiniband(inv: Inventory) -> dict[str, IbPlane]:
@@ -37,13 +47,8 @@ def resolve_infiniband(inv: Inventory) -> dict[str, IbPlane]:
             )
             for p in ib.partitions
         ]
-        base = (int(spec.switch_guid_base, 16) if spec.switch_guid_base
-                else DEFAULT_SWITCH_OUI | (int(spec.subnet_prefix, 16) & 0xFFFF) << 16)
-        # the hardware's GUIDs when the inventory has them (validation: all of the plane's switches)
-        given = spec.switch_guids
-        switches = [IbSwitch(n, "spine", given.get(n) or _guid(base + i)) for i, n in enumerate(spines)]
-        switches += [IbSwitch(n, "leaf", given.get(n) or _guid(base + len(spines) + i)) for i, n in enumerate(leaves)]
-        sw_guid = {s.name: s.guid for s in switches}
+        sw_guid = switch_guids(plane, spec)
+        switches = [IbSwitch(n, "spine", sw_guid[n]) for n in spines] + [IbSwitch(n, "leaf", sw_guid[n]) for n in leaves]
         # Leaf ports 1..hosts_per_leaf face hosts; the next ports go to spine 1, 2, ...; spine port
         # N goes to leaf N. Fixed positions, so adding a host or a leaf moves nothing.
         links = [IbLink(h.server, 1, h.guid, h.leaf, h.leaf_port, sw_guid[h.leaf]) for h in hosts]

@@ -124,12 +124,17 @@ def _port_range(value: object) -> str:
     return text
 
 
+GUID_ALL_ONES = (1 << 64) - 1  # (with 0: the two GUIDs the IBA reserves)
+
+
 def _guid(value: object) -> str:
     if isinstance(value, bool) or not isinstance(value, (str, int)):
         raise ValueError("a GUID is a 64-bit hex number such as 0x0c42a10300a1b001 (quote it)")
     text = value if isinstance(value, str) else hex(value)
     if not re.fullmatch(r"0x[0-9a-fA-F]{1,16}", text):
         raise ValueError(f"GUID {text!r} must be a 64-bit hex number such as 0x0c42a10300a1b001 (quote it)")
+    if int(text, 16) in (0, GUID_ALL_ONES):
+        raise ValueError(f"GUID {text} is reserved (no port or switch has it): read the GUID from the hardware")
     return "0x" + text[2:].lower().zfill(16)
 
 

@@ -12,12 +12,13 @@ from dataclasses import dataclass
 
 from dualrail_net.platforms import get_platform
 from dualrail_net.resolve import naming
+from dualrail_net.resolve.infiniband import switch_guids
 from dualrail_net.sot.capacity import PlaneCapacity, plane_capacity
 from dualrail_net.sot.diagnostics import Diagnostic, Severity
 from dualrail_net.sot.hostlayout import check_host_layout
 from dualrail_net.sot.racks import check_racks, switch_names
 from dualrail_net.sot.load import LoadedInventory
-from dualrail_net.sot.schema import SPEEDS_GBPS, Fabric, IbPlane, expand_ports
+from dualrail_net.sot.schema import GUID_ALL_ONES, SPEEDS_GBPS, Fabric, IbPlane, expand_ports
 
 
 Rule = Callable[[LoadedInventory], Iterator[Diagnostic]]
@@ -570,6 +571,9 @@ def check_infiniband(inv: LoadedInventory) -> Iterator[Diagnostic]:
         yield from _standby(inv, plane, spec, sm_hosts, {h.server for h in ib.hosts})
         yield from _switch_guids(inv, plane, spec)
     guids: dict[str, str] = {}
+    # each plane's switch GUIDs (the hardware's or counted from its base): a host port may not share one
+    switch_guid_of = {plane: {guid: name for name, guid in switch_guids(plane, spec).items()}
+                      for plane, spec in ib.ib_planes.items()}
     ib_hosts: set[str] = set()
     models = inv.inventory.servers.server_models
     model_of = {s.name: s.model for s in inv.inventory.servers.servers}
@@ -598,6 +602,15 @@ def check_infiniband(inv: LoadedInventory) -> Iterator[Diagnostic]:
             if guid in guids:
                 yield _diag(inv, (*base, "guids", plane), f"{host.server}: GUID {guid} is also {guids[guid]}'s",
                             "GUIDs are unique per port; re-read it from the HCA", code="SOT-DUP-GUID")
+            elif guid in switch_guid_of.get(plane, {}):
+                yield _diag(inv, (*base, "guids", plane), f"{host.server}: GUID {guid} is also switch "
+                            f"{switch_guid_of[plane][guid]}'s in IB plane {plane} (the subnet manager would see one "
+                            "node twice)", "GUIDs are unique in a subnet; re-read it from the HCA (ibstat), or move "
+                            "the plane's switch_guid_base", code="SOT-DUP-GUID")
+            if not int(guid, 16) >> 40:
+                yield _diag(inv, (*base, "guids", plane), f"{host.server}: GUID {guid} has no maker (its first 24 bits, "
+                            "the OUI, are zero): no HCA port has such a GUID", "re-read it from the HCA (ibstat)",
+                            code="SOT-IB-GUID")
             guids[guid] = f"{host.server}/{plane}"
         missing = set(ib.ib_planes) - set(host.guids)
         if missing:
@@ -648,7 +661,15 @@ def _standby(inv: LoadedInventory, plane: str, spec: IbPlane, sm_hosts: dict[str
 
 
 def _switch_guids(inv: LoadedInventory, plane: str, spec: IbPlane) -> Iterator[Diagnostic]:
-    """Switch GUIDs from the hardware: all or none, only the plane's switches, each unique."""
+    """Switch GUIDs from the hardware: all or none, only the plane's switches, each unique, each
+    with its maker's OUI; GUIDs counted up from a base stay within 64 bits."""
+    if spec.switch_guid_base and not spec.switch_guids:
+        last = int(spec.switch_guid_base, 16) + spec.spines + spec.leaves - 1
+        if last >= GUID_ALL_ONES:
+            yield _diag(inv, ("infiniband", "ib_planes", plane, "switch_guid_base"),
+                        f"IB plane {plane}: counted up from switch_guid_base {spec.switch_guid_base}, the last of its "
+                        f"{spec.spines + spec.leaves} switches would have GUID 0x{last:x}, beyond the last valid one",
+                        "take a lower base")
     if not spec.switch_guids:
         return
     path = ("infiniband", "ib_planes", plane, "switch_guids")
@@ -663,6 +684,11 @@ def _switch_guids(inv: LoadedInventory, plane: str, spec: IbPlane) -> Iterator[D
         yield _diag(inv, path, f"IB plane {plane}: switch_guids lacks {', '.join(missing[:4])}"
                     + (f" and {len(missing) - 4} more" if len(missing) > 4 else ""),
                     "list every switch of the plane (ibswitches), or none")
+    for name, guid in spec.switch_guids.items():
+        if not int(guid, 16) >> 40:
+            yield _diag(inv, (*path, name), f"IB plane {plane}: {name}'s GUID {guid} has no maker (its first 24 "
+                        "bits, the OUI, are zero): no switch has such a GUID", "re-read it from the switch (ibswitches)",
+                        code="SOT-IB-GUID")
     seen: dict[str, str] = {}
     for name, guid in spec.switch_guids.items():
         if guid in seen:

@@ -181,6 +181,17 @@ CASES = [
     ("a switch GUID for a switch the plane lacks",
      {"infiniband.yaml": [("    sm_standby: gpu003 ", "    switch_guids: {iba-spine-9: \"0x0002c90300aa0001\"}\n    sm_standby: gpu003 ")]},
      "IB plane IBA has no switch iba-spine-9", None, Severity.ERROR),
+    ("CNPs on the priority of unmarked traffic", {"qos.yaml": [("cnp: {dscp: 48, priority: 6, traffic_class: 6}",
+                                                              "cnp: {dscp: 48, priority: 0, traffic_class: 0}")]},
+     "cnp priority 0 is where every packet without a DSCP rule goes", ("qos.yaml", "cnp: {dscp: 48", 1),
+     Severity.ERROR),
+    ("RoCE in the class of unmarked traffic", {"qos.yaml": [("roce: {dscp: 26, priority: 3, traffic_class: 3}",
+                                                             "roce: {dscp: 26, priority: 3, traffic_class: 0}")]},
+     "roce traffic class 0 is where every packet without a DSCP rule goes", ("qos.yaml", "roce: {dscp: 26", 1),
+     Severity.ERROR),
+    ("CNPs on a priority other than their class where EOS maps DSCP to a class only",
+     {"qos.yaml": [("cnp: {dscp: 48, priority: 6, traffic_class: 6}", "cnp: {dscp: 48, priority: 5, traffic_class: 6}")]},
+     "cnp priority 5 with traffic class 6: spines run eos", ("qos.yaml", "cnp: {dscp: 48", 1), Severity.ERROR),
     # GUIDs no hardware has (the IB simulation could not place them: the port got no LID)
     ("a host port GUID that is a switch's (the plane's first switch, counted from its prefix)",
      {"infiniband.yaml": [("IBA: \"0x0c42a10300a10002\"", "IBA: \"0x0002c9000a010000\"")]},
@@ -239,6 +250,22 @@ def test_a_bus_id_that_is_not_one_is_refused_with_its_line(make_inventory: Inven
     needle = 'pci_address: "0000:3d"'
     assert f"servers.yaml:{line_of(root / 'servers.yaml', needle, 1)}:" in text
     assert "must be a full lower-case bus id" in text
+
+
+def test_a_priority_other_than_its_class_renders_where_every_platform_can_say_it(
+        make_inventory: InventoryFactory) -> None:
+    """Cumulus maps DSCP to a switch priority and the priority to a queue: CNPs on priority 5 in
+    queue 6 are expressible there, and the servers and the switches agree on it."""
+    from dualrail_net.render import render_fabric
+    from dualrail_net.resolve import resolve_fabric
+    root = make_inventory({"qos.yaml": [("cnp: {dscp: 48, priority: 6, traffic_class: 6}",
+                                         "cnp: {dscp: 48, priority: 5, traffic_class: 6}")],
+                           "fabric.yaml": [("  spine: eos", "  spine: cumulus")]})
+    loaded = load_inventory(root)
+    assert [d.format() for d in validate(loaded) if d.severity == Severity.ERROR] == []
+    files = render_fabric(resolve_fabric(loaded.inventory)).by_path()
+    qos = files["plane-A/a-leaf-su1-r0/qos_features.conf"]
+    assert "traffic.cos_5.priority_source.dscp = [48]" in qos and "traffic.cos_5.egress_queue = 6" in qos
 
 
 @pytest.mark.parametrize("guid", ["0x0", "0", "0xffffffffffffffff"])

@@ -515,6 +515,10 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
     ("DSCP map differs on one switch", "QOS-DSCP-MAP",
      lambda r: edit(r / SPINE_A / "running-config", "qos map dscp 26 to traffic-class 3",
                     "qos map dscp 26 to traffic-class 4")),
+    ("CNPs on another priority of the same queue on one switch (its priority map differs)", "QOS-DSCP-MAP",
+     lambda r: edit(r / LEAF_A / "qos_features.conf",
+                    "traffic.cos_6.priority_source.dscp = [48]", "traffic.cos_5.priority_source.dscp = [48]\n"
+                    "traffic.cos_5.egress_queue = 6")),
     ("PFC on priority 4 on one port", "QOS-PFC",
      lambda r: edit(r / SPINE_A / "running-config", "priority-flow-control priority 3 no-drop",
                     "priority-flow-control priority 4 no-drop")),

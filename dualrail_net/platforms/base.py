@@ -67,6 +67,9 @@ class Platform(Protocol):
     # (optional, read with a default of 0 so that older plug-ins keep working) ``default_receive_limit``:
     # the prefixes a BGP neighbor may send before the session is torn down when the config sets no
     # limit (EOS: 12000); 0: none
+    # (optional, read with a default of False) ``priority_is_class``: the platform maps DSCP to a
+    # traffic class only, and class N is priority N (what PFC pauses, what it marks): a QoS profile
+    # whose class and priority differ cannot be rendered for it (validation refuses the pair)
     netmiko_type: str  # netmiko device_type used to reach a device of this platform
     files: tuple[OutputFile, ...]  # what a device of this platform gets, in its folder
     template_root: Path | None  # where its templates are; None: the project's templates/

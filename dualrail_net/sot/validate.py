@@ -376,13 +376,34 @@ def check_platforms(inv: LoadedInventory) -> Iterator[Diagnostic]:
                 break
 
 
+DEFAULT_PRIORITY = 0  # the priority and class of traffic no DSCP rule names (every platform's default)
+ROLE_PLURALS = {"leaf": "leaves", "spine": "spines", "super_spine": "super-spines", "gateway": "gateways"}
+
+
 def check_qos(inv: LoadedInventory) -> Iterator[Diagnostic]:
     profiles = inv.inventory.qos.qos_profiles
-    for plane, spec in inv.inventory.fabric.planes.items():
+    fab = inv.inventory.fabric
+    roles = ["leaf", "spine", "gateway"] + (["super_spine"] if fab.topology.tiers == 3 else [])
+    # the platforms on which a DSCP's priority is its traffic class (role -> platform)
+    class_only = {role: getattr(fab.platforms, role) for role in roles
+                  if getattr(get_platform(getattr(fab.platforms, role)), "priority_is_class", False)}
+    refused: set[tuple[str, str]] = set()
+    for plane, spec in fab.planes.items():
         if spec.qos_profile not in profiles:
             yield _diag(inv, ("fabric", "planes", plane, "qos_profile"),
                         f"plane {plane}: QoS profile {spec.qos_profile!r} is not defined in qos.yaml",
                         "one of: " + ", ".join(profiles))
+            continue
+        prof = profiles[spec.qos_profile]
+        for what, cls in (("roce", prof.roce), ("cnp", prof.cnp)):
+            if cls.priority != cls.traffic_class and class_only and (spec.qos_profile, what) not in refused:
+                refused.add((spec.qos_profile, what))
+                role, platform = next(iter(class_only.items()))
+                yield _diag(inv, ("qos", "qos_profiles", spec.qos_profile, what, "priority"),
+                            f"profile {spec.qos_profile}: {what} priority {cls.priority} with traffic class "
+                            f"{cls.traffic_class}: {ROLE_PLURALS[role]} run {platform}, where a DSCP's priority is its traffic "
+                            "class (what PFC pauses and what it marks); its switches and the others would disagree",
+                            f"make the priority {cls.traffic_class}, or run another platform there")
     for name, prof in profiles.items():
         base = ("qos", "qos_profiles", name)
         if prof.ecn.min_threshold_bytes >= prof.ecn.max_threshold_bytes:
@@ -397,6 +418,15 @@ def check_qos(inv: LoadedInventory) -> Iterator[Diagnostic]:
             yield _diag(inv, (*base, "cnp"),
                         f"profile {name}: CNP shares the lossless priority/class of RoCE data",
                         "give CNPs their own strict-priority class (DSCP 48 -> TC6) so they are never paused")
+        for what, cls in (("roce", prof.roce), ("cnp", prof.cnp)):
+            if cls.priority == DEFAULT_PRIORITY or cls.traffic_class == DEFAULT_PRIORITY:
+                field = "priority" if cls.priority == DEFAULT_PRIORITY else "traffic_class"
+                yield _diag(inv, (*base, what, field),
+                            f"profile {name}: {what} {field.replace('_', ' ')} {DEFAULT_PRIORITY} is where every packet "
+                            "without a DSCP rule goes (BGP, TCP, storage): "
+                            + ("it would be paused with RoCE" if what == "roce" else
+                               "it would jump ahead of data as CNPs do"),
+                            f"give {what} a {field.replace('_', ' ')} of its own (RoCE 3, CNP 6)")
         if prof.roce.traffic_class not in prof.ecn.traffic_classes:
             yield _diag(inv, (*base, "ecn", "traffic_classes"),
                         f"profile {name}: ECN is not enabled on the RoCE traffic class {prof.roce.traffic_class}",

@@ -26,6 +26,7 @@ class Eos:
     # down (which is why EVPN designs set `maximum-routes 0`)
     default_receive_limit = 12000
     default_hold_time = 180  # EOS offers keepalive 60, hold 180 unless `timers bgp` says otherwise
+    priority_is_class = True  # `qos map dscp D to traffic-class N`: class N is priority N
     netmiko_type = "arista_eos"
     files: tuple[OutputFile, ...] = (OutputFile("eos/running-config.j2", "running-config", OutputFormat.EOS),)
     template_root: Path | None = None

@@ -77,9 +77,13 @@ def dscp_map(ctx: Context) -> list[Finding]:
     for plane, rows in by_plane.items():
         ref = _majority([sig for _, sig in rows])
         for name, sig in rows:
-            if sig != ref:
-                out.append(finding([name], plane, f"{name} maps DSCP {dict(sig[0])} but plane {plane} "
-                                   f"maps {dict(ref[0])}", "RoCE would land in a different queue on this switch"))
+            if sig != ref and sig[0] != ref[0]:
+                out.append(finding([name], plane, f"{name} maps DSCP {dict(sig[0])} to traffic classes but plane "
+                                   f"{plane} maps {dict(ref[0])}", "RoCE would land in a different queue on this switch"))
+            elif sig != ref:
+                out.append(finding([name], plane, f"{name} maps DSCP {dict(sig[1])} to priorities but plane {plane} "
+                                   f"maps {dict(ref[1])}", "PFC would pause, and marking carry, another priority "
+                                   "for RoCE or CNPs on this switch"))
         plane_markers = ctx.snap.manifest.qos_markers.get(plane)
         roce = plane_markers.roce_dscp if plane_markers else None
         if roce is not None:

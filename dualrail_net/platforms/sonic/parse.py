@@ -295,7 +295,7 @@ _UPPER_TABLES = (("PORTCHANNEL_MEMBER", "PORTCHANNEL_INTERFACE"), ("VLAN_MEMBER"
 def _lag_members(dev: DeviceConfig, db: ConfigDb) -> None:
     """PORTCHANNEL_MEMBER `PortChannelN|PORT`: the port carries the LAG's frames; VLAN_MEMBER
     `VlanN|PORT` (tagged or not): vlanmgrd enslaves the port to the VLAN bridge, whose frames it
-    then carries (the kernel hands what the port receives to the bridge). Either way the port's own
+    then carries (the ASIC's router interface goes with the bridge port). Either way the port's own
     address is not used (link.lag_members_down, as for a Cumulus bond or bridge port). An upper
     device with an address (PORTCHANNEL_INTERFACE, VLAN_INTERFACE) is routed: not modelled, its
     members reported (the address tables themselves stay reported)."""

@@ -319,6 +319,26 @@ def test_a_vlan_without_members_is_a_valid_edit(sonic_variant: Path, tmp_path: P
     assert [f"{r.check}: {f.message}" for r in run_checks(load_snapshot(edited)) for f in r.findings] == []
 
 
+@pytest.mark.parametrize("ecn_classes", ["[3]", "[0, 3]"])
+def test_best_effort_keeps_its_weight_whatever_ecn_marks(tmp_path: Path, ecn_classes: str) -> None:
+    """A profile whose ECN marks only RoCE's class: best effort (TC0) still shares the port by
+    weight (its QUEUE entry was made only for the ECN classes: RoCE took the whole port)."""
+    from conftest import platform_variant
+    from dualrail_net.render import render_fabric
+    from dualrail_net.render.artifacts import write_artifacts
+    from dualrail_net.resolve import resolve_fabric
+    from dualrail_net.sot.load import load_inventory
+    inventory = platform_variant(tmp_path, leaf="sonic")
+    qos = inventory / "qos.yaml"
+    qos.write_text(qos.read_text().replace("traffic_classes: [0, 3]", f"traffic_classes: {ecn_classes}"))
+    out = tmp_path / "build"
+    write_artifacts(render_fabric(resolve_fabric(load_inventory(inventory).inventory)), out)
+    queues = json.loads((out / LEAF / "config_db.json").read_text())["QUEUE"]
+    assert queues["Ethernet0|0"]["scheduler"] == "OTHER_DWRR" and queues["Ethernet0|3"]["scheduler"] == "ROCE_DWRR"
+    assert ("wred_profile" in queues["Ethernet0|0"]) == (ecn_classes == "[0, 3]")
+    assert [f"{r.check}: {f.message}" for r in run_checks(load_snapshot(out)) for f in r.findings] == []
+
+
 def test_the_bgp_feature_enabled_keeps_frr_read(sonic_variant: Path, tmp_path: Path) -> None:
     broken = tmp_path / "build"
     shutil.copytree(sonic_variant, broken)

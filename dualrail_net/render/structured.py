@@ -90,6 +90,9 @@ def _peer_port(sw: Switch, local_port: str) -> str:
     return ""
 
 
+BEST_EFFORT_TC = 0  # the class traffic without a DSCP rule lands in
+
+
 def qos_structured(qos: Qos) -> Structured:
     return {
         "trust": qos.trust,
@@ -101,6 +104,12 @@ def qos_structured(qos: Qos) -> Structured:
                 "probability": qos.ecn_probability},
         "roce_bandwidth_percent": qos.roce_bandwidth_percent,
         "other_bandwidth_percent": 100 - qos.roce_bandwidth_percent,
+        # the DWRR queues: RoCE's at its weight, best effort (TC0, where unmarked traffic goes) and
+        # any other ECN class at the rest; each with ECN marking when the profile marks it. Best
+        # effort is always one of them, whether ECN marks it or not (a scheduler tied to the ECN
+        # classes left it without a weight: RoCE took the whole port)
+        "dwrr_queues": [{"tc": tc, "roce": tc == qos.roce_tc, "ecn": tc in qos.ecn_tcs}
+                        for tc in sorted({BEST_EFFORT_TC, qos.roce_tc, *qos.ecn_tcs} - {qos.cnp_tc})],
         # The DSCP->TC map: RoCE data and CNP explicitly, everything else stays best effort (TC0).
         "dscp_map": [{"dscp": qos.roce_dscp, "tc": qos.roce_tc, "priority": qos.roce_priority},
                      {"dscp": qos.cnp_dscp, "tc": qos.cnp_tc, "priority": qos.cnp_priority}],

@@ -319,10 +319,11 @@ def test_a_vlan_without_members_is_a_valid_edit(sonic_variant: Path, tmp_path: P
     assert [f"{r.check}: {f.message}" for r in run_checks(load_snapshot(edited)) for f in r.findings] == []
 
 
-@pytest.mark.parametrize("ecn_classes", ["[3]", "[0, 3]"])
+@pytest.mark.parametrize("ecn_classes", ["[3]", "[0, 3]", "[1, 3]"])
 def test_best_effort_keeps_its_weight_whatever_ecn_marks(tmp_path: Path, ecn_classes: str) -> None:
     """A profile whose ECN marks only RoCE's class: best effort (TC0) still shares the port by
-    weight (its QUEUE entry was made only for the ECN classes: RoCE took the whole port)."""
+    weight (its QUEUE entry was made only for the ECN classes: RoCE took the whole port); an ECN
+    class no DSCP maps to carries nothing and takes no weight (it diluted RoCE's share)."""
     from conftest import platform_variant
     from dualrail_net.render import render_fabric
     from dualrail_net.render.artifacts import write_artifacts
@@ -336,6 +337,7 @@ def test_best_effort_keeps_its_weight_whatever_ecn_marks(tmp_path: Path, ecn_cla
     queues = json.loads((out / LEAF / "config_db.json").read_text())["QUEUE"]
     assert queues["Ethernet0|0"]["scheduler"] == "OTHER_DWRR" and queues["Ethernet0|3"]["scheduler"] == "ROCE_DWRR"
     assert ("wred_profile" in queues["Ethernet0|0"]) == (ecn_classes == "[0, 3]")
+    assert queues.get("Ethernet0|1", {}) == ({"wred_profile": "ROCE_ECN"} if ecn_classes == "[1, 3]" else {})
     assert [f"{r.check}: {f.message}" for r in run_checks(load_snapshot(out)) for f in r.findings] == []
 
 

@@ -104,12 +104,14 @@ def qos_structured(qos: Qos) -> Structured:
                 "probability": qos.ecn_probability},
         "roce_bandwidth_percent": qos.roce_bandwidth_percent,
         "other_bandwidth_percent": 100 - qos.roce_bandwidth_percent,
-        # the DWRR queues: RoCE's at its weight, best effort (TC0, where unmarked traffic goes) and
-        # any other ECN class at the rest; each with ECN marking when the profile marks it. Best
-        # effort is always one of them, whether ECN marks it or not (a scheduler tied to the ECN
-        # classes left it without a weight: RoCE took the whole port)
-        "dwrr_queues": [{"tc": tc, "roce": tc == qos.roce_tc, "ecn": tc in qos.ecn_tcs}
-                        for tc in sorted({BEST_EFFORT_TC, qos.roce_tc, *qos.ecn_tcs} - {qos.cnp_tc})],
+        # the queues a per-queue platform (SONiC's QUEUE table) configures besides the CNPs': RoCE's
+        # and best effort's (TC0, where unmarked traffic goes) share the port by DWRR weight, each
+        # ECN class marks. Best effort keeps its weight whether ECN marks it or not, and an ECN
+        # class no DSCP maps to carries nothing, so it takes no weight (a scheduler tied to the
+        # ECN classes left best effort without one, RoCE taking the port, or diluted RoCE's share)
+        "queues": [{"tc": tc, "dwrr": ("roce" if tc == qos.roce_tc else "other" if tc == BEST_EFFORT_TC else None),
+                    "ecn": tc in qos.ecn_tcs}
+                   for tc in sorted({BEST_EFFORT_TC, qos.roce_tc, *qos.ecn_tcs} - {qos.cnp_tc})],
         # The DSCP->TC map: RoCE data and CNP explicitly, everything else stays best effort (TC0).
         "dscp_map": [{"dscp": qos.roce_dscp, "tc": qos.roce_tc, "priority": qos.roce_priority},
                      {"dscp": qos.cnp_dscp, "tc": qos.cnp_tc, "priority": qos.cnp_priority}],

@@ -427,6 +427,11 @@ def check_qos(inv: LoadedInventory) -> Iterator[Diagnostic]:
                             + ("it would be paused with RoCE" if what == "roce" else
                                "it would jump ahead of data as CNPs do"),
                             f"give {what} a {field.replace('_', ' ')} of its own (RoCE 3, CNP 6)")
+        if DEFAULT_PRIORITY in prof.pfc.priorities:
+            yield _diag(inv, (*base, "pfc", "priorities"),
+                        f"profile {name}: PFC on priority {DEFAULT_PRIORITY}, where every packet without a DSCP rule "
+                        "goes (BGP, TCP, storage): all of it would be paused with RoCE and spread its pauses",
+                        f"keep PFC on RoCE's priority ({prof.roce.priority}) only")
         if prof.roce.traffic_class not in prof.ecn.traffic_classes:
             yield _diag(inv, (*base, "ecn", "traffic_classes"),
                         f"profile {name}: ECN is not enabled on the RoCE traffic class {prof.roce.traffic_class}",

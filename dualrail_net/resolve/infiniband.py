@@ -48,7 +48,8 @@ def resolve_infiniband(inv: Inventory) -> dict[str, IbPlane]:
             for p in ib.partitions
         ]
         sw_guid = switch_guids(plane, spec)
-        switches = [IbSwitch(n, "spine", sw_guid[n]) for n in spines] + [IbSwitch(n, "leaf", sw_guid[n]) for n in leaves]
+        switches = [IbSwitch(n, "spine", sw_guid[n]) for n in spines]
+        switches += [IbSwitch(n, "leaf", sw_guid[n]) for n in leaves]
         # Leaf ports 1..hosts_per_leaf face hosts; the next ports go to spine 1, 2, ...; spine port
         # N goes to leaf N. Fixed positions, so adding a host or a leaf moves nothing.
         links = [IbLink(h.server, 1, h.guid, h.leaf, h.leaf_port, sw_guid[h.leaf]) for h in hosts]

@@ -401,8 +401,9 @@ def check_qos(inv: LoadedInventory) -> Iterator[Diagnostic]:
                 role, platform = next(iter(class_only.items()))
                 yield _diag(inv, ("qos", "qos_profiles", spec.qos_profile, what, "priority"),
                             f"profile {spec.qos_profile}: {what} priority {cls.priority} with traffic class "
-                            f"{cls.traffic_class}: {ROLE_PLURALS[role]} run {platform}, where a DSCP's priority is its traffic "
-                            "class (what PFC pauses and what it marks); its switches and the others would disagree",
+                            f"{cls.traffic_class}: {ROLE_PLURALS[role]} run {platform}, where a DSCP's priority "
+                            "is its traffic class (what PFC pauses and what it marks); its switches and the others "
+                            "would disagree",
                             f"make the priority {cls.traffic_class}, or run another platform there")
     for name, prof in profiles.items():
         base = ("qos", "qos_profiles", name)
@@ -422,8 +423,8 @@ def check_qos(inv: LoadedInventory) -> Iterator[Diagnostic]:
             if cls.priority == DEFAULT_PRIORITY or cls.traffic_class == DEFAULT_PRIORITY:
                 field = "priority" if cls.priority == DEFAULT_PRIORITY else "traffic_class"
                 yield _diag(inv, (*base, what, field),
-                            f"profile {name}: {what} {field.replace('_', ' ')} {DEFAULT_PRIORITY} is where every packet "
-                            "without a DSCP rule goes (BGP, TCP, storage): "
+                            f"profile {name}: {what} {field.replace('_', ' ')} {DEFAULT_PRIORITY} is where every "
+                            "packet without a DSCP rule goes (BGP, TCP, storage): "
                             + ("it would be paused with RoCE" if what == "roce" else
                                "it would jump ahead of data as CNPs do"),
                             f"give {what} a {field.replace('_', ' ')} of its own (RoCE 3, CNP 6)")
@@ -643,8 +644,8 @@ def check_infiniband(inv: LoadedInventory) -> Iterator[Diagnostic]:
                             "node twice)", "GUIDs are unique in a subnet; re-read it from the HCA (ibstat), or move "
                             "the plane's switch_guid_base", code="SOT-DUP-GUID")
             if not int(guid, 16) >> 40:
-                yield _diag(inv, (*base, "guids", plane), f"{host.server}: GUID {guid} has no maker (its first 24 bits, "
-                            "the OUI, are zero): no HCA port has such a GUID", "re-read it from the HCA (ibstat)",
+                yield _diag(inv, (*base, "guids", plane), f"{host.server}: GUID {guid} has no maker (its first 24 "
+                            "bits, the OUI, are zero): no HCA port has such a GUID", "re-read it from the HCA (ibstat)",
                             code="SOT-IB-GUID")
             guids[guid] = f"{host.server}/{plane}"
         missing = set(ib.ib_planes) - set(host.guids)
@@ -722,8 +723,8 @@ def _switch_guids(inv: LoadedInventory, plane: str, spec: IbPlane) -> Iterator[D
     for name, guid in spec.switch_guids.items():
         if not int(guid, 16) >> 40:
             yield _diag(inv, (*path, name), f"IB plane {plane}: {name}'s GUID {guid} has no maker (its first 24 "
-                        "bits, the OUI, are zero): no switch has such a GUID", "re-read it from the switch (ibswitches)",
-                        code="SOT-IB-GUID")
+                        "bits, the OUI, are zero): no switch has such a GUID",
+                        "re-read it from the switch (ibswitches)", code="SOT-IB-GUID")
     seen: dict[str, str] = {}
     for name, guid in spec.switch_guids.items():
         if guid in seen:

@@ -79,7 +79,8 @@ def dscp_map(ctx: Context) -> list[Finding]:
         for name, sig in rows:
             if sig != ref and sig[0] != ref[0]:
                 out.append(finding([name], plane, f"{name} maps DSCP {dict(sig[0])} to traffic classes but plane "
-                                   f"{plane} maps {dict(ref[0])}", "RoCE would land in a different queue on this switch"))
+                                   f"{plane} maps {dict(ref[0])}",
+                                   "RoCE would land in a different queue on this switch"))
             elif sig != ref:
                 out.append(finding([name], plane, f"{name} maps DSCP {dict(sig[1])} to priorities but plane {plane} "
                                    f"maps {dict(ref[1])}", "PFC would pause, and marking carry, another priority "

@@ -313,9 +313,9 @@ def _content(e: PrefixListEntry) -> tuple[str, str, int | None, int | None]:
 def _list_index(entries: list[PrefixListEntry]) -> _ListIndex:
     index = _FILING.lists.get(id(entries))
     if index is None or index.entries is not entries or index.size != len(entries):
-        index = _FILING.lists[id(entries)] = _ListIndex(entries, len(entries), {e.seq: i for i, e in enumerate(entries)},
-                                                   Counter(_content(e) for e in entries),
-                                                   max((e.seq for e in entries), default=0))
+        index = _FILING.lists[id(entries)] = _ListIndex(
+            entries, len(entries), {e.seq: i for i, e in enumerate(entries)}, Counter(_content(e) for e in entries),
+            max((e.seq for e in entries), default=0))
     return index
 
 

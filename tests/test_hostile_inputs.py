@@ -491,6 +491,17 @@ def test_batfish_snapshot_refuses_a_link_in_the_build(workdir: Path) -> None:
     assert not any("root:" in p.read_text(errors="replace") for p in (workdir / "snap").rglob("*") if p.is_file())
 
 
+def test_batfish_snapshot_refuses_a_linked_device_folder(workdir: Path) -> None:
+    out = workdir / "build"
+    assert run_cli("render", "-i", str(workdir / "inv"), "-o", str(out))[0] == 0
+    device = out / "plane-A/a-spine-1"
+    device.rename(workdir / "elsewhere")
+    device.symlink_to(workdir / "elsewhere")
+    code, _o, err = run_cli("batfish-snapshot", "-o", str(out), "--snapshot", str(workdir / "snap"))
+    assert code == 1 and f"{device}: error: a symlink" in err and "Traceback" not in err, err
+    assert not (workdir / "snap" / "configs" / "a-spine-1.cfg").exists()
+
+
 @pytest.mark.parametrize("where", ["/dev/null", "not-a-db", "folder", "postgresql://u:pw@127.0.0.1:1/x"])
 def test_a_journal_that_cannot_be_kept_there_is_one_line(tmp_path: Path, where: str) -> None:
     """`--journal` naming a device, a file that is no SQLite database, a folder or a server that

@@ -20,11 +20,12 @@ from dualrail_net.platforms import get_platform, platform_names
 from dualrail_net.verify.cabling import read_cabling
 from dualrail_net.verify.parsers.files import read_text
 from dualrail_net.verify.parsers.ifupdown import read_interfaces
+from dualrail_net.verify.snapshot import read_manifest
 
 def export_snapshot(out: Path, dest: Path) -> dict[str, Any]:
     """Write the snapshot of the rendered folder ``out`` into ``dest``, a folder we own (a new or empty
     one, or an earlier snapshot: ``outdir.write_owned``; never the rendered folder itself)."""
-    manifest = Manifest.load(out)
+    manifest = read_manifest(out)  # (no folder it names reached through a link: the snapshot leaves the machine)
     files: dict[str, str | bytes] = {}
     counts = {name: 0 for name in platform_names()} | {"hosts": 0, "edges": 0}
     for name, meta in manifest.devices.items():

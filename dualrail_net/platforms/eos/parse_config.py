@@ -855,10 +855,11 @@ def _read_nodes(nodes: list[Node], dev: DeviceConfig) -> None:
         elif not _harmless(node, KNOWN_TOP_LEVEL, "global"):
             if (defined := match_list_definition(w)) is not None:
                 dev.match_list_names.setdefault(defined, node.line)  # (entries not evaluated: reported)
-                if defined[0] == "as-path" and defined[1] not in dev.as_path_lists_unread and list_line_read(
-                        dev.as_path_lists, dev.as_path_lists_unread, defined[1],
-                        (path_entry := eos_as_path_list_line(w, dev.as_path_lists.get(defined[1], []))) and [path_entry]):
-                    continue  # (judged on each route's AS path: verify/aspaths.py)
+                kind, name = defined
+                if kind == "as-path" and name not in dev.as_path_lists_unread:
+                    path_entry = eos_as_path_list_line(w, dev.as_path_lists.get(name, []))
+                    if list_line_read(dev.as_path_lists, dev.as_path_lists_unread, name, path_entry and [path_entry]):
+                        continue  # (judged on each route's AS path: verify/aspaths.py)
             _unmodelled(dev, node)
     dev.qos.dscp_to_tc = {dscp: tc_to_queue.get(tc, tc) for dscp, tc in dev.qos.dscp_to_tc.items()}
     for name, iface in dev.interfaces.items():

@@ -1697,22 +1697,22 @@ def _top_level(dev: DeviceConfig, w: list[str], number: int) -> int:
         kind, name = defined
         dev.match_list_names.setdefault(defined, number)
         if kind == "access-list" and name not in dev.access_lists_unread:
-            if _list_line_read(dev.access_lists, dev.access_lists_unread, name,
+            if list_line_read(dev.access_lists, dev.access_lists_unread, name,
                                access_list_line(w, dev.access_lists.get(name, []), number)):
                 return TOP
         elif kind == "community" and name not in dev.community_lists_unread:
             entry = community_list_line(w, dev.community_lists.get(name, []))
-            if _list_line_read(dev.community_lists, dev.community_lists_unread, name, entry and [entry]):
+            if list_line_read(dev.community_lists, dev.community_lists_unread, name, entry and [entry]):
                 return TOP
         elif kind == "as-path" and name not in dev.as_path_lists_unread:
             path_entry = as_path_list_line(w, dev.as_path_lists.get(name, []))
-            if _list_line_read(dev.as_path_lists, dev.as_path_lists_unread, name, path_entry and [path_entry]):
+            if list_line_read(dev.as_path_lists, dev.as_path_lists_unread, name, path_entry and [path_entry]):
                 return TOP
         # (a line of a list not read whole: reported)
     return UNREAD
 
 
-def _list_line_read(lists: dict[str, list[_Entry]], unread: set[str], name: str, read: list[_Entry] | None) -> bool:
+def list_line_read(lists: dict[str, list[_Entry]], unread: set[str], name: str, read: list[_Entry] | None) -> bool:
     """A list's line read (its entries added: True), or not (None): the list is then not read whole,
     so it leaves ``lists`` for ``unread`` and what matches on it is reported, not evaluated."""
     if read is None:
@@ -1854,11 +1854,6 @@ def eos_as_path_list_line(w: list[str], existing: list[tuple[int, str, str]]) ->
             or len(w) == 7 and w[6] != "any":
         return None
     return ((len(existing) + 1) * 10, w[4], w[5]) if _readable_regex(w[5], _AS_PATH_REGEX) else None
-
-
-def list_line_read(lists: dict[str, list[_Entry]], unread: set[str], name: str, read: list[_Entry] | None) -> bool:
-    """_list_line_read for the other platforms' readers."""
-    return _list_line_read(lists, unread, name, read)
 
 
 def matches_no_community(entries: list[tuple[int, str, str | None]]) -> bool:

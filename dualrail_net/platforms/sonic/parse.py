@@ -821,14 +821,10 @@ def parse_routing(name: str, folder: Path) -> DeviceConfig:
     come up and what RoCE traffic passes)."""
     dev = DeviceConfig(name=name, platform="sonic")
     text = read_text(folder / FILE)
-    parsed: list[ConfigDb | None] = []  # the file's tables, read once when a table below is there
-
-    def tables() -> ConfigDb | None:
-        if not parsed:
-            parsed.append(read_config_db(text, DeviceConfig(name=name, platform="sonic")))
-        return parsed[0]
-
-    if '"ACL_TABLE"' in text and (db := tables()) is not None:
+    # the file's tables, read once when one of those read below is there (its findings are the base side's)
+    db = (read_config_db(text, DeviceConfig(name=name, platform="sonic"))
+          if any(table in text for table in ('"ACL_TABLE"', '"bgp"', '"STATIC_ROUTE"')) else None)
+    if '"ACL_TABLE"' in text and db is not None:
         acls = read_acls(db)
         dev.acls.update(acls.lists)
         dev.acl_in.update(acls.bound)
@@ -848,7 +844,6 @@ def parse_routing(name: str, folder: Path) -> DeviceConfig:
                                   f"not {ROUTING_MODE}: SONiC does not run frr.conf"))
         return dev
     if '"bgp"' in text:  # only then can FEATURE turn the BGP container off
-        db = tables()
         state = _fields(db.table("FEATURE").get("bgp")).get("state", "enabled") if db is not None else "enabled"
         if state not in ("enabled", "always_enabled"):
             dev.routing_file = "frr.conf"
@@ -856,7 +851,7 @@ def parse_routing(name: str, folder: Path) -> DeviceConfig:
                                       "container, frr.conf is never read"))
             return dev
     parse_frr(read_text(folder / "frr.conf"), dev)
-    if '"STATIC_ROUTE"' in text and (db := tables()) is not None:
+    if '"STATIC_ROUTE"' in text and db is not None:
         static_routes(dev, db)
     return dev
 

@@ -357,9 +357,14 @@ def check_symmetry(inv: LoadedInventory) -> Iterator[Diagnostic]:
                             code="SOT-SYMMETRY")
 
 
+def _platform_roles(fab: Fabric) -> list[str]:
+    """The roles whose platform ``fabric.platforms`` names and the fabric has."""
+    return ["leaf", "spine", "gateway"] + (["super_spine"] if fab.topology.tiers == 3 else [])
+
+
 def check_platforms(inv: LoadedInventory) -> Iterator[Diagnostic]:
     fab = inv.inventory.fabric
-    roles = ["leaf", "spine", "gateway"] + (["super_spine"] if fab.topology.tiers == 3 else [])
+    roles = _platform_roles(fab)
     for plane, spec in fab.planes.items():
         for role in roles:
             platform = getattr(fab.platforms, role)
@@ -383,7 +388,7 @@ ROLE_PLURALS = {"leaf": "leaves", "spine": "spines", "super_spine": "super-spine
 def check_qos(inv: LoadedInventory) -> Iterator[Diagnostic]:
     profiles = inv.inventory.qos.qos_profiles
     fab = inv.inventory.fabric
-    roles = ["leaf", "spine", "gateway"] + (["super_spine"] if fab.topology.tiers == 3 else [])
+    roles = _platform_roles(fab)
     # the platforms on which a DSCP's priority is its traffic class (role -> platform)
     class_only = {role: getattr(fab.platforms, role) for role in roles
                   if getattr(get_platform(getattr(fab.platforms, role)), "priority_is_class", False)}

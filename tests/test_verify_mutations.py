@@ -235,6 +235,21 @@ def _leaf_redistributes(r: Path, *lines: str) -> None:
     _leaf_af(r, *lines)
 
 
+def _missing_policy(r: Path, lines: str = "", af: str = "", drop: str = "",
+                    map_line: tuple[str, str] | None = None) -> None:
+    """EOS `missing-policy` on spine A1: ``lines`` under `router bgp`, ``af`` under its `address-family
+    ipv4`, ``drop`` taken out, ``map_line`` (an entry's line, a line to put under it) added."""
+    path = r / SPINE_A / "running-config"
+    if lines:
+        edit(path, "   timers bgp 3 9\n", "   timers bgp 3 9\n" + lines)
+    if af:
+        edit(path, "   network 10.10.0.0/32\n", "   network 10.10.0.0/32\n   !\n   address-family ipv4\n" + af)
+    if drop:
+        edit(path, drop, "")
+    if map_line:
+        edit(path, map_line[0], map_line[0] + map_line[1])
+
+
 def _leaf_af(r: Path, *lines: str) -> None:
     """Statements added to the first leaf's IPv4 unicast address family."""
     edit(r / LEAF_A / "frr.conf", " address-family ipv4 unicast\n",
@@ -289,6 +304,19 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
     ("EOS `no priority-flow-control priority 3` on a spine port", "QOS-PFC",
      lambda r: edit(r / SPINE_A / "running-config", "   priority-flow-control priority 3 no-drop\n",
                     "   priority-flow-control priority 3 no-drop\n   no priority-flow-control priority 3\n", 1)),
+    ("EOS `bgp missing-policy direction in action deny` on a spine, one neighbor without a route-map in",
+     "ROUTE-MISSING", lambda r: _missing_policy(r, "   bgp missing-policy direction in action deny\n",
+                                               drop="   neighbor 10.11.0.1 route-map PLANE-A-IN in\n")),
+    ("EOS `missing-policy ... deny-in-out` of one neighbor without a route-map in: what it is sent stops too",
+     "ROUTE-MISSING", lambda r: _missing_policy(r, "   neighbor 10.11.0.1 missing-policy direction in action deny-in-out\n",
+                                               drop="   neighbor 10.11.0.1 route-map PLANE-A-IN in\n")),
+    ("EOS `missing-policy direction out action deny` under `address-family ipv4`, one neighbor without a route-map out",
+     "ROUTE-MISSING", lambda r: _missing_policy(r, af="      bgp missing-policy direction out action deny\n",
+                                               drop="   neighbor 10.11.0.1 route-map PLANE-A-OUT out\n")),
+    ("EOS `missing-policy include prefix-list` where the in-policy matches on a prefix-list nobody defined",
+     "ROUTE-MISSING", lambda r: _missing_policy(r, "   bgp missing-policy include prefix-list direction in action deny\n",
+                                               map_line=("route-map PLANE-A-IN permit 10\n",
+                                                         "   match ip address prefix-list NOT-DEFINED\n"))),
     ("EOS `no neighbor` on a spine", "BGP-SESSION-MISSING",
      lambda r: edit(r / SPINE_A / "running-config", "   neighbor 10.11.0.1 route-map PLANE-A-OUT out\n",
                     "   neighbor 10.11.0.1 route-map PLANE-A-OUT out\n   no neighbor 10.11.0.1\n")),
@@ -1550,6 +1578,24 @@ def _spine_neighbor(root: Path, statement: str) -> None:
 
 
 VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
+    ("EOS `bgp missing-policy` deny both ways on a spine whose neighbors all have both route-maps",
+     lambda r: _missing_policy(r, "   bgp missing-policy direction in action deny\n"
+                                  "   bgp missing-policy direction out action deny-in-out\n")),
+    ("EOS missing-policy deny in, and `permit` for the one neighbor without a route-map in",
+     lambda r: _missing_policy(r, "   bgp missing-policy direction in action deny\n"
+                                  "   neighbor 10.11.0.1 missing-policy direction in action permit\n",
+                               drop="   neighbor 10.11.0.1 route-map PLANE-A-IN in\n")),
+    ("EOS missing-policy deny under `router bgp`, `permit` under its `address-family ipv4`",
+     lambda r: _missing_policy(r, "   bgp missing-policy direction in action deny\n",
+                               af="      bgp missing-policy direction in action permit\n",
+                               drop="   neighbor 10.11.0.1 route-map PLANE-A-IN in\n")),
+    ("EOS missing-policy deny taken back by `no bgp missing-policy direction in`",
+     lambda r: _missing_policy(r, "   bgp missing-policy direction in action deny\n"
+                                  "   no bgp missing-policy direction in\n",
+                               drop="   neighbor 10.11.0.1 route-map PLANE-A-IN in\n")),
+    ("EOS `missing-policy direction in action deny-in-out` where a neighbor lacks only its route-map out",
+     lambda r: _missing_policy(r, "   bgp missing-policy direction in action deny-in-out\n",
+                               drop="   neighbor 10.11.0.1 route-map PLANE-A-OUT out\n")),
     ("an EOS spine's in-policy matching an AS-path list of every leaf's and the gateway's AS",
      lambda r: _eos_as_path_match(r, ["ip as-path access-list FABRIC deny _65000_ any",
                                       "ip as-path access-list FABRIC permit ^4200001[0-9]+$ any",
@@ -2091,6 +2137,23 @@ def test_static_routes_over_a_planned_prefix_are_named_with_every_next_hop(clean
     said = [f.message for r in run_checks(load_snapshot(broken)) if r.check == "ROUTE-FIB-OVERRIDE" for f in r.findings]
     assert len(said) == 4
     assert all("its static next hops 10.11.0.0, 10.11.0.2, 10.11.0.4, 10.11.0.6" in m for m in said)
+
+
+def test_eos_missing_policy_deny_in_out_stops_what_the_neighbor_is_sent_too(clean: Path, tmp_path: Path) -> None:
+    root = tmp_path / "b"
+    shutil.copytree(clean, root)
+    _missing_policy(root, "   neighbor 10.11.0.1 missing-policy direction in action deny-in-out\n",
+                    drop="   neighbor 10.11.0.1 route-map PLANE-A-IN in\n")
+    missing = [f.message for r in run_checks(load_snapshot(root)) if r.check == "ROUTE-MISSING" for f in r.errors]
+    # the leaf loses the spine's loopback (sent to it: out), the spine the leaf's prefixes (in)
+    assert any(m.startswith("plane A: 10.10.0.0/32 (originated by a-spine-1)") and "(a-leaf-su1-r0)" in m
+               and "deny-in-out` drops its routes both ways" in m for m in missing), missing
+    assert any("(originated by a-leaf-su1-r0)" in m and "(a-spine-1)" in m for m in missing), missing
+    # the same with the neighbor's route-map in kept: nothing is missing
+    shutil.rmtree(root)
+    shutil.copytree(clean, root)
+    _missing_policy(root, "   neighbor 10.11.0.1 missing-policy direction in action deny-in-out\n")
+    assert not [f for r in run_checks(load_snapshot(root)) for f in r.errors]
 
 
 def test_undefined_route_map_denies(clean: Path, tmp_path: Path) -> None:

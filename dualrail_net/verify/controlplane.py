@@ -41,6 +41,7 @@ import numpy as np
 from dualrail_net.platforms import PlatformError, get_platform
 from dualrail_net.verify.aspaths import list_permits, path_text
 from dualrail_net.verify.ipfast import contains, ip_int, net_str, network_of
+from dualrail_net.verify.nopolicy import policy_stops, requires_policy
 from dualrail_net.verify.model import DEFAULT_LOCAL_PREF, ORIGIN_CODES, AclEntry, BgpInstance, DeviceConfig, Neighbor, RouteMapEntry, StaticRoute, neighbor_named, why_down
 from dualrail_net.verify.routes import (
     PrefixIndex,
@@ -299,12 +300,6 @@ def offered_hold_time(dev: DeviceConfig, inst: BgpInstance, n: Neighbor) -> tupl
 
 def maximum_paths(dev: DeviceConfig, inst: BgpInstance, overrides: Mapping[str, int] | None = None) -> int:
     return inst.maximum_paths or default_paths(dev.platform, overrides)
-
-
-def requires_policy(dev: DeviceConfig, inst: BgpInstance) -> bool:
-    if inst.ebgp_requires_policy is not None:
-        return inst.ebgp_requires_policy
-    return dev.frr_defaults == "traditional"
 
 
 def active(inst: BgpInstance, n: Neighbor) -> bool:
@@ -881,10 +876,10 @@ def external_peers(snap: Snapshot, topo: Topology, node: NodeId) -> list[Externa
                                                              f"than the subnet of {taken.port} and holds {address} "
                                                              f"({peer.name}): its BGP traffic to it goes to {taken.to}"))
             continue
-        if requires_policy(dev, inst) and n.route_map_in is None and n.prefix_list_in is None \
-                and n.filter_list_in is None:
-            out.append(ExternalPeerState(address, True, (), f"{at}: {label} neighbor {address} has no route-map in "
-                                                            "and ebgp-requires-policy is on"))
+        stopped = policy_stops(dev, inst, n, "in", peer.asn != inst.asn)
+        if stopped is not None:
+            out.append(ExternalPeerState(address, True, (), f"{snap.where(node[0], dev.routing_file, stopped.line)}: "
+                                                            f"{label} neighbor {address} {stopped.why}"))
             continue
         # the path as it arrives: the peer's ASN (a planned peer originates what it sends), behind
         # the gateway's `local-as` unless no-prepend
@@ -1174,14 +1169,14 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
             out_map, in_map = out_nbr.route_map_out, in_nbr.route_map_in
             out_mask, out_prepends, outbound = side(src_dev, out_map)
             in_mask, in_prepends, inbound = side(dst_dev, in_map)
-            unpoliced = not ibgp and (requires[src] and out_map is None and out_nbr.prefix_list_out is None
-                                      and out_nbr.filter_list_out is None
-                                      or requires[dst] and in_map is None and in_nbr.prefix_list_in is None
-                                      and in_nbr.filter_list_in is None)
+            unpoliced = policy_stops(src_dev, src_dev.bgp[nodes[src][1]], out_nbr, "out", not ibgp, requires[src]) \
+                is not None or policy_stops(dst_dev, dst_dev.bgp[nodes[dst][1]], in_nbr, "in", not ibgp,
+                                        requires[dst]) is not None
             if unpoliced or out_nbr.filter_list_out is not None and out_nbr.filter_list_out not in src_dev.as_path_lists \
                     or in_nbr.filter_list_in is not None and in_nbr.filter_list_in not in dst_dev.as_path_lists:
-                # ebgp-requires-policy without a policy on one end, or a filter-list on an AS-path
-                # list nobody defined: nothing crosses (a defined list: aspaths.judge_path_filters)
+                # no policy on one end where ebgp-requires-policy or EOS's missing-policy denies
+                # then, or a filter-list on an AS-path list nobody defined: nothing crosses (a
+                # defined list: aspaths.judge_path_filters)
                 mask = 0
             else:
                 mask = out_mask & in_mask

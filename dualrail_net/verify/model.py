@@ -202,11 +202,30 @@ class Neighbor:
     # connecting elsewhere cannot open the session, and still accepts the peer's. None: 179
     port: int | None = None
     port_line: int = 0
+    # EOS `neighbor X missing-policy ...` (its own or its peer-group's): what X's routes of a
+    # direction meet when X has no route-map that way (MissingPolicy); () where not configured
+    missing_policies: tuple[MissingPolicy, ...] = ()
     # defined by `remote-as`, `interface` or a peer-group (FRR takes its other lines only after that)
     defined: bool = False
 
 
 DEFAULT_LOCAL_PREF = 100  # bgpd's and EOS's local preference for a path that carries none
+
+
+@dataclass(frozen=True, slots=True)
+class MissingPolicy:
+    """EOS `bgp missing-policy [include community-list|prefix-list|sub-route-map ...] direction
+    in|out action deny|permit|deny-in-out` (under `router bgp`, its `address-family ipv4`, or per
+    neighbor or peer-group): what happens to a neighbor's routes of ``direction`` when it has no
+    route-map that way, or one the file does not define, or (``includes``) one that matches on a
+    prefix-list or community-list the file does not define. `deny` drops them; `deny-in-out` drops
+    the neighbor's routes both ways; `permit` (EOS's default) takes them as if permitted."""
+
+    direction: str  # "in" | "out"
+    action: str  # "deny" | "permit" | "deny-in-out"
+    includes: frozenset[str]  # of "community-list", "prefix-list", "sub-route-map"
+    line: int
+    af: bool = False  # written under `address-family ipv4` (it wins over the router-level line)
 
 
 @dataclass(frozen=True, slots=True)
@@ -291,6 +310,8 @@ class BgpInstance:
     # `[no] bgp ebgp-requires-policy`; None: the platform's default (FRR `defaults traditional`: on).
     # When on, an eBGP neighbor without a route-map in a direction carries nothing that way
     ebgp_requires_policy: bool | None = None
+    # EOS `bgp missing-policy ...` under `router bgp` or its `address-family ipv4` (MissingPolicy)
+    missing_policies: list[MissingPolicy] = field(default_factory=list)
     peer_groups: set[str] = field(default_factory=set)  # names defined with `neighbor NAME peer-group`
     interface_neighbors: list[str] = field(default_factory=list)  # the unnumbered ones (port names)
     aggregates: list[Aggregate] = field(default_factory=list)

@@ -35,7 +35,6 @@ from dualrail_net.verify.controlplane import (
     plane_nodes,
     SessionKey,
     receive_limit,
-    requires_policy,
     session_key,
     next_hop_verdict,
     session_state,
@@ -43,6 +42,7 @@ from dualrail_net.verify.controlplane import (
     strip_private,
 )
 from dualrail_net.verify.aspaths import list_permits, path_text
+from dualrail_net.verify.nopolicy import policy_stops
 from dualrail_net.verify.ipfast import net_str, network_of
 from dualrail_net.verify.model import ORIGIN_CODES, DeviceConfig, Neighbor, RouteMapEntry
 from dualrail_net.verify.snapshot import Snapshot
@@ -94,6 +94,8 @@ class _Inbound(NamedTuple):
     communities: bool  # the sender sends standard communities (``sends_communities``)
     out_filter: str | None  # the sender's `neighbor filter-list ... out` (an AS-path access list)
     in_filter: str | None  # the receiver's `neighbor filter-list ... in`
+    # nothing crosses for want of a policy on one end (ebgp-requires-policy, EOS's missing-policy)
+    withheld: bool
 
 
 def _sent_as(n: Neighbor, own: int) -> tuple[int, ...]:
@@ -221,7 +223,11 @@ def _converged_plane(snap: Snapshot, topo: Topology, plane: str, path_overrides:
                                         a_nbr.interface or b_nbr.interface, out_nbr.remove_private,
                                         bool(out_nbr.as_override_line), _sent_as(out_nbr, asn[src]),
                                         _taken_as(in_nbr), sends_communities(devices[src[0]], out_nbr),
-                                        out_nbr.filter_list_out, in_nbr.filter_list_in)))
+                                        out_nbr.filter_list_out, in_nbr.filter_list_in,
+                                        policy_stops(devices[src[0]], inst[src], out_nbr, "out",
+                                                     asn[src] != asn[dst]) is not None
+                                        or policy_stops(devices[dst[0]], inst[dst], in_nbr, "in",
+                                                        asn[src] != asn[dst]) is not None)))
     inbound: dict[NodeId, list[_Inbound]] = {node: [] for node in nodes}
     position: list[int] = []  # link number -> its place among its receiver's inbound links
     for dst, link in links:
@@ -299,15 +305,12 @@ def _converge(snap: Snapshot, topo: Topology, nodes: list[NodeId], inbound: Mapp
             nets: list[tuple[int, int]] | None = None
             for src, out_map, in_map, allowas, weight, out_list, in_list, unchanged, sender_address, \
                     receiver_address, unnumbered, strip, override, sent_as, taken_as, communities, out_filter, \
-                    in_filter in inbound[dst]:
+                    in_filter, unpoliced in inbound[dst]:
                 counts[dst].append(0)
                 src_dev = devices[src[0]]
                 src_inst = src_dev.bgp[src[1]]
                 ibgp = asn[src] == asn[dst]
-                if not ibgp and ((requires_policy(src_dev, src_inst) and out_map is None and out_list is None
-                                  and out_filter is None)
-                                 or (requires_policy(dst_dev, dst_inst) and in_map is None and in_list is None
-                                     and in_filter is None)):
+                if unpoliced:
                     continue
                 for prefix, paths in rib[src].items():
                     if prefix in suppressed[src]:

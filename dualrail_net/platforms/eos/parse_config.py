@@ -48,6 +48,8 @@ from dualrail_net.verify.parsers.frr import (
     listen_range_span,
     list_line_read,
     match_list_definition,
+    missing_policy_line,
+    missing_policy_set,
     is_ip,
     is_prefix,
     neighbor_statement,
@@ -407,6 +409,8 @@ def _bgp_statements(inst: BgpInstance, children: list[Node], dev: DeviceConfig) 
             inst.timers, inst.timers_line = timers, child.line
         elif w in _HARMLESS_BGP:
             pass
+        elif _instance_missing_policy(inst, w, child.line, af=False):
+            pass
         elif w == ["shutdown"]:
             inst.shutdown_line = child.line
         elif w == ["no", "shutdown"]:
@@ -443,12 +447,34 @@ def _bgp_statements(inst: BgpInstance, children: list[Node], dev: DeviceConfig) 
                     neighbor_statement(inst, sw, statement.line, eos=True)  # (bgpd's order rule is not EOS's)
                 elif sw[:1] == ["no"] and sw[1:2] == ["neighbor"] and sw[3:] == ["activate"]:
                     neighbor_statement(inst, sw[1:], statement.line, negated=True, eos=True)
+                elif sw[0] == "neighbor" and sw[2:3] == ["missing-policy"] \
+                        and neighbor_statement(inst, sw, statement.line, eos=True, af=True):
+                    pass
+                elif sw[:1] == ["no"] and sw[2:4] == ["missing-policy"] and sw[1] == "neighbor" \
+                        and neighbor_statement(inst, sw[1:], statement.line, negated=True, eos=True, af=True):
+                    pass
+                elif _instance_missing_policy(inst, sw, statement.line, af=True):
+                    pass
                 elif sw[0] == "network" and network_statement(inst, sw, statement.line):
                     pass
                 else:
                     _unmodelled(dev, statement)
         else:
             _unmodelled(dev, child)
+
+
+def _instance_missing_policy(inst: BgpInstance, w: list[str], line: int, af: bool) -> bool:
+    """`[no] bgp missing-policy ...` (MissingPolicy) under `router bgp` or (``af``) its
+    `address-family ipv4`: False where the line is not that."""
+    negated = w[:1] == ["no"]
+    words = w[1:] if negated else w
+    if words[:2] != ["bgp", "missing-policy"]:
+        return False
+    policy = missing_policy_line(words[2:], line, af, negated)
+    if policy is None:
+        return False
+    inst.missing_policies = list(missing_policy_set(inst.missing_policies, policy, negated))
+    return True
 
 
 EOS_DYNAMIC_PEER_MAX = 1000  # EOS's default `dynamic peer max` (not measured)

@@ -11,6 +11,7 @@ from dualrail_net.verify.controlplane import static_at
 from dualrail_net.verify.findings import Finding
 from dualrail_net.verify.ipfast import net_str
 from dualrail_net.verify.model import leak_instance
+from dualrail_net.verify.nopolicy import policy_stops
 from dualrail_net.verify.routes import bits, explain_prefix_list, explain_route_map
 from dualrail_net.verify.topology import Endpoint
 
@@ -285,7 +286,6 @@ def external_policy(ctx: Context) -> list[Finding]:
     routed prefixes: a peer of plane B that may hand plane A's addresses into B's VRF makes B reach
     them (outside is where the planes would meet). The peer's planned prefixes are the model's
     (BGP-EXTERNAL-DOWN, ROUTE-*); this judges what else the policy would let in."""
-    from dualrail_net.verify.controlplane import requires_policy
     out = []
     why = "what the outside sends in one plane's VRF must never be another plane's address space"
     routed = ctx.snap.manifest.routed_prefixes
@@ -299,10 +299,11 @@ def external_policy(ctx: Context) -> list[Finding]:
             if inst is None or n is None:
                 continue  # no session: BGP-EXTERNAL-DOWN
             where = ctx.snap.where(name, dev.routing_file, n.line)
+            if policy_stops(dev, inst, n, "in", peer.asn != inst.asn) is not None:
+                continue  # it takes nothing (ebgp-requires-policy, EOS's missing-policy)
             if n.route_map_in is None and n.prefix_list_in is None:
-                if not requires_policy(dev, inst):
-                    out.append(finding([name], peer.plane, f"{where}: {name} takes every route from external peer "
-                                       f"{peer.name} ({address}) into VRF {peer.vrf}: no route-map in", why))
+                out.append(finding([name], peer.plane, f"{where}: {name} takes every route from external peer "
+                                   f"{peer.name} ({address}) into VRF {peer.vrf}: no route-map in", why))
                 continue
             # a neighbor's prefix-list, then its route-map: what both permit is taken
             taken = [prefix for plane, prefixes in routed.items() if plane != peer.plane for prefix in prefixes

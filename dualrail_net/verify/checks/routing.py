@@ -36,9 +36,9 @@ from dualrail_net.verify.controlplane import (
     remove_private_word,
     sends_communities,
     planned_prefixes,
-    requires_policy,
     static_in_rib,
 )
+from dualrail_net.verify.nopolicy import policy_stops
 from dualrail_net.verify.findings import Finding, Severity
 from dualrail_net.verify.ipfast import dotted, ip_int, net_str, network_of
 from dualrail_net.verify.model import (
@@ -276,11 +276,10 @@ def _policy_reason(ctx: Context, state: SessionState, sender: NodeId, receiver: 
             return (f"{_loc(ctx, node[0], at)}: {_label(node)} "
                     f"neighbor {nbr.address} filter-list {path_filter} {direction}: the AS-path list is not "
                     "defined (an undefined list denies everything)")
+        stopped = policy_stops(dev, dev.bgp[node[1]], nbr, direction, s.a_asn != s.b_asn)
+        if stopped is not None:
+            return f"{_loc(ctx, node[0], stopped.line)}: {_label(node)} neighbor {nbr.address} {stopped.why}"
         if name is None:
-            inst = dev.bgp[node[1]]
-            if plist is None and path_filter is None and requires_policy(dev, inst) and s.a_asn != s.b_asn:
-                return (f"{_loc(ctx, node[0], nbr.line)}: {_label(node)} neighbor {nbr.address} has no route-map "
-                        f"{direction} and ebgp-requires-policy is on (FRR `defaults traditional`)")
             continue
         permitted, line, why = explain_route_map(dev, name, prefix)
         if not permitted:
@@ -521,10 +520,11 @@ def external_export(ctx: Context, view: PlaneView) -> list[Finding]:
                                        f"external peer {peer.name} ({state.address}): what it keeps back is not "
                                        "judged", why, Severity.WARNING))
                 continue
-            if requires_policy(dev, inst) and n.route_map_out is None and n.prefix_list_out is None:
-                out.append(finding([node[0]], control.plane, f"{_loc(ctx, node[0], n.line)}: {_label(node)} sends "
-                                   f"external peer {peer.name} ({state.address}) nothing: no route-map out and "
-                                   "ebgp-requires-policy is on", why))
+            stopped = policy_stops(dev, inst, n, "out", peer.asn != inst.asn)
+            if stopped is not None:
+                out.append(finding([node[0]], control.plane, f"{_loc(ctx, node[0], stopped.line)}: {_label(node)} "
+                                   f"sends external peer {peer.name} ({state.address}) nothing: it {stopped.why}",
+                                   why))
                 continue
             # the bitset masks decide (the model's own evaluation), the plain reading names the cause
             sent = held & prefix_list_mask(dev, n.prefix_list_out, index, full, []) \

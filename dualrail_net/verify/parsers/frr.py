@@ -21,7 +21,7 @@ import operator
 import re
 import threading
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -32,6 +32,7 @@ from dualrail_net.verify.model import (
     Aggregate,
     BgpInstance,
     DeviceConfig,
+    MissingPolicy,
     Neighbor,
     Interface,
     PrefixListEntry,
@@ -535,8 +536,44 @@ def _standard_communities(which: list[str], eos: bool) -> bool | None:
     return which[0] in ("all", "both", "standard")
 
 
+_MISSING_POLICY_INCLUDES = frozenset({"community-list", "prefix-list", "sub-route-map"})
+
+
+def missing_policy_line(w: list[str], line: int, af: bool = False,
+                        negated: bool = False) -> MissingPolicy | None:
+    """The words after EOS's `missing-policy` (`[include KIND ...] direction in|out action
+    deny|permit|deny-in-out`) as a MissingPolicy; None where they are not that form. Taken back
+    (``negated``: `no ... missing-policy [include ...] direction D [action A]`), the action may be
+    left out: the result then says only the direction (its action "")."""
+    includes: set[str] = set()
+    i = 0
+    if w[:1] == ["include"]:
+        i = 1
+        while i < len(w) and w[i] in _MISSING_POLICY_INCLUDES and w[i] not in includes:
+            includes.add(w[i])
+            i += 1
+        if not includes:
+            return None
+    rest = w[i:]
+    if len(rest) < 2 or rest[0] != "direction" or rest[1] not in ("in", "out"):
+        return None
+    if negated and len(rest) == 2:
+        return MissingPolicy(rest[1], "", frozenset(includes), line, af)
+    if len(rest) != 4 or rest[2] != "action" or rest[3] not in ("deny", "permit", "deny-in-out"):
+        return None
+    return MissingPolicy(rest[1], rest[3], frozenset(includes), line, af)
+
+
+def missing_policy_set(policies: Sequence[MissingPolicy], policy: MissingPolicy,
+                       negated: bool = False) -> tuple[MissingPolicy, ...]:
+    """``policies`` with ``policy`` in place of the one for its direction at its level (negated:
+    without it)."""
+    kept = tuple(p for p in policies if p.direction != policy.direction or p.af != policy.af)
+    return kept if negated else kept + (policy,)
+
+
 def neighbor_statement(inst: BgpInstance, w: list[str], line: int = 0, negated: bool = False,
-                       eos: bool = False) -> bool:
+                       eos: bool = False, af: bool = False) -> bool:
     """`neighbor ADDR|GROUP remote-as|description|route-map|peer-group|shutdown|activate ...`: the
     same words in FRR and EOS, but for the receive limit (FRR `maximum-prefix`, EOS `maximum-routes`,
     ``eos``). False for a neighbor statement the model does not read (timers, update-source, an
@@ -593,6 +630,13 @@ def neighbor_statement(inst: BgpInstance, w: list[str], line: int = 0, negated: 
         n.port, n.port_line = port, line
         return True
     if verb in _SESSION_TIMING or eos and w[2:] == ["rib-in", "pre-policy", "retain"]:
+        return True
+    if verb == "missing-policy" and eos:
+        policy = missing_policy_line(w[3:], line, af, negated)
+        if policy is None:
+            return False
+        n = _neighbor(inst, w, line)
+        n.missing_policies = missing_policy_set(n.missing_policies, policy, negated)
         return True
     if negated:
         if verb == "activate" and len(w) == 3:
@@ -2020,6 +2064,10 @@ def take_group(n: Neighbor, group: Neighbor, frr: bool = True) -> bool:
     if took_rr:
         n.rr_client_line = group.rr_client_line
     n.password_opaque = n.password_opaque or group.password_opaque
+    # (a member's own line for a direction wins over its group's)
+    n.missing_policies = n.missing_policies + tuple(
+        policy for policy in group.missing_policies
+        if all(own.direction != policy.direction or own.af != policy.af for own in n.missing_policies))
     if n.activate is None:
         n.activate = group.activate
     return took_rr

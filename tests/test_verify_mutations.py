@@ -317,6 +317,12 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
      "ROUTE-MISSING", lambda r: _missing_policy(r, "   bgp missing-policy include prefix-list direction in action deny\n",
                                                map_line=("route-map PLANE-A-IN permit 10\n",
                                                          "   match ip address prefix-list NOT-DEFINED\n"))),
+    ("EOS `no qos trust` on a spine port (EOS's untrusted port: everything in class 0)", "QOS-TRUST",
+     lambda r: edit(r / SPINE_A / "running-config", "   qos trust dscp\n", "   no qos trust\n")),
+    ("EOS `no qos trust dscp` on a spine port", "QOS-TRUST",
+     lambda r: edit(r / SPINE_A / "running-config", "   qos trust dscp\n", "   no qos trust dscp\n")),
+    ("EOS `qos trust dscp` then `no qos trust` on a spine port (the last line decides)", "QOS-TRUST",
+     lambda r: edit(r / SPINE_A / "running-config", "   qos trust dscp\n", "   qos trust dscp\n   no qos trust\n")),
     ("EOS `no neighbor` on a spine", "BGP-SESSION-MISSING",
      lambda r: edit(r / SPINE_A / "running-config", "   neighbor 10.11.0.1 route-map PLANE-A-OUT out\n",
                     "   neighbor 10.11.0.1 route-map PLANE-A-OUT out\n   no neighbor 10.11.0.1\n")),
@@ -1578,6 +1584,10 @@ def _spine_neighbor(root: Path, statement: str) -> None:
 
 
 VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
+    ("EOS `default qos trust` on a spine's routed port (its default: dscp)",
+     lambda r: edit(r / SPINE_A / "running-config", "   qos trust dscp\n", "   default qos trust\n")),
+    ("EOS `no qos trust` then `qos trust dscp` on a spine port (the last line decides)",
+     lambda r: edit(r / SPINE_A / "running-config", "   qos trust dscp\n", "   no qos trust\n   qos trust dscp\n")),
     ("EOS `bgp missing-policy` deny both ways on a spine whose neighbors all have both route-maps",
      lambda r: _missing_policy(r, "   bgp missing-policy direction in action deny\n"
                                   "   bgp missing-policy direction out action deny-in-out\n")),
@@ -1673,8 +1683,8 @@ VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
                     "ip prefix-list LOCAL-A seq 20 permit 10.12.0.0/26\nip prefix-list LOCAL-A deny 10.12.0.0/26\n")),
     ("a leaf's outbound route-map entry re-entered to set MED 0",
      lambda r: edit(r / LEAF_A / "frr.conf", "\nend\n", "\nroute-map LOCAL-A-OUT permit 10\n set metric 0\nexit\nend\n")),
-    ("EOS `no qos trust` on a routed port (DSCP, its default there)",
-     lambda r: edit(r / SPINE_A / "running-config", "   qos trust dscp\n", "   qos trust dscp\n   no qos trust\n", 1)),
+    ("EOS `default qos trust` after `qos trust dscp` on a routed port (DSCP, its default there)",
+     lambda r: edit(r / SPINE_A / "running-config", "   qos trust dscp\n", "   qos trust dscp\n   default qos trust\n", 1)),
     ("an EOS route-map entry without its sequence number (EOS takes 10)",
      lambda r: edit(r / SPINE_A / "running-config", "route-map PLANE-A-IN permit 10\n", "route-map PLANE-A-IN permit\n")),
     ("a leaf in `bgp max-med administrative` (each spine hears its prefixes from it alone)",

@@ -74,7 +74,7 @@ class Interface:
     # what the port's own statements say about routing what it receives (ifupdown2 `ip-forward`, a
     # `sysctl net.ipv4.conf.PORT.forwarding=N` command): (on, line, statement); None: nothing said
     forwarding: tuple[bool, int, str] | None = None
-    trust: str | None = None  # QoS trust source ("dscp", "cos"); None: not said in the file
+    trust: str | None = None  # QoS trust source ("dscp", "cos", UNTRUSTED); None: not said in the file
     link: LinkSettings | None = None  # speed, FEC, autonegotiation as configured (None: none said)
     # each DWRR traffic class's share of the port under contention, in percent (weights turned into
     # shares by the parser; EOS and NVUE write percents); None: no DWRR scheduling configured
@@ -209,6 +209,7 @@ class Neighbor:
     defined: bool = False
 
 
+UNTRUSTED = "untrusted"  # Interface.trust of a port that trusts no marking (EOS `no qos trust`)
 DEFAULT_LOCAL_PREF = 100  # bgpd's and EOS's local preference for a path that carries none
 
 

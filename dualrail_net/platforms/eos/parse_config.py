@@ -29,6 +29,7 @@ from dualrail_net.verify.model import (
     ListenPeers,
     ManagementUser,
     StaticRoute,
+    UNTRUSTED,
     syslog_transport_astray,
 )
 from dualrail_net.verify.parsers import link
@@ -266,6 +267,10 @@ def _interface(node: Node, name: str, dev: DeviceConfig, routed: set[str], pfc_o
             iface.down = ""
         elif w[:2] == ["qos", "trust"] and len(w) == 3:
             iface.trust = w[2]
+        elif w[:3] == ["no", "qos", "trust"] and len(w) <= 4:
+            # EOS writes a port that trusts nothing so (AVD's `trust: disabled`): every packet in
+            # traffic class 0; `default qos trust` gives the port its default back (_interface_default)
+            iface.trust = UNTRUSTED
         elif w == ["priority-flow-control", "on"] or w == ["priority-flow-control", "mode", "on"]:
             pfc_on.add(name)
         elif w == ["no", "priority-flow-control"]:
@@ -310,7 +315,7 @@ def _interface_default(iface: Interface, w: list[str], dev: DeviceConfig, routed
     elif w == ["mtu"] or w[:1] == ["mtu"] and len(w) == 2:
         iface.mtu = None
     elif w[:2] == ["qos", "trust"] and len(w) <= 3:
-        iface.trust = None
+        iface.trust = None  # (`default qos trust`; `no qos trust` is read above: untrusted)
     elif w[:2] == ["priority-flow-control", "priority"] and len(w) in (3, 4) and (prio := _int(w[2], 7)) is not None:
         if iface.pfc_priorities is not None:
             iface.pfc_priorities = [p for p in iface.pfc_priorities if p != prio] or None

@@ -12,7 +12,7 @@ from functools import cache, partial
 from typing import Any
 
 from dualrail_net.verify.checks import BASE, Context, PortGroup, TOPOLOGY, check, finding
-from dualrail_net.verify.model import EcnProfile
+from dualrail_net.verify.model import UNTRUSTED, EcnProfile
 from dualrail_net.verify.findings import Finding
 
 
@@ -402,6 +402,9 @@ def trust(ctx: Context) -> list[Finding]:
             out.append(finding([name], plane, f"{name} qos_features.conf: traffic.packet_priority_source_set is "
                                               f"{said}, not [dscp]", why))
         for iface in dev.interfaces.values():
-            if iface.trust not in (None, "dscp"):
+            if iface.trust == UNTRUSTED:
+                out.append(finding([name], plane, f"{name} {iface.name}: `no qos trust`: the port trusts no marking "
+                                                  "(every packet in traffic class 0), not dscp", why))
+            elif iface.trust not in (None, "dscp"):
                 out.append(finding([name], plane, f"{name} {iface.name}: qos trust {iface.trust}, not dscp", why))
     return out

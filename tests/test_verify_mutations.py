@@ -323,6 +323,10 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
      lambda r: edit(r / SPINE_A / "running-config", "   qos trust dscp\n", "   no qos trust dscp\n")),
     ("EOS `qos trust dscp` then `no qos trust` on a spine port (the last line decides)", "QOS-TRUST",
      lambda r: edit(r / SPINE_A / "running-config", "   qos trust dscp\n", "   qos trust dscp\n   no qos trust\n")),
+    ("NCCL_IB_TC=0104: a leading 0 is octal to NCCL's strtoll (68: DSCP 17, not RoCE's 26)",
+     "HOST-NCCL-TC", lambda r: edit(r / "servers/gpu001/nccl.env", "NCCL_IB_TC=104", "NCCL_IB_TC=0104")),
+    ("NCCL_IB_GID_INDEX=0x0 (hex 0 to NCCL: GID 0, RoCEv1)", "HOST-NCCL-GID",
+     lambda r: edit(r / "servers/gpu001/nccl.env", "NCCL_IB_GID_INDEX=3", "NCCL_IB_GID_INDEX=0x0")),
     ("EOS `no neighbor` on a spine", "BGP-SESSION-MISSING",
      lambda r: edit(r / SPINE_A / "running-config", "   neighbor 10.11.0.1 route-map PLANE-A-OUT out\n",
                     "   neighbor 10.11.0.1 route-map PLANE-A-OUT out\n   no neighbor 10.11.0.1\n")),
@@ -1584,6 +1588,11 @@ def _spine_neighbor(root: Path, statement: str) -> None:
 
 
 VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
+    ("NCCL_IB_TC in hex and NCCL_IB_GID_INDEX in octal (NCCL reads its numbers with strtoll, base 0)",
+     lambda r: edit_each(r / "servers/gpu001/nccl.env", "NCCL_IB_TC=104", "NCCL_IB_TC=0x68",
+                         "NCCL_IB_GID_INDEX=3", "NCCL_IB_GID_INDEX=03")),
+    ("NCCL_IB_TIMEOUT in hex (NCCL's strtoll reads 0x16 as 22)",
+     lambda r: edit(r / "servers/gpu001/nccl.env", "NCCL_IB_TIMEOUT=22", "NCCL_IB_TIMEOUT=0x16")),
     ("EOS `default qos trust` on a spine's routed port (its default: dscp)",
      lambda r: edit(r / SPINE_A / "running-config", "   qos trust dscp\n", "   default qos trust\n")),
     ("EOS `no qos trust` then `qos trust dscp` on a spine port (the last line decides)",
@@ -2693,3 +2702,25 @@ def test_a_leaf_originating_another_leafs_prefix_is_told_it_originates_it(clean:
     results = {r.check: r for r in run_checks(load_snapshot(broken))}
     width = [f.message for f in results["ROUTE-ECMP-WIDTH"].findings if f.message.startswith("a-leaf-su1-r0 ")]
     assert width and all("a-leaf-su1-r0 originates it itself" in m for m in width), width
+
+
+def test_nccl_numbers_read_as_strtoll_base_0_reads_them() -> None:
+    """nccl_number against the C library's own strtoll (NCCL's ncclLoadParam calls it with base 0
+    and looks at nothing after the number): the same number for every text, None where NCCL keeps
+    its default (empty, or past int64)."""
+    import ctypes
+    import random
+
+    from dualrail_net.verify.checks.hosts import nccl_number
+
+    libc = ctypes.CDLL(None)
+    libc.strtoll.restype = ctypes.c_longlong
+    libc.strtoll.argtypes = [ctypes.c_char_p, ctypes.c_void_p, ctypes.c_int]
+    rng = random.Random(37)
+    pieces = ["", " ", "\t", "+", "-", "0", "0x", "0X", "1", "7", "8", "9", "a", "F", "g", "x", "104", "#", "=", "00"]
+    texts = ["104", "0x68", "0150", " 104", "104abc", "abc", "-1", "0x", "0x1g", "08", "+7", "- 1", "0X1F"]
+    texts += ["".join(rng.choice(pieces) for _ in range(rng.randint(1, 5))) for _ in range(3000)]
+    for text in texts:
+        expected = libc.strtoll(text.encode(), None, 0) if text else None
+        assert nccl_number(text) == expected, text
+    assert nccl_number("9" * 30) is None  # ERANGE: NCCL keeps its default

@@ -21,10 +21,15 @@ from dualrail_net.manifest import TopologyNetEntry
 from dualrail_net.render.servers import HOST_PATHS
 from dualrail_net.resolve.model import BGP_TIMERS
 from dualrail_net.verify.checks import BASE, TOPOLOGY, Context, check, finding
-from dualrail_net.verify.checks.hosts import ROCE_V2_IPV4_GID_INDEX, hca_devices, roce_classes, traffic_class_fault
+from dualrail_net.verify.checks.hosts import (
+    ROCE_V2_IPV4_GID_INDEX,
+    hca_devices,
+    nccl_number,
+    roce_classes,
+    traffic_class_fault,
+)
 from dualrail_net.verify.findings import Finding
 from dualrail_net.verify.model import TopologyNet
-from dualrail_net.verify.parsers.files import is_decimal
 from dualrail_net.verify.parsers.hostfiles import unit_conditions
 MAX_IB_TIMEOUT = 31  # 5 bits in the QP attribute
 MAX_RETRY_CNT = 7  # 3 bits
@@ -144,7 +149,7 @@ def nccl_transport(ctx: Context) -> list[Finding]:
             out.append(finding([name], "", f"{name}: UCX_NET_DEVICES uses {', '.join(ucx) or 'nothing'}, the server's "
                                f"RDMA devices are {', '.join(planned)}",
                                "MPI traffic leaves part of the fabric idle or uses a device outside the plan"))
-        if env.get("UCX_IB_GID_INDEX") != ROCE_V2_IPV4_GID_INDEX:
+        if env.get("UCX_IB_GID_INDEX") != str(ROCE_V2_IPV4_GID_INDEX):
             out.append(finding([name], "", f"{name}: UCX_IB_GID_INDEX is {env.get('UCX_IB_GID_INDEX') or 'not set'}, "
                                f"not {ROCE_V2_IPV4_GID_INDEX} (RoCEv2, IPv4-mapped)",
                                "UCX picks another GID: RoCEv1 or IPv6 link-local is not routed between leaves"))
@@ -172,7 +177,8 @@ def nccl_transport(ctx: Context) -> list[Finding]:
                                    f"{ib_plane} is {device}", "an IB job would use another plane's port, or none"))
         for key, _, top in QP_SETTINGS:
             value = env.get(key)
-            if value is not None and (not is_decimal(value) or not 0 < int(value) <= top):
+            number = nccl_number(value)
+            if value and (number is None or not 0 < number <= top):
                 out.append(finding([name], "", f"{name}: {key}={value} is outside 1-{top}",
                                    "the verbs layer rejects the QP attribute: NCCL fails to connect"))
         out += _qp_patience(name, env)
@@ -210,11 +216,11 @@ def _qp_patience(name: str, env: dict[str, str]) -> list[Finding]:
     reported above) against the time the plane takes to route around a silently dead link."""
     values = []
     for key, default, top in QP_SETTINGS:
-        value = env.get(key)
-        if value is None:
+        number = nccl_number(env.get(key))
+        if number is None:
             values.append(default)
-        elif is_decimal(value) and 0 < int(value) <= top:
-            values.append(int(value))
+        elif 0 < number <= top:
+            values.append(number)
         else:
             return []
     waits = qp_gives_up_after(*values)
@@ -229,14 +235,6 @@ def _qp_patience(name: str, env: dict[str, str]) -> list[Finding]:
 
 def _duration(seconds: float) -> str:
     return f"{seconds * 1000:.1f} ms" if seconds < 1 else f"{seconds:.1f} s"
-
-
-def _nccl_int(value: str | None) -> int | None:
-    """An integer setting as NCCL reads it (strtoll of the whole value; anything else, or nothing, is
-    its default: None here)."""
-    text = (value or "").strip()
-    digits = text[1:] if text[:1] in "+-" else text
-    return int(text) if digits and is_decimal(digits) else None
 
 
 NCCL_MAX_QPS = 128  # NCCL_IB_QPS_PER_CONNECTION's largest value (NCCL_IB_MAX_QPS)
@@ -263,7 +261,7 @@ NCCL_NEVER_LEVELS = frozenset({"LOC", "0"})
 def _paths_turned_off(env: dict[str, str]) -> list[tuple[str, str, str]]:
     """The data paths a server's NCCL settings switch off for every GPU: (variable, value, what)."""
     out = []
-    if _nccl_int(env.get("NCCL_P2P_DISABLE")):
+    if nccl_number(env.get("NCCL_P2P_DISABLE")):
         out.append(("NCCL_P2P_DISABLE", env["NCCL_P2P_DISABLE"], "GPUs never reach each other directly (NVLink, PCIe)"))
     if env.get("NCCL_P2P_LEVEL", "").strip().upper() in NCCL_NEVER_LEVELS:
         out.append(("NCCL_P2P_LEVEL", env["NCCL_P2P_LEVEL"], "GPUs never reach each other directly (NVLink, PCIe)"))
@@ -276,7 +274,7 @@ def _paths_turned_off(env: dict[str, str]) -> list[tuple[str, str, str]]:
 def _transport_choice(name: str, env: dict[str, str], planes: int) -> list[Finding]:
     """Whether NCCL takes the RDMA transport at all, and keeps each ring on one NIC."""
     out = []
-    if _nccl_int(env.get("NCCL_IB_DISABLE")):
+    if nccl_number(env.get("NCCL_IB_DISABLE")):
         out.append(finding([name], "", f"{name}: NCCL_IB_DISABLE={env['NCCL_IB_DISABLE']}: NCCL never uses the "
                            "RDMA ports", "every collective falls back to TCP sockets: a fraction of the fabric's "
                            "bandwidth"))
@@ -289,7 +287,7 @@ def _transport_choice(name: str, env: dict[str, str], planes: int) -> list[Findi
                "collectives leave the planned RDMA ports (a network plugin the plan does not know)")
         out.append(finding([name], "", f"{name}: NCCL_NET={net or '(empty)'}: NCCL uses that network, not its RDMA "
                            "(IB verbs) transport", why))
-    qps = _nccl_int(env.get("NCCL_IB_QPS_PER_CONNECTION"))
+    qps = nccl_number(env.get("NCCL_IB_QPS_PER_CONNECTION"))
     if qps is not None and not 1 <= qps <= NCCL_MAX_QPS:
         out.append(finding([name], "", f"{name}: NCCL_IB_QPS_PER_CONNECTION={env['NCCL_IB_QPS_PER_CONNECTION']}: not "
                            f"1 to {NCCL_MAX_QPS} queue pairs per connection", "NCCL refuses the value or opens no "
@@ -298,7 +296,7 @@ def _transport_choice(name: str, env: dict[str, str], planes: int) -> list[Findi
     if tls is not None and not ucx_takes_rdma(tls):
         out.append(finding([name], "", f"{name}: UCX_TLS={tls or '(empty)'}: UCX takes no RDMA transport (rc, dc, ud)",
                            "MPI traffic (Open MPI's pml ucx) runs over TCP or not at all, never the RDMA ports"))
-    cross = _nccl_int(env.get("NCCL_CROSS_NIC"))
+    cross = nccl_number(env.get("NCCL_CROSS_NIC"))
     if planes > 1 and cross != 0:
         said = f"{env['NCCL_CROSS_NIC']}" if cross is not None else "not set (NCCL takes its default, 2)"
         out.append(finding([name], "", f"{name}: NCCL_CROSS_NIC is {said}: a ring may join different NICs on two "

@@ -24,7 +24,7 @@ from dualrail_net.verify.ipfast import contains, dotted, ip_int
 from dualrail_net.verify.model import ServerConfig
 from dualrail_net.verify.parsers.files import is_decimal
 
-ROCE_V2_IPV4_GID_INDEX = "3"
+ROCE_V2_IPV4_GID_INDEX = 3
 
 
 def hca_devices(value: str | None) -> list[str]:
@@ -118,21 +118,49 @@ def nccl_gid(ctx: Context) -> list[Finding]:
         if srv is None:
             continue
         value = srv.env.get("NCCL_IB_GID_INDEX")
-        if value != ROCE_V2_IPV4_GID_INDEX:
+        if nccl_number(value) != ROCE_V2_IPV4_GID_INDEX:
             out.append(finding([name], "", f"{name}: NCCL_IB_GID_INDEX is {value or 'not set'}, not "
                                f"{ROCE_V2_IPV4_GID_INDEX} (RoCEv2, IPv4-mapped)",
                                "another GID is RoCEv1 or IPv6 link-local: the traffic is not routed IP between leaves"))
     return out
 
 
-def traffic_class_fault(value: str | None, wanted: list[int]) -> str | None:
+_INT64 = 1 << 63
+
+
+def nccl_number(value: str | None) -> int | None:
+    """An NCCL integer parameter (NCCL_IB_TC, NCCL_IB_GID_INDEX ...) as NCCL reads it
+    (ncclLoadParam: ``strtoll(str, NULL, 0)``, the rest of the text not looked at): leading blanks,
+    a sign, then `0x` hex, a leading `0` octal or decimal digits, up to the first other character
+    (none: 0); None where NCCL keeps its default (not set, empty, or out of int64's range)."""
+    if not value:
+        return None
+    text = value.lstrip(" \t\n\v\f\r")
+    sign = -1 if text[:1] == "-" else 1
+    text = text[1:] if text[:1] in ("-", "+") else text
+    base, digits = 10, "0123456789"
+    if text[:2].lower() == "0x" and text[2:3].lower() in tuple("0123456789abcdef"):
+        base, digits, text = 16, "0123456789abcdef", text[2:]
+    elif text[:1] == "0":
+        base, digits = 8, "01234567"
+    end = 0
+    while end < len(text) and text[end].lower() in digits:
+        end += 1
+    number = sign * int(text[:end], base) if end else 0
+    return number if -_INT64 <= number < _INT64 else None
+
+
+def traffic_class_fault(value: str | None, wanted: list[int], read: Callable[[str | None], int | None] | None = None
+                        ) -> str | None:
     """What is wrong with a RoCE traffic-class byte (NCCL_IB_TC, UCX_IB_TRAFFIC_CLASS), or None. The
     byte is the IP ToS: DSCP in its upper six bits, ECN in its lower two. ``wanted`` holds the RoCE
     DSCPs << 2; ECN bits 01/10 (ECT, e.g. NCCL_IB_TC=106 for DSCP 26) only say the sender does ECN,
-    which DCQCN wants anyway; 11 is Congestion Experienced on every packet."""
-    if value is None or not is_decimal(value) or int(value) > 255:
+    which DCQCN wants anyway; 11 is Congestion Experienced on every packet. ``read``: how the
+    consumer reads the number (nccl_number for NCCL; decimal digits only when not given)."""
+    number = read(value) if read is not None else (int(value) if value is not None and is_decimal(value) else None)
+    if number is None or not 0 <= number <= 255:
         return f"is {value or 'not set'}, the fabric expects {' or '.join(map(str, wanted))}"
-    tos = int(value)
+    tos = number
     if (tos & ~3) not in wanted:
         return (f"is {tos} (DSCP {tos >> 2}), the fabric's RoCE class is DSCP "
                 f"{', '.join(str(w >> 2) for w in wanted)} (traffic class {' or '.join(map(str, wanted))})")
@@ -152,7 +180,7 @@ def nccl_tc(ctx: Context) -> list[Finding]:
         if srv is None:
             continue
         wanted = roce_classes(markers, entry.planes)
-        fault = traffic_class_fault(srv.env.get("NCCL_IB_TC"), wanted) if wanted else None
+        fault = traffic_class_fault(srv.env.get("NCCL_IB_TC"), wanted, nccl_number) if wanted else None
         if fault:
             out.append(finding([name], "", f"{name}: NCCL_IB_TC {fault}",
                                "RoCE would arrive in a class without PFC and ECN, or marked congested: drops, "
@@ -444,7 +472,7 @@ def nic_qos(ctx: Context) -> list[Finding]:
             out.append(finding([name], "", f"{where}: missing: the NICs keep their defaults (PCP trust, no PFC, "
                                "no ECN)", why))
             continue
-        nccl_tc = _int(srv.env.get("NCCL_IB_TC"))
+        nccl_tc = nccl_number(srv.env.get("NCCL_IB_TC"))
         for port in entry.ports:
             mark = markers.get(port.plane)
             line = srv.nic_qos.get(port.ifname)

@@ -14,6 +14,10 @@ A folder is ours when we created it (it did not exist or was empty) or when it h
 * on a re-render only the files the previous marker listed and this render no longer produces are
   removed (then their directories, if empty).
 
+Every refusal is looked for before the first write (``_refuse_before_writing``), so a refused write
+changes nothing; the write still checks each path as it goes (a link planted in between is refused
+there, part-way, and said so).
+
 The marker is written before the files (listing old and new, so an interrupted write still owns what
 it wrote) and again after them (listing exactly the new files).
 """
@@ -260,6 +264,7 @@ def write_owned(files: Mapping[str, str | bytes], out: Path, protected: Iterable
     dirs = _Dirs(root_fd, out)
     written = removed = 0
     try:
+        _refuse_before_writing(dirs, files, ours if previous is not None else None, out)
         _write_replace(root_fd, MARKER, _marker_bytes(ours | set(files)))
         for rel, content in files.items():
             data = content.encode() if isinstance(content, str) else content
@@ -294,6 +299,34 @@ def write_owned(files: Mapping[str, str | bytes], out: Path, protected: Iterable
         os.close(root_fd)
     foreign = sum(1 for _ in _walk_files(out)) - len(files)
     return WriteReport(written, removed, max(0, foreign))
+
+
+def _refuse_before_writing(dirs: _Dirs, files: Iterable[str], ours: set[str] | None, out: Path) -> None:
+    """Every refusal the write would meet, found before it writes anything (so a refused write
+    changes nothing): a link or a non-folder where one of the files' folders is, a link or a
+    non-regular file where a file goes, a file ``ours`` (the previous marker's list; None: a new or
+    empty folder) does not list. The write keeps its own checks: this is not a lock (a link planted
+    between the two is still refused, by the write, part-way)."""
+    for rel in files:
+        folder, _, name = rel.rpartition("/")
+        try:
+            dir_fd = dirs.get(folder, create=False)
+        except OutputRefused as exc:
+            raise OutputRefused(f"{exc}; nothing was changed") from None
+        if dir_fd is None:
+            continue  # (a folder still to be made holds nothing yet)
+        try:
+            mode = os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_mode
+        except FileNotFoundError:
+            continue
+        if stat.S_ISLNK(mode):
+            raise OutputRefused(f"{_q(out / rel)} is a symlink; dualrail never follows links in its output "
+                                "(remove it); nothing was changed")
+        if not stat.S_ISREG(mode):
+            raise OutputRefused(f"{_q(out / rel)} is not a regular file; remove it; nothing was changed")
+        if ours is not None and rel not in ours:
+            raise OutputRefused(f"{_q(out / rel)} exists but dualrail did not write it; move it away; "
+                                "nothing was changed")
 
 
 def _remove_empty_dirs(root_fd: int, folder: str) -> None:

@@ -337,6 +337,34 @@ def test_a_foreign_file_where_a_render_would_write_is_not_overwritten(workdir: P
     assert (out / "servers" / "gpu099" / "nccl.env").read_text() == "hand-made"
 
 
+@pytest.mark.parametrize("planted", ["linked folder", "linked file", "foreign file", "fifo"])
+def test_a_refused_render_changes_nothing(workdir: Path, planted: str) -> None:
+    """A refusal met part-way used to leave the files written before it (a hand edit of the first
+    device overwritten by a render that then stopped): every refusal is found before the first write."""
+    inv, out, outside = workdir / "inv", workdir / "build", workdir / "outside"
+    outside.mkdir()
+    assert run_cli("render", "-i", str(inv), "-o", str(out))[0] == 0
+    (out / "plane-A" / "a-spine-1" / "running-config").write_text("hand edit")  # written early by a render
+    last = out / "servers" / "gpu032"  # what a render writes last
+    if planted == "linked folder":
+        shutil.rmtree(last)
+        last.symlink_to(outside)
+    elif planted == "linked file":
+        (last / "nccl.env").unlink()
+        (last / "nccl.env").symlink_to(outside / "x")
+    elif planted == "fifo":
+        (last / "nccl.env").unlink()
+        os.mkfifo(last / "nccl.env")
+    else:
+        with_extra_server(inv, True)
+        (out / "servers" / "gpu099").mkdir()
+        (out / "servers" / "gpu099" / "nccl.env").write_text("hand-made")
+    before = _tree(out)
+    code, _o, err = run_cli("render", "-i", str(inv), "-o", str(out))
+    assert code == 1 and "nothing was changed" in err, err
+    assert _tree(out) == before and list(outside.iterdir()) == []
+
+
 def test_forged_marker_is_not_trusted(workdir: Path) -> None:
     out = workdir / "build"
     out.mkdir()

@@ -160,6 +160,20 @@ def parse_prefix_list_line(words: list[str], start: int, line: int = 0) -> Prefi
     return entry
 
 
+def _prefix_length_outside_grammar(words: list[str], start: int) -> str | None:
+    """Why FRR's grammar has no command for an IPv4 prefix-list entry whose `ge`/`le` is a number
+    above 32 (its tokens are (0-32): vtysh says "Unknown command" and the load fails, measured on 8.4
+    by the twin), or None where the line is not that."""
+    head = _sequenced(words[start:], AUTO_SEQ)
+    if head is None or len(head[1]) < 4 or not is_prefix(head[1][1]) or len(head[1]) % 2:
+        return None
+    pairs = list(zip(head[1][2::2], head[1][3::2]))
+    if all(key in ("ge", "le") and is_decimal(value) for key, value in pairs) \
+            and any(int(value) > 32 for _, value in pairs):
+        return "ge and le are 0-32 in FRR's grammar: no command takes the line"
+    return None
+
+
 AUTO_SEQ = -1  # parse_prefix_list_line: no `seq N` written (add_prefix_list_entry numbers it)
 
 
@@ -1698,6 +1712,9 @@ def _top_level(dev: DeviceConfig, w: list[str], number: int) -> int:
         if w[3] == "description":
             return TOP
         pl_entry = parse_prefix_list_line(w, 3, number)
+        if pl_entry is None and (refusal := _prefix_length_outside_grammar(w, 3)):
+            dev.refused_lines.append((number, " ".join(w), refusal))
+            return TOP
         if pl_entry and (refusal := prefix_list_refusal(pl_entry)):
             dev.refused_lines.append((number, " ".join(w), refusal))  # (the entry is not installed)
             return TOP

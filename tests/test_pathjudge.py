@@ -166,10 +166,12 @@ def test_origin_set_in_a_called_map_is_judged(clean: Path, tmp_path: Path) -> No
 def test_the_med_a_redistribution_gives_counts_where_two_originators_meet(clean: Path, tmp_path: Path) -> None:
     """Two leaves redistribute one static prefix (anycast) with metrics 50 and 10: a spine that
     compares MED across neighbor ASes (`bgp always-compare-med`) installs the metric-10 leaf alone;
-    without it the MEDs of different ASes are not compared (the lowest router ID wins)."""
+    without it the MEDs of different ASes are not compared: the paths tie, and the EOS spine, which
+    relaxes multipath unless told not to, installs both; told not to, the lowest router ID wins."""
     anycast = "10.12.15.0/24"
-    for compare, winner in ((True, "a-leaf-su1-r1"), (False, "a-leaf-su1-r0")):
-        edited = _copy(clean, tmp_path / str(compare))
+    for compare, relax, winners in ((True, True, ["a-leaf-su1-r1"]), (False, True, ["a-leaf-su1-r0", "a-leaf-su1-r1"]),
+                                    (False, False, ["a-leaf-su1-r0"])):
+        edited = _copy(clean, tmp_path / f"{compare}-{relax}")
         for leaf, metric in ((LEAF_A, 50), (LEAF_B, 10)):
             path = edited / leaf / "frr.conf"
             _edit(path, "!\nip prefix-list PLANE-A", f"ip route {anycast} blackhole\n!\nip prefix-list PLANE-A")
@@ -179,11 +181,14 @@ def test_the_med_a_redistribution_gives_counts_where_two_originators_meet(clean:
         if compare:
             _edit(edited / "plane-A/a-spine-1/running-config", "router bgp 4200001000\n",
                   "router bgp 4200001000\n   bgp always-compare-med\n")
+        if not relax:
+            _edit(edited / "plane-A/a-spine-1/running-config", "router bgp 4200001000\n",
+                  "router bgp 4200001000\n   no bgp bestpath as-path multipath-relax\n")
         snap = load_snapshot(edited)
         control = compute_plane(snap, build_topology(snap), "A")
         bit = control.index.prefixes.index(anycast)
         n = len(control.nodes)
         senders = [control.nodes[k if k < n else control.alias[k - n]][0]
                    for k, mask in control.via_in[control.nodes.index(("a-spine-1", None))].items() if mask >> bit & 1]
-        assert senders == [winner], (compare, senders)
-        assert_agree(edited, f"anycast MEDs, always-compare-med {compare}")
+        assert sorted(senders) == winners, (compare, relax, senders)
+        assert_agree(edited, f"anycast MEDs, always-compare-med {compare}, multipath-relax {relax}")

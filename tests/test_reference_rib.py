@@ -282,3 +282,19 @@ def test_more_specific_prefixes_by_range_are_those_the_scan_finds() -> None:
     asked = idx.prefixes + ["10.0.0.0/8", "10.12.0.0/20", "0.0.0.0/0", "10.12.0.0/32"]
     assert all(idx.more_specific(p) == more_specific_plain(idx, p) for p in asked)
     assert sum(bool(idx.more_specific(p)) for p in asked) > 20  # nested prefixes are exercised
+
+
+def test_a_leaf_without_multipath_relax_over_spines_of_several_asns_agrees(tmp_path: Path) -> None:
+    """Every switch its own ASN and one leaf without multipath-relax: the model once kept both
+    spines as next hops (the first sender's AS alone had best paths); bgpd keeps one (the twin:
+    tests/test_twin_multipath.py)."""
+    from test_twin_multipath import LEAF, per_switch_fabric
+
+    out = tmp_path / "build"
+    per_switch_fabric(out)
+    path = next(out.rglob(f"{LEAF}/frr.conf"))
+    path.write_text(path.read_text().replace(" bgp bestpath as-path multipath-relax\n", ""))
+    assert_agree(out, "no multipath-relax")
+    widths = {len(hops) for plane in model_rib(out).values() for node, table in plane.items() if node[0] == LEAF
+              for hops in table.values() if hops}
+    assert widths == {1}

@@ -2139,6 +2139,31 @@ def test_multipath_relax_missing_is_caught(tmp_path: Path) -> None:
     assert results["ECMP-MULTIPATH-RELAX"].findings
 
 
+def test_eos_relaxes_multipath_unless_told_not_to(tmp_path: Path) -> None:
+    """EOS leaves whose spines each have their own ASN: EOS takes equal-length paths through
+    different ASNs into ECMP by default (the renderer's explicit line can go), and `no bgp bestpath
+    as-path multipath-relax` leaves one path."""
+    inv = synthetic_inventory(Shape(spines_per_pod=2, sus_per_pod=1, rails=2, servers_per_su=2))
+    fabric_json = inv.model_dump()
+    for plane in fabric_json["fabric"]["planes"].values():
+        plane["asn"]["scheme"] = "per-switch"
+    fabric_json["fabric"]["platforms"]["leaf"] = "eos"
+    from dualrail_net.sot.schema import Inventory
+    out = tmp_path / "build"
+    write_artifacts(render_fabric(resolve_fabric(Inventory.model_validate(fabric_json))), out)
+    leaves = [p for p in out.rglob("running-config") if "-leaf-" in p.parent.name]
+    assert leaves and all("   bgp bestpath as-path multipath-relax\n" in p.read_text() for p in leaves)
+    for path in leaves:
+        path.write_text(path.read_text().replace("   bgp bestpath as-path multipath-relax\n", ""))
+    results = {r.check: r for r in run_checks(load_snapshot(out))}
+    assert not results["ECMP-MULTIPATH-RELAX"].findings and not results["ROUTE-ECMP-WIDTH"].findings
+    leaves[0].write_text(leaves[0].read_text().replace("   maximum-paths", "   no bgp bestpath as-path multipath-relax\n"
+                                                                           "   maximum-paths", 1))
+    results = {r.check: r for r in run_checks(load_snapshot(out))}
+    assert [list(f.devices) for f in results["ECMP-MULTIPATH-RELAX"].findings] == [[leaves[0].parent.name]]
+    assert results["ROUTE-ECMP-WIDTH"].errors
+
+
 def test_every_check_has_a_mutation() -> None:
     # the example has no multipath-relax fabric and no external peers: those fire in tests of their own
     # (above; tests/test_fabric_shapes.py::test_gateway_external_side)

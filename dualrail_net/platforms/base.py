@@ -70,6 +70,10 @@ class Platform(Protocol):
     # (optional, read with a default of False) ``priority_is_class``: the platform maps DSCP to a
     # traffic class only, and class N is priority N (what PFC pauses, what it marks): a QoS profile
     # whose class and priority differ cannot be rendered for it (validation refuses the pair)
+    # (optional, read with a default of False) ``relaxes_multipath``: BGP takes paths of equal AS-path
+    # length through different neighbor ASes into ECMP unless told not to (EOS); the model reads the
+    # platform's BGP instances so, and its twin substitute (FRR, which does not) is rendered with
+    # `bgp bestpath as-path multipath-relax` to do what the real device does
     netmiko_type: str  # netmiko device_type used to reach a device of this platform
     files: tuple[OutputFile, ...]  # what a device of this platform gets, in its folder
     template_root: Path | None  # where its templates are; None: the project's templates/

@@ -76,6 +76,9 @@ def render_switch(fabric: Fabric, sw: Switch, root: str) -> list[Artifact]:
             for f in platform.files if _has(s, f.needs)]
     if platform.twin_substitute is not None:
         twin = get_platform(platform.twin_substitute)
+        if getattr(platform, "relaxes_multipath", False) and not getattr(twin, "relaxes_multipath", False):
+            # the substitute does what the real device does (its BGP relaxes multipath by default)
+            s = {**s, "bgp": [{**inst, "multipath_relax": True} for inst in s["bgp"]]}
         tp = twin.presentation(s)
         troot = _root(twin, root)
         arts += [Artifact(f"{twin_dir(sw)}/{f.filename}", template(troot, f.template, f.format).render(s=s, p=tp))

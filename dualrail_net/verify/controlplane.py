@@ -1819,12 +1819,17 @@ def _propagate(origin: list[int], edges: list[list[Edge]], asn: list[int],
                     assigned |= take
             if not assigned:
                 continue
-            if relax[dst] or len(best_group) == 1:
+            # without multipath-relax a prefix's next hops are the senders of its best path's
+            # neighbor AS only (bgpd: eBGP paths are equal for multipath when their peers' AS is);
+            # every sender may stay only where they all share one AS (one best group is not
+            # enough: a later sender of another AS offers the same prefixes and takes none)
+            one_as = relax[dst] or len({asn[src] for src, _ in senders}) == 1
+            if one_as:
                 installed = senders
             else:
                 installed = [(src, offer & best_group.get(asn[src], 0)) for src, offer in senders]
             if len(installed) > paths_cap[dst]:
-                installed = _cap(installed, paths_cap[dst], len(best_group) == 1 or relax[dst], asn)
+                installed = _cap(installed, paths_cap[dst], one_as, asn)
             for src, bits_ in installed:
                 if bits_:
                     inbound[src] = inbound.get(src, 0) | bits_

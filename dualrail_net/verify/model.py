@@ -276,6 +276,8 @@ class BgpInstance:
     # on no map denies; measured in the twin)
     network_maps: dict[str, tuple[str, int]] = field(default_factory=dict)
     maximum_paths: int | None = None
+    # `bgp bestpath as-path multipath-relax`: paths of equal AS-path length through different ASNs
+    # share ECMP (FRR: off unless said; EOS: on unless `no ...`, the EOS reader's default)
     multipath_relax: bool = False
     # `bgp always-compare-med`: MED decides between paths of any neighbor AS (else only of one)
     always_compare_med: bool = False

@@ -27,6 +27,9 @@ class Eos:
     default_receive_limit = 12000
     default_hold_time = 180  # EOS offers keepalive 60, hold 180 unless `timers bgp` says otherwise
     priority_is_class = True  # `qos map dscp D to traffic-class N`: class N is priority N
+    # paths of equal AS-path length through different ASNs share ECMP unless `no bgp bestpath
+    # as-path multipath-relax` (Arista's TOI on multipath relax; not measured here)
+    relaxes_multipath = True
     netmiko_type = "arista_eos"
     files: tuple[OutputFile, ...] = (OutputFile("eos/running-config.j2", "running-config", OutputFormat.EOS),)
     template_root: Path | None = None

@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
+from dualrail_net.platforms.eos import Eos
 from dualrail_net.platforms.eos.keywords import renested, spell_out, spelled_as_written
 from dualrail_net.platforms.eos.names import interface_names
 from dualrail_net.secretref import is_reference
@@ -609,8 +610,9 @@ def _router_bgp(node: Node, dev: DeviceConfig) -> None:
     if running is not None and running != asn:
         dev.unmodelled.append((node.line, f"{node.text} (BGP runs as AS {running} here: EOS refuses the block)"))
         return
-    # a repeated block adds to the first, as EOS merges it
-    default = dev.bgp.get(None) or BgpInstance(None, asn, line=node.line)
+    # a repeated block adds to the first, as EOS merges it. EOS relaxes multipath unless told not
+    # to (Eos.relaxes_multipath; `no bgp bestpath as-path multipath-relax`), FRR does not
+    default = dev.bgp.get(None) or BgpInstance(None, asn, line=node.line, multipath_relax=Eos.relaxes_multipath)
     _bgp_statements(default, [c for c in node.children if c.words[0] != "vrf"], dev)
     if default.neighbors or default.networks or default.router_id or default.shut_neighbors:
         dev.bgp[None] = default
@@ -621,7 +623,8 @@ def _router_bgp(node: Node, dev: DeviceConfig) -> None:
                 continue
             inst = dev.bgp.get(child.words[1])
             if inst is None:
-                inst = dev.bgp[child.words[1]] = BgpInstance(child.words[1], asn, line=child.line)
+                inst = dev.bgp[child.words[1]] = BgpInstance(child.words[1], asn, line=child.line,
+                                                             multipath_relax=Eos.relaxes_multipath)
             _bgp_statements(inst, child.children, dev)
 
 

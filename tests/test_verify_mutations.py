@@ -351,6 +351,8 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
                     "interface ethernet 1\n   shutdown\n!\ninterface Ethernet1\n")),
     ("EOS `no ip routing` after `ip routing` on a spine (how EOS prints routing off)", "ROUTE-MISSING",
      lambda r: edit(r / SPINE_A / "running-config", "\nend\n", "\nno ip routing\nend\n")),
+    ("EOS `default ip routing` after `ip routing` on a spine (EOS's default: routing off)", "ROUTE-MISSING",
+     lambda r: edit(r / SPINE_A / "running-config", "\nend\n", "\ndefault ip routing\nend\n")),
     ("EOS `no username netops` at the end of a spine's file (the only account gone)", "MGMT-USER",
      lambda r: edit(r / SPINE_A / "running-config", "\nend\n", "\nno username netops\nend\n")),
     ("EOS `no ntp server` for both of a spine's servers at the end of its file", "MGMT-SERVICES",

@@ -833,8 +833,10 @@ def _read_nodes(nodes: list[Node], dev: DeviceConfig) -> None:
             routing_on.add(None)
         elif w[:3] == ["ip", "routing", "vrf"] and len(w) == 4:
             routing_on.add(w[3])
-        elif w == ["no", "ip", "routing"] or w[:4] == ["no", "ip", "routing", "vrf"] and len(w) == 5:
-            routing_on.discard(w[4] if len(w) == 5 else None)  # (how EOS prints routing turned off)
+        elif w[0] in ("no", "default") and (w[1:] == ["ip", "routing"] or w[1:4] == ["ip", "routing", "vrf"]
+                                            and len(w) == 5):
+            # (`no` is how EOS prints routing turned off; `default`: EOS's default, off)
+            routing_on.discard(w[4] if len(w) == 5 else None)
         elif w[:2] == ["ip", "route"]:
             _static(w, dev, node)
         elif w[:2] == ["ip", "prefix-list"] and len(w) > 2:

@@ -430,8 +430,11 @@ def _bgp_statements(inst: BgpInstance, children: list[Node], dev: DeviceConfig) 
                 _unmodelled(dev, child)
         elif w[0] == "neighbor" and len(w) >= 3 and neighbor_statement(inst, _eos_neighbor(w), child.line, eos=True):
             pass
-        elif w[0] == "no" and len(w) > 1 and bgp_negation(inst, _eos_neighbor(w[1:]), child.line, eos=True):
+        elif w[0] == "no" and len(w) > 1 and (_remote_as_removed(inst, w[1:])
+                                              or bgp_negation(inst, _eos_neighbor(w[1:]), child.line, eos=True)):
             pass  # (`no neighbor X`, `no network P`, `no maximum-paths` ... take back an earlier line)
+        elif w[0] == "default" and len(w) > 1 and _bgp_default(inst, w[1:], child.line):
+            pass
         elif w[0] == "network" and network_statement(inst, w, child.line):
             pass
         elif w[0] == "redistribute" and redistribution(inst, w, child.line):
@@ -467,6 +470,37 @@ def _bgp_statements(inst: BgpInstance, children: list[Node], dev: DeviceConfig) 
                     _unmodelled(dev, statement)
         else:
             _unmodelled(dev, child)
+
+
+# `router bgp` settings whose EOS default is on: `default X` turns them on, `no X` off
+_BGP_DEFAULT_ON = (["bgp", "bestpath", "as-path", "multipath-relax"], ["bgp", "default", "ipv4-unicast"])
+
+
+def _bgp_default(inst: BgpInstance, w: list[str], line: int) -> bool:
+    """`default X` under `router bgp` (``w``: X): EOS's default for the setting. For most that is
+    nothing configured, as `no X` (a neighbor, a network, `maximum-paths`, a neighbor's setting);
+    multipath-relax and IPv4 unicast by default are on. False where the model does not read it."""
+    if w == _BGP_DEFAULT_ON[0]:
+        inst.multipath_relax = True
+        return True
+    if w == _BGP_DEFAULT_ON[1]:
+        inst.default_ipv4_unicast = True
+        return True
+    if w == ["shutdown"]:
+        inst.shutdown_line = 0
+        return True
+    if w[:1] == ["neighbor"] and w[2:3] in (["activate"], ["send-community"], ["next-hop-self"]):
+        return False  # (defaults that are not simply "unset" for a neighbor: reported)
+    return _remote_as_removed(inst, w) or bgp_negation(inst, _eos_neighbor(w), line, eos=True)
+
+
+def _remote_as_removed(inst: BgpInstance, w: list[str]) -> bool:
+    """EOS `no|default neighbor X remote-as` (``w`` without the first word, no AS given): X keeps
+    its other settings and brings up no session (the model drops it, as `no neighbor X`)."""
+    if w[:1] == ["neighbor"] and w[2:] == ["remote-as"] and w[1] in inst.neighbors and w[1] not in inst.peer_groups:
+        del inst.neighbors[w[1]]
+        return True
+    return False
 
 
 def _instance_missing_policy(inst: BgpInstance, w: list[str], line: int, af: bool) -> bool:
@@ -724,7 +758,7 @@ def _negations_applied(nodes: list[Node], dev: DeviceConfig) -> list[Node]:
     lists, the DSCP values of `no qos map dscp`; `no hostname` names the switch `localhost`. A `no`
     that names nothing configured above it stays (reported). Lines are found through an index of
     their leading words, each list pruned as it is read: linear on a hostile file of `no` lines."""
-    if not any(node.words[0] == "no" for node in nodes):
+    if not any(node.words[0] in ("no", "default") for node in nodes):
         return nodes
     kept: list[Node] = []
     alive: list[bool] = []
@@ -750,7 +784,7 @@ def _negations_applied(nodes: list[Node], dev: DeviceConfig) -> list[Node]:
     for node in nodes:
         w = node.words
         taken: list[int] = []
-        if w[0] != "no" or len(w) < 2:
+        if w[0] not in ("no", "default") or len(w) < 2:  # (`default X` of these: nothing configured)
             keep(node)
             continue
         if w[1:] == ["hostname"]:
@@ -822,10 +856,12 @@ def _read_nodes(nodes: list[Node], dev: DeviceConfig) -> None:
             dev.vrfs.setdefault(w[2], None)
         elif w[0] in ("default", "no") and w[1:2] == ["interface"] and (names := interface_names(w[1:])) is not None:
             _default_interface(dev, names, routed, pfc_on)
-        elif w[:3] == ["no", "ip", "route"] and _static_taken_back(w[1:], dev):
+        elif w[0] in ("no", "default") and w[1:3] == ["ip", "route"] and _static_taken_back(w[1:], dev):
             pass
-        elif w[0] == "no" and len(w) > 1 and undo_top_level(dev, w[1:], None):
-            pass  # (a static route, prefix-list, route-map or BGP instance taken back)
+        elif w[0] in ("no", "default") and len(w) > 1 and undo_top_level(dev, w[1:], None):
+            # (a static route, prefix-list, route-map or BGP instance taken back; `default X` is
+            # `no X` where EOS's default is that nothing is configured)
+            pass
         elif w[0] == "interface" and (names := interface_names(w)) is not None:
             for name in names:  # (a range or list: each port takes the block)
                 _interface(node, name, dev, routed, pfc_on, vrf_lines)
@@ -1092,9 +1128,9 @@ def _management_line(node: Node, dev: DeviceConfig, mgmt: _Mgmt) -> bool:
         rest = w[3:w.index("key")] if "key" in w[3:-1] else w[3:]
         if not options_known(rest, {"single-connection"}, {"vrf", "timeout"}):
             _unmodelled(dev, node)  # (another `port` than TACACS+'s 49: not judged)
-    elif w[:2] == ["no", "username"] and len(w) == 3:
+    elif w[0] in ("no", "default") and w[1:2] == ["username"] and len(w) == 3:
         mgmt.users.pop(w[2], None)  # the account is gone: its secret and keys with it
-    elif w == ["lldp", "run"]:
+    elif w == ["lldp", "run"] or w == ["default", "lldp", "run"]:  # (EOS runs LLDP by default)
         mgmt.lldp = True
     elif w == ["no", "lldp", "run"]:
         mgmt.lldp = False

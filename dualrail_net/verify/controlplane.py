@@ -1169,9 +1169,9 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
             out_map, in_map = out_nbr.route_map_out, in_nbr.route_map_in
             out_mask, out_prepends, outbound = side(src_dev, out_map)
             in_mask, in_prepends, inbound = side(dst_dev, in_map)
-            unpoliced = policy_stops(src_dev, src_dev.bgp[nodes[src][1]], out_nbr, "out", not ibgp, requires[src]) \
-                is not None or policy_stops(dst_dev, dst_dev.bgp[nodes[dst][1]], in_nbr, "in", not ibgp,
-                                        requires[dst]) is not None
+            src_inst, dst_inst = src_dev.bgp[nodes[src][1]], dst_dev.bgp[nodes[dst][1]]
+            unpoliced = (policy_stops(src_dev, src_inst, out_nbr, "out", not ibgp, requires[src]) is not None
+                         or policy_stops(dst_dev, dst_inst, in_nbr, "in", not ibgp, requires[dst]) is not None)
             if unpoliced or out_nbr.filter_list_out is not None and out_nbr.filter_list_out not in src_dev.as_path_lists \
                     or in_nbr.filter_list_in is not None and in_nbr.filter_list_in not in dst_dev.as_path_lists:
                 # no policy on one end where ebgp-requires-policy or EOS's missing-policy denies

@@ -8,8 +8,9 @@ Two platforms' rules, one question ("does every route of this direction stop for
   neighbor whose route-map of that direction is missing (none named, one the file does not define,
   or with `include`, one matching on a prefix-list or community-list the file does not define) has
   its routes of that direction denied (`deny`) or both ways (`deny-in-out`); iBGP neighbors too.
-  The precedence (a neighbor's or its group's line over the instance's, `address-family ipv4` over
-  the router level) is read from Arista's configuration guide, not measured on EOS (none runs here).
+  The forms are AVD's (its data model renders them) and the actions' meaning Arista's; the
+  precedence (a neighbor's or its group's line over the instance's, `address-family ipv4` over the
+  router level) is this reader's assumption, and none of it is measured on EOS (none runs here).
 """
 
 from __future__ import annotations

@@ -472,18 +472,15 @@ def _bgp_statements(inst: BgpInstance, children: list[Node], dev: DeviceConfig) 
             _unmodelled(dev, child)
 
 
-# `router bgp` settings whose EOS default is on: `default X` turns them on, `no X` off
-_BGP_DEFAULT_ON = (["bgp", "bestpath", "as-path", "multipath-relax"], ["bgp", "default", "ipv4-unicast"])
-
-
 def _bgp_default(inst: BgpInstance, w: list[str], line: int) -> bool:
     """`default X` under `router bgp` (``w``: X): EOS's default for the setting. For most that is
     nothing configured, as `no X` (a neighbor, a network, `maximum-paths`, a neighbor's setting);
-    multipath-relax and IPv4 unicast by default are on. False where the model does not read it."""
-    if w == _BGP_DEFAULT_ON[0]:
+    multipath-relax and IPv4 unicast by default are on (`default X` turns them on, `no X` off).
+    False where the model does not read it."""
+    if w == ["bgp", "bestpath", "as-path", "multipath-relax"]:
         inst.multipath_relax = True
         return True
-    if w == _BGP_DEFAULT_ON[1]:
+    if w == ["bgp", "default", "ipv4-unicast"]:
         inst.default_ipv4_unicast = True
         return True
     if w == ["shutdown"]:

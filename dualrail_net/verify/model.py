@@ -314,7 +314,7 @@ class BgpInstance:
     # When on, an eBGP neighbor without a route-map in a direction carries nothing that way
     ebgp_requires_policy: bool | None = None
     # EOS `bgp missing-policy ...` under `router bgp` or its `address-family ipv4` (MissingPolicy)
-    missing_policies: list[MissingPolicy] = field(default_factory=list)
+    missing_policies: tuple[MissingPolicy, ...] = ()
     peer_groups: set[str] = field(default_factory=set)  # names defined with `neighbor NAME peer-group`
     interface_neighbors: list[str] = field(default_factory=list)  # the unnumbered ones (port names)
     aggregates: list[Aggregate] = field(default_factory=list)

@@ -510,7 +510,7 @@ def _instance_missing_policy(inst: BgpInstance, w: list[str], line: int, af: boo
     policy = missing_policy_line(words[2:], line, af, negated)
     if policy is None:
         return False
-    inst.missing_policies = list(missing_policy_set(inst.missing_policies, policy, negated))
+    inst.missing_policies = missing_policy_set(inst.missing_policies, policy, negated)
     return True
 
 

@@ -157,7 +157,7 @@ def traffic_class_fault(value: str | None, wanted: list[int], read: Callable[[st
     DSCPs << 2; ECN bits 01/10 (ECT, e.g. NCCL_IB_TC=106 for DSCP 26) only say the sender does ECN,
     which DCQCN wants anyway; 11 is Congestion Experienced on every packet. ``read``: how the
     consumer reads the number (nccl_number for NCCL; decimal digits only when not given)."""
-    number = read(value) if read is not None else (int(value) if value is not None and is_decimal(value) else None)
+    number = (read or _int)(value)
     if number is None or not 0 <= number <= 255:
         return f"is {value or 'not set'}, the fabric expects {' or '.join(map(str, wanted))}"
     tos = number

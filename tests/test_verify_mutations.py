@@ -2776,3 +2776,6 @@ def test_nccl_numbers_read_as_strtoll_base_0_reads_them() -> None:
         expected = libc.strtoll(text.encode(), None, 0) if text else None
         assert nccl_number(text) == expected, text
     assert nccl_number("9" * 30) is None  # ERANGE: NCCL keeps its default
+    # longer than int() reads in decimal (4,300 digits): no crash, NCCL's default; leading zeros count for nothing
+    assert nccl_number("9" * 5000) is None and nccl_number("0x" + "f" * 5000) is None
+    assert nccl_number("0" * 5000 + "7") == 7 and nccl_number("0x" + "0" * 5000 + "68") == 104

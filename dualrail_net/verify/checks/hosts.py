@@ -146,6 +146,10 @@ def nccl_number(value: str | None) -> int | None:
     end = 0
     while end < len(text) and text[end].lower() in digits:
         end += 1
+    # (leading zeros aside, more than 22 digits is past int64 in any of the three bases; int()
+    # refuses long decimal strings outright)
+    if len(text[:end].lstrip("0")) > 22:
+        return None
     number = sign * int(text[:end], base) if end else 0
     return number if -_INT64 <= number < _INT64 else None
 

@@ -586,3 +586,24 @@ def test_nvue_peer_groups(nvue_variant: Path, tmp_path: Path, desc: str, change:
     path.write_text(_grouped(path.read_text(), **change))
     checks = {f.check for r in run_checks(load_snapshot(edited)) for f in r.findings}
     assert checks == set() if check_id is None else check_id in checks, (desc, checks)
+
+
+def test_a_sub_interface_takes_its_base_interfaces_mtu_and_state(nvue_variant: Path, tmp_path: Path) -> None:
+    """`type: sub` with a `base-interface`: a VLAN device on that port, its MTU the port's unless it
+    says one, down while the port is; a valid edit as rendered."""
+    edited = tmp_path / "build"
+    shutil.copytree(nvue_variant, edited)
+    path = edited / YAML
+    sub = ('      "swp33.100":\n        type: "sub"\n        base-interface: "swp33"\n        vlan: 100\n'
+           '        ip:\n          address:\n            "10.99.0.1/31": {}\n')
+    text = path.read_text().replace('      "swp34":\n', sub + '      "swp34":\n', 1)
+    path.write_text(text)
+    assert [f"{f.check}: {f.message}" for r in run_checks(load_snapshot(edited)) for f in r.findings] == []
+    dev = parse_text("x", text)
+    assert dev.interfaces["swp33.100"].mtu == dev.interfaces["swp33"].mtu == 9214
+    down = text.replace('          state:\n            up: {}\n          mtu: 9214\n          speed: "800G"\n'
+                        '        ip:\n          address:\n            "10.11.0.1/31"',
+                        '          state:\n            down: {}\n          mtu: 9214\n          speed: "800G"\n'
+                        '        ip:\n          address:\n            "10.11.0.1/31"', 1)
+    assert down != text
+    assert "swp33" in parse_text("x", down).interfaces["swp33.100"].down

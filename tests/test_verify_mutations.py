@@ -539,6 +539,12 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
      lambda r: edit(r / LEAF_A / "interfaces", "    alias gpu001:ens1f0np0\n", "    alias gpu001:ens1f0np0\n    link-down yes\n")),
     ("a leaf's server port without its auto line (ifupdown2 never brings it up)", "LINK-PORT-DOWN",
      lambda r: edit(r / LEAF_A / "interfaces", "auto swp1\n", "")),
+    ("a leaf's interfaces file sources files of its own (not in the rendered folder)", "PORTS-UNMODELLED",
+     lambda r: edit(r / LEAF_A / "interfaces", "source /etc/network/interfaces.d/*.intf\n",
+                    "source /etc/network/interfaces.d/*.intf\nsource-directory /etc/network/local.d\n")),
+    ("a VLAN sub-interface's MTU below the plane's (its own line beats its parent's)", "QOS-MTU",
+     lambda r: edit(r / LEAF_A / "interfaces", "auto swp33\n",
+                    "auto swp33.100\niface swp33.100\n    address 10.99.0.1/31\n    mtu 1500\n\nauto swp33\n")),
     ("a server port without its auto line (never configured: no address, no routes)", "ADDR-P2P-MISMATCH",
      lambda r: edit(r / "servers/gpu001/interfaces", "auto ens1f0np0\n", "")),
     ("a server port moved into a VRF no plane runs in", "ADDR-PORT-VRF",
@@ -1606,6 +1612,9 @@ def _spine_neighbor(root: Path, statement: str) -> None:
 
 
 VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
+    ("a VLAN sub-interface on a leaf's uplink (it takes its parent port's queues and MTU)",
+     lambda r: edit(r / LEAF_A / "interfaces", "auto swp33\n",
+                    "auto swp33.100\niface swp33.100\n    address 10.99.0.1/31\n\nauto swp33\n")),
     ("EOS `default shutdown` under a spine's router bgp (not shut: EOS's default)",
      lambda r: edit(r / SPINE_A / "running-config", "   network 10.10.0.0/32\n",
                     "   network 10.10.0.0/32\n   default shutdown\n")),

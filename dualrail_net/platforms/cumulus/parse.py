@@ -34,6 +34,7 @@ def parse_base(name: str, folder: Path) -> DeviceConfig:
     parse_qos_features(read_text(folder / "qos_features.conf"), dev)
     parse_services(folder, dev)
     zebra_interface_blocks(read_text(folder / "frr.conf"), dev)  # (zebra's port settings, after ifupdown's)
+    link.take_sub_port_parents(dev, link.sub_port_parents(dev.interfaces))
     return dev
 
 

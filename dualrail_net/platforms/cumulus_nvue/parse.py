@@ -183,7 +183,7 @@ def parse_text(name: str, text: str) -> DeviceConfig:
     prefix: PathKey = (0, "set")
     r.extra(root, prefix, {"system", "interface", "router", "vrf", "qos", "service"})
     _system(r, _map(root.get("system")), (*prefix, "system"))
-    _interfaces(r, _map(root.get("interface")), (*prefix, "interface"))
+    sub_ports = _interfaces(r, _map(root.get("interface")), (*prefix, "interface"))
     router = _map(root.get("router"))
     r.extra(router, (*prefix, "router"), {"bgp", "policy"}, routing=True)
     glob = _map(router.get("bgp"))
@@ -201,6 +201,7 @@ def parse_text(name: str, text: str) -> DeviceConfig:
         for inst in dev.bgp.values():
             inst.graceful_shutdown_line = r.line((*prefix, "router", "bgp", "graceful-shutdown"))
     _qos(r, _map(root.get("qos")), (*prefix, "qos"))
+    linkset.take_sub_port_parents(dev, sub_ports)
     _services(r, _map(root.get("service")), (*prefix, "service"))
     dev.management.tacacs = [server for server, vrf in r.tacacs if vrf == dev.management.vrf]
     finish_bgp(dev)
@@ -261,12 +262,18 @@ def _tacacs(r: _Reader, aaa: dict[str, Any], path: PathKey) -> None:
         r.dev.management.login_methods = f"system aaa authentication-order {' '.join(methods)[:60]}"
 
 
-def _interfaces(r: _Reader, interfaces: dict[str, Any], path: PathKey) -> None:
+def _interfaces(r: _Reader, interfaces: dict[str, Any], path: PathKey) -> dict[str, str]:
+    """The ports; returned: each VLAN sub-interface's parent (``type: sub``, ``base-interface``)."""
     dev, mgmt = r.dev, r.dev.management
+    parents: dict[str, str] = {}
     for name, body in interfaces.items():
         body = _map(body)
         here = (*path, name)
-        r.extra(body, here, {"type", "description", "link", "ip", "bond", "bridge"})
+        sub = body.get("type") == "sub"
+        r.extra(body, here, {"type", "description", "link", "ip", "bond", "bridge"}
+                | ({"base-interface", "vlan"} if sub else set()))
+        if sub and (base := _name(body.get("base-interface"))) is not None:
+            parents[str(name)] = base
         bond = _map(body.get("bond"))
         r.extra(bond, (*here, "bond"), {"member"})
         for member in _map(bond.get("member")):  # the member carries the bond's frames (link.lag_members_down)
@@ -311,6 +318,7 @@ def _interfaces(r: _Reader, interfaces: dict[str, Any], path: PathKey) -> None:
             continue
         dev.interfaces[str(name)] = iface
     linkset.take_lag_members(dev)
+    return parents
 
 
 def _policy(r: _Reader, policy: dict[str, Any], path: PathKey) -> None:

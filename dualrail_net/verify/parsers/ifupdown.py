@@ -20,6 +20,10 @@ class Stanza:
 
 
 _ENDS_STANZA = {"auto", "allow-hotplug", "source", "source-directory", "vlan"}
+# the line Cumulus Linux's own /etc/network/interfaces starts with (the rendered file keeps it): the
+# files it reads are the platform's (ifupdown2's own stanzas), not the plan's; any other file a
+# `source` line pulls in is one verify does not see, and is said so
+PLATFORM_SOURCE = "source /etc/network/interfaces.d/*.intf"
 _OCTET = r"(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)"
 _ADDRESS = re.compile(rf"{_OCTET}(?:\.{_OCTET}){{3}}(?:/(?:3[0-2]|[12]?\d))?")
 
@@ -416,6 +420,9 @@ def read_interfaces(text: str) -> InterfacesFile:
         if key[0] == "#":
             continue
         if key in _ENDS_STANZA:
+            if key in ("source", "source-directory") and " ".join(line.split()) != PLATFORM_SOURCE:
+                unmodelled.append((number, f"{line.strip()[:120]} (the stanzas of the files it reads are not in the "
+                                           "rendered folder: not judged)"))
             if key == "allow-hotplug":
                 # measured with ifupdown2: `ifreload -a` (what a deploy runs) leaves a hotplug stanza as
                 # it was (its port keeps its old state and settings); only a boot applies it

@@ -8,7 +8,7 @@ import dataclasses
 import re
 from collections.abc import Collection
 
-from dualrail_net.verify.model import DeviceConfig, Interface, LinkSettings
+from dualrail_net.verify.model import DeviceConfig, Interface, LinkSettings, why_down
 
 # every platform's FEC names -> ours; None: automatic (the optic's and platform's default)
 FEC = {"rs": "rs", "reed-solomon": "rs", "rs528": "rs", "rs544": "rs", "baser": "baser", "fc": "baser",
@@ -97,3 +97,37 @@ def lag_members_down(interfaces: dict[str, Interface], members: dict[str, tuple[
         elif not port.down:
             port.down = f"a member of {lag}, so its own address is not used"
     return unmodelled
+
+
+# a VLAN sub-interface's name as ifupdown2 reads it (addons/vlan.py): the lower device, a dot, the
+# VLAN id
+_SUBPORT = re.compile(r"(.+)\.(\d{1,4})")
+
+
+def sub_port_parents(interfaces: Collection[str]) -> dict[str, str]:
+    """sub-interface -> its parent port, for each dotted name (``swp33.100``) whose parent is a port
+    of the same device (ifupdown2 makes such a stanza a VLAN device on that port)."""
+    out = {}
+    for name in interfaces:
+        if "." in name and (m := _SUBPORT.fullmatch(name)) and m.group(1) in interfaces:
+            out[name] = m.group(1)
+    return out
+
+
+def take_sub_port_parents(dev: DeviceConfig, parents: dict[str, str], mtu_inherited: bool = True) -> None:
+    """A VLAN sub-interface sends and receives through its parent port's queues: its PFC, ECN,
+    trust and scheduling are the parent's, whatever it says itself (the switch's buffers and
+    schedulers are per physical port). A Linux VLAN device takes its parent's MTU when it is made
+    (``mtu_inherited``), so without an ``mtu`` of its own it has the parent's. It has no carrier
+    while its parent is down."""
+    for name, parent_name in parents.items():
+        sub, parent = dev.interfaces.get(name), dev.interfaces.get(parent_name)
+        if sub is None or parent is None:
+            continue
+        sub.pfc_priorities, sub.ecn, sub.strict_tcs = parent.pfc_priorities, parent.ecn, parent.strict_tcs
+        sub.trust, sub.dwrr_share, sub.pfc_headroom = parent.trust, parent.dwrr_share, parent.pfc_headroom
+        sub.pfc_watchdog, sub.pfc_watchdog_note = parent.pfc_watchdog, parent.pfc_watchdog_note
+        if mtu_inherited and sub.mtu is None:
+            sub.mtu = parent.mtu
+        if parent.down and not sub.down:
+            sub.down = f"a VLAN on {parent_name}, which is {why_down(parent.down)}"

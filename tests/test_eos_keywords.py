@@ -213,3 +213,12 @@ def test_a_static_routes_next_hop_port_is_read_as_eos_completes_it() -> None:
                 "ip route 10.3.0.0/16 Null0\nno ip route 10.3.0.0/16 nu0\n")
     assert [(r.prefix, r.nexthop) for r in dev.static_routes] == [("10.0.0.0/8", None), ("10.1.0.0/16", None),
                                                                   ("10.2.0.0/16", "Ethernet1")]
+
+
+def test_an_exact_keyword_is_not_spelled_as_a_longer_one() -> None:
+    """`l2 mtu` is EOS's own command (an exact keyword wins over `l2-protocol`, which it prefixes);
+    `l2-p` still completes to `l2-protocol`."""
+    words, ambiguous, _, _ = keywords._spell_words("l2 mtu 1500".split(), "interface")
+    assert words[0] == "l2" and not ambiguous
+    words, _, _, _ = keywords._spell_words("l2-p forwarding profile X".split(), "interface")
+    assert words[0] == "l2-protocol"

@@ -1612,6 +1612,10 @@ def _spine_neighbor(root: Path, statement: str) -> None:
 
 
 VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
+    ("EOS secondary address added, then removed by `no ip address A/L secondary` (the primary stays)",
+     lambda r: edit(r / SPINE_A / "running-config", "   ip address 10.11.0.0/31\n",
+                    "   ip address 10.11.0.0/31\n   ip address 10.99.0.1/31 secondary\n"
+                    "   no ip address 10.99.0.1 255.255.255.254 secondary\n")),
     ("a VLAN sub-interface on a leaf's uplink (it takes its parent port's queues and MTU)",
      lambda r: edit(r / LEAF_A / "interfaces", "auto swp33\n",
                     "auto swp33.100\niface swp33.100\n    address 10.99.0.1/31\n\nauto swp33\n")),

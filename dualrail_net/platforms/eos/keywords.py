@@ -88,7 +88,7 @@ _GRAMMAR: dict[str, str] = {
     """,
     "interface": """
         : arp bfd comment dcbx default description dot1x errdisable exit flowcontrol hardware ipv6 isis
-        : l2-protocol lacp link-debounce link-tracking lldp load-interval logging mac mac-address
+        : l2 l2-protocol lacp link-debounce link-tracking lldp load-interval logging mac mac-address
         : mc-tx-queue mpls mtu no phy pim poe ptp service-policy service-profile sflow shape show shutdown
         : snmp spanning-tree storm-control switchport traffic-loopback transceiver uc-tx-queue
         : unidirectional vrf vrrp

@@ -313,6 +313,9 @@ def _interface_default(iface: Interface, w: list[str], dev: DeviceConfig, routed
     name = iface.name
     if w[:2] == ["ip", "address"] and (len(w) == 2 or len(w) == 3 and is_prefix(w[2])):
         iface.addresses = [] if len(w) == 2 else [a for a in iface.addresses if a != w[2]]
+    elif w[:2] == ["ip", "address"] and len(w) == 4 and is_prefix(w[2]) and w[3] == "secondary":
+        # (a secondary only: the primary, first, stays whatever it is)
+        iface.addresses = iface.addresses[:1] + [a for a in iface.addresses[1:] if a != w[2]]
     elif w == ["mtu"] or w[:1] == ["mtu"] and len(w) == 2:
         iface.mtu = None
     elif w[:2] == ["qos", "trust"] and len(w) <= 3:

@@ -269,3 +269,31 @@ def test_every_number_of_every_line_made_hostile_is_read_or_reported(request: py
                         edited += 1
             path.write_text(original)
     assert edited > 500
+
+
+@pytest.mark.parametrize("gateway", ["cumulus", "eos"])
+def test_a_bare_keyword_line_anywhere_never_raises(example_build: Path, tmp_path: Path, gateway: str) -> None:
+    """`no`, `default`, `exit` or `end` alone on a line, at any line of a routing file and at that
+    line's indentation (a bare `no` reached an index past a list's end): read or reported. FRR
+    leaves and gateway, EOS spines; then the gateway on EOS (its VRFs under `router bgp`)."""
+    from dualrail_net.manifest import Manifest
+    from dualrail_net.platforms.eos.parse_config import parse_eos
+    from dualrail_net.verify.model import DeviceConfig
+    from dualrail_net.verify.parsers.frr import parse_frr
+    from tests.conftest import built_variant
+    root = example_build if gateway == "cumulus" else built_variant(tmp_path, gateway="eos")
+    manifest = Manifest.load(root)
+    files = sorted({(root / meta.dir / name, meta.platform) for meta in manifest.devices.values()
+                    for name in ("frr.conf", "running-config") if (root / meta.dir / name).exists()})
+    picked = {platform: path for path, platform in files}  # one file per platform, the gateway's among them
+    picked.update({f"gw-{platform}": path for path, platform in files if "gw-" in str(path)})
+    read = 0
+    for path in picked.values():
+        lines = path.read_text().split("\n")
+        reader = parse_eos if path.name == "running-config" else parse_frr
+        for i in range(0, len(lines), 3 if reader is parse_eos else 1):
+            indent = lines[i][:len(lines[i]) - len(lines[i].lstrip())]
+            for word in ("no", "default", "exit", "end", "no  "):
+                reader("\n".join(lines[:i] + [indent + word] + lines[i:]), DeviceConfig("x", "eos"))
+                read += 1
+    assert read > 500 and len(picked) >= 3

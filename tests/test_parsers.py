@@ -1672,3 +1672,50 @@ def test_parsers_read_the_same_in_several_threads_at_once(out: Path) -> None:
     finally:
         sys.setswitchinterval(interval)
     assert failures == []
+
+
+KERNEL_ROUTES_FILE = """auto plane-a
+iface plane-a
+    vrf-table 1001
+
+auto plane-b
+iface plane-b
+    vrf-table 1002
+
+auto swp1
+iface swp1
+    address 10.13.0.1/31
+    vrf plane-a
+    post-up ip route add 10.12.0.0/20 dev swp1 table 1002
+    post-up ip route replace default via 10.13.0.0 table 1001 metric 5
+    up ip route add blackhole 10.99.0.0/16
+
+auto swp2
+iface swp2
+    address 10.23.0.1/31
+    vrf plane-b
+    post-up ip route del 10.12.0.0/20 table 1002
+    post-up ip route add 10.12.0.0/20 dev swp1 table 77
+    post-up ip route add 10.12.0.0/20 dev eth0
+    post-up ip rule add from all lookup 1001 pref 100
+
+iface swp3
+    post-up ip route add 10.44.0.0/16 blackhole
+"""
+
+
+def test_a_cumulus_switchs_route_commands_are_kernel_routes_of_their_tables(tmp_path: Path) -> None:
+    """`ip route add|replace` of an interfaces file on a Cumulus switch: routes of the VRF whose
+    table they name (main: the default VRF), at zebra's kernel distance 0, out of a port of another
+    VRF marked so; a deletion, an unknown table, a port that is no fabric port, a rule and a stanza
+    ifupdown2 never brings up stay reported."""
+    from dualrail_net.platforms.cumulus.parse import parse_base
+    (tmp_path / "interfaces").write_text(KERNEL_ROUTES_FILE)
+    dev = parse_base("gw", tmp_path)
+    got = [(r.vrf, r.prefix, r.nexthop, r.nexthop_vrf, r.distance, r.line, r.file, r.kernel) for r in dev.kernel_routes]
+    assert got == [("plane-b", "10.12.0.0/20", "swp1", "plane-a", 0, 13, "interfaces", True),
+                   ("plane-a", "0.0.0.0/0", "10.13.0.0", None, 0, 14, "interfaces", True),
+                   (None, "10.99.0.0/16", None, None, 0, 15, "interfaces", True)]
+    reported = sorted(line for file, line, text in dev.base_unmodelled if "command" in text)
+    assert reported == [21, 22, 23, 24, 27]
+

@@ -539,6 +539,15 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
      lambda r: edit(r / LEAF_A / "interfaces", "    alias gpu001:ens1f0np0\n", "    alias gpu001:ens1f0np0\n    link-down yes\n")),
     ("a leaf's server port without its auto line (ifupdown2 never brings it up)", "LINK-PORT-DOWN",
      lambda r: edit(r / LEAF_A / "interfaces", "auto swp1\n", "")),
+    ("a gateway's post-up route in plane B's kernel table out of a plane-A port", "ISO-VRF-LEAK",
+     lambda r: edit(r / GW / "interfaces", "    vrf-table 1002\n",
+                    "    vrf-table 1002\n    post-up ip route add 10.12.0.0/20 dev swp1 table 1002\n")),
+    ("a leaf's post-up route for plane B's servers via a spine (switchd programs kernel routes)", "ISO-ROUTE-LEAK",
+     lambda r: edit(r / LEAF_A / "interfaces", "    alias a-spine-1:Ethernet1\n",
+                    "    alias a-spine-1:Ethernet1\n    post-up ip route add 10.22.0.0/20 via 10.11.0.0\n")),
+    ("a leaf's post-up route for another leaf's servers over one spine", "ROUTE-FIB-OVERRIDE",
+     lambda r: edit(r / LEAF_A / "interfaces", "    alias a-spine-1:Ethernet1\n",
+                    "    alias a-spine-1:Ethernet1\n    up ip route replace 10.12.0.64/26 via 10.11.0.0\n")),
     ("a leaf's interfaces file sources files of its own (not in the rendered folder)", "PORTS-UNMODELLED",
      lambda r: edit(r / LEAF_A / "interfaces", "source /etc/network/interfaces.d/*.intf\n",
                     "source /etc/network/interfaces.d/*.intf\nsource-directory /etc/network/local.d\n")),
@@ -1612,6 +1621,9 @@ def _spine_neighbor(root: Path, statement: str) -> None:
 
 
 VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
+    ("a leaf's post-up route to a prefix of no plane via a spine (a kernel route beside BGP's)",
+     lambda r: edit(r / LEAF_A / "interfaces", "    alias a-spine-1:Ethernet1\n",
+                    "    alias a-spine-1:Ethernet1\n    post-up ip route add 192.0.2.128/25 via 10.11.0.0\n")),
     ("EOS secondary address added, then removed by `no ip address A/L secondary` (the primary stays)",
      lambda r: edit(r / SPINE_A / "running-config", "   ip address 10.11.0.0/31\n",
                     "   ip address 10.11.0.0/31\n   ip address 10.99.0.1/31 secondary\n"
@@ -2792,3 +2804,28 @@ def test_nccl_numbers_read_as_strtoll_base_0_reads_them() -> None:
     # longer than int() reads in decimal (4,300 digits): no crash, NCCL's default; leading zeros count for nothing
     assert nccl_number("9" * 5000) is None and nccl_number("0x" + "f" * 5000) is None
     assert nccl_number("0" * 5000 + "7") == 7 and nccl_number("0x" + "0" * 5000 + "68") == 104
+
+
+
+def test_redistribute_static_takes_no_kernel_route(clean: Path, tmp_path: Path) -> None:
+    """zebra's kernel routes reach BGP through a `network` statement or `redistribute kernel`, not
+    `redistribute static`: with `redistribute static`, a leaf originates its new static route's
+    prefix and not its post-up route's; a `network` statement takes the kernel route."""
+    from dualrail_net.verify.controlplane import originated
+    from dualrail_net.verify.topology import build_topology
+    edited = tmp_path / "build"
+    shutil.copytree(clean, edited)
+    edit(edited / LEAF_A / "interfaces", "    address 10.11.0.1/31\n",
+         "    address 10.11.0.1/31\n    post-up ip route add blackhole 10.12.15.0/24\n")
+    edit_each(edited / LEAF_A / "frr.conf", "  maximum-paths 64\n",
+              "  maximum-paths 64\n  redistribute static\n  network 10.12.14.0/24\n",
+              "ip route 10.12.0.0/26 blackhole\n",
+              "ip route 10.12.0.0/26 blackhole\nip route 10.12.13.0/24 blackhole\n")
+    snap = load_snapshot(edited)
+    edit(edited / LEAF_A / "interfaces", "    post-up ip route add blackhole 10.12.15.0/24\n",
+         "    post-up ip route add blackhole 10.12.15.0/24\n    post-up ip route add blackhole 10.12.14.0/24\n")
+    again = load_snapshot(edited)
+    leaf = ("a-leaf-su1-r0", None)
+    first = originated(snap, build_topology(snap), leaf).prefixes
+    assert "10.12.13.0/24" in first and "10.12.15.0/24" not in first and "10.12.14.0/24" not in first
+    assert "10.12.14.0/24" in originated(again, build_topology(again), leaf).prefixes

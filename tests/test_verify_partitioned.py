@@ -165,3 +165,19 @@ def test_reading_ahead_changes_no_result_and_stays_in_the_folder(clean: Path, tm
     finally:
         prefetch.os.open = real_open  # type: ignore[assignment]
     assert opened == ["frr.conf"]
+
+
+def test_kernel_routes_cross_to_the_routing_side(clean: Path, tmp_path: Path) -> None:  # noqa: F811
+    """A Cumulus switch's `ip route` commands are read with its base part (its interfaces file)
+    and judged with its routing part: the two-process path sends them across, and finds what the
+    whole snapshot finds."""
+    broken = tmp_path / "build"
+    shutil.copytree(clean, broken)
+    path = broken / "multi-plane/gw-storage-1/interfaces"
+    text = path.read_text()
+    assert "    vrf-table 1002\n" in text
+    path.write_text(text.replace("    vrf-table 1002\n", "    vrf-table 1002\n"
+                                 "    post-up ip route add 10.12.0.0/20 dev swp1 table 1002\n", 1))
+    two = outcome(partitioned.check_folder(broken, workers=2))
+    assert two == outcome(run_checks(load_snapshot(broken)))
+    assert {check for check, findings in two if findings} >= {"ISO-VRF-LEAK", "ISO-ROUTE-LEAK"}

@@ -1380,9 +1380,44 @@ def _listen_range(rng: random.Random, text: str) -> tuple[str, str] | None:
             + (f", listen limit {limit}" if limit else "") + (f", {addresses[0]} kept" if keep_first else "")), edited
 
 
+def _iface_kernel_route(rng: random.Random, text: str, ports: frozenset[str]) -> tuple[str, str] | None:
+    """A post-up `ip route add|replace` in a cabled port's stanza (a kernel route: zebra reads it in
+    at distance 0, above BGP's route for the prefix): for the switch's own loopback or server block,
+    another switch's (a neighbouring loopback, the next block), or a short prefix over them all;
+    over a neighbor (the peer of a cabled /31) or into a blackhole. Not on a switch with VRFs (the
+    twin runs each VRF in a namespace of its own, without the VRF's table)."""
+    if re.search(r"^\s+vrf(-table)?\s", text, re.M):
+        return None
+    spans = [s for s in _stanza_spans(text) if s[0] in ports]
+    found = _port_addresses(text, ports)
+    peers = [(name, ".".join(ip.split(".")[:3] + [str(int(ip.split(".")[3]) ^ 1)]))
+             for _, name, address in found if name != "lo" and address.endswith("/31")
+             for ip in [address.partition("/")[0]]]
+    if not spans or not peers:
+        return None
+    prefixes = []
+    for _, name, address in found:
+        a, b, c, d = (int(o) for o in address.partition("/")[0].split("."))
+        if name == "lo":
+            prefixes += [f"{a}.{b}.{c}.{d}/32", f"{a}.{b}.{c}.{d ^ 1}/32"]
+        else:
+            prefixes += [f"{a}.{b}.{c}.{d & ~63 & 255}/26", f"{a}.{b}.{c}.{(d & ~63) + 64 & 255}/26"]
+    prefix = rng.choice(prefixes) if rng.random() < 0.85 else rng.choice(prefixes).rsplit(".", 2)[0] + ".0.0/16"
+    port, peer = rng.choice(peers)
+    how = rng.choice(["via", "via-dev", "blackhole"])
+    verb = rng.choice(["add", "replace"])
+    command = (f"ip route {verb} blackhole {prefix}" if how == "blackhole" else
+               f"ip route {verb} {prefix} via {peer}" + (f" dev {port}" if how == "via-dev" else ""))
+    name, _, end = rng.choice([s for s in spans if s[0] == port] if how != "blackhole" else spans)
+    lines = _lines(text)
+    lines.insert(end, f"    post-up {command}")
+    return f"interfaces: {name} post-up {command}", "\n".join(lines)
+
+
 IFACE_EDITS: tuple[Callable[[random.Random, str, frozenset[str]], tuple[str, str] | None], ...] = (
     _iface_drop_address, _iface_readdress, _iface_readdress, _iface_link_down, _iface_drop_stanza, _iface_mtu,
-    _iface_duplicate_stanza, _iface_unindent, _iface_address_command, _iface_address_form)
+    _iface_duplicate_stanza, _iface_unindent, _iface_address_command, _iface_address_form,
+    _iface_kernel_route)
 
 
 EDITS: tuple[Callable[[random.Random, str], tuple[str, str] | None], ...] = (

@@ -770,14 +770,15 @@ def static_at(snap: Snapshot, device: str, route: StaticRoute) -> str:
     return snap.where(device, route.file or snap.devices[device].routing_file, route.line)
 
 
-def static_in_rib(dev: DeviceConfig, vrf: str | None, conn: Mapping[str, str]) -> list[str]:
+def static_in_rib(dev: DeviceConfig, vrf: str | None, conn: Mapping[str, str], kernel: bool = True) -> list[str]:
     """The instance's static routes the device installs: a blackhole always; a next hop only when it
     is on a connected subnet (or names a port that is up) of the VRF. None with distance 255: zebra
-    and EOS alike take that distance as infinite (zebra's DISTANCE_INFINITY), never selected."""
+    and EOS alike take that distance as infinite (zebra's DISTANCE_INFINITY), never selected.
+    Without ``kernel``: the configured ones only (what `redistribute static` takes)."""
     nets = [network_of(p) for p in conn]
     out = []
     for route in dev.static_routes:
-        if route.vrf != vrf or route.distance >= DISTANCE_INFINITY:
+        if route.vrf != vrf or route.distance >= DISTANCE_INFINITY or route.kernel and not kernel:
             continue
         if route.nexthop is None:
             out.append(net_str(network_of(route.prefix)))
@@ -981,7 +982,8 @@ def originated(snap: Snapshot, topo: Topology, node: NodeId, index: ConnectedInd
     networks = set(out)
     redistributed: list[str] = []
     med: dict[str, int] = {}
-    for source, routes in (("connected", list(conn)), ("static", statics)):
+    configured = statics if not any(r.kernel for r in dev.static_routes) else static_in_rib(dev, node[1], conn, False)
+    for source, routes in (("connected", list(conn)), ("static", configured)):
         if source == "static" and inst.static_feed is not None:
             redistributed += [p for p in routes if p in inst.static_feed]  # (bgpcfgd's map: no metric)
             continue

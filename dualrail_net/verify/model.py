@@ -500,6 +500,15 @@ class StaticRoute:
     distance: int = 1  # its administrative distance (a floating static loses to BGP for its prefix)
     line: int = 0  # where the routing file says it (0: not known)
     file: str = ""  # the file that says it, when not the device's routing file (SONiC's STATIC_ROUTE)
+    # put in the kernel by a command (a Cumulus port's post-up `ip route add`), not by zebra: the
+    # switch programs it like any route of its table; zebra reads it in at distance 0 and BGP
+    # takes it only through a `network` statement or `redistribute kernel`, not `redistribute static`
+    kernel: bool = False
+
+
+def static_kind(route: StaticRoute) -> str:
+    """How a finding names a static route: by where it comes from."""
+    return "kernel route (a command of the interfaces file)" if route.kernel else "static route"
 
 
 @dataclass(slots=True)
@@ -604,6 +613,9 @@ class DeviceConfig:
     prefix_lists: dict[str, list[PrefixListEntry]] = field(default_factory=dict)
     route_maps: dict[str, list[RouteMapEntry]] = field(default_factory=dict)
     static_routes: list[StaticRoute] = field(default_factory=list)
+    # a base part's kernel routes (StaticRoute.kernel): joined to the routing part's static routes
+    # when the two parts are put together (parsers.add_routing)
+    kernel_routes: list[StaticRoute] = field(default_factory=list)
     qos: Qos = field(default_factory=Qos)
     management: ManagementConfig = field(default_factory=ManagementConfig)
     vrf_route_leaks: list[tuple[str, str]] = field(default_factory=list)  # (from vrf, into vrf)

@@ -12,8 +12,8 @@ them, and a forked child that reads objects made before the fork copies every pa
   side "routing") and those that read only what both sides hold (side "either": this side has
   less else to do, it finishes first at 100k GPUs).
 
-What crosses, in plain types: down, each switch's addressed ports (name, addresses, VRF, loopback)
-and VRF tables, then each server's addressed ports (the routing side's topology needs every
+What crosses, in plain types: down, each switch's addressed ports (name, addresses, VRF, loopback),
+VRF tables and kernel routes (its interfaces file's `ip route` commands), then each server's addressed ports (the routing side's topology needs every
 address, and the base side reads them anyway); up, each switch's hostname and the statements
 naming it, VRF names and BGP instance names as its routing part gives them (the base side's topology needs every routing
 instance), the cabling plan's columns (the routing side reads it while it waits for the servers;
@@ -50,7 +50,7 @@ from dualrail_net.verify.checks import (
 )
 from dualrail_net.verify.checks.routing import PER_PLANE
 from dualrail_net.verify.controlplane import PlanePlan, expected_plane, planned_bits
-from dualrail_net.verify.model import DeviceConfig, Interface, Qos, ServerConfig, ServerRoute, ServerRule
+from dualrail_net.verify.model import DeviceConfig, Interface, Qos, ServerConfig, ServerRoute, ServerRule, StaticRoute
 from dualrail_net.verify.parsers import UnreadableFile, add_routing, parse_server, platform_parser
 from dualrail_net.verify.prefetch import start_read_ahead
 from dualrail_net.manifest import Manifest
@@ -270,7 +270,8 @@ def _check_in_two(root: Path, manifest: Manifest, only: set[str] | None,
         with os.fdopen(up_read, "rb") as up:
             base = [parser.base(name, root / meta.dir) for parser, (name, meta) in zip(parsers, switches)]
             # down in marshal's plain types (a third of pickle's time for the 1M ports)
-            outbox.put(marshal.dumps([(list(dev.vrfs.items()), _addressed_ports(dev.interfaces))
+            outbox.put(marshal.dumps([(list(dev.vrfs.items()), _addressed_ports(dev.interfaces),
+                                       [_kernel_route(r) for r in dev.kernel_routes])
                                       for parser, dev in zip(parsers, base) if parser.routing]))
             servers = [parse_server(name, root / meta.dir) for name, meta in server_work]
             outbox.put(marshal.dumps([(srv.name, _addressed_ports(srv.interfaces)) for srv in servers]))
@@ -307,6 +308,11 @@ Ports = list[tuple[str, list[str], str | None, bool, str]]
 
 def _addressed_ports(interfaces: dict[str, Interface]) -> Ports:
     return [(i.name, i.addresses, i.vrf, i.is_loopback, i.down) for i in interfaces.values() if i.addresses]
+
+
+def _kernel_route(route: StaticRoute) -> tuple[str | None, str, str | None, str | None, int, int, str]:
+    """A base part's kernel route (StaticRoute.kernel) in plain types, in StaticRoute's field order."""
+    return route.vrf, route.prefix, route.nexthop, route.nexthop_vrf, route.distance, route.line, route.file
 
 
 def _port_interfaces(ports: Ports) -> dict[str, Interface]:
@@ -346,8 +352,10 @@ def _routing_side(root: Path, specs: list[CheckSpec], up: BinaryIO, down: Binary
         devices = {}
         for parser, part in zip(parsers, parts):
             if parser.routing:
-                vrfs, ports = next(base_ports)
+                vrfs, ports, kernel = next(base_ports)
                 dev = DeviceConfig(part.name, part.platform, interfaces=_port_interfaces(ports), vrfs=dict(vrfs))
+                dev.kernel_routes = [StaticRoute(vrf, prefix, hop, hop_vrf, distance, line, file, kernel=True)
+                                     for vrf, prefix, hop, hop_vrf, distance, line, file in kernel]
                 dev.qos = Qos(ElsewhereDict(f"{part.name}'s DSCP map"), ElsewhereDict(f"{part.name}'s DSCP priorities"))
                 part = add_routing(dev, part)
             devices[part.name] = part

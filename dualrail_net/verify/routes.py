@@ -380,7 +380,8 @@ def prefix_index(snap: Snapshot, topo: Topology) -> tuple[PrefixIndex, dict[Node
             feed = inst.static_feed  # (SONiC's bgpcfgd: only its own routes, whatever frr.conf says)
             if "static" in inst.redistribute or feed is not None:
                 for route in dev.static_routes:
-                    if route.vrf == vrf and (feed is None or net_str(network_of(route.prefix)) in feed):
+                    if route.vrf == vrf and not route.kernel \
+                            and (feed is None or net_str(network_of(route.prefix)) in feed):
                         rows.append((route.prefix, node, snap.plane_of_address(route.prefix) or plane))
     rows.sort(key=lambda r: r[2] or "")  # stable: keeps the config order within a plane
     idx = PrefixIndex()

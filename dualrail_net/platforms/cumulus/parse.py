@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from dualrail_net.platforms.cumulus import services
+from dualrail_net.platforms.cumulus.kernel_routes import kernel_routes
 from dualrail_net.platforms.cumulus.qos_features import parse_qos_features
 from dualrail_net.verify.model import DeviceConfig
 from dualrail_net.verify.parsers import link
@@ -22,12 +23,14 @@ def parse_base(name: str, folder: Path) -> DeviceConfig:
     dev.vrfs.update(parsed.vrfs)
     take_management(dev, parsed.gateways)
     dev.base_unmodelled = [("interfaces", line, text) for line, text in parsed.unmodelled]
-    # a switch's routes and rules are frr.conf's: a command run at ifup is not in the model,
-    # but the ports it takes down or gives another MTU (`ip link set`)
+    # a command run at ifup: the ports it takes down or gives another MTU (`ip link set`) ...
     applied = apply_link_commands(parsed)
+    # ... and the routes it puts in the kernel's tables (switchd programs them like zebra's)
+    dev.kernel_routes, routed = kernel_routes(
+        parsed, [n for n in range(len(parsed.commands)) if n not in applied], dev.vrfs, dev.interfaces)
     dev.base_unmodelled += [("interfaces", line, f"post-up/up command: {cmd}")
                             for number, (cmd, line) in enumerate(zip(parsed.commands, parsed.command_lines))
-                            if number not in applied]
+                            if number not in applied and number not in routed]
     dev.lag_members = {port: (upper, "interfaces", line)
                        for port, (upper, line) in (parsed.bridge_members | parsed.lag_members).items()}
     link.take_lag_members(dev)

@@ -10,7 +10,7 @@ from dualrail_net.verify.checks import BASE, Context, ROUTING, SESSIONS, TOPOLOG
 from dualrail_net.verify.controlplane import static_at
 from dualrail_net.verify.findings import Finding
 from dualrail_net.verify.ipfast import net_str
-from dualrail_net.verify.model import leak_instance
+from dualrail_net.verify.model import leak_instance, static_kind
 from dualrail_net.verify.nopolicy import policy_stops
 from dualrail_net.verify.routes import bits, explain_prefix_list, explain_route_map
 from dualrail_net.verify.topology import Endpoint
@@ -202,7 +202,7 @@ def vrf_leaks(ctx: Context) -> list[Finding]:
                 b = ctx.topo.node_plane.get((dev.name, route.nexthop_vrf))
                 if a != b or a is None:
                     out.append(finding([dev.name], "",
-                                       f"{dev.name} static route {route.prefix} in VRF {route.vrf or 'default'} "
+                                       f"{dev.name} {static_kind(route)} {route.prefix} in VRF {route.vrf or 'default'} "
                                        f"(plane {a}) points into VRF {route.nexthop_vrf} (plane {b})",
                                        "a cross-VRF static route forwards traffic between planes"))
     return out
@@ -261,7 +261,7 @@ def route_leaks(ctx: Context) -> list[Finding]:
                 if mine and elsewhere and elsewhere != mine:
                     at = f"{static_at(ctx.snap, dev.name, route)}: " if route.line else ""
                     out.append(finding([dev.name], mine,
-                                       f"{at}{dev.name} (plane {mine}) has a static route {route.prefix} via "
+                                       f"{at}{dev.name} (plane {mine}) has a {static_kind(route)} {route.prefix} via "
                                        f"{route.nexthop} into plane {elsewhere}",
                                        "a static route toward another plane forwards traffic across planes"))
                     break

@@ -46,6 +46,8 @@ def add_routing(dev: DeviceConfig, routing: DeviceConfig) -> DeviceConfig:
     the routing file after the others, VRFs named only there included (after the others, untabled)."""
     for name in ROUTING_FIELDS:
         setattr(dev, name, getattr(routing, name))
+    if dev.kernel_routes:  # (after the routing file's own: a file's `no ip route` does not take them back)
+        dev.static_routes = [*dev.static_routes, *dev.kernel_routes]
     for vrf in routing.vrfs:
         dev.vrfs.setdefault(vrf, None)
     dev.names += routing.names  # each part's own statements naming the device (SONiC: config_db and frr.conf)

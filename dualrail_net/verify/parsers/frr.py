@@ -1589,6 +1589,8 @@ def undo_top_level(dev: DeviceConfig, w: list[str], vrf: str | None) -> bool:
     file configured, as the daemon does when it reads the file line by line (FRR and EOS): a static
     route, a prefix-list or one of its entries, a route-map or one of its entries, a BGP instance.
     False when it is none of those or names nothing configured (the caller reports the line)."""
+    if not w:
+        return False  # a bare `no`
     if w[:2] == ["ip", "route"]:
         route = static_route(w, vrf)
         if route is None:

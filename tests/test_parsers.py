@@ -1719,3 +1719,22 @@ def test_a_cumulus_switchs_route_commands_are_kernel_routes_of_their_tables(tmp_
     reported = sorted(line for file, line, text in dev.base_unmodelled if "command" in text)
     assert reported == [21, 22, 23, 24, 27]
 
+
+
+def test_a_switch_port_moved_to_another_vrf_by_a_command_is_in_that_vrf() -> None:
+    """`ip link set X master V` / `vrf V` / `nomaster` after X's own stanza moves X (a switch's
+    port; its routes go with it); before it, X's stanza sets its master again (left reported); a
+    master that is no VRF of the file (a bridge) is left reported; a server's ports are not moved."""
+    text = KERNEL_ROUTES_FILE.replace("    post-up ip rule add from all lookup 1001 pref 100\n",
+                                      "    post-up ip link set swp1 vrf plane-b\n"
+                                      "    post-up ip link set dev swp2 nomaster\n"
+                                      "    post-up ip l s swp2 master br0\n")
+    before = text.replace("    vrf-table 1002\n", "    vrf-table 1002\n    post-up ip link set swp1 master plane-a\n")
+    parsed = ifupdown.read_interfaces(before)
+    done = ifupdown.apply_link_commands(parsed, masters=True)
+    assert parsed.interfaces["swp1"].vrf == "plane-b" and parsed.interfaces["swp2"].vrf is None
+    moved = [parsed.commands[n] for n in sorted(done)]
+    assert moved == ["ip link set swp1 vrf plane-b", "ip link set dev swp2 nomaster"]
+    server = ifupdown.read_interfaces(text)
+    ifupdown.apply_link_commands(server)
+    assert server.interfaces["swp1"].vrf == "plane-a" and server.interfaces["swp2"].vrf == "plane-b"

@@ -539,6 +539,14 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
      lambda r: edit(r / LEAF_A / "interfaces", "    alias gpu001:ens1f0np0\n", "    alias gpu001:ens1f0np0\n    link-down yes\n")),
     ("a leaf's server port without its auto line (ifupdown2 never brings it up)", "LINK-PORT-DOWN",
      lambda r: edit(r / LEAF_A / "interfaces", "auto swp1\n", "")),
+    ("a gateway's last stanza moves a plane-A port into plane B's VRF (`ip link set swp1 master plane-b`)",
+     "ISO-FOREIGN-SUBNET",
+     lambda r: (r / GW / "interfaces").write_text((r / GW / "interfaces").read_text().rstrip("\n")
+                                                  + "\n    post-up ip link set swp1 master plane-b\n")),
+    ("a gateway's last stanza takes a plane-A port out of its VRF (`ip link set dev swp1 nomaster`)",
+     "ADDR-PORT-VRF",
+     lambda r: (r / GW / "interfaces").write_text((r / GW / "interfaces").read_text().rstrip("\n")
+                                                  + "\n    post-up ip link set dev swp1 nomaster\n")),
     ("a gateway's post-up route in plane B's kernel table out of a plane-A port", "ISO-VRF-LEAK",
      lambda r: edit(r / GW / "interfaces", "    vrf-table 1002\n",
                     "    vrf-table 1002\n    post-up ip route add 10.12.0.0/20 dev swp1 table 1002\n")),

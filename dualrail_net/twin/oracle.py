@@ -1384,9 +1384,10 @@ def _iface_kernel_route(rng: random.Random, text: str, ports: frozenset[str]) ->
     """A post-up `ip route add|replace` in a cabled port's stanza (a kernel route: zebra reads it in
     at distance 0, above BGP's route for the prefix): for the switch's own loopback or server block,
     another switch's (a neighbouring loopback, the next block), or a short prefix over them all;
-    over a neighbor (the peer of a cabled /31) or into a blackhole. Not on a switch with VRFs (the
-    twin runs each VRF in a namespace of its own, without the VRF's table)."""
-    if re.search(r"^\s+vrf(-table)?\s", text, re.M):
+    over a neighbor (the peer of a cabled /31) or into a blackhole. Not on a switch with fabric VRFs
+    (the twin runs each VRF in a namespace of its own, without the VRF's table)."""
+    if any(st.name not in ("mgmt", "eth0") and {"vrf", "vrf-table"} & dict(st.attrs).keys()
+           for st in parse_stanzas(text)):
         return None
     spans = [s for s in _stanza_spans(text) if s[0] in ports]
     found = _port_addresses(text, ports)
@@ -1395,14 +1396,18 @@ def _iface_kernel_route(rng: random.Random, text: str, ports: frozenset[str]) ->
              for ip in [address.partition("/")[0]]]
     if not spans or not peers:
         return None
-    prefixes = []
+    own, learned = [], []  # (the switch's own prefixes; those of its neighbours, which it learns by BGP)
     for _, name, address in found:
         a, b, c, d = (int(o) for o in address.partition("/")[0].split("."))
         if name == "lo":
-            prefixes += [f"{a}.{b}.{c}.{d}/32", f"{a}.{b}.{c}.{d ^ 1}/32"]
+            own.append(f"{a}.{b}.{c}.{d}/32")
+            learned.append(f"{a}.{b}.{c}.{d ^ 1}/32")
         else:
-            prefixes += [f"{a}.{b}.{c}.{d & ~63 & 255}/26", f"{a}.{b}.{c}.{(d & ~63) + 64 & 255}/26"]
-    prefix = rng.choice(prefixes) if rng.random() < 0.85 else rng.choice(prefixes).rsplit(".", 2)[0] + ".0.0/16"
+            own.append(f"{a}.{b}.{c}.{d & ~63 & 255}/26")
+            learned.append(f"{a}.{b}.{c}.{(d & ~63) + 64 & 255}/26")
+    draw = rng.random()
+    prefix = (rng.choice(learned) if draw < 0.7 else rng.choice(own) if draw < 0.9
+              else rng.choice(own).rsplit(".", 2)[0] + ".0.0/16")
     port, peer = rng.choice(peers)
     how = rng.choice(["via", "via-dev", "blackhole"])
     verb = rng.choice(["add", "replace"])

@@ -23,8 +23,9 @@ def parse_base(name: str, folder: Path) -> DeviceConfig:
     dev.vrfs.update(parsed.vrfs)
     take_management(dev, parsed.gateways)
     dev.base_unmodelled = [("interfaces", line, text) for line, text in parsed.unmodelled]
-    # a command run at ifup: the ports it takes down or gives another MTU (`ip link set`) ...
-    applied = apply_link_commands(parsed)
+    # a command run at ifup: the ports it takes down, gives another MTU or moves to another VRF
+    # (`ip link set`) ...
+    applied = apply_link_commands(parsed, masters=True)
     # ... and the routes it puts in the kernel's tables (switchd programs them like zebra's)
     dev.kernel_routes, routed = kernel_routes(
         parsed, [n for n in range(len(parsed.commands)) if n not in applied], dev.vrfs, dev.interfaces)

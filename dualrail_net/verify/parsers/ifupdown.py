@@ -763,10 +763,11 @@ def _ipv4_options_dropped(words: list[str]) -> list[str] | None:
     return [w for w in rest if w != "-4"]
 
 
-def link_command(cmd: str) -> tuple[str, str | None, int | None] | None:
-    """``ip link set [dev] NAME [up|down] [mtu N]`` (iproute2's abbreviations: ``ip l s``; the
-    link object comes first in ip's table of objects, the set verb first of iplink's for ``s``) as
-    (device, "up"/"down"/None, MTU/None); None for any other command or an option not read here."""
+def link_command(cmd: str) -> tuple[str, str | None, int | None, str | None] | None:
+    """``ip link set [dev] NAME [up|down] [mtu N] [master|vrf M | nomaster]`` (iproute2's
+    abbreviations: ``ip l s``; the link object comes first in ip's table of objects, the set verb
+    first of iplink's for ``s``) as (device, "up"/"down"/None, MTU/None, the master it is given:
+    its name, "" for none, None when not said); None for any other command or an option not read here."""
     words = _shell_words(cmd)
     rest = _ipv4_options_dropped(words[1:]) if words and words[0] in _IP_PROGRAMS else None
     if rest is None or len(rest) < 3 or not "link".startswith(rest[0]) or not "set".startswith(rest[1]):
@@ -774,6 +775,7 @@ def link_command(cmd: str) -> tuple[str, str | None, int | None] | None:
     device: str | None = None
     state: str | None = None
     mtu: int | None = None
+    master: str | None = None
     args = iter(rest[2:])
     for word in args:
         if word in ("up", "down"):
@@ -783,6 +785,12 @@ def link_command(cmd: str) -> tuple[str, str | None, int | None] | None:
             if not is_decimal(value):
                 return None
             mtu = int(value)
+        elif word in ("master", "vrf"):  # (`vrf NAME`: iplink's own spelling of a VRF master)
+            master = next(args, "")
+            if not master:
+                return None
+        elif word == "nomaster":
+            master = ""
         elif word == "dev" or device is None:
             name = next(args, "") if word == "dev" else word
             if device is not None or not name:
@@ -790,7 +798,8 @@ def link_command(cmd: str) -> tuple[str, str | None, int | None] | None:
             device = name
         else:
             return None
-    return (device, state, mtu) if device is not None and (state or mtu is not None) else None
+    said = state or mtu is not None or master is not None
+    return (device, state, mtu, master) if device is not None and said else None
 
 
 # ipaddress.c's verbs in the order it tests them (`ip a a` adds, `ip a d` deletes, `ip a f` flushes)
@@ -822,7 +831,7 @@ def address_command(cmd: str) -> tuple[str, str, str] | None:
 
 
 def apply_link_commands(parsed: InterfacesFile, bounce: bool = True, forwarding: bool = True,
-                        addresses: bool = True) -> set[int]:
+                        addresses: bool = True, masters: bool = False) -> set[int]:
     """The post-up ``ip link set`` commands (link_command) applied to the ports they name, in the
     order ifupdown2 runs them (a stanza never brought up runs none); the indices of the commands
     applied (the others stay for the caller: routes and rules, or not modelled).
@@ -836,7 +845,10 @@ def apply_link_commands(parsed: InterfacesFile, bounce: bool = True, forwarding:
     went down and nothing puts them back, which the host model does not follow: both commands are
     left to the caller (not modelled) and the port is taken as it was.
     ``forwarding``: whether ``sysctl`` commands that turn a port's IPv4 forwarding on or off are
-    applied to the ports (a switch's; a server's forwarding is its sysctl.conf's, judged there)."""
+    applied to the ports (a switch's; a server's forwarding is its sysctl.conf's, judged there).
+    ``masters``: whether ``ip link set X master|vrf V`` and ``nomaster`` move a port into one of the
+    file's VRFs or out of its VRF (a switch's: its routes and sessions go with it; from a stanza
+    before the port's own, whose vrf module sets the port's master again, it is left reported)."""
     done: set[int] = set()
     taken_down: dict[str, int] = {}  # port -> the command that took it down
     addressed: dict[str, dict[str, None]] = {}  # port -> its addresses, once an address command changed them
@@ -876,14 +888,18 @@ def apply_link_commands(parsed: InterfacesFile, bounce: bool = True, forwarding:
         read = link_command(cmd) if _MAYBE_LINK.search(cmd) else None
         if read is None or read[0] not in parsed.interfaces or runs is None or runs.down == NOT_AUTO:
             continue
-        device, state, mtu = read
+        device, state, mtu, master = read
         target = parsed.interfaces[device]
+        if master is not None and not (masters and (master == "" or master in parsed.vrfs)):
+            continue  # a bridge's or bond's member, a VRF this file does not make, or a server's port
         if order[port] < order[device]:
             # run before the port's own stanza, which brings the port up (or keeps it down) and
-            # sets its MTU afterwards: a state changes nothing; an MTU is not followed
-            if mtu is None:
+            # sets its MTU afterwards: a state changes nothing; an MTU or a master is not followed
+            if mtu is None and master is None:
                 done.add(number)
             continue
+        if master is not None:
+            target.vrf = master or None
         if state == "down" and not target.down:
             target.down = LINK_SET_DOWN
             taken_down[device] = number

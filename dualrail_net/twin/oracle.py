@@ -1439,6 +1439,11 @@ EDITS: tuple[Callable[[random.Random, str], tuple[str, str] | None], ...] = (
 
 # frr.conf edits whose effect outlives the daemons (zebra sets a port admin-down in the kernel)
 KERNEL_STATE_KINDS = frozenset({"zebra-interface"})
+# interfaces edits that leave routes in the kernel: ifupdown2 runs a post-up command when a port
+# comes up and nothing takes its route out again when the line is gone (a real switch keeps it
+# until it reboots too), so the namespace's command-made routes are flushed when the file is put
+# back (the rendered files add none: zebra's and the connected routes are of other protocols)
+KERNEL_ROUTE_KINDS = frozenset({"iface-kernel-route"})
 
 
 def edit_kind(edit: Callable[..., tuple[str, str] | None]) -> str:
@@ -1568,6 +1573,8 @@ def differential(output: Path, plan: TwinPlan, rundir: Callable[[str], Path], se
                 # an edit that left kernel state behind (a port zebra took down stays down when
                 # the daemons restart) is put back as at boot: both files again
                 again = edit.file == "interfaces" or edit.kind in KERNEL_STATE_KINDS
+                if edit.kind in KERNEL_ROUTE_KINDS:
+                    in_ns(sw.ns, ["ip", "-4", "route", "flush", "proto", "boot", "table", "all"], check=False)
                 restart(sw, originals[edit.device], iface_originals[edit.device] if again else None)
             settle(switches, rundir)
     return results

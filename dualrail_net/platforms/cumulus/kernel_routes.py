@@ -7,10 +7,10 @@ through a ``network`` statement or ``redistribute kernel``.
 
 Invariants: a command becomes a route here only when its table is the main one or a VRF's table
 the file numbers (an `auto` table's number is the kernel's choice), it is not a deletion and not a
-multipath route, and it goes out of a fabric port (if it names one) from a stanza ifupdown2 brings up;
-every other command stays reported as not modelled. A gateway's reachability is
-judged as for static routes (on a connected subnet of the route's VRF), which the kernel also
-requires of a gateway not marked onlink."""
+multipath route, and it goes out of a fabric port (if it names one) from a stanza ifupdown2 brings
+up; every other command stays reported as not modelled. A gateway's reachability is judged as for
+static routes (on a connected subnet of the route's VRF), which the kernel also requires of a
+gateway not marked onlink."""
 
 from __future__ import annotations
 
@@ -50,13 +50,13 @@ def kernel_routes(parsed: InterfacesFile, pending: list[int], vrfs: Mapping[str,
         port = interfaces.get(route.dev) if route.dev is not None else None
         if route.dev is not None and port is None:
             continue  # out of a port that is no fabric port (the management port, a typo): reported
-        stanza = parsed.interfaces.get(parsed.command_ports[pending[route.order]])
+        number = pending[route.order]
+        stanza = parsed.interfaces.get(parsed.command_ports[number])
         if stanza is None or stanza.down == NOT_AUTO:
             continue  # (a stanza ifupdown2 never brings up runs none of its commands)
         nexthop_vrf = None
         if port is not None and port.vrf != vrf:
             nexthop_vrf = port.vrf or "default"  # a route of one table out of another VRF's port
-        number = pending[route.order]
         out.append(StaticRoute(vrf, prefix, nexthop, nexthop_vrf, distance=0, line=parsed.command_lines[number],
                                file="interfaces", kernel=True))
         taken.add(number)

@@ -114,12 +114,12 @@ def sub_port_parents(interfaces: Collection[str]) -> dict[str, str]:
     return out
 
 
-def take_sub_port_parents(dev: DeviceConfig, parents: dict[str, str], mtu_inherited: bool = True) -> None:
+def take_sub_port_parents(dev: DeviceConfig, parents: dict[str, str]) -> None:
     """A VLAN sub-interface sends and receives through its parent port's queues: its PFC, ECN,
     trust and scheduling are the parent's, whatever it says itself (the switch's buffers and
     schedulers are per physical port). A Linux VLAN device takes its parent's MTU when it is made
-    (``mtu_inherited``), so without an ``mtu`` of its own it has the parent's. It has no carrier
-    while its parent is down."""
+    (both callers are Linux switches), so without an ``mtu`` of its own it has the parent's. It has
+    no carrier while its parent is down."""
     for name, parent_name in parents.items():
         sub, parent = dev.interfaces.get(name), dev.interfaces.get(parent_name)
         if sub is None or parent is None:
@@ -127,7 +127,7 @@ def take_sub_port_parents(dev: DeviceConfig, parents: dict[str, str], mtu_inheri
         sub.pfc_priorities, sub.ecn, sub.strict_tcs = parent.pfc_priorities, parent.ecn, parent.strict_tcs
         sub.trust, sub.dwrr_share, sub.pfc_headroom = parent.trust, parent.dwrr_share, parent.pfc_headroom
         sub.pfc_watchdog, sub.pfc_watchdog_note = parent.pfc_watchdog, parent.pfc_watchdog_note
-        if mtu_inherited and sub.mtu is None:
+        if sub.mtu is None:
             sub.mtu = parent.mtu
         if parent.down and not sub.down:
             sub.down = f"a VLAN on {parent_name}, which is {why_down(parent.down)}"

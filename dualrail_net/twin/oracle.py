@@ -1382,8 +1382,9 @@ def _listen_range(rng: random.Random, text: str) -> tuple[str, str] | None:
 
 def _iface_kernel_route(rng: random.Random, text: str, ports: frozenset[str]) -> tuple[str, str] | None:
     """A post-up `ip route add|replace` in a cabled port's stanza (a kernel route: zebra reads it in
-    at distance 0, above BGP's route for the prefix): for the switch's own loopback or server block,
-    another switch's (a neighbouring loopback, the next block), or a short prefix over them all;
+    at distance 0, above BGP's route for the prefix): for the switch's own loopback or block (of a
+    link's or a server port's address), another switch's (a neighbouring loopback, the next block),
+    or a short prefix over them all;
     over a neighbor (the peer of a cabled /31) or into a blackhole. Not on a switch with fabric VRFs
     (the twin runs each VRF in a namespace of its own, without the VRF's table)."""
     if any(st.name not in ("mgmt", "eth0") and {"vrf", "vrf-table"} & dict(st.attrs).keys()
@@ -1397,7 +1398,8 @@ def _iface_kernel_route(rng: random.Random, text: str, ports: frozenset[str]) ->
     if not spans or not peers:
         return None
     own, learned = [], []  # (the switch's own prefixes; those of its neighbours, which it learns by BGP)
-    for _, name, address in found:
+    everywhere = frozenset(st.name for st in parse_stanzas(text) if st.name not in ("mgmt", "eth0"))
+    for _, name, address in _port_addresses(text, everywhere):  # (server ports too: their blocks)
         a, b, c, d = (int(o) for o in address.partition("/")[0].split("."))
         if name == "lo":
             own.append(f"{a}.{b}.{c}.{d}/32")

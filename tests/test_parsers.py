@@ -911,14 +911,17 @@ def test_network_statement_takes_a_route_map_and_the_later_one_wins() -> None:
 
 def test_ip_link_set_commands_are_read_as_iproute2_reads_them() -> None:
     read = ifupdown.link_command
-    assert read("ip link set swp1 down") == ("swp1", "down", None)
-    assert read("ip l s dev swp33 down") == ("swp33", "down", None)
-    assert read("/sbin/ip -4 li set dev swp2 up mtu 9000") == ("swp2", "up", 9000)
-    assert read("ip link set dev swp1 mtu 1500 || true") == ("swp1", None, 1500)
+    assert read("ip link set swp1 down") == ("swp1", "down", None, None)
+    assert read("ip l s dev swp33 down") == ("swp33", "down", None, None)
+    assert read("/sbin/ip -4 li set dev swp2 up mtu 9000") == ("swp2", "up", 9000, None)
+    assert read("ip link set dev swp1 mtu 1500 || true") == ("swp1", None, 1500, None)
+    assert read("ip link set swp1 master plane-b") == read("ip link set dev swp1 vrf plane-b") \
+        == ("swp1", None, None, "plane-b")
+    assert read("ip link set swp1 nomaster up") == ("swp1", "up", None, "")
     # what is not read whole stays a command the model does not judge
     for other in ("ip link set swp1 txqueuelen 1000", "ip link set swp1", "ip link add br0 type bridge",
                   "ip link set dev swp1 mtu jumbo", "ip link set swp1 swp2 down", "ip route add 10.0.0.0/8 dev swp1",
-                  "ethtool -s swp1 speed 100000"):
+                  "ethtool -s swp1 speed 100000", "ip link set swp1 master"):
         assert read(other) is None, other
 
 
@@ -945,7 +948,7 @@ def test_ip_address_commands_are_read_as_iproute2_reads_them() -> None:
                   "ip addr flush dev swp1 scope global", "ip addr change 10.0.5.1/31 dev swp1",
                   "ip -6 addr add 10.0.5.1/31 dev swp1", "ip link set swp1 down"):
         assert read(other) is None, other
-    assert ifupdown.link_command("ip -f inet link set swp1 down") == ("swp1", "down", None)
+    assert ifupdown.link_command("ip -f inet link set swp1 down") == ("swp1", "down", None, None)
 
 
 def test_ip_address_commands_apply_unless_a_later_stanza_purges_them() -> None:

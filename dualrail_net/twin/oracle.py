@@ -1384,9 +1384,9 @@ def _iface_kernel_route(rng: random.Random, text: str, ports: frozenset[str]) ->
     """A post-up `ip route add|replace` in a cabled port's stanza (a kernel route: zebra reads it in
     at distance 0, above BGP's route for the prefix): for the switch's own loopback or block (of a
     link's or a server port's address), another switch's (a neighbouring loopback, the next block),
-    or a short prefix over them all;
-    over a neighbor (the peer of a cabled /31) or into a blackhole. Not on a switch with fabric VRFs
-    (the twin runs each VRF in a namespace of its own, without the VRF's table)."""
+    or a short prefix over them all; over a neighbor (the peer of a cabled /31) or into a
+    blackhole. Not on a switch with fabric VRFs (the twin runs each VRF in a namespace of its own,
+    without the VRF's table)."""
     if any(st.name not in ("mgmt", "eth0") and {"vrf", "vrf-table"} & dict(st.attrs).keys()
            for st in parse_stanzas(text)):
         return None

@@ -204,7 +204,7 @@ def vrf_leaks(ctx: Context) -> list[Finding]:
                     out.append(finding([dev.name], "",
                                        f"{dev.name} {static_kind(route)} {route.prefix} in VRF {route.vrf or 'default'} "
                                        f"(plane {a}) points into VRF {route.nexthop_vrf} (plane {b})",
-                                       "a cross-VRF static route forwards traffic between planes"))
+                                       "a route of one VRF out of another forwards traffic between planes"))
     return out
 
 
@@ -263,7 +263,7 @@ def route_leaks(ctx: Context) -> list[Finding]:
                     out.append(finding([dev.name], mine,
                                        f"{at}{dev.name} (plane {mine}) has a {static_kind(route)} {route.prefix} via "
                                        f"{route.nexthop} into plane {elsewhere}",
-                                       "a static route toward another plane forwards traffic across planes"))
+                                       "a route toward another plane forwards traffic across planes"))
                     break
     return out
 

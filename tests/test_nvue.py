@@ -607,3 +607,18 @@ def test_a_sub_interface_takes_its_base_interfaces_mtu_and_state(nvue_variant: P
                         '        ip:\n          address:\n            "10.11.0.1/31"', 1)
     assert down != text
     assert "swp33" in parse_text("x", down).interfaces["swp33.100"].down
+
+
+def test_a_vrf_table_is_a_number_or_auto(nvue_variant: Path, tmp_path: Path) -> None:
+    """Two VRFs given one table number share it (ISO-VRF-LEAK); a table that is neither `auto` nor
+    a number is reported, not passed over."""
+    edited = tmp_path / "build"
+    shutil.copytree(nvue_variant, edited)
+    path = edited / "multi-plane/gw-storage-1/startup.yaml"
+    text = path.read_text()
+    assert text.count('table: "auto"') == 2
+    path.write_text(text.replace('table: "auto"', "table: 1001"))
+    fired = {r.check for r in run_checks(load_snapshot(edited)) if r.errors}
+    assert "ISO-VRF-LEAK" in fired
+    dev = parse_text("gw", text.replace('table: "auto"', 'table: "main"', 1))
+    assert any("table 'main': not auto nor a number" in what for _, _, what in dev.base_unmodelled)

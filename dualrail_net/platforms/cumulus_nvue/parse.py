@@ -397,7 +397,10 @@ def _vrfs(r: _Reader, vrfs: dict[str, Any], path: PathKey, glob: dict[str, Any])
         r.extra(body, here, {"router", "loopback", "table"})
         if vrf is not None:
             table = body.get("table")
-            dev.vrfs[vrf] = table if isinstance(table, int) else None
+            dev.vrfs[vrf] = table if isinstance(table, int) and not isinstance(table, bool) else None
+            if table is not None and dev.vrfs[vrf] is None and table != "auto":
+                # (NVUE takes `auto` or a number; which table a VRF gets otherwise is not known here)
+                r.base((*here, "table"), f"vrf {name} table {str(table)[:20]!r}: not auto nor a number")
             loop = Interface(vrf, vrf=vrf, is_loopback=True)
             loop.addresses = [str(a) for a in _map(_map(_map(body.get("loopback")).get("ip")).get("address"))]
             dev.interfaces[vrf] = loop

@@ -2818,7 +2818,8 @@ def test_nccl_numbers_read_as_strtoll_base_0_reads_them() -> None:
 def test_redistribute_static_takes_no_kernel_route(clean: Path, tmp_path: Path) -> None:
     """zebra's kernel routes reach BGP through a `network` statement or `redistribute kernel`, not
     `redistribute static`: with `redistribute static`, a leaf originates its new static route's
-    prefix and not its post-up route's; a `network` statement takes the kernel route."""
+    prefix and not its post-up route's; a `network` statement takes the kernel route; `redistribute
+    kernel` takes the post-up route's and not the static one's."""
     from dualrail_net.verify.controlplane import originated
     from dualrail_net.verify.topology import build_topology
     edited = tmp_path / "build"
@@ -2837,3 +2838,8 @@ def test_redistribute_static_takes_no_kernel_route(clean: Path, tmp_path: Path) 
     first = originated(snap, build_topology(snap), leaf).prefixes
     assert "10.12.13.0/24" in first and "10.12.15.0/24" not in first and "10.12.14.0/24" not in first
     assert "10.12.14.0/24" in originated(again, build_topology(again), leaf).prefixes
+    edit(edited / LEAF_A / "frr.conf", "  redistribute static\n", "  redistribute kernel\n")
+    kernel = load_snapshot(edited)
+    by_kernel = originated(kernel, build_topology(kernel), leaf)
+    assert "10.12.15.0/24" in by_kernel.prefixes and "10.12.13.0/24" not in by_kernel.prefixes
+    assert not [line for line, text in kernel.devices["a-leaf-su1-r0"].unmodelled if "redistribute" in text]

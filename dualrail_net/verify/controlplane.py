@@ -770,15 +770,16 @@ def static_at(snap: Snapshot, device: str, route: StaticRoute) -> str:
     return snap.where(device, route.file or snap.devices[device].routing_file, route.line)
 
 
-def static_in_rib(dev: DeviceConfig, vrf: str | None, conn: Mapping[str, str], kernel: bool = True) -> list[str]:
+def static_in_rib(dev: DeviceConfig, vrf: str | None, conn: Mapping[str, str], kernel: bool | None = None) -> list[str]:
     """The instance's static routes the device installs: a blackhole always; a next hop only when it
     is on a connected subnet (or names a port that is up) of the VRF. None with distance 255: zebra
     and EOS alike take that distance as infinite (zebra's DISTANCE_INFINITY), never selected.
-    Without ``kernel``: the configured ones only (what `redistribute static` takes)."""
+    ``kernel`` False: the configured ones only (what `redistribute static` takes); True: the kernel
+    routes only (`redistribute kernel`); None: both."""
     nets = [network_of(p) for p in conn]
     out = []
     for route in dev.static_routes:
-        if route.vrf != vrf or route.distance >= DISTANCE_INFINITY or route.kernel and not kernel:
+        if route.vrf != vrf or route.distance >= DISTANCE_INFINITY or kernel is not None and route.kernel != kernel:
             continue
         if route.nexthop is None:
             out.append(net_str(network_of(route.prefix)))
@@ -982,8 +983,11 @@ def originated(snap: Snapshot, topo: Topology, node: NodeId, index: ConnectedInd
     networks = set(out)
     redistributed: list[str] = []
     med: dict[str, int] = {}
-    configured = statics if not any(r.kernel for r in dev.static_routes) else static_in_rib(dev, node[1], conn, False)
-    for source, routes in (("connected", list(conn)), ("static", configured)):
+    # `redistribute static` takes zebra's static routes, `redistribute kernel` the kernel's
+    kernel = any(r.kernel for r in dev.static_routes)
+    configured = static_in_rib(dev, node[1], conn, False) if kernel else statics
+    from_kernel = static_in_rib(dev, node[1], conn, True) if kernel else []
+    for source, routes in (("connected", list(conn)), ("static", configured), ("kernel", from_kernel)):
         if source == "static" and inst.static_feed is not None:
             redistributed += [p for p in routes if p in inst.static_feed]  # (bgpcfgd's map: no metric)
             continue

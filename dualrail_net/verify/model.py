@@ -258,7 +258,7 @@ class BgpInstance:
     router_id: str | None = None
     neighbors: dict[str, Neighbor] = field(default_factory=dict)
     networks: list[str] = field(default_factory=list)
-    redistribute: list[str] = field(default_factory=list)  # "connected", "static"
+    redistribute: list[str] = field(default_factory=list)  # "connected", "static", "kernel" (FRR)
     redistribute_lines: dict[str, int] = field(default_factory=dict)  # source -> its line
     # `redistribute connected|static route-map NAME`: source -> (route-map, line); only the routes
     # the route-map permits are originated (an undefined one: none, bgpd's route_map_apply on no map)

@@ -383,6 +383,10 @@ def prefix_index(snap: Snapshot, topo: Topology) -> tuple[PrefixIndex, dict[Node
                     if route.vrf == vrf and not route.kernel \
                             and (feed is None or net_str(network_of(route.prefix)) in feed):
                         rows.append((route.prefix, node, snap.plane_of_address(route.prefix) or plane))
+            if "kernel" in inst.redistribute:
+                for route in dev.static_routes:
+                    if route.vrf == vrf and route.kernel:
+                        rows.append((route.prefix, node, snap.plane_of_address(route.prefix) or plane))
     rows.sort(key=lambda r: r[2] or "")  # stable: keeps the config order within a plane
     idx = PrefixIndex()
     origins: dict[NodeId, list[int]] = defaultdict(list)

@@ -881,11 +881,12 @@ def _setting_taken_back(inst: BgpInstance, w: list[str], eos: bool) -> bool:
     return True
 
 
-def redistribution(inst: BgpInstance, w: list[str], line: int) -> bool:
+def redistribution(inst: BgpInstance, w: list[str], line: int, sources: tuple[str, ...] = ("connected", "static")) -> bool:
     """`redistribute connected|static [route-map NAME] [metric N]` (FRR takes the options in either
-    order; EOS spells the route-map alike); False for another source or option (not read). The
+    order; EOS spells the route-map alike; FRR's ``sources`` add `kernel`: the routes a command put
+    in the kernel, StaticRoute.kernel); False for another source or option (not read). The
     metric is the MED the originated routes carry (controlplane._origin_attributes)."""
-    if len(w) < 2 or w[1] not in ("connected", "static"):
+    if len(w) < 2 or w[1] not in sources:
         return False
     options: dict[str, str] = {}
     rest = w[2:]
@@ -1297,7 +1298,7 @@ def bgp_statement(inst: BgpInstance, w: list[str], line: int = 0) -> bool:
         inst.timers, inst.timers_line = timers, line
     elif head in ("update-delay", "coalesce-time") and len(w) == 2 and is_decimal(w[1]):
         pass  # when updates go out at start, not which
-    elif head == "redistribute" and redistribution(inst, w, line):
+    elif head == "redistribute" and redistribution(inst, w, line, FRR_REDISTRIBUTED):
         pass
     elif head == "maximum-paths" and len(w) == 2:
         paths = _int(w[1], 1024)
@@ -1392,7 +1393,7 @@ def bgp_negation(inst: BgpInstance, w: list[str], line: int, eos: bool = False) 
             inst.networks.remove(written)
             inst.network_lines.pop(written, None)
             inst.network_maps.pop(written, None)
-    elif w[:1] == ["redistribute"] and len(w) >= 2 and w[1] in ("connected", "static"):
+    elif w[:1] == ["redistribute"] and len(w) >= 2 and w[1] in FRR_REDISTRIBUTED:
         if w[1] in inst.redistribute:
             inst.redistribute.remove(w[1])
         for table in (inst.redistribute_lines, inst.redistribute_maps, inst.redistribute_metrics):
@@ -1411,6 +1412,10 @@ def bgp_negation(inst: BgpInstance, w: list[str], line: int, eos: bool = False) 
 # MEDs anyway), and compare-routerid (which of several equal paths is "best": the multipath set
 # is the same)
 DEFAULT_MAX_MED = 4294967294  # FRR's `bgp max-med administrative` without a value
+
+# the sources of `redistribute` the model reads on FRR: a port's subnets, zebra's static routes and
+# the kernel routes of the VRF's table (Cumulus: a post-up `ip route`)
+FRR_REDISTRIBUTED = ("connected", "static", "kernel")
 
 _HARMLESS_BGP = (["log-neighbor-changes"], ["graceful-restart"], ["deterministic-med"], ["bestpath", "compare-routerid"])
 

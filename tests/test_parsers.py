@@ -1703,7 +1703,7 @@ iface swp2
     post-up ip rule add from all lookup 1001 pref 100
 
 iface swp3
-    post-up ip route add 10.44.0.0/16 blackhole
+    post-up ip route add blackhole 10.44.0.0/16
 """
 
 

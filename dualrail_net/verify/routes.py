@@ -378,14 +378,11 @@ def prefix_index(snap: Snapshot, topo: Topology) -> tuple[PrefixIndex, dict[Node
                     net = net_str(ep.net)
                     rows.append((net, node, snap.plane_of_address(net) or plane))
             feed = inst.static_feed  # (SONiC's bgpcfgd: only its own routes, whatever frr.conf says)
-            if "static" in inst.redistribute or feed is not None:
-                for route in dev.static_routes:
-                    if route.vrf == vrf and not route.kernel \
-                            and (feed is None or net_str(network_of(route.prefix)) in feed):
-                        rows.append((route.prefix, node, snap.plane_of_address(route.prefix) or plane))
-            if "kernel" in inst.redistribute:
-                for route in dev.static_routes:
-                    if route.vrf == vrf and route.kernel:
+            statics, kernel = "static" in inst.redistribute or feed is not None, "kernel" in inst.redistribute
+            if statics or kernel:
+                for route in dev.static_routes:  # (zebra's, then the kernel's: parsers.add_routing)
+                    if route.vrf == vrf and (kernel if route.kernel else statics and (
+                            feed is None or net_str(network_of(route.prefix)) in feed)):
                         rows.append((route.prefix, node, snap.plane_of_address(route.prefix) or plane))
     rows.sort(key=lambda r: r[2] or "")  # stable: keeps the config order within a plane
     idx = PrefixIndex()

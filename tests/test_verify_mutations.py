@@ -2645,6 +2645,50 @@ def test_gtsm_needs_both_ends_and_local_as_the_peers_remote_as(clean: Path) -> N
     assert session_state(snap, topo, session).up
 
 
+def test_an_end_without_capabilities_shows_as_trans_for_a_4_octet_asn(clean: Path, tmp_path: Path) -> None:
+    """`dont-capability-negotiate` sends an OPEN without the 4-octet AS capability, so a leaf's ASN
+    above 65535 goes as AS_TRANS and the spine refuses it (bad peer AS: measured on the twin, kind
+    session-transport); the line is named, it is read through a peer-group, and `no` takes it back.
+    With a 2-octet ASN the OPEN carries the real one and the session comes up."""
+    edited = tmp_path / "build"
+    shutil.copytree(clean, edited)
+    conf = edited / LEAF_A / "frr.conf"
+    anchor = " neighbor 10.11.0.0 description a-spine-1:Ethernet1\n"
+    edit(conf, anchor, anchor + " neighbor 10.11.0.0 dont-capability-negotiate\n")
+    line = 1 + conf.read_text().split(" neighbor 10.11.0.0 dont-capability-negotiate")[0].count("\n")
+    found = [(f.check, f.message) for r in run_checks(load_snapshot(edited)) for f in r.findings]
+    down = [m for c, m in found if c == "BGP-SESSION-DOWN"]
+    assert down and any(f"{LEAF_A}/frr.conf:{line}:" in m and "AS 23456" in m and "AS_TRANS" in m for m in down), found
+    assert not [c for c, _ in found if c == "CONFIG-UNMODELLED"], found
+    # through a peer-group the member takes it
+    edit(conf, anchor + " neighbor 10.11.0.0 dont-capability-negotiate\n",
+         anchor + " neighbor NOCAP peer-group\n neighbor NOCAP dont-capability-negotiate\n"
+         " neighbor 10.11.0.0 peer-group NOCAP\n")
+    assert "BGP-SESSION-DOWN" in {f.check for r in run_checks(load_snapshot(edited)) for f in r.findings}
+    # taken back
+    edit(conf, " neighbor NOCAP dont-capability-negotiate\n",
+         " neighbor NOCAP dont-capability-negotiate\n no neighbor NOCAP dont-capability-negotiate\n")
+    assert [f.message for r in run_checks(load_snapshot(edited)) for f in r.findings] == []
+
+
+def test_an_end_without_capabilities_and_a_2_octet_asn_comes_up(clean: Path) -> None:
+    """Only an ASN above 65535 is lost with the capabilities: a 2-octet one (here a local-as the
+    peer expects) fits the OPEN's own field."""
+    from dualrail_net.verify.controlplane import AS_TRANS, session_state, shown_asn
+    from dualrail_net.verify.topology import build_topology
+    snap = load_snapshot(clean)
+    topo = build_topology(snap)
+    session = next(s for s in topo.sessions if {s.a[0], s.b[0]} == {"a-leaf-su1-r0", "a-spine-1"})
+    a_nbr = snap.devices[session.a[0]].bgp[session.a[1]].neighbors[session.a_neighbor]
+    b_nbr = snap.devices[session.b[0]].bgp[session.b[1]].neighbors[session.b_neighbor]
+    a_nbr.no_capabilities_line = 7
+    assert shown_asn(a_nbr, 4200001100) == AS_TRANS and shown_asn(a_nbr, 65001) == 65001
+    assert not session_state(snap, topo, session).up
+    a_nbr.local_as = 65001  # a 2-octet local-as fits the OPEN's field: the peer must expect it
+    b_nbr.remote_asn = 65001
+    assert session_state(snap, topo, session).up
+
+
 def test_an_entry_that_matches_on_a_list_does_not_hide_the_entries_after_it(clean: Path, tmp_path: Path) -> None:
     """ROUTE-DEAD-POLICY said every entry after one without a prefix-list was never reached; an entry
     that matches a community list (defined or not) matches some routes or none, never all."""

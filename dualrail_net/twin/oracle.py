@@ -341,13 +341,16 @@ def _session_transport(rng: random.Random, text: str) -> tuple[str, str] | None:
     """How one end opens its session: from its loopback (`update-source lo`), to another TCP port
     (`port 1790`), over more hops (`ebgp-multihop`), with GTSM (`ttl-security hops 1`) or without
     the connected check, or with another ASN toward the peer (`local-as`, the peer left expecting
-    the old one: the session stays down). The transport lines verify reports as CONFIG-UNMODELLED are compared all the same."""
+    the old one: the session stays down), or with its capabilities left out, overridden or held to
+    the peer's (`dont-capability-negotiate`: its 4-octet ASN goes as AS_TRANS). The transport lines
+    verify reports as CONFIG-UNMODELLED are compared all the same."""
     neighbors = _neighbors(text)
     if not neighbors:
         return None
     n = rng.choice(neighbors)
     option = rng.choice(["update-source lo", "ebgp-multihop 2", "ttl-security hops 1", "disable-connected-check",
-                         "local-as 4200009999", "port 1790"])
+                         "local-as 4200009999", "port 1790", "dont-capability-negotiate",
+                         "override-capability", "strict-capability-match"])
     return f"neighbor {n} {option}", _after_remote_as(text, n, option)
 
 

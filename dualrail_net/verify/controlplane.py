@@ -315,6 +315,17 @@ def remote_as_agrees(n: Neighbor, own_asn: int, peer_asn: int) -> bool:
     return n.remote_asn == peer_asn
 
 
+AS_TRANS = 23456  # RFC 6793: what a 2-octet ASN field holds for an ASN above 65535
+
+
+def shown_asn(n: Neighbor, own_asn: int) -> int:
+    """The ASN an end puts in its OPEN toward ``n``'s peer: its instance's, or its `local-as`; AS_TRANS
+    when that is above 65535 and the end sends no capabilities (`dont-capability-negotiate`: no
+    4-octet AS capability to carry the real one)."""
+    asn = own_asn if n.local_as is None else n.local_as
+    return AS_TRANS if n.no_capabilities_line and asn > 65535 else asn
+
+
 def session_state(snap: Snapshot, topo: Topology, s: Session,
                   with_down_ports: set[str] | None = None,
                   diverted: Mapping[NodeId, list[Diversion]] | None = None) -> SessionState:
@@ -324,9 +335,8 @@ def session_state(snap: Snapshot, topo: Topology, s: Session,
     devices = snap.devices
     ends: list[Neighbor] = [devices[s.a[0]].bgp[s.a[1]].neighbors[s.a_neighbor],
                             devices[s.b[0]].bgp[s.b[1]].neighbors[s.b_neighbor]]
-    # the ASN each end shows the other in its OPEN: its instance's, or its `local-as` toward that peer
-    shown = [s.a_asn if ends[0].local_as is None else ends[0].local_as,
-             s.b_asn if ends[1].local_as is None else ends[1].local_as]
+    # the ASN each end shows the other in its OPEN (shown_asn)
+    shown = [shown_asn(ends[0], s.a_asn), shown_asn(ends[1], s.b_asn)]
     for me, peer, nbr_ip, n, own_asn, peer_asn, peer_end in (
             (s.a, s.b, s.a_neighbor, ends[0], shown[0], shown[1], ends[1]),
             (s.b, s.a, s.b_neighbor, ends[1], shown[1], shown[0], ends[0])):
@@ -339,9 +349,14 @@ def session_state(snap: Snapshot, topo: Topology, s: Session,
         where = snap.where(me[0], dev.routing_file, n.line)
         if not agrees:
             said = n.remote_kind or n.remote_asn
-            if peer_end.local_as is not None:  # (not a remote-as typo: BGP-SESSION-DOWN reports it)
-                at = snap.where(peer[0], devices[peer[0]].routing_file, peer_end.local_as_line)
-                return SessionState(s, False, f"{at}: {peer[0]} presents AS {peer_asn} to {me[0]}, but "
+            if peer_end.local_as is not None or peer_end.no_capabilities_line:
+                # (not a remote-as typo: BGP-SESSION-DOWN reports it)
+                trans = peer_end.no_capabilities_line and peer_asn == AS_TRANS
+                at = snap.where(peer[0], devices[peer[0]].routing_file,
+                                peer_end.no_capabilities_line if trans else peer_end.local_as_line)
+                how = (" (`dont-capability-negotiate`: no 4-octet AS capability, so AS_TRANS in place of its ASN)"
+                       if trans else "")
+                return SessionState(s, False, f"{at}: {peer[0]} presents AS {peer_asn} to {me[0]}{how}, but "
                                               f"{me[0]} expects AS {said} ({where}): the OPEN is refused (bad peer AS)")
             return SessionState(s, False, f"{where}: {me[0]} {neighbor_named(n)} remote-as {said}, but {peer[0]} "
                                           f"is AS {peer_asn}")
@@ -853,11 +868,13 @@ def external_peers(snap: Snapshot, topo: Topology, node: NodeId) -> list[Externa
                                                              f"{n.remote_kind or n.remote_asn}, but {peer.name} "
                                                              f"is AS {peer.asn}"))
             continue
-        if n.local_as is not None and n.local_as != inst.asn:
+        if shown_asn(n, inst.asn) != inst.asn:
             # the planned peer is configured for the gateway's own ASN: it refuses the OPEN
-            out.append(ExternalPeerState(address, False, (), f"{snap.where(node[0], dev.routing_file, n.local_as_line)}:"
-                                                             f" {label} presents AS {n.local_as} to {peer.name} "
-                                                             f"(`local-as`), which expects AS {inst.asn}"))
+            trans = n.no_capabilities_line and n.local_as in (None, inst.asn)
+            out.append(ExternalPeerState(address, False, (), f"{snap.where(node[0], dev.routing_file, n.no_capabilities_line if trans else n.local_as_line)}:"
+                                                             f" {label} presents AS {shown_asn(n, inst.asn)} to {peer.name} "
+                                                             f"({'`dont-capability-negotiate`: AS_TRANS' if trans else '`local-as`'}),"
+                                                             f" which expects AS {inst.asn}"))
             continue
         if not active(inst, n) or node[1] in dev.routing_off:
             out.append(ExternalPeerState(address, False, (), f"{at}: IPv4 unicast is not active toward {address} "

@@ -128,6 +128,11 @@ class Neighbor:
     local_as_line: int = 0
     local_as_no_prepend: bool = False
     local_as_replace: bool = False
+    # FRR `neighbor X dont-capability-negotiate`: the OPEN carries no capabilities, so no 4-octet AS
+    # one (RFC 6793): an ASN above 65535 goes in the OPEN's 2-octet field as AS_TRANS (23456), and a
+    # peer expecting the real ASN refuses it (bad peer AS; measured on the twin, bgpd 8.4). Its line
+    # (0: not configured)
+    no_capabilities_line: int = 0
     # `neighbor X allowas-in [N|origin]`: routes from this neighbor whose AS path holds the
     # receiver's own ASN up to N times (default 3; `origin`: only as the origin AS, taken as 1) are
     # not dropped by loop prevention; 0: not configured

@@ -793,6 +793,8 @@ def neighbor_statement(inst: BgpInstance, w: list[str], line: int = 0, negated: 
             return False
         n = _neighbor(inst, w, line)
         n.ebgp_multihop, n.unconnected_ok_line = ttl, line  # (GTSM reads the TTL it sends)
+    elif verb == "dont-capability-negotiate" and len(w) == 3 and not eos:
+        _neighbor(inst, w, line).no_capabilities_line = line
     elif verb == "disable-connected-check" and len(w) == 3 and not eos:
         _neighbor(inst, w, line).unconnected_ok_line = line
     elif verb == "capability" and w[3:] == ["extended-nexthop"] and not eos and is_ip(w[1]):
@@ -840,6 +842,7 @@ _UNSET_FRR: dict[str, tuple[str, ...]] = {
     "password": ("password", "password_line"),
     "ttl-security": ("ttl_security", "ttl_security_line"),
     "disable-connected-check": ("unconnected_ok_line",),
+    "dont-capability-negotiate": ("no_capabilities_line",),
     "attribute-unchanged": ("next_hop_unchanged_line",),
     "remove-private-AS": ("remove_private", "remove_private_line"),
     "as-override": ("as_override_line",),
@@ -2079,6 +2082,7 @@ def take_group(n: Neighbor, group: Neighbor, frr: bool = True) -> bool:
         n.send_community = group.send_community
     n.addpath_tx_line = n.addpath_tx_line or group.addpath_tx_line
     n.passive = n.passive or group.passive
+    n.no_capabilities_line = n.no_capabilities_line or group.no_capabilities_line
     if n.local_as is None:
         n.local_as, n.local_as_line = group.local_as, group.local_as_line
         n.local_as_no_prepend, n.local_as_replace = group.local_as_no_prepend, group.local_as_replace

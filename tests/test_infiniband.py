@@ -197,6 +197,32 @@ def test_the_subnet_prefix_opensm_runs_is_its_last_line_and_the_plans(clean: Pat
             ("IB-SUBNET-PREFIX", Severity.WARNING, message) for message in said], (old, new)
 
 
+@pytest.mark.parametrize("value,runs", [("16", None), ("0x1e", None), ("08", None), ("1abc", None), ("-1", None),
+                                        ("0xf", 15), ("010", 8), ("15", 15)])
+def test_the_masters_priority_is_read_as_opensm_reads_it(clean: Path, tmp_path: Path, value: str,
+                                                         runs: int | None) -> None:
+    """opensm reads sm_priority with strtoul (hex, octal) and runs its default, 0, for anything
+    above 15 or not a number (measured with sminfo on ibsim): the standby at 14 then outranks the
+    master. A value it takes is compared as the number it is (010 is 8: below the standby's 14)."""
+    out = broken_copy(clean, tmp_path, "ib-plane-IBA/opensm.conf", "sm_priority 15\n", f"sm_priority {value}\n")
+    said = [f.message for r in run_static(out) if r.check == "IB-SM-STANDBY" for f in r.findings]
+    refused = [m for m in said if "is not a number 0-15" in m]
+    if runs is None:
+        assert len(refused) == 1 and refused[0].startswith("ib-plane-IBA/opensm.conf:") \
+            and f"sm_priority {value} is not a number 0-15" in refused[0] and "at its default, 0" in refused[0], said
+        assert any("sm_priority 14 is not below the master's 0" in m for m in said), said
+    else:
+        assert not refused and bool(said) == (runs <= 14), said
+        assert all(f"not below the master's {runs} " in m for m in said), said
+
+
+def test_a_master_without_a_priority_line_runs_opensms_default_0(clean: Path, tmp_path: Path) -> None:
+    out = broken_copy(clean, tmp_path, "ib-plane-IBA/opensm.conf", "sm_priority 15\n", "")
+    said = [f.message for r in run_static(out) if r.check == "IB-SM-STANDBY" for f in r.findings]
+    assert said == ["ib-plane-IBA/opensm-standby.conf:8: sm_priority 14 is not below the master's 0 "
+                    "(ib-plane-IBA/opensm.conf: opensm default)"], said
+
+
 def test_a_setting_the_standby_lacks_is_placed_at_the_masters_line(clean: Path, tmp_path: Path) -> None:
     """The standby's file does not set it: the finding names that file without a line (never
     `FILE:0:`) and the master's line that sets it."""
@@ -216,6 +242,9 @@ SIM_CASES: list[tuple[str, str, str, str, str, Callable[[list[str]], bool]]] = [
      lambda msgs: any("gpu003" in m for m in msgs)),
     ("bad P_Key is truncated to 15 bits", PA, "tenant_b=0x0102", "tenant_b=0x8101", "IB-SIM-PKEYS",
      lambda msgs: bool(msgs)),
+    # a value opensm refuses: it runs its default (priority 0: the standby at 14 outranks the master)
+    ("sm_priority above SMInfo's 4 bits", "ib-plane-IBA/opensm.conf", "sm_priority 15\n", "sm_priority 16\n",
+     "IB-SIM-SM", lambda msgs: any("Invalid Cached Option Value:sm_priority = 16" in m for m in msgs)),
     # a hand-edited plan ibsim cannot build: said as a finding naming the row, never a traceback
     ("a leaf port cabled twice in the plan", "ib-plane-IBA/cabling.csv", "gpu001,1,0x0c42a10300a10001,iba-leaf-1,1,",
      "gpu001,1,0x0c42a10300a10001,iba-leaf-1,9,", "IB-SIM-SM",

@@ -235,7 +235,13 @@ def run_simulation(out: Path, workers: int = 0) -> tuple[list[CheckResult], dict
                     sm.findings.append(_f(sm.check, plane, f"the plane's simulated fabric was not built: {exc}",
                                           "opensm's run on the plan (subnet, P_Keys, routes) is not checked"))
                     continue
-                sim.run_opensm()
+                run = sim.run_opensm()
+                for line in run.stdout.splitlines():
+                    # opensm's own word on a value it refuses (printed, not logged): it runs its
+                    # default in its place ("Invalid Cached Option Value:sm_priority = 16:Using Default:0")
+                    if line.strip().startswith("Invalid Cached Option Value"):
+                        sm.findings.append(_f(sm.check, plane, f"opensm: {line.strip()}",
+                                              "opensm runs its default for this setting, not the file's"))
                 log = (sim.dir / "opensm.log").read_text(errors="replace")
                 for line in log.splitlines():
                     if "PARSE ERROR" in line or "retrying with default" in line or "Partition configuration in error" in line:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections import defaultdict
 from pathlib import Path
 
@@ -11,7 +12,7 @@ from dualrail_net.render.infiniband import STANDBY_CONF
 from dualrail_net.verify.findings import CheckResult, Finding, Severity
 from dualrail_net.verify.ib.partitions import Partition, parse_partitions
 from dualrail_net.verify.ib.pkeys import fmt, hca_pkey_tables
-from dualrail_net.verify.parsers.files import is_decimal, read_text
+from dualrail_net.verify.parsers.files import read_text
 
 WHY_OPEN = "opensm drops a file it cannot parse and puts every port in the default partition as a full member"
 
@@ -222,7 +223,12 @@ def _routing_files(check: str, folder: Path, plane: str, meta: IbPlaneEntry,
 
 STANDBY_FILE = STANDBY_CONF  # (the file render writes for the standby SM)
 MASTER_FILE = "opensm.conf"
-DEFAULT_SM_PRIORITY = 1  # opensm's, when the file sets none
+# opensm's SM priority when the file sets none or one it refuses (anything but a number 0-15, SMInfo's
+# 4-bit field: "Invalid Cached Option Value:sm_priority = 16:Using Default:0"; measured with
+# sminfo on ibsim, opensm 3.3.23)
+DEFAULT_SM_PRIORITY = 0
+MAX_SM_PRIORITY = 15
+_C_NUMBER = re.compile(r"0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*")  # strtoul(s, &end, 0) over the whole word
 OPENSM_DEFAULT_PREFIX = "0xfe80000000000000"  # opensm's subnet prefix when the file sets none
 
 
@@ -238,9 +244,23 @@ def _at(rel: str, settings: dict[str, tuple[int, str]], key: str) -> str:
     return f"{rel}:{line}" if line else rel
 
 
-def _priority(settings: dict[str, tuple[int, str]]) -> int:
-    value = settings.get("sm_priority", (0, str(DEFAULT_SM_PRIORITY)))[1]
-    return int(value) if is_decimal(value) else -1
+def opensm_number(value: str) -> int | None:
+    """A number as opensm reads one (C's strtoul with base 0 over the whole word: 0x hex, a leading 0
+    octal, else decimal); None for anything else (opensm refuses it and keeps its default)."""
+    if len(value) > 20 or not _C_NUMBER.fullmatch(value):
+        return None
+    return int(value, 16) if value[:2] in ("0x", "0X") else int(value, 8) if value.startswith("0") else int(value)
+
+
+def _priority(settings: dict[str, tuple[int, str]]) -> tuple[int, bool]:
+    """The SM priority opensm runs with, and whether it is the file's (False: the file's value is
+    refused and opensm runs its default, 0)."""
+    if "sm_priority" not in settings:
+        return DEFAULT_SM_PRIORITY, True
+    number = opensm_number(settings["sm_priority"][1])
+    if number is None or number > MAX_SM_PRIORITY:
+        return DEFAULT_SM_PRIORITY, False
+    return number, True
 
 
 def _standby_findings(check: str, out: Path, plane: str, folder: str, host: str | None, guid: str,
@@ -264,15 +284,19 @@ def _standby_findings(check: str, out: Path, plane: str, folder: str, host: str 
     if got[1].lower() != guid:
         found.append(_f(check, plane, f"{_at(rel, settings, 'guid')}: guid {got[1]} is not {host}'s port {guid}",
                         "the standby would bind to another port (or none)", (host,)))
-    mine, theirs = _priority(settings), _priority(master)
-    if mine < 0:
-        found.append(_f(check, plane, f"{rel}:{settings['sm_priority'][0]}: sm_priority "
-                        f"{settings['sm_priority'][1]} is not a number 0-15",
-                        "opensm reads it as 0 or refuses the file: the standby's rank is not what the plan says",
-                        (host,)))
-    elif mine >= theirs:
+    (mine, mine_taken), (theirs, theirs_taken) = _priority(settings), _priority(master)
+    master_rel = f"{folder}/{MASTER_FILE}"
+    for taken, file_rel, conf, role in ((mine_taken, rel, settings, "standby"),
+                                        (theirs_taken, master_rel, master, "master")):
+        if not taken:
+            found.append(_f(check, plane, f"{file_rel}:{conf['sm_priority'][0]}: sm_priority "
+                            f"{conf['sm_priority'][1]} is not a number 0-{MAX_SM_PRIORITY}: opensm runs the "
+                            f"{role} at its default, {DEFAULT_SM_PRIORITY}",
+                            "the SMs' ranks are not what the plan says", (host,)))
+    if mine >= theirs:
         found.append(_f(check, plane, f"{_at(rel, settings, 'sm_priority')}: sm_priority {mine} is not "
-                        f"below the master's {theirs}",
+                        f"below the master's {theirs} ({_at(master_rel, master, 'sm_priority')}"
+                        f"{'' if 'sm_priority' in master else ': opensm default'})",
                         "the standby may win the election and run the subnet from the wrong host", (host,)))
     for key in sorted((set(settings) | set(master)) - {"guid", "sm_priority"} - LOG_SETTINGS):
         if settings.get(key, (0, None))[1] != master.get(key, (0, None))[1]:

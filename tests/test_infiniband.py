@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import re
 import shutil
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -99,6 +101,8 @@ STATIC_CASES: list[tuple[str, str, str, str, str]] = [
      "IB-SM-SECURITY"),
     ("the SM reads another plane's partitions", "ib-plane-IBA/opensm.conf", "/etc/opensm/IBA/partitions.conf",
      "/etc/opensm/IBB/partitions.conf", "IB-SM-SECURITY"),
+    ("the master SM inactive", "ib-plane-IBA/opensm.conf", "lmc 0\n", "lmc 0\nsm_inactive TRUE\n",
+     "IB-SUBNET-PREFIX"),
     ("a setting the checks cannot judge", "ib-plane-IBA/opensm.conf", "lmc 0\n", "lmc 0\nqos TRUE\n",
      "IB-OPENSM-UNMODELLED"),
     ("a setting of the standby's the checks cannot judge", "ib-plane-IBB/opensm-standby.conf", "lmc 0\n",
@@ -221,6 +225,37 @@ def test_a_master_without_a_priority_line_runs_opensms_default_0(clean: Path, tm
     said = [f.message for r in run_static(out) if r.check == "IB-SM-STANDBY" for f in r.findings]
     assert said == ["ib-plane-IBA/opensm-standby.conf:8: sm_priority 14 is not below the master's 0 "
                     "(ib-plane-IBA/opensm.conf: opensm default)"], said
+
+
+@pytest.mark.parametrize("line", ["no_partition_enforcement yes", "no_partition_enforcement true",
+                                  "no_partition_enforcement false", "part_enforce BOTH", "part_enforce yes",
+                                  "sm_inactive true"])
+def test_settings_opensm_reads_as_secure_are_not_findings(clean: Path, tmp_path: Path, line: str) -> None:
+    """opensm takes a boolean as TRUE only when it is written `TRUE` (strcmp) and runs `both` for a
+    part_enforce it does not know (it says so: "Invalid Cached Option Value:part_enforce = BOTH,
+    Using Default:both"), so these keep partitions enforced and the SM active; written the same in
+    the standby's file, nothing differs between the two SMs either."""
+    key = line.split()[0]
+    out = tmp_path / "b"
+    shutil.copytree(clean, out)
+    for name in ("opensm.conf", "opensm-standby.conf"):
+        conf = out / "ib-plane-IBA" / name
+        text = conf.read_text()
+        conf.write_text(re.sub(rf"^{key} .*$", line, text, flags=re.M) if f"\n{key} " in text else text + line + "\n")
+    found = [(r.check, f.message) for r in run_static(out) for f in r.findings]
+    assert not [f for f in found if f[0] in ("IB-SM-SECURITY", "IB-SM-STANDBY", "IB-SUBNET-PREFIX")], found
+
+
+@needs_sim
+def test_an_inactive_master_is_said_not_waited_for(clean: Path, tmp_path: Path) -> None:
+    """`sm_inactive TRUE`: opensm never sweeps, so `opensm -o` would never return; the simulation
+    says so at the line instead of waiting for its timeout (an internal error before)."""
+    out = broken_copy(clean, tmp_path, "ib-plane-IBA/opensm.conf", "lmc 0\n", "lmc 0\nsm_inactive TRUE\n")
+    started = time.monotonic()
+    results, _ = run_simulation(out)
+    assert time.monotonic() - started < 120
+    line = (out / "ib-plane-IBA/opensm.conf").read_text().splitlines().index("sm_inactive TRUE") + 1
+    assert any(m.startswith(f"ib-plane-IBA/opensm.conf:{line}: sm_inactive TRUE") for m in fired(results, "IB-SIM-SM"))
 
 
 def test_a_setting_the_standby_lacks_is_placed_at_the_masters_line(clean: Path, tmp_path: Path) -> None:

@@ -25,6 +25,7 @@ from dualrail_net.verify.findings import CheckResult, Finding, Severity
 from dualrail_net.verify.ib.netfile import CablingPlanError, build_netfile
 from dualrail_net.verify.parsers.files import UnreadableFile, read_text
 from dualrail_net.verify.ib.pkeys import fmt
+from dualrail_net.verify.ib.static import opensm_value, read_opensm_conf
 
 UMAD2SIM = "/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so"
 TOOLS = ("ibsim", "opensm", "smpquery")
@@ -235,13 +236,26 @@ def run_simulation(out: Path, workers: int = 0) -> tuple[list[CheckResult], dict
                     sm.findings.append(_f(sm.check, plane, f"the plane's simulated fabric was not built: {exc}",
                                           "opensm's run on the plan (subnet, P_Keys, routes) is not checked"))
                     continue
-                run = sim.run_opensm()
+                settings, _ = read_opensm_conf((sim.dir / "opensm.conf").read_text())  # (the prepared copy)
+                inactive = settings.get("sm_inactive")
+                if inactive is not None and opensm_value("sm_inactive", inactive[1]) == "TRUE":
+                    # (an inactive SM never sweeps: `opensm -o` would wait for ever)
+                    sm.findings.append(_f(sm.check, plane, f"{meta.dir}/opensm.conf:{inactive[0]}: sm_inactive "
+                                          f"{inactive[1]}: opensm never sweeps, not run", "the plane has no master SM"))
+                    continue
+                try:
+                    run = sim.run_opensm()
+                except subprocess.TimeoutExpired as exc:
+                    sm.findings.append(_f(sm.check, plane, f"opensm did not finish its sweep in {exc.timeout:.0f} s",
+                                          "the subnet may never come up"))
+                    continue
                 for line in run.stdout.splitlines():
                     # opensm's own word on a value it refuses (printed, not logged): it runs its
-                    # default in its place ("Invalid Cached Option Value:sm_priority = 16:Using Default:0")
+                    # default in its place ("Invalid Cached Option Value:sm_priority = 16:Using Default:0");
+                    # what that default does is the static checks' (they read values as opensm does)
                     if line.strip().startswith("Invalid Cached Option Value"):
-                        sm.findings.append(_f(sm.check, plane, f"opensm: {line.strip()}",
-                                              "opensm runs its default for this setting, not the file's"))
+                        sm.findings.append(Finding(sm.check, Severity.WARNING, (), plane, f"opensm: {line.strip()}",
+                                                   "opensm runs its default for this setting, not the file's"))
                 log = (sim.dir / "opensm.log").read_text(errors="replace")
                 for line in log.splitlines():
                     if "PARSE ERROR" in line or "retrying with default" in line or "Partition configuration in error" in line:

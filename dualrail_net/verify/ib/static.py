@@ -29,8 +29,8 @@ def run_static(out: Path) -> list[CheckResult]:
                         "plane")
     members = CheckResult("IB-MEMBERS", "every member GUID is a port cabled to that plane, every server has "
                           "the same tenant partitions in every plane, and each partition the same flags")
-    prefix = CheckResult("IB-SUBNET-PREFIX", "every IB plane has its own subnet prefix and its SM on a port of "
-                         "that plane")
+    prefix = CheckResult("IB-SUBNET-PREFIX", "every IB plane has its own subnet prefix and its SM, active, on a "
+                         "port of that plane")
     security = CheckResult("IB-SM-SECURITY", "every SM enforces partitions (opensm.conf keeps P_Key enforcement on "
                            "and reads this plane's partitions.conf)")
     unmodelled = CheckResult("IB-OPENSM-UNMODELLED", "every line of opensm.conf (the master's and the standby's) is "
@@ -93,11 +93,11 @@ def run_static(out: Path) -> list[CheckResult]:
         conf = read_text(folder / MASTER_FILE)
         settings, unknown = read_opensm_conf(conf)
         unmodelled.findings.extend(_unmodelled_lines(unmodelled.check, plane, master_rel, unknown))
-        for key, (secure, why) in SECURE_SETTINGS.items():
-            setting = settings.get(key)
-            if setting is not None and setting[1].lower() != secure.lower():
-                security.findings.append(_f(security.check, plane, f"{master_rel}:{setting[0]}: {key} "
-                                            f"{setting[1]} (must be {secure})", why))
+        security.findings.extend(_insecure(security.check, plane, master_rel, settings))
+        inactive = settings.get("sm_inactive")
+        if inactive is not None and opensm_value("sm_inactive", inactive[1]) == "TRUE":
+            prefix.findings.append(_f(prefix.check, plane, f"{master_rel}:{inactive[0]}: sm_inactive {inactive[1]}",
+                                      "the master SM never sweeps: the subnet is run by the standby, or by nobody"))
         part_file = settings.get("partition_config_file")
         wanted = f"{meta.config_dir.rstrip('/')}/partitions.conf"
         if part_file is None or part_file[1] != wanted:
@@ -299,17 +299,33 @@ def _standby_findings(check: str, out: Path, plane: str, folder: str, host: str 
                         f"{'' if 'sm_priority' in master else ': opensm default'})",
                         "the standby may win the election and run the subnet from the wrong host", (host,)))
     for key in sorted((set(settings) | set(master)) - {"guid", "sm_priority"} - LOG_SETTINGS):
-        if settings.get(key, (0, None))[1] != master.get(key, (0, None))[1]:
+        mine_set, theirs_set = settings.get(key), master.get(key)
+        if (None if mine_set is None else opensm_value(key, mine_set[1])) != \
+                (None if theirs_set is None else opensm_value(key, theirs_set[1])):
             master_at = _at(f"{folder}/{MASTER_FILE}", master, key)
             found.append(_f(check, plane, f"{_at(rel, settings, key)}: {key} is {settings.get(key, (0, 'not set'))[1]}, "
                             f"the master runs {master.get(key, (0, 'not set'))[1]} ({master_at})",
                             _DIFFERING.get(key, "after a failover the subnet would be run differently"), (host,)))
-    for key, (secure, why) in SECURE_SETTINGS.items():
-        setting = settings.get(key)
-        if setting is not None and setting[1].lower() != secure.lower():
-            security.findings.append(_f(security.check, plane, f"{rel}:{setting[0]}: {key} {setting[1]} "
-                                        f"(must be {secure})", why))
+    security.findings.extend(_insecure(security.check, plane, rel, settings))
     return found
+
+
+def _insecure(check: str, plane: str, rel: str, settings: dict[str, tuple[int, str]]) -> list[Finding]:
+    """An SM's settings that leave partitions unenforced, each as opensm reads its value."""
+    return [_f(check, plane, f"{rel}:{setting[0]}: {key} {setting[1]} (must be {secure})", why)
+            for key, (secure, why) in SECURE_SETTINGS.items()
+            if (setting := settings.get(key)) is not None and opensm_value(key, setting[1]) != secure]
+
+
+def opensm_value(key: str, value: str) -> str:
+    """A setting's value as opensm runs it: a boolean is TRUE only when written `TRUE` (strcmp),
+    anything else is FALSE; a part_enforce it does not know is its default, `both` (measured: "Invalid
+    Cached Option Value:part_enforce = BOTH, Using Default:both"); other values as written."""
+    if key in OPENSM_BOOLEANS:
+        return "TRUE" if value == "TRUE" else "FALSE"
+    if key == "part_enforce" and value not in PART_ENFORCE:
+        return "both"
+    return value
 
 
 # why a setting the two SMs of a plane must share matters beyond a failover
@@ -328,10 +344,13 @@ SECURE_SETTINGS = {
 # allow_both_pkeys is not among them: a port given both memberships of a partition talks as its full
 # member, which is what the P_Key model (ib/pkeys.py: `both`, or full and limited entries, count as
 # full) already decides reachability by; the master and its standby must still agree on it
+# opensm's boolean settings among those the checks read or compare (opts_parse_boolean)
+OPENSM_BOOLEANS = frozenset({"no_partition_enforcement", "allow_both_pkeys", "force_log_flush", "sm_inactive"})
+PART_ENFORCE = frozenset({"both", "in", "out", "off"})
 # every key the rendered opensm.conf sets, or that the checks read
 KNOWN_OPENSM_KEYS = frozenset({"guid", "subnet_prefix", "sm_priority", "lmc", "routing_engine", "root_guid_file",
                                "cn_guid_file", "partition_config_file", "no_partition_enforcement", "part_enforce",
-                               "allow_both_pkeys", "log_file", "log_max_size", "force_log_flush"})
+                               "allow_both_pkeys", "log_file", "log_max_size", "force_log_flush", "sm_inactive"})
 
 
 def read_opensm_conf(text: str) -> tuple[dict[str, tuple[int, str]], list[tuple[int, str]]]:

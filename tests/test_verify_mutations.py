@@ -1045,6 +1045,14 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
      lambda r: edit(r / SPINE_A / "running-config", "qos trust dscp", "qos trust cos")),
     ("PFC pause frames not sent (tx off)", "QOS-PFC",
      lambda r: edit(r / LEAF_A / "qos_features.conf", "pfc.roce_pfc.tx_enable = true", "pfc.roce_pfc.tx_enable = false")),
+    # switchd sends and honours pause frames only where the file enables them: a key left out or
+    # misspelt (reported unmodelled) enables nothing
+    ("PFC pause frames honoured by nobody (rx_enable left out)", "QOS-PFC",
+     lambda r: edit(r / LEAF_A / "qos_features.conf", "pfc.roce_pfc.rx_enable = true\n", "")),
+    ("PFC transmit misspelt (tx_enabled)", "QOS-PFC",
+     lambda r: edit(r / LEAF_A / "qos_features.conf", "pfc.roce_pfc.tx_enable = true", "pfc.roce_pfc.tx_enabled = true")),
+    ("ECN marking not enabled (ecn_enable left out)", "QOS-ECN",
+     lambda r: edit(r / LEAF_A / "qos_features.conf", "ecn_red.roce_ecn.ecn_enable = true\n", "")),
     ("PFC not switched on on an EOS port", "QOS-PFC",
      lambda r: edit(r / SPINE_A / "running-config", "   priority-flow-control on\n", "")),
     ("a qos_features.conf key verify cannot judge", "PORTS-UNMODELLED",

@@ -158,8 +158,11 @@ def _parse_qos_text(text: str) -> QosFile:
         for key in (f"pfc.{group}.xoff_size", f"pfc.{group}.cable_length"):
             if key in kv and _number(kv[key]) is None:
                 unmodelled.append(f"{key} = {kv[key]}")
-        # a pause frame must be both sent (tx) and honoured (rx): one direction off is no lossless class
-        if kv.get(f"pfc.{group}.tx_enable", "true") != "true" or kv.get(f"pfc.{group}.rx_enable", "true") != "true":
+        # a pause frame must be both sent (tx) and honoured (rx): one direction off is no lossless class.
+        # Each direction is one the file enables ("enable PFC frame transmit and/or PFC frame receive",
+        # switchd's own notes): a group that does not say `true` (a key left out or misspelt) is not
+        # taken as enabled
+        if kv.get(f"pfc.{group}.tx_enable") != "true" or kv.get(f"pfc.{group}.rx_enable") != "true":
             prios = set()
         for name in ports(f"pfc.{group}.port_set"):
             pfc.setdefault(name, set()).update(prios)
@@ -167,7 +170,7 @@ def _parse_qos_text(text: str) -> QosFile:
                 headroom[name] = room
     ecn: dict[str, dict[int, EcnProfile]] = {}
     for group in _list(kv.get("ecn_red.port_group_list", "")):
-        if kv.get(f"ecn_red.{group}.ecn_enable", "true") != "true":
+        if kv.get(f"ecn_red.{group}.ecn_enable") != "true":  # (marking is enabled by the file, as PFC is)
             continue
         low = _number(kv.get(f"ecn_red.{group}.min_threshold_bytes", "0"))
         high = _number(kv.get(f"ecn_red.{group}.max_threshold_bytes", "0"))

@@ -251,6 +251,9 @@ NVUE_MUTATIONS += [
     ("a receive limit below what the spine sends", "BGP-SESSION-DOWN",
      _edit(_SPINE_1 + _FAMILY, _SPINE_1 + _FAMILY + '                    prefix-limits:\n                      inbound:\n'
            '                        maximum: 5\n')),
+    ("a receive limit below what the spine sends, warning-only off", "BGP-SESSION-DOWN",
+     _edit(_SPINE_1 + _FAMILY, _SPINE_1 + _FAMILY + '                    prefix-limits:\n                      inbound:\n'
+           '                        maximum: 5\n                        warning-only: "off"\n')),
     ("a neighbor weight: one spine's paths win", "ROUTE-ECMP-WIDTH",
      _edit(_SPINE_1 + _FAMILY, _SPINE_1 + _FAMILY + '                    weight: 100\n')),
     ("a multihop TTL (read for GTSM, otherwise not judged)", "CONFIG-UNMODELLED",
@@ -450,6 +453,9 @@ NVUE_VALID = [
     ("a receive limit well above what the spine sends",
      _SPINE_1 + _FAMILY + '                    prefix-limits:\n                      inbound:\n                        maximum: 12000\n'
      '                        warning-threshold: 80\n'),
+    ("a receive limit below what the spine sends, warning only (logged, the session stays up)",
+     _SPINE_1 + _FAMILY + '                    prefix-limits:\n                      inbound:\n                        maximum: 5\n'
+     '                        warning-only: "on"\n'),
     ("as-override toward a spine (the leaf sends only its own prefixes)",
      _SPINE_1 + _FAMILY + '                    aspath:\n                      replace-peer-as: "on"\n'),
 ]

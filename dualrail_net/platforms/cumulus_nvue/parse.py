@@ -674,8 +674,8 @@ def _session(r: _Reader, body: dict[str, Any], here: PathKey, n: Neighbor) -> No
 
 def _family(r: _Reader, naf: dict[str, Any], path: PathKey, n: Neighbor) -> None:
     """The IPv4 unicast keys, as FRR's: `weight N`, `prefix-limits inbound maximum N`
-    (`maximum-prefix N`; the warning threshold and the wait before re-establishing change no
-    route), `community-advertise regular on|off` (`[no] send-community`; extended and large carry
+    (`maximum-prefix N`; with `warning-only on` it only logs; the warning threshold and the wait
+    before re-establishing change no route), `community-advertise regular on|off` (`[no] send-community`; extended and large carry
     nothing the fabric reads), `nexthop-setting self|force` (`next-hop-self`: over eBGP the sender's
     own address anyway), `add-path-tx all-paths|best-per-AS`, `attribute-mod nexthop off`
     (`attribute-unchanged next-hop`; `on` is bgpd's normal procedure, `aspath`/`med off` are
@@ -689,14 +689,16 @@ def _family(r: _Reader, naf: dict[str, Any], path: PathKey, n: Neighbor) -> None
     limits = _map(naf.get("prefix-limits"))
     r.extra(limits, (*path, "prefix-limits"), {"inbound"}, routing=True)
     inbound = _map(limits.get("inbound"))
-    r.extra(inbound, (*path, "prefix-limits", "inbound"), {"maximum", "warning-threshold", "reestablish-wait"},
-            routing=True)
+    r.extra(inbound, (*path, "prefix-limits", "inbound"),
+            {"maximum", "warning-threshold", "reestablish-wait", "warning-only"}, routing=True)
     if "maximum" in inbound:
         maximum = _int(inbound.get("maximum"))
         if maximum is None:
             r.routing((*path, "prefix-limits", "inbound", "maximum"), "prefix-limits inbound maximum: not a number")
         else:
             n.max_prefix, n.max_prefix_line = maximum, r.line((*path, "prefix-limits", "inbound", "maximum"))
+    if _switch(r, inbound, "warning-only", (*path, "prefix-limits", "inbound")) and n.max_prefix is not None:
+        n.max_prefix = 0  # (`maximum-prefix N warning-only`: logged, the session stays up)
     communities = _map(naf.get("community-advertise"))
     r.extra(communities, (*path, "community-advertise"), {"regular", "extended", "large"}, routing=True)
     regular = _switch(r, communities, "regular", (*path, "community-advertise"))

@@ -2104,6 +2104,10 @@ VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
     ("UCX limited to its RC transport and shared memory; NCCL's service level and RoCE version beside the "
      "GID index", lambda r: edit(r / "servers/gpu001/nccl.env", "UCX_IB_GID_INDEX=3\n",
                                  "UCX_IB_GID_INDEX=3\nUCX_TLS=rc_x,sm,self\nNCCL_IB_SL=3\nNCCL_IB_ROCE_VERSION_NUM=2\n")),
+    ("the GID selection NCCL makes when no index is set (address family and range, RoCE version 1): "
+     "the index set wins", lambda r: edit(r / "servers/gpu001/nccl.env", "NCCL_IB_GID_INDEX=3\n",
+                                        "NCCL_IB_GID_INDEX=3\nNCCL_IB_ADDR_FAMILY=AF_INET6\n"
+                                        "NCCL_IB_ADDR_RANGE=10.22.0.0/16\nNCCL_IB_ROCE_VERSION_NUM=1\n")),
     ("an EOS spine writes no-export on what it sends (EOS sends no community without send-community)",
      lambda r: edit(r / SPINE_A / "running-config", "route-map PLANE-A-OUT permit 10\n",
                     "route-map PLANE-A-OUT permit 10\n   set community no-export\n")),

@@ -307,14 +307,15 @@ def _transport_choice(name: str, env: dict[str, str], planes: int) -> list[Findi
 
 # What verify judges in nccl.env (any other name is reported by HOST-UNMODELLED): the names the
 # checks read, and what changes nothing on these planes: debug output; the service level (routed,
-# untagged ports carry no PCP: the switch and the NIC classify by DSCP); the RoCE version NCCL looks
-# for when it picks a GID itself (HOST-NCCL-GID requires the index set, and a set index wins).
+# untagged ports carry no PCP: the switch and the NIC classify by DSCP); the RoCE version, address
+# family and address range NCCL looks for when it picks a GID itself (NCCL_IB_GID_INDEX left at -1:
+# HOST-NCCL-GID requires the index set, and a set index wins over all three).
 JUDGED_ENV = frozenset({
     "NCCL_IB_HCA", "NCCL_IB_GID_INDEX", "NCCL_IB_TC", "NCCL_CROSS_NIC", "NCCL_IB_TIMEOUT", "NCCL_IB_RETRY_CNT",
     "NCCL_TOPO_FILE", "NCCL_SOCKET_IFNAME", "NCCL_IB_DISABLE", "NCCL_NET", "OMPI_MCA_btl_tcp_if_include",
     "UCX_NET_DEVICES", "UCX_IB_GID_INDEX", "UCX_IB_TRAFFIC_CLASS", "UCX_TLS",
     "NCCL_IB_QPS_PER_CONNECTION", "NCCL_DEBUG", "NCCL_DEBUG_SUBSYS", "NCCL_DEBUG_FILE", "NCCL_IB_SL",
-    "NCCL_IB_ROCE_VERSION_NUM", "NCCL_P2P_DISABLE", "NCCL_P2P_LEVEL", "NCCL_NET_GDR_LEVEL"})
+    "NCCL_IB_ROCE_VERSION_NUM", "NCCL_IB_ADDR_FAMILY", "NCCL_IB_ADDR_RANGE", "NCCL_P2P_DISABLE", "NCCL_P2P_LEVEL", "NCCL_NET_GDR_LEVEL"})
 JUDGED_ENV_PATTERN = re.compile(r"DUALRAIL_(?:PLANE|IB)_[A-Za-z0-9]+_HCA")
 
 

@@ -181,3 +181,22 @@ def test_kernel_routes_cross_to_the_routing_side(clean: Path, tmp_path: Path) ->
     two = outcome(partitioned.check_folder(broken, workers=2))
     assert two == outcome(run_checks(load_snapshot(broken)))
     assert {check for check, findings in two if findings} >= {"ISO-VRF-LEAK", "ISO-ROUTE-LEAK"}
+
+
+def test_a_server_port_without_an_mtu_line_runs_ifupdown2s_default(clean: Path, tmp_path: Path) -> None:  # noqa: F811
+    """ifupdown2 sets a physical port whose stanza has no `mtu` to its default, 1500, on every ifup
+    and ifreload (addons/address.py), whatever nic-qos.sh set at boot: the port then disagrees with
+    its leaf's 9214 and with the boot script; both paths say so, the finding says why."""
+    broken = tmp_path / "build"
+    shutil.copytree(clean, broken)
+    path = broken / "servers/gpu001/interfaces"
+    stanza = "iface ens1f0np0\n    address 10.12.0.1/31\n    mtu 9214\n"
+    assert stanza in path.read_text()
+    path.write_text(path.read_text().replace(stanza, stanza.replace("    mtu 9214\n", "")))
+    two = outcome(partitioned.check_folder(broken, workers=2))
+    assert two == outcome(run_checks(load_snapshot(broken)))
+    said = {check: [str(f["message"]) for f in findings] for check, findings in two if findings}
+    assert set(said) == {"HOST-MTU", "QOS-MTU"}, said
+    assert said["HOST-MTU"] == ["servers/gpu001/nic-qos.sh:81: ens1f0np0 MTU 9214, its interfaces file sets none "
+                                "(ifupdown2 sets its default, 1500)"], said
+    assert any("gpu001:ens1f0np0 MTU 1500" in m or "MTU 1500 vs" in m for m in said["QOS-MTU"]), said

@@ -794,5 +794,7 @@ class ServerConfig:
     # dualrail-nic-qos.service: "Section.Key" -> value (None: no unit file)
     nic_qos_unit: dict[str, str] | None = None
     topology: HostTopology | None = None  # nccl-topo.xml (None: the server has none)
+    # NIC ports whose stanza sets no MTU: they run ifupdown2's default (parsers.IFUPDOWN2_DEFAULT_MTU)
+    default_mtu: set[str] = field(default_factory=set)
     # (file, variable or key) -> the line that last set it, for nccl.env and sysctl.conf
     line_of: dict[tuple[str, str], int] = field(default_factory=dict)

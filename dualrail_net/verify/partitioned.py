@@ -273,7 +273,8 @@ def _check_in_two(root: Path, manifest: Manifest, only: set[str] | None,
             outbox.put(marshal.dumps([(list(dev.vrfs.items()), _addressed_ports(dev.interfaces),
                                        [_kernel_route(r) for r in dev.kernel_routes])
                                       for parser, dev in zip(parsers, base) if parser.routing]))
-            servers = [parse_server(name, root / meta.dir) for name, meta in server_work]
+            servers = [parse_server(name, root / meta.dir, [port.ifname for port in meta.ports])
+                       for name, meta in server_work]
             outbox.put(marshal.dumps([(srv.name, _addressed_ports(srv.interfaces)) for srv in servers]))
             outbox.put(None)
             routing_names = iter(_read(up))

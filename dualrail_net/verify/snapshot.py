@@ -72,7 +72,8 @@ def load_snapshot(root: Path) -> Snapshot:
     with gc_paused():
         manifest = read_manifest(root)
         devices = {name: parse_device(name, meta.platform, root / meta.dir) for name, meta in manifest.devices.items()}
-        servers = {name: parse_server(name, root / meta.dir) for name, meta in manifest.servers.items()}
+        servers = {name: parse_server(name, root / meta.dir, [port.ifname for port in meta.ports])
+                   for name, meta in manifest.servers.items()}
         plan = read_cabling(manifest.cabling_path(root))
         return assemble(root, manifest, devices, servers, plan)
 

@@ -593,7 +593,9 @@ def host_mtu(ctx: Context) -> list[Finding]:
             planned = srv.nic_qos.get(port.ifname)
             mtu = _int(planned.settings.get("mtu")) if planned else None
             if mtu is not None and mtu != iface.mtu:
+                said = (f"its interfaces file sets none (ifupdown2 sets its default, {iface.mtu})"
+                        if port.ifname in srv.default_mtu else f"its interfaces file says {iface.mtu}")
                 out.append(finding([name], port.plane, f"servers/{name}/nic-qos.sh:{planned.line if planned else 0}: "
-                                   f"{port.ifname} MTU {mtu}, its interfaces file says {iface.mtu}",
+                                   f"{port.ifname} MTU {mtu}, {said}",
                                    "the boot script and ifupdown2 fight over the MTU"))
     return out

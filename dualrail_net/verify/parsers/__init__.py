@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import fnmatch
 import re
+from collections.abc import Iterable
 from pathlib import Path
 
 from dualrail_net.platforms import PlatformError, PlatformParser, get_platform
@@ -63,9 +64,21 @@ def parse_device(name: str, platform: str, folder: Path) -> DeviceConfig:
 _VRF_LINE = re.compile(r"\s*vrf(?:-table)?\s")
 
 
-def parse_server(name: str, folder: Path) -> ServerConfig:
+# the MTU ifupdown2 gives a physical port whose stanza sets none, on every ifup and ifreload
+# (addons/address.py: DEFAULT_MTU_STRING, unless a policy file says otherwise; the rendered folder
+# ships none for servers)
+IFUPDOWN2_DEFAULT_MTU = 1500
+
+
+def parse_server(name: str, folder: Path, nic_ports: Iterable[str] = ()) -> ServerConfig:
+    """``nic_ports``: the server's NIC ports (the manifest's): a stanza of one without an `mtu`
+    line runs ifupdown2's default MTU (a bond's member keeps the bond's)."""
     interfaces_text = read_text(folder / "interfaces")
     parsed = read_interfaces(interfaces_text)
+    defaulted = {port for port in nic_ports if port in parsed.interfaces and parsed.interfaces[port].mtu is None
+                 and port not in parsed.lag_members}
+    for port in defaulted:
+        parsed.interfaces[port].mtu = IFUPDOWN2_DEFAULT_MTU
     # a stanza without its `auto` line is never applied at boot: no address, no gateway, none of
     # its post-up commands (the port is there, down)
     skipped = {name for name, iface in parsed.interfaces.items() if iface.down == NOT_AUTO}
@@ -84,7 +97,7 @@ def parse_server(name: str, folder: Path) -> ServerConfig:
     tagged.sort(key=lambda t: order.get(t[0], len(order)))
     routes, rules = server_policy([cmd for _, cmd, _ in tagged], other, [port for port, _, _ in tagged])
     srv = ServerConfig(name=name, interfaces=parsed.interfaces, routes=routes, rules=rules,
-                       added_later=parsed.added_later)
+                       added_later=parsed.added_later, default_mtu=defaulted)
     srv.unmodelled += [("interfaces", line, text) for line, text in parsed.unmodelled]
     # a NIC's own forwarding switch (its sysctl.conf's is judged: HOST-SYSCTL): reported
     srv.unmodelled += [("interfaces", iface.forwarding[1], iface.forwarding[2])

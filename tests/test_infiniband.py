@@ -246,6 +246,18 @@ def test_settings_opensm_reads_as_secure_are_not_findings(clean: Path, tmp_path:
     assert not [f for f in found if f[0] in ("IB-SM-SECURITY", "IB-SM-STANDBY", "IB-SUBNET-PREFIX")], found
 
 
+def test_the_two_sms_numbers_are_compared_as_numbers(clean: Path, tmp_path: Path) -> None:
+    """`lmc 00` and `lmc 0`, `sm_key 0x01` and `sm_key 1` are one value to opensm (strtoul): the
+    standby runs the master's settings; a different number still differs."""
+    out = broken_copy(clean, tmp_path, "ib-plane-IBA/opensm-standby.conf", "lmc 0\n", "lmc 00\nsm_key 0x01\n")
+    master = out / "ib-plane-IBA/opensm.conf"
+    master.write_text(master.read_text().replace("lmc 0\n", "lmc 0\nsm_key 1\n"))
+    assert not fired(run_static(out), "IB-SM-STANDBY")
+    master.write_text(master.read_text().replace("sm_key 1\n", "sm_key 2\n"))
+    said = fired(run_static(out), "IB-SM-STANDBY")
+    assert len(said) == 1 and "sm_key is 0x01, the master runs 2" in said[0], said
+
+
 @needs_sim
 def test_an_inactive_master_is_said_not_waited_for(clean: Path, tmp_path: Path) -> None:
     """`sm_inactive TRUE`: opensm never sweeps, so `opensm -o` would never return; the simulation

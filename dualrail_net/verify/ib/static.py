@@ -320,9 +320,12 @@ def _insecure(check: str, plane: str, rel: str, settings: dict[str, tuple[int, s
 def opensm_value(key: str, value: str) -> str:
     """A setting's value as opensm runs it: a boolean is TRUE only when written `TRUE` (strcmp),
     anything else is FALSE; a part_enforce it does not know is its default, `both` (measured: "Invalid
-    Cached Option Value:part_enforce = BOTH, Using Default:both"); other values as written."""
+    Cached Option Value:part_enforce = BOTH, Using Default:both"); a number as the number it is
+    (strtoul: hex, octal); other values as written."""
     if key in OPENSM_BOOLEANS:
         return "TRUE" if value == "TRUE" else "FALSE"
+    if key in OPENSM_NUMBERS and (number := opensm_number(value)) is not None:
+        return str(number)  # (`lmc 00` and `lmc 0`, `sm_key 0x01` and `sm_key 1` are one value)
     if key == "part_enforce" and value not in PART_ENFORCE:
         return "both"
     return value
@@ -347,6 +350,9 @@ SECURE_SETTINGS = {
 # opensm's boolean settings among those the checks read or compare (opts_parse_boolean)
 OPENSM_BOOLEANS = frozenset({"no_partition_enforcement", "allow_both_pkeys", "force_log_flush", "sm_inactive"})
 PART_ENFORCE = frozenset({"both", "in", "out", "off"})
+# opensm's numeric settings among those the two SMs' files are compared on (opts_parse_uint*)
+OPENSM_NUMBERS = frozenset({"lmc", "subnet_prefix", "sm_key", "sa_key", "m_key", "sweep_interval", "log_max_size",
+                            "sminfo_polling_timeout", "polling_retry_number", "max_wire_smps", "transaction_timeout"})
 # every key the rendered opensm.conf sets, or that the checks read
 KNOWN_OPENSM_KEYS = frozenset({"guid", "subnet_prefix", "sm_priority", "lmc", "routing_engine", "root_guid_file",
                                "cn_guid_file", "partition_config_file", "no_partition_enforcement", "part_enforce",

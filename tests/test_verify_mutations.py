@@ -973,6 +973,10 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
     ("the gateway presents another ASN to its storage peer (local-as): the planned peer refuses it",
      "BGP-EXTERNAL-DOWN", lambda r: edit(r / "multi-plane/gw-storage-1/frr.conf", " neighbor 100.64.0.1 remote-as 65100\n",
                                          " neighbor 100.64.0.1 remote-as 65100\n neighbor 100.64.0.1 local-as 4200009999\n")),
+    ("the gateway opens its storage session without capabilities: its 4-octet ASN goes as AS_TRANS",
+     "BGP-EXTERNAL-DOWN", lambda r: edit(r / "multi-plane/gw-storage-1/frr.conf", " neighbor 100.64.0.1 remote-as 65100\n",
+                                         " neighbor 100.64.0.1 remote-as 65100\n"
+                                         " neighbor 100.64.0.1 dont-capability-negotiate\n")),
     ("a leaf presents another ASN to one spine (local-as), which expects it: the paths over it grow by one AS",
      "ROUTE-ECMP-WIDTH", _local_as_toward_spine),
     ("an EOS spine replaces the private ASNs toward one leaf (the loop effects are not followed: said)",

@@ -868,13 +868,14 @@ def external_peers(snap: Snapshot, topo: Topology, node: NodeId) -> list[Externa
                                                              f"{n.remote_kind or n.remote_asn}, but {peer.name} "
                                                              f"is AS {peer.asn}"))
             continue
-        if shown_asn(n, inst.asn) != inst.asn:
+        shown = shown_asn(n, inst.asn)
+        if shown != inst.asn:
             # the planned peer is configured for the gateway's own ASN: it refuses the OPEN
-            trans = n.no_capabilities_line and n.local_as in (None, inst.asn)
-            out.append(ExternalPeerState(address, False, (), f"{snap.where(node[0], dev.routing_file, n.no_capabilities_line if trans else n.local_as_line)}:"
-                                                             f" {label} presents AS {shown_asn(n, inst.asn)} to {peer.name} "
-                                                             f"({'`dont-capability-negotiate`: AS_TRANS' if trans else '`local-as`'}),"
-                                                             f" which expects AS {inst.asn}"))
+            why, line = (("`dont-capability-negotiate`: AS_TRANS", n.no_capabilities_line)
+                         if shown == AS_TRANS and n.no_capabilities_line else ("`local-as`", n.local_as_line))
+            out.append(ExternalPeerState(address, False, (), f"{snap.where(node[0], dev.routing_file, line)}: {label} "
+                                                             f"presents AS {shown} to {peer.name} ({why}), which "
+                                                             f"expects AS {inst.asn}"))
             continue
         if not active(inst, n) or node[1] in dev.routing_off:
             out.append(ExternalPeerState(address, False, (), f"{at}: IPv4 unicast is not active toward {address} "

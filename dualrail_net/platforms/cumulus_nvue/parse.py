@@ -675,8 +675,8 @@ def _session(r: _Reader, body: dict[str, Any], here: PathKey, n: Neighbor) -> No
 def _family(r: _Reader, naf: dict[str, Any], path: PathKey, n: Neighbor) -> None:
     """The IPv4 unicast keys, as FRR's: `weight N`, `prefix-limits inbound maximum N`
     (`maximum-prefix N`; with `warning-only on` it only logs; the warning threshold and the wait
-    before re-establishing change no route), `community-advertise regular on|off` (`[no] send-community`; extended and large carry
-    nothing the fabric reads), `nexthop-setting self|force` (`next-hop-self`: over eBGP the sender's
+    before re-establishing change no route), `community-advertise regular on|off` (`[no]
+    send-community`; extended and large carry nothing the fabric reads), `nexthop-setting self|force` (`next-hop-self`: over eBGP the sender's
     own address anyway), `add-path-tx all-paths|best-per-AS`, `attribute-mod nexthop off`
     (`attribute-unchanged next-hop`; `on` is bgpd's normal procedure, `aspath`/`med off` are
     reported)."""

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 import shutil
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -221,6 +220,8 @@ def test_the_masters_priority_is_read_as_opensm_reads_it(clean: Path, tmp_path: 
 
 
 def test_a_master_without_a_priority_line_runs_opensms_default_0(clean: Path, tmp_path: Path) -> None:
+    """No sm_priority line: opensm runs 0 (its default, measured with sminfo), not 1: the standby's
+    14 outranks it."""
     out = broken_copy(clean, tmp_path, "ib-plane-IBA/opensm.conf", "sm_priority 15\n", "")
     said = [f.message for r in run_static(out) if r.check == "IB-SM-STANDBY" for f in r.findings]
     assert said == ["ib-plane-IBA/opensm-standby.conf:8: sm_priority 14 is not below the master's 0 "
@@ -263,11 +264,12 @@ def test_an_inactive_master_is_said_not_waited_for(clean: Path, tmp_path: Path) 
     """`sm_inactive TRUE`: opensm never sweeps, so `opensm -o` would never return; the simulation
     says so at the line instead of waiting for its timeout (an internal error before)."""
     out = broken_copy(clean, tmp_path, "ib-plane-IBA/opensm.conf", "lmc 0\n", "lmc 0\nsm_inactive TRUE\n")
-    started = time.monotonic()
-    results, _ = run_simulation(out)
-    assert time.monotonic() - started < 120
+    results, _ = run_simulation(out)  # (opensm run on it would hold this test for the 600 s timeout)
     line = (out / "ib-plane-IBA/opensm.conf").read_text().splitlines().index("sm_inactive TRUE") + 1
-    assert any(m.startswith(f"ib-plane-IBA/opensm.conf:{line}: sm_inactive TRUE") for m in fired(results, "IB-SIM-SM"))
+    said = fired(results, "IB-SIM-SM")
+    assert any(m.startswith(f"ib-plane-IBA/opensm.conf:{line}: sm_inactive TRUE: opensm never sweeps, not run")
+               for m in said), said
+    assert not fired(results, "IB-SIM-PKEYS")  # (the other plane's run still checks its tables)
 
 
 def test_a_setting_the_standby_lacks_is_placed_at_the_masters_line(clean: Path, tmp_path: Path) -> None:

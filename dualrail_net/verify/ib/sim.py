@@ -25,7 +25,7 @@ from dualrail_net.verify.findings import CheckResult, Finding, Severity
 from dualrail_net.verify.ib.netfile import CablingPlanError, build_netfile
 from dualrail_net.verify.parsers.files import UnreadableFile, read_text
 from dualrail_net.verify.ib.pkeys import fmt
-from dualrail_net.verify.ib.static import opensm_value, read_opensm_conf
+from dualrail_net.verify.ib.static import inactive_setting, read_opensm_conf
 
 UMAD2SIM = "/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so"
 TOOLS = ("ibsim", "opensm", "smpquery")
@@ -237,8 +237,8 @@ def run_simulation(out: Path, workers: int = 0) -> tuple[list[CheckResult], dict
                                           "opensm's run on the plan (subnet, P_Keys, routes) is not checked"))
                     continue
                 settings, _ = read_opensm_conf((sim.dir / "opensm.conf").read_text())  # (the prepared copy)
-                inactive = settings.get("sm_inactive")
-                if inactive is not None and opensm_value("sm_inactive", inactive[1]) == "TRUE":
+                inactive = inactive_setting(settings)
+                if inactive is not None:
                     # (an inactive SM never sweeps: `opensm -o` would wait for ever)
                     sm.findings.append(_f(sm.check, plane, f"{meta.dir}/opensm.conf:{inactive[0]}: sm_inactive "
                                           f"{inactive[1]}: opensm never sweeps, not run", "the plane has no master SM"))

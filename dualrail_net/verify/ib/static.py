@@ -94,8 +94,8 @@ def run_static(out: Path) -> list[CheckResult]:
         settings, unknown = read_opensm_conf(conf)
         unmodelled.findings.extend(_unmodelled_lines(unmodelled.check, plane, master_rel, unknown))
         security.findings.extend(_insecure(security.check, plane, master_rel, settings))
-        inactive = settings.get("sm_inactive")
-        if inactive is not None and opensm_value("sm_inactive", inactive[1]) == "TRUE":
+        inactive = inactive_setting(settings)
+        if inactive is not None:
             prefix.findings.append(_f(prefix.check, plane, f"{master_rel}:{inactive[0]}: sm_inactive {inactive[1]}",
                                       "the master SM never sweeps: the subnet is run by the standby, or by nobody"))
         part_file = settings.get("partition_config_file")
@@ -302,7 +302,7 @@ def _standby_findings(check: str, out: Path, plane: str, folder: str, host: str 
         mine_set, theirs_set = settings.get(key), master.get(key)
         if (None if mine_set is None else opensm_value(key, mine_set[1])) != \
                 (None if theirs_set is None else opensm_value(key, theirs_set[1])):
-            master_at = _at(f"{folder}/{MASTER_FILE}", master, key)
+            master_at = _at(master_rel, master, key)
             found.append(_f(check, plane, f"{_at(rel, settings, key)}: {key} is {settings.get(key, (0, 'not set'))[1]}, "
                             f"the master runs {master.get(key, (0, 'not set'))[1]} ({master_at})",
                             _DIFFERING.get(key, "after a failover the subnet would be run differently"), (host,)))
@@ -315,6 +315,12 @@ def _insecure(check: str, plane: str, rel: str, settings: dict[str, tuple[int, s
     return [_f(check, plane, f"{rel}:{setting[0]}: {key} {setting[1]} (must be {secure})", why)
             for key, (secure, why) in SECURE_SETTINGS.items()
             if (setting := settings.get(key)) is not None and opensm_value(key, setting[1]) != secure]
+
+
+def inactive_setting(settings: dict[str, tuple[int, str]]) -> tuple[int, str] | None:
+    """An `sm_inactive` line opensm takes as TRUE (the SM never sweeps): (line, value); None otherwise."""
+    setting = settings.get("sm_inactive")
+    return setting if setting is not None and opensm_value("sm_inactive", setting[1]) == "TRUE" else None
 
 
 def opensm_value(key: str, value: str) -> str:

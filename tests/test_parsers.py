@@ -565,6 +565,25 @@ def test_matches_on_a_routes_attributes_are_read_and_reported_where_not_judged()
     assert [text for _, text in eos.unmodelled] == ["match metric 10", "match source-protocol bgp"]
 
 
+def test_an_frr_match_on_an_ipv6_list_matches_nothing_and_no_takes_it_back() -> None:
+    """`match ipv6 address prefix-list NAME` and `match ipv6 address NAME` in FRR: bgpd matches no
+    IPv4 route on an IPv6 list (defined, empty or not: measured on the twin, the oracle's
+    `match-family` kind), so the entry matches nothing and the clause is named; `no` of either takes
+    it back; EOS's stays reported."""
+    dev = flat_parse_frr("ipv6 prefix-list V6 seq 5 permit any\nroute-map M permit 10\n match ip address prefix-list L\n"
+                         " match ipv6 address prefix-list V6\nroute-map N permit 10\n match ipv6 address A6\n"
+                         "route-map O permit 10\n match ipv6 address prefix-list V6\n match ipv6 address A6\n"
+                         " no match ipv6 address prefix-list V6\n no match ipv6 address A6\n")
+    m, n, o = dev.route_maps["M"][0], dev.route_maps["N"][0], dev.route_maps["O"][0]
+    assert (m.never_line, m.other_family) == (4, [("match ipv6 address prefix-list V6", 4)])
+    assert (n.never_line, n.other_family) == (6, [("match ipv6 address A6", 6)])
+    assert (o.never_line, o.other_family, o.match_lists) == (0, [], [])
+    from dualrail_net.platforms.eos.parse_config import parse_eos
+    eos = DeviceConfig("e", "eos")
+    parse_eos("route-map M permit 10\n   match ipv6 address prefix-list V6\n", eos)
+    assert eos.route_maps["M"][0].never_line == 0 and eos.unmodelled
+
+
 def test_relative_sets_and_the_outbound_limit_are_read() -> None:
     """`set metric|local-preference +N|-N` are read as deltas (an absolute set on a later line
     replaces one, and the other way round); `neighbor X maximum-prefix-out N` with its line, and

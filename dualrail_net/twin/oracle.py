@@ -1037,6 +1037,28 @@ def _stacked_match(rng: random.Random, text: str) -> tuple[str, str] | None:
     return f"{head.strip()}: also matches {other} ({'above' if above else 'below'} {listed})", edited
 
 
+def _match_family(rng: random.Random, text: str) -> tuple[str, str] | None:
+    """A route-map entry that matches an IPv4 prefix-list also (or instead) matches an IPv6 list:
+    the same name, an IPv6 prefix-list or access list that permits everything, one that is only
+    described (no entry), or one nobody defines (bgpd looks the name up among the IPv6 lists)."""
+    entries = re.findall(r"^(route-map \S+ (?:permit|deny) \d+\n)( match ip address prefix-list (\S+)\n)", text, re.M)
+    if not entries:
+        return None
+    head, clause, listed = rng.choice(entries)
+    style = rng.choice(["same-name", "prefix-list-any", "prefix-list-empty", "access-list-any", "undefined"])
+    defined = {"prefix-list-any": "ipv6 prefix-list ORACLE-V6 seq 5 permit any\n",
+               "prefix-list-empty": "ipv6 prefix-list ORACLE-V6 description no entry\n",
+               "access-list-any": "ipv6 access-list ORACLE-ACL6 seq 5 permit any\n"}.get(style, "")
+    added = (f" match ipv6 address prefix-list {listed}\n" if style == "same-name"
+             else " match ipv6 address ORACLE-ACL6\n" if style.startswith("access-list")
+             else f" match ipv6 address prefix-list {'ORACLE-V6' if defined else 'UNDEFINED-V6'}\n")
+    instead = rng.random() < 0.5
+    edited = text.replace(head + clause, head + (added if instead else clause + added), 1)
+    if defined:
+        edited = re.sub(r"^route-map ", lambda head: defined + head.group(0), edited, count=1, flags=re.M)
+    return f"{head.strip()}: {added.strip()} ({style}, {'instead of' if instead else 'beside'} {listed})", edited
+
+
 def _access_list(rng: random.Random, text: str) -> tuple[str, str] | None:
     """One of the file's prefix-lists written as an access list, in a style drawn at random
     (prefixes, one entry exact-match, cisco wildcards, a `deny host` of one of its /32s first, a
@@ -1439,7 +1461,7 @@ EDITS: tuple[Callable[[random.Random, str], tuple[str, str] | None], ...] = (
     _graceful_shutdown, _med_missing_as_worst, _addpath, _match_list, _access_list, _community_list,
     _as_path_list, _prepend_foreign, _origin, _flow, _network_map, _max_med, _confederation, _negate, _negate, _prefix_list_entry, _zebra_interface,
     _match_attribute, _relative_attribute, _match_next_hop, _prepend_last_as, _default_local_pref, _peer_group_as,
-    _stacked_match, _prefix_range, _listen_range, _static_over_link)
+    _stacked_match, _prefix_range, _listen_range, _static_over_link, _match_family)
 
 
 # frr.conf edits whose effect outlives the daemons (zebra sets a port admin-down in the kernel)

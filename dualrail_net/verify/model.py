@@ -489,6 +489,10 @@ class RouteMapEntry:
     # source-protocol`: zebra's): (text, line); in a BGP neighbor's map the entry decides as
     # without them (ROUTE-DEAD-POLICY says so)
     bgpd_ignores: list[tuple[str, int]] = field(default_factory=list)
+    # FRR's matches on an IPv6 list (`match ipv6 address [prefix-list] NAME`): (text, line); bgpd
+    # matches no IPv4 route on them, so the entry matches nothing (``never_line``; ROUTE-DEAD-POLICY
+    # names the clause)
+    other_family: list[tuple[str, int]] = field(default_factory=list)
     sets_tag_line: int = 0  # `set tag N` (reported: a tag only a `match tag` on the device reads)
 
 

@@ -854,7 +854,8 @@ def dead_policy(ctx: Context) -> list[Finding]:
     """Policy that decides nothing: a route-map no neighbor uses, a prefix-list no route-map
     matches, an entry after one that matches everything (its sequence is never evaluated), a
     `match` clause bgpd accepts and does not implement (zebra's `match ip address prefix-len`,
-    `match source-protocol`: measured on the twin, the entry matches as without it). Each is an
+    `match source-protocol`: measured on the twin, the entry matches as without it), an FRR match on
+    an IPv6 list (it matches no IPv4 route: the entry matches nothing). Each is an
     edit that had no effect, usually not the one intended."""
     out: list[Finding] = []
     why = "a policy statement that can never apply: the edit it came from did not do what it meant"
@@ -892,6 +893,11 @@ def dead_policy(ctx: Context) -> list[Finding]:
                                                f"{entry.seq}: bgpd does not implement `{text}` (zebra does): the entry "
                                                "decides as without it", why, Severity.WARNING)
                         for text, line in entry.bgpd_ignores]
+                out += [finding([name], plane, f"{_loc(ctx, name, line)}: route-map {rm_name} {entry.action} "
+                                               f"{entry.seq}: `{text}` matches no IPv4 route (bgpd looks the name "
+                                               "up among the IPv6 lists): the entry matches nothing", why,
+                                Severity.WARNING)
+                        for text, line in entry.other_family]
         for pl_name, pl_entries in dev.prefix_lists.items():
             if pl_name not in used_lists and not pl_name.startswith(ACCESS_LIST_PREFIX):
                 line = pl_entries[0].line if pl_entries else 0  # an NVUE prefix-list may have no rule

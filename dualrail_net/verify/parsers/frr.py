@@ -980,6 +980,9 @@ def route_map_clause(entry: RouteMapEntry, w: list[str], line: int, replaces: bo
         return _match_clause(entry.match_lists, "access-list", w[3], line, replaces)
     if w[:4] == ["match", "ip", "next-hop", "prefix-list"] and len(w) == 5:
         return _match_clause(entry.match_lists, "next-hop prefix-list", w[4], line, replaces)
+    if w[:3] == ["match", "ipv6", "address"] and (len(w) == 4 or len(w) == 5 and w[3] == "prefix-list"):
+        kind = "ipv6 prefix-list" if len(w) == 5 else "ipv6 access-list"
+        return _match_clause(entry.match_lists, kind, w[-1], line, replaces)
     if w[:2] in _ATTRIBUTE_MATCHES and len(w) == 3 and (
             w[2] in ORIGIN_CODES if w[1] == "origin" else is_ip(w[2]) or w[2] == "local" if w[1] == "peer"
             else (value := _int(w[2], 4294967295)) is not None and (w[1] != "tag" or value > 0)):
@@ -1068,6 +1071,11 @@ def _route_map_undo(entry: RouteMapEntry, w: list[str]) -> bool:
     elif w[:1] == ["match"] and len(w) in (2, 3, 4) and w[1] in ("community", "as-path") or w[:3] == ["match", "ip", "address"]:
         kind = "access-list" if w[1] == "ip" else w[1]
         named = w[3] if kind == "access-list" and len(w) == 4 else w[2] if kind != "access-list" and len(w) >= 3 else None
+        entry.match_lists[:] = [m for m in entry.match_lists if m[0] != kind or named is not None and m[1] != named]
+    elif w[:3] == ["match", "ipv6", "address"] and len(w) <= 5:
+        listed = len(w) >= 4 and w[3] == "prefix-list"
+        kind, named = ("ipv6 prefix-list", w[4] if len(w) == 5 else None) if listed else \
+            ("ipv6 access-list", w[3] if len(w) == 4 else None)
         entry.match_lists[:] = [m for m in entry.match_lists if m[0] != kind or named is not None and m[1] != named]
     elif w[:1] == ["match"] and any(w[1:1 + len(c[0].split())] == c[0].split() for c in entry.attribute_clauses):
         entry.attribute_clauses[:] = [c for c in entry.attribute_clauses if w[1:1 + len(c[0].split())] != c[0].split()
@@ -1798,7 +1806,9 @@ def list_line_read(lists: dict[str, list[_Entry]], unread: set[str], name: str, 
 # what the list is called where a finding names it
 _MATCH_LIST = {"community": ("match community", "community-list"), "as-path": ("match as-path", "as-path access-list"),
                "access-list": ("match ip address", "access-list"),
-               "next-hop prefix-list": ("match ip next-hop prefix-list", "next-hop prefix-list")}
+               "next-hop prefix-list": ("match ip next-hop prefix-list", "next-hop prefix-list"),
+               "ipv6 prefix-list": ("match ipv6 address prefix-list", "IPv6 prefix-list"),
+               "ipv6 access-list": ("match ipv6 address", "IPv6 access-list")}
 
 
 def match_list_definition(w: list[str]) -> tuple[str, str] | None:
@@ -2110,7 +2120,13 @@ def finish_bgp(dev: DeviceConfig, frr: bool = True) -> None:
         for entry in entries:
             for kind, name, line in entry.match_lists:
                 clause, listed = f"{_MATCH_LIST[kind][0]} {name}", _MATCH_LIST[kind][1]
-                if kind == "access-list" and name in dev.access_lists:
+                if kind.startswith("ipv6 ") and frr:
+                    # bgpd looks the name up among the IPv6 lists and matches an IPv4 route against
+                    # none of their entries (lib/plist.c and lib/filter.c compare the family
+                    # first): defined or not, the entry matches no route of the fabric
+                    entry.never_line = entry.never_line or line
+                    entry.other_family.append((clause, line))
+                elif kind == "access-list" and name in dev.access_lists:
                     entry.match_prefix_lists.append(access_list_filter(dev, name))  # evaluated as a prefix-list
                 elif kind == "community" and frr and name in dev.community_lists:
                     # judged once the snapshot is assembled (verify/communities.py)

@@ -105,6 +105,9 @@ NVUE_MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
            '                  type: "ipv4"\n                  ip-prefix-list: "LOCAL-A"',
            '              "10":\n                action:\n                  "deny": {}\n                match:\n'
            '                  type: "ipv4"\n                  ip-prefix-list: "LOCAL-A"')),
+    ("an out-policy rule's match typed ipv6 (FRR's `match ipv6 address prefix-list`: no IPv4 route matches)",
+     "ROUTE-MISSING", _edit('                  type: "ipv4"\n                  ip-prefix-list: "LOCAL-A"',
+                            '                  type: "ipv6"\n                  ip-prefix-list: "LOCAL-A"')),
     ("the administrator removed (a replace deletes the user)", "MGMT-USER",
      _edit('          "netops":\n            role: "system-admin"', '          "guest":\n            role: "nvue-monitor"')),
     ("the management port's address changed", "MGMT-ADDRESS", _edit('"198.51.100.33/24": {}', '"198.51.100.99/24": {}')),

@@ -85,6 +85,23 @@ def test_a_host_that_cannot_take_a_setting_fails_loudly(host: tuple[Path, dict[s
     assert _run(script, env, "--bogus").returncode == 2
 
 
+def test_a_setting_the_program_does_not_take_fails_the_run_and_verify_knows_its_keys(
+        host: tuple[Path, dict[str, str], list[str]]) -> None:
+    """The keys verify takes for settings (hosts.NIC_QOS_SETTINGS) are the `port` function's own
+    case arms; a plan line with another key is applied otherwise and the run exits 1 (what verify's
+    HOST-NIC-QOS says of it)."""
+    import re
+    from dualrail_net.verify.checks.hosts import NIC_QOS_SETTINGS
+    script, env, _ports = host
+    text = script.read_text()
+    body = text[text.index("port() {"):text.index("# RDMA-CM's per-device settings")]
+    assert set(re.findall(r"^ {12}([a-z_]+)\)", body, re.M)) == NIC_QOS_SETTINGS
+    script.write_text(text.replace("roce_tos=104\n", "roce_tos=104 pfc_wd=1\n", 1))
+    out = _run(script, env)
+    assert out.returncode == 1 and "unknown setting pfc_wd" in out.stdout
+    assert _run(script, env).returncode == 1  # at every run, not only the first
+
+
 class LocalHostShell:
     """TEST DOUBLE of a netmiko ``linux`` session: each command runs in a local ``sh`` with the
     fake NIC's environment (the driver's status marker and prompt as a real shell prints them)."""

@@ -792,6 +792,8 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
      lambda r: edit(r / "servers/gpu001/nic-qos.sh", "port ens1f0np0 mlx5_0 mtu=9214 trust=dscp pfc=3 ecn=3 cnp_dscp=48 cnp_prio=6 roce_tos=104", "port ens1f0np0 mlx5_0 mtu=9214 trust=dscp pfc=3 ecn=3 cnp_dscp=48 cnp_prio=6 roce_tos=107")),
     ("a second plan line for one NIC port (it runs last: PFC on another priority)", "HOST-NIC-QOS",
      lambda r: edit(r / "servers/gpu001/nic-qos.sh", "port ens1f0np0 mlx5_0 mtu=9214 trust=dscp pfc=3 ecn=3 cnp_dscp=48 cnp_prio=6 roce_tos=104\n", "port ens1f0np0 mlx5_0 mtu=9214 trust=dscp pfc=3 ecn=3 cnp_dscp=48 cnp_prio=6 roce_tos=104\nport ens1f0np0 mlx5_0 mtu=9214 trust=dscp pfc=4 ecn=3 cnp_dscp=48 cnp_prio=6 roce_tos=104\n")),
+    ("a NIC port's plan line with a setting the program does not take (it exits 1: the unit fails)", "HOST-NIC-QOS",
+     lambda r: edit(r / "servers/gpu001/nic-qos.sh", "cnp_prio=6 roce_tos=104\n", "cnp_prio=6 roce_tos=104 pfc_wd=1\n")),
     ("the NIC trusts PCP while the leaf trusts DSCP", "HOST-NIC-QOS",
      lambda r: edit(r / "servers/gpu001/nic-qos.sh", "trust=dscp", "trust=pcp")),
     ("the NIC pauses another priority than the leaf", "HOST-NIC-QOS",

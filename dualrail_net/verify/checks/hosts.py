@@ -452,6 +452,10 @@ def _ints(text: str | None) -> list[int] | None:
         return None
 
 
+# the keys the shipped program's `port` function takes (any other: `bad`, and the program exits 1)
+NIC_QOS_SETTINGS = frozenset({"mtu", "trust", "pfc", "ecn", "cnp_dscp", "cnp_prio", "roce_tos"})
+
+
 def _int(text: str | None) -> int | None:
     return int(text) if text is not None and is_decimal(text) else None
 
@@ -477,6 +481,11 @@ def nic_qos(ctx: Context) -> list[Finding]:
                                "no ECN)", why))
             continue
         nccl_tc = nccl_number(srv.env.get("NCCL_IB_TC"))
+        for line in sorted(srv.nic_qos.values(), key=lambda planned: planned.line):
+            for key in sorted(set(line.settings) - NIC_QOS_SETTINGS):
+                out.append(finding([name], "", f"{where}:{line.line}: {line.ifname}: unknown setting {key}: the "
+                                   "program reports it and exits 1 (dualrail-nic-qos.service fails at every boot)",
+                                   "a failed unit is what the rollout and the live audit see of this host"))
         for port in entry.ports:
             mark = markers.get(port.plane)
             line = srv.nic_qos.get(port.ifname)

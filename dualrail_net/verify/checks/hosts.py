@@ -481,9 +481,9 @@ def nic_qos(ctx: Context) -> list[Finding]:
                                "no ECN)", why))
             continue
         nccl_tc = nccl_number(srv.env.get("NCCL_IB_TC"))
-        for line in sorted(srv.nic_qos.values(), key=lambda planned: planned.line):
-            for key in sorted(set(line.settings) - NIC_QOS_SETTINGS):
-                out.append(finding([name], "", f"{where}:{line.line}: {line.ifname}: unknown setting {key}: the "
+        for planned in sorted(srv.nic_qos.values(), key=lambda each: each.line):
+            for key in sorted(set(planned.settings) - NIC_QOS_SETTINGS):
+                out.append(finding([name], "", f"{where}:{planned.line}: {planned.ifname}: unknown setting {key}: the "
                                    "program reports it and exits 1 (dualrail-nic-qos.service fails at every boot)",
                                    "a failed unit is what the rollout and the live audit see of this host"))
         for port in entry.ports:

@@ -2910,3 +2910,21 @@ def test_redistribute_static_takes_no_kernel_route(clean: Path, tmp_path: Path) 
     by_kernel = originated(kernel, build_topology(kernel), leaf)
     assert "10.12.15.0/24" in by_kernel.prefixes and "10.12.13.0/24" not in by_kernel.prefixes
     assert not [line for line, text in kernel.devices["a-leaf-su1-r0"].unmodelled if "redistribute" in text]
+
+
+def test_a_cumulus_port_without_mtu_runs_the_platform_default_and_says_so(clean: Path, tmp_path: Path) -> None:
+    """A leaf port whose stanza has no `mtu` line runs Cumulus's default (9216), not "None": the
+    plane's and the cable's QOS-MTU name the value and the file that sets none; a post-up command
+    that sets one still wins."""
+    from dualrail_net.platforms.cumulus.parse import CUMULUS_PORT_MTU
+    broken = tmp_path / "build"
+    shutil.copytree(clean, broken)
+    edit(broken / LEAF_A / "interfaces", "    address 10.11.0.1/31\n    mtu 9214\n", "    address 10.11.0.1/31\n")
+    snap = load_snapshot(broken)
+    leaf = snap.devices[LEAF_A.split("/")[-1]]
+    assert leaf.interfaces["swp33"].mtu == CUMULUS_PORT_MTU and leaf.default_mtu == {"swp33": "interfaces"}
+    messages = [f.message for r in run_checks(snap) if r.check == "QOS-MTU" for f in r.findings]
+    assert len(messages) == 2 and all(f"MTU {CUMULUS_PORT_MTU} ({LEAF_A}/interfaces sets none" in m for m in messages)
+    edit(broken / LEAF_A / "interfaces", "    address 10.11.0.1/31\n",
+         "    address 10.11.0.1/31\n    post-up ip link set dev swp33 mtu 9214\n")
+    assert [f for r in run_checks(load_snapshot(broken)) if r.check == "QOS-MTU" for f in r.findings] == []

@@ -648,6 +648,9 @@ class DeviceConfig:
     # their sessions come up with nothing and nothing is forwarded
     routing_off: list[str | None] = field(default_factory=list)
     frr_defaults: str = ""  # FRR `frr defaults PROFILE` (datacenter, traditional); "" elsewhere
+    # switch ports whose configuration sets no MTU, so they run the platform's default (Cumulus:
+    # CUMULUS_PORT_MTU): port -> the file that sets none (QOS-MTU names it)
+    default_mtu: dict[str, str] = field(default_factory=dict)
     # FRR `no ip forwarding` in force: its line (empty: forwarding on; `ip forwarding` clears it).
     # zebra turns the kernel's IPv4 forwarding off (measured in the twin: net.ipv4.ip_forward 0):
     # BGP still runs and advertises paths through the switch, which drops what is not for itself

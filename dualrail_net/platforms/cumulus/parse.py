@@ -15,6 +15,11 @@ from dualrail_net.verify.parsers.frr import parse_frr, zebra_interface_blocks
 from dualrail_net.verify.parsers.ifupdown import apply_link_commands, read_interfaces
 
 
+# the MTU Cumulus Linux gives a front-panel port whose stanza sets none (its ifupdown2 policy's
+# default for swp ports, not ifupdown2's own 1500)
+CUMULUS_PORT_MTU = 9216
+
+
 def parse_base(name: str, folder: Path) -> DeviceConfig:
     """Interfaces and QoS; the routing part (frr.conf) is parse_routing's."""
     dev = DeviceConfig(name=name, platform="cumulus")
@@ -23,6 +28,11 @@ def parse_base(name: str, folder: Path) -> DeviceConfig:
     dev.vrfs.update(parsed.vrfs)
     take_management(dev, parsed.gateways)
     dev.base_unmodelled = [("interfaces", line, text) for line, text in parsed.unmodelled]
+    members = parsed.bridge_members | parsed.lag_members
+    for port, iface in parsed.interfaces.items():
+        if iface.mtu is None and port.startswith("swp") and "." not in port and port not in members:
+            iface.mtu = CUMULUS_PORT_MTU  # (a command below may still set another)
+            dev.default_mtu[port] = "interfaces"
     # a command run at ifup: the ports it takes down, gives another MTU or moves to another VRF
     # (`ip link set`) ...
     applied = apply_link_commands(parsed, masters=True)

@@ -199,8 +199,8 @@ def mtu(ctx: Context) -> list[Finding]:
     for group in groups:
         plane, device = group.plane, group.device
         if group.mtu != ref[plane]:
-            out += [finding([device], plane, f"{device} {iface.name} MTU {iface.mtu}; the plane uses "
-                            f"{ref[plane]}", "a smaller MTU on the path drops RoCE frames (no fragmentation)")
+            out += [finding([device], plane, f"{device} {iface.name} MTU {iface.mtu}{_mtu_source(ctx, device, iface.name)}; "
+                            f"the plane uses {ref[plane]}", "a smaller MTU on the path drops RoCE frames (no fragmentation)")
                     for iface in group.ports]
     cables = ctx.cables
     for i, (a_port, b_port) in enumerate(zip(cables.a, cables.b)):
@@ -209,9 +209,18 @@ def mtu(ctx: Context) -> list[Finding]:
         if a is not None and b is not None and a != b:
             row = cables.plan[i]
             out.append(finding([row["a_device"], row["b_device"]], row["plane"],
-                               f"{row['a_device']}:{row['a_port']} MTU {a} vs {row['b_device']}:{row['b_port']} "
-                               f"MTU {b}", "frames larger than the smaller end are dropped"))
+                               f"{row['a_device']}:{row['a_port']} MTU {a}"
+                               f"{_mtu_source(ctx, row['a_device'], row['a_port'])} vs {row['b_device']}:"
+                               f"{row['b_port']} MTU {b}{_mtu_source(ctx, row['b_device'], row['b_port'])}",
+                               "frames larger than the smaller end are dropped"))
     return out
+
+
+def _mtu_source(ctx: Context, device: str, port: str) -> str:
+    """Where a switch port's MTU comes from when no line sets it (the platform's default)."""
+    dev = ctx.snap.devices.get(device)
+    said = dev.default_mtu.get(port) if dev is not None else None
+    return f" ({ctx.snap.where(device, said)} sets none: the platform's default)" if said else ""
 
 
 @check("QOS-CNP", "CNPs have their own class: not paused by PFC, not shared with RoCE data, strict priority",

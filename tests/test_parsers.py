@@ -1556,13 +1556,17 @@ def test_eos_block_negations_take_settings_back() -> None:
     assert eos.unmodelled == [] and not eos.management.ssh
 
 
-def test_eos_port_in_a_vrf_nobody_defined_is_said() -> None:
-    """A port's `vrf V` with no `vrf instance V` (nor the older `vrf definition V`): what EOS does
-    with it is not documented, so it is reported, not passed in silence."""
+def test_eos_port_in_a_vrf_nobody_defined_carries_no_traffic() -> None:
+    """A port's `vrf V` with no `vrf instance V` (nor the older `vrf definition V`): EOS refuses the
+    line or keeps the port inactive until the VRF exists; either way it carries none of the plane's
+    traffic, so it is down, with the line that names the VRF (a shut port keeps its own reason)."""
     from dualrail_net.platforms.eos.parse_config import parse_eos
     eos = DeviceConfig("e", "eos")
-    parse_eos("vrf definition a\n!\ninterface Ethernet1\n   vrf a\n!\ninterface Ethernet2\n   vrf b\n", eos)
-    assert eos.unmodelled == [(7, "vrf b: no `vrf instance b` defines it")]
+    parse_eos("vrf definition a\n!\ninterface Ethernet1\n   vrf a\n!\ninterface Ethernet2\n   vrf b\n"
+              "!\ninterface Ethernet3\n   vrf b\n   shutdown\n", eos)
+    assert eos.unmodelled == [] and eos.interfaces["Ethernet1"].down == ""
+    assert eos.interfaces["Ethernet2"].down == "in vrf b, which no `vrf instance b` defines (running-config:7)"
+    assert eos.interfaces["Ethernet3"].down == "shutdown"
 
 
 def test_eos_interface_address_with_a_netmask() -> None:

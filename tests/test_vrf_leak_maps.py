@@ -48,3 +48,18 @@ def test_a_leak_between_plane_vrfs_crosses_as_its_subscribe_policy_lets_it(eos_g
     assert "ISO-ROUTE-LEAK" in _errors(eos_gateway, theirs)
     # a policy the file does not define: EOS's reading is not known here, the leak is judged unfiltered
     assert {"ISO-VRF-LEAK", "ISO-ROUTE-LEAK"} <= _errors(eos_gateway, LEAK.format(" subscribe-policy NOSUCH"))
+
+
+def test_a_plane_vrf_nobody_defines_takes_its_ports_out_of_the_plane(eos_gateway: Path) -> None:
+    """The gateway's `vrf instance plane-a` deleted: the ports that name the VRF carry no traffic
+    (EOS refuses them or keeps them inactive), so plane A's sessions and routes at the gateway go."""
+    path = eos_gateway / GW
+    clean = path.read_text()
+    path.write_text(clean.replace("vrf instance plane-a\n", "", 1))
+    try:
+        results = run_checks(load_snapshot(eos_gateway))
+    finally:
+        path.write_text(clean)
+    errors = {r.check: [f.message for f in r.findings if f.severity == Severity.ERROR] for r in results}
+    assert errors["LINK-PORT-DOWN"] and all("no `vrf instance plane-a` defines" in m for m in errors["LINK-PORT-DOWN"])
+    assert errors["BGP-SESSION-DOWN"] and errors["ROUTE-MISSING"]

@@ -946,9 +946,14 @@ def _read_nodes(nodes: list[Node], dev: DeviceConfig) -> None:
     if not dev.names:  # no `hostname` line: a full replace leaves EOS's default name
         dev.names.append(("localhost", FILE, 0))
     dev.routing_off = [vrf for vrf in dev.bgp if vrf not in routing_on]
-    for vrf, line in dict.fromkeys(vrf_lines):  # what EOS does with a port in a VRF nobody made: not documented
-        if vrf not in dev.vrfs and vrf != "default":
-            dev.unmodelled.append((line, f"vrf {vrf}: no `vrf instance {vrf}` defines it"))
+    # a port in a VRF nobody made (no `vrf instance V`): EOS either refuses the line (the replace
+    # fails) or keeps the port out of forwarding until the VRF exists; in neither case does the port
+    # carry the plane's traffic, so it is taken as down, its line named
+    undefined_vrfs = {vrf: line for vrf, line in reversed(vrf_lines) if vrf not in dev.vrfs and vrf != "default"}
+    for iface in dev.interfaces.values():
+        if iface.vrf in undefined_vrfs and not iface.down:
+            iface.down = (f"in vrf {iface.vrf}, which no `vrf instance {iface.vrf}` defines "
+                          f"({FILE}:{undefined_vrfs[iface.vrf]})")
     compact_statics(dev.static_routes)  # (before the management VRF's routes leave the list)
     _take_management(dev, mgmt)
     compact_route_maps(dev)

@@ -584,6 +584,31 @@ def test_an_frr_match_on_an_ipv6_list_matches_nothing_and_no_takes_it_back() -> 
     assert eos.route_maps["M"][0].never_line == 0 and eos.unmodelled
 
 
+def test_a_static_route_through_a_gateway_and_a_port_is_settled_by_the_ports() -> None:
+    """`ip route P GW PORT`: installed as a gateway route when the longest connected subnet holding
+    GW is on PORT and PORT is up (zebra's IPV4_IFINDEX hop), else never (with why); `no` of the
+    same form takes it back, `no` without the port does not; `onlink` stays unread."""
+    from dualrail_net.verify.model import Interface
+    from dualrail_net.verify.parsers import add_routing
+    routing = flat_parse_frr("ip route 10.1.0.0/16 10.0.0.1 swp1\nip route 10.2.0.0/16 10.0.0.1 swp2\n"
+                             "ip route 10.3.0.0/16 10.0.0.1 swp1 200\nip route 10.4.0.0/16 10.9.9.9 swp1\n"
+                             "ip route 10.5.0.0/16 10.0.2.1 swp3\nip route 10.6.0.0/16 10.0.0.1 swp1\n"
+                             "no ip route 10.6.0.0/16 10.0.0.1 swp1\nno ip route 10.1.0.0/16 10.0.0.1\n"
+                             "ip route 10.7.0.0/16 10.0.0.1 swp1 onlink\n")
+    assert [t for _, t in routing.unmodelled] == ["no ip route 10.1.0.0/16 10.0.0.1",
+                                                  "ip route 10.7.0.0/16 10.0.0.1 swp1 onlink"]
+    base = DeviceConfig("ref", "cumulus")
+    base.interfaces = {"swp1": Interface("swp1", ["10.0.0.0/31"]), "swp2": Interface("swp2", ["10.0.1.0/31"]),
+                       "swp3": Interface("swp3", ["10.0.2.0/31"], down="link-down")}
+    dev = add_routing(base, routing)
+    assert [(r.prefix, r.nexthop, r.via_port, r.distance) for r in dev.static_routes] == [
+        ("10.1.0.0/16", "10.0.0.1", None, 1), ("10.3.0.0/16", "10.0.0.1", None, 200)]
+    assert [(r.prefix, why) for r, why in dev.inactive_statics] == [
+        ("10.2.0.0/16", "10.0.0.1 is on swp1's subnet, not on swp2's"),
+        ("10.4.0.0/16", "no up port of the default VRF has a subnet holding 10.9.9.9"),
+        ("10.5.0.0/16", "swp3 is down")]
+
+
 def test_relative_sets_and_the_outbound_limit_are_read() -> None:
     """`set metric|local-preference +N|-N` are read as deltas (an absolute set on a later line
     replaces one, and the other way round); `neighbor X maximum-prefix-out N` with its line, and

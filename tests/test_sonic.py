@@ -381,18 +381,20 @@ def test_static_route_entries_become_frr_static_routes_and_bgpcfgd_redistributes
     at = {key: next(i for i, l in enumerate(text.splitlines(), 1) if l.strip().startswith(f'"{key}"'))
           for key in doc["STATIC_ROUTE"]}
     dev = parse_routing("a-leaf-su1-r0", folder)
-    mine = [(r.vrf, r.prefix, r.nexthop, r.distance, r.line) for r in dev.static_routes if r.file == "config_db.json"]
-    assert mine == [(None, "192.0.2.0/24", "10.11.0.0", 1, at["192.0.2.0/24"]),
-                    (None, "192.0.2.0/24", "10.11.0.2", 20, at["192.0.2.0/24"]),
-                    (None, "198.51.100.0/25", None, 1, at["198.51.100.0/25"]),
-                    (None, "203.0.113.0/24", "Ethernet256", 1, at["default|203.0.113.0/24"])]
+    mine = [(r.vrf, r.prefix, r.nexthop, r.via_port, r.distance, r.line) for r in dev.static_routes
+            if r.file == "config_db.json"]
+    assert mine == [(None, "192.0.2.0/24", "10.11.0.0", None, 1, at["192.0.2.0/24"]),
+                    (None, "192.0.2.0/24", "10.11.0.2", None, 20, at["192.0.2.0/24"]),
+                    (None, "198.51.100.0/25", None, None, 1, at["198.51.100.0/25"]),
+                    (None, "203.0.113.0/24", "Ethernet256", None, 1, at["default|203.0.113.0/24"]),
+                    # a gateway and a port: FRR's `ip route P GW PORT`, settled when the ports are known
+                    (None, "203.0.113.128/25", "10.11.0.0", "Ethernet256", 1, at["203.0.113.128/25"])]
     assert any(r.file == "" for r in dev.static_routes)  # frr.conf's own blackhole
     assert dev.bgp[None].static_feed == {"192.0.2.0/24": at["192.0.2.0/24"],
-                                         "203.0.113.0/24": at["default|203.0.113.0/24"]}
+                                         "203.0.113.0/24": at["default|203.0.113.0/24"],
+                                         "203.0.113.128/25": at["203.0.113.128/25"]}
     said = [t for _, t in dev.unmodelled if "STATIC_ROUTE" in t]
-    assert said == [f"config_db.json:{at['203.0.113.128/25']}: STATIC_ROUTE 203.0.113.128/25: next hop 10.11.0.0 "
-                    "through Ethernet256 (a gateway and a port: not judged)",
-                    f"config_db.json:{at['192.0.2.128/25']}: STATIC_ROUTE 192.0.2.128/25: lists of unequal length, "
+    assert said == [f"config_db.json:{at['192.0.2.128/25']}: STATIC_ROUTE 192.0.2.128/25: lists of unequal length, "
                     "bgpcfgd refuses the entry (no route)"]
     doc["DEVICE_METADATA"]["localhost"]["bgp_asn"] = "65000"
     path.write_text(json.dumps(doc, indent=2))

@@ -903,8 +903,9 @@ def _network_map(rng: random.Random, text: str) -> tuple[str, str] | None:
 
 
 def _static_route(rng: random.Random, text: str) -> tuple[str, str] | None:
-    """A static route beside BGP: over a neighbor (its next hop on a connected subnet), into a
-    blackhole, or toward a next hop no port reaches; for one of the switch's own prefixes or a
+    """A static route beside BGP: over a neighbor (its next hop on a connected subnet; sometimes
+    with a port named, right or wrong), into a blackhole, or toward a next hop no port reaches;
+    for one of the switch's own prefixes or a
     prefix the switch learns (a loopback or server block of the plane's other switches); or the
     switch's own blackhole (its `network` statement's route) given a distance, 255 among them (never
     installed: the statement then advertises nothing)."""
@@ -921,6 +922,10 @@ def _static_route(rng: random.Random, text: str) -> tuple[str, str] | None:
     prefix = rng.choice([f"{a}.{b}.0.{rng.randrange(0, 48)}/32", f"{a}.{b}.{rng.randrange(0, 4)}.0/26",
                          f"{a}.{b}.0.0/16"])
     via = rng.choice([rng.choice(neighbors), "blackhole", "192.0.2.1"])
+    if via not in ("blackhole", "192.0.2.1") and rng.random() < 0.4:
+        # the neighbor with a port named too (`ip route P GW PORT`): the port its subnet is on, or
+        # another one (zebra then never installs it)
+        via += " " + rng.choice(["swp33", "swp34", "swp35", "swp1", "swp2", "swp99"])
     # sometimes with a distance: below BGP's it still wins, above it floats
     line = f"ip route {prefix} {via}" + (f" {rng.choice([10, 200, 250, 255])}" if rng.random() < 0.3 else "")
     return line, re.sub(r"^(router bgp )", f"{line}\n\\1", text, count=1, flags=re.M)

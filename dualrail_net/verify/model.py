@@ -513,6 +513,11 @@ class StaticRoute:
     # switch programs it like any route of its table; zebra reads it in at distance 0 and BGP
     # takes it only through a `network` statement or `redistribute kernel`, not `redistribute static`
     kernel: bool = False
+    # `ip route PREFIX GATEWAY PORT` (FRR): the port the gateway must be on. zebra installs the
+    # route only while the connected subnet that holds the gateway (the longest) is on that port
+    # and the port is up; parsers.settle_port_gateways decides it once the ports are known, after
+    # which the route is a plain gateway route (or, inactive, leaves the table)
+    via_port: str | None = None
 
 
 def static_kind(route: StaticRoute) -> str:
@@ -651,6 +656,8 @@ class DeviceConfig:
     # switch ports whose configuration sets no MTU, so they run the platform's default (Cumulus:
     # CUMULUS_PORT_MTU): port -> the file that sets none (QOS-MTU names it)
     default_mtu: dict[str, str] = field(default_factory=dict)
+    # static routes zebra never installs (a gateway not on the port the route names): (route, why)
+    inactive_statics: list[tuple[StaticRoute, str]] = field(default_factory=list)
     # FRR `no ip forwarding` in force: its line (empty: forwarding on; `ip forwarding` clears it).
     # zebra turns the kernel's IPv4 forwarding off (measured in the twin: net.ipv4.ip_forward 0):
     # BGP still runs and advertises paths through the switch, which drops what is not for itself

@@ -872,7 +872,8 @@ def static_routes(dev: DeviceConfig, db: ConfigDb) -> None:
     STATIC_ROUTE_FILTER`, which passes only these routes, by their tag), through `router bgp ASN`
     of DEVICE_METADATA's `bgp_asn`: another ASN than frr.conf's is refused by bgpd and nothing is
     redistributed. An entry with `bfd` "true" is installed by staticroutebfd while its BFD sessions
-    are up: reported, not judged; so is a hop with both a gateway and a port."""
+    are up: reported, not judged. A hop with both a gateway and a port is FRR's `ip route PREFIX
+    GATEWAY PORT` (parsers.settle_port_gateways)."""
     asn = str(_fields(db.table("DEVICE_METADATA").get("localhost")).get("bgp_asn", ""))
     feed: dict[str | None, dict[str, int]] = {}
     for key, value in db.table("STATIC_ROUTE").entries:
@@ -917,10 +918,8 @@ def static_routes(dev: DeviceConfig, db: ConfigDb) -> None:
             gateway = "" if gateway in ("0.0.0.0", "") else gateway
             if hop.get("blackhole") == "true":
                 words = ["ip", "route", prefix, "blackhole"]
-            elif gateway and hop.get("ifname"):
-                dev.unmodelled.append((0, f"{FILE}:{line}: STATIC_ROUTE {key}: next hop {gateway[:40]} through "
-                                          f"{hop['ifname'][:20]} (a gateway and a port: not judged)"))
-                continue
+            elif gateway and hop.get("ifname") and is_ip(gateway):
+                words = ["ip", "route", prefix, gateway, hop["ifname"]]  # (settled once the ports are known)
             elif gateway or hop.get("ifname"):
                 words = ["ip", "route", prefix, gateway or hop["ifname"]]
             else:

@@ -855,7 +855,8 @@ def dead_policy(ctx: Context) -> list[Finding]:
     matches, an entry after one that matches everything (its sequence is never evaluated), a
     `match` clause bgpd accepts and does not implement (zebra's `match ip address prefix-len`,
     `match source-protocol`: measured on the twin, the entry matches as without it), an FRR match on
-    an IPv6 list (it matches no IPv4 route: the entry matches nothing). Each is an
+    an IPv6 list (it matches no IPv4 route: the entry matches nothing), a static route through a
+    gateway and a port that zebra never installs (the gateway is not on that port). Each is an
     edit that had no effect, usually not the one intended."""
     out: list[Finding] = []
     why = "a policy statement that can never apply: the edit it came from did not do what it meant"
@@ -898,6 +899,10 @@ def dead_policy(ctx: Context) -> list[Finding]:
                                                "up among the IPv6 lists): the entry matches nothing", why,
                                 Severity.WARNING)
                         for text, line in entry.other_family]
+        for route, reason in dev.inactive_statics:
+            where = ctx.snap.where(name, route.file, route.line) if route.file else _loc(ctx, name, route.line)
+            out.append(finding([name], plane, f"{where}: static route {route.prefix} via {route.nexthop} "
+                                              f"{route.via_port} is never installed: {reason}", why, Severity.WARNING))
         for pl_name, pl_entries in dev.prefix_lists.items():
             if pl_name not in used_lists and not pl_name.startswith(ACCESS_LIST_PREFIX):
                 line = pl_entries[0].line if pl_entries else 0  # an NVUE prefix-list may have no rule

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import fnmatch
 import re
+from dataclasses import replace
 from collections.abc import Iterable
 from pathlib import Path
 
 from dualrail_net.platforms import PlatformError, PlatformParser, get_platform
-from dualrail_net.verify.model import NicQosPort, DeviceConfig, ServerConfig
+from dualrail_net.verify.ipfast import contains, ip_int, network_of
+from dualrail_net.verify.model import NicQosPort, DeviceConfig, ServerConfig, StaticRoute
 from dualrail_net.verify.parsers.hostfiles import TOPOLOGY_FILE, UNIT_FILE, read_topology, read_unit
 from dualrail_net.verify.parsers.files import UnreadableFile, read_text, read_text_noting_cr
 from dualrail_net.verify.parsers.ifupdown import NOT_AUTO, apply_link_commands, read_interfaces, server_policy
@@ -47,12 +49,54 @@ def add_routing(dev: DeviceConfig, routing: DeviceConfig) -> DeviceConfig:
     the routing file after the others, VRFs named only there included (after the others, untabled)."""
     for name in ROUTING_FIELDS:
         setattr(dev, name, getattr(routing, name))
+    if any(route.via_port is not None for route in dev.static_routes):
+        settle_port_gateways(dev)
     if dev.kernel_routes:  # (after the routing file's own: a file's `no ip route` does not take them back)
         dev.static_routes = [*dev.static_routes, *dev.kernel_routes]
     for vrf in routing.vrfs:
         dev.vrfs.setdefault(vrf, None)
     dev.names += routing.names  # each part's own statements naming the device (SONiC: config_db and frr.conf)
     return dev
+
+
+def settle_port_gateways(dev: DeviceConfig) -> None:
+    """Each `ip route PREFIX GATEWAY PORT` of ``dev`` as zebra takes it (its nexthop_active: an
+    IPV4_IFINDEX hop is active only when the gateway's connected route, the longest, is on that
+    port): a plain gateway route when the port is up and holds that subnet in the route's next-hop
+    VRF, else out of the table, with why (``inactive_statics``)."""
+    kept = []
+    for route in dev.static_routes:
+        if route.via_port is None:
+            kept.append(route)
+            continue
+        why = _port_gateway_refusal(dev, route, route.via_port)
+        if why:
+            dev.inactive_statics.append((route, why))
+        else:
+            kept.append(replace(route, via_port=None))
+    dev.static_routes = kept
+
+
+def _port_gateway_refusal(dev: DeviceConfig, route: StaticRoute, port: str) -> str:
+    """Why zebra leaves ``route`` (a gateway on ``port``) inactive; "" when it installs it."""
+    assert route.nexthop is not None
+    vrf = route.nexthop_vrf if route.nexthop_vrf is not None else route.vrf
+    vrf = None if vrf == "default" else vrf
+    gateway = ip_int(route.nexthop)
+    best: tuple[int, str] | None = None
+    for iface in dev.interfaces.values():
+        if iface.down or iface.vrf != vrf:
+            continue
+        for address in iface.addresses:
+            net, length = network_of(address)
+            if contains((net, length), gateway) and (best is None or length > best[0]):
+                best = (length, iface.name)
+    named = dev.interfaces.get(port)
+    if named is not None and named.down:
+        return f"{port} is down"
+    if best is None:
+        return f"no up port of {'VRF ' + vrf if vrf else 'the default VRF'} has a subnet holding {route.nexthop}"
+    return f"{route.nexthop} is on {best[1]}'s subnet, not on {port}'s" if best[1] != port else ""
 
 
 def parse_device(name: str, platform: str, folder: Path) -> DeviceConfig:

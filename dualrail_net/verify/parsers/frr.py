@@ -1147,6 +1147,10 @@ def static_route(words: list[str], vrf: str | None, line: int = 0) -> StaticRout
         nexthop = None  # (FRR: a keyword, even shortened, wins over an interface of that name)
     nh_vrf = None
     rest = words[4:]
+    via_port = None
+    if nexthop is not None and is_ip(nexthop) and rest and PORT_NAME.fullmatch(rest[0]) \
+            and not is_decimal(rest[0]) and rest[0] not in _STATIC_KEYS:
+        via_port, rest = rest[0], rest[1:]  # (`onlink` after it: not the model's, refused below)
     distance = 1
     if rest and is_decimal(rest[0]) and len(rest[0]) <= 3:  # administrative distance
         distance, rest = int(rest[0]), rest[1:]
@@ -1166,7 +1170,11 @@ def static_route(words: list[str], vrf: str | None, line: int = 0) -> StaticRout
             return None
         elif key not in ("tag", "table"):
             return None
-    return StaticRoute(vrf, words[2], nexthop, nh_vrf, distance, line)
+    return StaticRoute(vrf, words[2], nexthop, nh_vrf, distance, line, via_port=via_port)
+
+
+# the keywords that may follow a static route's next hop (static_route)
+_STATIC_KEYS = frozenset({"nexthop-vrf", "vrf", "table", "label", "tag", "onlink", "color", "segments", "bfd"})
 
 
 def network_words(w: list[str]) -> list[str]:
@@ -1611,7 +1619,8 @@ def undo_top_level(dev: DeviceConfig, w: list[str], vrf: str | None) -> bool:
         route = static_route(w, vrf)
         if route is None:
             return False
-        return take_back_statics(dev.static_routes, route.vrf, route.prefix, lambda r: r.nexthop == route.nexthop)
+        return take_back_statics(dev.static_routes, route.vrf, route.prefix,
+                                 lambda r: r.nexthop == route.nexthop and r.via_port == route.via_port)
     if w[:2] == ["ip", "prefix-list"] and len(w) >= 3 and w[2] in dev.prefix_lists:
         entries = dev.prefix_lists[w[2]]
         if len(w) == 3:

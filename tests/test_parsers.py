@@ -1617,6 +1617,17 @@ def test_eos_no_static_route_in_a_vrf_and_a_no_that_names_nothing() -> None:
     assert eos.unmodelled == [(7, "no ntp server 192.0.2.99")]
 
 
+def test_eos_static_route_distance_after_a_port_and_a_gateway() -> None:
+    """EOS `ip route P PORT GATEWAY DISTANCE`: the distance is the word after the gateway (a
+    floating route stays floating), as after a lone gateway or port."""
+    from dualrail_net.platforms.eos.parse_config import parse_eos
+    eos = DeviceConfig("e", "eos")
+    parse_eos("ip route 10.1.0.0/16 Ethernet1 10.0.0.1 200\nip route 10.2.0.0/16 10.0.0.1 20\n"
+              "ip route 10.3.0.0/16 Ethernet1 30\nip route 10.4.0.0/16 Ethernet1 10.0.0.1\n", eos)
+    assert [(r.prefix, r.distance) for r in eos.static_routes] == [
+        ("10.1.0.0/16", 200), ("10.2.0.0/16", 20), ("10.3.0.0/16", 30), ("10.4.0.0/16", 1)]
+
+
 def test_eos_listen_ranges_and_peer_filters_read_as_batfish_reads_them() -> None:
     """EOS dynamic neighbors: `bgp listen range` with `remote-as` or `peer-filter`; a filter's first
     entry by sequence decides (an unnumbered entry takes the last number plus 10, the first 0), no

@@ -608,7 +608,9 @@ def _static(w: list[str], dev: DeviceConfig, node: Node) -> None:
     if len(rest) >= 2:
         rest = [rest[0], _hop_word(rest[1]), *rest[2:]]
     if len(rest) >= 2 and is_prefix(rest[0]) and (rest[1] == "Null0" or is_ip(rest[1]) or rest[1][:1].isalpha()):
-        distance = int(rest[2]) if len(rest) > 2 and is_decimal(rest[2]) and len(rest[2]) <= 3 else 1
+        # (`ip route P PORT GATEWAY [DISTANCE]`: the distance after the gateway)
+        at = 3 if rest[1][:1].isalpha() and len(rest) > 2 and is_ip(rest[2]) else 2
+        distance = int(rest[at]) if len(rest) > at and is_decimal(rest[at]) and len(rest[at]) <= 3 else 1
         dev.static_routes.append(StaticRoute(vrf, rest[0], None if rest[1] == "Null0" else rest[1], None, distance,
                                              node.line))
     else:

@@ -581,7 +581,7 @@ def test_an_frr_match_on_an_ipv6_list_matches_nothing_and_no_takes_it_back() -> 
     from dualrail_net.platforms.eos.parse_config import parse_eos
     eos = DeviceConfig("e", "eos")
     parse_eos("route-map M permit 10\n   match ipv6 address prefix-list V6\n", eos)
-    assert eos.route_maps["M"][0].never_line == 0 and eos.unmodelled
+    assert eos.route_maps["M"][0].never_line == 0 and eos.unmodelled == [(2, "match ipv6 address prefix-list V6")]
 
 
 def test_a_static_route_through_a_gateway_and_a_port_is_settled_by_the_ports() -> None:

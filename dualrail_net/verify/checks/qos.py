@@ -199,8 +199,9 @@ def mtu(ctx: Context) -> list[Finding]:
     for group in groups:
         plane, device = group.plane, group.device
         if group.mtu != ref[plane]:
-            out += [finding([device], plane, f"{device} {iface.name} MTU {iface.mtu}{_mtu_source(ctx, device, iface.name)}; "
-                            f"the plane uses {ref[plane]}", "a smaller MTU on the path drops RoCE frames (no fragmentation)")
+            out += [finding([device], plane, f"{device} {iface.name} MTU {iface.mtu}"
+                            f"{_mtu_source(ctx, device, iface.name)}; the plane uses {ref[plane]}",
+                            "a smaller MTU on the path drops RoCE frames (no fragmentation)")
                     for iface in group.ports]
     cables = ctx.cables
     for i, (a_port, b_port) in enumerate(zip(cables.a, cables.b)):

@@ -2135,6 +2135,8 @@ def finish_bgp(dev: DeviceConfig, frr: bool = True) -> None:
                     # first): defined or not, the entry matches no route of the fabric
                     entry.never_line = entry.never_line or line
                     entry.other_family.append((clause, line))
+                elif kind.startswith("ipv6 "):  # (EOS's reading of it on an IPv4 route is not known here)
+                    dev.unmodelled.append((line, clause))
                 elif kind == "access-list" and name in dev.access_lists:
                     entry.match_prefix_lists.append(access_list_filter(dev, name))  # evaluated as a prefix-list
                 elif kind == "community" and frr and name in dev.community_lists:

@@ -609,6 +609,22 @@ def test_a_static_route_through_a_gateway_and_a_port_is_settled_by_the_ports() -
         ("10.5.0.0/16", "swp3 is down")]
 
 
+def test_the_connected_lookup_agrees_with_its_plain_reference() -> None:
+    """parsers.connected_holder (one probe per length) against a scan of every subnet, on random
+    subnets and addresses (overlapping lengths, /0 and /32 among them)."""
+    from dualrail_net.verify.parsers import connected_holder, connected_holder_plain
+    rng = random.Random(40)
+    for _ in range(300):
+        held: dict[tuple[int, int], str] = {}
+        for i in range(rng.randint(0, 12)):
+            length = rng.choice([0, 8, 16, 24, 30, 31, 32, rng.randint(0, 32)])
+            net = rng.choice([0x0A000000, 0x0A0B0000, rng.getrandbits(32)]) & (((1 << length) - 1) << (32 - length))
+            held.setdefault((length, net), f"swp{i}")
+        for _ in range(20):
+            address = rng.choice([0x0A0B0001, 0x0A000001, rng.getrandbits(32)])
+            assert connected_holder(held, address) == connected_holder_plain(held, address)
+
+
 def test_relative_sets_and_the_outbound_limit_are_read() -> None:
     """`set metric|local-preference +N|-N` are read as deltas (an absolute set on a later line
     replaces one, and the other way round); `neighbor X maximum-prefix-out N` with its line, and

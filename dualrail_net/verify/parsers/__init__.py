@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from dualrail_net.platforms import PlatformError, PlatformParser, get_platform
-from dualrail_net.verify.ipfast import contains, ip_int, network_of
+from dualrail_net.verify.ipfast import ip_int, network_of
 from dualrail_net.verify.model import NicQosPort, DeviceConfig, ServerConfig, StaticRoute
 from dualrail_net.verify.parsers.hostfiles import TOPOLOGY_FILE, UNIT_FILE, read_topology, read_unit
 from dualrail_net.verify.parsers.files import UnreadableFile, read_text, read_text_noting_cr
@@ -64,12 +64,21 @@ def settle_port_gateways(dev: DeviceConfig) -> None:
     IPV4_IFINDEX hop is active only when the gateway's connected route, the longest, is on that
     port): a plain gateway route when the port is up and holds that subnet in the route's next-hop
     VRF, else out of the table, with why (``inactive_statics``)."""
+    # the up ports' connected subnets, per VRF: (length, network) -> the port (the first to hold
+    # it, as the kernel keeps the first route of a prefix); a lookup is one probe per length
+    connected: dict[str | None, dict[tuple[int, int], str]] = {}
+    for iface in dev.interfaces.values():
+        if not iface.down:
+            held = connected.setdefault(iface.vrf, {})
+            for address in iface.addresses:
+                net, length = network_of(address)
+                held.setdefault((length, net), iface.name)
     kept = []
     for route in dev.static_routes:
         if route.via_port is None:
             kept.append(route)
             continue
-        why = _port_gateway_refusal(dev, route, route.via_port)
+        why = _port_gateway_refusal(dev, connected, route, route.via_port)
         if why:
             dev.inactive_statics.append((route, why))
         else:
@@ -77,26 +86,36 @@ def settle_port_gateways(dev: DeviceConfig) -> None:
     dev.static_routes = kept
 
 
-def _port_gateway_refusal(dev: DeviceConfig, route: StaticRoute, port: str) -> str:
+def _port_gateway_refusal(dev: DeviceConfig, connected: dict[str | None, dict[tuple[int, int], str]],
+                          route: StaticRoute, port: str) -> str:
     """Why zebra leaves ``route`` (a gateway on ``port``) inactive; "" when it installs it."""
     assert route.nexthop is not None
     vrf = route.nexthop_vrf if route.nexthop_vrf is not None else route.vrf
     vrf = None if vrf == "default" else vrf
-    gateway = ip_int(route.nexthop)
-    best: tuple[int, str] | None = None
-    for iface in dev.interfaces.values():
-        if iface.down or iface.vrf != vrf:
-            continue
-        for address in iface.addresses:
-            net, length = network_of(address)
-            if contains((net, length), gateway) and (best is None or length > best[0]):
-                best = (length, iface.name)
     named = dev.interfaces.get(port)
     if named is not None and named.down:
         return f"{port} is down"
-    if best is None:
+    holder = connected_holder(connected.get(vrf, {}), ip_int(route.nexthop))
+    if holder is None:
         return f"no up port of {'VRF ' + vrf if vrf else 'the default VRF'} has a subnet holding {route.nexthop}"
-    return f"{route.nexthop} is on {best[1]}'s subnet, not on {port}'s" if best[1] != port else ""
+    return f"{route.nexthop} is on {holder}'s subnet, not on {port}'s" if holder != port else ""
+
+
+def connected_holder(held: dict[tuple[int, int], str], address: int) -> str | None:
+    """The port of the longest of ``held`` (connected subnets: (length, network) -> port) holding
+    ``address``: one probe per prefix length, longest first (``connected_holder_plain`` is the
+    reference, a scan of every subnet)."""
+    return next((held[key] for length in range(32, -1, -1)
+                 if (key := (length, address & (((1 << length) - 1) << (32 - length)))) in held), None)
+
+
+def connected_holder_plain(held: dict[tuple[int, int], str], address: int) -> str | None:
+    best: tuple[int, str] | None = None
+    for (length, net), port in held.items():
+        mask = ((1 << length) - 1) << (32 - length)
+        if address & mask == net and (best is None or length > best[0]):
+            best = (length, port)
+    return best[1] if best else None
 
 
 def parse_device(name: str, platform: str, folder: Path) -> DeviceConfig:

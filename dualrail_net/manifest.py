@@ -133,6 +133,7 @@ class IbPlaneEntry:
     sm_standby: str | None = None  # the standby SM's host (opensm-standby.conf), and its port GUID
     sm_standby_guid: str = ""
     devices: dict[str, str] = field(default_factory=dict)  # server -> its RDMA device in this plane (if known)
+    routing_engine: str = "ftree"  # the inventory's routing engine for the plane (opensm.conf's `routing_engine`)
 
 
 @dataclass(frozen=True, slots=True)

@@ -131,6 +131,8 @@ STATIC_CASES: list[tuple[str, str, str, str, str]] = [
      "IB-ROUTING-FILES"),
     ("ftree reads another plane's roots", "ib-plane-IBA/opensm.conf", "/etc/opensm/IBA/root_guids.conf",
      "/etc/opensm/IBB/root_guids.conf", "IB-ROUTING-FILES"),
+    ("a routing engine opensm does not have (it routes with minhop)", "ib-plane-IBA/opensm.conf",
+     "routing_engine ftree", "routing_engine fat-tree", "IB-ROUTING-FILES"),
     # the same edit in both planes keeps them alike (IB-MEMBERS): the plan still tells
     ("every port a full member of the default partition", PA, "    ALL=limited,\n", "    ALL=full,\n", "IB-PKEYS"),
     ("a tenant member dropped", PA, "    0x0c42a10300a10003=full,\n", "", "IB-PKEYS"),
@@ -177,6 +179,32 @@ def test_static_check_fires(clean: Path, tmp_path: Path, desc: str, path: str, o
                             check: str) -> None:
     out = broken_copy(clean, tmp_path, path, old, new)
     assert fired(run_static(out), check), f"{desc}: {check} did not fire"
+
+
+def test_the_routing_engine_opensm_sets_up_is_the_plans(clean: Path, tmp_path: Path) -> None:
+    """A name opensm has no engine for is an error at its line (measured on ibsim: "cannot find or
+    setup routing engine 'fatree'", and it routes with minhop); the first engine it sets up (minhop
+    without a line) when not the plan's is a warning; an engine chain led by the plan's, or
+    `no_fallback`, is the plan's. Both SMs edited alike (the standby's comparison stays quiet)."""
+    both = ("ib-plane-IBA/opensm.conf", "ib-plane-IBA/opensm-standby.conf")
+    line = "ib-plane-IBA/opensm.conf:12"
+    cases = [("routing_engine ftree", "routing_engine minhop",
+              [(Severity.WARNING, f"{line}: opensm routes plane IBA with minhop, the plan's engine is ftree")]),
+             ("routing_engine ftree", "routing_engine fatree",
+              [(Severity.ERROR, f"{line}: routing_engine fatree: opensm has no such engine (it logs \"cannot find or "
+                                "setup routing engine\" and routes with the next one, or with minhop)"),
+               (Severity.WARNING, f"{line}: opensm routes plane IBA with minhop, the plan's engine is ftree")]),
+             ("routing_engine ftree\n", "",
+              [(Severity.WARNING, "ib-plane-IBA/opensm.conf: opensm routes plane IBA with minhop (no routing_engine "
+                                  "line: its default), the plan's engine is ftree")]),
+             ("routing_engine ftree", "routing_engine ftree,updn,no_fallback", [])]
+    for i, (old, new, said) in enumerate(cases):
+        out = broken_copy(clean, tmp_path / str(i), both[0], old, new)
+        standby = out / both[1]
+        standby.write_text(standby.read_text().replace(old, new, 1))
+        found = [(f.severity, f.message) for r in run_static(out) if r.check == "IB-ROUTING-FILES" for f in r.findings]
+        assert found == said, (old, new)
+    assert not [f for r in run_static(clean) for f in r.findings]
 
 
 def test_the_subnet_prefix_opensm_runs_is_its_last_line_and_the_plans(clean: Path, tmp_path: Path) -> None:

@@ -253,7 +253,7 @@ def _render(fabric: Fabric, templates: Path | None, progress: Progress | None,
         ib_planes[plane.name] = IbPlaneEntry(
             dir=folder, subnet_prefix=plane.subnet_prefix, sm_host=plane.sm_host, sm_guid=plane.sm_guid,
             sm_standby=plane.sm_standby, sm_standby_guid=plane.sm_standby_guid,
-            devices={h.server: h.device for h in plane.hosts if h.device},
+            devices={h.server: h.device for h in plane.hosts if h.device}, routing_engine=plane.routing_engine,
             config_dir=s["config_dir"], switches={sw.name: IbSwitchEntry(sw.role, sw.guid) for sw in plane.switches},
             hosts={h.server: h.guid for h in plane.hosts},
             # what the inventory says each port's partitions are: the simulated run must find exactly this

@@ -39,8 +39,9 @@ def run_static(out: Path) -> list[CheckResult]:
                           "than the master and otherwise runs the master's settings (a failover changes nothing)")
     tables = CheckResult("IB-PKEYS", "every HCA port's P_Key table, as opensm programs it from partitions.conf, "
                          "holds exactly the partitions and membership the inventory says")
-    routing = CheckResult("IB-ROUTING-FILES", "the fat-tree engine reads this plane's files, whose roots are exactly "
-                          "the plane's spines and compute nodes exactly its HCA ports")
+    routing = CheckResult("IB-ROUTING-FILES", "opensm routes each plane with the planned engine; the fat-tree "
+                          "engine reads this plane's files, whose roots are exactly the plane's spines and compute "
+                          "nodes exactly its HCA ports")
     parsed: dict[str, list[Partition]] = {}
     guid_plane = {g: (p, host) for p, meta in planes.items() for host, g in meta.hosts.items()}
     prefixes: dict[str, str] = {}
@@ -192,9 +193,9 @@ def _routing_files(check: str, folder: Path, plane: str, meta: IbPlaneEntry,
     makes ftree fail its topology check and opensm fall back to another engine (no fat-tree
     routing, credit loops possible); a missing compute node is routed as a switch port."""
     engine = settings.get("routing_engine")
+    out = _routing_engine(check, plane, meta, engine)
     if engine is None or "ftree" not in engine[1].split(","):
-        return []
-    out = []
+        return out
     for key, name, wanted, what in (
             ("root_guid_file", "root_guids.conf", {s.guid.lower() for s in meta.switches.values() if s.role == "spine"},
              "spine"),
@@ -218,6 +219,36 @@ def _routing_files(check: str, folder: Path, plane: str, meta: IbPlaneEntry,
                 out.append(_f(check, plane, f"{meta.dir}/{name}:{line}: {guid} is not a {what} of plane {plane}",
                               "ftree's view of the fat tree is wrong: its topology check fails and opensm routes "
                               "with another engine"))
+    return out
+
+
+# the routing engines opensm 3.3 sets up by name (`opensm --help`: "Supported engines"), its
+# default minhop, and `no_fallback` (a word of the list, not an engine: minhop is then not tried)
+OPENSM_ENGINES = frozenset({"minhop", "updn", "dnup", "file", "ftree", "lash", "dor", "torus-2QoS", "nue", "dfsssp",
+                            "sssp"})
+NO_FALLBACK = "no_fallback"
+
+
+def _routing_engine(check: str, plane: str, meta: IbPlaneEntry, engine: tuple[int, str] | None) -> list[Finding]:
+    """The engine opensm routes the plane with against the plan's: a name it cannot set up is an
+    error at its line (opensm logs "cannot find or setup routing engine" and goes on with the next,
+    or with minhop: measured on ibsim); the first engine it sets up (minhop with none) when it is
+    not the plan's is a warning (the plane routes, otherwise than planned)."""
+    where = f"{meta.dir}/{MASTER_FILE}" + (f":{engine[0]}" if engine else "")
+    names = [name for name in (engine[1].split(",") if engine else []) if name]
+    out = [_f(check, plane, f"{where}: routing_engine {name[:40]}: opensm has no such engine (it logs \"cannot find "
+              "or setup routing engine\" and routes with the next one, or with minhop)",
+              "the plane is routed by another algorithm than the one planned")
+           for name in names if name not in OPENSM_ENGINES and name != NO_FALLBACK]
+    used = next((name for name in names if name in OPENSM_ENGINES), None)
+    if used is None and NO_FALLBACK not in names:
+        used = "minhop"
+    if used is not None and used != meta.routing_engine:
+        out.append(Finding(check, Severity.WARNING, (), plane,
+                           f"{where}: opensm routes plane {plane} with {used}"
+                           f"{'' if engine else ' (no routing_engine line: its default)'}, the plan's engine is "
+                           f"{meta.routing_engine}", "the plane's routes are not the ones planned (balance across "
+                           "the spines, deadlock freedom on other topologies)"))
     return out
 
 

@@ -42,8 +42,7 @@ def parse_base(name: str, folder: Path) -> DeviceConfig:
     dev.base_unmodelled += [("interfaces", line, f"post-up/up command: {cmd}")
                             for number, (cmd, line) in enumerate(zip(parsed.commands, parsed.command_lines))
                             if number not in applied and number not in routed]
-    dev.lag_members = {port: (upper, "interfaces", line)
-                       for port, (upper, line) in (parsed.bridge_members | parsed.lag_members).items()}
+    dev.lag_members = {port: (upper, "interfaces", line) for port, (upper, line) in members.items()}
     link.take_lag_members(dev)
     parse_qos_features(read_text(folder / "qos_features.conf"), dev)
     parse_services(folder, dev)

@@ -370,18 +370,16 @@ def _policy(r: _Reader, policy: dict[str, Any], path: PathKey) -> None:
             r.extra(rule, here, {"action", "match", "set"}, routing=True)
             r.extra(match, (*here, "match"), {"type", "ip-prefix-list"}, routing=True)
             family = match.get("type", "ipv4")
-            if family == "ipv6" and "ip-prefix-list" in match:
-                # NVUE writes the rule's list as FRR's `match ipv6 address prefix-list`: bgpd matches
-                # no IPv4 route on it (parsers/frr.py finish_bgp), so the rule matches nothing
-                line = r.line((*here, "match", "type"))
-                entry.never_line = line
-                entry.other_family.append((f"match type ipv6 (ip-prefix-list {match['ip-prefix-list']})", line))
-            elif family != "ipv4":
+            if family not in ("ipv4", "ipv6"):
                 r.routing((*here, "match", "type"), f"route-map {name} rule {seq}: match type {family}")
             if "ip-prefix-list" in match:
                 pl = _name(match["ip-prefix-list"])
                 if pl is None:
                     r.routing((*here, "match", "ip-prefix-list"), f"route-map {name} rule {seq}: prefix-list name")
+                elif family == "ipv6":
+                    # NVUE writes it as FRR's `match ipv6 address prefix-list`, judged as FRR's is
+                    # (finish_bgp: bgpd matches no IPv4 route on it, the rule matches nothing)
+                    entry.match_lists.append(("ipv6 prefix-list", pl, r.line((*here, "match", "type"))))
                 else:
                     entry.match_prefix_lists.append(pl)
             sets = _map(rule.get("set"))

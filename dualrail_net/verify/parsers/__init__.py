@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from dualrail_net.platforms import PlatformError, PlatformParser, get_platform
-from dualrail_net.verify.ipfast import ip_int, network_of
+from dualrail_net.verify.ipfast import MASKS, ip_int, network_of
 from dualrail_net.verify.model import NicQosPort, DeviceConfig, ServerConfig, StaticRoute
 from dualrail_net.verify.parsers.hostfiles import TOPOLOGY_FILE, UNIT_FILE, read_topology, read_unit
 from dualrail_net.verify.parsers.files import UnreadableFile, read_text, read_text_noting_cr
@@ -105,15 +105,14 @@ def connected_holder(held: dict[tuple[int, int], str], address: int) -> str | No
     """The port of the longest of ``held`` (connected subnets: (length, network) -> port) holding
     ``address``: one probe per prefix length, longest first (``connected_holder_plain`` is the
     reference, a scan of every subnet)."""
-    return next((held[key] for length in range(32, -1, -1)
-                 if (key := (length, address & (((1 << length) - 1) << (32 - length)))) in held), None)
+    return next((held[key] for length in range(32, -1, -1) if (key := (length, address & MASKS[length])) in held),
+                None)
 
 
 def connected_holder_plain(held: dict[tuple[int, int], str], address: int) -> str | None:
     best: tuple[int, str] | None = None
     for (length, net), port in held.items():
-        mask = ((1 << length) - 1) << (32 - length)
-        if address & mask == net and (best is None or length > best[0]):
+        if address & MASKS[length] == net and (best is None or length > best[0]):
             best = (length, port)
     return best[1] if best else None
 

@@ -587,26 +587,37 @@ def test_an_frr_match_on_an_ipv6_list_matches_nothing_and_no_takes_it_back() -> 
 def test_a_static_route_through_a_gateway_and_a_port_is_settled_by_the_ports() -> None:
     """`ip route P GW PORT`: installed as a gateway route when the longest connected subnet holding
     GW is on PORT and PORT is up (zebra's IPV4_IFINDEX hop), else never (with why); `no` of the
-    same form takes it back, `no` without the port does not; `onlink` stays unread."""
+    same form takes it back, `no` without the port does not. With `onlink` (anywhere among the
+    options) the port's state and VRF alone decide: a gateway on no subnet of the port is a route
+    out of the port; `onlink` right after the gateway names a port (staticd's grammar)."""
     from dualrail_net.verify.model import Interface
     from dualrail_net.verify.parsers import add_routing
     routing = flat_parse_frr("ip route 10.1.0.0/16 10.0.0.1 swp1\nip route 10.2.0.0/16 10.0.0.1 swp2\n"
                              "ip route 10.3.0.0/16 10.0.0.1 swp1 200\nip route 10.4.0.0/16 10.9.9.9 swp1\n"
                              "ip route 10.5.0.0/16 10.0.2.1 swp3\nip route 10.6.0.0/16 10.0.0.1 swp1\n"
                              "no ip route 10.6.0.0/16 10.0.0.1 swp1\nno ip route 10.1.0.0/16 10.0.0.1\n"
-                             "ip route 10.7.0.0/16 10.0.0.1 swp1 onlink\n")
+                             "ip route 10.7.0.0/16 10.0.0.1 swp1 onlink\nip route 10.8.0.0/16 10.9.9.9 swp1 tag 5 onlink 250\n"
+                             "ip route 10.9.0.0/16 10.0.0.1 swp2 onlink\nip route 10.10.0.0/16 10.0.2.1 swp3 onlink\n"
+                             "ip route 10.11.0.0/16 10.0.0.1 swp9 onlink\nip route 10.12.0.0/16 10.0.0.1 onlink\n"
+                             "ip route 10.13.0.0/16 10.0.0.1 swp1 onlink onlink\n"
+                             "ip route 10.14.0.0/16 10.0.0.1 swp1 onlink vrf blue\n")
     assert [t for _, t in routing.unmodelled] == ["no ip route 10.1.0.0/16 10.0.0.1",
-                                                  "ip route 10.7.0.0/16 10.0.0.1 swp1 onlink"]
+                                                  "ip route 10.13.0.0/16 10.0.0.1 swp1 onlink onlink"]
     base = DeviceConfig("ref", "cumulus")
     base.interfaces = {"swp1": Interface("swp1", ["10.0.0.0/31"]), "swp2": Interface("swp2", ["10.0.1.0/31"]),
                        "swp3": Interface("swp3", ["10.0.2.0/31"], down="link-down")}
     dev = add_routing(base, routing)
-    assert [(r.prefix, r.nexthop, r.via_port, r.distance) for r in dev.static_routes] == [
-        ("10.1.0.0/16", "10.0.0.1", None, 1), ("10.3.0.0/16", "10.0.0.1", None, 200)]
+    assert [(r.prefix, r.nexthop, r.via_port, r.distance, r.onlink) for r in dev.static_routes] == [
+        ("10.1.0.0/16", "10.0.0.1", None, 1, False), ("10.3.0.0/16", "10.0.0.1", None, 200, False),
+        ("10.7.0.0/16", "10.0.0.1", None, 1, False), ("10.8.0.0/16", "swp1", None, 250, False),
+        ("10.9.0.0/16", "swp2", None, 1, False)]
     assert [(r.prefix, why) for r, why in dev.inactive_statics] == [
         ("10.2.0.0/16", "10.0.0.1 is on swp1's subnet, not on swp2's"),
         ("10.4.0.0/16", "no up port of the default VRF has a subnet holding 10.9.9.9"),
-        ("10.5.0.0/16", "swp3 is down")]
+        ("10.5.0.0/16", "swp3 is down"), ("10.10.0.0/16", "swp3 is down"),
+        ("10.11.0.0/16", "swp9 is no addressed port of the device (an onlink hop out of it is taken as not installed)"),
+        ("10.12.0.0/16", "10.0.0.1 is on swp1's subnet, not on onlink's"),
+        ("10.14.0.0/16", "swp1 is in the default VRF, not the next hop's")]
 
 
 def test_the_connected_lookup_agrees_with_its_plain_reference() -> None:
@@ -1797,6 +1808,27 @@ def test_a_cumulus_switchs_route_commands_are_kernel_routes_of_their_tables(tmp_
     reported = sorted(line for file, line, text in dev.base_unmodelled if "command" in text)
     assert reported == [21, 22, 23, 24, 27]
 
+
+
+def test_a_cumulus_switchs_multipath_and_onlink_route_commands(tmp_path: Path) -> None:
+    """A multipath command is one kernel route per hop at distance 0 (refused whole, and left
+    reported, when the kernel refuses one hop); a gateway named out of a port must be on that port's
+    subnet (the kernel: "Nexthop has invalid gateway"), unless `onlink`, when the hop is the port's."""
+    from dualrail_net.platforms.cumulus.parse import parse_base
+    (tmp_path / "interfaces").write_text(
+        "auto swp1\niface swp1\n    address 10.0.0.0/31\n\nauto swp2\niface swp2\n    address 10.0.1.0/31\n"
+        "    post-up ip route add 10.9.0.0/16 nexthop via 10.0.0.1 dev swp1 nexthop via 10.0.1.1 dev swp2 weight 3\n"
+        "    post-up ip route add 10.8.0.0/16 nexthop via 10.0.0.1 dev swp1 nexthop via 10.0.0.1 dev swp2\n"
+        "    post-up ip route add 10.7.0.0/16 via 10.0.0.1 dev swp2\n"
+        "    post-up ip route add 10.6.0.0/16 via 192.0.2.1 dev swp2 onlink\n"
+        "    post-up ip route add 10.5.0.0/16 via 10.0.1.1 dev swp2 onlink\n"
+        "    post-up ip route add 10.4.0.0/16 nexthop via 10.0.0.1 nexthop dev swp2\n")
+    dev = parse_base("leaf", tmp_path)
+    got = [(r.prefix, r.nexthop, r.distance, r.line) for r in dev.kernel_routes]
+    assert got == [("10.9.0.0/16", "10.0.0.1", 0, 8), ("10.9.0.0/16", "10.0.1.1", 0, 8),
+                   ("10.6.0.0/16", "swp2", 0, 11), ("10.5.0.0/16", "10.0.1.1", 0, 12),
+                   ("10.4.0.0/16", "10.0.0.1", 0, 13), ("10.4.0.0/16", "swp2", 0, 13)]
+    assert sorted(line for _, line, text in dev.base_unmodelled if "command" in text) == [9, 10]
 
 
 def test_a_switch_port_moved_to_another_vrf_by_a_command_is_in_that_vrf() -> None:

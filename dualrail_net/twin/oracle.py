@@ -904,7 +904,8 @@ def _network_map(rng: random.Random, text: str) -> tuple[str, str] | None:
 
 def _static_route(rng: random.Random, text: str) -> tuple[str, str] | None:
     """A static route beside BGP: over a neighbor (its next hop on a connected subnet; sometimes
-    with a port named, right or wrong), into a blackhole, or toward a next hop no port reaches;
+    with a port named, right or wrong, and `onlink`), into a blackhole, or toward a next hop no
+    port reaches (sometimes `onlink` out of a named port);
     for one of the switch's own prefixes or a
     prefix the switch learns (a loopback or server block of the plane's other switches); or the
     switch's own blackhole (its `network` statement's route) given a distance, 255 among them (never
@@ -922,10 +923,12 @@ def _static_route(rng: random.Random, text: str) -> tuple[str, str] | None:
     prefix = rng.choice([f"{a}.{b}.0.{rng.randrange(0, 48)}/32", f"{a}.{b}.{rng.randrange(0, 4)}.0/26",
                          f"{a}.{b}.0.0/16"])
     via = rng.choice([rng.choice(neighbors), "blackhole", "192.0.2.1"])
-    if via not in ("blackhole", "192.0.2.1") and rng.random() < 0.4:
-        # the neighbor with a port named too (`ip route P GW PORT`): the port its subnet is on, or
-        # another one (zebra then never installs it)
+    if via != "blackhole" and rng.random() < (0.4 if via != "192.0.2.1" else 0.3):
+        # the gateway with a port named too (`ip route P GW PORT`): the port its subnet is on, or
+        # another one (zebra then never installs it), sometimes `onlink` (the port alone decides:
+        # also for a gateway on no subnet of the switch)
         via += " " + rng.choice(["swp33", "swp34", "swp35", "swp1", "swp2", "swp99"])
+        via += " onlink" if via.startswith("192.0.2.1 ") or rng.random() < 0.4 else ""
     # sometimes with a distance: below BGP's it still wins, above it floats
     line = f"ip route {prefix} {via}" + (f" {rng.choice([10, 200, 250, 255])}" if rng.random() < 0.3 else "")
     return line, re.sub(r"^(router bgp )", f"{line}\n\\1", text, count=1, flags=re.M)
@@ -1414,7 +1417,9 @@ def _iface_kernel_route(rng: random.Random, text: str, ports: frozenset[str]) ->
     """A post-up `ip route add|replace` in a cabled port's stanza (a kernel route: zebra reads it in
     at distance 0, above BGP's route for the prefix): for the switch's own loopback or block (of a
     link's or a server port's address), another switch's (a neighbouring loopback, the next block),
-    or a short prefix over them all; over a neighbor (the peer of a cabled /31) or into a
+    or a short prefix over them all; over a neighbor (the peer of a cabled /31), over two
+    (`nexthop ... nexthop ...`), `onlink` (over a neighbor or a gateway on no subnet of the
+    switch), over a neighbor named out of another port (refused by the kernel), or into a
     blackhole. Not on a switch with fabric VRFs (the twin runs each VRF in a namespace of its own,
     without the VRF's table)."""
     if any(st.name not in ("mgmt", "eth0") and {"vrf", "vrf-table"} & dict(st.attrs).keys()
@@ -1441,10 +1446,25 @@ def _iface_kernel_route(rng: random.Random, text: str, ports: frozenset[str]) ->
     prefix = (rng.choice(learned) if draw < 0.7 else rng.choice(own) if draw < 0.9
               else rng.choice(own).rsplit(".", 2)[0] + ".0.0/16")
     port, peer = rng.choice(peers)
-    how = rng.choice(["via", "via-dev", "blackhole"])
+    how = rng.choice(["via", "via-dev", "blackhole", "multipath", "onlink", "other-dev"])
+    others = [(p, q) for p, q in peers if p != port]
+    if how in ("multipath", "other-dev") and not others:
+        how = "via-dev"
     verb = rng.choice(["add", "replace"])
-    command = (f"ip route {verb} blackhole {prefix}" if how == "blackhole" else
-               f"ip route {verb} {prefix} via {peer}" + (f" dev {port}" if how == "via-dev" else ""))
+    if how == "multipath":
+        # two hops, each over a neighbor on its own port; run from the later port's stanza (both
+        # ports are up by then)
+        second, peer2 = rng.choice(others)
+        command = f"ip route {verb} {prefix} nexthop via {peer} dev {port} nexthop via {peer2} dev {second}"
+        order = [s[0] for s in spans]
+        port = max(port, second, key=order.index)
+    elif how == "onlink":  # the neighbor, or a gateway on no subnet of the switch: the port decides
+        command = f"ip route {verb} {prefix} via {rng.choice([peer, '192.0.2.1'])} dev {port} onlink"
+    elif how == "other-dev":  # a neighbor named out of another port: the kernel refuses the route
+        command = f"ip route {verb} {prefix} via {peer} dev {rng.choice(others)[0]}"
+    else:
+        command = (f"ip route {verb} blackhole {prefix}" if how == "blackhole" else
+                   f"ip route {verb} {prefix} via {peer}" + (f" dev {port}" if how == "via-dev" else ""))
     name, _, end = rng.choice([s for s in spans if s[0] == port] if how != "blackhole" else spans)
     lines = _lines(text)
     lines.insert(end, f"    post-up {command}")

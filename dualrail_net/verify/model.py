@@ -518,6 +518,9 @@ class StaticRoute:
     # and the port is up; parsers.settle_port_gateways decides it once the ports are known, after
     # which the route is a plain gateway route (or, inactive, leaves the table)
     via_port: str | None = None
+    # `ip route PREFIX GATEWAY PORT onlink`: zebra takes the gateway as on the port whatever the
+    # port's subnets (the route is installed while the port is up); settled as ``via_port`` is
+    onlink: bool = False
 
 
 def static_kind(route: StaticRoute) -> str:

@@ -6,16 +6,20 @@ kernel route (distance 0: it wins the prefix over BGP and static routes), and BG
 through a ``network`` statement or ``redistribute kernel``.
 
 Invariants: a command becomes a route here only when its table is the main one or a VRF's table
-the file numbers (an `auto` table's number is the kernel's choice), it is not a deletion and not a
-multipath route, and it goes out of a fabric port (if it names one) from a stanza ifupdown2 brings
-up; every other command stays reported as not modelled. A gateway's reachability is judged as for
-static routes (on a connected subnet of the route's VRF), which the kernel also requires of a
-gateway not marked onlink."""
+the file numbers (an `auto` table's number is the kernel's choice), it is not a deletion, and each
+of its hops (one, or a multipath route's `nexthop` groups) goes out of a fabric port (if it names
+one) from a stanza ifupdown2 brings up, with a gateway the kernel takes: on a subnet of the port it
+names (the kernel refuses another: "Nexthop has invalid gateway"), anywhere with `onlink` (the
+hop is then the port's). A multipath route is one route per hop, at the same distance (zebra reads
+it in as one route of those hops); the kernel refuses it whole when one hop is refused. Every
+other command stays reported as not modelled. A gateway without a port is judged as for static
+routes (on a connected subnet of the route's VRF), which the kernel also requires of it."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
+from dualrail_net.verify.ipfast import contains, ip_int, network_of
 from dualrail_net.verify.model import Interface, StaticRoute
 from dualrail_net.verify.parsers.ifupdown import NOT_AUTO, InterfacesFile, server_policy
 
@@ -34,7 +38,7 @@ def kernel_routes(parsed: InterfacesFile, pending: list[int], vrfs: Mapping[str,
     out: list[StaticRoute] = []
     taken: set[int] = set()
     for route in routes:
-        if route.verb == "delete" or route.hops:
+        if route.verb == "delete":
             continue
         if route.table is None or route.table == MAIN_TABLE:
             vrf: str | None = None
@@ -42,22 +46,48 @@ def kernel_routes(parsed: InterfacesFile, pending: list[int], vrfs: Mapping[str,
             vrf = vrf_of_table[route.table]
         else:
             continue  # a table no VRF of the file looks up
-        prefix = "0.0.0.0/0" if route.prefix == "default" else route.prefix if "/" in route.prefix \
-            else route.prefix + "/32"
-        nexthop = None if route.kind != "unicast" else route.via or route.dev
-        if route.kind == "unicast" and nexthop is None:
-            continue  # (iproute2 refuses a unicast route with neither a gateway nor a port)
-        port = interfaces.get(route.dev) if route.dev is not None else None
-        if route.dev is not None and port is None:
-            continue  # out of a port that is no fabric port (the management port, a typo): reported
         number = pending[route.order]
         stanza = parsed.interfaces.get(parsed.command_ports[number])
         if stanza is None or stanza.down == NOT_AUTO:
             continue  # (a stanza ifupdown2 never brings up runs none of its commands)
-        nexthop_vrf = None
-        if port is not None and port.vrf != vrf:
-            nexthop_vrf = port.vrf or "default"  # a route of one table out of another VRF's port
-        out.append(StaticRoute(vrf, prefix, nexthop, nexthop_vrf, distance=0, line=parsed.command_lines[number],
-                               file="interfaces", kernel=True))
+        prefix = "0.0.0.0/0" if route.prefix == "default" else route.prefix if "/" in route.prefix \
+            else route.prefix + "/32"
+        if route.kind != "unicast":
+            hops: list[tuple[str | None, str | None]] | None = [(None, None)]
+        else:
+            given = route.hops or ((route.via, route.dev, route.onlink),)
+            hops = [] if given else None
+            for via, dev, onlink in given:
+                hop = _hop(via, dev, onlink, interfaces)
+                if hop is None or hops is None:
+                    hops = None
+                    break
+                hops.append(hop)
+        if not hops:
+            continue  # a hop the kernel refuses, or out of no fabric port (the management port, a typo): reported
+        for nexthop, port_vrf in hops:
+            nexthop_vrf = None
+            if port_vrf is not None and port_vrf != (vrf or ""):
+                nexthop_vrf = port_vrf or "default"  # a route of one table out of another VRF's port
+            out.append(StaticRoute(vrf, prefix, nexthop, nexthop_vrf, distance=0,
+                                   line=parsed.command_lines[number], file="interfaces", kernel=True))
         taken.add(number)
     return out, taken
+
+
+def _hop(via: str | None, dev: str | None, onlink: bool,
+         interfaces: Mapping[str, Interface]) -> tuple[str | None, str | None] | None:
+    """One hop of a kernel route as the model's next hop (a gateway, or the port it leaves by) and
+    the VRF of the port it names ("" for the default VRF, None when it names none); None when the
+    kernel refuses it or the port is no fabric port."""
+    if dev is None:
+        return (via, None) if via is not None else None  # (iproute2 refuses a hop with neither)
+    port = interfaces.get(dev)
+    if port is None:
+        return None
+    if via is None:
+        return dev, port.vrf or ""
+    address = ip_int(via)
+    if any(contains(network_of(a), address) for a in port.addresses):
+        return via, port.vrf or ""
+    return (dev, port.vrf or "") if onlink else None

@@ -78,12 +78,31 @@ def settle_port_gateways(dev: DeviceConfig) -> None:
         if route.via_port is None:
             kept.append(route)
             continue
-        why = _port_gateway_refusal(dev, connected, route, route.via_port)
+        why = _onlink_refusal(dev, route, route.via_port) if route.onlink \
+            else _port_gateway_refusal(dev, connected, route, route.via_port)
         if why:
             dev.inactive_statics.append((route, why))
+        elif route.onlink and _port_gateway_refusal(dev, connected, route, route.via_port):
+            # installed though the gateway is on no subnet of the port: what leaves by the port
+            # is the model's (a route out of the port); the kernel asks the link for the gateway
+            kept.append(replace(route, nexthop=route.via_port, via_port=None, onlink=False))
         else:
-            kept.append(replace(route, via_port=None))
+            kept.append(replace(route, via_port=None, onlink=False))
     dev.static_routes = kept
+
+
+def _onlink_refusal(dev: DeviceConfig, route: StaticRoute, port: str) -> str:
+    """Why zebra leaves an `onlink` hop out of ``port`` inactive (staticd's onlink flag: the
+    port's state and VRF alone decide); "" when it installs it. A port the routing side does not
+    know (it knows the addressed ones: partitioned.py) is judged as one without an address."""
+    named = dev.interfaces.get(port)
+    if named is None or not named.addresses:
+        return f"{port} is no addressed port of the device (an onlink hop out of it is taken as not installed)"
+    vrf = route.nexthop_vrf if route.nexthop_vrf is not None else route.vrf
+    vrf = None if vrf == "default" else vrf
+    if named.vrf != vrf:
+        return f"{port} is in {'VRF ' + named.vrf if named.vrf else 'the default VRF'}, not the next hop's"
+    return f"{port} is down" if named.down else ""
 
 
 def _port_gateway_refusal(dev: DeviceConfig, connected: dict[str | None, dict[tuple[int, int], str]],

@@ -1136,8 +1136,10 @@ def prefix_at(words: list[str], at: int) -> list[str]:
 
 
 def static_route(words: list[str], vrf: str | None, line: int = 0) -> StaticRoute | None:
-    """ip route PREFIX (blackhole|Null0|reject|NEXTHOP|IFNAME) [DISTANCE] [nexthop-vrf X] [vrf X]
-    (PREFIX also as an address and a netmask)"""
+    """ip route PREFIX (blackhole|Null0|reject|NEXTHOP [IFNAME]|IFNAME) [{DISTANCE|tag N|vrf X|
+    nexthop-vrf X|table 254|onlink}] (PREFIX also as an address and a netmask; the options in any
+    order, as staticd's grammar takes them; `onlink` only after a gateway and its port, the one
+    form staticd has it in)"""
     words = prefix_at(words, 2)
     if len(words) < 4 or not is_prefix(words[2]):
         return None
@@ -1150,15 +1152,28 @@ def static_route(words: list[str], vrf: str | None, line: int = 0) -> StaticRout
     via_port = None
     if nexthop is not None and is_ip(nexthop) and rest and PORT_NAME.fullmatch(rest[0]) \
             and not is_decimal(rest[0]) and rest[0] not in _STATIC_KEYS:
-        via_port, rest = rest[0], rest[1:]  # (`onlink` after it: not the model's, refused below)
-    distance = 1
-    if rest and is_decimal(rest[0]) and len(rest[0]) <= 3:  # administrative distance
-        distance, rest = int(rest[0]), rest[1:]
-        if not 1 <= distance <= 255:  # (FRR and EOS refuse the line: no route; measured on FRR 8.4)
+        # (`onlink` right after the gateway is a port of that name: the gateway-only form of
+        # staticd's grammar has no such keyword, the gateway-and-port one reads a port there)
+        via_port, rest = rest[0], rest[1:]
+    distance: int | None = None
+    onlink = False
+    at = 0
+    while at < len(rest):
+        key = rest[at]
+        if is_decimal(key) and len(key) <= 3 and distance is None:  # administrative distance
+            distance = int(key)
+            if not 1 <= distance <= 255:  # (FRR and EOS refuse the line: no route; measured on FRR 8.4)
+                return None
+            at += 1
+            continue
+        if key == "onlink" and via_port is not None and not onlink:
+            onlink = True
+            at += 1
+            continue
+        if at + 1 >= len(rest):
             return None
-    if len(rest) % 2:
-        return None
-    for key, value in zip(rest[::2], rest[1::2]):
+        value = rest[at + 1]
+        at += 2
         if key == "nexthop-vrf":
             nh_vrf = value
         elif key == "vrf":
@@ -1170,11 +1185,12 @@ def static_route(words: list[str], vrf: str | None, line: int = 0) -> StaticRout
             return None
         elif key not in ("tag", "table"):
             return None
-    return StaticRoute(vrf, words[2], nexthop, nh_vrf, distance, line, via_port=via_port)
+    return StaticRoute(vrf, words[2], nexthop, nh_vrf, 1 if distance is None else distance, line,
+                       via_port=via_port, onlink=onlink)
 
 
 # the keywords that may follow a static route's next hop (static_route)
-_STATIC_KEYS = frozenset({"nexthop-vrf", "vrf", "table", "label", "tag", "onlink", "color", "segments", "bfd"})
+_STATIC_KEYS = frozenset({"nexthop-vrf", "vrf", "table", "label", "tag", "color", "segments", "bfd"})
 
 
 def network_words(w: list[str]) -> list[str]:

@@ -435,6 +435,9 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
     ("a static route to plane B's servers through a gateway and the port it is on (`ip route P GW PORT`)",
      "ISO-ROUTE-LEAK", lambda r: edit(r / LEAF_A / "frr.conf", "ip route 10.12.0.0/26 blackhole\n",
                                       "ip route 10.12.0.0/26 blackhole\nip route 10.22.0.0/20 10.11.0.0 swp33\n")),
+    ("a static route to plane B's servers out of a port with `onlink` (the port alone decides)",
+     "ISO-ROUTE-LEAK", lambda r: edit(r / LEAF_A / "frr.conf", "ip route 10.12.0.0/26 blackhole\n",
+                                      "ip route 10.12.0.0/26 blackhole\nip route 10.22.0.0/20 192.0.2.1 swp33 onlink\n")),
     ("a static route through a gateway and a port the gateway is not on (zebra never installs it)",
      "ROUTE-DEAD-POLICY", lambda r: edit(r / LEAF_A / "frr.conf", "ip route 10.12.0.0/26 blackhole\n",
                                          "ip route 10.12.0.0/26 blackhole\nip route 10.22.0.0/20 10.11.0.0 swp34\n")),
@@ -559,6 +562,18 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
     ("a leaf's post-up route for plane B's servers via a spine (switchd programs kernel routes)", "ISO-ROUTE-LEAK",
      lambda r: edit(r / LEAF_A / "interfaces", "    alias a-spine-1:Ethernet1\n",
                     "    alias a-spine-1:Ethernet1\n    post-up ip route add 10.22.0.0/20 via 10.11.0.0\n")),
+    ("a leaf's post-up multipath route for plane B's servers via two spines", "ISO-ROUTE-LEAK",
+     lambda r: edit(r / LEAF_A / "interfaces", "    alias a-spine-2:Ethernet1\n",
+                    "    alias a-spine-2:Ethernet1\n    post-up ip route add 10.22.0.0/20 nexthop via 10.11.0.0 dev swp33 "
+                    "nexthop via 10.11.0.2 dev swp34\n")),
+    ("a leaf's post-up onlink route for plane B's servers through a gateway on no subnet of the port",
+     "ISO-ROUTE-LEAK", lambda r: edit(r / LEAF_A / "interfaces", "    alias a-spine-1:Ethernet1\n",
+                                      "    alias a-spine-1:Ethernet1\n    post-up ip route add 10.22.0.0/20 via "
+                                      "192.0.2.1 dev swp33 onlink\n")),
+    ("a leaf's post-up route for another leaf's servers over the other spine's port (the kernel refuses it)",
+     "PORTS-UNMODELLED", lambda r: edit(r / LEAF_A / "interfaces", "    alias a-spine-1:Ethernet1\n",
+                                        "    alias a-spine-1:Ethernet1\n    post-up ip route add 10.12.0.64/26 via "
+                                        "10.11.0.2 dev swp33\n")),
     ("a leaf's post-up route for another leaf's servers over one spine", "ROUTE-FIB-OVERRIDE",
      lambda r: edit(r / LEAF_A / "interfaces", "    alias a-spine-1:Ethernet1\n",
                     "    alias a-spine-1:Ethernet1\n    up ip route replace 10.12.0.64/26 via 10.11.0.0\n")),

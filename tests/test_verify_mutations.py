@@ -728,7 +728,7 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
     ("a leaf whose post-up turns every port's forwarding off (net.ipv4.ip_forward)", "LINK-NO-FORWARDING",
      lambda r: edit(r / LEAF_A / "interfaces", "    address 10.12.0.0/31\n",
                     "    address 10.12.0.0/31\n    post-up sysctl -w net.ipv4.ip_forward=0\n")),
-    ("a server NIC's own forwarding switch in its interfaces file", "HOST-UNMODELLED",
+    ("a server NIC's own forwarding switch turned on in its interfaces file (ifupdown2's `ip-forward`)", "HOST-SYSCTL",
      lambda r: edit(r / "servers/gpu001/interfaces", "    address 10.12.0.1/31\n",
                     "    address 10.12.0.1/31\n    ip-forward on\n")),
     ("a sysctl verify does not judge", "HOST-UNMODELLED",
@@ -2177,6 +2177,10 @@ VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
     ("a server's interfaces, sysctl.conf, unit and topology saved with CRLF line ends (their readers take them)",
      lambda r: [crlf(r / "servers/gpu001" / name) for name in ("interfaces", "sysctl.conf", "dualrail-nic-qos.service",
                                                                 "nccl-topo.xml")]),
+    ("a leaf's kernel route over two spines for a prefix of no plane (multipath, one hop `onlink`)",
+     lambda r: edit(r / LEAF_A / "interfaces", "    alias a-spine-2:Ethernet1\n",
+                    "    alias a-spine-2:Ethernet1\n    post-up ip route add 198.18.0.0/24 nexthop via 10.11.0.0 dev "
+                    "swp33 nexthop via 10.11.0.2 dev swp34 onlink\n")),
     ("an EOS interface block repeated (EOS merges it)",
      lambda r: edit(r / SPINE_A / "running-config", "interface Loopback0\n", "interface Ethernet1\n   mtu 9214\n"
                     "interface Loopback0\n")),
@@ -2220,6 +2224,22 @@ def test_valid_edit_passes(clean: Path, tmp_path: Path, desc: str, mutate: Calla
     mutate(edited)
     findings = [f"{f.check}: {f.message}" for r in run_checks(load_snapshot(edited)) for f in r.findings]
     assert findings == [], desc
+
+
+def test_a_server_ports_ip_forward_decides_over_sysctl_conf(clean: Path, tmp_path: Path) -> None:
+    """ifupdown2 writes a stanza's `ip-forward` when it brings the port up, after systemd-sysctl
+    applied sysctl.conf at boot: `ip-forward off` keeps a port out of a global 1 (the others are
+    named), `ip-forward on` makes a port forward without any sysctl."""
+    edited = tmp_path / "build"
+    shutil.copytree(clean, edited)
+    edit(edited / "servers/gpu001/sysctl.conf", "net.ipv4.conf.all.arp_ignore = 1",
+         "net.ipv4.conf.all.arp_ignore = 1\nnet.ipv4.ip_forward = 1")
+    edit(edited / "servers/gpu001/interfaces", "    address 10.12.0.1/31\n", "    address 10.12.0.1/31\n    ip-forward off\n")
+    edit(edited / "servers/gpu002/interfaces", "    address 10.22.0.3/31\n", "    address 10.22.0.3/31\n    ip-forward yes\n")
+    said = sorted(f.message for r in run_checks(load_snapshot(edited)) if r.check == "HOST-SYSCTL" for f in r.findings)
+    assert len(said) == 2
+    assert said[0].startswith("gpu001: forwards IPv4 arriving on ens1f1np1, ens2f0np0,") and "ens1f0np0" not in said[0]
+    assert said[1].startswith("gpu002: forwards IPv4 arriving on ens1f1np1 (interfaces:") and "ip-forward yes" in said[1]
 
 
 def test_multipath_relax_missing_is_caught(tmp_path: Path) -> None:

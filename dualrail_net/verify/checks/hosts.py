@@ -241,19 +241,31 @@ def host_sysctl(ctx: Context) -> list[Finding]:
 
 def _forwarding(name: str, srv: ServerConfig, entry: ServerEntry) -> list[Finding]:
     """IPv4 forwarding on the server's fabric ports: `net.ipv4.ip_forward` (which sets conf.all and
-    every port) or conf.all.forwarding turn it on for every port, conf.<port>.forwarding for one. A
-    port's own 0 holds only if written after them: not followed, so any global 1 is reported."""
+    every port) or conf.all.forwarding turn it on for every port, conf.<port>.forwarding for one; a
+    port's stanza's `ip-forward` decides for that port (ifupdown2 writes conf.<port>.forwarding when
+    it brings the port up, after systemd-sysctl has applied sysctl.conf at boot). A port's own 0 in
+    sysctl.conf holds only if written after the global 1: not followed, so a global 1 is reported."""
     sysctl = srv.sysctl
     global_on = [key for key in ("net.ipv4.ip_forward", "net.ipv4.conf.all.forwarding")
                  if _sysctl(sysctl, key, 0)[0] != 0]
-    ports = [p.ifname for p in entry.ports if global_on or _sysctl(sysctl, f"net.ipv4.conf.{p.ifname}.forwarding", 0)[0]]
-    if not ports:
+    said: dict[str, str] = {}  # port -> the line that turns forwarding on for it
+    for port in entry.ports:
+        stanza = srv.interfaces.get(port.ifname)
+        if stanza is not None and stanza.forwarding is not None:
+            on, line, text = stanza.forwarding
+            if on:
+                said[port.ifname] = f"interfaces:{line} {text}"
+            continue
+        keys = global_on or [key for key in [f"net.ipv4.conf.{port.ifname}.forwarding"] if _sysctl(sysctl, key, 0)[0]]
+        if keys:
+            said[port.ifname] = ", ".join(f"sysctl.conf:{srv.line_of.get(('sysctl.conf', key), 0)} {key} = "
+                                          f"{sysctl[key]}" for key in keys)
+    if not said:
         return []
-    keys = global_on or [f"net.ipv4.conf.{port}.forwarding" for port in ports]
-    lines = ", ".join(f"sysctl.conf:{srv.line_of.get(('sysctl.conf', key), 0)} {key} = {sysctl[key]}" for key in keys)
-    planes = sorted({p.plane for p in entry.ports if p.ifname in ports})
+    lines = ", ".join(dict.fromkeys(said.values()))
+    planes = sorted({p.plane for p in entry.ports if p.ifname in said})
     return [finding([name], planes[0] if len(planes) == 1 else "",
-                    f"{name}: forwards IPv4 arriving on {', '.join(ports)} ({lines})",
+                    f"{name}: forwards IPv4 arriving on {', '.join(said)} ({lines})",
                     "the server routes between its ports: any route that reaches it from one plane carries on into "
                     "the other (the planes are joined at layer 3 through it)")]
 

@@ -180,9 +180,6 @@ def parse_server(name: str, folder: Path, nic_ports: Iterable[str] = ()) -> Serv
     srv = ServerConfig(name=name, interfaces=parsed.interfaces, routes=routes, rules=rules,
                        added_later=parsed.added_later, default_mtu=defaulted)
     srv.unmodelled += [("interfaces", line, text) for line, text in parsed.unmodelled]
-    # a NIC's own forwarding switch (its sysctl.conf's is judged: HOST-SYSCTL): reported
-    srv.unmodelled += [("interfaces", iface.forwarding[1], iface.forwarding[2])
-                       for iface in parsed.interfaces.values() if iface.forwarding is not None]
     if parsed.lag_members:  # a bond's members: down as routed ports (but in a bond with an address)
         srv.unmodelled += lag_members_down(parsed.interfaces, {
             port: (bond, "interfaces", line) for port, (bond, line) in parsed.lag_members.items()})

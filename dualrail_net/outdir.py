@@ -196,10 +196,20 @@ class NotRegular(Exception):
         self.link = link
 
 
-def read_regular(name: str | Path, dir_fd: int | None = None) -> bytes | None:
+class TooLarge(Exception):
+    """A regular file longer than its reader takes (``size``: at least that many bytes)."""
+
+    def __init__(self, size: int) -> None:
+        super().__init__(f"{size} bytes")
+        self.size = size
+
+
+def read_regular(name: str | Path, dir_fd: int | None = None, limit: int | None = None) -> bytes | None:
     """The bytes of a regular file, opened without following a link and without blocking on a
-    FIFO; None when it does not exist; NotRegular for a link, a FIFO or a device. One primitive for
-    every reader of our folders (this module, verify's file reader)."""
+    FIFO; None when it does not exist; NotRegular for a link, a FIFO or a device; TooLarge for one
+    longer than ``limit`` bytes (checked before reading and while reading: a file that grows is
+    not followed past it). One primitive for every reader of our folders (this module, verify's
+    file reader)."""
     try:
         fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=dir_fd)
     except FileNotFoundError:
@@ -209,11 +219,18 @@ def read_regular(name: str | Path, dir_fd: int | None = None) -> bytes | None:
             raise NotRegular(link=True) from None
         raise
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
             raise NotRegular(link=False)
+        if limit is not None and info.st_size > limit:
+            raise TooLarge(info.st_size)
         chunks = []
+        total = 0
         while chunk := os.read(fd, 1 << 20):
             chunks.append(chunk)
+            total += len(chunk)
+            if limit is not None and total > limit:
+                raise TooLarge(total)
         return b"".join(chunks)
     finally:
         os.close(fd)

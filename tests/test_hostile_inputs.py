@@ -430,6 +430,39 @@ def test_verify_never_reads_through_a_linked_folder(workdir: Path, linked: str) 
     assert not (out / "verified.json").exists()
 
 
+def test_verify_refuses_a_file_longer_than_any_render_writes(workdir: Path) -> None:
+    """A rendered file grown past MAX_FILE_BYTES (sparse here: nothing is written) is refused in
+    one line before it is read, not read into memory whole."""
+    from dualrail_net.verify.parsers.files import MAX_FILE_BYTES
+    out = workdir / "build"
+    assert run_cli("render", "-i", str(workdir / "inv"), "-o", str(out))[0] == 0
+    target = out / "servers" / "gpu003" / "nccl.env"
+    with target.open("r+b") as fh:
+        fh.truncate(MAX_FILE_BYTES + 1)
+    code, _o, err = run_cli("verify", "-o", str(out), "--no-consumers")
+    assert code == 1 and f"{target}: error: {MAX_FILE_BYTES + 1} bytes or more" in err and "Traceback" not in err, err
+    assert not (out / "verified.json").exists()
+
+
+def test_control_characters_a_file_holds_are_escaped_in_every_report(workdir: Path) -> None:
+    """A line verify quotes (an unmodelled one) with a terminal escape sequence, a NUL and a C1
+    control: the table shows them as \\xNN, the JSON holds no raw control character, the JUnit
+    file is well-formed XML."""
+    import xml.etree.ElementTree as ET
+    out = workdir / "build"
+    assert run_cli("render", "-i", str(workdir / "inv"), "-o", str(out))[0] == 0
+    env = out / "servers" / "gpu001" / "nccl.env"
+    env.write_text(env.read_text() + "\x1b[2J\x1b]0;pwned\x07\x00 \x9b\n")
+    junit = workdir / "verify.xml"
+    code, table, _e = run_cli("verify", "-o", str(out), "--no-consumers", "--junit", str(junit))
+    assert code == 0 and "\\x1b[2J\\x1b]0;pwned\\x07\\x00 \\x9b" in table
+    assert not any(c in table for c in "\x1b\x07\x00\x9b")
+    code, text, _e = run_cli("verify", "-o", str(out), "--no-consumers", "--json")
+    said = [f["message"] for c in json.loads(text)["checks"] for f in c["findings"]]
+    assert any("\\x1b[2J" in m for m in said) and not any(c in "".join(said) for c in "\x1b\x07\x00\x9b")
+    ET.parse(junit)
+
+
 # ---------------------------------------------------------------------------------------------
 # the pre-deploy gate (issue 17, item 4): deploy refuses what verification did not vouch for
 

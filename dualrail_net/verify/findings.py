@@ -3,8 +3,19 @@
 from __future__ import annotations
 
 import enum
+import re
 from dataclasses import dataclass, field
 from typing import Any
+
+# control characters other than tab and newline (C0, DEL, C1): a finding quotes what it read from
+# a file a pull request may have written, and a terminal acts on these (an escape sequence can
+# rewrite the screen), a JUnit file is no XML with them; they are shown as \xNN instead
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def shown(text: str) -> str:
+    """``text`` with each control character other than tab and newline written as \\xNN."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text) if _CONTROL.search(text) else text
 
 
 class Severity(str, enum.Enum):
@@ -20,6 +31,15 @@ class Finding:
     plane: str  # plane the finding is about, "" when it spans planes
     message: str  # what is wrong
     why: str = ""  # why it matters
+
+    def __post_init__(self) -> None:
+        # (invariant: no control character but tab and newline in what a finding says: see shown)
+        for name in ("message", "why"):
+            text = getattr(self, name)
+            if _CONTROL.search(text):
+                object.__setattr__(self, name, shown(text))
+        if any(_CONTROL.search(device) for device in self.devices):
+            object.__setattr__(self, "devices", tuple(shown(device) for device in self.devices))
 
     def to_dict(self) -> dict[str, Any]:
         return {"check": self.check, "severity": self.severity.value, "devices": list(self.devices),

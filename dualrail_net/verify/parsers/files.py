@@ -6,11 +6,23 @@ import os
 from collections.abc import Container
 from pathlib import Path
 
-from dualrail_net.outdir import NotRegular, read_regular
+from dualrail_net.outdir import NotRegular, TooLarge, read_regular
 
 
 class UnreadableFile(Exception):
-    """A rendered file that verification will not read (a symlink, a FIFO, a device, not UTF-8 text)."""
+    """A rendered file that verification will not read (a symlink, a FIFO, a device, not UTF-8
+    text, longer than MAX_FILE_BYTES)."""
+
+
+# The most a rendered file verify reads may hold: far above any file render writes (the largest,
+# the cabling plan of a 100k-GPU fabric, is tens of MB: docs/performance.md), so that a file grown
+# by accident or on purpose is refused in one line instead of filling the memory
+MAX_FILE_BYTES = 256 << 20
+
+
+def _too_large(path: Path, exc: TooLarge) -> UnreadableFile:
+    return UnreadableFile(f"{path}: error: {exc.size} bytes or more, longer than any file render writes (verify "
+                          f"reads at most {MAX_FILE_BYTES >> 20} MiB per file); remove it and re-render")
 
 
 def read_text(path: Path) -> str:
@@ -27,7 +39,9 @@ def read_text_noting_cr(path: Path) -> tuple[str, int]:
     try:
         # O_NOFOLLOW: a link planted in the rendered folder is refused, never read through (it could
         # point at any file on the machine, and findings quote what they read)
-        data = read_regular(path)
+        data = read_regular(path, limit=MAX_FILE_BYTES)
+    except TooLarge as exc:
+        raise _too_large(path, exc) from None
     except NotRegular as exc:
         if exc.link:
             raise UnreadableFile(f"{path}: error: a symlink; verify reads only regular files (remove it and "
@@ -50,7 +64,9 @@ def read_bytes(path: Path) -> bytes:
     """The file's bytes, through the same guard as read_text (no link followed, no FIFO or device;
     a missing file reads as empty): what leaves the machine (a Batfish snapshot) is only our files."""
     try:
-        data = read_regular(path)
+        data = read_regular(path, limit=MAX_FILE_BYTES)
+    except TooLarge as exc:
+        raise _too_large(path, exc) from None
     except NotRegular as exc:
         what = "a symlink" if exc.link else "not a regular file"
         raise UnreadableFile(f"{path}: error: {what}; dualrail reads only regular files (remove it and re-render)") from None

@@ -1831,6 +1831,34 @@ def test_a_cumulus_switchs_multipath_and_onlink_route_commands(tmp_path: Path) -
     assert sorted(line for _, line, text in dev.base_unmodelled if "command" in text) == [9, 10]
 
 
+def test_a_cumulus_switchs_reject_rules_are_numbered_and_walked_as_the_kernel_does(tmp_path: Path) -> None:
+    """`ip rule add ... prohibit|blackhole|unreachable` on a switch: numbered as the kernel numbers
+    a rule given no priority (below the l3mdev rule's 1000 once the file has a VRF device: 999,
+    then 998), walked in priority order for the switch's own packets (`iif lo`, `not`, a fwmark,
+    after main's priority: nothing); only an `iif lo` rule leaves the unmodelled report; a lookup
+    rule beside them leaves every rule reported and none kept."""
+    from dualrail_net.platforms.cumulus.parse import parse_base
+    from dualrail_net.verify.kernelrules import rejecting_rule
+    from dualrail_net.verify.ipfast import ip_int
+    head = "auto mgmt\niface mgmt\n    vrf-table auto\n\nauto swp1\niface swp1\n    address 10.0.0.0/31\n"
+    (tmp_path / "interfaces").write_text(
+        head + "    post-up ip rule add iif lo to 10.0.0.1 prohibit\n    post-up ip rule add not to 10.0.0.0/8 blackhole\n"
+        "    post-up ip rule add fwmark 0x7 unreachable pref 5\n    post-up ip rule add from 10.9.0.0/16 prohibit pref 32767\n")
+    dev = parse_base("leaf", tmp_path)
+    assert [(r.priority, r.action, r.line) for r in dev.kernel_rules] == [
+        (999, "prohibit", 8), (998, "blackhole", 9), (5, "unreachable", 10), (32767, "prohibit", 11)]
+    assert sorted(line for _, line, text in dev.base_unmodelled if "command" in text) == [9, 10, 11]
+    walk = dev.kernel_rules
+    assert rejecting_rule(walk, False, ip_int("10.0.0.0"), ip_int("10.0.0.1")).line == 8  # type: ignore[union-attr]
+    assert rejecting_rule(walk, False, ip_int("10.0.0.0"), ip_int("10.0.0.3")) is None
+    assert rejecting_rule(walk, False, ip_int("10.0.0.0"), ip_int("192.0.2.1")).line == 9  # type: ignore[union-attr]
+    assert rejecting_rule(walk[2:], False, ip_int("10.9.0.1"), ip_int("192.0.2.1")) is None
+    (tmp_path / "interfaces").write_text(head + "    post-up ip rule add prohibit\n"
+                                         "    post-up ip rule add to 10.0.0.0/8 lookup main pref 10\n")
+    dev = parse_base("leaf", tmp_path)
+    assert dev.kernel_rules == [] and sorted(l for _, l, t in dev.base_unmodelled if "command" in t) == [8, 9]
+
+
 def test_a_switch_port_moved_to_another_vrf_by_a_command_is_in_that_vrf() -> None:
     """`ip link set X master V` / `vrf V` / `nomaster` after X's own stanza moves X (a switch's
     port; its routes go with it); before it, X's stanza sets its master again (left reported); a

@@ -435,6 +435,10 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
     ("a static route to plane B's servers through a gateway and the port it is on (`ip route P GW PORT`)",
      "ISO-ROUTE-LEAK", lambda r: edit(r / LEAF_A / "frr.conf", "ip route 10.12.0.0/26 blackhole\n",
                                       "ip route 10.12.0.0/26 blackhole\nip route 10.22.0.0/20 10.11.0.0 swp33\n")),
+    ("the gateway passes its external peer's next hop on to one spine (`attribute-unchanged next-hop`)",
+     "ROUTE-MISSING", lambda r: edit(r / GW / "frr.conf", "  neighbor 10.13.0.16 route-map LOCAL-A-OUT out\n",
+                                     "  neighbor 10.13.0.16 route-map LOCAL-A-OUT out\n"
+                                     "  neighbor 10.13.0.16 attribute-unchanged next-hop\n")),
     ("a static route to plane B's servers out of a port with `onlink` (the port alone decides)",
      "ISO-ROUTE-LEAK", lambda r: edit(r / LEAF_A / "frr.conf", "ip route 10.12.0.0/26 blackhole\n",
                                       "ip route 10.12.0.0/26 blackhole\nip route 10.22.0.0/20 192.0.2.1 swp33 onlink\n")),
@@ -574,6 +578,9 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
      "PORTS-UNMODELLED", lambda r: edit(r / LEAF_A / "interfaces", "    alias a-spine-1:Ethernet1\n",
                                         "    alias a-spine-1:Ethernet1\n    post-up ip route add 10.12.0.64/26 via "
                                         "10.11.0.2 dev swp33\n")),
+    ("a leaf's post-up policy rule that ends its own packets' lookup (`ip rule add iif lo prohibit`)",
+     "BGP-SESSION-DOWN", lambda r: edit(r / LEAF_A / "interfaces", "    alias a-spine-1:Ethernet1\n",
+                                        "    alias a-spine-1:Ethernet1\n    post-up ip rule add iif lo prohibit\n")),
     ("a leaf's post-up route for another leaf's servers over one spine", "ROUTE-FIB-OVERRIDE",
      lambda r: edit(r / LEAF_A / "interfaces", "    alias a-spine-1:Ethernet1\n",
                     "    alias a-spine-1:Ethernet1\n    up ip route replace 10.12.0.64/26 via 10.11.0.0\n")),

@@ -16,6 +16,7 @@ made on the same substitutes, with the twin's FRR ECMP default (Debian's build: 
 
 from __future__ import annotations
 
+import json
 import random
 import re
 import shutil
@@ -1471,10 +1472,38 @@ def _iface_kernel_route(rng: random.Random, text: str, ports: frozenset[str]) ->
     return f"interfaces: {name} post-up {command}", "\n".join(lines)
 
 
+def _iface_kernel_rule(rng: random.Random, text: str, ports: frozenset[str]) -> tuple[str, str] | None:
+    """A post-up `ip rule add` of a reject type (prohibit, blackhole, unreachable) in a cabled
+    port's stanza: for every packet, the switch's own (`iif lo`), those to one neighbor or to all
+    but the fabric's links (`not to`), those from the servers' block; sometimes with a priority
+    after main's (then it ends nothing). Not on a switch with fabric VRFs (as _iface_kernel_route)."""
+    if any(st.name not in ("mgmt", "eth0") and {"vrf", "vrf-table"} & dict(st.attrs).keys()
+           for st in parse_stanzas(text)):
+        return None
+    spans = [s for s in _stanza_spans(text) if s[0] in ports]
+    found = _port_addresses(text, ports)
+    peers = [".".join(ip.split(".")[:3] + [str(int(ip.split(".")[3]) ^ 1)])
+             for _, name, address in found if name != "lo" and address.endswith("/31")
+             for ip in [address.partition("/")[0]]]
+    if not spans or not peers:
+        return None
+    peer = rng.choice(peers)
+    a, b = peer.split(".")[:2]
+    selector = rng.choice(["", "iif lo", f"to {peer}/31", f"not to {a}.{b}.0.0/16", f"from {a}.{int(b) + 1}.0.0/20",
+                           "iif lo to " + peer])
+    kind = rng.choice(["prohibit", "blackhole", "unreachable"])
+    priority = " pref 32767" if rng.random() < 0.15 else ""
+    command = " ".join(f"ip rule add {selector} {kind}{priority}".split())
+    name, _, end = rng.choice(spans)
+    lines = _lines(text)
+    lines.insert(end, f"    post-up {command}")
+    return f"interfaces: {name} post-up {command}", "\n".join(lines)
+
+
 IFACE_EDITS: tuple[Callable[[random.Random, str, frozenset[str]], tuple[str, str] | None], ...] = (
     _iface_drop_address, _iface_readdress, _iface_readdress, _iface_link_down, _iface_drop_stanza, _iface_mtu,
     _iface_duplicate_stanza, _iface_unindent, _iface_address_command, _iface_address_form,
-    _iface_kernel_route)
+    _iface_kernel_route, _iface_kernel_rule)
 
 
 EDITS: tuple[Callable[[random.Random, str], tuple[str, str] | None], ...] = (
@@ -1496,6 +1525,27 @@ KERNEL_STATE_KINDS = frozenset({"zebra-interface"})
 # until it reboots too), so the namespace's command-made routes are flushed when the file is put
 # back (the rendered files add none: zebra's and the connected routes are of other protocols)
 KERNEL_ROUTE_KINDS = frozenset({"iface-kernel-route"})
+# ... and that leave policy rules behind (taken out by priority, the kernel's own kept)
+KERNEL_RULE_KINDS = frozenset({"iface-kernel-rule"})
+KERNEL_OWN_RULES = frozenset({0, 1000, 32766, 32767})
+
+
+def _drop_added_rules(ns: str) -> None:
+    """Every IPv4 policy rule of the namespace but the kernel's own (local, l3mdev, main, default)."""
+    shown = in_ns(ns, ["ip", "-4", "-j", "rule", "show"], check=False)
+    try:
+        rules = json.loads(shown) if shown.strip() else []
+    except ValueError:
+        rules = []
+    for rule in rules:
+        priority, action = rule.get("priority"), rule.get("action")
+        if isinstance(priority, int) and action in REJECT_ACTIONS:  # (the type named: not the default rule)
+            in_ns(ns, ["ip", "-4", "rule", "del", "pref", str(priority), action], check=False)
+        elif isinstance(priority, int) and priority not in KERNEL_OWN_RULES:
+            in_ns(ns, ["ip", "-4", "rule", "del", "pref", str(priority)], check=False)
+
+
+REJECT_ACTIONS = frozenset({"prohibit", "blackhole", "unreachable"})
 
 
 def edit_kind(edit: Callable[..., tuple[str, str] | None]) -> str:
@@ -1627,6 +1677,8 @@ def differential(output: Path, plan: TwinPlan, rundir: Callable[[str], Path], se
                 again = edit.file == "interfaces" or edit.kind in KERNEL_STATE_KINDS
                 if edit.kind in KERNEL_ROUTE_KINDS:
                     in_ns(sw.ns, ["ip", "-4", "route", "flush", "proto", "boot", "table", "all"], check=False)
+                if edit.kind in KERNEL_RULE_KINDS:
+                    _drop_added_rules(sw.ns)
                 restart(sw, originals[edit.device], iface_originals[edit.device] if again else None)
             settle(switches, rundir)
     return results

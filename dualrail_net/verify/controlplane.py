@@ -53,6 +53,7 @@ from dualrail_net.verify.routes import (
     route_map_next_hops,
     route_map_prepends,
 )
+from dualrail_net.verify.kernelrules import rejecting_rule
 from dualrail_net.verify.parsers.frr import is_ip
 from dualrail_net.verify.snapshot import Snapshot
 from dualrail_net.verify.topology import _NODE_SHIFT, Endpoint, NodeId, Session, Topology
@@ -326,6 +327,25 @@ def shown_asn(n: Neighbor, own_asn: int) -> int:
     return AS_TRANS if n.no_capabilities_line and asn > 65535 else asn
 
 
+def rule_refusal(snap: Snapshot, s: Session) -> str:
+    """Why an end's own policy rules stop it sending to the other ("" when none does): a reject
+    rule (`ip rule add ... prohibit|blackhole|unreachable`) that its packets from its session
+    address to the peer's meet before a table resolves them (the kernel refuses the send, so no TCP
+    connection is made either way; the peer's packets to it are delivered by the local table
+    first, its answers are what the rule stops)."""
+    for node, source, destination in ((s.a, s.b_neighbor, s.a_neighbor), (s.b, s.a_neighbor, s.b_neighbor)):
+        dev = snap.devices[node[0]]
+        if not dev.kernel_rules or not is_ip(source) or not is_ip(destination):
+            continue
+        rule = rejecting_rule(dev.kernel_rules, node[1] is not None, ip_int(source), ip_int(destination))
+        if rule is not None:
+            where = snap.where(node[0], "interfaces", rule.line)
+            return (f"{where}: a policy rule ({rule.action}, priority {rule.priority}) on {node[0]} ends the "
+                    f"lookup of its own packets from {source} to {destination} before any table: it cannot "
+                    "send to its neighbor, no TCP connection is made")
+    return ""
+
+
 def session_state(snap: Snapshot, topo: Topology, s: Session,
                   with_down_ports: set[str] | None = None,
                   diverted: Mapping[NodeId, list[Diversion]] | None = None) -> SessionState:
@@ -405,6 +425,10 @@ def session_state(snap: Snapshot, topo: Topology, s: Session,
     if (devices[s.a[0]].acl_in or devices[s.a[0]].control_plane_acls or devices[s.b[0]].acl_in
             or devices[s.b[0]].control_plane_acls):
         refused = acl_refusal(snap, topo, s)
+        if refused:
+            return SessionState(s, False, refused)
+    if devices[s.a[0]].kernel_rules or devices[s.b[0]].kernel_rules:
+        refused = rule_refusal(snap, s)
         if refused:
             return SessionState(s, False, refused)
     if diverted is None:
@@ -1122,7 +1146,10 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
                                    "unnumbered session") for e, _ in entries)
             return [], []
         nets = [network_of(p) for p in connected(snap, topo, nodes[dst])]
-        own = sum(1 << bit_of[p] for p in set(origins[nodes[src]].prefixes))
+        # what the sender originates itself: a gateway's prefixes learned from its external peers
+        # keep the peer's next hop (`unchanged` passes it on, and the receiver is not on that link)
+        learned_outside = external_paths(snap, topo, nodes[src])
+        own = sum(1 << bit_of[p] for p in set(origins[nodes[src]].prefixes) if p not in learned_outside)
         replaced = _or(b for _, b in in_maps)  # the receiver's own `set ip next-hop` comes last
         found: list[tuple[int, str]] = []
         moved: list[tuple[int, str, str]] = []

@@ -7,6 +7,7 @@ BGP (sessions, origination, policy, ECMP, VRF imports), prefix lists, route maps
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 
 @dataclass(slots=True)
@@ -523,6 +524,22 @@ class StaticRoute:
     onlink: bool = False
 
 
+class KernelRule(NamedTuple):
+    """One policy rule a switch's command adds that ends a lookup (a reject type), in plain types
+    (it crosses to the routing side as is)."""
+
+    priority: int  # as given, or as the kernel numbered it
+    source: int  # `from` network (0 with length 0: every source)
+    source_len: int
+    to: int  # `to` network (0 with length 0: every destination)
+    to_len: int
+    iif: str | None  # `iif PORT`: only packets arriving on PORT (the switch's own: `lo`)
+    invert: bool  # `not`
+    marked: bool  # a `fwmark` selector no unmarked packet (BGP's) meets
+    action: str  # one of REJECT_KINDS
+    line: int  # in the interfaces file
+
+
 def static_kind(route: StaticRoute) -> str:
     """How a finding names a static route: by where it comes from."""
     return "kernel route (a command of the interfaces file)" if route.kernel else "static route"
@@ -633,6 +650,10 @@ class DeviceConfig:
     # a base part's kernel routes (StaticRoute.kernel): joined to the routing part's static routes
     # when the two parts are put together (parsers.add_routing)
     kernel_routes: list[StaticRoute] = field(default_factory=list)
+    # a Cumulus switch's `ip rule add ... blackhole|prohibit|unreachable` commands, as the kernel
+    # numbers them (platforms/cumulus/kernel_routes.kernel_rules): the switch's own traffic they
+    # match goes nowhere (switchd programs no rule: the ASIC's forwarding is not theirs)
+    kernel_rules: list[KernelRule] = field(default_factory=list)
     qos: Qos = field(default_factory=Qos)
     management: ManagementConfig = field(default_factory=ManagementConfig)
     vrf_route_leaks: list[tuple[str, str]] = field(default_factory=list)  # (from vrf, into vrf)

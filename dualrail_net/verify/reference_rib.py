@@ -387,8 +387,9 @@ def _converge(snap: Snapshot, topo: Topology, nodes: list[NodeId], inbound: Mapp
                     if hop is not None and not ibgp and not unnumbered:
                         if nets is None:
                             nets = [network_of(p) for p in connected(snap, topo, dst)]
+                        # (the sender's own: originated there, not learned from a gateway's external peer)
                         if next_hop_verdict(hop, outbound, sender_address, receiver_address, nets,
-                                            best is None) == UNUSABLE:
+                                            best is None and prefix not in outside[src]) == UNUSABLE:
                             continue
                     rank = (0, 100)
                     med = sent_med if sent_med is not None else WORST_MED if dst_inst.med_missing_as_worst_line else 0

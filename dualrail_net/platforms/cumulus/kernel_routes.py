@@ -11,29 +11,38 @@ of its hops (one, or a multipath route's `nexthop` groups) goes out of a fabric 
 one) from a stanza ifupdown2 brings up, with a gateway the kernel takes: on a subnet of the port it
 names (the kernel refuses another: "Nexthop has invalid gateway"), anywhere with `onlink` (the
 hop is then the port's). A multipath route is one route per hop, at the same distance (zebra reads
-it in as one route of those hops); the kernel refuses it whole when one hop is refused. Every
-other command stays reported as not modelled. A gateway without a port is judged as for static
-routes (on a connected subnet of the route's VRF), which the kernel also requires of it."""
+it in as one route of those hops); the kernel refuses it whole when one hop is refused. The
+ports are taken as up when a command runs, as `ifreload -a` (a deploy) finds them on a running
+switch; at a boot, a hop out of a port whose stanza comes later is refused (not followed). Every
+other command stays reported as not modelled. A policy rule of a reject type (`ip rule add ...
+prohibit|blackhole|unreachable`) is kept for the BGP sessions the switch's own packets carry
+(verify/kernelrules.py); one that also meets forwarded traffic stays reported too. A gateway
+without a port is judged as for static routes (on a connected subnet of the route's VRF), which
+the kernel also requires of it."""
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Mapping
 
-from dualrail_net.verify.ipfast import contains, ip_int, network_of
-from dualrail_net.verify.model import Interface, StaticRoute
-from dualrail_net.verify.parsers.ifupdown import NOT_AUTO, InterfacesFile, server_policy
+from dualrail_net.verify.ipfast import MASKS, contains, ip_int, network_of
+from dualrail_net.verify.kernelrules import L3MDEV_PRIORITY, LOCAL_PRIORITY, MAIN_PRIORITY, DEFAULT_PRIORITY
+from dualrail_net.verify.model import Interface, KernelRule, ServerRule, StaticRoute
+from dualrail_net.verify.parsers.ifupdown import NOT_AUTO, REJECT_KINDS, InterfacesFile, server_policy
 
 MAIN_TABLE = 254  # the kernel's main table: the default VRF's
 
 
 def kernel_routes(parsed: InterfacesFile, pending: list[int], vrfs: Mapping[str, int | None],
-                  interfaces: Mapping[str, Interface]) -> tuple[list[StaticRoute], set[int]]:
-    """The kernel routes of the commands numbered ``pending`` (indexes into ``parsed.commands``: the
-    ones no link reading took), and the numbers of the commands they came from."""
+                  interfaces: Mapping[str, Interface]) -> tuple[list[StaticRoute], list[KernelRule], set[int]]:
+    """The kernel routes and reject rules of the commands numbered ``pending`` (indexes into
+    ``parsed.commands``: the ones no link reading took), and the numbers of the commands they came
+    from."""
     if not pending:
-        return [], set()
-    routes, _ = server_policy([parsed.commands[n] for n in pending], [],
-                              [parsed.command_ports[n] for n in pending])
+        return [], [], set()
+    routes, rules = server_policy([parsed.commands[n] for n in pending], [],
+                                  [parsed.command_ports[n] for n in pending])
+    rejecting, ruled = _reject_rules(parsed, pending, rules)
     vrf_of_table = {table: vrf for vrf, table in vrfs.items() if table is not None}
     out: list[StaticRoute] = []
     taken: set[int] = set()
@@ -72,6 +81,39 @@ def kernel_routes(parsed: InterfacesFile, pending: list[int], vrfs: Mapping[str,
             out.append(StaticRoute(vrf, prefix, nexthop, nexthop_vrf, distance=0,
                                    line=parsed.command_lines[number], file="interfaces", kernel=True))
         taken.add(number)
+    return out, rejecting, taken | ruled
+
+
+def _reject_rules(parsed: InterfacesFile, pending: list[int],
+                  rules: list[ServerRule]) -> tuple[list[KernelRule], set[int]]:
+    """The `ip rule add` commands of reject types as the kernel holds them, numbered as it numbers
+    a rule given no priority (one below the second rule's, the first after local's 0: with a VRF
+    device, below the l3mdev rule's 1000), and the commands whose whole effect that is: a rule
+    only for the switch's own packets (`iif lo`). One that also meets traffic the switch forwards
+    stays reported: switchd programs no policy rule into the ASIC, so forwarded traffic passes it
+    while what the CPU forwards does not (not judged). Only when every rule command of the file is
+    a reject (a rule that looks a table up, or a deletion, leaves them all reported: what a lookup
+    before a reject resolves is not followed)."""
+    if not rules or any(rule.delete or rule.action not in REJECT_KINDS for rule in rules):
+        return [], set()
+    # (a VRF device of the file, the management VRF's included, brings the l3mdev rule)
+    held = [LOCAL_PRIORITY, *([L3MDEV_PRIORITY] if parsed.vrfs else []), MAIN_PRIORITY, DEFAULT_PRIORITY]
+    out: list[KernelRule] = []
+    taken: set[int] = set()
+    for rule in sorted(rules, key=lambda r: r.order):
+        number = pending[rule.order]
+        stanza = parsed.interfaces.get(parsed.command_ports[number])
+        if stanza is None or stanza.down == NOT_AUTO:
+            continue  # (a stanza ifupdown2 never brings up runs none of its commands)
+        priority = rule.priority if rule.priority is not None else (held[1] - 1 if held[1] else 0)
+        bisect.insort(held, priority)
+        to, _, to_len = (rule.destination or "0.0.0.0/0").partition("/")
+        out.append(KernelRule(priority, ip_int(rule.source) & MASKS[rule.source_len], rule.source_len,
+                              ip_int(to) & MASKS[int(to_len or 32)], int(to_len or 32), rule.iif, rule.invert,
+                              rule.fwmark is not None and rule.fwmark[0] & rule.fwmark[1] != 0, rule.action,
+                              parsed.command_lines[number]))
+        if rule.iif == "lo":
+            taken.add(number)
     return out, taken
 
 

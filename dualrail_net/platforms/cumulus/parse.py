@@ -37,7 +37,7 @@ def parse_base(name: str, folder: Path) -> DeviceConfig:
     # (`ip link set`) ...
     applied = apply_link_commands(parsed, masters=True)
     # ... and the routes it puts in the kernel's tables (switchd programs them like zebra's)
-    dev.kernel_routes, routed = kernel_routes(
+    dev.kernel_routes, dev.kernel_rules, routed = kernel_routes(
         parsed, [n for n in range(len(parsed.commands)) if n not in applied], dev.vrfs, dev.interfaces)
     dev.base_unmodelled += [("interfaces", line, f"post-up/up command: {cmd}")
                             for number, (cmd, line) in enumerate(zip(parsed.commands, parsed.command_lines))

@@ -444,6 +444,14 @@ def test_verify_refuses_a_file_longer_than_any_render_writes(workdir: Path) -> N
     assert not (out / "verified.json").exists()
 
 
+def test_a_finding_writes_control_characters_and_a_missing_device_as_text() -> None:
+    """What a finding holds is text without control characters (tab and newline kept); a device a
+    hand-cut cabling row leaves out (csv gives None) is empty, not a crash (found by the fuzzer)."""
+    from dualrail_net.verify.findings import Finding, Severity
+    f = Finding("X", Severity.ERROR, ("a\x1bb", None, "c"), "", "m\x00\tn\ne\x7f", "w\x9b")  # type: ignore[arg-type]
+    assert (f.devices, f.message, f.why) == (("a\\x1bb", "", "c"), "m\\x00\tn\ne\\x7f", "w\\x9b")
+
+
 def test_control_characters_a_file_holds_are_escaped_in_every_report(workdir: Path) -> None:
     """A line verify quotes (an unmodelled one) with a terminal escape sequence, a NUL and a C1
     control: the table shows them as \\xNN, the JSON holds no raw control character, the JUnit

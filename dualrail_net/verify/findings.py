@@ -38,8 +38,10 @@ class Finding:
             text = getattr(self, name)
             if _CONTROL.search(text):
                 object.__setattr__(self, name, shown(text))
-        if any(_CONTROL.search(device) for device in self.devices):
-            object.__setattr__(self, "devices", tuple(shown(device) for device in self.devices))
+        if any(not isinstance(device, str) or _CONTROL.search(device) for device in self.devices):
+            # (a hand-cut cabling row's missing column reaches here as None: shown as empty)
+            object.__setattr__(self, "devices", tuple(shown(device) if isinstance(device, str) else ""
+                                                      for device in self.devices))
 
     def to_dict(self) -> dict[str, Any]:
         return {"check": self.check, "severity": self.severity.value, "devices": list(self.devices),

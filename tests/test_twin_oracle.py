@@ -48,10 +48,11 @@ def test_seeded_edits_agree_with_the_twin(twin: Path, tmp_path: Path) -> None:
 
 
 def test_seeded_interfaces_edits_agree_with_the_twin(twin: Path, tmp_path: Path) -> None:
-    """Edits of the switches' interfaces files, each booted with ifupdown2 (seed 2 includes the /30
-    whose broadcast address silences the leaf's next uplink, the model's first disagreement here)."""
+    """Edits of the switches' interfaces files, each booted with ifupdown2 (seed 37 includes the /30
+    whose broadcast address silences the leaf's next uplink, the model's first disagreement here,
+    and a policy rule of a reject type)."""
     kinds = [oracle.edit_kind(e) for e in oracle.IFACE_EDITS]
-    results = oracle.differential(twin, _plan(), lifecycle.rundir, seed=int(os.environ.get("ORACLE_IFACE_SEED", "2")),
+    results = oracle.differential(twin, _plan(), lifecycle.rundir, seed=int(os.environ.get("ORACLE_IFACE_SEED", "37")),
                                   count=int(os.environ.get("ORACLE_IFACE_EDITS", "5")),
                                   restart=lifecycle.restart_switch, work=tmp_path, kinds=kinds)
     assert [r.edit.file for r in results] == ["interfaces"] * len(results)

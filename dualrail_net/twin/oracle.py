@@ -42,7 +42,7 @@ from dualrail_net.verify.controlplane import (
 )
 from dualrail_net.verify.parsers import frr_cli
 from dualrail_net.verify.parsers import parse_device, parse_server
-from dualrail_net.verify.parsers.ifupdown import parse_stanzas
+from dualrail_net.verify.parsers.ifupdown import REJECT_KINDS, parse_stanzas
 from dualrail_net.verify.ipfast import dotted, ip_int, net_str, network_of
 from dualrail_net.verify.routes import bits
 from dualrail_net.verify.snapshot import Snapshot, assemble
@@ -1414,6 +1414,20 @@ def _listen_range(rng: random.Random, text: str) -> tuple[str, str] | None:
             + (f", listen limit {limit}" if limit else "") + (f", {addresses[0]} kept" if keep_first else "")), edited
 
 
+def _cabled_peers(text: str, ports: frozenset[str]) -> tuple[list[tuple[str, int, int]], list[tuple[str, str]]] | None:
+    """The cabled ports' stanza spans and (port, the peer of its /31) pairs of an interfaces file;
+    None when there are none, or on a switch with fabric VRFs (the twin runs each VRF in a
+    namespace of its own, without the VRF's table)."""
+    if any(st.name not in ("mgmt", "eth0") and {"vrf", "vrf-table"} & dict(st.attrs).keys()
+           for st in parse_stanzas(text)):
+        return None
+    spans = [s for s in _stanza_spans(text) if s[0] in ports]
+    peers = [(name, ".".join(ip.split(".")[:3] + [str(int(ip.split(".")[3]) ^ 1)]))
+             for _, name, address in _port_addresses(text, ports) if name != "lo" and address.endswith("/31")
+             for ip in [address.partition("/")[0]]]
+    return (spans, peers) if spans and peers else None
+
+
 def _iface_kernel_route(rng: random.Random, text: str, ports: frozenset[str]) -> tuple[str, str] | None:
     """A post-up `ip route add|replace` in a cabled port's stanza (a kernel route: zebra reads it in
     at distance 0, above BGP's route for the prefix): for the switch's own loopback or block (of a
@@ -1423,16 +1437,10 @@ def _iface_kernel_route(rng: random.Random, text: str, ports: frozenset[str]) ->
     switch), over a neighbor named out of another port (refused by the kernel), or into a
     blackhole. Not on a switch with fabric VRFs (the twin runs each VRF in a namespace of its own,
     without the VRF's table)."""
-    if any(st.name not in ("mgmt", "eth0") and {"vrf", "vrf-table"} & dict(st.attrs).keys()
-           for st in parse_stanzas(text)):
+    cabled = _cabled_peers(text, ports)
+    if cabled is None:
         return None
-    spans = [s for s in _stanza_spans(text) if s[0] in ports]
-    found = _port_addresses(text, ports)
-    peers = [(name, ".".join(ip.split(".")[:3] + [str(int(ip.split(".")[3]) ^ 1)]))
-             for _, name, address in found if name != "lo" and address.endswith("/31")
-             for ip in [address.partition("/")[0]]]
-    if not spans or not peers:
-        return None
+    spans, peers = cabled
     own, learned = [], []  # (the switch's own prefixes; those of its neighbours, which it learns by BGP)
     everywhere = frozenset(st.name for st in parse_stanzas(text) if st.name not in ("mgmt", "eth0"))
     for _, name, address in _port_addresses(text, everywhere):  # (server ports too: their blocks)
@@ -1477,17 +1485,11 @@ def _iface_kernel_rule(rng: random.Random, text: str, ports: frozenset[str]) -> 
     port's stanza: for every packet, the switch's own (`iif lo`), those to one neighbor or to all
     but the fabric's links (`not to`), those from the servers' block; sometimes with a priority
     after main's (then it ends nothing). Not on a switch with fabric VRFs (as _iface_kernel_route)."""
-    if any(st.name not in ("mgmt", "eth0") and {"vrf", "vrf-table"} & dict(st.attrs).keys()
-           for st in parse_stanzas(text)):
+    cabled = _cabled_peers(text, ports)
+    if cabled is None:
         return None
-    spans = [s for s in _stanza_spans(text) if s[0] in ports]
-    found = _port_addresses(text, ports)
-    peers = [".".join(ip.split(".")[:3] + [str(int(ip.split(".")[3]) ^ 1)])
-             for _, name, address in found if name != "lo" and address.endswith("/31")
-             for ip in [address.partition("/")[0]]]
-    if not spans or not peers:
-        return None
-    peer = rng.choice(peers)
+    spans, peers = cabled
+    _, peer = rng.choice(peers)
     a, b = peer.split(".")[:2]
     selector = rng.choice(["", "iif lo", f"to {peer}/31", f"not to {a}.{b}.0.0/16", f"from {a}.{int(b) + 1}.0.0/20",
                            "iif lo to " + peer])
@@ -1539,13 +1541,11 @@ def _drop_added_rules(ns: str) -> None:
         rules = []
     for rule in rules:
         priority, action = rule.get("priority"), rule.get("action")
-        if isinstance(priority, int) and action in REJECT_ACTIONS:  # (the type named: not the default rule)
+        if isinstance(priority, int) and action in REJECT_KINDS:  # (the type named: not the default rule)
             in_ns(ns, ["ip", "-4", "rule", "del", "pref", str(priority), action], check=False)
         elif isinstance(priority, int) and priority not in KERNEL_OWN_RULES:
             in_ns(ns, ["ip", "-4", "rule", "del", "pref", str(priority)], check=False)
 
-
-REJECT_ACTIONS = frozenset({"prohibit", "blackhole", "unreachable"})
 
 
 def edit_kind(edit: Callable[..., tuple[str, str] | None]) -> str:

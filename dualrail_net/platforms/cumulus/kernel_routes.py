@@ -61,18 +61,10 @@ def kernel_routes(parsed: InterfacesFile, pending: list[int], vrfs: Mapping[str,
             continue  # (a stanza ifupdown2 never brings up runs none of its commands)
         prefix = "0.0.0.0/0" if route.prefix == "default" else route.prefix if "/" in route.prefix \
             else route.prefix + "/32"
-        if route.kind != "unicast":
-            hops: list[tuple[str | None, str | None]] | None = [(None, None)]
-        else:
-            given = route.hops or ((route.via, route.dev, route.onlink),)
-            hops = [] if given else None
-            for via, dev, onlink in given:
-                hop = _hop(via, dev, onlink, interfaces)
-                if hop is None or hops is None:
-                    hops = None
-                    break
-                hops.append(hop)
-        if not hops:
+        given = route.hops or ((route.via, route.dev, route.onlink),)
+        hops = [(None, None)] if route.kind != "unicast" else \
+            [hop for via, dev, onlink in given if (hop := _hop(via, dev, onlink, interfaces)) is not None]
+        if len(hops) < len(given):
             continue  # a hop the kernel refuses, or out of no fabric port (the management port, a typo): reported
         for nexthop, port_vrf in hops:
             nexthop_vrf = None
@@ -100,7 +92,7 @@ def _reject_rules(parsed: InterfacesFile, pending: list[int],
     held = [LOCAL_PRIORITY, *([L3MDEV_PRIORITY] if parsed.vrfs else []), MAIN_PRIORITY, DEFAULT_PRIORITY]
     out: list[KernelRule] = []
     taken: set[int] = set()
-    for rule in sorted(rules, key=lambda r: r.order):
+    for rule in rules:  # (in the file's order: server_policy keeps it)
         number = pending[rule.order]
         stanza = parsed.interfaces.get(parsed.command_ports[number])
         if stanza is None or stanza.down == NOT_AUTO:

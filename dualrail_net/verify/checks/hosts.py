@@ -256,7 +256,8 @@ def _forwarding(name: str, srv: ServerConfig, entry: ServerEntry) -> list[Findin
             if on:
                 said[port.ifname] = f"interfaces:{line} {text}"
             continue
-        keys = global_on or [key for key in [f"net.ipv4.conf.{port.ifname}.forwarding"] if _sysctl(sysctl, key, 0)[0]]
+        own = f"net.ipv4.conf.{port.ifname}.forwarding"
+        keys = global_on or ([own] if _sysctl(sysctl, own, 0)[0] else [])
         if keys:
             said[port.ifname] = ", ".join(f"sysctl.conf:{srv.line_of.get(('sysctl.conf', key), 0)} {key} = "
                                           f"{sysctl[key]}" for key in keys)

@@ -78,17 +78,22 @@ def settle_port_gateways(dev: DeviceConfig) -> None:
         if route.via_port is None:
             kept.append(route)
             continue
-        why = _onlink_refusal(dev, route, route.via_port) if route.onlink \
-            else _port_gateway_refusal(dev, connected, route, route.via_port)
+        off_port = _port_gateway_refusal(dev, connected, route, route.via_port)
+        why = _onlink_refusal(dev, route, route.via_port) if route.onlink else off_port
         if why:
             dev.inactive_statics.append((route, why))
-        elif route.onlink and _port_gateway_refusal(dev, connected, route, route.via_port):
-            # installed though the gateway is on no subnet of the port: what leaves by the port
-            # is the model's (a route out of the port); the kernel asks the link for the gateway
-            kept.append(replace(route, nexthop=route.via_port, via_port=None, onlink=False))
-        else:
-            kept.append(replace(route, via_port=None, onlink=False))
+            continue
+        # an onlink gateway on no subnet of the port is installed all the same: what leaves by the
+        # port is the model's (a route out of the port); the kernel asks the link for the gateway
+        kept.append(replace(route, nexthop=route.via_port if off_port else route.nexthop, via_port=None,
+                            onlink=False))
     dev.static_routes = kept
+
+
+def _next_hop_vrf(route: StaticRoute) -> str | None:
+    """The VRF a static route's next hop is looked up in (None: the default VRF)."""
+    vrf = route.nexthop_vrf if route.nexthop_vrf is not None else route.vrf
+    return None if vrf == "default" else vrf
 
 
 def _onlink_refusal(dev: DeviceConfig, route: StaticRoute, port: str) -> str:
@@ -98,8 +103,7 @@ def _onlink_refusal(dev: DeviceConfig, route: StaticRoute, port: str) -> str:
     named = dev.interfaces.get(port)
     if named is None or not named.addresses:
         return f"{port} is no addressed port of the device (an onlink hop out of it is taken as not installed)"
-    vrf = route.nexthop_vrf if route.nexthop_vrf is not None else route.vrf
-    vrf = None if vrf == "default" else vrf
+    vrf = _next_hop_vrf(route)
     if named.vrf != vrf:
         return f"{port} is in {'VRF ' + named.vrf if named.vrf else 'the default VRF'}, not the next hop's"
     return f"{port} is down" if named.down else ""
@@ -109,8 +113,7 @@ def _port_gateway_refusal(dev: DeviceConfig, connected: dict[str | None, dict[tu
                           route: StaticRoute, port: str) -> str:
     """Why zebra leaves ``route`` (a gateway on ``port``) inactive; "" when it installs it."""
     assert route.nexthop is not None
-    vrf = route.nexthop_vrf if route.nexthop_vrf is not None else route.vrf
-    vrf = None if vrf == "default" else vrf
+    vrf = _next_hop_vrf(route)
     named = dev.interfaces.get(port)
     if named is not None and named.down:
         return f"{port} is down"

@@ -974,10 +974,37 @@ def test_network_statement_takes_a_route_map_and_the_later_one_wins() -> None:
     assert inst.network_maps == {"10.0.0.0/24": ("B", 4)}
     assert frr_parser.bgp_statement(inst, ["network", "10.0.0.0/24"], 6)  # the map is gone again
     assert inst.network_maps == {} and inst.network_lines["10.0.0.0/24"] == 3
-    for unread in (["network", "10.2.0.0/24", "backdoor"], ["network", "10.2.0.0/24", "route-map"],
+    for unread in (["network", "10.2.0.0/24", "route-map"], ["network", "10.2.0.0/24", "backdoor", "backdoor"],
                    ["network", "10.2.0.0/24", "label-index", "5"], ["network", "nonsense"]):
         assert not frr_parser.bgp_statement(inst, unread, 7)
     assert "10.2.0.0/24" not in inst.networks
+
+
+def test_a_backdoor_network_is_the_statements_last_form_in_any_order_of_options() -> None:
+    """bgpd's grammar takes `route-map NAME` and `backdoor` in either order; a statement again
+    replaces both (bgp_static_set); `no network P` takes every form back. EOS has no backdoor."""
+    inst = BgpInstance(None, 65000)
+    assert frr_parser.bgp_statement(inst, "network 10.0.0.0/24 backdoor route-map A".split(), 3)
+    assert inst.network_backdoor == {"10.0.0.0/24": 3} and inst.network_maps == {"10.0.0.0/24": ("A", 3)}
+    assert frr_parser.bgp_statement(inst, "network 10.0.0.0/24 route-map B".split(), 4)
+    assert inst.network_backdoor == {} and inst.network_maps == {"10.0.0.0/24": ("B", 4)}
+    assert frr_parser.bgp_statement(inst, "network 10.0.0.0 mask 255.255.255.0 route-map B backdoor".split(), 5)
+    assert inst.network_backdoor == {"10.0.0.0/24": 5}
+    assert frr_parser.bgp_statement(inst, "no network 10.0.0.0/24 backdoor".split(), 6)
+    assert inst.networks == [] and inst.network_backdoor == {}
+    eos = BgpInstance(None, 65000)
+    assert not frr_parser.network_statement(eos, "network 10.0.0.0/24 backdoor".split(), 3, eos=True)
+    assert eos.networks == []
+
+
+def test_minimum_hold_time_is_read_and_taken_back() -> None:
+    inst = BgpInstance(None, 65000)
+    assert frr_parser.bgp_statement(inst, "bgp minimum-holdtime 20".split(), 3)
+    assert (inst.minimum_hold_time, inst.minimum_hold_time_line) == (20, 3)
+    for unread in ("bgp minimum-holdtime 0", "bgp minimum-holdtime 65536", "bgp minimum-holdtime x"):
+        assert not frr_parser.bgp_statement(inst, unread.split(), 4)
+    assert frr_parser.bgp_statement(inst, "no bgp minimum-holdtime 5".split(), 5)
+    assert (inst.minimum_hold_time, inst.minimum_hold_time_line) == (0, 0)
 
 
 def test_ip_link_set_commands_are_read_as_iproute2_reads_them() -> None:

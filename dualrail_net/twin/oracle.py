@@ -837,6 +837,36 @@ def _bgp_shutdown(rng: random.Random, text: str) -> tuple[str, str] | None:
             text[:m.end()] + line + text[m.end():])
 
 
+def _minimum_holdtime(rng: random.Random, text: str) -> tuple[str, str] | None:
+    """`bgp minimum-holdtime N` on a BGP instance, at, below or above what its peers offer (the
+    datacenter profile's 9 s), sometimes with one neighbor offering more (`neighbor X timers 3 30`:
+    that peer's OPEN is refused by the other end's minimum, not by this one's)."""
+    instances = list(re.finditer(r"^router bgp .*\n", text, re.M))
+    if not instances:
+        return None
+    m = rng.choice(instances)
+    least = rng.choice([3, 9, 10, 30])
+    edited = text[:m.end()] + f" bgp minimum-holdtime {least}\n" + text[m.end():]
+    neighbors = _neighbors(edited)
+    if neighbors and rng.random() < 0.3:
+        n = rng.choice(neighbors)
+        return (f"{m.group(0).strip()}: bgp minimum-holdtime {least}, neighbor {n} timers 3 30",
+                _after_remote_as(edited, n, "timers 3 30"))
+    return f"{m.group(0).strip()}: bgp minimum-holdtime {least}", edited
+
+
+def _network_backdoor(rng: random.Random, text: str) -> tuple[str, str] | None:
+    """One of the file's `network` statements as a backdoor network (bgpd withdraws it), sometimes
+    stated again plainly below it (the last statement decides)."""
+    networks = re.findall(r"^(\s*network (\S+))$", text, re.M)
+    if not networks:
+        return None
+    line, prefix = rng.choice(networks)
+    again = rng.random() < 0.3
+    edited = text.replace(line + "\n", f"{line} backdoor\n" + (f"{line}\n" if again else ""), 1)
+    return f"network {prefix} backdoor" + (f", then network {prefix} again" if again else ""), edited
+
+
 def _graceful_shutdown(rng: random.Random, text: str) -> tuple[str, str] | None:
     """`bgp graceful-shutdown` on a BGP instance (a spine's paths then lose to every other spine's
     at the leaves; a leaf's own prefixes arrive tagged everywhere alike), sometimes with one
@@ -1517,7 +1547,8 @@ EDITS: tuple[Callable[[random.Random, str], tuple[str, str] | None], ...] = (
     _graceful_shutdown, _med_missing_as_worst, _addpath, _match_list, _access_list, _community_list,
     _as_path_list, _prepend_foreign, _origin, _flow, _network_map, _max_med, _confederation, _negate, _negate, _prefix_list_entry, _zebra_interface,
     _match_attribute, _relative_attribute, _match_next_hop, _prepend_last_as, _default_local_pref, _peer_group_as,
-    _stacked_match, _prefix_range, _listen_range, _static_over_link, _match_family)
+    _stacked_match, _prefix_range, _listen_range, _static_over_link, _match_family, _minimum_holdtime,
+    _network_backdoor)
 
 
 # frr.conf edits whose effect outlives the daemons (zebra sets a port admin-down in the kernel)

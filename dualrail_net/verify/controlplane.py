@@ -417,6 +417,18 @@ def session_state(snap: Snapshot, topo: Topology, s: Session,
         where = snap.where(s.a[0], devices[s.a[0]].routing_file, a_end.line)
         return SessionState(s, False, f"{where}: both {s.a[0]} and {s.b[0]} wait passively for the other to "
                                       "connect (`neighbor ... passive` on both ends)")
+    for node, other_node, theirs in ((s.a, s.b, b_end), (s.b, s.a, a_end)):
+        least = devices[node[0]].bgp[node[1]].minimum_hold_time
+        if not least:
+            continue
+        other_dev = devices[other_node[0]]
+        offered, _, source = offered_hold_time(other_dev, other_dev.bgp[other_node[1]], theirs)
+        if offered < least:
+            inst = devices[node[0]].bgp[node[1]]
+            where = snap.where(node[0], devices[node[0]].routing_file, inst.minimum_hold_time_line)
+            return SessionState(s, False, f"{where}: {node[0]} refuses an OPEN offering a hold time below {least} s "
+                                          f"(`bgp minimum-holdtime`), and {other_node[0]} offers {offered} s "
+                                          f"({source}): Unacceptable Hold Time")
     if a_end.update_source is not None or b_end.update_source is not None \
             or a_end.port is not None or b_end.port is not None:
         refused_source = _unopenable(snap, s, a_end, b_end)
@@ -1011,6 +1023,10 @@ def originated(snap: Snapshot, topo: Topology, node: NodeId, index: ConnectedInd
     withheld: list[tuple[str, int, str]] = []
     for net in inst.networks:
         canonical = net_str(network_of(net))
+        if inst.network_backdoor and net in inst.network_backdoor:
+            withheld.append((net, inst.network_backdoor[net], f"network {net} backdoor: bgpd withdraws a backdoor "
+                                                              "network, it never originates it"))
+            continue
         if not inst.network_import_check or canonical in static_set or canonical in conn \
                 or (not needs_connected and index.has(node, canonical)):
             mapped = inst.network_maps.get(net)

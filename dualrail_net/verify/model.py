@@ -281,6 +281,9 @@ class BgpInstance:
     # originated only when the route-map permits it (an undefined one: never, bgpd's route_map_apply
     # on no map denies; measured in the twin)
     network_maps: dict[str, tuple[str, int]] = field(default_factory=dict)
+    # `network PREFIX backdoor` (FRR): prefix (as written) -> its line; bgpd withdraws a backdoor
+    # network, it is never originated (measured in the twin); the statement's last form decides
+    network_backdoor: dict[str, int] = field(default_factory=dict)
     maximum_paths: int | None = None
     # `bgp bestpath as-path multipath-relax`: paths of equal AS-path length through different ASNs
     # share ECMP (FRR: off unless said; EOS: on unless `no ...`, the EOS reader's default)
@@ -290,6 +293,10 @@ class BgpInstance:
     # `bgp bestpath med missing-as-worst`: a path without a MED compares as the highest MED
     # (4294967295), not as 0; its line (0: not set)
     med_missing_as_worst_line: int = 0
+    # `bgp minimum-holdtime N` (FRR): an OPEN offering a hold time below N (0 included) is refused
+    # with "Unacceptable Hold Time" (bgp_open_receive; measured in the twin); 0: no minimum
+    minimum_hold_time: int = 0
+    minimum_hold_time_line: int = 0
     # `bgp max-med administrative [N]` (FRR): every route the instance sends carries MED N
     # (4294967294 unless given), whatever a route-map set; and its line
     max_med: int | None = None

@@ -279,6 +279,10 @@ def _interface(node: Node, name: str, dev: DeviceConfig, routed: set[str], pfc_o
         elif w[:2] == ["priority-flow-control", "priority"] and len(w) == 4 and w[3] == "no-drop" \
                 and (prio := _int(w[2], 7)) is not None:
             iface.pfc_priorities = sorted(set((iface.pfc_priorities or []) + [prio]))
+        elif w[:2] == ["priority-flow-control", "priority"] and len(w) == 4 and w[3] == "drop" \
+                and (prio := _int(w[2], 7)) is not None:
+            # the priority back to lossy, as `no priority-flow-control priority N`
+            _interface_default(iface, w, dev, routed, pfc_on)
         elif w[0] == "channel-group" and len(w) == 4 and is_decimal(w[1]) and w[2] == "mode" \
                 and w[3] in ("active", "passive", "on"):
             dev.lag_members[name] = (f"Port-Channel{int(w[1])}", FILE, child.line)
@@ -438,7 +442,7 @@ def _bgp_statements(inst: BgpInstance, children: list[Node], dev: DeviceConfig) 
             pass  # (`no neighbor X`, `no network P`, `no maximum-paths` ... take back an earlier line)
         elif w[0] == "default" and len(w) > 1 and _bgp_default(inst, w[1:], child.line):
             pass
-        elif w[0] == "network" and network_statement(inst, w, child.line):
+        elif w[0] == "network" and network_statement(inst, w, child.line, eos=True):
             pass
         elif w[0] == "redistribute" and redistribution(inst, w, child.line):
             pass
@@ -467,7 +471,7 @@ def _bgp_statements(inst: BgpInstance, children: list[Node], dev: DeviceConfig) 
                     pass
                 elif _instance_missing_policy(inst, sw, statement.line, af=True):
                     pass
-                elif sw[0] == "network" and network_statement(inst, sw, statement.line):
+                elif sw[0] == "network" and network_statement(inst, sw, statement.line, eos=True):
                     pass
                 else:
                     _unmodelled(dev, statement)
@@ -582,9 +586,12 @@ def _peer_filters(dev: DeviceConfig, filters: dict[str, list[tuple[int, int, int
 
 
 def _eos_neighbor(w: list[str]) -> list[str]:
-    """EOS's `neighbor X peer group NAME` (two words) as FRR's `peer-group`."""
+    """EOS's `neighbor X peer group NAME` (two words) as FRR's `peer-group`, and its newer spelling
+    of `neighbor X passive`, `transport connection-mode passive`."""
     if w[2:4] == ["peer", "group"]:
         return w[:2] + ["peer-group"] + w[4:]
+    if w[2:] == ["transport", "connection-mode", "passive"]:
+        return w[:2] + ["passive"]
     return w
 
 

@@ -1206,20 +1206,35 @@ def network_words(w: list[str]) -> list[str]:
     return [w[0], f"{w[1]}/{8 if first < 128 else 16 if first < 192 else 24}", *w[2:]]
 
 
-def network_statement(inst: BgpInstance, w: list[str], line: int) -> bool:
+def network_statement(inst: BgpInstance, w: list[str], line: int, eos: bool = False) -> bool:
     """`network PREFIX [route-map NAME]` (FRR and EOS; the address-and-mask and classful forms
-    read as network_words writes them); False for anything else (`backdoor`, a label index: not
-    modelled). A statement repeated with another route-map takes the later one."""
+    read as network_words writes them), and FRR's `backdoor` beside or without the route-map (its
+    grammar takes the options in any order); False for anything else (a label index: not
+    modelled). A repeated statement replaces the options of the earlier one (bgp_static_set)."""
     w = network_words(w)
-    if len(w) not in (2, 4) or not is_prefix(w[1]) or len(w) == 4 and w[2] != "route-map":
+    if len(w) < 2 or not is_prefix(w[1]):
         return False
+    route_map: str | None = None
+    backdoor = False
+    rest = w[2:]
+    while rest:
+        if rest[0] == "route-map" and len(rest) >= 2 and route_map is None:
+            route_map, rest = rest[1], rest[2:]
+        elif rest[0] == "backdoor" and not eos and not backdoor:
+            backdoor, rest = True, rest[1:]
+        else:
+            return False
     if w[1] not in inst.network_lines:
         inst.networks.append(w[1])
         inst.network_lines[w[1]] = line
-    if len(w) == 4:
-        inst.network_maps[w[1]] = (w[3], line)
+    if route_map is not None:
+        inst.network_maps[w[1]] = (route_map, line)
     else:
         inst.network_maps.pop(w[1], None)
+    if backdoor:
+        inst.network_backdoor[w[1]] = line
+    else:
+        inst.network_backdoor.pop(w[1], None)
     return True
 
 
@@ -1288,6 +1303,8 @@ def bgp_statement(inst: BgpInstance, w: list[str], line: int = 0) -> bool:
             inst.multipath_relax = True
         elif w[1:] == ["always-compare-med"]:
             inst.always_compare_med = True
+        elif w[1:2] == ["minimum-holdtime"] and len(w) == 3 and (least := _int(w[2], 65535)):
+            inst.minimum_hold_time, inst.minimum_hold_time_line = least, line
         elif w[1:3] == ["bestpath", "med"] and "missing-as-worst" in w[3:] \
                 and set(w[3:]) <= {"missing-as-worst", "confed"}:
             inst.med_missing_as_worst_line = line  # (confed: the fabric has no confederation)
@@ -1420,6 +1437,8 @@ def bgp_negation(inst: BgpInstance, w: list[str], line: int, eos: bool = False) 
         inst.multipath_relax = False
     elif w == ["bgp", "always-compare-med"]:
         inst.always_compare_med = False
+    elif w[:2] == ["bgp", "minimum-holdtime"] and len(w) <= 3:
+        inst.minimum_hold_time, inst.minimum_hold_time_line = 0, 0
     elif w[:3] == ["bgp", "bestpath", "med"] and "missing-as-worst" in w[3:]:
         inst.med_missing_as_worst_line = 0
     elif w[:1] == ["network"] and len(w) >= 2 and is_prefix((w := network_words(w))[1]):
@@ -1428,6 +1447,7 @@ def bgp_negation(inst: BgpInstance, w: list[str], line: int, eos: bool = False) 
             inst.networks.remove(written)
             inst.network_lines.pop(written, None)
             inst.network_maps.pop(written, None)
+            inst.network_backdoor.pop(written, None)
     elif w[:1] == ["redistribute"] and len(w) >= 2 and w[1] in FRR_REDISTRIBUTED:
         if w[1] in inst.redistribute:
             inst.redistribute.remove(w[1])

@@ -237,7 +237,7 @@ NVUE_MUTATIONS += [
            '              "0":\n                action: "permit"\n                match:\n                  "10.12.0.0/20"')),
     ("a neighbor address-family key verify does not read", "CONFIG-UNMODELLED",
      _edit('                  ipv4-unicast:\n                    enable: "on"\n                    policy:',
-           '                  ipv4-unicast:\n                    enable: "on"\n                    soft-reconfiguration: "on"\n'
+           '                  ipv4-unicast:\n                    enable: "on"\n                    route-reflector-client: "on"\n'
            '                    policy:')),
     # the session and family keys of NVUE's BGP reference, read as the FRR lines NVUE writes
     ("a neighbor shut down (`shutdown on`)", "ROUTE-MISSING", _edit(_SPINE_1, _SPINE_1 + '                shutdown: "on"\n')),
@@ -265,6 +265,16 @@ NVUE_MUTATIONS += [
      _edit(_SPINE_1 + _FAMILY, _SPINE_1 + _FAMILY + '                    attribute-mod:\n                      aspath: "off"\n')),
     ("a session switch that is neither on nor off", "CONFIG-UNMODELLED",
      _edit(_SPINE_1, _SPINE_1 + '                shutdown: "yes"\n')),
+    ("an uplink that routes nothing it receives (ip ipv4 forward off)", "LINK-NO-FORWARDING",
+     _edit('            up: {}\n          mtu: 9214\n          speed: "800G"\n        ip:\n',
+           '            up: {}\n          mtu: 9214\n          speed: "800G"\n        ip:\n          ipv4:\n'
+           '            forward: "off"\n')),
+    ("AS-path lengths not compared (path-selection aspath compare-lengths off: bgp bestpath as-path ignore)",
+     "CONFIG-UNMODELLED", _edit('            router-id: "10.10.0.32"\n', '            router-id: "10.10.0.32"\n'
+                                '            path-selection:\n              aspath:\n                compare-lengths: "off"\n')),
+    ("a key under path-selection verify does not read", "CONFIG-UNMODELLED",
+     _edit('            router-id: "10.10.0.32"\n', '            router-id: "10.10.0.32"\n'
+           '            path-selection:\n              multipath:\n                bandwidth: "ignore"\n')),
     ("a prefix-list rule key verify does not read", "CONFIG-UNMODELLED",
      _edit('                action: "permit"\n                match:\n', '                action: "permit"\n'
            '                remark: "x"\n                match:\n')),
@@ -459,6 +469,15 @@ NVUE_VALID = [
     ("a receive limit below what the spine sends, warning only (logged, the session stays up)",
      _SPINE_1 + _FAMILY + '                    prefix-limits:\n                      inbound:\n                        maximum: 5\n'
      '                        warning-only: "on"\n'),
+    ("a default route offered to a spine (its inbound policy takes only the plane's prefixes), soft reconfiguration",
+     _SPINE_1 + _FAMILY + '                    default-route-origination:\n                      enable: "on"\n'
+     '                    soft-reconfiguration: "on"\n'),
+    ("best-path options that change no installed route here (MED always compared, a missing MED as the worst, "
+     "router IDs compared, multipath over any AS)",
+     '            router-id: "10.10.0.32"\n            path-selection:\n              routerid-compare: "on"\n'
+     '              med:\n                compare-always: "on"\n                missing-as-max: "on"\n'
+     '                compare-deterministic: "on"\n              aspath:\n                compare-lengths: "on"\n'
+     '                compare-confed: "on"\n              multipath:\n                aspath-ignore: "on"\n'),
     ("as-override toward a spine (the leaf sends only its own prefixes)",
      _SPINE_1 + _FAMILY + '                    aspath:\n                      replace-peer-as: "on"\n'),
 ]
@@ -631,3 +650,23 @@ def test_a_vrf_table_is_a_number_or_auto(nvue_variant: Path, tmp_path: Path) -> 
     assert "ISO-VRF-LEAK" in fired
     dev = parse_text("gw", text.replace('table: "auto"', 'table: "main"', 1))
     assert any("table 'main': not auto nor a number" in what for _, _, what in dev.base_unmodelled)
+
+
+def test_path_selection_reads_as_frrs_bestpath_lines(nvue_variant: Path) -> None:
+    """med compare-always / missing-as-max and multipath aspath-ignore are FRR's always-compare-med,
+    `bgp bestpath med missing-as-worst` and multipath-relax; an uplink's `ip ipv4 forward` is the
+    port's forwarding, named in startup.yaml."""
+    text = (nvue_variant / YAML).read_text()
+    anchor = '            router-id: "10.10.0.32"\n'
+    edited = text.replace(anchor, anchor + '            path-selection:\n              med:\n'
+                          '                compare-always: "on"\n                missing-as-max: "on"\n'
+                          '              multipath:\n                aspath-ignore: "on"\n', 1)
+    dev = parse_text("x", edited)
+    inst = dev.bgp[None]
+    assert inst.always_compare_med and inst.multipath_relax and inst.med_missing_as_worst_line > 0
+    plain = parse_text("x", text).bgp[None]
+    assert not plain.always_compare_med and not plain.med_missing_as_worst_line
+    uplink = '          speed: "800G"\n        ip:\n'
+    off = parse_text("x", text.replace(uplink, uplink + '          ipv4:\n            forward: "off"\n', 1))
+    assert off.interfaces["swp33"].forwarding is not None
+    assert off.interfaces["swp33"].forwarding[0] is False and off.interfaces["swp33"].forwarding[3] == "startup.yaml"

@@ -73,8 +73,9 @@ class Interface:
     # why the port carries no IP traffic although addressed ("shutdown", "switchport"); "": it does
     down: str = ""
     # what the port's own statements say about routing what it receives (ifupdown2 `ip-forward`, a
-    # `sysctl net.ipv4.conf.PORT.forwarding=N` command): (on, line, statement); None: nothing said
-    forwarding: tuple[bool, int, str] | None = None
+    # `sysctl net.ipv4.conf.PORT.forwarding=N` command, NVUE's `ip ipv4 forward`): (on, line,
+    # statement, the file it is in); None: nothing said
+    forwarding: tuple[bool, int, str, str] | None = None
     trust: str | None = None  # QoS trust source ("dscp", "cos", UNTRUSTED); None: not said in the file
     link: LinkSettings | None = None  # speed, FEC, autonegotiation as configured (None: none said)
     # each DWRR traffic class's share of the port under contention, in percent (weights turned into

@@ -285,7 +285,9 @@ def _interfaces(r: _Reader, interfaces: dict[str, Any], path: PathKey) -> dict[s
             r.extra(_map(settings), (*here, "bridge", "domain", domain), set())
             dev.lag_members[str(name)] = (f"bridge domain {domain}", FILE, r.line((*here, "bridge", "domain", domain)))
         ip = _map(body.get("ip"))
-        r.extra(ip, (*here, "ip"), {"address", "vrf", "gateway"})
+        r.extra(ip, (*here, "ip"), {"address", "vrf", "gateway", "ipv4"})
+        ipv4 = _map(ip.get("ipv4"))
+        r.extra(ipv4, (*here, "ip", "ipv4"), {"forward"})
         link = _map(body.get("link"))
         r.extra(link, (*here, "link"), {"state", "mtu", "speed", "fec", "auto-negotiate"})
         iface = Interface(str(name), is_loopback=body.get("type") == "loopback")
@@ -296,6 +298,12 @@ def _interfaces(r: _Reader, interfaces: dict[str, Any], path: PathKey) -> dict[s
             else:
                 r.base((*here, "ip", "address", address), f"interface {name} address {address}: not an address")
         iface.vrf = _name(ip.get("vrf"))
+        if "forward" in ipv4:  # (ifupdown2's `ip-forward`, which NVUE writes for it: the port's sysctl)
+            if ipv4["forward"] in ("on", "off"):
+                iface.forwarding = (ipv4["forward"] == "on", r.line((*here, "ip", "ipv4", "forward")),
+                                    f"ip ipv4 forward {ipv4['forward']}", FILE)
+            else:
+                r.base((*here, "ip", "ipv4", "forward"), f"interface {name} ip ipv4 forward: not on or off")
         mtu = link.get("mtu")
         iface.mtu = _int(mtu, 65535)
         if mtu is not None and iface.mtu is None:
@@ -464,7 +472,7 @@ def _bgp(r: _Reader, bgp: dict[str, Any], path: PathKey, vrf: str | None, glob: 
         return
     router_id = _name(bgp.get("router-id", glob.get("router-id")))
     inst = dev.bgp[vrf] = BgpInstance(vrf, asn, router_id if router_id and is_ip(router_id) else None, line=r.line(path))
-    inst.multipath_relax = _map(_map(bgp.get("path-selection")).get("multipath")).get("aspath-ignore") == "on"
+    _path_selection(r, _map(bgp.get("path-selection")), (*path, "path-selection"), inst)
     af = _map(_map(bgp.get("address-family")).get("ipv4-unicast"))
     r.extra(af, (*path, "address-family", "ipv4-unicast"), {"enable", "multipaths", "network", "redistribute",
                                                              "aggregate-route", "route-import", "admin-distance"},
@@ -542,6 +550,31 @@ def _bgp(r: _Reader, bgp: dict[str, Any], path: PathKey, vrf: str | None, glob: 
         inst.neighbors[str(address)] = n
 
 
+def _path_selection(r: _Reader, ps: dict[str, Any], path: PathKey, inst: BgpInstance) -> None:
+    """`router bgp path-selection` as FRR's `bgp bestpath ...` lines NVUE writes for it: multipath
+    `aspath-ignore` (multipath-relax), med `compare-always` (always-compare-med) and `missing-as-max`
+    (missing-as-worst) read; `routerid-compare`, the confederation comparisons and a deterministic
+    MED (FRR's default) change no installed route of a fabric without confederations; an AS path
+    length not compared (`bgp bestpath as-path ignore`), MEDs compared in arrival order and the
+    multipath options beside aspath-ignore are reported."""
+    r.extra(ps, path, {"aspath", "med", "multipath", "routerid-compare"}, routing=True)
+    aspath, med, multipath = _map(ps.get("aspath")), _map(ps.get("med")), _map(ps.get("multipath"))
+    r.extra(aspath, (*path, "aspath"), {"compare-lengths", "compare-confed"}, routing=True)
+    r.extra(med, (*path, "med"), {"compare-always", "compare-confed", "compare-deterministic", "missing-as-max"},
+            routing=True)
+    r.extra(multipath, (*path, "multipath"), {"aspath-ignore"}, routing=True)
+    if aspath.get("compare-lengths", "on") != "on":
+        r.routing((*path, "aspath", "compare-lengths"),
+                  "path-selection aspath compare-lengths off (bgp bestpath as-path ignore): not modelled")
+    if med.get("compare-deterministic", "on") != "on":
+        r.routing((*path, "med", "compare-deterministic"),
+                  "path-selection med compare-deterministic off (no bgp deterministic-med): not modelled")
+    inst.multipath_relax = multipath.get("aspath-ignore") == "on"
+    inst.always_compare_med = med.get("compare-always") == "on"
+    if med.get("missing-as-max") == "on":
+        inst.med_missing_as_worst_line = r.line((*path, "med", "missing-as-max"))
+
+
 def _literal_password(inst: BgpInstance, n: Neighbor) -> None:
     """A session password written as its value, where the renderer writes ``${secret:NAME}``."""
     if n.password is not None and not is_reference(n.password):
@@ -601,7 +634,7 @@ _SESSION_KEYS = frozenset({"shutdown", "password", "passive-mode", "multihop-ttl
                            "update-source"})
 # ... and of its IPv4 unicast family (`... address-family ipv4-unicast ...`)
 _FAMILY_KEYS = frozenset({"weight", "prefix-limits", "community-advertise", "nexthop-setting", "add-path-tx",
-                          "attribute-mod"})
+                          "attribute-mod", "default-route-origination", "soft-reconfiguration"})
 _ON_OFF_WORDS = ("on", "off")
 
 
@@ -686,7 +719,9 @@ def _family(r: _Reader, naf: dict[str, Any], path: PathKey, n: Neighbor) -> None
     send-community`; extended and large carry nothing the fabric reads), `nexthop-setting self|force` (`next-hop-self`: over eBGP the sender's
     own address anyway), `add-path-tx all-paths|best-per-AS`, `attribute-mod nexthop off`
     (`attribute-unchanged next-hop`; `on` is bgpd's normal procedure, `aspath`/`med off` are
-    reported)."""
+    reported), `default-route-origination enable on` (`default-originate`, with or without its
+    `policy` route-map: what the peer's inbound policy does with the default decides),
+    `soft-reconfiguration on|off` (a copy of what arrives, kept for re-reading: no route changes)."""
     if "weight" in naf:
         weight = _int(naf.get("weight"), 65535)
         if weight is None:
@@ -723,6 +758,11 @@ def _family(r: _Reader, naf: dict[str, Any], path: PathKey, n: Neighbor) -> None
         n.addpath_tx_line = r.line((*path, "add-path-tx"))
     elif addpath not in (None, "off"):
         r.routing((*path, "add-path-tx"), f"add-path-tx {str(addpath)[:20]}: not off, all-paths or best-per-AS")
+    origination = _map(naf.get("default-route-origination"))
+    r.extra(origination, (*path, "default-route-origination"), {"enable", "policy"}, routing=True)
+    if _switch(r, origination, "enable", (*path, "default-route-origination")):
+        n.default_originate_line = r.line((*path, "default-route-origination", "enable"))
+    _switch(r, naf, "soft-reconfiguration", path)
     unchanged = _map(naf.get("attribute-mod"))
     r.extra(unchanged, (*path, "attribute-mod"), {"aspath", "med", "nexthop"}, routing=True)
     if _switch(r, unchanged, "nexthop", (*path, "attribute-mod")) is False:

@@ -252,7 +252,7 @@ def _forwarding(name: str, srv: ServerConfig, entry: ServerEntry) -> list[Findin
     for port in entry.ports:
         stanza = srv.interfaces.get(port.ifname)
         if stanza is not None and stanza.forwarding is not None:
-            on, line, text = stanza.forwarding
+            on, line, text, _ = stanza.forwarding
             if on:
                 said[port.ifname] = f"interfaces:{line} {text}"
             continue

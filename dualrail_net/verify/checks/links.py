@@ -145,9 +145,9 @@ def port_no_forwarding(ctx: Context) -> list[Finding]:
     out: list[Finding] = []
     for p in _cabled_switch_ports(ctx, lambda iface: iface.forwarding is not None and not iface.forwarding[0]):
         assert p.iface.forwarding is not None
-        _, line, statement = p.iface.forwarding
+        _, line, statement, file = p.iface.forwarding
         out.append(finding([p.device, p.peer], p.plane,
-                           f"{ctx.snap.where(p.device, 'interfaces', line)}: {p.device} {p.iface.name} (from {p.peer} "
+                           f"{ctx.snap.where(p.device, file, line)}: {p.device} {p.iface.name} (from {p.peer} "
                            f"{p.peer_port}) does not forward what it receives ({statement})",
                            f"what {p.peer} sends through {p.device} is dropped there, while BGP still advertises and "
                            "installs the path: a blackhole"))

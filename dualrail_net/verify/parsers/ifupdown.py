@@ -505,7 +505,7 @@ def read_interfaces(text: str) -> InterfacesFile:
             lag_members.update((member, (iface.name, number)) for member in value.split())
         elif key == "ip-forward" and value.lower() in _FORWARD_VALUES:
             seen.add(key)
-            iface.forwarding = (_FORWARD_VALUES[value.lower()], number, line.strip())
+            iface.forwarding = (_FORWARD_VALUES[value.lower()], number, line.strip(), "interfaces")
         elif key == "link-down":
             seen.add(key)
             iface.down = "link-down" if value == "yes" else iface.down
@@ -861,7 +861,8 @@ def apply_link_commands(parsed: InterfacesFile, bounce: bool = True, forwarding:
         if forwarding and "forward" in cmd and (sysctl := forwarding_command(cmd)) is not None and runs is not None \
                 and runs.down != NOT_AUTO and (sysctl[0] is None or sysctl[0] in parsed.interfaces):
             for name in [sysctl[0]] if sysctl[0] is not None else list(parsed.interfaces):
-                parsed.interfaces[name].forwarding = (sysctl[1], parsed.command_lines[number], f"post-up {cmd}")
+                parsed.interfaces[name].forwarding = (sysctl[1], parsed.command_lines[number], f"post-up {cmd}",
+                                                      "interfaces")
             done.add(number)
             continue
         if addresses and _MAYBE_ADDRESS.search(cmd) and (change := address_command(cmd)) is not None \

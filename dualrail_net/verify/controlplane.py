@@ -353,8 +353,8 @@ def session_state(snap: Snapshot, topo: Topology, s: Session,
     ``with_down_ports``: the devices that have a port down (None: look at every device);
     ``diverted``: the instances' Diversions (None: found for the two ends here)."""
     devices = snap.devices
-    ends: list[Neighbor] = [devices[s.a[0]].bgp[s.a[1]].neighbors[s.a_neighbor],
-                            devices[s.b[0]].bgp[s.b[1]].neighbors[s.b_neighbor]]
+    a_inst, b_inst = devices[s.a[0]].bgp[s.a[1]], devices[s.b[0]].bgp[s.b[1]]
+    ends: list[Neighbor] = [a_inst.neighbors[s.a_neighbor], b_inst.neighbors[s.b_neighbor]]
     # the ASN each end shows the other in its OPEN (shown_asn)
     shown = [shown_asn(ends[0], s.a_asn), shown_asn(ends[1], s.b_asn)]
     for me, peer, nbr_ip, n, own_asn, peer_asn, peer_end in (
@@ -417,14 +417,13 @@ def session_state(snap: Snapshot, topo: Topology, s: Session,
         where = snap.where(s.a[0], devices[s.a[0]].routing_file, a_end.line)
         return SessionState(s, False, f"{where}: both {s.a[0]} and {s.b[0]} wait passively for the other to "
                                       "connect (`neighbor ... passive` on both ends)")
-    for node, other_node, theirs in ((s.a, s.b, b_end), (s.b, s.a, a_end)):
-        least = devices[node[0]].bgp[node[1]].minimum_hold_time
+    for node, inst, other_node, other_inst, theirs in ((s.a, a_inst, s.b, b_inst, b_end),
+                                                       (s.b, b_inst, s.a, a_inst, a_end)):
+        least = inst.minimum_hold_time
         if not least:
             continue
-        other_dev = devices[other_node[0]]
-        offered, _, source = offered_hold_time(other_dev, other_dev.bgp[other_node[1]], theirs)
+        offered, _, source = offered_hold_time(devices[other_node[0]], other_inst, theirs)
         if offered < least:
-            inst = devices[node[0]].bgp[node[1]]
             where = snap.where(node[0], devices[node[0]].routing_file, inst.minimum_hold_time_line)
             return SessionState(s, False, f"{where}: {node[0]} refuses an OPEN offering a hold time below {least} s "
                                           f"(`bgp minimum-holdtime`), and {other_node[0]} offers {offered} s "

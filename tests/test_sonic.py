@@ -119,6 +119,8 @@ SONIC_MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
      _db_edit(lambda d: _table(d, "PORT_QOS_MAP")["Ethernet0"].pop("pfcwd_sw_enable"))),
     ("no PFC_WD entry for one port (its watch never starts)", "QOS-PFC-WATCHDOG",
      _db_edit(lambda d: _table(d, "PFC_WD").pop("Ethernet8"))),
+    ("the watchdog only alerting on one port (action alert: the stuck queue stays paused)", "QOS-PFC-WATCHDOG",
+     _db_edit(lambda d: _table(d, "PFC_WD")["Ethernet8"].update(action="alert"))),
     ("the watchdog on another priority than the paused one", "QOS-PFC-WATCHDOG",
      _db_edit(lambda d: _table(d, "PORT_QOS_MAP")["Ethernet16"].update(pfcwd_sw_enable="4"))),
     ("bgpcfgd builds FRR's configuration (unified routing mode): frr.conf is not what runs", "PORTS-UNMODELLED",
@@ -310,6 +312,17 @@ def test_an_acl_that_lets_the_fabric_through_is_a_valid_edit(sonic_variant: Path
         "V6": {"PRIORITY": "300", "PACKET_ACTION": "DROP", "IP_TYPE": "IPV6ANY"}}))(edited)
     findings = [f"{r.check}: {f.message}" for r in run_checks(load_snapshot(edited)) for f in r.findings]
     assert findings == []
+
+
+def test_a_watchdog_that_forwards_or_takes_the_default_action_is_a_valid_edit(sonic_variant: Path,
+                                                                               tmp_path: Path) -> None:
+    """pfcwdorch frees a stuck queue by dropping (its default when no action is given) or by
+    forwarding; either keeps the lossless class moving."""
+    edited = tmp_path / "build"
+    shutil.copytree(sonic_variant, edited)
+    _db_edit(lambda d: (_table(d, "PFC_WD")["Ethernet8"].update(action="forward"),
+                        _table(d, "PFC_WD")["Ethernet16"].pop("action")))(edited)
+    assert [f"{r.check}: {f.message}" for r in run_checks(load_snapshot(edited)) for f in r.findings] == []
 
 
 def test_a_vlan_without_members_is_a_valid_edit(sonic_variant: Path, tmp_path: Path) -> None:

@@ -439,10 +439,18 @@ def _qos(dev: DeviceConfig, db: ConfigDb) -> None:
             elif "pfc_to_queue_map" in fields:
                 _pause_targets(dev, db, port, iface, maps["MAP_PFC_PRIORITY_TO_QUEUE"][str(fields["pfc_to_queue_map"])],
                                pg_maps.get(pg_of_port[port], {}), to_queue)
-    watchdog_ports = {port for port, _ in db.table("PFC_WD").entries}
+    # a port's PFC_WD entry: its action on a storm (pfcwdorch's drop, the default, or forward: either
+    # frees the stuck queue; alert only logs it, so the queue stays paused as without a watchdog)
+    watchdog = {port: _fields(value) for port, value in db.table("PFC_WD").entries}
     for name, iface in dev.interfaces.items():
-        if iface.pfc_watchdog and name not in watchdog_ports:
+        if not iface.pfc_watchdog:
+            continue
+        if name not in watchdog:
             iface.pfc_watchdog, iface.pfc_watchdog_note = [], f"PFC_WD has no entry for {name}"
+        elif (action := str(watchdog[name].get("action", "drop"))) not in ("drop", "forward"):
+            said = "only reports a storm, the queue stays paused" if action == "alert" else "is no action pfcwdorch takes"
+            iface.pfc_watchdog, iface.pfc_watchdog_note = [], (f"{FILE}:{db.line('PFC_WD', name)}: PFC_WD {name} "
+                                                               f"action {action[:20]} {said}")
     for iface in dev.interfaces.values():
         if not iface.is_loopback and iface.trust is None:
             iface.trust = "none"  # no DSCP_TO_TC_MAP on the port: every packet is TC 0

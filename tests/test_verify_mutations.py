@@ -2001,9 +2001,10 @@ VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
     ("an EOS spine filters what it sends one leaf by the plane's list",
      lambda r: edit(r / SPINE_A / "running-config", "   router-id 10.10.0.0\n",
                     "   router-id 10.10.0.0\n   neighbor 10.11.0.1 prefix-list PLANE-A out\n")),
-    ("a leaf sends its own routes with the next hop unchanged, and next-hop-self (both its own anyway)",
+    ("a leaf sends its own routes with the next hop unchanged, and next-hop-self [force] (its own anyway)",
      lambda r: edit(r / LEAF_A / "frr.conf", "  maximum-paths 64\n", "  maximum-paths 64\n"
-                    "  neighbor 10.11.0.0 attribute-unchanged next-hop\n  neighbor 10.11.0.2 next-hop-self\n")),
+                    "  neighbor 10.11.0.0 attribute-unchanged next-hop\n  neighbor 10.11.0.2 next-hop-self\n"
+                    "  neighbor 10.11.0.4 next-hop-self force\n")),
     ("a server route written as multipath with one next hop (the same route)",
      lambda r: edit(r / "servers/gpu001/interfaces", "post-up ip route replace 10.12.0.0/20 via 10.12.0.0 dev ens1f0np0",
                     "post-up ip route replace 10.12.0.0/20 nexthop via 10.12.0.0 dev ens1f0np0")),

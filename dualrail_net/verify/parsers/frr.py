@@ -777,7 +777,8 @@ def neighbor_statement(inst: BgpInstance, w: list[str], line: int = 0, negated: 
         _neighbor(inst, w, line).as_override_line = line
     elif verb in _ADDPATH_TX and len(w) == 3 and not eos:
         _neighbor(inst, w, line).addpath_tx_line = line
-    elif verb == "next-hop-self" and len(w) == 3:
+    elif verb == "next-hop-self" and (len(w) == 3 or not eos and w[3:] == ["force"]):
+        # (`force`: also on the routes a route reflector passes on; over eBGP the sender's own address anyway)
         _neighbor(inst, w, line).next_hop_self = True
     elif verb == "weight" and len(w) == 4 and (weight := _int(w[3], 65535)) is not None:
         n = _neighbor(inst, w, line)

@@ -279,10 +279,9 @@ def _interface(node: Node, name: str, dev: DeviceConfig, routed: set[str], pfc_o
         elif w[:2] == ["priority-flow-control", "priority"] and len(w) == 4 and w[3] == "no-drop" \
                 and (prio := _int(w[2], 7)) is not None:
             iface.pfc_priorities = sorted(set((iface.pfc_priorities or []) + [prio]))
-        elif w[:2] == ["priority-flow-control", "priority"] and len(w) == 4 and w[3] == "drop" \
-                and (prio := _int(w[2], 7)) is not None:
-            # the priority back to lossy, as `no priority-flow-control priority N`
-            _interface_default(iface, w, dev, routed, pfc_on)
+        elif w[:2] == ["priority-flow-control", "priority"] and w[3:] == ["drop"] \
+                and _interface_default(iface, w[:3], dev, routed, pfc_on):
+            pass  # the priority back to lossy, as `no priority-flow-control priority N`
         elif w[0] == "channel-group" and len(w) == 4 and is_decimal(w[1]) and w[2] == "mode" \
                 and w[3] in ("active", "passive", "on"):
             dev.lag_members[name] = (f"Port-Channel{int(w[1])}", FILE, child.line)

@@ -252,9 +252,9 @@ def _forwarding(name: str, srv: ServerConfig, entry: ServerEntry) -> list[Findin
     for port in entry.ports:
         stanza = srv.interfaces.get(port.ifname)
         if stanza is not None and stanza.forwarding is not None:
-            on, line, text, _ = stanza.forwarding
+            on, line, text, file = stanza.forwarding
             if on:
-                said[port.ifname] = f"interfaces:{line} {text}"
+                said[port.ifname] = f"{file}:{line} {text}"
             continue
         own = f"net.ipv4.conf.{port.ifname}.forwarding"
         keys = global_on or ([own] if _sysctl(sysctl, own, 0)[0] else [])

@@ -116,9 +116,19 @@ STATIC_CASES: list[tuple[str, str, str, str, str]] = [
      "part_enforce off", "IB-SM-SECURITY"),
     # a setting the model does not read is still one the two SMs must share
     ("the master alone sets an SM_Key (each SM ignores the other: two masters)", "ib-plane-IBA/opensm.conf",
-     "lmc 0\n", "lmc 0\nsm_key 0x0000000000000001\n", "IB-SM-STANDBY"),
+     "lmc 0\n", "lmc 0\nsm_key 0x00000000000000a7\n", "IB-SM-STANDBY"),
     ("the master alone stops its periodic sweeps", "ib-plane-IBB/opensm.conf", "lmc 0\n", "lmc 0\nsweep_interval 0\n",
      "IB-SM-STANDBY"),
+    # settings that degrade a plane whatever the plan says (IB-SM-SETTINGS)
+    ("the standby ignores the master (two masters)", "ib-plane-IBA/opensm-standby.conf", "lmc 0\n",
+     "lmc 0\nignore_other_sm TRUE\n", "IB-SM-SETTINGS"),
+    ("extended link speeds off (links at QDR)", "ib-plane-IBA/opensm.conf", "lmc 0\n",
+     "lmc 0\nforce_link_speed_ext 30\n", "IB-SM-SETTINGS"),
+    ("links forced to 1x", "ib-plane-IBB/opensm.conf", "lmc 0\n", "lmc 0\nforce_link_width 1\n", "IB-SM-SETTINGS"),
+    ("multicast off under IPoIB partitions", "ib-plane-IBA/opensm.conf", "lmc 0\n",
+     "lmc 0\ndisable_multicast TRUE\n", "IB-SM-SETTINGS"),
+    ("new LIDs at every takeover", "ib-plane-IBA/opensm-standby.conf", "lmc 0\n", "lmc 0\nreassign_lids TRUE\n",
+     "IB-SM-SETTINGS"),
     ("a tenant's IPoIB MTU changed on one plane", PA, "tenant_a=0x0101, ipoib, mtu=5, sl=0",
      "tenant_a=0x0101, ipoib, mtu=2, sl=0", "IB-MEMBERS"),
     ("a tenant's service level changed on one plane", PA, "tenant_a=0x0101, ipoib, mtu=5, sl=0",
@@ -306,8 +316,26 @@ def test_a_setting_the_standby_lacks_is_placed_at_the_masters_line(clean: Path, 
     out = broken_copy(clean, tmp_path, "ib-plane-IBA/opensm.conf", "lmc 0\n", "lmc 0\nsweep_interval 0\n")
     said = [f.message for r in run_static(out) if r.check == "IB-SM-STANDBY" for f in r.findings]
     line = (out / "ib-plane-IBA/opensm.conf").read_text().splitlines().index("sweep_interval 0") + 1
-    assert said == [f"ib-plane-IBA/opensm-standby.conf: sweep_interval is not set, the master runs 0 "
+    assert said == [f"ib-plane-IBA/opensm-standby.conf: sweep_interval is not set (opensm: 10), the master runs 0 "
                     f"(ib-plane-IBA/opensm.conf:{line})"]
+
+
+@pytest.mark.parametrize("master,standby", [
+    ("lmc 0\nsweep_interval 10\n", "lmc 0\n"),  # the master writes opensm's default: the standby runs it too
+    ("lmc 0\nsweep_interval 0x0a\n", "lmc 0\nsweep_interval 10\n"),  # one number, two spellings
+    ("lmc 0\nreassign_lids FALSE\n", "lmc 0\nreassign_lids false\n"),  # opensm's FALSE both ways
+    ("lmc 0\n", ""),  # the standby without an lmc line runs 0, the master's
+])
+def test_the_two_sms_are_compared_on_what_they_run(clean: Path, tmp_path: Path, master: str, standby: str) -> None:
+    """A line one SM lacks is opensm's default there (`opensm -c` writes them: OPENSM_DEFAULTS): the
+    same value written once, or spelled another way, is no difference; a value that is not the
+    default on one side alone is (the test above)."""
+    out = broken_copy(clean, tmp_path, "ib-plane-IBA/opensm.conf", "lmc 0\n", master)
+    other = out / "ib-plane-IBA/opensm-standby.conf"
+    other.write_text(other.read_text().replace("lmc 0\n", standby))
+    assert not fired(run_static(out), "IB-SM-STANDBY")
+    other.write_text(other.read_text() + "lmc 1\n")
+    assert fired(run_static(out), "IB-SM-STANDBY")
 
 
 SIM_CASES: list[tuple[str, str, str, str, str, Callable[[list[str]], bool]]] = [
@@ -451,3 +479,58 @@ def test_allow_both_pkeys_on_both_sms_is_a_valid_edit(clean: Path, tmp_path: Pat
     standby = out / "ib-plane-IBA/opensm-standby.conf"
     standby.write_text(standby.read_text().replace("allow_both_pkeys FALSE", "allow_both_pkeys TRUE"))
     assert [(r.check, f.message) for r in run_static(out) for f in r.findings] == []
+
+
+@pytest.mark.parametrize("lines,said", [
+    ("force_link_width 2\nforce_link_width 0x3\n", []),  # 4x enabled: the plane's ports train as planned
+    ("force_link_speed_ext 31\nforce_link_speed_ext 0\n", []),  # the ports' own speeds, or left as they are
+    ("ignore_other_sm FALSE\nreassign_lids FALSE\ndisable_multicast FALSE\n", []),  # opensm's defaults, written
+    ("reassign_lids true\n", []),  # opensm's FALSE (strcmp with `TRUE`)
+    ("force_link_speed_ext 4\n", [(Severity.WARNING, "force_link_speed_ext 4: extended speeds limited to HDR 50 Gb/s")]),
+    ("force_link_width 0x10\n", [(Severity.ERROR, "force_link_width 0x10: 4x not enabled")]),
+    ("force_link_width 8\n", [(Severity.ERROR, "force_link_width 8: 4x not enabled")]),
+    ("force_link_width 64\n", [(Severity.WARNING, "force_link_width 64: a value the specification reserves")]),
+])
+def test_sm_settings_are_judged_as_opensm_runs_them(clean: Path, tmp_path: Path, lines: str,
+                                                     said: list[tuple[Severity, str]]) -> None:
+    """IB-SM-SETTINGS reads a setting's last line as opensm does: the mask values that keep 4x and the
+    ports' own speeds are no finding, a mask without 4x is (the width it leaves named in the why), a
+    speed limit the plan cannot judge is a warning. Both SMs edited alike."""
+    out = tmp_path / "b"
+    shutil.copytree(clean, out)
+    for name in ("opensm.conf", "opensm-standby.conf"):
+        conf = out / "ib-plane-IBA" / name
+        conf.write_text(conf.read_text() + lines)
+    found = [(f.severity, f.message.split(": ", 1)[1]) for r in run_static(out) if r.check == "IB-SM-SETTINGS"
+             for f in r.findings]
+    assert found == said * 2, found  # (the master's file, then the standby's)
+    assert not [f for r in run_static(out) for f in r.findings if r.check in ("IB-SM-STANDBY", "IB-OPENSM-UNMODELLED")]
+
+
+def test_multicast_off_is_judged_against_the_ipoib_partitions(clean: Path, tmp_path: Path) -> None:
+    """disable_multicast breaks IPoIB only: with no partition running IPoIB in the plane it is no finding;
+    with one, an error naming the partitions."""
+    out = tmp_path / "b"
+    shutil.copytree(clean, out)
+    for name in ("opensm.conf", "opensm-standby.conf"):
+        conf = out / "ib-plane-IBA" / name
+        conf.write_text(conf.read_text() + "disable_multicast TRUE\n")
+    said = fired(run_static(out), "IB-SM-SETTINGS")
+    assert len(said) == 2 and "partitions Default, tenant_a, tenant_b, storage run IPoIB" in said[0], said
+    for plane in ("IBA", "IBB"):  # (both planes alike: IB-MEMBERS compares the flags across them)
+        conf = out / f"ib-plane-{plane}/partitions.conf"
+        conf.write_text(conf.read_text().replace(", ipoib", ""))
+    assert not fired(run_static(out), "IB-SM-SETTINGS")
+
+
+@needs_sim
+def test_the_simulated_sm_runs_in_the_foreground_whatever_the_file_says(clean: Path, tmp_path: Path) -> None:
+    """`daemon TRUE` (and a console) in opensm.conf: the simulation still runs opensm in the
+    foreground and reads its log (before: opensm forked away and verify stopped on a log not yet
+    written, no check run). How the SM runs as a process is its host's business: the master and
+    its standby may differ on it."""
+    out = broken_copy(clean, tmp_path, "ib-plane-IBA/opensm.conf", "lmc 0\n", "lmc 0\ndaemon TRUE\nconsole local\n")
+    results, stats = run_simulation(out)
+    assert not [f for r in results for f in r.findings], [f.message for r in results for f in r.findings]
+    assert set(stats) == {"IBA", "IBB"}
+    assert not fired(run_static(out), "IB-SM-STANDBY")

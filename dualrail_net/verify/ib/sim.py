@@ -29,6 +29,9 @@ from dualrail_net.verify.ib.static import inactive_setting, read_opensm_conf
 
 UMAD2SIM = "/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so"
 TOOLS = ("ibsim", "opensm", "smpquery")
+# opensm.conf settings the simulation overrides (SimulatedPlane.prepare): `daemon TRUE` made opensm
+# fork away and the run read a log not yet written; a console would wait on the terminal or a port
+SIM_PROCESS = {"daemon": "FALSE", "console": "off", "log_max_size": "0", "accum_log_file": "TRUE"}
 
 
 class SimulatorRefused(RuntimeError):
@@ -91,6 +94,11 @@ class SimulatedPlane:
             text = read_text(src / name)  # (never through a link planted in the folder)
             text = text.replace(self.meta.config_dir, str(self.dir))
             text = re.sub(r"^log_file .*$", f"log_file {self.dir / 'opensm.log'}", text, flags=re.MULTILINE)
+            if name == "opensm.conf":
+                # how the simulation's opensm runs as a process, whatever the file says (opensm takes a
+                # key's last line): in the foreground, with no console, its whole log kept. None of
+                # these decides anything about the subnet; the static checks read the file's own.
+                text = text.rstrip("\n") + "\n" + "".join(f"{key} {value}\n" for key, value in SIM_PROCESS.items())
             (self.dir / name).write_text(text)
         netfile, _ = build_netfile(src / "cabling.csv", self.meta.switches)
         (self.dir / "fabric.net").write_text(netfile)
@@ -122,7 +130,8 @@ class SimulatedPlane:
         proc = subprocess.run(
             ["opensm", "-o", "-e", "-D", "0x43", "-f", str(self.dir / "opensm.log"),
              "--dump_files_dir", str(self.dir), "-F", str(self.dir / "opensm.conf")],
-            env=dict(self.env, SIM_HOST=self.meta.sm_host), cwd=self.dir, capture_output=True, text=True, timeout=600)
+            env=dict(self.env, SIM_HOST=self.meta.sm_host), cwd=self.dir, stdin=subprocess.DEVNULL,
+            capture_output=True, text=True, timeout=600)
         self.timings["opensm_s"] = time.monotonic() - started
         return proc
 
@@ -256,7 +265,13 @@ def run_simulation(out: Path, workers: int = 0) -> tuple[list[CheckResult], dict
                     if line.strip().startswith("Invalid Cached Option Value"):
                         sm.findings.append(Finding(sm.check, Severity.WARNING, (), plane, f"opensm: {line.strip()}",
                                                    "opensm runs its default for this setting, not the file's"))
-                log = (sim.dir / "opensm.log").read_text(errors="replace")
+                log_path = sim.dir / "opensm.log"
+                if not log_path.exists():
+                    sm.findings.append(_f(sm.check, plane, f"opensm wrote no log (exit {run.returncode}: "
+                                          f"{(run.stderr or run.stdout).strip()[-200:] or 'no output'})",
+                                          "whether the subnet came up is not known"))
+                    continue
+                log = log_path.read_text(errors="replace")
                 for line in log.splitlines():
                     if "PARSE ERROR" in line or "retrying with default" in line or "Partition configuration in error" in line:
                         sm.findings.append(_f(sm.check, plane, f"opensm: {line.split('-> ', 1)[-1].strip()}",

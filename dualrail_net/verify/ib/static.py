@@ -5,11 +5,13 @@ from __future__ import annotations
 import json
 import re
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 
 from dualrail_net.manifest import IbPlaneEntry, Manifest
 from dualrail_net.render.infiniband import STANDBY_CONF
 from dualrail_net.verify.findings import CheckResult, Finding, Severity
+from dualrail_net.verify.ib.opensm_defaults import OPENSM_DEFAULTS
 from dualrail_net.verify.ib.partitions import Partition, parse_partitions
 from dualrail_net.verify.ib.pkeys import fmt, hca_pkey_tables
 from dualrail_net.verify.parsers.files import read_text
@@ -39,6 +41,9 @@ def run_static(out: Path) -> list[CheckResult]:
                           "than the master and otherwise runs the master's settings (a failover changes nothing)")
     tables = CheckResult("IB-PKEYS", "every HCA port's P_Key table, as opensm programs it from partitions.conf, "
                          "holds exactly the partitions and membership the inventory says")
+    degrading = CheckResult("IB-SM-SETTINGS", "no SM runs a setting that degrades its plane whatever the plan "
+                            "(extended link speeds off, links kept below 4x, multicast off under IPoIB partitions, "
+                            "new LIDs at every takeover, an SM that ignores its peer)")
     routing = CheckResult("IB-ROUTING-FILES", "opensm routes each plane with the planned engine; the fat-tree "
                           "engine reads this plane's files, whose roots are exactly the plane's spines and compute "
                           "nodes exactly its HCA ports")
@@ -95,6 +100,9 @@ def run_static(out: Path) -> list[CheckResult]:
         settings, unknown = read_opensm_conf(conf)
         unmodelled.findings.extend(_unmodelled_lines(unmodelled.check, plane, master_rel, unknown))
         security.findings.extend(_insecure(security.check, plane, master_rel, settings))
+        ipoib = [part.name for part in res.partitions if "ipoib" in part.flags]
+        degrading.findings.extend(_degrading(degrading.check, plane, master_rel, settings, ipoib,
+                                             meta.sm_standby is not None))
         inactive = inactive_setting(settings)
         if inactive is not None:
             prefix.findings.append(_f(prefix.check, plane, f"{master_rel}:{inactive[0]}: sm_inactive {inactive[1]}",
@@ -126,7 +134,9 @@ def run_static(out: Path) -> list[CheckResult]:
                                       f"{guid_set[1] if guid_set else 'missing'} is not a port of plane {plane}",
                                       "the SM would bind to no port of its plane"))
         standby.findings.extend(_standby_findings(standby.check, out, plane, meta.dir, meta.sm_standby,
-                                                  meta.sm_standby_guid, settings, security, unmodelled))
+                                                  meta.sm_standby_guid, settings, security, unmodelled,
+                                                  lambda rel, theirs: degrading.findings.extend(
+                                                      _degrading(degrading.check, plane, rel, theirs, ipoib, True))))
         routing.findings.extend(_routing_files(routing.check, folder, plane, meta, settings))
     # Tenant membership must be the same in every plane, server by server.
     by_server: dict[str, dict[str, dict[str, str]]] = defaultdict(dict)
@@ -159,7 +169,7 @@ def run_static(out: Path) -> list[CheckResult]:
             detail = "; ".join(f"{p}: {v or 'none'}" for p, v in views.items())
             members.findings.append(_f(members.check, "", f"{server} has different tenant partitions per plane ({detail})",
                                        "a job that loses one plane would lose its partition too", (server,)))
-    return [syntax, pkeys, members, tables, prefix, security, unmodelled, standby, routing]
+    return [syntax, pkeys, members, tables, prefix, security, degrading, unmodelled, standby, routing]
 
 
 def _pkey_findings(check: str, plane: str, meta: IbPlaneEntry, partitions: list[Partition]) -> list[Finding]:
@@ -269,6 +279,14 @@ def _unmodelled_lines(check: str, plane: str, rel: str, unknown: list[tuple[int,
                     "verify cannot judge what this setting does") for line, text in unknown]
 
 
+def _written(settings: dict[str, tuple[int, str]], key: str) -> str:
+    """A setting as its file writes it, or `not set` with opensm's default."""
+    if key in settings:
+        return settings[key][1]
+    default = OPENSM_DEFAULTS.get(key)
+    return "not set" if default is None else f"not set (opensm: {default})"
+
+
 def _at(rel: str, settings: dict[str, tuple[int, str]], key: str) -> str:
     """Where a setting of a file is: FILE:LINE, or FILE alone when the file does not set it."""
     line = settings.get(key, (0, ""))[0]
@@ -296,7 +314,8 @@ def _priority(settings: dict[str, tuple[int, str]]) -> tuple[int, bool]:
 
 def _standby_findings(check: str, out: Path, plane: str, folder: str, host: str | None, guid: str,
                       master: dict[str, tuple[int, str]], security: CheckResult,
-                      unmodelled: CheckResult) -> list[Finding]:
+                      unmodelled: CheckResult,
+                      degrading: Callable[[str, dict[str, tuple[int, str]]], object]) -> list[Finding]:
     """The standby's opensm.conf against the plan and the master's: its port, a lower priority, and
     every other setting equal (after a failover the subnet is run by these settings); its lines of
     no known key reported as the master's are."""
@@ -329,15 +348,15 @@ def _standby_findings(check: str, out: Path, plane: str, folder: str, host: str 
                         f"below the master's {theirs} ({_at(master_rel, master, 'sm_priority')}"
                         f"{'' if 'sm_priority' in master else ': opensm default'})",
                         "the standby may win the election and run the subnet from the wrong host", (host,)))
-    for key in sorted((set(settings) | set(master)) - {"guid", "sm_priority"} - LOG_SETTINGS):
-        mine_set, theirs_set = settings.get(key), master.get(key)
-        if (None if mine_set is None else opensm_value(key, mine_set[1])) != \
-                (None if theirs_set is None else opensm_value(key, theirs_set[1])):
+    for key in sorted((set(settings) | set(master)) - {"guid", "sm_priority"} - HOST_SETTINGS):
+        # (a line one of them lacks is opensm's default there: the same value written once is no difference)
+        if effective(settings, key) != effective(master, key):
             master_at = _at(master_rel, master, key)
-            found.append(_f(check, plane, f"{_at(rel, settings, key)}: {key} is {settings.get(key, (0, 'not set'))[1]}, "
-                            f"the master runs {master.get(key, (0, 'not set'))[1]} ({master_at})",
+            found.append(_f(check, plane, f"{_at(rel, settings, key)}: {key} is {_written(settings, key)}, "
+                            f"the master runs {_written(master, key)} ({master_at})",
                             _DIFFERING.get(key, "after a failover the subnet would be run differently"), (host,)))
     security.findings.extend(_insecure(security.check, plane, rel, settings))
+    degrading(rel, settings)
     return found
 
 
@@ -346,6 +365,54 @@ def _insecure(check: str, plane: str, rel: str, settings: dict[str, tuple[int, s
     return [_f(check, plane, f"{rel}:{setting[0]}: {key} {setting[1]} (must be {secure})", why)
             for key, (secure, why) in SECURE_SETTINGS.items()
             if (setting := settings.get(key)) is not None and opensm_value(key, setting[1]) != secure]
+
+
+# force_link_width's mask (PortInfo:LinkWidthEnabled): 1x, 4x, 8x, 12x, 2x
+_WIDTHS = ((1, "1x"), (2, "4x"), (4, "8x"), (8, "12x"), (16, "2x"))
+# force_link_speed_ext's mask (PortInfo:LinkSpeedExtEnabled) as opensm 3.3.23 documents it
+_EXT_SPEEDS = ((1, "FDR 14 Gb/s"), (2, "EDR 25 Gb/s"), (4, "HDR 50 Gb/s"))
+EXT_SPEEDS_OFF = 30  # "Disable extended link speeds": links train at QDR (10 Gb/s a lane) at most
+
+
+def _degrading(check: str, plane: str, rel: str, settings: dict[str, tuple[int, str]], ipoib: list[str],
+               has_peer: bool) -> list[Finding]:
+    """An SM's settings that degrade its plane whatever the plan says, each as opensm runs its value
+    (a line the file lacks is opensm's default, which degrades nothing)."""
+    found: list[Finding] = []
+
+    def said(key: str, severity: Severity, what: str, why: str) -> None:
+        line, value = settings[key]
+        found.append(Finding(check, severity, (), plane, f"{rel}:{line}: {key} {value}: {what}", why))
+
+    if has_peer and effective(settings, "ignore_other_sm") == "TRUE":
+        said("ignore_other_sm", Severity.ERROR, "this SM ignores the plane's other SM",
+             "both SMs may run the subnet as master at once, each reprogramming the ports")
+    ext = opensm_number(effective(settings, "force_link_speed_ext") or "0")
+    if ext == EXT_SPEEDS_OFF:
+        said("force_link_speed_ext", Severity.ERROR, "extended link speeds disabled",
+             "FDR and faster links train at QDR, 10 Gb/s a lane, at most")
+    elif ext is not None and ext not in (0, 31):
+        speeds = [name for bit, name in _EXT_SPEEDS if ext & bit] if ext < 8 else []
+        said("force_link_speed_ext", Severity.WARNING,
+             f"extended speeds limited to {', '.join(speeds)}" if speeds else "a value the specification reserves",
+             "a port that supports a faster speed trains at the fastest one enabled; the plan names no link speed")
+    width = opensm_number(effective(settings, "force_link_width") or "0")
+    if width is not None and width not in (0, 255):
+        if width >= 32:
+            said("force_link_width", Severity.WARNING, "a value the specification reserves",
+                 "what the ports' width becomes is not known")
+        elif not width & 2:
+            narrower = [name for bit, name in _WIDTHS if width & bit and name in ("1x", "2x")]
+            said("force_link_width", Severity.ERROR, "4x not enabled",
+                 f"the plane's 4x ports train at {narrower[-1] if narrower else 'no width they support'}"
+                 f"{'' if narrower else ' (the link stays down)'}: a fraction of their bandwidth")
+    if ipoib and effective(settings, "disable_multicast") == "TRUE":
+        said("disable_multicast", Severity.ERROR, f"no multicast, while partitions {', '.join(ipoib)} run IPoIB",
+             "IPoIB resolves addresses over its broadcast group, which the SM no longer creates")
+    if effective(settings, "reassign_lids") == "TRUE":
+        said("reassign_lids", Severity.ERROR, "every port gets a new LID each time this SM starts as master",
+             "a failover or an SM restart breaks every connection addressed to the old LIDs")
+    return found
 
 
 def inactive_setting(settings: dict[str, tuple[int, str]]) -> tuple[int, str] | None:
@@ -358,14 +425,27 @@ def opensm_value(key: str, value: str) -> str:
     """A setting's value as opensm runs it: a boolean is TRUE only when written `TRUE` (strcmp),
     anything else is FALSE; a part_enforce it does not know is its default, `both` (measured: "Invalid
     Cached Option Value:part_enforce = BOTH, Using Default:both"); a number as the number it is
-    (strtoul: hex, octal); other values as written."""
-    if key in OPENSM_BOOLEANS:
+    (strtoul: hex, octal); other values as written. Booleans and numbers are the settings so
+    listed, and those whose default (OPENSM_DEFAULTS) is one."""
+    default = OPENSM_DEFAULTS.get(key)
+    if key in OPENSM_BOOLEANS or default in ("TRUE", "FALSE"):
         return "TRUE" if value == "TRUE" else "FALSE"
-    if key in OPENSM_NUMBERS and (number := opensm_number(value)) is not None:
-        return str(number)  # (`lmc 00` and `lmc 0`, `sm_key 0x01` and `sm_key 1` are one value)
+    if key in OPENSM_NUMBERS or (default is not None and opensm_number(default) is not None):
+        if (number := opensm_number(value)) is not None:
+            return str(number)  # (`lmc 00` and `lmc 0`, `sm_key 0x01` and `sm_key 1` are one value)
     if key == "part_enforce" and value not in PART_ENFORCE:
         return "both"
     return value
+
+
+def effective(settings: dict[str, tuple[int, str]], key: str) -> str | None:
+    """What an SM runs for ``key``: its file's last line for it as opensm reads the value, else
+    opensm's default (None: no value, or a key opensm does not have)."""
+    setting = settings.get(key)
+    if setting is not None:
+        return opensm_value(key, setting[1])
+    default = OPENSM_DEFAULTS.get(key)
+    return None if default is None else opensm_value(key, default)
 
 
 # why a setting the two SMs of a plane must share matters beyond a failover
@@ -374,8 +454,10 @@ _DIFFERING = {
     # both may run the subnet as master at once
     "sm_key": "each SM ignores the other's SMInfo (a foreign SM_Key): both may run the subnet as master",
 }
-# where and how much each SM logs: its own host's business (they decide nothing about the subnet)
-LOG_SETTINGS = frozenset({"log_file", "log_max_size", "force_log_flush"})
+# where and how much each SM logs, and how it runs as a process: its own host's business (they decide
+# nothing about the subnet), so the master and its standby may differ on them
+HOST_SETTINGS = frozenset({"log_file", "log_max_size", "force_log_flush", "log_flags", "accum_log_file", "log_prefix",
+                           "per_module_logging_file", "dump_files_dir", "daemon", "console", "console_port"})
 # opensm.conf settings that keep partitions enforced; opensm's defaults are these values
 SECURE_SETTINGS = {
     "no_partition_enforcement": ("FALSE", "with partition enforcement off every port can talk to every partition"),
@@ -393,7 +475,10 @@ OPENSM_NUMBERS = frozenset({"lmc", "subnet_prefix", "sm_key", "sa_key", "m_key",
 # every key the rendered opensm.conf sets, or that the checks read
 KNOWN_OPENSM_KEYS = frozenset({"guid", "subnet_prefix", "sm_priority", "lmc", "routing_engine", "root_guid_file",
                                "cn_guid_file", "partition_config_file", "no_partition_enforcement", "part_enforce",
-                               "allow_both_pkeys", "log_file", "log_max_size", "force_log_flush", "sm_inactive"})
+                               "allow_both_pkeys", "log_file", "log_max_size", "force_log_flush", "sm_inactive",
+                               # IB-SM-SETTINGS's (_degrading)
+                               "ignore_other_sm", "force_link_speed_ext", "force_link_width", "disable_multicast",
+                               "reassign_lids"})
 
 
 def read_opensm_conf(text: str) -> tuple[dict[str, tuple[int, str]], list[tuple[int, str]]]:

@@ -563,6 +563,15 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
     ("a gateway's post-up route in plane B's kernel table out of a plane-A port", "ISO-VRF-LEAK",
      lambda r: edit(r / GW / "interfaces", "    vrf-table 1002\n",
                     "    vrf-table 1002\n    post-up ip route add 10.12.0.0/20 dev swp1 table 1002\n")),
+    ("a gateway's policy rule resolving plane A's servers in plane B's table", "ISO-VRF-LEAK",
+     lambda r: edit(r / GW / "interfaces", "    vrf-table 1001\n",
+                    "    vrf-table 1001\n    up ip rule add from 10.12.0.0/20 lookup 1002 pref 500\n")),
+    ("a gateway's policy rule for what arrives on a plane-A port, into plane B's table", "ISO-VRF-LEAK",
+     lambda r: edit(r / GW / "interfaces", "    vrf-table 1001\n",
+                    "    vrf-table 1001\n    up ip rule add iif swp1 table 1002\n")),
+    ("a gateway's policy rule for every source but plane B's, into plane B's table", "ISO-VRF-LEAK",
+     lambda r: edit(r / GW / "interfaces", "    vrf-table 1001\n",
+                    "    vrf-table 1001\n    up ip rule add not from 10.22.0.0/20 lookup 1002\n")),
     ("a leaf's post-up route for plane B's servers via a spine (switchd programs kernel routes)", "ISO-ROUTE-LEAK",
      lambda r: edit(r / LEAF_A / "interfaces", "    alias a-spine-1:Ethernet1\n",
                     "    alias a-spine-1:Ethernet1\n    post-up ip route add 10.22.0.0/20 via 10.11.0.0\n")),
@@ -2406,6 +2415,34 @@ def _sessions_of(snap_dir: Path, device: str) -> dict[str, str]:
     topo = Context(load_snapshot(snap_dir)).topo
     return {(s.a_neighbor if s.a[0] == device else s.b_neighbor): (s.b[0] if s.a[0] == device else s.a[0])
             for s in topo.sessions if device in (s.a[0], s.b[0])}
+
+
+@pytest.mark.parametrize("rule,leaks", [
+    ("ip rule add from 10.12.0.0/20 lookup 1002 pref 500", True),  # plane A's servers, before l3mdev
+    ("ip rule add from 10.22.0.0/20 lookup 1002 pref 500", False),  # plane B's own sources
+    ("ip rule add iif swp5 table 1002", False),  # what arrives on a plane-B port (numbered 999)
+    ("ip rule add lookup 1002 pref 2000", False),  # after l3mdev: the default VRF's packets, of no plane
+    ("ip rule add iif lo lookup 1002", True),  # the gateway's own packets, of every VRF
+    ("ip rule add iif plane-a lookup 1002", True),  # the VRF's own device
+    ("ip rule add fwmark 7 lookup 1002 pref 500", False),  # only marked packets (not judged)
+])
+def test_a_gateways_lookup_rule_is_held_to_the_tables_plane(clean: Path, tmp_path: Path, rule: str,
+                                                            leaks: bool) -> None:
+    """A switch's `ip rule add ... lookup T` for a VRF's table T: ISO-VRF-LEAK when the packets it can
+    take (by priority against the l3mdev rule, `iif`, `from`) include another plane's; the command
+    stays reported as not modelled either way (where the looked-up routes send them is not
+    followed); a file that also deletes a rule is not judged."""
+    edited = tmp_path / "build"
+    shutil.copytree(clean, edited)
+    edit(edited / GW / "interfaces", "    vrf-table 1001\n", f"    vrf-table 1001\n    up {rule}\n")
+    results = {r.check: r for r in run_checks(load_snapshot(edited))}
+    assert bool(results["ISO-VRF-LEAK"].findings) == leaks, [f.message for f in results["ISO-VRF-LEAK"].findings]
+    assert [f.message for f in results["PORTS-UNMODELLED"].findings] == \
+        [f"multi-plane/gw-storage-1/interfaces:26: not modelled: post-up/up command: {rule}"]
+    if leaks:
+        assert results["ISO-VRF-LEAK"].findings[0].message.startswith("multi-plane/gw-storage-1/interfaces:26: ")
+        edit(edited / GW / "interfaces", f"    up {rule}\n", f"    up {rule}\n    up ip rule del pref 1\n")
+        assert not run_checks(load_snapshot(edited), only={"ISO-VRF-LEAK"})[0].findings
 
 
 def test_a_session_follows_the_kernel_routes_not_equal_subnets(clean: Path, tmp_path: Path) -> None:

@@ -548,6 +548,20 @@ class KernelRule(NamedTuple):
     line: int  # in the interfaces file
 
 
+class KernelLookup(NamedTuple):
+    """One policy rule a switch's command adds that looks up a VRF's table (`ip rule add ... lookup
+    T` for a T the file gives a VRF), in plain types (it crosses to the routing side as is): which
+    packets it can take into that table (ISO-VRF-LEAK judges whether they are another plane's)."""
+
+    priority: int  # as given, or as the kernel numbered it
+    source: int  # `from` network (0 with length 0: every source)
+    source_len: int
+    iif: str | None  # `iif PORT` (`lo`: the switch's own packets)
+    invert: bool  # `not`
+    vrf: str  # the VRF whose table the rule looks up
+    line: int  # in the interfaces file
+
+
 def static_kind(route: StaticRoute) -> str:
     """How a finding names a static route: by where it comes from."""
     return "kernel route (a command of the interfaces file)" if route.kernel else "static route"
@@ -662,6 +676,10 @@ class DeviceConfig:
     # numbers them (platforms/cumulus/kernel_routes.kernel_rules): the switch's own traffic they
     # match goes nowhere (switchd programs no rule: the ASIC's forwarding is not theirs)
     kernel_rules: list[KernelRule] = field(default_factory=list)
+    # its `ip rule add ... lookup T` commands for a VRF's table T (kernel_routes.kernel_lookups):
+    # still reported as not modelled (where the looked-up routes send what they take is not
+    # followed); ISO-VRF-LEAK holds them to the VRF's plane
+    kernel_lookups: list[KernelLookup] = field(default_factory=list)
     qos: Qos = field(default_factory=Qos)
     management: ManagementConfig = field(default_factory=ManagementConfig)
     vrf_route_leaks: list[tuple[str, str]] = field(default_factory=list)  # (from vrf, into vrf)

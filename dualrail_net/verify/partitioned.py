@@ -13,7 +13,7 @@ them, and a forked child that reads objects made before the fork copies every pa
   less else to do, it finishes first at 100k GPUs).
 
 What crosses, in plain types: down, each switch's addressed ports (name, addresses, VRF, loopback),
-VRF tables and kernel routes (its interfaces file's `ip route` commands), then each server's addressed ports (the routing side's topology needs every
+VRF tables, kernel routes and policy rules (its interfaces file's `ip route` and `ip rule` commands), then each server's addressed ports (the routing side's topology needs every
 address, and the base side reads them anyway); up, each switch's hostname and the statements
 naming it, VRF names and BGP instance names as its routing part gives them (the base side's topology needs every routing
 instance), the cabling plan's columns (the routing side reads it while it waits for the servers;
@@ -50,7 +50,7 @@ from dualrail_net.verify.checks import (
 )
 from dualrail_net.verify.checks.routing import PER_PLANE
 from dualrail_net.verify.controlplane import PlanePlan, expected_plane, planned_bits
-from dualrail_net.verify.model import DeviceConfig, Interface, KernelRule, Qos, ServerConfig, ServerRoute, ServerRule, StaticRoute
+from dualrail_net.verify.model import DeviceConfig, Interface, KernelLookup, KernelRule, Qos, ServerConfig, ServerRoute, ServerRule, StaticRoute
 from dualrail_net.verify.parsers import UnreadableFile, add_routing, parse_server, platform_parser
 from dualrail_net.verify.prefetch import start_read_ahead
 from dualrail_net.manifest import Manifest
@@ -272,7 +272,8 @@ def _check_in_two(root: Path, manifest: Manifest, only: set[str] | None,
             # down in marshal's plain types (a third of pickle's time for the 1M ports)
             outbox.put(marshal.dumps([(list(dev.vrfs.items()), _addressed_ports(dev.interfaces),
                                        [_kernel_route(r) for r in dev.kernel_routes],
-                                       [tuple(rule) for rule in dev.kernel_rules])
+                                       [tuple(rule) for rule in dev.kernel_rules],
+                                       [tuple(rule) for rule in dev.kernel_lookups])
                                       for parser, dev in zip(parsers, base) if parser.routing]))
             servers = [parse_server(name, root / meta.dir, [port.ifname for port in meta.ports])
                        for name, meta in server_work]
@@ -354,11 +355,12 @@ def _routing_side(root: Path, specs: list[CheckSpec], up: BinaryIO, down: Binary
         devices = {}
         for parser, part in zip(parsers, parts):
             if parser.routing:
-                vrfs, ports, kernel, rules = next(base_ports)
+                vrfs, ports, kernel, rules, lookups = next(base_ports)
                 dev = DeviceConfig(part.name, part.platform, interfaces=_port_interfaces(ports), vrfs=dict(vrfs))
                 dev.kernel_routes = [StaticRoute(vrf, prefix, hop, hop_vrf, distance, line, file, kernel=True)
                                      for vrf, prefix, hop, hop_vrf, distance, line, file in kernel]
                 dev.kernel_rules = [KernelRule(*rule) for rule in rules]
+                dev.kernel_lookups = [KernelLookup(*rule) for rule in lookups]
                 dev.qos = Qos(ElsewhereDict(f"{part.name}'s DSCP map"), ElsewhereDict(f"{part.name}'s DSCP priorities"))
                 part = add_routing(dev, part)
             devices[part.name] = part

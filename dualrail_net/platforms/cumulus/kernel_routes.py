@@ -27,7 +27,7 @@ from collections.abc import Mapping
 
 from dualrail_net.verify.ipfast import MASKS, contains, ip_int, network_of
 from dualrail_net.verify.kernelrules import L3MDEV_PRIORITY, LOCAL_PRIORITY, MAIN_PRIORITY, DEFAULT_PRIORITY
-from dualrail_net.verify.model import Interface, KernelRule, ServerRule, StaticRoute
+from dualrail_net.verify.model import Interface, KernelLookup, KernelRule, ServerRule, StaticRoute
 from dualrail_net.verify.parsers.ifupdown import NOT_AUTO, REJECT_KINDS, InterfacesFile, server_policy
 
 MAIN_TABLE = 254  # the kernel's main table: the default VRF's
@@ -76,22 +76,14 @@ def kernel_routes(parsed: InterfacesFile, pending: list[int], vrfs: Mapping[str,
     return out, rejecting, taken | ruled
 
 
-def _reject_rules(parsed: InterfacesFile, pending: list[int],
-                  rules: list[ServerRule]) -> tuple[list[KernelRule], set[int]]:
-    """The `ip rule add` commands of reject types as the kernel holds them, numbered as it numbers
-    a rule given no priority (one below the second rule's, the first after local's 0: with a VRF
-    device, below the l3mdev rule's 1000), and the commands whose whole effect that is: a rule
-    only for the switch's own packets (`iif lo`). One that also meets traffic the switch forwards
-    stays reported: switchd programs no policy rule into the ASIC, so forwarded traffic passes it
-    while what the CPU forwards does not (not judged). Only when every rule command of the file is
-    a reject (a rule that looks a table up, or a deletion, leaves them all reported: what a lookup
-    before a reject resolves is not followed)."""
-    if not rules or any(rule.delete or rule.action not in REJECT_KINDS for rule in rules):
-        return [], set()
+def _numbered(parsed: InterfacesFile, pending: list[int],
+              rules: list[ServerRule]) -> list[tuple[ServerRule, int, int]]:
+    """The rules ifupdown2 runs (their stanza comes up), each with its priority as the kernel holds
+    it (a rule given none is numbered one below the second rule's, the first after local's 0: with
+    a VRF device, below the l3mdev rule's 1000) and its command's number, in the file's order."""
     # (a VRF device of the file, the management VRF's included, brings the l3mdev rule)
     held = [LOCAL_PRIORITY, *([L3MDEV_PRIORITY] if parsed.vrfs else []), MAIN_PRIORITY, DEFAULT_PRIORITY]
-    out: list[KernelRule] = []
-    taken: set[int] = set()
+    out = []
     for rule in rules:  # (in the file's order: server_policy keeps it)
         number = pending[rule.order]
         stanza = parsed.interfaces.get(parsed.command_ports[number])
@@ -99,6 +91,24 @@ def _reject_rules(parsed: InterfacesFile, pending: list[int],
             continue  # (a stanza ifupdown2 never brings up runs none of its commands)
         priority = rule.priority if rule.priority is not None else (held[1] - 1 if held[1] else 0)
         bisect.insort(held, priority)
+        out.append((rule, priority, number))
+    return out
+
+
+def _reject_rules(parsed: InterfacesFile, pending: list[int],
+                  rules: list[ServerRule]) -> tuple[list[KernelRule], set[int]]:
+    """The `ip rule add` commands of reject types as the kernel holds them (_numbered), and the
+    commands whose whole effect that is: a rule only for the switch's own packets (`iif lo`). One
+    that also meets traffic the switch forwards stays reported: switchd programs no policy rule
+    into the ASIC, so forwarded traffic passes it while what the CPU forwards does not (not
+    judged). Only when every rule command of the file is a reject (a rule that looks a table up,
+    or a deletion, leaves them all reported: what a lookup before a reject resolves is not
+    followed)."""
+    if not rules or any(rule.delete or rule.action not in REJECT_KINDS for rule in rules):
+        return [], set()
+    out: list[KernelRule] = []
+    taken: set[int] = set()
+    for rule, priority, number in _numbered(parsed, pending, rules):
         to, _, to_len = (rule.destination or "0.0.0.0/0").partition("/")
         out.append(KernelRule(priority, ip_int(rule.source) & MASKS[rule.source_len], rule.source_len,
                               ip_int(to) & MASKS[int(to_len or 32)], int(to_len or 32), rule.iif, rule.invert,
@@ -107,6 +117,22 @@ def _reject_rules(parsed: InterfacesFile, pending: list[int],
         if rule.iif == "lo":
             taken.add(number)
     return out, taken
+
+
+def kernel_lookups(parsed: InterfacesFile, pending: list[int], vrfs: Mapping[str, int | None]) -> list[KernelLookup]:
+    """The file's `ip rule add ... lookup T` commands whose T is a table the file gives a VRF, as
+    the kernel numbers them (_numbered). None when the file deletes a rule: which rule a deletion
+    takes out is not followed (they all stay reported)."""
+    if not pending:
+        return []
+    _, rules = server_policy([parsed.commands[n] for n in pending], [], [parsed.command_ports[n] for n in pending])
+    if any(rule.delete for rule in rules):
+        return []
+    vrf_of_table = {table: vrf for vrf, table in vrfs.items() if table is not None}
+    return [KernelLookup(priority, ip_int(rule.source) & MASKS[rule.source_len], rule.source_len, rule.iif,
+                         rule.invert, vrf_of_table[rule.table], parsed.command_lines[number])
+            for rule, priority, number in _numbered(parsed, pending, rules)
+            if rule.action == "lookup" and rule.table in vrf_of_table and rule.fwmark is None]
 
 
 def _hop(via: str | None, dev: str | None, onlink: bool,

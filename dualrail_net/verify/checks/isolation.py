@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 
 import numpy as np
 
@@ -10,7 +11,8 @@ from dualrail_net.verify.checks import BASE, Context, ROUTING, SESSIONS, TOPOLOG
 from dualrail_net.verify.controlplane import static_at
 from dualrail_net.verify.findings import Finding
 from dualrail_net.verify.ipfast import net_str
-from dualrail_net.verify.model import leak_instance, static_kind
+from dualrail_net.verify.kernelrules import L3MDEV_PRIORITY
+from dualrail_net.verify.model import DeviceConfig, KernelLookup, leak_instance, static_kind
 from dualrail_net.verify.nopolicy import policy_stops
 from dualrail_net.verify.routes import bits, explain_prefix_list, explain_route_map
 from dualrail_net.verify.topology import Endpoint
@@ -205,7 +207,39 @@ def vrf_leaks(ctx: Context) -> list[Finding]:
                                        f"{dev.name} {static_kind(route)} {route.prefix} in VRF {route.vrf or 'default'} "
                                        f"(plane {a}) points into VRF {route.nexthop_vrf} (plane {b})",
                                        "a route of one VRF out of another forwards traffic between planes"))
+        for rule in dev.kernel_lookups:
+            table_plane = ctx.topo.node_plane.get((dev.name, rule.vrf))
+            others = sorted(p for p in lookup_planes(ctx, dev, rule) if p != table_plane) if table_plane else []
+            if others:
+                out.append(finding([dev.name], "",
+                                   f"{ctx.snap.where(dev.name, 'interfaces', rule.line)}: {dev.name} policy rule looks "
+                                   f"up VRF {rule.vrf}'s table (plane {table_plane}) for packets of plane "
+                                   f"{', '.join(others)}",
+                                   "it resolves one plane's packets in another plane's table: what the switch sends "
+                                   "itself and what its CPU forwards crosses between planes (switchd programs no "
+                                   "policy rule into the ASIC)"))
     return out
+
+
+def lookup_planes(ctx: Context, dev: DeviceConfig, rule: KernelLookup) -> set[str]:
+    """The planes whose packets a `lookup` policy rule of ``dev`` can take: those of every VRF when
+    the rule comes before the l3mdev rule (which resolves a VRF's packets in its table), else the
+    default VRF's; narrowed by `iif` (a port: its VRF; the VRF's own device: that VRF; `lo`: the
+    switch's own packets, of every VRF) and by `from` (the planes whose routed prefixes it
+    overlaps). `not` is taken as matching every plane (what it leaves out is not followed); an
+    `iif` the routing side knows no port of, as matching none."""
+    vrfs: list[str | None] = [*dev.vrfs, None] if rule.priority < L3MDEV_PRIORITY else [None]
+    if rule.iif not in (None, "lo") and not rule.invert:
+        port = dev.interfaces.get(rule.iif) if rule.iif is not None else None
+        owner = rule.iif if rule.iif in dev.vrfs else port.vrf if port is not None else False
+        if owner is False:
+            return set()
+        vrfs = [vrf for vrf in vrfs if vrf == owner]
+    planes = {plane for vrf in vrfs if (plane := ctx.topo.node_plane.get((dev.name, vrf)))}
+    if rule.source_len and not rule.invert:
+        source = ipaddress.IPv4Network((rule.source, rule.source_len))
+        planes = {plane for plane in planes if any(source.overlaps(net) for net in ctx.snap.routed.get(plane, []))}
+    return planes
 
 
 @check("ISO-ROUTE-LEAK", "no plane's prefix is advertised to or learned by another plane (computed propagation)",

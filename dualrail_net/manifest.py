@@ -10,8 +10,10 @@ Reading is strict: a manifest that is not what render writes (a hand edit, anoth
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import os
+import re
 from collections.abc import Callable
 from dataclasses import MISSING, dataclass, field, fields
 from functools import lru_cache
@@ -207,7 +209,9 @@ class Manifest:
         except ValueError as exc:  # (bytes that are not UTF-8)
             raise ManifestError(f"{source}:1: error: not JSON ({exc})") from None
         try:
-            return _build(cls, doc, "")
+            manifest = _build(cls, doc, "")
+            _check_meaning(manifest)
+            return manifest
         except ManifestError as exc:  # (the file and its one line in front, then where in the document)
             at = f" at {exc.where}" if exc.where else ""
             raise ManifestError(f"{source}:1: error: manifest{at}: {exc}") from None
@@ -292,27 +296,25 @@ def _is_int(v: Any) -> bool:
 
 
 def _checker(annotation: str) -> Callable[[Any], bool]:
-    base = annotation.removesuffix(" | None")
-    plain: Callable[[Any], bool]
-    if base == "str":
-        plain = _is_str
-    elif base == "int":
-        plain = _is_int
-    elif base == "bool":
-        def plain(v: Any) -> bool:
-            return isinstance(v, bool)
-    elif base.startswith("list["):
-        def plain(v: Any) -> bool:
-            return isinstance(v, list) and all(isinstance(x, str) for x in v)
-    elif base.startswith("dict["):
-        def plain(v: Any) -> bool:
-            return isinstance(v, dict)
-    else:
-        def plain(v: Any) -> bool:
-            return True
-    if annotation.endswith("| None"):
-        return lambda v: v is None or plain(v)
-    return plain
+    """A shape check for a plain field's annotation, nested containers included (`dict[str,
+    list[str]]` checks every key and every item: a value of the wrong type deep in a mapping was an
+    AttributeError in a later stage)."""
+    if annotation.endswith(" | None"):
+        inner = _checker(annotation.removesuffix(" | None"))
+        return lambda v: v is None or inner(v)
+    if annotation == "str":
+        return _is_str
+    if annotation == "int":
+        return _is_int
+    if annotation == "bool":
+        return lambda v: isinstance(v, bool)
+    if annotation.startswith("list[") and annotation.endswith("]"):
+        item = _checker(annotation[5:-1])
+        return lambda v: isinstance(v, list) and all(item(x) for x in v)
+    if annotation.startswith("dict[str, ") and annotation.endswith("]"):
+        value = _checker(annotation[10:-1])
+        return lambda v: isinstance(v, dict) and all(isinstance(k, str) and value(x) for k, x in v.items())
+    return lambda v: True  # (an entry class: _build reads it field by field)
 
 
 @lru_cache(maxsize=None)
@@ -373,6 +375,114 @@ def _build(cls: type[T], doc: Any, where: str) -> T:
     if len(doc) > len(values) and not set(doc) <= names:
         raise ManifestError(f"unknown field(s) {', '.join(sorted(set(doc) - names))}", where)
     return cls(**values)
+
+
+def _inside(path: str) -> bool:
+    """A path the manifest names inside the rendered folder: relative, and no `..` step (with the
+    links verify refuses on the way, every file it reads is the folder's own)."""
+    return bool(path) and path[0] != "/" and not ("\\" in path or "\0" in path) \
+        and not (".." in path and ".." in path.split("/"))
+
+
+_NETWORK = re.compile(r"(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})/(\d{1,2})")
+
+
+def _network_error(prefix: str) -> str:
+    """Why ``prefix`` is not an IPv4 network as ipaddress.IPv4Network (strict) reads one ("": it
+    is); the common case without building the object (a 100k-GPU manifest has ~20k)."""
+    m = _NETWORK.fullmatch(prefix)
+    if m is not None:
+        octets = [int(x) for x in m.groups()[:4]]
+        length = int(m.group(5))
+        if max(octets) <= 255 and length <= 32 and not any(x != "0" and x.startswith("0") for x in m.groups()):
+            value = octets[0] << 24 | octets[1] << 16 | octets[2] << 8 | octets[3]
+            if value & (0xFFFFFFFF >> length):
+                return "has host bits set"
+            return ""
+    try:
+        ipaddress.IPv4Network(prefix)
+    except ValueError as exc:
+        return str(exc)
+    return "not in the a.b.c.d/len form"
+
+
+def _check_meaning(manifest: Manifest) -> None:
+    """What the shapes do not say: every folder and file the manifest names is inside the rendered
+    folder, every prefix is one (as the stages that read them parse them), and every platform is
+    one this installation has."""
+    from dualrail_net.platforms import PlatformError, get_platform  # (the registry imports this module)
+    if not _inside(manifest.cabling):
+        raise ManifestError(f"{manifest.cabling!r:.80} is not a path inside the rendered folder", "cabling")
+    planes = set(manifest.planes)
+    for what, keys in (("routed_prefixes", manifest.routed_prefixes), ("pools", manifest.pools),
+                       ("qos_markers", manifest.qos_markers)):
+        for plane in keys:
+            if plane not in planes:
+                raise ManifestError(f"plane {plane!r:.40} is not one of the manifest's planes", what)
+    for plane, prefixes in manifest.routed_prefixes.items():
+        _check_prefixes(prefixes, f"routed_prefixes.{plane}")
+    for plane, pools in manifest.pools.items():
+        for pool, prefix in pools.items():
+            _check_prefixes([prefix], f"pools.{plane}.{pool}")
+    known: set[str] = set()
+    for group, entries in (("devices", manifest.devices), ("servers", manifest.servers)):
+        for name, entry in entries.items():
+            paths = [("dir", entry.dir)] + [("files", f) for f in entry.files]
+            if not planes.issuperset(entry.planes):
+                raise ManifestError(f"{sorted(set(entry.planes) - planes)!r:.60} not among the manifest's planes",
+                                    f"{group}.{name}.planes")
+            if entry.mgmt_address is not None and not _is_interface(entry.mgmt_address):
+                raise ManifestError(f"{entry.mgmt_address!r:.60} is not an IPv4 address with its prefix length",
+                                    f"{group}.{name}.mgmt_address")
+            if isinstance(entry, ServerEntry):
+                for port in entry.ports:
+                    if port.plane not in planes or port.rail < 0:
+                        raise ManifestError(f"port {port.ifname!r:.40}: plane {port.plane!r:.20} rail {port.rail} "
+                                            "is not a rail of one of the manifest's planes", f"{group}.{name}.ports")
+            if isinstance(entry, DeviceEntry):
+                if entry.plane is not None and entry.plane not in planes:
+                    raise ManifestError(f"plane {entry.plane!r:.40} is not one of the manifest's planes",
+                                        f"{group}.{name}.plane")
+                paths.append(("twin_dir", entry.twin_dir))
+                for plane, prefixes in entry.originates.items():
+                    _check_prefixes(prefixes, f"{group}.{name}.originates.{plane}")
+                for peer, external in entry.external.items():
+                    _check_prefixes(external.prefixes, f"{group}.{name}.external.{peer}.prefixes")
+                if entry.platform not in known:
+                    try:
+                        get_platform(entry.platform)
+                    except PlatformError as exc:
+                        raise ManifestError(str(exc), f"{group}.{name}.platform") from None
+                    known.add(entry.platform)
+            for field_name, path in paths:
+                if not _inside(path):
+                    raise ManifestError(f"{path!r:.80} is not a path inside the rendered folder",
+                                        f"{group}.{name}.{field_name}")
+    for plane, ib in manifest.ib_planes.items():
+        if not _inside(ib.dir):
+            raise ManifestError(f"{ib.dir!r:.80} is not a path inside the rendered folder", f"ib_planes.{plane}.dir")
+        for guid, pkeys in ib.expected_pkeys.items():
+            for pkey, membership in pkeys.items():
+                if not _PKEY.fullmatch(pkey) or membership not in ("full", "limited", "both"):
+                    raise ManifestError(f"{pkey!r:.20}: {membership!r:.20} is not a P_Key (0x and up to 4 hex "
+                                        "digits) with a membership (full, limited, both)",
+                                        f"ib_planes.{plane}.expected_pkeys.{guid}")
+
+
+_PKEY = re.compile(r"0x[0-9a-fA-F]{1,4}")
+
+
+def _is_interface(text: str) -> bool:
+    """An address with its prefix length (`198.51.100.1/24`), as a deploy target is written."""
+    address, slash, length = text.partition("/")
+    return bool(slash) and length.isdigit() and len(length) <= 2 and int(length) <= 32 \
+        and not _network_error(f"{address}/32")
+
+
+def _check_prefixes(prefixes: list[str], where: str) -> None:
+    for prefix in prefixes:
+        if why := _network_error(prefix):
+            raise ManifestError(f"{prefix!r:.60} is not an IPv4 prefix ({why})", where)
 
 
 def _joined(where: str, name: str) -> str:

@@ -607,6 +607,49 @@ def test_a_broken_manifest_is_one_line_with_file_and_line(workdir: Path) -> None
         f"{manifest}:1: error: manifest at devices.{first}: field 'plane' is missing"]
 
 
+@pytest.mark.parametrize("where,value,said", [
+    (("devices", 0, "dir"), "../../../etc", "'../../../etc' is not a path inside the rendered folder"),
+    (("devices", 0, "dir"), "/etc", "'/etc' is not a path inside the rendered folder"),
+    (("servers", 0, "files"), ["../../../../root/.ssh/id_rsa"], "is not a path inside the rendered folder"),
+    (("devices", 0, "twin_dir"), "plane-A/../../x", "is not a path inside the rendered folder"),
+    (("cabling",), "../cabling.csv", "'../cabling.csv' is not a path inside the rendered folder"),
+    (("devices", 0, "platform"), "junos", "no platform 'junos'; registered: "),
+    (("routed_prefixes", "A"), ["10.12.0.0/33"], "'10.12.0.0/33' is not an IPv4 prefix ('33' is not a valid netmask)"),
+    (("routed_prefixes", "A"), ["10.12.0.1/20"], "'10.12.0.1/20' is not an IPv4 prefix (has host bits set)"),
+    (("devices", 0, "originates", "A"), ["x"], "'x' is not an IPv4 prefix"),
+    (("ib_planes", 0, "hosts"), {"gpu001": 5}, "{'gpu001': 5} has the wrong type"),
+    (("ib_planes", 0, "expected_pkeys"), {"0x1": {"0x0101": 1}}, "has the wrong type"),
+    (("ib_planes", 0, "expected_pkeys"), {"0x1": {"zz": "full"}}, "'zz': 'full' is not a P_Key"),
+    (("pools", "A", "loopbacks"), "x", "'x' is not an IPv4 prefix"),
+    (("devices", 0, "mgmt_address"), "999.1.1.1/99", "'999.1.1.1/99' is not an IPv4 address with its prefix length"),
+    (("devices", 0, "plane"), "Z", "plane 'Z' is not one of the manifest's planes"),
+    (("devices", 0, "planes"), ["A", "Q"], "['Q'] not among the manifest's planes"),
+    (("servers", 0, "ports"), [["ens1f0np0", "mlx5_0", "A", -5]], "rail -5 is not a rail of one of the manifest's planes"),
+])
+def test_a_manifest_value_no_stage_can_use_is_one_line(workdir: Path, where: tuple[object, ...], value: object,
+                                                         said: str) -> None:
+    """A value of the right outer shape that no stage can use (a folder outside the build, a
+    platform not installed, a prefix that is none, a wrong type deep in a mapping): one line naming
+    the place, never an internal error, and never a file read outside the rendered folder."""
+    out = workdir / "build"
+    assert run_cli("render", "-i", str(workdir / "inv"), "-o", str(out))[0] == 0
+    manifest = out / "manifest.json"
+    doc = json.loads(manifest.read_text())
+    node = doc
+    path = []
+    for step in where[:-1]:
+        key = next(iter(node)) if step == 0 else step
+        path.append(str(key))
+        node = node[key]
+    node[where[-1]] = value
+    path.append(str(where[-1]))
+    manifest.write_text(json.dumps(doc))
+    code, _o, text = run_cli("verify", "-o", str(out))
+    lines = text.strip().splitlines()
+    assert code == 1 and len(lines) == 1, lines
+    assert lines[0].startswith(f"{manifest}:1: error: manifest at {'.'.join(path)}") and said in lines[0], lines
+
+
 @pytest.mark.parametrize("argv", [
     ["audit", "--workers", "0"], ["audit", "--watch", "nan"], ["audit", "--watch", "1", "--count", "-1"],
     ["capacity", "--min-plane-gbps", "-5"], ["capacity", "--min-bisection-gbps", "inf"], ["runs", "0"],

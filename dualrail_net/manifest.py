@@ -20,7 +20,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 
-from dualrail_net.outdir import read_owned
+from dualrail_net.outdir import TooLarge, read_owned
 
 MANIFEST_FILE = "manifest.json"
 CABLING_FILE = "resolved/cabling.csv"
@@ -28,6 +28,8 @@ RESOLVED_FILE = "resolved/fabric.json"
 TWIN_SUBSTITUTES = "twin-substitutes"
 STAMP_FILE = "verified.json"  # the verification stamp verify leaves beside the files (verify/stamp.py)
 DEFAULT_OUTPUT = Path("build")
+# what Manifest.load reads at most: render writes ~14 MB for a 100k-GPU fabric (docs/performance.md)
+MAX_MANIFEST_BYTES = 256 << 20
 
 
 class ManifestError(Exception):
@@ -238,9 +240,12 @@ class Manifest:
     @classmethod
     def _load(cls, folder: Path) -> Manifest:
         try:
-            data = read_owned(folder, MANIFEST_FILE)
+            data = read_owned(folder, MANIFEST_FILE, MAX_MANIFEST_BYTES)
         except FileNotFoundError:
             data = None
+        except TooLarge as exc:
+            raise ManifestError(f"{folder / MANIFEST_FILE}: error: longer than any render writes (at least "
+                                f"{exc.size} bytes, the limit is {MAX_MANIFEST_BYTES}): not read") from None
         except OSError as exc:
             raise ManifestError(f"{folder / MANIFEST_FILE}: error: {exc.strerror or exc}") from None
         if data is None:

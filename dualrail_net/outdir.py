@@ -236,9 +236,9 @@ def read_regular(name: str | Path, dir_fd: int | None = None, limit: int | None 
         os.close(fd)
 
 
-def _read_nofollow(dir_fd: int, name: str, shown: Path) -> bytes | None:
+def _read_nofollow(dir_fd: int, name: str, shown: Path, limit: int | None = None) -> bytes | None:
     try:
-        return read_regular(name, dir_fd)
+        return read_regular(name, dir_fd, limit)
     except NotRegular as exc:
         if exc.link:
             raise OutputRefused(f"{_q(shown)} is a symlink; dualrail never follows links in its output "
@@ -382,12 +382,13 @@ def list_files(out: Path) -> list[str]:
     return sorted(_walk_files(out))
 
 
-def read_owned(out: Path, rel: str) -> bytes | None:
-    """The bytes of ``out/rel`` without following any link on the way (None when absent)."""
-    return next(iter(read_owned_many(out, [rel])))[1]
+def read_owned(out: Path, rel: str, limit: int | None = None) -> bytes | None:
+    """The bytes of ``out/rel`` without following any link on the way (None when absent; TooLarge
+    past ``limit`` bytes)."""
+    return next(iter(read_owned_many(out, [rel], limit)))[1]
 
 
-def read_owned_many(out: Path, rels: Iterable[str]) -> Iterator[tuple[str, bytes | None]]:
+def read_owned_many(out: Path, rels: Iterable[str], limit: int | None = None) -> Iterator[tuple[str, bytes | None]]:
     """(rel, bytes) of each file under ``out``, read as read_owned reads one (None: absent, or not
     something to read: a link, a path outside), through one set of directory descriptors: drift
     and the verification digest read every file of a build."""
@@ -400,7 +401,7 @@ def read_owned_many(out: Path, rels: Iterable[str]) -> Iterator[tuple[str, bytes
                 folder, _, name = rel.rpartition("/")
                 try:
                     dir_fd = dirs.get(folder, create=False)
-                    data = _read_nofollow(dir_fd, name, out / rel) if dir_fd is not None else None
+                    data = _read_nofollow(dir_fd, name, out / rel, limit) if dir_fd is not None else None
                 except OutputRefused:
                     data = None
             yield rel, data

@@ -650,6 +650,21 @@ def test_a_manifest_value_no_stage_can_use_is_one_line(workdir: Path, where: tup
     assert lines[0].startswith(f"{manifest}:1: error: manifest at {'.'.join(path)}") and said in lines[0], lines
 
 
+def test_a_manifest_longer_than_any_render_writes_is_not_read(workdir: Path) -> None:
+    """A 300 MB manifest (sparse: no disk) is refused by its size before a byte is read."""
+    from dualrail_net.manifest import MAX_MANIFEST_BYTES
+    out = workdir / "build"
+    assert run_cli("render", "-i", str(workdir / "inv"), "-o", str(out))[0] == 0
+    manifest = out / "manifest.json"
+    with open(manifest, "r+b") as f:
+        f.seek(300 << 20)
+        f.write(b" ")
+    code, _o, text = run_cli("verify", "-o", str(out))
+    assert code == 1 and text.strip().splitlines() == [
+        f"{manifest}: error: longer than any render writes (at least {(300 << 20) + 1} bytes, the limit is "
+        f"{MAX_MANIFEST_BYTES}): not read"]
+
+
 @pytest.mark.parametrize("argv", [
     ["audit", "--workers", "0"], ["audit", "--watch", "nan"], ["audit", "--watch", "1", "--count", "-1"],
     ["capacity", "--min-plane-gbps", "-5"], ["capacity", "--min-bisection-gbps", "inf"], ["runs", "0"],

@@ -410,8 +410,9 @@ def _degrading(check: str, plane: str, rel: str, settings: dict[str, tuple[int, 
         said("disable_multicast", Severity.ERROR, f"no multicast, while partitions {', '.join(ipoib)} run IPoIB",
              "IPoIB resolves addresses over its broadcast group, which the SM no longer creates")
     if effective(settings, "reassign_lids") == "TRUE":
-        said("reassign_lids", Severity.ERROR, "every port gets a new LID each time this SM starts as master",
-             "a failover or an SM restart breaks every connection addressed to the old LIDs")
+        said("reassign_lids", Severity.ERROR, "this SM reassigns every end node's LID when it starts as master",
+             "a failover or an SM restart on the running subnet disrupts its traffic (opensm's manual says so of "
+             "-r): connections addressed to the old LIDs break")
     return found
 
 

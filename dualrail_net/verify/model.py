@@ -676,7 +676,7 @@ class DeviceConfig:
     # numbers them (platforms/cumulus/kernel_routes.kernel_rules): the switch's own traffic they
     # match goes nowhere (switchd programs no rule: the ASIC's forwarding is not theirs)
     kernel_rules: list[KernelRule] = field(default_factory=list)
-    # its `ip rule add ... lookup T` commands for a VRF's table T (kernel_routes.kernel_lookups):
+    # its `ip rule add ... lookup T` commands for a VRF's table T (kernel_routes._lookup_rules):
     # still reported as not modelled (where the looked-up routes send what they take is not
     # followed); ISO-VRF-LEAK holds them to the VRF's plane
     kernel_lookups: list[KernelLookup] = field(default_factory=list)

@@ -34,15 +34,17 @@ MAIN_TABLE = 254  # the kernel's main table: the default VRF's
 
 
 def kernel_routes(parsed: InterfacesFile, pending: list[int], vrfs: Mapping[str, int | None],
-                  interfaces: Mapping[str, Interface]) -> tuple[list[StaticRoute], list[KernelRule], set[int]]:
-    """The kernel routes and reject rules of the commands numbered ``pending`` (indexes into
-    ``parsed.commands``: the ones no link reading took), and the numbers of the commands they came
-    from."""
+                  interfaces: Mapping[str, Interface]
+                  ) -> tuple[list[StaticRoute], list[KernelRule], list[KernelLookup], set[int]]:
+    """The kernel routes, reject rules and VRF-table lookup rules (_lookup_rules) of the commands
+    numbered ``pending`` (indexes into ``parsed.commands``: the ones no link reading took), and the
+    numbers of the commands the routes and reject rules came from (a lookup rule stays reported)."""
     if not pending:
-        return [], [], set()
+        return [], [], [], set()
     routes, rules = server_policy([parsed.commands[n] for n in pending], [],
                                   [parsed.command_ports[n] for n in pending])
     rejecting, ruled = _reject_rules(parsed, pending, rules)
+    lookups = _lookup_rules(parsed, pending, rules, vrfs)
     vrf_of_table = {table: vrf for vrf, table in vrfs.items() if table is not None}
     out: list[StaticRoute] = []
     taken: set[int] = set()
@@ -73,7 +75,7 @@ def kernel_routes(parsed: InterfacesFile, pending: list[int], vrfs: Mapping[str,
             out.append(StaticRoute(vrf, prefix, nexthop, nexthop_vrf, distance=0,
                                    line=parsed.command_lines[number], file="interfaces", kernel=True))
         taken.add(number)
-    return out, rejecting, taken | ruled
+    return out, rejecting, lookups, taken | ruled
 
 
 def _numbered(parsed: InterfacesFile, pending: list[int],
@@ -119,13 +121,11 @@ def _reject_rules(parsed: InterfacesFile, pending: list[int],
     return out, taken
 
 
-def kernel_lookups(parsed: InterfacesFile, pending: list[int], vrfs: Mapping[str, int | None]) -> list[KernelLookup]:
+def _lookup_rules(parsed: InterfacesFile, pending: list[int], rules: list[ServerRule],
+                  vrfs: Mapping[str, int | None]) -> list[KernelLookup]:
     """The file's `ip rule add ... lookup T` commands whose T is a table the file gives a VRF, as
     the kernel numbers them (_numbered). None when the file deletes a rule: which rule a deletion
     takes out is not followed (they all stay reported)."""
-    if not pending:
-        return []
-    _, rules = server_policy([parsed.commands[n] for n in pending], [], [parsed.command_ports[n] for n in pending])
     if any(rule.delete for rule in rules):
         return []
     vrf_of_table = {table: vrf for vrf, table in vrfs.items() if table is not None}

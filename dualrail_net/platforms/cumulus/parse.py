@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from dualrail_net.platforms.cumulus import services
-from dualrail_net.platforms.cumulus.kernel_routes import kernel_lookups, kernel_routes
+from dualrail_net.platforms.cumulus.kernel_routes import kernel_routes
 from dualrail_net.platforms.cumulus.qos_features import parse_qos_features
 from dualrail_net.verify.model import DeviceConfig
 from dualrail_net.verify.parsers import link
@@ -38,8 +38,8 @@ def parse_base(name: str, folder: Path) -> DeviceConfig:
     applied = apply_link_commands(parsed, masters=True)
     # ... and the routes it puts in the kernel's tables (switchd programs them like zebra's)
     pending = [n for n in range(len(parsed.commands)) if n not in applied]
-    dev.kernel_routes, dev.kernel_rules, routed = kernel_routes(parsed, pending, dev.vrfs, dev.interfaces)
-    dev.kernel_lookups = kernel_lookups(parsed, pending, dev.vrfs)
+    dev.kernel_routes, dev.kernel_rules, dev.kernel_lookups, routed = kernel_routes(
+        parsed, pending, dev.vrfs, dev.interfaces)
     dev.base_unmodelled += [("interfaces", line, f"post-up/up command: {cmd}")
                             for number, (cmd, line) in enumerate(zip(parsed.commands, parsed.command_lines))
                             if number not in applied and number not in routed]

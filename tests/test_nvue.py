@@ -143,6 +143,13 @@ NVUE_MUTATIONS += [
     ("an `- unset:` operation takes a neighbor away", "BGP-SESSION-MISSING",
      lambda r: (r / YAML).write_text((r / YAML).read_text() + '- unset:\n    vrf:\n      default:\n        router:\n'
                                      '          bgp:\n            neighbor:\n              "10.11.0.0": {}\n')),
+    # NVUE 5.15's spelling of a switch (`state: disabled` for `enable: off`), read as it
+    ("a neighbor disabled with NVUE 5.15's spelling", "BGP-SESSION-MISSING",
+     _edit('              "10.11.0.0":\n                type: "numbered"',
+           '              "10.11.0.0":\n                state: "disabled"\n                type: "numbered"')),
+    ("a neighbor's IPv4 family disabled with NVUE 5.15's spelling", "BGP-SESSION-DOWN",
+     _edit('                  ipv4-unicast:\n                    enable: "on"',
+           '                  ipv4-unicast:\n                    state: "disabled"')),
     ("a TACACS+ server on another port than 49 (reported, not passed over)", "PORTS-UNMODELLED",
      _edit('              host: "192.0.2.49"\n', '              host: "192.0.2.49"\n              port: 50\n')),
     ("an as-set aggregate that hides the leaf's server block (its set holds the spines' AS)", "ROUTE-MISSING",
@@ -670,3 +677,19 @@ def test_path_selection_reads_as_frrs_bestpath_lines(nvue_variant: Path) -> None
     off = parse_text("x", text.replace(uplink, uplink + '          ipv4:\n            forward: "off"\n', 1))
     assert off.interfaces["swp33"].forwarding is not None
     assert off.interfaces["swp33"].forwarding[0] is False and off.interfaces["swp33"].forwarding[3] == "startup.yaml"
+
+
+def test_nvue_515_state_spelling_is_read_as_enable_and_said(nvue_variant: Path, tmp_path: Path) -> None:
+    """`state: enabled` under `router`/`vrf` is 5.15's `enable: on`: nothing changes but a warning at
+    its line (5.14 and earlier refuse the key); `system api`'s `state` (older than 5.15) is not
+    touched: the API stays served."""
+    out = tmp_path / "b"
+    shutil.copytree(nvue_variant, out)
+    _edit('              "10.11.0.0":\n                type: "numbered"',
+          '              "10.11.0.0":\n                state: "enabled"\n                type: "numbered"')(out)
+    results = run_checks(load_snapshot(out))
+    found = [(r.check, f.severity, f.message) for r in results for f in r.findings]
+    assert len(found) == 1 and found[0][0] == "CONFIG-UNMODELLED" and found[0][1] == Severity.WARNING, found
+    line = (out / YAML).read_text().splitlines().index('                state: "enabled"') + 1
+    assert found[0][2].startswith(f"{YAML}:{line}: not modelled: read as NVUE 5.15's `enable on` (older NVUE refuses "
+                                  "the key): vrf default router bgp neighbor 10.11")  # (a report keeps 100 characters)

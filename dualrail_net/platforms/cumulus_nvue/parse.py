@@ -141,6 +141,33 @@ def _unset(root: dict[str, Any], body: dict[str, Any]) -> None:
                 del target[key]
 
 
+_STATE = {"enabled": "on", "disabled": "off"}
+
+
+def _state_spelling(r: _Reader, root: dict[str, Any], prefix: PathKey) -> None:
+    """NVUE 5.15 and later write a switch `state: enabled|disabled` where 5.14 and earlier write
+    `enable: on|off` (NVIDIA's NVUE reference says so of each such key): read as the older
+    spelling, at the same line, and said (a device that runs 5.14 or earlier refuses the key, and
+    `nv config apply` the file). Only under `router` and `vrf`, whose switches 5.14 spells
+    `enable` throughout (`system api` and `service lldp` already said `state` before 5.15); a
+    `state` with another value or beside an `enable` of its own is left as it is."""
+    pending: list[tuple[dict[str, Any], PathKey]] = [(_map(root.get(top)), (*prefix, top))
+                                                     for top in ("router", "vrf") if isinstance(root.get(top), dict)]
+    while pending:  # (a loop: a hostile file nests deep)
+        node, path = pending.pop()
+        state = node.get("state")
+        if isinstance(state, str) and state in _STATE and "enable" not in node:
+            where = (*path, "state")
+            r.smap.lines[(*path, "enable")] = r.smap.locate(where)
+            del node["state"]
+            node["enable"] = _STATE[state]
+            words = " ".join(str(p) for p in where[2:])
+            # (the reason first: a report keeps a line's first 100 characters)
+            r.routing(where, f"read as NVUE 5.15's `enable {_STATE[state]}` (older NVUE refuses the key): "
+                             f"{words} {state}")
+        pending.extend((child, (*path, key)) for key, child in node.items() if isinstance(child, dict))
+
+
 def _map(node: Any) -> dict[str, Any]:
     return node if isinstance(node, dict) else {}
 
@@ -181,6 +208,7 @@ def parse_text(name: str, text: str) -> DeviceConfig:
                 r.base((i, verb), f"operation {verb}: not modelled (only `set` and `unset`)")
     root, r.smap = applied(doc, smap)
     prefix: PathKey = (0, "set")
+    _state_spelling(r, root, prefix)
     r.extra(root, prefix, {"system", "interface", "router", "vrf", "qos", "service"})
     _system(r, _map(root.get("system")), (*prefix, "system"))
     sub_ports = _interfaces(r, _map(root.get("interface")), (*prefix, "interface"))

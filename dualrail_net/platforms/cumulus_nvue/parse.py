@@ -146,7 +146,8 @@ _STATE = {"enabled": "on", "disabled": "off"}
 
 def _state_spelling(r: _Reader, root: dict[str, Any], prefix: PathKey) -> None:
     """NVUE 5.15 and later write a switch `state: enabled|disabled` where 5.14 and earlier write
-    `enable: on|off` (NVIDIA's NVUE reference says so of each such key): read as the older
+    `enable: on|off` (NVIDIA's NVUE reference says so of the keys it renamed, `address-family
+    l2vpn-evpn state` among them; not every key is confirmed here): read as the older
     spelling, at the same line, and said (a device that runs 5.14 or earlier refuses the key, and
     `nv config apply` the file). Only under `router` and `vrf`, whose switches 5.14 spells
     `enable` throughout (`system api` and `service lldp` already said `state` before 5.15); a

@@ -534,3 +534,24 @@ def test_the_simulated_sm_runs_in_the_foreground_whatever_the_file_says(clean: P
     assert not [f for r in results for f in r.findings], [f.message for r in results for f in r.findings]
     assert set(stats) == {"IBA", "IBB"}
     assert not fired(run_static(out), "IB-SM-STANDBY")
+
+
+@needs_sim
+def test_an_opensm_that_forks_away_does_not_outlive_the_simulation(clean: Path, tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without the simulation's own process settings (as if opensm had a way to daemonize they do not
+    foresee), `daemon TRUE` forks opensm away: the run is then a finding, and no process naming the
+    simulation's folder is left when it ends (one ran on per verify run before)."""
+    import dualrail_net.verify.ib.sim as sim
+    monkeypatch.setattr(sim, "SIM_PROCESS", {})
+    folders: list[Path] = []
+    real_exit = sim.SimulatedPlane.__exit__
+
+    def noting_exit(self: sim.SimulatedPlane, *exc: object) -> None:
+        folders.append(self.dir)
+        real_exit(self, *exc)
+    monkeypatch.setattr(sim.SimulatedPlane, "__exit__", noting_exit)
+    out = broken_copy(clean, tmp_path, "ib-plane-IBA/opensm.conf", "lmc 0\n", "lmc 0\ndaemon TRUE\n")
+    results, _ = run_simulation(out)
+    assert fired(results, "IB-SIM-SM")  # (opensm's run is not what the plane's checks can read)
+    assert folders and all(sim.strays(folder) == [] for folder in folders)

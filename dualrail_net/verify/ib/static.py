@@ -426,14 +426,12 @@ def opensm_value(key: str, value: str) -> str:
     """A setting's value as opensm runs it: a boolean is TRUE only when written `TRUE` (strcmp),
     anything else is FALSE; a part_enforce it does not know is its default, `both` (measured: "Invalid
     Cached Option Value:part_enforce = BOTH, Using Default:both"); a number as the number it is
-    (strtoul: hex, octal); other values as written. Booleans and numbers are the settings so
-    listed, and those whose default (OPENSM_DEFAULTS) is one."""
-    default = OPENSM_DEFAULTS.get(key)
-    if key in OPENSM_BOOLEANS or default in ("TRUE", "FALSE"):
+    (strtoul: hex, octal); other values as written. Booleans and numbers are the settings whose
+    default (OPENSM_DEFAULTS) is one."""
+    if key in OPENSM_BOOLEANS:
         return "TRUE" if value == "TRUE" else "FALSE"
-    if key in OPENSM_NUMBERS or (default is not None and opensm_number(default) is not None):
-        if (number := opensm_number(value)) is not None:
-            return str(number)  # (`lmc 00` and `lmc 0`, `sm_key 0x01` and `sm_key 1` are one value)
+    if key in OPENSM_NUMBERS and (number := opensm_number(value)) is not None:
+        return str(number)  # (`lmc 00` and `lmc 0`, `sm_key 0x01` and `sm_key 1` are one value)
     if key == "part_enforce" and value not in PART_ENFORCE:
         return "both"
     return value
@@ -467,12 +465,12 @@ SECURE_SETTINGS = {
 # allow_both_pkeys is not among them: a port given both memberships of a partition talks as its full
 # member, which is what the P_Key model (ib/pkeys.py: `both`, or full and limited entries, count as
 # full) already decides reachability by; the master and its standby must still agree on it
-# opensm's boolean settings among those the checks read or compare (opts_parse_boolean)
-OPENSM_BOOLEANS = frozenset({"no_partition_enforcement", "allow_both_pkeys", "force_log_flush", "sm_inactive"})
+# opensm's boolean settings (opts_parse_boolean) and numeric ones (opts_parse_uint*): those whose
+# default is one
+OPENSM_BOOLEANS = frozenset(key for key, default in OPENSM_DEFAULTS.items() if default in ("TRUE", "FALSE"))
+OPENSM_NUMBERS = frozenset(key for key, default in OPENSM_DEFAULTS.items()
+                           if default is not None and opensm_number(default) is not None)
 PART_ENFORCE = frozenset({"both", "in", "out", "off"})
-# opensm's numeric settings among those the two SMs' files are compared on (opts_parse_uint*)
-OPENSM_NUMBERS = frozenset({"lmc", "subnet_prefix", "sm_key", "sa_key", "m_key", "sweep_interval", "log_max_size",
-                            "sminfo_polling_timeout", "polling_retry_number", "max_wire_smps", "transaction_timeout"})
 # every key the rendered opensm.conf sets, or that the checks read
 KNOWN_OPENSM_KEYS = frozenset({"guid", "subnet_prefix", "sm_priority", "lmc", "routing_engine", "root_guid_file",
                                "cn_guid_file", "partition_config_file", "no_partition_enforcement", "part_enforce",

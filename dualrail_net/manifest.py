@@ -389,26 +389,18 @@ def _inside(path: str) -> bool:
         and not (".." in path and ".." in path.split("/"))
 
 
-_NETWORK = re.compile(r"(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})/(\d{1,2})")
+# the form render writes a prefix in (ipaddress also takes a bare address, `/032`, a netmask)
+_NETWORK_FORM = re.compile(r"[0-9]{1,3}(?:\.[0-9]{1,3}){3}/(?:0|[1-9][0-9]?)")
 
 
 def _network_error(prefix: str) -> str:
-    """Why ``prefix`` is not an IPv4 network as ipaddress.IPv4Network (strict) reads one ("": it
-    is); the common case without building the object (a 100k-GPU manifest has ~20k)."""
-    m = _NETWORK.fullmatch(prefix)
-    if m is not None:
-        octets = [int(x) for x in m.groups()[:4]]
-        length = int(m.group(5))
-        if max(octets) <= 255 and length <= 32 and not any(x != "0" and x.startswith("0") for x in m.groups()):
-            value = octets[0] << 24 | octets[1] << 16 | octets[2] << 8 | octets[3]
-            if value & (0xFFFFFFFF >> length):
-                return "has host bits set"
-            return ""
+    """Why ``prefix`` is not an IPv4 network as ipaddress.IPv4Network (strict) reads one, written
+    `a.b.c.d/len` ("": it is)."""
     try:
         ipaddress.IPv4Network(prefix)
     except ValueError as exc:
         return str(exc)
-    return "not in the a.b.c.d/len form"
+    return "" if _NETWORK_FORM.fullmatch(prefix) else "not in the a.b.c.d/len form"
 
 
 def _check_meaning(manifest: Manifest) -> None:
@@ -429,7 +421,6 @@ def _check_meaning(manifest: Manifest) -> None:
     for plane, pools in manifest.pools.items():
         for pool, prefix in pools.items():
             _check_prefixes([prefix], f"pools.{plane}.{pool}")
-    known: set[str] = set()
     for group, entries in (("devices", manifest.devices), ("servers", manifest.servers)):
         for name, entry in entries.items():
             paths = [("dir", entry.dir)] + [("files", f) for f in entry.files]
@@ -453,12 +444,10 @@ def _check_meaning(manifest: Manifest) -> None:
                     _check_prefixes(prefixes, f"{group}.{name}.originates.{plane}")
                 for peer, external in entry.external.items():
                     _check_prefixes(external.prefixes, f"{group}.{name}.external.{peer}.prefixes")
-                if entry.platform not in known:
-                    try:
-                        get_platform(entry.platform)
-                    except PlatformError as exc:
-                        raise ManifestError(str(exc), f"{group}.{name}.platform") from None
-                    known.add(entry.platform)
+                try:
+                    get_platform(entry.platform)
+                except PlatformError as exc:
+                    raise ManifestError(str(exc), f"{group}.{name}.platform") from None
             for field_name, path in paths:
                 if not _inside(path):
                     raise ManifestError(f"{path!r:.80} is not a path inside the rendered folder",

@@ -43,9 +43,10 @@ def kernel_routes(parsed: InterfacesFile, pending: list[int], vrfs: Mapping[str,
         return [], [], [], set()
     routes, rules = server_policy([parsed.commands[n] for n in pending], [],
                                   [parsed.command_ports[n] for n in pending])
-    rejecting, ruled = _reject_rules(parsed, pending, rules)
-    lookups = _lookup_rules(parsed, pending, rules, vrfs)
     vrf_of_table = {table: vrf for vrf, table in vrfs.items() if table is not None}
+    numbered = _numbered(parsed, pending, rules) if rules else []
+    rejecting, ruled = _reject_rules(parsed, rules, numbered)
+    lookups = _lookup_rules(parsed, rules, numbered, vrf_of_table)
     out: list[StaticRoute] = []
     taken: set[int] = set()
     for route in routes:
@@ -97,20 +98,20 @@ def _numbered(parsed: InterfacesFile, pending: list[int],
     return out
 
 
-def _reject_rules(parsed: InterfacesFile, pending: list[int],
-                  rules: list[ServerRule]) -> tuple[list[KernelRule], set[int]]:
-    """The `ip rule add` commands of reject types as the kernel holds them (_numbered), and the
-    commands whose whole effect that is: a rule only for the switch's own packets (`iif lo`). One
-    that also meets traffic the switch forwards stays reported: switchd programs no policy rule
-    into the ASIC, so forwarded traffic passes it while what the CPU forwards does not (not
-    judged). Only when every rule command of the file is a reject (a rule that looks a table up,
-    or a deletion, leaves them all reported: what a lookup before a reject resolves is not
-    followed)."""
+def _reject_rules(parsed: InterfacesFile, rules: list[ServerRule],
+                  numbered: list[tuple[ServerRule, int, int]]) -> tuple[list[KernelRule], set[int]]:
+    """The `ip rule add` commands of reject types as the kernel holds them (``numbered``:
+    _numbered's), and the commands whose whole effect that is: a rule only for the switch's own
+    packets (`iif lo`). One that also meets traffic the switch forwards stays reported: switchd
+    programs no policy rule into the ASIC, so forwarded traffic passes it while what the CPU
+    forwards does not (not judged). Only when every rule command of the file is a reject (a rule
+    that looks a table up, or a deletion, leaves them all reported: what a lookup before a reject
+    resolves is not followed)."""
     if not rules or any(rule.delete or rule.action not in REJECT_KINDS for rule in rules):
         return [], set()
     out: list[KernelRule] = []
     taken: set[int] = set()
-    for rule, priority, number in _numbered(parsed, pending, rules):
+    for rule, priority, number in numbered:
         to, _, to_len = (rule.destination or "0.0.0.0/0").partition("/")
         out.append(KernelRule(priority, ip_int(rule.source) & MASKS[rule.source_len], rule.source_len,
                               ip_int(to) & MASKS[int(to_len or 32)], int(to_len or 32), rule.iif, rule.invert,
@@ -121,17 +122,16 @@ def _reject_rules(parsed: InterfacesFile, pending: list[int],
     return out, taken
 
 
-def _lookup_rules(parsed: InterfacesFile, pending: list[int], rules: list[ServerRule],
-                  vrfs: Mapping[str, int | None]) -> list[KernelLookup]:
+def _lookup_rules(parsed: InterfacesFile, rules: list[ServerRule], numbered: list[tuple[ServerRule, int, int]],
+                  vrf_of_table: Mapping[int, str]) -> list[KernelLookup]:
     """The file's `ip rule add ... lookup T` commands whose T is a table the file gives a VRF, as
-    the kernel numbers them (_numbered). None when the file deletes a rule: which rule a deletion
-    takes out is not followed (they all stay reported)."""
+    the kernel numbers them (``numbered``: _numbered's). None when the file deletes a rule: which
+    rule a deletion takes out is not followed (they all stay reported)."""
     if any(rule.delete for rule in rules):
         return []
-    vrf_of_table = {table: vrf for vrf, table in vrfs.items() if table is not None}
     return [KernelLookup(priority, ip_int(rule.source) & MASKS[rule.source_len], rule.source_len, rule.iif,
                          rule.invert, vrf_of_table[rule.table], parsed.command_lines[number])
-            for rule, priority, number in _numbered(parsed, pending, rules)
+            for rule, priority, number in numbered
             if rule.action == "lookup" and rule.table in vrf_of_table and rule.fwmark is None]
 
 

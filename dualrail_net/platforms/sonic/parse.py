@@ -375,6 +375,9 @@ _TABLE_FIELDS = {
 # the QoS maps: a key or value that is not a small number is dropped by the reader: said so
 _NUMERIC_MAPS = ("DSCP_TO_TC_MAP", "TC_TO_QUEUE_MAP", "TC_TO_PRIORITY_GROUP_MAP", "MAP_PFC_PRIORITY_TO_QUEUE")
 LOSSLESS_POOL = "ingress_lossless_pool"
+# a port's TC -> queue map when PORT_QOS_MAP names none (saiport.h, SAI_PORT_ATTR_QOS_TC_TO_QUEUE_MAP:
+# "Default no map, i.e. all packets to queue 0")
+SAI_QUEUE_DEFAULT = {tc: 0 for tc in range(8)}
 
 
 def _fields_known(dev: DeviceConfig, db: ConfigDb) -> None:
@@ -419,7 +422,9 @@ def _qos(dev: DeviceConfig, db: ConfigDb) -> None:
             used[dscp_map] += 1
             port_maps[port] = dscp_map
         pg_of_port[port] = str(fields.get("tc_to_pg_map", ""))
-        queue_of_port[port] = to_queue = maps["TC_TO_QUEUE_MAP"].get(str(fields.get("tc_to_queue_map", "")), {})
+        # no tc_to_queue_map: the port keeps SAI's default (saiport.h: every packet to queue 0)
+        queue_of_port[port] = to_queue = (maps["TC_TO_QUEUE_MAP"][str(fields["tc_to_queue_map"])]
+                                          if "tc_to_queue_map" in fields else SAI_QUEUE_DEFAULT)
         # the software PFC watchdog watches the priorities pfcwd_sw_enable lists (none: none), on a
         # port PFC_WD has an entry for (pfcwdorch starts a port's watch from that entry)
         watched = _int_list(fields.get("pfcwd_sw_enable", ""))
@@ -436,9 +441,14 @@ def _qos(dev: DeviceConfig, db: ConfigDb) -> None:
             iface.pfc_priorities = _int_list(pfc)
             if iface.pfc_priorities is None:
                 _note(dev, db, "PORT_QOS_MAP", port, f"PORT_QOS_MAP {port} pfc_enable {str(pfc)[:20]}")
-            elif "pfc_to_queue_map" in fields:
-                _pause_targets(dev, db, port, iface, maps["MAP_PFC_PRIORITY_TO_QUEUE"][str(fields["pfc_to_queue_map"])],
-                               pg_maps.get(pg_of_port[port], {}), to_queue)
+            else:
+                pause_map = maps["MAP_PFC_PRIORITY_TO_QUEUE"].get(str(fields.get("pfc_to_queue_map", "")), {})
+                if "pfc_to_queue_map" not in fields:
+                    _note(dev, db, "PORT_QOS_MAP", port, f"PORT_QOS_MAP {port} has pfc_enable but no pfc_to_queue_map: "
+                                                         "a pause for priority P is taken to stop queue P (SAI gives "
+                                                         "no default, the ASIC's own)")
+                _pause_targets(dev, db, port, iface, pause_map,
+                               pg_maps[pg_of_port[port]] if "tc_to_pg_map" in fields else None, to_queue)
     # a port's PFC_WD entry: its action on a storm (pfcwdorch's drop, the default, or forward: either
     # frees the stuck queue; alert only logs it, so the queue stays paused as without a watchdog)
     watchdog = {port: _fields(value) for port, value in db.table("PFC_WD").entries}
@@ -468,23 +478,22 @@ def _qos(dev: DeviceConfig, db: ConfigDb) -> None:
                                                      f"the switch's other ports' {name})")
     common_queue = Counter(tuple(sorted(m.items())) for m in queue_of_port.values()).most_common(1)
     to_queue = dict(common_queue[0][0]) if common_queue else {}
-    queue_tc = {q: tc for tc, q in to_queue.items()}
-    inverses: dict[int, dict[int, int]] = {}
-    weights: dict[str, dict[int, int]] = {}
+    inverses: dict[int, dict[int, list[int]]] = {}
+    weights: dict[str, dict[int, tuple[int, list[int]]]] = {}  # port -> queue -> (weight, its classes)
     for key, value in db.table("QUEUE").entries:
         port, _, queue = key.partition("|")
         iface = dev.interfaces.get(port)
         if iface is None or not (queue.isascii() and queue.isdigit() and len(queue) <= 2):
             _note(dev, db, "QUEUE", key, f"QUEUE {key}")
             continue
-        own = queue_of_port.get(port)
-        if own is None:
-            tc = queue_tc.get(int(queue), int(queue))
-        else:  # the port's own map (one inverse per map: the ports share their map's dict)
-            inverse = inverses.get(id(own))
-            if inverse is None:
-                inverse = inverses[id(own)] = {q: t for t, q in own.items()}
-            tc = inverse.get(int(queue), int(queue))
+        # the classes this queue carries: by the port's own map, else the switch's common one
+        # (one inverse per map: the ports share their map's dict); a queue no class is sent to
+        # carries none, whatever its scheduler and WRED profile say
+        own = queue_of_port.get(port, to_queue)
+        inverse = inverses.get(id(own))
+        if inverse is None:
+            inverse = inverses[id(own)] = _queue_classes(own)
+        tcs = inverse.get(int(queue), [])
         fields = _fields(value)
         profile = wred.get(str(fields.get("wred_profile", "")))
         if profile is not None and str(profile.get("ecn", "ecn_none")) in _ECN_ON \
@@ -493,32 +502,53 @@ def _qos(dev: DeviceConfig, db: ConfigDb) -> None:
                                                                 "green_drop_probability"))
             if low is None or high is None or prob is None:
                 _note(dev, db, "QUEUE", key, f"QUEUE {key}: WRED profile without its green thresholds")
-            else:
-                iface.ecn = {**(iface.ecn or {}), tc: EcnProfile(low, high, prob)}
+            elif tcs:
+                iface.ecn = {**(iface.ecn or {}), **{tc: EcnProfile(low, high, prob) for tc in tcs}}
         scheduler = schedulers.get(str(fields.get("scheduler", "")))
         if scheduler is not None and scheduler.get("type") == "STRICT":
-            iface.strict_tcs.append(tc)
+            iface.strict_tcs.extend(tcs)
         elif scheduler is not None and scheduler.get("type") in ("DWRR", "WRR"):
             weight = _count(scheduler.get("weight"))
             if weight is None:
                 _note(dev, db, "QUEUE", key, f"QUEUE {key}: scheduler {fields.get('scheduler')} without a weight")
-            else:
-                weights.setdefault(port, {})[tc] = weight
+            elif tcs:
+                weights.setdefault(port, {})[int(queue)] = (weight, tcs)
     _headroom(dev, db)
-    # DWRR weights are relative: each class's share is its weight over the sum of the port's
-    for port, by_tc in weights.items():
-        total = sum(by_tc.values())
+    # DWRR weights are relative and per queue: a queue's share is its weight over the sum of the
+    # port's, and every class the queue carries has that share
+    for port, by_queue in weights.items():
+        total = sum(weight for weight, _ in by_queue.values())
         if total:
-            dev.interfaces[port].dwrr_share = {tc: round(100 * w / total) for tc, w in by_tc.items()}
+            dev.interfaces[port].dwrr_share = {tc: round(100 * weight / total)
+                                               for weight, tcs in by_queue.values() for tc in tcs}
+
+
+def _queue_classes(tc_queue: dict[int, int]) -> dict[int, list[int]]:
+    """queue -> the traffic classes a TC -> queue map sends to it (a class the map does not list:
+    its own number)."""
+    out: dict[int, list[int]] = {}
+    for tc in range(8):
+        out.setdefault(tc_queue.get(tc, tc), []).append(tc)
+    return out
 
 
 def _pause_targets(dev: DeviceConfig, db: ConfigDb, port: str, iface: Interface, pfc_queue: dict[int, int],
-                   tc_pg: dict[int, int], tc_queue: dict[int, int]) -> None:
+                   tc_pg: dict[int, int] | None, tc_queue: dict[int, int]) -> None:
     """A pause frame the port receives for priority P stops the queue MAP_PFC_PRIORITY_TO_QUEUE
     names; the traffic of P (the classes whose priority group is P) leaves by TC_TO_QUEUE_MAP's
     queue. When the two differ the pause stops the wrong queue: P is paused nowhere, no lossless
-    class (a map absent from a table: SAI's default, the identity)."""
+    class (a priority or class a map does not list: the identity; a port without a pause map:
+    the identity, the ASICs' own; without a TC -> queue map: SAI's queue 0, see SAI_QUEUE_DEFAULT).
+    tc_pg None: the port names no TC -> priority-group map, for which SAI defines no default, so
+    no class is known to fill a lossless group: no priority stays lossless (reported)."""
     assert iface.pfc_priorities is not None
+    if tc_pg is None:
+        if iface.pfc_priorities:
+            _note(dev, db, "PORT_QOS_MAP", port, f"PORT_QOS_MAP {port} has pfc_enable but no tc_to_pg_map: SAI "
+                                                 "gives the classes' priority groups no default, none is known to "
+                                                 "be lossless")
+        iface.pfc_priorities = []
+        return
     kept = []
     for prio in iface.pfc_priorities:
         queues = {tc_queue.get(tc, tc) for tc in range(8) if tc_pg.get(tc, tc) == prio} or {prio}

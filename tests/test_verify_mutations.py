@@ -924,6 +924,12 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
     ("an EOS spine port's lossless priority made lossy again (priority-flow-control priority 3 drop)", "QOS-PFC",
      lambda r: edit(r / SPINE_A / "running-config", "   priority-flow-control priority 3 no-drop\n",
                     "   priority-flow-control priority 3 no-drop\n   priority-flow-control priority 3 drop\n")),
+    ("an EOS spine rewrites RoCE's DSCP to 0 as it leaves (qos rewrite dscp, class 3 to dscp 0)", "QOS-DSCP-MAP",
+     lambda r: edit(r / SPINE_A / "running-config", "qos map dscp 48 to traffic-class 6\n",
+                    "qos map dscp 48 to traffic-class 6\nqos map traffic-class 3 to dscp 0\nqos rewrite dscp\n")),
+    ("an EOS spine rewrites CNPs' DSCP as they leave (qos rewrite dscp, class 6 to dscp 46)", "QOS-DSCP-MAP",
+     lambda r: edit(r / SPINE_A / "running-config", "qos map dscp 48 to traffic-class 6\n",
+                    "qos map dscp 48 to traffic-class 6\nqos rewrite dscp\nqos map traffic-class 6 7 to dscp 46\n")),
     ("both ends of a session wait (EOS transport connection-mode passive, FRR passive)", "BGP-SESSION-DOWN",
      lambda r: (_spine_neighbor(r, "transport connection-mode passive"),
                 edit(r / LEAF_A / "frr.conf", " neighbor 10.11.0.0 description a-spine-1:Ethernet1\n",
@@ -2265,6 +2271,29 @@ def test_valid_edit_passes(clean: Path, tmp_path: Path, desc: str, mutate: Calla
     mutate(edited)
     findings = [f"{f.check}: {f.message}" for r in run_checks(load_snapshot(edited)) for f in r.findings]
     assert findings == [], desc
+
+
+@pytest.mark.parametrize("lines,rewritten", [
+    ("qos map traffic-class 3 to dscp 26\nqos map traffic-class 6 to dscp 48\nqos rewrite dscp\n", False),
+    ("qos map traffic-class 3 to dscp 0\nqos rewrite dscp\nno qos rewrite dscp\n", False),
+    ("qos map traffic-class 3 to dscp 0\n", False),
+    ("qos rewrite dscp\nqos map traffic-class 2 3 to dscp 18\n", True),
+])
+def test_an_eos_dscp_rewrite_counts_where_it_changes_a_marked_class(clean: Path, tmp_path: Path, lines: str,
+                                                                   rewritten: bool) -> None:
+    """`qos rewrite dscp` writes each class's `to dscp` value into the packets leaving: an error
+    only where a marked DSCP's class leaves with another DSCP (the map alone rewrites nothing; a
+    class without its own line is rewritten by EOS's default map: the line stays reported)."""
+    edited = tmp_path / "build"
+    shutil.copytree(clean, edited)
+    edit(edited / SPINE_A / "running-config", "qos map dscp 48 to traffic-class 6\n",
+         "qos map dscp 48 to traffic-class 6\n" + lines)
+    results = {r.check: r.findings for r in run_checks(load_snapshot(edited))}
+    assert bool(results["QOS-DSCP-MAP"]) == rewritten, results["QOS-DSCP-MAP"]
+    if rewritten:
+        assert "running-config:" in results["QOS-DSCP-MAP"][0].message
+    reported = [f.message for f in results["CONFIG-UNMODELLED"]]
+    assert any("qos rewrite dscp" in m for m in reported) == ("no qos" not in lines and "rewrite" in lines)
 
 
 def test_a_server_ports_ip_forward_decides_over_sysctl_conf(clean: Path, tmp_path: Path) -> None:

@@ -589,6 +589,11 @@ class Qos:
     # the priority of traffic no DSCP rule names (Cumulus traffic.port_default_priority); None: not said
     default_priority: int | None = None
     default_priority_line: int = 0
+    # the DSCP a packet of traffic class T leaves with where the switch rewrites it (EOS `qos rewrite
+    # dscp` with `qos map traffic-class T to dscp D`); a class not listed: not rewritten, or by a
+    # default map the model does not hold (its line reported)
+    dscp_rewrite: dict[int, int] = field(default_factory=dict)
+    dscp_rewrite_line: int = 0
 
 
 @dataclass(slots=True)

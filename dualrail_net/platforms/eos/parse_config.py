@@ -841,6 +841,8 @@ def _read_nodes(nodes: list[Node], dev: DeviceConfig) -> None:
     # mapped); the model's dscp_to_tc is the egress queue (ECN and the scheduler are per queue), its
     # dscp_to_priority the class (PFC pauses a priority)
     tc_to_queue: dict[int, int] = {}
+    tc_to_dscp: dict[int, int] = {}  # `qos map traffic-class T to dscp D`: what `qos rewrite dscp` writes
+    rewrite: Node | None = None  # the `qos rewrite dscp` line in force
     routing_on: set[str | None] = set()
     vrf_lines: list[tuple[str, int]] = []  # (VRF, line) of each port's `vrf` line
     peer_filters: dict[str, list[tuple[int, int, int, bool]]] = {}  # name -> (seq, first AS, last AS, accept)
@@ -860,6 +862,15 @@ def _read_nodes(nodes: list[Node], dev: DeviceConfig) -> None:
                 and len(w) > 6 and all(_int(x, 7) is not None for x in w[3:-3]):
             for klass in w[3:-3]:
                 tc_to_queue[int(klass)] = queue
+        elif w[:3] == ["qos", "map", "traffic-class"] and w[-2:-1] == ["dscp"] and "to" in w and w.index("to") == len(w) - 3 \
+                and (code := _int(w[-1], 63)) is not None and len(w) > 6 \
+                and all(_int(x, 7) is not None for x in w[3:-3]):
+            for klass in w[3:-3]:
+                tc_to_dscp[int(klass)] = code
+        elif w == ["qos", "rewrite", "dscp"]:
+            rewrite = node
+        elif w[0] in ("no", "default") and w[1:] == ["qos", "rewrite", "dscp"]:
+            rewrite = None
         elif w[:2] in (["vrf", "instance"], ["vrf", "definition"]) and len(w) == 3:  # (definition: before 4.23)
             dev.vrfs.setdefault(w[2], None)
         elif w[0] in ("default", "no") and w[1:2] == ["interface"] and (names := interface_names(w[1:])) is not None:
@@ -942,6 +953,11 @@ def _read_nodes(nodes: list[Node], dev: DeviceConfig) -> None:
                         continue  # (judged on each route's AS path: verify/aspaths.py)
             _unmodelled(dev, node)
     dev.qos.dscp_to_tc = {dscp: tc_to_queue.get(tc, tc) for dscp, tc in dev.qos.dscp_to_tc.items()}
+    if rewrite is not None:
+        dev.qos.dscp_rewrite, dev.qos.dscp_rewrite_line = tc_to_dscp, rewrite.line
+        # (a class without its own `to dscp` line is rewritten by EOS's default map, which the model
+        # does not hold: the line stays reported for those)
+        _unmodelled(dev, rewrite)
     for name, iface in dev.interfaces.items():
         if name.startswith("Ethernet") and name not in routed and iface.addresses and not iface.down:
             iface.down = "switchport"  # EOS: an Ethernet port is a switchport; its IP address does nothing

@@ -12,7 +12,7 @@ from functools import cache, partial
 from typing import Any
 
 from dualrail_net.verify.checks import BASE, Context, PortGroup, TOPOLOGY, check, finding
-from dualrail_net.verify.model import UNTRUSTED, EcnProfile
+from dualrail_net.verify.model import UNTRUSTED, DeviceConfig, EcnProfile
 from dualrail_net.verify.findings import Finding
 
 
@@ -92,6 +92,26 @@ def dscp_map(ctx: Context) -> list[Finding]:
                 if roce not in dict(sig[0]):
                     out.append(finding([name], plane, f"{name} has no mapping for RoCE DSCP {roce}",
                                        "RoCE traffic falls into the best-effort class, lossy and unmarked"))
+        if plane_markers is not None:
+            for name, _ in rows:
+                out += _rewritten(ctx, ctx.snap.devices[name], plane,
+                                  {"RoCE": plane_markers.roce_dscp, "CNP": plane_markers.cnp_dscp})
+    return out
+
+
+def _rewritten(ctx: Context, dev: DeviceConfig, plane: str, marked: dict[str, int | None]) -> list[Finding]:
+    """A switch that rewrites a marked DSCP on the way out (by its traffic class): the next switch,
+    and the receiving NIC, classify the packet by the DSCP it now carries."""
+    out = []
+    for what, dscp in marked.items():
+        klass = dev.qos.dscp_to_priority.get(dscp) if dscp is not None else None
+        written = dev.qos.dscp_rewrite.get(klass) if klass is not None else None
+        if written is not None and written != dscp:
+            at = ctx.snap.where(dev.name, dev.routing_file, dev.qos.dscp_rewrite_line)
+            out.append(finding([dev.name], plane, f"{at}: {dev.name} "
+                               f"rewrites {what}'s DSCP {dscp} (traffic class {klass}) to {written} as it leaves",
+                               f"the next hop classifies {what} by DSCP {written}: it leaves its class "
+                               "(lossy, unpaused or unprioritized from there on)"))
     return out
 
 

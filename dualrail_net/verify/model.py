@@ -81,6 +81,9 @@ class Interface:
     # each DWRR traffic class's share of the port under contention, in percent (weights turned into
     # shares by the parser; EOS and NVUE write percents); None: no DWRR scheduling configured
     dwrr_share: dict[int, int] | None = None
+    # a traffic class's rate limit, in percent of the port, whatever the contention (EOS `shape rate N
+    # percent` under its tx-queue); a class not in it: not shaped
+    shape_percent: dict[int, int] = field(default_factory=dict)
     pfc_headroom: PfcHeadroom | None = None  # the lossless priority's headroom (None: the platform sizes it)
     # the priorities a PFC watchdog watches on the port (SONiC: PORT_QOS_MAP pfcwd_sw_enable, for a port
     # PFC_WD has an entry for); None: the platform keeps no watchdog in the file (not judged)

@@ -105,6 +105,9 @@ def _tx_queue(node: Node, iface: Interface, dev: DeviceConfig) -> None:
             iface.strict_tcs = sorted(set(iface.strict_tcs + [tc]))
         elif qw[:2] == ["bandwidth", "percent"] and len(qw) == 3 and (share := _int(qw[2], 100)) is not None:
             iface.dwrr_share = {**(iface.dwrr_share or {}), tc: share}
+        elif qw[:2] == ["shape", "rate"] and len(qw) == 4 and qw[3] == "percent" \
+                and (cap := _int(qw[2], 100)) is not None:
+            iface.shape_percent = {**iface.shape_percent, tc: cap}  # (a rate in bits: reported, not read)
         elif qw[0] in ("no", "default") and _queue_default(iface, tc, qw[1:]):
             pass
         else:
@@ -118,13 +121,16 @@ def _queue_default(iface: Interface, tc: int, w: list[str]) -> bool:
     every = not w
     ecn, strict, share = every or w[:2] == ["random-detect", "ecn"], every or w[:1] == ["priority"], \
         every or w[:1] == ["bandwidth"]
+    shape = every or w[:2] == ["shape", "rate"] or w == ["shape"]
+    if shape:
+        iface.shape_percent = {q: cap for q, cap in iface.shape_percent.items() if q != tc}
     if ecn and iface.ecn is not None:
         iface.ecn = {q: profile for q, profile in iface.ecn.items() if q != tc} or None
     if strict:
         iface.strict_tcs = [q for q in iface.strict_tcs if q != tc]
     if share and iface.dwrr_share is not None:
         iface.dwrr_share = {q: weight for q, weight in iface.dwrr_share.items() if q != tc} or None
-    return ecn or strict or share
+    return ecn or strict or share or shape
 
 
 def _harmless(node: Node, known: tuple[str, ...], mode: str) -> bool:

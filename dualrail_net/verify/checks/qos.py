@@ -282,7 +282,8 @@ def cnp(ctx: Context) -> list[Finding]:
 def scheduler(ctx: Context) -> list[Finding]:
     """Per port, the RoCE traffic class's DWRR share (each parser turns its platform's weights or
     percents into a share) against the plan's roce_bandwidth_percent (within a point: weights are
-    rounded); strict priority for RoCE starves every other class, including BGP's."""
+    rounded); strict priority for RoCE starves every other class, including BGP's; a rate limit
+    (shaping) below the planned share caps RoCE even on an idle link."""
     out = []
     roce = _roce_tcs(ctx)
     markers = ctx.snap.manifest.qos_markers
@@ -295,11 +296,15 @@ def scheduler(ctx: Context) -> list[Finding]:
         why_share = ("RoCE gets another share of the link than the plan sizes the fabric for: collectives slow "
                      "down when the link is shared, or starve the other classes")
         why_strict = "strict RoCE starves every other class (BGP keepalives included)"
+        why_shape = "RoCE never gets more than that, even on an idle link: collectives run at that rate at best"
         wrong: dict[tuple[str, str], list[str]] = {}  # (what the port does, why it matters) -> its ports
         for iface in group.ports:
             share = iface.dwrr_share.get(roce_tc) if iface.dwrr_share else None
             said: tuple[str, str]
-            if roce_tc in iface.strict_tcs:
+            cap = iface.shape_percent.get(roce_tc)
+            if cap is not None and cap < planned:
+                said = (f"shapes the RoCE class TC{roce_tc} to {cap}% of the port", why_shape)
+            elif roce_tc in iface.strict_tcs:
                 said = (f"puts the RoCE class TC{roce_tc} in strict priority", why_strict)
             elif share is None:
                 said = (f"gives the RoCE class TC{roce_tc} no DWRR share (the platform's default scheduling)", why_share)

@@ -184,6 +184,10 @@ SONIC_MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
      _db_edit(lambda d: _table(d, "PORT_QOS_MAP")["Ethernet256"].pop("tc_to_pg_map"))),
     ("a port's QoS entry without its pause -> queue map (taken as the identity: said so)", "PORTS-UNMODELLED",
      _db_edit(lambda d: _table(d, "PORT_QOS_MAP")["Ethernet256"].pop("pfc_to_queue_map"))),
+    ("one port's own TC -> priority-group map leaves the lossless group empty (the switch's map is right)", "QOS-PFC",
+     _db_edit(lambda d: (_table(d, "TC_TO_PRIORITY_GROUP_MAP").update(
+         ONE={**_table(d, "TC_TO_PRIORITY_GROUP_MAP")["ROCE"], "3": "0"}),
+         _table(d, "PORT_QOS_MAP")["Ethernet256"].update(tc_to_pg_map="ONE")))),
     ("the CNP class sent to the weighted queue 0 (the queue's scheduler is the class's)", "QOS-CNP",
      _db_edit(lambda d: _table(d, "TC_TO_QUEUE_MAP")["ROCE"].update({"6": "0"}))),
     ("the lossless group's profile undefined", "QOS-PFC-HEADROOM",

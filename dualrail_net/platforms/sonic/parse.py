@@ -551,9 +551,12 @@ def _pause_targets(dev: DeviceConfig, db: ConfigDb, port: str, iface: Interface,
         return
     kept = []
     for prio in iface.pfc_priorities:
-        queues = {tc_queue.get(tc, tc) for tc in range(8) if tc_pg.get(tc, tc) == prio} or {prio}
+        queues = {tc_queue.get(tc, tc) for tc in range(8) if tc_pg.get(tc, tc) == prio}
         paused = pfc_queue.get(prio, prio)
-        if paused in queues:
+        if not queues:
+            _note(dev, db, "PORT_QOS_MAP", port, f"PORT_QOS_MAP {port}: pfc_enable {prio}, but its tc_to_pg_map puts "
+                                                 f"no traffic class in priority group {prio}: nothing is lossless")
+        elif paused in queues:
             kept.append(prio)
         else:
             _note(dev, db, "PORT_QOS_MAP", port, f"PORT_QOS_MAP {port}: a pause for priority {prio} stops queue "

@@ -188,6 +188,9 @@ SONIC_MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
      _db_edit(lambda d: (_table(d, "TC_TO_PRIORITY_GROUP_MAP").update(
          ONE={**_table(d, "TC_TO_PRIORITY_GROUP_MAP")["ROCE"], "3": "0"}),
          _table(d, "PORT_QOS_MAP")["Ethernet256"].update(tc_to_pg_map="ONE")))),
+    ("one uplink classifies by its own DSCP map, which leaves RoCE's DSCP in TC 0", "QOS-DSCP-MAP",
+     _db_edit(lambda d: (_table(d, "DSCP_TO_TC_MAP").update(ONE={**_table(d, "DSCP_TO_TC_MAP")["ROCE"], "26": "0"}),
+                         _table(d, "PORT_QOS_MAP")["Ethernet256"].update(dscp_to_tc_map="ONE")))),
     ("the CNP class sent to the weighted queue 0 (the queue's scheduler is the class's)", "QOS-CNP",
      _db_edit(lambda d: _table(d, "TC_TO_QUEUE_MAP")["ROCE"].update({"6": "0"}))),
     ("the lossless group's profile undefined", "QOS-PFC-HEADROOM",
@@ -625,4 +628,14 @@ def test_a_shared_tacacs_passkey_is_a_valid_edit(sonic_variant: Path, tmp_path: 
         for server in _table(d, "TACPLUS_SERVER").values():
             server.pop("passkey")
     _db_edit(shared)(edited)
+    assert [f"{r.check}: {f.message}" for r in run_checks(load_snapshot(edited)) for f in r.findings] == []
+
+
+def test_a_port_map_that_differs_only_off_the_marked_dscps_passes(sonic_variant: Path, tmp_path: Path) -> None:
+    """A port's own DSCP map is judged on the DSCPs the plan marks (RoCE's, the CNPs'): one that
+    differs elsewhere (best effort's DSCP 10 into TC 1) changes nothing the plan cares about."""
+    edited = tmp_path / "build"
+    shutil.copytree(sonic_variant, edited)
+    _db_edit(lambda d: (_table(d, "DSCP_TO_TC_MAP").update(ONE={**_table(d, "DSCP_TO_TC_MAP")["ROCE"], "10": "1"}),
+                        _table(d, "PORT_QOS_MAP")["Ethernet256"].update(dscp_to_tc_map="ONE")))(edited)
     assert [f"{r.check}: {f.message}" for r in run_checks(load_snapshot(edited)) for f in r.findings] == []

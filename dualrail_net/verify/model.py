@@ -597,6 +597,10 @@ class Qos:
     # default map the model does not hold (its line reported)
     dscp_rewrite: dict[int, int] = field(default_factory=dict)
     dscp_rewrite_line: int = 0
+    # a port that classifies by another DSCP map than the switch's (SONiC PORT_QOS_MAP naming another
+    # DSCP_TO_TC_MAP): port -> (its DSCP -> traffic class, TC 0 left out as in dscp_to_tc; what it
+    # names, for the finding)
+    port_dscp_to_tc: dict[str, tuple[dict[int, int], str]] = field(default_factory=dict)
 
 
 @dataclass(slots=True)

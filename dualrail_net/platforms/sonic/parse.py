@@ -473,9 +473,9 @@ def _qos(dev: DeviceConfig, db: ConfigDb) -> None:
         tc_pg = pg_maps.get(pg_name, {})  # no map: a packet's PG is its TC
         dev.qos.dscp_to_priority = {d: tc_pg.get(tc, tc) for d, tc in dev.qos.dscp_to_tc.items()}
         for port, other in port_maps.items():
-            if other != name:
-                _note(dev, db, "PORT_QOS_MAP", port, f"PORT_QOS_MAP {port} dscp_to_tc_map {other} (another map than "
-                                                     f"the switch's other ports' {name})")
+            if other != name:  # (QOS-DSCP-MAP compares it with the switch's on the marked DSCPs)
+                dev.qos.port_dscp_to_tc[port] = ({d: tc for d, tc in dscp_maps[other].items() if tc},
+                                                 f"{FILE}:{db.line('PORT_QOS_MAP', port)} dscp_to_tc_map {other}")
     common_queue = Counter(tuple(sorted(m.items())) for m in queue_of_port.values()).most_common(1)
     to_queue = dict(common_queue[0][0]) if common_queue else {}
     inverses: dict[int, dict[int, list[int]]] = {}

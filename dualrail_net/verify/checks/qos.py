@@ -93,18 +93,34 @@ def dscp_map(ctx: Context) -> list[Finding]:
                     out.append(finding([name], plane, f"{name} has no mapping for RoCE DSCP {roce}",
                                        "RoCE traffic falls into the best-effort class, lossy and unmarked"))
         if plane_markers is not None:
+            marked = {"RoCE": plane_markers.roce_dscp, "CNP": plane_markers.cnp_dscp}
             for name, _ in rows:
-                out += _rewritten(ctx, ctx.snap.devices[name], plane,
-                                  {"RoCE": plane_markers.roce_dscp, "CNP": plane_markers.cnp_dscp})
+                out += _rewritten(ctx, ctx.snap.devices[name], plane, marked)
+                out += _port_maps(ctx.snap.devices[name], plane, marked)
     return out
 
 
-def _rewritten(ctx: Context, dev: DeviceConfig, plane: str, marked: dict[str, int | None]) -> list[Finding]:
+def _port_maps(dev: DeviceConfig, plane: str, marked: dict[str, int]) -> list[Finding]:
+    """A port that classifies a marked DSCP into another class than the switch's other ports (a DSCP
+    a map does not list is TC 0): that traffic arriving there is in the wrong class from that hop."""
+    out = []
+    for port, (classes, said) in dev.qos.port_dscp_to_tc.items():
+        for what, dscp in marked.items():
+            own, switch = classes.get(dscp, 0), dev.qos.dscp_to_tc.get(dscp, 0)
+            if own != switch:
+                out.append(finding([dev.name], plane, f"{dev.name} {port} classifies {what}'s DSCP {dscp} into "
+                                   f"traffic class {own} ({said}); the switch's other ports into {switch}",
+                                   f"{what} arriving on {port} leaves its class from this hop on (lossy, unpaused "
+                                   "or unprioritized)"))
+    return out
+
+
+def _rewritten(ctx: Context, dev: DeviceConfig, plane: str, marked: dict[str, int]) -> list[Finding]:
     """A switch that rewrites a marked DSCP on the way out (by its traffic class): the next switch,
     and the receiving NIC, classify the packet by the DSCP it now carries."""
     out = []
     for what, dscp in marked.items():
-        klass = dev.qos.dscp_to_priority.get(dscp) if dscp is not None else None
+        klass = dev.qos.dscp_to_priority.get(dscp)
         written = dev.qos.dscp_rewrite.get(klass) if klass is not None else None
         if written is not None and written != dscp:
             at = ctx.snap.where(dev.name, dev.routing_file, dev.qos.dscp_rewrite_line)

@@ -82,8 +82,9 @@ class Interface:
     # shares by the parser; EOS and NVUE write percents); None: no DWRR scheduling configured
     dwrr_share: dict[int, int] | None = None
     # a traffic class's rate limit, in percent of the port, whatever the contention (EOS `shape rate N
-    # percent` under its tx-queue); a class not in it: not shaped
-    shape_percent: dict[int, int] = field(default_factory=dict)
+    # percent` under its tx-queue); None or a class not in it: not shaped (None, not an empty dict:
+    # a million ports at 100k GPUs would each hold one)
+    shape_percent: dict[int, int] | None = None
     pfc_headroom: PfcHeadroom | None = None  # the lossless priority's headroom (None: the platform sizes it)
     # the priorities a PFC watchdog watches on the port (SONiC: PORT_QOS_MAP pfcwd_sw_enable, for a port
     # PFC_WD has an entry for); None: the platform keeps no watchdog in the file (not judged)

@@ -107,7 +107,7 @@ def _tx_queue(node: Node, iface: Interface, dev: DeviceConfig) -> None:
             iface.dwrr_share = {**(iface.dwrr_share or {}), tc: share}
         elif qw[:2] == ["shape", "rate"] and len(qw) == 4 and qw[3] == "percent" \
                 and (cap := _int(qw[2], 100)) is not None:
-            iface.shape_percent = {**iface.shape_percent, tc: cap}  # (a rate in bits: reported, not read)
+            iface.shape_percent = {**(iface.shape_percent or {}), tc: cap}  # (a rate in bits: reported, not read)
         elif qw[0] in ("no", "default") and _queue_default(iface, tc, qw[1:]):
             pass
         else:
@@ -122,8 +122,8 @@ def _queue_default(iface: Interface, tc: int, w: list[str]) -> bool:
     ecn, strict, share = every or w[:2] == ["random-detect", "ecn"], every or w[:1] == ["priority"], \
         every or w[:1] == ["bandwidth"]
     shape = every or w[:2] == ["shape", "rate"] or w == ["shape"]
-    if shape:
-        iface.shape_percent = {q: cap for q, cap in iface.shape_percent.items() if q != tc}
+    if shape and iface.shape_percent is not None:
+        iface.shape_percent = {q: cap for q, cap in iface.shape_percent.items() if q != tc} or None
     if ecn and iface.ecn is not None:
         iface.ecn = {q: profile for q, profile in iface.ecn.items() if q != tc} or None
     if strict:

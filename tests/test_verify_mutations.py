@@ -933,6 +933,8 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
     ("an EOS spine shapes the RoCE queue to 10% of the port (tx-queue 3 shape rate 10 percent)", "QOS-SCHEDULER",
      lambda r: edit(r / SPINE_A / "running-config", "      bandwidth percent 50\n",
                     "      bandwidth percent 50\n      shape rate 10 percent\n")),
+    ("an EOS spine port shaped to 20% (shape rate 20 percent on the port: every class in it)", "QOS-SCHEDULER",
+     lambda r: edit(r / SPINE_A / "running-config", "   qos trust dscp\n", "   qos trust dscp\n   shape rate 20 percent\n")),
     ("both ends of a session wait (EOS transport connection-mode passive, FRR passive)", "BGP-SESSION-DOWN",
      lambda r: (_spine_neighbor(r, "transport connection-mode passive"),
                 edit(r / LEAF_A / "frr.conf", " neighbor 10.11.0.0 description a-spine-1:Ethernet1\n",

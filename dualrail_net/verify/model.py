@@ -85,6 +85,7 @@ class Interface:
     # percent` under its tx-queue); None or a class not in it: not shaped (None, not an empty dict:
     # a million ports at 100k GPUs would each hold one)
     shape_percent: dict[int, int] | None = None
+    shape_port_percent: int | None = None  # the port's own rate limit, every class in it (EOS `shape rate N percent`)
     pfc_headroom: PfcHeadroom | None = None  # the lossless priority's headroom (None: the platform sizes it)
     # the priorities a PFC watchdog watches on the port (SONiC: PORT_QOS_MAP pfcwd_sw_enable, for a port
     # PFC_WD has an entry for); None: the platform keeps no watchdog in the file (not judged)

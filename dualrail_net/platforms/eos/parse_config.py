@@ -259,6 +259,8 @@ def _interface(node: Node, name: str, dev: DeviceConfig, routed: set[str], pfc_o
                 _unmodelled(dev, child)
         elif w[0] == "mtu" and len(w) == 2 and (mtu := _int(w[1], 65535)) is not None:
             iface.mtu = mtu
+        elif w[:2] == ["shape", "rate"] and len(w) == 4 and w[3] == "percent" and (cap := _int(w[2], 100)) is not None:
+            iface.shape_port_percent = cap  # (a rate in bits: reported, not read)
         elif w[0] == "vrf" and len(w) in (2, 3) and (len(w) == 2 or w[1] == "forwarding"):
             _vrf_changed(iface, w[-1], child, dev)
             vrf_lines.append((w[-1], child.line))
@@ -327,6 +329,8 @@ def _interface_default(iface: Interface, w: list[str], dev: DeviceConfig, routed
         iface.addresses = iface.addresses[:1] + [a for a in iface.addresses[1:] if a != w[2]]
     elif w == ["mtu"] or w[:1] == ["mtu"] and len(w) == 2:
         iface.mtu = None
+    elif w == ["shape"] or w[:2] == ["shape", "rate"]:
+        iface.shape_port_percent = None
     elif w[:2] == ["qos", "trust"] and len(w) <= 3:
         iface.trust = None  # (`default qos trust`; `no qos trust` is read above: untrusted)
     elif w[:2] == ["priority-flow-control", "priority"] and len(w) in (3, 4) and (prio := _int(w[2], 7)) is not None:

@@ -317,7 +317,9 @@ def scheduler(ctx: Context) -> list[Finding]:
         for iface in group.ports:
             share = iface.dwrr_share.get(roce_tc) if iface.dwrr_share else None
             said: tuple[str, str]
-            cap = iface.shape_percent.get(roce_tc) if iface.shape_percent else None
+            caps = [c for c in (iface.shape_percent.get(roce_tc) if iface.shape_percent else None,
+                                iface.shape_port_percent) if c is not None]
+            cap = min(caps) if caps else None
             if cap is not None and cap < planned:
                 said = (f"shapes the RoCE class TC{roce_tc} to {cap}% of the port", why_shape)
             elif roce_tc in iface.strict_tcs:

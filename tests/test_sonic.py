@@ -191,6 +191,10 @@ SONIC_MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
     ("one uplink classifies by its own DSCP map, which leaves RoCE's DSCP in TC 0", "QOS-DSCP-MAP",
      _db_edit(lambda d: (_table(d, "DSCP_TO_TC_MAP").update(ONE={**_table(d, "DSCP_TO_TC_MAP")["ROCE"], "26": "0"}),
                          _table(d, "PORT_QOS_MAP")["Ethernet256"].update(dscp_to_tc_map="ONE")))),
+    ("the RoCE queue's scheduler capped at 10 Gb/s (pir in bytes per second: 2-5% of the ports)", "QOS-SCHEDULER",
+     _db_edit(lambda d: _table(d, "SCHEDULER")["ROCE_DWRR"].update(pir="1250000000", meter_type="bytes"))),
+    ("a scheduler's rate in packets per second (reported, not judged)", "PORTS-UNMODELLED",
+     _db_edit(lambda d: _table(d, "SCHEDULER")["ROCE_DWRR"].update(pir="1000000", meter_type="packets"))),
     ("the CNP class sent to the weighted queue 0 (the queue's scheduler is the class's)", "QOS-CNP",
      _db_edit(lambda d: _table(d, "TC_TO_QUEUE_MAP")["ROCE"].update({"6": "0"}))),
     ("the lossless group's profile undefined", "QOS-PFC-HEADROOM",
@@ -638,4 +642,12 @@ def test_a_port_map_that_differs_only_off_the_marked_dscps_passes(sonic_variant:
     shutil.copytree(sonic_variant, edited)
     _db_edit(lambda d: (_table(d, "DSCP_TO_TC_MAP").update(ONE={**_table(d, "DSCP_TO_TC_MAP")["ROCE"], "10": "1"}),
                         _table(d, "PORT_QOS_MAP")["Ethernet256"].update(dscp_to_tc_map="ONE")))(edited)
+    assert [f"{r.check}: {f.message}" for r in run_checks(load_snapshot(edited)) for f in r.findings] == []
+
+
+def test_a_queue_rate_limit_at_the_port_speed_passes(sonic_variant: Path, tmp_path: Path) -> None:
+    """A scheduler's `pir` at or above the fastest port's speed caps nothing the plan cares about."""
+    edited = tmp_path / "build"
+    shutil.copytree(sonic_variant, edited)
+    _db_edit(lambda d: _table(d, "SCHEDULER")["ROCE_DWRR"].update(pir="100000000000", meter_type="bytes"))(edited)
     assert [f"{r.check}: {f.message}" for r in run_checks(load_snapshot(edited)) for f in r.findings] == []

@@ -351,7 +351,9 @@ _TABLE_FIELDS = {
     "WRED_PROFILE": {"ecn", "wred_green_enable", "green_min_threshold", "green_max_threshold", "green_drop_probability",
                      "wred_yellow_enable", "yellow_min_threshold", "yellow_max_threshold", "yellow_drop_probability",
                      "wred_red_enable", "red_min_threshold", "red_max_threshold", "red_drop_probability"},
-    "SCHEDULER": {"type", "weight"},
+    # (pir with meter_type bytes: the queue's rate limit, read as a share of the port's speed; a
+    # committed rate only guarantees, and in packets per second the model cannot size it: reported)
+    "SCHEDULER": {"type", "weight", "pir", "pbs", "meter_type"},
     "QUEUE": {"scheduler", "wred_profile"},
     "BUFFER_PROFILE": {"pool", "xoff", "xon", "xon_offset", "size", "dynamic_th", "static_th"},
     "BUFFER_PG": {"profile"},
@@ -505,6 +507,8 @@ def _qos(dev: DeviceConfig, db: ConfigDb) -> None:
             elif tcs:
                 iface.ecn = {**(iface.ecn or {}), **{tc: EcnProfile(low, high, prob) for tc in tcs}}
         scheduler = schedulers.get(str(fields.get("scheduler", "")))
+        if scheduler is not None and "pir" in scheduler and tcs:
+            _queue_shape(dev, db, key, iface, scheduler, tcs)
         if scheduler is not None and scheduler.get("type") == "STRICT":
             iface.strict_tcs.extend(tcs)
         elif scheduler is not None and scheduler.get("type") in ("DWRR", "WRR"):
@@ -521,6 +525,22 @@ def _qos(dev: DeviceConfig, db: ConfigDb) -> None:
         if total:
             dev.interfaces[port].dwrr_share = {tc: round(100 * weight / total)
                                                for weight, tcs in by_queue.values() for tc in tcs}
+
+
+def _queue_shape(dev: DeviceConfig, db: ConfigDb, key: str, iface: Interface, scheduler: dict[str, Any],
+                 tcs: list[int]) -> None:
+    """A scheduler's peak rate (`pir`, bytes per second with `meter_type` bytes) caps the queue's
+    classes at that rate whatever the contention: a share of the port's speed (its PORT `speed`,
+    Mb/s). A rate in packets per second, or on a port whose speed the file does not say, is
+    reported, not judged."""
+    rate, speed = _count(scheduler.get("pir")), iface.link.speed_mbps if iface.link else None
+    if rate is None or scheduler.get("meter_type") != "bytes" or not speed:
+        _note(dev, db, "QUEUE", key, f"QUEUE {key}: scheduler with pir {str(scheduler.get('pir'))[:20]} "
+                                     f"(meter_type {str(scheduler.get('meter_type', '?'))[:10]}, port speed "
+                                     f"{speed or '?'} Mb/s): the rate limit is not judged")
+        return
+    cap = min(100, rate * 8 * 100 // (speed * 1_000_000))
+    iface.shape_percent = {**(iface.shape_percent or {}), **{tc: cap for tc in tcs}}
 
 
 def _queue_classes(tc_queue: dict[int, int]) -> dict[int, list[int]]:

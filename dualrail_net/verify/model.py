@@ -81,11 +81,6 @@ class Interface:
     # each DWRR traffic class's share of the port under contention, in percent (weights turned into
     # shares by the parser; EOS and NVUE write percents); None: no DWRR scheduling configured
     dwrr_share: dict[int, int] | None = None
-    # a traffic class's rate limit, in percent of the port, whatever the contention (EOS `shape rate N
-    # percent` under its tx-queue); None or a class not in it: not shaped (None, not an empty dict:
-    # a million ports at 100k GPUs would each hold one)
-    shape_percent: dict[int, int] | None = None
-    shape_port_percent: int | None = None  # the port's own rate limit, every class in it (EOS `shape rate N percent`)
     pfc_headroom: PfcHeadroom | None = None  # the lossless priority's headroom (None: the platform sizes it)
     # the priorities a PFC watchdog watches on the port (SONiC: PORT_QOS_MAP pfcwd_sw_enable, for a port
     # PFC_WD has an entry for); None: the platform keeps no watchdog in the file (not judged)
@@ -603,6 +598,11 @@ class Qos:
     # DSCP_TO_TC_MAP): port -> (its DSCP -> traffic class, TC 0 left out as in dscp_to_tc; what it
     # names, for the finding)
     port_dscp_to_tc: dict[str, tuple[dict[int, int], str]] = field(default_factory=dict)
+    # rate limits, in percent of the port, whatever the contention: port -> traffic class -> cap (key
+    # None: the port's own limit, every class in it); EOS `shape rate N percent` under a tx-queue or
+    # the port, SONiC a queue's scheduler `pir`. Kept per switch, not on Interface: a field there
+    # costs every one of a million ports at 100k GPUs
+    shape_percent: dict[str, dict[int | None, int]] = field(default_factory=dict)
 
 
 @dataclass(slots=True)

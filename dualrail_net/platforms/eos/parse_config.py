@@ -107,14 +107,14 @@ def _tx_queue(node: Node, iface: Interface, dev: DeviceConfig) -> None:
             iface.dwrr_share = {**(iface.dwrr_share or {}), tc: share}
         elif qw[:2] == ["shape", "rate"] and len(qw) == 4 and qw[3] == "percent" \
                 and (cap := _int(qw[2], 100)) is not None:
-            iface.shape_percent = {**(iface.shape_percent or {}), tc: cap}  # (a rate in bits: reported, not read)
-        elif qw[0] in ("no", "default") and _queue_default(iface, tc, qw[1:]):
+            dev.qos.shape_percent.setdefault(iface.name, {})[tc] = cap  # (a rate in bits: reported, not read)
+        elif qw[0] in ("no", "default") and _queue_default(dev, iface, tc, qw[1:]):
             pass
         else:
             _unmodelled(dev, q)
 
 
-def _queue_default(iface: Interface, tc: int, w: list[str]) -> bool:
+def _queue_default(dev: DeviceConfig, iface: Interface, tc: int, w: list[str]) -> bool:
     """`no|default X` in a `tx-queue` block (``w``: X): the queue's setting back to EOS's default
     (no ECN marking, round-robin with no share given); `no tx-queue N` (``w`` empty) all of them.
     False for a setting the model does not read."""
@@ -122,8 +122,8 @@ def _queue_default(iface: Interface, tc: int, w: list[str]) -> bool:
     ecn, strict, share = every or w[:2] == ["random-detect", "ecn"], every or w[:1] == ["priority"], \
         every or w[:1] == ["bandwidth"]
     shape = every or w[:2] == ["shape", "rate"] or w == ["shape"]
-    if shape and iface.shape_percent is not None:
-        iface.shape_percent = {q: cap for q, cap in iface.shape_percent.items() if q != tc} or None
+    if shape:
+        dev.qos.shape_percent.get(iface.name, {}).pop(tc, None)
     if ecn and iface.ecn is not None:
         iface.ecn = {q: profile for q, profile in iface.ecn.items() if q != tc} or None
     if strict:
@@ -260,7 +260,7 @@ def _interface(node: Node, name: str, dev: DeviceConfig, routed: set[str], pfc_o
         elif w[0] == "mtu" and len(w) == 2 and (mtu := _int(w[1], 65535)) is not None:
             iface.mtu = mtu
         elif w[:2] == ["shape", "rate"] and len(w) == 4 and w[3] == "percent" and (cap := _int(w[2], 100)) is not None:
-            iface.shape_port_percent = cap  # (a rate in bits: reported, not read)
+            dev.qos.shape_percent.setdefault(name, {})[None] = cap  # (a rate in bits: reported, not read)
         elif w[0] == "vrf" and len(w) in (2, 3) and (len(w) == 2 or w[1] == "forwarding"):
             _vrf_changed(iface, w[-1], child, dev)
             vrf_lines.append((w[-1], child.line))
@@ -330,7 +330,7 @@ def _interface_default(iface: Interface, w: list[str], dev: DeviceConfig, routed
     elif w == ["mtu"] or w[:1] == ["mtu"] and len(w) == 2:
         iface.mtu = None
     elif w == ["shape"] or w[:2] == ["shape", "rate"]:
-        iface.shape_port_percent = None
+        dev.qos.shape_percent.get(name, {}).pop(None, None)
     elif w[:2] == ["qos", "trust"] and len(w) <= 3:
         iface.trust = None  # (`default qos trust`; `no qos trust` is read above: untrusted)
     elif w[:2] == ["priority-flow-control", "priority"] and len(w) in (3, 4) and (prio := _int(w[2], 7)) is not None:
@@ -351,7 +351,7 @@ def _interface_default(iface: Interface, w: list[str], dev: DeviceConfig, routed
     elif w == ["shutdown"]:
         iface.down = ""  # (`default shutdown`: an interface is up unless shut)
     elif w[:1] == ["tx-queue"] and len(w) == 2 and (tc := _int(w[1], 7)) is not None:
-        _queue_default(iface, tc, [])
+        _queue_default(dev, iface, tc, [])
     else:
         return False
     return True
@@ -366,6 +366,7 @@ def _default_interface(dev: DeviceConfig, names: list[str], routed: set[str], pf
         pfc_on.discard(name)
         for table in (dev.acl_in, dev.acl_out, dev.lag_members):
             table.pop(name, None)
+        dev.qos.shape_percent.pop(name, None)
         if name.startswith("Ethernet"):
             dev.interfaces[name] = Interface(name)  # (a physical port stays, unconfigured)
 

@@ -540,7 +540,7 @@ def _queue_shape(dev: DeviceConfig, db: ConfigDb, key: str, iface: Interface, sc
                                      f"{speed or '?'} Mb/s): the rate limit is not judged")
         return
     cap = min(100, rate * 8 * 100 // (speed * 1_000_000))
-    iface.shape_percent = {**(iface.shape_percent or {}), **{tc: cap for tc in tcs}}
+    dev.qos.shape_percent.setdefault(iface.name, {}).update({tc: cap for tc in tcs})
 
 
 def _queue_classes(tc_queue: dict[int, int]) -> dict[int, list[int]]:

@@ -314,11 +314,12 @@ def scheduler(ctx: Context) -> list[Finding]:
         why_strict = "strict RoCE starves every other class (BGP keepalives included)"
         why_shape = "RoCE never gets more than that, even on an idle link: collectives run at that rate at best"
         wrong: dict[tuple[str, str], list[str]] = {}  # (what the port does, why it matters) -> its ports
+        shapes = ctx.snap.devices[device].qos.shape_percent
         for iface in group.ports:
             share = iface.dwrr_share.get(roce_tc) if iface.dwrr_share else None
             said: tuple[str, str]
-            caps = [c for c in (iface.shape_percent.get(roce_tc) if iface.shape_percent else None,
-                                iface.shape_port_percent) if c is not None]
+            caps = [c for c in (shaped.get(roce_tc), shaped.get(None)) if c is not None] \
+                if (shaped := shapes.get(iface.name)) else None
             cap = min(caps) if caps else None
             if cap is not None and cap < planned:
                 said = (f"shapes the RoCE class TC{roce_tc} to {cap}% of the port", why_shape)

@@ -126,7 +126,8 @@ def take_sub_port_parents(dev: DeviceConfig, parents: dict[str, str]) -> None:
             continue
         sub.pfc_priorities, sub.ecn, sub.strict_tcs = parent.pfc_priorities, parent.ecn, parent.strict_tcs
         sub.trust, sub.dwrr_share, sub.pfc_headroom = parent.trust, parent.dwrr_share, parent.pfc_headroom
-        sub.shape_percent, sub.shape_port_percent = parent.shape_percent, parent.shape_port_percent
+        if parent_name in dev.qos.shape_percent:
+            dev.qos.shape_percent[name] = dev.qos.shape_percent[parent_name]
         sub.pfc_watchdog, sub.pfc_watchdog_note = parent.pfc_watchdog, parent.pfc_watchdog_note
         if sub.mtu is None:
             sub.mtu = parent.mtu

@@ -14,6 +14,7 @@ import bisect
 import json
 import re
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -345,7 +346,7 @@ _ECN_ON = ("ecn_all", "ecn_green", "ecn_green_yellow", "ecn_green_red")
 _PORT_MAPS = {"dscp_to_tc_map": "DSCP_TO_TC_MAP", "tc_to_queue_map": "TC_TO_QUEUE_MAP",
               "tc_to_pg_map": "TC_TO_PRIORITY_GROUP_MAP", "pfc_to_queue_map": "MAP_PFC_PRIORITY_TO_QUEUE",
               "pfc_to_pg_map": "PFC_PRIORITY_TO_PRIORITY_GROUP_MAP"}
-_PORT_QOS_FIELDS = {*_PORT_MAPS, "pfc_enable", "pfcwd_sw_enable"}
+_PORT_QOS_FIELDS = {*_PORT_MAPS, "pfc_enable", "pfcwd_sw_enable", "scheduler"}
 # fields of the tables the model reads, or knows to change nothing the checks judge
 _TABLE_FIELDS = {
     "WRED_PROFILE": {"ecn", "wred_green_enable", "green_min_threshold", "green_max_threshold", "green_drop_probability",
@@ -418,6 +419,13 @@ def _qos(dev: DeviceConfig, db: ConfigDb) -> None:
             _note(dev, db, "PORT_QOS_MAP", port, f"PORT_QOS_MAP {port} names {', '.join(missing)}, which no table "
                                                  "defines: orchagent applies none of the port's QoS maps nor its PFC")
             continue
+        if "scheduler" in fields:  # the port's own shaper (port-level shaping: its pir caps every class)
+            port_scheduler = schedulers.get(str(fields["scheduler"]))
+            if port_scheduler is None:
+                _note(dev, db, "PORT_QOS_MAP", port, f"PORT_QOS_MAP {port} scheduler {str(fields['scheduler'])[:30]}: "
+                                                     "no SCHEDULER of that name")
+            elif "pir" in port_scheduler:
+                _queue_shape(dev, db, "PORT_QOS_MAP", port, iface, port_scheduler, [None])
         dscp_map = fields.get("dscp_to_tc_map")
         if isinstance(dscp_map, str):
             iface.trust = "dscp"
@@ -508,7 +516,7 @@ def _qos(dev: DeviceConfig, db: ConfigDb) -> None:
                 iface.ecn = {**(iface.ecn or {}), **{tc: EcnProfile(low, high, prob) for tc in tcs}}
         scheduler = schedulers.get(str(fields.get("scheduler", "")))
         if scheduler is not None and "pir" in scheduler and tcs:
-            _queue_shape(dev, db, key, iface, scheduler, tcs)
+            _queue_shape(dev, db, "QUEUE", key, iface, scheduler, tcs)
         if scheduler is not None and scheduler.get("type") == "STRICT":
             iface.strict_tcs.extend(tcs)
         elif scheduler is not None and scheduler.get("type") in ("DWRR", "WRR"):
@@ -527,17 +535,17 @@ def _qos(dev: DeviceConfig, db: ConfigDb) -> None:
                                                for weight, tcs in by_queue.values() for tc in tcs}
 
 
-def _queue_shape(dev: DeviceConfig, db: ConfigDb, key: str, iface: Interface, scheduler: dict[str, Any],
-                 tcs: list[int]) -> None:
-    """A scheduler's peak rate (`pir`, bytes per second with `meter_type` bytes) caps the queue's
-    classes at that rate whatever the contention: a share of the port's speed (its PORT `speed`,
-    Mb/s). A rate in packets per second, or on a port whose speed the file does not say, is
-    reported, not judged."""
+def _queue_shape(dev: DeviceConfig, db: ConfigDb, table: str, key: str, iface: Interface,
+                 scheduler: dict[str, Any], tcs: Sequence[int | None]) -> None:
+    """A scheduler's peak rate (`pir`, bytes per second with `meter_type` bytes) caps the classes
+    ``tcs`` (a queue's; [None]: the whole port, PORT_QOS_MAP `scheduler`) at that rate whatever the
+    contention: a share of the port's speed (its PORT `speed`, Mb/s). A rate in packets per
+    second, or on a port whose speed the file does not say, is reported, not judged."""
     rate, speed = _count(scheduler.get("pir")), iface.link.speed_mbps if iface.link else None
     if rate is None or scheduler.get("meter_type") != "bytes" or not speed:
-        _note(dev, db, "QUEUE", key, f"QUEUE {key}: scheduler with pir {str(scheduler.get('pir'))[:20]} "
-                                     f"(meter_type {str(scheduler.get('meter_type', '?'))[:10]}, port speed "
-                                     f"{speed or '?'} Mb/s): the rate limit is not judged")
+        _note(dev, db, table, key, f"{table} {key}: scheduler with pir {str(scheduler.get('pir'))[:20]} "
+                                   f"(meter_type {str(scheduler.get('meter_type', '?'))[:10]}, port speed "
+                                   f"{speed or '?'} Mb/s): the rate limit is not judged")
         return
     cap = min(100, rate * 8 * 100 // (speed * 1_000_000))
     dev.qos.shape_percent.setdefault(iface.name, {}).update({tc: cap for tc in tcs})

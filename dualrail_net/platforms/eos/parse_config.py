@@ -854,6 +854,8 @@ def _read_nodes(nodes: list[Node], dev: DeviceConfig) -> None:
     tc_to_queue: dict[int, int] = {}
     tc_to_dscp: dict[int, int] = {}  # `qos map traffic-class T to dscp D`: what `qos rewrite dscp` writes
     rewrite: Node | None = None  # the `qos rewrite dscp` line in force
+    # `qos map traffic-class T.. to tx-queue|dscp V`: the map each fills, and V's largest value
+    class_maps = {"tx-queue": (tc_to_queue, 7), "dscp": (tc_to_dscp, 63)}
     routing_on: set[str | None] = set()
     vrf_lines: list[tuple[str, int]] = []  # (VRF, line) of each port's `vrf` line
     peer_filters: dict[str, list[tuple[int, int, int, bool]]] = {}  # name -> (seq, first AS, last AS, accept)
@@ -868,16 +870,11 @@ def _read_nodes(nodes: list[Node], dev: DeviceConfig) -> None:
             for dscp in w[3:w.index("to")]:
                 dev.qos.dscp_to_tc[int(dscp)] = tc
                 dev.qos.dscp_to_priority[int(dscp)] = tc  # EOS: traffic class N <-> priority N by default
-        elif w[:3] == ["qos", "map", "traffic-class"] and w[-2:-1] == ["tx-queue"] and "to" in w \
-                and w.index("to") == len(w) - 3 and (queue := _int(w[-1], 7)) is not None \
-                and len(w) > 6 and all(_int(x, 7) is not None for x in w[3:-3]):
-            for klass in w[3:-3]:
-                tc_to_queue[int(klass)] = queue
-        elif w[:3] == ["qos", "map", "traffic-class"] and w[-2:-1] == ["dscp"] and "to" in w and w.index("to") == len(w) - 3 \
-                and (code := _int(w[-1], 63)) is not None and len(w) > 6 \
+        elif w[:3] == ["qos", "map", "traffic-class"] and len(w) > 6 and (target := class_maps.get(w[-2])) \
+                and "to" in w and w.index("to") == len(w) - 3 and (value := _int(w[-1], target[1])) is not None \
                 and all(_int(x, 7) is not None for x in w[3:-3]):
             for klass in w[3:-3]:
-                tc_to_dscp[int(klass)] = code
+                target[0][int(klass)] = value
         elif w == ["qos", "rewrite", "dscp"]:
             rewrite = node
         elif w[0] in ("no", "default") and w[1:] == ["qos", "rewrite", "dscp"]:

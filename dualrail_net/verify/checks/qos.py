@@ -319,7 +319,7 @@ def scheduler(ctx: Context) -> list[Finding]:
             share = iface.dwrr_share.get(roce_tc) if iface.dwrr_share else None
             said: tuple[str, str]
             caps = [c for c in (shaped.get(roce_tc), shaped.get(None)) if c is not None] \
-                if (shaped := shapes.get(iface.name)) else None
+                if shapes and (shaped := shapes.get(iface.name)) else None
             cap = min(caps) if caps else None
             if cap is not None and cap < planned:
                 said = (f"shapes the RoCE class TC{roce_tc} to {cap}% of the port", why_shape)

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import json
+import os
 import re
 import shutil
+import subprocess
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -16,7 +20,8 @@ from dualrail_net.resolve.model import Fabric
 from dualrail_net.verify.ib.partitions import parse_partitions
 from dualrail_net.verify.ib.sim import parse_pkey_table, run_simulation, tools_missing
 from dualrail_net.verify.findings import Severity
-from dualrail_net.verify.ib.static import run_static
+from dualrail_net.resolve.infiniband import UNICAST_LID_TOP
+from dualrail_net.verify.ib.static import lid_shortage, run_static
 
 needs_sim = pytest.mark.skipif(bool(tools_missing()), reason="needs ibsim-utils, opensm, infiniband-diags")
 PA = "ib-plane-IBA/partitions.conf"
@@ -555,3 +560,162 @@ def test_an_opensm_that_forks_away_does_not_outlive_the_simulation(clean: Path, 
     results, _ = run_simulation(out)
     assert fired(results, "IB-SIM-SM")  # (opensm's run is not what the plane's checks can read)
     assert folders and all(sim.strays(folder) == [] for folder in folders)
+
+
+# (opensm.conf edit of both SMs, IB-ROUTING-FILES, IB-SM-SETTINGS of the master's file, what the
+# simulated opensm says: the engine it routed with, or None when no engine configured the switches)
+LMC_CASES: list[tuple[str, str, list[tuple[Severity, str]], list[tuple[Severity, str]], str | None]] = [
+    ("lmc 0\n", "lmc 1\n",
+     [(Severity.WARNING, "ib-plane-IBA/opensm.conf:9: lmc 1: ftree does not route with LMC > 0 (opensm: \"LMC > 0 is "
+                         "not supported by fat-tree routing\")"),
+      (Severity.WARNING, "ib-plane-IBA/opensm.conf:12: opensm routes plane IBA with minhop, the plan's engine is ftree")],
+     [(Severity.WARNING, "ib-plane-IBA/opensm.conf:9: lmc 1: not the plan's LMC 0: each HCA port takes 2 LIDs")],
+     "minhop"),
+    ("routing_engine ftree", "routing_engine ftree,updn\nlmc 1",
+     [(Severity.WARNING, "ib-plane-IBA/opensm.conf:13: lmc 1: ftree does not route with LMC > 0 (opensm: \"LMC > 0 is "
+                         "not supported by fat-tree routing\")"),
+      (Severity.WARNING, "ib-plane-IBA/opensm.conf:12: opensm routes plane IBA with updn, the plan's engine is ftree")],
+     [(Severity.WARNING, "ib-plane-IBA/opensm.conf:13: lmc 1: not the plan's LMC 0: each HCA port takes 2 LIDs")],
+     "updn"),
+    ("routing_engine ftree", "routing_engine ftree,no_fallback\nlmc 2",
+     [(Severity.WARNING, "ib-plane-IBA/opensm.conf:13: lmc 2: ftree does not route with LMC > 0 (opensm: \"LMC > 0 is "
+                         "not supported by fat-tree routing\")"),
+      (Severity.ERROR, "ib-plane-IBA/opensm.conf:12: routing_engine ftree,no_fallback: no engine it names routes the "
+                       "plane, and no_fallback keeps opensm from minhop")],
+     [(Severity.WARNING, "ib-plane-IBA/opensm.conf:13: lmc 2: not the plan's LMC 0: each HCA port takes 4 LIDs")],
+     None),
+    ("routing_engine ftree", "routing_engine no_fallback",
+     [(Severity.ERROR, "ib-plane-IBA/opensm.conf:12: routing_engine no_fallback: no engine it names routes the plane, "
+                       "and no_fallback keeps opensm from minhop")], [], None),
+    # opensm refuses an LMC above 7 and runs its default, 0: ftree routes (it says so, IB-SIM-SM)
+    ("lmc 0\n", "lmc 8\n", [], [], "ftree"),
+    ("lmc 0\n", "lmc 1\nlmc 0\n", [], [], "ftree"),  # (the last line)
+]
+
+
+def _both_sms(clean: Path, tmp_path: Path, old: str, new: str) -> Path:
+    out = broken_copy(clean, tmp_path, "ib-plane-IBA/opensm.conf", old, new)
+    standby = out / "ib-plane-IBA/opensm-standby.conf"
+    standby.write_text(standby.read_text().replace(old, new, 1))
+    return out
+
+
+@pytest.mark.parametrize("old,new,routing,settings,_engine", LMC_CASES, ids=[c[1] for c in LMC_CASES])
+def test_the_lmc_is_judged_as_opensm_routes_with_it(clean: Path, tmp_path: Path, old: str, new: str,
+                                                    routing: list[tuple[Severity, str]],
+                                                    settings: list[tuple[Severity, str]], _engine: str | None) -> None:
+    """ftree refuses an LMC above 0 (measured: opensm says so and routes with the next engine named,
+    else minhop; with no_fallback with none, the switches are never configured); any LMC above 0
+    is not the plan's (its ports' LIDs move once, on the running subnet). A name-less
+    `routing_engine no_fallback` routes with nothing."""
+    results = run_static(_both_sms(clean, tmp_path, old, new))
+    got = [(f.severity, f.message) for r in results if r.check == "IB-ROUTING-FILES" for f in r.findings]
+    assert got == routing
+    got = [(f.severity, f.message) for r in results if r.check == "IB-SM-SETTINGS" for f in r.findings
+           if "standby" not in f.message]
+    assert got == settings
+
+
+@needs_sim
+@pytest.mark.parametrize("old,new,_routing,_settings,engine", LMC_CASES, ids=[c[1] for c in LMC_CASES])
+def test_the_simulated_sm_routes_with_the_engine_verify_foresees(clean: Path, tmp_path: Path, old: str, new: str,
+                                                                  _routing: object, _settings: object,
+                                                                  engine: str | None) -> None:
+    """The real opensm on the simulated plane, on the same edits: the engine its log says configured
+    the switches is the one the static check names (no finding when the plan's); when no engine
+    does, the run stops at opensm's own word instead of waiting for its timeout."""
+    started = time.monotonic()
+    results, _ = run_simulation(_both_sms(clean, tmp_path, old, new))
+    routes = fired(results, "IB-SIM-ROUTES")
+    if engine is None:
+        assert any("No routing engine able to successfully configure" in m for m in routes), routes
+        assert "opensm never reported SUBNET UP" in fired(results, "IB-SIM-SM")
+        assert time.monotonic() - started < 60
+    elif engine == "ftree":
+        assert routes == []
+    else:
+        assert routes == [f"opensm routed plane IBA with {engine}, the plan's engine is ftree"]
+
+
+@pytest.mark.parametrize("lmc,esp0,hosts,switches,top,expected", [
+    (0, False, 32, 4, UNICAST_LID_TOP, (0, 0)),
+    (0, False, 49_000, 200, UNICAST_LID_TOP, (49, 49)),  # one LID each: 49,200 ports in 49,151 LIDs
+    (7, False, 32, 4, UNICAST_LID_TOP, (0, 0)),
+    (2, False, 12_500, 600, UNICAST_LID_TOP, (362, 813)),  # 100k GPUs' plane of 12,500 ports at LMC 2
+    # measured on ibsim (LIDs up to 30719): 240 HCA ports and 12 switches, a fresh subnet: 12 without a
+    # LID at lmc 7, with lmc_esp0 too; 416 and 17 after a sweep at lmc 0: 177
+    (7, False, 240, 12, 30719, (1, 13)),
+    (7, True, 240, 12, 30719, (12, 13)),
+    (7, False, 416, 17, 30719, (177, 194)),
+    (6, False, 416, 17, 30719, (0, 0)),
+])
+def test_the_lids_a_plane_needs_at_its_lmc(lmc: int, esp0: bool, hosts: int, switches: int, top: int,
+                                           expected: tuple[int, int]) -> None:
+    assert lid_shortage(lmc, esp0, hosts, switches, top) == expected
+
+
+def test_a_plane_beyond_the_lid_space_at_its_lmc_is_an_error(clean: Path, tmp_path: Path) -> None:
+    """IB-SM-SETTINGS counts the LIDs the plane's ports take at the SM's LMC against the unicast LID
+    space: the example's 36 ports fit at LMC 7; 12,500 HCA ports (a 100k-GPU plane) do not at LMC 2."""
+    out = _both_sms(clean, tmp_path, "lmc 0\n", "lmc 7\n")
+    assert not [m for m in fired(run_static(out), "IB-SM-SETTINGS") if "runs out" in m]
+    manifest = out / "manifest.json"
+    data = json.loads(manifest.read_text())
+    hosts = data["ib_planes"]["IBA"]["hosts"]
+    hosts.update({f"x{i:05d}": f"0x0c42a103{i:08x}" for i in range(12_500 - len(hosts))})
+    manifest.write_text(json.dumps(data))
+    out2 = _both_sms(out, tmp_path / "2", "lmc 7\n", "lmc 2\n")
+    said = [m for m in fired(run_static(out2), "IB-SM-SETTINGS") if "runs out" in m]
+    assert said == [f"ib-plane-IBA/{name}:9: lmc 2: 4 LID(s) for each of the plane's 12500 HCA ports and 4 switches: "
+                    "opensm runs out of unicast LIDs, 213 to 217 ports get none"
+                    for name in ("opensm.conf", "opensm-standby.conf")]
+
+
+def _ibsim_fat_tree(leaves: int, hosts_per_leaf: int, spines: int) -> str:
+    """An ibsim net file: each leaf cabled to every spine, its hosts one HCA port each."""
+    lines: list[str] = []
+    for leaf in range(leaves):
+        lines += [f'Switch 36 "L{leaf}"', *(f'[{s + 1}] "S{s}"[{leaf + 1}]' for s in range(spines)),
+                  *(f'[{spines + h + 1}] "H{leaf}_{h}"[1]' for h in range(hosts_per_leaf)), ""]
+    for s in range(spines):
+        lines += [f'Switch 36 "S{s}"', *(f'[{leaf + 1}] "L{leaf}"[{s + 1}]' for leaf in range(leaves)), ""]
+    for leaf in range(leaves):
+        for h in range(hosts_per_leaf):
+            lines += [f'Hca 1 "H{leaf}_{h}"', f'[1] "L{leaf}"[{spines + h + 1}]', ""]
+    return "\n".join(lines)
+
+
+@needs_sim
+@pytest.mark.parametrize("esp0", [False, True])
+def test_the_lid_count_against_opensm_running_out_of_lids(tmp_path: Path, esp0: bool) -> None:
+    """The real opensm on a simulated fat tree of 240 HCA ports and 12 switches at LMC 7: the ports it
+    leaves without a LID ("OPENSM RAN OUT OF LIDS") are within what lid_shortage computes for the
+    LID space ibsim's switches offer (below their LinearFDBCap, which ibsim prints)."""
+    from dualrail_net.verify.ib.sim import UMAD2SIM
+    (tmp_path / "net").write_text(_ibsim_fat_tree(8, 30, 4))
+    (tmp_path / "opensm.conf").write_text(f"lmc 7\nlmc_esp0 {'TRUE' if esp0 else 'FALSE'}\nforce_log_flush TRUE\n")
+    for sub in ("cache", "tmp", "dump"):
+        (tmp_path / sub).mkdir()
+    env = dict(os.environ, IBSIM_SOCKNAME=str(tmp_path / "sock"), OSM_CACHE_DIR=str(tmp_path / "cache"),
+               OSM_TMP_DIR=str(tmp_path / "tmp"))
+    with open(tmp_path / "ibsim.log", "wb") as log:
+        ibsim = subprocess.Popen(["ibsim", "-s", "-n", str(tmp_path / "net")], env=env, cwd=tmp_path,
+                                 stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        for _ in range(200):
+            if b"Network simulator ready" in (tmp_path / "ibsim.log").read_bytes():
+                break
+            time.sleep(0.05)
+        cap = int(re.search(r"MaxLinearCap\s*=\s*(\d+)", (tmp_path / "ibsim.log").read_text()).group(1))  # type: ignore[union-attr]
+        subprocess.run(["opensm", "-o", "-e", "-f", str(tmp_path / "opensm.log"), "--dump_files_dir",
+                        str(tmp_path / "dump"), "-F", str(tmp_path / "opensm.conf")],
+                       env=dict(env, LD_PRELOAD=UMAD2SIM), cwd=tmp_path, stdin=subprocess.DEVNULL,
+                       capture_output=True, timeout=120)
+    finally:
+        ibsim.terminate()
+        ibsim.wait(10)
+    rows = [line.split() for line in (tmp_path / "cache" / "guid2lid").read_text().splitlines() if line.strip()]
+    without = sum(1 for row in rows if int(row[1], 16) == 0)
+    assert len(rows) == 240 + 12 and "OPENSM RAN OUT OF LIDS" in (tmp_path / "opensm.log").read_text()
+    fewest, most = lid_shortage(7, esp0, 240, 12, cap - 1)
+    assert fewest <= without <= most and without > 0, (without, fewest, most)

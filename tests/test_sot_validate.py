@@ -320,3 +320,22 @@ def test_a_port_speed_reaches_the_cabling_plan_and_the_capacity(make_inventory: 
     report = capacity_report(loaded.inventory, fabric)
     plane_a = next(p for p in report.figures.planes if p.plane == "A")
     assert plane_a.server_gbps == 16 * 4 * 100 + 16 * 4 * 200  # 16 HPN servers at 100G, 16 DGX at 200G
+
+
+def test_an_ib_plane_beyond_the_unicast_lid_space_is_refused(example_loaded) -> None:
+    """Every HCA port and switch of an IB plane takes a LID at the rendered LMC 0: a plane whose
+    ports and switches fill the 49,151 unicast LIDs is valid, one more port is not (SOT-IB-LIDS,
+    at the plane)."""
+    import copy
+
+    from dualrail_net.resolve.infiniband import UNICAST_LID_TOP
+    loaded = copy.deepcopy(example_loaded)
+    ib = loaded.inventory.infiniband
+    switches = ib.ib_planes["IBA"].leaves + ib.ib_planes["IBA"].spines
+    ib.hosts.extend([ib.hosts[0]] * (UNICAST_LID_TOP - switches - len(ib.hosts)))
+    assert not [d for d in validate(loaded) if d.code == "SOT-IB-LIDS"]
+    ib.hosts.append(ib.hosts[0])
+    said = [(d.message, d.file, d.line, d.severity) for d in validate(loaded) if d.code == "SOT-IB-LIDS"]
+    assert said == [(f"IB plane {plane}: {UNICAST_LID_TOP - switches + 1} HCA ports and {switches} switches need "
+                     f"{UNICAST_LID_TOP + 1} LIDs, one subnet has {UNICAST_LID_TOP}", "inventory/infiniband.yaml", line,
+                     Severity.ERROR) for plane, line in (("IBA", 3), ("IBB", 11))]

@@ -11,6 +11,9 @@ from dualrail_net.sot.schema import Inventory
 # Switch node GUIDs when the inventory gives no base: NVIDIA OUI, then the plane's subnet prefix low
 # 16 bits, then the switch index. Deterministic, unique per plane.
 DEFAULT_SWITCH_OUI = 0x0002C9 << 40
+# the unicast LIDs a subnet manager gives out: 0x0001-0xBFFF (the LID space below the multicast
+# range); every HCA port and switch of an IB plane takes at least one
+UNICAST_LID_TOP = 0xBFFF
 
 
 def _guid(value: int) -> str:

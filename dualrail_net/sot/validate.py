@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from dualrail_net.platforms import get_platform
 from dualrail_net.resolve import naming
-from dualrail_net.resolve.infiniband import switch_guids
+from dualrail_net.resolve.infiniband import UNICAST_LID_TOP, switch_guids
 from dualrail_net.sot.capacity import PlaneCapacity, plane_capacity
 from dualrail_net.sot.diagnostics import Diagnostic, Severity
 from dualrail_net.sot.hostlayout import check_host_layout
@@ -599,6 +599,13 @@ def check_infiniband(inv: LoadedInventory) -> Iterator[Diagnostic]:
             yield _diag(inv, ("infiniband", "ib_planes", plane, "leaves"),
                         f"IB plane {plane}: {spec.leaves} leaves x {spec.hosts_per_leaf} hosts < {len(ib.hosts)} hosts",
                         "add leaves")
+        ports = len(ib.hosts) + spec.leaves + spec.spines
+        if ports > UNICAST_LID_TOP:
+            # (the SM gives every HCA port and switch a LID at the rendered LMC 0; one subnet holds no more)
+            yield _diag(inv, ("infiniband", "ib_planes", plane), f"IB plane {plane}: {len(ib.hosts)} HCA ports and "
+                        f"{spec.leaves + spec.spines} switches need {ports} LIDs, one subnet has {UNICAST_LID_TOP}",
+                        "split the hosts over more IB planes: opensm leaves the ports beyond the LID space without "
+                        "a LID", code="SOT-IB-LIDS")
         if spec.sm_host not in {h.server for h in ib.hosts}:
             yield _diag(inv, ("infiniband", "ib_planes", plane, "sm_host"),
                         f"IB plane {plane}: sm_host {spec.sm_host} has no HCA in hosts", "pick a listed host")

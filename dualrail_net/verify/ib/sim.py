@@ -34,6 +34,30 @@ TOOLS = ("ibsim", "opensm", "smpquery")
 SIM_PROCESS = {"daemon": "FALSE", "console": "off", "log_max_size": "0", "accum_log_file": "TRUE"}
 
 
+# opensm's log line when every routing engine it was given failed and no_fallback keeps it from
+# minhop: it then sweeps again and again, the switches never configured (measured on ibsim)
+NO_ENGINE = "No routing engine able to successfully configure"
+# opensm's log line naming the engine that configured the switches' forwarding tables
+_ENGINE_USED = re.compile(r"osm_ucast_mgr_process: (\S+) tables configured on all switches")
+
+
+def _tail(path: Path, size: int = 65536) -> str:
+    """The end of a file that may not exist yet."""
+    try:
+        with open(path, "rb") as f:
+            f.seek(0, os.SEEK_END)
+            f.seek(max(0, f.tell() - size))
+            return f.read().decode(errors="replace")
+    except OSError:
+        return ""
+
+
+def engine_used(log: str) -> str | None:
+    """The routing engine opensm's log says configured the switches (its last sweep's), or None."""
+    found = _ENGINE_USED.findall(log)
+    return found[-1] if found else None
+
+
 def strays(folder: Path) -> list[int]:
     """The processes (other than this one) whose command line names ``folder``."""
     mine = str(folder).encode()
@@ -92,6 +116,7 @@ class SimulatedPlane:
         self.ibsim: subprocess.Popen[bytes] | None = None
         self.log_path = self.dir / "ibsim.log"
         self.timings: dict[str, float] = {}
+        self.unrouted = False  # opensm said no routing engine could configure the switches
 
     def __enter__(self) -> SimulatedPlane:
         return self
@@ -148,15 +173,40 @@ class SimulatedPlane:
         reasons = [line for line in tail.splitlines() if "ibpanic" in line or "not connected" in line]
         raise SimulatorRefused(f"ibsim did not start: {'; '.join(reasons[-2:]) or tail or 'no output'}")
 
-    def run_opensm(self) -> subprocess.CompletedProcess[str]:
+    def run_opensm(self, timeout: float = 600) -> subprocess.CompletedProcess[str]:
+        """One sweep of opensm (`-o`), its printed output in the result. opensm says in its log when
+        no routing engine can configure the switches and then sweeps again for ever: the run is
+        stopped at that line (``self.unrouted``) instead of at the timeout."""
         started = time.monotonic()
-        proc = subprocess.run(
-            ["opensm", "-o", "-e", "-D", "0x43", "-f", str(self.dir / "opensm.log"),
-             "--dump_files_dir", str(self.dir), "-F", str(self.dir / "opensm.conf")],
-            env=dict(self.env, SIM_HOST=self.meta.sm_host), cwd=self.dir, stdin=subprocess.DEVNULL,
-            capture_output=True, text=True, timeout=600)
+        log = self.dir / "opensm.log"
+        with open(self.dir / "opensm.stdout", "w+") as stdout, open(self.dir / "opensm.stderr", "w+") as stderr:
+            proc = subprocess.Popen(
+                ["opensm", "-o", "-e", "-D", "0x43", "-f", str(log),
+                 "--dump_files_dir", str(self.dir), "-F", str(self.dir / "opensm.conf")],
+                env=dict(self.env, SIM_HOST=self.meta.sm_host), cwd=self.dir, stdin=subprocess.DEVNULL,
+                stdout=stdout, stderr=stderr, text=True)
+            try:
+                while True:
+                    try:
+                        proc.wait(0.2)
+                        break
+                    except subprocess.TimeoutExpired:
+                        if NO_ENGINE in _tail(log):
+                            self.unrouted = True
+                            proc.kill()
+                            proc.wait()
+                            break
+                        if time.monotonic() - started > timeout:
+                            raise subprocess.TimeoutExpired(proc.args, timeout) from None
+            finally:
+                if proc.poll() is None:
+                    proc.kill()
+                    proc.wait()
+            stdout.seek(0)
+            stderr.seek(0)
+            result = subprocess.CompletedProcess(proc.args, proc.returncode, stdout.read(), stderr.read())
         self.timings["opensm_s"] = time.monotonic() - started
-        return proc
+        return result
 
     def guid2lid(self) -> dict[str, int]:
         out = {}
@@ -299,10 +349,19 @@ def run_simulation(out: Path, workers: int = 0) -> tuple[list[CheckResult], dict
                     if "PARSE ERROR" in line or "retrying with default" in line or "Partition configuration in error" in line:
                         sm.findings.append(_f(sm.check, plane, f"opensm: {line.split('-> ', 1)[-1].strip()}",
                                               "opensm fell back to the default partition: the fabric is open"))
+                if sim.unrouted:
+                    rt.findings.append(_f(rt.check, plane, f"opensm: {NO_ENGINE} switch tables (stopped there: it "
+                                          "sweeps again for ever)", "no switch forwards: the plane carries no traffic"))
                 if "SUBNET UP" not in log:
                     sm.findings.append(_f(sm.check, plane, "opensm never reported SUBNET UP",
                                           "the plane would carry no traffic"))
                     continue
+                used = engine_used(log)
+                if used is not None and used != meta.routing_engine:
+                    # (the static IB-ROUTING-FILES foresees which: a name opensm lacks, ftree under LMC > 0)
+                    rt.findings.append(Finding(rt.check, Severity.WARNING, (), plane,
+                                               f"opensm routed plane {plane} with {used}, the plan's engine is "
+                                               f"{meta.routing_engine}", "the plane's routes are not the ones planned"))
                 lids = sim.guid2lid()
                 actual = (sim.read_pkeys_one_port_at_a_time(lids, workers) if workers
                           else sim.read_pkeys(lids))

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from dualrail_net.manifest import IbPlaneEntry, Manifest
 from dualrail_net.render.infiniband import STANDBY_CONF
+from dualrail_net.resolve.infiniband import UNICAST_LID_TOP
 from dualrail_net.verify.findings import CheckResult, Finding, Severity
 from dualrail_net.verify.ib.opensm_defaults import OPENSM_DEFAULTS
 from dualrail_net.verify.ib.partitions import Partition, parse_partitions
@@ -43,8 +44,10 @@ def run_static(out: Path) -> list[CheckResult]:
                          "holds exactly the partitions and membership the inventory says")
     degrading = CheckResult("IB-SM-SETTINGS", "no SM runs a setting that degrades its plane whatever the plan "
                             "(extended link speeds off, links kept below 4x, multicast off under IPoIB partitions, "
-                            "new LIDs at every takeover, an SM that ignores its peer)")
-    routing = CheckResult("IB-ROUTING-FILES", "opensm routes each plane with the planned engine; the fat-tree "
+                            "new LIDs at every takeover, an SM that ignores its peer, an LMC whose LIDs the unicast "
+                            "space cannot hold)")
+    routing = CheckResult("IB-ROUTING-FILES", "opensm routes each plane with the planned engine (ftree only at "
+                          "LMC 0; some engine at all under no_fallback); the fat-tree "
                           "engine reads this plane's files, whose roots are exactly the plane's spines and compute "
                           "nodes exactly its HCA ports")
     parsed: dict[str, list[Partition]] = {}
@@ -101,8 +104,9 @@ def run_static(out: Path) -> list[CheckResult]:
         unmodelled.findings.extend(_unmodelled_lines(unmodelled.check, plane, master_rel, unknown))
         security.findings.extend(_insecure(security.check, plane, master_rel, settings))
         ipoib = [part.name for part in res.partitions if "ipoib" in part.flags]
+        ports = (len(meta.hosts), len(meta.switches))
         degrading.findings.extend(_degrading(degrading.check, plane, master_rel, settings, ipoib,
-                                             meta.sm_standby is not None))
+                                             meta.sm_standby is not None, ports))
         inactive = inactive_setting(settings)
         if inactive is not None:
             prefix.findings.append(_f(prefix.check, plane, f"{master_rel}:{inactive[0]}: sm_inactive {inactive[1]}",
@@ -136,7 +140,8 @@ def run_static(out: Path) -> list[CheckResult]:
         standby.findings.extend(_standby_findings(standby.check, out, plane, meta.dir, meta.sm_standby,
                                                   meta.sm_standby_guid, settings, security, unmodelled,
                                                   lambda rel, theirs: degrading.findings.extend(
-                                                      _degrading(degrading.check, plane, rel, theirs, ipoib, True))))
+                                                      _degrading(degrading.check, plane, rel, theirs, ipoib, True,
+                                                                 ports))))
         routing.findings.extend(_routing_files(routing.check, folder, plane, meta, settings))
     # Tenant membership must be the same in every plane, server by server.
     by_server: dict[str, dict[str, dict[str, str]]] = defaultdict(dict)
@@ -203,7 +208,7 @@ def _routing_files(check: str, folder: Path, plane: str, meta: IbPlaneEntry,
     makes ftree fail its topology check and opensm fall back to another engine (no fat-tree
     routing, credit loops possible); a missing compute node is routed as a switch port."""
     engine = settings.get("routing_engine")
-    out = _routing_engine(check, plane, meta, engine)
+    out = _routing_engine(check, plane, meta, engine, (settings.get("lmc", (0, ""))[0], effective_lmc(settings)))
     if engine is None or "ftree" not in engine[1].split(","):
         return out
     for key, name, wanted, what in (
@@ -239,11 +244,13 @@ OPENSM_ENGINES = frozenset({"minhop", "updn", "dnup", "file", "ftree", "lash", "
 NO_FALLBACK = "no_fallback"
 
 
-def _routing_engine(check: str, plane: str, meta: IbPlaneEntry, engine: tuple[int, str] | None) -> list[Finding]:
+def _routing_engine(check: str, plane: str, meta: IbPlaneEntry, engine: tuple[int, str] | None,
+                    lmc: tuple[int, int]) -> list[Finding]:
     """The engine opensm routes the plane with against the plan's: a name it cannot set up is an
     error at its line (opensm logs "cannot find or setup routing engine" and goes on with the next,
     or with minhop: measured on ibsim); the first engine it sets up (minhop with none) when it is
-    not the plan's is a warning (the plane routes, otherwise than planned)."""
+    not the plan's is a warning (the plane routes, otherwise than planned); ftree is passed over
+    at ``lmc`` (line, LMC) above 0; none at all under no_fallback is an error (nothing routes)."""
     where = f"{meta.dir}/{MASTER_FILE}" + (f":{engine[0]}" if engine else "")
     names = [name for name in (engine[1].split(",") if engine else []) if name]
     out = [_f(check, plane, f"{where}: routing_engine {name[:40]}: opensm has no such engine (it logs \"cannot find "
@@ -251,8 +258,22 @@ def _routing_engine(check: str, plane: str, meta: IbPlaneEntry, engine: tuple[in
               "the plane is routed by another algorithm than the one planned")
            for name in names if name not in OPENSM_ENGINES and name != NO_FALLBACK]
     used = next((name for name in names if name in OPENSM_ENGINES), None)
+    if lmc[1] and used == "ftree":
+        # measured on ibsim: "LMC > 0 is not supported by fat-tree routing", then the next engine
+        # of the list, else minhop unless no_fallback (then "No routing engine able to successfully
+        # configure switch tables": the subnet never comes up)
+        out.append(Finding(check, Severity.WARNING, (), plane,
+                           f"{meta.dir}/{MASTER_FILE}:{lmc[0]}: lmc {lmc[1]}: ftree does not route with LMC > 0 "
+                           "(opensm: \"LMC > 0 is not supported by fat-tree routing\")",
+                           "opensm goes on with the next engine it is given, or minhop"))
+        used = next((name for name in names if name in OPENSM_ENGINES and name != "ftree"), None)
     if used is None and NO_FALLBACK not in names:
         used = "minhop"
+    if used is None:
+        out.append(_f(check, plane, f"{where}: routing_engine {engine[1][:60] if engine else ''}: no engine it names "
+                      "routes the plane, and no_fallback keeps opensm from minhop",
+                      "opensm logs \"No routing engine able to successfully configure switch tables\" and never "
+                      "brings the subnet up (measured on ibsim)"))
     if used is not None and used != meta.routing_engine:
         out.append(Finding(check, Severity.WARNING, (), plane,
                            f"{where}: opensm routes plane {plane} with {used}"
@@ -375,9 +396,10 @@ EXT_SPEEDS_OFF = 30  # "Disable extended link speeds": links train at QDR (10 Gb
 
 
 def _degrading(check: str, plane: str, rel: str, settings: dict[str, tuple[int, str]], ipoib: list[str],
-               has_peer: bool) -> list[Finding]:
+               has_peer: bool, ports: tuple[int, int]) -> list[Finding]:
     """An SM's settings that degrade its plane whatever the plan says, each as opensm runs its value
-    (a line the file lacks is opensm's default, which degrades nothing)."""
+    (a line the file lacks is opensm's default, which degrades nothing). ``ports``: the plane's HCA
+    ports and switches, whose LIDs the SM assigns."""
     found: list[Finding] = []
 
     def said(key: str, severity: Severity, what: str, why: str) -> None:
@@ -413,7 +435,55 @@ def _degrading(check: str, plane: str, rel: str, settings: dict[str, tuple[int, 
         said("reassign_lids", Severity.ERROR, "this SM reassigns every end node's LID when it starts as master",
              "a failover or an SM restart on the running subnet disrupts its traffic (opensm's manual says so of "
              "-r): connections addressed to the old LIDs break")
+    lmc = effective_lmc(settings)
+    short = lid_shortage(lmc, effective(settings, "lmc_esp0") == "TRUE", *ports)
+    if short[0] > 0:
+        found.append(Finding(check, Severity.ERROR, (), plane, f"{_at(rel, settings, 'lmc')}: lmc {lmc}: "
+                             f"{1 << lmc} LID(s) for each of the plane's {ports[0]} HCA ports and {ports[1]} switches: "
+                             f"opensm runs out of unicast LIDs, {short[0]}"
+                             f"{'' if short[1] == short[0] else f' to {short[1]}'} ports get none",
+                             "opensm logs \"OPENSM RAN OUT OF LIDS\" and a port without a LID carries no traffic "
+                             "(measured on ibsim)"))
+    elif lmc:
+        if short[1] > 0:
+            said("lmc", Severity.WARNING, f"{1 << lmc} LIDs for each of the plane's {ports[0]} HCA ports: up to "
+                 f"{short[1]} ports may get no LID, as the switches' LIDs fall",
+                 "each switch placed inside an aligned block takes that block from the HCA ports (measured on ibsim)")
+        else:
+            said("lmc", Severity.WARNING, f"not the plan's LMC 0: each HCA port takes {1 << lmc} LIDs",
+                 "on the running subnet opensm moves every port whose LID is not on a multiple of the new range "
+                 "(measured on ibsim: lmc 0 to 2 moved 134 of 433 ports' LIDs): their connections break once")
     return found
+
+
+MAX_LMC = 7  # opensm refuses more and runs its default, 0 (measured: `lmc 8` gives every port one LID)
+
+
+def effective_lmc(settings: dict[str, tuple[int, str]]) -> int:
+    """The LMC opensm runs: the file's last `lmc` as a number of 0-7, else its default 0."""
+    value = opensm_number(effective(settings, "lmc") or "0")
+    return value if value is not None and value <= MAX_LMC else 0
+
+
+def lid_shortage(lmc: int, esp0: bool, hosts: int, switches: int, top: int = UNICAST_LID_TOP) -> tuple[int, int]:
+    """How many ports opensm leaves without a LID at this LMC: (fewest, most), as the LIDs the
+    subnet already holds fall. Each HCA port (and with lmc_esp0 each switch) takes an aligned block
+    of 2^lmc LIDs; block 0 (LIDs 1 to 2^lmc - 1) holds one port's LIDs or switches' single LIDs; a
+    switch's single LID shares a block with other switches' or takes a block of its own. Measured on
+    ibsim (LIDs up to 30719 there: opensm also keeps below the switches' LinearFDBCap, which ibsim
+    reports as 30720; hardware's is the whole space, ``top``): 240 HCA ports and 12 switches at lmc 7 on a fresh subnet left 12
+    ports without a LID, with lmc_esp0 12; 416 and 17 on a subnet swept at lmc 0 left 177."""
+    size = 1 << lmc
+    if lmc == 0:
+        short = max(0, hosts + switches - top)
+        return short, short
+    blocks = (top + 1) // size - 1  # the whole aligned blocks above block 0
+    takers, singles = (hosts + switches, 0) if esp0 else (hosts, switches)
+    port_in_block0 = takers - 1 + -(-singles // size) - blocks
+    singles_in_block0 = takers + -(-max(0, singles - (size - 1)) // size) - blocks
+    fewest = min(port_in_block0, singles_in_block0)
+    most = takers + singles - blocks
+    return max(0, fewest), max(0, most)
 
 
 def inactive_setting(settings: dict[str, tuple[int, str]]) -> tuple[int, str] | None:

@@ -495,6 +495,10 @@ def test_allow_both_pkeys_on_both_sms_is_a_valid_edit(clean: Path, tmp_path: Pat
     ("force_link_width 0x10\n", [(Severity.ERROR, "force_link_width 0x10: 4x not enabled")]),
     ("force_link_width 8\n", [(Severity.ERROR, "force_link_width 8: 4x not enabled")]),
     ("force_link_width 64\n", [(Severity.WARNING, "force_link_width 64: a value the specification reserves")]),
+    ("sweep_interval 0\n", [(Severity.WARNING, "sweep_interval 0: periodic sweeps off")]),
+    ("sweep_interval 00\n", [(Severity.WARNING, "sweep_interval 00: periodic sweeps off")]),  # (strtoul: octal 0)
+    ("sweep_interval 0\nsweep_interval 15\n", []),
+    ("lmc_esp0 TRUE\n", []),  # (LMC 0: one LID per switch either way)
 ])
 def test_sm_settings_are_judged_as_opensm_runs_them(clean: Path, tmp_path: Path, lines: str,
                                                      said: list[tuple[Severity, str]]) -> None:

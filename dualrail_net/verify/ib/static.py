@@ -435,6 +435,10 @@ def _degrading(check: str, plane: str, rel: str, settings: dict[str, tuple[int, 
         said("reassign_lids", Severity.ERROR, "this SM reassigns every end node's LID when it starts as master",
              "a failover or an SM restart on the running subnet disrupts its traffic (opensm's manual says so of "
              "-r): connections addressed to the old LIDs break")
+    if opensm_number(effective(settings, "sweep_interval") or "10") == 0:
+        said("sweep_interval", Severity.WARNING, "periodic sweeps off",
+             "the SM then learns of a link or node that goes or comes only from a switch's trap; a trap lost "
+             "(they are unacknowledged datagrams) leaves the change unrouted until something else sweeps")
     lmc = effective_lmc(settings)
     short = lid_shortage(lmc, effective(settings, "lmc_esp0") == "TRUE", *ports)
     if short[0] > 0:
@@ -547,7 +551,7 @@ KNOWN_OPENSM_KEYS = frozenset({"guid", "subnet_prefix", "sm_priority", "lmc", "r
                                "allow_both_pkeys", "log_file", "log_max_size", "force_log_flush", "sm_inactive",
                                # IB-SM-SETTINGS's (_degrading)
                                "ignore_other_sm", "force_link_speed_ext", "force_link_width", "disable_multicast",
-                               "reassign_lids"})
+                               "reassign_lids", "lmc_esp0", "sweep_interval"})
 
 
 def read_opensm_conf(text: str) -> tuple[dict[str, tuple[int, str]], list[tuple[int, str]]]:

@@ -693,3 +693,63 @@ def test_nvue_515_state_spelling_is_read_as_enable_and_said(nvue_variant: Path, 
     line = (out / YAML).read_text().splitlines().index('                state: "enabled"') + 1
     assert found[0][2].startswith(f"{YAML}:{line}: not modelled: read as NVUE 5.15's `enable on` (older NVUE refuses "
                                   "the key): vrf default router bgp neighbor 10.11")  # (a report keeps 100 characters)
+
+
+def _qos_block(text: str, name: str) -> str:
+    """One `qos` block of a rendered startup.yaml (`      NAME:` to the next block at its indent)."""
+    lines = text.splitlines(keepends=True)
+    start = lines.index(f"      {name}:\n")
+    end = next(i for i in range(start + 1, len(lines)) if not lines[i].startswith("        "))
+    return "".join(lines[start:end])
+
+
+QOS_BLOCKS = ["mapping", "egress-queue-mapping", "pfc", "congestion-control", "egress-scheduler"]
+_QOS_CHECKS = ("QOS-PFC", "QOS-ECN", "QOS-SCHEDULER", "QOS-CNP", "QOS-DSCP-MAP", "QOS-PLANE-SYMMETRY",
+               "HOST-NIC-QOS", "QOS-TRUST")
+
+
+def _qos_findings(root: Path) -> dict[str, list[str]]:
+    return {r.check: [f.message for f in r.findings] for r in run_checks(load_snapshot(root))
+            if r.check in _QOS_CHECKS and r.findings}
+
+
+@pytest.mark.parametrize("block", QOS_BLOCKS[1:])
+def test_a_block_left_to_the_roce_profile_runs_its_defaults(nvue_variant: Path, tmp_path: Path, block: str) -> None:
+    """With `qos roce` on (lossless), a block the file leaves out is NVIDIA's RoCE profile's: switch
+    priorities 3 and 6 to their own classes and the rest to 0, PFC on priority 3 both ways, ECN on
+    classes 0 and 3 (150,000-1,500,000 bytes), class 6 strict and 3 and 0 at 50% each: what the
+    plan renders, so verification passes. Without `qos roce` the same deletion is NVUE's plain
+    default (no PFC, no ECN, no scheduling) and fails."""
+    text = (nvue_variant / YAML).read_text()
+    kept = parse_text("x", text)
+    root = tmp_path / "roce"
+    shutil.copytree(nvue_variant, root)
+    (root / YAML).write_text(text.replace(_qos_block(text, block), ""))
+    dev = parse_text("x", (root / YAML).read_text())
+    port = dev.interfaces["swp1"]
+    was = kept.interfaces["swp1"]
+    assert (port.pfc_priorities, port.ecn, port.strict_tcs, port.dwrr_share) == \
+        (was.pfc_priorities, was.ecn, was.strict_tcs, was.dwrr_share)
+    assert (dev.qos.tc_of(26), dev.qos.tc_of(48)) == (3, 6)
+    assert _qos_findings(root) == {}
+    plain = tmp_path / "plain"
+    shutil.copytree(root, plain)
+    _edit('      roce:\n        enable: "on"\n        mode: "lossless"\n', "")(plain)
+    if block != "egress-queue-mapping":  # (NVUE's own default maps each priority to its own class)
+        assert _qos_findings(plain), block
+
+
+@pytest.mark.parametrize("dscp,prio,valid", [("26", "3", True), ("48", "6", True), ("26", "2", False)])
+def test_a_dscp_line_left_out_is_nvues_default_mapping(nvue_variant: Path, tmp_path: Path, dscp: str, prio: str,
+                                                        valid: bool) -> None:
+    """NVUE's default-global mapping sends a DSCP no line names to switch priority DSCP >> 3 (26 to 3,
+    48 to 6): deleting the plan's line for RoCE's or the CNPs' DSCP changes nothing; mapping it
+    elsewhere does."""
+    root = tmp_path / "b"
+    shutil.copytree(nvue_variant, root)
+    line = f'            "{dscp}":\n              switch-priority: {"3" if dscp == "26" else "6"}\n'
+    _edit(line, "" if valid else f'            "{dscp}":\n              switch-priority: {prio}\n')(root)
+    said = _qos_findings(root)
+    assert (said == {}) is valid, said
+    if not valid:
+        assert said["QOS-DSCP-MAP"]

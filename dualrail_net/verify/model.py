@@ -603,6 +603,25 @@ class Qos:
     # the port, SONiC a queue's scheduler `pir`. Kept per switch, not on Interface: a field there
     # costs every one of a million ports at 100k GPUs
     shape_percent: dict[str, dict[int | None, int]] = field(default_factory=dict)
+    # what a DSCP the maps above leave out gets, where the platform has a default for every DSCP
+    # (NVUE's default-global mapping: DSCP d to switch priority d >> 3, then its class): DSCP -> traffic
+    # class, DSCP -> priority; None: a DSCP no line maps has no class the model knows
+    default_dscp_to_tc: dict[int, int] | None = None
+    default_dscp_to_priority: dict[int, int] | None = None
+
+    def tc_of(self, dscp: int) -> int | None:
+        """The traffic class a DSCP lands in: the switch's map, else its platform's default."""
+        tc = self.dscp_to_tc.get(dscp)
+        if tc is None and self.default_dscp_to_tc is not None and dscp not in self.dscp_to_priority:
+            return self.default_dscp_to_tc.get(dscp)
+        return tc
+
+    def priority_of(self, dscp: int) -> int | None:
+        """The priority a DSCP is given: the switch's map, else its platform's default."""
+        prio = self.dscp_to_priority.get(dscp)
+        if prio is None and self.default_dscp_to_priority is not None:
+            return self.default_dscp_to_priority.get(dscp)
+        return prio
 
 
 @dataclass(slots=True)

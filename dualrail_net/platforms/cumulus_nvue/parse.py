@@ -12,6 +12,7 @@ interfaces, QoS and services; CONFIG-UNMODELLED for routing).
 
 from __future__ import annotations
 
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -844,26 +845,60 @@ def _check_tree(r: _Reader, node: Any, path: PathKey, schema: _Schema) -> None:
         r.base(path, f"{where}: {str(node)[:40]!r} is none of {', '.join(sorted(schema))}: not judged")
 
 
+# NVIDIA's RoCE profile (`qos roce`, lossless unless `mode lossy`; "Default RoCE Configuration" in the
+# Cumulus Linux 5.x user guide, and `nv show qos roce`): what a port runs for a QoS block the file
+# leaves out while RoCE is on. Switch priority 3 (RoCE) to class 3, 6 (CNP) to class 6, every other
+# to class 0; class 6 strict, classes 3 and 0 DWRR 50% each; ECN on classes 0 and 3 from 150,000 to
+# 1,500,000 bytes ("146.48 KB", "1.43 MB"), probability 100, no RED; PFC on priority 3 both ways in
+# lossless mode (the buffers and headroom NVUE sizes itself); trust pcp,dscp.
+ROCE_PRIORITY_TO_TC = {**{p: 0 for p in range(8)}, 3: 3, 6: 6}
+ROCE_STRICT = [6]
+ROCE_SHARES = {3: 50, 0: 50}
+ROCE_ECN = {tc: EcnProfile(150_000, 1_500_000, 100, False) for tc in (0, 3)}
+ROCE_PFC = [3]
+ROCE_TRUST = "both"
+# NVUE's default-global mapping for a DSCP no `dscp` entry names: switch priority DSCP >> 3
+DEFAULT_DSCP_TO_PRIORITY = {d: d >> 3 for d in range(64)}
+
+
+@cache
+def _default_classes(prio_tc: tuple[tuple[int, int], ...]) -> dict[int, int]:
+    """Every DSCP's class by NVUE's default DSCP mapping and a switch priority -> class map (one
+    dict per map: shared by the switches that have it)."""
+    to_tc = dict(prio_tc)
+    return {d: to_tc.get(p, p) for d, p in DEFAULT_DSCP_TO_PRIORITY.items()}
+
+
 def _qos(r: _Reader, qos: dict[str, Any], path: PathKey) -> None:
     dev = r.dev
     _check_tree(r, qos, path, QOS_TREE)
+    roce = _map(qos.get("roce"))
+    # (`nv set qos roce` alone enables it, lossless: NVUE's defaults)
+    roce_on = "roce" in qos and roce.get("enable", "on") == "on"
+    lossy = roce_on and roce.get("mode") == "lossy"
     mapping = _map(_map(qos.get("mapping")).get("default-global"))
-    trust = TRUST.get(str(mapping.get("trust", "l2")), str(mapping.get("trust")))
+    default_trust = ROCE_TRUST if roce_on and "mapping" not in qos else "l2"
+    trust = TRUST.get(str(mapping.get("trust", default_trust)), str(mapping.get("trust")))
     to_prio = {int(d): _int(_map(v).get("switch-priority"), 7) for d, v in _map(mapping.get("dscp")).items()
                if is_decimal(str(d)) and int(d) < 64}
     queues = _map(_map(_map(qos.get("egress-queue-mapping")).get("default-global")).get("switch-priority"))
-    prio_tc = {int(p): _int(_map(v).get("traffic-class"), 7) for p, v in queues.items() if is_decimal(str(p))}
+    base_tc = ROCE_PRIORITY_TO_TC if roce_on and "egress-queue-mapping" not in qos else {}
+    # (a class NVUE would not take is reported by _check_tree; read as class 0)
+    prio_tc = {**base_tc, **{int(p): _int(_map(v).get("traffic-class"), 7) or 0 for p, v in queues.items()
+                             if is_decimal(str(p))}}
     dev.qos.dscp_to_priority = {d: p for d, p in to_prio.items() if p is not None}
-    dev.qos.dscp_to_tc = {d: prio_tc.get(p, p) or 0 for d, p in dev.qos.dscp_to_priority.items()}
-    dev.qos.dscp_to_tc = {d: tc for d, tc in dev.qos.dscp_to_tc.items() if tc is not None}
+    dev.qos.dscp_to_tc = {d: prio_tc.get(p, p) for d, p in dev.qos.dscp_to_priority.items()}
+    dev.qos.default_dscp_to_priority = DEFAULT_DSCP_TO_PRIORITY
+    dev.qos.default_dscp_to_tc = _default_classes(tuple(sorted(prio_tc.items())))
     pfc = _map(_map(qos.get("pfc")).get("default-global"))
     prios = sorted(int(p) for p in _map(pfc.get("switch-priority")) if is_decimal(str(p)))
     if pfc.get("rx", "enable") != "enable" or pfc.get("tx", "enable") != "enable":
         prios = []  # a pause must be both sent and honoured: one direction off is no lossless class
-    roce = _map(qos.get("roce"))
-    if roce.get("enable", "on") == "on" and roce.get("mode") == "lossy":
+    if lossy:
         prios = []  # RoCE lossy mode is ECN only: NVUE sends and honours no pause frames
     pfc_list: list[int] | None = prios if pfc else None
+    if roce_on and "pfc" not in qos:
+        pfc_list = [] if lossy else ROCE_PFC
     headroom = PfcHeadroom(_int(pfc.get("xoff-threshold")), _int(pfc.get("cable-length"))) if pfc else None
     ecn: dict[int, EcnProfile] = {}
     for tc, body in _map(_map(_map(qos.get("congestion-control")).get("default-global")).get("traffic-class")).items():
@@ -872,10 +907,14 @@ def _qos(r: _Reader, qos: dict[str, Any], path: PathKey) -> None:
         if body.get("ecn", "enable") == "enable" and is_decimal(str(tc)) and None not in (low, high, prob):
             assert low is not None and high is not None and prob is not None
             ecn[int(tc)] = EcnProfile(low, high, prob, body.get("red", "disable") == "enable")
+    if roce_on and "congestion-control" not in qos:
+        ecn = dict(ROCE_ECN)
     scheduler = _map(_map(_map(qos.get("egress-scheduler")).get("default-global")).get("traffic-class"))
     strict = sorted(int(tc) for tc, body in scheduler.items() if is_decimal(str(tc)) and _map(body).get("mode") == "strict")
     shares = {int(tc): share for tc, body in scheduler.items() if is_decimal(str(tc)) and _map(body).get("mode") == "dwrr"
               and (share := _int(_map(body).get("bw-percent"), 100)) is not None}
+    if roce_on and "egress-scheduler" not in qos:
+        strict, shares = list(ROCE_STRICT), dict(ROCE_SHARES)
     shared_ecn = ecn or None
     for iface in dev.interfaces.values():
         if iface.is_loopback:

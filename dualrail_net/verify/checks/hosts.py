@@ -532,7 +532,7 @@ def nic_qos(ctx: Context) -> list[Finding]:
                 elif nccl_tc is not None and nccl_tc >> 2 != tos >> 2:
                     problems.append(f"NCCL_IB_TC {nccl_tc} marks DSCP {nccl_tc >> 2}, the port's ToS {tos} marks "
                                     f"DSCP {tos >> 2}")
-                roce_prio = dev.qos.dscp_to_priority.get(mark.roce_dscp)
+                roce_prio = dev.qos.priority_of(mark.roce_dscp)
                 if roce_prio is not None and host_pfc is not None and roce_prio not in host_pfc:
                     problems.append(f"the leaf puts DSCP {mark.roce_dscp} in priority {roce_prio}, which the NIC "
                                     "does not protect with PFC")
@@ -543,7 +543,7 @@ def nic_qos(ctx: Context) -> list[Finding]:
                 if _int(s.get("cnp_dscp")) != mark.cnp_dscp:
                     problems.append(f"CNPs marked DSCP {s.get('cnp_dscp', 'not set')}, the fabric expects "
                                     f"{mark.cnp_dscp}")
-                cnp_prio = dev.qos.dscp_to_priority.get(mark.cnp_dscp)
+                cnp_prio = dev.qos.priority_of(mark.cnp_dscp)
                 if cnp_prio is not None and _int(s.get("cnp_prio")) != cnp_prio:
                     problems.append(f"CNPs in priority {s.get('cnp_prio', 'not set')}, the leaf maps DSCP "
                                     f"{mark.cnp_dscp} to {cnp_prio}")

@@ -12,7 +12,7 @@ from functools import cache, partial
 from typing import Any
 
 from dualrail_net.verify.checks import BASE, Context, PortGroup, TOPOLOGY, check, finding
-from dualrail_net.verify.model import UNTRUSTED, DeviceConfig, EcnProfile
+from dualrail_net.verify.model import UNTRUSTED, DeviceConfig, EcnProfile, Qos
 from dualrail_net.verify.findings import Finding
 
 
@@ -35,7 +35,7 @@ def _roce_tc(ctx: Context, plane: str, device: str) -> tuple[int | None, int | N
     dev = ctx.snap.devices[device]
     if dscp is None:
         return None, None
-    return dev.qos.dscp_to_tc.get(dscp), dev.qos.dscp_to_priority.get(dscp)
+    return dev.qos.tc_of(dscp), dev.qos.priority_of(dscp)
 
 
 def _roce_tcs(ctx: Context) -> Callable[[str, str], tuple[int | None, int | None]]:
@@ -68,12 +68,19 @@ def _ecn_sigs() -> Callable[[PortGroup], tuple[Any, ...] | None]:
        reads={BASE, TOPOLOGY})
 def dscp_map(ctx: Context) -> list[Finding]:
     out = []
-    by_plane: dict[str, list[tuple[str, tuple[Any, ...]]]] = defaultdict(list)
+    members: dict[str, list[DeviceConfig]] = defaultdict(list)
     for dev in ctx.snap.devices.values():
-        planes = {ctx.topo.node_plane.get((dev.name, v)) for v in [None, *dev.vrfs]} - {None}
-        sig = (tuple(sorted(dev.qos.dscp_to_tc.items())), tuple(sorted(dev.qos.dscp_to_priority.items())))
-        for plane in planes:
-            by_plane[str(plane)].append((dev.name, sig))
+        for plane in {ctx.topo.node_plane.get((dev.name, v)) for v in [None, *dev.vrfs]} - {None}:
+            members[str(plane)].append(dev)
+    by_plane: dict[str, list[tuple[str, tuple[Any, ...]]]] = {}
+    for plane, devs in members.items():
+        # compared on every DSCP some switch of the plane maps, and the plan's marks: each as the
+        # switch's own line says, a mark left out as its platform's default (NVUE) classifies it
+        markers = ctx.snap.manifest.qos_markers.get(plane)
+        marks = frozenset({markers.roce_dscp, markers.cnp_dscp} - {None} if markers else ())
+        named = sorted({d for dev in devs for d in dev.qos.dscp_to_priority} | {d for dev in devs for d in dev.qos.dscp_to_tc}
+                       | marks)
+        by_plane[plane] = [(dev.name, _dscp_sig(dev.qos, named, marks)) for dev in devs]
     for plane, rows in by_plane.items():
         ref = _majority([sig for _, sig in rows])
         for name, sig in rows:
@@ -100,13 +107,25 @@ def dscp_map(ctx: Context) -> list[Finding]:
     return out
 
 
+def _dscp_sig(qos: Qos, named: list[int],
+              marks: frozenset[int]) -> tuple[tuple[tuple[int, int], ...], tuple[tuple[int, int], ...]]:
+    """A switch's (DSCP -> traffic class, DSCP -> priority) on the DSCPs named: its own map's, and
+    for the plan's marks what its platform's default gives them when the map leaves them out (the
+    classes of other DSCPs a map leaves out are compared as not said, as the other platforms'
+    defaults are not modelled)."""
+    tcs, prios = qos.dscp_to_tc, qos.dscp_to_priority
+    return (tuple((d, tc) for d in named if (tc := tcs.get(d) if d not in marks else qos.tc_of(d)) is not None),
+            tuple((d, prio) for d in named
+                  if (prio := prios.get(d) if d not in marks else qos.priority_of(d)) is not None))
+
+
 def _port_maps(dev: DeviceConfig, plane: str, marked: dict[str, int]) -> list[Finding]:
     """A port that classifies a marked DSCP into another class than the switch's other ports (a DSCP
     a map does not list is TC 0): that traffic arriving there is in the wrong class from that hop."""
     out = []
     for port, (classes, said) in dev.qos.port_dscp_to_tc.items():
         for what, dscp in marked.items():
-            own, switch = classes.get(dscp, 0), dev.qos.dscp_to_tc.get(dscp, 0)
+            own, switch = classes.get(dscp, 0), dev.qos.tc_of(dscp) or 0
             if own != switch:
                 out.append(finding([dev.name], plane, f"{dev.name} {port} classifies {what}'s DSCP {dscp} into "
                                    f"traffic class {own} ({said}); the switch's other ports into {switch}",
@@ -120,7 +139,7 @@ def _rewritten(ctx: Context, dev: DeviceConfig, plane: str, marked: dict[str, in
     and the receiving NIC, classify the packet by the DSCP it now carries."""
     out = []
     for what, dscp in marked.items():
-        klass = dev.qos.dscp_to_priority.get(dscp)
+        klass = dev.qos.priority_of(dscp)
         written = dev.qos.dscp_rewrite.get(klass) if klass is not None else None
         if written is not None and written != dscp:
             at = ctx.snap.where(dev.name, dev.routing_file, dev.qos.dscp_rewrite_line)
@@ -272,7 +291,7 @@ def cnp(ctx: Context) -> list[Finding]:
         if dscp is None:
             continue
         dev = ctx.snap.devices[device]
-        tc, prio = dev.qos.dscp_to_tc.get(dscp), dev.qos.dscp_to_priority.get(dscp)
+        tc, prio = dev.qos.tc_of(dscp), dev.qos.priority_of(dscp)
         roce_tc, _ = roce(plane, device)
         if tc is None:
             out.append(finding([device], plane, f"{device} has no class for CNP DSCP {dscp}",
@@ -388,7 +407,7 @@ def default_class(ctx: Context) -> list[Finding]:
         if default is None or group.device in judged:
             continue
         cnp = markers[group.plane].cnp_dscp if group.plane in markers else None
-        cnp_prio = dev.qos.dscp_to_priority.get(cnp) if cnp is not None else None
+        cnp_prio = dev.qos.priority_of(cnp) if cnp is not None else None
         lossless = default in (group.pfc_priorities or ())
         if not lossless and default != cnp_prio:
             continue
@@ -418,9 +437,14 @@ def plane_symmetry(ctx: Context) -> list[Finding]:
         pfc_lists.setdefault(id(group.pfc_priorities), group.pfc_priorities)
         ecn_groups.setdefault(id(group.ecn), group)
 
+    # every DSCP some switch maps, or the plan marks (as _dscp_sig compares them)
+    marks = frozenset(d for m in ctx.snap.manifest.qos_markers.values() for d in (m.roce_dscp, m.cnp_dscp)
+                      if d is not None)
+    named = sorted({d for dev in devices.values() for d in dev.qos.dscp_to_tc} | marks)
+
     @cache
     def dscp_sig(device: str) -> tuple[tuple[int, int], ...]:
-        return tuple(sorted(devices[device].qos.dscp_to_tc.items()))
+        return _dscp_sig(devices[device].qos, named, marks)[0]
 
     counts: dict[str, list[Counter[Any]]] = {}
     for (plane, device, pfc_id, ecn_id, mtu), n in seen.items():

@@ -288,6 +288,46 @@ NVUE_MUTATIONS += [
 ]
 
 
+_STATIC = "          static:\n"
+
+
+def _static(prefix: str, *vias: tuple[str, str]) -> Callable[[Path], None]:
+    """A static route added to the leaf's default VRF, one `via` per (hop, type)."""
+    body = "".join(f'                "{hop}":\n                  type: "{kind}"\n' for hop, kind in vias)
+    return _edit(_STATIC, f'{_STATIC}            "{prefix}":\n              address-family: "ipv4-unicast"\n'
+                          f"              via:\n{body}")
+
+
+# static routes with several vias (ECMP, as FRR's `ip route` lines of one prefix) and discards
+NVUE_MUTATIONS += [
+    ("plane B's prefix over two spines (a static with two vias)", "ISO-ROUTE-LEAK",
+     _static("10.22.0.0/20", ("10.11.0.0", "ipv4-address"), ("10.11.0.2", "ipv4-address"))),
+    ("another leaf's prefix to a reject route", "ROUTE-FIB-OVERRIDE", _static("10.12.0.64/26", ("reject", "reject"))),
+    ("another leaf's prefix over two spines, not BGP", "ROUTE-FIB-OVERRIDE",
+     _static("10.12.0.64/26", ("10.11.0.0", "ipv4-address"), ("10.11.0.2", "ipv4-address"))),
+]
+
+
+def test_a_static_via_the_model_cannot_read_is_said(nvue_variant: Path, tmp_path: Path) -> None:
+    """A via that is no address, port name or discard (before: taken for a gateway that never
+    resolves, the route silently dropped), or a discard beside gateways, is reported at its line;
+    two vias of one route give one finding, not one per via."""
+    cases: list[tuple[tuple[str, str], ...]] = [(("1.2.3", "ipv4-address"),),
+                                                 (("blackhole", "blackhole"), ("10.11.0.0", "ipv4-address"))]
+    for i, vias in enumerate(cases):
+        root = tmp_path / str(i)
+        shutil.copytree(nvue_variant, root)
+        _static("10.22.0.0/20", *vias)(root)
+        dev = parse_text("x", (root / YAML).read_text())
+        assert [what for _, what in dev.unmodelled if "static 10.22.0.0/20 via" in what], vias
+        assert not [r for r in dev.static_routes if r.prefix == "10.22.0.0/20"]
+    root = tmp_path / "ecmp"
+    shutil.copytree(nvue_variant, root)
+    _static("10.12.0.64/26", ("10.11.0.0", "ipv4-address"), ("10.11.0.2", "ipv4-address"))(root)
+    said = [f.message for r in run_checks(load_snapshot(root)) if r.check == "ROUTE-FIB-OVERRIDE" for f in r.findings]
+    assert len(said) == 1 and "its static next hops 10.11.0.0, 10.11.0.2" in said[0], said
+
+
 def test_nvue_qos_keys_are_all_checked(nvue_variant: Path) -> None:
     """Every key under the rendered qos tree is one the model knows: the clean file reports nothing,
     and a misspelt key at each level of it is reported with its own line."""

@@ -459,11 +459,19 @@ def _vrfs(r: _Reader, vrfs: dict[str, Any], path: PathKey, glob: dict[str, Any])
             for hop, body in via.items():
                 r.extra(_map(body), (*where, "via", hop), {"type"}, routing=True)
             distance = _int(_map(route).get("distance", 1), 255)
-            if not is_prefix(str(prefix)) or len(hops) != 1 or distance is None:
+            if not is_prefix(str(prefix)) or not hops or distance is None:
                 r.routing(where, f"static {prefix}: not modelled")
                 continue
-            dev.static_routes.append(StaticRoute(vrf, str(prefix), None if hops[0] == "blackhole" else hops[0],
-                                                 distance=distance, line=r.line(where)))
+            # each `via` is a next hop of the route, as each `ip route` line of one prefix is in FRR
+            # (several: ECMP); NVUE hands a via to FRR's `ip route P VIA`, which takes `blackhole`,
+            # `reject` and `Null0` as discards; a via that is no address or port name is said, not
+            # taken for a gateway, and a discard beside gateways is not modelled
+            odd = [h for h in hops if not (h in DISCARDS or is_ip(h) or PORT_NAME.fullmatch(h))]
+            if odd or (DISCARDS.intersection(hops) and len(hops) > 1):
+                r.routing(where, f"static {prefix} via {', '.join(odd or hops)[:60]}: not modelled")
+                continue
+            dev.static_routes += [StaticRoute(vrf, str(prefix), None if hop in DISCARDS else hop,
+                                              distance=distance, line=r.line(where)) for hop in hops]
         bgp = _map(router.get("bgp"))
         if not bgp or bgp.get("enable", "on") != "on" or glob.get("enable", "on") != "on":
             if bgp and glob.get("enable", "on") != "on":
@@ -843,6 +851,9 @@ def _check_tree(r: _Reader, node: Any, path: PathKey, schema: _Schema) -> None:
             r.base(path, f"{where}: {str(node)[:40]!r} is not a number NVUE takes: not judged")
     elif isinstance(schema, frozenset) and str(node) not in schema:
         r.base(path, f"{where}: {str(node)[:40]!r} is none of {', '.join(sorted(schema))}: not judged")
+
+
+DISCARDS = frozenset({"blackhole", "reject", "Null0"})  # the vias FRR's `ip route` takes as a discard
 
 
 # NVIDIA's RoCE profile (`qos roce`, lossless unless `mode lossy`; "Default RoCE Configuration" in the

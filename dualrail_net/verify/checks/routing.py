@@ -966,6 +966,7 @@ def fib_override(ctx: Context) -> list[Finding]:
             if fib_restricted(dev, vrf):  # (else nothing is kept out)
                 out += _kept_out(ctx, name, plane, vrf, [p for _, _, p in planned if p not in own])
             installed: set[str] | None = None  # computed only for a static that would override
+            said: set[str] = set()
             distance = bgp_distance(dev, dev.bgp[vrf])
             for route in dev.static_routes:
                 if route.vrf != vrf:
@@ -989,9 +990,12 @@ def fib_override(ctx: Context) -> list[Finding]:
                     to = ("a blackhole" if route.nexthop is None and len(hops) == 1 else
                           f"next hop {route.nexthop} alone" if len(hops) == 1 else
                           f"its static next hops {', '.join(hops)} (a failure behind them is not routed around)")
-                    out.append(finding([name], plane, f"{static_at(snap, name, route)}: ip route {route.prefix} on "
-                                       f"{name} sends traffic to {route.prefix if rlen > length else prefix} (planned "
-                                       f"{prefix}, learned by BGP) to {to}",
+                    message = (f"{static_at(snap, name, route)}: ip route {route.prefix} on {name} sends traffic to "
+                               f"{route.prefix if rlen > length else prefix} (planned {prefix}, learned by BGP) to {to}")
+                    if message in said:
+                        continue  # (the next hops of one statement: NVUE's vias of one route)
+                    said.add(message)
+                    out.append(finding([name], plane, message,
                                        "the forwarding table takes the longest prefix, and the lowest distance for "
                                        "one prefix: BGP's paths stay in the RIB and are advertised on, but this "
                                        "switch's traffic to it goes where the static route says"))

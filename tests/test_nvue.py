@@ -308,6 +308,53 @@ NVUE_MUTATIONS += [
 ]
 
 
+_RULE = """          "SPINE1-IN":
+            rule:
+              "10":
+                action:
+                  "permit": {}
+                match:
+                  type: "ipv4"
+                  ip-prefix-list: "PLANE-A"
+                set:
+"""
+_INBOUND = '                      inbound:\n                        route-map: "PLANE-A-IN"\n'
+
+
+def _spine1_sets(body: str) -> Callable[[Path], None]:
+    """The leaf's inbound route-map toward a-spine-1 replaced by one that also sets ``body``."""
+    def mutate(root: Path) -> None:
+        path = root / YAML
+        text = path.read_text()
+        assert "        route-map:\n" in text and _INBOUND in text
+        text = text.replace("        route-map:\n", "        route-map:\n" + _RULE + body, 1)
+        path.write_text(text.replace(_INBOUND, _INBOUND.replace("PLANE-A-IN", "SPINE1-IN"), 1))
+    return mutate
+
+
+# a route-map rule's `set` keys, read as FRR's `set` lines NVUE writes (one spine's paths changed)
+NVUE_MUTATIONS += [
+    ("weight on one spine's paths", "ROUTE-ECMP-WIDTH", _spine1_sets("                  weight: 100\n")),
+    ("local preference on one spine's paths", "ROUTE-ECMP-WIDTH",
+     _spine1_sets("                  local-preference: 200\n")),
+    ("ORIGIN incomplete on one spine's paths", "ROUTE-ECMP-WIDTH", _spine1_sets('                  origin: "incomplete"\n')),
+    ("a MED on one spine's paths (same neighbor AS: compared)", "ROUTE-ECMP-WIDTH",
+     _spine1_sets("                  metric: 50\n")),
+    ("a next hop the leaf cannot reach", "ROUTE-MISSING", _spine1_sets('                  ip-nexthop: "192.0.2.1"\n')),
+]
+
+
+@pytest.mark.parametrize("body", ["                  local-preference: 100\n",
+                                  '                  community:\n                    "no-export": {}\n'])
+def test_route_map_sets_that_change_no_path_pass(nvue_variant: Path, tmp_path: Path, body: str) -> None:
+    """The default local preference, or no-export on routes the leaf never sends on: no finding."""
+    root = tmp_path / "b"
+    shutil.copytree(nvue_variant, root)
+    _spine1_sets(body)(root)
+    said = {r.check: [f.message for f in r.findings] for r in run_checks(load_snapshot(root)) if r.findings}
+    assert said == {}, said
+
+
 def test_a_static_via_the_model_cannot_read_is_said(nvue_variant: Path, tmp_path: Path) -> None:
     """A via that is no address, port name or discard (before: taken for a gateway that never
     resolves, the route silently dropped), or a discard beside gateways, is reported at its line;

@@ -35,7 +35,8 @@ from dualrail_net.verify.model import (
 )
 from dualrail_net.verify.parsers.files import is_decimal, read_text
 from dualrail_net.verify.parsers import link as linkset
-from dualrail_net.verify.parsers.frr import PORT_NAME, finish_bgp, is_ip, is_prefix, parse_asn, prefix_list_refusal
+from dualrail_net.verify.parsers.frr import (PORT_NAME, finish_bgp, is_ip, is_prefix, parse_asn, prefix_list_refusal,
+                                             route_map_clause)
 
 FILE = "startup.yaml"
 TRUST = {"l3": "dscp", "l2": "pcp", "both": "pcp,dscp", "port": "port"}
@@ -406,7 +407,7 @@ def _policy(r: _Reader, policy: dict[str, Any], path: PathKey) -> None:
             entry = RouteMapEntry(number, str(action), line=r.line(here))
             match = _map(rule.get("match"))
             r.extra(rule, here, {"action", "match", "set"}, routing=True)
-            r.extra(match, (*here, "match"), {"type", "ip-prefix-list"}, routing=True)
+            r.extra(match, (*here, "match"), {"type", "ip-prefix-list", *_RULE_MATCHES}, routing=True)
             family = match.get("type", "ipv4")
             if family not in ("ipv4", "ipv6"):
                 r.routing((*here, "match", "type"), f"route-map {name} rule {seq}: match type {family}")
@@ -420,17 +421,50 @@ def _policy(r: _Reader, policy: dict[str, Any], path: PathKey) -> None:
                     entry.match_lists.append(("ipv6 prefix-list", pl, r.line((*here, "match", "type"))))
                 else:
                     entry.match_prefix_lists.append(pl)
+            for key, words in _RULE_MATCHES.items():
+                if key in match:
+                    _clause(r, entry, (*here, "match", key), [*words, *_words(match[key])], f"route-map {name} rule {seq}")
             sets = _map(rule.get("set"))
-            r.extra(sets, (*here, "set"), {"as-path-prepend"}, routing=True)
-            prepend = _map(sets.get("as-path-prepend")).get("as")
-            if prepend is not None:
-                asns = [parse_asn(str(a)) for a in str(prepend).split()]
+            r.extra(sets, (*here, "set"), {"as-path-prepend", *_RULE_SETS}, routing=True)
+            prepend = _map(sets.get("as-path-prepend"))
+            r.extra(prepend, (*here, "set", "as-path-prepend"), {"as", "last-as"}, routing=True)
+            if prepend.get("as") is not None:
+                asns = [parse_asn(str(a)) for a in str(prepend["as"]).split()]
                 if None in asns:
-                    r.routing((*here, "set", "as-path-prepend"), f"route-map {name} rule {seq} prepend {prepend}")
+                    r.routing((*here, "set", "as-path-prepend"), f"route-map {name} rule {seq} prepend {prepend['as']}")
                 else:
                     entry.prepend = tuple(a for a in asns if a is not None)
                     entry.prepend_line = r.line((*here, "set", "as-path-prepend"))
+            elif prepend.get("last-as") is not None:
+                _clause(r, entry, (*here, "set", "as-path-prepend", "last-as"),
+                        ["set", "as-path", "prepend", "last-as", *_words(prepend["last-as"])], f"route-map {name} rule {seq}")
+            for key, words in _RULE_SETS.items():
+                if key in sets:
+                    _clause(r, entry, (*here, "set", key), [*words, *_words(sets[key])], f"route-map {name} rule {seq}")
             dev.route_maps.setdefault(str(name), []).append(entry)
+
+
+# A route-map rule's `match` and `set` keys NVUE writes as FRR's route-map lines (`match KEY VALUE`,
+# `set KEY VALUE`): each read by the FRR reader's own clause (parsers.frr.route_map_clause), with
+# bgpd's meaning; a value that reader does not take is reported. (`community` takes a mapping of
+# communities: FRR's `set community C1 C2 ...`.)
+_RULE_MATCHES = {"origin": ["match", "origin"], "metric": ["match", "metric"], "tag": ["match", "tag"],
+                 "local-preference": ["match", "local-preference"], "peer": ["match", "peer"],
+                 "source-protocol": ["match", "source-protocol"]}
+_RULE_SETS = {"local-preference": ["set", "local-preference"], "weight": ["set", "weight"],
+              "metric": ["set", "metric"], "origin": ["set", "origin"], "tag": ["set", "tag"],
+              "ip-nexthop": ["set", "ip", "next-hop"], "community": ["set", "community"]}
+
+
+def _words(value: Any) -> list[str]:
+    """A key's value as the words of the FRR line NVUE writes (a mapping: its keys)."""
+    items = list(value) if isinstance(value, dict) else [value]
+    return [w for item in items for w in str(item).split()] if items else [""]
+
+
+def _clause(r: _Reader, entry: RouteMapEntry, where: PathKey, words: list[str], what: str) -> None:
+    if not all(words) or not route_map_clause(entry, words, r.line(where)):
+        r.routing(where, f"{what} {' '.join(words)[:60]}: not modelled")
 
 
 def _vrfs(r: _Reader, vrfs: dict[str, Any], path: PathKey, glob: dict[str, Any]) -> None:

@@ -222,3 +222,19 @@ def test_an_exact_keyword_is_not_spelled_as_a_longer_one() -> None:
     assert words[0] == "l2" and not ambiguous
     words, _, _, _ = keywords._spell_words("l2-p forwarding profile X".split(), "interface")
     assert words[0] == "l2-protocol"
+
+
+def test_an_address_family_policy_wins_over_the_router_levels() -> None:
+    """`neighbor X route-map|prefix-list NAME in|out` under `address-family ipv4` is read in that
+    mode (before: EOS's router-level table fitted the line better and it was said as read at the
+    router level) and applied over the router level's for the neighbor, wherever the lines stand."""
+    router = ("router bgp 65001\n   neighbor 10.0.0.1 remote-as 65000\n   neighbor 10.0.0.1 route-map GLOBAL in\n"
+              "{}   address-family ipv4\n      neighbor 10.0.0.1 route-map AF in\n"
+              "      neighbor 10.0.0.1 prefix-list AF-OUT out\n{}!\n")
+    for before, after in (("", ""), ("", "   neighbor 10.0.0.1 route-map LATER in\n"),
+                          ("   neighbor 10.0.0.1 route-map EARLIER in\n", "")):
+        dev = _read(router.format(before, after))
+        n = dev.bgp[None].neighbors["10.0.0.1"]
+        assert (n.route_map_in, n.prefix_list_out, dev.unmodelled) == ("AF", "AF-OUT", []), (before, after)
+    dev = _read(router.format("", "").replace("route-map AF in", "route-map AF sideways"))
+    assert dev.bgp[None].neighbors["10.0.0.1"].route_map_in == "GLOBAL" and dev.unmodelled

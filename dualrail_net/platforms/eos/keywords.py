@@ -150,8 +150,10 @@ _GRAMMAR: dict[str, str] = {
         : bgp comment default exit graceful-restart no show
         network * route-map
         redistribute connected|static|ospf|ospfv3|isis|rip|attached-host|dynamic|user|bgp route-map
-        neighbor * activate|route-map|prefix-list|default-originate|additional-paths|next-hop-unchanged
+        neighbor * activate|default-originate|additional-paths|next-hop-unchanged
         neighbor * weight|graceful-restart|rib-in-pre-policy-retain
+        neighbor * route-map * in|out
+        neighbor * prefix-list * in|out
     """,
     "route-map": """
         : comment continue default description exit no show sub-route-map

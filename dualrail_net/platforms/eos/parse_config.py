@@ -401,6 +401,10 @@ _HARMLESS_BGP = (["bgp", "log-neighbor-changes"], ["bgp", "bestpath", "tie-break
 
 
 def _bgp_statements(inst: BgpInstance, children: list[Node], dev: DeviceConfig) -> None:
+    # `neighbor X route-map|prefix-list NAME in|out` under `address-family ipv4`: EOS applies the
+    # address family's policy over the one the router level gives the neighbor, wherever the lines
+    # stand, so these are applied once every other statement is read
+    af_policies: list[Node] = []
     for child in children:
         w = child.words
         if w[0] == "router-id" and len(w) == 2 and is_ip(w[1]):
@@ -483,10 +487,16 @@ def _bgp_statements(inst: BgpInstance, children: list[Node], dev: DeviceConfig) 
                     pass
                 elif sw[0] == "network" and network_statement(inst, sw, statement.line, eos=True):
                     pass
+                elif sw[0] == "neighbor" and len(sw) == 5 and sw[2] in ("route-map", "prefix-list") \
+                        and sw[4] in ("in", "out"):
+                    af_policies.append(statement)
                 else:
                     _unmodelled(dev, statement)
         else:
             _unmodelled(dev, child)
+    for statement in af_policies:
+        if not neighbor_statement(inst, statement.words, statement.line, eos=True):
+            _unmodelled(dev, statement)
 
 
 def _bgp_default(inst: BgpInstance, w: list[str], line: int) -> bool:

@@ -238,3 +238,6 @@ def test_an_address_family_policy_wins_over_the_router_levels() -> None:
         assert (n.route_map_in, n.prefix_list_out, dev.unmodelled) == ("AF", "AF-OUT", []), (before, after)
     dev = _read(router.format("", "").replace("route-map AF in", "route-map AF sideways"))
     assert dev.bgp[None].neighbors["10.0.0.1"].route_map_in == "GLOBAL" and dev.unmodelled
+    dev = _read(router.format("", "      neighbor 10.0.0.1 weight 200\n      neighbor 10.0.0.1 default-originate\n"))
+    n = dev.bgp[None].neighbors["10.0.0.1"]
+    assert (n.weight, bool(n.default_originate_line), dev.unmodelled) == (200, True, [])

@@ -401,9 +401,9 @@ _HARMLESS_BGP = (["bgp", "log-neighbor-changes"], ["bgp", "bestpath", "tie-break
 
 
 def _bgp_statements(inst: BgpInstance, children: list[Node], dev: DeviceConfig) -> None:
-    # `neighbor X route-map|prefix-list NAME in|out` under `address-family ipv4`: EOS applies the
-    # address family's policy over the one the router level gives the neighbor, wherever the lines
-    # stand, so these are applied once every other statement is read
+    # a neighbor's IPv4 setting under `address-family ipv4` (_AF_NEIGHBOR_VERBS): EOS applies the
+    # address family's over the one the router level gives the neighbor, wherever the lines stand,
+    # so these are applied once every other statement is read
     af_policies: list[Node] = []
     for child in children:
         w = child.words
@@ -487,8 +487,7 @@ def _bgp_statements(inst: BgpInstance, children: list[Node], dev: DeviceConfig) 
                     pass
                 elif sw[0] == "network" and network_statement(inst, sw, statement.line, eos=True):
                     pass
-                elif sw[0] == "neighbor" and len(sw) == 5 and sw[2] in ("route-map", "prefix-list") \
-                        and sw[4] in ("in", "out"):
+                elif sw[0] == "neighbor" and len(sw) >= 3 and sw[2] in _AF_NEIGHBOR_VERBS:
                     af_policies.append(statement)
                 else:
                     _unmodelled(dev, statement)
@@ -497,6 +496,11 @@ def _bgp_statements(inst: BgpInstance, children: list[Node], dev: DeviceConfig) 
     for statement in af_policies:
         if not neighbor_statement(inst, statement.words, statement.line, eos=True):
             _unmodelled(dev, statement)
+
+
+# the neighbor settings of `address-family ipv4` read as the router level's (neighbor_statement):
+# route-map and prefix-list in or out, default-originate, weight, next-hop-unchanged
+_AF_NEIGHBOR_VERBS = frozenset({"route-map", "prefix-list", "default-originate", "weight", "next-hop-unchanged"})
 
 
 def _bgp_default(inst: BgpInstance, w: list[str], line: int) -> bool:

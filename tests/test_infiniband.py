@@ -566,31 +566,35 @@ def test_an_opensm_that_forks_away_does_not_outlive_the_simulation(clean: Path, 
     assert folders and all(sim.strays(folder) == [] for folder in folders)
 
 
+def _ftree_passed_over(line: int, lmc: int) -> tuple[Severity, str]:
+    return (Severity.WARNING, f"ib-plane-IBA/opensm.conf:{line}: lmc {lmc}: ftree does not route with LMC > 0 (opensm: "
+                              "\"LMC > 0 is not supported by fat-tree routing\")")
+
+
+def _not_the_plans(line: int, lmc: int) -> list[tuple[Severity, str]]:
+    return [(Severity.WARNING, f"ib-plane-IBA/opensm.conf:{line}: lmc {lmc}: not the plan's LMC 0: each HCA port "
+                               f"takes {1 << lmc} LIDs")]
+
+
+def _routed_with(engine: str) -> tuple[Severity, str]:
+    return (Severity.WARNING, f"ib-plane-IBA/opensm.conf:12: opensm routes plane IBA with {engine}, the plan's engine "
+                              "is ftree")
+
+
+def _no_engine(value: str) -> tuple[Severity, str]:
+    return (Severity.ERROR, f"ib-plane-IBA/opensm.conf:12: routing_engine {value}: no engine it names routes the plane, "
+                            "and no_fallback keeps opensm from minhop")
+
+
 # (opensm.conf edit of both SMs, IB-ROUTING-FILES, IB-SM-SETTINGS of the master's file, what the
 # simulated opensm says: the engine it routed with, or None when no engine configured the switches)
 LMC_CASES: list[tuple[str, str, list[tuple[Severity, str]], list[tuple[Severity, str]], str | None]] = [
-    ("lmc 0\n", "lmc 1\n",
-     [(Severity.WARNING, "ib-plane-IBA/opensm.conf:9: lmc 1: ftree does not route with LMC > 0 (opensm: \"LMC > 0 is "
-                         "not supported by fat-tree routing\")"),
-      (Severity.WARNING, "ib-plane-IBA/opensm.conf:12: opensm routes plane IBA with minhop, the plan's engine is ftree")],
-     [(Severity.WARNING, "ib-plane-IBA/opensm.conf:9: lmc 1: not the plan's LMC 0: each HCA port takes 2 LIDs")],
-     "minhop"),
-    ("routing_engine ftree", "routing_engine ftree,updn\nlmc 1",
-     [(Severity.WARNING, "ib-plane-IBA/opensm.conf:13: lmc 1: ftree does not route with LMC > 0 (opensm: \"LMC > 0 is "
-                         "not supported by fat-tree routing\")"),
-      (Severity.WARNING, "ib-plane-IBA/opensm.conf:12: opensm routes plane IBA with updn, the plan's engine is ftree")],
-     [(Severity.WARNING, "ib-plane-IBA/opensm.conf:13: lmc 1: not the plan's LMC 0: each HCA port takes 2 LIDs")],
-     "updn"),
+    ("lmc 0\n", "lmc 1\n", [_ftree_passed_over(9, 1), _routed_with("minhop")], _not_the_plans(9, 1), "minhop"),
+    ("routing_engine ftree", "routing_engine ftree,updn\nlmc 1", [_ftree_passed_over(13, 1), _routed_with("updn")],
+     _not_the_plans(13, 1), "updn"),
     ("routing_engine ftree", "routing_engine ftree,no_fallback\nlmc 2",
-     [(Severity.WARNING, "ib-plane-IBA/opensm.conf:13: lmc 2: ftree does not route with LMC > 0 (opensm: \"LMC > 0 is "
-                         "not supported by fat-tree routing\")"),
-      (Severity.ERROR, "ib-plane-IBA/opensm.conf:12: routing_engine ftree,no_fallback: no engine it names routes the "
-                       "plane, and no_fallback keeps opensm from minhop")],
-     [(Severity.WARNING, "ib-plane-IBA/opensm.conf:13: lmc 2: not the plan's LMC 0: each HCA port takes 4 LIDs")],
-     None),
-    ("routing_engine ftree", "routing_engine no_fallback",
-     [(Severity.ERROR, "ib-plane-IBA/opensm.conf:12: routing_engine no_fallback: no engine it names routes the plane, "
-                       "and no_fallback keeps opensm from minhop")], [], None),
+     [_ftree_passed_over(13, 2), _no_engine("ftree,no_fallback")], _not_the_plans(13, 2), None),
+    ("routing_engine ftree", "routing_engine no_fallback", [_no_engine("no_fallback")], [], None),
     # opensm refuses an LMC above 7 and runs its default, 0: ftree routes (it says so, IB-SIM-SM)
     ("lmc 0\n", "lmc 8\n", [], [], "ftree"),
     ("lmc 0\n", "lmc 1\nlmc 0\n", [], [], "ftree"),  # (the last line)

@@ -582,8 +582,8 @@ def _routed_with(engine: str) -> tuple[Severity, str]:
 
 
 def _no_engine(value: str) -> tuple[Severity, str]:
-    return (Severity.ERROR, f"ib-plane-IBA/opensm.conf:12: routing_engine {value}: no engine it names routes the plane, "
-                            "and no_fallback keeps opensm from minhop")
+    return (Severity.ERROR, f"ib-plane-IBA/opensm.conf:12: routing_engine {value}: no engine it names routes the "
+                            "plane, and no_fallback keeps opensm from minhop")
 
 
 # (opensm.conf edit of both SMs, IB-ROUTING-FILES, IB-SM-SETTINGS of the master's file, what the
@@ -714,7 +714,9 @@ def test_the_lid_count_against_opensm_running_out_of_lids(tmp_path: Path, esp0: 
             if b"Network simulator ready" in (tmp_path / "ibsim.log").read_bytes():
                 break
             time.sleep(0.05)
-        cap = int(re.search(r"MaxLinearCap\s*=\s*(\d+)", (tmp_path / "ibsim.log").read_text()).group(1))  # type: ignore[union-attr]
+        found = re.search(r"MaxLinearCap\s*=\s*(\d+)", (tmp_path / "ibsim.log").read_text())
+        assert found, "ibsim printed no MaxLinearCap"
+        cap = int(found.group(1))
         subprocess.run(["opensm", "-o", "-e", "-f", str(tmp_path / "opensm.log"), "--dump_files_dir",
                         str(tmp_path / "dump"), "-F", str(tmp_path / "opensm.conf")],
                        env=dict(env, LD_PRELOAD=UMAD2SIM), cwd=tmp_path, stdin=subprocess.DEVNULL,

@@ -421,9 +421,10 @@ def _policy(r: _Reader, policy: dict[str, Any], path: PathKey) -> None:
                     entry.match_lists.append(("ipv6 prefix-list", pl, r.line((*here, "match", "type"))))
                 else:
                     entry.match_prefix_lists.append(pl)
+            said = f"route-map {name} rule {seq}"
             for key, words in _RULE_MATCHES.items():
                 if key in match:
-                    _clause(r, entry, (*here, "match", key), [*words, *_words(match[key])], f"route-map {name} rule {seq}")
+                    _clause(r, entry, (*here, "match", key), [*words, *_words(match[key])], said)
             sets = _map(rule.get("set"))
             r.extra(sets, (*here, "set"), {"as-path-prepend", *_RULE_SETS}, routing=True)
             prepend = _map(sets.get("as-path-prepend"))
@@ -437,10 +438,10 @@ def _policy(r: _Reader, policy: dict[str, Any], path: PathKey) -> None:
                     entry.prepend_line = r.line((*here, "set", "as-path-prepend"))
             elif prepend.get("last-as") is not None:
                 _clause(r, entry, (*here, "set", "as-path-prepend", "last-as"),
-                        ["set", "as-path", "prepend", "last-as", *_words(prepend["last-as"])], f"route-map {name} rule {seq}")
+                        ["set", "as-path", "prepend", "last-as", *_words(prepend["last-as"])], said)
             for key, words in _RULE_SETS.items():
                 if key in sets:
-                    _clause(r, entry, (*here, "set", key), [*words, *_words(sets[key])], f"route-map {name} rule {seq}")
+                    _clause(r, entry, (*here, "set", key), [*words, *_words(sets[key])], said)
             dev.route_maps.setdefault(str(name), []).append(entry)
 
 
@@ -463,6 +464,7 @@ def _words(value: Any) -> list[str]:
 
 
 def _clause(r: _Reader, entry: RouteMapEntry, where: PathKey, words: list[str], what: str) -> None:
+    """One FRR route-map line into ``entry``; one it does not read, or an empty value, reported."""
     if not all(words) or not route_map_clause(entry, words, r.line(where)):
         r.routing(where, f"{what} {' '.join(words)[:60]}: not modelled")
 

@@ -78,8 +78,8 @@ def dscp_map(ctx: Context) -> list[Finding]:
         # switch's own line says, a mark left out as its platform's default (NVUE) classifies it
         markers = ctx.snap.manifest.qos_markers.get(plane)
         marks = frozenset({markers.roce_dscp, markers.cnp_dscp} - {None} if markers else ())
-        named = sorted({d for dev in devs for d in dev.qos.dscp_to_priority} | {d for dev in devs for d in dev.qos.dscp_to_tc}
-                       | marks)
+        named = sorted({d for dev in devs for d in dev.qos.dscp_to_priority}
+                       | {d for dev in devs for d in dev.qos.dscp_to_tc} | marks)
         by_plane[plane] = [(dev.name, _dscp_sig(dev.qos, named, marks)) for dev in devs]
     for plane, rows in by_plane.items():
         ref = _majority([sig for _, sig in rows])

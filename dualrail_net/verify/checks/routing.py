@@ -990,8 +990,9 @@ def fib_override(ctx: Context) -> list[Finding]:
                     to = ("a blackhole" if route.nexthop is None and len(hops) == 1 else
                           f"next hop {route.nexthop} alone" if len(hops) == 1 else
                           f"its static next hops {', '.join(hops)} (a failure behind them is not routed around)")
-                    message = (f"{static_at(snap, name, route)}: ip route {route.prefix} on {name} sends traffic to "
-                               f"{route.prefix if rlen > length else prefix} (planned {prefix}, learned by BGP) to {to}")
+                    message = (f"{static_at(snap, name, route)}: ip route {route.prefix} on {name} sends traffic "
+                               f"to {route.prefix if rlen > length else prefix} (planned {prefix}, learned by BGP) "
+                               f"to {to}")
                     if message in said:
                         continue  # (the next hops of one statement: NVUE's vias of one route)
                     said.add(message)

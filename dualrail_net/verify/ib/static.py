@@ -473,10 +473,9 @@ def lid_shortage(lmc: int, esp0: bool, hosts: int, switches: int, top: int = UNI
     """How many ports opensm leaves without a LID at this LMC: (fewest, most), as the LIDs the
     subnet already holds fall. Each HCA port (and with lmc_esp0 each switch) takes an aligned block
     of 2^lmc LIDs; block 0 (LIDs 1 to 2^lmc - 1) holds one port's LIDs or switches' single LIDs; a
-    switch's single LID shares a block with other switches' or takes a block of its own. Measured on
-    ibsim (LIDs up to 30719 there: opensm also keeps below the switches' LinearFDBCap, which ibsim
-    reports as 30720; hardware's is the whole space, ``top``): 240 HCA ports and 12 switches at lmc 7 on a fresh subnet left 12
-    ports without a LID, with lmc_esp0 12; 416 and 17 on a subnet swept at lmc 0 left 177."""
+    switch's single LID shares a block with other switches' or takes a block of its own. opensm
+    also keeps below the switches' LinearFDBCap (``top`` is hardware's whole space; ibsim's is
+    lower): the tests hold the bounds to the real opensm running out of LIDs on ibsim."""
     size = 1 << lmc
     if lmc == 0:
         short = max(0, hosts + switches - top)

@@ -677,6 +677,12 @@ def test_a_plane_beyond_the_lid_space_at_its_lmc_is_an_error(clean: Path, tmp_pa
     assert said == [f"ib-plane-IBA/{name}:9: lmc 2: 4 LID(s) for each of the plane's 12500 HCA ports and 4 switches: "
                     "opensm runs out of unicast LIDs, 213 to 217 ports get none"
                     for name in ("opensm.conf", "opensm-standby.conf")]
+    # 12,285 ports fit at LMC 2 when the switches' LIDs share a block, not when each takes its own
+    data["ib_planes"]["IBA"]["hosts"] = dict(list(hosts.items())[:12_285])
+    (out2 / "manifest.json").write_text(json.dumps(data))
+    said = fired(run_static(out2), "IB-SM-SETTINGS")
+    assert said[0] == ("ib-plane-IBA/opensm.conf:9: lmc 2: 4 LIDs for each of the plane's 12285 HCA ports: up to 2 "
+                       "ports may get no LID, as the switches' LIDs fall"), said
 
 
 def _ibsim_fat_tree(leaves: int, hosts_per_leaf: int, spines: int) -> str:

@@ -345,6 +345,46 @@ NVUE_MUTATIONS += [
 ]
 
 
+def _as_path_deny(regex: str, listed: str = "SPINES") -> Callable[[Path], None]:
+    """The leaf's inbound map toward a-spine-1 led by a rule denying the paths an as-path-list of
+    one rule (`aspath-exp REGEX`) permits."""
+    def mutate(root: Path) -> None:
+        path = root / YAML
+        text = path.read_text()
+        lists = (f'        as-path-list:\n          "SPINES":\n            rule:\n              "10":\n'
+                 f'                action: "permit"\n                aspath-exp: "{regex}"\n')
+        deny = (f'          "SPINE1-IN":\n            rule:\n              "5":\n                action:\n'
+                f'                  "deny": {{}}\n                match:\n                  as-path-list: "{listed}"\n')
+        text = text.replace("        prefix-list:\n", lists + "        prefix-list:\n", 1)
+        text = text.replace("        route-map:\n", "        route-map:\n" + deny + _RULE.split("\n", 2)[2]
+                            + "                  tag: 1\n", 1)
+        path.write_text(text.replace(_INBOUND, _INBOUND.replace("PLANE-A-IN", "SPINE1-IN"), 1))
+    return mutate
+
+
+NVUE_MUTATIONS += [
+    ("paths through the spines' AS denied by an as-path-list", "ROUTE-ECMP-WIDTH", _as_path_deny("^4200001000_")),
+]
+
+
+def test_an_as_path_list_is_read_as_frrs(nvue_variant: Path, tmp_path: Path) -> None:
+    """`router policy as-path-list` rules are FRR's `bgp as-path access-list` lines: a list that permits
+    no path of the fabric makes its deny rule match nothing (before: the rule's match was not read,
+    so it denied every path from the spine); an undefined list is an undefined reference."""
+    root = tmp_path / "none"
+    shutil.copytree(nvue_variant, root)
+    _as_path_deny("^65999_")(root)
+    dev = parse_text("x", (root / YAML).read_text())
+    assert dev.as_path_lists == {"SPINES": [(10, "permit", "^65999_")]}
+    said = {r.check: [f.message for f in r.findings] for r in run_checks(load_snapshot(root)) if r.findings}
+    assert set(said) <= {"CONFIG-UNMODELLED"}, said  # (the `tag` set: reported, not judged)
+    root = tmp_path / "undefined"
+    shutil.copytree(nvue_variant, root)
+    _as_path_deny("^65999_", "NOPE")(root)
+    said = {r.check: [f.message for f in r.findings] for r in run_checks(load_snapshot(root)) if r.findings}
+    assert any("as-path access-list NOPE" in m for m in said["ROUTE-UNDEFINED-REF"]), said
+
+
 @pytest.mark.parametrize("body", ["                  local-preference: 100\n",
                                   '                  community:\n                    "no-export": {}\n'])
 def test_route_map_sets_that_change_no_path_pass(nvue_variant: Path, tmp_path: Path, body: str) -> None:

@@ -12,6 +12,7 @@ interfaces, QoS and services; CONFIG-UNMODELLED for routing).
 
 from __future__ import annotations
 
+import re
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -35,8 +36,8 @@ from dualrail_net.verify.model import (
 )
 from dualrail_net.verify.parsers.files import is_decimal, read_text
 from dualrail_net.verify.parsers import link as linkset
-from dualrail_net.verify.parsers.frr import (PORT_NAME, finish_bgp, is_ip, is_prefix, parse_asn, prefix_list_refusal,
-                                             route_map_clause)
+from dualrail_net.verify.parsers.frr import (PORT_NAME, as_path_list_line, finish_bgp, is_ip, is_prefix,
+                                             list_line_read, parse_asn, prefix_list_refusal, route_map_clause)
 
 FILE = "startup.yaml"
 TRUST = {"l3": "dscp", "l2": "pcp", "both": "pcp,dscp", "port": "port"}
@@ -362,7 +363,8 @@ def _interfaces(r: _Reader, interfaces: dict[str, Any], path: PathKey) -> dict[s
 
 def _policy(r: _Reader, policy: dict[str, Any], path: PathKey) -> None:
     dev = r.dev
-    r.extra(policy, path, {"prefix-list", "route-map"}, routing=True)
+    r.extra(policy, path, {"prefix-list", "route-map", "as-path-list"}, routing=True)
+    _as_path_lists(r, _map(policy.get("as-path-list")), (*path, "as-path-list"))
     for name, body in _map(policy.get("prefix-list")).items():
         body = _map(body)
         r.extra(body, (*path, "prefix-list", name), {"type", "rule"}, routing=True)
@@ -449,12 +451,46 @@ def _policy(r: _Reader, policy: dict[str, Any], path: PathKey) -> None:
 # `set KEY VALUE`): each read by the FRR reader's own clause (parsers.frr.route_map_clause), with
 # bgpd's meaning; a value that reader does not take is reported. (`community` takes a mapping of
 # communities: FRR's `set community C1 C2 ...`.)
-_RULE_MATCHES = {"origin": ["match", "origin"], "metric": ["match", "metric"], "tag": ["match", "tag"],
+_RULE_MATCHES = {"as-path-list": ["match", "as-path"],
+                 "origin": ["match", "origin"], "metric": ["match", "metric"], "tag": ["match", "tag"],
                  "local-preference": ["match", "local-preference"], "peer": ["match", "peer"],
                  "source-protocol": ["match", "source-protocol"]}
 _RULE_SETS = {"local-preference": ["set", "local-preference"], "weight": ["set", "weight"],
               "metric": ["set", "metric"], "origin": ["set", "origin"], "tag": ["set", "tag"],
               "ip-nexthop": ["set", "ip", "next-hop"], "community": ["set", "community"]}
+
+
+def _as_path_lists(r: _Reader, lists: dict[str, Any], path: PathKey) -> None:
+    """`router policy as-path-list NAME rule N action permit|deny aspath-exp REGEX`: FRR's `bgp
+    as-path access-list NAME seq N permit|deny REGEX`, NVUE writes each rule so (in rule order), read
+    by the FRR reader's own line reader; a list with a rule it does not read is reported, as FRR's,
+    and what matches on it is not judged."""
+    dev = r.dev
+    for name, body in lists.items():
+        body = _map(body)
+        here = (*path, name)
+        r.extra(body, here, {"rule"}, routing=True)
+        dev.match_list_names.setdefault(("as-path", str(name)), r.line(here))
+        rules = _map(body.get("rule"))
+        numbered = sorted((int(seq), seq) for seq in rules if str(seq).isascii() and str(seq).isdigit()
+                          and len(str(seq)) < 10)
+        if len(numbered) != len(rules) or not _NAME_WORD.fullmatch(str(name)):
+            r.routing(here, f"as-path-list {str(name)[:40]}: a rule number or name FRR does not take")
+            list_line_read(dev.as_path_lists, dev.as_path_lists_unread, str(name), None)
+            continue
+        for number, seq in numbered:
+            rule = _map(rules[seq])
+            r.extra(rule, (*here, "rule", seq), {"action", "aspath-exp"}, routing=True)
+            words = ["bgp", "as-path", "access-list", str(name), "seq", str(number), str(rule.get("action")),
+                     *str(rule.get("aspath-exp", "")).split()]
+            entry = as_path_list_line(words, dev.as_path_lists.get(str(name), [])) \
+                if rule.get("action") in ("permit", "deny") and len(words) > 7 else None
+            if not list_line_read(dev.as_path_lists, dev.as_path_lists_unread, str(name), entry and [entry]):
+                r.routing((*here, "rule", seq), f"as-path-list {name} rule {seq}: not modelled")
+                break
+
+
+_NAME_WORD = re.compile(r"[A-Za-z][\w.-]{0,62}")  # a list name FRR takes as one word
 
 
 def _words(value: Any) -> list[str]:

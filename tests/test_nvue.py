@@ -881,3 +881,15 @@ def test_a_dscp_line_left_out_is_nvues_default_mapping(nvue_variant: Path, tmp_p
     assert (said == {}) is valid, said
     if not valid:
         assert said["QOS-DSCP-MAP"]
+
+
+def test_a_block_written_empty_is_left_to_the_roce_profile(nvue_variant: Path, tmp_path: Path) -> None:
+    """`pfc: {}` (or a `default-global` with nothing in it) sets nothing: under `qos roce` the port
+    runs the profile's PFC, as with the block deleted."""
+    text = (nvue_variant / YAML).read_text()
+    for i, empty in enumerate(("      pfc: {}\n", "      pfc:\n        default-global: {}\n")):
+        root = tmp_path / str(i)
+        shutil.copytree(nvue_variant, root)
+        (root / YAML).write_text(text.replace(_qos_block(text, "pfc"), empty))
+        assert parse_text("x", (root / YAML).read_text()).interfaces["swp1"].pfc_priorities == [3]
+        assert _qos_findings(root) == {}

@@ -952,6 +952,12 @@ def _default_classes(prio_tc: tuple[tuple[int, int], ...]) -> dict[int, int]:
     return {d: to_tc.get(p, p) for d, p in DEFAULT_DSCP_TO_PRIORITY.items()}
 
 
+def _left_out(qos: dict[str, Any], block: str) -> bool:
+    """Whether the file sets nothing in a QoS block's default-global profile (absent, or written
+    empty: `{}` sets nothing)."""
+    return not _map(_map(qos.get(block)).get("default-global"))
+
+
 def _qos(r: _Reader, qos: dict[str, Any], path: PathKey) -> None:
     dev = r.dev
     _check_tree(r, qos, path, QOS_TREE)
@@ -960,12 +966,12 @@ def _qos(r: _Reader, qos: dict[str, Any], path: PathKey) -> None:
     roce_on = "roce" in qos and roce.get("enable", "on") == "on"
     lossy = roce_on and roce.get("mode") == "lossy"
     mapping = _map(_map(qos.get("mapping")).get("default-global"))
-    default_trust = ROCE_TRUST if roce_on and "mapping" not in qos else "l2"
+    default_trust = ROCE_TRUST if roce_on and _left_out(qos, "mapping") else "l2"
     trust = TRUST.get(str(mapping.get("trust", default_trust)), str(mapping.get("trust")))
     to_prio = {int(d): _int(_map(v).get("switch-priority"), 7) for d, v in _map(mapping.get("dscp")).items()
                if is_decimal(str(d)) and int(d) < 64}
     queues = _map(_map(_map(qos.get("egress-queue-mapping")).get("default-global")).get("switch-priority"))
-    base_tc = ROCE_PRIORITY_TO_TC if roce_on and "egress-queue-mapping" not in qos else {}
+    base_tc = ROCE_PRIORITY_TO_TC if roce_on and _left_out(qos, "egress-queue-mapping") else {}
     # (a class NVUE would not take is reported by _check_tree; read as class 0)
     prio_tc = {**base_tc, **{int(p): _int(_map(v).get("traffic-class"), 7) or 0 for p, v in queues.items()
                              if is_decimal(str(p))}}
@@ -980,7 +986,7 @@ def _qos(r: _Reader, qos: dict[str, Any], path: PathKey) -> None:
     if lossy:
         prios = []  # RoCE lossy mode is ECN only: NVUE sends and honours no pause frames
     pfc_list: list[int] | None = prios if pfc else None
-    if roce_on and "pfc" not in qos:
+    if roce_on and _left_out(qos, "pfc"):
         pfc_list = [] if lossy else ROCE_PFC
     headroom = PfcHeadroom(_int(pfc.get("xoff-threshold")), _int(pfc.get("cable-length"))) if pfc else None
     ecn: dict[int, EcnProfile] = {}
@@ -990,13 +996,13 @@ def _qos(r: _Reader, qos: dict[str, Any], path: PathKey) -> None:
         if body.get("ecn", "enable") == "enable" and is_decimal(str(tc)) and None not in (low, high, prob):
             assert low is not None and high is not None and prob is not None
             ecn[int(tc)] = EcnProfile(low, high, prob, body.get("red", "disable") == "enable")
-    if roce_on and "congestion-control" not in qos:
+    if roce_on and _left_out(qos, "congestion-control"):
         ecn = dict(ROCE_ECN)
     scheduler = _map(_map(_map(qos.get("egress-scheduler")).get("default-global")).get("traffic-class"))
     strict = sorted(int(tc) for tc, body in scheduler.items() if is_decimal(str(tc)) and _map(body).get("mode") == "strict")
     shares = {int(tc): share for tc, body in scheduler.items() if is_decimal(str(tc)) and _map(body).get("mode") == "dwrr"
               and (share := _int(_map(body).get("bw-percent"), 100)) is not None}
-    if roce_on and "egress-scheduler" not in qos:
+    if roce_on and _left_out(qos, "egress-scheduler"):
         strict, shares = list(ROCE_STRICT), dict(ROCE_SHARES)
     shared_ecn = ecn or None
     for iface in dev.interfaces.values():

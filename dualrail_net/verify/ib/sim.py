@@ -128,13 +128,18 @@ class SimulatedPlane:
                 self.ibsim.wait(5)
             except subprocess.TimeoutExpired:
                 self.ibsim.kill()
-        for pid in strays(self.dir):
-            # a process that left the run and still names this folder: an opensm that forked away (a
-            # setting SIM_PROCESS does not foresee); it would run on after verify, one per run
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
+        # a process that left the run and still names this folder: an opensm that forked away (a
+        # setting SIM_PROCESS does not foresee); it would run on after verify, one per run. Killed
+        # until none is left: a killed process still shows until the kernel has ended it, and a
+        # daemon's child may be forking meanwhile (no run waits here unless one was found)
+        deadline = time.monotonic() + 10
+        while (found := strays(self.dir)) and time.monotonic() < deadline:
+            for pid in found:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+            time.sleep(0.02)
 
     def prepare(self) -> None:
         src = self.out / self.meta.dir
@@ -174,39 +179,37 @@ class SimulatedPlane:
         raise SimulatorRefused(f"ibsim did not start: {'; '.join(reasons[-2:]) or tail or 'no output'}")
 
     def run_opensm(self, timeout: float = 600) -> subprocess.CompletedProcess[str]:
-        """One sweep of opensm (`-o`), its printed output in the result. opensm says in its log when
-        no routing engine can configure the switches and then sweeps again for ever: the run is
-        stopped at that line (``self.unrouted``) instead of at the timeout."""
+        """One sweep of opensm (`-o`), its printed output in the result. Its output is read through
+        pipes, so the run ends when every process holding them has (an opensm that daemonizes has
+        let go of them once it has forked: the reaper then finds its child). opensm says in its log
+        when no routing engine can configure the switches and then sweeps again for ever: the run
+        is stopped at that line (``self.unrouted``) instead of at the timeout."""
         started = time.monotonic()
         log = self.dir / "opensm.log"
-        with open(self.dir / "opensm.stdout", "w+") as stdout, open(self.dir / "opensm.stderr", "w+") as stderr:
-            proc = subprocess.Popen(
-                ["opensm", "-o", "-e", "-D", "0x43", "-f", str(log),
-                 "--dump_files_dir", str(self.dir), "-F", str(self.dir / "opensm.conf")],
-                env=dict(self.env, SIM_HOST=self.meta.sm_host), cwd=self.dir, stdin=subprocess.DEVNULL,
-                stdout=stdout, stderr=stderr, text=True)
-            try:
-                while True:
-                    try:
-                        proc.wait(0.2)
+        proc = subprocess.Popen(
+            ["opensm", "-o", "-e", "-D", "0x43", "-f", str(log),
+             "--dump_files_dir", str(self.dir), "-F", str(self.dir / "opensm.conf")],
+            env=dict(self.env, SIM_HOST=self.meta.sm_host), cwd=self.dir, stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            while True:
+                try:
+                    out, err = proc.communicate(timeout=0.2)
+                    break
+                except subprocess.TimeoutExpired:
+                    if NO_ENGINE in _tail(log):
+                        self.unrouted = True
+                        proc.kill()
+                        out, err = proc.communicate(timeout=10)
                         break
-                    except subprocess.TimeoutExpired:
-                        if NO_ENGINE in _tail(log):
-                            self.unrouted = True
-                            proc.kill()
-                            proc.wait()
-                            break
-                        if time.monotonic() - started > timeout:
-                            raise subprocess.TimeoutExpired(proc.args, timeout) from None
-            finally:
-                if proc.poll() is None:
-                    proc.kill()
-                    proc.wait()
-            stdout.seek(0)
-            stderr.seek(0)
-            result = subprocess.CompletedProcess(proc.args, proc.returncode, stdout.read(), stderr.read())
+                    if time.monotonic() - started > timeout:
+                        raise subprocess.TimeoutExpired(proc.args, timeout) from None
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
         self.timings["opensm_s"] = time.monotonic() - started
-        return result
+        return subprocess.CompletedProcess(proc.args, proc.returncode if proc.returncode is not None else -9, out, err)
 
     def guid2lid(self) -> dict[str, int]:
         out = {}

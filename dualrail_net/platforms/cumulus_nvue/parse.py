@@ -12,7 +12,6 @@ interfaces, QoS and services; CONFIG-UNMODELLED for routing).
 
 from __future__ import annotations
 
-import re
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -36,7 +35,7 @@ from dualrail_net.verify.model import (
 )
 from dualrail_net.verify.parsers.files import is_decimal, read_text
 from dualrail_net.verify.parsers import link as linkset
-from dualrail_net.verify.parsers.frr import (PORT_NAME, as_path_list_line, finish_bgp, is_ip, is_prefix,
+from dualrail_net.verify.parsers.frr import (PORT_NAME, WORD_NAME, as_path_list_line, finish_bgp, is_ip, is_prefix,
                                              list_line_read, parse_asn, prefix_list_refusal, route_map_clause)
 
 FILE = "startup.yaml"
@@ -474,7 +473,7 @@ def _as_path_lists(r: _Reader, lists: dict[str, Any], path: PathKey) -> None:
         rules = _map(body.get("rule"))
         numbered = sorted((int(seq), seq) for seq in rules if str(seq).isascii() and str(seq).isdigit()
                           and len(str(seq)) < 10)
-        if len(numbered) != len(rules) or not _NAME_WORD.fullmatch(str(name)):
+        if len(numbered) != len(rules) or not WORD_NAME.fullmatch(str(name)):
             r.routing(here, f"as-path-list {str(name)[:40]}: a rule number or name FRR does not take")
             list_line_read(dev.as_path_lists, dev.as_path_lists_unread, str(name), None)
             continue
@@ -489,8 +488,6 @@ def _as_path_lists(r: _Reader, lists: dict[str, Any], path: PathKey) -> None:
                 r.routing((*here, "rule", seq), f"as-path-list {name} rule {seq}: not modelled")
                 break
 
-
-_NAME_WORD = re.compile(r"[A-Za-z][\w.-]{0,62}")  # a list name FRR takes as one word
 
 
 def _words(value: Any) -> list[str]:

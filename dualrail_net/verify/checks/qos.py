@@ -72,16 +72,14 @@ def dscp_map(ctx: Context) -> list[Finding]:
     for dev in ctx.snap.devices.values():
         for plane in {ctx.topo.node_plane.get((dev.name, v)) for v in [None, *dev.vrfs]} - {None}:
             members[str(plane)].append(dev)
-    by_plane: dict[str, list[tuple[str, tuple[Any, ...]]]] = {}
     for plane, devs in members.items():
         # compared on every DSCP some switch of the plane maps, and the plan's marks: each as the
         # switch's own line says, a mark left out as its platform's default (NVUE) classifies it
-        markers = ctx.snap.manifest.qos_markers.get(plane)
-        marks = frozenset({markers.roce_dscp, markers.cnp_dscp} - {None} if markers else ())
+        plane_markers = ctx.snap.manifest.qos_markers.get(plane)
+        marks = frozenset({plane_markers.roce_dscp, plane_markers.cnp_dscp} - {None} if plane_markers else ())
         named = sorted({d for dev in devs for d in dev.qos.dscp_to_priority}
                        | {d for dev in devs for d in dev.qos.dscp_to_tc} | marks)
-        by_plane[plane] = [(dev.name, _dscp_sig(dev.qos, named, marks)) for dev in devs]
-    for plane, rows in by_plane.items():
+        rows = [(dev.name, _dscp_sig(dev.qos, named, marks)) for dev in devs]
         ref = _majority([sig for _, sig in rows])
         for name, sig in rows:
             if sig != ref and sig[0] != ref[0]:
@@ -92,7 +90,6 @@ def dscp_map(ctx: Context) -> list[Finding]:
                 out.append(finding([name], plane, f"{name} maps DSCP {dict(sig[1])} to priorities but plane {plane} "
                                    f"maps {dict(ref[1])}", "PFC would pause, and marking carry, another priority "
                                    "for RoCE or CNPs on this switch"))
-        plane_markers = ctx.snap.manifest.qos_markers.get(plane)
         roce = plane_markers.roce_dscp if plane_markers else None
         if roce is not None:
             for name, sig in rows:
@@ -101,9 +98,9 @@ def dscp_map(ctx: Context) -> list[Finding]:
                                        "RoCE traffic falls into the best-effort class, lossy and unmarked"))
         if plane_markers is not None:
             marked = {"RoCE": plane_markers.roce_dscp, "CNP": plane_markers.cnp_dscp}
-            for name, _ in rows:
-                out += _rewritten(ctx, ctx.snap.devices[name], plane, marked)
-                out += _port_maps(ctx.snap.devices[name], plane, marked)
+            for dev in devs:
+                out += _rewritten(ctx, dev, plane, marked)
+                out += _port_maps(dev, plane, marked)
     return out
 
 

@@ -209,7 +209,7 @@ class SimulatedPlane:
                 proc.kill()
                 proc.wait()
         self.timings["opensm_s"] = time.monotonic() - started
-        return subprocess.CompletedProcess(proc.args, proc.returncode if proc.returncode is not None else -9, out, err)
+        return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
 
     def guid2lid(self) -> dict[str, int]:
         out = {}

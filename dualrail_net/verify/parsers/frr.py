@@ -50,7 +50,8 @@ _Entry = TypeVar("_Entry")
 _PREFIX = re.compile(r"(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)/(?:3[0-2]|[12]?\d)")
 _IP = re.compile(r"(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)")
 MAX_ASN = 4294967295
-_NAME = re.compile(r"[A-Za-z][\w.-]{0,62}")
+# a name FRR takes as one word (a neighbor or peer-group, a prefix-list or route-map, an AS-path list)
+WORD_NAME = re.compile(r"[A-Za-z][\w.-]{0,62}")
 PORT_NAME = re.compile(r"[A-Za-z][\w./-]{0,62}")  # a port as `update-source` names it (EOS: Ethernet1/1)
 
 
@@ -596,7 +597,7 @@ def neighbor_statement(inst: BgpInstance, w: list[str], line: int = 0, negated: 
         return False
     name, verb = w[1], w[2]
     # a name is checked once, when it is first met (neighbor lines are most of a big config)
-    if name not in inst.neighbors and not (is_ip(name) or _NAME.fullmatch(name)):
+    if name not in inst.neighbors and not (is_ip(name) or WORD_NAME.fullmatch(name)):
         return False
     if not eos and verb not in ("remote-as", "interface", "peer-group"):
         known = inst.neighbors.get(name)
@@ -802,7 +803,7 @@ def neighbor_statement(inst: BgpInstance, w: list[str], line: int = 0, negated: 
         # RFC 8950 on a session over IPv4: IPv4 routes keep their IPv4 next hop (only an IPv6
         # session carries them with an IPv6 one); unnumbered neighbors have it on anyway
         _neighbor(inst, w, line)
-    elif len(w) == 5 and w[4] in ("in", "out") and (verb == "prefix-list" and _NAME.fullmatch(w[3])
+    elif len(w) == 5 and w[4] in ("in", "out") and (verb == "prefix-list" and WORD_NAME.fullmatch(w[3])
                                                    or verb == "distribute-list" and not eos
                                                    and _LIST_NAME.fullmatch(w[3])):
         # a distribute-list (an access list) is evaluated as the prefix-list its list is read as
@@ -1119,7 +1120,7 @@ def _flow_clause(entry: RouteMapEntry, w: list[str], line: int) -> bool:
         if target <= entry.seq:
             return False
         entry.exit_policy, entry.goto_seq = "goto", target
-    elif w[0] == "call" and len(w) == 2 and _NAME.fullmatch(w[1]):
+    elif w[0] == "call" and len(w) == 2 and WORD_NAME.fullmatch(w[1]):
         entry.call = w[1]
     else:
         return False

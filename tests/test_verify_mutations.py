@@ -1981,6 +1981,13 @@ VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
      lambda r: (_spine_neighbor(r, "ttl maximum-hops 1"),
                 edit(r / LEAF_A / "frr.conf", " neighbor 10.11.0.0 description a-spine-1:Ethernet1\n",
                      " neighbor 10.11.0.0 description a-spine-1:Ethernet1\n neighbor 10.11.0.0 ttl-security hops 1\n"))),
+    ("a leaf's uplink with a smaller TCP MSS, dynamic capability and fast convergence (the twin: as without)",
+     lambda r: edit(r / LEAF_A / "frr.conf", " neighbor 10.11.0.0 description a-spine-1:Ethernet1\n",
+                    " neighbor 10.11.0.0 description a-spine-1:Ethernet1\n neighbor 10.11.0.0 tcp-mss 1400\n"
+                    " neighbor 10.11.0.0 capability dynamic\n bgp fast-convergence\n")),
+    ("a leaf takes the customer role toward one spine, which sends none (not strict: the session comes up)",
+     lambda r: edit(r / LEAF_A / "frr.conf", " neighbor 10.11.0.0 description a-spine-1:Ethernet1\n",
+                    " neighbor 10.11.0.0 description a-spine-1:Ethernet1\n neighbor 10.11.0.0 local-role customer\n")),
     ("a leaf migrates one session to another ASN with no-prepend replace-as (the paths keep their length)",
      lambda r: _local_as_toward_spine(r, " no-prepend replace-as")),
     ("a leaf offers its spines a default route (their inbound policy takes only the plane's prefixes)",
@@ -3079,3 +3086,132 @@ def test_a_cumulus_port_without_mtu_runs_the_platform_default_and_says_so(clean:
     edit(broken / LEAF_A / "interfaces", "    address 10.11.0.1/31\n",
          "    address 10.11.0.1/31\n    post-up ip link set dev swp33 mtu 9214\n")
     assert [f for r in run_checks(load_snapshot(broken)) if r.check == "QOS-MTU" for f in r.findings] == []
+
+
+def _uplink_session(snap, topo):  # type: ignore[no-untyped-def]
+    """a-leaf-su1-r0's session with a-spine-1 and its two ends (leaf's, spine's)."""
+    session = next(s for s in topo.sessions if {s.a[0], s.b[0]} == {"a-leaf-su1-r0", "a-spine-1"})
+    ends = [snap.devices[session.a[0]].bgp[session.a[1]].neighbors[session.a_neighbor],
+            snap.devices[session.b[0]].bgp[session.b[1]].neighbors[session.b_neighbor]]
+    return session, ends if session.a[0] == "a-leaf-su1-r0" else ends[::-1]
+
+
+@pytest.mark.parametrize(("leaf", "spine", "up"), [
+    (("customer", False), None, True),           # the spine sends no role: only a strict end minds
+    (("customer", True), None, False),           # strict: Role Mismatch (the twin, kind session-knob)
+    (("peer", True), None, False),
+    (("customer", False), ("provider", False), True),
+    (("customer", True), ("provider", True), True),
+    (("rs-client", False), ("rs-server", False), True),
+    (("peer", False), ("peer", True), True),
+    (("customer", False), ("customer", False), False),  # both send one, no pair: refused, strict or not
+    (("provider", False), ("peer", False), False),
+    (None, ("rs-server", True), False),
+])
+def test_bgp_roles_refuse_a_session_only_when_they_cannot_pair(
+        clean: Path, leaf: tuple[str, bool] | None, spine: tuple[str, bool] | None, up: bool) -> None:
+    """RFC 9234 roles on a leaf's uplink: two roles that do not pair, or a strict end whose peer
+    sends none, refuse the OPEN (Role Mismatch); the reason names the role's line."""
+    from dualrail_net.verify.controlplane import session_state
+    from dualrail_net.verify.topology import build_topology
+    snap = load_snapshot(clean)
+    topo = build_topology(snap)
+    session, (leaf_end, spine_end) = _uplink_session(snap, topo)
+    for end, role, line in ((leaf_end, leaf, 41), (spine_end, spine, 42)):
+        if role is not None:
+            end.local_role, end.local_role_strict, end.local_role_line = role[0], role[1], line
+    state = session_state(snap, topo, session)
+    assert state.up == up, state.reason
+    if not up:
+        assert "Role Mismatch" in state.reason and (":41:" in state.reason or ":42:" in state.reason), state.reason
+
+
+def test_a_strict_role_in_a_file_downs_the_session_and_roles_on_several_sessions_are_said(
+        clean: Path, tmp_path: Path) -> None:
+    """The line as written: `local-role customer strict-mode` toward a spine that sends no role is
+    BGP-SESSION-DOWN at its line, also through a peer-group, and `no` takes it back; a role without
+    strict mode on one session changes nothing (no finding); roles on several sessions are each
+    said (their marks on routes, OTC, are not evaluated)."""
+    edited = tmp_path / "build"
+    shutil.copytree(clean, edited)
+    conf = edited / LEAF_A / "frr.conf"
+    anchor = " neighbor 10.11.0.6 description a-spine-4:Ethernet1\n"
+    edit(conf, anchor, anchor + " neighbor 10.11.0.0 local-role customer strict-mode\n")
+    line = 1 + conf.read_text().split(" neighbor 10.11.0.0 local-role")[0].count("\n")
+    found = [(f.check, f.message) for r in run_checks(load_snapshot(edited)) for f in r.findings]
+    down = [m for c, m in found if c == "BGP-SESSION-DOWN"]
+    assert down and all(f"{LEAF_A}/frr.conf:{line}:" in m and "Role Mismatch" in m for m in down), found
+    edit(conf, " neighbor 10.11.0.0 local-role customer strict-mode\n",
+         " neighbor ROLES peer-group\n neighbor ROLES local-role customer strict-mode\n"
+         " neighbor 10.11.0.0 peer-group ROLES\n")
+    assert "BGP-SESSION-DOWN" in {f.check for r in run_checks(load_snapshot(edited)) for f in r.findings}
+    edit(conf, " neighbor ROLES local-role customer strict-mode\n",
+         " neighbor ROLES local-role customer strict-mode\n no neighbor ROLES local-role customer strict-mode\n")
+    assert [f.message for r in run_checks(load_snapshot(edited)) for f in r.findings] == []
+    edit(conf, " neighbor ROLES local-role customer strict-mode\n no neighbor ROLES local-role customer strict-mode\n",
+         " neighbor ROLES local-role customer\n neighbor 10.11.0.2 local-role customer\n")
+    said = [(f.check, f.message) for r in run_checks(load_snapshot(edited)) for f in r.findings]
+    assert len(said) == 2 and all(c == "CONFIG-UNMODELLED" and "OTC" in m for c, m in said), said
+
+
+def test_roles_on_one_session_are_judged_whole_and_on_more_are_said(clean: Path) -> None:
+    """Both ends of one session with roles: their marks meet no other role session, nothing to say;
+    a role on a second session: every role line is said (CONFIG-UNMODELLED), none judged."""
+    from dualrail_net.verify.roles import judge_role_routes
+    from dualrail_net.verify.topology import build_topology
+    snap = load_snapshot(clean)
+    _, (leaf_end, spine_end) = _uplink_session(snap, build_topology(snap))
+    leaf_end.local_role, leaf_end.local_role_line = "customer", 41
+    spine_end.local_role, spine_end.local_role_line = "provider", 42
+    judge_role_routes(snap)
+    assert not snap.devices["a-leaf-su1-r0"].unmodelled and not snap.devices["a-spine-1"].unmodelled
+    other = snap.devices["a-leaf-su1-r0"].bgp[None].neighbors["10.11.0.2"]
+    other.local_role, other.local_role_line = "customer", 43
+    judge_role_routes(snap)
+    said = sorted(line for dev in snap.devices.values() for line, why in dev.unmodelled if "OTC" in why)
+    assert said == [41, 42, 43]
+
+
+@pytest.mark.parametrize(("statement", "down_on"), [
+    ("neighbor 10.11.0.0 interface lo", "lo"),        # the twin: the session never comes up (session-knob)
+    ("neighbor 10.11.0.0 interface swp1", "swp1"),    # a server port
+    ("neighbor 10.11.0.2 interface swp33", "swp33"),  # another uplink
+    ("neighbor 10.11.0.0 interface swp33", None),     # the port the neighbor's subnet is on
+    ("neighbor 10.11.0.0 interface lo\n no neighbor 10.11.0.0 interface lo", None),
+])
+def test_a_numbered_neighbor_bound_to_another_port_never_connects(
+        clean: Path, tmp_path: Path, statement: str, down_on: str | None) -> None:
+    """`neighbor ADDRESS interface PORT` binds a numbered neighbor's connection to PORT: on any port
+    but the one holding the neighbor's subnet no connection is made (it was read as an unnumbered
+    neighbor named by an address: a session missing on both ends, for the wrong reason)."""
+    edited = tmp_path / "build"
+    shutil.copytree(clean, edited)
+    conf = edited / LEAF_A / "frr.conf"
+    anchor = " neighbor 10.11.0.6 description a-spine-4:Ethernet1\n"
+    edit(conf, anchor, anchor + f" {statement}\n")
+    found = [(f.check, f.message) for r in run_checks(load_snapshot(edited)) for f in r.findings]
+    if down_on is None:
+        assert found == []
+        return
+    line = 1 + conf.read_text().split(f" {statement}")[0].count("\n")
+    down = [m for c, m in found if c == "BGP-SESSION-DOWN"]
+    assert len(down) == 1 and f"{LEAF_A}/frr.conf:{line}:" in down[0] and f"to {down_on} (" in down[0], found
+    assert not {c for c, _ in found} & {"BGP-ONE-SIDED", "BGP-SESSION-MISSING", "CONFIG-UNMODELLED"}, found
+
+
+@pytest.mark.parametrize("port", ["Ethernet1", "swp60", "eth0"])
+def test_a_neighbor_bound_to_a_port_the_files_do_not_address_is_said_not_judged(
+        clean: Path, tmp_path: Path, port: str) -> None:
+    """A port the files do not address in the instance's VRF (none of that name; eth0 is in the
+    management VRF): bgpd binds only to a port that exists there (on the twin, where only the
+    configured ports exist, a missing one leaves the session up); the files cannot say whether
+    the real switch has it, so the line is CONFIG-UNMODELLED and the session taken as unbound."""
+    edited = tmp_path / "build"
+    shutil.copytree(clean, edited)
+    conf = edited / LEAF_A / "frr.conf"
+    anchor = " neighbor 10.11.0.6 description a-spine-4:Ethernet1\n"
+    edit(conf, anchor, anchor + f" neighbor 10.11.0.0 interface {port}\n")
+    line = 1 + conf.read_text().split(f" neighbor 10.11.0.0 interface {port}")[0].count("\n")
+    found = [(f.check, f.message) for r in run_checks(load_snapshot(edited)) for f in r.findings]
+    assert [c for c, _ in found] == ["CONFIG-UNMODELLED"], found
+    assert f"{LEAF_A}/frr.conf:{line}:" in found[0][1] and "not judged" in found[0][1], found

@@ -355,6 +355,28 @@ def _session_transport(rng: random.Random, text: str) -> tuple[str, str] | None:
     return f"neighbor {n} {option}", _after_remote_as(text, n, option)
 
 
+def _session_knob(rng: random.Random, text: str) -> tuple[str, str] | None:
+    """A per-session or per-instance knob an operator adds while tuning: BGP roles (RFC 9234, with
+    and without strict mode), a neighbor bound to a port, first-AS enforcement, the sender's loop
+    check, the TCP MSS, dynamic capability; the instance's best-path and convergence switches
+    (`as-path ignore`, `peer-type multipath-relax`, `reject-as-sets`, `fast-convergence`,
+    `suppress-fib-pending`). Most change nothing on a fabric like this one; the twin says which do."""
+    neighbors = _neighbors(text)
+    if not neighbors:
+        return None
+    if rng.random() < 0.35:
+        line = " bgp " + rng.choice(["bestpath as-path ignore", "bestpath peer-type multipath-relax",
+                                     "reject-as-sets", "fast-convergence", "suppress-fib-pending"])
+        edited = _after_router_id(text, line)
+        return None if edited is None else (line.strip(), edited)
+    n = rng.choice(neighbors)
+    option = rng.choice(["local-role customer", "local-role provider", "local-role peer",
+                         "local-role customer strict-mode", "local-role peer strict-mode", "interface lo", "interface swp33", "interface swp34",
+                         "enforce-first-as", "sender-as-path-loop-detection", "tcp-mss 1400",
+                         "capability dynamic"])
+    return f"neighbor {n} {option}", _after_remote_as(text, n, option)
+
+
 def _unindent(rng: random.Random, text: str) -> tuple[str, str] | None:
     return "every line un-indented", "\n".join(line.strip() for line in _lines(text))
 
@@ -1548,7 +1570,7 @@ EDITS: tuple[Callable[[random.Random, str], tuple[str, str] | None], ...] = (
     _as_path_list, _prepend_foreign, _origin, _flow, _network_map, _max_med, _confederation, _negate, _negate, _prefix_list_entry, _zebra_interface,
     _match_attribute, _relative_attribute, _match_next_hop, _prepend_last_as, _default_local_pref, _peer_group_as,
     _stacked_match, _prefix_range, _listen_range, _static_over_link, _match_family, _minimum_holdtime,
-    _network_backdoor)
+    _network_backdoor, _session_knob)
 
 
 # frr.conf edits whose effect outlives the daemons (zebra sets a port admin-down in the kernel)

@@ -54,7 +54,7 @@ from dualrail_net.verify.routes import (
     route_map_prepends,
 )
 from dualrail_net.verify.kernelrules import rejecting_rule
-from dualrail_net.verify.parsers.frr import is_ip
+from dualrail_net.verify.parsers.frr import BGP_ROLES, is_ip
 from dualrail_net.verify.snapshot import Snapshot
 from dualrail_net.verify.topology import _NODE_SHIFT, Endpoint, NodeId, Session, Topology
 
@@ -346,6 +346,46 @@ def rule_refusal(snap: Snapshot, s: Session) -> str:
     return ""
 
 
+def bound_elsewhere(snap: Snapshot, s: Session, a_end: Neighbor, b_end: Neighbor) -> str:
+    """Why an end whose connection is bound to a port (`neighbor ADDRESS interface PORT`) cannot
+    reach its peer ("" when the port is the one whose subnet holds the peer's address)."""
+    for node, end, peer_address, peer in ((s.a, a_end, s.a_neighbor, s.b), (s.b, b_end, s.b_neighbor, s.a)):
+        if end.bound_port is None or not is_ip(peer_address):
+            continue
+        dev = snap.devices[node[0]]
+        port, line = end.bound_port
+        value = ip_int(peer_address)
+        holders = [iface.name for iface in dev.interfaces.values() if (iface.vrf or None) == (node[1] or None)
+                   and any(contains(network_of(a), value) for a in iface.addresses)]
+        if port in holders:
+            continue
+        where = snap.where(node[0], dev.routing_file, line)
+        on = f"its subnet is on {holders[0]}" if holders else "no port of it holds that subnet"
+        return (f"{where}: {node[0]} binds its connection to {peer[0]} ({peer_address}) to {port} "
+                f"(`neighbor {peer_address} interface {port}`), but {on}: no TCP connection is made either way")
+    return ""
+
+
+def role_mismatch(snap: Snapshot, s: Session, a_end: Neighbor, b_end: Neighbor) -> str:
+    """Why the two ends' BGP roles (RFC 9234, `neighbor X local-role`) refuse the session ("" when
+    they do not): both send a role and the two do not form a pair, or a strict end's peer sends
+    none. Either end refuses the OPEN with Role Mismatch."""
+    for node, mine, other_node, theirs in ((s.a, a_end, s.b, b_end), (s.b, b_end, s.a, a_end)):
+        if mine.local_role is None:
+            continue
+        where = snap.where(node[0], snap.devices[node[0]].routing_file, mine.local_role_line)
+        if theirs.local_role is not None and BGP_ROLES[mine.local_role] != theirs.local_role:
+            there = snap.where(other_node[0], snap.devices[other_node[0]].routing_file, theirs.local_role_line)
+            return (f"{where}: {node[0]} takes the BGP role {mine.local_role} toward {other_node[0]}, which "
+                    f"takes {theirs.local_role} ({there}); only {mine.local_role} and "
+                    f"{BGP_ROLES[mine.local_role]} pair: the OPEN is refused (Role Mismatch)")
+        if theirs.local_role is None and mine.local_role_strict:
+            return (f"{where}: {node[0]} requires a BGP role from {other_node[0]} (`local-role "
+                    f"{mine.local_role} strict-mode`) and {other_node[0]} sends none: the OPEN is refused "
+                    "(Role Mismatch)")
+    return ""
+
+
 def session_state(snap: Snapshot, topo: Topology, s: Session,
                   with_down_ports: set[str] | None = None,
                   diverted: Mapping[NodeId, list[Diversion]] | None = None) -> SessionState:
@@ -417,6 +457,14 @@ def session_state(snap: Snapshot, topo: Topology, s: Session,
         where = snap.where(s.a[0], devices[s.a[0]].routing_file, a_end.line)
         return SessionState(s, False, f"{where}: both {s.a[0]} and {s.b[0]} wait passively for the other to "
                                       "connect (`neighbor ... passive` on both ends)")
+    if a_end.bound_port is not None or b_end.bound_port is not None:
+        unbound = bound_elsewhere(snap, s, a_end, b_end)
+        if unbound:
+            return SessionState(s, False, unbound)
+    if a_end.local_role is not None or b_end.local_role is not None:
+        mismatch = role_mismatch(snap, s, a_end, b_end)
+        if mismatch:
+            return SessionState(s, False, mismatch)
     for node, inst, other_node, other_inst, theirs in ((s.a, a_inst, s.b, b_inst, b_end),
                                                        (s.b, b_inst, s.a, a_inst, a_end)):
         least = inst.minimum_hold_time

@@ -513,12 +513,18 @@ def _neighbor(inst: BgpInstance, w: list[str], line: int) -> Neighbor:
 
 _EOS_PASSWORD_FORMS = frozenset({"0", "7", "8a"})  # the word EOS may put between `password` and the value
 _ADDPATH_TX = ("addpath-tx-all-paths", "addpath-tx-bestpath-per-AS")  # FRR's words (Neighbor.addpath_tx_line)
-# neighbor statements that change when a session notices a fault or restarts, never whether it
-# comes up or what it carries (keepalive/hold timers, BFD: bgpd and EOS take a session down only
-# when a BFD session that was up goes down, graceful restart, the advertisement interval, EOS's
-# copy of what arrives before the policy)
+# BGP roles (RFC 9234) as FRR names them, each with the role the other end must take
+BGP_ROLES = {"provider": "customer", "customer": "provider", "rs-server": "rs-client", "rs-client": "rs-server",
+             "peer": "peer"}
+
+# neighbor statements that change when a session notices a fault or restarts, or how its TCP
+# segments are sized, never whether it comes up or what it carries (keepalive/hold timers, BFD:
+# bgpd and EOS take a session down only when a BFD session that was up goes down, graceful
+# restart, the advertisement interval, FRR's `tcp-mss`, EOS's copy of what arrives before the
+# policy; `capability dynamic`, below: capabilities changed without a reset, only when both ends
+# offer it: each left the twin's sessions and RIBs as without it, kind session-knob)
 _SESSION_TIMING = frozenset({"timers", "bfd", "graceful-restart", "graceful-restart-helper",
-                             "graceful-restart-disable", "advertisement-interval"})
+                             "graceful-restart-disable", "advertisement-interval", "tcp-mss"})
 
 
 def _internal(inst: BgpInstance, n: Neighbor) -> bool | None:
@@ -611,6 +617,11 @@ def neighbor_statement(inst: BgpInstance, w: list[str], line: int = 0, negated: 
     if verb == "peer-group" and len(w) == 4 and not eos and w[3] not in inst.peer_groups:
         inst.refused.append((line, " ".join(w), f"peer-group {w[3]} is not defined before this line"))
         return True
+    if verb == "interface" and not negated and is_ip(name) and len(w) == 4 and not eos:
+        # `neighbor ADDRESS interface PORT`: a numbered neighbor's connection bound to a port
+        n = _neighbor(inst, w, line)
+        n.bound_port = (w[3], line)
+        return True
     if verb == "interface" and not negated:
         # `neighbor PORT interface [v6only] [peer-group PG | remote-as ASN|external|internal]`
         rest = [x for x in w[3:] if x != "v6only"]
@@ -644,7 +655,8 @@ def neighbor_statement(inst: BgpInstance, w: list[str], line: int = 0, negated: 
         n = _neighbor(inst, w, line)
         n.port, n.port_line = port, line
         return True
-    if verb in _SESSION_TIMING or eos and w[2:] == ["rib-in", "pre-policy", "retain"]:
+    if verb in _SESSION_TIMING or eos and w[2:] == ["rib-in", "pre-policy", "retain"] \
+            or not eos and w[2:] == ["capability", "dynamic"]:
         return True
     if verb == "missing-policy" and eos:
         policy = missing_policy_line(w[3:], line, af, negated)
@@ -797,6 +809,10 @@ def neighbor_statement(inst: BgpInstance, w: list[str], line: int = 0, negated: 
         n.ebgp_multihop, n.unconnected_ok_line = ttl, line  # (GTSM reads the TTL it sends)
     elif verb == "dont-capability-negotiate" and len(w) == 3 and not eos:
         _neighbor(inst, w, line).no_capabilities_line = line
+    elif verb == "local-role" and not eos and len(w) in (4, 5) and w[3] in BGP_ROLES \
+            and w[4:] in ([], ["strict-mode"]):
+        n = _neighbor(inst, w, line)
+        n.local_role, n.local_role_strict, n.local_role_line = w[3], len(w) == 5, line
     elif verb == "disable-connected-check" and len(w) == 3 and not eos:
         _neighbor(inst, w, line).unconnected_ok_line = line
     elif verb == "capability" and w[3:] == ["extended-nexthop"] and not eos and is_ip(w[1]):
@@ -845,6 +861,8 @@ _UNSET_FRR: dict[str, tuple[str, ...]] = {
     "ttl-security": ("ttl_security", "ttl_security_line"),
     "disable-connected-check": ("unconnected_ok_line",),
     "dont-capability-negotiate": ("no_capabilities_line",),
+    "local-role": ("local_role", "local_role_strict", "local_role_line"),
+    "interface": ("bound_port",),  # (a numbered neighbor's: an unnumbered one is deleted, bgp_negation)
     "attribute-unchanged": ("next_hop_unchanged_line",),
     "remove-private-AS": ("remove_private", "remove_private_line"),
     "as-override": ("as_override_line",),
@@ -1464,17 +1482,19 @@ def bgp_negation(inst: BgpInstance, w: list[str], line: int, eos: bool = False) 
     return True
 
 
-# `bgp ...` statements that change no route the fabric holds: logging, graceful restart (a helper
-# keeps routes through a peer's restart), deterministic MED (FRR's default, how the model groups
-# MEDs anyway), and compare-routerid (which of several equal paths is "best": the multipath set
-# is the same)
 DEFAULT_MAX_MED = 4294967294  # FRR's `bgp max-med administrative` without a value
 
 # the sources of `redistribute` the model reads on FRR: a port's subnets, zebra's static routes and
 # the kernel routes of the VRF's table (Cumulus: a post-up `ip route`)
 FRR_REDISTRIBUTED = ("connected", "static", "kernel")
 
-_HARMLESS_BGP = (["log-neighbor-changes"], ["graceful-restart"], ["deterministic-med"], ["bestpath", "compare-routerid"])
+# `bgp ...` statements that change no route the fabric holds: logging, graceful restart (a helper
+# keeps routes through a peer's restart), deterministic MED (FRR's default, how the model groups
+# MEDs anyway), compare-routerid (which of several equal paths is "best": the multipath set is
+# the same) and fast-convergence (a session whose port goes down is reset at once, not at its hold
+# timer: twin oracle kind session-knob)
+_HARMLESS_BGP = (["log-neighbor-changes"], ["graceful-restart"], ["deterministic-med"], ["bestpath", "compare-routerid"],
+                 ["fast-convergence"])
 
 # Top-level lines with nothing for the routing model to read: they neither add nor change a route.
 KNOWN_TOP_LEVEL = ("frr version ", "log ", "service integrated-vtysh-config", "no ipv6 forwarding",
@@ -2140,6 +2160,9 @@ def take_group(n: Neighbor, group: Neighbor, frr: bool = True) -> bool:
     n.addpath_tx_line = n.addpath_tx_line or group.addpath_tx_line
     n.passive = n.passive or group.passive
     n.no_capabilities_line = n.no_capabilities_line or group.no_capabilities_line
+    if n.local_role is None:
+        n.local_role, n.local_role_strict, n.local_role_line = \
+            group.local_role, group.local_role_strict, group.local_role_line
     if n.local_as is None:
         n.local_as, n.local_as_line = group.local_as, group.local_as_line
         n.local_as_no_prepend, n.local_as_replace = group.local_as_no_prepend, group.local_as_replace

@@ -1985,6 +1985,12 @@ VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
      lambda r: edit(r / LEAF_A / "frr.conf", " neighbor 10.11.0.0 description a-spine-1:Ethernet1\n",
                     " neighbor 10.11.0.0 description a-spine-1:Ethernet1\n neighbor 10.11.0.0 tcp-mss 1400\n"
                     " neighbor 10.11.0.0 capability dynamic\n bgp fast-convergence\n")),
+    ("an EOS spine's update timing and best-path tie-breaks (out-delay, idle-restart-timer, ecmp-fast, "
+     "wait-for-convergence, host routes installed direct)",
+     lambda r: edit(r / SPINE_A / "running-config", "   router-id 10.10.0.0\n",
+                    "   router-id 10.10.0.0\n   bgp bestpath ecmp-fast\n   update wait-for-convergence\n"
+                    "   bgp host-routes fib direct-install\n   neighbor 10.11.0.1 out-delay 10\n"
+                    "   neighbor 10.11.0.1 idle-restart-timer 30\n")),
     ("a leaf takes the customer role toward one spine, which sends none (not strict: the session comes up)",
      lambda r: edit(r / LEAF_A / "frr.conf", " neighbor 10.11.0.0 description a-spine-1:Ethernet1\n",
                     " neighbor 10.11.0.0 description a-spine-1:Ethernet1\n neighbor 10.11.0.0 local-role customer\n")),

@@ -393,11 +393,14 @@ def _link_setting(iface: Interface, w: list[str], line: int) -> bool:
 
 
 # `router bgp` statements that change no route the fabric holds: logging, graceful restart (a helper
-# keeps routes through a peer's restart), and the tie-break (which of several equal paths is "best":
-# the multipath set is the same; FRR's compare-routerid is read alike)
+# keeps routes through a peer's restart), the tie-break and ecmp-fast (which of several equal paths
+# is "best": the multipath set is the same; FRR's compare-routerid is read alike), waiting for
+# convergence after a restart before sending updates, and host routes written straight to the FIB
+# (how routes reach the hardware, not which)
 _HARMLESS_BGP = (["bgp", "log-neighbor-changes"], ["bgp", "bestpath", "tie-break", "router-id"],
                  ["bgp", "bestpath", "tie-break", "cluster-list-length"], ["graceful-restart"],
-                 ["graceful-restart-helper"])
+                 ["graceful-restart-helper"], ["bgp", "bestpath", "ecmp-fast"], ["update", "wait-for-convergence"],
+                 ["bgp", "host-routes", "fib", "direct-install"])
 
 
 def _bgp_statements(inst: BgpInstance, children: list[Node], dev: DeviceConfig) -> None:

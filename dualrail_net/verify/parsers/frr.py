@@ -525,6 +525,9 @@ BGP_ROLES = {"provider": "customer", "customer": "provider", "rs-server": "rs-cl
 # offer it: each left the twin's sessions and RIBs as without it, kind session-knob)
 _SESSION_TIMING = frozenset({"timers", "bfd", "graceful-restart", "graceful-restart-helper",
                              "graceful-restart-disable", "advertisement-interval", "tcp-mss"})
+# EOS's: how long routes wait before going out to a neighbor that came up, how long a session
+# stays idle before it is tried again
+_EOS_SESSION_TIMING = frozenset({"out-delay", "idle-restart-timer"})
 
 
 def _internal(inst: BgpInstance, n: Neighbor) -> bool | None:
@@ -655,7 +658,8 @@ def neighbor_statement(inst: BgpInstance, w: list[str], line: int = 0, negated: 
         n = _neighbor(inst, w, line)
         n.port, n.port_line = port, line
         return True
-    if verb in _SESSION_TIMING or eos and w[2:] == ["rib-in", "pre-policy", "retain"] \
+    if verb in _SESSION_TIMING or eos and (w[2:] == ["rib-in", "pre-policy", "retain"]
+                                           or verb in _EOS_SESSION_TIMING and len(w) == 4 and w[3].isdigit()) \
             or not eos and w[2:] == ["capability", "dynamic"]:
         return True
     if verb == "missing-policy" and eos:

@@ -914,6 +914,11 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
     ("a /32 blackhole of the gateway's planned storage peer in its VRF", "BGP-EXTERNAL-DOWN",
      lambda r: edit(r / GW / "frr.conf", "vrf plane-a\nexit-vrf\n",
                     "vrf plane-a\n ip route 100.64.0.1/32 blackhole\nexit-vrf\n")),
+    ("zebra gives a leaf's BGP routes a source address it does not have (set src in ip protocol bgp route-map)",
+     "ROUTE-FIB-OVERRIDE",
+     lambda r: edit(r / LEAF_A / "frr.conf", "router bgp 4200001100\n",
+                    "route-map SRC permit 10\n set src 10.10.0.99\nexit\nip protocol bgp route-map SRC\n"
+                    "router bgp 4200001100\n")),
     ("GTSM on one end of a leaf's uplink (ttl-security hops 1)", "BGP-SESSION-DOWN",
      lambda r: edit(r / LEAF_A / "frr.conf", " neighbor 10.11.0.0 remote-as 4200001000\n",
                     " neighbor 10.11.0.0 remote-as 4200001000\n neighbor 10.11.0.0 ttl-security hops 1\n")),
@@ -1991,6 +1996,10 @@ VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
                     "   router-id 10.10.0.0\n   bgp bestpath ecmp-fast\n   update wait-for-convergence\n"
                     "   bgp host-routes fib direct-install\n   neighbor 10.11.0.1 out-delay 10\n"
                     "   neighbor 10.11.0.1 idle-restart-timer 30\n")),
+    ("zebra gives a leaf's BGP routes its loopback as source (set src in ip protocol bgp route-map)",
+     lambda r: edit(r / LEAF_A / "frr.conf", "router bgp 4200001100\n",
+                    "route-map SRC permit 10\n set src 10.10.0.32\nexit\nip protocol bgp route-map SRC\n"
+                    "router bgp 4200001100\n")),
     ("a leaf takes the customer role toward one spine, which sends none (not strict: the session comes up)",
      lambda r: edit(r / LEAF_A / "frr.conf", " neighbor 10.11.0.0 description a-spine-1:Ethernet1\n",
                     " neighbor 10.11.0.0 description a-spine-1:Ethernet1\n neighbor 10.11.0.0 local-role customer\n")),
@@ -3221,3 +3230,25 @@ def test_a_neighbor_bound_to_a_port_the_files_do_not_address_is_said_not_judged(
     found = [(f.check, f.message) for r in run_checks(load_snapshot(edited)) for f in r.findings]
     assert [c for c, _ in found] == ["CONFIG-UNMODELLED"], found
     assert f"{LEAF_A}/frr.conf:{line}:" in found[0][1] and "not judged" in found[0][1], found
+
+
+def test_a_source_address_the_device_lacks_keeps_routes_out_of_its_fib(clean: Path, tmp_path: Path) -> None:
+    """zebra's `set src A` on the routes `ip protocol bgp route-map` permits: the kernel refuses a
+    route whose source is no address of the device ("Invalid prefsrc address", measured on the
+    twin: zebra keeps the route selected, out of the FIB). The finding names the `set src` line; an
+    entry that sets it only for some prefixes keeps only those out; through `call` it is carried."""
+    edited = tmp_path / "build"
+    shutil.copytree(clean, edited)
+    conf = edited / LEAF_A / "frr.conf"
+    edit(conf, "router bgp 4200001100\n",
+         "ip prefix-list ONE seq 5 permit 10.12.1.0/26\n"
+         "route-map SRC permit 10\n match ip address prefix-list ONE\n set src 192.0.2.1\nexit\n"
+         "route-map SRC permit 20\nexit\nip protocol bgp route-map SRC\nrouter bgp 4200001100\n")
+    line = 1 + conf.read_text().split(" set src 192.0.2.1")[0].count("\n")
+    found = [(f.check, f.message) for r in run_checks(load_snapshot(edited)) for f in r.findings]
+    assert [c for c, _ in found] == ["ROUTE-FIB-OVERRIDE"], found
+    assert f"{LEAF_A}/frr.conf:{line}:" in found[0][1] and "1 planned prefix(es)" in found[0][1] \
+        and "10.12.1.0/26" in found[0][1] and "Invalid prefsrc" in found[0][1], found
+    edit(conf, " set src 192.0.2.1\nexit\n", " call SETSRC\nexit\nroute-map SETSRC permit 10\n set src 192.0.2.1\nexit\n")
+    found = [(f.check, f.message) for r in run_checks(load_snapshot(edited)) for f in r.findings]
+    assert [c for c, _ in found] == ["ROUTE-FIB-OVERRIDE"] and "Invalid prefsrc" in found[0][1], found

@@ -145,7 +145,7 @@ def predict(output: Path, devices: list[str]) -> dict[str, DeviceRouting]:
 
 def observe(switches: list[SwitchNs], rundir: Callable[[str], Path]) -> dict[str, DeviceRouting]:
     """What each running switch (each VRF namespace of a gateway) has: IPv4 unicast sessions
-    Established at both ends, selected BGP routes; keyed by ``label``. A session one end reports
+    Established at both ends, selected BGP routes the kernel holds; keyed by ``label``. A session one end reports
     Established and the other does not is not up: one end's GTSM drops what the other sends, and
     the other flaps between Established and Idle, each spell longer than settle's quiet window
     (figures: docs/performance.md), while no route crosses it for long."""
@@ -170,7 +170,9 @@ def observe(switches: list[SwitchNs], rundir: Callable[[str], Path]) -> dict[str
         routes = []
         for prefix, entries in (table.items() if isinstance(table, dict) else []):
             for entry in entries:
-                if entry.get("protocol") == "bgp" and entry.get("selected"):
+                # selected and in the kernel: a route the kernel refused (zebra's `set src` of no
+                # local address: "Invalid prefsrc address") stays selected, not installed
+                if entry.get("protocol") == "bgp" and entry.get("selected") and entry.get("installed"):
                     hops = [h for h in entry.get("nexthops", []) if h.get("active")]
                     routes.append((prefix, len(hops)))
         out[label(sw.device, sw.vrf)] = DeviceRouting(sessions, tuple(sorted(routes)))
@@ -375,6 +377,22 @@ def _session_knob(rng: random.Random, text: str) -> tuple[str, str] | None:
                          "enforce-first-as", "sender-as-path-loop-detection", "tcp-mss 1400",
                          "capability dynamic"])
     return f"neighbor {n} {option}", _after_remote_as(text, n, option)
+
+
+def _fib_source(rng: random.Random, text: str) -> tuple[str, str] | None:
+    """zebra's `ip protocol bgp route-map` with `set src A`: the device's loopback (the routes
+    install with that source), its neighbor's address, another plane's or a documentation address
+    (none of the device's: the kernel refuses every route, "Invalid prefsrc address", and zebra
+    keeps them selected but out of the FIB, which `observe` reads)."""
+    m = re.search(r"^ bgp router-id (\S+)$", text, re.M)
+    if m is None or "router bgp " not in text:
+        return None
+    own = m.group(1)
+    a, b, c, d = (int(x) for x in own.split("."))
+    src = rng.choice([own, own, f"{a}.{b}.{c}.{d ^ 1}", f"{a}.{b + 10}.{c}.{d}", "192.0.2.1"])
+    at = text.index("router bgp ")
+    block = f"route-map FIB-SRC permit 10\n set src {src}\nexit\nip protocol bgp route-map FIB-SRC\n"
+    return f"ip protocol bgp route-map FIB-SRC: set src {src}", text[:at] + block + text[at:]
 
 
 def _unindent(rng: random.Random, text: str) -> tuple[str, str] | None:
@@ -1570,7 +1588,7 @@ EDITS: tuple[Callable[[random.Random, str], tuple[str, str] | None], ...] = (
     _as_path_list, _prepend_foreign, _origin, _flow, _network_map, _max_med, _confederation, _negate, _negate, _prefix_list_entry, _zebra_interface,
     _match_attribute, _relative_attribute, _match_next_hop, _prepend_last_as, _default_local_pref, _peer_group_as,
     _stacked_match, _prefix_range, _listen_range, _static_over_link, _match_family, _minimum_holdtime,
-    _network_backdoor, _session_knob)
+    _network_backdoor, _session_knob, _fib_source)
 
 
 # frr.conf edits whose effect outlives the daemons (zebra sets a port admin-down in the kernel)

@@ -51,6 +51,7 @@ from dualrail_net.verify.routes import (
     route_map_attributes,
     prefix_list_mask,
     route_map_next_hops,
+    route_map_outcome,
     route_map_prepends,
 )
 from dualrail_net.verify.kernelrules import rejecting_rule
@@ -842,9 +843,23 @@ def kept_out_of_fib(dev: DeviceConfig, vrf: str | None, prefix: str) -> tuple[in
     if inst.table_map is not None and not explain_route_map(dev, inst.table_map[0], prefix)[0]:
         return inst.table_map[1], f"table-map {inst.table_map[0]} denies it (bgpd never hands it to zebra)"
     fib = dev.fib_filters.get(vrf)
-    if fib is not None and not explain_route_map(dev, fib[0], prefix)[0]:
+    if fib is None:
+        return None
+    permitted, carried, _, _ = route_map_outcome(dev, fib[0], prefix)
+    if not permitted:
         return fib[1], f"ip protocol bgp route-map {fib[0]} denies it (zebra keeps it out of the kernel)"
+    if carried is not None and carried.src is not None and not local_address(dev, vrf, carried.src[0]):
+        return carried.src[1], (f"ip protocol bgp route-map {fib[0]} sets src {carried.src[0]}, no address of "
+                                f"{dev.name}{' VRF ' + vrf if vrf else ''} (the kernel refuses the route: "
+                                "Invalid prefsrc address)")
     return None
+
+
+def local_address(dev: DeviceConfig, vrf: str | None, address: str) -> bool:
+    """Whether ``address`` is one of the device's own in ``vrf`` (a port's or the loopback's)."""
+    value = ip_int(address)
+    return any(ip_int(a.split("/")[0]) == value for iface in dev.interfaces.values()
+               if (iface.vrf or None) == (vrf or None) for a in iface.addresses)
 
 
 def static_wins(dev: DeviceConfig, vrf: str | None, conn: Mapping[str, str]) -> set[str]:

@@ -468,6 +468,11 @@ class RouteMapEntry:
     # (controlplane.next_hop_verdict says whether the receiver can use it); None: not set
     next_hop: str | None = None
     next_hop_line: int = 0
+    # zebra's `set src A.B.C.D` (in a route-map of `ip protocol bgp route-map`): the source address
+    # the kernel route is given; one that is no address of the device in the route's VRF makes the
+    # kernel refuse the route ("Invalid prefsrc address": zebra keeps it selected, out of the FIB;
+    # measured on the twin). (address, line); None: not set
+    src: tuple[str, int] | None = None
     # `set origin igp|egp|incomplete`: the ORIGIN a permit entry writes (ORIGIN_CODES' index: the
     # lower wins best-path selection after the AS path's length); None: not set
     origin: int | None = None

@@ -220,6 +220,7 @@ def merge_sets(before: RouteMapEntry | None, entry: RouteMapEntry) -> RouteMapEn
             merged.deltas[kind] = (merged.deltas.get(kind, (0, 0))[0] + delta, line)
     merged.next_hop, merged.next_hop_line = (entry.next_hop, entry.next_hop_line) if entry.next_hop else \
         (before.next_hop, before.next_hop_line)
+    merged.src = entry.src or before.src
     merged.origin, merged.origin_line = (entry.origin, entry.origin_line) if entry.origin is not None else \
         (before.origin, before.origin_line)
     merged.sets_community_line = entry.sets_community_line or before.sets_community_line

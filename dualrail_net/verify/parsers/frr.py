@@ -1033,6 +1033,9 @@ def _match_clause(clauses: list[tuple[str, str, int]], kind: str, value: str, li
 
 def _route_map_set(entry: RouteMapEntry, w: list[str], line: int) -> bool:
     """route_map_clause's lines that are no `match` (its `set` clauses, a description)."""
+    if w[:2] == ["set", "src"] and len(w) == 3 and is_ip(w[2]):
+        entry.src = (w[2], line)
+        return True
     if w[:2] == ["set", "tag"]:
         entry.sets_tag_line = line
         return False

@@ -583,6 +583,15 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
      "ISO-ROUTE-LEAK", lambda r: edit(r / LEAF_A / "interfaces", "    alias a-spine-1:Ethernet1\n",
                                       "    alias a-spine-1:Ethernet1\n    post-up ip route add 10.22.0.0/20 via "
                                       "192.0.2.1 dev swp33 onlink\n")),
+    ("a leaf's post-up deletes its uplink's connected route (ip route del of the link's /31)", "BGP-SESSION-DOWN",
+     lambda r: edit(r / LEAF_A / "interfaces", "    alias a-spine-1:Ethernet1\n",
+                    "    alias a-spine-1:Ethernet1\n    post-up ip route del 10.11.0.0/31 dev swp33\n")),
+    ("a leaf's post-up deletes a server port's connected route (no dev named)", "LINK-PORT-DOWN",
+     lambda r: edit(r / LEAF_A / "interfaces", "    alias a-spine-1:Ethernet1\n",
+                    "    alias a-spine-1:Ethernet1\n    post-up ip route del 10.12.0.0/31\n")),
+    ("a leaf's post-up deletes an uplink's subnet out of another port (no such route there: it fails)",
+     "PORTS-UNMODELLED", lambda r: edit(r / LEAF_A / "interfaces", "    alias a-spine-1:Ethernet1\n",
+                                        "    alias a-spine-1:Ethernet1\n    post-up ip route del 10.11.0.0/31 dev swp34\n")),
     ("a leaf's post-up route for another leaf's servers over the other spine's port (the kernel refuses it)",
      "PORTS-UNMODELLED", lambda r: edit(r / LEAF_A / "interfaces", "    alias a-spine-1:Ethernet1\n",
                                         "    alias a-spine-1:Ethernet1\n    post-up ip route add 10.12.0.64/26 via "

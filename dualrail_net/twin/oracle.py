@@ -1572,10 +1572,36 @@ def _iface_kernel_rule(rng: random.Random, text: str, ports: frozenset[str]) -> 
     return f"interfaces: {name} post-up {command}", "\n".join(lines)
 
 
+def _iface_route_delete(rng: random.Random, text: str, ports: frozenset[str]) -> tuple[str, str] | None:
+    """A post-up `ip route del` in a cabled port's stanza: of a cabled port's connected /31 (with or
+    without `dev`, the kernel's route of the port's address: the switch then reaches no address on
+    that link), the same subnet named out of another port, or a prefix the switch has no route for
+    (the command fails; nothing changes). Putting the file back boots the ports again (their
+    addresses flushed and set anew), which brings the route back."""
+    cabled = _cabled_peers(text, ports)
+    if cabled is None:
+        return None
+    spans, peers = cabled
+    port, peer = rng.choice(peers)
+    a, b, c, d = (int(x) for x in peer.split("."))
+    subnet = f"{a}.{b}.{c}.{d & ~1}/31"
+    others = [p for p, _ in peers if p != port]
+    how = rng.choice(["dev", "dev", "bare", "other-dev", "absent"])
+    if how == "other-dev" and not others:
+        how = "dev"
+    command = {"dev": f"ip route del {subnet} dev {port}", "bare": f"ip route del {subnet}",
+               "other-dev": f"ip route del {subnet} dev {rng.choice(others)}",
+               "absent": "ip route del 198.18.7.0/24"}[how]
+    name, _, end = rng.choice(spans)
+    lines = _lines(text)
+    lines.insert(end, f"    post-up {command}")
+    return f"interfaces: {name} post-up {command}", "\n".join(lines)
+
+
 IFACE_EDITS: tuple[Callable[[random.Random, str, frozenset[str]], tuple[str, str] | None], ...] = (
     _iface_drop_address, _iface_readdress, _iface_readdress, _iface_link_down, _iface_drop_stanza, _iface_mtu,
     _iface_duplicate_stanza, _iface_unindent, _iface_address_command, _iface_address_form,
-    _iface_kernel_route, _iface_kernel_rule)
+    _iface_kernel_route, _iface_kernel_rule, _iface_route_delete)
 
 
 EDITS: tuple[Callable[[random.Random, str], tuple[str, str] | None], ...] = (

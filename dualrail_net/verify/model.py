@@ -46,6 +46,12 @@ _DOWN_REASONS = {"shutdown": "administratively down (shut down)", "link-down": "
                  "not auto": "never brought up (no `auto` line: ifupdown2 configures only the auto stanzas)"}
 
 
+def connected_deleted(line: int, prefix: str) -> str:
+    """Interface.down of a port whose subnet's route a post-up command deletes (said as it is)."""
+    return (f"left without its connected route by interfaces line {line} (`ip route del {prefix}`): the switch "
+            "reaches no address on the link")
+
+
 def neighbor_named(n: "Neighbor") -> str:
     """How a finding names a neighbor: as its statement is written, or, for a member a listen
     range made (verify/dynamic.py), as what the file says about it."""

@@ -6,7 +6,9 @@ kernel route (distance 0: it wins the prefix over BGP and static routes), and BG
 through a ``network`` statement or ``redistribute kernel``.
 
 Invariants: a command becomes a route here only when its table is the main one or a VRF's table
-the file numbers (an `auto` table's number is the kernel's choice), it is not a deletion, and each
+the file numbers (an `auto` table's number is the kernel's choice), it is not a deletion (a deletion
+of a port's connected route leaves the port without IP traffic: Interface.down, _connected_deleted;
+any other deletion stays reported), and each
 of its hops (one, or a multipath route's `nexthop` groups) goes out of a fabric port (if it names
 one) from a stanza ifupdown2 brings up, with a gateway the kernel takes: on a subnet of the port it
 names (the kernel refuses another: "Nexthop has invalid gateway"), anywhere with `onlink` (the
@@ -27,7 +29,15 @@ from collections.abc import Mapping
 
 from dualrail_net.verify.ipfast import MASKS, contains, ip_int, network_of
 from dualrail_net.verify.kernelrules import L3MDEV_PRIORITY, LOCAL_PRIORITY, MAIN_PRIORITY, DEFAULT_PRIORITY
-from dualrail_net.verify.model import Interface, KernelLookup, KernelRule, ServerRule, StaticRoute
+from dualrail_net.verify.model import (
+    connected_deleted,
+    Interface,
+    KernelLookup,
+    KernelRule,
+    ServerRoute,
+    ServerRule,
+    StaticRoute,
+)
 from dualrail_net.verify.parsers.ifupdown import NOT_AUTO, REJECT_KINDS, InterfacesFile, server_policy
 
 MAIN_TABLE = 254  # the kernel's main table: the default VRF's
@@ -51,6 +61,13 @@ def kernel_routes(parsed: InterfacesFile, pending: list[int], vrfs: Mapping[str,
     taken: set[int] = set()
     for route in routes:
         if route.verb == "delete":
+            port = _connected_deleted(route, interfaces, vrf_of_table)
+            number = pending[route.order]
+            stanza = parsed.interfaces.get(parsed.command_ports[number])
+            if port is not None and stanza is not None and stanza.down != NOT_AUTO:
+                if not interfaces[port].down:
+                    interfaces[port].down = connected_deleted(parsed.command_lines[number], route.prefix)
+                taken.add(number)
             continue
         if route.table is None or route.table == MAIN_TABLE:
             vrf: str | None = None
@@ -133,6 +150,25 @@ def _lookup_rules(parsed: InterfacesFile, rules: list[ServerRule], numbered: lis
                          rule.invert, vrf_of_table[rule.table], parsed.command_lines[number])
             for rule, priority, number in numbered
             if rule.action == "lookup" and rule.table in vrf_of_table and rule.fwmark is None]
+
+
+def _connected_deleted(route: ServerRoute, interfaces: Mapping[str, Interface],
+                       vrf_of_table: Mapping[int, str]) -> str | None:
+    """The port whose connected route an `ip route del PREFIX [dev PORT] [table T]` takes out of
+    the kernel (None: it deletes no connected route the model knows): PREFIX is the subnet of one
+    of the port's addresses, no gateway is named, and the table is the port's VRF's (main for the
+    default VRF). The kernel adds that route with the address and deletes it on command; nothing
+    puts it back until the port goes down and up again or the address is set anew."""
+    if route.via is not None or route.hops or route.kind != "unicast" or "/" not in route.prefix:
+        return None
+    wanted = network_of(route.prefix)
+    for name, iface in interfaces.items():
+        if route.dev is not None and name != route.dev:
+            continue
+        table_vrf = None if route.table is None or route.table == MAIN_TABLE else vrf_of_table.get(route.table, "?")
+        if (iface.vrf or None) == table_vrf and any(network_of(a) == wanted for a in iface.addresses):
+            return name
+    return None
 
 
 def _hop(via: str | None, dev: str | None, onlink: bool,

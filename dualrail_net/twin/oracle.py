@@ -145,10 +145,10 @@ def predict(output: Path, devices: list[str]) -> dict[str, DeviceRouting]:
 
 def observe(switches: list[SwitchNs], rundir: Callable[[str], Path]) -> dict[str, DeviceRouting]:
     """What each running switch (each VRF namespace of a gateway) has: IPv4 unicast sessions
-    Established at both ends, selected BGP routes the kernel holds; keyed by ``label``. A session one end reports
-    Established and the other does not is not up: one end's GTSM drops what the other sends, and
-    the other flaps between Established and Idle, each spell longer than settle's quiet window
-    (figures: docs/performance.md), while no route crosses it for long."""
+    Established at both ends, selected BGP routes the kernel holds; keyed by ``label``. A session
+    one end reports Established and the other does not is not up: one end's GTSM drops what the
+    other sends, and the other flaps between Established and Idle, each spell longer than settle's
+    quiet window (figures: docs/performance.md), while no route crosses it for long."""
     out = {}
     established: dict[str, set[str]] = {}
     owner: dict[str, str] = {}  # an address of a compared instance -> its label
@@ -373,9 +373,9 @@ def _session_knob(rng: random.Random, text: str) -> tuple[str, str] | None:
         return None if edited is None else (line.strip(), edited)
     n = rng.choice(neighbors)
     option = rng.choice(["local-role customer", "local-role provider", "local-role peer",
-                         "local-role customer strict-mode", "local-role peer strict-mode", "interface lo", "interface swp33", "interface swp34",
-                         "enforce-first-as", "sender-as-path-loop-detection", "tcp-mss 1400",
-                         "capability dynamic"])
+                         "local-role customer strict-mode", "local-role peer strict-mode", "interface lo",
+                         "interface swp33", "interface swp34", "enforce-first-as", "sender-as-path-loop-detection",
+                         "tcp-mss 1400", "capability dynamic"])
     return f"neighbor {n} {option}", _after_remote_as(text, n, option)
 
 

@@ -138,15 +138,16 @@ class Neighbor:
     local_as_replace: bool = False
     # FRR `neighbor ADDRESS interface PORT` on a numbered neighbor: its TCP connection is bound to
     # PORT (SO_BINDTODEVICE, meant for IPv6 link-local peers); on another port than the one whose
-    # subnet holds ADDRESS the session never comes up, either way (measured on the twin with `lo`).
-    # (port, line); None: not bound
+    # subnet holds ADDRESS the session never comes up, either way (measured on the twin with `lo`
+    # and another uplink; a port the files do not address: verify/bindings.py). (port, line); None:
+    # not bound
     bound_port: tuple[str, int] | None = None
     # FRR `neighbor X local-role ROLE [strict-mode]` (BGP roles, RFC 9234): the role this end takes
     # toward X, sent as the Role capability. Two ends that both send one must form a pair
     # (provider-customer, rs-server-rs-client, peer-peer), and a strict end refuses a peer that
     # sends none: either way the OPEN is refused with Role Mismatch (measured on the twin, bgpd
-    # 8.4). None: no role. What roles do to routes (the OTC attribute) is judged in
-    # controlplane.role_findings' terms only where it cannot matter (one role session in a plane)
+    # 8.4). None: no role. What roles do to routes (the OTC attribute) changes no route while the
+    # roles stand on one session; on more, verify/roles.py reports them (not evaluated)
     local_role: str | None = None
     local_role_strict: bool = False
     local_role_line: int = 0

@@ -17,16 +17,9 @@ is then reported (CONFIG-UNMODELLED) and its route effects are not evaluated."""
 
 from __future__ import annotations
 
-from dualrail_net.verify.ipfast import ip_int
-from dualrail_net.verify.model import DeviceConfig
+from dualrail_net.verify.controlplane import local_address
 from dualrail_net.verify.parsers.frr import is_ip
 from dualrail_net.verify.snapshot import Snapshot
-
-
-def _holds(dev: DeviceConfig, address: str) -> bool:
-    """Whether one of the device's ports has ``address``."""
-    value = ip_int(address)
-    return any(ip_int(a.split("/")[0]) == value for iface in dev.interfaces.values() for a in iface.addresses)
 
 
 def judge_role_routes(snap: Snapshot) -> None:
@@ -36,9 +29,10 @@ def judge_role_routes(snap: Snapshot) -> None:
     if len(roles) < 2:
         return
     if len(roles) == 2:
-        (a, _, a_end), (b, _, b_end) = roles
+        (a, a_vrf, a_end), (b, b_vrf, b_end) = roles
         if a != b and is_ip(a_end.address) and is_ip(b_end.address) \
-                and _holds(snap.devices[b], a_end.address) and _holds(snap.devices[a], b_end.address):
+                and local_address(snap.devices[b], b_vrf, a_end.address) \
+                and local_address(snap.devices[a], a_vrf, b_end.address):
             return  # the two ends of one session
     for name, _, n in roles:
         snap.devices[name].unmodelled.append(

@@ -269,6 +269,18 @@ def _slow_hold(r: Path) -> None:
     edit(r / LEAF_A / "frr.conf", "frr defaults datacenter", "frr defaults traditional")
 
 
+def _uplink_post_up(root: Path, command: str) -> None:
+    """A post-up command in the stanza of LEAF_A's first uplink."""
+    edit(root / LEAF_A / "interfaces", "    alias a-spine-1:Ethernet1\n",
+         f"    alias a-spine-1:Ethernet1\n    post-up {command}\n")
+
+
+def _after_first_uplink(root: Path, *statements: str) -> None:
+    """``statements`` in LEAF_A's frr.conf right after its first uplink neighbor's description."""
+    anchor = " neighbor 10.11.0.0 description a-spine-1:Ethernet1\n"
+    edit(root / LEAF_A / "frr.conf", anchor, anchor + "".join(f" {st}\n" for st in statements))
+
+
 MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
     ("zebra shuts a leaf's uplink in frr.conf (`interface swp33` / `shutdown`)", "LINK-PORT-DOWN",
      lambda r: edit(r / LEAF_A / "frr.conf", "\nend\n", "\ninterface swp33\n shutdown\nexit\nend\n")),
@@ -584,14 +596,11 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
                                       "    alias a-spine-1:Ethernet1\n    post-up ip route add 10.22.0.0/20 via "
                                       "192.0.2.1 dev swp33 onlink\n")),
     ("a leaf's post-up deletes its uplink's connected route (ip route del of the link's /31)", "BGP-SESSION-DOWN",
-     lambda r: edit(r / LEAF_A / "interfaces", "    alias a-spine-1:Ethernet1\n",
-                    "    alias a-spine-1:Ethernet1\n    post-up ip route del 10.11.0.0/31 dev swp33\n")),
+     lambda r: _uplink_post_up(r, "ip route del 10.11.0.0/31 dev swp33")),
     ("a leaf's post-up deletes a server port's connected route (no dev named)", "LINK-PORT-DOWN",
-     lambda r: edit(r / LEAF_A / "interfaces", "    alias a-spine-1:Ethernet1\n",
-                    "    alias a-spine-1:Ethernet1\n    post-up ip route del 10.12.0.0/31\n")),
+     lambda r: _uplink_post_up(r, "ip route del 10.12.0.0/31")),
     ("a leaf's post-up deletes an uplink's subnet out of another port (no such route there: it fails)",
-     "PORTS-UNMODELLED", lambda r: edit(r / LEAF_A / "interfaces", "    alias a-spine-1:Ethernet1\n",
-                                        "    alias a-spine-1:Ethernet1\n    post-up ip route del 10.11.0.0/31 dev swp34\n")),
+     "PORTS-UNMODELLED", lambda r: _uplink_post_up(r, "ip route del 10.11.0.0/31 dev swp34")),
     ("a leaf's post-up route for another leaf's servers over the other spine's port (the kernel refuses it)",
      "PORTS-UNMODELLED", lambda r: edit(r / LEAF_A / "interfaces", "    alias a-spine-1:Ethernet1\n",
                                         "    alias a-spine-1:Ethernet1\n    post-up ip route add 10.12.0.64/26 via "
@@ -1996,9 +2005,8 @@ VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
                 edit(r / LEAF_A / "frr.conf", " neighbor 10.11.0.0 description a-spine-1:Ethernet1\n",
                      " neighbor 10.11.0.0 description a-spine-1:Ethernet1\n neighbor 10.11.0.0 ttl-security hops 1\n"))),
     ("a leaf's uplink with a smaller TCP MSS, dynamic capability and fast convergence (the twin: as without)",
-     lambda r: edit(r / LEAF_A / "frr.conf", " neighbor 10.11.0.0 description a-spine-1:Ethernet1\n",
-                    " neighbor 10.11.0.0 description a-spine-1:Ethernet1\n neighbor 10.11.0.0 tcp-mss 1400\n"
-                    " neighbor 10.11.0.0 capability dynamic\n bgp fast-convergence\n")),
+     lambda r: _after_first_uplink(r, "neighbor 10.11.0.0 tcp-mss 1400", "neighbor 10.11.0.0 capability dynamic",
+                                   "bgp fast-convergence")),
     ("an EOS spine's update timing and best-path tie-breaks (out-delay, idle-restart-timer, ecmp-fast, "
      "wait-for-convergence, host routes installed direct)",
      lambda r: edit(r / SPINE_A / "running-config", "   router-id 10.10.0.0\n",
@@ -2010,8 +2018,7 @@ VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
                     "route-map SRC permit 10\n set src 10.10.0.32\nexit\nip protocol bgp route-map SRC\n"
                     "router bgp 4200001100\n")),
     ("a leaf takes the customer role toward one spine, which sends none (not strict: the session comes up)",
-     lambda r: edit(r / LEAF_A / "frr.conf", " neighbor 10.11.0.0 description a-spine-1:Ethernet1\n",
-                    " neighbor 10.11.0.0 description a-spine-1:Ethernet1\n neighbor 10.11.0.0 local-role customer\n")),
+     lambda r: _after_first_uplink(r, "neighbor 10.11.0.0 local-role customer")),
     ("a leaf migrates one session to another ASN with no-prepend replace-as (the paths keep their length)",
      lambda r: _local_as_toward_spine(r, " no-prepend replace-as")),
     ("a leaf offers its spines a default route (their inbound policy takes only the plane's prefixes)",
@@ -3112,6 +3119,18 @@ def test_a_cumulus_port_without_mtu_runs_the_platform_default_and_says_so(clean:
     assert [f for r in run_checks(load_snapshot(broken)) if r.check == "QOS-MTU" for f in r.findings] == []
 
 
+def _with_leaf_statement(clean: Path, tmp_path: Path, statement: str) -> tuple[Path, int, list[tuple[str, str]]]:
+    """A copy of the clean build with ``statement`` (lines) after LEAF_A's last neighbor
+    description: its frr.conf, the first added line's number, and every finding (check, message)."""
+    edited = tmp_path / "build"
+    shutil.copytree(clean, edited)
+    conf = edited / LEAF_A / "frr.conf"
+    anchor = " neighbor 10.11.0.6 description a-spine-4:Ethernet1\n"
+    edit(conf, anchor, anchor + f" {statement}\n")
+    line = 1 + conf.read_text().split(f" {statement}")[0].count("\n")
+    return conf, line, [(f.check, f.message) for r in run_checks(load_snapshot(edited)) for f in r.findings]
+
+
 def _uplink_session(snap, topo):  # type: ignore[no-untyped-def]
     """a-leaf-su1-r0's session with a-spine-1 and its two ends (leaf's, spine's)."""
     session = next(s for s in topo.sessions if {s.a[0], s.b[0]} == {"a-leaf-su1-r0", "a-spine-1"})
@@ -3156,13 +3175,8 @@ def test_a_strict_role_in_a_file_downs_the_session_and_roles_on_several_sessions
     BGP-SESSION-DOWN at its line, also through a peer-group, and `no` takes it back; a role without
     strict mode on one session changes nothing (no finding); roles on several sessions are each
     said (their marks on routes, OTC, are not evaluated)."""
-    edited = tmp_path / "build"
-    shutil.copytree(clean, edited)
-    conf = edited / LEAF_A / "frr.conf"
-    anchor = " neighbor 10.11.0.6 description a-spine-4:Ethernet1\n"
-    edit(conf, anchor, anchor + " neighbor 10.11.0.0 local-role customer strict-mode\n")
-    line = 1 + conf.read_text().split(" neighbor 10.11.0.0 local-role")[0].count("\n")
-    found = [(f.check, f.message) for r in run_checks(load_snapshot(edited)) for f in r.findings]
+    conf, line, found = _with_leaf_statement(clean, tmp_path, "neighbor 10.11.0.0 local-role customer strict-mode")
+    edited = conf.parents[2]
     down = [m for c, m in found if c == "BGP-SESSION-DOWN"]
     assert down and all(f"{LEAF_A}/frr.conf:{line}:" in m and "Role Mismatch" in m for m in down), found
     edit(conf, " neighbor 10.11.0.0 local-role customer strict-mode\n",
@@ -3208,16 +3222,10 @@ def test_a_numbered_neighbor_bound_to_another_port_never_connects(
     """`neighbor ADDRESS interface PORT` binds a numbered neighbor's connection to PORT: on any port
     but the one holding the neighbor's subnet no connection is made (it was read as an unnumbered
     neighbor named by an address: a session missing on both ends, for the wrong reason)."""
-    edited = tmp_path / "build"
-    shutil.copytree(clean, edited)
-    conf = edited / LEAF_A / "frr.conf"
-    anchor = " neighbor 10.11.0.6 description a-spine-4:Ethernet1\n"
-    edit(conf, anchor, anchor + f" {statement}\n")
-    found = [(f.check, f.message) for r in run_checks(load_snapshot(edited)) for f in r.findings]
+    _, line, found = _with_leaf_statement(clean, tmp_path, statement)
     if down_on is None:
         assert found == []
         return
-    line = 1 + conf.read_text().split(f" {statement}")[0].count("\n")
     down = [m for c, m in found if c == "BGP-SESSION-DOWN"]
     assert len(down) == 1 and f"{LEAF_A}/frr.conf:{line}:" in down[0] and f"to {down_on} (" in down[0], found
     assert not {c for c, _ in found} & {"BGP-ONE-SIDED", "BGP-SESSION-MISSING", "CONFIG-UNMODELLED"}, found
@@ -3230,13 +3238,7 @@ def test_a_neighbor_bound_to_a_port_the_files_do_not_address_is_said_not_judged(
     management VRF): bgpd binds only to a port that exists there (on the twin, where only the
     configured ports exist, a missing one leaves the session up); the files cannot say whether
     the real switch has it, so the line is CONFIG-UNMODELLED and the session taken as unbound."""
-    edited = tmp_path / "build"
-    shutil.copytree(clean, edited)
-    conf = edited / LEAF_A / "frr.conf"
-    anchor = " neighbor 10.11.0.6 description a-spine-4:Ethernet1\n"
-    edit(conf, anchor, anchor + f" neighbor 10.11.0.0 interface {port}\n")
-    line = 1 + conf.read_text().split(f" neighbor 10.11.0.0 interface {port}")[0].count("\n")
-    found = [(f.check, f.message) for r in run_checks(load_snapshot(edited)) for f in r.findings]
+    _, line, found = _with_leaf_statement(clean, tmp_path, f"neighbor 10.11.0.0 interface {port}")
     assert [c for c, _ in found] == ["CONFIG-UNMODELLED"], found
     assert f"{LEAF_A}/frr.conf:{line}:" in found[0][1] and "not judged" in found[0][1], found
 

@@ -1592,7 +1592,12 @@ def _iface_route_delete(rng: random.Random, text: str, ports: frozenset[str]) ->
     command = {"dev": f"ip route del {subnet} dev {port}", "bare": f"ip route del {subnet}",
                "other-dev": f"ip route del {subnet} dev {rng.choice(others)}",
                "absent": "ip route del 198.18.7.0/24"}[how]
-    name, _, end = rng.choice(spans)
+    # run from the port's own stanza or a later one: the port is up by then, as `ifreload -a`
+    # finds every port on a running switch (from an earlier stanza at a boot the route is not
+    # there yet and the command fails: the model judges the running switch, where a deploy runs it)
+    order = [sp[0] for sp in spans]
+    later = [sp for sp in spans if port not in order or order.index(sp[0]) >= order.index(port)]
+    name, _, end = rng.choice(later or spans)
     lines = _lines(text)
     lines.insert(end, f"    post-up {command}")
     return f"interfaces: {name} post-up {command}", "\n".join(lines)

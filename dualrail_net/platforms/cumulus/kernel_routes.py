@@ -158,7 +158,10 @@ def _connected_deleted(route: ServerRoute, interfaces: Mapping[str, Interface],
     the kernel (None: it deletes no connected route the model knows): PREFIX is the subnet of one
     of the port's addresses, no gateway is named, and the table is the port's VRF's (main for the
     default VRF). The kernel adds that route with the address and deletes it on command; nothing
-    puts it back until the port goes down and up again or the address is set anew."""
+    puts it back until the port goes down and up again or the address is set anew. As for the
+    routes added, the port is taken as up when the command runs (`ifreload -a` on a running
+    switch, what a deploy does; at a boot a command in an earlier stanza finds no route and fails,
+    measured on the twin: the next deploy deletes it)."""
     if route.via is not None or route.hops or route.kind != "unicast" or "/" not in route.prefix:
         return None
     wanted = network_of(route.prefix)

@@ -130,11 +130,12 @@ def predict(output: Path, devices: list[str]) -> dict[str, DeviceRouting]:
             external = [peer for peer in external_peers(snap, topo, node) if peer.established]
             sent = Counter(prefix for peer in external for prefix in peer.prefixes)
             paths = maximum_paths(dev, dev.bgp[node[1]], TWIN_MAXIMUM_PATHS)
+            sources: dict[str, bool] = {}  # (kept_out_of_fib's `set src` lookups, once per address)
             routes += [(prefix, min(count, paths)) for prefix, count in sent.items()
-                       if prefix not in local and kept_out_of_fib(dev, node[1], prefix) is None]
+                       if prefix not in local and kept_out_of_fib(dev, node[1], prefix, sources) is None]
             for bit in bits(learned):
                 prefix = control.index.prefixes[bit]
-                if prefix in local or prefix in sent or kept_out_of_fib(dev, node[1], prefix) is not None:
+                if prefix in local or prefix in sent or kept_out_of_fib(dev, node[1], prefix, sources) is not None:
                     continue
                 width = control.width(node, bit)
                 routes.append((prefix, width))

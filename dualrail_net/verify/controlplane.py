@@ -829,12 +829,15 @@ def fib_restricted(dev: DeviceConfig, vrf: str | None) -> bool:
     return inst is not None and bool(inst.distance or inst.table_map) or vrf in dev.fib_filters
 
 
-def kept_out_of_fib(dev: DeviceConfig, vrf: str | None, prefix: str) -> tuple[int, str] | None:
+def kept_out_of_fib(dev: DeviceConfig, vrf: str | None, prefix: str,
+                    sources: dict[str, bool] | None = None) -> tuple[int, str] | None:
     """Why a best BGP route for ``prefix`` in the instance of ``vrf`` is not installed in the
     forwarding table although BGP holds (and advertises) it, as (line, what): `distance bgp 255`,
     a `table-map` route-map that denies it (bgpd never hands it to zebra), zebra's `ip protocol
-    bgp route-map` (zebra keeps it out of the kernel); an undefined route-map denies everything.
-    None: it is installed (a static or connected route of a lower distance aside)."""
+    bgp route-map` (zebra keeps it out of the kernel) or its `set src` of no local address; an
+    undefined route-map denies everything. None: it is installed (a static or connected route of a
+    lower distance aside). ``sources``: a caller asking for many prefixes of one instance passes
+    one dict, so each `set src` address is looked up among the device's ports once."""
     inst = dev.bgp.get(vrf)
     if inst is None:
         return None
@@ -848,11 +851,20 @@ def kept_out_of_fib(dev: DeviceConfig, vrf: str | None, prefix: str) -> tuple[in
     permitted, carried, _, _ = route_map_outcome(dev, fib[0], prefix)
     if not permitted:
         return fib[1], f"ip protocol bgp route-map {fib[0]} denies it (zebra keeps it out of the kernel)"
-    if carried is not None and carried.src is not None and not local_address(dev, vrf, carried.src[0]):
+    if carried is not None and carried.src is not None and not _is_local(dev, vrf, carried.src[0], sources):
         return carried.src[1], (f"ip protocol bgp route-map {fib[0]} sets src {carried.src[0]}, no address of "
                                 f"{dev.name}{' VRF ' + vrf if vrf else ''} (the kernel refuses the route: "
                                 "Invalid prefsrc address)")
     return None
+
+
+def _is_local(dev: DeviceConfig, vrf: str | None, address: str, known: dict[str, bool] | None) -> bool:
+    """local_address, remembered in ``known`` (None: not remembered)."""
+    if known is None:
+        return local_address(dev, vrf, address)
+    if address not in known:
+        known[address] = local_address(dev, vrf, address)
+    return known[address]
 
 
 def local_address(dev: DeviceConfig, vrf: str | None, address: str) -> bool:

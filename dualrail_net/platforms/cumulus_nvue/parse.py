@@ -489,7 +489,6 @@ def _as_path_lists(r: _Reader, lists: dict[str, Any], path: PathKey) -> None:
                 break
 
 
-
 def _words(value: Any) -> list[str]:
     """A key's value as the words of the FRR line NVUE writes (a mapping: its keys)."""
     items = list(value) if isinstance(value, dict) else [value]

@@ -1010,8 +1010,9 @@ def _kept_out(ctx: Context, name: str, plane: str, vrf: str | None, learned: lis
     (controlplane.kept_out_of_fib), one finding per cause."""
     dev = ctx.snap.devices[name]
     causes: dict[tuple[int, str], list[str]] = {}
+    sources: dict[str, bool] = {}
     for prefix in learned:
-        why = kept_out_of_fib(dev, vrf, prefix)
+        why = kept_out_of_fib(dev, vrf, prefix, sources)
         if why is not None:
             causes.setdefault(why, []).append(prefix)
     return [finding([name], plane, f"{_loc(ctx, name, line)}: {what}: {len(denied)} planned prefix(es) learned by BGP "

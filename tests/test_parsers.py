@@ -151,7 +151,8 @@ def tree_parse_frr(text: str) -> DeviceConfig:
                         named = [frr_parser.STOP_COMMUNITIES.get(x.lower()) for x in words]
                         rm.community_set = tuple(sorted({x for x in named if x}))
                         rm.community_additive = "additive" in child.words
-                        if words and None not in named:
+                        if words and all(x is not None or frr_parser.plain_community(word)
+                                         for word, x in zip(words, named)):
                             continue
                     if child.words == ["set", "community", "none"]:
                         rm.community_set = ()
@@ -193,7 +194,7 @@ ODD_FRR = [
     "router bgp 1.10 vrf c\n bgp router-id 1.2.3.4\n",
     # a vrf with static routes, route-map children, a prefix list with `any`, a set line, a comment
     "  hostname h\n vrf x\n  ip route 1.0.0.0/8 blackhole\n  ip route 2.0.0.0/8 10.0.0.1\n"
-    "route-map M permit 10\n match ip address prefix-list P\n set community 65000:1\n"
+    "route-map M permit 10\n match ip address prefix-list P\n set community 0:1\n"
     "! comment\nip prefix-list P seq 5 permit 1.0.0.0/8 le 32\nip prefix-list Q seq 5 deny any\n"
     "ip route 3.0.0.0/8 Null0 nexthop-vrf x\n",
     # no default ipv4-unicast with activate, aggregates, route targets, an unknown top-level block
@@ -263,7 +264,7 @@ def test_frr_reader_follows_frr_node_rules() -> None:
     odd = flat_parse_frr(ODD_FRR[1])
     assert odd.prefix_lists["Q"][0].prefix == "0.0.0.0/0" and odd.prefix_lists["Q"][0].le == 32
     assert [r.prefix for r in odd.static_routes] == ["1.0.0.0/8", "2.0.0.0/8", "3.0.0.0/8"]
-    assert (7, "set community 65000:1") in odd.unmodelled
+    assert (7, "set community 0:1") in odd.unmodelled
     af = flat_parse_frr(ODD_FRR[2])
     inst = af.bgp[None]
     assert not inst.default_ipv4_unicast and inst.neighbors["1.1.1.1"].activate is True
@@ -1307,8 +1308,15 @@ def test_ucx_tls_leaves_an_rdma_transport_or_not(tls: str, rdma: bool) -> None:
     ("set community no-export", ("no-export",), False, True),
     ("set community 65535:65282 additive", ("no-advertise",), True, True),
     ("set community local-AS no-export", ("local-AS", "no-export"), False, True),
-    ("set community 65000:1 no-export", ("no-export",), False, False),  # (65000:1: reported)
-    ("set community 65000:1", (), False, False),
+    ("set community 65000:1 no-export", ("no-export",), False, True),  # (65000:1: a plain tag)
+    ("set community 65000:1", (), False, True),
+    ("set community 65000:1 65000:2 additive", (), True, True),
+    ("set community 0:1", (), False, False),  # (RFC 1997's reserved ranges: reported)
+    ("set community 65535:0", (), False, False),  # (GRACEFUL_SHUTDOWN by number)
+    ("set community graceful-shutdown 65000:1", (), False, False),
+    ("set community blackhole", (), False, False),
+    ("set community 65000:65536", (), False, False),  # (no such community: reported)
+    ("set community 65000", (), False, False),
 ])
 def test_set_community_reads_the_well_known_communities_that_stop_a_route(line: str, stops: tuple[str, ...],
                                                                           additive: bool, judged: bool) -> None:

@@ -978,9 +978,16 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
                 edit(r / LEAF_A / "frr.conf", "ip prefix-list LOCAL-A seq 20 permit 10.12.0.0/26\n",
                      "ip prefix-list LOCAL-A seq 20 permit 10.12.0.0/26\nip prefix-list LOCAL-A seq 30 permit "
                      "10.12.0.0/20\n"))),
-    ("a route-map set line verify cannot judge", "CONFIG-UNMODELLED",
+    ("a route-map set line verify cannot judge (the graceful-shutdown community)", "CONFIG-UNMODELLED",
      lambda r: edit(r / LEAF_A / "frr.conf", " match ip address prefix-list LOCAL-A\n",
-                    " match ip address prefix-list LOCAL-A\n set community 65000:1\n")),
+                    " match ip address prefix-list LOCAL-A\n set community graceful-shutdown\n")),
+    ("a community of RFC 1997's reserved range (0:N) set on a leaf's routes", "CONFIG-UNMODELLED",
+     lambda r: edit(r / LEAF_A / "frr.conf", " match ip address prefix-list LOCAL-A\n",
+                    " match ip address prefix-list LOCAL-A\n set community 0:1\n")),
+    ("an EOS prefix-list entry that takes the servers' block at /24 only (`eq 24`): the /26 subnets are "
+     "denied", "ROUTE-MISSING",
+     lambda r: edit(r / SPINE_A / "running-config", "   seq 20 permit 10.12.0.0/20 le 32\n",
+                    "   seq 20 permit 10.12.0.0/20 eq 24\n")),
     ("a leaf prefers one spine by local preference: it installs that spine alone", "ROUTE-ECMP-WIDTH",
      lambda r: _one_spine_sets(r, "set local-preference 200")),
     ("a leaf gives one spine's routes a weight: it installs that spine alone", "ROUTE-ECMP-WIDTH",
@@ -2281,6 +2288,16 @@ VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
     ("an EOS interface block repeated (EOS merges it)",
      lambda r: edit(r / SPINE_A / "running-config", "interface Loopback0\n", "interface Ethernet1\n   mtu 9214\n"
                     "interface Loopback0\n")),
+    ("EOS prefix-list entries with `eq N` (the servers' /26 subnets exactly), in the block and on one line",
+     lambda r: edit(r / SPINE_A / "running-config", "ip prefix-list PLANE-A\n   seq 10 permit 10.10.0.0/24 le 32\n"
+                    "   seq 20 permit 10.12.0.0/20 le 32\n", "ip prefix-list PLANE-A seq 20 permit 10.12.0.0/20 eq 26\n"
+                    "ip prefix-list PLANE-A\n   seq 10 permit 10.10.0.0/24 le 32\n   seq 15 permit 10.10.0.0/24 eq 32\n")),
+    ("plain communities set on a leaf's and a spine's routes that nothing matches (FRR, EOS, additive)",
+     lambda r: (edit(r / LEAF_A / "frr.conf", " match ip address prefix-list LOCAL-A\n",
+                     " match ip address prefix-list LOCAL-A\n set community 65101:7 4200:1\n"),
+                edit(r / SPINE_A / "running-config", "route-map PLANE-A-OUT permit 10\n   match ip address prefix-list "
+                     "PLANE-A\n", "route-map PLANE-A-OUT permit 10\n   match ip address prefix-list PLANE-A\n"
+                     "   set community 65000:1 65000:2 additive\n"))),
 ]
 
 

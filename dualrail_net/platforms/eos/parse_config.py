@@ -921,13 +921,13 @@ def _read_nodes(nodes: list[Node], dev: DeviceConfig) -> None:
             _static(w, dev, node)
         elif w[:2] == ["ip", "prefix-list"] and len(w) > 2:
             if len(w) > 3:
-                entry = parse_prefix_list_line(w, 3, node.line)
+                entry = parse_prefix_list_line(w, 3, node.line, eos=True)
                 if entry:
                     add_prefix_list_entry(dev.prefix_lists.setdefault(w[2], []), entry, step=10, drop_duplicate=False)
                 else:
                     _unmodelled(dev, node)
             for child in node.children:
-                entry = parse_prefix_list_line(child.words, 0, child.line)
+                entry = parse_prefix_list_line(child.words, 0, child.line, eos=True)
                 if entry:
                     add_prefix_list_entry(dev.prefix_lists.setdefault(w[2], []), entry, step=10, drop_duplicate=False)
                 elif child.words[0] == "no" and len(child.words) > 1 and w[2] in dev.prefix_lists \

@@ -138,9 +138,11 @@ def _next_seq(existing: list[Any], seq_of: Callable[[Any], int]) -> Callable[[],
     return number
 
 
-def parse_prefix_list_line(words: list[str], start: int, line: int = 0) -> PrefixListEntry | None:
+def parse_prefix_list_line(words: list[str], start: int, line: int = 0, eos: bool = False) -> PrefixListEntry | None:
     """words[start:] = 'seq N permit|deny PREFIX|any [ge N] [le N]' (or without 'seq N'); None for
-    anything else (a description, a malformed entry: reported as unmodelled by the caller)."""
+    anything else (a description, a malformed entry: reported as unmodelled by the caller). ``eos``:
+    EOS also takes `PREFIX eq N`, the prefixes of exactly that length (arista.eos's prefix-list
+    parser reads the operator as eq, ge or le); FRR's grammar has no `eq`."""
     head = _sequenced(words[start:], AUTO_SEQ)
     if head is None:
         return None
@@ -149,6 +151,9 @@ def parse_prefix_list_line(words: list[str], start: int, line: int = 0) -> Prefi
         return PrefixListEntry(seq, rest[0], "0.0.0.0/0", None, 32, line) if len(rest) == 2 else None
     if not is_prefix(rest[1]) or len(rest) % 2:
         return None
+    if eos and len(rest) == 4 and rest[2] == "eq":
+        exact = _int(rest[3], 32)
+        return None if exact is None else PrefixListEntry(seq, rest[0], rest[1], exact, exact, line)
     entry = PrefixListEntry(seq, rest[0], rest[1], line=line)
     for key, value in zip(rest[2::2], rest[3::2]):
         length = _int(value, 32)
@@ -1079,9 +1084,11 @@ def _route_map_set(entry: RouteMapEntry, w: list[str], line: int) -> bool:
         stops = [STOP_COMMUNITIES.get(x.lower()) for x in words]
         entry.community_set = tuple(sorted({x for x in stops if x}))
         entry.community_additive = "additive" in w[2:]
-        # judged whole when it writes only well-known communities that stop a route; any other
-        # community is reported (what a community-list elsewhere does with it is not followed)
-        return bool(words) and None not in stops
+        # judged whole when it writes well-known communities that stop a route and plain AA:NN
+        # values: what a plain value does is what a `match community` does with it, and every such
+        # clause is reported once anything sets communities (verify/communities.py); any other
+        # well-known community (graceful-shutdown, blackhole, llgr-stale, ...) is reported
+        return bool(words) and all(stop is not None or plain_community(x) for x, stop in zip(words, stops))
     if w == ["set", "community", "none"]:
         entry.community_set = ()  # (clears what the route carries; still reported: other communities)
     return w[0] == "description"
@@ -1131,6 +1138,14 @@ def _route_map_undo(entry: RouteMapEntry, w: list[str]) -> bool:
 # eBGP peers, NO_ADVERTISE to no peer
 STOP_COMMUNITIES = {"no-export": "no-export", "65535:65281": "no-export", "no-advertise": "no-advertise",
                     "65535:65282": "no-advertise", "local-as": "local-AS", "65535:65283": "local-AS"}
+
+
+def plain_community(word: str) -> bool:
+    """A community AA:NN outside RFC 1997's reserved ranges (AA 0 and 65535, where the well-known
+    ones live): a tag that means nothing to bgpd or EOS unless a `match community` reads it."""
+    aa, colon, nn = word.partition(":")
+    high, low = _int(aa, 65535), _int(nn, 65535)
+    return bool(colon) and high is not None and low is not None and 0 < high < 65535
 
 
 def _flow_clause(entry: RouteMapEntry, w: list[str], line: int) -> bool:

@@ -67,6 +67,23 @@ class PlanePools:
                     return plane
         return None
 
+    def plane_covered(self, prefix: str) -> str | None:
+        """The plane whose pools a prefix holds, when it holds pools of exactly one plane and sits in
+        none (10.22.0.0/16 around plane B's 10.22.0.0/20); None otherwise, also for a prefix that
+        covers pools of several planes (a default route, 10.0.0.0/8: no plane's in particular). A
+        route for such a prefix is one for that plane's addresses: nothing more specific of another
+        plane stands in front of them."""
+        try:
+            address, length = network_of(prefix)
+        except ValueError:
+            return None
+        if self.plane_of_net((address, length)) is not None:
+            return None
+        shift = 32 - length
+        covered = {plane for plane, nets in self.pools.items() for n in nets
+                   if n.prefixlen >= length and int(n.network_address) >> shift == address >> shift}
+        return covered.pop() if len(covered) == 1 else None
+
     def lookup_order(self) -> list[tuple[int, int, str]]:
         """(pool length, pool network >> (32 - length), plane) in the order plane_of_net tries them:
         for the same lookup over arrays of networks (verify/address_table.py)."""

@@ -451,6 +451,15 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
      "ROUTE-MISSING", lambda r: edit(r / GW / "frr.conf", "  neighbor 10.13.0.16 route-map LOCAL-A-OUT out\n",
                                      "  neighbor 10.13.0.16 route-map LOCAL-A-OUT out\n"
                                      "  neighbor 10.13.0.16 attribute-unchanged next-hop\n")),
+    ("a static route to a supernet of plane B's server block (10.22.0.0/16 around its /20)", "ISO-ROUTE-LEAK",
+     lambda r: edit(r / LEAF_A / "frr.conf", "ip route 10.12.0.0/26 blackhole\n",
+                    "ip route 10.12.0.0/26 blackhole\nip route 10.22.0.0/16 10.11.0.0\n")),
+    ("a leaf originates a supernet of plane B's server block into plane A", "ISO-ROUTE-LEAK",
+     lambda r: (edit(r / LEAF_A / "frr.conf", "ip route 10.12.0.0/26 blackhole\n",
+                     "ip route 10.12.0.0/26 blackhole\nip route 10.22.0.0/16 blackhole\n"),
+                edit(r / LEAF_A / "frr.conf", "  network 10.12.0.0/26\n", "  network 10.12.0.0/26\n  network 10.22.0.0/16\n"),
+                edit(r / LEAF_A / "frr.conf", "ip prefix-list LOCAL-A seq 20 permit 10.12.0.0/26\n",
+                     "ip prefix-list LOCAL-A seq 20 permit 10.12.0.0/26\nip prefix-list LOCAL-A seq 30 permit 10.22.0.0/16\n"))),
     ("a static route to plane B's servers out of a port with `onlink` (the port alone decides)",
      "ISO-ROUTE-LEAK", lambda r: edit(r / LEAF_A / "frr.conf", "ip route 10.12.0.0/26 blackhole\n",
                                       "ip route 10.12.0.0/26 blackhole\nip route 10.22.0.0/20 192.0.2.1 swp33 onlink\n")),
@@ -2288,6 +2297,9 @@ VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
     ("an EOS interface block repeated (EOS merges it)",
      lambda r: edit(r / SPINE_A / "running-config", "interface Loopback0\n", "interface Ethernet1\n   mtu 9214\n"
                     "interface Loopback0\n")),
+    ("a leaf's static default route and 10.0.0.0/8 through a spine (around every plane's pools: no plane's)",
+     lambda r: edit(r / LEAF_A / "frr.conf", "ip route 10.12.0.0/26 blackhole\n",
+                    "ip route 10.12.0.0/26 blackhole\nip route 0.0.0.0/0 10.11.0.0\nip route 10.0.0.0/8 10.11.0.2\n")),
     ("EOS prefix-list entries with `eq N` (the servers' /26 subnets exactly), in the block and on one line",
      lambda r: edit(r / SPINE_A / "running-config", "ip prefix-list PLANE-A\n   seq 10 permit 10.10.0.0/24 le 32\n"
                     "   seq 20 permit 10.12.0.0/20 le 32\n", "ip prefix-list PLANE-A seq 20 permit 10.12.0.0/20 eq 26\n"

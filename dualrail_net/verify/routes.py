@@ -373,18 +373,18 @@ def prefix_index(snap: Snapshot, topo: Topology) -> tuple[PrefixIndex, dict[Node
             node = (dev.name, vrf)
             plane = topo.node_plane.get(node)
             for net in inst.networks:
-                rows.append((net, node, snap.plane_of_address(net) or plane))
+                rows.append((net, node, _plane_of(snap, net, plane)))
             if "connected" in inst.redistribute:
                 for ep in topo.endpoints_of(node):
                     net = net_str(ep.net)
-                    rows.append((net, node, snap.plane_of_address(net) or plane))
+                    rows.append((net, node, _plane_of(snap, net, plane)))
             feed = inst.static_feed  # (SONiC's bgpcfgd: only its own routes, whatever frr.conf says)
             statics, kernel = "static" in inst.redistribute or feed is not None, "kernel" in inst.redistribute
             if statics or kernel:
                 for route in dev.static_routes:  # (zebra's, then the kernel's: parsers.add_routing)
                     if route.vrf == vrf and (kernel if route.kernel else statics and (
                             feed is None or net_str(network_of(route.prefix)) in feed)):
-                        rows.append((route.prefix, node, snap.plane_of_address(route.prefix) or plane))
+                        rows.append((route.prefix, node, _plane_of(snap, route.prefix, plane)))
     rows.sort(key=lambda r: r[2] or "")  # stable: keeps the config order within a plane
     idx = PrefixIndex()
     origins: dict[NodeId, list[int]] = defaultdict(list)
@@ -392,6 +392,13 @@ def prefix_index(snap: Snapshot, topo: Topology) -> tuple[PrefixIndex, dict[Node
         origins[node].append(idx.add(net, node, plane))
     idx.freeze()
     return idx, origins
+
+
+def _plane_of(snap: Snapshot, prefix: str, origin_plane: str | None) -> str | None:
+    """Whose prefix an originated one is: the plane whose pools hold it, or the one plane whose
+    pools it holds (a supernet of another plane's block routes that plane's addresses), else its
+    originator's plane."""
+    return snap.plane_of_address(prefix) or snap.plane_covered(prefix) or origin_plane
 
 
 def _edges(snap: Snapshot, topo: Topology) -> list[tuple[NodeId, NodeId, DeviceConfig, str | None, DeviceConfig,

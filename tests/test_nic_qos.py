@@ -102,6 +102,30 @@ def test_a_setting_the_program_does_not_take_fails_the_run_and_verify_knows_its_
     assert _run(script, env).returncode == 1  # at every run, not only the first
 
 
+def test_an_exit_in_the_plan_leaves_the_ports_below_it_unset_as_verify_reads_it(
+        host: tuple[Path, dict[str, str], list[str]]) -> None:
+    """`exit 0` pasted among the plan's lines: the shell stops there, so the ports below keep the
+    NIC's defaults (PCP trust, no PFC) and the run still exits 0. verify's reader takes the same
+    lines as applied (the ports above) and none below (HOST-NIC-QOS fires for them)."""
+    from dualrail_net.verify.model import ServerConfig
+    from dualrail_net.verify.parsers import read_nic_qos, read_nic_qos_plain
+    script, env, ports = host
+    text = script.read_text()
+    cut = ports[3]
+    script.write_text(text.replace(f"port {cut} ", f"exit 0\nport {cut} ", 1))
+    out = _run(script, env)
+    assert out.returncode == 0, out.stdout + out.stderr
+    state = Path(env["DUALRAIL_NIC_DOUBLE_STATE"])
+    set_by_the_shell = [p for p in ports if (state / f"{p}.trust").read_text().strip() == "dscp"]
+    assert set_by_the_shell == ports[:3]
+    for reader in (read_nic_qos, read_nic_qos_plain):
+        srv = ServerConfig(name="gpu001")
+        reader(script.read_text(), srv)
+        assert list(srv.nic_qos) == set_by_the_shell, reader
+        assert srv.nic_qos_exit is not None and srv.nic_qos_exit[1] == "exit 0"
+        assert [u[2] for u in srv.unmodelled] == ["exit 0"]
+
+
 class LocalHostShell:
     """TEST DOUBLE of a netmiko ``linux`` session: each command runs in a local ``sh`` with the
     fake NIC's environment (the driver's status marker and prompt as a real shell prints them)."""

@@ -914,6 +914,8 @@ class ServerConfig:
     # the program every server runs, compared with the one dualrail ships (HOST-NIC-QOS-PROGRAM)
     nic_qos_program: list[tuple[int, str]] = field(default_factory=list)
     nic_qos_file: bool = False  # the server has a nic-qos.sh at all
+    # an `exit` among the plan's lines (line, text): the shell stops there, the lines below never run
+    nic_qos_exit: tuple[int, str] | None = None
     # dualrail-nic-qos.service: "Section.Key" -> value (None: no unit file)
     nic_qos_unit: dict[str, str] | None = None
     topology: HostTopology | None = None  # nccl-topo.xml (None: the server has none)

@@ -503,7 +503,10 @@ def nic_qos(ctx: Context) -> list[Finding]:
             mark = markers.get(port.plane)
             line = srv.nic_qos.get(port.ifname)
             if line is None:
-                out.append(finding([name], port.plane, f"{where}: no line for {port.ifname} (plane {port.plane})", why))
+                stop = srv.nic_qos_exit
+                said = f": the program stops at line {stop[0]} (`{stop[1][:40]}`) before it" if stop else ""
+                out.append(finding([name], port.plane, f"{where}: no line for {port.ifname} (plane {port.plane})"
+                                   f"{said}", why))
                 continue
             loc = f"{where}:{line.line}"
             leaf, leaf_port = leaf_of.get((name, port.ifname), ("", ""))

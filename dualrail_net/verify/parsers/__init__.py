@@ -237,6 +237,13 @@ def _scan_nic_qos(text: str, first: int, inside: bool, srv: ServerConfig) -> boo
             srv.nic_qos_program.append((number, stripped))
             continue
         words = stripped.split()
+        if srv.nic_qos_exit is not None:  # the shell never gets here: nothing below is applied
+            continue
+        if words[0] == "exit" and len(words) <= 2:
+            # (still reported: the status the program would end with after the plan is not reached)
+            srv.nic_qos_exit = (number, stripped)
+            srv.unmodelled.append(("nic-qos.sh", number, stripped))
+            continue
         settings = {}
         ok = len(words) >= 3 and words[0] == "port" and all(_PORT_WORD.fullmatch(w) for w in words[1:3])
         for word in words[3:]:

@@ -1267,6 +1267,28 @@ def test_an_env_value_is_what_a_sourcing_shell_assigns(value: str, assigned: str
     assert _shell_value(value) == assigned
 
 
+@pytest.mark.parametrize("text", [
+    "NCCL_IB_TC=104\nreturn 0\nNCCL_IB_GID_INDEX=3\n",
+    "export NCCL_IB_TC=104\nreturn\nNCCL_IB_TC=106\n",
+    "NCCL_IB_TC='104'\nNCCL_IB_GID_INDEX=3\n",
+])
+def test_nccl_env_is_read_as_a_sourcing_shell_sets_it(tmp_path: Path, text: str) -> None:
+    """The reader against /bin/sh sourcing the file: a `return` stops the sourcing there (the
+    names below stay unset), and the reader stops with it (the line reported)."""
+    import subprocess
+    from dualrail_net.verify.model import ServerConfig
+    from dualrail_net.verify.parsers import _read_env
+    (tmp_path / "nccl.env").write_text(text)
+    names = ("NCCL_IB_TC", "NCCL_IB_GID_INDEX")
+    shown = subprocess.run(["sh", "-c", ". ./nccl.env; " + "; ".join(f'echo "{n}=${{{n}-unset}}"' for n in names)],
+                           cwd=tmp_path, capture_output=True, text=True, timeout=30, env={"PATH": "/usr/bin:/bin"})
+    by_shell = {k: v for k, _, v in (line.partition("=") for line in shown.stdout.split())}
+    srv = ServerConfig(name="s")
+    _read_env(text, srv)
+    assert {n: srv.env.get(n, "unset") for n in names} == by_shell
+    assert [u[2] for u in srv.unmodelled] == [line for line in text.split("\n") if line.startswith("return")]
+
+
 @pytest.mark.parametrize("command,words", [
     ("ip route replace default via 10.0.0.0 table 0x65", "ip route replace default via 10.0.0.0 table 101"),
     ("ip rule add from 10.0.0.1 lookup 0145 pref 0X65", "ip rule add from 10.0.0.1 lookup 101 priority 101"),

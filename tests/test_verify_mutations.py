@@ -874,6 +874,8 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
      lambda r: edit_lines(r / "servers/gpu001/nic-qos.sh", lambda line: line.startswith("port ens2f1np1 "))),
     ("an `exit 0` among the NIC QoS plan's lines: the ports below it are never set", "HOST-NIC-QOS",
      lambda r: edit(r / "servers/gpu001/nic-qos.sh", "port ens2f1np1 ", "exit 0\nport ens2f1np1 ")),
+    ("a `return` pasted near the top of nccl.env: the launcher stops sourcing it there", "HOST-NCCL-HCA",
+     lambda r: edit(r / "servers/gpu001/nccl.env", "NCCL_IB_HCA==", "return 0\nNCCL_IB_HCA==")),
     ("no nic-qos.sh at all", "HOST-NIC-QOS", lambda r: (r / "servers/gpu001/nic-qos.sh").unlink()),
     ("the nic-qos program edited", "HOST-NIC-QOS-PROGRAM",
      lambda r: edit(r / "servers/gpu001/nic-qos.sh", 'put "$ROOT/sys/class/net/$ifname/ecn/roce_rp/enable/$prio" 1',

@@ -368,12 +368,17 @@ def _read_env(text: str, srv: ServerConfig) -> None:
     """nccl.env as a shell that sources it sets it: NAME=VALUE (``export`` allowed), the last one
     wins; quotes are removed as the shell removes them (`NAME="3"` sets 3); `$NAME` / `${NAME}`
     of a name set above is expanded (_expanded); `unset NAME...` takes names out; a value the shell
-    would expand otherwise or split (backquotes, unquoted spaces) is not modelled."""
+    would expand otherwise or split (backquotes, unquoted spaces) is not modelled. A `return` (or
+    `exit`, which ends the sourcing shell itself) stops the reading: nothing below it is set; the
+    line is reported (what the launcher does next is not followed)."""
     for number, line in enumerate(text.split("\n"), 1):
         stripped = line.strip()
         if not stripped or stripped.startswith("#"):
             continue
         words = stripped.split("#", 1)[0].split()
+        if words and words[0] in ("return", "exit") and len(words) <= 2:
+            srv.unmodelled.append(("nccl.env", number, stripped))
+            return
         if words[0] == "unset" and len(words) > 1 and all(_ENV_NAME.fullmatch(w) for w in words[1:]):
             for name in words[1:]:
                 srv.env.pop(name, None)

@@ -2304,6 +2304,11 @@ VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
     ("a leaf's static default route and 10.0.0.0/8 through a spine (around every plane's pools: no plane's)",
      lambda r: edit(r / LEAF_A / "frr.conf", "ip route 10.12.0.0/26 blackhole\n",
                     "ip route 10.12.0.0/26 blackhole\nip route 0.0.0.0/0 10.11.0.0\nip route 10.0.0.0/8 10.11.0.2\n")),
+    ("EOS lines with nothing for the model: domain name, LLDP timers, CLI aliases, prompt, errdisable recovery, "
+     "third-party optics",
+     lambda r: edit(r / SPINE_A / "running-config", "ip routing\n", "ip routing\nip domain-name example.net\n"
+                    "dns domain example.net\nlldp timer 10\nlldp holdtime 30\nalias shint show interfaces\n"
+                    "prompt %H%P\nerrdisable recovery cause bpduguard\nservice unsupported-transceiver key 1234\n")),
     ("EOS prefix-list entries with `eq N` (the servers' /26 subnets exactly), in the block and on one line",
      lambda r: edit(r / SPINE_A / "running-config", "ip prefix-list PLANE-A\n   seq 10 permit 10.10.0.0/24 le 32\n"
                     "   seq 20 permit 10.12.0.0/20 le 32\n", "ip prefix-list PLANE-A seq 20 permit 10.12.0.0/20 eq 26\n"

@@ -74,7 +74,9 @@ KNOWN_TOP_LEVEL = ("service routing protocols model", "end", "transceiver qsfp d
                    "spanning-tree mode", "no aaa root", "no spanning-tree", "aaa group server", "aaa authentication",
                    "aaa accounting", "tacacs-server host", "radius-server host", "snmp-server",
                    "management api gnmi", "logging buffered", "logging console", "logging monitor", "logging trap",
-                   "logging format", "clock timezone", "banner login", "banner motd")
+                   "logging format", "clock timezone", "banner login", "banner motd", "ip domain-name",
+                   "dns domain", "lldp timer", "lldp holdtime", "service unsupported-transceiver", "alias ",
+                   "prompt ", "errdisable recovery")
 # interface lines with nothing for the model
 KNOWN_INTERFACE = ("no shutdown", "load-interval", "no lldp", "lldp ", "link-debounce", "logging event")
 

@@ -1933,3 +1933,30 @@ def test_a_switch_port_moved_to_another_vrf_by_a_command_is_in_that_vrf() -> Non
     server = ifupdown.read_interfaces(text)
     ifupdown.apply_link_commands(server)
     assert server.interfaces["swp1"].vrf == "plane-a" and server.interfaces["swp2"].vrf == "plane-b"
+
+
+def test_nht_resolve_via_default_is_read_and_said_only_where_a_default_route_exists() -> None:
+    """`ip nht resolve-via-default` (top level, in a `vrf` block, taken back by `no`): read per VRF;
+    verify/nht.py reports it only where the VRF has a static default or BGP brings one."""
+    from types import SimpleNamespace
+    from dualrail_net.verify.nht import judge_nht_default
+    from dualrail_net.verify.parsers.frr import parse_frr
+    text = ("ip nht resolve-via-default\nvrf blue\n ip nht resolve-via-default\nexit-vrf\nvrf red\n"
+            " ip nht resolve-via-default\n no ip nht resolve-via-default\nexit-vrf\n")
+    dev = DeviceConfig("leaf", "cumulus")
+    parse_frr(text, dev)
+    assert dev.nht_default == {None: 1, "blue": 3} and dev.unmodelled == []
+    snap: Any = SimpleNamespace(devices={"leaf": dev})
+    judge_nht_default(snap)
+    assert dev.unmodelled == []  # no default route anywhere: the lines change nothing
+    parse_frr(text + "vrf blue\n ip route 0.0.0.0/0 10.0.0.1\nexit-vrf\n", dev := DeviceConfig("leaf", "cumulus"))
+    snap = SimpleNamespace(devices={"leaf": dev})
+    judge_nht_default(snap)
+    assert [line for line, _ in dev.unmodelled] == [3]  # blue's: a static default there
+    other = DeviceConfig("spine", "cumulus")
+    parse_frr("router bgp 65000\n neighbor 10.0.0.0 remote-as 65001\n address-family ipv4 unicast\n"
+              "  neighbor 10.0.0.0 default-originate\n exit-address-family\n", other)
+    parse_frr(text, dev := DeviceConfig("leaf", "cumulus"))
+    snap = SimpleNamespace(devices={"leaf": dev, "spine": other})
+    judge_nht_default(snap)
+    assert sorted(line for line, _ in dev.unmodelled) == [1, 3]  # BGP may bring one: both said

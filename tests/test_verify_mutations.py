@@ -2309,6 +2309,10 @@ VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
      lambda r: edit(r / SPINE_A / "running-config", "ip routing\n", "ip routing\nip domain-name example.net\n"
                     "dns domain example.net\nlldp timer 10\nlldp holdtime 30\nalias shint show interfaces\n"
                     "prompt %H%P\nerrdisable recovery cause bpduguard\nservice unsupported-transceiver key 1234\n")),
+    ("`ip nht resolve-via-default` on a leaf and in a gateway's VRF, where no default route exists",
+     lambda r: (edit(r / LEAF_A / "frr.conf", "service integrated-vtysh-config\n",
+                     "service integrated-vtysh-config\nip nht resolve-via-default\n"),
+                edit(r / GW / "frr.conf", "vrf plane-a\nexit-vrf\n", "vrf plane-a\n ip nht resolve-via-default\nexit-vrf\n"))),
     ("EOS prefix-list entries with `eq N` (the servers' /26 subnets exactly), in the block and on one line",
      lambda r: edit(r / SPINE_A / "running-config", "ip prefix-list PLANE-A\n   seq 10 permit 10.10.0.0/24 le 32\n"
                     "   seq 20 permit 10.12.0.0/20 le 32\n", "ip prefix-list PLANE-A seq 20 permit 10.12.0.0/20 eq 26\n"

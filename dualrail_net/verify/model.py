@@ -771,6 +771,9 @@ class DeviceConfig:
     # zebra turns the kernel's IPv4 forwarding off (measured in the twin: net.ipv4.ip_forward 0):
     # BGP still runs and advertises paths through the switch, which drops what is not for itself
     forwarding_off: list[int] = field(default_factory=list)
+    # FRR `ip nht resolve-via-default` (top level or in a `vrf` block): zebra may resolve a next hop
+    # through the VRF's default route. VRF (None: default) -> its line (verify/nht.py judges it)
+    nht_default: dict[str | None, int] = field(default_factory=dict)
     # FRR `ip protocol bgp|any route-map NAME` (top level or in a `vrf` block): zebra installs in the
     # kernel only the BGP routes the route-map permits. VRF (None: default) -> (route-map, line)
     fib_filters: dict[str | None, tuple[str, int]] = field(default_factory=dict)

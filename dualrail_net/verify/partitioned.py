@@ -148,6 +148,7 @@ def _elsewhere_routing(dev: DeviceConfig, hostname: str, names: list[tuple[str, 
     dev.routing_off = ElsewhereList(f"{dev.name}'s IP routing state")
     dev.forwarding_off = ElsewhereList(f"{dev.name}'s IP forwarding state")
     dev.fib_filters = ElsewhereDict(f"{dev.name}'s FIB route-maps")
+    dev.nht_default = ElsewhereDict(f"{dev.name}'s next-hop resolution through the default route")
     dev.acls = ElsewhereDict(f"{dev.name}'s access lists")
     dev.acl_in = ElsewhereDict(f"{dev.name}'s access-list bindings")
     dev.acl_out = ElsewhereDict(f"{dev.name}'s access-list bindings out")

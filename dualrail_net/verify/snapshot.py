@@ -100,8 +100,8 @@ def assemble(root: Path, manifest: Manifest, devices: dict[str, DeviceConfig], s
     """The snapshot of parsed parts, with the manifest's pools indexed. With ``routing`` (the
     devices' routing parts are read), what needs every device read is judged: the route-maps'
     community matches (verify/communities.py; ``external_untagged``: the external peers are known
-    to send no community, as the twin's stand-ins do), the BGP roles' marks (verify/roles.py) and
-    the neighbors bound to a port (verify/bindings.py)."""
+    to send no community, as the twin's stand-ins do), the BGP roles' marks (verify/roles.py),
+    the neighbors bound to a port (verify/bindings.py) and `ip nht resolve-via-default` (verify/nht.py)."""
     snap = Snapshot(root, manifest, devices, servers, cabling)
     snap.pools = {p: [ipaddress.IPv4Network(v) for v in pools.values()] for p, pools in manifest.pools.items()}
     snap.routed = {p: [ipaddress.IPv4Network(v) for v in nets] for p, nets in manifest.routed_prefixes.items()}
@@ -111,9 +111,11 @@ def assemble(root: Path, manifest: Manifest, devices: dict[str, DeviceConfig], s
         from dualrail_net.verify.bindings import judge_bound_ports
         from dualrail_net.verify.communities import judge_community_matches
         from dualrail_net.verify.dynamic import expand_dynamic_neighbors
+        from dualrail_net.verify.nht import judge_nht_default
         from dualrail_net.verify.roles import judge_role_routes
         expand_dynamic_neighbors(snap)
         judge_community_matches(snap, external_untagged)
         judge_role_routes(snap)
         judge_bound_ports(snap)
+        judge_nht_default(snap)
     return snap

@@ -27,6 +27,7 @@ __all__ = ["ROUTING_FIELDS", "PlatformParser", "UnreadableFile", "add_routing", 
 ROUTING_FIELDS = ("hostname", "bgp", "prefix_lists", "route_maps", "static_routes", "vrf_route_leaks", "vrf_leak_maps",
                   "unmodelled",
                   "routing_file", "frr_defaults", "undefined_refs", "match_list_names", "routing_off", "forwarding_off", "fib_filters",
+                  "nht_default",
                   "acls", "acl_in", "acl_out", "control_plane_acls", "service_acls", "acl_file", "api_port", "as_path_lists",
                   "refused_lines")
 

@@ -1140,6 +1140,21 @@ STOP_COMMUNITIES = {"no-export": "no-export", "65535:65281": "no-export", "no-ad
                     "65535:65282": "no-advertise", "local-as": "local-AS", "65535:65283": "local-AS"}
 
 
+_NHT_DEFAULT = ["ip", "nht", "resolve-via-default"]
+
+
+def _nht_default(dev: DeviceConfig, w: list[str], vrf: str | None, line: int) -> bool:
+    """`[no] ip nht resolve-via-default` of ``vrf`` (None: the top level, the default VRF):
+    DeviceConfig.nht_default. False for any other line."""
+    if w == _NHT_DEFAULT:
+        dev.nht_default[vrf] = line
+    elif w == ["no", *_NHT_DEFAULT]:
+        dev.nht_default.pop(vrf, None)
+    else:
+        return False
+    return True
+
+
 def plain_community(word: str) -> bool:
     """A community AA:NN outside RFC 1997's reserved ranges (AA 0 and 65535, where the well-known
     ones live): a tag that means nothing to bgpd or EOS unless a `match community` reads it."""
@@ -1558,7 +1573,7 @@ def _belongs(node: int, w: list[str]) -> bool:
         return head in _ROUTE_MAP_WORDS or head == "no" and len(w) > 1 and w[1] in _ROUTE_MAP_WORDS
     if node == VRF:
         return w[:2] in (["ip", "route"], ["ipv6", "route"]) or head in ("vni", "netns") \
-            or w[:3] in (["no", "ip", "route"], ["no", "ipv6", "route"])
+            or w[:3] in (["no", "ip", "route"], ["no", "ipv6", "route"]) or w[-3:] == _NHT_DEFAULT
     if node == VTY:  # `line vty`: who may open vtysh's terminal and for how long (no route, no session)
         return head in _VTY_WORDS or head in ("no", "ipv6") and len(w) > 1 and w[1] in _VTY_WORDS
     if node == ZEBRA_INTERFACE:
@@ -1635,7 +1650,8 @@ def _parse_frr(text: str, dev: DeviceConfig, file: str) -> None:
                     if route:
                         dev.static_routes.append(route)
                     else:
-                        unread = not (head == "no" and undo_top_level(dev, w[1:], vrf) or _fib_filter(dev, w, vrf, number))
+                        unread = not (head == "no" and undo_top_level(dev, w[1:], vrf) or _fib_filter(dev, w, vrf, number)
+                                      or _nht_default(dev, w, vrf, number))
                 elif node in (OTHER_AF, OTHER, VTY, ZEBRA_INTERFACE):
                     pass  # covered by the report of the block's first line; the terminal's settings route
                     # nothing; zebra's port settings are read with the ports
@@ -1852,6 +1868,8 @@ def _top_level(dev: DeviceConfig, w: list[str], number: int) -> int:
         return TOP
     elif w == ["ip", "forwarding"]:
         dev.forwarding_off.clear()
+        return TOP
+    elif _nht_default(dev, w, None, number):
         return TOP
     elif _fib_filter(dev, w, None, number):
         return TOP

@@ -396,6 +396,27 @@ def _fib_source(rng: random.Random, text: str) -> tuple[str, str] | None:
     return f"ip protocol bgp route-map FIB-SRC: set src {src}", text[:at] + block + text[at:]
 
 
+def _tag_or_nht(rng: random.Random, text: str) -> tuple[str, str] | None:
+    """What an operator adds that routes nothing by itself: a plain community tag (AA:NN, additive
+    or not) in a route-map entry the device uses, or `ip nht resolve-via-default`, alone or with a
+    static default through its first neighbor (the one case verify reports instead of judging)."""
+    if rng.random() < 0.5:
+        entries = [m.end() for m in re.finditer(r"^route-map \S+ permit \d+\n", text, re.M)]
+        if not entries:
+            return None
+        at = rng.choice(entries)
+        tag = f"{rng.randint(1, 65534)}:{rng.randint(0, 65535)}"
+        line = f" set community {tag}{' additive' if rng.random() < 0.5 else ''}"
+        return line.strip(), text[:at] + line + "\n" + text[at:]
+    neighbors = _neighbors(text)
+    at = text.find("ip prefix-list ")
+    if at < 0:
+        return None
+    with_default = bool(neighbors) and rng.random() < 0.4
+    block = "ip nht resolve-via-default\n" + (f"ip route 0.0.0.0/0 {neighbors[0]}\n" if with_default else "")
+    return block.strip().replace("\n", "; "), text[:at] + block + text[at:]
+
+
 def _unindent(rng: random.Random, text: str) -> tuple[str, str] | None:
     return "every line un-indented", "\n".join(line.strip() for line in _lines(text))
 
@@ -1620,7 +1641,7 @@ EDITS: tuple[Callable[[random.Random, str], tuple[str, str] | None], ...] = (
     _as_path_list, _prepend_foreign, _origin, _flow, _network_map, _max_med, _confederation, _negate, _negate, _prefix_list_entry, _zebra_interface,
     _match_attribute, _relative_attribute, _match_next_hop, _prepend_last_as, _default_local_pref, _peer_group_as,
     _stacked_match, _prefix_range, _listen_range, _static_over_link, _match_family, _minimum_holdtime,
-    _network_backdoor, _session_knob, _fib_source)
+    _network_backdoor, _session_knob, _fib_source, _tag_or_nht)
 
 
 # frr.conf edits whose effect outlives the daemons (zebra sets a port admin-down in the kernel)

@@ -281,6 +281,12 @@ def _after_first_uplink(root: Path, *statements: str) -> None:
     edit(root / LEAF_A / "frr.conf", anchor, anchor + "".join(f" {st}\n" for st in statements))
 
 
+def _below_leaf_static(root: Path, lines: str) -> None:
+    """``lines`` in LEAF_A's frr.conf right below its static route of its server block."""
+    anchor = "ip route 10.12.0.0/26 blackhole\n"
+    edit(root / LEAF_A / "frr.conf", anchor, anchor + lines)
+
+
 MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
     ("zebra shuts a leaf's uplink in frr.conf (`interface swp33` / `shutdown`)", "LINK-PORT-DOWN",
      lambda r: edit(r / LEAF_A / "frr.conf", "\nend\n", "\ninterface swp33\n shutdown\nexit\nend\n")),
@@ -452,11 +458,9 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
                                      "  neighbor 10.13.0.16 route-map LOCAL-A-OUT out\n"
                                      "  neighbor 10.13.0.16 attribute-unchanged next-hop\n")),
     ("a static route to a supernet of plane B's server block (10.22.0.0/16 around its /20)", "ISO-ROUTE-LEAK",
-     lambda r: edit(r / LEAF_A / "frr.conf", "ip route 10.12.0.0/26 blackhole\n",
-                    "ip route 10.12.0.0/26 blackhole\nip route 10.22.0.0/16 10.11.0.0\n")),
+     lambda r: _below_leaf_static(r, "ip route 10.22.0.0/16 10.11.0.0\n")),
     ("a leaf originates a supernet of plane B's server block into plane A", "ISO-ROUTE-LEAK",
-     lambda r: (edit(r / LEAF_A / "frr.conf", "ip route 10.12.0.0/26 blackhole\n",
-                     "ip route 10.12.0.0/26 blackhole\nip route 10.22.0.0/16 blackhole\n"),
+     lambda r: (_below_leaf_static(r, "ip route 10.22.0.0/16 blackhole\n"),
                 edit(r / LEAF_A / "frr.conf", "  network 10.12.0.0/26\n", "  network 10.12.0.0/26\n  network 10.22.0.0/16\n"),
                 edit(r / LEAF_A / "frr.conf", "ip prefix-list LOCAL-A seq 20 permit 10.12.0.0/26\n",
                      "ip prefix-list LOCAL-A seq 20 permit 10.12.0.0/26\nip prefix-list LOCAL-A seq 30 permit 10.22.0.0/16\n"))),
@@ -2302,8 +2306,7 @@ VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
      lambda r: edit(r / SPINE_A / "running-config", "interface Loopback0\n", "interface Ethernet1\n   mtu 9214\n"
                     "interface Loopback0\n")),
     ("a leaf's static default route and 10.0.0.0/8 through a spine (around every plane's pools: no plane's)",
-     lambda r: edit(r / LEAF_A / "frr.conf", "ip route 10.12.0.0/26 blackhole\n",
-                    "ip route 10.12.0.0/26 blackhole\nip route 0.0.0.0/0 10.11.0.0\nip route 10.0.0.0/8 10.11.0.2\n")),
+     lambda r: _below_leaf_static(r, "ip route 0.0.0.0/0 10.11.0.0\nip route 10.0.0.0/8 10.11.0.2\n")),
     ("EOS lines with nothing for the model: domain name, LLDP timers, CLI aliases, prompt, errdisable recovery, "
      "third-party optics",
      lambda r: edit(r / SPINE_A / "running-config", "ip routing\n", "ip routing\nip domain-name example.net\n"

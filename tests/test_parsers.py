@@ -1960,3 +1960,32 @@ def test_nht_resolve_via_default_is_read_and_said_only_where_a_default_route_exi
     snap = SimpleNamespace(devices={"leaf": dev, "spine": other})
     judge_nht_default(snap)
     assert sorted(line for line, _ in dev.unmodelled) == [1, 3]  # BGP may bring one: both said
+
+
+def test_one_prefix_through_a_list_is_what_the_index_matches() -> None:
+    """explain_prefix_list (one prefix, the plain reading) against PrefixIndex.matching (every
+    indexed prefix at once) on random entries, `eq` (ge = le), zero lengths and the default route
+    included."""
+    from dualrail_net.verify.ipfast import net_str
+    from dualrail_net.verify.model import PrefixListEntry
+    from dualrail_net.verify.routes import PrefixIndex, explain_prefix_list
+    rng = random.Random(47)
+    prefixes = sorted({net_str((rng.getrandbits(8) << 24 & ((0xFFFFFFFF << (32 - n)) & 0xFFFFFFFF), n))
+                       for n in range(0, 33) for _ in range(3)} | {"0.0.0.0/0", "10.0.0.0/8", "10.12.0.0/26"})
+    idx = PrefixIndex()
+    for p in prefixes:
+        idx.add(p, ("x", None), None)
+    idx.freeze()
+    for _ in range(400):
+        length = rng.choice([0, 8, 16, 20, 26, 32])
+        base = net_str((rng.getrandbits(8) << 24 & ((0xFFFFFFFF << (32 - length)) & 0xFFFFFFFF), length))
+        ge = rng.choice([None, length, min(32, length + rng.randint(0, 8))])
+        le = rng.choice([None, 32, ge if ge is not None else None, min(32, length + rng.randint(0, 12))])
+        if ge is not None and le is not None and le < ge:
+            continue
+        entry = PrefixListEntry(5, "permit", base, ge, le)
+        dev = DeviceConfig("x", "cumulus")
+        dev.prefix_lists["L"] = [entry]
+        matched = idx.matching(entry)
+        for bit, p in enumerate(idx.prefixes):
+            assert explain_prefix_list(dev, "L", p)[0] == bool(matched >> bit & 1), (base, ge, le, p)

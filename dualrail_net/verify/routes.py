@@ -164,9 +164,8 @@ def explain_prefix_list(dev: DeviceConfig, name: str, prefix: str) -> tuple[bool
     net, length = network_of(prefix)
     for e in sorted(entries, key=lambda x: x.seq):
         e_net, e_len = network_of(e.prefix)
-        lo, hi = (e.ge or e_len, e.le or 32) if (e.ge is not None or e.le is not None) else (e_len, e_len)
-        if e.ge is not None and e.le is None:
-            hi = 32
+        lo = e.ge if e.ge is not None else e_len
+        hi = e.le if e.le is not None else 32 if e.ge is not None else e_len
         inside = length >= e_len and (net >> (32 - e_len) if e_len else 0) == (e_net >> (32 - e_len) if e_len else 0)
         if inside and lo <= length <= hi:
             return e.action == "permit", e.line, f"{list_label(name)} seq {e.seq} {'permits' if e.action == 'permit' else 'denies'} it"

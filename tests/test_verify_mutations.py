@@ -2316,6 +2316,10 @@ VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
      lambda r: (edit(r / LEAF_A / "frr.conf", "service integrated-vtysh-config\n",
                      "service integrated-vtysh-config\nip nht resolve-via-default\n"),
                 edit(r / GW / "frr.conf", "vrf plane-a\nexit-vrf\n", "vrf plane-a\n ip nht resolve-via-default\nexit-vrf\n"))),
+    ("an EOS `eq` entry added and taken back by `no` with its content (the list as rendered)",
+     lambda r: edit(r / SPINE_A / "running-config", "   seq 20 permit 10.12.0.0/20 le 32\n",
+                    "   seq 20 permit 10.12.0.0/20 le 32\n   seq 25 deny 10.12.0.0/20 eq 26\n"
+                    "   no deny 10.12.0.0/20 eq 26\n")),
     ("EOS prefix-list entries with `eq N` (the servers' /26 subnets exactly), in the block and on one line",
      lambda r: edit(r / SPINE_A / "running-config", "ip prefix-list PLANE-A\n   seq 10 permit 10.10.0.0/24 le 32\n"
                     "   seq 20 permit 10.12.0.0/20 le 32\n", "ip prefix-list PLANE-A seq 20 permit 10.12.0.0/20 eq 26\n"

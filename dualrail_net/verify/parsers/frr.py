@@ -1725,7 +1725,7 @@ def undo_top_level(dev: DeviceConfig, w: list[str], vrf: str | None) -> bool:
         if w[3] == "seq" and len(w) >= 5 and (seq := _int(w[4], 4294967295)) is not None:
             return take_back_prefix_list_entry(entries, seq)  # (a list left without entries denies everything)
         else:
-            named = parse_prefix_list_line(w, 3)
+            named = parse_prefix_list_line(w, 3, eos=dev.platform == "eos")
             if named is None:
                 return False
             kept = [e for e in entries if (e.action, network_of(e.prefix), e.ge, e.le)

@@ -264,6 +264,38 @@ def test_as_override_agrees(tmp_path: Path) -> None:
     assert not [f.message for r in run_checks(load_snapshot(out)) if r.check == "ROUTE-MISSING" for f in r.findings]
 
 
+def test_eos_remote_as_replace_out_is_as_override(clean: Path, tmp_path: Path) -> None:
+    """EOS's `neighbor X as-path remote-as replace out` on the example's EOS spines toward two
+    leaves that share an ASN: read as bgpd's as-override (the leaves take each other's prefixes);
+    without it they drop them; `no` takes it back. The model and the reference agree each time."""
+    from dualrail_net.verify.checks import run_checks
+    out = tmp_path / "build"
+    shutil.copytree(clean, out)
+    second = out / "plane-A/a-leaf-su1-r1/frr.conf"
+    second.write_text(second.read_text().replace("router bgp 4200001101", "router bgp 4200001100"))
+    spines = sorted(out.glob("plane-A/a-spine-*/running-config"))
+    for spine in spines:
+        spine.write_text(spine.read_text().replace("remote-as 4200001101", "remote-as 4200001100"))
+
+    def missing() -> list[str]:
+        return [f.message for r in run_checks(load_snapshot(out)) if r.check == "ROUTE-MISSING" for f in r.findings]
+
+    assert_agree(out, "shared ASN under EOS spines")
+    assert missing()
+    said = {}
+    for spine in spines:
+        text = spine.read_text()
+        peers = re.findall(r"^   neighbor (\S+) remote-as 4200001100$", text, re.M)
+        said[spine] = "".join(f"   neighbor {p} as-path remote-as replace out\n" for p in peers)
+        spine.write_text(text.replace("   network 10.10.0", said[spine] + "   network 10.10.0", 1))
+    assert_agree(out, "as-path remote-as replace out")
+    assert missing() == []
+    for spine in spines:
+        spine.write_text(spine.read_text().replace("   network 10.10.0", said[spine].replace("   neighbor", "   no neighbor")
+                                                   + "   network 10.10.0", 1))
+    assert missing()
+
+
 def test_more_specific_prefixes_by_range_are_those_the_scan_finds() -> None:
     """PrefixIndex.more_specific (a range of the sorted prefixes) against more_specific_plain (a
     scan), on random prefixes of every length nested in each other."""

@@ -795,7 +795,9 @@ def neighbor_statement(inst: BgpInstance, w: list[str], line: int = 0, negated: 
     elif verb == "default-originate" and (w[3:] in ([], ["route-map", w[-1]]) or eos and w[3:4] == ["always"]
                                           and w[4:] in ([], ["route-map", w[-1]])):
         _neighbor(inst, w, line).default_originate_line = line
-    elif verb == "as-override" and len(w) == 3 and not eos:
+    elif verb == "as-override" and len(w) == 3 and not eos or eos and w[2:] == _EOS_AS_OVERRIDE:
+        # (EOS's `as-path remote-as replace out`: the peer's ASN in the paths it is sent becomes
+        # the sender's, as bgpd's as-override does)
         _neighbor(inst, w, line).as_override_line = line
     elif verb in _ADDPATH_TX and len(w) == 3 and not eos:
         _neighbor(inst, w, line).addpath_tx_line = line
@@ -890,6 +892,7 @@ _UNSET_EOS: dict[str, tuple[str, ...]] = {
 _DIRECTED = {"route-map": ("route_map_{}",), "prefix-list": ("prefix_list_{}",),
              "distribute-list": ("prefix_list_{}",), "filter-list": ("filter_list_{}", "filter_list_{}_line")}
 _DIRECTED_FRR_ONLY = frozenset({"distribute-list", "filter-list"})
+_EOS_AS_OVERRIDE = ["as-path", "remote-as", "replace", "out"]
 
 
 def _setting_taken_back(inst: BgpInstance, w: list[str], eos: bool) -> bool:
@@ -899,6 +902,8 @@ def _setting_taken_back(inst: BgpInstance, w: list[str], eos: bool) -> bool:
     names: tuple[str, ...] = ()
     if verb in _DIRECTED and w[-1] in ("in", "out") and len(w) in (4, 5) and not (eos and verb in _DIRECTED_FRR_ONLY):
         names = tuple(field_name.format(w[-1]) for field_name in _DIRECTED[verb])
+    elif eos and w[2:] == _EOS_AS_OVERRIDE:
+        names = ("as_override_line",)
     elif verb not in _DIRECTED:
         names = _UNSET.get(verb) or (_UNSET_EOS if eos else _UNSET_FRR).get(verb) or ()
     if not names:

@@ -84,6 +84,12 @@ class PlanePools:
                    if n.prefixlen >= length and int(n.network_address) >> shift == address >> shift}
         return covered.pop() if len(covered) == 1 else None
 
+    def plane_routed(self, prefix: str) -> str | None:
+        """The plane whose addresses a route for ``prefix`` holds: plane_of_address, else
+        plane_covered; None: no plane's (ISO-ROUTE-LEAK's static routes and the foreign-route index
+        ask this)."""
+        return self.plane_of_address(prefix) or self.plane_covered(prefix)
+
     def lookup_order(self) -> list[tuple[int, int, str]]:
         """(pool length, pool network >> (32 - length), plane) in the order plane_of_net tries them:
         for the same lookup over arrays of networks (verify/address_table.py)."""

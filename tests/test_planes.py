@@ -52,3 +52,4 @@ def test_a_prefix_around_one_planes_pools_is_that_planes() -> None:
         inside = {p for p, nets in NETS.items() for n in nets if n.subnet_of(net)}
         expected = inside.pop() if len(inside) == 1 and pools.plane_of_address(prefix) is None else None
         assert pools.plane_covered(prefix) == expected, prefix
+        assert pools.plane_routed(prefix) == (pools.plane_of_address(prefix) or expected), prefix

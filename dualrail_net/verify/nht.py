@@ -11,9 +11,8 @@ CONFIG-UNMODELLED)."""
 
 from __future__ import annotations
 
+from dualrail_net.verify.controlplane import DEFAULT_ROUTE
 from dualrail_net.verify.snapshot import Snapshot
-
-DEFAULT_ROUTE = "0.0.0.0/0"
 
 
 def bgp_brings_default(snap: Snapshot) -> bool:

@@ -397,7 +397,7 @@ def _plane_of(snap: Snapshot, prefix: str, origin_plane: str | None) -> str | No
     """Whose prefix an originated one is: the plane whose pools hold it, or the one plane whose
     pools it holds (a supernet of another plane's block routes that plane's addresses), else its
     originator's plane."""
-    return snap.plane_of_address(prefix) or snap.plane_covered(prefix) or origin_plane
+    return snap.plane_routed(prefix) or origin_plane
 
 
 def _edges(snap: Snapshot, topo: Topology) -> list[tuple[NodeId, NodeId, DeviceConfig, str | None, DeviceConfig,

@@ -55,9 +55,9 @@ class Snapshot:
         """The plane whose pools hold ``address`` (an IP or a prefix), or None (PlanePools)."""
         return self.plane_pools.plane_of_address(address)
 
-    def plane_covered(self, prefix: str) -> str | None:
-        """The one plane whose pools ``prefix`` holds (PlanePools.plane_covered), or None."""
-        return self.plane_pools.plane_covered(prefix)
+    def plane_routed(self, prefix: str) -> str | None:
+        """The plane whose addresses a route for ``prefix`` holds (PlanePools.plane_routed), or None."""
+        return self.plane_pools.plane_routed(prefix)
 
     def plane_of_net(self, net: tuple[int, int]) -> str | None:
         return self.plane_pools.plane_of_net(net)

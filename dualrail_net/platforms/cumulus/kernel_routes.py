@@ -165,10 +165,10 @@ def _connected_deleted(route: ServerRoute, interfaces: Mapping[str, Interface],
     if route.via is not None or route.hops or route.kind != "unicast" or "/" not in route.prefix:
         return None
     wanted = network_of(route.prefix)
+    table_vrf = None if route.table is None or route.table == MAIN_TABLE else vrf_of_table.get(route.table, "?")
     for name, iface in interfaces.items():
         if route.dev is not None and name != route.dev:
             continue
-        table_vrf = None if route.table is None or route.table == MAIN_TABLE else vrf_of_table.get(route.table, "?")
         if (iface.vrf or None) == table_vrf and any(network_of(a) == wanted for a in iface.addresses):
             return name
     return None

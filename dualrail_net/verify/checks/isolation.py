@@ -289,7 +289,7 @@ def route_leaks(ctx: Context) -> list[Finding]:
             if not route.nexthop:
                 continue
             mine = ctx.topo.node_plane.get((dev.name, route.vrf))
-            dest = ctx.snap.plane_of_address(route.prefix) or ctx.snap.plane_covered(route.prefix)
+            dest = ctx.snap.plane_routed(route.prefix)
             via = ctx.snap.plane_of_address(route.nexthop) if route.nexthop[0].isdigit() else None
             for elsewhere in (dest, via):
                 if mine and elsewhere and elsewhere != mine:

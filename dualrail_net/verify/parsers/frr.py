@@ -1578,7 +1578,7 @@ def _belongs(node: int, w: list[str]) -> bool:
         return head in _ROUTE_MAP_WORDS or head == "no" and len(w) > 1 and w[1] in _ROUTE_MAP_WORDS
     if node == VRF:
         return w[:2] in (["ip", "route"], ["ipv6", "route"]) or head in ("vni", "netns") \
-            or w[:3] in (["no", "ip", "route"], ["no", "ipv6", "route"]) or w[-3:] == _NHT_DEFAULT
+            or w[:3] in (["no", "ip", "route"], ["no", "ipv6", "route"]) or w in (_NHT_DEFAULT, ["no", *_NHT_DEFAULT])
     if node == VTY:  # `line vty`: who may open vtysh's terminal and for how long (no route, no session)
         return head in _VTY_WORDS or head in ("no", "ipv6") and len(w) > 1 and w[1] in _VTY_WORDS
     if node == ZEBRA_INTERFACE:

@@ -1526,6 +1526,10 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
      lambda r: edit(r / "servers/gpu001/nccl.env", "UCX_IB_GID_INDEX=3", "UCX_IB_GID_INDEX=1")),
     ("UCX in a class without PFC", "HOST-NCCL-TRANSPORT",
      lambda r: edit(r / "servers/gpu001/nccl.env", "UCX_IB_TRAFFIC_CLASS=104", "UCX_IB_TRAFFIC_CLASS=0")),
+    ("UCX's traffic class written in hex (UCX reads decimal digits only: 0)", "HOST-NCCL-TRANSPORT",
+     lambda r: edit(r / "servers/gpu001/nccl.env", "UCX_IB_TRAFFIC_CLASS=104", "UCX_IB_TRAFFIC_CLASS=0x68")),
+    ("UCX's GID index left to UCX (`auto`)", "HOST-NCCL-TRANSPORT",
+     lambda r: edit(r / "servers/gpu001/nccl.env", "UCX_IB_GID_INDEX=3", "UCX_IB_GID_INDEX=auto")),
     ("a plane's HCA list naming the other plane's device", "HOST-NCCL-TRANSPORT",
      lambda r: edit(r / "servers/gpu017/nccl.env", "DUALRAIL_PLANE_A_HCA=mlx5_0:1", "DUALRAIL_PLANE_A_HCA=mlx5_4:1")),
     ("an IB plane's HCA swapped with the other plane's", "HOST-NCCL-TRANSPORT",
@@ -1916,6 +1920,10 @@ VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
     ("NCCL's and UCX's traffic class 106 (DSCP 26 with ECT(0): the ECN bits are not the class)",
      lambda r: (edit(r / "servers/gpu001/nccl.env", "NCCL_IB_TC=104", "NCCL_IB_TC=106"),
                 edit(r / "servers/gpu001/nccl.env", "UCX_IB_TRAFFIC_CLASS=104", "UCX_IB_TRAFFIC_CLASS=106"))),
+    ("UCX's GID index with a leading zero (decimal to UCX) and its traffic class left to its default (106 on "
+     "RoCEv2: DSCP 26)",
+     lambda r: (edit(r / "servers/gpu001/nccl.env", "UCX_IB_GID_INDEX=3", "UCX_IB_GID_INDEX=03"),
+                edit(r / "servers/gpu001/nccl.env", "UCX_IB_TRAFFIC_CLASS=104\n", ""))),
     ("NCCL's HCA list as prefixes (no mlx5_1x on the server: each entry matches one device)",
      lambda r: edit(r / "servers/gpu001/nccl.env", "NCCL_IB_HCA==", "NCCL_IB_HCA=")),
     ("NCCL's HCA list as the InfiniBand HCAs left out (every RoCE device used)",
@@ -3117,6 +3125,37 @@ def test_nccl_numbers_read_as_strtoll_base_0_reads_them() -> None:
     # longer than int() reads in decimal (4,300 digits): no crash, NCCL's default; leading zeros count for nothing
     assert nccl_number("9" * 5000) is None and nccl_number("0x" + "f" * 5000) is None
     assert nccl_number("0" * 5000 + "7") == 7 and nccl_number("0x" + "0" * 5000 + "68") == 104
+
+
+def test_ucx_numbers_read_as_sscanf_lu_reads_them() -> None:
+    """ucx_units against the C library's own sscanf("%lu") (UCX's ucs_config_sscanf_ulunits after
+    its `auto` and `inf` words): the same number for every text; a text sscanf reads no number from
+    is UCX_REFUSED (UCX rejects the setting), one it finds empty (EOF, which UCX takes as read)
+    keeps the default (UCX_AUTO)."""
+    import ctypes
+    import random
+
+    from dualrail_net.verify.checks.hosts import UCX_AUTO, UCX_REFUSED, ucx_traffic_class, ucx_units
+
+    libc = ctypes.CDLL(None)
+
+    def sscanf_lu(text: str) -> int | str:
+        value = ctypes.c_ulong(0)
+        count = libc.sscanf(text.encode(), b"%lu", ctypes.byref(value))
+        return UCX_AUTO if count == -1 else UCX_REFUSED if count == 0 else value.value
+
+    rng = random.Random(48)
+    pieces = ["", " ", "\t", "+", "-", "0", "0x", "1", "3", "9", "a", "x", "104", "#", "00", "99999999999"]
+    texts = ["3", "03", " 3", "3x", "0x3", "-3", "+", "-", " ", "", "0" * 50 + "3", "9" * 25, "-" + "9" * 25,
+             "18446744073709551615", "18446744073709551616", "-18446744073709551615"]
+    texts += ["".join(rng.choice(pieces) for _ in range(rng.randint(1, 5))) for _ in range(3000)]
+    for text in texts:
+        assert ucx_units(text) == sscanf_lu(text), text
+    assert ucx_units("AUTO") == ucx_units(None) == UCX_AUTO and ucx_units("Inf") == (1 << 64) - 1
+    assert ucx_units("9" * 5000) == (1 << 64) - 1  # no crash on a long number
+    # the class UCX marks: its default on RoCEv2 is 106, a refused text marks nothing
+    assert ucx_traffic_class(None) == ucx_traffic_class("auto") == 106
+    assert ucx_traffic_class("0x68") == 0 and ucx_traffic_class("0104") == 104 and ucx_traffic_class("high") is None
 
 
 

@@ -26,7 +26,11 @@ from dualrail_net.verify.checks.hosts import (
     hca_devices,
     nccl_number,
     roce_classes,
+    UCX_AUTO,
+    UCX_REFUSED,
     traffic_class_fault,
+    ucx_traffic_class,
+    ucx_units,
 )
 from dualrail_net.verify.findings import Finding
 from dualrail_net.verify.model import TopologyNet
@@ -149,12 +153,18 @@ def nccl_transport(ctx: Context) -> list[Finding]:
             out.append(finding([name], "", f"{name}: UCX_NET_DEVICES uses {', '.join(ucx) or 'nothing'}, the server's "
                                f"RDMA devices are {', '.join(planned)}",
                                "MPI traffic leaves part of the fabric idle or uses a device outside the plan"))
-        if env.get("UCX_IB_GID_INDEX") != str(ROCE_V2_IPV4_GID_INDEX):
-            out.append(finding([name], "", f"{name}: UCX_IB_GID_INDEX is {env.get('UCX_IB_GID_INDEX') or 'not set'}, "
+        gid = ucx_units(env.get("UCX_IB_GID_INDEX"))
+        if gid != ROCE_V2_IPV4_GID_INDEX:
+            # (auto, UCX's default, is held to the plan as NCCL's unset index is: which GID UCX then
+            # picks depends on its version and on the port's GID table)
+            reading = ("not set" if "UCX_IB_GID_INDEX" not in env else f"{env['UCX_IB_GID_INDEX']}"
+                       + (" (UCX refuses it: its context does not start)" if gid == UCX_REFUSED
+                          else " (UCX chooses the GID itself)" if gid == UCX_AUTO else f" (UCX reads {gid})"))
+            out.append(finding([name], "", f"{name}: UCX_IB_GID_INDEX is {reading}, "
                                f"not {ROCE_V2_IPV4_GID_INDEX} (RoCEv2, IPv4-mapped)",
                                "UCX picks another GID: RoCEv1 or IPv6 link-local is not routed between leaves"))
         wanted = roce_classes(markers, entry.planes)
-        fault = traffic_class_fault(env.get("UCX_IB_TRAFFIC_CLASS"), wanted) if wanted else None
+        fault = traffic_class_fault(env.get("UCX_IB_TRAFFIC_CLASS"), wanted, ucx_traffic_class) if wanted else None
         if fault:
             out.append(finding([name], "", f"{name}: UCX_IB_TRAFFIC_CLASS {fault}",
                                "MPI traffic arrives in a class without PFC and ECN, or marked congested"))

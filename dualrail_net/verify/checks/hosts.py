@@ -13,6 +13,7 @@ against the plan (the manifest's NIC ports) and the fabric's QoS profile.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Collection, Iterable, Mapping
 from functools import cache
 
@@ -152,6 +153,43 @@ def nccl_number(value: str | None) -> int | None:
         return None
     number = sign * int(text[:end], base) if end else 0
     return number if -_INT64 <= number < _INT64 else None
+
+
+_ULONG = 1 << 64
+UCX_AUTO = "auto"
+UCX_REFUSED = "refused"
+# what UCX_IB_TRAFFIC_CLASS=auto (its default) marks on RoCEv2: uct/ib/base/ib_iface.c's help text
+# ("auto" option selects 106 on RoCEv2): DSCP 26 with ECN bits 10 (ECT(0))
+UCX_AUTO_ROCE_TRAFFIC_CLASS = 106
+
+
+def ucx_units(value: str | None) -> int | str:
+    """A UCX unsigned setting of type ULUNITS (UCX_IB_GID_INDEX, UCX_IB_TRAFFIC_CLASS) as
+    ucs_config_sscanf_ulunits reads it: not set (or empty: sscanf reads nothing and the default
+    stays) or `auto` in any case -> UCX_AUTO; `inf` -> ULONG_MAX; otherwise sscanf("%lu"): blanks,
+    an optional sign, decimal digits only (a `0x` is the number 0, a leading 0 is not octal), the
+    rest ignored, a '-' wrapping around unsigned long; no digit -> UCX_REFUSED (UCX rejects the
+    setting: its context fails to initialise)."""
+    if value is None or value.lower() == "auto" or not value.lstrip(" \t\n\v\f\r"):
+        return UCX_AUTO  # (blanks only: sscanf returns EOF, which UCX takes as read, and the default stays)
+    if value.lower() == "inf":
+        return _ULONG - 1
+    m = re.match(r"[ \t\n\v\f\r]*([-+]?)0*([0-9]*)", value)
+    if m is None or m.end() == len(m[1]) + len(value) - len(value.lstrip(" \t\n\v\f\r")):
+        return UCX_REFUSED  # (no digit after the blanks and the sign)
+    if len(m[2]) > 20 or int(m[2] or "0") >= _ULONG:
+        return _ULONG - 1  # out of range: strtoul's ULONG_MAX, the sign not applied
+    number = int(m[2] or "0")
+    return (_ULONG - number) % _ULONG if m[1] == "-" else number
+
+
+def ucx_traffic_class(value: str | None) -> int | None:
+    """UCX_IB_TRAFFIC_CLASS as the byte UCX marks on RoCEv2 (auto: its documented 106); None where
+    UCX refuses the setting."""
+    units = ucx_units(value)
+    if units == UCX_AUTO:
+        return UCX_AUTO_ROCE_TRAFFIC_CLASS
+    return units if isinstance(units, int) else None
 
 
 def traffic_class_fault(value: str | None, wanted: list[int], read: Callable[[str | None], int | None] | None = None

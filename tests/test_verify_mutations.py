@@ -1526,6 +1526,11 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
      lambda r: edit(r / "servers/gpu001/nccl.env", "UCX_IB_GID_INDEX=3", "UCX_IB_GID_INDEX=1")),
     ("UCX in a class without PFC", "HOST-NCCL-TRANSPORT",
      lambda r: edit(r / "servers/gpu001/nccl.env", "UCX_IB_TRAFFIC_CLASS=104", "UCX_IB_TRAFFIC_CLASS=0")),
+    ("UCX's devices named without their port (UCX matches `device:port` exactly: no RDMA port selected)",
+     "HOST-NCCL-TRANSPORT",
+     lambda r: edit(r / "servers/gpu001/nccl.env", "UCX_NET_DEVICES=mlx5_0:1,mlx5_1:1,mlx5_2:1,mlx5_3:1,mlx5_4:1,"
+                    "mlx5_5:1,mlx5_6:1,mlx5_7:1", "UCX_NET_DEVICES=mlx5_0,mlx5_1,mlx5_2,mlx5_3,mlx5_4,mlx5_5,mlx5_6,"
+                    "mlx5_7")),
     ("UCX's traffic class written in hex (UCX reads decimal digits only: 0)", "HOST-NCCL-TRANSPORT",
      lambda r: edit(r / "servers/gpu001/nccl.env", "UCX_IB_TRAFFIC_CLASS=104", "UCX_IB_TRAFFIC_CLASS=0x68")),
     ("UCX's GID index left to UCX (`auto`)", "HOST-NCCL-TRANSPORT",

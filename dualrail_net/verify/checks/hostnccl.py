@@ -136,6 +136,16 @@ def _net_faults(server: str, plane: str, where: str, net: TopologyNet, place: To
     return out
 
 
+def ucx_net_devices(value: str | None) -> list[str]:
+    """The resources UCX_NET_DEVICES selects, as ucp_is_resource_in_device_list matches them: the
+    comma-separated names (empty ones skipped, nothing stripped, no ranges or `^`) each equal to a
+    resource's name exactly, an RDMA port's being `device:port` and a TCP one's its interface;
+    `all` anywhere (and the variable unset: UCX's default) selects every resource of the host,
+    returned as ["all"]. Sorted, each once."""
+    names = {item for item in (value if value is not None else "all").split(",") if item}
+    return ["all"] if "all" in names else sorted(names)
+
+
 @check("HOST-NCCL-TRANSPORT", "UCX and per-plane HCA lists use exactly the planned devices, RoCEv2 and the RoCE class; "
        "sane QP timeouts; bootstrap off the fabric", reads={BASE, TOPOLOGY})
 def nccl_transport(ctx: Context) -> list[Finding]:
@@ -148,10 +158,15 @@ def nccl_transport(ctx: Context) -> list[Finding]:
             continue
         env = srv.env
         planned = sorted(p.rdma_device for p in entry.ports)
-        ucx = sorted(hca_devices(env.get("UCX_NET_DEVICES")))
-        if ucx != planned:
-            out.append(finding([name], "", f"{name}: UCX_NET_DEVICES uses {', '.join(ucx) or 'nothing'}, the server's "
-                               f"RDMA devices are {', '.join(planned)}",
+        ucx = ucx_net_devices(env.get("UCX_NET_DEVICES"))
+        ports = [f"{device}:1" for device in planned]
+        if ucx != ports:
+            bare = [entry for entry in ucx if ":" not in entry and entry in planned]
+            said = "is not set (UCX's default):" if "UCX_NET_DEVICES" not in env else "selects"
+            out.append(finding([name], "", f"{name}: UCX_NET_DEVICES {said} {', '.join(ucx) or 'nothing'}, the "
+                               f"server's RDMA ports are {', '.join(ports)}"
+                               + (f" (UCX matches `device:port` names exactly: {', '.join(bare)} names no port)"
+                                  if bare else ""),
                                "MPI traffic leaves part of the fabric idle or uses a device outside the plan"))
         gid = ucx_units(env.get("UCX_IB_GID_INDEX"))
         if gid != ROCE_V2_IPV4_GID_INDEX:

@@ -1590,6 +1590,9 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
      lambda r: edit(r / "servers/gpu001/interfaces", "    pre-down ip rule del from 10.12.0.65 lookup 103 priority 103\n",
                     "    pre-down ip rule del from 10.12.0.65 lookup 103 priority 103\n"
                     "    post-up ip route del default table 103\n")),
+    ("an EOS spine on the ribd routing model (verify reads BGP as the multi-agent model does: said so)",
+     "CONFIG-UNMODELLED",
+     lambda r: edit(r / SPINE_A / "running-config", "model multi-agent", "model ribd")),
     ("an EOS spine port bound to an access list nobody defined (not judged: said so)", "CONFIG-UNMODELLED",
      lambda r: edit(r / SPINE_A / "running-config", "   ip address 10.11.0.0/31\n",
                     "   ip address 10.11.0.0/31\n   ip access-group NO-ROCE in\n")),
@@ -2321,10 +2324,11 @@ VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
     ("a leaf's static default route and 10.0.0.0/8 through a spine (around every plane's pools: no plane's)",
      lambda r: _below_leaf_static(r, "ip route 0.0.0.0/0 10.11.0.0\nip route 10.0.0.0/8 10.11.0.2\n")),
     ("EOS lines with nothing for the model: domain name, LLDP timers, CLI aliases, prompt, errdisable recovery, "
-     "third-party optics",
+     "third-party optics, IPv6 routing off (its default)",
      lambda r: edit(r / SPINE_A / "running-config", "ip routing\n", "ip routing\nip domain-name example.net\n"
                     "dns domain example.net\nlldp timer 10\nlldp holdtime 30\nalias shint show interfaces\n"
-                    "prompt %H%P\nerrdisable recovery cause bpduguard\nservice unsupported-transceiver key 1234\n")),
+                    "prompt %H%P\nerrdisable recovery cause bpduguard\nservice unsupported-transceiver key 1234\n"
+                    "no ipv6 routing\n")),
     ("`ip nht resolve-via-default` on a leaf and in a gateway's VRF, where no default route exists",
      lambda r: (edit(r / LEAF_A / "frr.conf", "service integrated-vtysh-config\n",
                      "service integrated-vtysh-config\nip nht resolve-via-default\n"),

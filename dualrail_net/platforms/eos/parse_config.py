@@ -70,7 +70,10 @@ UNITS = {"bytes": 1, "kbytes": 1000, "mbytes": 1000 * 1000}
 FILE = "running-config"
 
 # top-level lines with nothing for the model: they neither route nor change QoS or addressing
-KNOWN_TOP_LEVEL = ("service routing protocols model", "end", "transceiver qsfp default-mode",
+# (`model multi-agent` only: the reading of BGP here follows the multi-agent model, which the
+# rendered file sets; `model ribd` is another routing agent, reported. `no ipv6 routing` is EOS's
+# default: the model is IPv4 and the fabric's sessions are IPv4 over numbered ports)
+KNOWN_TOP_LEVEL = ("service routing protocols model multi-agent", "no ipv6 routing", "end", "transceiver qsfp default-mode",
                    "spanning-tree mode", "no aaa root", "no spanning-tree", "aaa group server", "aaa authentication",
                    "aaa accounting", "tacacs-server host", "radius-server host", "snmp-server",
                    "management api gnmi", "logging buffered", "logging console", "logging monitor", "logging trap",

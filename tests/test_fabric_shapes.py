@@ -213,3 +213,13 @@ def test_two_storage_borders_with_their_storage_side(make_inventory: InventoryFa
     spine = ("a-spine-1", None)
     assert sorted(n[0] for n in control.next_hops(spine, bit)) == ["gw-storage-1", "gw-storage-2"]
     assert "172.17.0.0/16" not in control.index.prefixes
+
+
+def test_a_server_with_more_than_ten_rdma_ports(tmp_path: Path) -> None:
+    """Eight rails over two planes: sixteen RDMA devices a server (mlx5_0 ... mlx5_15), whose names
+    sort as text (mlx5_10 before mlx5_2): the clean render has no finding."""
+    inv = synthetic_inventory(Shape(rails=8, sus_per_pod=1, servers_per_su=2, spines_per_pod=2, leaf_uplinks=2))
+    fabric = resolve_fabric(inv)
+    assert max(len(s.ports) for s in fabric.servers) == 16
+    write_artifacts(render_fabric(fabric), tmp_path / "build")
+    assert _findings(tmp_path / "build") == []

@@ -159,7 +159,7 @@ def nccl_transport(ctx: Context) -> list[Finding]:
         env = srv.env
         planned = sorted(p.rdma_device for p in entry.ports)
         ucx = ucx_net_devices(env.get("UCX_NET_DEVICES"))
-        ports = [f"{device}:1" for device in planned]
+        ports = sorted(f"{device}:1" for device in planned)  # (sorted as names: mlx5_10:1 after mlx5_1:1)
         if ucx != ports:
             bare = [entry for entry in ucx if ":" not in entry and entry in planned]
             said = "is not set (UCX's default):" if "UCX_NET_DEVICES" not in env else "selects"

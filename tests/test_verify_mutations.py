@@ -1590,6 +1590,11 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
      lambda r: edit(r / "servers/gpu001/interfaces", "    pre-down ip rule del from 10.12.0.65 lookup 103 priority 103\n",
                     "    pre-down ip rule del from 10.12.0.65 lookup 103 priority 103\n"
                     "    post-up ip route del default table 103\n")),
+    ("a copy of a leaf's frr.conf kept beside it (neither verified nor deployed)", "BUILD-FOREIGN-FILE",
+     lambda r: (r / LEAF_A / "frr.conf.orig").write_text((r / LEAF_A / "frr.conf").read_text())),
+    ("a device folder the plan does not have, with a config in it", "BUILD-FOREIGN-FILE",
+     lambda r: ((r / "plane-A" / "a-leaf-su9-r0").mkdir(), (r / "plane-A" / "a-leaf-su9-r0" / "frr.conf")
+                .write_text((r / LEAF_A / "frr.conf").read_text()))),
     ("an EOS spine on the ribd routing model (verify reads BGP as the multi-agent model does: said so)",
      "CONFIG-UNMODELLED",
      lambda r: edit(r / SPINE_A / "running-config", "model multi-agent", "model ribd")),
@@ -1605,7 +1610,7 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
 ]
 
 
-WARNING_CHECKS = {"ROUTE-DEAD-NETWORK", "ROUTE-DEAD-POLICY", "BGP-PREFIX-LIMIT"}  # harmless until proven (or until the next change): warnings
+WARNING_CHECKS = {"ROUTE-DEAD-NETWORK", "ROUTE-DEAD-POLICY", "BGP-PREFIX-LIMIT", "BUILD-FOREIGN-FILE"}  # harmless until proven (or until the next change): warnings
 
 
 def test_clean_example_has_zero_findings(clean: Path) -> None:
@@ -3360,3 +3365,23 @@ def test_a_source_address_the_device_lacks_keeps_routes_out_of_its_fib(clean: Pa
     edit(conf, " set src 192.0.2.1\nexit\n", " call SETSRC\nexit\nroute-map SETSRC permit 10\n set src 192.0.2.1\nexit\n")
     found = [(f.check, f.message) for r in run_checks(load_snapshot(edited)) for f in r.findings]
     assert [c for c, _ in found] == ["ROUTE-FIB-OVERRIDE"] and "Invalid prefsrc" in found[0][1], found
+
+
+def test_foreign_entries_are_those_of_the_deployed_folders_the_manifest_does_not_list(clean: Path,
+                                                                                    tmp_path: Path) -> None:
+    """verify/buildfiles.py: a file beside a device's files, a link there (not followed), a server
+    folder the plan lacks and a stray file among the plane's device folders are reported; a file at
+    the top of the output folder (a JUnit report) and the build's own folders are not."""
+    from dualrail_net.manifest import Manifest
+    from dualrail_net.verify.buildfiles import foreign_entries
+
+    build = tmp_path / "build"
+    shutil.copytree(clean, build)
+    assert foreign_entries(build, Manifest.load(build)) == []
+    (build / LEAF_A / "frr.conf.orig").write_text("x\n")
+    (build / LEAF_A / "elsewhere").symlink_to(tmp_path)
+    (build / "servers" / "gpu999").mkdir()
+    (build / "plane-A" / "notes.txt").write_text("x\n")
+    (build / "junit.xml").write_text("<testsuites/>\n")
+    assert foreign_entries(build, Manifest.load(build)) == [
+        f"{LEAF_A}/elsewhere", f"{LEAF_A}/frr.conf.orig", "plane-A/notes.txt", "servers/gpu999/"]

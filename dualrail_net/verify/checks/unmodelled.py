@@ -1,10 +1,12 @@
 """What verification could not judge: every line a parser neither models nor knows to be
 irrelevant is reported as a warning with file and line, never ignored in silence (the clean example
 has none). Routing lines of frr.conf (CONFIG-UNMODELLED) and the servers' nccl.env and sysctl.conf
-lines (HOST-UNMODELLED)."""
+lines (HOST-UNMODELLED); files in the device and server folders that the build did not write
+(BUILD-FOREIGN-FILE)."""
 
 from __future__ import annotations
 
+from dualrail_net.verify.buildfiles import foreign_entries
 from dualrail_net.verify.checks import BASE, ROUTING, TOPOLOGY, Context, check, finding
 from dualrail_net.verify.checks.hostnccl import judged_env
 from dualrail_net.verify.checks.hosts import judged_sysctl
@@ -56,4 +58,22 @@ def ports_unmodelled(ctx: Context) -> list[Finding]:
             loc = ctx.snap.where(name, file, line)
             out.append(finding([name], ctx.device_plane.get(name) or "", f"{loc}: not modelled: {text[:100]}",
                                "verify cannot judge what this line does", Severity.WARNING))
+    return out
+
+
+@check("BUILD-FOREIGN-FILE", "every entry of the device and server folders is a file the build wrote (verify reads "
+       "it, deploy pushes it)", reads={TOPOLOGY})
+def build_foreign_file(ctx: Context) -> list[Finding]:
+    """A warning per file or folder a deploy's folders hold that the manifest does not list
+    (verify/buildfiles.py): it is neither verified nor pushed."""
+    owner = {entry.dir: name for name, entry in ctx.snap.manifest.devices.items()}
+    owner.update((entry.dir, name) for name, entry in ctx.snap.manifest.servers.items())
+    out = []
+    for path in foreign_entries(ctx.snap.root, ctx.snap.manifest):
+        device = owner.get(path.rstrip("/").rpartition("/")[0])
+        out.append(finding([device] if device else [], ctx.device_plane.get(device or "") or "",
+                           f"{path}: " + ("no device or server of this build" if path.endswith("/")
+                                          else "not a file of this build"),
+                           "verify does not read it and deploy does not push it: change the inventory and re-render "
+                           "(or move it out of the build)", Severity.WARNING))
     return out

@@ -23,11 +23,11 @@ from dualrail_net.resolve.model import BGP_TIMERS
 from dualrail_net.verify.checks import BASE, TOPOLOGY, Context, check, finding
 from dualrail_net.verify.checks.hosts import (
     ROCE_V2_IPV4_GID_INDEX,
+    UCX_AUTO,
+    UCX_REFUSED,
     hca_devices,
     nccl_number,
     roce_classes,
-    UCX_AUTO,
-    UCX_REFUSED,
     traffic_class_fault,
     ucx_traffic_class,
     ucx_units,

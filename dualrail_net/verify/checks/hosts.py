@@ -174,12 +174,13 @@ def ucx_units(value: str | None) -> int | str:
         return UCX_AUTO  # (blanks only: sscanf returns EOF, which UCX takes as read, and the default stays)
     if value.lower() == "inf":
         return _ULONG - 1
-    m = re.match(r"[ \t\n\v\f\r]*([-+]?)0*([0-9]*)", value)
-    if m is None or m.end() == len(m[1]) + len(value) - len(value.lstrip(" \t\n\v\f\r")):
+    m = re.match(r"[ \t\n\v\f\r]*([-+]?)([0-9]+)", value)
+    if m is None:
         return UCX_REFUSED  # (no digit after the blanks and the sign)
-    if len(m[2]) > 20 or int(m[2] or "0") >= _ULONG:
+    digits = m[2].lstrip("0") or "0"
+    if len(digits) > 20 or int(digits) >= _ULONG:
         return _ULONG - 1  # out of range: strtoul's ULONG_MAX, the sign not applied
-    number = int(m[2] or "0")
+    number = int(digits)
     return (_ULONG - number) % _ULONG if m[1] == "-" else number
 
 

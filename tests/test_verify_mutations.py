@@ -653,6 +653,9 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
     ("ASN typo on one end", "BGP-PEER-MISMATCH",
      lambda r: edit(r / LEAF_A / "frr.conf", "neighbor 10.11.0.0 remote-as 4200001000",
                     "neighbor 10.11.0.0 remote-as 4200001001")),
+    ("a leaf's AS changed by hand on the leaf and on every spine alike (sessions up, routes flow)", "BGP-ASN-PLAN",
+     lambda r: (edit(r / LEAF_A / "frr.conf", "router bgp 4200001100", "router bgp 4200001199"),
+                edit_all(r, "plane-A/a-spine-*/running-config", "remote-as 4200001100\n", "remote-as 4200001199\n"))),
     ("session configured on one end only", "BGP-ONE-SIDED", _remove_spine_side_of_session),
     ("cabled uplink without a session", "BGP-SESSION-MISSING", _remove_spine_side_of_session),
     ("duplicate router-id", "BGP-ROUTER-ID-DUP",
@@ -1610,7 +1613,7 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
 ]
 
 
-WARNING_CHECKS = {"ROUTE-DEAD-NETWORK", "ROUTE-DEAD-POLICY", "BGP-PREFIX-LIMIT", "BUILD-FOREIGN-FILE"}  # harmless until proven (or until the next change): warnings
+WARNING_CHECKS = {"ROUTE-DEAD-NETWORK", "ROUTE-DEAD-POLICY", "BGP-PREFIX-LIMIT", "BUILD-FOREIGN-FILE", "BGP-ASN-PLAN"}  # harmless until proven (or until the next change): warnings
 
 
 def test_clean_example_has_zero_findings(clean: Path) -> None:
@@ -2085,7 +2088,6 @@ VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
      lambda r: edit(r / SPINE_A / "running-config", "management ssh\n", "ip access-list standard SSH-IN\n"
                     "   10 permit 192.0.2.0/28\n!\nmanagement ssh\n   ip access-group SSH-IN vrf mgmt in\n")),
     ("an address with a netmask attribute", _netmask),
-    ("two leaves share an ASN and take each other's routes back with allowas-in", _same_asn_taken_back),
     ("a floating static under another leaf's subnet (distance 250: BGP's route wins)",
      lambda r: edit(r / LEAF_A / "frr.conf", "ip route 10.12.0.0/26 blackhole\n",
                     "ip route 10.12.0.0/26 blackhole\nip route 10.12.0.64/26 blackhole 250\n")),
@@ -2210,9 +2212,9 @@ VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
                                        " neighbor SPINES peer-group\n neighbor 10.11.0.0 remote-as 4200001000\n"),
                 edit(r / LEAF_A / "frr.conf", "  maximum-paths 64\n", "  neighbor 10.11.0.0 route-map PLANE-A-IN in\n"
                      "  neighbor 10.11.0.0 route-map LOCAL-A-OUT out\n  maximum-paths 64\n"))),
-    ("an asdot ASN on one leaf and its spines",
-     lambda r: (edit(r / LEAF_A / "frr.conf", "router bgp 4200001100", "router bgp 64086.59980"),
-                [edit(p, "remote-as 4200001100", "remote-as 64086.59980") for p in r.glob("plane-A/a-spine-*/running-config")])),
+    ("a leaf's planned ASN written asdot on the leaf and its spines",
+     lambda r: (edit(r / LEAF_A / "frr.conf", "router bgp 4200001100", "router bgp 64086.61004"),
+                [edit(p, "remote-as 4200001100", "remote-as 64086.61004") for p in r.glob("plane-A/a-spine-*/running-config")])),
     ("a leaf prepends its ASN toward every spine alike (no path gets longer than another)",
      lambda r: edit(r / LEAF_A / "frr.conf", " match ip address prefix-list LOCAL-A\n",
                     " match ip address prefix-list LOCAL-A\n set as-path prepend 4200001100 4200001100\n")),
@@ -2593,6 +2595,20 @@ def test_a_gateways_lookup_rule_is_held_to_the_tables_plane(clean: Path, tmp_pat
         assert results["ISO-VRF-LEAK"].findings[0].message.startswith("multi-plane/gw-storage-1/interfaces:26: ")
         edit(edited / GW / "interfaces", f"    up {rule}\n", f"    up {rule}\n    up ip rule del pref 1\n")
         assert not run_checks(load_snapshot(edited), only={"ISO-VRF-LEAK"})[0].findings
+
+
+def test_two_leaves_sharing_an_asn_with_allowas_in_route_as_planned_and_are_named_off_plan(
+        clean: Path, tmp_path: Path) -> None:
+    """Two leaves given one ASN by hand, each taking the other's routes back with `allowas-in` (as
+    FRR does: loop prevention lets N copies of the receiver's own ASN through): every route and
+    session is as planned, and the one word is BGP-ASN-PLAN's warning on the leaf whose AS moved."""
+    edited = tmp_path / "build"
+    shutil.copytree(clean, edited)
+    _same_asn_taken_back(edited)
+    findings = [f for r in run_checks(load_snapshot(edited)) for f in r.findings]
+    assert [(f.check, f.severity.value, f.devices) for f in findings] == \
+        [("BGP-ASN-PLAN", "warning", ("a-leaf-su1-r1",))], [f.message for f in findings]
+    assert "plane-A/a-leaf-su1-r1/frr.conf:26: " in findings[0].message and "AS 4200001101" in findings[0].message
 
 
 def test_a_session_follows_the_kernel_routes_not_equal_subnets(clean: Path, tmp_path: Path) -> None:

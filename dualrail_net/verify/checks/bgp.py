@@ -7,7 +7,7 @@ from collections import defaultdict
 from dualrail_net.manifest import DeviceEntry
 from dualrail_net.verify.checks import Context, ROUTING, SESSIONS, TOPOLOGY, check, finding, port_interfaces
 from dualrail_net.verify.controlplane import remote_as_agrees
-from dualrail_net.verify.findings import Finding
+from dualrail_net.verify.findings import Finding, Severity
 from dualrail_net.verify.model import neighbor_named
 
 
@@ -101,6 +101,35 @@ def router_id_dup(ctx: Context) -> list[Finding]:
     return [finding([n.split("/")[0] for n in names], plane,
                     f"router-id {rid} is used by {', '.join(names)}", "duplicate router IDs break best-path selection")
             for (plane, rid), names in seen.items() if len(names) > 1]
+
+
+@check("BGP-ASN-PLAN", "every device runs BGP, in each plane, as the AS the plan gives it",
+       reads={ROUTING, TOPOLOGY})
+def asn_plan(ctx: Context) -> list[Finding]:
+    """The plan's ASNs are part of the design: eBGP loop prevention is what keeps a leaf's routes
+    from coming back through another leaf, and the audit and the next render hold the devices to
+    them. An AS changed by hand on a device and on every peer of it alike keeps the sessions up and
+    the routes flowing (the routing checks judge that, on the files' own ASNs), so it is a warning,
+    not an error: the file no longer says what the plan does, and nothing else would say so."""
+    out = []
+    planned = ctx.snap.manifest.devices
+    for dev in ctx.snap.devices.values():
+        meta = planned.get(dev.name)
+        if meta is None or not meta.asn:
+            continue  # a device the plan gives no AS (nothing to hold it to)
+        for vrf, inst in dev.bgp.items():
+            plane = ctx.topo.node_plane.get((dev.name, vrf))
+            if plane is None or inst.asn == meta.asn:
+                continue  # an instance in no plane (a management VRF's, say) is not the plan's
+            out.append(finding([dev.name], plane,
+                               f"{ctx.snap.where(dev.name, dev.routing_file, inst.line)}: {dev.name}"
+                               f"{' VRF ' + vrf if vrf else ''} runs BGP as AS {inst.asn}; the plan gives it "
+                               f"AS {meta.asn}",
+                               "the file and the plan disagree on the device's AS: loop prevention no longer "
+                               "follows the design, and the next render from the inventory changes the AS "
+                               "back on one device at a time (its sessions drop until its peers follow)",
+                               severity=Severity.WARNING))
+    return out
 
 
 @check("BGP-CONFIG-REFUSED", "the routing daemon accepts every statement of the file it loads",

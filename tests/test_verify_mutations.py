@@ -2212,6 +2212,8 @@ VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
                                        " neighbor SPINES peer-group\n neighbor 10.11.0.0 remote-as 4200001000\n"),
                 edit(r / LEAF_A / "frr.conf", "  maximum-paths 64\n", "  neighbor 10.11.0.0 route-map PLANE-A-IN in\n"
                      "  neighbor 10.11.0.0 route-map LOCAL-A-OUT out\n  maximum-paths 64\n"))),
+    ("a leaf's loopback `network` with a label index (bgpd originates it as without: measured in the twin)",
+     lambda r: edit(r / LEAF_A / "frr.conf", "  network 10.10.0.32/32\n", "  network 10.10.0.32/32 label-index 5\n")),
     ("a leaf's planned ASN written asdot on the leaf and its spines",
      lambda r: (edit(r / LEAF_A / "frr.conf", "router bgp 4200001100", "router bgp 64086.61004"),
                 [edit(p, "remote-as 4200001100", "remote-as 64086.61004") for p in r.glob("plane-A/a-spine-*/running-config")])),

@@ -1268,22 +1268,30 @@ def network_words(w: list[str]) -> list[str]:
     return [w[0], f"{w[1]}/{8 if first < 128 else 16 if first < 192 else 24}", *w[2:]]
 
 
+FRR_LABEL_INDEX_MAX = 1048560  # `label-index (0-1048560)` in bgpd's grammar
+
+
 def network_statement(inst: BgpInstance, w: list[str], line: int, eos: bool = False) -> bool:
     """`network PREFIX [route-map NAME]` (FRR and EOS; the address-and-mask and classful forms
-    read as network_words writes them), and FRR's `backdoor` beside or without the route-map (its
-    grammar takes the options in any order); False for anything else (a label index: not
-    modelled). A repeated statement replaces the options of the earlier one (bgp_static_set)."""
+    read as network_words writes them), and FRR's `backdoor` and `label-index N` beside or without
+    the route-map (its grammar takes the options in any order); False for anything else. A label
+    index only adds a Prefix-SID to the route (for labeled unicast): bgpd originates and advertises
+    it as without one (measured in the twin, FRR 8.4). A repeated statement replaces the options of
+    the earlier one (bgp_static_set)."""
     w = network_words(w)
     if len(w) < 2 or not is_prefix(w[1]):
         return False
     route_map: str | None = None
-    backdoor = False
+    backdoor = labelled = False
     rest = w[2:]
     while rest:
         if rest[0] == "route-map" and len(rest) >= 2 and route_map is None:
             route_map, rest = rest[1], rest[2:]
         elif rest[0] == "backdoor" and not eos and not backdoor:
             backdoor, rest = True, rest[1:]
+        elif (rest[0] == "label-index" and not eos and not labelled and len(rest) >= 2 and rest[1].isdecimal()
+              and rest[1].isascii() and int(rest[1]) <= FRR_LABEL_INDEX_MAX):
+            labelled, rest = True, rest[2:]
         else:
             return False
     if w[1] not in inst.network_lines:

@@ -783,7 +783,7 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
                     "    address 10.12.0.1/31\n    ip-forward on\n")),
     ("a sysctl verify does not judge", "HOST-UNMODELLED",
      lambda r: edit(r / "servers/gpu001/sysctl.conf", "net.ipv4.conf.all.arp_ignore = 1",
-                    "net.ipv4.conf.all.arp_ignore = 1\nnet.ipv4.tcp_ecn = 1")),
+                    "net.ipv4.conf.all.arp_ignore = 1\nnet.ipv4.fib_multipath_hash_policy = 1")),
     ("an NCCL variable verify does not judge", "HOST-UNMODELLED",
      lambda r: edit(r / "servers/gpu001/nccl.env", "NCCL_CROSS_NIC=0", "NCCL_CROSS_NIC=0\nNCCL_ALGO=Tree")),
     ("NCCL's RDMA transport switched off", "HOST-NCCL-TRANSPORT",
@@ -2212,6 +2212,12 @@ VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
                                        " neighbor SPINES peer-group\n neighbor 10.11.0.0 remote-as 4200001000\n"),
                 edit(r / LEAF_A / "frr.conf", "  maximum-paths 64\n", "  neighbor 10.11.0.0 route-map PLANE-A-IN in\n"
                      "  neighbor 10.11.0.0 route-map LOCAL-A-OUT out\n  maximum-paths 64\n"))),
+    ("a server's kernel tuning: socket buffers, backlog, TCP, local ports, memory and file tables (no bearing)",
+     lambda r: edit(r / "servers/gpu001/sysctl.conf", "net.ipv4.conf.all.arp_ignore = 1\n",
+                    "net.ipv4.conf.all.arp_ignore = 1\nnet.core.rmem_max = 268435456\nnet.core.wmem_default = 1048576\n"
+                    "net.core.netdev_max_backlog = 250000\nnet/ipv4/tcp_rmem = 4096 87380 134217728\n"
+                    "net.ipv4.tcp_timestamps = 0\nnet.ipv4.ip_local_port_range = 1024 65535\nvm.swappiness = 1\n"
+                    "kernel.numa_balancing = 0\nfs.file-max = 2097152\n")),
     ("a leaf's loopback `network` with a label index (bgpd originates it as without: measured in the twin)",
      lambda r: edit(r / LEAF_A / "frr.conf", "  network 10.10.0.32/32\n", "  network 10.10.0.32/32 label-index 5\n")),
     ("a leaf's planned ASN written asdot on the leaf and its spines",

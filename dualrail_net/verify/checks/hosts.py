@@ -313,10 +313,21 @@ def _forwarding(name: str, srv: ServerConfig, entry: ServerEntry) -> list[Findin
 SYSCTL_JUDGED = ("arp_ignore", "arp_announce", "rp_filter", "forwarding")
 
 
+# sysctl keys that bear on nothing verify judges of a server (its addresses, routes, policy rules,
+# ARP, forwarding, RoCE): socket buffers and the backlog, TCP's and UDP's own tuning (the kernel's
+# stack only: RoCE traffic never passes it), local port ranges, and the memory, kernel and file
+# tables. A GPU server's tuning sets many of them; each is known, not merely let through.
+SYSCTL_NO_BEARING = ("net.core.rmem_", "net.core.wmem_", "net.core.optmem_max", "net.core.netdev_max_backlog",
+                     "net.core.netdev_budget", "net.core.somaxconn", "net.ipv4.tcp_", "net.ipv4.udp_mem",
+                     "net.ipv4.udp_rmem_min", "net.ipv4.udp_wmem_min", "net.ipv4.ip_local_port_range",
+                     "net.ipv4.ip_local_reserved_ports", "vm.", "kernel.", "fs.")
+
+
 def judged_sysctl(key: str, ports: Collection[str]) -> bool:
-    """Whether verify judges a sysctl.conf key (HOST-SYSCTL): the per-port ARP, reverse-path and
-    forwarding settings of conf.all and the planned ports, and net.ipv4.ip_forward."""
-    if key == "net.ipv4.ip_forward":
+    """Whether verify judges a sysctl.conf key: HOST-SYSCTL's per-port ARP, reverse-path and
+    forwarding settings of conf.all and the planned ports, and net.ipv4.ip_forward; or a key known
+    to bear on none of it (SYSCTL_NO_BEARING)."""
+    if key == "net.ipv4.ip_forward" or key.startswith(SYSCTL_NO_BEARING):
         return True
     parts = key.split(".")
     return len(parts) == 5 and parts[:3] == ["net", "ipv4", "conf"] and parts[4] in SYSCTL_JUDGED \

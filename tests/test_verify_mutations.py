@@ -2218,6 +2218,15 @@ VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
                     "net.core.netdev_max_backlog = 250000\nnet/ipv4/tcp_rmem = 4096 87380 134217728\n"
                     "net.ipv4.tcp_timestamps = 0\nnet.ipv4.ip_local_port_range = 1024 65535\nvm.swappiness = 1\n"
                     "kernel.numa_balancing = 0\nfs.file-max = 2097152\n")),
+    ("BGP knobs that change no route: restart flags, duplicate suppression, I/O batching, first-AS checks, "
+     "EOS's copy of rejected routes",
+     lambda r: (edit(r / LEAF_A / "frr.conf", " neighbor 10.11.0.0 description a-spine-1:Ethernet1\n",
+                     " neighbor 10.11.0.0 description a-spine-1:Ethernet1\n neighbor 10.11.0.0 enforce-first-as\n"
+                     " bgp graceful-restart preserve-fw-state\n bgp suppress-duplicates\n write-quanta 64\n"
+                     " read-quanta 10\n"),
+                edit(r / SPINE_A / "running-config", "   neighbor 10.11.0.1 route-map PLANE-A-OUT out\n",
+                     "   neighbor 10.11.0.1 route-map PLANE-A-OUT out\n"
+                     "   neighbor 10.11.0.1 soft-reconfiguration inbound all\n   neighbor 10.11.0.1 enforce-first-as\n"))),
     ("a leaf's loopback `network` with a label index (bgpd originates it as without: measured in the twin)",
      lambda r: edit(r / LEAF_A / "frr.conf", "  network 10.10.0.32/32\n", "  network 10.10.0.32/32 label-index 5\n")),
     ("a leaf's planned ASN written asdot on the leaf and its spines",

@@ -741,8 +741,13 @@ def neighbor_statement(inst: BgpInstance, w: list[str], line: int = 0, negated: 
     elif verb == "send-community" and (standard := _standard_communities(w[3:], eos)) is not None:
         if standard:  # (only extended or large ones: communities nothing in the fabric reads)
             _neighbor(inst, w, line).send_community = True
-    elif verb == "soft-reconfiguration" and w[3:] == ["inbound"]:
-        pass  # keeps a copy of what arrives
+    elif verb == "soft-reconfiguration" and (w[3:] == ["inbound"] or eos and w[3:] == ["inbound", "all"]):
+        pass  # keeps a copy of what arrives (EOS `all`: what the inbound policy rejects too)
+    elif verb == "enforce-first-as" and len(w) == 3:
+        # drops a path whose AS path does not begin with the AS the peer presents (FRR: off unless
+        # said, measured in the twin). Every path the model sends over eBGP begins with it (the
+        # sender's AS, or its `local-as`, goes on after its outbound policy), so nothing changes
+        pass
     elif verb == "solo" and len(w) == 3 and not eos:
         # routes are not sent back to the peer they came from: over eBGP the peer drops them anyway
         # (its own ASN is in their AS path), so nothing it installs changes
@@ -1418,8 +1423,8 @@ def bgp_statement(inst: BgpInstance, w: list[str], line: int = 0) -> bool:
     elif head == "timers" and w[1:2] == ["bgp"] and len(w) == 4 and (timers := bgp_timers(w[2], w[3])) is not None:
         # keepalive and hold time: not which routes are held, but how long a silent peer keeps them
         inst.timers, inst.timers_line = timers, line
-    elif head in ("update-delay", "coalesce-time") and len(w) == 2 and is_decimal(w[1]):
-        pass  # when updates go out at start, not which
+    elif head in ("update-delay", "coalesce-time", "write-quanta", "read-quanta") and len(w) == 2 and is_decimal(w[1]):
+        pass  # when updates go out at start, and how many packets one I/O pass handles: not which
     elif head == "redistribute" and redistribution(inst, w, line, FRR_REDISTRIBUTED):
         pass
     elif head == "maximum-paths" and len(w) == 2:
@@ -1541,10 +1546,11 @@ FRR_REDISTRIBUTED = ("connected", "static", "kernel")
 # `bgp ...` statements that change no route the fabric holds: logging, graceful restart (a helper
 # keeps routes through a peer's restart), deterministic MED (FRR's default, how the model groups
 # MEDs anyway), compare-routerid (which of several equal paths is "best": the multipath set is
-# the same) and fast-convergence (a session whose port goes down is reset at once, not at its hold
-# timer: twin oracle kind session-knob)
+# the same), fast-convergence (a session whose port goes down is reset at once, not at its hold
+# timer: twin oracle kind session-knob), preserve-fw-state (the restart flag a peer's helper reads)
+# and suppress-duplicates (FRR's default: an update identical to the last one is not sent again)
 _HARMLESS_BGP = (["log-neighbor-changes"], ["graceful-restart"], ["deterministic-med"], ["bestpath", "compare-routerid"],
-                 ["fast-convergence"])
+                 ["fast-convergence"], ["graceful-restart", "preserve-fw-state"], ["suppress-duplicates"])
 
 # Top-level lines with nothing for the routing model to read: they neither add nor change a route.
 KNOWN_TOP_LEVEL = ("frr version ", "log ", "service integrated-vtysh-config", "no ipv6 forwarding",

@@ -2227,6 +2227,9 @@ VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
                 edit(r / SPINE_A / "running-config", "   neighbor 10.11.0.1 route-map PLANE-A-OUT out\n",
                      "   neighbor 10.11.0.1 route-map PLANE-A-OUT out\n"
                      "   neighbor 10.11.0.1 soft-reconfiguration inbound all\n   neighbor 10.11.0.1 enforce-first-as\n"))),
+    ("a leaf's server port with IPv6 forwarding off and unsolicited ARP replies accepted (ip6-forward, arp-accept)",
+     lambda r: edit(r / LEAF_A / "interfaces", "    alias gpu001:ens1f0np0\n",
+                    "    alias gpu001:ens1f0np0\n    ip6-forward off\n    arp-accept on\n")),
     ("a leaf's loopback `network` with a label index (bgpd originates it as without: measured in the twin)",
      lambda r: edit(r / LEAF_A / "frr.conf", "  network 10.10.0.32/32\n", "  network 10.10.0.32/32 label-index 5\n")),
     ("a leaf's planned ASN written asdot on the leaf and its spines",

@@ -327,11 +327,14 @@ class InterfacesFile:
     added_later: dict[tuple[str, str], str] = field(default_factory=dict)
 
 
-# attributes that change nothing verify judges (link settings, descriptions of the physical layer)
+# attributes that change nothing verify judges (link settings, descriptions of the physical layer;
+# IPv6 forwarding, `ip6-forward`: the planes route IPv4 only, no IPv6 route leads anywhere; the
+# ARP table taking unsolicited replies, `arp-accept`: which neighbor entries exist early, not where
+# a packet goes)
 KNOWN_HARMLESS = frozenset({"link-duplex", "hwaddress", "pre-down",
                             "post-down", "down", "mstpctl-portadminedge", "mstpctl-bpduguard", "bridge-vlan-aware",
                             "bridge-vids", "bridge-pvid", "bridge-stp", "address-purge", "inet", "dns-nameservers",
-                            "dns-search"})
+                            "dns-search", "ip6-forward", "arp-accept"})
 
 
 _LINK_KEYS: dict[str, Callable[[Interface, int, str], None]] = {

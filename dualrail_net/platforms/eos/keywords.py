@@ -41,7 +41,7 @@ class _Position:
 # stops where the arguments run free (the rest of a line is left as written).
 _GRAMMAR: dict[str, str] = {
     "global": """
-        : agent alias application arp banner bfd boot class-map clock comment cvx daemon dhcp dns dot1x
+        : agent alias application arp banner bfd boot class-map clock comment cvx dhcp dns dot1x
         : dynamic email enable end errdisable event-handler event-monitor exit flow hardware hostname
         : ipv6 lacp link-tracking load-balance mac mac-address-table match-list monitor mpls mlag
         : peer-filter platform policy-map port-channel prompt ptp queue-monitor radius-server role
@@ -52,6 +52,7 @@ _GRAMMAR: dict[str, str] = {
         aaa authorization exec|commands|console|config-commands|policy|dynamic|serial-console
         aaa group server tacacs+|radius|ldap *>aaa-group
         control-plane>control-plane
+        daemon *>daemon
         interface *>interface
         ip access-list standard *
         ip access-list *
@@ -188,6 +189,9 @@ _GRAMMAR: dict[str, str] = {
     "control-plane": """
         : comment default exit ipv6 no show
         ip access-group
+    """,
+    "daemon": """
+        : comment command default exec exit heartbeat no oom option show shutdown
     """,
     "router-general": """
         : comment control-functions default exit nexthop-group no router-id show

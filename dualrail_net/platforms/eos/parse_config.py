@@ -79,7 +79,7 @@ KNOWN_TOP_LEVEL = ("service routing protocols model multi-agent", "no ipv6 routi
                    "management api gnmi", "logging buffered", "logging console", "logging monitor", "logging trap",
                    "logging format", "clock timezone", "banner login", "banner motd", "ip domain-name",
                    "dns domain", "lldp timer", "lldp holdtime", "service unsupported-transceiver", "alias ",
-                   "prompt ", "errdisable recovery")
+                   "prompt ", "errdisable recovery", "queue-monitor length", "hardware counter feature ")
 # interface lines with nothing for the model
 KNOWN_INTERFACE = ("no shutdown", "load-interval", "no lldp", "lldp ", "link-debounce", "logging event")
 
@@ -142,6 +142,15 @@ def _harmless(node: Node, known: tuple[str, ...], mode: str) -> bool:
     """A line with nothing for the model: it begins with one of ``known`` and every keyword in it is
     written in full (a shortened one may be a command the model reads: `aaa authentication log`)."""
     return node.text.startswith(known) and spelled_as_written(node.words, mode)
+
+
+def _terminattr(node: Node) -> bool:
+    """`daemon TerminAttr` running Arista's own streaming agent (/usr/bin/TerminAttr), started or
+    stopped: telemetry that reads state and changes none. A daemon block running anything else is
+    a program verify cannot judge (reported)."""
+    return node.words == ["daemon", "TerminAttr"] and all(
+        child.words[:2] == ["exec", "/usr/bin/TerminAttr"] or child.words in (["no", "shutdown"], ["shutdown"])
+        for child in node.children)
 
 
 def _unmodelled(dev: DeviceConfig, node: Node) -> None:
@@ -405,7 +414,7 @@ def _link_setting(iface: Interface, w: list[str], line: int) -> bool:
 _HARMLESS_BGP = (["bgp", "log-neighbor-changes"], ["bgp", "bestpath", "tie-break", "router-id"],
                  ["bgp", "bestpath", "tie-break", "cluster-list-length"], ["graceful-restart"],
                  ["graceful-restart-helper"], ["bgp", "bestpath", "ecmp-fast"], ["update", "wait-for-convergence"],
-                 ["bgp", "host-routes", "fib", "direct-install"])
+                 ["bgp", "host-routes", "fib", "direct-install"], ["update", "wait-install"])
 
 
 def _bgp_statements(inst: BgpInstance, children: list[Node], dev: DeviceConfig) -> None:
@@ -973,6 +982,8 @@ def _read_nodes(nodes: list[Node], dev: DeviceConfig) -> None:
                         dev.vrf_leak_maps[(lw[3], vrf_node.words[1])] = (lw[5], leak.line)
                     else:
                         _unmodelled(dev, leak)
+        elif _terminattr(node):
+            pass
         elif not _harmless(node, KNOWN_TOP_LEVEL, "global"):
             if (defined := match_list_definition(w)) is not None:
                 dev.match_list_names.setdefault(defined, node.line)  # (entries not evaluated: reported)

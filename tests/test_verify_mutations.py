@@ -2239,6 +2239,10 @@ VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
                      "   no shutdown\nqueue-monitor length\nhardware counter feature ip in\n"),
                 edit(r / SPINE_A / "running-config", "   router-id 10.10.0.0\n",
                      "   router-id 10.10.0.0\n   update wait-install\n"))),
+    ("a leaf turns off logging, duplicate suppression, graceful restart and fast external failover",
+     lambda r: edit(r / LEAF_A / "frr.conf", " bgp router-id 10.10.0.32\n",
+                    " bgp router-id 10.10.0.32\n no bgp log-neighbor-changes\n no bgp suppress-duplicates\n"
+                    " no bgp graceful-restart\n no bgp fast-external-failover\n")),
     ("a leaf's loopback `network` with a label index (bgpd originates it as without: measured in the twin)",
      lambda r: edit(r / LEAF_A / "frr.conf", "  network 10.10.0.32/32\n", "  network 10.10.0.32/32 label-index 5\n")),
     ("a leaf's planned ASN written asdot on the leaf and its spines",

@@ -1532,9 +1532,21 @@ def bgp_negation(inst: BgpInstance, w: list[str], line: int, eos: bool = False) 
         inst.aggregates[:] = [a for a in inst.aggregates if network_of(a.prefix) != network_of(w[1])]
     elif w[:1] == ["maximum-paths"] and len(w) <= 2:
         inst.maximum_paths, inst.maximum_paths_line = None, 0
+    elif not eos and w[:1] == ["bgp"] and w[1:] in _HARMLESS_BGP_OFF:
+        pass
     else:
         return False
     return True
+
+
+# `no bgp ...` statements of FRR that change no route: those of _HARMLESS_BGP switched off but
+# deterministic MED (off, paths with MEDs are compared in arrival order, not grouped), and
+# fast-external-failover off: a session over a port that goes down then waits for its hold timer,
+# but zebra withdraws the port's connected subnet at once and bgpd's next-hop tracking drops every
+# path through it with it, so no packet follows a dead port in the meantime
+_HARMLESS_BGP_OFF = (["log-neighbor-changes"], ["graceful-restart"], ["bestpath", "compare-routerid"],
+                     ["fast-convergence"], ["graceful-restart", "preserve-fw-state"], ["suppress-duplicates"],
+                     ["fast-external-failover"])
 
 
 DEFAULT_MAX_MED = 4294967294  # FRR's `bgp max-med administrative` without a value

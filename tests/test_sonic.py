@@ -92,6 +92,8 @@ def _table(doc: dict[str, object], name: str) -> dict[str, dict[str, object]]:
 
 
 SONIC_MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
+    ("the loopback bound to another VRF (its address leaves the default VRF, where its `network` is)",
+     "ROUTE-MISSING", _db_edit(lambda d: _table(d, "LOOPBACK_INTERFACE")["Loopback0"].update(vrf_name="Vrf-blue"))),
     ("an uplink's PORT entry without lanes (portsorch never creates the port)", "LINK-PORT-DOWN",
      _db_edit(lambda d: _table(d, "PORT")["Ethernet256"].pop("lanes"))),
     ("no hostname in DEVICE_METADATA (the switch keeps whatever name it had: said)", "PORTS-UNMODELLED",

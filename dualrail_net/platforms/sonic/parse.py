@@ -275,13 +275,18 @@ def _interfaces(dev: DeviceConfig, db: ConfigDb) -> None:
             dev.vrfs.setdefault(iface.vrf, None)
         for extra in sorted(set(fields) - {"vrf_name"}):
             _note(dev, db, "INTERFACE", key, f"INTERFACE {port} {extra}")
-    for key, _ in db.table("LOOPBACK_INTERFACE").entries:
+    for key, value in db.table("LOOPBACK_INTERFACE").entries:
         name, _, address = key.partition("|")
         if address and name not in named["LOOPBACK_INTERFACE"]:
             _note(dev, db, "LOOPBACK_INTERFACE", key,
                   f"LOOPBACK_INTERFACE {key}: no LOOPBACK_INTERFACE {name} entry, the address is never applied")
             continue
         iface = dev.interfaces.setdefault(name, Interface(name, is_loopback=True))
+        if not address and "vrf_name" in (fields := _fields(value)):
+            # intfmgrd binds the loopback to the VRF (its address and route leave the default VRF,
+            # where the `network` for it is), as it does a port's
+            iface.vrf = str(fields["vrf_name"])
+            dev.vrfs.setdefault(iface.vrf, None)
         if address:
             if is_prefix(address):
                 iface.addresses.append(address)
@@ -370,7 +375,7 @@ _TABLE_FIELDS = {
                 "set_owner", "check_up_status", "support_syslog_rate_limit", "delayed"},
     "DNS_NAMESERVER": set(),
     "TACPLUS": {"passkey", "auth_type", "timeout"},  # (global: the servers' shared key; src_intf reported)
-    "LOOPBACK_INTERFACE": set(),  # (a loopback in a VRF: its address leaves the default VRF's model)
+    "LOOPBACK_INTERFACE": {"vrf_name"},
     # a VLAN's own settings decide nothing about routed ports; its members are read (_lag_members)
     "VLAN": {"vlanid", "members", "description", "mtu", "admin_status", "mac"},
     "VLAN_MEMBER": {"tagging_mode"},

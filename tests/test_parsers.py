@@ -976,9 +976,14 @@ def test_network_statement_takes_a_route_map_and_the_later_one_wins() -> None:
     assert frr_parser.bgp_statement(inst, ["network", "10.0.0.0/24"], 6)  # the map is gone again
     assert inst.network_maps == {} and inst.network_lines["10.0.0.0/24"] == 3
     for unread in (["network", "10.2.0.0/24", "route-map"], ["network", "10.2.0.0/24", "backdoor", "backdoor"],
-                   ["network", "10.2.0.0/24", "label-index", "5"], ["network", "nonsense"]):
+                   ["network", "10.2.0.0/24", "label-index", "1048561"], ["network", "10.2.0.0/24", "label-index"],
+                   ["network", "10.2.0.0/24", "label-index", "5", "label-index", "6"], ["network", "nonsense"]):
         assert not frr_parser.bgp_statement(inst, unread, 7)
     assert "10.2.0.0/24" not in inst.networks
+    # a label index adds a Prefix-SID only: the prefix is originated as without it (the twin, FRR 8.4)
+    assert frr_parser.bgp_statement(inst, ["network", "10.3.0.0/24", "label-index", "1048560", "route-map", "C"], 8)
+    assert inst.network_maps["10.3.0.0/24"] == ("C", 8) and "10.3.0.0/24" in inst.networks
+    assert not frr_parser.network_statement(inst, ["network", "10.4.0.0/24", "label-index", "5"], 9, eos=True)
 
 
 def test_a_backdoor_network_is_the_statements_last_form_in_any_order_of_options() -> None:

@@ -146,3 +146,27 @@ def test_validate_explain_shows_every_tier_and_shared_fate(make_inventory: Inven
     assert main(["validate", "-i", str(root), "--explain"]) == 0
     out = capsys.readouterr().out
     assert "info: plane A: leaf oversubscription 4.00:1 (16 x 200G down, 1 x 800G up; bound 4)" in out
+
+
+@pytest.mark.parametrize("file,old,new,code", [
+    ("fabric.yaml", "      A:\n        - {name: storage-a-1, port: 65, subnet: 100.64.0.0/31, asn: 65100, "
+     "prefixes: [172.16.0.0/16]}\n", "      A: []\n", "SYM-EXTERNAL"),
+    ("servers.yaml", "          - {port: 2, plane: B, rail: 0, ifname: ens1f1np1, rdma_device: mlx5_1}\n", "",
+     "SYM-SERVER-BANDWIDTH"),
+], ids=["no external peering in plane A", "a server model without its NIC0 plane-B port"])
+def test_a_plan_validation_only_warns_of_builds_and_verifies(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                                            file: str, old: str, new: str, code: str) -> None:
+    """What validation warns of and lets the operator accept (planes unequal in external peerings
+    or in a server model's ports) does not fail the build's verification: a plan that validates
+    builds (found by a structural fuzz of the inventory: validate exit 0, build exit 1)."""
+    inventory = tmp_path / "inventory"
+    shutil.copytree(EXAMPLE, inventory)
+    text = (inventory / file).read_text()
+    assert old in text
+    (inventory / file).write_text(text.replace(old, new, 1))
+    assert main(["validate", "-i", str(inventory), "--json"]) == 0
+    assert code in capsys.readouterr().out
+    assert main(["build", "-i", str(inventory), "-o", str(tmp_path / "build"), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    sym = [f for c in doc["checks"] for f in c["findings"] if c["check"].startswith("SYM-")]
+    assert sym and all(f["severity"] == "warning" for f in sym), sym

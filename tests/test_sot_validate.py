@@ -207,6 +207,9 @@ CASES = [
                            "iba-spine-2: \"0x0002c90300aa0002\", iba-leaf-1: \"0x0002c90300aa0003\", "
                            "iba-leaf-2: \"0x0002c90300aa0004\"}\n    sm_standby: gpu003 ")]},
      "iba-spine-1's GUID 0x0000000000aa0001 has no maker", None, Severity.ERROR),
+    ("a management VRF name Cumulus does not take (its management VRF is always mgmt)",
+     {"fabric.yaml": [("  vrf: mgmt\n", "  vrf: oob\n")]},
+     "whose management VRF is always called mgmt", ("fabric.yaml", "  vrf: oob", 1), Severity.ERROR),
     ("switch GUIDs counted past the last one",
      {"infiniband.yaml": [("    sm_standby: gpu003 ", "    switch_guid_base: \"0xfffffffffffffffd\"\n    sm_standby: gpu003 ")]},
      "beyond the last valid one", None, Severity.ERROR),
@@ -339,3 +342,16 @@ def test_an_ib_plane_beyond_the_unicast_lid_space_is_refused(example_loaded) -> 
     assert said == [(f"IB plane {plane}: {UNICAST_LID_TOP - switches + 1} HCA ports and {switches} switches need "
                      f"{UNICAST_LID_TOP + 1} LIDs, one subnet has {UNICAST_LID_TOP}", "inventory/infiniband.yaml", line,
                      Severity.ERROR) for plane, line in (("IBA", 3), ("IBB", 11))]
+
+
+def test_a_management_vrf_of_any_name_builds_where_every_switch_takes_one(tmp_path: Path) -> None:
+    """EOS takes any management VRF name: an all-EOS fabric with `vrf: oob` validates, renders it
+    into every switch's file and verifies (SOT-MGMT-VRF holds only platforms that fix the name)."""
+    from conftest import platform_variant
+    from dualrail_net.cli import main
+    inventory = platform_variant(tmp_path, leaf="eos", gateway="eos")
+    path = inventory / "fabric.yaml"
+    path.write_text(path.read_text().replace("  vrf: mgmt\n", "  vrf: oob\n", 1))
+    assert not [d for d in diags(inventory) if d.severity == Severity.ERROR]
+    assert main(["build", "-i", str(inventory), "-o", str(tmp_path / "build"), "--json"]) == 0
+    assert "vrf instance oob" in (tmp_path / "build/plane-A/a-leaf-su1-r0/running-config").read_text()

@@ -74,6 +74,10 @@ class Platform(Protocol):
     # length through different neighbor ASes into ECMP unless told not to (EOS); the model reads the
     # platform's BGP instances so, and its twin substitute (FRR, which does not) is rendered with
     # `bgp bestpath as-path multipath-relax` to do what the real device does
+    # (optional, read with a default of None) ``management_vrf_name``: the name the operating system
+    # gives its management VRF, which its services and tools are bound to (Cumulus Linux, NVUE and
+    # SONiC: "mgmt"); None: any name the inventory gives (validation refuses another name for a role
+    # on a platform that fixes it)
     netmiko_type: str  # netmiko device_type used to reach a device of this platform
     files: tuple[OutputFile, ...]  # what a device of this platform gets, in its folder
     template_root: Path | None  # where its templates are; None: the project's templates/

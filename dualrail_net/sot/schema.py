@@ -358,7 +358,7 @@ class Management(Strict):
 
     network: Prefix = Field(description="one address per switch, by the same stable slots as loopbacks")
     gateway: IPv4 = Field(description="default route of the management VRF")
-    vrf: HostName = Field(default="mgmt", description="management VRF (Cumulus always calls it mgmt)")
+    vrf: HostName = Field(default="mgmt", description="management VRF (Cumulus, NVUE and SONiC always call it mgmt: 'management_vrf_name' of their platform; EOS takes any name)")
     ntp: list[IPv4] = Field(default=[], max_length=8)
     syslog: list[IPv4] = Field(default=[], max_length=8)
     dns: list[IPv4] = Field(default=[], max_length=4)

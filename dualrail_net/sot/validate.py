@@ -365,6 +365,15 @@ def _platform_roles(fab: Fabric) -> list[str]:
 def check_platforms(inv: LoadedInventory) -> Iterator[Diagnostic]:
     fab = inv.inventory.fabric
     roles = _platform_roles(fab)
+    vrf = fab.management.vrf if fab.management is not None else None
+    for platform in dict.fromkeys(getattr(fab.platforms, role) for role in roles):
+        fixed = getattr(get_platform(platform), "management_vrf_name", None)
+        if vrf is not None and fixed is not None and vrf != fixed:
+            users = [ROLE_PLURALS[role] for role in roles if getattr(fab.platforms, role) == platform]
+            yield _diag(inv, ("fabric", "management", "vrf"),
+                        f"management.vrf = {vrf!r}, but {' and '.join(users)} run {platform}, whose management "
+                        f"VRF is always called {fixed} (its SSH, NTP and other services are bound to that name)",
+                        f"use vrf: {fixed}, or run those roles on a platform that takes any name", code="SOT-MGMT-VRF")
     for plane, spec in fab.planes.items():
         for role in roles:
             platform = getattr(fab.platforms, role)

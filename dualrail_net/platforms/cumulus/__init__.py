@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
 class Cumulus:
     name = "cumulus"
+    management_vrf_name = "mgmt"  # the OS names its management VRF so, whatever a file says
     max_mtu = 9216
     # Cumulus Linux's FRR is built for 64 ECMP paths (the twin's Debian FRR for 256: twin/oracle.py)
     default_maximum_paths = 64

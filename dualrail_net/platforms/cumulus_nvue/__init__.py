@@ -35,6 +35,7 @@ TRUST = {"dscp": "l3", "pcp,dscp": "both"}
 
 class CumulusNvue:
     name = "cumulus-nvue"
+    management_vrf_name = "mgmt"  # the OS names its management VRF so, whatever a file says
     max_mtu = 9216
     default_maximum_paths = 64  # Cumulus Linux's FRR (NVUE's `multipaths ebgp` default is 64)
     default_hold_time = 9  # NVUE's BGP timers default to keepalive 3, hold 9

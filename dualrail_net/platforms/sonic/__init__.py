@@ -45,6 +45,7 @@ def mbps(speed: str) -> int:
 
 class Sonic:
     name = "sonic"
+    management_vrf_name = "mgmt"  # the OS names its management VRF so, whatever a file says
     max_mtu = 9216
     default_maximum_paths = 64  # SONiC's FRR is built with MULTIPATH_NUM 64 (bgpd's default maximum-paths is 64 there)
     default_hold_time = 180  # FRR's traditional profile (keepalive 60, hold 180) where frr.conf names none

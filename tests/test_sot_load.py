@@ -56,6 +56,21 @@ def test_duplicate_yaml_key(make_inventory: InventoryFactory) -> None:
                for e in errs), errs
 
 
+@pytest.mark.parametrize("old,new,value", [
+    ("  dns: [192.0.2.53]", "  dns: [192.0.2.53, 192.0.2.53]", "192.0.2.53"),
+    ("  ntp: [192.0.2.10, 192.0.2.11]", "  ntp: [192.0.2.10, 192.0.2.10]", "192.0.2.10"),
+    ("    servers: [192.0.2.49]", "    servers: [192.0.2.49, 192.0.2.49]", "192.0.2.49"),
+    ("    - name: netops\n", "    - name: netops\n      role: admin\n    - name: netops\n", "netops"),
+], ids=["dns", "ntp", "tacacs", "user"])
+def test_a_server_or_user_listed_twice_is_an_error_with_its_line(make_inventory: InventoryFactory, old: str,
+                                                                   new: str, value: str) -> None:
+    """Each is a key of a map in NVUE's and SONiC's files (a repeat is a duplicate key there) and a
+    second block on EOS: listed once, or the load says where."""
+    root = make_inventory({"fabric.yaml": [(old, new)]})
+    errs = errors_for(root)
+    assert any(f"{value} is listed twice" in e and "fabric.yaml:" in e for e in errs), errs
+
+
 def test_yaml_syntax_error(make_inventory: InventoryFactory) -> None:
     root = make_inventory({"servers.yaml": [("  - {name: gpu005,", "  - {name: gpu005,,]")]})
     errs = errors_for(root)

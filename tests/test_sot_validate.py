@@ -8,7 +8,7 @@ import pytest
 
 from conftest import InventoryFactory, line_of
 from dualrail_net.sot.diagnostics import Severity
-from dualrail_net.sot.load import load_inventory
+from dualrail_net.sot.load import InventoryError, load_inventory
 from dualrail_net.sot.validate import validate
 
 PLANE_B_MTU = "    mtu: 9214\n    qos_profile: roce-lossless\n    firmware: {cumulus: \"5.9.2\", eos: \"4.32.2F\"}\n    pools:\n      loopbacks: 10.20.0.0/24"
@@ -355,3 +355,24 @@ def test_a_management_vrf_of_any_name_builds_where_every_switch_takes_one(tmp_pa
     assert not [d for d in diags(inventory) if d.severity == Severity.ERROR]
     assert main(["build", "-i", str(inventory), "-o", str(tmp_path / "build"), "--json"]) == 0
     assert "vrf instance oob" in (tmp_path / "build/plane-A/a-leaf-su1-r0/running-config").read_text()
+
+
+def test_two_keys_with_one_comment_get_distinct_names_in_nvues_file(tmp_path: Path) -> None:
+    """NVUE keys a user's authorized keys by name (the key's comment): two keys that share a comment
+    are two names in startup.yaml (else one duplicate key, which its loader refuses or collapses),
+    and the build verifies; the same key twice is refused by validation."""
+    from conftest import platform_variant
+    from dualrail_net.cli import main
+    inventory = platform_variant(tmp_path, leaf="cumulus-nvue")
+    path = inventory / "fabric.yaml"
+    text = path.read_text()
+    key = next(line for line in text.splitlines() if "ssh-ed25519 AAAA" in line)
+    second = key.replace("AAAAC3NzaC1lZDI1NTE5AAAAI", "AAAAC3NzaC1lZDI1NTE5AAAAJ")
+    path.write_text(text.replace(key + "\n", key + "\n" + second + "\n", 1))
+    assert not [d for d in diags(inventory) if d.severity == Severity.ERROR]
+    assert main(["build", "-i", str(inventory), "-o", str(tmp_path / "build"), "--json"]) == 0
+    startup = (tmp_path / "build/plane-A/a-leaf-su1-r0/startup.yaml").read_text()
+    assert '"netops@example":' in startup and '"netops@example-2":' in startup
+    path.write_text(text.replace(key + "\n", key + "\n" + key + "\n", 1))
+    with pytest.raises(InventoryError, match="is listed twice"):
+        load_inventory(inventory)

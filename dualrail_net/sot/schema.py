@@ -336,6 +336,18 @@ IPv4 = Annotated[str, AfterValidator(_ipv4_address)]
 SshKey = Annotated[str, AfterValidator(_ssh_key)]
 
 
+def _distinct(values: list[str]) -> list[str]:
+    """A list whose entries each appear once: a server or key written twice is a duplicate key in the
+    files that hold them as maps (NVUE's startup.yaml, SONiC's config_db.json), which their loaders
+    refuse or collapse."""
+    seen: set[str] = set()
+    for value in values:
+        if value in seen:
+            raise ValueError(f"{value[:60]} is listed twice: list each once")
+        seen.add(value)
+    return values
+
+
 class ManagementUser(Strict):
     """A local user on every switch. Its password is never in the inventory: ``password_secret``
     names an entry of the secrets file's ``users`` map (a crypt(3) SHA-512 hash), put in at push time."""
@@ -343,13 +355,20 @@ class ManagementUser(Strict):
     name: HostName
     role: Literal["admin", "operator", "read-only"] = "admin"
     password_secret: Label | None = None
-    ssh_keys: list[SshKey] = Field(default=[], max_length=16)
+    ssh_keys: Annotated[list[SshKey], AfterValidator(_distinct)] = Field(default=[], max_length=16)
+
+
+def _distinct_users(users: list[ManagementUser]) -> list[ManagementUser]:
+    """Each user once: a name twice is two `username` blocks on EOS (the second wins) and a duplicate
+    key in NVUE's and SONiC's files."""
+    _distinct([u.name for u in users])
+    return users
 
 
 class AaaServers(Strict):
     """TACACS+ or RADIUS servers; the shared key is a secret named here (secrets file ``aaa`` map)."""
 
-    servers: list[IPv4] = Field(min_length=1, max_length=8)
+    servers: Annotated[list[IPv4], AfterValidator(_distinct)] = Field(min_length=1, max_length=8)
     key_secret: Label
 
 
@@ -359,13 +378,13 @@ class Management(Strict):
     network: Prefix = Field(description="one address per switch, by the same stable slots as loopbacks")
     gateway: IPv4 = Field(description="default route of the management VRF")
     vrf: HostName = Field(default="mgmt", description="management VRF (Cumulus, NVUE and SONiC always call it mgmt: 'management_vrf_name' of their platform; EOS takes any name)")
-    ntp: list[IPv4] = Field(default=[], max_length=8)
-    syslog: list[IPv4] = Field(default=[], max_length=8)
-    dns: list[IPv4] = Field(default=[], max_length=4)
+    ntp: Annotated[list[IPv4], AfterValidator(_distinct)] = Field(default=[], max_length=8)
+    syslog: Annotated[list[IPv4], AfterValidator(_distinct)] = Field(default=[], max_length=8)
+    dns: Annotated[list[IPv4], AfterValidator(_distinct)] = Field(default=[], max_length=4)
     lldp: bool = True
     ssh: bool = True
     api: bool = Field(default=True, description="the platform's API (EOS eAPI, Cumulus NVUE REST) in the management VRF")
-    users: list[ManagementUser] = Field(min_length=1, max_length=32)
+    users: Annotated[list[ManagementUser], AfterValidator(_distinct_users)] = Field(min_length=1, max_length=32)
     tacacs: AaaServers | None = None
     radius: AaaServers | None = None
     snmp_community_secret: Label | None = Field(default=None, description="SNMPv2c read-only community (a secret)")

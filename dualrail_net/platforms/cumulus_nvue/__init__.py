@@ -53,8 +53,8 @@ class CumulusNvue:
         management = structured.get("management") or {}
         keys = {}
         for u in management.get("users", []):
-            keys[u["name"]] = [{"type": k[0], "key": k[1], "name": k[2] if len(k) > 2 else f"{u['name']}-{i + 1}"}
-                               for i, k in enumerate(u["ssh_keys"])]
+            keys[u["name"]] = [{"type": k[0], "key": k[1], "name": name}
+                               for k, name in zip(u["ssh_keys"], _key_names(u["name"], u["ssh_keys"]))]
         loopbacks = {v["name"]: v["loopback"] for v in structured["vrfs"]}
         trust = TRUST.get(structured["qos"]["trust"])
         if trust is None:
@@ -90,3 +90,16 @@ class CumulusNvue:
 
 
 PLATFORM = CumulusNvue()
+
+
+def _key_names(user: str, ssh_keys: list[list[str]]) -> list[str]:
+    """A name per authorized key, each once (NVUE keys the user's keys by name: a name twice is a
+    duplicate key in startup.yaml): its comment, else USER-N; a comment another key already took
+    gets -N after it, N its position."""
+    names: list[str] = []
+    for i, key in enumerate(ssh_keys):
+        name = key[2] if len(key) > 2 else f"{user}-{i + 1}"
+        while name in names:
+            name = f"{name}-{i + 1}"
+        names.append(name)
+    return names

@@ -207,6 +207,10 @@ CASES = [
                            "iba-spine-2: \"0x0002c90300aa0002\", iba-leaf-1: \"0x0002c90300aa0003\", "
                            "iba-leaf-2: \"0x0002c90300aa0004\"}\n    sm_standby: gpu003 ")]},
      "iba-spine-1's GUID 0x0000000000aa0001 has no maker", None, Severity.ERROR),
+    ("a server twice in one partition (opensm keeps another membership than the inventory's last)",
+     {"infiniband.yaml": [("      - {server: gpu002, membership: full}\n",
+                           "      - {server: gpu002, membership: full}\n      - {server: gpu002, membership: limited}\n")]},
+     "gpu002 is a member already", ("infiniband.yaml", "{server: gpu002, membership: limited}", 1), Severity.ERROR),
     ("a management VRF name Cumulus does not take (its management VRF is always mgmt)",
      {"fabric.yaml": [("  vrf: mgmt\n", "  vrf: oob\n")]},
      "whose management VRF is always called mgmt", ("fabric.yaml", "  vrf: oob", 1), Severity.ERROR),

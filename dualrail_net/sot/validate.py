@@ -688,10 +688,18 @@ def check_infiniband(inv: LoadedInventory) -> Iterator[Diagnostic]:
         if part.name in pnames:
             yield _diag(inv, (*base, "name"), f"duplicate partition name {part.name}", "rename one")
         pnames.add(part.name)
+        listed: dict[str, int] = {}
         for mi, member in enumerate(part.members):
             if member.server not in ib_hosts:
                 yield _diag(inv, (*base, "members", mi), f"partition {part.name}: member {member.server} has no HCA "
                             "in infiniband.yaml hosts", "add its GUIDs to hosts or remove the member")
+            if member.server in listed:
+                # partitions.conf would name its port GUIDs twice, and which membership opensm keeps is
+                # not what a reader of the inventory expects (verify's IB-PKEYS found the two disagree)
+                yield _diag(inv, (*base, "members", mi), f"partition {part.name}: {member.server} is a member "
+                            f"already (entry {listed[member.server] + 1})", "list each server once, with the "
+                            "membership it is to have", code="SOT-IB-MEMBER-TWICE")
+            listed.setdefault(member.server, mi)
 
 
 def _standby(inv: LoadedInventory, plane: str, spec: IbPlane, sm_hosts: dict[str, str],

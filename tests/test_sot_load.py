@@ -61,14 +61,18 @@ def test_duplicate_yaml_key(make_inventory: InventoryFactory) -> None:
     ("  ntp: [192.0.2.10, 192.0.2.11]", "  ntp: [192.0.2.10, 192.0.2.10]", "192.0.2.10"),
     ("    servers: [192.0.2.49]", "    servers: [192.0.2.49, 192.0.2.49]", "192.0.2.49"),
     ("    - name: netops\n", "    - name: netops\n      role: admin\n    - name: netops\n", "netops"),
-], ids=["dns", "ntp", "tacacs", "user"])
-def test_a_server_or_user_listed_twice_is_an_error_with_its_line(make_inventory: InventoryFactory, old: str,
-                                                                   new: str, value: str) -> None:
-    """Each is a key of a map in NVUE's and SONiC's files (a repeat is a duplicate key there) and a
-    second block on EOS: listed once, or the load says where."""
-    root = make_inventory({"fabric.yaml": [(old, new)]})
+    ("      priorities: [3]", "      priorities: [3, 3]", "3"),
+    ("      traffic_classes: [0, 3]", "      traffic_classes: [0, 3, 0]", "0"),
+], ids=["dns", "ntp", "tacacs", "user", "pfc-priority", "ecn-class"])
+def test_a_server_user_or_class_listed_twice_is_an_error_with_its_line(make_inventory: InventoryFactory, old: str,
+                                                                         new: str, value: str) -> None:
+    """Each is a key of a map in NVUE's and SONiC's files (a repeat is a duplicate key there: a
+    structural fuzz found NVUE's startup.yaml unreadable with PFC on [3, 3]) and a second block on
+    EOS: listed once, or the load says where."""
+    file = "qos.yaml" if "priorities" in old or "traffic_classes" in old else "fabric.yaml"
+    root = make_inventory({file: [(old, new)]})
     errs = errors_for(root)
-    assert any(f"{value} is listed twice" in e and "fabric.yaml:" in e for e in errs), errs
+    assert any(f"{value} is listed twice" in e and f"{file}:" in e for e in errs), errs
 
 
 def test_yaml_syntax_error(make_inventory: InventoryFactory) -> None:

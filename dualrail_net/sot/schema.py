@@ -16,7 +16,7 @@ from __future__ import annotations
 import ipaddress
 import re
 from collections.abc import Callable
-from typing import Annotated, Literal
+from typing import Annotated, Literal, TypeVar
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
 
@@ -336,14 +336,17 @@ IPv4 = Annotated[str, AfterValidator(_ipv4_address)]
 SshKey = Annotated[str, AfterValidator(_ssh_key)]
 
 
-def _distinct(values: list[str]) -> list[str]:
-    """A list whose entries each appear once: a server or key written twice is a duplicate key in the
-    files that hold them as maps (NVUE's startup.yaml, SONiC's config_db.json), which their loaders
-    refuse or collapse."""
-    seen: set[str] = set()
+_Item = TypeVar("_Item", str, int)
+
+
+def _distinct(values: list[_Item]) -> list[_Item]:
+    """A list whose entries each appear once: a server, key or priority written twice is a duplicate
+    key in the files that hold them as maps (NVUE's startup.yaml, SONiC's config_db.json), which
+    their loaders refuse or collapse."""
+    seen: set[_Item] = set()
     for value in values:
         if value in seen:
-            raise ValueError(f"{value[:60]} is listed twice: list each once")
+            raise ValueError(f"{str(value)[:60]} is listed twice: list each once")
         seen.add(value)
     return values
 
@@ -441,14 +444,14 @@ Class8 = Annotated[int, Field(ge=0, le=7)]
 
 
 class Ecn(Strict):
-    traffic_classes: list[Class8] = Field(min_length=1, max_length=8)
+    traffic_classes: Annotated[list[Class8], AfterValidator(_distinct)] = Field(min_length=1, max_length=8)
     min_threshold_bytes: int = Field(gt=0, le=MAX_BUFFER_BYTES)
     max_threshold_bytes: int = Field(gt=0, le=MAX_BUFFER_BYTES)
     probability: int = Field(ge=1, le=100)
 
 
 class Pfc(Strict):
-    priorities: list[Class8] = Field(min_length=1, max_length=8)
+    priorities: Annotated[list[Class8], AfterValidator(_distinct)] = Field(min_length=1, max_length=8)
     xoff_bytes: int = Field(default=18000, gt=0, le=MAX_BUFFER_BYTES)
     xon_delta_bytes: int = Field(default=18000, gt=0, le=MAX_BUFFER_BYTES)
     cable_length_m: int = Field(default=10, gt=0, le=10_000, description="metres; 10 km is the longest optic")

@@ -1294,8 +1294,8 @@ def network_statement(inst: BgpInstance, w: list[str], line: int, eos: bool = Fa
             route_map, rest = rest[1], rest[2:]
         elif rest[0] == "backdoor" and not eos and not backdoor:
             backdoor, rest = True, rest[1:]
-        elif (rest[0] == "label-index" and not eos and not labelled and len(rest) >= 2 and rest[1].isdecimal()
-              and rest[1].isascii() and int(rest[1]) <= FRR_LABEL_INDEX_MAX):
+        elif (rest[0] == "label-index" and not eos and not labelled and len(rest) >= 2
+              and _int(rest[1], FRR_LABEL_INDEX_MAX) is not None):
             labelled, rest = True, rest[2:]
         else:
             return False
@@ -1539,16 +1539,6 @@ def bgp_negation(inst: BgpInstance, w: list[str], line: int, eos: bool = False) 
     return True
 
 
-# `no bgp ...` statements of FRR that change no route: those of _HARMLESS_BGP switched off but
-# deterministic MED (off, paths with MEDs are compared in arrival order, not grouped), and
-# fast-external-failover off: a session over a port that goes down then waits for its hold timer,
-# but zebra withdraws the port's connected subnet at once and bgpd's next-hop tracking drops every
-# path through it with it, so no packet follows a dead port in the meantime
-_HARMLESS_BGP_OFF = (["log-neighbor-changes"], ["graceful-restart"], ["bestpath", "compare-routerid"],
-                     ["fast-convergence"], ["graceful-restart", "preserve-fw-state"], ["suppress-duplicates"],
-                     ["fast-external-failover"])
-
-
 DEFAULT_MAX_MED = 4294967294  # FRR's `bgp max-med administrative` without a value
 
 # the sources of `redistribute` the model reads on FRR: a port's subnets, zebra's static routes and
@@ -1563,6 +1553,13 @@ FRR_REDISTRIBUTED = ("connected", "static", "kernel")
 # and suppress-duplicates (FRR's default: an update identical to the last one is not sent again)
 _HARMLESS_BGP = (["log-neighbor-changes"], ["graceful-restart"], ["deterministic-med"], ["bestpath", "compare-routerid"],
                  ["fast-convergence"], ["graceful-restart", "preserve-fw-state"], ["suppress-duplicates"])
+
+# `no bgp ...` statements of FRR that change no route: those of _HARMLESS_BGP switched off but
+# deterministic MED (off, paths with MEDs are compared in arrival order, not grouped), and
+# fast-external-failover off: a session over a port that goes down then waits for its hold timer,
+# but zebra withdraws the port's connected subnet at once and bgpd's next-hop tracking drops every
+# path through it with it, so no packet follows a dead port in the meantime
+_HARMLESS_BGP_OFF = tuple(w for w in _HARMLESS_BGP if w != ["deterministic-med"]) + (["fast-external-failover"],)
 
 # Top-level lines with nothing for the routing model to read: they neither add nor change a route.
 KNOWN_TOP_LEVEL = ("frr version ", "log ", "service integrated-vtysh-config", "no ipv6 forwarding",

@@ -110,6 +110,9 @@ NVUE_MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
                             '                  type: "ipv6"\n                  ip-prefix-list: "LOCAL-A"')),
     ("the administrator removed (a replace deletes the user)", "MGMT-USER",
      _edit('          "netops":\n            role: "system-admin"', '          "guest":\n            role: "nvue-monitor"')),
+    ("a second administrator the plan does not name", "MGMT-USER",
+     _edit('          "netops":\n', '          "backdoor":\n            role: "system-admin"\n'
+           '            hashed-password: "${secret:netops-password}"\n          "netops":\n')),
     ("the management port's address changed", "MGMT-ADDRESS", _edit('"198.51.100.33/24": {}', '"198.51.100.99/24": {}')),
     ("an NTP server dropped", "MGMT-SERVICES", _edit('            "192.0.2.10": {}\n', "")),
     ("an NTP server the plan does not name", "MGMT-SERVICES",

@@ -386,6 +386,12 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
      lambda r: edit(r / SPINE_A / "running-config", "\nend\n", "\ndefault ip routing\nend\n")),
     ("EOS `no username netops` at the end of a spine's file (the only account gone)", "MGMT-USER",
      lambda r: edit(r / SPINE_A / "running-config", "\nend\n", "\nno username netops\nend\n")),
+    ("EOS `nopassword` on the administrator (its SSH key kept): anyone logs in as it", "MGMT-USER",
+     lambda r: edit(r / SPINE_A / "running-config", "role network-admin secret sha512 ${secret:netops-password}",
+                    "role network-admin nopassword")),
+    ("an EOS account the plan does not name (`username backdoor privilege 15 ...`)", "MGMT-USER",
+     lambda r: edit(r / SPINE_A / "running-config", "\nend\n",
+                    "\nusername backdoor privilege 15 role network-admin secret sha512 ${secret:netops-password}\nend\n")),
     ("EOS `no ntp server` for both of a spine's servers at the end of its file", "MGMT-SERVICES",
      lambda r: edit(r / SPINE_A / "running-config", "\nend\n",
                     "\nno ntp server vrf mgmt 192.0.2.10\nno ntp server vrf mgmt 192.0.2.11\nend\n")),
@@ -1775,6 +1781,9 @@ def _spine_neighbor(root: Path, statement: str) -> None:
 
 
 VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
+    ("EOS `nopassword` on the administrator, then its secret again (EOS keeps the later of the two)",
+     lambda r: edit(r / SPINE_A / "running-config", "\nend\n",
+                    "\nusername netops nopassword\nusername netops secret sha512 ${secret:netops-password}\nend\n")),
     ("a leaf's post-up route to a prefix of no plane via a spine (a kernel route beside BGP's)",
      lambda r: edit(r / LEAF_A / "interfaces", "    alias a-spine-1:Ethernet1\n",
                     "    alias a-spine-1:Ethernet1\n    post-up ip route add 192.0.2.128/25 via 10.11.0.0\n")),

@@ -655,6 +655,9 @@ class ManagementUser:
     name: str
     role: str  # "admin" (full privilege) or anything else
     credential: bool  # a password (hash or secret reference) or an SSH key: the user can log in
+    # logs in with no password at all (EOS `nopassword`): anyone reaching the management address is
+    # this user; kept apart from ``credential`` so it never counts as a way in the plan meant
+    passwordless: bool = False
 
 
 # what syslog is sent over where a line does not say (rsyslog's omfwd, EOS, SONiC and NVUE default

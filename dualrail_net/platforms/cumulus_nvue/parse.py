@@ -260,6 +260,7 @@ def _system(r: _Reader, system: dict[str, Any], path: PathKey) -> None:
             r.literal_secret(body, key, (*path, "aaa", "user", user), f"user {str(user)[:40]} {key}")
         role = _name(body.get("role")) or ""
         mgmt.users.append(ManagementUser(str(user), "admin" if role in ADMIN_ROLES else role, credential))
+        mgmt.located.setdefault(("user", str(user)), (FILE, r.line((*path, "aaa", "user", user))))
     api = system.get("api")
     if api is not None:
         mgmt.api = _map(api).get("state") == "enabled"

@@ -1200,6 +1200,7 @@ def _management_line(node: Node, dev: DeviceConfig, mgmt: _Mgmt) -> bool:
             _unmodelled(dev, node)  # (another `port` than TACACS+'s 49: not judged)
     elif w[0] in ("no", "default") and w[1:2] == ["username"] and len(w) == 3:
         mgmt.users.pop(w[2], None)  # the account is gone: its secret and keys with it
+        mgmt.lines.pop(("user", w[2]), None)
     elif w == ["lldp", "run"] or w == ["default", "lldp", "run"]:  # (EOS runs LLDP by default)
         mgmt.lldp = True
     elif w == ["no", "lldp", "run"]:
@@ -1212,6 +1213,12 @@ def _management_line(node: Node, dev: DeviceConfig, mgmt: _Mgmt) -> bool:
             user.role = "admin"
         if "secret" in w[:-1] or w[2] == "ssh-key" and len(w) > 3:
             user.credential = True
+        # EOS keeps one of a secret or `nopassword` per account: the later line replaces the other
+        if "nopassword" in w[2:]:
+            user.passwordless = True
+        elif "secret" in w[:-1]:
+            user.passwordless = False
+        mgmt.lines.setdefault(("user", w[1]), node.line)
         # the options before a secret or key (whose value runs to the line's end)
         head = w[2:next((i for i, x in enumerate(w) if x in ("secret", "ssh-key")), len(w))]
         if not options_known(head, {"nopassword"}, {"privilege", "role", "shell"}):

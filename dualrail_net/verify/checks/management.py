@@ -106,9 +106,13 @@ def mgmt_access(ctx: Context) -> list[Finding]:
     return out
 
 
-@check("MGMT-USER", "every switch keeps the planned local users, at least one of them an administrator who can "
-       "log in", reads={BASE, TOPOLOGY})
+@check("MGMT-USER", "every switch keeps the planned local users and no others, each logging in with a "
+       "password or key, at least one of them an administrator", reads={BASE, TOPOLOGY})
 def mgmt_user(ctx: Context) -> list[Finding]:
+    """The plan names every local account (inventory `management.users`); the files of a platform
+    that carries its users (EOS, NVUE: a replace keeps exactly those) must hold the same ones. An
+    account the plan does not know is a way in nobody reviews; one with no password at all (EOS
+    `nopassword`) lets in whoever reaches the management address."""
     out = []
     for sw in _switches(ctx):
         if not sw.mgmt.users_in_file:
@@ -117,6 +121,18 @@ def mgmt_user(ctx: Context) -> list[Finding]:
         for missing in [u for u in sw.plan.users if u not in names]:
             out.append(finding([sw.name], sw.plane, f"{sw.name} has no user {missing}",
                                "a full replace removes that user from the switch"))
+        for user in sw.mgmt.users:
+            file, line = sw.mgmt.located.get(("user", user.name), ("", 0))
+            where = ctx.snap.where(sw.name, file, line) if file else sw.name
+            if user.name not in sw.plan.users:
+                out.append(finding([sw.name], sw.plane, f"{where}: user {user.name} is not in the plan (planned: "
+                                   f"{', '.join(sw.plan.users) or 'none'})",
+                                   "an account nobody reviews or rotates logs in to the switch"
+                                   + (" with every privilege" if user.role == "admin" else "")))
+            if user.passwordless:
+                out.append(finding([sw.name], sw.plane, f"{where}: user {user.name} logs in without a password "
+                                   "(nopassword)", "whoever reaches the management address logs in as "
+                                   f"{user.name}" + (" with every privilege" if user.role == "admin" else "")))
         if not any(u.role == "admin" and u.credential for u in sw.mgmt.users):
             out.append(finding([sw.name], sw.plane, f"{sw.name} has no administrator with a password or SSH key",
                                WHY_LOCKOUT))

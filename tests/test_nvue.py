@@ -113,6 +113,10 @@ NVUE_MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
     ("a second administrator the plan does not name", "MGMT-USER",
      _edit('          "netops":\n', '          "backdoor":\n            role: "system-admin"\n'
            '            hashed-password: "${secret:netops-password}"\n          "netops":\n')),
+    ("a blackhole in the management VRF over the management servers' subnet", "MGMT-SERVER-ROUTE",
+     _edit('    vrf:\n', '    vrf:\n      "mgmt":\n        router:\n          static:\n            "192.0.2.0/24":\n'
+           '              address-family: "ipv4-unicast"\n              via:\n                blackhole:\n'
+           '                  type: "blackhole"\n')),
     ("the management port's address changed", "MGMT-ADDRESS", _edit('"198.51.100.33/24": {}', '"198.51.100.99/24": {}')),
     ("an NTP server dropped", "MGMT-SERVICES", _edit('            "192.0.2.10": {}\n', "")),
     ("an NTP server the plan does not name", "MGMT-SERVICES",

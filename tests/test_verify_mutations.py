@@ -392,6 +392,14 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
     ("an EOS account the plan does not name (`username backdoor privilege 15 ...`)", "MGMT-USER",
      lambda r: edit(r / SPINE_A / "running-config", "\nend\n",
                     "\nusername backdoor privilege 15 role network-admin secret sha512 ${secret:netops-password}\nend\n")),
+    ("EOS `ip route vrf mgmt 192.0.2.0/24 Null0`: the NTP, syslog, DNS and TACACS+ servers' subnet dropped",
+     "MGMT-SERVER-ROUTE",
+     lambda r: edit(r / SPINE_A / "running-config", "\nend\n", "\nip route vrf mgmt 192.0.2.0/24 Null0\nend\n")),
+    ("FRR `ip route 192.0.2.49/32 reject vrf mgmt` on a Cumulus leaf: its TACACS+ server unreachable",
+     "MGMT-SERVER-ROUTE",
+     lambda r: edit(r / LEAF_A / "frr.conf", "\nend\n", "\nip route 192.0.2.49/32 reject vrf mgmt\nend\n")),
+    ("a `vrf mgmt` block's `ip route 192.0.2.0/24 blackhole` on a Cumulus leaf", "MGMT-SERVER-ROUTE",
+     lambda r: edit(r / LEAF_A / "frr.conf", "\nend\n", "\nvrf mgmt\n ip route 192.0.2.0/24 blackhole\nexit-vrf\nend\n")),
     ("EOS `no ntp server` for both of a spine's servers at the end of its file", "MGMT-SERVICES",
      lambda r: edit(r / SPINE_A / "running-config", "\nend\n",
                     "\nno ntp server vrf mgmt 192.0.2.10\nno ntp server vrf mgmt 192.0.2.11\nend\n")),
@@ -1781,6 +1789,9 @@ def _spine_neighbor(root: Path, statement: str) -> None:
 
 
 VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
+    ("a blackhole in the management VRF for a network no planned server is on, and a floating one over theirs",
+     lambda r: edit(r / SPINE_A / "running-config", "\nend\n", "\nip route vrf mgmt 203.0.113.0/24 Null0\n"
+                    "ip route vrf mgmt 192.0.2.0/24 Null0 255\nend\n")),
     ("EOS `nopassword` on the administrator, then its secret again (EOS keeps the later of the two)",
      lambda r: edit(r / SPINE_A / "running-config", "\nend\n",
                     "\nusername netops nopassword\nusername netops secret sha512 ${secret:netops-password}\nend\n")),

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from dualrail_net.manifest import ManagementEntry
 from dualrail_net.verify.checks import BASE, ROUTING, TOPOLOGY, Context, check, finding
 from dualrail_net.verify.findings import Finding
-from dualrail_net.verify.model import ManagementConfig
+from dualrail_net.verify.model import ManagementConfig, StaticRoute
 from dualrail_net.verify.controlplane import DISTANCE_INFINITY, acl_permits
 from dualrail_net.verify.ipfast import contains, ip_int, network_of
 
@@ -88,6 +88,49 @@ def mgmt_route(ctx: Context) -> list[Finding]:
                                f"vrf {sw.vrf} {route.prefix} {route.nexthop or 'Null0'} holds the management gateway "
                                f"{gateway}: the default route resolves through it",
                                "the switch answers only hosts on the management subnet itself"))
+    return out
+
+
+@check("MGMT-SERVER-ROUTE", "no blackhole static in a switch's management VRF takes the traffic to a planned "
+       "NTP, syslog, DNS or TACACS+ server", reads={ROUTING, TOPOLOGY})
+def mgmt_server_route(ctx: Context) -> list[Finding]:
+    """A planned server whose longest match in the management VRF is a blackhole static (EOS `ip
+    route vrf mgmt P Null0`, FRR `ip route P blackhole|reject|Null0 vrf mgmt`, a `vrf mgmt` block's):
+    the longest prefix decides, the planned management subnet at its length (a static must be
+    longer to win over it), the default route last. Read on the side that parses the routing
+    files (Cumulus keeps its management statics in frr.conf, apart from the interfaces file)."""
+    planned = ctx.snap.manifest.management_vrf
+    if planned is None:
+        return []
+    vrf, plan = planned
+    out = []
+    for name, meta in ctx.snap.manifest.devices.items():
+        dev = ctx.snap.devices.get(name)
+        if dev is None or not meta.mgmt_address:
+            continue
+        statics = [r for r in dev.static_routes if r.vrf == vrf] + dev.management.routes
+        if not statics:
+            continue
+        subnet = network_of(meta.mgmt_address)
+        dropped: dict[int, tuple[StaticRoute, list[str]]] = {}  # one finding per blackhole, every server it takes
+        for what, servers in (("NTP", plan.ntp), ("syslog", plan.syslog), ("DNS", plan.dns),
+                              ("TACACS+", plan.tacacs)):
+            for server in servers:
+                address = ip_int(server)
+                connected = subnet[1] if contains(subnet, address) else -1
+                best = max((r for r in statics if r.distance < DISTANCE_INFINITY
+                            and contains(network_of(r.prefix), address) and network_of(r.prefix)[1] > connected),
+                           key=lambda r: network_of(r.prefix)[1], default=None)
+                if best is not None and best.nexthop is None:
+                    dropped.setdefault(id(best), (best, []))[1].append(f"{what} server {server}")
+        for route, taken in dropped.values():
+            where = ctx.snap.where(name, route.file or dev.routing_file, route.line)
+            out.append(finding([name], ctx.device_plane.get(name) or "",
+                               f"{where}: a blackhole for {route.prefix} in the management VRF {vrf} drops what "
+                               f"{name} sends to {', '.join(taken)}",
+                               "the switch's time, logs, names or logins toward those servers go nowhere"
+                               + (": operators' own accounts are refused" if any("TACACS+" in t for t in taken)
+                                  else "")))
     return out
 
 

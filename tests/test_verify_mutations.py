@@ -400,6 +400,14 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
      lambda r: edit(r / LEAF_A / "frr.conf", "\nend\n", "\nip route 192.0.2.49/32 reject vrf mgmt\nend\n")),
     ("a `vrf mgmt` block's `ip route 192.0.2.0/24 blackhole` on a Cumulus leaf", "MGMT-SERVER-ROUTE",
      lambda r: edit(r / LEAF_A / "frr.conf", "\nend\n", "\nvrf mgmt\n ip route 192.0.2.0/24 blackhole\nexit-vrf\nend\n")),
+    ("EOS `server-port 2222` under `management ssh` (deploy connects to 22)", "MGMT-ACCESS",
+     lambda r: edit(r / SPINE_A / "running-config", "management ssh\n", "management ssh\n   server-port 2222\n")),
+    ("EOS eAPI moved to `protocol https port 8443`", "MGMT-ACCESS",
+     lambda r: edit(r / SPINE_A / "running-config", "management api http-commands\n",
+                    "management api http-commands\n   protocol https port 8443\n")),
+    ("EOS eAPI over plain HTTP only (`no protocol https`, `protocol http`)", "MGMT-ACCESS",
+     lambda r: edit(r / SPINE_A / "running-config", "management api http-commands\n",
+                    "management api http-commands\n   no protocol https\n   protocol http\n")),
     ("EOS `no ntp server` for both of a spine's servers at the end of its file", "MGMT-SERVICES",
      lambda r: edit(r / SPINE_A / "running-config", "\nend\n",
                     "\nno ntp server vrf mgmt 192.0.2.10\nno ntp server vrf mgmt 192.0.2.11\nend\n")),
@@ -1789,6 +1797,10 @@ def _spine_neighbor(root: Path, statement: str) -> None:
 
 
 VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
+    ("EOS SSH and eAPI on their own ports said aloud (`server-port 22`, `protocol https port 443`, `protocol http`)",
+     lambda r: edit_each(r / SPINE_A / "running-config", "management ssh\n", "management ssh\n   server-port 22\n",
+                         "management api http-commands\n",
+                         "management api http-commands\n   protocol https port 443\n   protocol http\n")),
     ("a blackhole in the management VRF for a network no planned server is on, and a floating one over theirs",
      lambda r: edit(r / SPINE_A / "running-config", "\nend\n", "\nip route vrf mgmt 203.0.113.0/24 Null0\n"
                     "ip route vrf mgmt 192.0.2.0/24 Null0 255\nend\n")),

@@ -683,6 +683,13 @@ class ManagementConfig:
     routes: list[StaticRoute] = field(default_factory=list)
     ssh: bool | None = None  # SSH served in the management VRF; None: not said (the platform's default)
     api: bool | None = None  # the platform's API served in the management VRF
+    # the TCP port the SSH server listens on (EOS `server-port`): deploy (netmiko) and operators
+    # connect to 22
+    ssh_port: int = 22
+    api_https: bool = True  # EOS eAPI over HTTPS (`no protocol https`: clients of the API get no answer)
+    # the TCP port the platform's API listens on unless its file says another (EOS eAPI 443, SONiC
+    # gNMI 8080): automation connects there; 0: the parser knows none (DeviceConfig.api_port is kept)
+    api_default_port: int = 0
     users: list[ManagementUser] = field(default_factory=list)
     users_in_file: bool = False  # the platform's config carries the local users (EOS); else the OS keeps them
     services_in_file: bool = False  # the rendered files carry NTP, syslog and DNS (EOS; Cumulus's service files)

@@ -1090,7 +1090,15 @@ def _logging_host(w: list[str]) -> tuple[str, str, tuple[str, str]] | None:
 
 
 # lines under `management ssh` / `management api` that change nothing the checks judge
-_SERVICE_HARMLESS = (["idle-timeout"], ["protocol", "https"], ["protocol", "http"], ["connection", "limit"])
+_SERVICE_HARMLESS = (["idle-timeout"], ["protocol", "http"], ["connection", "limit"])
+_MAX_PORT = 65535
+
+
+def _https_port(words: list[str]) -> int | None:
+    """eAPI's port of `protocol https [port N]` (443 unless told); None: another form of the line."""
+    if len(words) == 2:
+        return 443
+    return _int(words[3], _MAX_PORT) or None if len(words) == 4 and words[2] == "port" else None
 
 
 def _vrf_block(node: Node, into: dict[str, bool], dev: DeviceConfig, service: str = "") -> None:
@@ -1120,6 +1128,16 @@ def _vrf_block(node: Node, into: dict[str, bool], dev: DeviceConfig, service: st
             into[child.words[1]] = served
         elif child.words[:2] == ["no", "vrf"] and len(child.words) == 3:
             into.pop(child.words[2], None)  # (the service's VRF block gone: not served there)
+        elif service == "ssh" and len(cw) == 2 and cw[0] == "server-port" and (port := _int(cw[1], _MAX_PORT)):
+            dev.management.ssh_port = port
+        elif service == "ssh" and cw in (["no", "server-port"], ["default", "server-port"]):
+            dev.management.ssh_port = 22
+        elif service == "api" and cw[:2] == ["protocol", "https"] and (https := _https_port(cw)):
+            dev.api_port = https
+            dev.management.api_https = True
+        elif service == "api" and cw in (["no", "protocol", "https"], ["default", "protocol", "https"]):
+            dev.management.api_https = cw[0] == "default"  # (EOS serves eAPI over HTTPS by default)
+            dev.api_port = 443
         elif child.words not in (["shutdown"], ["no", "shutdown"]) and \
                 not any(child.words[:len(h)] == h for h in _SERVICE_HARMLESS):
             _unmodelled(dev, child)
@@ -1234,6 +1252,7 @@ def _take_management(dev: DeviceConfig, mgmt: _Mgmt) -> None:
     m = dev.management
     m.users_in_file = True
     m.services_in_file = True
+    m.api_default_port = 443
     m.users = list(mgmt.users.values())
     m.lldp = True if mgmt.lldp is None else mgmt.lldp  # EOS runs LLDP unless told not to
     for name in [n for n in dev.interfaces if n.startswith("Management")]:
@@ -1264,7 +1283,7 @@ def _take_management(dev: DeviceConfig, mgmt: _Mgmt) -> None:
             if m.login_local is None or not falls_back:
                 m.login_local, m.login_methods = falls_back, text
     m.ssh = not mgmt.ssh_shutdown and mgmt.ssh_vrfs.get(vrf, False)
-    m.api = mgmt.api_on and mgmt.api_vrfs.get(vrf, False)
+    m.api = mgmt.api_on and mgmt.api_vrfs.get(vrf, False) and m.api_https
     servers = mgmt.by_vrf.get(vrf, {})
     m.ntp, m.dns = servers.get("ntp", []), servers.get("dns", [])
     for elsewhere, kinds in sorted(mgmt.by_vrf.items()):  # outside the management VRF: the fabric's, or none

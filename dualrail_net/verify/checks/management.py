@@ -143,9 +143,17 @@ def mgmt_access(ctx: Context) -> list[Finding]:
         if sw.plan.ssh and sw.mgmt.ssh is False:
             out.append(finding([sw.name], sw.plane, f"{sw.name} does not serve SSH in the management VRF {sw.vrf}",
                                WHY_LOCKOUT))
+        elif sw.plan.ssh and sw.mgmt.ssh_port != SSH_PORT:
+            out.append(finding([sw.name], sw.plane, f"{sw.name} serves SSH on TCP {sw.mgmt.ssh_port}, not {SSH_PORT}",
+                               "deploy (netmiko) and operators connect to port 22: " + WHY_LOCKOUT))
         if sw.plan.api and sw.mgmt.api is False:
             out.append(finding([sw.name], sw.plane, f"{sw.name} does not serve its API in the management VRF {sw.vrf}",
                                "automation (deploy, audit) can no longer reach the switch"))
+        elif sw.plan.api and sw.mgmt.api_default_port and \
+                (port := ctx.snap.devices[sw.name].api_port) != sw.mgmt.api_default_port:
+            out.append(finding([sw.name], sw.plane, f"{sw.name} serves its API on TCP {port}, not the platform's "
+                               f"{sw.mgmt.api_default_port}",
+                               "automation that connects where the platform's API listens gets no answer"))
     return out
 
 
@@ -297,7 +305,7 @@ def mgmt_acl(ctx: Context) -> list[Finding]:
         # Management1) filters every connection that arrives there, the switch's own included
         shared += [dev.acl_in[port] for port in dev.management.interfaces if port in dev.acl_in]
         own = ip_int(meta.mgmt_address.partition("/")[0])
-        for port, what, wanted, service in ((SSH_PORT, "SSH", plan.ssh, "ssh"),
+        for port, what, wanted, service in ((dev.management.ssh_port, "SSH", plan.ssh, "ssh"),
                                             (dev.api_port, "its API", plan.api, "api")):
             bound = shared + ([dev.service_acls[(service, vrf)]] if (service, vrf) in dev.service_acls else [])
             lists = [(acl, line, dev.acls.get(acl)) for acl, line in bound]

@@ -168,6 +168,8 @@ class ManagementEntry:
     dns: list[str] = field(default_factory=list)
     lldp: bool = True
     tacacs: list[str] = field(default_factory=list)  # TACACS+ servers, reached in the management VRF
+    # each user's SSH public keys as "TYPE BASE64" (the comment is a label, not part of the key)
+    ssh_keys: dict[str, list[str]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -258,6 +260,11 @@ class Manifest:
     def plane_of(self, device: str) -> str | None:
         entry = self.devices.get(device)
         return entry.plane if entry is not None else None
+
+
+def key_identity(key: str) -> str:
+    """An SSH public key as "TYPE BASE64": what sshd matches (the comment after them is a label)."""
+    return " ".join(key.split()[:2])
 
 
 T = TypeVar("T")

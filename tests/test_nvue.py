@@ -117,6 +117,9 @@ NVUE_MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
      _edit('    vrf:\n', '    vrf:\n      "mgmt":\n        router:\n          static:\n            "192.0.2.0/24":\n'
            '              address-family: "ipv4-unicast"\n              via:\n                blackhole:\n'
            '                  type: "blackhole"\n')),
+    ("an SSH key the plan does not name added to the administrator", "MGMT-USER",
+     _edit('              authorized-key:\n', '              authorized-key:\n                "someone@laptop":\n'
+           '                  type: "ssh-rsa"\n                  key: "AAAAB3NzaC1yc2EAAAADAQABAAABAQC7xyz"\n')),
     ("the management port's address changed", "MGMT-ADDRESS", _edit('"198.51.100.33/24": {}', '"198.51.100.99/24": {}')),
     ("an NTP server dropped", "MGMT-SERVICES", _edit('            "192.0.2.10": {}\n', "")),
     ("an NTP server the plan does not name", "MGMT-SERVICES",

@@ -400,6 +400,11 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
      lambda r: edit(r / LEAF_A / "frr.conf", "\nend\n", "\nip route 192.0.2.49/32 reject vrf mgmt\nend\n")),
     ("a `vrf mgmt` block's `ip route 192.0.2.0/24 blackhole` on a Cumulus leaf", "MGMT-SERVER-ROUTE",
      lambda r: edit(r / LEAF_A / "frr.conf", "\nend\n", "\nvrf mgmt\n ip route 192.0.2.0/24 blackhole\nexit-vrf\nend\n")),
+    ("EOS: a second SSH key for the administrator, one the plan does not name", "MGMT-USER",
+     lambda r: edit(r / SPINE_A / "running-config", "username netops ssh-key ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIEXAMPLEEXAMPLEEXAMPLEEXAMPLEEXAMPLEEXAMPLEE netops@example\n",
+                    "username netops ssh-key ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIEXAMPLEEXAMPLEEXAMPLEEXAMPLEEXAMPLEEXAMPLEE netops@example\nusername netops ssh-key ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQC7xyz someone@laptop\n")),
+    ("EOS: the administrator's planned SSH key removed (a replace drops it)", "MGMT-USER",
+     lambda r: edit(r / SPINE_A / "running-config", "username netops ssh-key ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIEXAMPLEEXAMPLEEXAMPLEEXAMPLEEXAMPLEEXAMPLEE netops@example\n", "")),
     ("EOS `server-port 2222` under `management ssh` (deploy connects to 22)", "MGMT-ACCESS",
      lambda r: edit(r / SPINE_A / "running-config", "management ssh\n", "management ssh\n   server-port 2222\n")),
     ("EOS eAPI moved to `protocol https port 8443`", "MGMT-ACCESS",
@@ -1797,6 +1802,8 @@ def _spine_neighbor(root: Path, statement: str) -> None:
 
 
 VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
+    ("EOS: the planned SSH key's comment changed or dropped (sshd matches type and body)",
+     lambda r: edit(r / SPINE_A / "running-config", " netops@example\n", "\n")),
     ("EOS SSH and eAPI on their own ports said aloud (`server-port 22`, `protocol https port 443`, `protocol http`)",
      lambda r: edit_each(r / SPINE_A / "running-config", "management ssh\n", "management ssh\n   server-port 22\n",
                          "management api http-commands\n",

@@ -13,6 +13,7 @@ from dualrail_net.forked import Forked, Tick, can_fork
 from dualrail_net.gcpause import gc_paused
 from dualrail_net.manifest import (
     ManagementEntry,
+    key_identity,
     CABLING_FILE,
     MANIFEST_FILE,
     RESOLVED_FILE,
@@ -98,7 +99,8 @@ def _management_plan(fabric: Fabric) -> dict[str, ManagementEntry]:
     if m is None:
         return {}
     return {m.vrf: ManagementEntry(m.gateway, m.ssh, m.api, [u.name for u in m.users], list(m.ntp), list(m.syslog),
-                                   list(m.dns), m.lldp, list(m.tacacs.servers) if m.tacacs else [])}
+                                   list(m.dns), m.lldp, list(m.tacacs.servers) if m.tacacs else [],
+                                   {u.name: [key_identity(k) for k in u.ssh_keys] for u in m.users if u.ssh_keys})}
 
 
 def _server_models(fabric: Fabric) -> dict[str, ServerModelEntry]:

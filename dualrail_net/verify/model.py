@@ -658,6 +658,8 @@ class ManagementUser:
     # logs in with no password at all (EOS `nopassword`): anyone reaching the management address is
     # this user; kept apart from ``credential`` so it never counts as a way in the plan meant
     passwordless: bool = False
+    # its SSH public keys as "TYPE BASE64" (manifest.key_identity), each with the line naming it
+    ssh_keys: dict[str, int] = field(default_factory=dict)
 
 
 # what syslog is sent over where a line does not say (rsyslog's omfwd, EOS, SONiC and NVUE default

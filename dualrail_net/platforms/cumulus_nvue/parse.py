@@ -260,6 +260,11 @@ def _system(r: _Reader, system: dict[str, Any], path: PathKey) -> None:
             r.literal_secret(body, key, (*path, "aaa", "user", user), f"user {str(user)[:40]} {key}")
         role = _name(body.get("role")) or ""
         mgmt.users.append(ManagementUser(str(user), "admin" if role in ADMIN_ROLES else role, credential))
+        for label, entry in keys.items():
+            authorized = _map(entry)
+            if authorized.get("type") is not None and authorized.get("key") is not None:
+                mgmt.users[-1].ssh_keys.setdefault(f"{authorized['type']} {authorized['key']}", r.line(
+                    (*path, "aaa", "user", user, "ssh", "authorized-key", label)))
         mgmt.located.setdefault(("user", str(user)), (FILE, r.line((*path, "aaa", "user", user))))
     api = system.get("api")
     if api is not None:

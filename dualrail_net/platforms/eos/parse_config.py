@@ -1231,6 +1231,8 @@ def _management_line(node: Node, dev: DeviceConfig, mgmt: _Mgmt) -> bool:
             user.role = "admin"
         if "secret" in w[:-1] or w[2] == "ssh-key" and len(w) > 3:
             user.credential = True
+        if w[2] == "ssh-key" and len(w) >= 5:
+            user.ssh_keys.setdefault(f"{w[3]} {w[4]}", node.line)
         # EOS keeps one of a secret or `nopassword` per account: the later line replaces the other
         if "nopassword" in w[2:]:
             user.passwordless = True

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from dualrail_net.manifest import ManagementEntry
 from dualrail_net.verify.checks import BASE, ROUTING, TOPOLOGY, Context, check, finding
 from dualrail_net.verify.findings import Finding
-from dualrail_net.verify.model import ManagementConfig, StaticRoute
+from dualrail_net.verify.model import ManagementConfig, ManagementUser, StaticRoute
 from dualrail_net.verify.controlplane import DISTANCE_INFINITY, acl_permits
 from dualrail_net.verify.ipfast import contains, ip_int, network_of
 
@@ -180,6 +180,8 @@ def mgmt_user(ctx: Context) -> list[Finding]:
                                    f"{', '.join(sw.plan.users) or 'none'})",
                                    "an account nobody reviews or rotates logs in to the switch"
                                    + (" with every privilege" if user.role == "admin" else "")))
+            elif user.name in sw.plan.users:
+                out += _keys_off_plan(ctx, sw, user, file)
             if user.passwordless:
                 out.append(finding([sw.name], sw.plane, f"{where}: user {user.name} logs in without a password "
                                    "(nopassword)", "whoever reaches the management address logs in as "
@@ -187,6 +189,25 @@ def mgmt_user(ctx: Context) -> list[Finding]:
         if not any(u.role == "admin" and u.credential for u in sw.mgmt.users):
             out.append(finding([sw.name], sw.plane, f"{sw.name} has no administrator with a password or SSH key",
                                WHY_LOCKOUT))
+    return out
+
+
+def _keys_off_plan(ctx: Context, sw: _Switch, user: ManagementUser, file: str) -> list[Finding]:
+    """A planned user's SSH keys against the plan's: one more lets in whoever holds it, one fewer
+    locks out whoever logs in with it (a replace keeps only the file's)."""
+    out = []
+    planned = sw.plan.ssh_keys.get(user.name, [])
+    for key, line in user.ssh_keys.items():
+        if key not in planned:
+            where = ctx.snap.where(sw.name, file, line) if file else sw.name
+            out.append(finding([sw.name], sw.plane, f"{where}: user {user.name} accepts SSH key {key[:40]}..., "
+                               "which the plan does not name",
+                               f"whoever holds that key logs in as {user.name}; nobody reviews or rotates it"))
+    for key in planned:
+        if key not in user.ssh_keys:
+            out.append(finding([sw.name], sw.plane, f"{sw.name}: user {user.name} lacks its planned SSH key "
+                               f"{key[:40]}...", "a full replace removes it: whoever logs in with it (deploy, "
+                               "audit, an operator) is refused"))
     return out
 
 

@@ -105,6 +105,10 @@ class TopologyNetEntry:
     dev: int  # NCCL's net device index (the verbs library's order)
     port: int
     speed: int  # Mb/s
+    # the NIC's PCIe link as the file writes it on the NIC's <pci> ("" / 0: not written, NCCL
+    # detects it); NCCL weighs the GPU-NIC path by it
+    link_speed: str = ""
+    link_width: int = 0
 
 
 @dataclass(frozen=True, slots=True)

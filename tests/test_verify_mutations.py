@@ -1526,6 +1526,12 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
      lambda r: edit(r / "servers/gpu001/nccl.env", "NCCL_CROSS_NIC=0\n", "NCCL_CROSS_NIC=0\nexport PATH=$PATH:/opt/x\n")),
     ("NCCL told to read no topology file", "HOST-NCCL-TOPO",
      lambda r: edit_lines(r / "servers/gpu001/nccl.env", lambda line: line.startswith("NCCL_TOPO_FILE="))),
+    ("the first NIC's PCIe link halved in the topology (`link_width=\"8\"`: NCCL takes the file's)", "HOST-NCCL-TOPO",
+     lambda r: edit(r / "servers/gpu001/nccl-topo.xml", 'link_width="16"', 'link_width="8"')),
+    ("the first NIC's PCIe link a generation down in the topology", "HOST-NCCL-TOPO",
+     lambda r: edit(r / "servers/gpu001/nccl-topo.xml", 'link_speed="32.0 GT/s PCIe"', 'link_speed="16.0 GT/s PCIe"')),
+    ("a CPU affinity written into the topology (NCCL takes it; not judged)", "HOST-UNMODELLED",
+     lambda r: edit(r / "servers/gpu001/nccl-topo.xml", '<cpu numaid="0">', '<cpu numaid="0" affinity="0000ffff">')),
     ("the topology file not deployed", "HOST-NCCL-TOPO", lambda r: (r / "servers/gpu017/nccl-topo.xml").unlink()),
     ("a topology file NCCL cannot parse", "HOST-NCCL-TOPO",
      lambda r: edit(r / "servers/gpu001/nccl-topo.xml", "</system>", "</sytem>")),
@@ -1802,6 +1808,8 @@ def _spine_neighbor(root: Path, statement: str) -> None:
 
 
 VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
+    ("the NICs' PCIe links left out of the topology file (NCCL detects them)",
+     lambda r: edit(r / "servers/gpu001/nccl-topo.xml", ' link_speed="32.0 GT/s PCIe" link_width="16"', "", count=4)),
     ("EOS: the planned SSH key's comment changed or dropped (sshd matches type and body)",
      lambda r: edit(r / SPINE_A / "running-config", " netops@example\n", "\n")),
     ("EOS SSH and eAPI on their own ports said aloud (`server-port 22`, `protocol https port 443`, `protocol http`)",

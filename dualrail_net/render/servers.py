@@ -60,7 +60,9 @@ def topology_nets(layout: HostLayout) -> dict[str, TopologyNetEntry]:
     file to (HOST-NCCL-TOPO) and what topology_structured writes."""
     index = {name: i for i, name in enumerate(rdma_order(layout))}
     return {p.rdma_device: TopologyNetEntry(nic.pci_address, bridge_busid(nic.pcie_root), index[p.rdma_device],
-                                            TOPOLOGY_NET_PORT, p.speed_gbps * 1000)
+                                            TOPOLOGY_NET_PORT, p.speed_gbps * 1000,
+                                            PCIE_LINK_SPEED[nic.pcie_gen] if nic.pcie_gen else "",
+                                            nic.pcie_lanes or 0)
             for nic in layout.nics if nic.pci_address is not None and nic.pcie_root is not None for p in nic.ports}
 
 

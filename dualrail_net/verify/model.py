@@ -898,6 +898,8 @@ class TopologyNet:
     port: str | None = None
     speed: str | None = None
     gdr: str | None = None
+    link_speed: str | None = None  # its NIC's <pci> link_speed and link_width (None: not written)
+    link_width: str | None = None
 
 
 @dataclass(slots=True)

@@ -133,6 +133,15 @@ def _net_faults(server: str, plane: str, where: str, net: TopologyNet, place: To
             ("gdr", net.gdr, "1", "NCCL stops using GPUDirect RDMA: every transfer is staged through host memory")):
         if value is not None and value.strip() != planned:
             out.append(finding([server], plane, f"{at} has {attribute}=\"{value}\", the plan says {planned}", why))
+    # the NIC's PCIe link: NCCL takes the file's over what it detects (one not written is detected,
+    # the hardware's own) and weighs the GPU-NIC path by it
+    for attribute, value, planned in (("link_speed", net.link_speed, place.link_speed),
+                                      ("link_width", net.link_width, str(place.link_width) if place.link_width else "")):
+        if value is not None and value.strip() != planned:
+            out.append(finding([server], plane, f"{at}'s NIC has {attribute}=\"{value}\", the plan says "
+                               f"{planned or '(not written: detected)'}",
+                               "NCCL weighs the GPU-NIC path by the PCIe link the file gives: a wrong one sends "
+                               "GPUs' traffic to a farther NIC or shrinks their rings' bandwidth"))
     return out
 
 

@@ -21,6 +21,13 @@ TOPOLOGY_FILE = "nccl-topo.xml"
 UNIT_FILE = "dualrail-nic-qos.service"
 # the elements of NCCL's topology XML (src/graph/xml.h and its dumps)
 NCCL_ELEMENTS = frozenset({"system", "cpu", "pci", "nic", "net", "gpu", "nvlink", "c2c", "pcilink", "nvs"})
+# the attributes HOST-NCCL-TOPO judges, per element; NCCL takes any attribute the file writes over
+# what it detects (a CPU's affinity, a net's latency or GUID, a PCIe link's speed), so any other is
+# reported as not judged, never passed over. A PCIe link is judged on the NIC's <pci> only.
+TOPOLOGY_ATTRIBUTES = {"system": frozenset({"version"}), "cpu": frozenset({"numaid"}),
+                       "pci": frozenset({"busid", "class"}), "nic": frozenset(),
+                       "net": frozenset({"name", "dev", "port", "speed", "gdr"})}
+_NIC_LINK = frozenset({"link_speed", "link_width"})
 
 
 def read_topology(text: str, srv: ServerConfig) -> None:
@@ -36,6 +43,11 @@ def read_topology(text: str, srv: ServerConfig) -> None:
         line = parser.CurrentLineNumber
         if tag not in NCCL_ELEMENTS:
             srv.unmodelled.append((TOPOLOGY_FILE, line, f"<{tag}>"))
+        judged = TOPOLOGY_ATTRIBUTES.get(tag, frozenset())
+        if tag == "pci" and attrs.get("class", "").lower().startswith("0x02"):
+            judged = judged | _NIC_LINK
+        for attribute in sorted(set(attrs) - judged):
+            srv.unmodelled.append((TOPOLOGY_FILE, line, f"<{tag} {attribute}=\"{attrs[attribute][:40]}\">"))
         numa = next((a.get("numaid") for t, a in reversed(stack) if t == "cpu"), None)
         buses = [a.get("busid", "").lower() for t, a in reversed(stack) if t == "pci"]  # innermost first
         if tag == "pci" and attrs.get("class", "").lower().startswith("0x03"):
@@ -43,10 +55,12 @@ def read_topology(text: str, srv: ServerConfig) -> None:
             topo.gpus[busid] = int(numa) if numa is not None and is_decimal(numa) else None
             topo.gpu_bridges[busid] = buses[0] if buses else ""
         if tag == "net":
+            nic_pci = next((a for t, a in reversed(stack) if t == "pci"), {})
             topo.nets.append(TopologyNet(attrs.get("name", ""), int(numa) if numa is not None and is_decimal(numa)
                                          else None, buses[0] if buses else "", line,
                                          bridge=buses[1] if len(buses) > 1 else "", dev=attrs.get("dev"),
-                                         port=attrs.get("port"), speed=attrs.get("speed"), gdr=attrs.get("gdr")))
+                                         port=attrs.get("port"), speed=attrs.get("speed"), gdr=attrs.get("gdr"),
+                                         link_speed=nic_pci.get("link_speed"), link_width=nic_pci.get("link_width")))
         stack.append((tag, attrs))
 
     def end(_tag: str) -> None:

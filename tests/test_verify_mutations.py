@@ -405,6 +405,9 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
                     "username netops ssh-key ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIEXAMPLEEXAMPLEEXAMPLEEXAMPLEEXAMPLEEXAMPLEE netops@example\nusername netops ssh-key ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQC7xyz someone@laptop\n")),
     ("EOS: the administrator's planned SSH key removed (a replace drops it)", "MGMT-USER",
      lambda r: edit(r / SPINE_A / "running-config", "username netops ssh-key ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIEXAMPLEEXAMPLEEXAMPLEEXAMPLEEXAMPLEEXAMPLEE netops@example\n", "")),
+    ("EOS `no lldp transmit` on a spine's fabric port (the cabling audit loses that cable)", "MGMT-SERVICES",
+     lambda r: edit(r / SPINE_A / "running-config", "      priority strict\n!\ninterface Ethernet2\n",
+                    "      priority strict\n   no lldp transmit\n!\ninterface Ethernet2\n")),
     ("EOS `server-port 2222` under `management ssh` (deploy connects to 22)", "MGMT-ACCESS",
      lambda r: edit(r / SPINE_A / "running-config", "management ssh\n", "management ssh\n   server-port 2222\n")),
     ("EOS eAPI moved to `protocol https port 8443`", "MGMT-ACCESS",
@@ -1808,6 +1811,10 @@ def _spine_neighbor(root: Path, statement: str) -> None:
 
 
 VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
+    ("EOS LLDP off then on again on a fabric port, and off on the management port",
+     lambda r: edit_each(r / SPINE_A / "running-config", "      priority strict\n!\ninterface Ethernet2\n",
+                         "      priority strict\n   no lldp receive\n   lldp receive\n!\ninterface Ethernet2\n",
+                         "   ip address 198.51.100.1/24\n", "   ip address 198.51.100.1/24\n   no lldp transmit\n")),
     ("the NICs' PCIe links left out of the topology file (NCCL detects them)",
      lambda r: edit(r / "servers/gpu001/nccl-topo.xml", ' link_speed="32.0 GT/s PCIe" link_width="16"', "", count=4)),
     ("EOS: the planned SSH key's comment changed or dropped (sshd matches type and body)",

@@ -702,6 +702,9 @@ class ManagementConfig:
     # transport other than the renderer's UDP 514): (file, line, server, how), for MGMT-SERVICES
     astray: list[tuple[str, int, str, str]] = field(default_factory=list)
     lldp: bool | None = None
+    # fabric ports whose LLDP is off in a direction (EOS `no lldp transmit|receive`): (port,
+    # direction) -> (the line's text, its line); LLDP otherwise runs on every port when it runs
+    lldp_ports_off: dict[tuple[str, str], tuple[str, int]] = field(default_factory=dict)
     # TACACS+ servers the file points at in the management VRF; None: the file keeps no TACACS+
     # configuration (the platform's OS does, or the platform has none)
     tacacs: list[str] | None = None

@@ -313,6 +313,11 @@ def _interface(node: Node, name: str, dev: DeviceConfig, routed: set[str], pfc_o
             pass
         elif w[0] == "tx-queue":
             _tx_queue(child, iface, dev)
+        elif w in (["no", "lldp", "transmit"], ["no", "lldp", "receive"]):
+            dev.management.lldp_ports_off[(name, w[-1])] = (child.text, child.line)
+        elif w in (["lldp", "transmit"], ["lldp", "receive"], ["default", "lldp", "transmit"],
+                   ["default", "lldp", "receive"]):
+            dev.management.lldp_ports_off.pop((name, w[-1]), None)  # that direction back on
         elif w[0] == "speed" or w[:2] == ["error-correction", "encoding"] \
                 or w[:3] == ["no", "error-correction", "encoding"]:
             if not _link_setting(iface, w, child.line):

@@ -238,6 +238,14 @@ def mgmt_services(ctx: Context) -> list[Finding]:
             out.append(finding([sw.name], sw.plane, f"{sw.name} runs LLDP {'on' if sw.mgmt.lldp else 'off'}, planned "
                                f"{'on' if sw.plan.lldp else 'off'}",
                                "the live cabling audit reads LLDP neighbours: without them a miscabled port is not seen"))
+        elif sw.plan.lldp and sw.mgmt.lldp is not False:
+            dev = ctx.snap.devices[sw.name]
+            for (port, _), (text, line) in sorted(sw.mgmt.lldp_ports_off.items()):
+                if port in dev.interfaces:
+                    out.append(finding([sw.name], sw.plane, f"{ctx.snap.where(sw.name, dev.routing_file, line)}: "
+                                       f"{text} on {port}: LLDP is planned on every fabric port",
+                                       "the live cabling audit reads the LLDP neighbours at both ends of every "
+                                       "cable: without them a miscabled port on this link is not seen"))
     return out
 
 

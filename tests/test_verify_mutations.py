@@ -1535,6 +1535,11 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
      lambda r: edit(r / "servers/gpu001/nccl-topo.xml", 'link_speed="32.0 GT/s PCIe"', 'link_speed="16.0 GT/s PCIe"')),
     ("a CPU affinity written into the topology (NCCL takes it; not judged)", "HOST-UNMODELLED",
      lambda r: edit(r / "servers/gpu001/nccl-topo.xml", '<cpu numaid="0">', '<cpu numaid="0" affinity="0000ffff">')),
+    ("a stanza for the server's front-end port in its fabric interfaces file", "HOST-FOREIGN-PORT",
+     lambda r: (r / "servers/gpu001/interfaces").write_text((r / "servers/gpu001/interfaces").read_text()
+                                                             + "\nauto eno1\niface eno1\n    address 10.99.0.1/24\n")),
+    ("a post-up command taking the server's front-end port down", "HOST-FOREIGN-PORT",
+     lambda r: edit(r / "servers/gpu001/interfaces", FIRST_RULE, FIRST_RULE + "    post-up ip link set eno1 down\n")),
     ("the topology file not deployed", "HOST-NCCL-TOPO", lambda r: (r / "servers/gpu017/nccl-topo.xml").unlink()),
     ("a topology file NCCL cannot parse", "HOST-NCCL-TOPO",
      lambda r: edit(r / "servers/gpu001/nccl-topo.xml", "</system>", "</sytem>")),

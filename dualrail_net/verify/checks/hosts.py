@@ -24,6 +24,7 @@ from dualrail_net.verify.hostroute import MAIN, REJECT, HostRouting, host_routin
 from dualrail_net.verify.ipfast import contains, dotted, ip_int
 from dualrail_net.verify.model import ServerConfig
 from dualrail_net.verify.parsers.files import is_decimal
+from dualrail_net.verify.parsers import POST_UP_UNREAD
 
 ROCE_V2_IPV4_GID_INDEX = 3
 
@@ -644,6 +645,41 @@ def shell_text(ctx: Context) -> list[Finding]:
             out.append(finding([name], "", f"servers/{name}/{file}:{line}: the line ends in a carriage return "
                                "(CRLF line ends)", _CR_WHY.get(file, "a shell keeps the CR in the line's last word")))
     return out
+
+
+@check("HOST-FOREIGN-PORT", "a server's fabric interfaces file configures its planned NIC ports only, never the "
+       "front-end or another interface the OS owns", reads={BASE, TOPOLOGY})
+def foreign_port(ctx: Context) -> list[Finding]:
+    """The rendered file (/etc/network/interfaces.d/dualrail.intf) holds one stanza per planned NIC
+    port. ifupdown2 merges a stanza for any other interface with the OS's own (the front-end port
+    that NCCL bootstraps over and operators log in through, `lo`, an InfiniBand port): `ifreload -a`
+    then applies an address, a client method (DHCP) or a link state the plan never made to it."""
+    out = []
+    for name, entry in ctx.snap.manifest.servers.items():
+        srv = ctx.snap.servers.get(name)
+        if srv is None:
+            continue
+        planned = {port.ifname for port in entry.ports}
+        model = ctx.snap.manifest.server_models.get(entry.model)
+        front = model.bootstrap_ifname if model is not None else None
+        for port in srv.interfaces:
+            if port in planned:
+                continue
+            line = srv.line_of.get(("interfaces", port), 0)
+            where = f"servers/{name}/interfaces" + (f":{line}" if line else "")
+            out.append(finding([name], "", f"{where}: a stanza for {port}, which is not one of {name}'s NIC ports"
+                               + (" (it is the front-end port)" if port == front else ""),
+                               "the deploy's `ifreload -a` applies it over the OS's own configuration of "
+                               f"{port}" + (": the way in to the server and NCCL's bootstrap" if port == front else "")))
+        # a command the host model does not read (reported as such) that names the front-end port
+        for file, line, text in srv.unmodelled:
+            if front and file == "interfaces" and text.startswith(POST_UP_UNREAD) and front in text.split():
+                out.append(finding([name], "", f"servers/{name}/interfaces:{line}: {text[len(POST_UP_UNREAD):]} acts on "
+                                   f"the front-end port {front}",
+                                   "the way in to the server and NCCL's bootstrap are the OS's: a fabric file that "
+                                   "changes them can cut both off at the next `ifreload -a`"))
+    return out
+
 
 
 @check("HOST-MTU", "each NIC port's MTU fits the leaf port at its other end", reads={BASE, TOPOLOGY})

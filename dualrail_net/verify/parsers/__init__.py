@@ -34,6 +34,8 @@ ROUTING_FIELDS = ("hostname", "bgp", "prefix_lists", "route_maps", "static_route
 
 _PARSERS: dict[str, PlatformParser] = {}
 
+POST_UP_UNREAD = "post-up command: "  # how a server's post-up command the host model does not read is reported
+
 
 def platform_parser(name: str, platform: str) -> PlatformParser:
     parser = _PARSERS.get(platform)
@@ -184,6 +186,8 @@ def parse_server(name: str, folder: Path, nic_ports: Iterable[str] = ()) -> Serv
     srv = ServerConfig(name=name, interfaces=parsed.interfaces, routes=routes, rules=rules,
                        added_later=parsed.added_later, default_mtu=defaulted)
     srv.unmodelled += [("interfaces", line, text) for line, text in parsed.unmodelled]
+    for port, line in parsed.stanza_lines.items():
+        srv.line_of[("interfaces", port)] = line
     if parsed.lag_members:  # a bond's members: down as routed ports (but in a bond with an address)
         srv.unmodelled += lag_members_down(parsed.interfaces, {
             port: (bond, "interfaces", line) for port, (bond, line) in parsed.lag_members.items()})
@@ -192,7 +196,7 @@ def parse_server(name: str, folder: Path, nic_ports: Iterable[str] = ()) -> Serv
     if "vrf" in interfaces_text:  # (rare: a rendered server file has none)
         srv.unmodelled += [("interfaces", number, line.strip())
                            for number, line in enumerate(interfaces_text.split("\n"), 1) if _VRF_LINE.match(line)]
-    srv.unmodelled += [("interfaces", tagged[i][2], f"post-up command: {tagged[i][1]}") for i in other]
+    srv.unmodelled += [("interfaces", tagged[i][2], f"{POST_UP_UNREAD}{tagged[i][1]}") for i in other]
     env_text, cr = read_text_noting_cr(folder / "nccl.env")
     srv.carriage_returns += [("nccl.env", cr)] if cr else []
     _read_env(env_text, srv)

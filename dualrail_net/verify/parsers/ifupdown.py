@@ -325,6 +325,7 @@ class InterfacesFile:
     # (port, address) -> the stanza whose post-up command added it, when that stanza comes up after
     # the port's own (apply_link_commands): the kernel holds its connected subnet from then on
     added_later: dict[tuple[str, str], str] = field(default_factory=dict)
+    stanza_lines: dict[str, int] = field(default_factory=dict)  # interface -> the line of its first `iface`
 
 
 # attributes that change nothing verify judges (link settings, descriptions of the physical layer;
@@ -376,6 +377,7 @@ def read_interfaces(text: str) -> InterfacesFile:
     numbered_lines, split as _key_value splits them (inlined: a call per line costs a fifth of the
     reading)."""
     ifaces: dict[str, Interface] = {}
+    stanza_lines: dict[str, int] = {}
     vrfs: dict[str, int | None] = {}
     commands: list[str] = []
     command_ports: list[str] = []
@@ -410,6 +412,7 @@ def read_interfaces(text: str) -> InterfacesFile:
             iface = ifaces.get(name)
             if iface is None:
                 iface = ifaces[name] = Interface(name)
+                stanza_lines[name] = number
             stanza += 1
             seen = set()
             addresses_read = 0
@@ -560,7 +563,7 @@ def read_interfaces(text: str) -> InterfacesFile:
         for name in ifaces.keys() - brought_up:
             ifaces[name].down = NOT_AUTO
     return InterfacesFile(ifaces, vrfs, commands, command_ports, command_lines, unmodelled, gateways, gateway_lines,
-                          lag_members, bridge_members, addresses_kept)
+                          lag_members, bridge_members, addresses_kept, stanza_lines=stanza_lines)
 
 
 # iproute2's get_u32(..., 0): strtoul's base 0 (0x hexadecimal, a leading 0 octal, else decimal),

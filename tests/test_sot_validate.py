@@ -348,6 +348,27 @@ def test_an_ib_plane_beyond_the_unicast_lid_space_is_refused(example_loaded) -> 
                      Severity.ERROR) for plane, line in (("IBA", 3), ("IBB", 11))]
 
 
+def test_an_ib_plane_needing_more_switch_ports_than_ib_numbers_is_refused(example_loaded) -> None:
+    """A spine faces every leaf on a port of its own and a leaf has its hosts' ports and one per
+    spine: 254 leaves are valid, 255 are not; a leaf of 250 host ports and 4 spines is valid, 5
+    spines are not (SOT-IB-PORTS at the field; the build's simulated fabric refused such a plan)."""
+    import copy
+
+    from dualrail_net.sot.validate import IB_SWITCH_PORTS
+    loaded = copy.deepcopy(example_loaded)
+    planes = loaded.inventory.infiniband.ib_planes
+    original = planes["IBA"]
+
+    def said(**sizes: int) -> list[tuple[str, int]]:
+        planes["IBA"] = original.model_copy(update=sizes)
+        return [(d.message.split(":")[1].strip(), d.line) for d in validate(loaded) if d.code == "SOT-IB-PORTS"]
+    assert said(leaves=IB_SWITCH_PORTS) == []
+    assert said(leaves=IB_SWITCH_PORTS + 1) == [("a spine faces every leaf on a port of its own", 6)]
+    assert said(hosts_per_leaf=IB_SWITCH_PORTS - 4, spines=4) == []
+    assert said(hosts_per_leaf=IB_SWITCH_PORTS - 4, spines=5) == [
+        ("a leaf has 250 host ports and one port per spine", 8)]
+
+
 def test_a_management_vrf_of_any_name_builds_where_every_switch_takes_one(tmp_path: Path) -> None:
     """EOS takes any management VRF name: an all-EOS fabric with `vrf: oob` validates, renders it
     into every switch's file and verifies (SOT-MGMT-VRF holds only platforms that fix the name)."""

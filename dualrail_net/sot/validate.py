@@ -587,6 +587,9 @@ def check_names(inv: LoadedInventory) -> Iterator[Diagnostic]:
                         "rename the gateway", code="SOT-DUP-NAME")
 
 
+IB_SWITCH_PORTS = 254  # an IB switch's external ports are numbered 1..254 (NumPorts is 8 bits; 255 is reserved)
+
+
 def check_infiniband(inv: LoadedInventory) -> Iterator[Diagnostic]:
     ib = inv.inventory.infiniband
     if ib is None:
@@ -608,6 +611,16 @@ def check_infiniband(inv: LoadedInventory) -> Iterator[Diagnostic]:
             yield _diag(inv, ("infiniband", "ib_planes", plane, "leaves"),
                         f"IB plane {plane}: {spec.leaves} leaves x {spec.hosts_per_leaf} hosts < {len(ib.hosts)} hosts",
                         "add leaves")
+        # spine port N faces leaf N; a leaf's hosts come first, then one port per spine
+        # (resolve/infiniband.py): each needs a port number an IB switch has
+        for field, needed, what in (("leaves", spec.leaves, "a spine faces every leaf on a port of its own"),
+                                    ("hosts_per_leaf", spec.hosts_per_leaf + spec.spines,
+                                     f"a leaf has {spec.hosts_per_leaf} host ports and one port per spine")):
+            if needed > IB_SWITCH_PORTS:
+                yield _diag(inv, ("infiniband", "ib_planes", plane, field),
+                            f"IB plane {plane}: {what}: {needed} ports, an InfiniBand switch numbers at most "
+                            f"{IB_SWITCH_PORTS}", "use fewer leaves per plane, or fewer hosts per leaf or spines "
+                            "(port numbers are 8 bits, 255 reserved)", code="SOT-IB-PORTS")
         ports = len(ib.hosts) + spec.leaves + spec.spines
         if ports > UNICAST_LID_TOP:
             # (the SM gives every HCA port and switch a LID at the rendered LMC 0; one subnet holds no more)

@@ -167,6 +167,9 @@ SONIC_MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
      _db_edit(lambda d: [v.pop("passkey") for v in _table(d, "TACPLUS_SERVER").values()])),
     ("LLDP disabled", "MGMT-SERVICES", _db_edit(lambda d: _table(d, "FEATURE")["lldp"].update(state="disabled"))),
     ("the API (gNMI) disabled", "MGMT-ACCESS", _db_edit(lambda d: _table(d, "FEATURE")["gnmi"].update(state="disabled"))),
+    ("sshd moved to port 2222 (SSH_SERVER|POLICIES ports)", "MGMT-ACCESS",
+     _db_edit(lambda d: d.update(SSH_SERVER={"POLICIES": {"ports": "2222"}}))),
+    ("gNMI moved to port 9339 (GNMI|gnmi port)", "MGMT-ACCESS", _db_edit(lambda d: d.update(GNMI={"gnmi": {"port": "9339"}}))),
     ("a table verify does not read", "PORTS-UNMODELLED", _db_edit(lambda d: d.update(VXLAN_TUNNEL={"vtep": {"src_ip": "1.1.1.1"}}))),
     ("a port field verify does not read", "PORTS-UNMODELLED",
      _db_edit(lambda d: _table(d, "PORT")["Ethernet0"].update(tpid="0x8100"))),
@@ -355,6 +358,15 @@ def test_a_vlan_without_members_is_a_valid_edit(sonic_variant: Path, tmp_path: P
     edited = tmp_path / "build"
     shutil.copytree(sonic_variant, edited)
     _db_edit(lambda d: d.update(VLAN={"Vlan1000": {"vlanid": "1000", "admin_status": "up"}}))(edited)
+    assert [f"{r.check}: {f.message}" for r in run_checks(load_snapshot(edited)) for f in r.findings] == []
+
+
+def test_sshd_on_22_among_others_and_gnmi_on_its_own_port_are_valid_edits(sonic_variant: Path, tmp_path: Path) -> None:
+    """sshd listens on every port of SSH_SERVER|POLICIES `ports`: 22 among them keeps the way in;
+    GNMI|gnmi `port` 8080 is gnmi-native.sh's own."""
+    edited = tmp_path / "build"
+    shutil.copytree(sonic_variant, edited)
+    _db_edit(lambda d: d.update(SSH_SERVER={"POLICIES": {"ports": "22,2222"}}, GNMI={"gnmi": {"port": "8080"}}))(edited)
     assert [f"{r.check}: {f.message}" for r in run_checks(load_snapshot(edited)) for f in r.findings] == []
 
 

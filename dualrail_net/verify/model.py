@@ -692,6 +692,7 @@ class ManagementConfig:
     # the TCP port the platform's API listens on unless its file says another (EOS eAPI 443, SONiC
     # gNMI 8080): automation connects there; 0: the parser knows none (DeviceConfig.api_port is kept)
     api_default_port: int = 0
+    api_port: int = 0  # the port the file gives the API (EOS `protocol https port N`, SONiC GNMI|gnmi port); 0: not said
     users: list[ManagementUser] = field(default_factory=list)
     users_in_file: bool = False  # the platform's config carries the local users (EOS); else the OS keeps them
     services_in_file: bool = False  # the rendered files carry NTP, syslog and DNS (EOS; Cumulus's service files)

@@ -1138,11 +1138,11 @@ def _vrf_block(node: Node, into: dict[str, bool], dev: DeviceConfig, service: st
         elif service == "ssh" and cw in (["no", "server-port"], ["default", "server-port"]):
             dev.management.ssh_port = 22
         elif service == "api" and cw[:2] == ["protocol", "https"] and (https := _https_port(cw)):
-            dev.api_port = https
+            dev.api_port = dev.management.api_port = https
             dev.management.api_https = True
         elif service == "api" and cw in (["no", "protocol", "https"], ["default", "protocol", "https"]):
             dev.management.api_https = cw[0] == "default"  # (EOS serves eAPI over HTTPS by default)
-            dev.api_port = 443
+            dev.api_port = dev.management.api_port = 443
         elif child.words not in (["shutdown"], ["no", "shutdown"]) and \
                 not any(child.words[:len(h)] == h for h in _SERVICE_HARMLESS):
             _unmodelled(dev, child)

@@ -162,7 +162,7 @@ def parse_base(name: str, folder: Path) -> DeviceConfig:
     handled = {"DEVICE_METADATA", "PORT", "INTERFACE", "LOOPBACK_INTERFACE", "PORT_QOS_MAP", "QUEUE",
                "MGMT_VRF_CONFIG", "MGMT_INTERFACE", "NTP_SERVER", "SYSLOG_SERVER", "DNS_NAMESERVER", "FEATURE",
                "ACL_TABLE", "ACL_RULE", "PORTCHANNEL_MEMBER", "VLAN", "VLAN_MEMBER",
-               "STATIC_ROUTE"}  # (the routing side reads STATIC_ROUTE: static_routes)
+               "STATIC_ROUTE", "SSH_SERVER", "GNMI"}  # (the routing side reads STATIC_ROUTE: static_routes)
     for table in db.tables:
         if table not in handled and table not in _KNOWN_TABLES:
             dev.base_unmodelled.append((FILE, db.line(table), f"table {table}"))
@@ -656,6 +656,42 @@ def _groups(text: str) -> set[int]:
     return set(range(int(low), int(high) + 1))
 
 
+def _port_number(value: object) -> int | None:
+    text = str(value).strip()
+    return int(text) if text.isascii() and text.isdigit() and 0 < int(text) < 65536 else None
+
+
+def _service_ports(dev: DeviceConfig, db: ConfigDb) -> None:
+    """Where SSH and gNMI listen: SSH_SERVER|POLICIES `ports` (comma-separated; sshd listens on
+    each) and GNMI|gnmi `port` (gnmi-native.sh's, GNMI_PORT unless told); their other fields
+    (timeouts, retries, certificates) are reported, not judged."""
+    mgmt = dev.management
+    mgmt.api_default_port = GNMI_PORT
+    for key, value in db.table("SSH_SERVER").entries:
+        fields = _fields(value)
+        if key == "POLICIES" and "ports" in fields:
+            ports = [_port_number(p) for p in str(fields["ports"]).split(",")]
+            if ports and None not in ports:
+                mgmt.ssh_port = SSH_PORT if SSH_PORT in ports else int(ports[0] or 0)
+            else:
+                _note(dev, db, "SSH_SERVER", key, f"SSH_SERVER {key} ports {str(fields['ports'])[:40]}")
+        for extra in sorted(set(fields) - ({"ports"} if key == "POLICIES" else set())):
+            _note(dev, db, "SSH_SERVER", key, f"SSH_SERVER {key} {extra}")
+    for key, value in db.table("GNMI").entries:
+        fields = _fields(value)
+        if key == "gnmi" and "port" in fields:
+            port = _port_number(fields["port"])
+            if port is not None:
+                mgmt.api_port = port
+            else:
+                _note(dev, db, "GNMI", key, f"GNMI {key} port {str(fields['port'])[:40]}")
+        for extra in sorted(set(fields) - ({"port"} if key == "gnmi" else set())):
+            _note(dev, db, "GNMI", key, f"GNMI {key} {extra}")
+
+
+SSH_PORT = 22
+
+
 def _management(dev: DeviceConfig, db: ConfigDb) -> None:
     mgmt = dev.management
     mgmt.services_in_file = True  # NTP, syslog, DNS and LLDP are config_db tables; users stay in Linux
@@ -696,6 +732,7 @@ def _management(dev: DeviceConfig, db: ConfigDb) -> None:
             mgmt.syslog.append(server)
         for extra in sorted(set(fields) - {"vrf", "protocol", "port", "source"}):
             _note(dev, db, "SYSLOG_SERVER", server, f"SYSLOG_SERVER {server} {extra}")
+    _service_ports(dev, db)
     mgmt.dns = [server for server, _ in db.table("DNS_NAMESERVER").entries]
     mgmt.located.update({("DNS", server): (FILE, db.line("DNS_NAMESERVER", server)) for server in mgmt.dns})
     features = {name: _fields(v) for name, v in db.table("FEATURE").entries}

@@ -149,8 +149,8 @@ def mgmt_access(ctx: Context) -> list[Finding]:
         if sw.plan.api and sw.mgmt.api is False:
             out.append(finding([sw.name], sw.plane, f"{sw.name} does not serve its API in the management VRF {sw.vrf}",
                                "automation (deploy, audit) can no longer reach the switch"))
-        elif sw.plan.api and sw.mgmt.api_default_port and \
-                (port := ctx.snap.devices[sw.name].api_port) != sw.mgmt.api_default_port:
+        elif sw.plan.api and sw.mgmt.api_default_port and (port := sw.mgmt.api_port) and \
+                port != sw.mgmt.api_default_port:
             out.append(finding([sw.name], sw.plane, f"{sw.name} serves its API on TCP {port}, not the platform's "
                                f"{sw.mgmt.api_default_port}",
                                "automation that connects where the platform's API listens gets no answer"))

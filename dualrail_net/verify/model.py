@@ -672,6 +672,9 @@ def syslog_transport_astray(transport: tuple[str, str]) -> str | None:
     return None if transport == SYSLOG_TRANSPORT else f"sent over {'/'.join(transport)}, not {'/'.join(SYSLOG_TRANSPORT)}"
 
 
+SSH_PORT = 22  # where sshd listens unless told otherwise, and where deploy and operators connect
+
+
 @dataclass(slots=True)
 class ManagementConfig:
     """The way in: kept apart from the fabric's interfaces and VRFs (it is in no plane, and the
@@ -685,9 +688,9 @@ class ManagementConfig:
     routes: list[StaticRoute] = field(default_factory=list)
     ssh: bool | None = None  # SSH served in the management VRF; None: not said (the platform's default)
     api: bool | None = None  # the platform's API served in the management VRF
-    # the TCP port the SSH server listens on (EOS `server-port`): deploy (netmiko) and operators
-    # connect to 22
-    ssh_port: int = 22
+    # the TCP port the SSH server listens on (EOS `server-port`, SONiC SSH_SERVER ports): deploy
+    # (netmiko) and operators connect to SSH_PORT
+    ssh_port: int = SSH_PORT
     api_https: bool = True  # EOS eAPI over HTTPS (`no protocol https`: clients of the API get no answer)
     # the TCP port the platform's API listens on unless its file says another (EOS eAPI 443, SONiC
     # gNMI 8080): automation connects there; 0: the parser knows none (DeviceConfig.api_port is kept)

@@ -21,6 +21,7 @@ from dualrail_net.platforms.eos.names import interface_names
 from dualrail_net.secretref import is_reference
 from dualrail_net.verify.ipfast import network_of
 from dualrail_net.verify.model import (
+    SSH_PORT,
     SYSLOG_TRANSPORT,
     AclEntry,
     BgpInstance,
@@ -1137,7 +1138,7 @@ def _vrf_block(node: Node, into: dict[str, bool], dev: DeviceConfig, service: st
         elif service == "ssh" and len(cw) == 2 and cw[0] == "server-port" and (port := _int(cw[1], _MAX_PORT)):
             dev.management.ssh_port = port
         elif service == "ssh" and cw in (["no", "server-port"], ["default", "server-port"]):
-            dev.management.ssh_port = 22
+            dev.management.ssh_port = SSH_PORT
         elif service == "api" and cw[:2] == ["protocol", "https"] and (https := _https_port(cw)):
             dev.api_port = dev.management.api_port = https
             dev.management.api_https = True

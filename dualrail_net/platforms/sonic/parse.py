@@ -22,7 +22,7 @@ from typing import Any
 from dualrail_net.platforms.sonic.cacl import ControlPlane, Rule, control_plane
 from dualrail_net.secretref import is_reference
 from dualrail_net.verify.ipfast import net_str, network_of
-from dualrail_net.verify.model import AclEntry, DeviceConfig, EcnProfile, Interface, PfcHeadroom, SYSLOG_TRANSPORT, \
+from dualrail_net.verify.model import AclEntry, DeviceConfig, EcnProfile, Interface, PfcHeadroom, SSH_PORT, SYSLOG_TRANSPORT, \
     syslog_transport_astray
 from dualrail_net.verify.parsers import link
 from dualrail_net.verify.parsers.files import read_text
@@ -657,8 +657,9 @@ def _groups(text: str) -> set[int]:
 
 
 def _port_number(value: object) -> int | None:
+    """A TCP port as a config_db string holds it (1..65535), else None."""
     text = str(value).strip()
-    return int(text) if text.isascii() and text.isdigit() and 0 < int(text) < 65536 else None
+    return int(text) if len(text) <= 5 and text.isascii() and text.isdigit() and 0 < int(text) < 65536 else None
 
 
 def _service_ports(dev: DeviceConfig, db: ConfigDb) -> None:
@@ -687,9 +688,6 @@ def _service_ports(dev: DeviceConfig, db: ConfigDb) -> None:
                 _note(dev, db, "GNMI", key, f"GNMI {key} port {str(fields['port'])[:40]}")
         for extra in sorted(set(fields) - ({"port"} if key == "gnmi" else set())):
             _note(dev, db, "GNMI", key, f"GNMI {key} {extra}")
-
-
-SSH_PORT = 22
 
 
 def _management(dev: DeviceConfig, db: ConfigDb) -> None:

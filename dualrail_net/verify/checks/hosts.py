@@ -681,7 +681,6 @@ def foreign_port(ctx: Context) -> list[Finding]:
     return out
 
 
-
 @check("HOST-MTU", "each NIC port's MTU fits the leaf port at its other end", reads={BASE, TOPOLOGY})
 def host_mtu(ctx: Context) -> list[Finding]:
     out = []

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from dualrail_net.manifest import ManagementEntry
 from dualrail_net.verify.checks import BASE, ROUTING, TOPOLOGY, Context, check, finding
 from dualrail_net.verify.findings import Finding
-from dualrail_net.verify.model import ManagementConfig, ManagementUser, StaticRoute
+from dualrail_net.verify.model import SSH_PORT, ManagementConfig, ManagementUser, StaticRoute
 from dualrail_net.verify.controlplane import DISTANCE_INFINITY, acl_permits
 from dualrail_net.verify.ipfast import contains, ip_int, network_of
 
@@ -180,7 +180,7 @@ def mgmt_user(ctx: Context) -> list[Finding]:
                                    f"{', '.join(sw.plan.users) or 'none'})",
                                    "an account nobody reviews or rotates logs in to the switch"
                                    + (" with every privilege" if user.role == "admin" else "")))
-            elif user.name in sw.plan.users:
+            else:
                 out += _keys_off_plan(ctx, sw, user, file)
             if user.passwordless:
                 out.append(finding([sw.name], sw.plane, f"{where}: user {user.name} logs in without a password "
@@ -303,9 +303,6 @@ def mgmt_secret(ctx: Context) -> list[Finding]:
                                "the rendered files are committed: the credential is now in the repository's "
                                "history; keep it in the secrets file and name it"))
     return out
-
-
-SSH_PORT = 22
 
 
 @check("MGMT-ACL", "no switch's control-plane access list in the management VRF refuses every SSH (and planned "

@@ -26,7 +26,6 @@ def parse_base(name: str, folder: Path) -> DeviceConfig:
     parsed = read_interfaces(read_text(folder / "interfaces"))
     dev.interfaces = parsed.interfaces
     dev.vrfs.update(parsed.vrfs)
-    take_management(dev, parsed.gateways)
     dev.base_unmodelled = [("interfaces", line, text) for line, text in parsed.unmodelled]
     members = parsed.bridge_members | parsed.lag_members
     for port, iface in parsed.interfaces.items():
@@ -34,8 +33,10 @@ def parse_base(name: str, folder: Path) -> DeviceConfig:
             iface.mtu = CUMULUS_PORT_MTU  # (a command below may still set another)
             dev.default_mtu[port] = "interfaces"
     # a command run at ifup: the ports it takes down, gives another MTU or moves to another VRF
-    # (`ip link set`) ...
+    # (`ip link set`), the management port among them (before it leaves the fabric's ports: a
+    # command that takes eth0 down or out of its VRF locks the operator out) ...
     applied = apply_link_commands(parsed, masters=True)
+    take_management(dev, parsed.gateways)
     # ... and the routes it puts in the kernel's tables (switchd programs them like zebra's)
     pending = [n for n in range(len(parsed.commands)) if n not in applied]
     dev.kernel_routes, dev.kernel_rules, dev.kernel_lookups, routed = kernel_routes(

@@ -382,6 +382,24 @@ def test_a_management_vrf_of_any_name_builds_where_every_switch_takes_one(tmp_pa
     assert "vrf instance oob" in (tmp_path / "build/plane-A/a-leaf-su1-r0/running-config").read_text()
 
 
+def test_users_are_held_to_what_an_eos_account_takes(example_loaded) -> None:
+    """An EOS account holds a primary and a secondary SSH key, and one rendered without a password
+    logs in with none: a third key (SOT-USER-KEYS) and a user without password_secret
+    (SOT-USER-PASSWORD) are refused where a role runs EOS, at the user."""
+    import copy
+    loaded = copy.deepcopy(example_loaded)
+    users = loaded.inventory.fabric.management.users
+    key = users[0].ssh_keys[0]
+    others = [key.replace("AAAAI", f"AAAA{c}") for c in "JK"]
+
+    def codes(**change: object) -> list[str]:
+        users[0] = example_loaded.inventory.fabric.management.users[0].model_copy(update=change)
+        return sorted(d.code for d in validate(loaded) if d.code in ("SOT-USER-KEYS", "SOT-USER-PASSWORD"))
+    assert codes(ssh_keys=[key, others[0]]) == []
+    assert codes(ssh_keys=[key, *others]) == ["SOT-USER-KEYS"]
+    assert codes(password_secret=None) == ["SOT-USER-PASSWORD"]
+
+
 def test_two_keys_with_one_comment_get_distinct_names_in_nvues_file(tmp_path: Path) -> None:
     """NVUE keys a user's authorized keys by name (the key's comment): two keys that share a comment
     are two names in startup.yaml (else one duplicate key, which its loader refuses or collapses),
@@ -398,6 +416,10 @@ def test_two_keys_with_one_comment_get_distinct_names_in_nvues_file(tmp_path: Pa
     assert main(["build", "-i", str(inventory), "-o", str(tmp_path / "build"), "--json"]) == 0
     startup = (tmp_path / "build/plane-A/a-leaf-su1-r0/startup.yaml").read_text()
     assert '"netops@example":' in startup and '"netops@example-2":' in startup
+    # EOS holds them as its two slots (a second primary line would replace the first)
+    spine = (tmp_path / "build/plane-A/a-spine-1/running-config").read_text()
+    assert spine.count("username netops ssh-key ssh-ed25519 ") == 1
+    assert spine.count("username netops ssh-key secondary ssh-ed25519 ") == 1
     path.write_text(text.replace(key + "\n", key + "\n" + key + "\n", 1))
     with pytest.raises(InventoryError, match="is listed twice"):
         load_inventory(inventory)

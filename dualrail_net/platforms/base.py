@@ -78,6 +78,10 @@ class Platform(Protocol):
     # gives its management VRF, which its services and tools are bound to (Cumulus Linux, NVUE and
     # SONiC: "mgmt"); None: any name the inventory gives (validation refuses another name for a role
     # on a platform that fixes it)
+    # (optional, read with a default of None) ``max_ssh_keys_per_user``: how many SSH keys one local
+    # account holds (EOS: a primary and a secondary); None: as many as the inventory lists
+    # (optional, read with a default of False) ``login_without_password``: a local user rendered
+    # without a password logs in with none (EOS `nopassword`): validation asks every user for one
     netmiko_type: str  # netmiko device_type used to reach a device of this platform
     files: tuple[OutputFile, ...]  # what a device of this platform gets, in its folder
     template_root: Path | None  # where its templates are; None: the project's templates/

@@ -374,6 +374,7 @@ def check_platforms(inv: LoadedInventory) -> Iterator[Diagnostic]:
                         f"management.vrf = {vrf!r}, but {' and '.join(users)} run {platform}, whose management "
                         f"VRF is always called {fixed} (its SSH, NTP and other services are bound to that name)",
                         f"use vrf: {fixed}, or run those roles on a platform that takes any name", code="SOT-MGMT-VRF")
+    yield from _users_fit(inv, fab, roles)
     for plane, spec in fab.planes.items():
         for role in roles:
             platform = getattr(fab.platforms, role)
@@ -388,6 +389,27 @@ def check_platforms(inv: LoadedInventory) -> Iterator[Diagnostic]:
                             f"plane {plane}: {role}s run {platform} but firmware.{platform} is not set",
                             "record the version the plane runs")
                 break
+
+
+def _users_fit(inv: LoadedInventory, fab: Fabric, roles: list[str]) -> Iterator[Diagnostic]:
+    """Each management user as every platform of the fabric can hold it: no more SSH keys than an
+    account takes, and a password where a user without one logs in with none (EOS `nopassword`)."""
+    if fab.management is None:
+        return
+    platforms = {getattr(fab.platforms, role): get_platform(getattr(fab.platforms, role)) for role in roles}
+    for i, user in enumerate(fab.management.users):
+        for name, platform in platforms.items():
+            most = getattr(platform, "max_ssh_keys_per_user", None)
+            if most is not None and len(user.ssh_keys) > most:
+                yield _diag(inv, ("fabric", "management", "users", i, "ssh_keys"),
+                            f"user {user.name} has {len(user.ssh_keys)} SSH keys; a {name} account holds {most} "
+                            "(the others would be replaced on the switch)", f"list at most {most} keys",
+                            code="SOT-USER-KEYS")
+            if getattr(platform, "login_without_password", False) and user.password_secret is None:
+                yield _diag(inv, ("fabric", "management", "users", i),
+                            f"user {user.name} has no password_secret: on {name} an account without a password "
+                            "logs in with none (nopassword)", "give it password_secret (keys still work beside it)",
+                            code="SOT-USER-PASSWORD")
 
 
 DEFAULT_PRIORITY = 0  # the priority and class of traffic no DSCP rule names (every platform's default)

@@ -30,6 +30,10 @@ class Eos:
     # paths of equal AS-path length through different ASNs share ECMP unless `no bgp bestpath
     # as-path multipath-relax` (Arista's TOI on multipath relax; not measured here)
     relaxes_multipath = True
+    # an account holds one primary SSH key and one `ssh-key secondary`; one rendered without a
+    # password is `nopassword`, which lets anyone in as it (validation refuses both plans)
+    max_ssh_keys_per_user = 2
+    login_without_password = True
     netmiko_type = "arista_eos"
     files: tuple[OutputFile, ...] = (OutputFile("eos/running-config.j2", "running-config", OutputFormat.EOS),)
     template_root: Path | None = None

@@ -1047,7 +1047,8 @@ class _Mgmt:
     tacacs_keyed: set[str] = field(default_factory=set)  # hosts given their own `key`
     tacacs_key: bool = False  # `tacacs-server key`: every host's key unless it has its own
     lines: dict[tuple[str, str], int] = field(default_factory=dict)  # (kind, server) -> line naming it
-    primary_keys: dict[str, str] = field(default_factory=dict)  # user -> its primary SSH key (TYPE BASE64)
+    # (user, secondary) -> the SSH key (TYPE BASE64) in that slot of the account
+    key_slots: dict[tuple[str, bool], str] = field(default_factory=dict)
     # `aaa group server tacacs+ NAME` blocks: name -> its `server ADDR [vrf V]` entries (address, VRF)
     groups: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
     login: list[str] | None = None  # `aaa authentication login default` methods (None: EOS's default, local)
@@ -1226,7 +1227,8 @@ def _management_line(node: Node, dev: DeviceConfig, mgmt: _Mgmt) -> bool:
     elif w[0] in ("no", "default") and w[1:2] == ["username"] and len(w) == 3:
         mgmt.users.pop(w[2], None)  # the account is gone: its secret and keys with it
         mgmt.lines.pop(("user", w[2]), None)
-        mgmt.primary_keys.pop(w[2], None)
+        mgmt.key_slots.pop((w[2], False), None)
+        mgmt.key_slots.pop((w[2], True), None)
     elif w == ["lldp", "run"] or w == ["default", "lldp", "run"]:  # (EOS runs LLDP by default)
         mgmt.lldp = True
     elif w == ["no", "lldp", "run"]:
@@ -1239,16 +1241,16 @@ def _management_line(node: Node, dev: DeviceConfig, mgmt: _Mgmt) -> bool:
             user.role = "admin"
         if "secret" in w[:-1] or w[2] == "ssh-key" and len(w) > 3:
             user.credential = True
-        # EOS keeps one primary key per account (a later `ssh-key KEY` replaces it) and any number
-        # of `ssh-key secondary KEY`
+        # EOS keeps two keys per account, a primary (`ssh-key KEY`) and a secondary (`ssh-key
+        # secondary KEY`): a later line of either kind replaces the key in its slot
         secondary = w[3:4] == ["secondary"]
         if w[2] == "ssh-key" and len(w) >= 5 + secondary:
             key = f"{w[3 + secondary]} {w[4 + secondary]}"
-            if not secondary:
-                replaced = mgmt.primary_keys.get(w[1])
-                if replaced is not None and replaced != key:
-                    user.ssh_keys.pop(replaced, None)
-                mgmt.primary_keys[w[1]] = key
+            slot = (w[1], secondary)
+            replaced = mgmt.key_slots.get(slot)
+            if replaced is not None and replaced != key and mgmt.key_slots.get((w[1], not secondary)) != replaced:
+                user.ssh_keys.pop(replaced, None)
+            mgmt.key_slots[slot] = key
             user.ssh_keys.setdefault(key, node.line)
         # EOS keeps one of a secret or `nopassword` per account: the later line replaces the other
         if "nopassword" in w[2:]:

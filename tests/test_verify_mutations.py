@@ -41,6 +41,8 @@ def edit_each(path: Path, *pairs: str) -> None:
         edit(path, old, new)
 
 
+# the spine's rendered line for the administrator's planned key (EOS: its primary key)
+NETOPS_KEY = "username netops ssh-key ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIEXAMPLEEXAMPLEEXAMPLEEXAMPLEEXAMPLEEXAMPLEE netops@example\n"
 FIRST_RULE = "    post-up ip rule add from 10.12.0.1 lookup 101 priority 101\n"  # gpu001's plane-A port's
 
 
@@ -401,13 +403,13 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
     ("a `vrf mgmt` block's `ip route 192.0.2.0/24 blackhole` on a Cumulus leaf", "MGMT-SERVER-ROUTE",
      lambda r: edit(r / LEAF_A / "frr.conf", "\nend\n", "\nvrf mgmt\n ip route 192.0.2.0/24 blackhole\nexit-vrf\nend\n")),
     ("EOS: a second SSH key for the administrator, one the plan does not name", "MGMT-USER",
-     lambda r: edit(r / SPINE_A / "running-config", "username netops ssh-key ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIEXAMPLEEXAMPLEEXAMPLEEXAMPLEEXAMPLEEXAMPLEE netops@example\n",
-                    "username netops ssh-key ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIEXAMPLEEXAMPLEEXAMPLEEXAMPLEEXAMPLEEXAMPLEE netops@example\nusername netops ssh-key ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQC7xyz someone@laptop\n")),
+     lambda r: edit(r / SPINE_A / "running-config", NETOPS_KEY,
+                    NETOPS_KEY + "username netops ssh-key ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQC7xyz someone@laptop\n")),
     ("EOS: a secondary SSH key (`ssh-key secondary`) for the administrator that the plan does not name", "MGMT-USER",
-     lambda r: edit(r / SPINE_A / "running-config", "username netops ssh-key ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIEXAMPLEEXAMPLEEXAMPLEEXAMPLEEXAMPLEEXAMPLEE netops@example\n",
-                    "username netops ssh-key ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIEXAMPLEEXAMPLEEXAMPLEEXAMPLEEXAMPLEEXAMPLEE netops@example\nusername netops ssh-key secondary ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQC7xyz a@b\n")),
+     lambda r: edit(r / SPINE_A / "running-config", NETOPS_KEY,
+                    NETOPS_KEY + "username netops ssh-key secondary ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQC7xyz a@b\n")),
     ("EOS: the administrator's planned SSH key removed (a replace drops it)", "MGMT-USER",
-     lambda r: edit(r / SPINE_A / "running-config", "username netops ssh-key ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIEXAMPLEEXAMPLEEXAMPLEEXAMPLEEXAMPLEEXAMPLEE netops@example\n", "")),
+     lambda r: edit(r / SPINE_A / "running-config", NETOPS_KEY, "")),
     ("EOS `no lldp transmit` on a spine's fabric port (the cabling audit loses that cable)", "MGMT-SERVICES",
      lambda r: edit(r / SPINE_A / "running-config", "      priority strict\n!\ninterface Ethernet2\n",
                     "      priority strict\n   no lldp transmit\n!\ninterface Ethernet2\n")),
@@ -1830,8 +1832,9 @@ VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
                          "   ip address 198.51.100.1/24\n", "   ip address 198.51.100.1/24\n   no lldp transmit\n")),
     ("the NICs' PCIe links left out of the topology file (NCCL detects them)",
      lambda r: edit(r / "servers/gpu001/nccl-topo.xml", ' link_speed="32.0 GT/s PCIe" link_width="16"', "", count=4)),
-    ("EOS: the planned SSH key written again, and as a secondary key (EOS keeps one primary key)",
-     lambda r: edit(r / SPINE_A / "running-config", "username netops ssh-key ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIEXAMPLEEXAMPLEEXAMPLEEXAMPLEEXAMPLEEXAMPLEE netops@example\n", "username netops ssh-key ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIEXAMPLEEXAMPLEEXAMPLEEXAMPLEEXAMPLEEXAMPLEE netops@example\nusername netops ssh-key ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIEXAMPLEEXAMPLEEXAMPLEEXAMPLEEXAMPLEEXAMPLEE netops@example\n" + "username netops ssh-key ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIEXAMPLEEXAMPLEEXAMPLEEXAMPLEEXAMPLEEXAMPLEE netops@example\n".replace("ssh-key ", "ssh-key secondary "))),
+    ("EOS: the planned SSH key written again, and as the secondary key too (one key in both slots)",
+     lambda r: edit(r / SPINE_A / "running-config", NETOPS_KEY,
+                    NETOPS_KEY + NETOPS_KEY + NETOPS_KEY.replace("ssh-key ", "ssh-key secondary "))),
     ("EOS: the planned SSH key's comment changed or dropped (sshd matches type and body)",
      lambda r: edit(r / SPINE_A / "running-config", " netops@example\n", "\n")),
     ("EOS SSH and eAPI on their own ports said aloud (`server-port 22`, `protocol https port 443`, `protocol http`)",

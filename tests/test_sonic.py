@@ -361,6 +361,26 @@ def test_a_vlan_without_members_is_a_valid_edit(sonic_variant: Path, tmp_path: P
     assert [f"{r.check}: {f.message}" for r in run_checks(load_snapshot(edited)) for f in r.findings] == []
 
 
+@pytest.mark.parametrize("tables", [
+    {"ACL_TABLE": {"T": {"type": "L3", "stage": "ingress", "ports": ["Ethernet0"]}},
+     "ACL_RULE": {"T|R1": {"PRIORITY": "10", "PACKET_ACTION": "DROP", "L4_DST_PORT": "9" * 5000}}},
+    {"ACL_TABLE": {"SSH_ONLY": {"type": "CTRLPLANE", "services": ["SSH"], "stage": "ingress"}},
+     "ACL_RULE": {"SSH_ONLY|R1": {"PRIORITY": "10", "PACKET_ACTION": "ACCEPT", "L4_DST_PORT": "9" * 5000}}},
+    {"ACL_TABLE": {"SSH_ONLY": {"type": "CTRLPLANE", "services": ["SSH"], "stage": "ingress"}},
+     "ACL_RULE": {"SSH_ONLY|R1": {"PRIORITY": "10", "PACKET_ACTION": "ACCEPT"}}, "GNMI": {"gnmi": {"port": "9" * 5000}},
+     "SSH_SERVER": {"POLICIES": {"ports": "9" * 5000}}},
+])
+def test_a_port_of_thousands_of_digits_is_reported_not_a_crash(sonic_variant: Path, tmp_path: Path,
+                                                                 tables: dict[str, object]) -> None:
+    """int() refuses more than 4,300 digits: every port field of config_db is read through the
+    bounded number helper (files.is_decimal), so such a value is a finding, never a traceback."""
+    edited = tmp_path / "build"
+    shutil.copytree(sonic_variant, edited)
+    _db_edit(lambda d: d.update(tables))(edited)
+    said = {r.check for r in run_checks(load_snapshot(edited)) for f in r.findings}
+    assert "PORTS-UNMODELLED" in said
+
+
 def test_sshd_on_22_among_others_and_gnmi_on_its_own_port_are_valid_edits(sonic_variant: Path, tmp_path: Path) -> None:
     """sshd listens on every port of SSH_SERVER|POLICIES `ports`: 22 among them keeps the way in;
     GNMI|gnmi `port` 8080 is gnmi-native.sh's own."""

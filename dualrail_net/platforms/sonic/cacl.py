@@ -23,6 +23,7 @@ from typing import Any
 
 from dualrail_net.verify.ipfast import network_of
 from dualrail_net.verify.model import AclEntry
+from dualrail_net.verify.parsers.files import is_decimal
 from dualrail_net.verify.parsers.frr import is_prefix
 
 # service -> (protocols, destination port ranges; None: every port)
@@ -141,7 +142,7 @@ def _port_range(props: dict[str, Any]) -> tuple[int, int] | None:
     text = str(props.get("L4_DST_PORT", props.get("L4_DST_PORT_RANGE", "")))
     low, _, high = text.partition("-")
     high = high or low
-    if low.isascii() and low.isdigit() and high.isascii() and high.isdigit() and int(low) <= int(high) < 65536:
+    if is_decimal(low) and is_decimal(high) and int(low) <= int(high) < 65536:
         return int(low), int(high)
     return None
 

@@ -25,7 +25,7 @@ from dualrail_net.verify.ipfast import net_str, network_of
 from dualrail_net.verify.model import AclEntry, DeviceConfig, EcnProfile, Interface, PfcHeadroom, SSH_PORT, SYSLOG_TRANSPORT, \
     syslog_transport_astray
 from dualrail_net.verify.parsers import link
-from dualrail_net.verify.parsers.files import read_text
+from dualrail_net.verify.parsers.files import is_decimal, read_text
 from dualrail_net.verify.parsers.frr import is_ip, is_prefix, parse_frr, static_route, zebra_interface_blocks
 
 FILE = "config_db.json"
@@ -659,7 +659,7 @@ def _groups(text: str) -> set[int]:
 def _port_number(value: object) -> int | None:
     """A TCP port as a config_db string holds it (1..65535), else None."""
     text = str(value).strip()
-    return int(text) if len(text) <= 5 and text.isascii() and text.isdigit() and 0 < int(text) < 65536 else None
+    return int(text) if is_decimal(text) and 0 < int(text) < 65536 else None
 
 
 def _service_ports(dev: DeviceConfig, db: ConfigDb) -> None:
@@ -913,7 +913,7 @@ def _acl_rule(fields: dict[str, Any], line: int) -> AclEntry | str | None:
         low, _, high = text.partition("-") if spread in fields else (text, "", text)
         if not text:
             ports.append(None)
-        elif low.isascii() and low.isdigit() and high.isascii() and high.isdigit() and int(low) <= int(high) < 65536:
+        elif is_decimal(low) and is_decimal(high) and int(low) <= int(high) < 65536:
             ports.append(((int(low), int(high)),))
         else:
             return None
@@ -944,8 +944,7 @@ def parse_routing(name: str, folder: Path) -> DeviceConfig:
             # port's are judged against it (BGP is accepted ahead of it on the other ports)
             dev.acls[cp.name] = cp.entries
             dev.control_plane_acls[MANAGEMENT_VRF] = (cp.name, cp.line)
-            port = str(_fields(db.table("GNMI").get("gnmi")).get("port", GNMI_PORT))
-            dev.api_port = int(port) if port.isascii() and port.isdigit() and int(port) < 65536 else GNMI_PORT
+            dev.api_port = _port_number(_fields(db.table("GNMI").get("gnmi")).get("port", GNMI_PORT)) or GNMI_PORT
     mode = _MODE.findall(text)
     if mode[-1:] != [ROUTING_MODE]:
         dev.routing_file = "frr.conf"

@@ -108,7 +108,9 @@ def mgmt_server_route(ctx: Context) -> list[Finding]:
         dev = ctx.snap.devices.get(name)
         if dev is None or not meta.mgmt_address:
             continue
-        statics = [r for r in dev.static_routes if r.vrf == vrf] + dev.management.routes
+        # each static in force with its network, read once for every server
+        in_vrf = [r for r in dev.static_routes if r.vrf == vrf] + dev.management.routes
+        statics = [(network_of(r.prefix), r) for r in in_vrf if r.distance < DISTANCE_INFINITY]
         if not statics:
             continue
         subnet = network_of(meta.mgmt_address)
@@ -118,11 +120,10 @@ def mgmt_server_route(ctx: Context) -> list[Finding]:
             for server in servers:
                 address = ip_int(server)
                 connected = subnet[1] if contains(subnet, address) else -1
-                best = max((r for r in statics if r.distance < DISTANCE_INFINITY
-                            and contains(network_of(r.prefix), address) and network_of(r.prefix)[1] > connected),
-                           key=lambda r: network_of(r.prefix)[1], default=None)
-                if best is not None and best.nexthop is None:
-                    dropped.setdefault(id(best), (best, []))[1].append(f"{what} server {server}")
+                best = max(((net, r) for net, r in statics if net[1] > connected and contains(net, address)),
+                           key=lambda item: item[0][1], default=None)
+                if best is not None and best[1].nexthop is None:
+                    dropped.setdefault(id(best[1]), (best[1], []))[1].append(f"{what} server {server}")
         for route, taken in dropped.values():
             where = ctx.snap.where(name, route.file or dev.routing_file, route.line)
             out.append(finding([name], ctx.device_plane.get(name) or "",

@@ -96,6 +96,15 @@ SONIC_MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
      "ROUTE-MISSING", _db_edit(lambda d: _table(d, "LOOPBACK_INTERFACE")["Loopback0"].update(vrf_name="Vrf-blue"))),
     ("an uplink's PORT entry without lanes (portsorch never creates the port)", "LINK-PORT-DOWN",
      _db_edit(lambda d: _table(d, "PORT")["Ethernet256"].pop("lanes"))),
+    ("two ports' lanes swapped (each entry drives the other's cable)", "LINK-PORT-DOWN",
+     _db_edit(lambda d: (_table(d, "PORT")["Ethernet0"].update(lanes="8,9,10,11,12,13,14,15"),
+                         _table(d, "PORT")["Ethernet8"].update(lanes="0,1,2,3,4,5,6,7")))),
+    ("an entry given another port's lanes (one lane set, one port: neither is created)", "LINK-PORT-DOWN",
+     _db_edit(lambda d: _table(d, "PORT")["Ethernet8"].update(lanes="7,6,5,4,3,2,1,0"))),
+    ("four of an eight-lane port's lanes (a breakout this SKU has no port for)", "LINK-PORT-DOWN",
+     _db_edit(lambda d: _table(d, "PORT")["Ethernet0"].update(lanes="0,1,2,3"))),
+    ("lanes across two ports (no lane set of this SKU)", "LINK-PORT-DOWN",
+     _db_edit(lambda d: _table(d, "PORT")["Ethernet256"].update(lanes="260,261,262,263,264,265,266,267"))),
     ("no hostname in DEVICE_METADATA (the switch keeps whatever name it had: said)", "PORTS-UNMODELLED",
      _db_edit(lambda d: _table(d, "DEVICE_METADATA")["localhost"].pop("hostname"))),
     ("an uplink's INTERFACE entry gone, its address entry kept (intfmgrd never applies the address)",
@@ -351,6 +360,15 @@ def test_a_watchdog_that_forwards_or_takes_the_default_action_is_a_valid_edit(so
     shutil.copytree(sonic_variant, edited)
     _db_edit(lambda d: (_table(d, "PFC_WD")["Ethernet8"].update(action="forward"),
                         _table(d, "PFC_WD")["Ethernet16"].pop("action")))(edited)
+    assert [f"{r.check}: {f.message}" for r in run_checks(load_snapshot(edited)) for f in r.findings] == []
+
+
+def test_lanes_in_another_order_or_spaced_are_a_valid_edit(sonic_variant: Path, tmp_path: Path) -> None:
+    """portsorch matches a lane set, not a list: the same lanes in any order bind the same port."""
+    edited = tmp_path / "build"
+    shutil.copytree(sonic_variant, edited)
+    _db_edit(lambda d: (_table(d, "PORT")["Ethernet0"].update(lanes="7,6,5,4,3,2,1,0"),
+                        _table(d, "PORT")["Ethernet8"].update(lanes="8, 9, 10, 11, 12, 13, 14, 15")))(edited)
     assert [f"{r.check}: {f.message}" for r in run_checks(load_snapshot(edited)) for f in r.findings] == []
 
 

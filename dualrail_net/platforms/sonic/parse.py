@@ -2,7 +2,8 @@
 management), frr.conf in the routing part (FRR's reader).
 
 config_db.json is read with SONiC's semantics where they differ from the other platforms': a PORT
-without ``admin_status`` is down; a port classifies by DSCP only when its PORT_QOS_MAP names a
+without ``admin_status`` is down; its ``lanes`` say which front-panel port it drives (another
+port's lanes, a shared lane set or one this SKU has no port for leave the planned link down); a port classifies by DSCP only when its PORT_QOS_MAP names a
 DSCP_TO_TC_MAP (else everything lands in TC 0); PFC pauses the priorities its ``pfc_enable`` lists;
 ECN marks on a queue whose WRED profile enables ECN for green packets; FRR's file is used only in
 ``split-unified`` routing mode. Every table or field the model does not read is reported with its
@@ -19,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from dualrail_net.platforms.sonic import LANES_PER_PORT
 from dualrail_net.platforms.sonic.cacl import ControlPlane, Rule, control_plane
 from dualrail_net.secretref import is_reference
 from dualrail_net.verify.ipfast import net_str, network_of
@@ -223,7 +225,29 @@ def _note(dev: DeviceConfig, db: ConfigDb, table: str, key: str, what: str) -> N
     dev.base_unmodelled.append((FILE, db.line(table, key), what))
 
 
+def _lane_set(port: str, text: str) -> tuple[tuple[int, ...], str]:
+    """A PORT entry's lane set (empty when the ASIC has no port for it) and why the entry binds no
+    port the plan can use ("" when it binds its own). The lanes, not the name, say which
+    front-panel port an entry drives: portsorch matches each entry's lane set with a port the ASIC
+    has, and this SKU's ports are eight lanes each, port n's from 8(n-1) (the renderer's `EthernetK`
+    has lanes K..K+7). A lane set the ASIC has no port for is refused by syncd (no port is
+    created); another port's lanes put this entry's address and session on that port's cable."""
+    parts = [p.strip() for p in text.split(",")]
+    if len(parts) != LANES_PER_PORT or not all(is_decimal(p) for p in parts):
+        return (), f"never created (lanes {text[:40]}: this SKU's ports have {LANES_PER_PORT} lanes each)"
+    lanes = tuple(sorted(int(p) for p in parts))
+    first = lanes[0]
+    if first % LANES_PER_PORT or lanes != tuple(range(first, first + LANES_PER_PORT)):
+        return (), f"never created (lanes {text[:40]} are no port of this SKU: syncd refuses the lane set)"
+    named = port[len("Ethernet"):] if port.startswith("Ethernet") else ""
+    if not (is_decimal(named) and int(named) == first):
+        return lanes, (f"on another port (lanes {first}-{first + LANES_PER_PORT - 1} are front-panel port "
+                       f"{first // LANES_PER_PORT + 1}'s: this entry drives that port's cable, not its own)")
+    return lanes, ""
+
+
 def _ports(dev: DeviceConfig, db: ConfigDb) -> None:
+    claimed: dict[tuple[int, ...], list[str]] = {}  # a lane set -> the entries naming it
     for port, value in db.table("PORT").entries:
         fields = _fields(value)
         iface = dev.interfaces.setdefault(port, Interface(port))
@@ -235,6 +259,12 @@ def _ports(dev: DeviceConfig, db: ConfigDb) -> None:
         iface.down = "" if fields.get("admin_status") == "up" else "shutdown"
         if not str(fields.get("lanes", "")).strip():  # (lanes are mandatory: portsorch creates no port)
             iface.down = "never created (its PORT entry has no lanes)"
+        else:
+            lanes, why = _lane_set(port, str(fields["lanes"]))
+            if why:
+                iface.down = f"{why[:-1]}; {FILE}:{db.line('PORT', port)})"
+            if lanes:
+                claimed.setdefault(lanes, []).append(port)
         iface.description = str(fields.get("description", ""))
         for key, read, setting in (("speed", link.speed_mbps, "speed"), ("fec", link.fec, "fec_mode"),
                                    ("autoneg", link.autoneg, "negotiate")):
@@ -245,6 +275,11 @@ def _ports(dev: DeviceConfig, db: ConfigDb) -> None:
                     _note(dev, db, "PORT", port, f"PORT {port} {key} {str(fields[key])[:20]}")
         for key in sorted(set(fields) - _PORT_FIELDS):
             _note(dev, db, "PORT", port, f"PORT {port} {key}")
+    for ports in claimed.values():
+        if len(ports) > 1:  # one lane set, one port: the ASIC creates no second, portsorch stops at it
+            for port in ports:
+                others = ", ".join(p for p in ports if p != port)
+                dev.interfaces[port].down = f"never created (its lanes are also {others}'s; {FILE}:{db.line('PORT', port)})"
 
 
 def _interfaces(dev: DeviceConfig, db: ConfigDb) -> None:

@@ -279,6 +279,9 @@ SONIC_MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
     ("an uplink ACL lets BGP through and drops RoCE", "ROUTE-ACL-DROP",
      _db_edit(lambda d: _acl(d, ["Ethernet256"], {"RULE_1": {"PRIORITY": "10", "PACKET_ACTION": "DROP",
                                                              "IP_PROTOCOL": "17", "L4_DST_PORT_RANGE": "4000-5000"}}))),
+    ("an egress table on an uplink drops what leaves for the plane's servers", "ROUTE-ACL-DROP",
+     _db_edit(lambda d: _acl(d, ["Ethernet256"], {"RULE_1": {"PRIORITY": "10", "PACKET_ACTION": "DROP",
+                                                             "DST_IP": "10.12.0.0/20"}}, stage="egress"))),
     ("an ACL rule the model does not read (the table is not judged: said so)", "PORTS-UNMODELLED",
      _db_edit(lambda d: _acl(d, ["Ethernet256"], {"RULE_1": {"PRIORITY": "10", "PACKET_ACTION": "DROP",
                                                              "TCP_FLAGS": "0x02/0x02"}}))),
@@ -333,21 +336,23 @@ def test_a_control_plane_table_that_lets_someone_in_is_a_valid_edit(sonic_varian
     assert [f"{r.check}: {f.message}" for r in run_checks(load_snapshot(edited)) for f in r.findings] == []
 
 
-def _acl(doc: dict[str, object], ports: list[str], rules: dict[str, dict[str, str]]) -> None:
-    doc["ACL_TABLE"] = {"FABRIC": {"type": "L3", "stage": "ingress", "ports": ports, "policy_desc": "x"}}
+def _acl(doc: dict[str, object], ports: list[str], rules: dict[str, dict[str, str]], stage: str = "ingress") -> None:
+    doc["ACL_TABLE"] = {"FABRIC": {"type": "L3", "stage": stage, "ports": ports, "policy_desc": "x"}}
     doc["ACL_RULE"] = {f"FABRIC|{name}": fields for name, fields in rules.items()}
 
 
-def test_an_acl_that_lets_the_fabric_through_is_a_valid_edit(sonic_variant: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize("stage", ["ingress", "egress"])
+def test_an_acl_that_lets_the_fabric_through_is_a_valid_edit(sonic_variant: Path, tmp_path: Path, stage: str) -> None:
     """A higher-priority FORWARD rule for BGP and RoCE ahead of a DROP of the rest of TCP, and
-    a drop of IPv6 only: nothing the fabric needs is dropped, no finding."""
+    a drop of IPv6 only, on the packets arriving or leaving: nothing the fabric needs is dropped,
+    no finding."""
     edited = tmp_path / "build"
     shutil.copytree(sonic_variant, edited)
     _db_edit(lambda d: _acl(d, ["Ethernet256", "Ethernet0"], {
         "BGP": {"PRIORITY": "200", "PACKET_ACTION": "FORWARD", "IP_PROTOCOL": "6", "L4_DST_PORT": "179"},
         "BGP_BACK": {"PRIORITY": "199", "PACKET_ACTION": "FORWARD", "IP_PROTOCOL": "6", "L4_SRC_PORT": "179"},
         "TCP": {"PRIORITY": "10", "PACKET_ACTION": "DROP", "IP_PROTOCOL": "6"},
-        "V6": {"PRIORITY": "300", "PACKET_ACTION": "DROP", "IP_TYPE": "IPV6ANY"}}))(edited)
+        "V6": {"PRIORITY": "300", "PACKET_ACTION": "DROP", "IP_TYPE": "IPV6ANY"}}, stage))(edited)
     findings = [f"{r.check}: {f.message}" for r in run_checks(load_snapshot(edited)) for f in r.findings]
     assert findings == []
 

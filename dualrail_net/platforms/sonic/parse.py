@@ -846,7 +846,8 @@ class Acls:
     """config_db's IPv4 access lists as the model reads them."""
 
     lists: dict[str, list[AclEntry] | None] = field(default_factory=dict)  # None: not read whole
-    bound: dict[str, tuple[str, int]] = field(default_factory=dict)  # port -> (table, line)
+    bound: dict[str, tuple[str, int]] = field(default_factory=dict)  # port -> (table, line): stage ingress
+    bound_out: dict[str, tuple[str, int]] = field(default_factory=dict)  # the same, stage egress
     unread: list[tuple[int, str]] = field(default_factory=list)  # (line, what): not judged
     control_plane: ControlPlane | None = None  # the CTRLPLANE tables' chain for the management port
 
@@ -859,10 +860,11 @@ _NOT_IPV4 = "matches no IPv4 packet"
 
 
 def read_acls(db: ConfigDb) -> Acls:
-    """ACL_TABLE (type L3 or L3V4V6, stage ingress, bound to ports) with its ACL_RULEs, highest
-    PRIORITY first; a packet no rule matches is forwarded (SONiC adds no implicit deny: only an
-    explicit rule drops). A table of another type or stage (mirror, PFC watchdog, control plane,
-    egress) or one with a rule the model does not read is not judged and is reported."""
+    """ACL_TABLE (type L3 or L3V4V6, stage ingress or egress, bound to ports) with its ACL_RULEs,
+    highest PRIORITY first; a packet no rule matches is forwarded (SONiC adds no implicit deny: only
+    an explicit rule drops). An egress table judges the packets leaving its ports as an ingress one
+    those arriving. A table of another type (mirror, PFC watchdog, control plane) or one with a
+    rule the model does not read is not judged and is reported."""
     out = Acls()
     rules: dict[str, list[tuple[int, str, dict[str, Any], int]]] = {}
     control: list[tuple[str, dict[str, Any], int]] = []
@@ -879,7 +881,7 @@ def read_acls(db: ConfigDb) -> Acls:
             continue
         kind, stage = str(fields.get("type", "")).upper(), str(fields.get("stage", "ingress")).lower()
         extra = sorted(set(fields) - _ACL_TABLE_FIELDS)
-        if kind not in ("L3", "L3V4V6") or stage != "ingress" or extra:
+        if kind not in ("L3", "L3V4V6") or stage not in ("ingress", "egress") or extra:
             out.unread.append((line, f"ACL_TABLE {name} (type {kind[:20] or '?'}, stage {stage[:20]}"
                                      f"{', ' + ', '.join(extra)[:60] if extra else ''}): not judged"))
             continue
@@ -898,7 +900,7 @@ def read_acls(db: ConfigDb) -> Acls:
         out.lists[name] = entries
         ports = fields.get("ports", [])
         for port in ports if isinstance(ports, list) else str(ports).split(","):
-            out.bound[str(port)] = (name, line)
+            (out.bound if stage == "ingress" else out.bound_out)[str(port)] = (name, line)
     management_ports = {key.partition("|")[0] for key, _ in db.table("MGMT_INTERFACE").entries}
     # caclmgrd reads a rule's fields by their upper-cased names
     control_rules: dict[str, list[Rule]] = {
@@ -972,6 +974,7 @@ def parse_routing(name: str, folder: Path) -> DeviceConfig:
         acls = read_acls(db)
         dev.acls.update(acls.lists)
         dev.acl_in.update(acls.bound)
+        dev.acl_out.update(acls.bound_out)
         dev.acl_file = FILE
         cp = acls.control_plane
         if cp is not None and cp.active:

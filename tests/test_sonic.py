@@ -279,6 +279,8 @@ SONIC_MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
     ("an uplink ACL lets BGP through and drops RoCE", "ROUTE-ACL-DROP",
      _db_edit(lambda d: _acl(d, ["Ethernet256"], {"RULE_1": {"PRIORITY": "10", "PACKET_ACTION": "DROP",
                                                              "IP_PROTOCOL": "17", "L4_DST_PORT_RANGE": "4000-5000"}}))),
+    ("the PFC watchdog's big red switch on (every lossless packet dropped on every port)", "QOS-PFC-WATCHDOG",
+     _db_edit(lambda d: _table(d, "PFC_WD").update(GLOBAL={"POLL_INTERVAL": "200", "BIG_RED_SWITCH": "enable"}))),
     ("an egress table on an uplink drops what leaves for the plane's servers", "ROUTE-ACL-DROP",
      _db_edit(lambda d: _acl(d, ["Ethernet256"], {"RULE_1": {"PRIORITY": "10", "PACKET_ACTION": "DROP",
                                                              "DST_IP": "10.12.0.0/20"}}, stage="egress"))),
@@ -360,11 +362,12 @@ def test_an_acl_that_lets_the_fabric_through_is_a_valid_edit(sonic_variant: Path
 def test_a_watchdog_that_forwards_or_takes_the_default_action_is_a_valid_edit(sonic_variant: Path,
                                                                                tmp_path: Path) -> None:
     """pfcwdorch frees a stuck queue by dropping (its default when no action is given) or by
-    forwarding; either keeps the lossless class moving."""
+    forwarding; either keeps the lossless class moving (its big red switch off: as configured)."""
     edited = tmp_path / "build"
     shutil.copytree(sonic_variant, edited)
     _db_edit(lambda d: (_table(d, "PFC_WD")["Ethernet8"].update(action="forward"),
-                        _table(d, "PFC_WD")["Ethernet16"].pop("action")))(edited)
+                        _table(d, "PFC_WD")["Ethernet16"].pop("action"),
+                        _table(d, "PFC_WD").update(GLOBAL={"POLL_INTERVAL": "200", "BIG_RED_SWITCH": "disable"})))(edited)
     assert [f"{r.check}: {f.message}" for r in run_checks(load_snapshot(edited)) for f in r.findings] == []
 
 

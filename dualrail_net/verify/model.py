@@ -634,6 +634,10 @@ class Qos:
     # class, DSCP -> priority; None: a DSCP no line maps has no class the model knows
     default_dscp_to_tc: dict[int, int] | None = None
     default_dscp_to_priority: dict[int, int] | None = None
+    # why the switch drops every lossless packet on every port, whatever pauses arrive (SONiC's PFC
+    # watchdog in big-red-switch mode), and (file, line) of the statement; "": it does not
+    lossless_dropped: str = ""
+    lossless_dropped_at: tuple[str, int] = ("", 0)
 
     def tc_of(self, dscp: int) -> int | None:
         """The traffic class a DSCP lands in: the switch's map, else its platform's default."""

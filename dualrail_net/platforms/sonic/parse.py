@@ -398,7 +398,7 @@ _TABLE_FIELDS = {
     "QUEUE": {"scheduler", "wred_profile"},
     "BUFFER_PROFILE": {"pool", "xoff", "xon", "xon_offset", "size", "dynamic_th", "static_th"},
     "BUFFER_PG": {"profile"},
-    "PFC_WD": {"action", "detection_time", "restoration_time", "POLL_INTERVAL"},
+    "PFC_WD": {"action", "detection_time", "restoration_time", "POLL_INTERVAL", "BIG_RED_SWITCH"},
     "MGMT_PORT": {"admin_status", "alias", "description", "speed", "autoneg"},
     "MGMT_INTERFACE": {"gwaddr"},
     "MGMT_VRF_CONFIG": {"mgmtVrfEnabled"},
@@ -502,6 +502,15 @@ def _qos(dev: DeviceConfig, db: ConfigDb) -> None:
     # a port's PFC_WD entry: its action on a storm (pfcwdorch's drop, the default, or forward: either
     # frees the stuck queue; alert only logs it, so the queue stays paused as without a watchdog)
     watchdog = {port: _fields(value) for port, value in db.table("PFC_WD").entries}
+    # GLOBAL's big red switch: pfcwdorch then drops every lossless packet on every port, stormed or
+    # not, and stops watching (sonic-swss #467); "disable" is the watchdog as configured
+    switch = str(watchdog.get("GLOBAL", {}).get("BIG_RED_SWITCH", "disable"))
+    if switch == "enable":
+        dev.qos.lossless_dropped = ("PFC_WD GLOBAL BIG_RED_SWITCH enable: the PFC watchdog drops every lossless "
+                                    "packet on every port")
+        dev.qos.lossless_dropped_at = (FILE, db.line("PFC_WD", "GLOBAL"))
+    elif switch != "disable":
+        _note(dev, db, "PFC_WD", "GLOBAL", f"PFC_WD GLOBAL BIG_RED_SWITCH {switch[:20]}")
     for name, iface in dev.interfaces.items():
         if not iface.pfc_watchdog:
             continue

@@ -186,7 +186,7 @@ def _pfc_verdict(mine: tuple[int, ...], roce_prio: int | None, ref: tuple[int, .
 
 
 @check("QOS-PFC-WATCHDOG", "a PFC watchdog watches every paused priority where the platform keeps one in the file "
-       "(SONiC)", reads={BASE, TOPOLOGY})
+       "(SONiC), and is not set to drop every lossless packet (its big red switch)", reads={BASE, TOPOLOGY})
 def pfc_watchdog(ctx: Context) -> list[Finding]:
     """A port that pauses a priority without the watchdog on it: a NIC or switch stuck sending
     pauses stops that priority on the link for good, and the pause backs up hop by hop (a PFC storm);
@@ -195,6 +195,11 @@ def pfc_watchdog(ctx: Context) -> list[Finding]:
     why = "a device stuck sending pauses stalls the lossless class on this link and, hop by hop, behind it"
     for name, dev in ctx.snap.devices.items():
         plane = ctx.device_plane.get(name) or ""
+        if dev.qos.lossless_dropped:
+            out.append(finding([name], plane, f"{ctx.snap.where(name, *dev.qos.lossless_dropped_at)}: "
+                                              f"{dev.qos.lossless_dropped}",
+                               "RoCE rides the lossless class: every RoCE packet through this switch is lost while "
+                               "its BGP sessions and routes stay up"))
         for iface in dev.interfaces.values():
             if iface.pfc_watchdog is None or not iface.pfc_priorities:
                 continue

@@ -157,3 +157,15 @@ def test_once_per_shape_equals_once_per_file(out: Path, tmp_path: Path) -> None:
     fast_i, slow_i = check_ifupdown(broken, ifaces), check_ifupdown(broken, ifaces, shapes=False)
     assert [f.message for f in fast_i.findings] == [f.message for f in slow_i.findings]
     assert {f.devices[0] for f in fast_i.findings} == {"gpu007", "gpu009"}
+
+
+@pytest.mark.consumers
+@needs_frr
+def test_frr_lines_refused_after_a_top_level_exit_are_rejections_though_vtysh_exits_0(out: Path, tmp_path: Path) -> None:
+    """A route-map entry's header deleted: its `match` is refused at the top level and the entry's
+    `exit` leaves configuration mode, so every later line (the BGP instance) is refused; vtysh
+    --dryrun prints each refusal and exits 0 (FRR 8.4, measured)."""
+    bad = _edited_leaf_file(out, tmp_path, "frr.conf", "route-map LOCAL-A-OUT permit 10\n", "")
+    result = check_frr(tmp_path, [bad])
+    assert [f.check for f in result.findings] == [FRR_CHECK]
+    assert "Unknown command" in result.findings[0].message

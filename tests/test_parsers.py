@@ -15,6 +15,7 @@ from dualrail_net.render.pipeline import device_dir
 from dualrail_net.resolve.model import Fabric, Switch
 from dualrail_net.verify.model import BgpInstance, DeviceConfig, Interface, LinkSettings, RouteMapEntry
 from dualrail_net.verify.parsers import frr as frr_parser
+from dualrail_net.verify.parsers import frr_cli
 from dualrail_net.verify.parsers import ifupdown, link
 from dualrail_net.verify.parsers import parse_device, parse_server
 from dualrail_net.platforms.cumulus.qos_features import expand_port_set
@@ -119,7 +120,9 @@ def tree_parse_frr(text: str) -> DeviceConfig:
     def report(node: Any) -> None:
         unmodelled.append((node.line, node.text))
 
-    for node in parse_tree(text):
+    pending = list(parse_tree(text))
+    while pending:
+        node = pending.pop(0)
         w = node.words
         if w[0] == "hostname" and len(w) == 2:
             dev.hostname = w[1]
@@ -175,6 +178,8 @@ def tree_parse_frr(text: str) -> DeviceConfig:
             pass  # zebra's port settings: the base part's (frr.zebra_interface_blocks)
         elif not node.text.startswith(frr_parser.KNOWN_TOP_LEVEL):
             report(node)
+            if frr_cli.expand("config", tuple(w)) is None:
+                pending[:0] = node.children  # FRR refuses the line and stays at the top level: so are they
     frr_parser.finish_bgp(dev)
     return dev
 
@@ -273,7 +278,9 @@ def test_frr_reader_follows_frr_node_rules() -> None:
     bad = flat_parse_frr(ODD_FRR[4])
     assert None not in bad.bgp or bad.bgp[None].asn == 5
     assert bad.bgp[None].maximum_paths is None and "1.1.1.1" not in bad.bgp[None].neighbors
-    assert len(bad.unmodelled) == 7, bad.unmodelled
+    # (`router bgp 999...` is no command of FRR's: refused, it opens no block, and the indented
+    # `neighbor` under it is refused at the top level on its own line)
+    assert len(bad.unmodelled) == 8, bad.unmodelled
 
 
 def stanza_read_interfaces(text: str) -> ifupdown.InterfacesFile:
@@ -1994,3 +2001,25 @@ def test_one_prefix_through_a_list_is_what_the_index_matches() -> None:
         matched = idx.matching(entry)
         for bit, p in enumerate(idx.prefixes):
             assert explain_prefix_list(dev, "L", p)[0] == bool(matched >> bit & 1), (base, ge, le, p)
+
+
+def test_exit_at_the_top_level_leaves_configuration_mode_as_vtysh_reads_the_file() -> None:
+    """vtysh's file reader (FRR 8.4, measured with --dryrun and in the twin): `exit` or `quit` at the
+    top level leaves configuration mode, and every later line is refused until `configure
+    [terminal]`; `end` lines are skipped, the node staying where it is; a line no FRR command
+    completes is refused where it stands, opening no block (a route-map entry whose header was
+    deleted leaves its `match` at the top level: the lines after it are still read)."""
+    left = flat_parse_frr("ip route 1.0.0.0/8 blackhole\n match ip address prefix-list P\nexit\n!\n"
+                          "router bgp 65000\n neighbor 1.1.1.1 remote-as 65001\nexit\nip route 2.0.0.0/8 blackhole\n")
+    assert not left.bgp and [r.prefix for r in left.static_routes] == ["1.0.0.0/8"]
+    assert [(line, why.split(":")[0]) for line, _s, why in left.refused_lines] == \
+        [(5, "`exit` at the top level (line 3) left configuration mode")]
+    back = flat_parse_frr("quit\nip route 1.0.0.0/8 blackhole\nconf t\nrouter bgp 65000\n neighbor 1.1.1.1 remote-as 65001\n")
+    assert [r.prefix for r in back.static_routes] == [] and back.bgp[None].asn == 65000
+    assert len(back.refused_lines) == 1
+    ended = flat_parse_frr("route-map M permit 10\nend\n set local-preference 200\nrouter bgp 65000\n address-family ipv4 unicast\n"
+                           "  quit\n neighbor 1.1.1.1 remote-as 65001\n")
+    assert ended.route_maps["M"][0].local_pref == 200 and not ended.refused_lines
+    assert "1.1.1.1" in ended.bgp[None].neighbors  # (`quit` in the address family is its `exit`: to the bgp node)
+    block = flat_parse_frr("router ospf\n ospf router-id 1.1.1.1\nexit\nrouter bgp 65000\n")
+    assert block.bgp[None].asn == 65000 and not block.refused_lines  # (a block FRR has: its `exit` ends it)

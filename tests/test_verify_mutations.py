@@ -373,6 +373,10 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
     ("a leaf's network withdrawn in short words (`no net`)", "ROUTE-MISSING",
      lambda r: edit(r / LEAF_A / "frr.conf", "  network 10.12.0.0/26\n",
                     "  network 10.12.0.0/26\n  no net 10.12.0.0/26\n")),
+    # (the twin, seed 511: the leaf ended with no BGP route at all; verify had read the `exit` as the end
+    # of an unknown block and kept the instance)
+    ("a route-map entry's header deleted: its `exit` leaves configuration mode, BGP is never configured",
+     "ROUTE-MISSING", lambda r: edit(r / LEAF_A / "frr.conf", "route-map LOCAL-A-OUT permit 10\n", "")),
     ("a route-map line FRR cannot complete (`match i address`: ip or ipv6)", "BGP-CONFIG-REFUSED",
      lambda r: edit(r / LEAF_A / "frr.conf", " match ip address prefix-list LOCAL-A\n",
                     " match i address prefix-list LOCAL-A\n")),

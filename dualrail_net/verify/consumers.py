@@ -1,6 +1,7 @@
 """Hand the rendered files to the programs that will really consume them.
 
-* ``frr.conf``: FRR's own parser, ``vtysh --dryrun -f FILE`` (exit 2 and "line N: % Unknown command").
+* ``frr.conf``: FRR's own parser, ``vtysh --dryrun -f FILE`` (exit 2, or a "line N: % Unknown command"
+  it prints: it exits 0 when a top-level `exit` left configuration mode before the lines it refuses).
 * ``interfaces``: ifupdown2's syntax check ``ifup -a -s -i FILE``. It exits 0 even for an unknown
   attribute (``adress``) and silently skips it, so every attribute is also checked against the
   list ifupdown2 itself publishes (``ifquery --syntax-help``).
@@ -65,10 +66,12 @@ def check_frr(out: Path, files: list[Path], shapes: bool = True) -> CheckResult:
 
     def one(group: list[Path]) -> list[Finding]:
         proc = subprocess.run([vtysh, "--dryrun", "-f", str(group[0])], capture_output=True, text=True, timeout=60)
-        if proc.returncode == 0:
-            return []
         text = (proc.stdout + proc.stderr).strip()
-        m = re.search(r"line (\d+): (.*)", text)
+        # exit 0 is no proof: after a top-level `exit` vtysh refuses every later line, says so per
+        # line, and exits 0 (measured, FRR 8.4): a refusal it prints counts as one
+        m = re.search(r"line (\d+): (%.*)", text)
+        if proc.returncode == 0 and m is None:
+            return []
         detail = f"line {m.group(1)}: {m.group(2).strip()}" if m else (text.splitlines() or ["exit %d" % proc.returncode])[0]
         return [Finding(FRR_CHECK, Severity.ERROR, (_device_of(path, out),), "",
                         f"{path.relative_to(out)}: FRR rejects it: {detail}",

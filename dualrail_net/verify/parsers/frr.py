@@ -1567,6 +1567,10 @@ KNOWN_TOP_LEVEL = ("frr version ", "log ", "service integrated-vtysh-config", "n
 
 # the nodes of the reader (see the module docstring)
 TOP, BGP, AF, OTHER_AF, ROUTE_MAP, VRF, OTHER, VTY, ZEBRA_INTERFACE = range(9)
+# out of configuration mode: `exit` or `quit` at the top level leaves it (lib/command.c cmd_exit:
+# CONFIG_NODE -> ENABLE_NODE); vtysh's file reader then refuses every configuration line until a
+# `configure [terminal]` (measured: vtysh --dryrun prints "Unknown command" for each, FRR 8.4)
+ENABLE = 9
 UNREAD = -1  # _top_level: a line it could not read (the caller reports it; its block is OTHER)
 _PARENT = {BGP: TOP, AF: BGP, OTHER_AF: BGP, ROUTE_MAP: TOP, VRF: TOP, OTHER: TOP, VTY: TOP, ZEBRA_INTERFACE: TOP}
 _ROUTE_MAP_WORDS = {"match", "set", "on-match", "call", "description", "continue"}
@@ -1630,9 +1634,21 @@ def _parse_frr(text: str, dev: DeviceConfig, file: str) -> None:
     entry: RouteMapEntry | None = None
     vrf: str | None = None
     block = "config"  # the grammar node of an unmodelled block (OTHER)
+    left: tuple[int, str] | None = None  # (line, word) of the `exit` that left configuration mode
+    said = False  # the first line refused out of configuration mode is recorded (one finding)
     for number, raw in enumerate(text.split("\n"), 1):
         w = raw.split()
         if not w or w[0][0] in "!#":
+            continue
+        if node == ENABLE:
+            assert left is not None
+            if len(w[0]) >= 4 and "configure".startswith(w[0]) and \
+                    (len(w) == 1 or len(w) == 2 and "terminal".startswith(w[1])):
+                node, said = TOP, False
+            elif w != ["end"] and not said:
+                said = True
+                dev.refused_lines.append((number, " ".join(w), f"`{left[1]}` at the top level (line {left[0]}) left "
+                                          "configuration mode: FRR refuses this line and every line after it"))
             continue
         retried = False
         while True:  # once as written; once more in FRR's full words (``retry``)
@@ -1640,11 +1656,15 @@ def _parse_frr(text: str, dev: DeviceConfig, file: str) -> None:
             unread = False  # a line the node's reader did not take: completed, refused or reported below
             opens_block = False  # an unread top-level line: its block is reported with it
             if head in _EXITS and len(w) == 1:
-                if head == "exit-address-family" and node in (AF, OTHER_AF):
+                if head == "end":
+                    pass  # vtysh's file reader skips `end` lines: the node stays (measured, FRR 8.4)
+                elif head == "exit-address-family" and node in (AF, OTHER_AF):
                     node = BGP
-                elif head == "exit" and node in (AF, OTHER_AF):
+                elif head in ("exit", "quit") and node in (AF, OTHER_AF):
                     node = BGP
-                elif head == "exit-vrf" and node == VRF or head in ("exit", "end", "quit"):
+                elif head in ("exit", "quit") and node == TOP:
+                    node, left = ENABLE, (number, head)
+                elif head == "exit-vrf" and node == VRF or head in ("exit", "quit"):
                     node = TOP
                 break
             if head == "neighbor" and (node == AF or node == BGP) and len(w) > 2:
@@ -1704,8 +1724,9 @@ def _parse_frr(text: str, dev: DeviceConfig, file: str) -> None:
                     continue
                 if full is None:  # (an empty list: FRR refuses the line, recorded as such)
                     unmodelled.append((number, " ".join(w)))
-                    if opens_block:
+                    if opens_block and frr_cli.expand("config", tuple(w)) is not None:
                         node = OTHER  # the block's lines belong to it: the block is what is reported
+                    # (a line no command of FRR's completes is refused, and FRR stays where it was)
             break
     compact_route_maps(dev)
     compact_statics(dev.static_routes)

@@ -2023,3 +2023,11 @@ def test_exit_at_the_top_level_leaves_configuration_mode_as_vtysh_reads_the_file
     assert "1.1.1.1" in ended.bgp[None].neighbors  # (`quit` in the address family is its `exit`: to the bgp node)
     block = flat_parse_frr("router ospf\n ospf router-id 1.1.1.1\nexit\nrouter bgp 65000\n")
     assert block.bgp[None].asn == 65000 and not block.refused_lines  # (a block FRR has: its `exit` ends it)
+    # blocks with nodes of their own the reader does not follow: their `exit`s are not read as
+    # leaving configuration mode (vtysh --dryrun: no refusal in any of these)
+    for nested in ("bfd\n profile a\n  detect-multiplier 3\n exit\n profile b\n  receive-interval 300\n exit\n !\nexit\n",
+                   "router bgp 65001\n address-family l2vpn evpn\n  vni 10\n   rd 1:1\n  exit\n exit\nexit\n",
+                   "key chain K\n key 1\n  key-string x\n exit\nexit\n",
+                   "segment-routing\n traffic-eng\n  segment-list L\n  exit\n exit\nexit\n"):
+        read = flat_parse_frr(nested + "ip route 1.0.0.0/8 blackhole\n")
+        assert [r.prefix for r in read.static_routes] == ["1.0.0.0/8"] and not read.refused_lines, nested

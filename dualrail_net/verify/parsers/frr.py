@@ -1635,6 +1635,11 @@ def _parse_frr(text: str, dev: DeviceConfig, file: str) -> None:
     vrf: str | None = None
     block = "config"  # the grammar node of an unmodelled block (OTHER)
     left: tuple[int, str] | None = None  # (line, word) of the `exit` that left configuration mode
+    # a block the reader does not follow inside (an unmodelled block or address family, zebra's
+    # ports, the terminal) may hold nodes of its own (`bfd` / `profile`, `vni` under l2vpn evpn):
+    # after it, an `exit` the reader sees at the top level may still be FRR's way out of one, so it
+    # is not read as leaving configuration mode until a top-level statement is read again
+    unsure = False
     said = False  # the first line refused out of configuration mode is recorded (one finding)
     for number, raw in enumerate(text.split("\n"), 1):
         w = raw.split()
@@ -1662,7 +1667,7 @@ def _parse_frr(text: str, dev: DeviceConfig, file: str) -> None:
                     node = BGP
                 elif head in ("exit", "quit") and node in (AF, OTHER_AF):
                     node = BGP
-                elif head in ("exit", "quit") and node == TOP:
+                elif head in ("exit", "quit") and node == TOP and not unsure:
                     node, left = ENABLE, (number, head)
                 elif head == "exit-vrf" and node == VRF or head in ("exit", "quit"):
                     node = TOP
@@ -1687,6 +1692,7 @@ def _parse_frr(text: str, dev: DeviceConfig, file: str) -> None:
                     if head == "address-family":
                         node = AF if w[1:] in (["ipv4"], ["ipv4", "unicast"]) else OTHER_AF
                         if node == OTHER_AF:
+                            unsure = True
                             unmodelled.append((number, " ".join(w)))
                     else:
                         unread = not bgp_statement(inst, w, number)
@@ -1705,6 +1711,8 @@ def _parse_frr(text: str, dev: DeviceConfig, file: str) -> None:
                     # nothing; zebra's port settings are read with the ports
                 else:
                     node = _top_level(dev, w, number)
+                    if node != UNREAD:  # (a line the top level does not take leaves it as unsure as it was)
+                        unsure = node in (OTHER, ZEBRA_INTERFACE, VTY)
                     if node == UNREAD:
                         node, unread, opens_block = TOP, True, True
                     elif node == BGP:
@@ -1725,7 +1733,7 @@ def _parse_frr(text: str, dev: DeviceConfig, file: str) -> None:
                 if full is None:  # (an empty list: FRR refuses the line, recorded as such)
                     unmodelled.append((number, " ".join(w)))
                     if opens_block and frr_cli.expand("config", tuple(w)) is not None:
-                        node = OTHER  # the block's lines belong to it: the block is what is reported
+                        node, unsure = OTHER, True  # the block's lines belong to it: the block is what is reported
                     # (a line no command of FRR's completes is refused, and FRR stays where it was)
             break
     compact_route_maps(dev)

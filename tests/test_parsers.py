@@ -2012,11 +2012,17 @@ def test_exit_at_the_top_level_leaves_configuration_mode_as_vtysh_reads_the_file
     left = flat_parse_frr("ip route 1.0.0.0/8 blackhole\n match ip address prefix-list P\nexit\n!\n"
                           "router bgp 65000\n neighbor 1.1.1.1 remote-as 65001\nexit\nip route 2.0.0.0/8 blackhole\n")
     assert not left.bgp and [r.prefix for r in left.static_routes] == ["1.0.0.0/8"]
-    assert [(line, why.split(":")[0]) for line, _s, why in left.refused_lines] == \
-        [(5, "`exit` at the top level (line 3) left configuration mode")]
+    # (and the instance's own `exit`, out of configuration mode, ends vtysh: line 8 is never read)
+    assert [(line, why.split(":")[0].split(",")[0]) for line, _s, why in left.refused_lines] == \
+        [(5, "`exit` at the top level (line 3) left configuration mode"), (8, "`exit` on line 7")]
     back = flat_parse_frr("quit\nip route 1.0.0.0/8 blackhole\nconf t\nrouter bgp 65000\n neighbor 1.1.1.1 remote-as 65001\n")
     assert [r.prefix for r in back.static_routes] == [] and back.bgp[None].asn == 65000
     assert len(back.refused_lines) == 1
+    # out of configuration mode, a second `exit` ends vtysh: nothing after it is read, and it exits 0
+    stopped = flat_parse_frr("ip route 1.0.0.0/8 blackhole\nexit\nquit\nconfigure terminal\nrouter bgp 65000\n!\nend\n")
+    assert [r.prefix for r in stopped.static_routes] == ["1.0.0.0/8"] and not stopped.bgp
+    assert [(line, why.split(",")[0]) for line, _s, why in stopped.refused_lines] == [(4, "`quit` on line 3")]
+    assert not flat_parse_frr("ip route 1.0.0.0/8 blackhole\nexit\nexit\n!\nend\n").refused_lines  # (nothing after)
     ended = flat_parse_frr("route-map M permit 10\nend\n set local-preference 200\nrouter bgp 65000\n address-family ipv4 unicast\n"
                            "  quit\n neighbor 1.1.1.1 remote-as 65001\n")
     assert ended.route_maps["M"][0].local_pref == 200 and not ended.refused_lines

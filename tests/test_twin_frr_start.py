@@ -128,6 +128,17 @@ def test_an_exit_at_the_top_level_stops_the_start_as_vtysh_loads_the_file(
     assert f"line {bgp}: router bgp 4200001100 (refused by vtysh" in str(refused.value)
 
 
+def test_vtysh_s_refusals_include_what_it_never_reads() -> None:
+    """A second `exit` out of configuration mode ends vtysh without a word (exit 0): the lines
+    after it are never read, and none may reach a daemon (measured with vtysh --dryrun)."""
+    if shutil.which("vtysh") is None:
+        pytest.skip("vtysh not installed")
+    with tempfile.TemporaryDirectory() as work:
+        config = "ip route 2.0.0.0/8 blackhole\nexit\nfoo\nexit\nip route 1.0.0.0/8 blackhole\n!\nend\n"
+        refused = frr.vtysh_refusals(config, Path(work))
+    assert sorted(refused) == [3, 5] and "never read: vtysh ended at line 4" in refused[5]
+
+
 def test_split_gives_bgp_blocks_to_bgpd_only(rendered: dict[str, str]) -> None:
     config = rendered["plane-A/a-leaf-su1-r0/frr.conf"]
     shares = frr.split_config(config)

@@ -1569,7 +1569,8 @@ KNOWN_TOP_LEVEL = ("frr version ", "log ", "service integrated-vtysh-config", "n
 TOP, BGP, AF, OTHER_AF, ROUTE_MAP, VRF, OTHER, VTY, ZEBRA_INTERFACE = range(9)
 # out of configuration mode: `exit` or `quit` at the top level leaves it (lib/command.c cmd_exit:
 # CONFIG_NODE -> ENABLE_NODE); vtysh's file reader then refuses every configuration line until a
-# `configure [terminal]` (measured: vtysh --dryrun prints "Unknown command" for each, FRR 8.4)
+# `configure [terminal]` (measured: vtysh --dryrun prints "Unknown command" for each, FRR 8.4), and
+# an `exit` or `quit` there ends vtysh itself: no later line is read, and it exits 0
 ENABLE = 9
 UNREAD = -1  # _top_level: a line it could not read (the caller reports it; its block is OTHER)
 _PARENT = {BGP: TOP, AF: BGP, OTHER_AF: BGP, ROUTE_MAP: TOP, VRF: TOP, OTHER: TOP, VTY: TOP, ZEBRA_INTERFACE: TOP}
@@ -1600,7 +1601,9 @@ def _belongs(node: int, w: list[str]) -> bool:
             return w[1:2] == ["vpn"] and len(w) == 4 and w[2] in ("import", "export")
         return head in _AF_WORDS or node == OTHER_AF and head not in _BGP_WORDS and head not in _TOP_WORDS
     if node == BGP:
-        return head in _BGP_WORDS
+        # a `no` line is the bgp node's only if the node has that command (`no ipv6 forwarding`
+        # written inside the block is zebra's: FRR climbs to the top level and stays there)
+        return head in _BGP_WORDS and (head != "no" or frr_cli.node_has("bgp", tuple(w)))
     if node == ROUTE_MAP:
         return head in _ROUTE_MAP_WORDS or head == "no" and len(w) > 1 and w[1] in _ROUTE_MAP_WORDS
     if node == VRF:
@@ -1641,15 +1644,25 @@ def _parse_frr(text: str, dev: DeviceConfig, file: str) -> None:
     # is not read as leaving configuration mode until a top-level statement is read again
     unsure = False
     said = False  # the first line refused out of configuration mode is recorded (one finding)
+    ended: tuple[int, str] | None = None  # (line, word) of the `exit` that ended vtysh
     for number, raw in enumerate(text.split("\n"), 1):
         w = raw.split()
         if not w or w[0][0] in "!#":
+            continue
+        if ended is not None:
+            if w != ["end"]:
+                dev.refused_lines.append((number, " ".join(w), f"`{ended[1]}` on line {ended[0]}, out of configuration "
+                                          "mode, ends vtysh: this line and every line after it are never applied "
+                                          "(and the load exits 0)"))
+                break
             continue
         if node == ENABLE:
             assert left is not None
             if len(w[0]) >= 4 and "configure".startswith(w[0]) and \
                     (len(w) == 1 or len(w) == 2 and "terminal".startswith(w[1])):
                 node, said = TOP, False
+            elif w in (["exit"], ["quit"]):
+                ended = (number, w[0])
             elif w != ["end"] and not said:
                 said = True
                 dev.refused_lines.append((number, " ".join(w), f"`{left[1]}` at the top level (line {left[0]}) left "
@@ -1658,6 +1671,7 @@ def _parse_frr(text: str, dev: DeviceConfig, file: str) -> None:
         retried = False
         while True:  # once as written; once more in FRR's full words (``retry``)
             head = w[0]
+            start = node  # where FRR tries the line first (it climbs from here)
             unread = False  # a line the node's reader did not take: completed, refused or reported below
             opens_block = False  # an unread top-level line: its block is reported with it
             if head in _EXITS and len(w) == 1:
@@ -1714,7 +1728,7 @@ def _parse_frr(text: str, dev: DeviceConfig, file: str) -> None:
                     if node != UNREAD:  # (a line the top level does not take leaves it as unsure as it was)
                         unsure = node in (OTHER, ZEBRA_INTERFACE, VTY)
                     if node == UNREAD:
-                        node, unread, opens_block = TOP, True, True
+                        node, unread, opens_block = saved, True, True
                     elif node == BGP:
                         inst = dev.bgp[_instance_vrf(w)]
                     elif node == ROUTE_MAP:
@@ -1732,9 +1746,19 @@ def _parse_frr(text: str, dev: DeviceConfig, file: str) -> None:
                     continue
                 if full is None:  # (an empty list: FRR refuses the line, recorded as such)
                     unmodelled.append((number, " ".join(w)))
-                    if opens_block and frr_cli.expand("config", tuple(w)) is not None:
-                        node, unsure = OTHER, True  # the block's lines belong to it: the block is what is reported
-                    # (a line no command of FRR's completes is refused, and FRR stays where it was)
+                    # the node FRR is in after it: where FRR's grammar takes the line, climbing from
+                    # where it stood; a line no command completes is refused and FRR stays there
+                    taken = frr_cli.expand(_GRAMMAR_NODE.get(start, block), tuple(w))
+                    if not isinstance(taken, tuple):
+                        node = start
+                    elif taken[0] == "config" and head == "no":
+                        node = TOP  # (a `no` command opens no block)
+                    elif taken[0] == "config" and (start != TOP or opens_block):
+                        # a top-level command the reader does not follow: the block it may open is
+                        # what is reported, its lines with it
+                        node, unsure = OTHER, True
+                    elif taken[0] == "bgp" and start in (AF, OTHER_AF):
+                        node = BGP
             break
     compact_route_maps(dev)
     compact_statics(dev.static_routes)

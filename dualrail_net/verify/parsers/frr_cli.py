@@ -386,6 +386,15 @@ def _climb(node: str, words: tuple[str, ...]) -> tuple[str, Matched] | str | Non
     return AMBIGUOUS if ambiguous else None
 
 
+@functools.lru_cache(maxsize=4096)
+def node_has(node: str, words: tuple[str, ...]) -> bool:
+    """Whether ``node`` itself (not a node above it) has a command ``words`` completes, exactly or
+    abbreviated, or more than one (FRR refuses an ambiguous line where it stands: it does not
+    climb); False: FRR tries the line in the parent node."""
+    known = grammar().get(node)
+    return bool(words) and known is not None and _best(known.candidates(words[0]), words) is not None
+
+
 def _shape(word: str) -> str:
     """A word as the grammar tells it from others: every IPv4 address grades alike against every
     token (an address or a variable takes it; no keyword, number range, prefix or IPv6 token does),

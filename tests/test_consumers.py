@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -169,3 +170,15 @@ def test_frr_lines_refused_after_a_top_level_exit_are_rejections_though_vtysh_ex
     result = check_frr(tmp_path, [bad])
     assert [f.check for f in result.findings] == [FRR_CHECK]
     assert "Unknown command" in result.findings[0].message
+
+
+@pytest.mark.consumers
+@needs_frr
+def test_frr_lines_never_read_after_vtysh_ended_are_rejections(out: Path, tmp_path: Path) -> None:
+    """Two `exit`s after the first route-map: the first leaves configuration mode, the second ends
+    vtysh, which prints nothing and exits 0; every line below is never applied."""
+    bad = _edited_leaf_file(out, tmp_path, "frr.conf", "\nexit\n", "\nexit\nexit\nexit\n")
+    assert subprocess.run(["vtysh", "--dryrun", "-f", str(bad)], capture_output=True).returncode == 0
+    result = check_frr(tmp_path, [bad])
+    assert [f.check for f in result.findings] == [FRR_CHECK]
+    assert "never read: vtysh ended" in result.findings[0].message

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from dualrail_net.twin.shell import TwinError, in_ns, run
+from dualrail_net.verify import vtysh
 from dualrail_net.verify.parsers import frr_cli
 
 FRR_DIR = Path("/usr/lib/frr")
@@ -163,33 +164,11 @@ def start(ns: str, hostname: str, rundir: Path, config: str, prelude: Sequence[s
 
 def vtysh_refusals(config: str, rundir: Path) -> dict[int, str]:
     """The lines vtysh itself refuses or never reads, and so sends to no daemon, by line number,
-    asked of the real vtysh (--dryrun) every time: its file reader is what loads frr.conf on a
-    switch (`vtysh -b`), and it differs from a daemon's own: an abbreviation of more than one
+    asked of the real vtysh every time (verify/vtysh.py): its file reader is what loads frr.conf on
+    a switch (`vtysh -b`), and it differs from a daemon's own: an abbreviation of more than one
     command; every line after an `exit` at the top level (vtysh leaves configuration mode there; a
-    daemon reading its share goes on); and everything after a second one, which ends vtysh without
-    a word and with exit 0 (measured, FRR 8.4). To see where it stopped, a line no command completes
-    follows each line of the file it is given: refused where it stands, it changes no node, and the
-    last one vtysh refused is the last line it read. About 50 ms a switch."""
-    lines = config.splitlines()
-    path = rundir / "frr-dryrun.conf"
-    path.write_text("".join(f"{line}\n{_READ_MARK}\n" for line in lines))
-    r = subprocess.run(["vtysh", "--dryrun", "-f", str(path)], capture_output=True, text=True, timeout=60)
-    out: dict[int, str] = {}
-    read = 0  # the last line of the file vtysh read
-    for n, why in re.findall(r"^line (\d+): (%[^\n]*)", r.stdout + r.stderr, re.M):
-        number = int(n)
-        if number % 2 == 0:
-            read = max(read, number // 2)
-        elif 0 < (number + 1) // 2 <= len(lines):
-            out[(number + 1) // 2] = f"line {(number + 1) // 2}: {lines[(number - 1) // 2].strip()} (refused by vtysh: {why.strip()})"
-    for number in range(read + 2, len(lines) + 1):  # (line read + 1 is the one that ended it)
-        text = lines[number - 1].strip()
-        if text and text[0] not in "!#" and text != "end":
-            out[number] = f"line {number}: {text} (never read: vtysh ended at line {read + 1})"
-    return out
-
-
-_READ_MARK = "dualrail-twin-read-mark"  # no FRR command completes it (vtysh_refusals)
+    daemon reading its share goes on); everything after a second one, which ends vtysh."""
+    return vtysh.refusals(config, rundir)
 
 
 def check_startup(rundir: Path, config: str, by_vtysh: dict[int, str] | None = None) -> None:

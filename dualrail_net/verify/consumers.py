@@ -1,7 +1,7 @@
 """Hand the rendered files to the programs that will really consume them.
 
-* ``frr.conf``: FRR's own parser, ``vtysh --dryrun -f FILE`` (exit 2, or a "line N: % Unknown command"
-  it prints: it exits 0 when a top-level `exit` left configuration mode before the lines it refuses).
+* ``frr.conf``: FRR's own parser, ``vtysh --dryrun -f FILE`` (``verify/vtysh.py``: a line it refuses,
+  "line N: % Unknown command", or never reads; its exit status is no proof).
 * ``interfaces``: ifupdown2's syntax check ``ifup -a -s -i FILE``. It exits 0 even for an unknown
   attribute (``adress``) and silently skips it, so every attribute is also checked against the
   list ifupdown2 itself publishes (``ifquery --syntax-help``).
@@ -17,14 +17,17 @@ import os
 import re
 import shutil
 import subprocess
+import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 from pathlib import Path
 
 from dualrail_net.verify.findings import CheckResult, Finding, Severity
+from dualrail_net.verify.parsers.files import read_text
 from dualrail_net.verify.parsers.ifupdown import PRIVATE_STATE, numbered_lines
 from dualrail_net.verify.shapes import FRR_COMMENTS, IFUPDOWN_COMMENTS, shape_of
+from dualrail_net.verify.vtysh import refusals
 
 FRR_CHECK = "CONSUMER-FRR-PARSE"
 IFUPDOWN_CHECK = "CONSUMER-IFUPDOWN2"
@@ -65,14 +68,12 @@ def check_frr(out: Path, files: list[Path], shapes: bool = True) -> CheckResult:
     started = time.monotonic()
 
     def one(group: list[Path]) -> list[Finding]:
-        proc = subprocess.run([vtysh, "--dryrun", "-f", str(group[0])], capture_output=True, text=True, timeout=60)
-        text = (proc.stdout + proc.stderr).strip()
-        # exit 0 is no proof: after a top-level `exit` vtysh refuses every later line, says so per
-        # line, and exits 0 (measured, FRR 8.4): a refusal it prints counts as one
-        m = re.search(r"line (\d+): (%.*)", text)
-        if proc.returncode == 0 and m is None:
+        # exit 0 is no proof (verify/vtysh.py): a line vtysh refuses or never reads counts
+        with tempfile.TemporaryDirectory(prefix="dualrail-vtysh-") as work:
+            refused = refusals(read_text(group[0]), Path(work), vtysh)
+        if not refused:
             return []
-        detail = f"line {m.group(1)}: {m.group(2).strip()}" if m else (text.splitlines() or ["exit %d" % proc.returncode])[0]
+        detail = refused[min(refused)]
         return [Finding(FRR_CHECK, Severity.ERROR, (_device_of(path, out),), "",
                         f"{path.relative_to(out)}: FRR rejects it: {detail}",
                         "FRR would refuse or half-apply this config on the switch") for path in group]

@@ -2027,6 +2027,11 @@ def test_exit_at_the_top_level_leaves_configuration_mode_as_vtysh_reads_the_file
                            "  quit\n neighbor 1.1.1.1 remote-as 65001\n")
     assert ended.route_maps["M"][0].local_pref == 200 and not ended.refused_lines
     assert "1.1.1.1" in ended.bgp[None].neighbors  # (`quit` in the address family is its `exit`: to the bgp node)
+    # where FRR is after a line its grammar takes above the node, or refuses (vtysh --dryrun agrees)
+    climbed = flat_parse_frr("router bgp 65000\n no ipv6 forwarding\n neighbor 1.1.1.1 remote-as 65001\n")
+    assert not climbed.bgp[None].neighbors  # (zebra's line took FRR to the top level: the neighbor is refused there)
+    stayed = flat_parse_frr("route-map M permit 10\n key 1\nexit\nip route 1.0.0.0/8 blackhole\n")
+    assert [r.prefix for r in stayed.static_routes] == ["1.0.0.0/8"] and not stayed.refused_lines
     block = flat_parse_frr("router ospf\n ospf router-id 1.1.1.1\nexit\nrouter bgp 65000\n")
     assert block.bgp[None].asn == 65000 and not block.refused_lines  # (a block FRR has: its `exit` ends it)
     # blocks with nodes of their own the reader does not follow: their `exit`s are not read as

@@ -1671,7 +1671,8 @@ def _parse_frr(text: str, dev: DeviceConfig, file: str) -> None:
         retried = False
         while True:  # once as written; once more in FRR's full words (``retry``)
             head = w[0]
-            start = node  # where FRR tries the line first (it climbs from here)
+            if not retried:
+                start = node  # where FRR tries the line first (it climbs from here)
             unread = False  # a line the node's reader did not take: completed, refused or reported below
             opens_block = False  # an unread top-level line: its block is reported with it
             if head in _EXITS and len(w) == 1:

@@ -228,6 +228,12 @@ NVUE_MUTATIONS += [
      _edit('      "swp1":\n        type: "swp"', '      "bond1":\n        type: "bond"\n        bond:\n          member:\n'
            '            "swp34": {}\n        ip:\n          address:\n            "10.11.9.1/31": {}\n'
            '      "swp1":\n        type: "swp"')),
+    ("a server port broken out in two (swp1s0 and swp1s1 replace the cabled port)", "LINK-PORT-DOWN",
+     _edit('        description: "gpu001:ens1f0np0"\n        link:\n',
+           '        description: "gpu001:ens1f0np0"\n        link:\n          breakout:\n            2x: {}\n')),
+    ("a server port's breakout disabled", "LINK-PORT-DOWN",
+     _edit('        description: "gpu001:ens1f0np0"\n        link:\n',
+           '        description: "gpu001:ens1f0np0"\n        link:\n          breakout: "disabled"\n')),
     ("a server port down", "LINK-PORT-DOWN",
      _edit('        description: "gpu001:ens1f0np0"\n        link:\n          state:\n            up: {}',
            '        description: "gpu001:ens1f0np0"\n        link:\n          state:\n            down: {}')),
@@ -661,6 +667,18 @@ def test_ports_written_with_a_yaml_merge_key_read_as_written_out(nvue_variant: P
     assert parse_text("x", merged).interfaces == parse_text("x", text).interfaces
     lowered = merged.replace("          <<: *server-link\n", "          <<: *server-link\n          mtu: 1500\n", 1)
     assert sorted(name for name, i in parse_text("x", lowered).interfaces.items() if i.mtu == 1500) == ["swp2"]
+
+
+def test_a_port_kept_whole_by_its_breakout_is_a_valid_edit(nvue_variant: Path, tmp_path: Path) -> None:
+    """`breakout 1x` keeps the port as it is; a mode the reader does not know is said, not judged."""
+    edited = tmp_path / "build"
+    shutil.copytree(nvue_variant, edited)
+    _edit('        description: "gpu001:ens1f0np0"\n        link:\n',
+          '        description: "gpu001:ens1f0np0"\n        link:\n          breakout:\n            1x: {}\n')(edited)
+    assert [f"{f.check}: {f.message}" for r in run_checks(load_snapshot(edited)) for f in r.findings] == []
+    _edit('            1x: {}\n', '            half: {}\n')(edited)
+    said = [f.message for r in run_checks(load_snapshot(edited)) for f in r.findings]
+    assert len(said) == 1 and "link breakout" in said[0] and "not read" in said[0]
 
 
 @pytest.mark.parametrize("desc,new", NVUE_VALID, ids=[v[0] for v in NVUE_VALID])

@@ -12,6 +12,8 @@ interfaces, QoS and services; CONFIG-UNMODELLED for routing).
 
 from __future__ import annotations
 
+import re
+
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -299,6 +301,28 @@ def _tacacs(r: _Reader, aaa: dict[str, Any], path: PathKey) -> None:
         r.dev.management.login_methods = f"system aaa authentication-order {' '.join(methods)[:60]}"
 
 
+def _breakout(r: _Reader, iface: Interface, value: Any, here: PathKey) -> None:
+    """A port's `link breakout` (a mode, as a key or a value): `1x` keeps the port as it is; `Nx`
+    (N > 1, with or without a speed) splits it into swpNs0.. swpNs(N-1), which replace it, so the
+    port the plan cables is gone; `disabled` and `loopback` carry no traffic to the peer (NVIDIA's
+    NVUE reference: "breakout 1x keeps ports as-is"; a split port's commands target the sub-ports).
+    Anything else is reported and the port taken as it is."""
+    modes = list(_map(value)) if isinstance(value, dict) else [value]
+    mode = str(modes[0]) if len(modes) == 1 else ""
+    ways = re.fullmatch(r"([1-9][0-9]?)x([0-9]+G)?", mode)
+    if ways and ways.group(1) == "1":
+        return
+    if ways:
+        count = int(ways.group(1))
+        iface.down = f"broken out ({mode}: {iface.name}s0..{iface.name}s{count - 1} replace it)"
+    elif mode in ("disabled", "loopback"):
+        iface.down = f"{mode} by its breakout setting"
+    else:
+        r.base(here, f"interface {iface.name} link breakout {str(value)[:30]}: not read")
+        return
+    iface.down += f" ({FILE}:{r.line(here)})"
+
+
 def _interfaces(r: _Reader, interfaces: dict[str, Any], path: PathKey) -> dict[str, str]:
     """The ports; returned: each VLAN sub-interface's parent (``type: sub``, ``base-interface``)."""
     dev, mgmt = r.dev, r.dev.management
@@ -326,7 +350,7 @@ def _interfaces(r: _Reader, interfaces: dict[str, Any], path: PathKey) -> dict[s
         ipv4 = _map(ip.get("ipv4"))
         r.extra(ipv4, (*here, "ip", "ipv4"), {"forward"})
         link = _map(body.get("link"))
-        r.extra(link, (*here, "link"), {"state", "mtu", "speed", "fec", "auto-negotiate"})
+        r.extra(link, (*here, "link"), {"state", "mtu", "speed", "fec", "auto-negotiate", "breakout"})
         iface = Interface(str(name), is_loopback=body.get("type") == "loopback")
         iface.description = _name(body.get("description")) or ""
         for address in _map(ip.get("address")):
@@ -347,6 +371,8 @@ def _interfaces(r: _Reader, interfaces: dict[str, Any], path: PathKey) -> dict[s
             r.base((*here, "link", "mtu"), f"interface {name} mtu {mtu}: not a number")
         if "down" in _map(link.get("state")):
             iface.down = "shutdown"
+        if "breakout" in link:
+            _breakout(r, iface, link["breakout"], (*here, "link", "breakout"))
         for key, read, setting in (("speed", linkset.speed_mbps, "speed"), ("fec", linkset.fec, "fec_mode"),
                                    ("auto-negotiate", linkset.autoneg, "negotiate")):
             if key in link:

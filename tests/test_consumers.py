@@ -11,7 +11,9 @@ import pytest
 from dualrail_net.render import render_fabric
 from dualrail_net.render.artifacts import write_artifacts
 from dualrail_net.resolve.model import Fabric
+from dualrail_net.verify import vtysh_oracle
 from dualrail_net.verify.consumers import FRR_CHECK, IFUPDOWN_CHECK, check_frr, check_ifupdown, unknown_attributes
+from dualrail_net.verify.model import DeviceConfig
 
 needs_frr = pytest.mark.skipif(shutil.which("vtysh") is None, reason="FRR not installed (apt-get install frr)")
 needs_ifupdown2 = pytest.mark.skipif(shutil.which("ifquery") is None, reason="apt-get install ifupdown2")
@@ -182,3 +184,32 @@ def test_frr_lines_never_read_after_vtysh_ended_are_rejections(out: Path, tmp_pa
     result = check_frr(tmp_path, [bad])
     assert [f.check for f in result.findings] == [FRR_CHECK]
     assert "never read: vtysh ended" in result.findings[0].message
+
+
+@pytest.mark.consumers
+@needs_frr
+def test_the_frr_reader_applies_what_vtysh_reads_on_seeded_line_edits(out: Path, tmp_path: Path) -> None:
+    """verify/vtysh_oracle.py: 150 seeded line edits of the example's frr.conf files (lines deleted,
+    moved, repeated; `exit`, `end`, block headers, other nodes' lines inserted); the reader applies
+    no line vtysh refuses or never reads, and leaves configuration mode only where vtysh does
+    (benchmarks/bench_vtysh_reader.py runs it at length)."""
+    texts = [p.read_text() for p in sorted(out.rglob("frr.conf"))]
+    found = vtysh_oracle.run(16, 150, texts, tmp_path)
+    assert [d.lines[:2] for d in found] == []
+
+
+@pytest.mark.consumers
+@needs_frr
+def test_the_vtysh_oracle_catches_a_reader_that_ignores_exits(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A reader that took a top-level `exit` for nothing (as this one did before the twin's seed 511)
+    applies the BGP instance vtysh never configures: the oracle says so."""
+    real = vtysh_oracle.frr.parse_frr
+
+    def exits_ignored(text: str, dev: DeviceConfig, file: str = "frr.conf") -> None:
+        real("\n".join("!" if line.strip() in ("exit", "quit") else line for line in text.split("\n")), dev, file)
+
+    text = "ip route 1.0.0.0/8 blackhole\n match ip address prefix-list P\nexit\nrouter bgp 65000\n neighbor 1.1.1.1 remote-as 65001\n"
+    assert vtysh_oracle.compare(text, tmp_path) is None
+    monkeypatch.setattr(vtysh_oracle.frr, "parse_frr", exits_ignored)
+    found = vtysh_oracle.compare(text, tmp_path)
+    assert found is not None and [line for line, _what, _text in found.lines] == [4, 5]

@@ -2030,6 +2030,10 @@ def test_exit_at_the_top_level_leaves_configuration_mode_as_vtysh_reads_the_file
     # where FRR is after a line its grammar takes above the node, or refuses (vtysh --dryrun agrees)
     climbed = flat_parse_frr("router bgp 65000\n no ipv6 forwarding\n neighbor 1.1.1.1 remote-as 65001\n")
     assert not climbed.bgp[None].neighbors  # (zebra's line took FRR to the top level: the neighbor is refused there)
+    # (`vni 10` is a top-level command of zebra's that opens no block: the route-map's `exit` then
+    # leaves configuration mode, and the instance below is refused)
+    leaf = flat_parse_frr("route-map M permit 10\n vni 10\nexit\nrouter bgp 65000\n")
+    assert not leaf.bgp and leaf.refused_lines[0][0] == 4
     stayed = flat_parse_frr("route-map M permit 10\n key 1\nexit\nip route 1.0.0.0/8 blackhole\n")
     assert [r.prefix for r in stayed.static_routes] == ["1.0.0.0/8"] and not stayed.refused_lines
     block = flat_parse_frr("router ospf\n ospf router-id 1.1.1.1\nexit\nrouter bgp 65000\n")

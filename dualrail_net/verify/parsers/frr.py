@@ -1584,6 +1584,11 @@ _TOP_WORDS = {"frr", "hostname", "log", "service", "no", "ip", "ipv6", "router",
               "line", "password", "enable", "agentx", "debug", "bfd", "segment-routing", "mpls", "nexthop-group",
               "username", "zebra", "bgp", "access-list", "key", "pbr-map", "end"}
 _EXITS = {"exit", "exit-address-family", "exit-vrf", "exit-vni", "end", "quit"}
+# the first words of the configuration node's commands that enter a node of their own (FRR 8.4's
+# vtysh: `router ...`, `key chain`, `bfd`, `mpls ldp` ...); any other top-level command leaves FRR
+# at the top level
+_OPENS_A_NODE = frozenset({"router", "route-map", "vrf", "interface", "line", "key", "bfd", "segment-routing", "mpls",
+                           "pseudowire", "pbr-map", "nexthop-group", "l2vpn", "rpki"})
 _VTY_WORDS = {"exec-timeout", "access-class", "login"}
 
 
@@ -1752,8 +1757,8 @@ def _parse_frr(text: str, dev: DeviceConfig, file: str) -> None:
                     taken = frr_cli.expand(_GRAMMAR_NODE.get(start, block), tuple(w))
                     if not isinstance(taken, tuple):
                         node = start
-                    elif taken[0] == "config" and head == "no":
-                        node = TOP  # (a `no` command opens no block)
+                    elif taken[0] == "config" and (head == "no" or head not in _OPENS_A_NODE):
+                        node = TOP  # (a command that opens no block of its own: FRR stays at the top level)
                     elif taken[0] == "config" and (start != TOP or opens_block):
                         # a top-level command the reader does not follow: the block it may open is
                         # what is reported, its lines with it

@@ -1674,10 +1674,9 @@ def _parse_frr(text: str, dev: DeviceConfig, file: str) -> None:
                                           "configuration mode: FRR refuses this line and every line after it"))
             continue
         retried = False
+        start = node  # where FRR tries the line first (it climbs from here)
         while True:  # once as written; once more in FRR's full words (``retry``)
             head = w[0]
-            if not retried:
-                start = node  # where FRR tries the line first (it climbs from here)
             unread = False  # a line the node's reader did not take: completed, refused or reported below
             opens_block = False  # an unread top-level line: its block is reported with it
             if head in _EXITS and len(w) == 1:

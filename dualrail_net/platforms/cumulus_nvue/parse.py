@@ -303,8 +303,8 @@ def _tacacs(r: _Reader, aaa: dict[str, Any], path: PathKey) -> None:
 
 def _breakout(r: _Reader, iface: Interface, value: Any, here: PathKey) -> None:
     """A port's `link breakout` (a mode, as a key or a value): `1x` keeps the port as it is; `Nx`
-    (N > 1, with or without a speed) splits it into swpNs0.. swpNs(N-1), which replace it, so the
-    port the plan cables is gone; `disabled` and `loopback` carry no traffic to the peer (NVIDIA's
+    (N > 1, with or without a speed) splits it into N sub-ports (swp1 into swp1s0 .. swp1s<N-1>),
+    which replace it, so the port the plan cables is gone; `disabled` and `loopback` carry no traffic to the peer (NVIDIA's
     NVUE reference: "breakout 1x keeps ports as-is"; a split port's commands target the sub-ports).
     Anything else is reported and the port taken as it is."""
     modes = list(_map(value)) if isinstance(value, dict) else [value]

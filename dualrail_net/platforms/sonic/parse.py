@@ -3,8 +3,9 @@ management), frr.conf in the routing part (FRR's reader).
 
 config_db.json is read with SONiC's semantics where they differ from the other platforms': a PORT
 without ``admin_status`` is down; its ``lanes`` say which front-panel port it drives (another
-port's lanes, a shared lane set or one this SKU has no port for leave the planned link down); a port classifies by DSCP only when its PORT_QOS_MAP names a
-DSCP_TO_TC_MAP (else everything lands in TC 0); PFC pauses the priorities its ``pfc_enable`` lists;
+port's lanes, a shared lane set or one this SKU has no port for leave the planned link down); a
+port classifies by DSCP only when its PORT_QOS_MAP names a DSCP_TO_TC_MAP (else everything lands
+in TC 0); PFC pauses the priorities its ``pfc_enable`` lists;
 ECN marks on a queue whose WRED profile enables ECN for green packets; FRR's file is used only in
 ``split-unified`` routing mode. Every table or field the model does not read is reported with its
 line (PORTS-UNMODELLED), a duplicate key too (SONiC's loader keeps the last one silently)."""

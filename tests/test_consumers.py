@@ -11,7 +11,7 @@ import pytest
 from dualrail_net.render import render_fabric
 from dualrail_net.render.artifacts import write_artifacts
 from dualrail_net.resolve.model import Fabric
-from dualrail_net.verify import vtysh_oracle
+from dualrail_net.verify import vtysh, vtysh_oracle
 from dualrail_net.verify.consumers import FRR_CHECK, IFUPDOWN_CHECK, check_frr, check_ifupdown, unknown_attributes
 from dualrail_net.verify.model import DeviceConfig
 
@@ -213,3 +213,11 @@ def test_the_vtysh_oracle_catches_a_reader_that_ignores_exits(tmp_path: Path, mo
     monkeypatch.setattr(vtysh_oracle.frr, "parse_frr", exits_ignored)
     found = vtysh_oracle.compare(text, tmp_path)
     assert found is not None and [line for line, _what, _text in found.lines] == [4, 5]
+
+
+@pytest.mark.consumers
+@needs_frr
+def test_vtysh_s_line_numbers_are_the_reader_s(tmp_path: Path) -> None:
+    """vtysh and the reader break lines at newlines only: a form feed inside a line splits nothing."""
+    refused = vtysh.refusals("ip route 1.0.0.0/8 blackhole\x0c\nfoo\n", tmp_path)
+    assert list(refused) == [2] and "foo" in refused[2]

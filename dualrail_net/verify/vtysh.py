@@ -21,10 +21,13 @@ _REPORT = re.compile(r"^line (\d+): (%[^\n]*)", re.M)
 def refusals(config: str, work: Path, vtysh: str = "vtysh") -> dict[int, str]:
     """The lines of ``config`` vtysh refuses or never reads, by line number, each with what it said
     (``work``: a folder for the probe file). About 50 ms a file."""
-    lines = config.splitlines()
+    lines = config.split("\n")  # (as vtysh and the reader number them: a form feed is no line break)
     path = work / "frr-dryrun.conf"
     path.write_text("".join(f"{line}\n{READ_MARK}\n" for line in lines))
-    r = subprocess.run([vtysh, "--dryrun", "-f", str(path)], capture_output=True, text=True, timeout=60)
+    try:
+        r = subprocess.run([vtysh, "--dryrun", "-f", str(path)], capture_output=True, text=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        return {1: "line 1: vtysh did not finish reading the file in 60 s"}
     out: dict[int, str] = {}
     read = 0  # the last line of the file vtysh read
     for n, why in _REPORT.findall(r.stdout + r.stderr):

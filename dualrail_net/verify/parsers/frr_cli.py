@@ -386,11 +386,16 @@ def _climb(node: str, words: tuple[str, ...]) -> tuple[str, Matched] | str | Non
     return AMBIGUOUS if ambiguous else None
 
 
-@functools.lru_cache(maxsize=4096)
 def node_has(node: str, words: tuple[str, ...]) -> bool:
     """Whether ``node`` itself (not a node above it) has a command ``words`` completes, exactly or
     abbreviated, or more than one (FRR refuses an ambiguous line where it stands: it does not
-    climb); False: FRR tries the line in the parent node."""
+    climb); False: FRR tries the line in the parent node. Lines of one shape (_shape) are decided
+    once."""
+    return _node_has_shaped(node, tuple(map(_shape, words)))
+
+
+@functools.lru_cache(maxsize=4096)
+def _node_has_shaped(node: str, words: tuple[str, ...]) -> bool:
     known = grammar().get(node)
     return bool(words) and known is not None and _best(known.candidates(words[0]), words) is not None
 

@@ -18,6 +18,7 @@ from dualrail_net.resolve.model import Fabric
 from dualrail_net.twin import frr
 from dualrail_net.twin.shell import TwinError, in_ns, run
 from dualrail_net.twin.translate import frr_for_vrf
+from dualrail_net.verify import vtysh
 
 pytestmark = [
     pytest.mark.root,
@@ -135,7 +136,7 @@ def test_vtysh_s_refusals_include_what_it_never_reads() -> None:
         pytest.skip("vtysh not installed")
     with tempfile.TemporaryDirectory() as work:
         config = "ip route 2.0.0.0/8 blackhole\nexit\nfoo\nexit\nip route 1.0.0.0/8 blackhole\n!\nend\n"
-        refused = frr.vtysh_refusals(config, Path(work))
+        refused = vtysh.refusals(config, Path(work))
     assert sorted(refused) == [3, 5] and "never read: vtysh ended at line 4" in refused[5]
 
 

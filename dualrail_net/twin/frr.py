@@ -8,7 +8,6 @@ import re
 import shutil
 import signal
 import socket
-import subprocess
 import time
 from pathlib import Path
 from collections.abc import Sequence
@@ -132,7 +131,10 @@ def start(ns: str, hostname: str, rundir: Path, config: str, prelude: Sequence[s
     Each daemon reads its share at start-up instead of `vtysh -b` sending it afterwards: vtysh
     loads every daemon's command tree first (~70 ms of CPU per switch, a tenth of a 144-switch
     bring-up on two cores); tests check both ways give the same running-config. The lines vtysh's
-    reader would refuse are asked of it first (vtysh_refusals) and given to no daemon.
+    reader refuses or never reads are asked of the real vtysh first, every time (verify/vtysh.py),
+    and given to no daemon: its reader is what loads frr.conf on a switch (`vtysh -b`), and it
+    differs from a daemon's own (an abbreviation of more than one command; every line after a
+    top-level `exit`, which a daemon reading its share would still run; all after a second one).
     ``prelude``: shell commands run first in the same process chain (sysctls): every process
     start counts when a 144-switch twin comes up on two cores."""
     rundir.mkdir(parents=True, exist_ok=True)
@@ -140,7 +142,7 @@ def start(ns: str, hostname: str, rundir: Path, config: str, prelude: Sequence[s
     (rundir / "vtysh.conf").write_text("")
     for daemon, text in STARTUP.items():
         (rundir / f"{daemon}-twin.conf").write_text(text)
-    by_vtysh = vtysh_refusals(config, rundir)
+    by_vtysh = vtysh.refusals(config, rundir)
     for daemon, share in split_config(config).items():
         text = startup_prelude(daemon) + "".join(
             f"{line}\n" if line is not None and number not in by_vtysh else "!\n"
@@ -160,15 +162,6 @@ def start(ns: str, hostname: str, rundir: Path, config: str, prelude: Sequence[s
     script_path = rundir / "restart-routing.sh"
     script_path.write_text(restart_script(rundir))
     script_path.chmod(0o755)
-
-
-def vtysh_refusals(config: str, rundir: Path) -> dict[int, str]:
-    """The lines vtysh itself refuses or never reads, and so sends to no daemon, by line number,
-    asked of the real vtysh every time (verify/vtysh.py): its file reader is what loads frr.conf on
-    a switch (`vtysh -b`), and it differs from a daemon's own: an abbreviation of more than one
-    command; every line after an `exit` at the top level (vtysh leaves configuration mode there; a
-    daemon reading its share goes on); everything after a second one, which ends vtysh."""
-    return vtysh.refusals(config, rundir)
 
 
 def check_startup(rundir: Path, config: str, by_vtysh: dict[int, str] | None = None) -> None:

@@ -20,7 +20,7 @@ _REPORT = re.compile(r"^line (\d+): (%[^\n]*)", re.M)
 
 def refusals(config: str, work: Path, vtysh: str = "vtysh") -> dict[int, str]:
     """The lines of ``config`` vtysh refuses or never reads, by line number, each with what it said
-    (``work``: a folder for the probe file). About 50 ms a file."""
+    (``work``: a folder for the probe file)."""
     lines = config.split("\n")  # (as vtysh and the reader number them: a form feed is no line break)
     path = work / "frr-dryrun.conf"
     path.write_text("".join(f"{line}\n{READ_MARK}\n" for line in lines))

@@ -123,9 +123,11 @@ def test_an_exit_at_the_top_level_stops_the_start_as_vtysh_loads_the_file(
     instance (the oracle, seed 511). The twin now refuses the file as vtysh does."""
     config = rendered["plane-A/a-leaf-su1-r0/frr.conf"].replace("route-map LOCAL-A-OUT permit 10\n", "", 1)
     bgp = config.splitlines().index("router bgp 4200001100") + 1
-    with pytest.raises(TwinError) as refused:
-        frr.start(namespace, "twin-switch", frr_dir / "exited", config)
-    frr.stop(frr_dir / "exited")
+    try:
+        with pytest.raises(TwinError) as refused:
+            frr.start(namespace, "twin-switch", frr_dir / "exited", config)
+    finally:  # a start that wrongly succeeds leaves its daemons running
+        frr.stop(frr_dir / "exited")
     assert f"line {bgp}: router bgp 4200001100 (refused by vtysh" in str(refused.value)
 
 
@@ -166,9 +168,11 @@ def test_lines_frr_refuses_stop_the_start(rendered: dict[str, str], namespace: s
     lines[top] = lines[top].replace("ip route ", "ip routee ")
     inner = next(i for i, line in enumerate(lines) if line.startswith(" neighbor ") and "remote-as" in line)
     lines[inner] = lines[inner].replace("remote-as", "remote-az")
-    with pytest.raises(TwinError) as refused:
-        frr.start(namespace, "twin-switch", frr_dir / "bad", "\n".join(lines) + "\n")
-    frr.stop(frr_dir / "bad")
+    try:
+        with pytest.raises(TwinError) as refused:
+            frr.start(namespace, "twin-switch", frr_dir / "bad", "\n".join(lines) + "\n")
+    finally:  # a start that wrongly succeeds leaves its daemons running
+        frr.stop(frr_dir / "bad")
     # (vtysh's reader, asked first as `vtysh -b` would load the file, refuses both: no daemon gets them;
     # a line vtysh passes and a daemon refuses is read from the daemons' logs, test below)
     assert f"line {top + 1}: ip routee 10.12.0.0/26 blackhole (refused by vtysh" in str(refused.value)

@@ -681,6 +681,23 @@ def test_a_port_kept_whole_by_its_breakout_is_a_valid_edit(nvue_variant: Path, t
     assert len(said) == 1 and "link breakout" in said[0] and "not read" in said[0]
 
 
+def test_a_port_typed_as_another_kind_is_said(nvue_variant: Path, tmp_path: Path) -> None:
+    """NVUE tells a port's kind by its name: swp7 typed `loopback`, `bond` or anything else was
+    read without a word (a loopback typed so became one in the model); now PORTS-UNMODELLED says
+    so at the line. Left out, the type is NVUE's own (no finding)."""
+    for declared in ("loopback", "bond", "svi", "frob"):
+        edited = tmp_path / declared
+        shutil.copytree(nvue_variant, edited)
+        _edit('      "swp7":\n        type: "swp"\n', f'      "swp7":\n        type: "{declared}"\n')(edited)
+        said = [(f.check, f.message) for r in run_checks(load_snapshot(edited)) for f in r.findings]
+        assert ("PORTS-UNMODELLED", f"plane-A/a-leaf-su1-r0/startup.yaml:98: not modelled: interface swp7 type "
+                f"{declared}: NVUE types it by name (swp); apply may refuse the file") in said, said
+    edited = tmp_path / "untyped"
+    shutil.copytree(nvue_variant, edited)
+    _edit('      "swp7":\n        type: "swp"\n', '      "swp7":\n')(edited)
+    assert [f"{f.check}: {f.message}" for r in run_checks(load_snapshot(edited)) for f in r.findings] == []
+
+
 @pytest.mark.parametrize("desc,new", NVUE_VALID, ids=[v[0] for v in NVUE_VALID])
 def test_nvue_valid_session_keys_pass(nvue_variant: Path, tmp_path: Path, desc: str, new: str) -> None:
     edited = tmp_path / "build"

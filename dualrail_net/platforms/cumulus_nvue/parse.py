@@ -323,6 +323,19 @@ def _breakout(r: _Reader, iface: Interface, value: Any, here: PathKey) -> None:
     iface.down += f" ({FILE}:{r.line(here)})"
 
 
+_NAMED_TYPES = ((re.compile(r"swp[0-9]+(s[0-9]+)?"), "swp"), (re.compile(r"swp[0-9]+(s[0-9]+)?\.[0-9]+"), "sub"),
+                (re.compile(r"eth[0-9]+"), "eth"), (re.compile(r"lo"), "loopback"), (re.compile(r"vlan[0-9]+"), "svi"))
+
+
+def _type_of_name(name: str) -> str | None:
+    """The interface type NVUE gives a port of this name (it tells kinds apart by name: a bond may
+    not be named like a port); None: a name of no fixed kind (a bond's, say)."""
+    for pattern, kind in _NAMED_TYPES:
+        if pattern.fullmatch(name):
+            return kind
+    return None
+
+
 def _interfaces(r: _Reader, interfaces: dict[str, Any], path: PathKey) -> dict[str, str]:
     """The ports; returned: each VLAN sub-interface's parent (``type: sub``, ``base-interface``)."""
     dev, mgmt = r.dev, r.dev.management
@@ -333,6 +346,11 @@ def _interfaces(r: _Reader, interfaces: dict[str, Any], path: PathKey) -> dict[s
         sub = body.get("type") == "sub"
         r.extra(body, here, {"type", "description", "link", "ip", "bond", "bridge"}
                 | ({"base-interface", "vlan"} if sub else set()))
+        named = _type_of_name(str(name))
+        if "type" in body and named is not None and body["type"] != named:
+            # (read as written below: a port typed as the loopback or the out-of-band port)
+            r.base((*here, "type"), f"interface {name} type {str(body['type'])[:20]}: NVUE types it by name "
+                   f"({named}); apply may refuse the file")
         if sub and (base := _name(body.get("base-interface"))) is not None:
             parents[str(name)] = base
         bond = _map(body.get("bond"))

@@ -445,6 +445,12 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
     ("EOS `no random-detect ecn` in a spine port's RoCE queue", "QOS-ECN",
      lambda r: edit(r / SPINE_A / "running-config", "max-mark-probability 100\n   !\n   tx-queue 6\n",
                     "max-mark-probability 100\n      no random-detect ecn\n   !\n   tx-queue 6\n", 1)),
+    ("EOS RoCE queue's ECN line with a word EOS does not take after its thresholds (the line is refused)", "QOS-ECN",
+     lambda r: edit(r / SPINE_A / "running-config", "maximum-threshold 1500000 bytes max-mark-probability 100\n   !\n"
+                    "   tx-queue 6\n", "maximum-threshold 1500000 bytes mgmt 100\n   !\n   tx-queue 6\n", 1)),
+    ("EOS RoCE queue's ECN line cut after its maximum threshold's value (no unit: refused)", "QOS-ECN",
+     lambda r: edit(r / SPINE_A / "running-config", "maximum-threshold 1500000 bytes max-mark-probability 100\n   !\n"
+                    "   tx-queue 6\n", "maximum-threshold 1500000\n   !\n   tx-queue 6\n", 1)),
     ("EOS `no seq 20` in a spine's plane prefix-list (the server subnets refused)", "ROUTE-MISSING",
      lambda r: edit(r / SPINE_A / "running-config", "   seq 20 permit 10.12.0.0/20 le 32\n",
                     "   seq 20 permit 10.12.0.0/20 le 32\n   no seq 20\n", 1)),
@@ -2447,6 +2453,9 @@ VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
      lambda r: (edit(r / LEAF_A / "frr.conf", "service integrated-vtysh-config\n",
                      "service integrated-vtysh-config\nip nht resolve-via-default\n"),
                 edit(r / GW / "frr.conf", "vrf plane-a\nexit-vrf\n", "vrf plane-a\n ip nht resolve-via-default\nexit-vrf\n"))),
+    ("EOS RoCE queue's ECN line with a weight and without a probability (EOS's own default: 100)",
+     lambda r: edit(r / SPINE_A / "running-config", "maximum-threshold 1500000 bytes max-mark-probability 100\n   !\n"
+                    "   tx-queue 6\n", "maximum-threshold 1500000 bytes weight 0\n   !\n   tx-queue 6\n", 1)),
     ("an EOS `eq` entry added and taken back by `no` with its content (the list as rendered)",
      lambda r: edit(r / SPINE_A / "running-config", "   seq 20 permit 10.12.0.0/20 le 32\n",
                     "   seq 20 permit 10.12.0.0/20 le 32\n   seq 25 deny 10.12.0.0/20 eq 26\n"

@@ -85,11 +85,24 @@ KNOWN_TOP_LEVEL = ("service routing protocols model multi-agent", "no ipv6 routi
 KNOWN_INTERFACE = ("no shutdown", "load-interval", "no lldp", "lldp ", "link-debounce", "logging event")
 
 
-def _threshold(words: list[str], key: str) -> int | None:
-    i = words.index(key)
-    value = _int(words[i + 1], 1 << 40) if i + 1 < len(words) else None
-    unit = words[i + 2] if i + 2 < len(words) else "bytes"
-    return None if value is None or unit not in UNITS else value * UNITS[unit]
+def _ecn_profile(words: list[str]) -> EcnProfile | None:
+    """`random-detect ecn minimum-threshold N UNIT maximum-threshold N UNIT [max-mark-probability P]
+    [weight W]` as EOS takes it; None for any other shape (a word out of place, a threshold in time
+    or segments, which the model does not convert): EOS refuses such a line, and the queue keeps no
+    ECN marking from it (reported as not modelled)."""
+    if len(words) < 8 or words[2] != "minimum-threshold" or words[5] != "maximum-threshold" \
+            or words[4] not in UNITS or words[7] not in UNITS:
+        return None
+    options = words[8:]
+    keys = options[::2]
+    if len(options) % 2 or len(set(keys)) != len(keys) or not set(keys) <= {"max-mark-probability", "weight"}:
+        return None
+    values = dict(zip(keys, options[1::2]))
+    low, high = _int(words[3], 1 << 40), _int(words[6], 1 << 40)
+    prob = _int(values.get("max-mark-probability", "100"), 100)
+    if low is None or high is None or not prob or "weight" in values and _int(values["weight"], 15) is None:
+        return None
+    return EcnProfile(low * UNITS[words[4]], high * UNITS[words[7]], prob)
 
 
 def _tx_queue(node: Node, iface: Interface, dev: DeviceConfig) -> None:
@@ -99,14 +112,13 @@ def _tx_queue(node: Node, iface: Interface, dev: DeviceConfig) -> None:
         return
     for q in node.children:
         qw = q.words
-        if qw[:2] == ["random-detect", "ecn"] and "minimum-threshold" in qw and "maximum-threshold" in qw:
-            low, high = _threshold(qw, "minimum-threshold"), _threshold(qw, "maximum-threshold")
-            prob = _int(qw[qw.index("max-mark-probability") + 1], 100) if "max-mark-probability" in qw[:-1] else 100
-            if low is None or high is None or prob is None:
+        if qw[:2] == ["random-detect", "ecn"] and len(qw) > 2 and qw[2] == "minimum-threshold":
+            profile = _ecn_profile(qw)
+            if profile is None:
                 _unmodelled(dev, q)
                 continue
             iface.ecn = iface.ecn or {}
-            iface.ecn[tc] = EcnProfile(low, high, prob)
+            iface.ecn[tc] = profile
         elif qw == ["priority", "strict"]:
             iface.strict_tcs = sorted(set(iface.strict_tcs + [tc]))
         elif qw[:2] == ["bandwidth", "percent"] and len(qw) == 3 and (share := _int(qw[2], 100)) is not None:

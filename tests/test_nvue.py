@@ -698,6 +698,20 @@ def test_a_port_typed_as_another_kind_is_said(nvue_variant: Path, tmp_path: Path
     assert [f"{f.check}: {f.message}" for r in run_checks(load_snapshot(edited)) for f in r.findings] == []
 
 
+def test_a_link_state_or_neighbor_type_nvue_does_not_know_is_said(nvue_variant: Path, tmp_path: Path) -> None:
+    """`link: state:` takes up or down, a neighbor's `type` numbered or unnumbered: another word
+    (a hand edit's slip) was passed over in silence; now each is said at its line."""
+    edited = tmp_path / "build"
+    shutil.copytree(nvue_variant, edited)
+    _edit("          state:\n            up: {}\n", "          state:\n            ip: {}\n")(edited)
+    _edit('type: "numbered"', 'type: "b-leaf"')(edited)
+    said = sorted((f.check, f.message) for r in run_checks(load_snapshot(edited)) for f in r.findings)
+    assert said == [("CONFIG-UNMODELLED", "plane-A/a-leaf-su1-r0/startup.yaml:333: not modelled: neighbor 10.11.0.0 "
+                     "type b-leaf: neither numbered nor unnumbered; read as numbered"),
+                    ("PORTS-UNMODELLED", "plane-A/a-leaf-su1-r0/startup.yaml:36: not modelled: interface swp1 link "
+                     "state ip: neither up nor down")]
+
+
 @pytest.mark.parametrize("desc,new", NVUE_VALID, ids=[v[0] for v in NVUE_VALID])
 def test_nvue_valid_session_keys_pass(nvue_variant: Path, tmp_path: Path, desc: str, new: str) -> None:
     edited = tmp_path / "build"

@@ -387,8 +387,12 @@ def _interfaces(r: _Reader, interfaces: dict[str, Any], path: PathKey) -> dict[s
         iface.mtu = _int(mtu, 65535)
         if mtu is not None and iface.mtu is None:
             r.base((*here, "link", "mtu"), f"interface {name} mtu {mtu}: not a number")
-        if "down" in _map(link.get("state")):
+        state = _map(link.get("state"))
+        if "down" in state:
             iface.down = "shutdown"
+        for other in set(state) - {"up", "down"}:  # (NVUE knows these two only)
+            r.base((*here, "link", "state", other), f"interface {name} link state {str(other)[:20]}: neither up "
+                   "nor down")
         if "breakout" in link:
             _breakout(r, iface, link["breakout"], (*here, "link", "breakout"))
         for key, read, setting in (("speed", linkset.speed_mbps, "speed"), ("fec", linkset.fec, "fec_mode"),
@@ -698,6 +702,9 @@ def _bgp(r: _Reader, bgp: dict[str, Any], path: PathKey, vrf: str | None, glob: 
             continue
         n = Neighbor(str(address), line=r.line(here))
         n.interface = body.get("type") == "unnumbered"
+        if body.get("type", "numbered") not in ("numbered", "unnumbered"):  # (NVUE knows these two only)
+            r.routing((*here, "type"), f"neighbor {address} type {str(body['type'])[:20]}: neither numbered nor "
+                      "unnumbered; read as numbered")
         group_name = body.get("peer-group")
         if group_name is not None:
             n.peer_group = _name(group_name) or str(group_name)[:40]

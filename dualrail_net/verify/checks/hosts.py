@@ -459,11 +459,25 @@ def _unbound_traffic(name: str, routing: HostRouting, plane_of_port: dict[str, s
     plane with a source address of that plane."""
     plane_of_address = {address: plane for port, plane in plane_of_port.items()
                         for address in routing.addresses.get(port, ())}
+    own_planes = set(plane_of_port.values())
     out = []
     reported: set[tuple[str, str]] = set()
     for plane, targets in destinations.items():
         for prefix, destination in targets:
             found = routing.lookup(0, destination)
+            if plane in own_planes and (plane, "none") not in reported \
+                    and (found is None or all(egress.dev is not None and egress.dev not in plane_of_port
+                                              for egress in found.each())):
+                # the plan routes each plane's prefixes in the main table through a port of that
+                # plane (resolve/build.py: the server's plane routes); without one the kernel takes
+                # the host's own default (not in these files), outside the fabric
+                reported.add((plane, "none"))
+                said = "has no route" if found is None else \
+                    f"leaves through {', '.join(sorted({e.dev or '' for e in found.each()}))}, no port of the plane"
+                out.append(finding([name], plane, f"{name}: traffic to {prefix} (plane {plane}) from a socket bound to "
+                                   f"no address {said}", "it follows the host's own default out of the fabric "
+                                   "(storage behind the plane's gateways, a switch's loopback, another server's "
+                                   "fabric address over TCP): it never reaches the plane"))
             for egress in (found.each() if found is not None else []):  # each next hop of a multipath route
                 if egress.dev is None:
                     continue

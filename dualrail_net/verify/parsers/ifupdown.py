@@ -559,7 +559,8 @@ def read_interfaces(text: str) -> InterfacesFile:
             owner.addresses = list(dict.fromkeys(owner.addresses))
     # `ifreload -a` / `ifup -a` (boot) apply only the auto class: a stanza without its `auto` line
     # is never configured, and its port stays down (its addresses and commands never applied)
-    if len(brought_up) < len(ifaces) and not auto_all:
+    # (names, not counts: an `auto` line may name an interface no stanza defines)
+    if not auto_all and not brought_up.issuperset(ifaces):
         for name in ifaces.keys() - brought_up:
             ifaces[name].down = NOT_AUTO
     return InterfacesFile(ifaces, vrfs, commands, command_ports, command_lines, unmodelled, gateways, gateway_lines,

@@ -54,6 +54,18 @@ def test_rsyslog_statements_over_lines_and_comments() -> None:
     assert [line for _, line, _ in dev.base_unmodelled] == [6, 7]
 
 
+def test_rsyslog_omfwd_parameter_it_does_not_have_is_said() -> None:
+    """A hand edit's slip (`the="514"` for `Port="514"`) was dropped in silence; rsyslog says
+    "parameter not known": now said at the action's line. Queue and action parameters are known."""
+    dev = _dev()
+    services.read_rsyslog('action(type="omfwd" Target="192.0.2.20" Device="mgmt" the="514" Protocol="udp")\n'
+                          'action(type="omfwd" Target="192.0.2.21" Device="mgmt" queue.type="LinkedList"\n'
+                          '       action.resumeRetryCount="-1" KeepAlive="on")\n', dev, "mgmt")
+    assert dev.management.syslog == ["192.0.2.20", "192.0.2.21"]
+    assert dev.base_unmodelled == [("rsyslog.conf", 1, 'omfwd parameter the: not one rsyslog has (it says '
+                                                      '"parameter not known")')]
+
+
 def test_resolv_conf_asks_three_name_servers() -> None:
     dev = _dev()
     services.read_resolv("search example.net\n" + "".join(f"nameserver 192.0.2.{n} # vrf mgmt\n" for n in range(1, 5)),

@@ -705,11 +705,14 @@ def test_a_link_state_or_neighbor_type_nvue_does_not_know_is_said(nvue_variant: 
     shutil.copytree(nvue_variant, edited)
     _edit("          state:\n            up: {}\n", "          state:\n            ip: {}\n")(edited)
     _edit('type: "numbered"', 'type: "b-leaf"')(edited)
+    _edit("          state:\n            up: {}\n", "          state: none\n")(edited)
     said = sorted((f.check, f.message) for r in run_checks(load_snapshot(edited)) for f in r.findings)
-    assert said == [("CONFIG-UNMODELLED", "plane-A/a-leaf-su1-r0/startup.yaml:333: not modelled: neighbor 10.11.0.0 "
+    assert said == [("CONFIG-UNMODELLED", "plane-A/a-leaf-su1-r0/startup.yaml:332: not modelled: neighbor 10.11.0.0 "
                      "type b-leaf: neither numbered nor unnumbered; read as numbered"),
                     ("PORTS-UNMODELLED", "plane-A/a-leaf-su1-r0/startup.yaml:36: not modelled: interface swp1 link "
-                     "state ip: neither up nor down")]
+                     "state ip: neither up nor down"),
+                    ("PORTS-UNMODELLED", "plane-A/a-leaf-su1-r0/startup.yaml:46: not modelled: interface swp2 link "
+                     "state none: not up or down")]
 
 
 @pytest.mark.parametrize("desc,new", NVUE_VALID, ids=[v[0] for v in NVUE_VALID])

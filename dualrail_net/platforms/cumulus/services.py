@@ -135,6 +135,16 @@ def _restrict(words: list[str], number: int) -> _Restrict | None:
 
 _ACTION = re.compile(r"\baction\s*\(")
 _PARAMETER = re.compile(r"""([A-Za-z][\w.]*)\s*=\s*("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')""")
+# omfwd's parameters and the ones every action takes (rsyslog 8's omfwd and action docs), lower
+# case; any other is one rsyslog does not have ("parameter ... not known -- typo in config file?")
+_OMFWD_PARAMETERS = frozenset({
+    "type", "target", "port", "protocol", "device", "template", "name", "address", "ipfreebind", "tcp_framing",
+    "tcp_framedelimiter", "ziplevel", "compression.mode", "compression.stream.flushontxend", "rebindinterval",
+    "keepalive", "keepalive.probes", "keepalive.interval", "keepalive.time", "gnutlsprioritystring",
+    "streamdriver", "streamdrivermode", "streamdriverauthmode", "streamdriverpermittedpeers",
+    "resendlastmsgonreconnect", "udp.sendtoall", "udp.senddelay", "conerrskip", "maxerrormessages",
+    "ratelimit.interval", "ratelimit.burst"})
+_ACTION_PARAMETER_PREFIXES = ("queue.", "action.", "streamdriver.")
 _LEGACY_FORWARD = re.compile(r"^(\S+)\s+(@@?)(?:\([^)]*\))?(\[[^\]]+\]|[^\s:;]+)(?::(\d+))?(?:;\S+)?$")
 
 
@@ -239,6 +249,10 @@ def read_rsyslog(text: str, dev: DeviceConfig, vrf: str) -> None:
             continue
         if prefix not in ("", "*.*"):
             dev.base_unmodelled.append((SYSLOG, number, f"{prefix} ...: which messages are sent is not judged"))
+        for key in sorted(params):
+            if key not in _OMFWD_PARAMETERS and not key.startswith(_ACTION_PARAMETER_PREFIXES):
+                dev.base_unmodelled.append((SYSLOG, number, f"omfwd parameter {key[:40]}: not one rsyslog has "
+                                                            "(it says \"parameter not known\")"))
         transport = (params.get("protocol", SYSLOG_TRANSPORT[0]).lower(), params.get("port", SYSLOG_TRANSPORT[1]))
         _syslog_target(mgmt, number, target, params.get("device"), transport, vrf)
     lines = text.split("\n")

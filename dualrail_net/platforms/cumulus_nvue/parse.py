@@ -388,6 +388,8 @@ def _interfaces(r: _Reader, interfaces: dict[str, Any], path: PathKey) -> dict[s
         if mtu is not None and iface.mtu is None:
             r.base((*here, "link", "mtu"), f"interface {name} mtu {mtu}: not a number")
         state = _map(link.get("state"))
+        if link.get("state") is not None and not isinstance(link["state"], dict):
+            r.base((*here, "link", "state"), f"interface {name} link state {str(link['state'])[:20]}: not up or down")
         if "down" in state:
             iface.down = "shutdown"
         for other in set(state) - {"up", "down"}:  # (NVUE knows these two only)

@@ -715,6 +715,23 @@ def test_a_link_state_or_neighbor_type_nvue_does_not_know_is_said(nvue_variant: 
                      "state none: not up or down")]
 
 
+def test_a_value_where_nvue_takes_an_object_is_said(nvue_variant: Path, tmp_path: Path) -> None:
+    """`multipaths:` followed by a value instead of its `ebgp:` key (and a port's `ip:` by one):
+    NVUE refuses such a file, and the reader saw no key under it and went on in silence."""
+    edited = tmp_path / "build"
+    shutil.copytree(nvue_variant, edited)
+    _edit("                multipaths:\n                  ebgp: 64\n",
+          "                multipaths:\n                  ip-prefix-list 64\n")(edited)
+    _edit('        ip:\n          address:\n            "10.12.0.12/31": {}\n', '        ip: "10.12.0.12/31"\n')(edited)
+    said = sorted((f.check, f.message) for r in run_checks(load_snapshot(edited)) for f in r.findings
+                  if f.check.endswith("UNMODELLED"))
+    assert said == [
+        ("CONFIG-UNMODELLED", "plane-A/a-leaf-su1-r0/startup.yaml:324: not modelled: multipaths: ip-prefix-list 64 "
+         "where NVUE takes an object (its keys under ipv4-unicast)"),
+        ("PORTS-UNMODELLED", "plane-A/a-leaf-su1-r0/startup.yaml:105: not modelled: ip: 10.12.0.12/31 where NVUE "
+         "takes an object (its keys under swp7)")], said
+
+
 @pytest.mark.parametrize("desc,new", NVUE_VALID, ids=[v[0] for v in NVUE_VALID])
 def test_nvue_valid_session_keys_pass(nvue_variant: Path, tmp_path: Path, desc: str, new: str) -> None:
     edited = tmp_path / "build"

@@ -192,6 +192,29 @@ def parse_device(name: str, folder: Path) -> DeviceConfig:
     return parse_text(name, read_text(folder / FILE))
 
 
+# keys NVUE's object model always holds an object under (a value written in their place, a hand
+# edit's slip such as `multipaths: 64`, is refused by NVUE and read as nothing by the readers below)
+_OBJECT_KEYS = frozenset({
+    "aaa", "address", "api", "authorized-key", "bgp", "congestion-control", "dns", "dscp", "egress-queue-mapping",
+    "egress-scheduler", "gateway", "inbound", "interface", "ip", "link", "lldp", "loopback", "mapping", "match",
+    "multipaths", "neighbor", "network", "ntp", "outbound", "pfc", "policy", "prefix-list", "qos", "roce", "router",
+    "rule", "server", "service", "ssh", "static", "syslog", "system", "tacacs", "user", "via"})
+
+
+def _scalars_for_objects(r: _Reader, node: dict[str, Any], path: PathKey) -> None:
+    """Every value written where NVUE's model holds an object (_OBJECT_KEYS), said at its line."""
+    stack: list[tuple[dict[str, Any], PathKey]] = [(node, path)]
+    while stack:
+        here, at = stack.pop()
+        for key, value in here.items():
+            if isinstance(value, dict):
+                stack.append((value, (*at, key)))
+            elif value is not None and key in _OBJECT_KEYS:
+                where = (*at, key)
+                said = f"{key}: {str(value)[:20]} where NVUE takes an object (its keys under {at[-1]})"
+                (r.routing if "router" in where or "policy" in where else r.base)(where, said)
+
+
 def parse_text(name: str, text: str) -> DeviceConfig:
     dev = DeviceConfig(name=name, platform="cumulus-nvue")
     dev.routing_file = FILE
@@ -214,6 +237,7 @@ def parse_text(name: str, text: str) -> DeviceConfig:
     root, r.smap = applied(doc, smap)
     prefix: PathKey = (0, "set")
     _state_spelling(r, root, prefix)
+    _scalars_for_objects(r, root, prefix)
     r.extra(root, prefix, {"system", "interface", "router", "vrf", "qos", "service"})
     _system(r, _map(root.get("system")), (*prefix, "system"))
     sub_ports = _interfaces(r, _map(root.get("interface")), (*prefix, "interface"))

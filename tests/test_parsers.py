@@ -346,6 +346,7 @@ def stanza_read_interfaces(text: str) -> ifupdown.InterfacesFile:
     for name, iface in ifaces.items():
         if name not in brought_up:
             iface.down = ifupdown.NOT_AUTO
+            vrfs.pop(name, None)  # (a VRF device no auto stanza creates does not exist)
     return ifupdown.InterfacesFile(ifaces, vrfs, commands, command_ports=[], command_lines=[], gateways=gateways)
 
 

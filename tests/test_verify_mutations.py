@@ -557,6 +557,8 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
     ("a server's `auto` line names another interface than its NIC port (the stanza is never applied)",
      "ADDR-P2P-MISMATCH",
      lambda r: edit(r / "servers/gpu001/interfaces", "auto ens1f0np0\n", "auto true\n")),
+    ("a leaf's management VRF stanza left out of the auto class (`ifup -a`: \"vrf master not found\")", "MGMT-ADDRESS",
+     lambda r: edit(r / LEAF_A / "interfaces", "auto mgmt\n", "auto yes\n")),
     ("a leaf's `auto` line names another interface than its server port (the stanza is never applied)",
      "LINK-PORT-DOWN",
      lambda r: edit(r / LEAF_A / "interfaces", "auto swp1\n", "auto swp1x\n")),

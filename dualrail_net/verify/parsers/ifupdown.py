@@ -563,6 +563,9 @@ def read_interfaces(text: str) -> InterfacesFile:
     if not auto_all and not brought_up.issuperset(ifaces):
         for name in ifaces.keys() - brought_up:
             ifaces[name].down = NOT_AUTO
+            # a VRF device no auto stanza creates does not exist: its ports stay in the default VRF
+            # (measured: `ifup -a` says "vrf master not found" and applies the rest of the port)
+            vrfs.pop(name, None)
     return InterfacesFile(ifaces, vrfs, commands, command_ports, command_lines, unmodelled, gateways, gateway_lines,
                           lag_members, bridge_members, addresses_kept, stanza_lines=stanza_lines)
 

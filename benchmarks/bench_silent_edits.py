@@ -1,0 +1,116 @@
+"""Hunt for edits verify passes over in silence: one word of one line of a rendered file replaced
+(an address by another, a number by another, a word by another word of the file or a keyword), or
+the line deleted (--delete); after each edit the model checks and the IB static checks run, and an
+edit after which they say nothing at all is printed for a person to judge. Most such edits change
+nothing (a description, a `pre-down` command); the rest are a reading to mend (docs/performance.md,
+fifty-second session). Prints each silent edit and how many there were.
+
+    python3 benchmarks/bench_silent_edits.py --edits 800 --seed 1 [--delete] [--build DIR ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import re
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from dualrail_net.render import render_fabric
+from dualrail_net.render.artifacts import write_artifacts
+from dualrail_net.resolve import resolve_fabric
+from dualrail_net.sot import load_inventory
+from dualrail_net.verify.checks import run_checks
+from dualrail_net.verify.ib.static import run_static
+from dualrail_net.verify.snapshot import load_snapshot
+
+# not what a device or server reads: the build's bookkeeping, and the NCCL topology (XML)
+SKIPPED_NAMES = {"manifest.json", "cabling.csv", "verified.json", ".dualrail-owned"}
+SKIPPED_PARTS = {"resolved", "twin-substitutes"}
+WORD = re.compile(r"[A-Za-z0-9_.:/-]+")
+ADDRESS = re.compile(r"\d+\.\d+\.\d+\.\d+(/\d+)?")
+KEYWORDS = ["on", "off", "true", "false", "yes", "no", "enable", "disable", "up", "down", "none"]
+
+
+def files_of(build: Path) -> list[Path]:
+    return sorted(p.relative_to(build) for p in build.rglob("*")
+                  if p.is_file() and p.name not in SKIPPED_NAMES and not SKIPPED_PARTS & set(p.parts)
+                  and p.suffix != ".xml")
+
+
+def replacement(rng: random.Random, word: str, lines: list[str]) -> str:
+    if ADDRESS.fullmatch(word):
+        address, _, length = word.partition("/")
+        octets = address.split(".")
+        octets[rng.randrange(4)] = str(rng.choice([0, 1, 2, 9, 10, 100, 255]))
+        return ".".join(octets) + (f"/{rng.choice([8, 24, 30, 31, 32])}" if length else "")
+    if word.isdigit():
+        n = int(word)
+        return str(rng.choice([0, 1, 2, n + 1, max(0, n - 1), n * 2, 9000, 65535]))
+    if rng.random() < 0.5:
+        return rng.choice([m.group(0) for line in lines for m in re.finditer(r"[A-Za-z][A-Za-z0-9_-]+", line)])
+    return rng.choice(KEYWORDS)
+
+
+def edit_once(rng: random.Random, text: str, delete: bool) -> tuple[int, str, str] | None:
+    """(line number, the line, the line after the edit) or None when the line drawn has no word."""
+    lines = text.split("\n")
+    candidates = [i for i, line in enumerate(lines) if WORD.search(line) and line.strip()[:1] not in ("#", "!")]
+    if not candidates:
+        return None
+    i = rng.choice(candidates)
+    if delete:
+        return i + 1, lines[i], ""
+    found = rng.choice(list(WORD.finditer(lines[i])))
+    new = replacement(rng, found.group(0), lines)
+    if new == found.group(0):
+        return None
+    return i + 1, lines[i], lines[i][:found.start()] + new + lines[i][found.end():]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--edits", type=int, default=400)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--delete", action="store_true", help="delete the line instead of replacing a word")
+    ap.add_argument("--build", type=Path, action="append", default=[],
+                    help="a build folder (repeatable; default: the example, rendered)")
+    args = ap.parse_args()
+    rng = random.Random(args.seed)
+    silent: list[tuple[str, int, str, str]] = []
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory() as tmp:
+        builds = args.build
+        if not builds:
+            builds = [Path(tmp) / "example"]
+            write_artifacts(render_fabric(resolve_fabric(load_inventory(Path("inventory")).inventory)), builds[0])
+        files = {build: files_of(build) for build in builds}
+        done = 0
+        while done < args.edits:
+            build = rng.choice(builds)
+            rel = rng.choice(files[build])
+            made = edit_once(rng, (build / rel).read_text(), args.delete)
+            if made is None:
+                continue
+            done += 1
+            number, old, new = made
+            work = Path(tmp) / "edited"
+            shutil.copytree(build, work, symlinks=True)
+            lines = (work / rel).read_text().split("\n")
+            lines[number - 1] = new
+            (work / rel).write_text("\n".join(lines))
+            results = run_checks(load_snapshot(work)) + run_static(work)
+            if not any(r.findings for r in results):
+                silent.append((f"{build.name}/{rel}", number, old.strip(), new.strip()))
+            shutil.rmtree(work)
+    for where, number, old, new in silent:
+        print(f"{where}:{number}: {old[:100]!r} -> {new[:100]!r}")
+    print(f"seed {args.seed}: {args.edits} edits, {len(silent)} with no finding, {time.monotonic() - started:.1f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -699,15 +699,19 @@ def test_a_port_typed_as_another_kind_is_said(nvue_variant: Path, tmp_path: Path
 
 
 def test_a_link_state_or_neighbor_type_nvue_does_not_know_is_said(nvue_variant: Path, tmp_path: Path) -> None:
-    """`link: state:` takes up or down, a neighbor's `type` numbered or unnumbered: another word
-    (a hand edit's slip) was passed over in silence; now each is said at its line."""
+    """`link: state:` takes up or down, a neighbor's `type` numbered or unnumbered, an IPv4 static
+    route's `address-family` ipv4-unicast: another word (a hand edit's slip) was passed over in
+    silence; now each is said at its line."""
     edited = tmp_path / "build"
     shutil.copytree(nvue_variant, edited)
     _edit("          state:\n            up: {}\n", "          state:\n            ip: {}\n")(edited)
     _edit('type: "numbered"', 'type: "b-leaf"')(edited)
     _edit("          state:\n            up: {}\n", "          state: none\n")(edited)
+    _edit('              address-family: "ipv4-unicast"\n', '              address-family: "LOCAL-A-OUT"\n')(edited)
     said = sorted((f.check, f.message) for r in run_checks(load_snapshot(edited)) for f in r.findings)
-    assert said == [("CONFIG-UNMODELLED", "plane-A/a-leaf-su1-r0/startup.yaml:332: not modelled: neighbor 10.11.0.0 "
+    assert said == [("CONFIG-UNMODELLED", "plane-A/a-leaf-su1-r0/startup.yaml:314: not modelled: static 10.12.0.0/26 "
+                     "address-family LOCAL-A-OUT: not ipv4-unicast"),
+                    ("CONFIG-UNMODELLED", "plane-A/a-leaf-su1-r0/startup.yaml:332: not modelled: neighbor 10.11.0.0 "
                      "type b-leaf: neither numbered nor unnumbered; read as numbered"),
                     ("PORTS-UNMODELLED", "plane-A/a-leaf-su1-r0/startup.yaml:36: not modelled: interface swp1 link "
                      "state ip: neither up nor down"),

@@ -607,6 +607,10 @@ def _vrfs(r: _Reader, vrfs: dict[str, Any], path: PathKey, glob: dict[str, Any])
             for hop, body in via.items():
                 r.extra(_map(body), (*where, "via", hop), {"type"}, routing=True)
             distance = _int(_map(route).get("distance", 1), 255)
+            family = _map(route).get("address-family", "ipv4-unicast")
+            if family != "ipv4-unicast":  # (read as the IPv4 route its prefix is)
+                r.routing((*where, "address-family"), f"static {prefix} address-family {str(family)[:20]}: "
+                          "not ipv4-unicast")
             if not is_prefix(str(prefix)) or not hops or distance is None:
                 r.routing(where, f"static {prefix}: not modelled")
                 continue

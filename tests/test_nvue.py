@@ -721,7 +721,7 @@ def test_a_link_state_or_neighbor_type_nvue_does_not_know_is_said(nvue_variant: 
 
 def test_a_value_where_nvue_takes_an_object_is_said(nvue_variant: Path, tmp_path: Path) -> None:
     """`multipaths:` followed by a value instead of its `ebgp:` key (and a port's `ip:` by one):
-    NVUE refuses such a file, and the reader saw no key under it and went on in silence."""
+    not what NVUE's schema takes there, and the reader saw no key under it and went on in silence."""
     edited = tmp_path / "build"
     shutil.copytree(nvue_variant, edited)
     _edit("                multipaths:\n                  ebgp: 64\n",

@@ -193,7 +193,8 @@ def parse_device(name: str, folder: Path) -> DeviceConfig:
 
 
 # keys NVUE's object model always holds an object under (a value written in their place, a hand
-# edit's slip such as `multipaths: 64`, is refused by NVUE and read as nothing by the readers below)
+# edit's slip such as `multipaths: 64`, is not what NVUE's schema takes there (not measured here:
+# no NVUE), and the readers below read nothing from it)
 _OBJECT_KEYS = frozenset({
     "aaa", "address", "api", "authorized-key", "bgp", "congestion-control", "dns", "dscp", "egress-queue-mapping",
     "egress-scheduler", "gateway", "inbound", "interface", "ip", "link", "lldp", "loopback", "mapping", "match",

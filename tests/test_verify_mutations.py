@@ -3552,3 +3552,21 @@ def test_foreign_entries_are_those_of_the_deployed_folders_the_manifest_does_not
     (build / "junit.xml").write_text("<testsuites/>\n")
     assert foreign_entries(build, Manifest.load(build)) == [
         f"{LEAF_A}/elsewhere", f"{LEAF_A}/frr.conf.orig", "plane-A/notes.txt", "servers/gpu999/"]
+
+
+def test_unbound_traffic_to_a_plane_through_a_port_of_no_plane_is_caught(clean: Path, tmp_path: Path) -> None:
+    """A server's main-table route to plane B's storage moved onto a port of no plane (a
+    front-end stanza a hand edit adds): a socket bound to no address leaves the fabric there, as
+    with no route at all. Both forms are named by HOST-FORWARDING."""
+    edited = tmp_path / "build"
+    shutil.copytree(clean, edited)
+    # (in the new stanza: a route is installed only over a port that is up by then)
+    edit(edited / "servers/gpu001/interfaces", "    post-up ip route replace 172.17.0.0/16 via 10.22.0.0 dev ens1f1np1\n",
+         "\nauto eno9\niface eno9\n    address 192.168.7.5/24\n"
+         "    post-up ip route replace 172.17.0.0/16 via 192.168.7.1 dev eno9\n")
+    said = [f.message for r in run_checks(load_snapshot(edited)) if r.check == "HOST-FORWARDING" for f in r.errors]
+    assert "gpu001: traffic to 172.17.0.0/16 (plane B) from a socket bound to no address leaves through eno9, no port " \
+           "of the plane" in said, said
+    edit(edited / "servers/gpu001/interfaces", "    post-up ip route replace 172.17.0.0/16 via 192.168.7.1 dev eno9\n", "")
+    said = [f.message for r in run_checks(load_snapshot(edited)) if r.check == "HOST-FORWARDING" for f in r.errors]
+    assert "gpu001: traffic to 172.17.0.0/16 (plane B) from a socket bound to no address has no route" in said, said

@@ -1,11 +1,13 @@
 """Hunt for edits verify passes over in silence: one word of one line of a rendered file replaced
 (an address by another, a number by another, a word by another word of the file or a keyword), or
-the line deleted (--delete); after each edit the model checks and the IB static checks run, and an
+the line deleted (--mode delete), a line of the same file of another device or server (or of this
+one) inserted before it (--mode insert: a paste from the wrong place), or the line swapped with the
+next (--mode swap: order matters to FRR, ifupdown2 and the shell); after each edit the model checks and the IB static checks run, and an
 edit after which they say nothing at all is printed for a person to judge. Most such edits change
 nothing (a description, a `pre-down` command); the rest are a reading to mend (docs/performance.md,
 fifty-second session). Prints each silent edit and how many there were.
 
-    python3 benchmarks/bench_silent_edits.py --edits 800 --seed 1 [--delete] [--build DIR ...]
+    python3 benchmarks/bench_silent_edits.py --edits 800 --seed 1 [--mode word|delete|insert|swap] [--build DIR ...]
 """
 
 from __future__ import annotations
@@ -55,15 +57,30 @@ def replacement(rng: random.Random, word: str, lines: list[str]) -> str:
     return rng.choice(KEYWORDS)
 
 
-def edit_once(rng: random.Random, text: str, delete: bool) -> tuple[int, str, str] | None:
-    """(line number, the line, the line after the edit) or None when the line drawn has no word."""
+MODES = ("word", "delete", "insert", "swap")
+
+
+def edit_once(rng: random.Random, text: str, mode: str, donors: list[str]) -> tuple[int, str, str] | None:
+    """(line number, the line, what replaces it: one line, or two joined by a newline for an insert or
+    a swap) or None when the line drawn has no word (or the edit changes nothing). ``donors``: the
+    texts of the files of the same name elsewhere in the build, for an insert."""
     lines = text.split("\n")
     candidates = [i for i, line in enumerate(lines) if WORD.search(line) and line.strip()[:1] not in ("#", "!")]
     if not candidates:
         return None
     i = rng.choice(candidates)
-    if delete:
+    if mode == "delete":
         return i + 1, lines[i], ""
+    if mode == "swap":
+        if i + 1 >= len(lines) or lines[i + 1] == lines[i]:
+            return None
+        return i + 1, lines[i], lines[i + 1] + "\n" + lines[i]
+    if mode == "insert":
+        donor = rng.choice(donors).split("\n")
+        pasted = [line for line in donor if WORD.search(line) and line.strip()[:1] not in ("#", "!")]
+        if not pasted:
+            return None
+        return i + 1, lines[i], rng.choice(pasted) + "\n" + lines[i]
     found = rng.choice(list(WORD.finditer(lines[i])))
     new = replacement(rng, found.group(0), lines)
     if new == found.group(0):
@@ -75,7 +92,10 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--edits", type=int, default=400)
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--delete", action="store_true", help="delete the line instead of replacing a word")
+    ap.add_argument("--mode", choices=MODES, default="word",
+                    help="word: replace one word; delete: the line; insert: a line of the same file elsewhere "
+                         "before it; swap: the line with the next")
+    ap.add_argument("--delete", action="store_true", help="the same as --mode delete")
     ap.add_argument("--build", type=Path, action="append", default=[],
                     help="a build folder (repeatable; default: the example, rendered)")
     args = ap.parse_args()
@@ -88,11 +108,18 @@ def main() -> int:
             builds = [Path(tmp) / "example"]
             write_artifacts(render_fabric(resolve_fabric(load_inventory(Path("inventory")).inventory)), builds[0])
         files = {build: files_of(build) for build in builds}
+        mode = "delete" if args.delete else args.mode
+        same_name: dict[tuple[Path, str], list[Path]] = {}
+        for build, rels in files.items():
+            for rel in rels:
+                same_name.setdefault((build, rel.name), []).append(rel)
         done = 0
         while done < args.edits:
             build = rng.choice(builds)
             rel = rng.choice(files[build])
-            made = edit_once(rng, (build / rel).read_text(), args.delete)
+            donors = [(build / other).read_text() for other in rng.sample(same_name[(build, rel.name)],
+                                                                       min(3, len(same_name[(build, rel.name)])))]
+            made = edit_once(rng, (build / rel).read_text(), mode, donors)
             if made is None:
                 continue
             done += 1
@@ -104,11 +131,12 @@ def main() -> int:
             (work / rel).write_text("\n".join(lines))
             results = run_checks(load_snapshot(work)) + run_static(work)
             if not any(r.findings for r in results):
-                silent.append((f"{build.name}/{rel}", number, old.strip(), new.strip()))
+                label = build.parent.name if build.name == "build" else build.name  # (a variant's build/)
+                silent.append((f"{label}/{rel}", number, old.strip(), new.strip()))
             shutil.rmtree(work)
     for where, number, old, new in silent:
         print(f"{where}:{number}: {old[:100]!r} -> {new[:100]!r}")
-    print(f"seed {args.seed}: {args.edits} edits, {len(silent)} with no finding, {time.monotonic() - started:.1f} s")
+    print(f"seed {args.seed}, {mode}: {args.edits} edits, {len(silent)} with no finding, {time.monotonic() - started:.1f} s")
     return 0
 
 

@@ -91,6 +91,31 @@ def test_a_hostile_nesting_is_spelled_out_without_recursion() -> None:
     assert dev.unmodelled[0][1].startswith("`int` read as `interface`")
 
 
+def test_a_line_indented_under_a_line_that_opens_no_mode_is_read_in_eos_modes() -> None:
+    """EOS ignores indentation: a line indented under a statement that opens no mode (a port's
+    address, a BGP neighbor statement, `ip name-server`) is taken in the mode above, or refused. The
+    tree put it under that statement, whose reader read nothing of it (a `shutdown` passed in
+    silence); now the file is read again by EOS's modes: the line acts where EOS takes it, said at its
+    line, and a line no open mode takes is said as such. An unknown block is reported whole, once."""
+    text = ("interface Ethernet1\n   no switchport\n   ip address 10.0.0.0/31\n      shutdown\n"
+            "         mtu 1500\n   mtu 9214\n"
+            "router bgp 65000\n   neighbor 10.0.0.1 remote-as 65001\n      neighbor 10.0.0.1 shutdown\n"
+            "ip name-server vrf mgmt 192.0.2.53\n   hostname other\n"
+            "router ospf 1\n   router-id 10.0.0.9\n      area 0 stub\n"
+            "ntp server vrf mgmt 192.0.2.10\n   random-detect ecn minimum-threshold 1 bytes maximum-threshold 2 bytes\n")
+    dev = _read(text)
+    said = dict(dev.unmodelled)
+    assert sorted(said) == [4, 5, 9, 11, 12, 16]
+    assert said[4].startswith("read in line 1's block") and said[11].startswith("read in the top level")
+    assert said[16].startswith("indented under line 15 (ntp server vrf mgmt 192.0.2.10)")
+    port = dev.interfaces["Ethernet1"]
+    assert port.down == "shutdown" and port.mtu == 9214 and dev.hostname == "other"
+    assert dev.bgp[None].shut_neighbors == ["10.0.0.1"]
+    clean = _read("interface Ethernet1\n   no switchport\n   tx-queue 3\n      bandwidth percent 50\n"
+                  "route-map M permit 10\n   match ip address prefix-list P\n")
+    assert not clean.unmodelled
+
+
 def test_many_exit_lines_are_read_in_one_pass() -> None:
     """An `exit` after each of many blocks and between a port's lines: every port read, every line
     after a port's `exit` refused at the top (a count of lines per `exit` would be quadratic)."""

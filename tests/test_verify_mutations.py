@@ -1326,6 +1326,19 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
                     "aaa authentication login default group ops local")),
     ("an EOS NTP server queried in the default VRF (the fabric's)", "MGMT-SERVICES",
      lambda r: edit(r / SPINE_A / "running-config", "ntp server vrf mgmt 192.0.2.10\n", "ntp server 192.0.2.10\n")),
+    ("an EOS line pasted indented under a line that opens no mode (`ip name-server`): EOS takes it in the "
+     "mode above or refuses it; said, not read as nothing", "CONFIG-UNMODELLED",
+     lambda r: edit(r / SPINE_A / "running-config", "ip name-server vrf mgmt 192.0.2.53\n",
+                    "ip name-server vrf mgmt 192.0.2.53\n   neighbor 10.11.0.1 shutdown\n")),
+    ("an EOS `neighbor ... shutdown` pasted indented under another neighbor statement: EOS takes it in "
+     "router bgp (indentation means nothing to it), and the session goes down", "BGP-ONE-SIDED",
+     lambda r: edit(r / SPINE_A / "running-config", "   neighbor 10.11.0.1 route-map PLANE-A-OUT out\n",
+                    "   neighbor 10.11.0.1 route-map PLANE-A-OUT out\n      neighbor 10.11.0.1 shutdown\n")),
+    ("a queue's ECN line pasted indented under an EOS BGP neighbor statement (no block of it is read)",
+     "CONFIG-UNMODELLED",
+     lambda r: edit(r / SPINE_A / "running-config", "   neighbor 10.11.0.1 route-map PLANE-A-OUT out\n",
+                    "   neighbor 10.11.0.1 route-map PLANE-A-OUT out\n      random-detect ecn minimum-threshold "
+                    "150000 bytes maximum-threshold 1500000 bytes\n")),
     ("an EOS TACACS+ host on another port (reported, not passed over)", "CONFIG-UNMODELLED",
      lambda r: edit(r / SPINE_A / "running-config", "tacacs-server host 192.0.2.49 vrf mgmt key",
                     "tacacs-server host 192.0.2.49 vrf mgmt port 4949 key")),

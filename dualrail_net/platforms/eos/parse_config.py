@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import bisect
 import re
+import threading
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
@@ -110,7 +111,7 @@ def _tx_queue(node: Node, iface: Interface, dev: DeviceConfig) -> None:
     if tc is None:
         _unmodelled(dev, node)
         return
-    for q in node.children:
+    for q in _children(node):
         qw = q.words
         if qw[:2] == ["random-detect", "ecn"] and len(qw) > 2 and qw[2] == "minimum-threshold":
             profile = _ecn_profile(qw)
@@ -163,11 +164,49 @@ def _terminattr(node: Node) -> bool:
     a program verify cannot judge (reported)."""
     return node.words == ["daemon", "TerminAttr"] and all(
         child.words[:2] == ["exec", "/usr/bin/TerminAttr"] or child.words in (["no", "shutdown"], ["shutdown"])
-        for child in node.children)
+        for child in _children(node))
 
 
 def _unmodelled(dev: DeviceConfig, node: Node) -> None:
     dev.unmodelled.append((node.line, node.text))
+
+
+class _Descended(threading.local):
+    """The lines whose indented lines a reader read (by id), filled by _children during one
+    _read_nodes; one per thread (the deploy drivers parse their devices concurrently)."""
+
+    def __init__(self) -> None:
+        self.ids: set[int] = set()
+
+
+_DESCENDED = _Descended()
+
+
+def _children(node: Node) -> list[Node]:
+    """A line's indented lines, as a reader reads them (recorded: _say_unread)."""
+    _DESCENDED.ids.add(id(node))
+    return node.children
+
+
+def _say_unread(nodes: list[Node], dev: DeviceConfig) -> None:
+    """Every line indented under a line whose block no reader read (a line that opens no mode, such
+    as a `neighbor` statement or `ip name-server`), said at its line: EOS ignores the indentation
+    and takes such a line in the mode above (or refuses it), so reading nothing of it would pass
+    a command in silence. The lines of a block reported whole (an unmodelled line) are not said
+    again. (A loop: a hostile file nests thousands deep.)"""
+    said = {line for line, _ in dev.unmodelled}
+    # (node, whether a line above it was said already: then its block is part of that one)
+    pending = [(node, node.line in said) for node in nodes if node.children]
+    while pending:
+        node, quiet = pending.pop()
+        unread = id(node) not in _DESCENDED.ids and not quiet
+        for child in node.children:
+            if unread and child.line not in said:
+                dev.unmodelled.append((child.line, f"indented under line {node.line} ({node.text[:40]}), which "
+                                                   f"opens no block read here: EOS takes it in the mode above or "
+                                                   f"refuses it, not judged: {child.text}"))
+            if child.children:
+                pending.append((child, quiet or unread or child.line in said))
 
 
 # the port names EOS prints for the ports an access list matches
@@ -256,7 +295,7 @@ def _access_list(node: Node, dev: DeviceConfig, standard: bool) -> None:
     is reported: a verdict over a list with holes would be a guess."""
     name = node.words[-1]
     entries: list[AclEntry] | None = []
-    for child in node.children:
+    for child in _children(node):
         if child.words[0] in ("remark", "statistics", "counters") or child.words[1:2] == ["remark"]:
             continue
         entry = _acl_entry(child.words, child.line, standard)
@@ -273,7 +312,7 @@ def _interface(node: Node, name: str, dev: DeviceConfig, routed: set[str], pfc_o
     iface = dev.interfaces.get(name)
     if iface is None:  # a repeated block adds to the first, as EOS merges it
         iface = dev.interfaces[name] = Interface(name, is_loopback=name.startswith("Loopback"))
-    for child in node.children:
+    for child in _children(node):
         w = child.words
         if len(w) >= 4 and w[1] in ("address", "ip") and (w[0] == "ip" or w[0] == "no" and w[2] == "address"):
             w = prefix_at(w, w.index("address") + 1)  # (EOS takes an address and a netmask beside A.B.C.D/M)
@@ -506,7 +545,7 @@ def _bgp_statements(inst: BgpInstance, children: list[Node], dev: DeviceConfig) 
         elif w[0] == "rd":
             pass  # a route distinguisher decides nothing about which VRF gets which route
         elif w[:2] == ["address-family", "ipv4"] and len(w) == 2:
-            for statement in child.children:
+            for statement in _children(child):
                 sw = statement.words
                 if sw[0] == "neighbor" and len(sw) == 3 and sw[2] == "activate":
                     neighbor_statement(inst, sw, statement.line, eos=True)  # (bgpd's order rule is not EOS's)
@@ -614,7 +653,7 @@ def _peer_filter(node: Node, dev: DeviceConfig, filters: dict[str, list[tuple[in
     without a sequence number takes the highest one's plus 10, the first 0, as Batfish numbers them;
     a number given twice: the later line)."""
     entries = filters.setdefault(node.words[1], [])
-    for child in node.children:
+    for child in _children(node):
         cw = child.words
         seq = int(cw[0]) if cw and is_decimal(cw[0]) and len(cw[0]) <= 9 else None
         body = cw[1:] if seq is not None else cw
@@ -715,10 +754,10 @@ def _router_bgp(node: Node, dev: DeviceConfig) -> None:
     # a repeated block adds to the first, as EOS merges it. EOS relaxes multipath unless told not
     # to (Eos.relaxes_multipath; `no bgp bestpath as-path multipath-relax`), FRR does not
     default = dev.bgp.get(None) or BgpInstance(None, asn, line=node.line, multipath_relax=Eos.relaxes_multipath)
-    _bgp_statements(default, [c for c in node.children if c.words[0] != "vrf"], dev)
+    _bgp_statements(default, [c for c in _children(node) if c.words[0] != "vrf"], dev)
     if default.neighbors or default.networks or default.router_id or default.shut_neighbors:
         dev.bgp[None] = default
-    for child in node.children:
+    for child in _children(node):
         if child.words[0] == "vrf":
             if len(child.words) != 2:
                 _unmodelled(dev, child)
@@ -727,7 +766,7 @@ def _router_bgp(node: Node, dev: DeviceConfig) -> None:
             if inst is None:
                 inst = dev.bgp[child.words[1]] = BgpInstance(child.words[1], asn, line=child.line,
                                                              multipath_relax=Eos.relaxes_multipath)
-            _bgp_statements(inst, child.children, dev)
+            _bgp_statements(inst, _children(child), dev)
 
 
 # `banner login|motd`: the lines up to `EOF` are the banner's text, not commands (a banner line that
@@ -892,6 +931,7 @@ def _negations_applied(nodes: list[Node], dev: DeviceConfig) -> list[Node]:
 
 
 def _read_nodes(nodes: list[Node], dev: DeviceConfig) -> None:
+    _DESCENDED.ids.clear()
     dev.routing_file = FILE
     nodes = _negations_applied(nodes, dev)
     routed: set[str] = set()  # Ethernet ports with `no switchport`
@@ -958,7 +998,7 @@ def _read_nodes(nodes: list[Node], dev: DeviceConfig) -> None:
                     add_prefix_list_entry(dev.prefix_lists.setdefault(w[2], []), entry, step=10, drop_duplicate=False)
                 else:
                     _unmodelled(dev, node)
-            for child in node.children:
+            for child in _children(node):
                 entry = parse_prefix_list_line(child.words, 0, child.line, eos=True)
                 if entry:
                     add_prefix_list_entry(dev.prefix_lists.setdefault(w[2], []), entry, step=10, drop_duplicate=False)
@@ -968,11 +1008,12 @@ def _read_nodes(nodes: list[Node], dev: DeviceConfig) -> None:
                 else:
                     _unmodelled(dev, child)
         elif w[0] == "route-map":
+            _children(node)  # (route_map_entry, shared with FRR's reader, reads the entry's lines)
             route_map_entry(node, dev)
         elif w[:2] == ["ip", "access-list"] and len(w) in (3, 4) and (len(w) == 3 or w[2] == "standard"):
             _access_list(node, dev, standard=len(w) == 4)
         elif w == ["system", "control-plane"] or w == ["control-plane"]:
-            for child in node.children:
+            for child in _children(node):
                 cw = child.words
                 if cw[:2] == ["ip", "access-group"] and cw[-1] == "in" and len(cw) in (4, 6) \
                         and (len(cw) == 4 or cw[3] == "vrf"):
@@ -987,11 +1028,11 @@ def _read_nodes(nodes: list[Node], dev: DeviceConfig) -> None:
         elif _management_line(node, dev, mgmt):
             pass
         elif w[:2] == ["router", "general"]:
-            for vrf_node in node.children:
+            for vrf_node in _children(node):
                 if vrf_node.words[0] != "vrf" or len(vrf_node.words) != 2:
                     _unmodelled(dev, vrf_node)
                     continue
-                for leak in vrf_node.children:
+                for leak in _children(vrf_node):
                     lw = leak.words
                     if lw[:3] == ["leak", "routes", "source-vrf"] and len(lw) == 4:
                         dev.vrf_route_leaks.append((lw[3], vrf_node.words[1]))
@@ -1042,6 +1083,8 @@ def _read_nodes(nodes: list[Node], dev: DeviceConfig) -> None:
     compact_route_maps(dev)
     _peer_filters(dev, peer_filters)
     finish_bgp(dev, frr=False)
+    _say_unread(nodes, dev)
+    _DESCENDED.ids.clear()
 
 
 @dataclass
@@ -1126,7 +1169,7 @@ def _vrf_block(node: Node, into: dict[str, bool], dev: DeviceConfig, service: st
     default when not said), the API's `ip access-group NAME` in its `vrf V` block; every other
     line under it reported (an authentication mode, a port: each can keep the operator out, none
     is judged)."""
-    for child in node.children:
+    for child in _children(node):
         cw = child.words
         if service == "ssh" and cw[:2] == ["ip", "access-group"] and cw[-1] == "in" and len(cw) in (4, 6) \
                 and (len(cw) == 4 or cw[3] == "vrf"):
@@ -1134,7 +1177,7 @@ def _vrf_block(node: Node, into: dict[str, bool], dev: DeviceConfig, service: st
             dev.service_acls[(service, vrf)] = (cw[2], child.line)
         elif child.words[0] == "vrf" and len(child.words) == 2:
             served = into.get(child.words[1], False)
-            for sub in child.children:
+            for sub in _children(child):
                 if sub.words == ["no", "shutdown"]:
                     served = True
                 elif sub.words == ["shutdown"]:
@@ -1188,11 +1231,11 @@ def _management_line(node: Node, dev: DeviceConfig, mgmt: _Mgmt) -> bool:
     if (secret := _literal_secret(w)) is not None:
         dev.management.literal_secrets.append((FILE, node.line, secret))
     if w == ["management", "ssh"]:
-        mgmt.ssh_shutdown = any(c.words == ["shutdown"] for c in node.children)
+        mgmt.ssh_shutdown = any(c.words == ["shutdown"] for c in _children(node))
         _vrf_block(node, mgmt.ssh_vrfs, dev, service="ssh")
     elif w == ["management", "api", "http-commands"]:
-        mgmt.api_on = any(c.words == ["no", "shutdown"] for c in node.children) and \
-            not any(c.words == ["shutdown"] for c in node.children)
+        mgmt.api_on = any(c.words == ["no", "shutdown"] for c in _children(node)) and \
+            not any(c.words == ["shutdown"] for c in _children(node))
         _vrf_block(node, mgmt.api_vrfs, dev, service="api")
     elif w[:2] == ["ip", "name-server"] and len(w) >= 3 and (w[2] != "vrf" or len(w) >= 5) \
             and all(is_ip(x) for x in (w[4:] if w[2] == "vrf" else w[2:])):
@@ -1217,7 +1260,7 @@ def _management_line(node: Node, dev: DeviceConfig, mgmt: _Mgmt) -> bool:
         mgmt.commands_authz, mgmt.commands_line = w[w.index("default") + 1:], node.text
     elif w[:4] == ["aaa", "group", "server", "tacacs+"] and len(w) == 5:
         entries = mgmt.groups.setdefault(w[4], [])
-        for child in node.children:
+        for child in _children(node):
             cw = child.words
             if cw[0] == "server" and len(cw) in (2, 4) and (len(cw) == 2 or cw[2] == "vrf"):
                 entries.append((cw[1], cw[3] if len(cw) == 4 else "default"))

@@ -2,12 +2,13 @@
 (an address by another, a number by another, a word by another word of the file or a keyword), or
 the line deleted (--mode delete), a line of the same file of another device or server (or of this
 one) inserted before it (--mode insert: a paste from the wrong place), or the line swapped with the
-next (--mode swap: order matters to FRR, ifupdown2 and the shell); after each edit the model checks and the IB static checks run, and an
+next (--mode swap: order matters to FRR, ifupdown2 and the shell), or its indentation changed
+(--mode indent); after each edit the model checks and the IB static checks run, and an
 edit after which they say nothing at all is printed for a person to judge. Most such edits change
 nothing (a description, a `pre-down` command); the rest are a reading to mend (docs/performance.md,
 fifty-second session). Prints each silent edit and how many there were.
 
-    python3 benchmarks/bench_silent_edits.py --edits 800 --seed 1 [--mode word|delete|insert|swap] [--build DIR ...]
+    python3 benchmarks/bench_silent_edits.py --edits 800 --seed 1 [--mode word|delete|insert|swap|indent] [--build DIR ...]
 """
 
 from __future__ import annotations
@@ -57,7 +58,7 @@ def replacement(rng: random.Random, word: str, lines: list[str]) -> str:
     return rng.choice(KEYWORDS)
 
 
-MODES = ("word", "delete", "insert", "swap")
+MODES = ("word", "delete", "insert", "swap", "indent")
 
 
 def edit_once(rng: random.Random, text: str, mode: str, donors: list[str]) -> tuple[int, str, str] | None:
@@ -75,6 +76,11 @@ def edit_once(rng: random.Random, text: str, mode: str, donors: list[str]) -> tu
         if i + 1 >= len(lines) or lines[i + 1] == lines[i]:
             return None
         return i + 1, lines[i], lines[i + 1] + "\n" + lines[i]
+    if mode == "indent":  # (a paste that lost or gained its indentation: EOS, NVUE's YAML read it by it)
+        body = lines[i].lstrip(" ")
+        now = len(lines[i]) - len(body)
+        new = " " * rng.choice([k for k in (0, 2, 3, 6, now + 2, now + 3) if k != now])
+        return i + 1, lines[i], new + body
     if mode == "insert":
         donor = rng.choice(donors).split("\n")
         pasted = [line for line in donor if WORD.search(line) and line.strip()[:1] not in ("#", "!")]
@@ -94,7 +100,7 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--mode", choices=MODES, default="word",
                     help="word: replace one word; delete: the line; insert: a line of the same file elsewhere "
-                         "before it; swap: the line with the next")
+                         "before it; swap: the line with the next; indent: the line's indentation")
     ap.add_argument("--delete", action="store_true", help="the same as --mode delete")
     ap.add_argument("--build", type=Path, action="append", default=[],
                     help="a build folder (repeatable; default: the example, rendered)")
@@ -127,7 +133,8 @@ def main() -> int:
             work = Path(tmp) / "edited"
             shutil.copytree(build, work, symlinks=True)
             lines = (work / rel).read_text().split("\n")
-            lines[number - 1] = new
+            # (a swap's two lines replace the line and the next; an insert's, the line alone)
+            lines[number - 1:number + (mode == "swap")] = new.split("\n")
             (work / rel).write_text("\n".join(lines))
             results = run_checks(load_snapshot(work)) + run_static(work)
             if not any(r.findings for r in results):

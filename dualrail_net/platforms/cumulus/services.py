@@ -292,6 +292,17 @@ def read_resolv(text: str, dev: DeviceConfig, vrf: str) -> None:
     seen = 0
     for number, raw in enumerate(text.split("\n"), 1):
         words = raw.split("#", 1)[0].split()
+        if words and raw[:1] in (" ", "\t"):
+            # glibc matches a keyword at the line's first column only (res_init's MATCH): an
+            # indented line is no line of its at all
+            if words[0] == "nameserver" and len(words) > 1:
+                mgmt.located.setdefault(("DNS", words[1]), (RESOLV, number))
+                mgmt.astray.append((RESOLV, number, words[1], "on an indented line (glibc's resolver reads a "
+                                    "keyword only at the line's start: it never asks this server)"))
+            else:
+                dev.base_unmodelled.append((RESOLV, number, f"{raw.strip()} (indented: glibc's resolver ignores "
+                                                            "the line)"))
+            continue
         if not words or words[0] in _RESOLV_HARMLESS:
             continue
         if words[0] != "nameserver" or len(words) < 2:
@@ -312,6 +323,7 @@ def read_resolv(text: str, dev: DeviceConfig, vrf: str) -> None:
 
 
 # tacplus_servers settings that leave which servers are asked, and how, alone
+_TACPLUS_BLANK = re.compile(r"[ \t\n\r\f]")  # where the client's strtok ends a line's one setting
 _TACPLUS_HARMLESS = frozenset({"timeout", "debug", "user_homedir", "exclude_users"})
 
 
@@ -323,10 +335,20 @@ def read_tacplus(text: str, dev: DeviceConfig, vrf: str) -> None:
     tacacs_vrf = "default"
     keyed = False
     for number, raw in enumerate(text.split("\n"), 1):
-        line = raw.split("#", 1)[0].strip()
-        if not line:
+        if not raw.strip() or raw[0] == "#":
             continue
-        key, _, value = line.partition("=")
+        if raw[0].isspace():
+            # the client (nss, pam and audisp tacplus alike) skips a line that starts with a blank
+            dev.base_unmodelled.append((TACPLUS, number, f"{raw.strip()[:120]} (indented: the TACACS+ client skips "
+                                                         "the line)"))
+            continue
+        # ... and reads a line up to its first blank (a `#` after it is no more than the rest)
+        line = _TACPLUS_BLANK.split(raw, 1)[0]
+        key, equals, value = line.partition("=")
+        if not equals:
+            dev.base_unmodelled.append((TACPLUS, number, f"{raw.strip()[:120]} (no `=` before the first blank: the "
+                                                         "TACACS+ client reads no setting from it)"))
+            continue
         if key == "server":
             server = value.strip().partition(":")[0]
             servers.append(server)

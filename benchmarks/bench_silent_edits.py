@@ -139,7 +139,8 @@ def main() -> int:
             results = run_checks(load_snapshot(work)) + run_static(work)
             if not any(r.findings for r in results):
                 label = build.parent.name if build.name == "build" else build.name  # (a variant's build/)
-                silent.append((f"{label}/{rel}", number, old.strip(), new.strip()))
+                shown = (old, new) if mode == "indent" else (old.strip(), new.strip())  # (the indentation is the edit)
+                silent.append((f"{label}/{rel}", number, *shown))
             shutil.rmtree(work)
     for where, number, old, new in silent:
         print(f"{where}:{number}: {old[:100]!r} -> {new[:100]!r}")

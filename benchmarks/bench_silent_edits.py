@@ -3,12 +3,13 @@
 the line deleted (--mode delete), a line of the same file of another device or server (or of this
 one) inserted before it (--mode insert: a paste from the wrong place), or the line swapped with the
 next (--mode swap: order matters to FRR, ifupdown2 and the shell), or its indentation changed
-(--mode indent); after each edit the model checks and the IB static checks run, and an
+(--mode indent), or the file replaced whole by the file of the same name of another device or
+server (--mode copy: a push to the wrong switch); after each edit the model checks and the IB static checks run, and an
 edit after which they say nothing at all is printed for a person to judge. Most such edits change
 nothing (a description, a `pre-down` command); the rest are a reading to mend (docs/performance.md,
 fifty-second session). Prints each silent edit and how many there were.
 
-    python3 benchmarks/bench_silent_edits.py --edits 800 --seed 1 [--mode word|delete|insert|swap|indent] [--build DIR ...]
+    python3 benchmarks/bench_silent_edits.py --edits 800 --seed 1 [--mode word|delete|insert|swap|indent|copy] [--build DIR ...]
 """
 
 from __future__ import annotations
@@ -58,7 +59,7 @@ def replacement(rng: random.Random, word: str, lines: list[str]) -> str:
     return rng.choice(KEYWORDS)
 
 
-MODES = ("word", "delete", "insert", "swap", "indent")
+MODES = ("word", "delete", "insert", "swap", "indent", "copy")
 
 
 def edit_once(rng: random.Random, text: str, mode: str, donors: list[str]) -> tuple[int, str, str] | None:
@@ -100,7 +101,8 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--mode", choices=MODES, default="word",
                     help="word: replace one word; delete: the line; insert: a line of the same file elsewhere "
-                         "before it; swap: the line with the next; indent: the line's indentation")
+                         "before it; swap: the line with the next; indent: the line's indentation; copy: the file by "
+                         "another device's of the same name")
     ap.add_argument("--delete", action="store_true", help="the same as --mode delete")
     ap.add_argument("--build", type=Path, action="append", default=[],
                     help="a build folder (repeatable; default: the example, rendered)")
@@ -125,17 +127,29 @@ def main() -> int:
             rel = rng.choice(files[build])
             donors = [(build / other).read_text() for other in rng.sample(same_name[(build, rel.name)],
                                                                        min(3, len(same_name[(build, rel.name)])))]
-            made = edit_once(rng, (build / rel).read_text(), mode, donors)
+            text = (build / rel).read_text()
+            if mode == "copy":  # the file of the same name of another device or server, whole (a mis-push)
+                others = [other for other in same_name[(build, rel.name)] if (build / other).read_text() != text]
+                if not others:
+                    continue
+                other = rng.choice(others)
+                made: tuple[int, str, str] | None = (0, str(other), (build / other).read_text())
+            else:
+                made = edit_once(rng, text, mode, donors)
             if made is None:
                 continue
             done += 1
             number, old, new = made
             work = Path(tmp) / "edited"
             shutil.copytree(build, work, symlinks=True)
-            lines = (work / rel).read_text().split("\n")
-            # (a swap's two lines replace the line and the next; an insert's, the line alone)
-            lines[number - 1:number + (mode == "swap")] = new.split("\n")
-            (work / rel).write_text("\n".join(lines))
+            if mode == "copy":
+                (work / rel).write_text(new)
+                new = f"(the file of {old})"
+            else:
+                lines = (work / rel).read_text().split("\n")
+                # (a swap's two lines replace the line and the next; an insert's, the line alone)
+                lines[number - 1:number + (mode == "swap")] = new.split("\n")
+                (work / rel).write_text("\n".join(lines))
             results = run_checks(load_snapshot(work)) + run_static(work)
             if not any(r.findings for r in results):
                 label = build.parent.name if build.name == "build" else build.name  # (a variant's build/)

@@ -1906,7 +1906,9 @@ def _propagate(origin: list[int], edges: list[list[Edge]], asn: list[int],
             send = have ^ (have & suppressed[src]) if src in suppressed else have
             for dst, mask, ibgp, delays, sender in edges[src]:
                 offer = send if mask is None else send & mask
-                offer ^= offer & reach[dst]  # offer & ~reach, as cheap as the smaller of the two
+                known = offer & reach[dst]  # (offer & ~reach, as cheap as the smaller of the two)
+                if known:
+                    offer ^= known  # (else the same int, not a copy)
                 if not offer:
                     continue
                 if ibgp:
@@ -1943,7 +1945,8 @@ def _propagate(origin: list[int], edges: list[list[Edge]], asn: list[int],
                 src, offer = senders[0]
                 if not offer:
                     continue
-                inbound[src] = inbound.get(src, 0) | offer
+                before = inbound.get(src)
+                inbound[src] = offer if before is None else before | offer
                 if asn[src] == asn[dst]:
                     ibgp_learned[dst] |= offer
                 reach[dst] |= offer
@@ -1973,7 +1976,8 @@ def _propagate(origin: list[int], edges: list[list[Edge]], asn: list[int],
                 installed = _cap(installed, paths_cap[dst], one_as, asn)
             for src, bits_ in installed:
                 if bits_:
-                    inbound[src] = inbound.get(src, 0) | bits_
+                    before = inbound.get(src)
+                    inbound[src] = bits_ if before is None else before | bits_
                     if asn[src] == asn[dst]:
                         ibgp_learned[dst] |= bits_
             reach[dst] |= assigned
@@ -2364,7 +2368,8 @@ def expected_plane(snap: Snapshot, plane: str, bit_of: Mapping[str, int]) -> Pla
                 if not have:
                     continue
             for dst in links[src]:
-                new = have ^ (have & reach[dst])
+                known = have & reach[dst]
+                new = have ^ known if known else have  # (the same int, not a copy: most offers are whole)
                 if not new:
                     continue
                 group = group_of.get(asn[dst])
@@ -2379,7 +2384,8 @@ def expected_plane(snap: Snapshot, plane: str, bit_of: Mapping[str, int]) -> Pla
             gained = 0
             inbound = via_in[dst]
             for src, new in senders:
-                inbound[src] = inbound.get(src, 0) | new
+                before = inbound.get(src)
+                inbound[src] = new if before is None else before | new  # (0 | new would copy new)
                 gained |= new
             reach[dst] |= gained
             frontier[dst] = gained

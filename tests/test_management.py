@@ -80,6 +80,20 @@ def test_secrets_are_put_in_at_push_time_only(tmp_path: Path, monkeypatch: pytes
     assert substitute_secrets(text.split("\n")[0], values, "x") == "username a secret sha512 $6$salt$hash"
 
 
+def test_a_secret_that_is_not_one_word_is_refused_before_the_push() -> None:
+    """A value is written into the device's file as it is: a blank cuts it short for FRR, EOS and
+    the TACACS+ client, a quote or backslash ends NVUE's YAML or SONiC's JSON string, a newline adds
+    a line of its own (`secret=x` + `server=203.0.113.9`). Each is refused naming the secret, never
+    its value; a hash's `$`, `/` and `.` are fine."""
+    text = "secret=${secret:tacacs-key}\nserver=192.0.2.49\n"
+    for value in ("two words", "x\nserver=203.0.113.9", 'qu"ote', "back\\slash", "tab\tbed", "caf\u00e9", "nul\0"):
+        with pytest.raises(CredentialError) as refused:
+            substitute_secrets(text, {"tacacs-key": value}, "a-leaf-su1-r0 tacplus_servers")
+        said = str(refused.value)
+        assert "tacacs-key" in said and value not in said and "a-leaf-su1-r0 tacplus_servers" in said
+    assert substitute_secrets(text, {"tacacs-key": "$6$s.a/lt!#"}, "x").startswith("secret=$6$s.a/lt!#\n")
+
+
 def test_cumulus_renders_tacacs_only_when_planned(rendered: dict[str, str], example_loaded: LoadedInventory) -> None:
     text = rendered["plane-A/a-leaf-su1-r0/tacplus_servers"]
     assert text.splitlines()[2:] == ["secret=${secret:tacacs-key}", "server=192.0.2.49", "vrf=mgmt"]

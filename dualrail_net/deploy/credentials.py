@@ -4,6 +4,7 @@ inventory. Nothing here is logged."""
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -62,11 +63,25 @@ def named_secrets(repo_root: Path | None = None) -> dict[str, str]:
 def substitute_secrets(text: str, secrets: dict[str, str], where: str) -> str:
     """``text`` with every ``${secret:NAME}`` replaced by its value; a name without a value is a
     CredentialError naming it (never a value) before anything is pushed."""
-    missing = sorted({m.group(1) for m in _PLACEHOLDER.finditer(text)} - set(secrets))
+    used = {m.group(1) for m in _PLACEHOLDER.finditer(text)}
+    missing = sorted(used - set(secrets))
     if missing:
         raise CredentialError(f"{where} needs secret(s) {', '.join(missing)}: add them under `secrets:` in the "
                               "DUALRAIL_SECRETS file")
+    unfit = sorted(name for name in used if not _SECRET_VALUE.fullmatch(secrets[name]))
+    if unfit:
+        # the value is written into the file as it is: a blank ends it early for FRR, EOS (one word)
+        # and the TACACS+ client (it reads a line up to its first blank), a quote or backslash ends
+        # or escapes NVUE's YAML and SONiC's JSON strings, a newline starts a line of the device's own
+        raise CredentialError(f"{where}: secret(s) {', '.join(unfit)} hold a blank, a quote, a backslash, a "
+                              "control or non-ASCII character: the value is written into the device's file as "
+                              "it is, where that cuts it short or adds to the file; choose values of printable "
+                              "ASCII without them")
     return _PLACEHOLDER.sub(lambda m: secrets[m.group(1)], text)
+
+
+# a secret value that is one word in every file it is written into (substitute_secrets)
+_SECRET_VALUE = re.compile(r'[!#-\[\]-~]+')
 
 
 def redact_secrets(text: str, secrets: dict[str, str]) -> str:

@@ -112,8 +112,10 @@ def test_a_line_indented_under_a_line_that_opens_no_mode_is_read_in_eos_modes() 
     assert port.down == "shutdown" and port.mtu == 9214 and dev.hostname == "other"
     assert dev.bgp[None].shut_neighbors == ["10.0.0.1"]
     clean = _read("interface Ethernet1\n   no switchport\n   tx-queue 3\n      bandwidth percent 50\n"
-                  "route-map M permit 10\n   match ip address prefix-list P\n")
-    assert not clean.unmodelled
+                  "route-map M permit 10\n   match ip address prefix-list P\n"
+                  "management api gnmi\n   transport grpc default\n      vrf mgmt\n"
+                  "aaa group server radius other\n   server 192.0.2.9\n")
+    assert not clean.unmodelled  # (blocks read, or harmless blocks taken whole)
 
 
 def test_many_exit_lines_are_read_in_one_pass() -> None:

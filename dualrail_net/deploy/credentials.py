@@ -61,8 +61,9 @@ def named_secrets(repo_root: Path | None = None) -> dict[str, str]:
 
 
 def substitute_secrets(text: str, secrets: dict[str, str], where: str) -> str:
-    """``text`` with every ``${secret:NAME}`` replaced by its value; a name without a value is a
-    CredentialError naming it (never a value) before anything is pushed."""
+    """``text`` with every ``${secret:NAME}`` replaced by its value; a name without a value, or with
+    a value that is not one word of printable ASCII (``_SECRET_VALUE``), is a CredentialError naming
+    it (never a value) before anything is pushed."""
     used = {m.group(1) for m in _PLACEHOLDER.finditer(text)}
     missing = sorted(used - set(secrets))
     if missing:

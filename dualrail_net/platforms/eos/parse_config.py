@@ -83,6 +83,9 @@ KNOWN_TOP_LEVEL = ("service routing protocols model multi-agent", "no ipv6 routi
                    "dns domain", "lldp timer", "lldp holdtime", "service unsupported-transceiver", "alias ",
                    "prompt ", "errdisable recovery", "queue-monitor length", "hardware counter feature ")
 # interface lines with nothing for the model
+# the harmless top-level lines that open a block of harmless lines (an AAA group of another
+# protocol, gNMI's transport): read whole, not said line by line (_say_unread)
+HARMLESS_BLOCKS = ("management api gnmi", "aaa group server")
 KNOWN_INTERFACE = ("no shutdown", "load-interval", "no lldp", "lldp ", "link-debounce", "logging event")
 
 
@@ -186,6 +189,14 @@ def _children(node: Node) -> list[Node]:
     """A line's indented lines, as a reader reads them (recorded: _say_unread)."""
     _DESCENDED.ids.add(id(node))
     return node.children
+
+
+def _read_whole(node: Node) -> None:
+    """A block taken as read, its lines and theirs (a loop: a hostile file nests thousands deep)."""
+    pending = [node]
+    while pending:
+        block = pending.pop()
+        pending.extend(child for child in _children(block) if child.children)
 
 
 def _say_unread(nodes: list[Node], dev: DeviceConfig) -> None:
@@ -1043,7 +1054,10 @@ def _read_nodes(nodes: list[Node], dev: DeviceConfig) -> None:
                         _unmodelled(dev, leak)
         elif _terminattr(node):
             pass
-        elif not _harmless(node, KNOWN_TOP_LEVEL, "global"):
+        elif _harmless(node, KNOWN_TOP_LEVEL, "global"):
+            if node.text.startswith(HARMLESS_BLOCKS):
+                _read_whole(node)  # (a block with nothing for the model: its lines too)
+        else:
             if (defined := match_list_definition(w)) is not None:
                 dev.match_list_names.setdefault(defined, node.line)  # (entries not evaluated: reported)
                 kind, name = defined

@@ -1,13 +1,14 @@
 """Hunt for edits verify passes over in silence: one word of one line of a rendered file replaced
 (an address by another, a number by another, a word by another word of the file or a keyword), or
 the line deleted (--mode delete), a line of the same file of another device or server (or of this
-one) inserted before it (--mode insert: a paste from the wrong place), or the line swapped with the
-next (--mode swap: order matters to FRR, ifupdown2 and the shell), or its indentation changed
-(--mode indent), or the file replaced whole by the file of the same name of another device or
-server (--mode copy: a push to the wrong switch); after each edit the model checks and the IB static checks run, and an
-edit after which they say nothing at all is printed for a person to judge. Most such edits change
-nothing (a description, a `pre-down` command); the rest are a reading to mend (docs/performance.md,
-fifty-second session). Prints each silent edit and how many there were.
+one) inserted before it (--mode insert: a paste from the wrong place), the line swapped with the
+next (--mode swap: order matters to FRR, ifupdown2 and the shell), its indentation changed (--mode
+indent: EOS and NVUE's YAML read by it), or the file replaced whole by the file of the same name of
+another device or server (--mode copy: a push to the wrong switch). After each edit the model checks
+and the IB static checks run, and an edit after which they say nothing at all is printed for a
+person to judge. Most such edits change nothing (a description, a `pre-down` command); the rest are
+a reading to mend (docs/performance.md, fifty-second and fifty-third sessions). Prints each silent
+edit and how many there were.
 
     python3 benchmarks/bench_silent_edits.py --edits 800 --seed 1 [--mode word|delete|insert|swap|indent|copy] [--build DIR ...]
 """
@@ -125,9 +126,10 @@ def main() -> int:
         while done < args.edits:
             build = rng.choice(builds)
             rel = rng.choice(files[build])
-            donors = [(build / other).read_text() for other in rng.sample(same_name[(build, rel.name)],
-                                                                       min(3, len(same_name[(build, rel.name)])))]
             text = (build / rel).read_text()
+            peers = same_name[(build, rel.name)]
+            donors = [(build / other).read_text() for other in rng.sample(peers, min(3, len(peers)))] \
+                if mode == "insert" else []
             if mode == "copy":  # the file of the same name of another device or server, whole (a mis-push)
                 others = [other for other in same_name[(build, rel.name)] if (build / other).read_text() != text]
                 if not others:

@@ -292,9 +292,9 @@ NVUE_MUTATIONS += [
      _edit('            up: {}\n          mtu: 9214\n          speed: "800G"\n        ip:\n',
            '            up: {}\n          mtu: 9214\n          speed: "800G"\n        ip:\n          ipv4:\n'
            '            forward: "off"\n')),
-    ("AS-path lengths not compared (path-selection aspath compare-lengths off: bgp bestpath as-path ignore)",
+    ("AS-path lengths compared in a way NVUE does not have (compare-lengths neither on nor off)",
      "CONFIG-UNMODELLED", _edit('            router-id: "10.10.0.32"\n', '            router-id: "10.10.0.32"\n'
-                                '            path-selection:\n              aspath:\n                compare-lengths: "off"\n')),
+                                '            path-selection:\n              aspath:\n                compare-lengths: "yes"\n')),
     ("a key under path-selection verify does not read", "CONFIG-UNMODELLED",
      _edit('            router-id: "10.10.0.32"\n', '            router-id: "10.10.0.32"\n'
            '            path-selection:\n              multipath:\n                bandwidth: "ignore"\n')),
@@ -883,7 +883,13 @@ def test_path_selection_reads_as_frrs_bestpath_lines(nvue_variant: Path) -> None
     inst = dev.bgp[None]
     assert inst.always_compare_med and inst.multipath_relax and inst.med_missing_as_worst_line > 0
     plain = parse_text("x", text).bgp[None]
-    assert not plain.always_compare_med and not plain.med_missing_as_worst_line
+    assert not plain.always_compare_med and not plain.med_missing_as_worst_line and not plain.as_path_ignore_line
+    # aspath compare-lengths off is FRR's `bgp bestpath as-path ignore` (verify/reference_rib.py follows it)
+    lengths = text.replace(anchor, anchor + '            path-selection:\n              aspath:\n'
+                           '                compare-lengths: "off"\n', 1)
+    ignoring = parse_text("x", lengths)
+    assert ignoring.bgp[None].as_path_ignore_line == lengths.splitlines().index('                compare-lengths: "off"') + 1
+    assert not ignoring.unmodelled
     uplink = '          speed: "800G"\n        ip:\n'
     off = parse_text("x", text.replace(uplink, uplink + '          ipv4:\n            forward: "off"\n', 1))
     assert off.interfaces["swp33"].forwarding is not None

@@ -20,7 +20,7 @@ from dualrail_net.verify.parsers import frr as frr_parser
 from dualrail_net.verify.snapshot import load_snapshot
 from dualrail_net.verify.topology import build_topology
 
-from test_reference_rib import assert_agree
+from test_reference_rib import assert_agree, plain_rib
 
 LEAF_A = "plane-A/a-leaf-su1-r0"
 LEAF_B = "plane-A/a-leaf-su1-r1"
@@ -192,3 +192,55 @@ def test_the_med_a_redistribution_gives_counts_where_two_originators_meet(clean:
                    for k, mask in control.via_in[control.nodes.index(("a-spine-1", None))].items() if mask >> bit & 1]
         assert sorted(senders) == winners, (compare, relax, senders)
         assert_agree(edited, f"anycast MEDs, always-compare-med {compare}, multipath-relax {relax}")
+
+
+_DRAIN = ("route-map PLANE-A-IN-D permit 10\n match ip address prefix-list PLANE-A\n"
+          " set as-path prepend 4200001000 4200001000\nexit\n!\n")
+
+
+def _drained(clean: Path, tmp_path: Path, ignore: str) -> Path:
+    """The leaf's paths from a-spine-2 made two AS hops longer inbound, with ``ignore`` (a line
+    of its `router bgp`, or nothing) beside it."""
+    edited = _copy(clean, tmp_path)
+    conf = edited / LEAF_A / "frr.conf"
+    _edit(conf, "route-map PLANE-A-IN permit 10\n", _DRAIN + "route-map PLANE-A-IN permit 10\n")
+    _edit(conf, "  neighbor 10.11.0.2 route-map PLANE-A-IN in\n", "  neighbor 10.11.0.2 route-map PLANE-A-IN-D in\n")
+    if ignore:
+        _edit(conf, " bgp router-id 10.10.0.32\n", f" bgp router-id 10.10.0.32\n{ignore}")
+    return edited
+
+
+def test_as_path_ignore_keeps_a_drained_spine_in_ecmp(clean: Path, tmp_path: Path) -> None:
+    """`bgp bestpath as-path ignore`: the length no longer decides, so a spine drained by a prepend
+    stays among the leaf's next hops (FRR's bgp_path_info_cmp skips the step; the twin agrees,
+    oracle kind as-path-ignore); without it the drain narrows the leaf's ECMP."""
+    drained = _findings(_drained(clean, tmp_path / "a", ""))
+    assert any(c == "ROUTE-ECMP-WIDTH" and "a-leaf-su1-r0 installs" in m and "a-spine-2" in m for c, _, m in drained)
+    ignored = _drained(clean, tmp_path / "b", " bgp bestpath as-path ignore\n")
+    found = _findings(ignored)
+    assert [f for f in found if f[1] == "error"] == [] and not [f for f in found if "as-path ignore" in f[2]], found
+    rib = plain_rib(ignored)["A"]
+    leaf = next(node for node in rib if node[0] == "a-leaf-su1-r0")
+    remote = next(p for p, hops in rib[leaf].items() if len(hops) == 4)
+    assert sorted(n[0] for n in rib[leaf][remote]) == ["a-spine-1", "a-spine-2", "a-spine-3", "a-spine-4"]
+    # taken back, the drain is in force again
+    undone = _drained(clean, tmp_path / "c", " bgp bestpath as-path ignore\n no bgp bestpath as-path ignore\n")
+    assert any(c == "ROUTE-ECMP-WIDTH" for c, _, _ in _findings(undone))
+
+
+def test_as_path_ignore_above_the_exact_limit_is_said(clean: Path, tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    edited = _drained(clean, tmp_path, " bgp bestpath as-path ignore\n")
+    monkeypatch.setattr(pathjudge, "EXACT_LIMIT", 0)
+    found = _findings(edited)
+    assert any(c == "ROUTE-POLICY-UNMODELLED" and "bgp bestpath as-path ignore" in m and "too large" in m
+               for c, _, m in found), found
+
+
+def test_as_path_ignore_is_read_and_taken_back() -> None:
+    dev = DeviceConfig("x", "cumulus")
+    frr_parser.parse_frr("router bgp 65001\n bgp bestpath as-path ignore\nexit\n", dev)
+    assert dev.bgp[None].as_path_ignore_line == 2 and not dev.unmodelled
+    dev = DeviceConfig("x", "cumulus")
+    frr_parser.parse_frr("router bgp 65001\n bgp bestpath as-path ignore\n no bgp bestpath as-path ignore\nexit\n", dev)
+    assert dev.bgp[None].as_path_ignore_line == 0 and not dev.unmodelled

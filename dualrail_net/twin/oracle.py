@@ -614,6 +614,31 @@ def _prepend_foreign(rng: random.Random, text: str) -> tuple[str, str] | None:
     return _route_map_sets(rng, text, n, name, direction, f"set as-path prepend {prepend}", "-F")
 
 
+def _as_path_ignore(rng: random.Random, text: str) -> tuple[str, str] | None:
+    """A drain undone: one neighbor's paths made longer inbound (its ASN prepended once or twice, in
+    a copy of its route-map) beside `bgp bestpath as-path ignore` (8 times in 10), with which the
+    length no longer decides and the drained neighbor's paths stay in ECMP."""
+    refs = re.findall(r"^ *neighbor (\S+) route-map (\S+) in$", text, re.M)
+    if not refs or "router bgp" not in text:
+        return None
+    n, name = rng.choice(refs)
+    peer = re.search(rf"^ *neighbor {re.escape(n)} remote-as (\d+)$", text, re.M)
+    if not peer:
+        return None
+    prepend = " ".join([peer.group(1)] * rng.choice([1, 2]))
+    entries = re.findall(rf"^route-map {re.escape(name)} (permit|deny) (\d+)\n((?:[ \t]+.*\n)*)", text, re.M)
+    if not entries:
+        return None
+    edited = _neighbors_own_copy(text, entries, name, "-I", f"set as-path prepend {prepend}", n, "in")
+    said = f"neighbor {n} route-map {name}-I in prepends {prepend}"
+    if rng.random() < 0.8:
+        with_ignore = _after_router_id(edited, " bgp bestpath as-path ignore")
+        if with_ignore is None:
+            return None
+        return said + ", bgp bestpath as-path ignore", with_ignore
+    return said, edited
+
+
 def _a_neighbor_map(rng: random.Random, text: str) -> tuple[list[tuple[str, str, str]], tuple[str, str, str]] | None:
     """Every `neighbor X route-map NAME in|out` of a BGP config, and one of them drawn: (all,
     (neighbor, route-map, direction)); None when there is none."""
@@ -1641,7 +1666,7 @@ EDITS: tuple[Callable[[random.Random, str], tuple[str, str] | None], ...] = (
     _as_path_list, _prepend_foreign, _origin, _flow, _network_map, _max_med, _confederation, _negate, _negate, _prefix_list_entry, _zebra_interface,
     _match_attribute, _relative_attribute, _match_next_hop, _prepend_last_as, _default_local_pref, _peer_group_as,
     _stacked_match, _prefix_range, _listen_range, _static_over_link, _match_family, _minimum_holdtime,
-    _network_backdoor, _session_knob, _fib_source, _tag_or_nht)
+    _network_backdoor, _session_knob, _fib_source, _tag_or_nht, _as_path_ignore)
 
 
 # frr.conf edits whose effect outlives the daemons (zebra sets a port admin-down in the kernel)

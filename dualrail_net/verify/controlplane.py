@@ -1287,6 +1287,9 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
     # with what needs the paths (path_triggers: (device, line, what))
     writes_paths = {node[0] for node in nodes if devices[node[0]].as_path_lists or _writes_path(devices[node[0]])}
     path_triggers: list[tuple[str, int, str]] = _origin_attributes(devices, origins)
+    # `bgp bestpath as-path ignore`: paths of any length compete, which only the paths can say
+    path_triggers += [(node[0], inst.as_path_ignore_line, "bgp bestpath as-path ignore") for node in nodes
+                      if (inst := devices[node[0]].bgp[node[1]]).as_path_ignore_line]
     path_keys: dict[int, list[int]] | None = {} if writes_paths or path_triggers else None
     origin_read: set[tuple[str, str]] = set()  # (device, route-map) whose `set origin` entries are listed
     shared_masks: dict[int, int] = {}

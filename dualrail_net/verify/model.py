@@ -310,6 +310,10 @@ class BgpInstance:
     # `bgp bestpath as-path multipath-relax`: paths of equal AS-path length through different ASNs
     # share ECMP (FRR: off unless said; EOS: on unless `no ...`, the EOS reader's default)
     multipath_relax: bool = False
+    # `bgp bestpath as-path ignore`: best-path selection skips the AS path's length, so paths of
+    # different lengths go on to ORIGIN and MED and may share ECMP (a prepend drains nothing); its
+    # line (0: lengths compared, every platform's default)
+    as_path_ignore_line: int = 0
     # `bgp always-compare-med`: MED decides between paths of any neighbor AS (else only of one)
     always_compare_med: bool = False
     # `bgp bestpath med missing-as-worst`: a path without a MED compares as the highest MED

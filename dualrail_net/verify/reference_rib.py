@@ -443,8 +443,9 @@ def _converge(snap: Snapshot, topo: Topology, nodes: list[NodeId], inbound: Mapp
                     continue  # its own prefix: a BGP path never replaces it
                 top = max(p.rank for p in offered)  # weight, then local preference, outrank the path
                 offered = [p for p in offered if p.rank == top]
-                shortest = min(len(p.as_path) for p in offered)
-                offered = [p for p in offered if len(p.as_path) == shortest]
+                if not dst_inst.as_path_ignore_line:  # (`bgp bestpath as-path ignore`: the length decides nothing)
+                    shortest = min(len(p.as_path) for p in offered)
+                    offered = [p for p in offered if len(p.as_path) == shortest]
                 lowest_origin = min(p.origin for p in offered)
                 if denied is not None:
                     for p in offered:

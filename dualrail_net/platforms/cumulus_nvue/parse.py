@@ -757,9 +757,11 @@ def _path_selection(r: _Reader, ps: dict[str, Any], path: PathKey, inst: BgpInst
     r.extra(med, (*path, "med"), {"compare-always", "compare-confed", "compare-deterministic", "missing-as-max"},
             routing=True)
     r.extra(multipath, (*path, "multipath"), {"aspath-ignore"}, routing=True)
-    if aspath.get("compare-lengths", "on") != "on":
+    if aspath.get("compare-lengths", "on") == "off":
+        inst.as_path_ignore_line = r.line((*path, "aspath", "compare-lengths"))
+    elif aspath.get("compare-lengths", "on") != "on":
         r.routing((*path, "aspath", "compare-lengths"),
-                  "path-selection aspath compare-lengths off (bgp bestpath as-path ignore): not modelled")
+                  f"path-selection aspath compare-lengths {str(aspath.get('compare-lengths'))[:40]}: not modelled")
     if med.get("compare-deterministic", "on") != "on":
         r.routing((*path, "med", "compare-deterministic"),
                   "path-selection med compare-deterministic off (no bgp deterministic-med): not modelled")

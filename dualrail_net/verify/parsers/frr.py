@@ -1376,6 +1376,8 @@ def bgp_statement(inst: BgpInstance, w: list[str], line: int = 0) -> bool:
             inst.router_id = w[2]
         elif w[1:] == ["bestpath", "as-path", "multipath-relax"]:
             inst.multipath_relax = True
+        elif w[1:] == ["bestpath", "as-path", "ignore"]:
+            inst.as_path_ignore_line = line
         elif w[1:] == ["always-compare-med"]:
             inst.always_compare_med = True
         elif w[1:2] == ["minimum-holdtime"] and len(w) == 3 and (least := _int(w[2], 65535)):
@@ -1510,6 +1512,8 @@ def bgp_negation(inst: BgpInstance, w: list[str], line: int, eos: bool = False) 
         return neighbor_statement(inst, ["neighbor"] + w[1:], line, negated=True, eos=eos)
     elif w == ["bgp", "bestpath", "as-path", "multipath-relax"]:
         inst.multipath_relax = False
+    elif w == ["bgp", "bestpath", "as-path", "ignore"]:
+        inst.as_path_ignore_line = 0
     elif w == ["bgp", "always-compare-med"]:
         inst.always_compare_med = False
     elif w[:2] == ["bgp", "minimum-holdtime"] and len(w) <= 3:

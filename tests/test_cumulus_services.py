@@ -3,6 +3,16 @@ them (platforms/cumulus/services.py)."""
 
 from __future__ import annotations
 
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
 from dualrail_net.platforms.cumulus import services
 from dualrail_net.verify.model import DeviceConfig
 
@@ -92,3 +102,111 @@ def test_comment_stripping_fast_path_agrees_with_the_walk() -> None:
     for _ in range(20000):
         text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 12)))
         assert services._without_comments(text) == services._without_comments_walk(text), text
+
+
+# glibc's resolver read in a private mount namespace: /etc/resolv.conf is our file there (bound
+# once, rewritten in place per case), res_init reads it again each call, and the IPv4 servers it
+# keeps are printed in order ("v6" for an IPv6 one, which glibc keeps elsewhere), one case a line
+_GLIBC_PROBE = r"""
+import ctypes, json, os, select, socket, struct, sys
+libc = ctypes.CDLL("libc.so.6")
+libc.__res_state.restype = ctypes.c_void_p
+target = sys.argv[1]
+for case in map(json.loads, sys.stdin.read().splitlines()):
+    with open(target, "w", newline="") as f:
+        f.write(case)
+    r, w = os.pipe()
+    child = os.fork()
+    if child == 0:  # (res_init can loop forever: a child per case, killed after a second)
+        os.close(r)
+        assert libc.__res_init() == 0
+        raw = ctypes.string_at(libc.__res_state(), 20 + 16 * 3)
+        count = struct.unpack_from("i", raw, 16)[0]
+        seen = []
+        for i in range(count):
+            family = struct.unpack_from("=H", raw, 20 + 16 * i)[0]
+            seen.append(socket.inet_ntoa(raw[24 + 16 * i:28 + 16 * i]) if family == socket.AF_INET else "v6")
+        os.write(w, " ".join(seen).encode())
+        os._exit(0)
+    os.close(w)
+    ready, _, _ = select.select([r], [], [], 0.2)
+    if not ready:
+        os.kill(child, 9)
+    print(os.read(r, 4096).decode() if ready else "HANG")
+    os.waitpid(child, 0)
+    os.close(r)
+"""
+
+_KEYWORDS = ["nameserver", "nameserver", "nameserver", " nameserver", "\tnameserver", "nameserver\f", "nameserver\v",
+             "#nameserver", ";nameserver", "NAMESERVER", "nameservers"]
+_GAPS = [" ", " ", "\t", "  \t", "\f", ""]
+_ADDRESSES = ["192.0.2.10", "192.0.2.11", "198.51.100.7", "10.1", "0x0a000002", "012.0.0.3", "1.2.3.4\r", "1.2.3.4#c",
+              "256.0.0.1", "1.2.3", "1.2.3.4.", "08.1.1.1", "0x", "2001:db8::1", "fe80::1%eth0", "::ffff:1.2.3.4", "",
+              "192.0.2.12\x00junk", "٣.1.1.1"]
+_TAILS = ["", "", " # vrf mgmt", "\tjunk here", " ", "\r"]
+_OTHER = ["search example.net", "options ndots:1 timeout:1", "domain example.net", "", "# comment", "garbage line",
+          "  search x", "sortlist 10.0.0.0", "sortlist 10.0.0.0/255.0.0.0 192.0.2.0&255.255.255.0", "sortlist junk/8",
+          "sortlist 10.0.0.0 x\f", "sortlist 10.0.0.0//x;\r", "sortlist\t10.1/8 ; \r"]
+
+
+def _random_resolv(rng: random.Random) -> str:
+    lines = []
+    for _ in range(rng.randint(1, 7)):
+        if rng.random() < 0.25:
+            lines.append(rng.choice(_OTHER))
+        else:
+            lines.append(rng.choice(_KEYWORDS) + rng.choice(_GAPS) + rng.choice(_ADDRESSES) + rng.choice(_TAILS))
+    return "".join(line + rng.choice(["\n", "\n", "\r\n"]) for line in lines)
+
+
+@pytest.mark.root
+@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("unshare") is None, reason="needs root and unshare")
+def test_resolv_conf_reading_equals_glibcs_res_init(tmp_path: Path) -> None:
+    """read_resolv's name servers against glibc's own res_init (Debian 12's libc, through ctypes in
+    a mount namespace of its own) on 300 random files: indented and spaced keywords, CRLF ends,
+    inet_aton's other forms, words stuck to the address, IPv6, a NUL in the line, and `sortlist`
+    lines res_init never finishes reading (its child is killed after 0.2 s: "HANG")."""
+    rng = random.Random(54)
+    cases = [_random_resolv(rng) for _ in range(300)]
+    target = tmp_path / "resolv.conf"
+    target.write_text("")
+    probe = tmp_path / "probe.py"
+    probe.write_text(_GLIBC_PROBE)
+    run = subprocess.run(["unshare", "-m", "sh", "-c", f"mount --bind {target} /etc/resolv.conf && "
+                          f"exec {sys.executable} {probe} {target}"],
+                         input="".join(json.dumps(c) + "\n" for c in cases).encode(), capture_output=True, timeout=120)
+    assert run.returncode == 0, run.stderr.decode()
+    glibc = run.stdout.decode().split("\n")[:-1]
+    assert len(glibc) == len(cases)
+    asked = hangs = 0
+    for case, theirs in zip(cases, glibc):
+        dev = DeviceConfig(name="leaf", platform="cumulus")  # (no management VRF: every server counts)
+        services.read_resolv(case, dev, "mgmt")
+        if dev.management.resolver_hangs is not None:
+            assert theirs == "HANG", repr(case)
+            hangs += 1
+            continue
+        mine = ["v6" if ":" in s else s for s in dev.management.dns]
+        assert mine == (theirs.split() if mine else theirs.split() if theirs == "HANG" else
+                        [s for s in theirs.split() if s != "127.0.0.1"]), repr(case)  # (none: glibc asks 127.0.0.1)
+        asked += len(mine)
+        # every line that names a server to a person is asked or said (not a comment to glibc)
+        looks = [line for line in case.split("\n") if line[:1] not in ("#", ";") and "nameserver" in line.lower()]
+        assert len(mine) + len(dev.management.astray) + len(dev.base_unmodelled) >= len(looks), repr(case)
+    assert asked > 40 and hangs > 10, (asked, hangs)  # (not vacuous: servers asked, lines glibc never finishes)
+
+
+def test_inet_aton_exact_equals_the_c_librarys() -> None:
+    """inet_aton_exact against the C library's inet_aton (socket.inet_aton) on words without
+    blanks, where the two must agree (inet_aton also takes a blank and anything after it)."""
+    import socket
+    import struct
+    rng = random.Random(541)
+    alphabet = "0123456789.xXabfgAF"
+    for _ in range(20_000):
+        word = "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 14)))
+        try:
+            theirs: int | None = struct.unpack("!I", socket.inet_aton(word))[0]
+        except OSError:
+            theirs = None
+        assert services.inet_aton_exact(word) == theirs, word

@@ -1365,6 +1365,11 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
      lambda r: edit(r / LEAF_A / "tacplus_servers", "vrf=mgmt\n", "vrf = mgmt\n")),
     ("a Cumulus name server on an indented line (glibc reads keywords at the line's start only)", "MGMT-SERVICES",
      lambda r: edit(r / LEAF_A / "resolv.conf", "nameserver 192.0.2.53", "\tnameserver 192.0.2.53")),
+    ("a Cumulus `nameserver 192.0.2.53#vrf mgmt` (glibc reads the address up to a blank: not one)", "MGMT-SERVICES",
+     lambda r: edit(r / LEAF_A / "resolv.conf", "nameserver 192.0.2.53 # vrf mgmt", "nameserver 192.0.2.53#vrf mgmt")),
+    ("a Cumulus `sortlist` line ending in a CR (glibc's res_init loops on it: every lookup hangs)", "MGMT-SERVICES",
+     lambda r: edit(r / LEAF_A / "resolv.conf", "nameserver 192.0.2.53", "sortlist 192.0.2.0/255.255.255.0\r\n"
+                                                                         "nameserver 192.0.2.53")),
     ("an EOS user's hash written into the file (a secret in git)", "MGMT-SECRET",
      lambda r: edit(r / SPINE_A / "running-config", "secret sha512 ${secret:netops-password}", "secret sha512 $6$salt$hash")),
     ("an EOS TACACS+ key written into the file", "MGMT-SECRET",

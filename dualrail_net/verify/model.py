@@ -710,6 +710,10 @@ class ManagementConfig:
     ntp: list[str] = field(default_factory=list)
     syslog: list[str] = field(default_factory=list)
     dns: list[str] = field(default_factory=list)
+    # a resolv.conf line glibc's res_init never finishes reading (its `sortlist` parser loops on a
+    # character it neither takes nor skips, measured on Debian 12's glibc 2.36): every name lookup
+    # on the switch hangs; (file, line, why), for MGMT-SERVICES
+    resolver_hangs: tuple[str, int, str] | None = None
     # service lines that name a server but do not reach it as planned (another VRF, or a syslog
     # transport other than the renderer's UDP 514): (file, line, server, how), for MGMT-SERVICES
     astray: list[tuple[str, int, str, str]] = field(default_factory=list)

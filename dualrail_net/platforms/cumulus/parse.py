@@ -10,7 +10,7 @@ from dualrail_net.platforms.cumulus.kernel_routes import kernel_routes
 from dualrail_net.platforms.cumulus.qos_features import parse_qos_features
 from dualrail_net.verify.model import DeviceConfig
 from dualrail_net.verify.parsers import link
-from dualrail_net.verify.parsers.files import read_text
+from dualrail_net.verify.parsers.files import read_text, read_text_as_written
 from dualrail_net.verify.parsers.frr import parse_frr, zebra_interface_blocks
 from dualrail_net.verify.parsers.ifupdown import apply_link_commands, read_interfaces
 
@@ -62,7 +62,7 @@ def parse_services(folder: Path, dev: DeviceConfig) -> None:
     vrf = mgmt.vrf or MANAGEMENT_VRF
     services.read_ntp(read_text(folder / services.NTP), dev)
     services.read_rsyslog(read_text(folder / services.SYSLOG), dev, vrf)
-    services.read_resolv(read_text(folder / services.RESOLV), dev, vrf)
+    services.read_resolv(read_text_as_written(folder / services.RESOLV), dev, vrf)
     services.read_tacplus(read_text(folder / services.TACPLUS), dev, vrf)
 
 

@@ -286,40 +286,147 @@ _RESOLV_HARMLESS = frozenset({"search", "domain", "options", "sortlist"})
 
 
 def read_resolv(text: str, dev: DeviceConfig, vrf: str) -> None:
-    """glibc's resolv.conf: ``nameserver`` lines, the first three only (MAXNS), each in the VRF its
-    ``# vrf VRF`` comment names (Cumulus's convention; without one: the default VRF, the fabric's)."""
+    """glibc's resolv.conf: ``nameserver`` lines, the first three it can read only (MAXNS), each in
+    the VRF its ``# vrf VRF`` comment names (Cumulus's convention; without one: the default VRF,
+    the fabric's). A line is read as glibc's res_init reads it (`_resolv_keyword`,
+    `_resolv_server`); a line that looks like a name server to a person but not to glibc (indented,
+    the keyword followed by another blank, an address with a carriage return or a `#` stuck to it)
+    is a server never asked, said at its line."""
     mgmt = dev.management
     seen = 0
     for number, raw in enumerate(text.split("\n"), 1):
-        words = raw.split("#", 1)[0].split()
-        if words and raw[:1] in (" ", "\t"):
-            # glibc matches a keyword at the line's first column only (res_init's MATCH): an
-            # indented line is no line of its at all
-            if words[0] == "nameserver" and len(words) > 1:
-                mgmt.located.setdefault(("DNS", words[1]), (RESOLV, number))
-                mgmt.astray.append((RESOLV, number, words[1], "on an indented line (glibc's resolver reads a "
-                                    "keyword only at the line's start: it never asks this server)"))
+        line = raw.split("\0", 1)[0]  # (C strings: glibc reads a line up to its first NUL)
+        if line[:1] in (";", "#"):
+            continue
+        keyword = _resolv_keyword(line)
+        words = line.split("#", 1)[0].split()
+        if keyword == "sortlist" and mgmt.resolver_hangs is None \
+                and (stuck := sortlist_stuck_at(line[len(keyword):])) is not None:
+            mgmt.resolver_hangs = (RESOLV, number, f"glibc's resolver never finishes reading this sortlist line: it "
+                                   f"neither takes nor skips {stuck!r}")
+        if keyword == "nameserver":
+            server = _resolv_server(line[len(keyword):])
+            if server is None:
+                written = line[len(keyword):].strip(" \t").split(" ", 1)[0].split("\t", 1)[0]
+                mgmt.located.setdefault(("DNS", written), (RESOLV, number))
+                mgmt.astray.append((RESOLV, number, written, f"{written!r} is not an address glibc's resolver reads "
+                                    "(it skips the line)"))
+                continue
+            if seen >= MAXNS:  # (a line glibc skips takes no place among the three)
+                mgmt.located.setdefault(("DNS", server), (RESOLV, number))
+                mgmt.astray.append((RESOLV, number, server, f"after the first {MAXNS} nameserver lines "
+                                    "(glibc's resolver asks no other)"))
+                continue
+            seen += 1
+            mgmt.located.setdefault(("DNS", server), (RESOLV, number))
+            comment = line.partition("#")[2].split()
+            in_vrf = comment[1] if len(comment) == 2 and comment[0] == "vrf" else "default"
+            if in_vrf == vrf or mgmt.vrf is None:
+                mgmt.dns.append(server)
             else:
-                dev.base_unmodelled.append((RESOLV, number, f"{raw.strip()} (indented: glibc's resolver ignores "
-                                                            "the line)"))
-            continue
-        if not words or words[0] in _RESOLV_HARMLESS:
-            continue
-        if words[0] != "nameserver" or len(words) < 2:
-            dev.base_unmodelled.append((RESOLV, number, raw))
-            continue
-        seen += 1
-        server = words[1]
-        mgmt.located.setdefault(("DNS", server), (RESOLV, number))
-        comment = raw.partition("#")[2].split()
-        in_vrf = comment[1] if len(comment) == 2 and comment[0] == "vrf" else "default"
-        if seen > MAXNS:
-            mgmt.astray.append((RESOLV, number, server, f"after the first {MAXNS} nameserver lines "
-                                "(glibc's resolver asks no other)"))
-        elif in_vrf == vrf or mgmt.vrf is None:
-            mgmt.dns.append(server)
+                mgmt.astray.append((RESOLV, number, server, f"resolved in VRF {in_vrf}"))
+        elif keyword is not None or not words:
+            continue  # (search, domain, options, sortlist: which servers are asked stays)
+        elif words[0] == "nameserver" and len(words) > 1:
+            mgmt.located.setdefault(("DNS", words[1]), (RESOLV, number))
+            mgmt.astray.append((RESOLV, number, words[1], "on a line glibc's resolver does not read (it reads "
+                                "`nameserver` at the line's start followed by a space or a tab): it never asks "
+                                "this server"))
         else:
-            mgmt.astray.append((RESOLV, number, server, f"resolved in VRF {in_vrf}"))
+            dev.base_unmodelled.append((RESOLV, number, f"{line.strip()} (glibc's resolver ignores the line)"
+                                        if line[:1].isspace() or words[0] in _RESOLV_HARMLESS else line))
+
+
+_C_SPACE = " \t\n\v\f\r"  # isspace in the C locale (str.isspace also takes \x1c-\x1f and more)
+
+
+def sortlist_stuck_at(rest: str) -> str | None:
+    """The character at which glibc 2.36's `sortlist` parser (res_init, what follows the keyword:
+    ``rest``) stops for good, or None when it reads the line to its end. Its loop skips spaces and
+    tabs, ends at the line's end or a `;`, and otherwise reads a word up to a blank, `;`, a mask
+    separator (`/`, `&`) or a non-ASCII character, then a mask after a separator only when the
+    word is an address; a character it stops at and does not skip (a carriage return, a form feed,
+    a non-ASCII character, a separator after a word that is no address) starts the next round at
+    the same place, forever (measured: res_init then never returns)."""
+    i, n = 0, len(rest)
+    while True:
+        while i < n and rest[i] in " \t":
+            i += 1
+        if i >= n or rest[i] == ";":
+            return None
+        start = i
+        while i < n and rest[i] not in "/&;" and rest[i].isascii() and rest[i] not in _C_SPACE:
+            i += 1
+        if i < n and rest[i] in "/&" and inet_aton_exact(rest[start:i]) is not None:
+            i += 1  # the mask: up to a blank, `;` or a non-ASCII character
+            while i < n and rest[i] != ";" and rest[i].isascii() and rest[i] not in _C_SPACE:
+                i += 1
+        if i == start:
+            return rest[i]
+
+
+def _resolv_keyword(line: str) -> str | None:
+    """The keyword glibc's res_init matches at the start of ``line`` (its MATCH: the word at the
+    first column, then a space or a tab), or None."""
+    for keyword in ("nameserver", *_RESOLV_HARMLESS):
+        if line.startswith(keyword) and line[len(keyword):len(keyword) + 1] in (" ", "\t"):
+            return keyword
+    return None
+
+
+def _resolv_server(rest: str) -> str | None:
+    """The address glibc reads from what follows `nameserver` (``rest``): blanks and tabs skipped,
+    the word up to the next space, tab or end; IPv4 as inet_aton reads it with nothing after it
+    (`__inet_aton_exact`), else IPv6 up to a `%` scope; None when it is neither (glibc skips the
+    line). IPv4 comes back dotted, as glibc asks it."""
+    word = rest.lstrip(" \t")
+    for stop in (" ", "\t"):
+        word = word.split(stop, 1)[0]
+    if not word:
+        return None
+    four = inet_aton_exact(word)
+    if four is not None:
+        return str(ipaddress.IPv4Address(four))
+    host = word.split("%", 1)[0]
+    if not host or any(c.isspace() for c in host):
+        return None
+    try:
+        return str(ipaddress.IPv6Address(host))
+    except ValueError:
+        return None
+
+
+def inet_aton_exact(text: str) -> int | None:
+    """glibc's inet_aton with nothing after the address: one to four parts separated by dots, each
+    decimal, octal (a leading 0) or hexadecimal (0x), the last part filling the bytes the others
+    leave (a, a.b, a.b.c, a.b.c.d); None when glibc refuses it."""
+    parts = text.split(".")
+    if len(parts) > 4:
+        return None
+    values: list[int] = []
+    for part in parts:
+        if not part or not part[0].isdigit() or not part.isascii():
+            return None
+        if part[:2] in ("0x", "0X"):
+            digits, base = part[2:], 16
+        elif part[0] == "0":
+            digits, base = part[1:], 8
+        else:
+            digits, base = part, 10
+        allowed = "0123456789abcdefABCDEF"[:22 if base == 16 else base]
+        if any(c not in allowed for c in digits) or base == 16 and not digits:
+            return None  # (strtoul stops before a stray character, which inet_aton then refuses)
+        value = int(digits, base) if digits else 0
+        if value > 0xFFFFFFFF:
+            return None
+        values.append(value)
+    *head, last = values
+    if any(v > 0xFF for v in head) or last >= 1 << (8 * (4 - len(head))):
+        return None
+    address = last
+    for i, v in enumerate(head):
+        address |= v << (8 * (3 - i))
+    return address
 
 
 # tacplus_servers settings that leave which servers are asked, and how, alone

@@ -230,6 +230,12 @@ def mgmt_services(ctx: Context) -> list[Finding]:
             out += _unplanned(ctx, sw, what, planned, have,
                               "the switch takes time from, sends its logs to or asks names of a host the plan "
                               "does not know: a wrong clock, logs outside the collector, names from anywhere")
+        if sw.mgmt.resolver_hangs is not None:
+            file, line, why = sw.mgmt.resolver_hangs
+            out.append(finding([sw.name], sw.plane, f"{ctx.snap.where(sw.name, file, line)}: {why}: every name "
+                               "lookup on the switch hangs",
+                               "every program that resolves a name (NTP, the TACACS+ client, sudo, apt, an "
+                               "operator's ping) blocks forever, spinning a core: logins and time go with it"))
         for file, line, server, how in sw.mgmt.astray:
             out.append(finding([sw.name], sw.plane, f"{ctx.snap.where(sw.name, file, line)}: {server} is {how}; "
                                f"planned: in the management VRF {sw.vrf}",

@@ -32,7 +32,14 @@ def read_text(path: Path) -> str:
     return read_text_noting_cr(path)[0]
 
 
-def read_text_noting_cr(path: Path) -> tuple[str, int]:
+def read_text_as_written(path: Path) -> str:
+    """The file's text with its carriage returns kept, for a program that splits lines at line feeds
+    only and keeps a CR in the line (glibc's res_init reads resolv.conf so: an address that ends
+    in one is no address to it)."""
+    return read_text_noting_cr(path, translate=False)[0]
+
+
+def read_text_noting_cr(path: Path, translate: bool = True) -> tuple[str, int]:
     """read_text's text and the line of the file's first carriage return (0: none). A program that
     reads lines itself (ifupdown2, systemd, FRR, opensm) takes CRLF line ends as line ends; a shell
     does not: the CR stays in the line's last word (checks of shell-read files need to know)."""
@@ -55,7 +62,7 @@ def read_text_noting_cr(path: Path) -> tuple[str, int]:
         line = data.count(b"\n", 0, exc.start) + 1
         raise UnreadableFile(f"{path}:{line}: error: not UTF-8 text (byte 0x{data[exc.start]:02x}); verify reads "
                              "text files only") from None
-    if "\r" in text:  # what text mode does: \r\n and a lone \r end a line
+    if "\r" in text and translate:  # what text mode does: \r\n and a lone \r end a line
         return text.replace("\r\n", "\n").replace("\r", "\n"), text.count("\n", 0, text.index("\r")) + 1
     return text, 0
 

@@ -244,3 +244,28 @@ def test_as_path_ignore_is_read_and_taken_back() -> None:
     dev = DeviceConfig("x", "cumulus")
     frr_parser.parse_frr("router bgp 65001\n bgp bestpath as-path ignore\n no bgp bestpath as-path ignore\nexit\n", dev)
     assert dev.bgp[None].as_path_ignore_line == 0 and not dev.unmodelled
+
+
+def test_disable_ebgp_connected_route_check_is_read_and_where_it_matters_said(clean: Path, tmp_path: Path) -> None:
+    """`bgp disable-ebgp-connected-route-check` is every eBGP neighbor's `disable-connected-check`:
+    alone it changes nothing here (every peer is on a connected subnet); beside a next hop set to an
+    address on no connected subnet, zebra may resolve that through other routes, which the model
+    does not follow: the path is taken as inaccessible and the line said."""
+    dev = DeviceConfig("x", "cumulus")
+    frr_parser.parse_frr("router bgp 65001\n bgp disable-ebgp-connected-route-check\nexit\n", dev)
+    assert dev.bgp[None].ebgp_unconnected_ok_line == 2 and not dev.unmodelled
+    frr_parser.parse_frr("router bgp 65001\n no bgp disable-ebgp-connected-route-check\nexit\n", dev)
+    assert dev.bgp[None].ebgp_unconnected_ok_line == 0 and not dev.unmodelled
+    alone = _copy(clean, tmp_path / "a")
+    _edit(alone / LEAF_A / "frr.conf", " bgp router-id 10.10.0.32\n",
+          " bgp router-id 10.10.0.32\n bgp disable-ebgp-connected-route-check\n")
+    assert _findings(alone) == []
+    moved = _copy(clean, tmp_path / "b")
+    _edit(moved / LEAF_A / "frr.conf", "route-map PLANE-A-IN permit 10\n match ip address prefix-list PLANE-A\n",
+          "route-map PLANE-A-IN permit 10\n match ip address prefix-list PLANE-A\n set ip next-hop 192.0.2.1\n")
+    plain = _findings(moved)
+    assert any(c == "ROUTE-MISSING" for c, _, _ in plain) and not [m for _, _, m in plain if "resolve" in m]
+    _edit(moved / LEAF_A / "frr.conf", " bgp router-id 10.10.0.32\n",
+          " bgp router-id 10.10.0.32\n bgp disable-ebgp-connected-route-check\n")
+    said = [m for c, s, m in _findings(moved) if s == "warning" and "bgp disable-ebgp-connected-route-check" in m]
+    assert said and "set ip next-hop 192.0.2.1" in said[0], _findings(moved)

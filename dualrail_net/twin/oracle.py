@@ -369,7 +369,8 @@ def _session_knob(rng: random.Random, text: str) -> tuple[str, str] | None:
         return None
     if rng.random() < 0.35:
         line = " bgp " + rng.choice(["bestpath as-path ignore", "bestpath peer-type multipath-relax",
-                                     "reject-as-sets", "fast-convergence", "suppress-fib-pending"])
+                                     "reject-as-sets", "fast-convergence", "suppress-fib-pending",
+                                     "disable-ebgp-connected-route-check"])
         edited = _after_router_id(text, line)
         return None if edited is None else (line.strip(), edited)
     n = rng.choice(neighbors)

@@ -782,6 +782,16 @@ def connected(snap: Snapshot, topo: Topology, node: NodeId) -> dict[str, str]:
 SAME, UNUSABLE, MOVED = "same", "unusable", "moved"
 
 
+def _resolves_recursively(dev: DeviceConfig, node: NodeId, neighbor: Neighbor) -> str:
+    """What lets the receiver's bgpd hand zebra a next hop on no connected subnet to resolve through
+    other routes (ZEBRA_FLAG_ALLOW_RECURSION on an eBGP path): the neighbor's `ebgp-multihop` or
+    `disable-connected-check`, or the instance's `bgp disable-ebgp-connected-route-check`; "" when
+    nothing does (the path is inaccessible)."""
+    if neighbor.unconnected_ok_line:
+        return "`ebgp-multihop`/`disable-connected-check`"
+    return "`bgp disable-ebgp-connected-route-check`" if dev.bgp[node[1]].ebgp_unconnected_ok_line else ""
+
+
 def next_hop_verdict(next_hop: str, outbound: bool, sender_address: str, receiver_address: str,
                      receiver_nets: Sequence[tuple[int, int]], sender_originates: bool) -> str:
     """What the receiver of an eBGP route over a directly connected session makes of a next hop a
@@ -1261,6 +1271,10 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
                 if bad:
                     found.append((bad, f"{said} cannot reach it over a connected subnet (or it is its own address), "
                                        "so the path is inaccessible: neither installed nor advertised"))
+                    if e.next_hop != out_nbr.address and (recursion := _resolves_recursively(dst_dev, nodes[dst], in_nbr)):
+                        unmodelled.append((dev.name, e.next_hop_line, f"set ip next-hop {e.next_hop} toward "
+                                           f"{nodes[dst][0]}, whose {recursion} lets zebra resolve a next hop on no "
+                                           "connected subnet through its routes: taken as inaccessible, not followed"))
         return found, moved
 
     number = {node: i for i, node in enumerate(nodes)}

@@ -314,6 +314,10 @@ class BgpInstance:
     # different lengths go on to ORIGIN and MED and may share ECMP (a prepend drains nothing); its
     # line (0: lengths compared, every platform's default)
     as_path_ignore_line: int = 0
+    # `bgp disable-ebgp-connected-route-check` (FRR): every eBGP neighbor's
+    # `disable-connected-check` (its line; 0: off); a session it lets start toward an address on no
+    # connected subnet is not modelled (said so), and where the peer is connected it changes nothing
+    ebgp_unconnected_ok_line: int = 0
     # `bgp always-compare-med`: MED decides between paths of any neighbor AS (else only of one)
     always_compare_med: bool = False
     # `bgp bestpath med missing-as-worst`: a path without a MED compares as the highest MED

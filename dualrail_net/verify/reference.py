@@ -97,7 +97,7 @@ class PlainTopology:
                 if local is None:
                     where = f"VRF {node[1]}" if node[1] else "the default VRF"
                     one_sided.append((node, addr, no_connected_subnet(where, addr, peer.device, peer.interface,
-                                                                      neighbor)))
+                                                                      neighbor, inst)))
                     continue
                 if any(ep.node == node and ep.ip == addr for ep in self.endpoints):
                     one_sided.append((node, addr, f"{addr} is an address of {node[0]} itself "

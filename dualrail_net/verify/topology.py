@@ -25,7 +25,7 @@ import numpy.typing as npt
 
 from dualrail_net.verify.arrays import distinct, first_of_each
 from dualrail_net.verify.ipfast import network_array, parse_addresses
-from dualrail_net.verify.model import Interface, Neighbor
+from dualrail_net.verify.model import BgpInstance, Interface, Neighbor
 from dualrail_net.verify.snapshot import Snapshot
 
 NodeId = tuple[str, str | None]  # (device, vrf); servers use (server, None)
@@ -475,7 +475,7 @@ def _sessions(snap: Snapshot, topo: Topology) -> tuple[list[Session], list[tuple
         where = f"VRF {node[1]}" if node[1] else "the default VRF"
         if local[i] < 0:
             one_sided.append((node, addr, no_connected_subnet(where, addr, peer_ep.device, peer_ep.interface,
-                                                              neighbor[i])))
+                                                              neighbor[i], snap.devices[node[0]].bgp[node[1]])))
         elif blocked[i] == 1:
             one_sided.append((node, addr, f"{addr} is an address of {node[0]} itself "
                               f"(also configured on {peer_ep.device} {peer_ep.interface})"))
@@ -495,11 +495,13 @@ def _sessions(snap: Snapshot, topo: Topology) -> tuple[list[Session], list[tuple
     return sessions, one_sided
 
 
-def no_connected_subnet(where: str, address: str, owner: str, port: str, neighbor: Neighbor) -> str:
+def no_connected_subnet(where: str, address: str, owner: str, port: str, neighbor: Neighbor,
+                        inst: BgpInstance) -> str:
     """Why a neighbor statement toward ``address`` (``owner``'s ``port``) has no session: no
-    connected subnet of the instance holds it (multihop toward it is not modelled: said so)."""
+    connected subnet of the instance holds it (multihop toward it, or a session the instance's
+    `bgp disable-ebgp-connected-route-check` lets start, is not modelled: said so)."""
     multihop = (" (`ebgp-multihop`/`disable-connected-check`: a session to an address on no connected subnet "
-                "is not modelled)" if neighbor.unconnected_ok_line else "")
+                "is not modelled)" if neighbor.unconnected_ok_line or inst.ebgp_unconnected_ok_line else "")
     return f"no interface of {where} is on a subnet with {address} (it belongs to {owner} {port}){multihop}"
 
 

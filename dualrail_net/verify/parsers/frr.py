@@ -1378,6 +1378,8 @@ def bgp_statement(inst: BgpInstance, w: list[str], line: int = 0) -> bool:
             inst.multipath_relax = True
         elif w[1:] == ["bestpath", "as-path", "ignore"]:
             inst.as_path_ignore_line = line
+        elif w[1:] == ["disable-ebgp-connected-route-check"]:
+            inst.ebgp_unconnected_ok_line = line
         elif w[1:] == ["always-compare-med"]:
             inst.always_compare_med = True
         elif w[1:2] == ["minimum-holdtime"] and len(w) == 3 and (least := _int(w[2], 65535)):
@@ -1514,6 +1516,8 @@ def bgp_negation(inst: BgpInstance, w: list[str], line: int, eos: bool = False) 
         inst.multipath_relax = False
     elif w == ["bgp", "bestpath", "as-path", "ignore"]:
         inst.as_path_ignore_line = 0
+    elif w == ["bgp", "disable-ebgp-connected-route-check"] and not eos:
+        inst.ebgp_unconnected_ok_line = 0
     elif w == ["bgp", "always-compare-med"]:
         inst.always_compare_med = False
     elif w[:2] == ["bgp", "minimum-holdtime"] and len(w) <= 3:
@@ -1554,9 +1558,13 @@ FRR_REDISTRIBUTED = ("connected", "static", "kernel")
 # MEDs anyway), compare-routerid (which of several equal paths is "best": the multipath set is
 # the same), fast-convergence (a session whose port goes down is reset at once, not at its hold
 # timer: twin oracle kind session-knob), preserve-fw-state (the restart flag a peer's helper reads)
-# and suppress-duplicates (FRR's default: an update identical to the last one is not sent again)
+# and suppress-duplicates (FRR's default: an update identical to the last one is not sent again);
+# reject-as-sets (a route carrying an AS_SET is neither taken in nor sent out: only an `as-set`
+# aggregate over learned routes makes one, and both models already send such an aggregate to
+# nobody, routing/reference_rib's `withheld`; twin oracle kind session-knob)
 _HARMLESS_BGP = (["log-neighbor-changes"], ["graceful-restart"], ["deterministic-med"], ["bestpath", "compare-routerid"],
-                 ["fast-convergence"], ["graceful-restart", "preserve-fw-state"], ["suppress-duplicates"])
+                 ["fast-convergence"], ["graceful-restart", "preserve-fw-state"], ["suppress-duplicates"],
+                 ["reject-as-sets"])
 
 # `no bgp ...` statements of FRR that change no route: those of _HARMLESS_BGP switched off but
 # deterministic MED (off, paths with MEDs are compared in arrival order, not grouped), and

@@ -118,6 +118,24 @@ def test_a_line_indented_under_a_line_that_opens_no_mode_is_read_in_eos_modes() 
     assert not clean.unmodelled  # (blocks read, or harmless blocks taken whole)
 
 
+def test_a_line_pasted_into_a_block_with_nothing_for_the_model_is_read_where_eos_takes_it() -> None:
+    """gNMI's block and an AAA group are taken whole (nothing in them routes), but a line pasted
+    into one that is no command of its modes (gNMI's, its `transport grpc`'s, an AAA group's) is
+    taken by EOS in the mode above: a static route or a port's `shutdown` acts and is said; the
+    block's own commands stay silent."""
+    gnmi = ("management api gnmi\n   transport grpc default\n      vrf mgmt\n      port 6030\n"
+            "      ip access-group GNMI\n   provider eos-native\n")
+    assert not _read(gnmi + "aaa group server tacacs+ ops\n   server 192.0.2.49 vrf mgmt\n").unmodelled
+    pasted = _read("interface Ethernet1\n   no switchport\n   ip address 10.0.0.0/31\n"
+                   "management api gnmi\n   transport grpc default\n      vrf mgmt\n"
+                   "      ip route 10.22.0.0/20 Null0\n   interface Ethernet1\n      shutdown\n"
+                   "aaa group server tacacs+ ops\n   server 192.0.2.49 vrf mgmt\n   ip route 10.23.0.0/20 Null0\n")
+    said = dict(pasted.unmodelled)
+    assert sorted(said) == [7, 8, 12] and all(said[n].startswith("read in the top level") for n in said), said
+    assert [r.prefix for r in pasted.static_routes] == ["10.22.0.0/20", "10.23.0.0/20"]
+    assert pasted.interfaces["Ethernet1"].down == "shutdown"
+
+
 def test_many_exit_lines_are_read_in_one_pass() -> None:
     """An `exit` after each of many blocks and between a port's lines: every port read, every line
     after a port's `exit` refused at the top (a count of lines per `exit` would be quadratic)."""

@@ -34,11 +34,15 @@ class _Position:
     argument: _Position | None = None
     child_mode: str = ""  # the mode of the block a line ending here opens
     numbers: bool = False  # `*+`: one or more numbers here, then this position's keywords
+    # `*.`: an address or prefix here (a word that starts with a digit), so a word that does not is
+    # still a shortened keyword of the position (`ip route v mgmt ...` is `ip route vrf`)
+    address: bool = False
 
 
-# One pattern per line: words are keywords, `*` an argument, `*+` one or more numbers, `a|b`
-# alternatives, `>MODE` the mode of the block the line opens; `:` lists first keywords. A pattern
-# stops where the arguments run free (the rest of a line is left as written).
+# One pattern per line: words are keywords, `*` an argument, `*+` one or more numbers, `*.` an
+# address (a word starting with a digit), `a|b` alternatives, `>MODE` the mode of the block the line
+# opens; `:` lists first keywords. A pattern stops where the arguments run free (the rest of a line
+# is left as written).
 _GRAMMAR: dict[str, str] = {
     "global": """
         : agent alias application arp banner bfd boot class-map clock comment cvx dhcp dns dot1x
@@ -61,6 +65,7 @@ _GRAMMAR: dict[str, str] = {
         ip prefix-list * permit|deny * ge|le|eq * ge|le
         ip routing vrf
         ip route vrf
+        ip route *.
         ip as-path access-list
         ip address-list|community-list|dhcp|domain|domain-list|domain-lookup|domain-name|extcommunity-list
         ip fib|ftp|hardware|host|http|icmp|igmp|large-community-list|load-sharing|multicast-routing
@@ -71,7 +76,8 @@ _GRAMMAR: dict[str, str] = {
         logging relogging-interval|source-interface|synchronous|event|policy
         management ssh>mgmt-service
         management api http-commands>mgmt-service
-        management api gnmi|netconf|restconf|models
+        management api gnmi>mgmt-gnmi
+        management api netconf|restconf|models
         management console|cvx|defaults|security|telnet|tech-support|accounts
         ntp server|serve|authenticate|authentication-key|local-interface|trusted-key|qos
         qos map dscp *+ to traffic-class
@@ -183,6 +189,14 @@ _GRAMMAR: dict[str, str] = {
         : comment default exit ipv6 no shutdown show
         ip access-group
     """,
+    "mgmt-gnmi": """
+        : comment default exit no provider show
+        transport grpc *>gnmi-transport
+    """,
+    "gnmi-transport": """
+        : authorization certificate comment default exit no notification port shutdown show ssl vrf
+        ip access-group
+    """,
     "aaa-group": """
         : comment default exit no server show
     """,
@@ -221,6 +235,10 @@ def _compile(text: str) -> _Position:
                 if word == "*+":
                     for position in at:
                         position.argument = position.argument or _Position(numbers=True)
+                    at = [position.argument for position in at if position.argument is not None]
+                elif word == "*.":
+                    for position in at:
+                        position.argument = position.argument or _Position(address=True)
                     at = [position.argument for position in at if position.argument is not None]
                 elif word == "*":
                     for position in at:
@@ -314,7 +332,8 @@ def _spell_words(words: list[str], mode: str) -> tuple[list[str], str, tuple[str
             pass  # (a list of numbers: the position stays until its keyword)
         elif low in at.keywords:
             out[i], at = low, at.keywords[low]
-        elif at.argument is not None and (low.isdecimal() or not at.argument.numbers):
+        elif at.argument is not None and (low.isdecimal() or not at.argument.numbers) \
+                and (low[:1].isdigit() or not at.argument.address):
             at = at.argument
         elif at.keywords:
             could = tuple(sorted(k for k in at.keywords if k.startswith(low)))
@@ -374,7 +393,7 @@ def _fit(mode: str, words: list[str]) -> tuple[int, bool]:
             continue
         if low in at.keywords:
             at, placed = at.keywords[low], placed + 1
-        elif at.argument is not None:
+        elif at.argument is not None and (low[:1].isdigit() or not at.argument.address):
             at = at.argument
         elif not at.keywords:
             break  # (the table stops here: the rest is the command's own)
@@ -386,6 +405,25 @@ def _fit(mode: str, words: list[str]) -> tuple[int, bool]:
         else:
             return 0, True
     return placed, whole
+
+
+def strays(block: Node, mode: str = "global") -> list[Node]:
+    """The lines under ``block`` (a line of ``mode``) that are no command of the mode its line
+    opens, nor of the modes its lines open in turn (the table's modes; a block it does not know
+    keeps its lines): EOS takes such a line in a mode above or refuses it, so a block with nothing
+    for the model must not swallow it in silence. A stray's own lines are its own (not walked)."""
+    out = []
+    pending = [(block, _spell_words(block.words, mode)[3])]
+    while pending:  # (a loop: a hostile file nests thousands deep)
+        node, inner = pending.pop()
+        if not inner:
+            continue  # (a block the table does not know: its lines stay its own)
+        for child in node.children:
+            if not _fit(inner, child.words)[0]:
+                out.append(child)
+            elif child.children:
+                pending.append((child, _spell_words(child.words, inner)[3]))
+    return sorted(out, key=lambda n: n.line)
 
 
 def renested(nodes: list[Node], exits: Sequence[int] = ()) -> list[tuple[int, int]]:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from dualrail_net.platforms.eos import Eos
-from dualrail_net.platforms.eos.keywords import renested, spell_out, spelled_as_written
+from dualrail_net.platforms.eos.keywords import renested, spell_out, spelled_as_written, strays
 from dualrail_net.platforms.eos.names import interface_names
 from dualrail_net.secretref import is_reference
 from dualrail_net.verify.ipfast import network_of
@@ -1057,6 +1057,8 @@ def _read_nodes(nodes: list[Node], dev: DeviceConfig) -> None:
         elif _harmless(node, KNOWN_TOP_LEVEL, "global"):
             if node.text.startswith(HARMLESS_BLOCKS):
                 _read_whole(node)  # (a block with nothing for the model: its lines too)
+                for stray in strays(node):  # (but a line pasted in that is no command of the block's modes)
+                    _unmodelled(dev, stray)
         else:
             if (defined := match_list_definition(w)) is not None:
                 dev.match_list_names.setdefault(defined, node.line)  # (entries not evaluated: reported)

@@ -551,6 +551,10 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
     ("a server's main-table route to plane B's loopbacks run at `down` instead of `post-up`", "HOST-FORWARDING",
      lambda r: edit(r / "servers/gpu001/interfaces", "post-up ip route replace 10.20.0.0/24 via 10.22.0.0",
                     "down ip route replace 10.20.0.0/24 via 10.22.0.0")),
+    ("a server's main-table route to plane A's servers written with bits beyond its length (the kernel refuses it)",
+     "HOST-FORWARDING",
+     lambda r: edit(r / "servers/gpu001/interfaces", "post-up ip route replace 10.12.0.0/20 via 10.12.0.0 dev ens1f0np0",
+                    "post-up ip route replace 10.12.0.2/20 via 10.12.0.0 dev ens1f0np0")),
     ("a server's main-table route to plane A's servers through a port that does not exist", "HOST-FORWARDING",
      lambda r: edit(r / "servers/gpu001/interfaces", "post-up ip route replace 10.12.0.0/20 via 10.12.0.0 dev ens1f0np0",
                     "post-up ip route replace 10.12.0.0/20 via 10.12.0.0 dev enable")),
@@ -686,6 +690,12 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
      "PORTS-UNMODELLED", lambda r: edit(r / LEAF_A / "interfaces", "    alias a-spine-1:Ethernet1\n",
                                         "    alias a-spine-1:Ethernet1\n    post-up ip route add 10.12.0.64/26 via "
                                         "10.11.0.2 dev swp33\n")),
+    ("a leaf's post-up route for plane B's servers written with bits beyond its length (the kernel refuses it)",
+     "PORTS-UNMODELLED", lambda r: edit(r / LEAF_A / "interfaces", "    alias a-spine-1:Ethernet1\n",
+                                        "    alias a-spine-1:Ethernet1\n    post-up ip route add 10.22.0.2/20 via "
+                                        "10.11.0.0\n")),
+    ("a leaf's post-up deletes its uplink's /31 written with the host bit (the kernel refuses it: the link stays)",
+     "PORTS-UNMODELLED", lambda r: _uplink_post_up(r, "ip route del 10.11.0.1/31 dev swp33")),
     ("a leaf's post-up policy rule that ends its own packets' lookup (`ip rule add iif lo prohibit`)",
      "BGP-SESSION-DOWN", lambda r: edit(r / LEAF_A / "interfaces", "    alias a-spine-1:Ethernet1\n",
                                         "    alias a-spine-1:Ethernet1\n    post-up ip rule add iif lo prohibit\n")),

@@ -308,6 +308,24 @@ def _main_route(rng: random.Random, text: str) -> tuple[str, str] | None:
     return f"main-table route {target} via {m.group(5)}", text[:m.end()] + "\n" + line + text[m.end():]
 
 
+def _host_bits(rng: random.Random, text: str) -> tuple[str, str] | None:
+    """A route's destination written with bits beyond its length (`10.12.0.2/30`): the kernel
+    refuses the command ("Invalid prefix for given prefix length"); or such a prefix deleted after
+    the route (refused as well: the route stays)."""
+    routes = [m for m in _ROUTE.finditer(text) if "/" in m.group(3) and int(m.group(3).split("/")[1]) < 31]
+    if not routes:
+        return None
+    m = rng.choice(routes)
+    net, length = IPv4Network(m.group(3)).network_address, IPv4Network(m.group(3)).prefixlen
+    odd = f"{net + rng.choice([1, 2, 3])}/{length}"
+    if rng.random() < 0.5:
+        line = f"{m.group(1)}{m.group(2)} {odd} via {m.group(4)} dev {m.group(5)}{m.group(6)}"
+        return f"route {m.group(3)} written {odd}", text[:m.start()] + line + text[m.end():]
+    table = re.search(r" table \d+", m.group(6))
+    line = f"{m.group(1)}del {odd}{table.group(0) if table else ''}"
+    return f"route {m.group(3)} deleted as {odd}", text[:m.end()] + "\n" + line + text[m.end():]
+
+
 def _double_stanza(rng: random.Random, text: str) -> tuple[str, str] | None:
     """A port's stanza pasted again at the end with a route of its own into the table of one of the
     port's routes, through some port's gateway (when does ifupdown2 run it: with the port)."""
@@ -557,7 +575,7 @@ EDITS: tuple[Callable[[random.Random, str], tuple[str, str] | None], ...] = (
     _route_source, _route_source, _drop_line, _rule_priority, _rule_priority, _rule_table, _route_gateway,
     _route_gateway, _route_second, _route_second, _port_state, _main_route, _double_stanza, _no_auto,
     _respell, _reject_route, _multipath, _rule_selector, _link_set, _client_method, _reject_rule, address_form,
-    address_command)
+    address_command, _host_bits)
 
 
 @dataclass(frozen=True)

@@ -152,6 +152,19 @@ _DEFAULT_RULES: tuple[Rule, ...] = ((0, 0, 0, LOCAL, 0, 0, True, False), (32766,
 REJECT = "!reject"  # the device of a route that forwards nothing (no port has this name)
 
 
+def kernel_takes_prefix(prefix: str) -> bool:
+    """Whether the kernel takes ``prefix`` (an address, `A/N` or `default`) as a route's
+    destination: not with bits set beyond its length (`10.12.0.2/30`): `ip route add|replace|del`
+    fails, "Invalid prefix for given prefix length" (measured; a rule's `from A/N` takes them)."""
+    if prefix == "default" or "/" not in prefix:
+        return True
+    address, _, _ = prefix.partition("/")
+    try:
+        return ip_int(address) == network_of(prefix)[0]
+    except ValueError:
+        return False
+
+
 def _resolve(route: ServerRoute, up: dict[str, list[tuple[int, int]]], up_order: list[str],
              local: set[int], through: _GatewayRules | None = None) -> Entry | None:
     """The route as the kernel installs it, or None where `ip route` fails: its port missing or
@@ -166,6 +179,8 @@ def _resolve(route: ServerRoute, up: dict[str, list[tuple[int, int]]], up_order:
         via_ip = ip_int(route.via) if route.via else None
         src = ip_int(route.src) if route.src else None
     except ValueError:
+        return None
+    if not kernel_takes_prefix(route.prefix):
         return None
     if route.kind != "unicast":
         return (net, length, route.metric, REJECT, None, None, ())  # needs no port: installed as it comes
@@ -291,6 +306,8 @@ def _delete(table: _Table, route: ServerRoute) -> None:
     try:
         net, length = (0, 0) if route.prefix == "default" else network_of(route.prefix)
     except ValueError:
+        return
+    if not kernel_takes_prefix(route.prefix):
         return
     positions = table.at.get((net, length), [])
     best: int | None = None

@@ -38,6 +38,7 @@ from dualrail_net.verify.model import (
     ServerRule,
     StaticRoute,
 )
+from dualrail_net.verify.hostroute import kernel_takes_prefix
 from dualrail_net.verify.parsers.ifupdown import NOT_AUTO, REJECT_KINDS, InterfacesFile, server_policy
 
 MAIN_TABLE = 254  # the kernel's main table: the default VRF's
@@ -81,6 +82,8 @@ def kernel_routes(parsed: InterfacesFile, pending: list[int], vrfs: Mapping[str,
             continue  # (a stanza ifupdown2 never brings up runs none of its commands)
         prefix = "0.0.0.0/0" if route.prefix == "default" else route.prefix if "/" in route.prefix \
             else route.prefix + "/32"
+        if not kernel_takes_prefix(route.prefix):
+            continue  # the kernel refuses the command (bits beyond the prefix's length): reported
         given = route.hops or ((route.via, route.dev, route.onlink),)
         hops = [(None, None)] if route.kind != "unicast" else \
             [hop for via, dev, onlink in given if (hop := _hop(via, dev, onlink, interfaces)) is not None]
@@ -162,7 +165,8 @@ def _connected_deleted(route: ServerRoute, interfaces: Mapping[str, Interface],
     routes added, the port is taken as up when the command runs (`ifreload -a` on a running
     switch, what a deploy does; at a boot a command in an earlier stanza finds no route and fails,
     measured on the twin: the next deploy deletes it)."""
-    if route.via is not None or route.hops or route.kind != "unicast" or "/" not in route.prefix:
+    if route.via is not None or route.hops or route.kind != "unicast" or "/" not in route.prefix \
+            or not kernel_takes_prefix(route.prefix):
         return None
     wanted = network_of(route.prefix)
     table_vrf = None if route.table is None or route.table == MAIN_TABLE else vrf_of_table.get(route.table, "?")

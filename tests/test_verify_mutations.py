@@ -764,6 +764,10 @@ MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
      lambda r: edit(r / LEAF_A / "qos_features.conf", "ecn_red.port_group_list = [roce_ecn]",
                     "ecn_red.port_group_list = [roce_ecn,off]\necn_red.off.egress_queue_list = [3]\n"
                     "ecn_red.off.port_set = swp1\necn_red.off.ecn_enable = false")),
+    ("a traffic class switchd does not have in traffic_class_list", "PORTS-UNMODELLED",
+     lambda r: edit(r / LEAF_A / "qos_features.conf", "[0,1,2,3,4,5,6,7]", "[0,1,2,3,4,5,9000,7]")),
+    ("the RoCE queue left out of traffic_class_list", "PORTS-UNMODELLED",
+     lambda r: edit(r / LEAF_A / "qos_features.conf", "[0,1,2,3,4,5,6,7]", "[0,1,2,4,5,6,7]")),
     ("MTU differs on one port", "QOS-MTU",
      lambda r: edit(r / LEAF_A / "interfaces", "    mtu 9214\n", "    mtu 9000\n")),
     ("CNP on the lossless class", "QOS-CNP",

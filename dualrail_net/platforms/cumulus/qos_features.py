@@ -136,6 +136,14 @@ def _parse_qos_text(text: str) -> QosFile:
             unmodelled.append(f"{key} = {kv.get(key)}")
         return [v for v in values if v is not None]
 
+    # the traffic classes switchd sets up: a class out of 0-7 is none it has (what it then does is
+    # not modelled: said), and the classes the file's keys name must all be listed
+    if "traffic.traffic_class_list" in kv:
+        classes = numbers("traffic.traffic_class_list", 7)
+        named = set(prio_to_tc.values())
+        if classes and not named <= set(classes):
+            unmodelled.append(f"traffic.traffic_class_list = {kv['traffic.traffic_class_list']}: traffic class(es) "
+                              f"{', '.join(map(str, sorted(named - set(classes))))} of the egress_queue lines not listed")
     # a port two groups of one section name: which group's settings switchd gives it is not known
     # here (nothing documents an order): reported, each section once per port
     for section, list_key, _ in _GROUP_LISTS:

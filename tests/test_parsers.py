@@ -2047,3 +2047,30 @@ def test_exit_at_the_top_level_leaves_configuration_mode_as_vtysh_reads_the_file
                    "segment-routing\n traffic-eng\n  segment-list L\n  exit\n exit\nexit\n"):
         read = flat_parse_frr(nested + "ip route 1.0.0.0/8 blackhole\n")
         assert [r.prefix for r in read.static_routes] == ["1.0.0.0/8"] and not read.refused_lines, nested
+
+
+def test_zebra_router_id_is_the_bgp_router_id_where_bgp_names_none() -> None:
+    """zebra's `ip router-id A` (top level, `vrf V`, or in a `vrf` block) is the router ID of a BGP
+    instance of that VRF without its own `bgp router-id`; an instance with one keeps it; `no ip
+    router-id` takes it back."""
+    dev = DeviceConfig("x", "cumulus")
+    frr_parser.parse_frr("ip router-id 10.0.0.9\nip router-id 10.0.0.7 vrf red\nvrf blue\n ip router-id 10.0.0.8\n"
+                         "exit-vrf\nrouter bgp 65001\nexit\nrouter bgp 65001 vrf red\n bgp router-id 10.0.0.1\nexit\n"
+                         "router bgp 65001 vrf blue\nexit\n", dev)
+    frr_parser.finish_bgp(dev)
+    assert not dev.unmodelled
+    assert [dev.bgp[v].router_id for v in (None, "red", "blue")] == ["10.0.0.9", "10.0.0.1", "10.0.0.8"]
+    dev = DeviceConfig("x", "cumulus")
+    frr_parser.parse_frr("ip router-id 10.0.0.9\nno ip router-id 10.0.0.9\nrouter bgp 65001\nexit\n", dev)
+    frr_parser.finish_bgp(dev)
+    assert dev.bgp[None].router_id is None and not dev.unmodelled
+
+
+def test_graceful_restart_timers_change_no_route_and_a_vty_password_is_said_without_its_value() -> None:
+    dev = DeviceConfig("x", "cumulus")
+    frr_parser.parse_frr("password zebra\nenable password s3cr3t\nrouter bgp 65001\n bgp graceful-restart\n"
+                         " bgp graceful-restart stalepath-time 360\n bgp graceful-restart restart-time 120\n"
+                         " no bgp graceful-restart rib-stale-time\n bgp graceful-restart restart-time 99999\nexit\n", dev)
+    said = dict(dev.unmodelled)
+    assert sorted(said) == [1, 2, 8], said
+    assert "zebra" not in said[1] and "s3cr3t" not in said[2] and "<value withheld>" in said[2]

@@ -809,6 +809,9 @@ class DeviceConfig:
     # FRR `ip nht resolve-via-default` (top level or in a `vrf` block): zebra may resolve a next hop
     # through the VRF's default route. VRF (None: default) -> its line (verify/nht.py judges it)
     nht_default: dict[str | None, int] = field(default_factory=dict)
+    # FRR zebra's `ip router-id A` (top level, `... vrf V`, or in a `vrf` block): the router ID a
+    # BGP instance of that VRF without its own `bgp router-id` takes. VRF (None: default) -> A
+    zebra_router_ids: dict[str | None, str] = field(default_factory=dict)
     # FRR `ip protocol bgp|any route-map NAME` (top level or in a `vrf` block): zebra installs in the
     # kernel only the BGP routes the route-map permits. VRF (None: default) -> (route-map, line)
     fib_filters: dict[str | None, tuple[str, int]] = field(default_factory=dict)

@@ -982,3 +982,21 @@ def test_a_block_written_empty_is_left_to_the_roce_profile(nvue_variant: Path, t
         (root / YAML).write_text(text.replace(_qos_block(text, "pfc"), empty))
         assert parse_text("x", (root / YAML).read_text()).interfaces["swp1"].pfc_priorities == [3]
         assert _qos_findings(root) == {}
+
+
+def test_a_key_no_reader_looks_at_is_said(nvue_variant: Path) -> None:
+    """Every key of the document is looked at by a reader or judged by a list of the keys of its
+    block: one pasted anywhere (an SSH key's entry, `system api`, BGP's address families, the
+    multipath block, a syslog VRF, an entry of a map of named objects) is said at its line, and
+    the rendered file says nothing."""
+    text = (nvue_variant / YAML).read_text()
+    assert not parse_text("x", text).unmodelled and not parse_text("x", text).base_unmodelled
+    lines = text.split("\n")
+    for anchor in ('                  type: "ssh-ed25519"', '        state: "enabled"', '            address-family:',
+                   '                  ebgp: 64', '            "192.0.2.20": {}', "    interface:"):
+        at = next(i for i, line in enumerate(lines) if line == anchor)
+        indent = len(anchor) - len(anchor.lstrip()) + (2 if anchor.endswith(":") else 0)
+        edited = lines[:at + 1] + [" " * indent + "bogus-key: 7"] + lines[at + 1:]
+        dev = parse_text("x", "\n".join(edited))
+        said = [(line, what) for line, what in dev.unmodelled] + [(line, what) for _, line, what in dev.base_unmodelled]
+        assert any(line == at + 2 and "bogus-key" in what for line, what in said), (anchor, said)

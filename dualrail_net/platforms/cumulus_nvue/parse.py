@@ -69,6 +69,8 @@ class _Reader:
             self.dev.management.literal_secrets.append((FILE, self.line((*path, key)), what))
 
     def extra(self, node: Any, path: PathKey, known: set[str], routing: bool = False) -> None:
+        if isinstance(node, _Looked):
+            node.looked.update(dict.keys(node))  # (each key judged here: known, or said below)
         if isinstance(node, dict):
             for key in node:
                 if key not in known:
@@ -173,6 +175,88 @@ def _state_spelling(r: _Reader, root: dict[str, Any], prefix: PathKey) -> None:
         pending.extend((child, (*path, key)) for key, child in node.items() if isinstance(child, dict))
 
 
+class _Looked(dict[str, Any]):
+    """A mapping of the document that records the keys a reader looked at (get, [], in, and any
+    walk of its keys: a map keyed by names or addresses is read whole): a key no reader looked at
+    and no `extra` judged is said once the file is read (_say_unlooked), so a key pasted into a
+    block whose reader asks for its keys by name is never passed over."""
+
+    __slots__ = ("looked",)
+
+    def __init__(self, items: Any = ()) -> None:
+        super().__init__(items)
+        self.looked: set[str] = set()
+
+    def get(self, key: str, default: Any = None) -> Any:
+        self.looked.add(key)
+        return dict.get(self, key, default)
+
+    def __getitem__(self, key: str) -> Any:
+        self.looked.add(key)
+        return dict.__getitem__(self, key)
+
+    def __contains__(self, key: object) -> bool:
+        if isinstance(key, str):
+            self.looked.add(key)
+        return dict.__contains__(self, key)
+
+    def items(self) -> Any:
+        self.looked.update(dict.keys(self))
+        return dict.items(self)
+
+    def values(self) -> Any:
+        self.looked.update(dict.keys(self))
+        return dict.values(self)
+
+    def keys(self) -> Any:
+        self.looked.update(dict.keys(self))
+        return dict.keys(self)
+
+    def __iter__(self) -> Any:
+        self.looked.update(dict.keys(self))
+        return dict.__iter__(self)
+
+
+def _looked_copy(root: dict[str, Any]) -> _Looked:
+    """``root`` with every mapping in it (in lists too) a _Looked (a loop: a hostile file nests deep)."""
+    top = _Looked(root)
+    pending: list[Any] = [top]
+    while pending:
+        node = pending.pop()
+        pairs = list(dict.items(node)) if isinstance(node, dict) else list(enumerate(node))
+        for key, value in pairs:
+            if isinstance(value, dict):
+                node[key] = copy = _Looked(value)
+                pending.append(copy)
+            elif isinstance(value, list):
+                node[key] = copied = list(value)
+                pending.append(copied)
+    return top
+
+
+def _say_unlooked(r: _Reader, root: _Looked, path: PathKey) -> None:
+    """Every key of the document no reader looked at and no `extra` judged, in a block a reader
+    did look into, said at its line (its own keys are part of it: not said again). A block none
+    of whose keys anyone looked at was judged whole where its own key was (an `extra` that knows
+    the key and reads nothing under it: a harmless setting)."""
+    pending: list[tuple[Any, PathKey]] = [(root, path)]
+    while pending:
+        node, at = pending.pop()
+        if isinstance(node, list):
+            pending.extend((item, at) for item in node if isinstance(item, (dict, list)))
+            continue
+        if isinstance(node, _Looked) and not node.looked:
+            continue
+        for key, value in dict.items(node):
+            where = (*at, key)
+            if isinstance(node, _Looked) and key not in node.looked:
+                words = " ".join(str(p) for p in where[2:])[:80]
+                (r.routing if "router" in where or "vrf" in where else r.base)(where, f"{words}: not modelled "
+                                                                                     "(no reader takes it)")
+            elif isinstance(value, (dict, list)):
+                pending.append((value, where))
+
+
 def _map(node: Any) -> dict[str, Any]:
     return node if isinstance(node, dict) else {}
 
@@ -202,17 +286,27 @@ _OBJECT_KEYS = frozenset({
     "rule", "server", "service", "ssh", "static", "syslog", "system", "tacacs", "user", "via"})
 
 
+# keys NVUE's model holds a map of named objects under (ports, users, servers, addresses, lists,
+# rules, neighbors ...): an entry whose value is not an object (a key pasted there at the wrong
+# depth, `speed: "200G"` among the ports) is no object NVUE's schema takes, said at its line
+_NAMED_MAPS = frozenset({
+    "interface", "user", "authorized-key", "server", "gateway", "address", "prefix-list", "route-map", "rule", "vrf",
+    "neighbor", "network", "static", "via", "action", "peer-group", "aggregate-route"})
+
+
 def _scalars_for_objects(r: _Reader, node: dict[str, Any], path: PathKey) -> None:
-    """Every value written where NVUE's model holds an object (_OBJECT_KEYS), said at its line."""
+    """Every value written where NVUE's model holds an object (_OBJECT_KEYS, and each entry of a
+    map of named objects: _NAMED_MAPS), said at its line."""
     stack: list[tuple[dict[str, Any], PathKey]] = [(node, path)]
     while stack:
         here, at = stack.pop()
+        named = bool(at) and at[-1] in _NAMED_MAPS and len(at) > 2
         for key, value in here.items():
             if isinstance(value, dict):
                 stack.append((value, (*at, key)))
-            elif value is not None and key in _OBJECT_KEYS:
+            elif value is not None and (key in _OBJECT_KEYS or named):
                 where = (*at, key)
-                said = f"{key}: {str(value)[:20]} where NVUE takes an object (its keys under {at[-1]})"
+                said = f"{str(key)[:40]}: {str(value)[:20]} where NVUE takes an object (its keys under {at[-1]})"
                 (r.routing if "router" in where or "policy" in where else r.base)(where, said)
 
 
@@ -239,6 +333,7 @@ def parse_text(name: str, text: str) -> DeviceConfig:
     prefix: PathKey = (0, "set")
     _state_spelling(r, root, prefix)
     _scalars_for_objects(r, root, prefix)
+    root = _looked_copy(root)
     r.extra(root, prefix, {"system", "interface", "router", "vrf", "qos", "service"})
     _system(r, _map(root.get("system")), (*prefix, "system"))
     sub_ports = _interfaces(r, _map(root.get("interface")), (*prefix, "interface"))
@@ -262,6 +357,7 @@ def parse_text(name: str, text: str) -> DeviceConfig:
     linkset.take_sub_port_parents(dev, sub_ports)
     _services(r, _map(root.get("service")), (*prefix, "service"))
     dev.management.tacacs = [server for server, vrf in r.tacacs if vrf == dev.management.vrf]
+    _say_unlooked(r, root, prefix)
     finish_bgp(dev)
     return dev
 
@@ -1101,6 +1197,7 @@ def _qos(r: _Reader, qos: dict[str, Any], path: PathKey) -> None:
 
 
 _SERVICE_NAMES = {"ntp": "an NTP", "syslog": "a syslog", "dns": "a DNS"}
+_SERVICE_KEYS = {"ntp": {"server", "listen"}, "syslog": {"server"}, "dns": {"server", "search"}}
 
 
 def _services(r: _Reader, service: dict[str, Any], path: PathKey) -> None:
@@ -1109,6 +1206,9 @@ def _services(r: _Reader, service: dict[str, Any], path: PathKey) -> None:
     r.extra(service, path, {"ntp", "syslog", "dns", "lldp"})
     for kind, target in (("ntp", mgmt.ntp), ("syslog", mgmt.syslog), ("dns", mgmt.dns)):
         for vrf, body in _map(service.get(kind)).items():
+            # (a key NVUE has beside the servers that names none: `listen` an address NTP answers
+            # on, `search` a DNS search domain; any other is said, a pasted key among them too)
+            r.extra(_map(body), (*path, kind, vrf), _SERVICE_KEYS[kind])
             servers = _map(_map(body).get("server"))
             if vrf != mgmt.vrf:  # outside the management VRF: the fabric would carry it, or nothing would
                 mgmt.astray += [(FILE, r.line((*path, kind, vrf, "server", server)), str(server),
@@ -1120,6 +1220,7 @@ def _services(r: _Reader, service: dict[str, Any], path: PathKey) -> None:
                 where = (*path, kind, vrf, "server", server)
                 mgmt.located[({"ntp": "NTP", "dns": "DNS"}.get(kind, kind), str(server))] = (FILE, r.line(where))
                 if kind != "syslog":
+                    r.extra(_map(settings), where, {"iburst"} if kind == "ntp" else set())
                     target.append(str(server))
                     continue
                 settings = _map(settings)

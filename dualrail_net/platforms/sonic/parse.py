@@ -304,6 +304,10 @@ def _interfaces(dev: DeviceConfig, db: ConfigDb) -> None:
                 iface.addresses.append(address)
             else:
                 _note(dev, db, "INTERFACE", key, f"INTERFACE {key}")
+            # an address's own fields: `scope` and `family` (what intfmgrd derives anyway); any
+            # other (`secondary`, a pasted one) is said
+            for extra in sorted(set(_fields(value)) - _ADDRESS_FIELDS):
+                _note(dev, db, "INTERFACE", key, f"INTERFACE {key} {extra}")
             continue
         fields = _fields(value)
         if "vrf_name" in fields:
@@ -328,7 +332,12 @@ def _interfaces(dev: DeviceConfig, db: ConfigDb) -> None:
                 iface.addresses.append(address)
             else:
                 _note(dev, db, "LOOPBACK_INTERFACE", key, f"LOOPBACK_INTERFACE {key}")
+            for extra in sorted(set(_fields(value)) - _ADDRESS_FIELDS):
+                _note(dev, db, "LOOPBACK_INTERFACE", key, f"LOOPBACK_INTERFACE {key} {extra}")
 
+
+# the fields of a port's or loopback's address entry (`TABLE|NAME|PREFIX`) that change nothing
+_ADDRESS_FIELDS = frozenset({"scope", "family"})
 
 # (member table, the upper devices' address table): a port enslaved to a LAG or to the VLAN bridge
 _UPPER_TABLES = (("PORTCHANNEL_MEMBER", "PORTCHANNEL_INTERFACE"), ("VLAN_MEMBER", "VLAN_INTERFACE"))
@@ -651,8 +660,10 @@ def _headroom(dev: DeviceConfig, db: ConfigDb) -> None:
     profiles = {name: _fields(value) for name, value in db.table("BUFFER_PROFILE").entries}
     xoff = {name: _count(f.get("xoff")) for name, f in profiles.items()}
     cables: dict[str, int | None] = {}
-    for _, value in db.table("CABLE_LENGTH").entries:
+    for key, value in db.table("CABLE_LENGTH").entries:
         for port, length in _fields(value).items():
+            if port not in dev.interfaces:  # (a leafref to PORT: config_db's YANG refuses the file)
+                _note(dev, db, "CABLE_LENGTH", key, f"CABLE_LENGTH {key} {str(port)[:40]}: no PORT of that name")
             text = str(length)
             cables[port] = _count(text[:-1]) if text.endswith("m") else _count(text)
     seen: dict[tuple[int | None, int | None], PfcHeadroom] = {}

@@ -185,7 +185,7 @@ class _Looked(dict[str, Any]):
 
     def __init__(self, items: Any = ()) -> None:
         super().__init__(items)
-        self.looked: set[str] = set()
+        self.looked: set[Any] = set()
 
     def get(self, key: str, default: Any = None) -> Any:
         self.looked.add(key)
@@ -196,24 +196,26 @@ class _Looked(dict[str, Any]):
         return dict.__getitem__(self, key)
 
     def __contains__(self, key: object) -> bool:
-        if isinstance(key, str):
-            self.looked.add(key)
+        self.looked.add(key)
         return dict.__contains__(self, key)
 
-    def items(self) -> Any:
+    def _walked(self) -> None:  # (every key: a walk reads them all)
         self.looked.update(dict.keys(self))
+
+    def items(self) -> Any:
+        self._walked()
         return dict.items(self)
 
     def values(self) -> Any:
-        self.looked.update(dict.keys(self))
+        self._walked()
         return dict.values(self)
 
     def keys(self) -> Any:
-        self.looked.update(dict.keys(self))
+        self._walked()
         return dict.keys(self)
 
     def __iter__(self) -> Any:
-        self.looked.update(dict.keys(self))
+        self._walked()
         return dict.__iter__(self)
 
 

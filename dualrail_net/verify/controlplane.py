@@ -1271,7 +1271,8 @@ def compute_plane(snap: Snapshot, topo: Topology, plane: str, extra_prefixes: Se
                 if bad:
                     found.append((bad, f"{said} cannot reach it over a connected subnet (or it is its own address), "
                                        "so the path is inaccessible: neither installed nor advertised"))
-                    if e.next_hop != out_nbr.address and (recursion := _resolves_recursively(dst_dev, nodes[dst], in_nbr)):
+                    recursion = _resolves_recursively(dst_dev, nodes[dst], in_nbr)
+                    if e.next_hop != out_nbr.address and recursion:
                         unmodelled.append((dev.name, e.next_hop_line, f"set ip next-hop {e.next_hop} toward "
                                            f"{nodes[dst][0]}, whose {recursion} lets zebra resolve a next hop on no "
                                            "connected subnet through its routes: taken as inaccessible, not followed"))

@@ -142,8 +142,9 @@ def _parse_qos_text(text: str) -> QosFile:
         classes = numbers("traffic.traffic_class_list", 7)
         named = set(prio_to_tc.values())
         if classes and not named <= set(classes):
+            missing = ", ".join(map(str, sorted(named - set(classes))))
             unmodelled.append(f"traffic.traffic_class_list = {kv['traffic.traffic_class_list']}: traffic class(es) "
-                              f"{', '.join(map(str, sorted(named - set(classes))))} of the egress_queue lines not listed")
+                              f"{missing} of the egress_queue lines not listed")
     # a port two groups of one section name: which group's settings switchd gives it is not known
     # here (nothing documents an order): reported, each section once per port
     for section, list_key, _ in _GROUP_LISTS:

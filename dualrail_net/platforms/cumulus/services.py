@@ -416,7 +416,10 @@ def inet_aton_exact(text: str) -> int | None:
         allowed = "0123456789abcdefABCDEF"[:22 if base == 16 else base]
         if any(c not in allowed for c in digits) or base == 16 and not digits:
             return None  # (strtoul stops before a stray character, which inet_aton then refuses)
-        value = int(digits, base) if digits else 0
+        significant = digits.lstrip("0")  # (strtoul takes any number of leading zeros)
+        if len(significant) > 11:
+            return None  # (more than 32 bits in any base: strtoul overflows or inet_aton refuses)
+        value = int(significant, base) if significant else 0
         if value > 0xFFFFFFFF:
             return None
         values.append(value)

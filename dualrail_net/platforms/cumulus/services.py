@@ -307,7 +307,7 @@ def read_resolv(text: str, dev: DeviceConfig, vrf: str) -> None:
         if keyword == "nameserver":
             server = _resolv_server(line[len(keyword):])
             if server is None:
-                written = line[len(keyword):].strip(" \t").split(" ", 1)[0].split("\t", 1)[0]
+                written = line[len(keyword):].strip(" \t").split(" ", 1)[0].split("\t", 1)[0][:60]
                 mgmt.located.setdefault(("DNS", written), (RESOLV, number))
                 mgmt.astray.append((RESOLV, number, written, f"{written!r} is not an address glibc's resolver reads "
                                     "(it skips the line)"))

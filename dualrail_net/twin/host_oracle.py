@@ -316,8 +316,8 @@ def _host_bits(rng: random.Random, text: str) -> tuple[str, str] | None:
     if not routes:
         return None
     m = rng.choice(routes)
-    net, length = IPv4Network(m.group(3)).network_address, IPv4Network(m.group(3)).prefixlen
-    odd = f"{net + rng.choice([1, 2, 3])}/{length}"
+    network = IPv4Network(m.group(3))
+    odd = f"{network.network_address + rng.choice([1, 2, 3])}/{network.prefixlen}"
     if rng.random() < 0.5:
         line = f"{m.group(1)}{m.group(2)} {odd} via {m.group(4)} dev {m.group(5)}{m.group(6)}"
         return f"route {m.group(3)} written {odd}", text[:m.start()] + line + text[m.end():]

@@ -139,10 +139,10 @@ def _parse_qos_text(text: str) -> QosFile:
     # the traffic classes switchd sets up: a class out of 0-7 is none it has (what it then does is
     # not modelled: said), and the classes the file's keys name must all be listed
     if "traffic.traffic_class_list" in kv:
-        classes = numbers("traffic.traffic_class_list", 7)
+        classes = set(numbers("traffic.traffic_class_list", 7))
         named = set(prio_to_tc.values())
-        if classes and not named <= set(classes):
-            missing = ", ".join(map(str, sorted(named - set(classes))))
+        if classes and not named <= classes:
+            missing = ", ".join(map(str, sorted(named - classes)))
             unmodelled.append(f"traffic.traffic_class_list = {kv['traffic.traffic_class_list']}: traffic class(es) "
                               f"{missing} of the egress_queue lines not listed")
     # a port two groups of one section name: which group's settings switchd gives it is not known

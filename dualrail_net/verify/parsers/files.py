@@ -42,7 +42,8 @@ def read_text_as_written(path: Path) -> str:
 def read_text_noting_cr(path: Path, translate: bool = True) -> tuple[str, int]:
     """read_text's text and the line of the file's first carriage return (0: none). A program that
     reads lines itself (ifupdown2, systemd, FRR, opensm) takes CRLF line ends as line ends; a shell
-    does not: the CR stays in the line's last word (checks of shell-read files need to know)."""
+    does not: the CR stays in the line's last word (checks of shell-read files need to know).
+    ``translate``: CR line ends made line feeds, as text mode does (else the text as written)."""
     try:
         # O_NOFOLLOW: a link planted in the rendered folder is refused, never read through (it could
         # point at any file on the machine, and findings quote what they read)
@@ -62,9 +63,11 @@ def read_text_noting_cr(path: Path, translate: bool = True) -> tuple[str, int]:
         line = data.count(b"\n", 0, exc.start) + 1
         raise UnreadableFile(f"{path}:{line}: error: not UTF-8 text (byte 0x{data[exc.start]:02x}); verify reads "
                              "text files only") from None
-    if "\r" in text and translate:  # what text mode does: \r\n and a lone \r end a line
-        return text.replace("\r\n", "\n").replace("\r", "\n"), text.count("\n", 0, text.index("\r")) + 1
-    return text, 0
+    if "\r" not in text:
+        return text, 0
+    first = text.count("\n", 0, text.index("\r")) + 1
+    # (what text mode does: \r\n and a lone \r end a line)
+    return (text.replace("\r\n", "\n").replace("\r", "\n") if translate else text), first
 
 
 def read_bytes(path: Path) -> bytes:

@@ -243,6 +243,8 @@ SONIC_MUTATIONS: list[tuple[str, str, Callable[[Path], None]]] = [
      _db_edit(lambda d: _table(d, "AAA")["authentication"].update(login="tacacs+"))),
     ("the TACACS+ server outside the management VRF", "MGMT-AAA",
      _db_edit(lambda d: _table(d, "TACPLUS_SERVER")["192.0.2.49"].pop("vrf"))),
+    ("a server port's speed left out (it runs its lanes' default, which the plan does not know: said)",
+     "PORTS-UNMODELLED", _db_edit(lambda d: _table(d, "PORT")["Ethernet0"].pop("speed"))),
     ("a server port administratively down", "LINK-PORT-DOWN",
      _db_edit(lambda d: _table(d, "PORT")["Ethernet0"].update(admin_status="down"))),
     ("an uplink made a port-channel member (PORTCHANNEL_MEMBER: its own address is not used)", "LINK-PORT-DOWN",

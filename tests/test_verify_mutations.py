@@ -1892,6 +1892,11 @@ def _spine_neighbor(root: Path, statement: str) -> None:
 
 
 VALID_EDITS: list[tuple[str, Callable[[Path], None]]] = [
+    # EOS keeps an address typed on a switchport ("! IP configuration will be ignored while interface
+    # EthernetN is not a routed port.") and uses it once `no switchport` follows in the block
+    ("EOS `ip address` above `no switchport` in a fabric port's block (EOS keeps it until the port is routed)",
+     lambda r: edit(r / SPINE_A / "running-config", "   no switchport\n   ip address 10.11.0.0/31\n",
+                    "   ip address 10.11.0.0/31\n   no switchport\n")),
     ("EOS LLDP off then on again on a fabric port, and off on the management port",
      lambda r: edit_each(r / SPINE_A / "running-config", "      priority strict\n!\ninterface Ethernet2\n",
                          "      priority strict\n   no lldp receive\n   lldp receive\n!\ninterface Ethernet2\n",

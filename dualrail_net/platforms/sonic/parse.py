@@ -267,6 +267,11 @@ def _ports(dev: DeviceConfig, db: ConfigDb) -> None:
             if lanes:
                 claimed.setdefault(lanes, []).append(port)
         iface.description = str(fields.get("description", ""))
+        if "speed" not in fields and not iface.down:
+            # portsorch changes a port's speed only when the entry names one: the port runs what the
+            # SAI created it with for these lanes (the SKU's default), which nothing here knows
+            _note(dev, db, "PORT", port, f"PORT {port} has no speed: it runs its lanes' default speed (the "
+                  "SKU's), which verify cannot compare with the cable's plan")
         for key, read, setting in (("speed", link.speed_mbps, "speed"), ("fec", link.fec, "fec_mode"),
                                    ("autoneg", link.autoneg, "negotiate")):
             if key in fields:

@@ -8,9 +8,10 @@ another device or server (--mode copy: a push to the wrong switch). After each e
 and the IB static checks run, and an edit after which they say nothing at all is printed for a
 person to judge. Most such edits change nothing (a description, a `pre-down` command); the rest are
 a reading to mend (docs/performance.md, fifty-second and fifty-third sessions). Prints each silent
-edit and how many there were.
+edit and how many there were; with --passing, every edit verify passes (warnings only: exit 0), each
+with the ids of what it said, since an outage that is only warned about passes the gate too.
 
-    python3 benchmarks/bench_silent_edits.py --edits 800 --seed 1 [--mode word|delete|insert|swap|indent|copy] [--build DIR ...]
+    python3 benchmarks/bench_silent_edits.py --edits 800 --seed 1 [--mode word|delete|insert|swap|indent|copy] [--passing] [--build DIR ...]
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from dualrail_net.render.artifacts import write_artifacts
 from dualrail_net.resolve import resolve_fabric
 from dualrail_net.sot import load_inventory
 from dualrail_net.verify.checks import run_checks
+from dualrail_net.verify.findings import Severity
 from dualrail_net.verify.ib.static import run_static
 from dualrail_net.verify.snapshot import load_snapshot
 
@@ -105,6 +107,9 @@ def main() -> int:
                          "before it; swap: the line with the next; indent: the line's indentation; copy: the file by "
                          "another device's of the same name")
     ap.add_argument("--delete", action="store_true", help="the same as --mode delete")
+    ap.add_argument("--passing", action="store_true",
+                    help="print the edits verify passes (warnings only, exit 0) with the warnings' check ids, "
+                         "not only those with no finding at all: an outage among them passes the gate")
     ap.add_argument("--build", type=Path, action="append", default=[],
                     help="a build folder (repeatable; default: the example, rendered)")
     args = ap.parse_args()
@@ -153,14 +158,17 @@ def main() -> int:
                 lines[number - 1:number + (mode == "swap")] = new.split("\n")
                 (work / rel).write_text("\n".join(lines))
             results = run_checks(load_snapshot(work)) + run_static(work)
-            if not any(r.findings for r in results):
+            found = [f for r in results for f in r.findings]
+            if not any(f.severity is Severity.ERROR for f in found) and (args.passing or not found):
                 label = build.parent.name if build.name == "build" else build.name  # (a variant's build/)
                 shown = (old, new) if mode == "indent" else (old.strip(), new.strip())  # (the indentation is the edit)
-                silent.append((f"{label}/{rel}", number, *shown))
+                said = ",".join(sorted({f.check for f in found}))
+                silent.append((f"{label}/{rel}" + (f" [{said}]" if said else ""), number, *shown))
             shutil.rmtree(work)
     for where, number, old, new in silent:
         print(f"{where}:{number}: {old[:100]!r} -> {new[:100]!r}")
-    print(f"seed {args.seed}, {mode}: {args.edits} edits, {len(silent)} with no finding, {time.monotonic() - started:.1f} s")
+    what = "passed (no error)" if args.passing else "with no finding"
+    print(f"seed {args.seed}, {mode}: {args.edits} edits, {len(silent)} {what}, {time.monotonic() - started:.1f} s")
     return 0
 
 

@@ -18,7 +18,7 @@ from dualrail_net.platforms.cumulus_nvue.driver import NvueDriver
 from dualrail_net.platforms.cumulus_nvue.simulator import simulator_for
 from dualrail_net.platforms.eos.driver import EosDriver
 from dualrail_net.platforms.eos.simulator import EosSessionSimulator
-from tests.conftest import FakeClock, built_variant
+from conftest import FakeClock, built_variant
 
 LEAF = "a-leaf-su1-r0"
 

@@ -13,7 +13,7 @@ from dualrail_net.platforms.eos import keywords
 from dualrail_net.platforms.eos.parse_config import parse_eos
 from dualrail_net.verify.model import DeviceConfig
 from dualrail_net.verify.parsers.tree import Node, parse_tree
-from tests.conftest import platform_variant
+from conftest import platform_variant
 
 
 def _shortest(word: str, others: list[str]) -> str:

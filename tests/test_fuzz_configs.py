@@ -280,7 +280,7 @@ def test_a_bare_keyword_line_anywhere_never_raises(example_build: Path, tmp_path
     from dualrail_net.platforms.eos.parse_config import parse_eos
     from dualrail_net.verify.model import DeviceConfig
     from dualrail_net.verify.parsers.frr import parse_frr
-    from tests.conftest import built_variant
+    from conftest import built_variant
     root = example_build if gateway == "cumulus" else built_variant(tmp_path, gateway="eos")
     manifest = Manifest.load(root)
     files = sorted({(root / meta.dir / name, meta.platform) for meta in manifest.devices.values()

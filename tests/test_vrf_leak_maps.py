@@ -12,7 +12,7 @@ import pytest
 from dualrail_net.verify.checks import run_checks
 from dualrail_net.verify.findings import Severity
 from dualrail_net.verify.snapshot import load_snapshot
-from tests.conftest import built_variant
+from conftest import built_variant
 
 GW = "multi-plane/gw-storage-1/running-config"
 

@@ -5,6 +5,7 @@ compare the control-plane model's predicted sessions and RIBs with real FRR's on
 Prints agreement figures and every disagreement; asserts nothing. Needs root.
 
     sudo python3 benchmarks/bench_oracle.py [--edits 40] [--seed 1] [--kinds maximum-prefix,prepend] [--json]
+                                            [--three-tier]
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from dualrail_net.render import render_fabric
 from dualrail_net.render.artifacts import write_artifacts
 from dualrail_net.resolve import resolve_fabric
 from dualrail_net.sot.load import load_inventory
+from dualrail_net.sot.synthetic import Shape, synthetic_inventory
 from dualrail_net.twin import lifecycle, oracle
 from dualrail_net.twin.checks import wait_converged
 
@@ -34,15 +36,24 @@ def main() -> int:
     parser.add_argument("--no-interfaces", action="store_true", help="edit frr.conf files only")
     parser.add_argument("--devices", default="", help="edit only these devices, comma-separated (all are compared)")
     parser.add_argument("--list", action="store_true", help="also name every edit that agreed")
+    parser.add_argument("--three-tier", action="store_true",
+                        help="a small synthetic three-tier fabric (two pods, super-spines sharing an ASN per "
+                             "plane) instead of the example: the paths through super-spines against FRR")
     args = parser.parse_args()
     kinds = [k for k in args.kinds.split(",") if k]
     known = oracle.all_kinds()
     if set(kinds) - known:
         parser.error(f"unknown edit kind {', '.join(sorted(set(kinds) - known))}; there are {', '.join(sorted(known))}")
-    inventory = Path(__file__).resolve().parents[1] / "inventory"
+    if args.three_tier:  # (test_reference_rib's fabric: small enough for the twin, every tier present)
+        inventory = synthetic_inventory(Shape(tiers=3, rails=2, sus_per_pod=1, pods=2, spines_per_pod=2,
+                                              super_spines_per_group=2, servers_per_su=2, leaf_uplinks=2,
+                                              spine_downlinks=4, spine_uplinks=2, super_spine_downlinks=4,
+                                              border_ports=0))
+    else:
+        inventory = load_inventory(Path(__file__).resolve().parents[1] / "inventory").inventory
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "build"
-        write_artifacts(render_fabric(resolve_fabric(load_inventory(inventory).inventory)), out)
+        write_artifacts(render_fabric(resolve_fabric(inventory)), out)
         started = time.monotonic()
         lifecycle.up(out, servers=False)
         try:

@@ -2,8 +2,9 @@
 
 EOS's own semantics where they change what the device does: an Ethernet port is a switchport (no IP)
 until `no switchport` (an address set before it is kept, with "IP configuration will be ignored while
-interface ... is not a routed port", and used once the port is routed: the block's order does not matter); `shutdown` takes a port down; a repeated `interface` block adds to the first
-and a second `ip address` replaces the first (unless `secondary`); without `ip routing` (per VRF:
+interface ... is not a routed port", and used once the port is routed: the block's order does not
+matter); `shutdown` takes a port down; a repeated `interface` block adds to the first and a second
+`ip address` replaces the first (unless `secondary`); without `ip routing` (per VRF:
 `ip routing vrf NAME`) nothing is routed; BGP's default maximum-paths is the platform's
 (``Eos.default_maximum_paths``). Every line neither modelled nor known not to matter is reported in
 ``unmodelled`` with its line number; nothing in a line makes the parser raise.

@@ -22,7 +22,7 @@ from dualrail_net.render import render_fabric
 from dualrail_net.render.artifacts import write_artifacts
 from dualrail_net.resolve import resolve_fabric
 from dualrail_net.sot.load import load_inventory
-from dualrail_net.sot.synthetic import Shape, synthetic_inventory
+from dualrail_net.sot.synthetic import small_three_tier_shape, synthetic_inventory
 from dualrail_net.twin import lifecycle, oracle
 from dualrail_net.twin.checks import wait_converged
 
@@ -44,11 +44,8 @@ def main() -> int:
     known = oracle.all_kinds()
     if set(kinds) - known:
         parser.error(f"unknown edit kind {', '.join(sorted(set(kinds) - known))}; there are {', '.join(sorted(known))}")
-    if args.three_tier:  # (test_reference_rib's fabric: small enough for the twin, every tier present)
-        inventory = synthetic_inventory(Shape(tiers=3, rails=2, sus_per_pod=1, pods=2, spines_per_pod=2,
-                                              super_spines_per_group=2, servers_per_su=2, leaf_uplinks=2,
-                                              spine_downlinks=4, spine_uplinks=2, super_spine_downlinks=4,
-                                              border_ports=0))
+    if args.three_tier:
+        inventory = synthetic_inventory(small_three_tier_shape())
     else:
         inventory = load_inventory(Path(__file__).resolve().parents[1] / "inventory").inventory
     with tempfile.TemporaryDirectory() as tmp:

@@ -212,19 +212,19 @@ def test_inet_aton_exact_equals_the_c_librarys() -> None:
     blanks, where the two must agree (inet_aton also takes a blank and anything after it)."""
     import socket
     import struct
+
+    def theirs(word: str) -> int | None:
+        try:
+            value: int = struct.unpack("!I", socket.inet_aton(word))[0]
+        except OSError:
+            return None
+        return value
+
     rng = random.Random(541)
     alphabet = "0123456789.xXabfgAF"
     for _ in range(20_000):
         word = "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 14)))
-        try:
-            theirs: int | None = struct.unpack("!I", socket.inet_aton(word))[0]
-        except OSError:
-            theirs = None
-        assert services.inet_aton_exact(word) == theirs, word
+        assert services.inet_aton_exact(word) == theirs(word), word
     # leading zeros strtoul skips, and numbers far past 32 bits (5,000 digits: no int() of them)
     for word in ("0" * 5000 + "1", "1" * 5000, "0x" + "0" * 40 + "a.1", "037777777777", "040000000000"):
-        try:
-            theirs = struct.unpack("!I", socket.inet_aton(word))[0]
-        except OSError:
-            theirs = None
-        assert services.inet_aton_exact(word) == theirs, word[:20]
+        assert services.inet_aton_exact(word) == theirs(word), word[:20]

@@ -16,7 +16,7 @@ from dualrail_net.render import render_fabric
 from dualrail_net.render.artifacts import write_artifacts
 from dualrail_net.resolve import resolve_fabric
 from dualrail_net.resolve.model import Fabric
-from dualrail_net.sot.synthetic import Shape, synthetic_inventory
+from dualrail_net.sot.synthetic import Shape, small_three_tier_shape, synthetic_inventory
 from dualrail_net.twin.oracle import random_edits
 from dualrail_net.verify.controlplane import compute_plane
 from dualrail_net.verify.reference_rib import reference_rib
@@ -102,11 +102,8 @@ def test_seeded_random_edits_agree(clean: Path, tmp_path: Path) -> None:
 
 def _three_tiers(tmp_path: Path) -> Path:
     """A small three-tier fabric (two pods, super-spines sharing an ASN per plane), rendered."""
-    shape = Shape(tiers=3, rails=2, sus_per_pod=1, pods=2, spines_per_pod=2, super_spines_per_group=2,
-                  servers_per_su=2, leaf_uplinks=2, spine_downlinks=4, spine_uplinks=2,
-                  super_spine_downlinks=4, border_ports=0)
     out = tmp_path / "build"
-    write_artifacts(render_fabric(resolve_fabric(synthetic_inventory(shape))), out)
+    write_artifacts(render_fabric(resolve_fabric(synthetic_inventory(small_three_tier_shape()))), out)
     return out
 
 

@@ -83,6 +83,14 @@ def thousand_switch_shape() -> Shape:
                  super_spine_downlinks=64, border_ports=0)
 
 
+def small_three_tier_shape() -> Shape:
+    """Two pods of two leaves and two spines, four super-spines a plane sharing one ASN: every tier
+    present, small enough for the twin (24 switches)."""
+    return Shape(tiers=3, rails=2, sus_per_pod=1, pods=2, spines_per_pod=2, super_spines_per_group=2,
+                 servers_per_su=2, leaf_uplinks=2, spine_downlinks=4, spine_uplinks=2, super_spine_downlinks=4,
+                 border_ports=0)
+
+
 QOS = QosProfile.model_validate({
     "trust": "dscp", "roce": {"dscp": 26, "priority": 3, "traffic_class": 3},
     "cnp": {"dscp": 48, "priority": 6, "traffic_class": 6}, "pfc": {"priorities": [3]},
